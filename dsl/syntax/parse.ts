@@ -1,0 +1,126 @@
+// parse(text) never throws: it returns a syntax tree (partial where the text is broken) and the
+// syntax errors, each with a range. Later stages work on whatever tree came back.
+import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
+import { EOF as EOF_TOKEN, tokenLabel } from 'chevrotain';
+import type * as A from './ast.js';
+import { RlxGrammar } from './grammar.js';
+import { CstToAst } from './cst-to-ast.js';
+import { rlxLexer } from './tokens.js';
+
+export interface SyntaxError {
+  code: 'syntax-error' | 'invalid-character';
+  message: string;
+  range: A.Range;
+}
+
+export interface ParseResult {
+  file: A.SourceFile;
+  errors: SyntaxError[];
+}
+
+function describe(token: IToken): string {
+  if (token.tokenType === EOF_TOKEN) return 'the end of the file';
+  return `'${token.image}'`;
+}
+
+function labels(types: TokenType[]): string {
+  const names = [...new Set(types.map((t) => tokenLabel(t)))];
+  if (names.length <= 1) return names[0] ?? 'something else';
+  return names.slice(0, -1).join(', ') + ' or ' + names[names.length - 1];
+}
+
+// Messages in the user's terms: what was expected, what was found.
+const messages: IParserErrorMessageProvider = {
+  buildMismatchTokenMessage: ({ expected, actual }) => `expected ${tokenLabel(expected)} but found ${describe(actual)}`,
+  buildNotAllInputParsedMessage: ({ firstRedundant }) => `unexpected ${describe(firstRedundant)}: expected a declaration (env, reward, policy, algorithm, experiment, sweep) or an import`,
+  buildNoViableAltMessage: ({ expectedPathsPerAlt, actual, ruleName }) => {
+    const first = expectedPathsPerAlt.flat().map((path) => path[0]).filter((t): t is TokenType => t !== undefined);
+    const what = RULE_DESCRIPTIONS[ruleName] ?? labels(first);
+    return `expected ${what} but found ${describe(actual[0])}`;
+  },
+  buildEarlyExitMessage: ({ expectedIterationPaths, actual }) => {
+    const first = expectedIterationPaths.map((path) => path[0]).filter((t): t is TokenType => t !== undefined);
+    return `expected ${labels(first)} but found ${describe(actual[0])}`;
+  },
+};
+
+const RULE_DESCRIPTIONS: Record<string, string> = {
+  primary: 'a value (number, string, name, list or call)',
+  member: "a property ('name: value'), a block ('name { ... }'), 'term' or 'stage'",
+  nameSegment: 'a name',
+  declaration: 'a declaration kind (env, reward, policy, algorithm, experiment, sweep)',
+};
+
+let grammar: RlxGrammar | undefined;
+
+function sharedGrammar(): RlxGrammar {
+  // Building a Chevrotain parser is costly (grammar analysis); one instance serves every parse.
+  grammar ??= new RlxGrammar(messages);
+  return grammar;
+}
+
+export function parse(text: string): ParseResult {
+  try {
+    return parseUnsafe(text);
+  } catch (err) {
+    // A bug of ours must not take the editor down: report it where the user can see it.
+    return {
+      file: { kind: 'File', imports: [], declarations: [], comments: [], range: { start: 0, end: text.length } },
+      errors: [{ code: 'syntax-error', message: `internal parser error: ${(err as Error).message}`, range: { start: 0, end: 0 } }],
+    };
+  }
+}
+
+function parseUnsafe(text: string): ParseResult {
+  const lexed = rlxLexer.tokenize(text);
+  const errors: SyntaxError[] = lexed.errors.map((e) => ({
+    code: 'invalid-character',
+    message: invalidCharacterMessage(text, e.offset, e.length),
+    range: { start: e.offset, end: e.offset + e.length },
+  }));
+
+  const comments: A.Comment[] = (lexed.groups.comments ?? []).map((t) => ({
+    kind: 'Comment',
+    style: t.image.startsWith('///') ? 'doc' : t.image.startsWith('/*') ? 'block' : 'line',
+    text: t.image,
+    range: { start: t.startOffset, end: t.startOffset + t.image.length },
+  }));
+
+  const parser = sharedGrammar();
+  parser.input = lexed.tokens;
+  const cst = parser.file();
+  for (const e of parser.errors) {
+    const t = e.token;
+    const start = Number.isFinite(t.startOffset) && t.tokenType !== EOF_TOKEN ? t.startOffset : errorOffsetAtEnd(e, text);
+    const end = t.tokenType === EOF_TOKEN || !Number.isFinite(t.startOffset) ? start : start + t.image.length;
+    errors.push({ code: 'syntax-error', message: e.message, range: { start, end } });
+  }
+  const converter = new CstToAst(text);
+  const file = converter.file(cst, comments);
+  for (const range of converter.strayRuns(cst)) {
+    const found = text.slice(range.start, Math.min(range.end, range.start + 20));
+    errors.push({ code: 'syntax-error', message: `unexpected '${found}': expected a declaration (env, reward, policy, algorithm, experiment, sweep) or an import`, range });
+  }
+  errors.sort((a, b) => a.range.start - b.range.start);
+  return { file, errors: dedupe(errors) };
+}
+
+/** Where to put an error reported at the end of input: just after the last real token. */
+function errorOffsetAtEnd(e: { previousToken?: IToken } | object, text: string): number {
+  const prev = (e as { previousToken?: IToken }).previousToken;
+  if (prev && Number.isFinite(prev.startOffset)) return prev.startOffset + prev.image.length;
+  return text.length;
+}
+
+function invalidCharacterMessage(text: string, offset: number, length: number): string {
+  const bad = text.slice(offset, offset + length);
+  if (/^\d/.test(bad)) return `invalid number '${bad}${text.slice(offset + length).match(/^[A-Za-z0-9_.]*/)?.[0] ?? ''}': a number may end in 'k' or 'M' and must not run into a name`;
+  if (bad.startsWith('"')) return 'unterminated string: add the closing \'"\' on the same line';
+  return `unexpected character '${bad}'`;
+}
+
+/** Recovery can report the same spot twice; keep the first message for each start offset. */
+function dedupe(errors: SyntaxError[]): SyntaxError[] {
+  const seen = new Set<number>();
+  return errors.filter((e) => (seen.has(e.range.start) ? false : (seen.add(e.range.start), true)));
+}

@@ -1,0 +1,83 @@
+// Tokens of the rlx language (LANGUAGE.md section 2). Whitespace and newlines are skipped:
+// members are separated by newlines or commas, and the grammar never needs a newline to decide.
+// Comments go to their own group so the formatter and hover can still see them.
+import { createToken, Lexer, type TokenType } from 'chevrotain';
+
+export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/ });
+
+function keyword(word: string): TokenType {
+  return createToken({ name: `Kw_${word}`, pattern: new RegExp(`${word}(?![A-Za-z0-9_])`), longer_alt: Identifier, label: `'${word}'` });
+}
+
+export const Import = keyword('import');
+export const Env = keyword('env');
+export const Reward = keyword('reward');
+export const Policy = keyword('policy');
+export const Algorithm = keyword('algorithm');
+export const Experiment = keyword('experiment');
+export const Sweep = keyword('sweep');
+export const Term = keyword('term');
+export const Stage = keyword('stage');
+export const Over = keyword('over');
+export const True = keyword('true');
+export const False = keyword('false');
+export const None = keyword('none');
+export const And = keyword('and');
+export const Or = keyword('or');
+export const Not = keyword('not');
+
+export const DECL_KEYWORDS = [Env, Reward, Policy, Algorithm, Experiment, Sweep];
+/** Keywords that may still be used as property names and name segments (`env: Pole`, `param: env.size`). */
+export const NAME_KEYWORDS = [...DECL_KEYWORDS, Term, Stage, Over, Import];
+
+// A count suffix (k, M) must not run into a following identifier: `200kb` is an error, not `200k b`.
+export const NumberLiteral = createToken({
+  name: 'Number',
+  pattern: /(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[kM]?(?![A-Za-z0-9_.])/,
+  label: 'number',
+});
+export const StringLiteral = createToken({ name: 'String', pattern: /"(?:[^"\\\n\r]|\\.)*"/, label: 'string' });
+
+export const DocComment = createToken({ name: 'DocComment', pattern: /\/\/\/[^\n\r]*/, group: 'comments' });
+export const LineComment = createToken({ name: 'LineComment', pattern: /\/\/[^\n\r]*/, group: 'comments' });
+export const BlockComment = createToken({ name: 'BlockComment', pattern: /\/\*[\s\S]*?\*\//, group: 'comments', line_breaks: true });
+export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\r\n\f\v\uFEFF]+/, group: Lexer.SKIPPED, line_breaks: true });
+
+export const LBrace = createToken({ name: 'LBrace', pattern: '{', label: "'{'" });
+export const RBrace = createToken({ name: 'RBrace', pattern: '}', label: "'}'" });
+export const LParen = createToken({ name: 'LParen', pattern: '(', label: "'('" });
+export const RParen = createToken({ name: 'RParen', pattern: ')', label: "')'" });
+export const LBracket = createToken({ name: 'LBracket', pattern: '[', label: "'['" });
+export const RBracket = createToken({ name: 'RBracket', pattern: ']', label: "']'" });
+export const Comma = createToken({ name: 'Comma', pattern: ',', label: "','" });
+export const Colon = createToken({ name: 'Colon', pattern: ':', label: "':'" });
+export const Dot = createToken({ name: 'Dot', pattern: '.', label: "'.'" });
+export const EqEq = createToken({ name: 'EqEq', pattern: '==', label: "'=='" });
+export const NotEq = createToken({ name: 'NotEq', pattern: '!=', label: "'!='" });
+export const LessEq = createToken({ name: 'LessEq', pattern: '<=', label: "'<='" });
+export const GreaterEq = createToken({ name: 'GreaterEq', pattern: '>=', label: "'>='" });
+export const Less = createToken({ name: 'Less', pattern: '<', label: "'<'" });
+export const Greater = createToken({ name: 'Greater', pattern: '>', label: "'>'" });
+export const Equals = createToken({ name: 'Equals', pattern: '=', label: "'='" });
+export const Plus = createToken({ name: 'Plus', pattern: '+', label: "'+'" });
+export const Minus = createToken({ name: 'Minus', pattern: '-', label: "'-'" });
+export const Star = createToken({ name: 'Star', pattern: '*', label: "'*'" });
+export const Slash = createToken({ name: 'Slash', pattern: '/', label: "'/'" });
+export const Caret = createToken({ name: 'Caret', pattern: '^', label: "'^'" });
+
+export const allTokens: TokenType[] = [
+  WhiteSpace,
+  DocComment,
+  LineComment,
+  BlockComment,
+  StringLiteral,
+  NumberLiteral,
+  Import, Env, Reward, Policy, Algorithm, Experiment, Sweep, Term, Stage, Over,
+  True, False, None, And, Or, Not,
+  Identifier,
+  LBrace, RBrace, LParen, RParen, LBracket, RBracket, Comma, Colon, Dot,
+  EqEq, NotEq, LessEq, GreaterEq, Less, Greater, Equals,
+  Plus, Minus, Star, Slash, Caret,
+];
+
+export const rlxLexer = new Lexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
