@@ -1,0 +1,147 @@
+// Built-in algorithms (LANGUAGE.md section 5). Defaults follow the reference implementations
+// named on each: CleanRL's single-file scripts (ppo.py, dqn.py, sac_continuous_action.py) and
+// Stable-Baselines3 where CleanRL has no opinion, TRL for GRPO.
+import {
+  bool, choice, count, discount, int, learningRate, num, oneOf, option, param, probability, relabel, string,
+} from './build.js';
+import type { AlgorithmSpec, ParamSpec } from './types.js';
+
+const gradNorm = (defaultValue: number): ParamSpec =>
+  param('max_grad_norm', num({ min: 0, exclusiveMin: true }), defaultValue, 'Gradients are rescaled so their global norm is at most this.');
+
+const batchSize = (defaultValue: number): ParamSpec =>
+  param('batch_size', count({ max: 1e6 }), defaultValue, 'Samples per gradient step.');
+
+const buffer = (defaultValue: number): ParamSpec =>
+  param('buffer', count({ max: 1e8 }), defaultValue, 'Replay buffer capacity, in transitions.');
+
+const learningStarts = (defaultValue: number): ParamSpec =>
+  param('learning_starts', int({ min: 0 }), defaultValue, 'Environment steps of pure collection before the first update.');
+
+const clip = (defaultValue: number, doc: string): ParamSpec =>
+  param('clip', num({ min: 0, exclusiveMin: true, max: 10, schedule: true, suspicious: { above: 1, why: 'a clip range above 1 hardly constrains the policy update' } }), defaultValue, doc);
+
+export const PPO: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'PPO',
+  doc: 'Proximal Policy Optimization (Schulman et al. 2017) with GAE, as in CleanRL ppo.py: on-policy, clipped surrogate objective.',
+  actions: ['discrete', 'continuous'],
+  params: [
+    learningRate(2.5e-4),
+    param('rollout_steps', count({ max: 1e6 }), 128, 'Steps collected per environment copy before each update.'),
+    param('epochs', count({ max: 1000 }), 4, 'Passes over each rollout per update.'),
+    param('minibatches', count({ max: 1e5 }), 4, 'Minibatches each rollout is split into.'),
+    discount(0.99),
+    param('gae_lambda', probability(), 0.95, 'Lambda of generalised advantage estimation, in [0, 1].'),
+    clip(0.2, 'Clip range of the probability ratio in the surrogate objective; a number or a schedule.'),
+    param('clip_value', bool, true, 'Clip value-function updates to the same range as the policy.'),
+    param('entropy_coef', num({ min: 0, max: 10, schedule: true }), 0.01, 'Weight of the entropy bonus.'),
+    param('value_coef', num({ min: 0, max: 100 }), 0.5, 'Weight of the value loss.'),
+    gradNorm(0.5),
+    param('normalize_advantages', bool, true, 'Normalise advantages to mean 0, std 1 within each minibatch.'),
+    param('target_kl', oneOf(choice(option('none', 'No early stopping.')), num({ min: 0, exclusiveMin: true })), 'none',
+      'Stop an update\'s epochs early when the approximate KL divergence exceeds this (or `none`).'),
+  ],
+};
+
+export const DQN: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'DQN',
+  doc: 'Deep Q-Network (Mnih et al. 2015), as in CleanRL dqn.py: off-policy, replay buffer, target network, epsilon-greedy exploration; optional Double DQN and hindsight relabeling.',
+  actions: ['discrete'],
+  params: [
+    learningRate(2.5e-4),
+    buffer(10_000),
+    batchSize(128),
+    discount(0.99),
+    param('target_update', count(), 500, 'Environment steps between copies of the online network into the target network.'),
+    param('tau', num({ min: 0, exclusiveMin: true, max: 1 }), 1.0, 'Target network update rate: 1 copies, smaller values blend (Polyak averaging).'),
+    param('train_every', count(), 10, 'Environment steps between gradient steps.'),
+    learningStarts(10_000),
+    param('epsilon', num({ min: 0, max: 1, schedule: true }), { schedule: 'linear', from: 1, to: 0.05, over: 0.5 },
+      'Probability of a random action; usually a schedule such as `linear(1.0, 0.05, over: 0.5)`.'),
+    param('double', bool, false, 'Double DQN: the online network picks the next action, the target network values it.'),
+    relabel,
+  ],
+};
+
+export const SAC: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'SAC',
+  doc: 'Soft Actor-Critic (Haarnoja et al. 2018), as in CleanRL sac_continuous_action.py (and its discrete-action variant): off-policy, twin Q networks, entropy regularisation with automatic temperature.',
+  actions: ['discrete', 'continuous'],
+  params: [
+    learningRate(3e-4),
+    buffer(1_000_000),
+    batchSize(256),
+    discount(0.99),
+    param('tau', num({ min: 0, exclusiveMin: true, max: 1 }), 0.005, 'Target network update rate (Polyak averaging).'),
+    param('alpha', oneOf(choice(option('auto', 'Tune the temperature to reach `target_entropy`.')), num({ min: 0 })), 'auto',
+      'Entropy temperature: `auto` or a fixed number.'),
+    param('target_entropy', oneOf(choice(option('auto', 'Minus the action dimension (continuous) or a fraction of the maximum entropy (discrete).')), num()), 'auto',
+      'Entropy the automatic temperature aims for.'),
+    learningStarts(5_000),
+    param('train_every', count(), 1, 'Environment steps between gradient steps.'),
+    relabel,
+  ],
+};
+
+export const REINFORCE: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'REINFORCE',
+  doc: 'Monte-Carlo policy gradient (Williams 1992) over whole episodes, with an optional baseline; `leave_one_out` is RLOO (Kool et al. 2019; Ahmadian et al. 2024).',
+  actions: ['discrete', 'continuous', 'text'],
+  params: [
+    learningRate(1e-3),
+    discount(0.99),
+    param('baseline', choice(
+      option('none', 'Plain returns.'),
+      option('mean', 'Subtract the mean return of the batch.'),
+      option('leave_one_out', 'Subtract the mean return of the other episodes in the batch (RLOO).'),
+    ), 'mean', 'What is subtracted from each return to reduce variance.'),
+    param('episodes_per_update', int({ min: 2, max: 1e5 }), 8, 'Episodes collected per update (the group RLOO averages over).'),
+    param('entropy_coef', num({ min: 0, max: 10, schedule: true }), 0, 'Weight of the entropy bonus.'),
+    gradNorm(0.5),
+  ],
+};
+
+export const GRPO: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'GRPO',
+  doc: 'Group Relative Policy Optimization (Shao et al. 2024) for text tasks with verifiable rewards: several completions per prompt, advantages relative to the group, clipped ratio and a KL penalty to a reference policy.',
+  actions: ['text'],
+  params: [
+    param('group_size', int({ min: 2, max: 1024 }), 8, 'Completions sampled per prompt.'),
+    param('prompts_per_update', count({ max: 1e5 }), 16, 'Prompts per update.'),
+    clip(0.2, 'Clip range of the probability ratio.'),
+    param('kl_coef', num({ min: 0, max: 10 }), 0.04, 'Weight of the KL penalty to the reference policy.'),
+    param('reference', choice(
+      option('initial', 'The policy as it was when this stage started.'),
+      option('none', 'No reference, no KL penalty.'),
+    ), 'initial', 'The policy the KL penalty keeps close to.'),
+    learningRate(3e-4),
+    param('normalize', choice(
+      option('group_std', 'Divide advantages by the group\'s standard deviation.'),
+      option('none', 'Only subtract the group mean (Dr. GRPO).'),
+    ), 'group_std', 'How advantages are scaled within a group.'),
+    param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled.'),
+    param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature.'),
+    gradNorm(1.0),
+  ],
+};
+
+export const SFT: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'SFT',
+  doc: 'Supervised fine-tuning on demonstrations (cross-entropy on target tokens): a warm-up before RL.',
+  actions: ['text'],
+  params: [
+    param('data', oneOf(choice(option('demos', 'Demonstrations generated by the text task itself (prompt, target).')), string), 'demos',
+      '`demos`, or the path of a JSONL file of {"prompt", "completion"} lines.'),
+    param('updates', count({ max: 1e7 }), 1000, 'Gradient steps.'),
+    batchSize(64),
+    learningRate(1e-3),
+  ],
+};
+
+export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT];

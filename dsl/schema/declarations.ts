@@ -1,0 +1,95 @@
+// The members of user declarations that have no built-in base: experiments, rewards, sweeps,
+// and the stages inside an experiment (LANGUAGE.md sections 6-8).
+import { bool, choice, condition, count, int, list, num, option, param, path, ref, required, string } from './build.js';
+import type { DeclarationSchema } from './types.js';
+
+export const EXPERIMENT: DeclarationSchema = {
+  declKind: 'experiment',
+  doc: 'What to train: an environment, a policy and an algorithm with a budget, or a sequence of stages.',
+  named: 'stage',
+  params: [
+    required('env', ref('env'), 'The environment to train in.'),
+    required('policy', ref('policy'), 'The network(s) the algorithm trains.'),
+    param('algorithm', ref('algorithm'), undefined, 'The learner. Required unless the experiment has stages.'),
+    param('reward', ref('reward'), undefined, 'Reward terms added to (or replacing) the env\'s own reward.'),
+    param('budget', count({ max: 1e12 }), undefined, 'Environment steps to train for. Required unless the experiment has stages.'),
+    param('envs', count({ max: 4096 }), 1, 'Parallel copies of the environment.'),
+    param('seed', int({ min: 0 }), undefined, 'Seed of a single run (use `seeds` for several).'),
+    param('seeds', list(int({ min: 0 }), 1), [1], 'Seeds to run, one run each.'),
+    param('device', choice(
+      option('auto', 'A GPU where one works, else the CPU (saying why).'),
+      option('cpu', 'The CPU.'),
+      option('cuda', 'An NVIDIA GPU through onnxruntime\'s CUDA provider.'),
+      option('webgpu', 'A GPU through onnxruntime\'s WebGPU provider.'),
+    ), 'auto', 'Where the networks run.'),
+    param('stop', condition, undefined, 'Stop early when this condition holds, e.g. `eval.mean_return >= 475`.'),
+  ],
+  blocks: [
+    {
+      name: 'eval',
+      doc: 'Periodic evaluation of the current policy on fresh episodes.',
+      params: [
+        required('every', count(), 'Environment steps between evaluations.'),
+        param('episodes', count({ max: 1e6 }), 10, 'Episodes per evaluation.'),
+        param('deterministic', bool, true, 'Take the most likely action instead of sampling.'),
+      ],
+    },
+    {
+      name: 'curriculum',
+      doc: 'Make the task harder as the agent improves: move an env parameter from `from` to `to` one `step` at a time, each time `advance` holds.',
+      params: [
+        required('param', path, 'The parameter to change, e.g. `env.size`.'),
+        required('from', num(), 'Starting value.'),
+        required('to', num(), 'Final value.'),
+        param('step', num({ min: 0, exclusiveMin: true }), 1, 'Change per advance (towards `to`).'),
+        required('advance', condition, 'Move one step when this holds, e.g. `eval.success >= 0.8`.'),
+      ],
+    },
+  ],
+};
+
+export const STAGE: DeclarationSchema = {
+  declKind: 'stage',
+  doc: 'One phase of a staged experiment: an algorithm with its own budget (e.g. SFT warm-up, then GRPO).',
+  params: [param('budget', count({ max: 1e12 }), undefined, 'Environment steps (episodes for text tasks count their steps) for this stage.')],
+  blocks: [],
+};
+
+export const REWARD: DeclarationSchema = {
+  declKind: 'reward',
+  doc: 'Named reward terms, summed each step; each term is logged on its own.',
+  named: 'term',
+  params: [param('replace_env_reward', bool, false, 'Use only these terms; otherwise they are added to the env\'s own reward.')],
+  blocks: [],
+};
+
+export const SWEEP: DeclarationSchema = {
+  declKind: 'sweep',
+  doc: 'A set of experiments varying some properties of one experiment. Other properties are paths into the experiment (`algorithm.learning_rate`) with a list of values.',
+  params: [
+    param('strategy', choice(
+      option('grid', 'Every combination of the listed values.'),
+      option('random', 'Random combinations.', [param('samples', count({ max: 1e6 }), 20, 'How many combinations.')]),
+    ), 'grid', 'How combinations are chosen.'),
+    param('seeds', list(int({ min: 0 }), 1), undefined, 'Seeds for every combination (the experiment\'s own seeds otherwise).'),
+    param('parallel', count({ max: 4096 }), 1, 'Runs at the same time.'),
+    param('backend', choice(
+      option('local', 'Child processes on this machine.'),
+      option('slurm', 'One Slurm job array on a cluster.'),
+    ), 'local', 'Where the runs go.'),
+  ],
+  blocks: [
+    {
+      name: 'slurm',
+      doc: 'Settings of the Slurm job array (backend: slurm).',
+      params: [
+        param('partition', string, undefined, 'Partition to submit to.'),
+        param('time', string, '01:00:00', 'Time limit of each task (HH:MM:SS).'),
+        param('cpus', count({ max: 1024 }), 2, 'CPUs per task.'),
+        param('gpus', int({ min: 0, max: 64 }), 0, 'GPUs per task.'),
+      ],
+    },
+  ],
+};
+
+export const DECLARATION_SCHEMAS = { experiment: EXPERIMENT, reward: REWARD, sweep: SWEEP, stage: STAGE };

@@ -1,0 +1,132 @@
+// Built-in environments (LANGUAGE.md section 5). Classic-control envs follow Gymnasium 0.29's
+// dynamics and constants; their parameters keep the names of the physical quantities.
+import { choice, count, int, num, option, param, maxSteps } from './build.js';
+import type { EnvSpec } from './types.js';
+
+const positive = (max?: number) => num({ min: 0, exclusiveMin: true, max });
+
+export const CartPole: EnvSpec = {
+  declKind: 'env',
+  name: 'CartPole',
+  doc: 'Balance a pole on a cart by pushing it left or right (Gymnasium CartPole-v1). Reward 1 per step; the episode ends when the pole tilts past 12 degrees or the cart leaves the track.',
+  obsFields: ['x', 'x_dot', 'theta', 'theta_dot'],
+  action: 'discrete',
+  params: [
+    maxSteps(500),
+    param('gravity', positive(100), 9.8, 'Gravitational acceleration (m/s^2).'),
+    param('cart_mass', positive(100), 1.0, 'Mass of the cart (kg).'),
+    param('pole_mass', positive(100), 0.1, 'Mass of the pole (kg).'),
+    param('pole_half_length', positive(100), 0.5, 'Half the length of the pole (m).'),
+    param('force', positive(1000), 10.0, 'Force of one push (N).'),
+    param('tau', positive(1), 0.02, 'Seconds between steps (Euler integration).'),
+  ],
+};
+
+export const MountainCar: EnvSpec = {
+  declKind: 'env',
+  name: 'MountainCar',
+  doc: 'Drive an under-powered car up a hill by rocking back and forth (Gymnasium MountainCar-v0). Reward -1 per step until the flag at position 0.5 is reached.',
+  obsFields: ['position', 'velocity'],
+  action: 'discrete',
+  params: [
+    maxSteps(200),
+    param('force', positive(1), 0.001, 'Acceleration of one push.'),
+    param('gravity', positive(1), 0.0025, 'Strength of the slope.'),
+    param('goal_velocity', num({ min: 0, max: 0.07 }), 0, 'Minimum velocity at the goal.'),
+  ],
+};
+
+export const Acrobot: EnvSpec = {
+  declKind: 'env',
+  name: 'Acrobot',
+  doc: 'Swing the end of a two-link pendulum above a line by torquing the middle joint (Gymnasium Acrobot-v1). Reward -1 per step until it is up.',
+  obsFields: ['cos_theta1', 'sin_theta1', 'cos_theta2', 'sin_theta2', 'dtheta1', 'dtheta2'],
+  action: 'discrete',
+  params: [maxSteps(500)],
+};
+
+export const Pendulum: EnvSpec = {
+  declKind: 'env',
+  name: 'Pendulum',
+  doc: 'Swing a pendulum up and keep it upright with a continuous torque in [-max_torque, max_torque] (Gymnasium Pendulum-v1). Reward is minus the cost of angle, speed and torque.',
+  obsFields: ['cos_theta', 'sin_theta', 'theta_dot'],
+  action: 'continuous',
+  params: [
+    maxSteps(200),
+    param('g', positive(100), 10.0, 'Gravitational acceleration.'),
+    param('max_speed', positive(100), 8.0, 'Angular speed limit.'),
+    param('max_torque', positive(100), 2.0, 'Torque limit: actions are clipped to [-max_torque, max_torque].'),
+  ],
+};
+
+export const GridWorld: EnvSpec = {
+  declKind: 'env',
+  name: 'GridWorld',
+  doc: 'Move through a grid (up, down, left, right) to a goal cell. Goal-conditioned: observations include the goal, and `achieved` is the agent\'s cell, so hindsight relabeling applies. Reward 1 on reaching the goal, else 0.',
+  obsFields: ['x', 'y', 'goal_x', 'goal_y'],
+  action: 'discrete',
+  goalConditioned: true,
+  params: [
+    param('layout', choice(
+      option('open', 'An empty room with walls around it.'),
+      option('four_rooms', 'Four rooms joined by doorways (Sutton, Precup and Singh).'),
+      option('maze', 'A maze generated from the seed, every cell reachable.'),
+    ), 'open', 'Arrangement of walls.'),
+    param('size', int({ min: 5, max: 101 }), 11, 'Width and height of the grid in cells, walls included (odd sizes suit four_rooms and maze).'),
+    param('goal', choice(
+      option('random', 'A new random free cell each episode.'),
+      option('fixed', 'Always the same cell.', [
+        { name: 'x', type: int({ min: 0 }), required: true, doc: 'Column of the goal.' },
+        { name: 'y', type: int({ min: 0 }), required: true, doc: 'Row of the goal.' },
+      ]),
+    ), 'random', 'Where the goal is.'),
+    maxSteps(100),
+  ],
+};
+
+export const Bandit: EnvSpec = {
+  declKind: 'env',
+  name: 'Bandit',
+  doc: 'A k-armed bandit: each step pulls one arm and pays a Gaussian reward around that arm\'s hidden mean (means drawn from the seed).',
+  obsFields: [],
+  action: 'discrete',
+  params: [
+    param('arms', int({ min: 2, max: 1000 }), 10, 'Number of arms.'),
+    param('reward_std', num({ min: 0, max: 100 }), 1.0, 'Standard deviation of the reward around an arm\'s mean.'),
+    maxSteps(1),
+  ],
+};
+
+const length = (doc: string) => param('len', count({ max: 64 }), 5, doc);
+
+export const TextTask: EnvSpec = {
+  declKind: 'env',
+  name: 'TextTask',
+  doc: 'A text task with a checkable answer: the policy reads a prompt and writes a completion, which a verifier compares with the target. Single-turn.',
+  obsFields: [],
+  action: 'text',
+  params: [
+    param('task', choice(
+      option('addition', 'Add two numbers: "12+34=" -> "46".', [param('digits', count({ max: 8 }), 2, 'Digits per operand.')]),
+      option('reverse', 'Reverse a string of letters: "abcde" -> "edcba".', [length('Length of the string.')]),
+      option('sort', 'Sort a string of digits: "31415" -> "11345".', [length('Length of the string.')]),
+    ), { kind: 'addition', digits: 2 }, 'Which task generates prompts and targets.'),
+    param('max_tokens', count({ max: 256 }), 8, 'Longest completion, in tokens (characters).'),
+  ],
+};
+
+export const GuessNumber: EnvSpec = {
+  declKind: 'env',
+  name: 'GuessNumber',
+  doc: 'A multi-turn text dialogue: the agent guesses a hidden whole number and the env answers "higher", "lower" or "correct". Reward 1 for finding it.',
+  obsFields: [],
+  action: 'text',
+  infoFields: ['turns', 'hidden'],
+  params: [
+    param('low', int(), 1, 'Smallest possible number.'),
+    param('high', int(), 100, 'Largest possible number.'),
+    param('max_turns', count({ max: 1000 }), 7, 'Guesses allowed before the episode ends.'),
+  ],
+};
+
+export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, TextTask, GuessNumber];

@@ -1,0 +1,88 @@
+// What expressions may call and name: schedules (any schedulable hyperparameter), reward
+// functions and verifiers, the names a reward term sees, and the metrics a stop rule sees.
+import { num, param } from './build.js';
+import type { FunctionSpec, MetricName, ParamSpec, RewardName } from './types.js';
+
+const over: ParamSpec = param('over', num({ min: 0, exclusiveMin: true, max: 1 }), 1,
+  'Fraction of the budget over which the schedule runs; after it the final value holds.');
+
+/** Schedules: a hyperparameter that changes over the budget. */
+export const SCHEDULES: { name: string; doc: string; params: ParamSpec[] }[] = [
+  { name: 'constant', doc: 'The same value throughout.', params: [{ name: 'value', type: num(), required: true, doc: 'The value.' }] },
+  {
+    name: 'linear',
+    doc: 'Straight line from `from` to `to`, reached at the end of the budget (or at `over`).',
+    params: [{ name: 'from', type: num(), required: true, doc: 'Start value.' }, { name: 'to', type: num(), required: true, doc: 'End value.' }, over],
+  },
+  {
+    name: 'cosine',
+    doc: 'Half a cosine wave from `from` to `to`, reached at the end of the budget (or at `over`).',
+    params: [{ name: 'from', type: num(), required: true, doc: 'Start value.' }, { name: 'to', type: num(), required: true, doc: 'End value.' }, over],
+  },
+  {
+    name: 'warmup',
+    doc: 'Rises linearly from 0 over `steps` environment steps, then follows `then` (a number or a schedule).',
+    params: [
+      { name: 'steps', type: num({ integer: true, min: 0 }), required: true, doc: 'Length of the warm-up, in environment steps.' },
+      { name: 'then', type: num({ schedule: true }), required: true, doc: 'Value or schedule after the warm-up.' },
+    ],
+  },
+];
+
+/** Functions available in reward terms and conditions. */
+export const FUNCTIONS: FunctionSpec[] = [
+  { name: 'abs', doc: 'Absolute value.', params: [{ name: 'x', type: 'number' }], returns: 'number' },
+  { name: 'sqrt', doc: 'Square root.', params: [{ name: 'x', type: 'number' }], returns: 'number' },
+  { name: 'exp', doc: 'e to the power x.', params: [{ name: 'x', type: 'number' }], returns: 'number' },
+  { name: 'log', doc: 'Natural logarithm.', params: [{ name: 'x', type: 'number' }], returns: 'number' },
+  { name: 'min', doc: 'Smallest of the arguments.', params: [{ name: 'x', type: 'number' }], variadic: true, returns: 'number' },
+  { name: 'max', doc: 'Largest of the arguments.', params: [{ name: 'x', type: 'number' }], variadic: true, returns: 'number' },
+  {
+    name: 'clip', doc: 'x limited to [lo, hi].', returns: 'number',
+    params: [{ name: 'x', type: 'number' }, { name: 'lo', type: 'number' }, { name: 'hi', type: 'number' }],
+  },
+  { name: 'norm', doc: 'Euclidean length of a vector.', params: [{ name: 'v', type: 'vector' }], returns: 'number' },
+  { name: 'dist', doc: 'Euclidean distance between two vectors (e.g. `dist(achieved, goal)`).', params: [{ name: 'a', type: 'vector' }, { name: 'b', type: 'vector' }], returns: 'number' },
+  {
+    name: 'if', doc: '`a` where the condition holds, else `b`.', returns: 'number',
+    params: [{ name: 'condition', type: 'bool' }, { name: 'a', type: 'number' }, { name: 'b', type: 'number' }],
+  },
+  { name: 'exact', doc: 'Verifier: 1 when the two strings are equal after trimming whitespace, else 0.', params: [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }], returns: 'bool', text: true },
+  {
+    name: 'numeric', doc: 'Verifier: 1 when both strings parse as numbers within `tol` of each other, else 0.', returns: 'bool', text: true,
+    params: [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }, { name: 'tol', type: 'number', default: 1e-6, doc: 'Absolute tolerance.' }],
+  },
+  { name: 'regex', doc: 'Verifier: 1 when the string matches the regular expression (JavaScript syntax), else 0.', params: [{ name: 's', type: 'string' }, { name: 'pattern', type: 'string' }], returns: 'bool', text: true },
+  { name: 'contains', doc: 'Verifier: 1 when the string contains the text, else 0.', params: [{ name: 's', type: 'string' }, { name: 'text', type: 'string' }], returns: 'bool', text: true },
+  { name: 'length', doc: 'Number of characters in the string.', params: [{ name: 's', type: 'string' }], returns: 'number', text: true },
+  { name: 'novelty', doc: 'Count-based exploration bonus: 1/sqrt(n) where n counts visits to the (discretised) observation.', params: [{ name: 'obs', type: 'vector' }], returns: 'number' },
+];
+
+/** Names a reward term may use. */
+export const REWARD_NAMES: RewardName[] = [
+  { name: 'obs', doc: 'Observation before the step; `obs.FIELD` names one field.', type: 'vector', fields: 'obs', availableFor: 'nontext' },
+  { name: 'next_obs', doc: 'Observation after the step; `next_obs.FIELD` names one field.', type: 'vector', fields: 'obs', availableFor: 'nontext' },
+  { name: 'action', doc: 'The action taken (index or vector).', type: 'number', availableFor: 'nontext' },
+  { name: 'goal', doc: 'The goal of a goal-conditioned env.', type: 'vector', availableFor: 'goal' },
+  { name: 'achieved', doc: 'The goal actually achieved after the step (goal-conditioned envs).', type: 'vector', availableFor: 'goal' },
+  { name: 'terminated', doc: 'The episode ended in a terminal state at this step.', type: 'bool', availableFor: 'all' },
+  { name: 'truncated', doc: 'The episode was cut off by its step limit at this step.', type: 'bool', availableFor: 'all' },
+  { name: 'success', doc: 'The env reports success at this step (goal reached, answer correct).', type: 'bool', availableFor: 'all' },
+  { name: 't', doc: 'Step index within the episode, from 0.', type: 'number', availableFor: 'all' },
+  { name: 'info', doc: 'Extra values the env reports; `info.NAME`.', type: 'number', fields: 'info', availableFor: 'all' },
+  { name: 'prompt', doc: 'The prompt of a text task.', type: 'string', availableFor: 'text' },
+  { name: 'completion', doc: 'The text the policy wrote.', type: 'string', availableFor: 'text' },
+  { name: 'target', doc: 'The correct answer of a text task.', type: 'string', availableFor: 'text' },
+];
+
+/** Metrics that `stop:` and curriculum `advance:` conditions may test. */
+export const METRICS: MetricName[] = [
+  { name: 'eval.mean_return', doc: 'Mean return of the latest evaluation.' },
+  { name: 'eval.std_return', doc: 'Standard deviation of the returns of the latest evaluation.' },
+  { name: 'eval.mean_length', doc: 'Mean episode length of the latest evaluation.' },
+  { name: 'eval.success', doc: 'Fraction of successful episodes in the latest evaluation.' },
+  { name: 'train.mean_return', doc: 'Mean return of the last 20 training episodes.' },
+  { name: 'train.mean_length', doc: 'Mean length of the last 20 training episodes.' },
+  { name: 'train.success', doc: 'Fraction of successful training episodes among the last 20.' },
+  { name: 'steps', doc: 'Environment steps taken so far.' },
+];

@@ -1,0 +1,54 @@
+// The schema registry: the one place that says which built-ins exist and what they take.
+import type { DeclKind } from '../syntax/ast.js';
+import { ALGORITHMS } from './algorithms.js';
+import { DECLARATION_SCHEMAS } from './declarations.js';
+import { ENVS } from './envs.js';
+import { FUNCTIONS, METRICS, REWARD_NAMES, SCHEDULES } from './expressions.js';
+import { POLICIES } from './policies.js';
+import type { AlgorithmSpec, BuiltinSpec, EnvSpec, FunctionSpec, ParamSpec, PolicySpec } from './types.js';
+
+export * from './types.js';
+export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES };
+
+/** The language version recorded in every plan. */
+export const LANGUAGE_VERSION = '1';
+
+const BUILTINS: BuiltinSpec[] = [...ENVS, ...ALGORITHMS, ...POLICIES];
+const byName = new Map<string, BuiltinSpec>(BUILTINS.map((b) => [b.name, b]));
+const functionsByName = new Map<string, FunctionSpec>(FUNCTIONS.map((f) => [f.name, f]));
+const schedulesByName = new Map(SCHEDULES.map((s) => [s.name, s]));
+
+export function builtin(name: string): BuiltinSpec | undefined {
+  return byName.get(name);
+}
+
+export function builtinsOfKind(kind: DeclKind): BuiltinSpec[] {
+  return BUILTINS.filter((b) => b.declKind === kind);
+}
+
+export function envSpec(name: string): EnvSpec | undefined {
+  const b = byName.get(name);
+  return b?.declKind === 'env' ? b : undefined;
+}
+
+export function algorithmSpec(name: string): AlgorithmSpec | undefined {
+  const b = byName.get(name);
+  return b?.declKind === 'algorithm' ? b : undefined;
+}
+
+export function policySpec(name: string): PolicySpec | undefined {
+  const b = byName.get(name);
+  return b?.declKind === 'policy' ? b : undefined;
+}
+
+export function functionSpec(name: string): FunctionSpec | undefined {
+  return functionsByName.get(name);
+}
+
+export function scheduleSpec(name: string): { name: string; doc: string; params: ParamSpec[] } | undefined {
+  return schedulesByName.get(name);
+}
+
+export function allBuiltins(): readonly BuiltinSpec[] {
+  return BUILTINS;
+}

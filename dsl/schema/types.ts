@@ -1,0 +1,129 @@
+// The shapes of the schema registry: what a built-in declares about itself. The checker,
+// completion, hover, the compiler, the docs generator and the runtime's drift test all read
+// these declarations; nothing else states a built-in's parameters, defaults or ranges.
+import type { DeclKind } from '../syntax/ast.js';
+
+/** A fully resolved value as it appears in a plan (plain JSON). */
+export type PlanValue = number | string | boolean | null | PlanValue[] | { [key: string]: PlanValue };
+
+export interface NumberType {
+  kind: 'number';
+  integer?: boolean;
+  min?: number;
+  max?: number;
+  /** `min` itself is not allowed (e.g. a learning rate must be > 0). */
+  exclusiveMin?: boolean;
+  exclusiveMax?: boolean;
+  /** Allowed but unusual: a warning says why. */
+  suspicious?: { above?: number; below?: number; why: string };
+  /** Also accepts a schedule call: constant, linear, cosine, warmup. */
+  schedule?: boolean;
+}
+
+/** One of a set of named options, bare (`tanh`) or called with arguments (`future(k: 4)`). */
+export interface ChoiceOption {
+  name: string;
+  doc: string;
+  /** Arguments of the call form; an option with no params is written bare. */
+  params?: ParamSpec[];
+}
+
+export type ValueType =
+  | NumberType
+  | { kind: 'bool' }
+  | { kind: 'string' }
+  | { kind: 'list'; of: ValueType; minItems?: number }
+  | { kind: 'choice'; options: ChoiceOption[] }
+  /** The name of a declaration of this kind (a user declaration, or for env/policy/algorithm a built-in). */
+  | { kind: 'ref'; declKind: DeclKind }
+  /** Any of several types, tried in order (`alpha: auto` or `alpha: 0.2`). */
+  | { kind: 'oneOf'; types: ValueType[] }
+  /** A boolean condition over run metrics (`eval.mean_return >= 475`). */
+  | { kind: 'condition' }
+  /** A dotted path into the experiment (`env.size`). */
+  | { kind: 'path' };
+
+export interface ParamSpec {
+  name: string;
+  type: ValueType;
+  /** Filled into the plan when the source does not state it; absent for required or optional-without-default. */
+  default?: PlanValue;
+  required?: boolean;
+  doc: string;
+}
+
+export interface BlockSpec {
+  name: string;
+  doc: string;
+  params: ParamSpec[];
+}
+
+export type ActionKind = 'discrete' | 'continuous' | 'text';
+
+interface BuiltinBase {
+  name: string;
+  doc: string;
+  params: ParamSpec[];
+}
+
+export interface EnvSpec extends BuiltinBase {
+  declKind: 'env';
+  /** Named observation fields, as reward expressions write them: `obs.theta`. */
+  obsFields: string[];
+  action: ActionKind;
+  /** Has `goal` and `achieved`, so hindsight relabeling applies. */
+  goalConditioned?: boolean;
+  /** Extra names in `info.NAME`. */
+  infoFields?: string[];
+}
+
+export interface AlgorithmSpec extends BuiltinBase {
+  declKind: 'algorithm';
+  /** Action kinds of the envs this algorithm can train on. */
+  actions: ActionKind[];
+}
+
+export interface PolicySpec extends BuiltinBase {
+  declKind: 'policy';
+}
+
+export type BuiltinSpec = EnvSpec | AlgorithmSpec | PolicySpec;
+
+/** What a function in an expression takes and gives; `any` accepts anything. */
+export type ExprType = 'number' | 'bool' | 'string' | 'vector' | 'any';
+
+export interface FunctionSpec {
+  name: string;
+  doc: string;
+  params: { name: string; type: ExprType; default?: number; doc?: string }[];
+  /** Accepts any number (>= 1) of arguments of the first param's type (min, max). */
+  variadic?: boolean;
+  returns: ExprType;
+  /** Only meaningful on text tasks (verifiers). */
+  text?: boolean;
+}
+
+/** A name a reward term may use (`obs`, `action`, `prompt`, ...), and when it exists. */
+export interface RewardName {
+  name: string;
+  doc: string;
+  type: ExprType;
+  /** `obs.FIELD`: the env's observation fields; `info.NAME`: any name. */
+  fields?: 'obs' | 'info';
+  availableFor: 'all' | 'goal' | 'text' | 'nontext';
+}
+
+export interface MetricName {
+  name: string;
+  doc: string;
+}
+
+/** The members a user declaration of a kind may hold (experiment, reward, sweep, and a stage). */
+export interface DeclarationSchema {
+  declKind: DeclKind | 'stage';
+  doc: string;
+  params: ParamSpec[];
+  blocks: BlockSpec[];
+  /** Which `term`/`stage` members are allowed. */
+  named?: 'term' | 'stage';
+}
