@@ -1,0 +1,92 @@
+// Checks of a declaration's base: `= Name`, `= module("./file.ts")`, `over Experiment`.
+import { closestNames, didYouMean } from '../diagnostics.js';
+import { builtinsOfKind } from '../schema/index.js';
+import type { DeclKind, Identifier } from '../syntax/ast.js';
+import type { DeclSymbol } from '../semantics/model.js';
+import type { CheckContext } from './context.js';
+
+const BUILTIN_BASED: DeclKind[] = ['env', 'policy', 'algorithm'];
+
+function article(kind: string): string {
+  return /^[aeiou]/.test(kind) ? 'an' : 'a';
+}
+
+export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
+  const { decl } = symbol;
+  const kind = decl.declKind;
+  const nameRange = decl.name?.range ?? decl.keywordRange;
+
+  if (kind === 'sweep') {
+    if (decl.base) ctx.accept('error', 'invalid-base', 'a sweep is written `sweep Name over Experiment { ... }`', decl.base.range);
+    if (!decl.over) ctx.accept('error', 'missing-property', `sweep ${decl.name?.text ?? ''} needs the experiment it varies: \`sweep ${decl.name?.text ?? 'Name'} over Experiment { ... }\``, nameRange);
+    else checkReferenceTo(ctx, decl.over.parts[0], 'experiment', 'a sweep');
+    return;
+  }
+  if (decl.over) {
+    ctx.accept('error', 'invalid-base', `'over' is for sweeps; ${article(kind)} ${kind} inherits with '= Base'`, decl.over.range);
+  }
+  const base = decl.base;
+  if (!base) {
+    if (BUILTIN_BASED.includes(kind)) {
+      const options = builtinsOfKind(kind).map((b) => b.name).join(', ');
+      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
+    }
+    return;
+  }
+  const parts = base.name.parts;
+  if (parts.length === 1 && parts[0].text === 'module' && base.args !== undefined) {
+    if (kind !== 'env') {
+      ctx.accept('error', 'invalid-base', `only environments can come from user code with module(...); ${article(kind)} ${kind} cannot`, base.range);
+      return;
+    }
+    const arg = base.args[0];
+    if (base.args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
+      ctx.accept('error', 'wrong-arguments', 'module takes one file path in quotes: module("./my_env.ts")', base.range);
+    } else if (!/\.(ts|js|mjs|cjs)$/.test(arg.value.value)) {
+      ctx.accept('error', 'type-mismatch', `module("${arg.value.value}") must name a .ts or .js file`, arg.value.range);
+    }
+    return;
+  }
+  if (parts.length !== 1) {
+    ctx.accept('error', 'invalid-base', 'a base is a single name', base.name.range);
+    return;
+  }
+  if (base.args !== undefined) {
+    ctx.accept('error', 'wrong-arguments', `a base takes no arguments; set parameters in the body: ${kind} ${decl.name?.text ?? 'Name'} = ${parts[0].text} { ... }`, base.range);
+  }
+  const ok = checkReferenceTo(ctx, parts[0], kind, `${article(kind)} ${kind}'s base`);
+  if (!ok) return;
+  const target = ctx.model.lookup(symbol.unit, parts[0].text);
+  if (target?.kind === 'builtin' && !BUILTIN_BASED.includes(kind)) {
+    ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} inherits only from another ${kind}`, parts[0].range);
+    return;
+  }
+  const effective = ctx.model.effective(symbol);
+  if (effective.cyclic) {
+    const loop = effective.chain.map((s) => s.name);
+    const last = ctx.model.base(effective.chain[effective.chain.length - 1]);
+    if (last.kind === 'decl') loop.push(last.symbol.name);
+    ctx.accept('error', 'inheritance-cycle', `inheritance cycle: ${loop.join(' -> ')}`, parts[0].range);
+  }
+}
+
+/** Reports an unknown or wrong-kind name; true when the name is of the right kind. */
+export function checkReferenceTo(ctx: CheckContext, ident: Identifier, kind: DeclKind, what: string): boolean {
+  const target = ctx.model.resolve(ctx.unit, ident);
+  if (!target) {
+    const candidates = [
+      ...ctx.model.visibleSymbols(ctx.unit).filter((s) => s.decl.declKind === kind).map((s) => s.name),
+      ...(BUILTIN_BASED.includes(kind) ? builtinsOfKind(kind).map((b) => b.name) : []),
+    ];
+    const close = closestNames(ident.text, candidates);
+    ctx.accept('error', 'unknown-name', `unknown ${kind} '${ident.text}'${didYouMean(ident.text, close)}`, ident.range,
+      { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: ident.range, newText: c }] })) });
+    return false;
+  }
+  const actual = target.kind === 'decl' ? target.symbol.decl.declKind : target.spec.declKind;
+  if (actual !== kind) {
+    ctx.accept('error', 'wrong-kind', `'${ident.text}' is ${article(actual)} ${actual}, but ${what} must be ${article(kind)} ${kind}`, ident.range);
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,85 @@
+// Runs every check over a set of files. Checks are small functions registered per scope (a
+// file, or a declaration of some kind), like Langium's validation registry; a check that throws
+// becomes an `internal-error` diagnostic on the declaration instead of a crash.
+import type { Diagnostic } from '../diagnostics.js';
+import type { DeclKind, Range } from '../syntax/ast.js';
+import { Model, type DeclSymbol } from '../semantics/model.js';
+import type { SourceUnit, Workspace } from '../semantics/workspace.js';
+import { checkBase } from './bases.js';
+import { checkConsistency } from './consistency.js';
+import { collectingAccept, type CheckContext } from './context.js';
+import { checkExperiment } from './experiments.js';
+import { checkDuplicateNames, checkImports } from './files.js';
+import { checkMembers } from './members.js';
+import { checkSweep } from './sweeps.js';
+
+type FileCheck = (ctx: CheckContext) => void;
+type DeclarationCheck = (ctx: CheckContext, symbol: DeclSymbol) => void;
+
+const FILE_CHECKS: FileCheck[] = [checkImports, checkDuplicateNames];
+
+const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }[] = [
+  { kinds: 'all', check: checkBase },
+  { kinds: 'all', check: (ctx, symbol) => checkMembers(ctx, symbol, { owner: symbol, experiment: symbol.decl.declKind === 'experiment' ? symbol : undefined }) },
+  { kinds: ['env', 'policy', 'algorithm'], check: checkConsistency },
+  { kinds: ['experiment'], check: checkExperiment },
+  { kinds: ['sweep'], check: checkSweep },
+];
+
+export interface Analysis {
+  model: Model;
+  units: SourceUnit[];
+  /** Diagnostics by absolute file path, sorted by position; every analysed file has an entry. */
+  diagnostics: Map<string, Diagnostic[]>;
+}
+
+/** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
+export function analyze(workspace: Workspace, roots: string[]): Analysis {
+  const units = workspace.closure(roots);
+  const model = new Model(units);
+  const diagnostics = new Map<string, Diagnostic[]>();
+  const contexts = new Map<SourceUnit, CheckContext>();
+  const contextFor = (unit: SourceUnit): CheckContext => {
+    let ctx = contexts.get(unit);
+    if (!ctx) {
+      const list: Diagnostic[] = diagnostics.get(unit.path) ?? [];
+      diagnostics.set(unit.path, list);
+      ctx = { model, unit, accept: collectingAccept(list, unit.path), forUnit: contextFor };
+      contexts.set(unit, ctx);
+    }
+    return ctx;
+  };
+
+  for (const unit of units) {
+    const ctx = contextFor(unit);
+    for (const e of unit.parse.errors) ctx.accept('error', e.code, e.message, e.range);
+    for (const check of FILE_CHECKS) guarded(ctx, unit.parse.file.range, () => check(ctx));
+    for (const decl of unit.parse.file.declarations) {
+      const symbol = model.symbolOf(decl);
+      if (!symbol) continue;
+      for (const { kinds, check } of DECLARATION_CHECKS) {
+        if (kinds === 'all' || kinds.includes(decl.declKind)) guarded(ctx, decl.name?.range ?? decl.keywordRange, () => check(ctx, symbol));
+      }
+    }
+  }
+  for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
+  return { model, units, diagnostics };
+}
+
+function guarded(ctx: CheckContext, range: Range, run: () => void): void {
+  try {
+    run();
+  } catch (err) {
+    ctx.accept('error', 'internal-error', `internal error in a check (please report it): ${(err as Error).message}`, range);
+  }
+}
+
+function sortAndDedupe(list: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return list
+    .filter((d) => {
+      const key = `${d.range.start}:${d.range.end}:${d.code}:${d.message}`;
+      return seen.has(key) ? false : (seen.add(key), true);
+    })
+    .sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+}

@@ -1,0 +1,135 @@
+// Checks that look at an experiment as a whole: required parts, whether the algorithm, policy
+// and reward fit the environment, and seeds.
+import { algorithmSpec, builtinsOfKind, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec } from '../schema/index.js';
+import type * as A from '../syntax/ast.js';
+import type { DeclSymbol, Target } from '../semantics/model.js';
+import type { CheckContext } from './context.js';
+import { checkRewardTerm, type PairedEnv } from './expressions.js';
+import { insertPropertiesFix } from './members.js';
+
+function specOf(ctx: CheckContext, target: Target | undefined): BuiltinSpec | undefined {
+  if (!target) return undefined;
+  return target.kind === 'builtin' ? target.spec : ctx.model.rootBuiltin(target.symbol);
+}
+
+function targetLabel(target: Target): string {
+  return target.kind === 'builtin' ? target.spec.name : target.symbol.name;
+}
+
+/** The env an experiment trains in, as reward terms and compatibility checks need it. */
+export function pairedEnv(ctx: CheckContext, experiment: DeclSymbol): PairedEnv {
+  const target = ctx.model.referencedTarget(experiment, 'env');
+  if (!target) return undefined;
+  if (target.kind === 'decl' && ctx.model.effective(target.symbol).root.kind === 'module') return { kind: 'module' };
+  const spec = specOf(ctx, target);
+  return spec?.declKind === 'env' ? { kind: 'builtin', spec, label: targetLabel(target) } : undefined;
+}
+
+export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
+  const effective = ctx.model.effective(symbol);
+  if (effective.cyclic || effective.root.kind === 'unresolved') return;
+  const props = effective.properties;
+  const stages = [...effective.named.values()].filter((n) => n.node.memberKind === 'stage');
+  const required = ['env', 'policy', ...(stages.length === 0 ? ['algorithm', 'budget'] : [])].filter((p) => !props.has(p));
+  if (required.length > 0 && symbol.decl.name) {
+    const lines = required.map((name) => `${name}: ${suggestValue(ctx, symbol, name)}`);
+    ctx.accept('error', 'missing-property', `experiment ${symbol.name} needs ${required.map((r) => `'${r}'`).join(' and ')}${stages.length === 0 && required.includes('algorithm') ? ' (or stages)' : ''}`,
+      symbol.decl.name.range, symbol.decl.body ? { fixes: [insertPropertiesFix(symbol.unit.text, symbol.decl.body, lines)] } : undefined);
+  }
+  if (stages.length > 0 && props.has('algorithm')) {
+    const own = props.get('algorithm')!;
+    if (own.owner === symbol) ctx.accept('error', 'conflicting-properties', "an experiment has either 'algorithm' and 'budget' or stages, not both", own.node.path[0].range);
+  }
+  if (props.has('seed') && props.has('seeds')) {
+    const seed = props.get('seed')!;
+    const seeds = props.get('seeds')!;
+    const later = seed.owner === symbol ? seed : seeds;
+    if (later.owner === symbol) {
+      ctx.accept('warning', 'conflicting-properties', "both 'seed' and 'seeds' are set; 'seed' wins. Keep one of them", later.node.path[0].range);
+    }
+  }
+  checkCompatibility(ctx, symbol, stages.map((s) => s.node));
+  checkRewardPairing(ctx, symbol);
+}
+
+function suggestValue(ctx: CheckContext, symbol: DeclSymbol, property: string): string {
+  if (property === 'budget') return '100k';
+  const kind = property as A.DeclKind;
+  const mine = ctx.model.visibleSymbols(symbol.unit).filter((s) => s.decl.declKind === kind).map((s) => s.name);
+  return mine[0] ?? builtinsOfKind(kind)[0]?.name ?? property;
+}
+
+function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: A.NamedMember[]): void {
+  const { model } = ctx;
+  const props = model.effective(symbol).properties;
+  const envProp = props.get('env');
+  const envTarget = model.referencedTarget(symbol, 'env');
+  const env = specOf(ctx, envTarget);
+  if (!envProp || !envTarget || env?.declKind !== 'env') return;
+  const envLabel = `${targetLabel(envTarget)}${envTarget.kind === 'decl' ? ` (${env.name})` : ''}`;
+
+  const checkAlgorithm = (alg: AlgorithmSpec, algTarget: Target | undefined, at: A.Range, ownsChoice: boolean) => {
+    if (!ownsChoice) return;
+    if (!alg.actions.includes(env.action)) {
+      const fits = ALGORITHMS.filter((a) => a.actions.includes(env.action)).map((a) => a.name);
+      ctx.accept('error', 'incompatible-env', `${alg.name} cannot train on ${envLabel}: it needs ${alg.actions.join(' or ')} actions, and ${env.name} has ${env.action} actions; algorithms that fit: ${fits.join(', ')}`, at);
+    }
+    if (algTarget?.kind === 'decl') {
+      const relabel = model.effective(algTarget.symbol).properties.get('relabel');
+      const v = relabel?.node.value;
+      const relabelName = v?.kind === 'Name' ? v.parts[0]?.text : v?.kind === 'Call' ? v.callee.parts[0]?.text : undefined;
+      if (relabel && relabelName && relabelName !== 'none' && !env.goalConditioned) {
+        ctx.accept('error', 'incompatible-env', `${algTarget.symbol.name} relabels goals (relabel: ${relabelName}), but ${envLabel} is not goal-conditioned; use GridWorld or set relabel: none`, at, {
+          related: [{ file: relabel.owner.unit.path, range: relabel.node.range, message: 'relabeling is set here' }],
+        });
+      }
+    }
+  };
+
+  const algProp = props.get('algorithm');
+  const algTarget = model.referencedTarget(symbol, 'algorithm');
+  const alg = specOf(ctx, algTarget);
+  if (algProp?.node.value && alg?.declKind === 'algorithm') {
+    checkAlgorithm(alg, algTarget, algProp.node.value.range, algProp.owner === symbol || envProp.owner === symbol);
+  }
+  for (const stage of stages) {
+    const baseName = stage.base?.name.parts[0];
+    if (!baseName) continue;
+    const target = model.lookup(ctx.unit, baseName.text);
+    const spec = target?.kind === 'builtin' ? algorithmSpec(target.spec.name) : target ? model.rootBuiltin(target.symbol) : undefined;
+    if (spec?.declKind === 'algorithm') checkAlgorithm(spec, target, baseName.range, true);
+  }
+
+  const policyProp = props.get('policy');
+  const policy = specOf(ctx, model.referencedTarget(symbol, 'policy'));
+  if (policyProp?.node.value && policy?.declKind === 'policy' && (policyProp.owner === symbol || envProp.owner === symbol)) {
+    if (policy.name === 'transformer' && env.action !== 'text') {
+      ctx.accept('error', 'incompatible-env', `a transformer policy reads text, but ${envLabel} has ${env.action} actions; use mlp`, policyProp.node.value.range);
+    } else if (policy.name === 'mlp' && env.action === 'text') {
+      ctx.accept('error', 'incompatible-env', `${envLabel} is a text task; an mlp cannot read or write text; use transformer`, policyProp.node.value.range);
+    }
+  }
+}
+
+/** Reward terms are checked against the env they are paired with, at the term, in the reward's file. */
+function checkRewardPairing(ctx: CheckContext, symbol: DeclSymbol): void {
+  const { model } = ctx;
+  const props = model.effective(symbol).properties;
+  const rewardProp = props.get('reward');
+  const envProp = props.get('env');
+  if (!rewardProp || !envProp || (rewardProp.owner !== symbol && envProp.owner !== symbol)) return;
+  const rewardTarget = model.referencedTarget(symbol, 'reward');
+  if (rewardTarget?.kind !== 'decl' || rewardTarget.symbol.decl.declKind !== 'reward') return;
+  const env = pairedEnv(ctx, symbol);
+  if (!env || env.kind === 'module') return;
+  const related = [{ file: symbol.unit.path, range: envProp.node.value?.range ?? envProp.node.range, message: `paired with env ${env.label} in experiment ${symbol.name}` }];
+  for (const term of model.effective(rewardTarget.symbol).named.values()) {
+    if (term.node.memberKind !== 'term' || !term.node.value) continue;
+    const termCtx = ctx.forUnit(term.owner.unit);
+    checkRewardTerm(termCtx, term.node.value, env, (severity, code, message, range, options) => {
+      // Only what depends on the env: name errors alone are reported by the reward's own check.
+      if (code === 'unknown-field') termCtx.accept(severity, code, message, range, { ...options, related });
+    });
+  }
+}
+

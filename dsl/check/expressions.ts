@@ -1,0 +1,195 @@
+// Expressions that are not plain values: reward terms (over the env's named fields), stop and
+// advance conditions (over run metrics), and paths into an experiment (`env.size`).
+import { closestNames, didYouMean } from '../diagnostics.js';
+import { FUNCTIONS, functionSpec, METRICS, REWARD_NAMES, type EnvSpec, type ExprType } from '../schema/index.js';
+import type { Expression, QualifiedName } from '../syntax/ast.js';
+import { nameText } from '../syntax/ast.js';
+import type { Accept, CheckContext, ValueScope } from './context.js';
+import { bindArguments } from './arguments.js';
+
+/** The env a reward term is checked against: a built-in's spec, user code (fields unknown), or none yet. */
+export type PairedEnv = { kind: 'builtin'; spec: EnvSpec; label: string } | { kind: 'module' } | undefined;
+
+type Inferred = ExprType | 'unknown';
+
+const CONDITION_FUNCTIONS = FUNCTIONS.filter((f) => !f.text && f.name !== 'novelty' && f.params.every((p) => p.type !== 'vector'));
+
+export function checkCondition(ctx: CheckContext, expr: Expression, accept: Accept): void {
+  const names = (name: QualifiedName): Inferred => {
+    const text = nameText(name);
+    if (METRICS.some((m) => m.name === text)) return 'number';
+    const close = closestNames(text, METRICS.map((m) => m.name));
+    accept('error', 'unknown-name', `unknown metric '${text}'; conditions can test ${METRICS.map((m) => m.name).join(', ')}${didYouMean(text, close)}`, name.range,
+      { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: name.range, newText: c }] })) });
+    return 'unknown';
+  };
+  const type = new ExpressionTyper(ctx, accept, names, CONDITION_FUNCTIONS.map((f) => f.name)).infer(expr);
+  if (type !== 'bool' && type !== 'unknown') {
+    accept('error', 'type-mismatch', 'expected a condition that is true or false, such as `eval.mean_return >= 475`', expr.range);
+  }
+}
+
+/** `env.size`: a numeric parameter of one of the experiment's parts. */
+export function checkPath(ctx: CheckContext, expr: Expression, scope: ValueScope, accept: Accept): void {
+  if (expr.kind !== 'Name' || expr.parts.length < 2) {
+    accept('error', 'type-mismatch', 'expected a path to a parameter, such as `env.size`', expr.range);
+    return;
+  }
+  const [head, param] = expr.parts;
+  const parts = ['env', 'policy', 'algorithm'];
+  if (!parts.includes(head.text)) {
+    accept('error', 'unknown-name', `a path starts with ${parts.join(', ')}; found '${head.text}'`, head.range);
+    return;
+  }
+  if (!scope.experiment) return;
+  const target = ctx.model.referencedTarget(scope.experiment, head.text);
+  const spec = target && (target.kind === 'builtin' ? target.spec : ctx.model.rootBuiltin(target.symbol));
+  if (!spec) return;
+  const found = spec.params.find((p) => p.name === param.text);
+  if (!found) {
+    const names = spec.params.map((p) => p.name);
+    accept('error', 'unknown-property', `${spec.name} has no parameter '${param.text}'${didYouMean(param.text, names)}; its parameters are: ${names.join(', ')}`, param.range);
+  } else if (found.type.kind !== 'number') {
+    accept('error', 'type-mismatch', `'${head.text}.${param.text}' is not a number, so a curriculum cannot move it`, expr.range);
+  }
+}
+
+/** A reward term: checked for its names alone, and against the paired env when there is one. */
+export function checkRewardTerm(ctx: CheckContext, expr: Expression, env: PairedEnv, accept: Accept): void {
+  const names = (name: QualifiedName): Inferred => rewardName(name, env, accept);
+  const type = new ExpressionTyper(ctx, accept, names, FUNCTIONS.map((f) => f.name), env).infer(expr);
+  if (type === 'string' || type === 'vector') {
+    accept('error', 'type-mismatch', `a reward term must be a number (or true/false, counted as 1/0); this is a ${type}`, expr.range);
+  }
+}
+
+function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferred {
+  const head = name.parts[0];
+  const spec = REWARD_NAMES.find((n) => n.name === head.text);
+  if (!spec) {
+    const close = closestNames(head.text, REWARD_NAMES.map((n) => n.name));
+    accept('error', 'unknown-name', `unknown name '${head.text}' in a reward term; available: ${REWARD_NAMES.map((n) => n.name).join(', ')}${didYouMean(head.text, close)}`, head.range,
+      { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: head.range, newText: c }] })) });
+    return 'unknown';
+  }
+  if (env?.kind === 'builtin') {
+    const e = env.spec;
+    const available = spec.availableFor === 'all'
+      || (spec.availableFor === 'text' && e.action === 'text')
+      || (spec.availableFor === 'nontext' && e.action !== 'text')
+      || (spec.availableFor === 'goal' && e.goalConditioned === true);
+    if (!available) {
+      const why = spec.availableFor === 'text' ? 'only text tasks have it' : spec.availableFor === 'goal' ? 'only goal-conditioned envs have it' : 'text tasks do not have it';
+      accept('error', 'unknown-field', `'${head.text}' is not available with ${env.label} (${e.name}): ${why}`, head.range);
+      return 'unknown';
+    }
+  }
+  if (!spec.fields) {
+    if (name.parts.length > 1) accept('error', 'unknown-field', `'${head.text}' has no fields`, name.parts[1].range);
+    return spec.type;
+  }
+  if (name.parts.length === 1) return spec.type;
+  const field = name.parts[1];
+  if (name.parts.length > 2) accept('error', 'unknown-field', `'${head.text}.${field.text}' has no fields`, name.parts[2].range);
+  if (spec.fields === 'obs' && env?.kind === 'builtin' && !env.spec.obsFields.includes(field.text)) {
+    const fields = env.spec.obsFields;
+    const close = closestNames(field.text, fields);
+    accept('error', 'unknown-field', fields.length === 0
+      ? `${env.label} (${env.spec.name}) has no named observation fields`
+      : `${env.label} (${env.spec.name}) has no observation field '${field.text}'; its fields are: ${fields.join(', ')}${didYouMean(field.text, close)}`,
+    field.range, { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: field.range, newText: c }] })) });
+    return 'unknown';
+  }
+  return 'number';
+}
+
+/** Infers the type of an expression, reporting unknown functions and misuse of strings. */
+class ExpressionTyper {
+  constructor(
+    private readonly ctx: CheckContext,
+    private readonly accept: Accept,
+    private readonly names: (name: QualifiedName) => Inferred,
+    private readonly allowedFunctions: string[],
+    private readonly env?: PairedEnv,
+  ) {}
+
+  infer(expr: Expression | undefined): Inferred {
+    if (!expr) return 'unknown';
+    switch (expr.kind) {
+      case 'Number': return 'number';
+      case 'String': return 'string';
+      case 'Boolean': return 'bool';
+      case 'None':
+        this.accept('error', 'type-mismatch', "'none' has no value in an expression", expr.range);
+        return 'unknown';
+      case 'Name': return this.names(expr);
+      case 'Paren': return this.infer(expr.expression);
+      case 'List':
+        expr.items.forEach((i) => this.expectNumeric(i, this.infer(i)));
+        return 'vector';
+      case 'Unary': {
+        const t = this.infer(expr.operand);
+        if (expr.operator === 'not') return 'bool';
+        if (expr.operand) this.expectNumeric(expr.operand, t);
+        return t === 'vector' ? 'vector' : 'number';
+      }
+      case 'Binary': {
+        const l = this.infer(expr.left);
+        const r = this.infer(expr.right);
+        switch (expr.operator) {
+          case 'and': case 'or': return 'bool';
+          case '==': case '!=': return 'bool';
+          case '<': case '<=': case '>': case '>=':
+            this.expectNumeric(expr.left, l);
+            if (expr.right) this.expectNumeric(expr.right, r);
+            return 'bool';
+          default:
+            this.expectNumeric(expr.left, l);
+            if (expr.right) this.expectNumeric(expr.right, r);
+            return l === 'vector' || r === 'vector' ? 'vector' : 'number';
+        }
+      }
+      case 'Call': return this.call(expr);
+    }
+  }
+
+  private expectNumeric(expr: Expression, type: Inferred): void {
+    if (type === 'string') this.accept('error', 'type-mismatch', 'text cannot be used in arithmetic; use a verifier such as exact(completion, target)', expr.range);
+  }
+
+  private call(expr: Expression & { kind: 'Call' }): Inferred {
+    const name = nameText(expr.callee);
+    const spec = functionSpec(name);
+    if (!spec || !this.allowedFunctions.includes(name)) {
+      const close = closestNames(name, this.allowedFunctions);
+      this.accept('error', 'unknown-function', `unknown function '${name}'${didYouMean(name, close)}`, expr.callee.range,
+        { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: expr.callee.range, newText: c }] })) });
+      expr.args.forEach((a) => this.infer(a.value));
+      return 'unknown';
+    }
+    if (spec.text && this.env?.kind === 'builtin' && this.env.spec.action !== 'text') {
+      this.accept('error', 'unknown-field', `'${name}' checks text, but ${this.env.label} (${this.env.spec.name}) is not a text task`, expr.callee.range);
+    }
+    const argTypes = expr.args.map((a) => this.infer(a.value));
+    if (spec.variadic) {
+      if (expr.args.length === 0) this.accept('error', 'wrong-arguments', `${name} needs at least one argument`, expr.range);
+      expr.args.forEach((a, i) => a.value && this.expectNumeric(a.value, argTypes[i]));
+      return spec.returns;
+    }
+    const params = spec.params.map((p) => ({ name: p.name, required: p.default === undefined }));
+    const { bound, problems } = bindArguments(expr.args, params, name, expr.range);
+    for (const p of problems) this.accept('error', 'wrong-arguments', p.message, p.range);
+    for (const p of spec.params) {
+      const arg = bound.get(p.name);
+      if (!arg?.value) continue;
+      const actual = argTypes[expr.args.indexOf(arg)];
+      if (p.type === 'string' && (actual === 'number' || actual === 'bool' || actual === 'vector')) {
+        this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be text; found a ${actual}`, arg.value.range);
+      } else if ((p.type === 'number' || p.type === 'bool') && actual === 'string') {
+        this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found text`, arg.value.range);
+      }
+    }
+    return spec.returns;
+  }
+}
+

@@ -1,0 +1,84 @@
+// A sweep's body: its own settings, and lists of values for paths into the experiment it varies
+// (`algorithm.learning_rate: [1e-4, 3e-4]`), each value checked as if written in that place.
+import { closestNames, didYouMean } from '../diagnostics.js';
+import { DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec, type ValueType } from '../schema/index.js';
+import type * as A from '../syntax/ast.js';
+import type { DeclSymbol } from '../semantics/model.js';
+import { propertyKey } from '../semantics/model.js';
+import type { CheckContext } from './context.js';
+import { checkProperties } from './members.js';
+import { ValueChecker } from './values.js';
+
+const SWEEP = DECLARATION_SCHEMAS.sweep;
+const EXPERIMENT = DECLARATION_SCHEMAS.experiment;
+const PARTS = ['env', 'policy', 'algorithm'] as const;
+
+export function checkSweep(ctx: CheckContext, symbol: DeclSymbol): void {
+  const body = symbol.decl.body;
+  if (!body) return;
+  const own = new Set(SWEEP.params.map((p) => p.name));
+  // The sweep's own settings, through the ordinary property check.
+  const ownMembers: A.Member[] = body.members.filter((m) => m.kind === 'Property' && own.has(propertyKey(m)));
+  checkProperties(ctx, { ...body, members: ownMembers }, SWEEP.params, 'sweep', { owner: symbol });
+  const target = symbol.decl.over ? ctx.model.lookup(ctx.unit, symbol.decl.over.parts[0].text) : undefined;
+  const experiment = target?.kind === 'decl' && target.symbol.decl.declKind === 'experiment' ? target.symbol : undefined;
+  const values = new ValueChecker(ctx);
+  for (const member of body.members) {
+    if (member.kind === 'Block') {
+      const spec = SWEEP.blocks.find((b) => b.name === member.name.text);
+      if (spec) checkProperties(ctx, member.body, spec.params, `${spec.name} { }`, { owner: symbol });
+      else ctx.accept('error', 'unknown-property', `a sweep has no block '${member.name.text}'; valid blocks: ${SWEEP.blocks.map((b) => b.name).join(', ')}`, member.name.range);
+      continue;
+    }
+    if (member.kind === 'Named') {
+      ctx.accept('error', 'unknown-property', `'${member.memberKind}' members do not belong in a sweep`, member.keywordRange);
+      continue;
+    }
+    if (own.has(propertyKey(member))) continue;
+    const param = experiment ? sweptParam(ctx, experiment, member) : undefined;
+    if (!param) continue;
+    if (member.value?.kind !== 'List') {
+      ctx.accept('error', 'type-mismatch', `a swept property takes a list of values, like ${propertyKey(member)}: [a, b, c]`, member.value?.range ?? member.range);
+      continue;
+    }
+    if (member.value.items.length === 0) ctx.accept('error', 'type-mismatch', 'a swept property needs at least one value', member.value.range);
+    for (const item of member.value.items) values.check(item, param.type, propertyKey(member), { owner: symbol, experiment });
+  }
+}
+
+/** The parameter a sweep path points to, reporting an unknown path; undefined when unknown. */
+function sweptParam(ctx: CheckContext, experiment: DeclSymbol, member: A.Property): { type: ValueType } | undefined {
+  const [head, ...rest] = member.path;
+  const unknown = (at: A.Identifier, valid: string[], what: string) => {
+    const close = closestNames(at.text, valid);
+    ctx.accept('error', 'unknown-property', `${what} has no '${at.text}'${didYouMean(at.text, close)}; valid: ${valid.join(', ')}`, at.range,
+      { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: at.range, newText: c }] })) });
+    return undefined;
+  };
+  if (rest.length === 0) {
+    const param = EXPERIMENT.params.find((p) => p.name === head.text);
+    if (param) return param;
+    return unknown(head, [...SWEEP.params.map((p) => p.name), ...EXPERIMENT.params.map((p) => p.name), ...PARTS.map((p) => `${p}.NAME`)], `sweep over ${experiment.name}`);
+  }
+  const block: BlockSpec | undefined = EXPERIMENT.blocks.find((b) => b.name === head.text);
+  let params: ParamSpec[] | undefined;
+  let what: string;
+  if (block) {
+    params = block.params;
+    what = `${head.text} { }`;
+  } else if ((PARTS as readonly string[]).includes(head.text)) {
+    const target = ctx.model.referencedTarget(experiment, head.text);
+    const spec = target && (target.kind === 'builtin' ? target.spec : ctx.model.rootBuiltin(target.symbol));
+    if (!spec) return undefined; // user code or an unresolved name: nothing to check against
+    params = spec.params;
+    what = `${head.text} (${spec.name})`;
+  } else {
+    return unknown(head, [...PARTS, ...EXPERIMENT.blocks.map((b) => b.name)], `sweep path of ${experiment.name}`);
+  }
+  if (rest.length > 1) {
+    ctx.accept('error', 'unknown-property', `'${propertyKey(member)}' is too deep: a sweep path has two parts, like algorithm.learning_rate`, rest[1].range);
+    return undefined;
+  }
+  const param = params.find((p) => p.name === rest[0].text);
+  return param ?? unknown(rest[0], params.map((p) => p.name), what);
+}

@@ -1,0 +1,98 @@
+// Diagnostics: what the checker reports, with a stable code, an exact range and, where it
+// helps, a fix (text edits) that an editor can offer as a quick fix.
+import type { Range } from './syntax/ast.js';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/** Every code the front end can report; tests and docs list them from here. */
+export const DIAGNOSTIC_CODES = {
+  'syntax-error': 'The text does not follow the grammar.',
+  'invalid-character': 'A character or number that cannot start any token.',
+  'unknown-name': 'A name that no declaration or built-in has.',
+  'wrong-kind': 'A name of another kind than the place needs (`policy: Pole`).',
+  'duplicate-name': 'Two declarations with the same name in one scope.',
+  'unknown-property': 'A property the declaration\'s base does not have.',
+  'duplicate-property': 'The same property stated twice in one body.',
+  'missing-property': 'A required property is not given (nor inherited).',
+  'type-mismatch': 'A value of the wrong type.',
+  'out-of-range': 'A number outside the valid range.',
+  'suspicious-value': 'A valid but unusual value.',
+  'invalid-base': 'A base that is not a built-in or declaration of the same kind.',
+  'inheritance-cycle': 'Declarations that inherit from each other in a loop.',
+  'import-cycle': 'Files that import each other in a loop.',
+  'import-not-found': 'An import whose file cannot be read.',
+  'incompatible-env': 'An algorithm that cannot train on the environment (DQN on continuous actions).',
+  'unknown-field': 'An expression name or field the paired environment does not have.',
+  'unknown-function': 'A call of a function that does not exist.',
+  'wrong-arguments': 'A call with the wrong number or names of arguments.',
+  'conflicting-properties': 'Two properties that cannot be given together.',
+  'internal-error': 'A bug in a check; please report it.',
+} as const;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+export interface Fix {
+  title: string;
+  /** Edits within the diagnostic's own file. */
+  edits: TextEdit[];
+}
+
+export interface RelatedInformation {
+  file: string;
+  range: Range;
+  message: string;
+}
+
+export interface Diagnostic {
+  file: string;
+  range: Range;
+  severity: Severity;
+  code: DiagnosticCode;
+  message: string;
+  fixes?: Fix[];
+  related?: RelatedInformation[];
+}
+
+/** Up to three names close to `name` (edit distance), best first: for "did you mean". */
+export function closestNames(name: string, candidates: Iterable<string>, max = 3): string[] {
+  const lower = name.toLowerCase();
+  const scored: { candidate: string; distance: number }[] = [];
+  for (const candidate of candidates) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    const limit = Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 3));
+    if (distance <= limit || (lower.length >= 3 && candidate.toLowerCase().startsWith(lower))) scored.push({ candidate, distance });
+  }
+  scored.sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate));
+  // Only the best matches: a clear typo fix should not come with distant alternatives.
+  const best = scored[0]?.distance;
+  return [...new Set(scored.filter((s) => s.distance === best).map((s) => s.candidate))].slice(0, max);
+}
+
+/** Damerau-Levenshtein distance (optimal string alignment): a swap of two letters costs 1. */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[] = new Array(rows * cols);
+  for (let i = 0; i < rows; i++) d[i * cols] = i;
+  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[(i - 1) * cols + j] + 1, d[i * cols + j - 1] + 1, d[(i - 1) * cols + j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[(i - 2) * cols + j - 2] + 1);
+      d[i * cols + j] = best;
+    }
+  }
+  return d[rows * cols - 1];
+}
+
+export function didYouMean(name: string, candidates: Iterable<string>): string {
+  const close = closestNames(name, candidates);
+  if (close.length === 0) return '';
+  return close.length === 1 ? `; did you mean '${close[0]}'?` : `; did you mean ${close.map((c) => `'${c}'`).join(', ')}?`;
+}

@@ -1,0 +1,9 @@
+// The rlx language front end: parse, check, format, compile. Knows nothing of LSP, VS Code or
+// the trainer.
+export * from './syntax/ast.js';
+export { parse, type ParseResult, type SyntaxError } from './syntax/parse.js';
+export { Workspace, type FileHost, type SourceUnit } from './semantics/workspace.js';
+export { Model, type DeclSymbol, type Target, type Reference, type EffectiveDeclaration } from './semantics/model.js';
+export { analyze, type Analysis } from './check/checker.js';
+export * from './diagnostics.js';
+export { LineIndex, type Position } from './text.js';

@@ -1,0 +1,214 @@
+// The semantic model over a set of files: which names exist where, what each name refers to,
+// and each declaration's effective members after inheritance. Computed lazily and memoised;
+// a Model is built per analysis and thrown away after (it is cheap).
+import type * as A from '../syntax/ast.js';
+import { builtin, type BuiltinSpec } from '../schema/index.js';
+import type { SourceUnit } from './workspace.js';
+
+export interface DeclSymbol {
+  name: string;
+  decl: A.Declaration;
+  unit: SourceUnit;
+}
+
+export type Target = { kind: 'decl'; symbol: DeclSymbol } | { kind: 'builtin'; spec: BuiltinSpec };
+
+export interface Reference {
+  unit: SourceUnit;
+  range: A.Range;
+  target: Target;
+}
+
+export type BaseResolution =
+  | { kind: 'none' }
+  | { kind: 'builtin'; spec: BuiltinSpec }
+  | { kind: 'decl'; symbol: DeclSymbol }
+  /** `env X = module("./file.ts")`: user code; `path` as written, relative to the file. */
+  | { kind: 'module'; path: string | undefined }
+  /** The base name does not resolve or is of the wrong kind; a diagnostic says so. */
+  | { kind: 'unresolved' };
+
+export interface Effective<T> {
+  node: T;
+  owner: DeclSymbol;
+}
+
+export interface EffectiveDeclaration {
+  /** The declaration, then its user-declared bases, nearest first (stops at a cycle). */
+  chain: DeclSymbol[];
+  /** True when the chain loops back on itself. */
+  cyclic: boolean;
+  /** Where the chain ends: a built-in, user code, nothing, or an unresolved name. */
+  root: BaseResolution;
+  /** Properties by dotted path, the nearest declaration's statement winning. */
+  properties: Map<string, Effective<A.Property>>;
+  /** Block members by block name, then property name; blocks merge member by member. */
+  blocks: Map<string, Map<string, Effective<A.Property>>>;
+  /** `term` and `stage` members by name, in first-declared order; a redeclared name overrides. */
+  named: Map<string, Effective<A.NamedMember>>;
+}
+
+export function propertyKey(p: A.Property): string {
+  return p.path.map((s) => s.text).join('.');
+}
+
+export class Model {
+  /** Declarations by name in each file (a name may be declared twice: that is a diagnostic). */
+  private readonly ownSymbols = new Map<SourceUnit, Map<string, DeclSymbol[]>>();
+  private readonly effectiveCache = new Map<DeclSymbol, EffectiveDeclaration>();
+  private readonly symbolOfDecl = new Map<A.Declaration, DeclSymbol>();
+  private readonly unitsByPath = new Map<string, SourceUnit>();
+  readonly references: Reference[] = [];
+  private readonly recorded = new Set<string>();
+
+  constructor(readonly units: SourceUnit[]) {
+    for (const unit of units) {
+      this.unitsByPath.set(unit.path, unit);
+      const table = new Map<string, DeclSymbol[]>();
+      for (const decl of unit.parse.file.declarations) {
+        if (!decl.name) continue;
+        const symbol: DeclSymbol = { name: decl.name.text, decl, unit };
+        this.symbolOfDecl.set(decl, symbol);
+        const list = table.get(symbol.name);
+        if (list) list.push(symbol);
+        else table.set(symbol.name, [symbol]);
+      }
+      this.ownSymbols.set(unit, table);
+    }
+  }
+
+  unitByPath(filePath: string): SourceUnit | undefined {
+    return this.unitsByPath.get(filePath);
+  }
+
+  symbolOf(decl: A.Declaration): DeclSymbol | undefined {
+    return this.symbolOfDecl.get(decl);
+  }
+
+  /** Declarations in the file itself, by name. */
+  declaredIn(unit: SourceUnit): Map<string, DeclSymbol[]> {
+    return this.ownSymbols.get(unit) ?? new Map();
+  }
+
+  /** Every user symbol visible in a file: its own declarations, then those of files it imports. */
+  visibleSymbols(unit: SourceUnit): DeclSymbol[] {
+    const out: DeclSymbol[] = [];
+    for (const list of this.declaredIn(unit).values()) out.push(list[0]);
+    for (const imp of unit.imports) {
+      const imported = imp.path ? this.unitsByPath.get(imp.path) : undefined;
+      if (!imported || imported === unit) continue;
+      for (const list of this.declaredIn(imported).values()) out.push(list[0]);
+    }
+    return out;
+  }
+
+  /** What a plain name means in a file: own declarations first, then imports, then built-ins. */
+  lookup(unit: SourceUnit, name: string): Target | undefined {
+    const own = this.declaredIn(unit).get(name);
+    if (own) return { kind: 'decl', symbol: own[0] };
+    for (const imp of unit.imports) {
+      const imported = imp.path ? this.unitsByPath.get(imp.path) : undefined;
+      const found = imported && imported !== unit ? this.declaredIn(imported).get(name) : undefined;
+      if (found) return { kind: 'decl', symbol: found[0] };
+    }
+    const spec = builtin(name);
+    return spec ? { kind: 'builtin', spec } : undefined;
+  }
+
+  /** Resolves a name node and remembers the reference for navigation (go to definition, rename). */
+  resolve(unit: SourceUnit, name: A.Identifier): Target | undefined {
+    const target = this.lookup(unit, name.text);
+    if (target) this.record(unit, name.range, target);
+    return target;
+  }
+
+  record(unit: SourceUnit, range: A.Range, target: Target): void {
+    const key = `${unit.path}:${range.start}`;
+    if (this.recorded.has(key)) return;
+    this.recorded.add(key);
+    this.references.push({ unit, range, target });
+  }
+
+  /** The declaration's own base, one step (not followed further). */
+  base(symbol: DeclSymbol): BaseResolution {
+    const { decl } = symbol;
+    const base = decl.base;
+    if (!base) return { kind: 'none' };
+    const parts = base.name.parts;
+    if (parts.length === 1 && parts[0].text === 'module' && base.args !== undefined) {
+      const arg = base.args[0]?.value;
+      return { kind: 'module', path: arg?.kind === 'String' ? arg.value : undefined };
+    }
+    if (parts.length !== 1) return { kind: 'unresolved' };
+    const target = this.resolve(symbol.unit, parts[0]);
+    if (!target) return { kind: 'unresolved' };
+    if (target.kind === 'builtin') return target.spec.declKind === decl.declKind ? { kind: 'builtin', spec: target.spec } : { kind: 'unresolved' };
+    return target.symbol.decl.declKind === decl.declKind ? { kind: 'decl', symbol: target.symbol } : { kind: 'unresolved' };
+  }
+
+  /** The declaration with its inherited members merged in. */
+  effective(symbol: DeclSymbol): EffectiveDeclaration {
+    const cached = this.effectiveCache.get(symbol);
+    if (cached) return cached;
+    const chain: DeclSymbol[] = [symbol];
+    let cyclic = false;
+    let root: BaseResolution = { kind: 'none' };
+    for (let current = symbol; ;) {
+      const base = this.base(current);
+      if (base.kind !== 'decl') {
+        root = base;
+        break;
+      }
+      if (chain.includes(base.symbol)) {
+        cyclic = true;
+        root = { kind: 'unresolved' };
+        break;
+      }
+      chain.push(base.symbol);
+      current = base.symbol;
+    }
+    const result: EffectiveDeclaration = { chain, cyclic, root, properties: new Map(), blocks: new Map(), named: new Map() };
+    // Farthest base first, so that nearer declarations override.
+    for (const owner of [...chain].reverse()) {
+      for (const member of owner.decl.body?.members ?? []) {
+        if (member.kind === 'Property') {
+          result.properties.set(propertyKey(member), { node: member, owner });
+        } else if (member.kind === 'Block') {
+          const block = result.blocks.get(member.name.text) ?? new Map<string, Effective<A.Property>>();
+          for (const inner of member.body.members) {
+            if (inner.kind === 'Property') block.set(propertyKey(inner), { node: inner, owner });
+          }
+          result.blocks.set(member.name.text, block);
+        } else if (member.name) {
+          result.named.set(member.name.text, { node: member, owner });
+        }
+      }
+    }
+    this.effectiveCache.set(symbol, result);
+    return result;
+  }
+
+  /** The built-in at the root of a declaration's chain, if any. */
+  rootBuiltin(symbol: DeclSymbol): BuiltinSpec | undefined {
+    const root = this.effective(symbol).root;
+    return root.kind === 'builtin' ? root.spec : undefined;
+  }
+
+  /** What a reference-valued property (`env: Pole`) names, through inheritance; resolved in the file that states it. */
+  referencedTarget(symbol: DeclSymbol, property: string): Target | undefined {
+    const stated = this.effective(symbol).properties.get(property);
+    const value = stated?.node.value;
+    if (!stated || value?.kind !== 'Name' || value.parts.length !== 1) return undefined;
+    return this.lookup(stated.owner.unit, value.parts[0].text);
+  }
+
+  /** All declarations of all units, in file order. */
+  *allSymbols(): Generator<DeclSymbol> {
+    for (const unit of this.units) {
+      for (const decl of unit.parse.file.declarations) {
+        const symbol = this.symbolOfDecl.get(decl);
+        if (symbol) yield symbol;
+      }
+    }
+  }
+}

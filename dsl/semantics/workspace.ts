@@ -1,0 +1,74 @@
+// The set of .rlx files being analysed: their texts, parses and resolved imports. A parse is
+// reused while a file's text is unchanged, so re-checking after an edit re-parses one file.
+import * as path from 'node:path';
+import type { Import } from '../syntax/ast.js';
+import { parse, type ParseResult } from '../syntax/parse.js';
+
+/** Where file texts come from: the disk for the command line, open editors plus disk for the server. */
+export interface FileHost {
+  /** The file's text, or undefined when it cannot be read. */
+  readFile(filePath: string): string | undefined;
+}
+
+export interface ResolvedImport {
+  node: Import;
+  /** Absolute path of the imported file; undefined when the import has no path. */
+  path: string | undefined;
+}
+
+export interface SourceUnit {
+  path: string;
+  text: string;
+  parse: ParseResult;
+  imports: ResolvedImport[];
+}
+
+export class Workspace {
+  private readonly units = new Map<string, SourceUnit>();
+  private readonly overlays = new Map<string, string>();
+
+  constructor(private readonly host: FileHost) {}
+
+  /** Use this text instead of the host's for a file (an editor's unsaved buffer). */
+  setOverlay(filePath: string, text: string | undefined): void {
+    const key = path.resolve(filePath);
+    if (text === undefined) this.overlays.delete(key);
+    else this.overlays.set(key, text);
+  }
+
+  /** The unit for a file, parsed anew only if its text changed; undefined when unreadable. */
+  unit(filePath: string): SourceUnit | undefined {
+    const key = path.resolve(filePath);
+    const text = this.overlays.get(key) ?? this.host.readFile(key);
+    if (text === undefined) {
+      this.units.delete(key);
+      return undefined;
+    }
+    const cached = this.units.get(key);
+    if (cached && cached.text === text) return cached;
+    const parsed = parse(text);
+    const dir = path.dirname(key);
+    const imports = parsed.file.imports.map((node) => ({
+      node,
+      path: node.path && node.path.value.length > 0 ? path.resolve(dir, node.path.value) : undefined,
+    }));
+    const unit: SourceUnit = { path: key, text, parse: parsed, imports };
+    this.units.set(key, unit);
+    return unit;
+  }
+
+  /** The units of `roots` and of every file they import, transitively, each once. */
+  closure(roots: string[]): SourceUnit[] {
+    const seen = new Map<string, SourceUnit>();
+    const visit = (p: string) => {
+      const key = path.resolve(p);
+      if (seen.has(key)) return;
+      const unit = this.unit(key);
+      if (!unit) return;
+      seen.set(key, unit);
+      for (const imp of unit.imports) if (imp.path) visit(imp.path);
+    };
+    roots.forEach(visit);
+    return [...seen.values()];
+  }
+}
