@@ -7,3 +7,4 @@ export { Model, type DeclSymbol, type Target, type Reference, type EffectiveDecl
 export { analyze, type Analysis } from './check/checker.js';
 export * from './diagnostics.js';
 export { LineIndex, type Position } from './text.js';
+export * from './compile/index.js';

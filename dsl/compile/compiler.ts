@@ -1,0 +1,175 @@
+// Compiles an experiment (or a sweep: each of its members) into plans. Refuses while the files
+// have errors: a plan is only ever made from a spec that checks.
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { DECLARATION_SCHEMAS, LANGUAGE_VERSION, type ParamSpec, type PlanValue } from '../schema/index.js';
+import type * as A from '../syntax/ast.js';
+import type { Analysis } from '../check/checker.js';
+import type { DeclSymbol, Model, Target } from '../semantics/model.js';
+import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanReward, type PlanStage } from './plan.js';
+import { paramValue, toPlanExpr, untypedValue } from './values.js';
+import { expandSweep } from './sweep.js';
+
+export type CompileResult = { ok: true; plans: Plan[] } | { ok: false; error: string };
+
+/** The experiments and sweeps declared in a file, in order: what `--experiment` may name. */
+export function runnableNames(analysis: Analysis, entry: string): string[] {
+  const unit = analysis.model.unitByPath(path.resolve(entry));
+  return (unit?.parse.file.declarations ?? [])
+    .filter((d) => (d.declKind === 'experiment' || d.declKind === 'sweep') && d.name)
+    .map((d) => d.name!.text);
+}
+
+export function compile(analysis: Analysis, entry: string, name?: string): CompileResult {
+  const entryPath = path.resolve(entry);
+  const errors = [...analysis.diagnostics.values()].flat().filter((d) => d.severity === 'error');
+  if (errors.length > 0) {
+    return { ok: false, error: `${path.basename(entryPath)} has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first (rlx check ${path.basename(entryPath)})` };
+  }
+  const names = runnableNames(analysis, entryPath);
+  if (names.length === 0) return { ok: false, error: `${path.basename(entryPath)} declares no experiment or sweep` };
+  const chosen = name ?? (names.length === 1 ? names[0] : undefined);
+  if (!chosen) {
+    return { ok: false, error: `${path.basename(entryPath)} has ${names.length} experiments and sweeps (${names.join(', ')}); choose one with --experiment NAME` };
+  }
+  if (!names.includes(chosen)) {
+    return { ok: false, error: `${path.basename(entryPath)} has no experiment or sweep '${chosen}'; it has: ${names.join(', ')}` };
+  }
+  const unit = analysis.model.unitByPath(entryPath)!;
+  const symbol = analysis.model.declaredIn(unit).get(chosen)![0];
+  const compiler = new PlanCompiler(analysis, entryPath);
+  if (symbol.decl.declKind === 'sweep') return { ok: true, plans: expandSweep(compiler, symbol) };
+  return { ok: true, plans: [compiler.experiment(symbol)] };
+}
+
+export class PlanCompiler {
+  readonly model: Model;
+  private readonly source: Plan['source'];
+  private readonly entryDir: string;
+
+  constructor(analysis: Analysis, entryPath: string) {
+    this.model = analysis.model;
+    this.entryDir = path.dirname(entryPath);
+    this.source = sourceInfo(analysis, entryPath);
+  }
+
+  experiment(symbol: DeclSymbol): Plan {
+    const { model } = this;
+    const effective = model.effective(symbol);
+    const props = effective.properties;
+    const stated = (name: string) => props.get(name)?.node.value;
+    const schema = DECLARATION_SCHEMAS.experiment;
+    const value = (name: string) => paramValue(schema.params.find((p) => p.name === name)!, stated(name));
+
+    const stages: PlanStage[] = [];
+    const staged = [...effective.named.values()].filter((n) => n.node.memberKind === 'stage');
+    if (staged.length === 0) {
+      stages.push({ name: 'main', algorithm: this.component(model.referencedTarget(symbol, 'algorithm')!), budget: value('budget') as number });
+    }
+    for (const { node, owner } of staged) stages.push(this.stage(node, owner));
+
+    const seed = value('seed');
+    const evalBlock = effective.blocks.get('eval');
+    const curriculum = effective.blocks.get('curriculum');
+    const blockValue = (block: typeof evalBlock, blockName: string, param: string) =>
+      paramValue(schema.blocks.find((b) => b.name === blockName)!.params.find((p) => p.name === param)!, block?.get(param)?.node.value);
+
+    return {
+      rlx_plan: PLAN_FORMAT,
+      language_version: LANGUAGE_VERSION,
+      experiment: symbol.name,
+      source: this.source,
+      env: this.env(model.referencedTarget(symbol, 'env')!),
+      policy: this.component(model.referencedTarget(symbol, 'policy')!),
+      stages,
+      reward: this.reward(model.referencedTarget(symbol, 'reward')),
+      envs: value('envs') as number,
+      seeds: typeof seed === 'number' ? [seed] : (value('seeds') as number[]),
+      device: value('device') as string,
+      eval: evalBlock ? {
+        every: blockValue(evalBlock, 'eval', 'every') as number,
+        episodes: blockValue(evalBlock, 'eval', 'episodes') as number,
+        deterministic: blockValue(evalBlock, 'eval', 'deterministic') as boolean,
+      } : null,
+      stop: props.has('stop') ? toPlanExpr(stated('stop')) : null,
+      curriculum: curriculum ? {
+        param: blockValue(curriculum, 'curriculum', 'param') as string,
+        from: blockValue(curriculum, 'curriculum', 'from') as number,
+        to: blockValue(curriculum, 'curriculum', 'to') as number,
+        step: blockValue(curriculum, 'curriculum', 'step') as number,
+        advance: toPlanExpr(curriculum.get('advance')?.node.value),
+      } : null,
+      sweep: null,
+    };
+  }
+
+  /** A policy or algorithm: its root built-in's parameters, with the chain's statements applied. */
+  component(target: Target, overrides?: A.Body): PlanComponent {
+    const spec = target.kind === 'builtin' ? target.spec : this.model.rootBuiltin(target.symbol)!;
+    const stated = target.kind === 'decl' ? this.model.effective(target.symbol).properties : undefined;
+    const local = new Map<string, A.Expression | undefined>();
+    for (const m of overrides?.members ?? []) if (m.kind === 'Property') local.set(m.path[0].text, m.value);
+    return {
+      name: target.kind === 'builtin' ? spec.name : target.symbol.name,
+      kind: spec.name,
+      params: fillParams(spec, (name) => local.get(name) ?? stated?.get(name)?.node.value),
+    };
+  }
+
+  private env(target: Target): PlanEnv {
+    if (target.kind === 'decl' && this.model.effective(target.symbol).root.kind === 'module') {
+      const effective = this.model.effective(target.symbol);
+      const root = effective.root as { kind: 'module'; path: string | undefined };
+      // The module path is written relative to the file that declares the base.
+      const declaringUnit = effective.chain[effective.chain.length - 1].unit;
+      const modulePath = path.resolve(path.dirname(declaringUnit.path), root.path ?? '');
+      const params: Record<string, PlanValue> = {};
+      for (const [key, { node }] of [...effective.properties].sort(([a], [b]) => a.localeCompare(b))) params[key] = untypedValue(node.value);
+      return { name: target.symbol.name, kind: 'module', module: toPosix(path.relative(this.entryDir, modulePath)), params };
+    }
+    return this.component(target);
+  }
+
+  private stage(node: A.NamedMember, owner: DeclSymbol): PlanStage {
+    const baseName = node.base!.name.parts[0].text;
+    const target = this.model.lookup(owner.unit, baseName)!;
+    const algorithm = this.component(target, node.body);
+    const budgetStated = node.body?.members.find((m): m is A.Property => m.kind === 'Property' && m.path[0].text === 'budget');
+    const budgetParam = DECLARATION_SCHEMAS.stage.params.find((p) => p.name === 'budget')!;
+    return { name: node.name!.text, algorithm, budget: paramValue(budgetParam, budgetStated?.value) as number | null };
+  }
+
+  private reward(target: Target | undefined): PlanReward | null {
+    if (!target || target.kind !== 'decl') return null;
+    const effective = this.model.effective(target.symbol);
+    const replace = DECLARATION_SCHEMAS.reward.params.find((p) => p.name === 'replace_env_reward')!;
+    return {
+      name: target.symbol.name,
+      replace_env_reward: paramValue(replace, effective.properties.get('replace_env_reward')?.node.value) as boolean,
+      terms: [...effective.named.values()]
+        .filter((n) => n.node.memberKind === 'term' && n.node.name)
+        .map((n) => ({ name: n.node.name!.text, expr: toPlanExpr(n.node.value) })),
+    };
+  }
+}
+
+export function fillParams(spec: { params: ParamSpec[] }, stated: (name: string) => A.Expression | undefined): Record<string, PlanValue> {
+  const out: Record<string, PlanValue> = {};
+  for (const param of spec.params) out[param.name] = paramValue(param, stated(param.name));
+  return out;
+}
+
+function sourceInfo(analysis: Analysis, entryPath: string): Plan['source'] {
+  const dir = path.dirname(entryPath);
+  const files = analysis.units
+    .map((u) => ({ rel: toPosix(path.relative(dir, u.path)), text: u.text }))
+    .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(f.rel).update('\0').update(f.text).update('\0');
+  return { entry: path.basename(entryPath), files: files.map((f) => f.rel), hash: `sha256:${hash.digest('hex')}` };
+}
+
+function toPosix(p: string): string {
+  return p.split(path.sep).join('/');
+}
+

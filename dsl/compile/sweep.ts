@@ -1,0 +1,138 @@
+// A sweep compiles to one plan per combination of its listed values: the experiment's plan with
+// each swept path replaced. Random strategies draw combinations with a fixed-seed generator, so
+// the same sweep always yields the same plans.
+import { builtin, DECLARATION_SCHEMAS, type ParamSpec, type PlanValue } from '../schema/index.js';
+import type * as A from '../syntax/ast.js';
+import { propertyKey, type DeclSymbol } from '../semantics/model.js';
+import type { Plan } from './plan.js';
+import type { PlanCompiler } from './compiler.js';
+import { paramValue, toPlanExpr } from './values.js';
+
+const SWEEP = DECLARATION_SCHEMAS.sweep;
+const EXPERIMENT = DECLARATION_SCHEMAS.experiment;
+
+interface Axis {
+  path: string;
+  values: A.Expression[];
+}
+
+export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plan[] {
+  const { model } = compiler;
+  const experiment = model.lookup(sweep.unit, sweep.decl.over!.parts[0].text);
+  if (experiment?.kind !== 'decl') return [];
+  const base = compiler.experiment(experiment.symbol);
+  const own = new Map<string, A.Expression | undefined>();
+  const axes: Axis[] = [];
+  const slurm = new Map<string, A.Expression | undefined>();
+  for (const member of sweep.decl.body?.members ?? []) {
+    if (member.kind === 'Block' && member.name.text === 'slurm') {
+      for (const m of member.body.members) if (m.kind === 'Property') slurm.set(propertyKey(m), m.value);
+    }
+    if (member.kind !== 'Property') continue;
+    const key = propertyKey(member);
+    if (SWEEP.params.some((p) => p.name === key)) own.set(key, member.value);
+    else if (member.value?.kind === 'List') axes.push({ path: key, values: member.value.items });
+  }
+  const setting = (name: string) => paramValue(SWEEP.params.find((p) => p.name === name)!, own.get(name));
+  const strategy = setting('strategy');
+  const combos = typeof strategy === 'object' && strategy !== null && !Array.isArray(strategy) && strategy.kind === 'random'
+    ? randomCombinations(axes, strategy.samples as number, sweep.name)
+    : gridCombinations(axes);
+  const seeds = setting('seeds');
+  const slurmBlock = SWEEP.blocks.find((b) => b.name === 'slurm')!;
+  const slurmSettings = setting('backend') === 'slurm'
+    ? Object.fromEntries(slurmBlock.params.map((p) => [p.name, paramValue(p, slurm.get(p.name))]))
+    : null;
+
+  return combos.map((combo, index) => {
+    const plan: Plan = structuredClone(base);
+    const values: Record<string, PlanValue> = {};
+    combo.forEach((valueIndex, axisIndex) => {
+      const axis = axes[axisIndex];
+      values[axis.path] = applyPath(plan, axis.path, axis.values[valueIndex]);
+    });
+    if (Array.isArray(seeds)) plan.seeds = seeds as number[];
+    plan.sweep = {
+      name: sweep.name,
+      index,
+      count: combos.length,
+      values,
+      parallel: setting('parallel') as number,
+      backend: setting('backend') as string,
+      slurm: slurmSettings,
+    };
+    return plan;
+  });
+}
+
+/** Sets one swept value in a plan; returns the value as written into it. */
+function applyPath(plan: Plan, key: string, expr: A.Expression): PlanValue {
+  const [head, name] = key.split('.');
+  if (name === undefined) {
+    const param = EXPERIMENT.params.find((p) => p.name === head)!;
+    const value = param.type.kind === 'condition' ? (toPlanExpr(expr) as unknown as PlanValue) : paramValue(param, expr);
+    if (head === 'budget') plan.stages[0].budget = value as number;
+    else if (head === 'seed') plan.seeds = [value as number];
+    else (plan as unknown as Record<string, PlanValue>)[head] = value;
+    return value;
+  }
+  const fromSpec = (kind: string) => builtin(kind)?.params.find((p) => p.name === name);
+  let param: ParamSpec | undefined;
+  let target: Record<string, PlanValue> | undefined;
+  if (head === 'env') [param, target] = [fromSpec(plan.env.kind), plan.env.params];
+  else if (head === 'policy') [param, target] = [fromSpec(plan.policy.kind), plan.policy.params];
+  else if (head === 'algorithm') [param, target] = [fromSpec(plan.stages[0].algorithm.kind), plan.stages[0].algorithm.params];
+  else {
+    const block = EXPERIMENT.blocks.find((b) => b.name === head);
+    param = block?.params.find((p) => p.name === name);
+    target = (plan as unknown as Record<string, Record<string, PlanValue> | null>)[head] ?? undefined;
+    if (!target && block) {
+      target = Object.fromEntries(block.params.map((p) => [p.name, paramValue(p, undefined)]));
+      (plan as unknown as Record<string, PlanValue>)[head] = target;
+    }
+  }
+  if (!param || !target) return null;
+  const value = param.type.kind === 'condition' ? (toPlanExpr(expr) as unknown as PlanValue) : paramValue(param, expr);
+  target[name] = value;
+  return value;
+}
+
+function gridCombinations(axes: Axis[]): number[][] {
+  let combos: number[][] = [[]];
+  for (const axis of axes) {
+    combos = combos.flatMap((c) => axis.values.map((_, i) => [...c, i]));
+  }
+  return combos;
+}
+
+function randomCombinations(axes: Axis[], samples: number, seedText: string): number[][] {
+  const total = axes.reduce((n, a) => n * a.values.length, 1);
+  const wanted = Math.min(samples, total);
+  const random = mulberry32(hashString(seedText));
+  const seen = new Set<string>();
+  const out: number[][] = [];
+  while (out.length < wanted) {
+    const combo = axes.map((a) => Math.floor(random() * a.values.length));
+    const key = combo.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(combo);
+  }
+  return out;
+}
+
+function hashString(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
