@@ -1,0 +1,175 @@
+// Acrobot-v1 with Gymnasium 0.29's dynamics (Sutton 1996; Sutton & Barto's
+// book): two links hanging from a pivot, torque (-1, 0, +1) applied at the
+// joint between them. Reward -1 per step, 0 on the step that swings the tip
+// above the line one link length over the pivot (which terminates);
+// truncation at max_steps (500).
+//
+// One env step is one fourth-order Runge-Kutta step of dt = 0.2 s over the
+// equations of motion, written in Gymnasium's operation order. The system is
+// chaotic, so a reordered sum would drift visibly from the reference within
+// a couple of hundred steps.
+
+import type { Rng } from '../random.js';
+import { BaseEnv } from './base.js';
+import { enumParam, integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+
+const GRAVITY = 9.8;
+const AVAILABLE_TORQUES = [-1.0, 0.0, 1.0] as const;
+
+export const ACROBOT_PARAMS = {
+  max_steps: integerParam(500, 'Steps after which the episode is truncated (Acrobot-v1: 500).', { min: 1 }),
+  dt: numberParam(0.2, 'Seconds integrated per step (one RK4 step).', { min: 0, minExclusive: true }),
+  link_length_1: numberParam(1.0, 'Length of the upper link (m).', { min: 0, minExclusive: true }),
+  link_length_2: numberParam(1.0, 'Length of the lower link (m); only used for drawing in Gymnasium.', {
+    min: 0,
+    minExclusive: true,
+  }),
+  link_mass_1: numberParam(1.0, 'Mass of the upper link (kg).', { min: 0, minExclusive: true }),
+  link_mass_2: numberParam(1.0, 'Mass of the lower link (kg).', { min: 0, minExclusive: true }),
+  link_com_pos_1: numberParam(0.5, "Distance from the pivot to the upper link's centre of mass (m).", { min: 0 }),
+  link_com_pos_2: numberParam(0.5, "Distance from the joint to the lower link's centre of mass (m).", { min: 0 }),
+  link_moi: numberParam(1.0, 'Moment of inertia of each link about its centre of mass.', { min: 0, minExclusive: true }),
+  max_vel_1: numberParam(4 * Math.PI, 'Angular velocity of the upper link is clipped to this (rad/s).', {
+    min: 0,
+    minExclusive: true,
+  }),
+  max_vel_2: numberParam(9 * Math.PI, 'Angular velocity of the lower link is clipped to this (rad/s).', {
+    min: 0,
+    minExclusive: true,
+  }),
+  book_or_nips: enumParam(['book', 'nips'], 'book', "Equations of motion: Sutton & Barto's book (default) or the NIPS 1996 paper."),
+  torque_noise_max: numberParam(0, 'Uniform noise in [-x, x] added to the torque each step.', { min: 0 }),
+} as const;
+
+export type AcrobotParams = ParamValues<typeof ACROBOT_PARAMS>;
+
+/** Gymnasium's `wrap`: shifts x by whole periods into [low, high]. */
+function wrap(x: number, low: number, high: number): number {
+  const period = high - low;
+  while (x > high) x = x - period;
+  while (x < low) x = x + period;
+  return x;
+}
+
+function bound(x: number, low: number, high: number): number {
+  return Math.min(Math.max(x, low), high);
+}
+
+export class Acrobot extends BaseEnv {
+  readonly params: Readonly<AcrobotParams>;
+
+  private readonly state = new Float64Array(4);
+  // RK4 scratch: derivatives at the four stages and the stage input.
+  private readonly k1 = new Float64Array(4);
+  private readonly k2 = new Float64Array(4);
+  private readonly k3 = new Float64Array(4);
+  private readonly k4 = new Float64Array(4);
+  private readonly stage = new Float64Array(4);
+  private readonly useBookEquations: boolean;
+
+  constructor(params: Partial<AcrobotParams> = {}) {
+    const resolved = resolveParams('Acrobot', ACROBOT_PARAMS, params);
+    const high = [1, 1, 1, 1, resolved.max_vel_1, resolved.max_vel_2].map(Math.fround);
+    super({
+      kind: 'Acrobot',
+      observationSpace: { kind: 'box', shape: [6], low: high.map((value) => -value), high },
+      actionSpace: { kind: 'discrete', n: 3 },
+      obsFields: ['cos_theta1', 'sin_theta1', 'cos_theta2', 'sin_theta2', 'theta1_dot', 'theta2_dot'],
+      stateLayout: ['theta1', 'theta2', 'theta1_dot', 'theta2_dot'],
+      maxSteps: resolved.max_steps,
+    });
+    this.params = Object.freeze(resolved);
+    this.useBookEquations = resolved.book_or_nips === 'book';
+  }
+
+  protected drawInitialState(rng: Rng): void {
+    // Gymnasium stores the reset state as float32 (its `.astype(np.float32)`); later states are float64.
+    for (let i = 0; i < 4; i++) this.state[i] = Math.fround(rng.uniformRange(-0.1, 0.1));
+  }
+
+  /** Gymnasium's `_dsdt`: time derivative of (theta1, theta2, dtheta1, dtheta2) under torque `a`. */
+  private derivatives(s: Float64Array, a: number, out: Float64Array): void {
+    const p = this.params;
+    const m1 = p.link_mass_1;
+    const m2 = p.link_mass_2;
+    const l1 = p.link_length_1;
+    const lc1 = p.link_com_pos_1;
+    const lc2 = p.link_com_pos_2;
+    const I1 = p.link_moi;
+    const I2 = p.link_moi;
+    const theta1 = s[0];
+    const theta2 = s[1];
+    const dtheta1 = s[2];
+    const dtheta2 = s[3];
+    const cosTheta2 = Math.cos(theta2);
+    const sinTheta2 = Math.sin(theta2);
+    const d1 = m1 * (lc1 * lc1) + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * cosTheta2) + I1 + I2;
+    const d2 = m2 * (lc2 * lc2 + l1 * lc2 * cosTheta2) + I2;
+    const phi2 = m2 * lc2 * GRAVITY * Math.cos(theta1 + theta2 - Math.PI / 2.0);
+    const phi1 =
+      -m2 * l1 * lc2 * (dtheta2 * dtheta2) * sinTheta2 -
+      2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * sinTheta2 +
+      (m1 * lc1 + m2 * l1) * GRAVITY * Math.cos(theta1 - Math.PI / 2) +
+      phi2;
+    const denominator = m2 * (lc2 * lc2) + I2 - (d2 * d2) / d1;
+    const ddtheta2 = this.useBookEquations
+      ? (a + (d2 / d1) * phi1 - m2 * l1 * lc2 * (dtheta1 * dtheta1) * sinTheta2 - phi2) / denominator
+      : (a + (d2 / d1) * phi1 - phi2) / denominator;
+    const ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+    out[0] = dtheta1;
+    out[1] = dtheta2;
+    out[2] = ddtheta1;
+    out[3] = ddtheta2;
+  }
+
+  protected advance(actions: ArrayLike<number>, offset: number): number {
+    let torque: number = AVAILABLE_TORQUES[actions[offset]];
+    const noise = this.params.torque_noise_max;
+    if (noise > 0) torque += this.randomStream().uniformRange(-noise, noise);
+
+    // Gymnasium's rk4 over t = [0, dt]: one step, evaluated as
+    // y0 + dt / 6 * (k1 + 2 k2 + 2 k3 + k4) with the torque held constant.
+    const dt = this.params.dt;
+    const halfDt = dt / 2.0;
+    const y = this.state;
+    const { k1, k2, k3, k4, stage } = this;
+    this.derivatives(y, torque, k1);
+    for (let i = 0; i < 4; i++) stage[i] = y[i] + halfDt * k1[i];
+    this.derivatives(stage, torque, k2);
+    for (let i = 0; i < 4; i++) stage[i] = y[i] + halfDt * k2[i];
+    this.derivatives(stage, torque, k3);
+    for (let i = 0; i < 4; i++) stage[i] = y[i] + dt * k3[i];
+    this.derivatives(stage, torque, k4);
+    const sixthDt = dt / 6.0;
+    for (let i = 0; i < 4; i++) y[i] = y[i] + sixthDt * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+
+    y[0] = wrap(y[0], -Math.PI, Math.PI);
+    y[1] = wrap(y[1], -Math.PI, Math.PI);
+    // Velocities are clipped as in Sutton's original task, which bounded the
+    // state for its tile coder; the observation space's bounds rely on it.
+    y[2] = bound(y[2], -this.params.max_vel_1, this.params.max_vel_1);
+    y[3] = bound(y[3], -this.params.max_vel_2, this.params.max_vel_2);
+
+    // Terminal when the tip is more than one link length above the pivot.
+    this.terminated = -Math.cos(y[0]) - Math.cos(y[1] + y[0]) > 1.0;
+    return this.terminated ? 0.0 : -1.0;
+  }
+
+  writeObs(out: Float32Array, offset: number): void {
+    const s = this.state;
+    out[offset] = Math.cos(s[0]);
+    out[offset + 1] = Math.sin(s[0]);
+    out[offset + 2] = Math.cos(s[1]);
+    out[offset + 3] = Math.sin(s[1]);
+    out[offset + 4] = s[2];
+    out[offset + 5] = s[3];
+  }
+
+  getState(): number[] {
+    return Array.from(this.state);
+  }
+
+  protected applyState(state: readonly number[]): void {
+    this.state.set(state);
+  }
+}

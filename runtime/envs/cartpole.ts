@@ -1,0 +1,126 @@
+// CartPole-v1 with Gymnasium 0.29's dynamics (Barto, Sutton & Anderson 1983):
+// a pole hinged on a cart; push the cart left (action 0) or right (action 1)
+// with a fixed force. Reward 1 on every step, including the one that ends
+// the episode; termination when the cart leaves |x| <= 2.4 or the pole tilts
+// past 12 degrees; truncation at max_steps (500).
+//
+// The arithmetic follows Gymnasium's expression order term by term, so the
+// float64 state matches the reference to the last few bits, not only roughly.
+
+import type { Rng } from '../random.js';
+import { BaseEnv } from './base.js';
+import { enumParam, integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+
+/** Gymnasium bounds unbounded float32 observations by the largest float32. */
+export const FLOAT32_MAX = 3.4028234663852886e38;
+
+export const CARTPOLE_PARAMS = {
+  max_steps: integerParam(500, 'Steps after which the episode is truncated (CartPole-v1: 500).', { min: 1 }),
+  gravity: numberParam(9.8, 'Gravitational acceleration (m/s^2).', { min: 0 }),
+  cart_mass: numberParam(1.0, 'Mass of the cart (kg).', { min: 0, minExclusive: true }),
+  pole_mass: numberParam(0.1, 'Mass of the pole (kg).', { min: 0, minExclusive: true }),
+  pole_half_length: numberParam(0.5, "Half the pole's length (m); Gymnasium's `length`.", { min: 0, minExclusive: true }),
+  force_mag: numberParam(10.0, 'Magnitude of the push on the cart (N).', { min: 0 }),
+  tau: numberParam(0.02, 'Seconds between state updates.', { min: 0, minExclusive: true }),
+  integrator: enumParam(['euler', 'semi_implicit_euler'], 'euler', 'Integration scheme; Gymnasium\'s `kinematics_integrator`.'),
+  x_threshold: numberParam(2.4, 'The episode terminates when |x| exceeds this (m).', { min: 0, minExclusive: true }),
+  theta_threshold_degrees: numberParam(12, 'The episode terminates when |theta| exceeds this (degrees).', {
+    min: 0,
+    minExclusive: true,
+  }),
+} as const;
+
+export type CartPoleParams = ParamValues<typeof CARTPOLE_PARAMS>;
+
+export class CartPole extends BaseEnv {
+  readonly params: Readonly<CartPoleParams>;
+
+  private x = 0;
+  private xDot = 0;
+  private theta = 0;
+  private thetaDot = 0;
+  /** Gymnasium's steps_beyond_terminated: -1 stands for None. */
+  private stepsBeyondTerminated = -1;
+
+  private readonly totalMass: number;
+  private readonly poleMassLength: number;
+  private readonly thetaThresholdRadians: number;
+  private readonly semiImplicit: boolean;
+
+  constructor(params: Partial<CartPoleParams> = {}) {
+    const resolved = resolveParams('CartPole', CARTPOLE_PARAMS, params);
+    const thetaThresholdRadians = (resolved.theta_threshold_degrees * 2 * Math.PI) / 360;
+    // Twice the termination bounds, so that a terminal observation still lies inside the space.
+    const high = [resolved.x_threshold * 2, FLOAT32_MAX, thetaThresholdRadians * 2, FLOAT32_MAX].map(Math.fround);
+    super({
+      kind: 'CartPole',
+      observationSpace: { kind: 'box', shape: [4], low: high.map((value) => -value), high },
+      actionSpace: { kind: 'discrete', n: 2 },
+      obsFields: ['x', 'x_dot', 'theta', 'theta_dot'],
+      stateLayout: ['x', 'x_dot', 'theta', 'theta_dot'],
+      maxSteps: resolved.max_steps,
+    });
+    this.params = Object.freeze(resolved);
+    this.totalMass = resolved.pole_mass + resolved.cart_mass;
+    this.poleMassLength = resolved.pole_mass * resolved.pole_half_length;
+    this.thetaThresholdRadians = thetaThresholdRadians;
+    this.semiImplicit = resolved.integrator === 'semi_implicit_euler';
+  }
+
+  protected drawInitialState(rng: Rng): void {
+    this.x = rng.uniformRange(-0.05, 0.05);
+    this.xDot = rng.uniformRange(-0.05, 0.05);
+    this.theta = rng.uniformRange(-0.05, 0.05);
+    this.thetaDot = rng.uniformRange(-0.05, 0.05);
+    this.stepsBeyondTerminated = -1;
+  }
+
+  protected advance(actions: ArrayLike<number>, offset: number): number {
+    const { gravity, pole_mass: poleMass, pole_half_length: length, tau } = this.params;
+    const force = actions[offset] === 1 ? this.params.force_mag : -this.params.force_mag;
+    const cosTheta = Math.cos(this.theta);
+    const sinTheta = Math.sin(this.theta);
+    const thetaDot = this.thetaDot;
+
+    const temp = (force + this.poleMassLength * (thetaDot * thetaDot) * sinTheta) / this.totalMass;
+    const thetaAcc =
+      (gravity * sinTheta - cosTheta * temp) / (length * (4.0 / 3.0 - (poleMass * (cosTheta * cosTheta)) / this.totalMass));
+    const xAcc = temp - (this.poleMassLength * thetaAcc * cosTheta) / this.totalMass;
+
+    if (this.semiImplicit) {
+      this.xDot = this.xDot + tau * xAcc;
+      this.x = this.x + tau * this.xDot;
+      this.thetaDot = thetaDot + tau * thetaAcc;
+      this.theta = this.theta + tau * this.thetaDot;
+    } else {
+      this.x = this.x + tau * this.xDot;
+      this.xDot = this.xDot + tau * xAcc;
+      this.theta = this.theta + tau * thetaDot;
+      this.thetaDot = thetaDot + tau * thetaAcc;
+    }
+
+    const limitX = this.params.x_threshold;
+    const limitTheta = this.thetaThresholdRadians;
+    this.terminated = this.x < -limitX || this.x > limitX || this.theta < -limitTheta || this.theta > limitTheta;
+    if (!this.terminated) return 1.0;
+    // Gymnasium pays the terminating step, then 0 for steps taken after it without a reset.
+    this.stepsBeyondTerminated++;
+    return this.stepsBeyondTerminated === 0 ? 1.0 : 0.0;
+  }
+
+  writeObs(out: Float32Array, offset: number): void {
+    out[offset] = this.x;
+    out[offset + 1] = this.xDot;
+    out[offset + 2] = this.theta;
+    out[offset + 3] = this.thetaDot;
+  }
+
+  getState(): number[] {
+    return [this.x, this.xDot, this.theta, this.thetaDot];
+  }
+
+  protected applyState(state: readonly number[]): void {
+    [this.x, this.xDot, this.theta, this.thetaDot] = state;
+    this.stepsBeyondTerminated = -1;
+  }
+}

@@ -1,0 +1,108 @@
+// The built-in environments by the names the language uses. The runtime
+// builds every env of a plan through makeEnv(); envInfo() describes a kind
+// (observation fields, spaces, params with defaults) for checks against the
+// language's schema registry and for documentation.
+
+import { Acrobot, ACROBOT_PARAMS, type AcrobotParams } from './acrobot.js';
+import { Bandit, BANDIT_PARAMS, type BanditParams } from './bandit.js';
+import type { BaseEnv } from './base.js';
+import { CartPole, CARTPOLE_PARAMS, type CartPoleParams } from './cartpole.js';
+import { GridWorld, GRID_WORLD_PARAMS, type GridWorldParams } from './grid-world.js';
+import { MountainCar, MOUNTAIN_CAR_PARAMS, type MountainCarParams } from './mountain-car.js';
+import { closestName, describeParams, type ParamDescription, type ParamTable } from './params.js';
+import { Pendulum, PENDULUM_PARAMS, type PendulumParams } from './pendulum.js';
+import type { Space } from './types.js';
+import { VecEnv } from './vector.js';
+
+interface BuiltinEnv {
+  // `create` takes the plan's untyped params; the constructors' resolveParams
+  // checks every name and value, hence the casts below.
+  readonly doc: string;
+  readonly params: ParamTable;
+  readonly create: (params: Record<string, unknown>) => BaseEnv;
+}
+
+const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
+  CartPole: {
+    doc: 'Balance a pole on a cart (Gymnasium CartPole-v1).',
+    params: CARTPOLE_PARAMS,
+    create: (params) => new CartPole(params as Partial<CartPoleParams>),
+  },
+  MountainCar: {
+    doc: 'Drive an underpowered car up a hill (Gymnasium MountainCar-v0).',
+    params: MOUNTAIN_CAR_PARAMS,
+    create: (params) => new MountainCar(params as Partial<MountainCarParams>),
+  },
+  Acrobot: {
+    doc: 'Swing a two-link arm up past a line (Gymnasium Acrobot-v1).',
+    params: ACROBOT_PARAMS,
+    create: (params) => new Acrobot(params as Partial<AcrobotParams>),
+  },
+  Pendulum: {
+    doc: 'Swing a pendulum upright with continuous torque (Gymnasium Pendulum-v1).',
+    params: PENDULUM_PARAMS,
+    create: (params) => new Pendulum(params as Partial<PendulumParams>),
+  },
+  GridWorld: {
+    doc: 'Reach a goal cell on a grid; goal-conditioned (layouts open, four_rooms, maze).',
+    params: GRID_WORLD_PARAMS,
+    create: (params) => new GridWorld(params as Partial<GridWorldParams>),
+  },
+  Bandit: {
+    doc: 'k-armed Gaussian bandit; one pull per episode.',
+    params: BANDIT_PARAMS,
+    create: (params) => new Bandit(params as Partial<BanditParams>),
+  },
+};
+
+/** Built-ins the language defines that this runtime does not provide yet. */
+const NOT_YET_IMPLEMENTED = ['TextTask', 'GuessNumber'];
+
+export interface EnvDescription {
+  readonly kind: string;
+  readonly doc: string;
+  /** For the default params; GridWorld's bounds follow its size. */
+  readonly obsFields: readonly string[];
+  readonly observationSpace: Space;
+  readonly actionSpace: Space;
+  readonly params: readonly ParamDescription[];
+}
+
+/** The built-in environment kinds this runtime implements. */
+export function envKinds(): string[] {
+  return Object.keys(BUILTIN_ENVS);
+}
+
+function lookUp(kind: string): BuiltinEnv {
+  if (Object.hasOwn(BUILTIN_ENVS, kind)) return BUILTIN_ENVS[kind];
+  if (NOT_YET_IMPLEMENTED.includes(kind)) {
+    throw new Error(`environment kind "${kind}" is part of the language but not implemented in this runtime yet`);
+  }
+  const kinds = envKinds();
+  const hint = closestName(kind, kinds);
+  throw new Error(`unknown environment kind "${kind}"${hint ? ` (did you mean "${hint}"?)` : ''}; built-in kinds: ${kinds.join(', ')}`);
+}
+
+/** Builds a built-in env; throws EnvParamError for an unknown or invalid param. */
+export function makeEnv(kind: string, params: Record<string, unknown> = {}): BaseEnv {
+  return lookUp(kind).create(params);
+}
+
+/** Builds `numEnvs` copies of a built-in env stepped together. */
+export function makeVecEnv(kind: string, params: Record<string, unknown>, numEnvs: number): VecEnv {
+  const builtin = lookUp(kind);
+  return VecEnv.create(() => builtin.create(params), numEnvs);
+}
+
+export function envInfo(kind: string): EnvDescription {
+  const builtin = lookUp(kind);
+  const env = builtin.create({});
+  return {
+    kind,
+    doc: builtin.doc,
+    obsFields: env.obsFields,
+    observationSpace: env.observationSpace,
+    actionSpace: env.actionSpace,
+    params: describeParams(builtin.params),
+  };
+}

@@ -1,0 +1,100 @@
+// The environment interface shared by the built-in environments, user
+// environments (`env X = module("./file.ts")`) and the vectorised stepper.
+// It follows Gymnasium's API (reset/step, terminated vs truncated) so that
+// algorithms written against Gymnasium semantics carry over unchanged.
+
+export interface DiscreteSpace {
+  readonly kind: 'discrete';
+  /** Actions are the integers 0 .. n-1. */
+  readonly n: number;
+}
+
+export interface BoxSpace {
+  readonly kind: 'box';
+  readonly shape: readonly number[];
+  /** Flattened bounds, one entry per element; may be ±Infinity. */
+  readonly low: readonly number[];
+  readonly high: readonly number[];
+}
+
+export type Space = DiscreteSpace | BoxSpace;
+
+export type EnvInfoRecord = Record<string, unknown>;
+
+export interface ResetResult {
+  obs: Float64Array | number[];
+  info: EnvInfoRecord;
+}
+
+export interface StepResult {
+  obs: Float64Array | number[];
+  reward: number;
+  /** The episode ended inside the task (pole fell, goal reached): do not bootstrap. */
+  terminated: boolean;
+  /** The episode was cut off from outside (time limit): bootstrap from the final observation. */
+  truncated: boolean;
+  info: EnvInfoRecord;
+}
+
+/** What every environment offers to users and to the trainer. */
+export interface Env {
+  /** The built-in's name as the language spells it (`CartPole`), or the module's. */
+  readonly kind: string;
+  readonly observationSpace: Space;
+  readonly actionSpace: Space;
+  /** Names of the observation's elements, in order; reward expressions say `obs.<name>`. */
+  readonly obsFields: readonly string[];
+  /** Names of getState()'s elements, in order. */
+  readonly stateLayout: readonly string[];
+  /** An episode is truncated when `elapsedSteps` reaches this. */
+  readonly maxSteps: number;
+  /** Steps taken since the last reset() or setState(). */
+  readonly elapsedSteps: number;
+  /** `seed` restarts the environment's random stream; without it the stream continues. */
+  reset(seed?: number): ResetResult;
+  step(action: number | ArrayLike<number>): StepResult;
+  /** The internal (float64) state, laid out as `stateLayout`. */
+  getState(): number[];
+  /** Replaces the internal state and starts a new episode at t = 0 (no random draw). */
+  setState(state: readonly number[]): void;
+}
+
+/**
+ * The allocation-free path the vectorised stepper uses. Observations are
+ * written as float32 straight into the caller's buffer; the flags of the last
+ * step are read from `terminated` / `truncated`.
+ */
+export interface FastEnv extends Env {
+  readonly obsDim: number;
+  /** Numbers per action in a flat action buffer: 1 for discrete spaces. */
+  readonly actionDim: number;
+  readonly terminated: boolean;
+  readonly truncated: boolean;
+  /** Whether the episode so far reached its goal (goal-conditioned envs; false elsewhere). */
+  readonly success: boolean;
+  /** Restart the random stream as copy `stream` of a run seeded with `seed`. */
+  seed(seed: number, stream?: number): void;
+  /** Start an episode and write its first observation at obsOut[obsOffset ..]. */
+  resetInto(obsOut: Float32Array, obsOffset: number): void;
+  /** Apply actions[actionOffset ..], write the next observation, return the reward. */
+  stepInto(actions: ArrayLike<number>, actionOffset: number, obsOut: Float32Array, obsOffset: number): number;
+}
+
+/** Goal-conditioned environments expose what hindsight relabeling needs. */
+export interface GoalConditioned {
+  /** Observation fields holding the achieved goal (e.g. the agent's position). */
+  readonly achievedFields: readonly string[];
+  /** Observation fields holding the desired goal. */
+  readonly goalFields: readonly string[];
+  /** The reward the environment would have given for reaching `achieved` when asked for `goal`. */
+  computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number;
+}
+
+export function isGoalConditioned(env: Env): env is Env & GoalConditioned {
+  return typeof (env as Partial<GoalConditioned>).computeReward === 'function';
+}
+
+export function isFastEnv(env: Env): env is FastEnv {
+  const candidate = env as Partial<FastEnv>;
+  return typeof candidate.stepInto === 'function' && typeof candidate.resetInto === 'function';
+}

@@ -1,0 +1,204 @@
+// The gradient table: one rule per primitive op, (gradOut, node) -> one gradient per
+// input (null where none flows). Rules emit ordinary graph ops, so gradient graphs are
+// themselves differentiable wherever their ops have rules. Composite ops (square, gemm,
+// linear, gatherLast, ...) have no entries: they are built from the ops below.
+
+import type { Graph } from './graph.js';
+import type { Tensor } from './tensor.js';
+import { isFloat } from './types.js';
+
+export type GradientRule = (gradOut: Tensor, node: Tensor) => readonly (Tensor | null)[];
+
+/**
+ * Sums a gradient of broadcast shape back to the shape of the input it came from:
+ * leading axes the input lacks are summed away, axes where the input has size 1 are
+ * summed with keepdims. Symbolic dims are assumed never to be broadcast.
+ */
+export function unbroadcast(grad: Tensor, input: Tensor): Tensor {
+  const g = grad.graph;
+  let y = grad;
+  const lead = y.rank - input.rank;
+  if (lead > 0) y = g.reduceSum(y, { axes: [...Array(lead).keys()] });
+  const axes = input.shape.flatMap((d, i) => (d === 1 && y.shape[i] !== 1 ? [i] : []));
+  if (axes.length > 0) y = g.reduceSum(y, { axes, keepdims: true });
+  return y;
+}
+
+function swapLastTwo(g: Graph, t: Tensor): Tensor {
+  const perm = [...Array(t.rank).keys()];
+  [perm[t.rank - 2], perm[t.rank - 1]] = [perm[t.rank - 1]!, perm[t.rank - 2]!];
+  return g.transpose(t, perm);
+}
+
+/** The reduced gradient put back with the reduced axes as size 1, so it broadcasts over x. */
+function keepReducedAxes(g: Graph, t: Tensor, node: Tensor): Tensor {
+  return node.attrs.keepdims ? t : g.unsqueeze(t, node.attrs.axes as number[]);
+}
+
+/** Gradient for one side of Min/Max: all of it where this side wins, half on ties. */
+function minMaxShare(g: Graph, dy: Tensor, wins: Tensor, ties: Tensor): Tensor {
+  return g.where(wins, dy, g.where(ties, g.mul(dy, 0.5), 0));
+}
+
+const axesOf = (node: Tensor): number[] => node.attrs.axes as number[];
+const constInt = (t: Tensor): number | undefined =>
+  t.op === 'Const' ? Number((t.value!.data as BigInt64Array)[0]) : undefined;
+
+export const GRADIENTS: Readonly<Record<string, GradientRule>> = {
+  Identity: (dy) => [dy],
+  StopGradient: () => [null],
+
+  Add: (dy, { inputs: [a, b] }) => [unbroadcast(dy, a!), unbroadcast(dy, b!)],
+  Sub: (dy, { graph: g, inputs: [a, b] }) => [unbroadcast(dy, a!), unbroadcast(g.neg(dy), b!)],
+  Mul: (dy, { graph: g, inputs: [a, b] }) => [unbroadcast(g.mul(dy, b!), a!), unbroadcast(g.mul(dy, a!), b!)],
+  Div: (dy, y) => {
+    const g = y.graph;
+    const [a, b] = y.inputs;
+    // d(a/b)/db = -a/b^2 = -y/b
+    return [unbroadcast(g.div(dy, b!), a!), unbroadcast(g.neg(g.div(g.mul(dy, y), b!)), b!)];
+  },
+  Pow: (dy, y) => {
+    const g = y.graph;
+    const [a, b] = y.inputs;
+    const da = g.mul(dy, g.mul(b!, g.pow(a!, g.sub(b!, 1))));
+    // Only meaningful for a > 0; pruned from the model when the exponent needs no gradient.
+    const db = g.mul(dy, g.mul(y, g.log(a!)));
+    return [unbroadcast(da, a!), unbroadcast(db, b!)];
+  },
+  Min: (dy, { graph: g, inputs: [a, b] }) => {
+    const ties = g.equal(a!, b!);
+    return [unbroadcast(minMaxShare(g, dy, g.less(a!, b!), ties), a!), unbroadcast(minMaxShare(g, dy, g.less(b!, a!), ties), b!)];
+  },
+  Max: (dy, { graph: g, inputs: [a, b] }) => {
+    const ties = g.equal(a!, b!);
+    return [
+      unbroadcast(minMaxShare(g, dy, g.greater(a!, b!), ties), a!),
+      unbroadcast(minMaxShare(g, dy, g.greater(b!, a!), ties), b!),
+    ];
+  },
+  Where: (dy, { graph: g, inputs: [cond, a, b] }) => [
+    null,
+    unbroadcast(g.where(cond!, dy, 0), a!),
+    unbroadcast(g.where(cond!, 0, dy), b!),
+  ],
+
+  Neg: (dy, { graph: g }) => [g.neg(dy)],
+  Abs: (dy, { graph: g, inputs: [x] }) => [g.mul(dy, g.sign(x!))],
+  Sign: () => [null],
+  Exp: (dy, y) => [y.graph.mul(dy, y)],
+  Log: (dy, { graph: g, inputs: [x] }) => [g.div(dy, x!)],
+  Sqrt: (dy, y) => [y.graph.div(y.graph.mul(dy, 0.5), y)],
+  Tanh: (dy, y) => {
+    const g = y.graph;
+    return [g.mul(dy, g.sub(1, g.mul(y, y)))];
+  },
+  Sigmoid: (dy, y) => {
+    const g = y.graph;
+    return [g.mul(dy, g.mul(y, g.sub(1, y)))];
+  },
+  Relu: (dy, { graph: g, inputs: [x] }) => [g.where(g.greater(x!, 0), dy, 0)],
+  Softplus: (dy, { graph: g, inputs: [x] }) => [g.mul(dy, g.sigmoid(x!))],
+  // Gradient passes at the bounds themselves, as in PyTorch's clamp.
+  Clip: (dy, { graph: g, inputs: [x, lo, hi] }) => [
+    g.where(g.and(g.greaterOrEqual(x!, lo!), g.lessOrEqual(x!, hi!)), dy, 0),
+    null,
+    null,
+  ],
+
+  Softmax: (dy, y) => {
+    const g = y.graph;
+    const axes = [y.attrs.axis as number];
+    const dot = g.reduceSum(g.mul(dy, y), { axes, keepdims: true });
+    return [g.mul(y, g.sub(dy, dot))];
+  },
+  LogSoftmax: (dy, y) => {
+    const g = y.graph;
+    const axes = [y.attrs.axis as number];
+    return [g.sub(dy, g.mul(g.exp(y), g.reduceSum(dy, { axes, keepdims: true })))];
+  },
+
+  ReduceSum: (dy, node) => {
+    const g = node.graph;
+    return [g.expandAs(keepReducedAxes(g, dy, node), node.inputs[0]!)];
+  },
+  ReduceMean: (dy, node) => {
+    const g = node.graph;
+    const x = node.inputs[0]!;
+    const reduced = axesOf(node).map((a) => x.shape[a]!);
+    // The count is a constant when the reduced dims are known, else Size(x) / Size(y) at run time.
+    const count = reduced.every((d): d is number => typeof d === 'number')
+      ? reduced.reduce((p, d) => p * d, 1)
+      : g.cast(g.div(g.size(x), g.size(node)), x.dtype);
+    return [g.div(g.expandAs(keepReducedAxes(g, dy, node), x), count)];
+  },
+  ReduceMax: (dy, node) => {
+    const g = node.graph;
+    const x = node.inputs[0]!;
+    // Ties share the gradient evenly, like torch.amax.
+    const mask = g.cast(g.equal(x, keepReducedAxes(g, node, node)), x.dtype);
+    const count = g.reduceSum(mask, { axes: axesOf(node), keepdims: true });
+    return [g.div(g.mul(mask, keepReducedAxes(g, dy, node)), count)];
+  },
+
+  MatMul: (dy, { graph: g, inputs: [a, b] }) => [
+    unbroadcast(g.matmul(dy, swapLastTwo(g, b!)), a!),
+    unbroadcast(g.matmul(swapLastTwo(g, a!), dy), b!),
+  ],
+
+  GatherElements: (dy, node) => {
+    const g = node.graph;
+    const [x, index] = node.inputs;
+    return [g.scatterAdd(g.zerosLike(x!), index!, dy, node.attrs.axis as number), null];
+  },
+  ScatterElements: (dy, node) => {
+    const g = node.graph;
+    if (node.attrs.reduction !== 'add') throw new Error(`no gradient for ScatterElements with reduction '${String(node.attrs.reduction)}'`);
+    const index = node.inputs[1]!;
+    return [dy, null, g.gatherElements(dy, index, node.attrs.axis as number)];
+  },
+
+  Reshape: (dy, { graph: g, inputs: [x] }) => [g.reshapeLike(dy, x!), null],
+  Expand: (dy, { inputs: [x] }) => [unbroadcast(dy, x!), null],
+  Transpose: (dy, node) => {
+    const perm = node.attrs.perm as number[];
+    const inverse = perm.map((_, i) => perm.indexOf(i));
+    return [node.graph.transpose(dy, inverse)];
+  },
+  Unsqueeze: (dy, node) => [node.graph.squeeze(dy, axesOf(node))],
+  Squeeze: (dy, node) => [node.graph.unsqueeze(dy, axesOf(node))],
+  Cast: (dy, { graph: g, inputs: [x] }) => [isFloat(x!.dtype) ? g.cast(dy, x!.dtype) : null],
+
+  Concat: (dy, node) => {
+    const g = node.graph;
+    const axis = node.attrs.axis as number;
+    const sizes = node.inputs.map((t) => t.shape[axis]!);
+    if (sizes.every((s): s is number => typeof s === 'number')) {
+      let offset = 0;
+      return sizes.map((s) => g.slice(dy, axis, offset, (offset += s)));
+    }
+    // Some sizes are only known at run time: compute the offsets in the graph.
+    let start = g.const([0], { dtype: 'int64' });
+    return node.inputs.map((t) => {
+      const end = g.add(start, g.shapeOf(t, axis, axis + 1));
+      const piece = g.sliceDynamic(dy, axis, start, end);
+      start = end;
+      return piece;
+    });
+  },
+  Slice: (dy, node) => {
+    const g = node.graph;
+    const [x, startT, endT, axesT] = node.inputs;
+    const axis = constInt(axesT!)!;
+    const d = x!.shape[axis];
+    const start = constInt(startT!);
+    const end = constInt(endT!);
+    if (typeof d !== 'number' || start === undefined || end === undefined) {
+      throw new Error(`no gradient for Slice of ${x!.describe()} on axis ${axis}: needs constant bounds and a known size on that axis`);
+    }
+    const clamp = (v: number) => Math.min(Math.max(v < 0 ? v + d : v, 0), d);
+    const pads = new Array<number>(2 * x!.rank).fill(0);
+    pads[axis] = clamp(start);
+    pads[axis + x!.rank] = d - Math.max(clamp(end), clamp(start));
+    return [g.pad(dy, pads), null, null, null];
+  },
+};

@@ -1,0 +1,608 @@
+// The graph builder: declares inputs, parameters and constants, and records ops with
+// static shape inference. Ops with a gradient rule in gradients.ts are primitives;
+// the rest (square, gemm, linear, gatherLast, clip with tensor bounds, ...) are built
+// from primitives here so they are differentiable without rules of their own.
+
+import {
+  broadcastShapes,
+  matmulShape,
+  normalizeAxes,
+  normalizeAxis,
+  reducedShape,
+  reshapedShape,
+  unknownDim,
+  unsqueezedShape,
+} from './shape.js';
+import { type Attrs, type ConstValue, Tensor } from './tensor.js';
+import {
+  type DType,
+  type Dim,
+  type HostArray,
+  type Shape,
+  dtypeOfArray,
+  formatShape,
+  isFloat,
+  isStatic,
+  numel,
+  toHostArray,
+} from './types.js';
+
+/** A tensor, or a plain number that becomes a scalar constant of the other operand's dtype. */
+export type Operand = Tensor | number;
+
+export interface ReduceOptions {
+  /** Axes to reduce (negative counts from the end); all axes when left out. */
+  readonly axes?: readonly number[];
+  /** Keep reduced axes as size 1. Default false, as in numpy (ONNX's own default is true). */
+  readonly keepdims?: boolean;
+}
+
+export interface ConstOptions {
+  readonly dtype?: DType;
+  /** Defaults to [] for a single number and [n] for a list. */
+  readonly shape?: readonly number[];
+}
+
+export interface GemmOptions {
+  readonly alpha?: number;
+  readonly beta?: number;
+  readonly transA?: boolean;
+  readonly transB?: boolean;
+}
+
+// Large enough to mean "to the end" for Slice on any real tensor.
+const SLICE_END = 2 ** 53 - 1;
+
+export class Graph {
+  private readonly nodeList: Tensor[] = [];
+  private readonly named = new Map<string, Tensor>();
+  private readonly scalarCache = new Map<string, Tensor>();
+
+  /** All nodes in creation order, which is a topological order. */
+  get nodes(): readonly Tensor[] {
+    return this.nodeList;
+  }
+
+  inputs(): Tensor[] {
+    return this.nodeList.filter((t) => t.op === 'Input');
+  }
+
+  params(): Tensor[] {
+    return this.nodeList.filter((t) => t.op === 'Param');
+  }
+
+  /** The Input or Param declared under `name`, if any. */
+  byName(name: string): Tensor | undefined {
+    return this.named.get(name);
+  }
+
+  // ---- leaves -------------------------------------------------------------------
+
+  /** A run-time input. Dims may be numbers, symbols ('B') or -1 for an anonymous unknown. */
+  input(name: string, dtype: DType, shape: readonly Dim[]): Tensor {
+    const dims = shape.map((d) => (d === -1 ? unknownDim() : d));
+    for (const d of dims) {
+      if (typeof d === 'number' && !(Number.isInteger(d) && d >= 0)) {
+        throw new Error(`input '${name}': bad dimension ${d} in ${formatShape(shape)}`);
+      }
+    }
+    return this.declare(name, 'Input', dtype, dims);
+  }
+
+  /** A trainable parameter: fed by name at run time, or baked as an initializer on export. */
+  param(name: string, shape: readonly number[], dtype: 'float32' | 'float64' = 'float32'): Tensor {
+    if (!shape.every((d) => Number.isInteger(d) && d > 0)) {
+      throw new Error(`param '${name}': shape must be positive integers, got ${formatShape(shape)}`);
+    }
+    return this.declare(name, 'Param', dtype, shape);
+  }
+
+  const(values: number | readonly number[] | HostArray, options: ConstOptions = {}): Tensor {
+    const isHost = ArrayBuffer.isView(values);
+    const dtype = options.dtype ?? (isHost ? dtypeOfArray(values as HostArray) : 'float32');
+    let data: HostArray;
+    if (isHost && dtypeOfArray(values as HostArray) === dtype) data = (values as HostArray).slice();
+    else if (isHost) throw new Error(`const: data is ${dtypeOfArray(values as HostArray)} but dtype says ${dtype}`);
+    else data = toHostArray(typeof values === 'number' ? [values] : (values as readonly number[]), dtype);
+    const shape = options.shape ?? (typeof values === 'number' ? [] : [data.length]);
+    if (numel(shape) !== data.length) {
+      throw new Error(`const: ${data.length} values do not fill shape ${formatShape(shape)}`);
+    }
+    const value: ConstValue = { dtype, shape: [...shape], data };
+    return this.node('Const', [], {}, dtype, shape, undefined, value);
+  }
+
+  /** A scalar constant, shared between all uses of the same value and dtype. */
+  scalar(value: number, dtype: DType): Tensor {
+    const key = `${dtype}:${Object.is(value, -0) ? '-0' : String(value)}`;
+    let t = this.scalarCache.get(key);
+    if (!t) {
+      t = this.const(value, { dtype });
+      this.scalarCache.set(key, t);
+    }
+    return t;
+  }
+
+  // ---- elementwise arithmetic (broadcasting) --------------------------------------
+
+  add(a: Operand, b: Operand): Tensor {
+    return this.binary('Add', a, b);
+  }
+  sub(a: Operand, b: Operand): Tensor {
+    return this.binary('Sub', a, b);
+  }
+  mul(a: Operand, b: Operand): Tensor {
+    return this.binary('Mul', a, b);
+  }
+  div(a: Operand, b: Operand): Tensor {
+    return this.binary('Div', a, b);
+  }
+  pow(base: Operand, exponent: Operand): Tensor {
+    return this.binary('Pow', base, exponent);
+  }
+  /** Elementwise minimum of two tensors (ties split the gradient evenly). */
+  min(a: Operand, b: Operand): Tensor {
+    return this.binary('Min', a, b);
+  }
+  /** Elementwise maximum of two tensors (ties split the gradient evenly). */
+  max(a: Operand, b: Operand): Tensor {
+    return this.binary('Max', a, b);
+  }
+
+  // ---- comparisons and logic (bool results, no gradient) ---------------------------
+
+  less(a: Operand, b: Operand): Tensor {
+    return this.binary('Less', a, b, 'bool');
+  }
+  lessOrEqual(a: Operand, b: Operand): Tensor {
+    return this.binary('LessOrEqual', a, b, 'bool');
+  }
+  greater(a: Operand, b: Operand): Tensor {
+    return this.binary('Greater', a, b, 'bool');
+  }
+  greaterOrEqual(a: Operand, b: Operand): Tensor {
+    return this.binary('GreaterOrEqual', a, b, 'bool');
+  }
+  equal(a: Operand, b: Operand): Tensor {
+    return this.binary('Equal', a, b, 'bool');
+  }
+  and(a: Tensor, b: Tensor): Tensor {
+    this.requireDtype('And', a, 'bool');
+    this.requireDtype('And', b, 'bool');
+    return this.binary('And', a, b, 'bool');
+  }
+  or(a: Tensor, b: Tensor): Tensor {
+    this.requireDtype('Or', a, 'bool');
+    this.requireDtype('Or', b, 'bool');
+    return this.binary('Or', a, b, 'bool');
+  }
+  not(x: Tensor): Tensor {
+    this.requireDtype('Not', x, 'bool');
+    return this.node('Not', [x], {}, 'bool', x.shape);
+  }
+
+  /** Picks `a` where `cond` is true, else `b`; all three broadcast. */
+  where(cond: Tensor, a: Operand, b: Operand): Tensor {
+    this.own(cond, 'Where');
+    this.requireDtype('Where', cond, 'bool');
+    const [ta, tb] = this.lift('Where', a, b);
+    const shape = broadcastShapes(cond.shape, broadcastShapes(ta.shape, tb.shape, 'Where'), 'Where');
+    return this.node('Where', [cond, ta, tb], {}, ta.dtype, shape);
+  }
+
+  // ---- elementwise unary -----------------------------------------------------------
+
+  neg(x: Tensor): Tensor {
+    return this.unary('Neg', x, false);
+  }
+  abs(x: Tensor): Tensor {
+    return this.unary('Abs', x, false);
+  }
+  /** -1, 0 or 1; its gradient is zero. */
+  sign(x: Tensor): Tensor {
+    return this.unary('Sign', x, false);
+  }
+  exp(x: Tensor): Tensor {
+    return this.unary('Exp', x);
+  }
+  log(x: Tensor): Tensor {
+    return this.unary('Log', x);
+  }
+  sqrt(x: Tensor): Tensor {
+    return this.unary('Sqrt', x);
+  }
+  tanh(x: Tensor): Tensor {
+    return this.unary('Tanh', x);
+  }
+  sigmoid(x: Tensor): Tensor {
+    return this.unary('Sigmoid', x);
+  }
+  relu(x: Tensor): Tensor {
+    return this.unary('Relu', x);
+  }
+  /** log(1 + exp(x)), smooth everywhere (e.g. for SAC's tanh-squash correction). */
+  softplus(x: Tensor): Tensor {
+    return this.unary('Softplus', x);
+  }
+  identity(x: Tensor): Tensor {
+    return this.unary('Identity', x, false);
+  }
+  /** Passes the value through but no gradient (targets, old log-probs, bootstrapped values). */
+  stopGradient(x: Tensor): Tensor {
+    return this.unary('StopGradient', x, false);
+  }
+  square(x: Tensor): Tensor {
+    return this.mul(x, x);
+  }
+
+  /** Clamps to [lo, hi]. Number bounds use ONNX Clip; tensor bounds compose Max and Min. */
+  clip(x: Tensor, lo?: Operand, hi?: Operand): Tensor {
+    this.own(x, 'Clip');
+    if (typeof lo !== 'object' && typeof hi !== 'object') {
+      this.requireFloat('Clip', x);
+      const min = this.scalar(lo ?? -Infinity, x.dtype);
+      const max = this.scalar(hi ?? Infinity, x.dtype);
+      return this.node('Clip', [x, min, max], {}, x.dtype, x.shape);
+    }
+    let y = x;
+    if (lo !== undefined) y = this.max(y, lo);
+    if (hi !== undefined) y = this.min(y, hi);
+    return y;
+  }
+
+  // ---- softmax family --------------------------------------------------------------
+
+  softmax(x: Tensor, axis = -1): Tensor {
+    return this.alongAxis('Softmax', x, axis);
+  }
+  logSoftmax(x: Tensor, axis = -1): Tensor {
+    return this.alongAxis('LogSoftmax', x, axis);
+  }
+
+  // ---- reductions ------------------------------------------------------------------
+
+  reduceSum(x: Tensor, options: ReduceOptions = {}): Tensor {
+    return this.reduce('ReduceSum', x, options);
+  }
+  reduceMean(x: Tensor, options: ReduceOptions = {}): Tensor {
+    return this.reduce('ReduceMean', x, options);
+  }
+  reduceMax(x: Tensor, options: ReduceOptions = {}): Tensor {
+    return this.reduce('ReduceMax', x, options);
+  }
+  /** Short for reduceMean; over all axes gives a scalar. */
+  mean(x: Tensor, options: ReduceOptions = {}): Tensor {
+    return this.reduceMean(x, options);
+  }
+  /** Short for reduceSum; over all axes gives a scalar. */
+  sum(x: Tensor, options: ReduceOptions = {}): Tensor {
+    return this.reduceSum(x, options);
+  }
+
+  /** Index of the largest value along `axis` (int64; ties pick the first). */
+  argMax(x: Tensor, axis = -1, keepdims = false): Tensor {
+    this.own(x, 'ArgMax');
+    const ax = normalizeAxis(axis, x.rank, 'ArgMax');
+    const shape = reducedShape(x.shape, [ax], keepdims);
+    return this.node('ArgMax', [x], { axis: ax, keepdims: keepdims ? 1 : 0 }, 'int64', shape);
+  }
+
+  // ---- linear algebra --------------------------------------------------------------
+
+  matmul(a: Tensor, b: Tensor): Tensor {
+    this.own(a, 'MatMul');
+    this.own(b, 'MatMul');
+    this.requireFloat('MatMul', a);
+    this.sameDtype('MatMul', a, b);
+    return this.node('MatMul', [a, b], {}, a.dtype, matmulShape(a.shape, b.shape));
+  }
+
+  /** ONNX Gemm semantics, alpha * A' B' + beta * C, composed from MatMul so it has a gradient. */
+  gemm(a: Tensor, b: Tensor, c?: Tensor, options: GemmOptions = {}): Tensor {
+    const { alpha = 1, beta = 1, transA = false, transB = false } = options;
+    let y = this.matmul(transA ? this.transpose(a) : a, transB ? this.transpose(b) : b);
+    if (alpha !== 1) y = this.mul(y, alpha);
+    if (c !== undefined) y = this.add(y, beta === 1 ? c : this.mul(c, beta));
+    return y;
+  }
+
+  /** x @ w + b: a dense layer with w of shape [in, out] and b of shape [out]. */
+  linear(x: Tensor, w: Tensor, b?: Tensor): Tensor {
+    const y = this.matmul(x, w);
+    return b === undefined ? y : this.add(y, b);
+  }
+
+  // ---- indexing --------------------------------------------------------------------
+
+  /** ONNX GatherElements: out[i][j] = x[i][index[i][j]] for axis 1, and so on. */
+  gatherElements(x: Tensor, index: Tensor, axis: number): Tensor {
+    this.own(x, 'GatherElements');
+    this.own(index, 'GatherElements');
+    this.requireDtype('GatherElements', index, 'int64');
+    if (index.rank !== x.rank) {
+      throw new Error(`GatherElements: index rank ${index.rank} differs from data rank ${x.rank}`);
+    }
+    const ax = normalizeAxis(axis, x.rank, 'GatherElements');
+    return this.node('GatherElements', [x, index], { axis: ax }, x.dtype, index.shape);
+  }
+
+  /**
+   * Picks one entry of the last axis per row: x [..., A] and index [...] (int64) give [...].
+   * This is log pi(a|s) from log-probabilities and taken actions.
+   */
+  gatherLast(x: Tensor, index: Tensor): Tensor {
+    if (index.rank !== x.rank - 1) {
+      throw new Error(`gatherLast: index ${formatShape(index.shape)} must have the shape of ${formatShape(x.shape)} without its last axis`);
+    }
+    const picked = this.gatherElements(x, this.unsqueeze(index, [index.rank]), -1);
+    return this.squeeze(picked, [x.rank - 1]);
+  }
+
+  /** ONNX ScatterElements with reduction 'add' into `data` (the gradient of GatherElements). */
+  scatterAdd(data: Tensor, index: Tensor, updates: Tensor, axis: number): Tensor {
+    this.own(data, 'ScatterElements');
+    this.requireDtype('ScatterElements', index, 'int64');
+    this.sameDtype('ScatterElements', data, updates);
+    const ax = normalizeAxis(axis, data.rank, 'ScatterElements');
+    return this.node('ScatterElements', [data, index, updates], { axis: ax, reduction: 'add' }, data.dtype, data.shape);
+  }
+
+  // ---- shape manipulation ----------------------------------------------------------
+
+  /**
+   * ONNX Reshape: 0 keeps the input's dim at that position, -1 takes what is left,
+   * so [0, -1] flattens each row of a [B, ...] batch. A tensor target is an int64 shape.
+   */
+  reshape(x: Tensor, target: readonly number[] | Tensor): Tensor {
+    this.own(x, 'Reshape');
+    if (target instanceof Tensor) {
+      this.requireDtype('Reshape', target, 'int64');
+      return this.node('Reshape', [x, target], {}, x.dtype, this.shapeValue(target));
+    }
+    const shape = reshapedShape(x.shape, target);
+    if (isStatic(x.shape) && isStatic(shape) && numel(x.shape) !== numel(shape)) {
+      throw new Error(`Reshape: cannot reshape ${formatShape(x.shape)} to [${target.join(', ')}]`);
+    }
+    const targetT = this.const(target, { dtype: 'int64' });
+    return this.node('Reshape', [x, targetT], {}, x.dtype, shape);
+  }
+
+  /** Reshapes to the run-time shape of `like` (used by gradients; works with symbolic dims). */
+  reshapeLike(x: Tensor, like: Tensor): Tensor {
+    return this.reshape(x, this.shapeOf(like));
+  }
+
+  transpose(x: Tensor, perm?: readonly number[]): Tensor {
+    this.own(x, 'Transpose');
+    const p = perm ? perm.map((a) => normalizeAxis(a, x.rank, 'Transpose')) : [...Array(x.rank).keys()].reverse();
+    if (p.length !== x.rank || new Set(p).size !== p.length) {
+      throw new Error(`Transpose: [${perm?.join(', ')}] is not a permutation of ${x.rank} axes`);
+    }
+    return this.node('Transpose', [x], { perm: p }, x.dtype, p.map((a) => x.shape[a]!));
+  }
+
+  /** Inserts size-1 axes; `axes` index the output. */
+  unsqueeze(x: Tensor, axes: readonly number[]): Tensor {
+    this.own(x, 'Unsqueeze');
+    const ax = normalizeAxes(axes, x.rank + axes.length, 'Unsqueeze');
+    return this.node('Unsqueeze', [x], { axes: ax }, x.dtype, unsqueezedShape(x.shape, ax));
+  }
+
+  /** Removes size-1 axes (which must be known to be 1). */
+  squeeze(x: Tensor, axes: readonly number[]): Tensor {
+    this.own(x, 'Squeeze');
+    const ax = normalizeAxes(axes, x.rank, 'Squeeze');
+    for (const a of ax) {
+      if (x.shape[a] !== 1) throw new Error(`Squeeze: axis ${a} of ${x.describe()} is not 1`);
+    }
+    return this.node('Squeeze', [x], { axes: ax }, x.dtype, x.shape.filter((_, i) => !ax.includes(i)));
+  }
+
+  concat(xs: readonly Tensor[], axis: number): Tensor {
+    if (xs.length === 0) throw new Error('Concat: no inputs');
+    const first = xs[0]!;
+    for (const t of xs) {
+      this.own(t, 'Concat');
+      this.sameDtype('Concat', first, t);
+      if (t.rank !== first.rank) throw new Error(`Concat: ranks differ: ${first.describe()} and ${t.describe()}`);
+    }
+    const ax = normalizeAxis(axis, first.rank, 'Concat');
+    const shape = first.shape.map((d, i) => {
+      if (i !== ax) {
+        for (const t of xs) {
+          const e = t.shape[i]!;
+          if (typeof d === 'number' && typeof e === 'number' && d !== e) {
+            throw new Error(`Concat: dim ${i} differs between ${first.describe()} and ${t.describe()}`);
+          }
+        }
+        return d;
+      }
+      const sizes = xs.map((t) => t.shape[ax]!);
+      return sizes.every((s): s is number => typeof s === 'number') ? sizes.reduce((p, s) => p + s, 0) : unknownDim();
+    });
+    return this.node('Concat', xs, { axis: ax }, first.dtype, shape);
+  }
+
+  /** x[..., start:end, ...] along one axis (numpy rules for negative and out-of-range bounds). */
+  slice(x: Tensor, axis: number, start: number, end?: number): Tensor {
+    const e = end ?? SLICE_END;
+    return this.sliceDynamic(x, axis, this.const([start], { dtype: 'int64' }), this.const([e], { dtype: 'int64' }));
+  }
+
+  /** Slice with int64 [1] start/end tensors computed in the graph. */
+  sliceDynamic(x: Tensor, axis: number, start: Tensor, end: Tensor): Tensor {
+    this.own(x, 'Slice');
+    const ax = normalizeAxis(axis, x.rank, 'Slice');
+    const axesT = this.const([ax], { dtype: 'int64' });
+    const shape = x.shape.map((d, i) => (i === ax ? slicedDim(d, start, end) : d));
+    return this.node('Slice', [x, start, end, axesT], {}, x.dtype, shape);
+  }
+
+  /** Zero-pads with `pads` = [begin per axis..., end per axis...] (the gradient of Slice). */
+  pad(x: Tensor, pads: readonly number[]): Tensor {
+    this.own(x, 'Pad');
+    if (pads.length !== 2 * x.rank) throw new Error(`Pad: need ${2 * x.rank} pads for ${x.describe()}`);
+    const shape = x.shape.map((d, i) =>
+      typeof d === 'number' ? d + pads[i]! + pads[i + x.rank]! : pads[i] === 0 && pads[i + x.rank] === 0 ? d : unknownDim(),
+    );
+    return this.node('Pad', [x, this.const(pads, { dtype: 'int64' })], {}, x.dtype, shape);
+  }
+
+  /** Broadcasts x to the run-time shape of `like` (numpy rules). */
+  expandAs(x: Tensor, like: Tensor): Tensor {
+    this.own(x, 'Expand');
+    const shape = broadcastShapes(x.shape, like.shape, 'Expand');
+    return this.node('Expand', [x, this.shapeOf(like)], {}, x.dtype, shape);
+  }
+
+  cast(x: Tensor, dtype: DType): Tensor {
+    this.own(x, 'Cast');
+    if (x.dtype === dtype) return x;
+    return this.node('Cast', [x], { to: dtype }, dtype, x.shape);
+  }
+
+  // ---- run-time shape queries (int64, no gradient) ---------------------------------
+
+  /** The run-time shape of x as int64 [rank], or dims [start, end) of it. */
+  shapeOf(x: Tensor, start?: number, end?: number): Tensor {
+    this.own(x, 'Shape');
+    const s = start === undefined ? 0 : normalizeAxis(start, x.rank, 'Shape');
+    const e = end === undefined ? x.rank : end < 0 ? end + x.rank : end;
+    const attrs: Record<string, number> = {};
+    if (start !== undefined) attrs.start = s;
+    if (end !== undefined) attrs.end = e;
+    return this.node('Shape', [x], attrs, 'int64', [e - s]);
+  }
+
+  /** The number of elements of x, as an int64 scalar. */
+  size(x: Tensor): Tensor {
+    this.own(x, 'Size');
+    return this.node('Size', [x], {}, 'int64', []);
+  }
+
+  /** A tensor of x's run-time shape filled with `value`. */
+  fillLike(x: Tensor, value: number, dtype: DType = x.dtype): Tensor {
+    const fill: ConstValue = { dtype, shape: [1], data: toHostArray([value], dtype) };
+    return this.node('ConstantOfShape', [this.shapeOf(x)], { value: { tensor: fill } }, dtype, x.shape);
+  }
+
+  zerosLike(x: Tensor): Tensor {
+    return this.fillLike(x, 0);
+  }
+
+  /**
+   * Any ONNX op of the default domain, for ops this builder does not wrap. You state the
+   * output dtype and shape; such an op has no gradient rule unless one is added to gradients.ts.
+   */
+  custom(op: string, inputs: readonly Tensor[], out: { dtype: DType; shape: Shape; attrs?: Attrs }): Tensor {
+    for (const t of inputs) this.own(t, op);
+    if (RESERVED_OPS.has(op)) throw new Error(`custom: '${op}' is built in; use its own method`);
+    return this.node(op, inputs, out.attrs ?? {}, out.dtype, out.shape);
+  }
+
+  // ---- internals -------------------------------------------------------------------
+
+  private declare(name: string, op: 'Input' | 'Param', dtype: DType, shape: Shape): Tensor {
+    if (name === '' || name.startsWith('_')) {
+      throw new Error(`${op.toLowerCase()} '${name}': names must be non-empty and not start with '_' (reserved for generated names)`);
+    }
+    if (this.named.has(name)) throw new Error(`${op.toLowerCase()} '${name}': name already declared in this graph`);
+    const t = this.node(op, [], {}, dtype, shape, name);
+    this.named.set(name, t);
+    return t;
+  }
+
+  private node(op: string, inputs: readonly Tensor[], attrs: Attrs, dtype: DType, shape: Shape, name?: string, value?: ConstValue): Tensor {
+    const t = new Tensor(this, this.nodeList.length, op, inputs, attrs, dtype, [...shape], name, value);
+    this.nodeList.push(t);
+    return t;
+  }
+
+  private own(t: Tensor, op: string): void {
+    if (!(t instanceof Tensor)) throw new Error(`${op}: expected a Tensor, got ${typeof t}`);
+    if (t.graph !== this) throw new Error(`${op}: ${t.describe()} belongs to another graph`);
+  }
+
+  /** Turns number operands into scalars of the tensor operand's dtype. */
+  private lift(op: string, a: Operand, b: Operand): [Tensor, Tensor] {
+    if (typeof a === 'number' && typeof b === 'number') throw new Error(`${op}: at least one operand must be a tensor`);
+    const ta = typeof a === 'number' ? this.scalar(a, (b as Tensor).dtype) : a;
+    const tb = typeof b === 'number' ? this.scalar(b, ta.dtype) : b;
+    this.own(ta, op);
+    this.own(tb, op);
+    this.sameDtype(op, ta, tb);
+    return [ta, tb];
+  }
+
+  private binary(op: string, a: Operand, b: Operand, outDtype?: DType): Tensor {
+    const [ta, tb] = this.lift(op, a, b);
+    if (outDtype === undefined && ta.dtype === 'bool') throw new Error(`${op}: not defined for bool tensors`);
+    return this.node(op, [ta, tb], {}, outDtype ?? ta.dtype, broadcastShapes(ta.shape, tb.shape, op));
+  }
+
+  private unary(op: string, x: Tensor, floatOnly = true): Tensor {
+    this.own(x, op);
+    if (floatOnly) this.requireFloat(op, x);
+    return this.node(op, [x], {}, x.dtype, x.shape);
+  }
+
+  private alongAxis(op: string, x: Tensor, axis: number): Tensor {
+    this.own(x, op);
+    this.requireFloat(op, x);
+    return this.node(op, [x], { axis: normalizeAxis(axis, x.rank, op) }, x.dtype, x.shape);
+  }
+
+  private reduce(op: string, x: Tensor, options: ReduceOptions): Tensor {
+    this.own(x, op);
+    if (x.dtype === 'bool') throw new Error(`${op}: not defined for bool tensors`);
+    const axes = normalizeAxes(options.axes, x.rank, op);
+    const keepdims = options.keepdims ?? false;
+    return this.node(op, [x], { axes, keepdims: keepdims ? 1 : 0 }, x.dtype, reducedShape(x.shape, axes, keepdims));
+  }
+
+  /** Static view of an int64 shape tensor's values, as far as they are known. */
+  private shapeValue(shapeT: Tensor): Dim[] {
+    if (shapeT.rank !== 1 || typeof shapeT.shape[0] !== 'number') {
+      throw new Error(`shape tensor must be int64 [n] with n known, got ${shapeT.describe()}`);
+    }
+    if (shapeT.op === 'Shape') {
+      const src = shapeT.inputs[0]!;
+      const start = (shapeT.attrs.start as number | undefined) ?? 0;
+      const end = (shapeT.attrs.end as number | undefined) ?? src.rank;
+      return src.shape.slice(start, end);
+    }
+    if (shapeT.op === 'Const') return [...(shapeT.value!.data as BigInt64Array)].map(Number);
+    return Array.from({ length: shapeT.shape[0] }, () => unknownDim());
+  }
+
+  private requireFloat(op: string, t: Tensor): void {
+    if (!isFloat(t.dtype)) throw new Error(`${op}: needs a float tensor, got ${t.describe()}`);
+  }
+
+  private requireDtype(op: string, t: Tensor, dtype: DType): void {
+    if (t.dtype !== dtype) throw new Error(`${op}: needs a ${dtype} tensor, got ${t.describe()}`);
+  }
+
+  private sameDtype(op: string, a: Tensor, b: Tensor): void {
+    if (a.dtype !== b.dtype) {
+      throw new Error(`${op}: dtypes differ: ${a.describe()} and ${b.describe()}; cast one of them first`);
+    }
+  }
+}
+
+// Ops with dedicated builders (and leaves), which custom() must not be used to fake.
+const RESERVED_OPS = new Set(['Input', 'Param', 'Const', 'StopGradient']);
+
+/** Static size of one sliced dim, when the bounds are constants. */
+function slicedDim(d: Dim, start: Tensor, end: Tensor): Dim {
+  if (start.op !== 'Const' || end.op !== 'Const') return unknownDim();
+  const s = Number((start.value!.data as BigInt64Array)[0]);
+  const e = Number((end.value!.data as BigInt64Array)[0]);
+  if (typeof d === 'number') {
+    const clamp = (v: number) => Math.min(Math.max(v < 0 ? v + d : v, 0), d);
+    return Math.max(clamp(e) - clamp(s), 0);
+  }
+  if (s >= 0 && e >= s && e < SLICE_END) return e - s;
+  if (s === 0 && e === SLICE_END) return d;
+  return unknownDim();
+}

@@ -1,0 +1,15 @@
+// runtime/tensor: graphs that compile to ONNX, reverse-mode autodiff, onnxruntime sessions,
+// parameters and optimisers. See README.md in this folder.
+
+export type { DType, Dim, Shape, HostArray } from './types.js';
+export { Tensor, type Attrs, type AttrValue, type ConstValue } from './tensor.js';
+export { Graph, type Operand, type ReduceOptions, type ConstOptions, type GemmOptions } from './graph.js';
+export { grad, type GradOptions } from './grad.js';
+export { GRADIENTS, type GradientRule, unbroadcast } from './gradients.js';
+export { buildModel, type BuiltModel, type ModelIO, type ModelOptions, type ParamSource } from './onnx.js';
+export { Session, type SessionOptions, type ExecutionProvider, type Feed, type HostTensor } from './session.js';
+export { GradientSession, type GradientSessionOptions, type LossAndGrads } from './gradient-session.js';
+export { ParamStore, type Param, type ParamSnapshot } from './params.js';
+export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type SGDOptions, type SGDState } from './optim.js';
+export * as nn from './nn.js';
+export * as init from './init.js';

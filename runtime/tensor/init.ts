@@ -1,0 +1,72 @@
+// Parameter initialisers with a seeded generator, so runs are reproducible.
+
+/** A small seeded uniform generator on [0, 1) (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Standard normal samples (Box-Muller). */
+export function normal(random: () => number, size: number, std = 1): Float32Array {
+  const out = new Float32Array(size);
+  for (let i = 0; i < size; i += 2) {
+    const r = Math.sqrt(-2 * Math.log(1 - random()));
+    const theta = 2 * Math.PI * random();
+    out[i] = std * r * Math.cos(theta);
+    if (i + 1 < size) out[i + 1] = std * r * Math.sin(theta);
+  }
+  return out;
+}
+
+export function uniform(random: () => number, size: number, low: number, high: number): Float32Array {
+  const out = new Float32Array(size);
+  for (let i = 0; i < size; i++) out[i] = low + (high - low) * random();
+  return out;
+}
+
+/** PyTorch's nn.Linear default: U(-1/sqrt(fanIn), 1/sqrt(fanIn)) for weights and biases alike. */
+export function linearDefault(random: () => number, size: number, fanIn: number): Float32Array {
+  const bound = 1 / Math.sqrt(fanIn);
+  return uniform(random, size, -bound, bound);
+}
+
+/**
+ * A [rows, cols] matrix with orthonormal rows or columns (whichever are fewer), times
+ * `gain`: the initialisation CleanRL uses (gain sqrt(2) for hidden layers, 0.01 for the
+ * policy head, 1 for the value head). Gram-Schmidt on a Gaussian matrix, which equals QR
+ * with a positive-diagonal R, as torch.nn.init.orthogonal_ does.
+ */
+export function orthogonal(random: () => number, rows: number, cols: number, gain = 1): Float32Array {
+  const tall = rows >= cols;
+  const n = tall ? rows : cols; // vector length
+  const k = tall ? cols : rows; // number of orthonormal vectors
+  const g = normal(random, n * k);
+  const q: Float64Array[] = [];
+  for (let j = 0; j < k; j++) {
+    const v = Float64Array.from(g.subarray(j * n, (j + 1) * n));
+    for (const u of q) {
+      let dot = 0;
+      for (let i = 0; i < n; i++) dot += u[i]! * v[i]!;
+      for (let i = 0; i < n; i++) v[i] -= dot * u[i]!;
+    }
+    let norm = 0;
+    for (let i = 0; i < n; i++) norm += v[i]! * v[i]!;
+    norm = Math.sqrt(norm);
+    for (let i = 0; i < n; i++) v[i] /= norm;
+    q.push(v);
+  }
+  const out = new Float32Array(rows * cols);
+  for (let j = 0; j < k; j++) {
+    for (let i = 0; i < n; i++) {
+      // Tall: vector j is column j; wide: vector j is row j.
+      out[tall ? i * cols + j : j * cols + i] = gain * q[j]![i]!;
+    }
+  }
+  return out;
+}

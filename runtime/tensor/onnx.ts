@@ -1,0 +1,194 @@
+// Serialises a Graph to ONNX (ModelProto bytes, opset 18). Only the nodes the chosen
+// outputs depend on are written, so one graph can hold forward, gradients and extras
+// and be cut into several models.
+
+import type { Graph } from './graph.js';
+import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
+import { isUnknownDim } from './shape.js';
+import type { AttrValue, ConstValue, Tensor } from './tensor.js';
+import { type DType, type HostArray, type Shape, formatShape } from './types.js';
+
+/** Where baked parameter values come from (a ParamStore fits). */
+export interface ParamSource {
+  find(name: string): { readonly data: Float32Array | Float64Array; readonly shape: readonly number[] } | undefined;
+}
+
+export interface ModelOptions {
+  /** Graph outputs by name. */
+  readonly outputs: Readonly<Record<string, Tensor>>;
+  /**
+   * Bake parameters as initializers with these values, so the model needs only its data
+   * inputs (a standalone policy). Without it, parameters are graph inputs fed at each run.
+   */
+  readonly bake?: ParamSource;
+  readonly graphName?: string;
+  readonly docString?: string;
+}
+
+export interface ModelIO {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly shape: Shape;
+  /** True for a Param fed as an input. */
+  readonly isParam: boolean;
+}
+
+export interface BuiltModel {
+  readonly bytes: Uint8Array;
+  readonly inputs: readonly ModelIO[];
+  readonly outputs: readonly ModelIO[];
+}
+
+// Ops whose axes are an int64 input from opset 13 (ReduceSum, Squeeze, Unsqueeze) or 18 (the other Reduce ops).
+const AXES_AS_INPUT = new Set(['ReduceSum', 'ReduceMean', 'ReduceMax', 'Squeeze', 'Unsqueeze']);
+
+/** Builds the ONNX model computing `outputs` from the graph's inputs (and parameters). */
+export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
+  const outputs = Object.entries(options.outputs);
+  if (outputs.length === 0) throw new Error('buildModel: no outputs given');
+  for (const [name, t] of outputs) {
+    if (t.graph !== graph) throw new Error(`buildModel: output '${name}' is ${t.describe()} of another graph`);
+    if (name === '' || name.startsWith('_')) throw new Error(`buildModel: output name '${name}' must be non-empty and not start with '_'`);
+    if (graph.byName(name)) throw new Error(`buildModel: output name '${name}' is already an input or parameter name`);
+  }
+
+  const writer = new ModelWriter(options.bake);
+  const needed = reachableFrom(outputs.map(([, t]) => t));
+
+  // An op computing exactly one output writes it under the output's name; other outputs
+  // (inputs, constants, a tensor asked for twice) get an Identity.
+  const claimed = new Map<Tensor, string>();
+  const identities: [string, Tensor][] = [];
+  for (const [name, t] of outputs) {
+    if (!t.isLeaf && !claimed.has(t)) claimed.set(t, name);
+    else identities.push([name, t]);
+  }
+  const nameOf = (t: Tensor): string => claimed.get(t) ?? t.name ?? (t.op === 'Const' ? `_c${t.id}` : `_t${t.id}`);
+
+  for (const t of needed) writer.add(t, nameOf);
+  for (const [name, t] of identities) writer.node('Identity', [nameOf(t)], name, `Identity_${name}`, []);
+
+  const outputIO: ModelIO[] = outputs.map(([name, t]) => ({ name, dtype: t.dtype, shape: t.shape, isParam: false }));
+  const model = {
+    ir_version: IR_VERSION,
+    opset_import: [{ domain: '', version: OPSET }],
+    producer_name: 'rlx',
+    producer_version: '0.1.0',
+    doc_string: options.docString,
+    graph: {
+      name: options.graphName ?? 'rlx',
+      node: writer.nodes,
+      initializer: writer.initializers,
+      input: writer.inputs.map(valueInfo),
+      output: outputIO.map(valueInfo),
+    },
+  };
+  const bytes = ModelProto.encode(model).finish();
+  return { bytes, inputs: writer.inputs, outputs: outputIO };
+}
+
+/** The nodes `roots` depend on, in topological (id) order. */
+function reachableFrom(roots: readonly Tensor[]): Tensor[] {
+  const seen = new Set<Tensor>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    if (seen.has(t)) continue;
+    seen.add(t);
+    stack.push(...t.inputs);
+  }
+  return [...seen].sort((a, b) => a.id - b.id);
+}
+
+class ModelWriter {
+  readonly nodes: object[] = [];
+  readonly initializers: object[] = [];
+  readonly inputs: ModelIO[] = [];
+  private readonly axesNames = new Map<string, string>();
+
+  constructor(private readonly bake: ParamSource | undefined) {}
+
+  add(t: Tensor, nameOf: (t: Tensor) => string): void {
+    switch (t.op) {
+      case 'Input':
+        this.inputs.push({ name: t.name!, dtype: t.dtype, shape: t.shape, isParam: false });
+        return;
+      case 'Param':
+        return this.addParam(t);
+      case 'Const':
+        this.initializers.push(tensorProto(nameOf(t), t.value!));
+        return;
+    }
+    const inputs = t.inputs.map(nameOf);
+    const attrs: [string, AttrValue][] = [];
+    let op = t.op;
+    for (const [key, value] of Object.entries(t.attrs)) {
+      if (key === 'axes' && AXES_AS_INPUT.has(op)) inputs.push(this.axesInput(value as number[]));
+      else if (key === 'to' && op === 'Cast') attrs.push([key, DataType[value as DType]]);
+      else attrs.push([key, value]);
+    }
+    if (op === 'StopGradient') op = 'Identity';
+    this.node(op, inputs, nameOf(t), `${t.op}_${t.id}`, attrs);
+  }
+
+  node(opType: string, inputs: string[], output: string, name: string, attrs: readonly [string, AttrValue][]): void {
+    this.nodes.push({ op_type: opType, input: inputs, output: [output], name, attribute: attrs.map(([k, v]) => attribute(k, v, name)) });
+  }
+
+  private addParam(t: Tensor): void {
+    if (!this.bake) {
+      this.inputs.push({ name: t.name!, dtype: t.dtype, shape: t.shape, isParam: true });
+      return;
+    }
+    const found = this.bake.find(t.name!);
+    if (!found) throw new Error(`buildModel: no value to bake for param '${t.name}'`);
+    if (found.shape.join(',') !== t.shape.join(',')) {
+      throw new Error(`buildModel: param '${t.name}' is ${formatShape(t.shape)} in the graph but ${formatShape(found.shape)} in the store`);
+    }
+    const data = t.dtype === 'float32' ? Float32Array.from(found.data) : Float64Array.from(found.data);
+    this.initializers.push(tensorProto(t.name!, { dtype: t.dtype, shape: found.shape, data }));
+  }
+
+  /** One shared int64 initializer per distinct axes list. */
+  private axesInput(axes: readonly number[]): string {
+    const key = axes.join(',');
+    let name = this.axesNames.get(key);
+    if (!name) {
+      name = `_axes${this.axesNames.size}`;
+      this.axesNames.set(key, name);
+      this.initializers.push(tensorProto(name, { dtype: 'int64', shape: [axes.length], data: BigInt64Array.from(axes, BigInt) }));
+    }
+    return name;
+  }
+}
+
+function bytesOf(data: HostArray): Uint8Array {
+  // raw_data is little-endian; typed arrays are in platform order, little-endian on x86 and ARM.
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+function tensorProto(name: string, value: ConstValue): object {
+  return { name, dims: [...value.shape], data_type: DataType[value.dtype], raw_data: bytesOf(value.data) };
+}
+
+function attribute(name: string, value: AttrValue, nodeName: string): object {
+  if (typeof value === 'number') {
+    return Number.isInteger(value) ? { name, type: AttributeType.INT, i: value } : { name, type: AttributeType.FLOAT, f: value };
+  }
+  if (typeof value === 'string') return { name, type: AttributeType.STRING, s: new TextEncoder().encode(value) };
+  if (Array.isArray(value)) {
+    const ints = value as readonly number[];
+    return ints.every(Number.isInteger) ? { name, type: AttributeType.INTS, ints } : { name, type: AttributeType.FLOATS, floats: ints };
+  }
+  if ('float' in value) return { name, type: AttributeType.FLOAT, f: value.float };
+  if ('floats' in value) return { name, type: AttributeType.FLOATS, floats: value.floats };
+  if ('tensor' in value) return { name, type: AttributeType.TENSOR, t: tensorProto('', value.tensor) };
+  throw new Error(`buildModel: attribute '${name}' of ${nodeName} has an unsupported value`);
+}
+
+function valueInfo(io: ModelIO): object {
+  const dim = io.shape.map((d) =>
+    typeof d === 'number' ? { dim_value: d } : isUnknownDim(d) ? {} : { dim_param: d },
+  );
+  return { name: io.name, type: { tensor_type: { elem_type: DataType[io.dtype], shape: { dim } } } };
+}

@@ -1,0 +1,183 @@
+// Optimisers over Float32Array parameter buffers, updated in place. Arithmetic is done in
+// float64 and stored as float32. Learning-rate schedules belong to the caller: pass the
+// rate to step() or set `lr` before it.
+
+import type { ParamStore } from './params.js';
+
+type ParamList = readonly Float32Array[] | ParamStore;
+
+function arrays(params: ParamList): Float32Array[] {
+  return Array.isArray(params) ? [...params] : (params as ParamStore).values;
+}
+
+function checkGrads(where: string, params: readonly Float32Array[], grads: readonly Float32Array[]): void {
+  if (grads.length !== params.length) throw new Error(`${where}: ${grads.length} gradients for ${params.length} parameters`);
+  grads.forEach((g, i) => {
+    if (g.length !== params[i]!.length) throw new Error(`${where}: gradient ${i} has ${g.length} elements, parameter has ${params[i]!.length}`);
+  });
+}
+
+function copyState(where: string, target: Float32Array[], source: readonly Float32Array[]): void {
+  if (source.length !== target.length) throw new Error(`${where}: state has ${source.length} buffers, optimiser has ${target.length}`);
+  source.forEach((s, i) => {
+    if (s.length !== target[i]!.length) throw new Error(`${where}: state buffer ${i} has ${s.length} elements, expected ${target[i]!.length}`);
+    target[i]!.set(s);
+  });
+}
+
+/** The global L2 norm of all gradients together. */
+export function gradNorm(grads: readonly Float32Array[]): number {
+  let sum = 0;
+  for (const g of grads) for (let i = 0; i < g.length; i++) sum += g[i]! * g[i]!;
+  return Math.sqrt(sum);
+}
+
+/**
+ * Scales all gradients in place so their global norm is at most `maxNorm` (as PyTorch's
+ * clip_grad_norm_, including its 1e-6 guard) and returns the norm before clipping.
+ */
+export function clipGradNorm(grads: readonly Float32Array[], maxNorm: number): number {
+  const norm = gradNorm(grads);
+  const scale = maxNorm / (norm + 1e-6);
+  if (scale < 1) for (const g of grads) for (let i = 0; i < g.length; i++) g[i] = g[i]! * scale;
+  return norm;
+}
+
+export interface AdamOptions {
+  readonly lr?: number;
+  readonly beta1?: number;
+  readonly beta2?: number;
+  /** 1e-8 by default; CleanRL's PPO uses 1e-5. */
+  readonly eps?: number;
+}
+
+export interface AdamState {
+  readonly step: number;
+  readonly m: readonly Float32Array[];
+  readonly v: readonly Float32Array[];
+}
+
+/** Adam with bias correction, the same update as torch.optim.Adam (no weight decay). */
+export class Adam {
+  lr: number;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly eps: number;
+  private readonly params: Float32Array[];
+  private readonly m: Float32Array[];
+  private readonly v: Float32Array[];
+  private t = 0;
+
+  constructor(params: ParamList, options: AdamOptions = {}) {
+    this.params = arrays(params);
+    this.lr = options.lr ?? 1e-3;
+    this.beta1 = options.beta1 ?? 0.9;
+    this.beta2 = options.beta2 ?? 0.999;
+    this.eps = options.eps ?? 1e-8;
+    this.m = this.params.map((p) => new Float32Array(p.length));
+    this.v = this.params.map((p) => new Float32Array(p.length));
+  }
+
+  get stepCount(): number {
+    return this.t;
+  }
+
+  /** One update with `grads` in parameter order; `lr` overrides the rate for this step and after. */
+  step(grads: readonly Float32Array[], lr: number = this.lr): void {
+    checkGrads('Adam.step', this.params, grads);
+    this.lr = lr;
+    this.t += 1;
+    const { beta1: b1, beta2: b2, eps } = this;
+    const stepSize = lr / (1 - b1 ** this.t);
+    const sqrtBc2 = Math.sqrt(1 - b2 ** this.t);
+    this.params.forEach((p, k) => {
+      const g = grads[k]!;
+      const m = this.m[k]!;
+      const v = this.v[k]!;
+      for (let i = 0; i < p.length; i++) {
+        const gi = g[i]!;
+        const mi = b1 * m[i]! + (1 - b1) * gi;
+        const vi = b2 * v[i]! + (1 - b2) * gi * gi;
+        m[i] = mi;
+        v[i] = vi;
+        p[i] = p[i]! - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
+      }
+    });
+  }
+
+  /** A copy of the moment estimates and step count, for checkpoints. */
+  state(): AdamState {
+    return { step: this.t, m: this.m.map((a) => a.slice()), v: this.v.map((a) => a.slice()) };
+  }
+
+  load(state: AdamState): void {
+    copyState('Adam.load (m)', this.m, state.m);
+    copyState('Adam.load (v)', this.v, state.v);
+    this.t = state.step;
+  }
+}
+
+export interface SGDOptions {
+  readonly lr?: number;
+  /** 0 (plain SGD) by default. */
+  readonly momentum?: number;
+  readonly nesterov?: boolean;
+}
+
+export interface SGDState {
+  readonly step: number;
+  readonly momentum: readonly Float32Array[];
+}
+
+/** SGD with optional (Nesterov) momentum, the same update as torch.optim.SGD without dampening. */
+export class SGD {
+  lr: number;
+  readonly momentum: number;
+  readonly nesterov: boolean;
+  private readonly params: Float32Array[];
+  private readonly buffers: Float32Array[];
+  private t = 0;
+
+  constructor(params: ParamList, options: SGDOptions = {}) {
+    this.params = arrays(params);
+    this.lr = options.lr ?? 1e-2;
+    this.momentum = options.momentum ?? 0;
+    this.nesterov = options.nesterov ?? false;
+    this.buffers = this.params.map((p) => new Float32Array(p.length));
+  }
+
+  get stepCount(): number {
+    return this.t;
+  }
+
+  step(grads: readonly Float32Array[], lr: number = this.lr): void {
+    checkGrads('SGD.step', this.params, grads);
+    this.lr = lr;
+    const mu = this.momentum;
+    const first = this.t === 0;
+    this.t += 1;
+    this.params.forEach((p, k) => {
+      const g = grads[k]!;
+      const buf = this.buffers[k]!;
+      for (let i = 0; i < p.length; i++) {
+        let d = g[i]!;
+        if (mu !== 0) {
+          // torch starts the buffer at the first gradient rather than at zero.
+          const b = first ? d : mu * buf[i]! + d;
+          buf[i] = b;
+          d = this.nesterov ? d + mu * b : b;
+        }
+        p[i] = p[i]! - lr * d;
+      }
+    });
+  }
+
+  state(): SGDState {
+    return { step: this.t, momentum: this.buffers.map((a) => a.slice()) };
+  }
+
+  load(state: SGDState): void {
+    copyState('SGD.load', this.buffers, state.momentum);
+    this.t = state.step;
+  }
+}

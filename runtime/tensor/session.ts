@@ -1,0 +1,194 @@
+// Runs graphs with onnxruntime-node: a graph and its outputs are serialised and compiled
+// into one InferenceSession once; each run only wraps the feeds. Symbolic dims ('B') stay
+// symbolic in the model, so one session serves every batch size.
+
+import * as ort from 'onnxruntime-node';
+import type { Graph } from './graph.js';
+import { type BuiltModel, type ModelIO, type ParamSource, buildModel } from './onnx.js';
+import type { ParamStore } from './params.js';
+import type { Tensor } from './tensor.js';
+import { type DType, type HostArray, dtypeOfArray, formatShape } from './types.js';
+
+export type ExecutionProvider = 'cpu' | 'cuda' | 'webgpu';
+
+export interface SessionOptions {
+  /**
+   * Execution providers in order of preference, default ['cpu']. A provider that cannot
+   * start is an error naming it; falling back (e.g. to cpu) is the caller's decision.
+   */
+  readonly providers?: readonly ExecutionProvider[];
+  /** Threads inside one op; default 1 (we parallelise across processes instead). */
+  readonly intraOpNumThreads?: number;
+  readonly graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all';
+  /** Feeds each Param input from this store at every run (its arrays are read live). */
+  readonly params?: ParamStore;
+  /** Bakes parameter values into the model as initializers instead (see buildModel). */
+  readonly bake?: ParamSource;
+}
+
+/** A run-time input: a buffer with its dims, or just the buffer when at most one dim is symbolic. */
+export type Feed = HostArray | { readonly data: HostArray; readonly dims: readonly number[] };
+
+export interface HostTensor {
+  readonly dtype: DType;
+  readonly dims: readonly number[];
+  readonly data: HostArray;
+}
+
+export class Session {
+  private readonly paramTensors = new Map<string, ort.Tensor>();
+
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    readonly model: BuiltModel,
+    private readonly params: ParamStore | undefined,
+  ) {}
+
+  /** Compiles `outputs` of `graph` (once; reuse the session for every run). */
+  static async create(graph: Graph, outputs: Readonly<Record<string, Tensor>>, options: SessionOptions = {}): Promise<Session> {
+    const model = buildModel(graph, { outputs, bake: options.bake });
+    if (options.params) {
+      for (const io of model.inputs) {
+        if (io.isParam && !options.params.has(io.name)) {
+          throw new Error(`Session: graph parameter '${io.name}' has no value in the ParamStore`);
+        }
+      }
+    }
+    return Session.fromModel(model, options);
+  }
+
+  /** Compiles an already built model. */
+  static async fromModel(model: BuiltModel, options: SessionOptions = {}): Promise<Session> {
+    const session = await createInferenceSession(model.bytes, options);
+    return new Session(session, model, options.params);
+  }
+
+  get inputNames(): string[] {
+    return this.model.inputs.map((io) => io.name);
+  }
+
+  get outputNames(): string[] {
+    return this.model.outputs.map((io) => io.name);
+  }
+
+  /**
+   * Runs the model and returns every output as a Float32Array (the training path; all
+   * outputs must be float32, else use runTensors). Feeds the model does not use are ignored.
+   */
+  async run(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, Float32Array>> {
+    const other = this.model.outputs.find((io) => io.dtype !== 'float32');
+    if (other) throw new Error(`Session.run: output '${other.name}' is ${other.dtype}, not float32; use runTensors`);
+    const results = await this.session.run(this.prepareFeeds(feeds));
+    const out: Record<string, Float32Array> = {};
+    // onnxruntime-node hands back fresh arrays each run, so callers may keep them.
+    for (const io of this.model.outputs) out[io.name] = results[io.name]!.data as Float32Array;
+    return out;
+  }
+
+  /** Runs the model and returns outputs of any dtype with their dims. */
+  async runTensors(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, HostTensor>> {
+    const results = await this.session.run(this.prepareFeeds(feeds));
+    const out: Record<string, HostTensor> = {};
+    for (const io of this.model.outputs) {
+      const t = results[io.name]!;
+      out[io.name] = { dtype: io.dtype, dims: t.dims, data: t.data as HostArray };
+    }
+    return out;
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+
+  private prepareFeeds(feeds: Readonly<Record<string, Feed>>): Record<string, ort.Tensor> {
+    const out: Record<string, ort.Tensor> = {};
+    const bound = new Map<string, number>();
+    for (const io of this.model.inputs) {
+      const feed = feeds[io.name];
+      if (feed === undefined && io.isParam && this.params) {
+        out[io.name] = this.paramTensor(io);
+        continue;
+      }
+      if (feed === undefined) {
+        const what = io.isParam ? 'parameter' : 'input';
+        throw new Error(`Session.run: missing ${what} '${io.name}' (${io.dtype} ${formatShape(io.shape)})`);
+      }
+      const { data, dims } = resolveFeed(io, feed);
+      checkFeed(io, data, dims, bound);
+      out[io.name] = new ort.Tensor(io.dtype, data, dims);
+    }
+    return out;
+  }
+
+  /** One ort.Tensor per parameter, wrapping the store's array, which optimisers update in place. */
+  private paramTensor(io: ModelIO): ort.Tensor {
+    const param = this.params!.get(io.name);
+    let t = this.paramTensors.get(io.name);
+    if (!t || t.data !== param.data) {
+      if (io.dtype !== 'float32') throw new Error(`Session.run: parameter '${io.name}' is ${io.dtype}; a ParamStore holds float32 only, feed it explicitly`);
+      t = new ort.Tensor('float32', param.data, param.shape);
+      this.paramTensors.set(io.name, t);
+    }
+    return t;
+  }
+}
+
+async function createInferenceSession(bytes: Uint8Array, options: SessionOptions): Promise<ort.InferenceSession> {
+  const providers = options.providers ?? ['cpu'];
+  try {
+    return await ort.InferenceSession.create(bytes, {
+      executionProviders: [...providers],
+      intraOpNumThreads: options.intraOpNumThreads ?? 1,
+      graphOptimizationLevel: options.graphOptimizationLevel ?? 'all',
+    });
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    const accelerators = providers.filter((p) => p !== 'cpu');
+    if (accelerators.length > 0 && looksLikeProviderFailure(reason)) {
+      throw new Error(
+        `Session: could not start execution provider(s) ${accelerators.join(', ')} (${reason}); ` +
+          `install the provider's runtime, or run with providers ['cpu']`,
+      );
+    }
+    throw new Error(`Session: onnxruntime rejected the model (providers ${providers.join(', ')}): ${reason}`);
+  }
+}
+
+function looksLikeProviderFailure(reason: string): boolean {
+  return /provider|cuda|webgpu|dawn|vulkan|backend|\.so|library|device|adapter/i.test(reason);
+}
+
+function resolveFeed(io: ModelIO, feed: Feed): { data: HostArray; dims: readonly number[] } {
+  if (ArrayBuffer.isView(feed)) {
+    const data = feed as HostArray;
+    const unknown = io.shape.filter((d) => typeof d !== 'number').length;
+    if (unknown > 1) {
+      throw new Error(`Session.run: input '${io.name}' ${formatShape(io.shape)} has several symbolic dims; feed { data, dims }`);
+    }
+    const known = io.shape.reduce<number>((p, d) => (typeof d === 'number' ? p * d : p), 1);
+    const dims = io.shape.map((d) => (typeof d === 'number' ? d : known === 0 ? 0 : data.length / known));
+    return { data, dims };
+  }
+  return feed as { data: HostArray; dims: readonly number[] };
+}
+
+/** Checks dtype, size and dims against the declaration; symbols must agree across inputs. */
+function checkFeed(io: ModelIO, data: HostArray, dims: readonly number[], bound: Map<string, number>): void {
+  const fail = (why: string) =>
+    new Error(`Session.run: input '${io.name}' expects ${io.dtype} ${formatShape(io.shape)}, got ${dtypeOfArray(data)} ${formatShape(dims)}: ${why}`);
+  if (dtypeOfArray(data) !== io.dtype) throw fail('wrong element type');
+  if (dims.length !== io.shape.length) throw fail('wrong rank');
+  let size = 1;
+  dims.forEach((n, i) => {
+    const d = io.shape[i]!;
+    if (!Number.isInteger(n) || n < 0) throw fail(`dim ${i} is not a size`);
+    if (typeof d === 'number' && d !== n) throw fail(`dim ${i} must be ${d}`);
+    if (typeof d === 'string' && !d.startsWith('?')) {
+      const seen = bound.get(d);
+      if (seen !== undefined && seen !== n) throw fail(`'${d}' is ${seen} in another input`);
+      bound.set(d, n);
+    }
+    size *= n;
+  });
+  if (size !== data.length) throw fail(`${data.length} elements for ${size} places`);
+}

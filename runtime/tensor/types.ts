@@ -1,0 +1,65 @@
+// Element types and shapes shared by the graph, the ONNX writer and the session.
+
+export type DType = 'float32' | 'float64' | 'int64' | 'bool';
+
+/**
+ * One dimension of a shape: a known size, or a symbol such as 'B' (the batch).
+ * Symbols starting with '?' are anonymous unknown sizes made by shape inference.
+ * Symbolic dimensions are assumed never to be broadcast (they are not 1 at run time).
+ */
+export type Dim = number | string;
+export type Shape = readonly Dim[];
+
+/** Host-side buffer for each element type (bool is one byte per element, as ONNX stores it). */
+export type HostArray = Float32Array | Float64Array | BigInt64Array | Uint8Array;
+
+export function isFloat(dtype: DType): dtype is 'float32' | 'float64' {
+  return dtype === 'float32' || dtype === 'float64';
+}
+
+export function dtypeOfArray(data: HostArray): DType {
+  if (data instanceof Float32Array) return 'float32';
+  if (data instanceof Float64Array) return 'float64';
+  if (data instanceof BigInt64Array) return 'int64';
+  return 'bool';
+}
+
+export function allocate(dtype: DType, size: number): HostArray {
+  switch (dtype) {
+    case 'float32': return new Float32Array(size);
+    case 'float64': return new Float64Array(size);
+    case 'int64': return new BigInt64Array(size);
+    case 'bool': return new Uint8Array(size);
+  }
+}
+
+/** Copies plain numbers into a buffer of the given type (bool: non-zero is true). */
+export function toHostArray(values: ArrayLike<number>, dtype: DType): HostArray {
+  const out = allocate(dtype, values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (dtype === 'int64') {
+      if (!Number.isInteger(v)) throw new Error(`int64 constant needs integers, got ${v}`);
+      (out as BigInt64Array)[i] = BigInt(v);
+    } else if (dtype === 'bool') {
+      (out as Uint8Array)[i] = v ? 1 : 0;
+    } else {
+      (out as Float32Array | Float64Array)[i] = v;
+    }
+  }
+  return out;
+}
+
+export function isStatic(shape: Shape): shape is readonly number[] {
+  return shape.every((d) => typeof d === 'number');
+}
+
+export function numel(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+export function formatShape(shape: Shape): string {
+  return `[${shape.join(', ')}]`;
+}

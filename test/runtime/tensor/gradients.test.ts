@@ -1,0 +1,122 @@
+// One finite-difference check per gradient rule (and per composite op), in float64.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { grad } from '../../../runtime/tensor/grad.js';
+import { Graph } from '../../../runtime/tensor/graph.js';
+import * as nn from '../../../runtime/tensor/nn.js';
+import { Session } from '../../../runtime/tensor/session.js';
+import { type GradCase, type Sampler, awayFromZero, checkGradients, distinct, positive } from './gradcheck.js';
+
+const int64 = (g: Graph, values: number[], shape: number[]) => g.const(values, { dtype: 'int64', shape });
+const bool = (g: Graph, values: number[], shape: number[]) => g.const(values, { dtype: 'bool', shape });
+
+/** Inputs named in `which` are positive, the rest away from zero. */
+const positiveFor = (...which: string[]): Sampler => (name, size, random) =>
+  (which.includes(name) ? positive : awayFromZero)(name, size, random);
+
+/** Values in ±[0.2, 2] that keep 0.05 away from the clip bounds -0.5 and 0.7. */
+const awayFromBounds: Sampler = (name, size, random) =>
+  awayFromZero(name, size, random).map((v) => (Math.abs(v + 0.5) < 0.05 || Math.abs(v - 0.7) < 0.05 ? v + 0.1 : v));
+
+/** Min/Max inputs: 'a' and 'b' from one pool of distinct values, so they never tie. */
+const noTies: Sampler = (name, size, random) => {
+  const pool = distinct(name, 2 * size, random);
+  return name === 'a' ? pool.slice(0, size) : pool.slice(size);
+};
+
+const cases: Record<string, GradCase> = {
+  Add: { inputs: { a: [2, 3], b: [2, 3] }, build: (g, { a, b }) => g.add(a!, b!) },
+  'Add broadcast [2,3] + [3]': { inputs: { a: [2, 3], b: [3] }, build: (g, { a, b }) => g.add(a!, b!) },
+  Sub: { inputs: { a: [2, 3], b: [2, 1] }, build: (g, { a, b }) => g.sub(a!, b!) },
+  Mul: { inputs: { a: [2, 3], b: [1, 3] }, build: (g, { a, b }) => g.mul(a!, b!) },
+  Div: { inputs: { a: [2, 3], b: [2, 1] }, build: (g, { a, b }) => g.div(a!, b!), sample: positiveFor('b') },
+  Neg: { inputs: { x: [2, 3] }, build: (g, { x }) => g.neg(x!) },
+  Exp: { inputs: { x: [2, 3] }, build: (g, { x }) => g.exp(x!) },
+  Log: { inputs: { x: [2, 3] }, build: (g, { x }) => g.log(x!), sample: positive },
+  Sqrt: { inputs: { x: [2, 3] }, build: (g, { x }) => g.sqrt(x!), sample: positive },
+  Pow: { inputs: { a: [2, 3], b: [3] }, build: (g, { a, b }) => g.pow(a!, b!), sample: positiveFor('a') },
+  'Pow with a constant exponent': { inputs: { a: [2, 3] }, build: (g, { a }) => g.pow(a!, 3) },
+  Tanh: { inputs: { x: [2, 3] }, build: (g, { x }) => g.tanh(x!) },
+  Sigmoid: { inputs: { x: [2, 3] }, build: (g, { x }) => g.sigmoid(x!) },
+  Relu: { inputs: { x: [2, 3] }, build: (g, { x }) => g.relu(x!) },
+  Softplus: { inputs: { x: [2, 3] }, build: (g, { x }) => g.softplus(x!) },
+  Abs: { inputs: { x: [2, 3] }, build: (g, { x }) => g.abs(x!) },
+  Square: { inputs: { x: [2, 3] }, build: (g, { x }) => g.square(x!) },
+  Identity: { inputs: { x: [2, 3] }, build: (g, { x }) => g.identity(x!) },
+  'Sign (zero gradient)': { inputs: { x: [2, 3] }, build: (g, { x }) => g.add(g.sign(x!), x!) },
+  Softmax: { inputs: { x: [2, 4] }, build: (g, { x }) => g.softmax(x!) },
+  'Softmax on axis 0': { inputs: { x: [3, 2] }, build: (g, { x }) => g.softmax(x!, 0) },
+  LogSoftmax: { inputs: { x: [2, 4] }, build: (g, { x }) => g.logSoftmax(x!) },
+  ReduceSum: { inputs: { x: [2, 3, 2] }, build: (g, { x }) => g.reduceSum(x!, { axes: [1] }) },
+  'ReduceSum keepdims': { inputs: { x: [2, 3, 2] }, build: (g, { x }) => g.reduceSum(x!, { axes: [0, 2], keepdims: true }) },
+  'ReduceSum over all axes': { inputs: { x: [2, 3] }, build: (g, { x }) => g.reduceSum(x!) },
+  ReduceMean: { inputs: { x: [2, 3, 2] }, build: (g, { x }) => g.reduceMean(x!, { axes: [-1] }) },
+  'ReduceMean over all axes': { inputs: { x: [2, 3] }, build: (g, { x }) => g.mean(x!) },
+  ReduceMax: { inputs: { x: [3, 4] }, build: (g, { x }) => g.reduceMax(x!, { axes: [1] }), sample: distinct },
+  'ReduceMax keepdims': { inputs: { x: [3, 4] }, build: (g, { x }) => g.reduceMax(x!, { axes: [0], keepdims: true }), sample: distinct },
+  MatMul: { inputs: { a: [2, 3], b: [3, 4] }, build: (g, { a, b }) => g.matmul(a!, b!) },
+  'MatMul batched with broadcast': { inputs: { a: [2, 2, 3], b: [3, 4] }, build: (g, { a, b }) => g.matmul(a!, b!) },
+  Gemm: {
+    inputs: { a: [3, 2], b: [4, 3], c: [4] },
+    build: (g, { a, b, c }) => g.gemm(a!, b!, c!, { transA: true, transB: true, alpha: 0.7, beta: 1.3 }),
+  },
+  Linear: { inputs: { x: [2, 3], w: [3, 4], b: [4] }, build: (g, { x, w, b }) => g.linear(x!, w!, b!) },
+  // Repeated indices check that the scatter accumulates.
+  GatherElements: {
+    inputs: { x: [3, 4] },
+    build: (g, { x }) => g.gatherElements(x!, int64(g, [0, 0, 3, 1, 2, 2], [3, 2]), 1),
+  },
+  gatherLast: { inputs: { x: [3, 4] }, build: (g, { x }) => g.gatherLast(x!, int64(g, [3, 0, 2], [3])) },
+  Clip: { inputs: { x: [3, 4] }, build: (g, { x }) => g.clip(x!, -0.5, 0.7), sample: awayFromBounds },
+  'Clip with tensor bounds': {
+    inputs: { x: [2, 3], lo: [3], hi: [2, 1] },
+    build: (g, { x, lo, hi }) => g.clip(x!, g.sub(lo!, 1.5), g.add(hi!, 1.5)),
+    sample: (name, size, random) => (name === 'x' ? distinct : awayFromZero)(name, size, random).map((v) => (name === 'x' ? v * 1.7 : v)),
+  },
+  Min: { inputs: { a: [2, 3], b: [2, 3] }, build: (g, { a, b }) => g.min(a!, b!), sample: noTies },
+  Max: { inputs: { a: [2, 3], b: [2, 3] }, build: (g, { a, b }) => g.max(a!, b!), sample: noTies },
+  Where: {
+    inputs: { a: [2, 3], b: [3] },
+    build: (g, { a, b }) => g.where(bool(g, [1, 0, 1, 0, 0, 1], [2, 3]), a!, b!),
+  },
+  Concat: { inputs: { a: [2, 1], b: [2, 3] }, build: (g, { a, b }) => g.concat([a!, b!, a!], 1) },
+  Slice: { inputs: { x: [3, 5] }, build: (g, { x }) => g.slice(x!, 1, 1, -1) },
+  Reshape: { inputs: { x: [2, 6] }, build: (g, { x }) => g.reshape(x!, [3, -1, 2]) },
+  Transpose: { inputs: { x: [2, 3, 4] }, build: (g, { x }) => g.transpose(x!, [1, 2, 0]) },
+  Unsqueeze: { inputs: { x: [2, 3] }, build: (g, { x }) => g.unsqueeze(x!, [0, 2]) },
+  Squeeze: { inputs: { x: [2, 1, 3] }, build: (g, { x }) => g.squeeze(x!, [1]) },
+  Expand: { inputs: { x: [3, 1], like: [3, 4] }, build: (g, { x, like }) => g.mul(g.expandAs(x!, like!), like!) },
+  logSumExp: { inputs: { x: [2, 4] }, build: (_g, { x }) => nn.logSumExp(x!) },
+  mse: { inputs: { p: [4, 2], t: [4, 2] }, build: (_g, { p, t }) => nn.mse(p!, t!) },
+  huber: {
+    inputs: { x: [2, 4] },
+    build: (_g, { x }) => nn.huber(x!, 1),
+    sample: (n, s, r) => awayFromZero(n, s, r).map((v) => (Math.abs(Math.abs(v) - 1) < 0.05 ? v * 1.2 : v)),
+  },
+  categoricalEntropy: { inputs: { logits: [3, 4] }, build: (_g, { logits }) => nn.categoricalEntropy(logits!) },
+  categoricalLogProb: { inputs: { logits: [3, 4] }, build: (g, { logits }) => nn.categoricalLogProb(logits!, int64(g, [1, 3, 0], [3])) },
+  gaussianLogProb: {
+    inputs: { x: [3, 2], mean: [3, 2], logStd: [2] },
+    build: (_g, { x, mean, logStd }) => nn.gaussianLogProb(x!, mean!, logStd!),
+  },
+  gaussianEntropy: { inputs: { logStd: [3, 2] }, build: (_g, { logStd }) => nn.gaussianEntropy(logStd!) },
+};
+
+for (const [name, c] of Object.entries(cases)) {
+  test(`gradient of ${name} matches finite differences`, () => checkGradients(c));
+}
+
+// Cast cannot be checked by finite differences through float32 rounding, but its
+// gradient is known exactly: d/dx sum(w * cast(cast(x))) = w, rounded to float32.
+test('gradient of Cast passes through (float64 -> float32 -> float64)', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float64', [4]);
+  const w = [0.5, -1.25, 2, 3.75];
+  const y = g.cast(g.mul(g.cast(x, 'float32'), g.const(w, { dtype: 'float32' })), 'float64');
+  const [dx] = grad(g.reduceSum(y), [x]);
+  assert.equal(dx!.dtype, 'float64');
+  const s = await Session.create(g, { dx: dx! });
+  const out = await s.runTensors({ x: new Float64Array([1, 2, 3, 4]) });
+  assert.deepEqual([...(out.dx!.data as Float64Array)], w);
+});

@@ -1,0 +1,99 @@
+// Sessions: feeds, checks, live parameters, execution providers.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Graph } from '../../../runtime/tensor/graph.js';
+import { ParamStore } from '../../../runtime/tensor/params.js';
+import { Session } from '../../../runtime/tensor/session.js';
+
+function affine() {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 2]);
+  const w = g.param('w', [2, 3]);
+  const y = g.matmul(x, w);
+  return { g, x, w, y };
+}
+
+test('a bare buffer is enough when one dim is symbolic; one session serves all batch sizes', async () => {
+  const { g, y } = affine();
+  const s = await Session.create(g, { y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  assert.deepEqual([...(await s.run({ x: new Float32Array([1, 2]) })).y!], [1, 2, 0]);
+  assert.deepEqual([...(await s.run({ x: new Float32Array([1, 2, 3, 4]) })).y!], [1, 2, 0, 3, 4, 0]);
+  assert.deepEqual(s.inputNames, ['x', 'w']);
+});
+
+test('parameters are read live from the store: in-place updates show in the next run', async () => {
+  const { g, y } = affine();
+  const store = paramsOf([1, 0, 0, 0, 1, 0]);
+  const s = await Session.create(g, { y }, { params: store });
+  store.get('w').data[2] = 5;
+  const out = await s.run({ x: new Float32Array([1, 2]) });
+  assert.deepEqual([...out.y!], [1, 2, 5]);
+});
+
+test('outputs are fresh arrays each run, safe to keep', async () => {
+  const { g, y } = affine();
+  const s = await Session.create(g, { y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const first = (await s.run({ x: new Float32Array([1, 2]) })).y!;
+  const second = (await s.run({ x: new Float32Array([3, 4]) })).y!;
+  assert.deepEqual([...first], [1, 2, 0]);
+  assert.deepEqual([...second], [3, 4, 0]);
+});
+
+test('feeds are checked: dtype, rank, fixed dims, symbol agreement, size, presence', async () => {
+  const g = new Graph();
+  const a = g.input('a', 'float32', ['B', 2]);
+  const b = g.input('b', 'float32', ['B']);
+  const s = await Session.create(g, { y: g.add(g.reduceSum(a, { axes: [1] }), b) });
+  const ok = { a: new Float32Array(4), b: new Float32Array(2) };
+  assert.deepEqual([...(await s.run(ok)).y!], [0, 0]);
+  await assert.rejects(s.run({ ...ok, a: new Float64Array(4) }), /input 'a' expects float32 \[B, 2\], got float64 \[2, 2\]: wrong element type/);
+  await assert.rejects(s.run({ ...ok, a: { data: new Float32Array(4), dims: [4] } }), /wrong rank/);
+  await assert.rejects(s.run({ ...ok, a: { data: new Float32Array(6), dims: [2, 3] } }), /dim 1 must be 2/);
+  await assert.rejects(s.run({ ...ok, b: new Float32Array(3) }), /'B' is 2 in another input/);
+  await assert.rejects(s.run({ ...ok, a: { data: new Float32Array(5), dims: [2, 2] } }), /5 elements for 4 places/);
+  await assert.rejects(s.run({ a: ok.a }), /missing input 'b' \(float32 \[B\]\)/);
+});
+
+test('a missing parameter without a store is named', async () => {
+  const { g, y } = affine();
+  const s = await Session.create(g, { y });
+  await assert.rejects(s.run({ x: new Float32Array(2) }), /missing parameter 'w'/);
+});
+
+test('run() wants float32 outputs; runTensors() returns any dtype with dims', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 3]);
+  const s = await Session.create(g, { best: g.argMax(x), big: g.greater(x, 0.5) });
+  const feeds = { x: new Float32Array([0.1, 0.9, 0.3, 0.7, 0.2, 0.1]) };
+  await assert.rejects(s.run(feeds), /output 'best' is int64, not float32; use runTensors/);
+  const out = await s.runTensors(feeds);
+  assert.deepEqual(out.best, { dtype: 'int64', dims: [2], data: new BigInt64Array([1n, 0n]) });
+  assert.deepEqual([...(out.big!.data as Uint8Array)], [0, 1, 0, 1, 0, 0]);
+});
+
+test('a graph parameter missing from the store is reported when the session is made', async () => {
+  const { g, y } = affine();
+  await assert.rejects(Session.create(g, { y }, { params: new ParamStore() }), /graph parameter 'w' has no value in the ParamStore/);
+});
+
+test('an accelerator that cannot start is an error naming it (no silent fallback)', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', [2]);
+  for (const provider of ['cuda', 'webgpu'] as const) {
+    try {
+      const s = await Session.create(g, { y: g.exp(x) }, { providers: [provider] });
+      // This machine has the provider: then it must compute.
+      const y = (await s.run({ x: new Float32Array([0, 1]) })).y!;
+      assert.ok(Math.abs(y[1]! - Math.E) < 1e-5);
+    } catch (e) {
+      assert.match((e as Error).message, new RegExp(`could not start execution provider\\(s\\) ${provider}`));
+    }
+  }
+});
+
+function paramsOf(w: number[]): ParamStore {
+  const store = new ParamStore();
+  store.add('w', [2, 3], w);
+  return store;
+}
