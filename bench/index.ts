@@ -1,0 +1,12 @@
+// npm run bench: every benchmark, figures printed (never asserted). `npm run bench -- dsl`
+// runs the named ones only.
+import { benchDsl } from './dsl.js';
+
+const BENCHES: Record<string, () => void | Promise<void>> = {
+  dsl: benchDsl,
+};
+
+const wanted = process.argv.slice(2);
+for (const [name, run] of Object.entries(BENCHES)) {
+  if (wanted.length === 0 || wanted.includes(name)) await run();
+}

@@ -1,0 +1,28 @@
+// Timing helpers for benchmark scripts: warm-up, repeated runs, medians and percentiles.
+
+/** Milliseconds of each of `runs` calls, after `warmup` untimed calls. */
+export function time(fn: () => unknown, runs: number, warmup = 3): number[] {
+  for (let i = 0; i < warmup; i++) fn();
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    fn();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+export function report(title: string, rows: [string, string][]): void {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  console.log(`\n== ${title}`);
+  for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`);
+}

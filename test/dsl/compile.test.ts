@@ -1,0 +1,203 @@
+// The compiler: plans are complete, resolved and deterministic; sweeps expand; errors refuse.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, test } from 'node:test';
+import { analyze, compile, runnableNames, stringifyPlan, Workspace, type Plan } from '../../dsl/index.js';
+import { exampleFiles } from '../repo.js';
+
+const ROOT = path.resolve('/virtual-rlx');
+
+function plansOf(files: Record<string, string>, name?: string, entry = 'main.rlx'): Plan[] {
+  const ws = new Workspace({ readFile: (p) => files[path.relative(ROOT, p)] });
+  const entryPath = path.join(ROOT, entry);
+  const result = compile(analyze(ws, [entryPath]), entryPath, name);
+  if (!result.ok) throw new Error(result.error);
+  return result.plans;
+}
+
+const BALANCE = `
+env Pole = CartPole { max_steps: 500 }
+policy Actor = mlp { hidden: [64, 64] }
+algorithm Tuned = PPO {
+  learning_rate: linear(2.5e-4, 0)
+  epochs: 4
+}
+experiment Balance {
+  env: Pole
+  envs: 4
+  policy: Actor
+  algorithm: Tuned
+  budget: 500k
+  seeds: [1, 2, 3]
+  eval { every: 10k }
+  stop: eval.mean_return >= 475
+}
+`;
+
+describe('compiler', () => {
+  test('fills every default of the built-ins and resolves suffixes and schedules', () => {
+    const [plan] = plansOf({ 'main.rlx': BALANCE });
+    assert.equal(plan.experiment, 'Balance');
+    assert.deepEqual(plan.env, {
+      name: 'Pole', kind: 'CartPole',
+      params: { max_steps: 500, gravity: 9.8, cart_mass: 1, pole_mass: 0.1, pole_half_length: 0.5, force: 10, tau: 0.02 },
+    });
+    assert.deepEqual(plan.policy.params, { hidden: [64, 64], activation: 'tanh', shared_trunk: false });
+    const alg = plan.stages[0].algorithm;
+    assert.equal(alg.kind, 'PPO');
+    assert.deepEqual(alg.params.learning_rate, { schedule: 'linear', from: 2.5e-4, to: 0, over: 1 });
+    assert.deepEqual(alg.params.clip, { schedule: 'constant', value: 0.2 }, 'a plain default number of a schedulable parameter becomes a constant schedule');
+    assert.equal(alg.params.gamma, 0.99);
+    assert.equal(alg.params.target_kl, 'none');
+    assert.equal(plan.stages[0].budget, 500_000);
+    assert.deepEqual(plan.seeds, [1, 2, 3]);
+    assert.deepEqual(plan.eval, { every: 10_000, episodes: 10, deterministic: true });
+    assert.deepEqual(plan.stop, { op: '>=', args: [{ ref: 'eval.mean_return' }, { const: 475 }] });
+    assert.equal(plan.device, 'auto');
+    assert.match(plan.source.hash, /^sha256:[0-9a-f]{64}$/);
+  });
+
+  test('merges inheritance: the nearest statement wins, the rest comes from the base', () => {
+    const [plan] = plansOf({
+      'main.rlx': `${BALANCE}
+algorithm Fast = Tuned { learning_rate: 1e-3 }
+reward Upright {
+  term alive = 1.0
+  term tilt = -0.1 * abs(next_obs.theta)
+  replace_env_reward: true
+}
+experiment Quick = Balance { algorithm: Fast, reward: Upright, seed: 9 }`,
+    }, 'Quick');
+    const alg = plan.stages[0].algorithm;
+    assert.equal(alg.name, 'Fast');
+    assert.deepEqual(alg.params.learning_rate, { schedule: 'constant', value: 1e-3 });
+    assert.equal(alg.params.epochs, 4, 'inherited from Tuned');
+    assert.equal(plan.envs, 4, 'inherited from Balance');
+    assert.deepEqual(plan.seeds, [9], 'seed overrides the inherited seeds');
+    assert.deepEqual(plan.reward, {
+      name: 'Upright', replace_env_reward: true,
+      terms: [
+        { name: 'alive', expr: { const: 1 } },
+        { name: 'tilt', expr: { op: '*', args: [{ const: -0.1 }, { call: 'abs', args: [{ ref: 'next_obs.theta' }] }] } },
+      ],
+    });
+  });
+
+  test('binds named arguments and fills defaults in expressions and options', () => {
+    const [plan] = plansOf({
+      'main.rlx': `
+env Rooms = GridWorld { goal: fixed(3, y: 4) }
+policy Q = mlp {}
+algorithm Her = DQN { relabel: future, epsilon: linear(1.0, 0.05, over: 0.3) }
+experiment Reach { env: Rooms, policy: Q, algorithm: Her, budget: 1k, stop: eval.success >= 0.9 and steps > 2 * 100 }`,
+    });
+    assert.deepEqual(plan.env.params.goal, { kind: 'fixed', x: 3, y: 4 });
+    assert.deepEqual(plan.stages[0].algorithm.params.relabel, { kind: 'future', k: 4 });
+    assert.deepEqual(plan.stages[0].algorithm.params.epsilon, { schedule: 'linear', from: 1, to: 0.05, over: 0.3 });
+    assert.deepEqual(plan.stop, {
+      op: 'and',
+      args: [{ op: '>=', args: [{ ref: 'eval.success' }, { const: 0.9 }] }, { op: '>', args: [{ ref: 'steps' }, { const: 200 }] }],
+    }, 'constant sub-expressions are folded');
+  });
+
+  test('staged experiments compile each stage with its algorithm and budget', () => {
+    const [plan] = plansOf({
+      'main.rlx': `
+env Arith = TextTask { task: addition(digits: 2) }
+policy Tiny = transformer {}
+algorithm Grpo = GRPO { group_size: 8 }
+experiment Sums {
+  env: Arith
+  policy: Tiny
+  stage warmup = SFT { updates: 2k, data: demos }
+  stage main = Grpo { budget: 50k, kl_coef: 0.1 }
+}`,
+    });
+    assert.deepEqual(plan.stages.map((s) => [s.name, s.algorithm.kind, s.budget]), [['warmup', 'SFT', null], ['main', 'GRPO', 50_000]]);
+    assert.equal(plan.stages[0].algorithm.params.updates, 2000);
+    assert.equal(plan.stages[1].algorithm.params.kl_coef, 0.1, 'stage bodies override the algorithm');
+    assert.equal(plan.stages[1].algorithm.params.group_size, 8);
+  });
+
+  test('a sweep compiles to one plan per combination, in order, with the values it varies', () => {
+    const plans = plansOf({
+      'main.rlx': `${BALANCE}
+sweep Scan over Balance {
+  algorithm.learning_rate: [1e-4, 3e-4]
+  env.max_steps: [200, 500]
+  seeds: [7]
+  parallel: 2
+}`,
+    }, 'Scan');
+    assert.equal(plans.length, 4);
+    assert.deepEqual(plans.map((p) => [p.sweep!.index, p.sweep!.count]), [[0, 4], [1, 4], [2, 4], [3, 4]]);
+    assert.deepEqual(plans.map((p) => [(p.stages[0].algorithm.params.learning_rate as { value: number }).value, p.env.params.max_steps]),
+      [[1e-4, 200], [1e-4, 500], [3e-4, 200], [3e-4, 500]]);
+    assert.deepEqual(plans[3].sweep!.values, { 'algorithm.learning_rate': { schedule: 'constant', value: 3e-4 }, 'env.max_steps': 500 });
+    assert.ok(plans.every((p) => p.seeds.length === 1 && p.seeds[0] === 7 && p.sweep!.parallel === 2));
+  });
+
+  test('random sweeps draw distinct combinations, the same ones every time', () => {
+    const files = { 'main.rlx': `${BALANCE}\nsweep R over Balance { algorithm.epochs: [1, 2, 3, 4, 5], budget: [1k, 2k, 3k], strategy: random(samples: 6) }` };
+    const a = plansOf(files, 'R').map((p) => JSON.stringify(p.sweep!.values));
+    const b = plansOf(files, 'R').map((p) => JSON.stringify(p.sweep!.values));
+    assert.equal(a.length, 6);
+    assert.equal(new Set(a).size, 6);
+    assert.deepEqual(a, b);
+  });
+
+  test('plans are byte-identical for the same input, and independent of the folder', () => {
+    const one = stringifyPlan(plansOf({ 'main.rlx': BALANCE }));
+    const two = stringifyPlan(plansOf({ 'main.rlx': BALANCE }));
+    assert.equal(one, two);
+    const elsewhere = stringifyPlan(plansOf({ 'sub/main.rlx': BALANCE }, undefined, 'sub/main.rlx'));
+    assert.equal(elsewhere, one);
+    const edited = stringifyPlan(plansOf({ 'main.rlx': BALANCE + '\n// a comment changes the source hash\n' }));
+    assert.notEqual(edited, one);
+  });
+
+  test('imports contribute to the source list and hash, with paths relative to the entry', () => {
+    const [plan] = plansOf({
+      'lib/parts.rlx': 'env Pole = CartPole {}\npolicy Actor = mlp {}\nalgorithm A = PPO {}',
+      'main.rlx': 'import "./lib/parts.rlx"\nexperiment E { env: Pole, policy: Actor, algorithm: A, budget: 1k }',
+    });
+    assert.deepEqual(plan.source.files, ['lib/parts.rlx', 'main.rlx']);
+    assert.equal(plan.source.entry, 'main.rlx');
+  });
+
+  test('a user-code env keeps its parameters as written and its module path relative to the entry', () => {
+    const [plan] = plansOf({
+      'envs/mine.rlx': 'env Mine = module("./mine.ts") { size: 3, mode: "hard" }',
+      'main.rlx': 'import "./envs/mine.rlx"\npolicy P = mlp {}\nalgorithm A = PPO {}\nexperiment E { env: Mine, policy: P, algorithm: A, budget: 1k }',
+    });
+    assert.deepEqual(plan.env, { name: 'Mine', kind: 'module', module: 'envs/mine.ts', params: { mode: 'hard', size: 3 } });
+  });
+
+  test('refuses a file with errors, and says which experiments exist', () => {
+    const ws = (text: string) => new Workspace({ readFile: (p) => (p === path.join(ROOT, 'main.rlx') ? text : undefined) });
+    const entry = path.join(ROOT, 'main.rlx');
+    const broken = compile(analyze(ws(BALANCE.replace('epochs: 4', 'epochs: 4.5')), [entry]), entry);
+    assert.equal(broken.ok, false);
+    assert.match((broken as { error: string }).error, /has 1 error; fix it first/);
+    const two = BALANCE + '\nexperiment Other = Balance {}';
+    const ambiguous = compile(analyze(ws(two), [entry]), entry);
+    assert.match((ambiguous as { error: string }).error, /2 experiments and sweeps \(Balance, Other\); choose one with --experiment NAME/);
+    const missing = compile(analyze(ws(two), [entry]), entry, 'Nope');
+    assert.match((missing as { error: string }).error, /no experiment or sweep 'Nope'; it has: Balance, Other/);
+  });
+
+  test('every experiment and sweep in examples/ compiles', () => {
+    const files = exampleFiles();
+    assert.ok(files.length >= 6, 'examples/ has the example files');
+    for (const file of files) {
+      const ws = new Workspace({ readFile: (p) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : undefined) });
+      const analysis = analyze(ws, [file]);
+      for (const name of runnableNames(analysis, file)) {
+        const result = compile(analysis, file, name);
+        assert.ok(result.ok, `${path.basename(file)} ${name}: ${result.ok ? '' : result.error}`);
+        assert.ok(result.plans.length >= 1);
+      }
+    }
+  });
+});
