@@ -8,3 +8,4 @@ export { analyze, type Analysis } from './check/checker.js';
 export * from './diagnostics.js';
 export { LineIndex, type Position } from './text.js';
 export * from './compile/index.js';
+export * from './format/index.js';

@@ -1,0 +1,36 @@
+// rlx plan FILE [--experiment NAME]: the plan JSON the trainer would run, on stdout.
+import * as path from 'node:path';
+import { analyze, compile, stringifyPlan, Workspace, type Plan } from '../../../dsl/index.js';
+import { parseCommandArgs, type Command } from '../command.js';
+import { diskHost, readSourceFile, UserError } from '../files.js';
+import { checkFiles } from './check.js';
+
+const usage = 'rlx plan FILE [--experiment NAME]';
+
+/** Compiles one experiment or sweep of a file; a UserError listing the problems otherwise. */
+export function planFile(file: string, experiment?: string): Plan[] {
+  const text = readSourceFile(file);
+  const workspace = new Workspace(diskHost);
+  workspace.setOverlay(file, text);
+  const analysis = analyze(workspace, [path.resolve(file)]);
+  const result = compile(analysis, file, experiment);
+  if (result.ok) return result.plans;
+  // Show the errors themselves, not just their count.
+  const errors = checkFiles([file]).diagnostics.filter((d) => d.severity === 'error');
+  const listed = errors.slice(0, 10).map((d) => `  ${d.file}:${d.line}:${d.column}: ${d.code}: ${d.message}`).join('\n');
+  throw new UserError(result.error + (listed ? `\n${listed}${errors.length > 10 ? `\n  ... and ${errors.length - 10} more` : ''}` : ''));
+}
+
+export const planCommand: Command = {
+  name: 'plan',
+  summary: 'print the resolved plan JSON of an experiment (a sweep: the list of its plans)',
+  usage,
+  run(argv) {
+    const { values, positionals } = parseCommandArgs('plan', argv, { experiment: { type: 'string', short: 'e' } }, usage);
+    if (positionals.length !== 1) throw new UserError(`name one .rlx file\nusage: ${usage}`);
+    const plans = planFile(positionals[0], values.experiment as string | undefined);
+    const isSweep = plans.length > 0 && plans[0].sweep !== null;
+    process.stdout.write(stringifyPlan(isSweep ? plans : plans[0]));
+    return 0;
+  },
+};

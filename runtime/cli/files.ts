@@ -1,0 +1,98 @@
+// Reading the files a user names on the command line, with errors that say what to do.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FileHost } from '../../dsl/index.js';
+
+export class UserError extends Error {}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A file's text; a UserError for a missing file, a directory, or text that is not UTF-8. */
+export function readSourceFile(file: string): string {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new UserError(`cannot read '${file}': no such file`);
+  }
+  if (stat.isDirectory()) throw new UserError(`'${file}' is a directory; name an .rlx file in it`);
+  const bytes = fs.readFileSync(file);
+  try {
+    const text = utf8.decode(bytes);
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  } catch {
+    const bad = firstInvalidUtf8(bytes);
+    throw new UserError(`'${file}' is not UTF-8 text (invalid byte 0x${bytes[bad].toString(16).padStart(2, '0')} at offset ${bad}); save it as UTF-8`);
+  }
+}
+
+/** Offset of the first byte that breaks UTF-8 (lead byte, continuation bytes, overlong forms). */
+function firstInvalidUtf8(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i];
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (length === 0) return i;
+    for (let k = 1; k < length; k++) {
+      if (i + k >= bytes.length || (bytes[i + k] & 0xc0) !== 0x80) return i;
+    }
+    if (!utf8Ok(bytes.subarray(i, i + length))) return i;
+    i += length;
+  }
+  return 0;
+}
+
+function utf8Ok(sequence: Buffer): boolean {
+  try {
+    utf8.decode(sequence);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Files named on the command line, with directories expanded to the .rlx files inside them. */
+export function expandSourceArgs(args: string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(arg);
+    } catch {
+      throw new UserError(`cannot read '${arg}': no such file or directory`);
+    }
+    if (!stat.isDirectory()) {
+      out.push(arg);
+      continue;
+    }
+    const found = (fs.readdirSync(arg, { recursive: true, encoding: 'utf8' }) as string[])
+      .filter((f) => f.endsWith('.rlx') && !f.split(path.sep).includes('node_modules'))
+      .sort()
+      .map((f) => path.join(arg, f));
+    if (found.length === 0) throw new UserError(`'${arg}' is a directory with no .rlx files in it`);
+    out.push(...found);
+  }
+  return out;
+}
+
+/** The disk, for imports; files the user named were read (and validated) already. */
+export const diskHost: FileHost = {
+  readFile(filePath: string): string | undefined {
+    try {
+      return readSourceFile(filePath);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/** Replaces a file's content atomically: a crash mid-write never leaves a half-written file. */
+export function writeFileAtomic(file: string, text: string): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  fs.writeFileSync(tmp, text);
+  try {
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,70 @@
+// `rlx`: the command line. Each sub-command lives in commands/; this file only dispatches and
+// turns errors into messages (a stack trace only with RLX_DEBUG=1).
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from './command.js';
+import { UserError } from './files.js';
+import { checkCommand } from './commands/check.js';
+import { fmtCommand } from './commands/fmt.js';
+import { planCommand } from './commands/plan.js';
+
+const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand];
+
+/** rlx's version from its package.json, found above this file (compiled or bundled alike). */
+function version(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version: string };
+    if (pkg.name === 'rlx') return pkg.version;
+  }
+  return 'unknown';
+}
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'rlx: reinforcement-learning experiments as code',
+    '',
+    'usage: rlx COMMAND [options]',
+    '',
+    'commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'rlx COMMAND --help shows the usage of one command.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(help() + '\n');
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(version() + '\n');
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`rlx: unknown command '${name}'\n\n${help()}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.summary}\nusage: ${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UserError) {
+      process.stderr.write(`rlx ${command.name}: ${err.message}\n`);
+      return 2;
+    }
+    const e = err as Error;
+    process.stderr.write(`rlx ${command.name}: internal error: ${e.message}\n` +
+      (process.env.RLX_DEBUG ? `${e.stack}\n` : 'This is a bug in rlx; run again with RLX_DEBUG=1 for details and report it.\n'));
+    return 70;
+  }
+}

@@ -1,0 +1,23 @@
+// docs/language.md's reference is generated from the schema registry: it must be current.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { renderReference, updateDocument } from '../../dsl/docgen.js';
+import { ALGORITHMS, ENVS, POLICIES } from '../../dsl/schema/index.js';
+import { DIAGNOSTIC_CODES } from '../../dsl/diagnostics.js';
+import { repoRoot } from '../repo.js';
+
+test('docs/language.md matches the schema registry (run `npm run docs` to update it)', () => {
+  const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'language.md'), 'utf8');
+  assert.equal(updateDocument(doc), doc);
+});
+
+test('the reference names every built-in, parameter and diagnostic code', () => {
+  const reference = renderReference();
+  for (const spec of [...ENVS, ...ALGORITHMS, ...POLICIES]) {
+    assert.ok(reference.includes(`### \`${spec.name}\``), spec.name);
+    for (const p of spec.params) assert.ok(reference.includes(`| \`${p.name}\` |`), `${spec.name}.${p.name}`);
+  }
+  for (const code of Object.keys(DIAGNOSTIC_CODES)) assert.ok(reference.includes(`| \`${code}\` |`), code);
+});

@@ -1,0 +1,27 @@
+// The esbuild bundle of the command line runs on its own (what the extension will ship).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { bundle } from '../../tools/bundle.js';
+import { examplesDir } from '../repo.js';
+
+test('the bundled rlx checks the examples and reports errors like the compiled one', async () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bundle-'));
+  try {
+    await bundle(out);
+    const cli = path.join(out, 'rlx.mjs');
+    const clean = spawnSync(process.execPath, [cli, 'check', examplesDir()], { encoding: 'utf8' });
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.match(clean.stderr, /0 errors, 0 warnings in \d+ files/);
+    const bad = path.join(out, 'bad.rlx');
+    fs.writeFileSync(bad, 'env Pole = CartPole { gravity: -1 }\n');
+    const broken = spawnSync(process.execPath, [cli, 'check', bad], { encoding: 'utf8' });
+    assert.equal(broken.status, 1);
+    assert.match(broken.stdout, /bad\.rlx:1:32: error out-of-range: gravity must be > 0/);
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+});
