@@ -19,7 +19,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   if (kind === 'sweep') {
     if (decl.base) ctx.accept('error', 'invalid-base', 'a sweep is written `sweep Name over Experiment { ... }`', decl.base.range);
     if (!decl.over) ctx.accept('error', 'missing-property', `sweep ${decl.name?.text ?? ''} needs the experiment it varies: \`sweep ${decl.name?.text ?? 'Name'} over Experiment { ... }\``, nameRange);
-    else checkReferenceTo(ctx, decl.over.parts[0], 'experiment', 'a sweep');
+    else if (decl.over.parts.length > 0) checkReferenceTo(ctx, decl.over.parts[0], 'experiment', 'a sweep'); // no parts: a syntax error says so
     return;
   }
   if (decl.over) {
@@ -34,6 +34,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     return;
   }
   const parts = base.name.parts;
+  if (parts.length === 0) return; // `env X = {`: the syntax error at the missing name says it all
   if (parts.length === 1 && parts[0].text === 'module' && base.args !== undefined) {
     if (kind !== 'env') {
       ctx.accept('error', 'invalid-base', `only environments can come from user code with module(...); ${article(kind)} ${kind} cannot`, base.range);
@@ -63,10 +64,13 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   }
   const effective = ctx.model.effective(symbol);
   if (effective.cyclic) {
-    const loop = effective.chain.map((s) => s.name);
+    // Reported on the members of the loop only: `C = A` with A and B inheriting from each other
+    // is not itself in a cycle, and the loop is already reported at A and at B.
     const last = ctx.model.base(effective.chain[effective.chain.length - 1]);
-    if (last.kind === 'decl') loop.push(last.symbol.name);
-    ctx.accept('error', 'inheritance-cycle', `inheritance cycle: ${loop.join(' -> ')}`, parts[0].range);
+    if (last.kind === 'decl' && last.symbol === symbol) {
+      const loop = [...effective.chain.map((s) => s.name), symbol.name];
+      ctx.accept('error', 'inheritance-cycle', `inheritance cycle: ${loop.join(' -> ')}`, parts[0].range);
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // and reward fit the environment, and seeds.
 import { algorithmSpec, builtinsOfKind, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
-import type { DeclSymbol, Target } from '../semantics/model.js';
+import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
@@ -34,11 +34,16 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   if (required.length > 0 && symbol.decl.name) {
     const lines = required.map((name) => `${name}: ${suggestValue(ctx, symbol, name)}`);
     ctx.accept('error', 'missing-property', `experiment ${symbol.name} needs ${required.map((r) => `'${r}'`).join(' and ')}${stages.length === 0 && required.includes('algorithm') ? ' (or stages)' : ''}`,
-      symbol.decl.name.range, symbol.decl.body ? { fixes: [insertPropertiesFix(symbol.unit.text, symbol.decl.body, lines)] } : undefined);
+      // No fix for a body whose '}' is missing: where it ends is a guess, and the edit would be one.
+      symbol.decl.name.range, symbol.decl.body?.closed ? { fixes: [insertPropertiesFix(symbol.unit.text, symbol.decl.body, lines)] } : undefined);
   }
   if (stages.length > 0 && props.has('algorithm')) {
-    const own = props.get('algorithm')!;
-    if (own.owner === symbol) ctx.accept('error', 'conflicting-properties', "an experiment has either 'algorithm' and 'budget' or stages, not both", own.node.path[0].range);
+    const algorithm = props.get('algorithm')!;
+    const message = "an experiment has either 'algorithm' and 'budget' or stages, not both";
+    // Reported where this declaration adds the conflict: its own algorithm, else its first own stage.
+    const ownStage = stages.find((s) => s.owner === symbol);
+    if (algorithm.owner === symbol) ctx.accept('error', 'conflicting-properties', message, algorithm.node.path[0].range);
+    else if (ownStage) ctx.accept('error', 'conflicting-properties', `${message} (the algorithm is inherited from ${algorithm.owner.name})`, ownStage.node.keywordRange);
   }
   if (props.has('seed') && props.has('seeds')) {
     const seed = props.get('seed')!;
@@ -48,7 +53,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
       ctx.accept('warning', 'conflicting-properties', "both 'seed' and 'seeds' are set; 'seed' wins. Keep one of them", later.node.path[0].range);
     }
   }
-  checkCompatibility(ctx, symbol, stages.map((s) => s.node));
+  checkCompatibility(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
 }
 
@@ -59,7 +64,7 @@ function suggestValue(ctx: CheckContext, symbol: DeclSymbol, property: string): 
   return mine[0] ?? builtinsOfKind(kind)[0]?.name ?? property;
 }
 
-function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: A.NamedMember[]): void {
+function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: Effective<A.NamedMember>[]): void {
   const { model } = ctx;
   const props = model.effective(symbol).properties;
   const envProp = props.get('env');
@@ -67,9 +72,14 @@ function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: A.Nam
   const env = specOf(ctx, envTarget);
   if (!envProp || !envTarget || env?.declKind !== 'env') return;
   const envLabel = `${targetLabel(envTarget)}${envTarget.kind === 'decl' ? ` (${env.name})` : ''}`;
+  // A mismatch is reported where this experiment makes it: at its own choice of algorithm or
+  // policy, else at its own env (the other part inherited, maybe from another file), else not
+  // at all (the base that made both choices reports it).
+  const reportAt = (owner: DeclSymbol, range: A.Range): A.Range | undefined =>
+    owner === symbol ? range : envProp.owner === symbol ? envProp.node.value?.range ?? envProp.node.range : undefined;
 
-  const checkAlgorithm = (alg: AlgorithmSpec, algTarget: Target | undefined, at: A.Range, ownsChoice: boolean) => {
-    if (!ownsChoice) return;
+  const checkAlgorithm = (alg: AlgorithmSpec, algTarget: Target | undefined, at: A.Range | undefined) => {
+    if (!at) return;
     if (!alg.actions.includes(env.action)) {
       const fits = ALGORITHMS.filter((a) => a.actions.includes(env.action)).map((a) => a.name);
       ctx.accept('error', 'incompatible-env', `${alg.name} cannot train on ${envLabel}: it needs ${alg.actions.join(' or ')} actions, and ${env.name} has ${env.action} actions; algorithms that fit: ${fits.join(', ')}`, at);
@@ -90,23 +100,24 @@ function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: A.Nam
   const algTarget = model.referencedTarget(symbol, 'algorithm');
   const alg = specOf(ctx, algTarget);
   if (algProp?.node.value && alg?.declKind === 'algorithm') {
-    checkAlgorithm(alg, algTarget, algProp.node.value.range, algProp.owner === symbol || envProp.owner === symbol);
+    checkAlgorithm(alg, algTarget, reportAt(algProp.owner, algProp.node.value.range));
   }
   for (const stage of stages) {
-    const baseName = stage.base?.name.parts[0];
+    const baseName = stage.node.base?.name.parts[0];
     if (!baseName) continue;
-    const target = model.lookup(ctx.unit, baseName.text);
+    const target = model.lookup(stage.owner.unit, baseName.text);
     const spec = target?.kind === 'builtin' ? algorithmSpec(target.spec.name) : target ? model.rootBuiltin(target.symbol) : undefined;
-    if (spec?.declKind === 'algorithm') checkAlgorithm(spec, target, baseName.range, true);
+    if (spec?.declKind === 'algorithm') checkAlgorithm(spec, target, reportAt(stage.owner, baseName.range));
   }
 
   const policyProp = props.get('policy');
   const policy = specOf(ctx, model.referencedTarget(symbol, 'policy'));
-  if (policyProp?.node.value && policy?.declKind === 'policy' && (policyProp.owner === symbol || envProp.owner === symbol)) {
+  const policyAt = policyProp?.node.value && reportAt(policyProp.owner, policyProp.node.value.range);
+  if (policyAt && policy?.declKind === 'policy') {
     if (policy.name === 'transformer' && env.action !== 'text') {
-      ctx.accept('error', 'incompatible-env', `a transformer policy reads text, but ${envLabel} has ${env.action} actions; use mlp`, policyProp.node.value.range);
+      ctx.accept('error', 'incompatible-env', `a transformer policy reads text, but ${envLabel} has ${env.action} actions; use mlp`, policyAt);
     } else if (policy.name === 'mlp' && env.action === 'text') {
-      ctx.accept('error', 'incompatible-env', `${envLabel} is a text task; an mlp cannot read or write text; use transformer`, policyProp.node.value.range);
+      ctx.accept('error', 'incompatible-env', `${envLabel} is a text task; an mlp cannot read or write text; use transformer`, policyAt);
     }
   }
 }
@@ -122,7 +133,7 @@ function checkRewardPairing(ctx: CheckContext, symbol: DeclSymbol): void {
   if (rewardTarget?.kind !== 'decl' || rewardTarget.symbol.decl.declKind !== 'reward') return;
   const env = pairedEnv(ctx, symbol);
   if (!env || env.kind === 'module') return;
-  const related = [{ file: symbol.unit.path, range: envProp.node.value?.range ?? envProp.node.range, message: `paired with env ${env.label} in experiment ${symbol.name}` }];
+  const related = [{ file: envProp.owner.unit.path, range: envProp.node.value?.range ?? envProp.node.range, message: `paired with env ${env.label} in experiment ${symbol.name}` }];
   for (const term of model.effective(rewardTarget.symbol).named.values()) {
     if (term.node.memberKind !== 'term' || !term.node.value) continue;
     const termCtx = ctx.forUnit(term.owner.unit);

@@ -48,9 +48,21 @@ export function checkMembers(ctx: CheckContext, symbol: DeclSymbol, scope: Value
   if (!schema || !body) return;
   if (symbol.decl.declKind === 'sweep') return; // sweeps check their paths against the experiment (sweeps.ts)
   checkProperties(ctx, body, schema.params, schema.label, scope);
+  const named = new Map<string, A.NamedMember>();
   for (const member of body.members) {
     if (member.kind === 'Block') checkBlock(ctx, member, schema, scope, symbol);
-    else if (member.kind === 'Named') checkNamed(ctx, member, schema, scope);
+    else if (member.kind === 'Named') {
+      // Two terms (or stages) of one name in one body: the second would silently replace the first.
+      const first = member.name && named.get(`${member.memberKind} ${member.name.text}`);
+      if (member.name && first) {
+        ctx.accept('error', 'duplicate-name', `${member.memberKind} '${member.name.text}' is already declared in this body`, member.name.range, {
+          related: [{ file: ctx.unit.path, range: first.name!.range, message: 'first declared here' }],
+        });
+      } else if (member.name) {
+        named.set(`${member.memberKind} ${member.name.text}`, member);
+      }
+      checkNamed(ctx, member, schema, scope);
+    }
   }
 }
 
@@ -114,14 +126,15 @@ function checkBlock(ctx: CheckContext, block: A.Block, schema: MemberSchema, sco
   const missing = spec.params.filter((p) => p.required && !merged?.has(p.name));
   if (missing.length > 0) {
     ctx.accept('error', 'missing-property', `${block.name.text} { } needs ${missing.map((m) => `'${m.name}'`).join(' and ')}`, block.name.range,
-      { fixes: [insertPropertiesFix(ctx.unit.text, block.body, missing.map((m) => `${m.name}: ${placeholder(m)}`))] });
+      block.body.closed ? { fixes: [insertPropertiesFix(ctx.unit.text, block.body, missing.map((m) => `${m.name}: ${placeholder(m)}`))] } : undefined);
   }
 }
 
 function checkNamed(ctx: CheckContext, member: A.NamedMember, schema: MemberSchema, scope: ValueScope): void {
   if (schema.named !== member.memberKind) {
     const where = member.memberKind === 'term' ? 'reward declarations' : 'experiments';
-    ctx.accept('error', 'unknown-property', `'${member.memberKind}' members belong in ${where}, not in ${schema.label === 'experiment' || schema.label === 'reward' || schema.label === 'sweep' ? `a ${schema.label}` : schema.label}`, member.keywordRange);
+    const label = schema.label === 'experiment' ? 'an experiment' : schema.label === 'reward' || schema.label === 'sweep' ? `a ${schema.label}` : schema.label;
+    ctx.accept('error', 'unknown-property', `'${member.memberKind}' members belong in ${where}, not in ${label}`, member.keywordRange);
     return;
   }
   if (member.memberKind === 'term') {
@@ -179,7 +192,7 @@ export function insertPropertiesFix(text: string, body: A.Body, lines: string[])
   const before = text.slice(body.range.start + 1, closeAt);
   const singleLine = !before.includes('\n');
   if (singleLine) {
-    const trimmedBefore = before.trim();
+    const trimmedBefore = before.trim().replace(/,$/, '');
     const joined = [trimmedBefore, ...lines].filter((l) => l.length > 0).join(', ');
     return { title: `Add ${lines.map((l) => l.split(':')[0]).join(', ')}`, edits: [{ range: { start: body.range.start, end: body.closed ? body.range.end : closeAt }, newText: `{ ${joined} }` }] };
   }

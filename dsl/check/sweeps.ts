@@ -6,7 +6,7 @@ import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import { propertyKey } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
-import { checkProperties } from './members.js';
+import { checkProperties, removeMemberFix } from './members.js';
 import { ValueChecker } from './values.js';
 
 const SWEEP = DECLARATION_SCHEMAS.sweep;
@@ -20,9 +20,11 @@ export function checkSweep(ctx: CheckContext, symbol: DeclSymbol): void {
   // The sweep's own settings, through the ordinary property check.
   const ownMembers: A.Member[] = body.members.filter((m) => m.kind === 'Property' && own.has(propertyKey(m)));
   checkProperties(ctx, { ...body, members: ownMembers }, SWEEP.params, 'sweep', { owner: symbol });
-  const target = symbol.decl.over ? ctx.model.lookup(ctx.unit, symbol.decl.over.parts[0].text) : undefined;
+  const overName = symbol.decl.over?.parts[0];
+  const target = overName ? ctx.model.lookup(ctx.unit, overName.text) : undefined;
   const experiment = target?.kind === 'decl' && target.symbol.decl.declKind === 'experiment' ? target.symbol : undefined;
   const values = new ValueChecker(ctx);
+  const swept = new Map<string, A.Property>();
   for (const member of body.members) {
     if (member.kind === 'Block') {
       const spec = SWEEP.blocks.find((b) => b.name === member.name.text);
@@ -35,6 +37,15 @@ export function checkSweep(ctx: CheckContext, symbol: DeclSymbol): void {
       continue;
     }
     if (own.has(propertyKey(member))) continue;
+    const first = swept.get(propertyKey(member));
+    if (first) {
+      ctx.accept('error', 'duplicate-property', `'${propertyKey(member)}' is already swept in this sweep`, member.path[0].range, {
+        related: [{ file: ctx.unit.path, range: first.range, message: 'first set here' }],
+        fixes: [removeMemberFix(ctx.unit, member, `Remove this '${propertyKey(member)}'`)],
+      });
+      continue;
+    }
+    swept.set(propertyKey(member), member);
     const param = experiment ? sweptParam(ctx, experiment, member) : undefined;
     if (!param) continue;
     if (member.value?.kind !== 'List') {
@@ -58,7 +69,9 @@ function sweptParam(ctx: CheckContext, experiment: DeclSymbol, member: A.Propert
   if (rest.length === 0) {
     const param = EXPERIMENT.params.find((p) => p.name === head.text);
     if (param) return param;
-    return unknown(head, [...SWEEP.params.map((p) => p.name), ...EXPERIMENT.params.map((p) => p.name), ...PARTS.map((p) => `${p}.NAME`)], `sweep over ${experiment.name}`);
+    // `seeds` is both a sweep setting and an experiment property: list it once.
+    const valid = [...new Set([...SWEEP.params.map((p) => p.name), ...EXPERIMENT.params.map((p) => p.name), ...PARTS.map((p) => `${p}.NAME`)])];
+    return unknown(head, valid, `sweep over ${experiment.name}`);
   }
   const block: BlockSpec | undefined = EXPERIMENT.blocks.find((b) => b.name === head.text);
   let params: ParamSpec[] | undefined;

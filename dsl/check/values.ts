@@ -138,8 +138,11 @@ export class ValueChecker {
   }
 
   private choice(expr: Expression, options: { name: string; params?: ParamSpec[] }[], label: string, scope: ValueScope): void {
-    const nameNode = expr.kind === 'Name' ? expr : expr.kind === 'Call' ? expr.callee : undefined;
     const names = options.map((o) => o.name);
+    // `none` is a keyword (the None literal), yet also the name of options such as
+    // `baseline: none` and `relabel: none`: where the place offers it, the literal is that option.
+    if (expr.kind === 'None' && names.includes('none')) return;
+    const nameNode = expr.kind === 'Name' ? expr : expr.kind === 'Call' ? expr.callee : undefined;
     if (!nameNode || nameNode.parts.length !== 1) {
       this.accept('error', 'type-mismatch', `${label} expects one of: ${names.join(', ')}; found ${describeValue(expr)}`, expr.range);
       return;

@@ -4,6 +4,7 @@
 import type { CstElement, CstNode, IToken } from 'chevrotain';
 import * as A from './ast.js';
 import { unescapeString, parseNumber } from './literals.js';
+import { InvalidNumber, UnterminatedString } from './tokens.js';
 
 type Children = Record<string, CstElement[] | undefined>;
 
@@ -93,6 +94,16 @@ export class CstToAst {
     const base = baseCst ? this.baseRef(baseCst) : undefined;
     const overCst = node(c, 'over');
     const over = overCst ? this.qualifiedName(overCst) : undefined;
+    // `env X = {` or `sweep S over {`: the name is missing (a syntax error says so). Keep the
+    // empty name, but place it just after `=` / `over` rather than at the start of the file.
+    const eq = tok(c, 'Equals');
+    if (base && base.name.parts.length === 0 && eq) {
+      const at = { start: tokenRange(eq).end, end: tokenRange(eq).end };
+      base.name.range = at;
+      base.range = base.args ? { start: at.start, end: Math.max(at.end, base.range.end) } : at;
+    }
+    const overTok = tok(c, 'Kw_over');
+    if (over && over.parts.length === 0 && overTok) over.range = { start: tokenRange(overTok).end, end: tokenRange(overTok).end };
     const bodyCst = node(c, 'body');
     const body = bodyCst ? this.body(bodyCst) : undefined;
     const keywordRange = tokenRange(kw);
@@ -222,7 +233,8 @@ export class CstToAst {
 
   private callArgs(cst: CstNode): { args: A.Argument[]; range: A.Range } {
     const c = cst.children as Children;
-    const args = nodes(c, 'argument').map((a) => this.argument(a));
+    // An argument recovery left empty (`abs(x, )`) is dropped: the syntax error covers it.
+    const args = nodes(c, 'argument').map((a) => this.argument(a)).filter((a) => a.name !== undefined || a.value !== undefined);
     const open = tok(c, 'LParen');
     const close = tok(c, 'RParen');
     return {
@@ -314,6 +326,7 @@ export class CstToAst {
   private primary(cst: CstNode): A.Expression | undefined {
     const c = cst.children as Children;
     const num = tok(c, 'Number');
+    if (num?.tokenType === InvalidNumber) return undefined; // reported by parse(); no value to check
     if (num) return { kind: 'Number', value: parseNumber(num.image), raw: num.image, range: tokenRange(num) };
     const str = tok(c, 'String');
     if (str) return this.stringLiteral(str);
@@ -368,7 +381,9 @@ export class CstToAst {
   }
 
   private stringLiteral(t: IToken): A.StringLiteral {
-    return { kind: 'String', value: unescapeString(t.image), raw: t.image, range: tokenRange(t) };
+    // An unterminated string (reported by parse()) reads as if closed at the end of its line.
+    const closed = t.tokenType === UnterminatedString ? t.image + '"' : t.image;
+    return { kind: 'String', value: unescapeString(closed), raw: t.image, range: tokenRange(t) };
   }
 
   private identifier(t: IToken): A.Identifier {

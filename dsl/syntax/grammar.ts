@@ -1,16 +1,28 @@
 // The grammar of LANGUAGE.md section 3 as a Chevrotain CST parser with error recovery.
 // The concrete tree it builds is turned into the typed AST by cst-to-ast.ts; nothing else
 // should look at CST nodes.
-import { CstParser, type CstNode, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
+import { CstParser, tokenMatcher, type CstNode, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
 import * as T from './tokens.js';
 
 /** Tokens that cannot start anything at the top level; the parser skips them one by one. */
-const STRAY_TOKENS = T.allTokens.filter((t) => t !== T.Import && !T.DECL_KEYWORDS.includes(t) && t.GROUP === undefined);
+const STRAY_TOKENS = T.allTokens.filter((t) => t !== T.Import && !T.DECL_KEYWORDS.includes(t) && t.GROUP === undefined
+  // These match the number and string alternatives through their categories already.
+  && t !== T.InvalidNumber && t !== T.UnterminatedString);
+
+const CLOSERS = [T.RBracket, T.RParen, T.RBrace];
 
 export class RlxGrammar extends CstParser {
   constructor(errorMessageProvider: IParserErrorMessageProvider) {
     super(T.allTokens, { recoveryEnabled: true, nodeLocationTracking: 'none', maxLookahead: 3, errorMessageProvider });
     this.performSelfAnalysis();
+  }
+
+  // Before a closing bracket, single-token deletion beats insertion: in `[,]` or `f(a b)` the
+  // stray token is the mistake. Chevrotain tries insertion first, which there invents the
+  // closing token and leaves the stray one to cause a second error further out. (Elsewhere
+  // insertion stays first: in `env = CartPole`, the missing name is the mistake, not the `=`.)
+  protected override canTokenTypeBeInsertedInRecovery(tokType: TokenType): boolean {
+    return !(CLOSERS.includes(tokType) && tokenMatcher(this.LA(2), tokType));
   }
 
   file = this.RULE('file', () => {
@@ -100,8 +112,13 @@ export class RlxGrammar extends CstParser {
     this.SUBRULE(this.expression);
   });
 
+  // Keywords may be names (`env: Pole`, `param: env.size`), except where they start the next
+  // declaration: `env A = ` followed by `env B = ...` is a missing base, not a base named `env`.
   nameSegment = this.RULE('nameSegment', () => {
-    this.OR([T.Identifier, ...T.NAME_KEYWORDS].map((tok: TokenType) => ({ ALT: () => this.CONSUME(tok, { LABEL: 'segment' }) })));
+    this.OR([T.Identifier, ...T.NAME_KEYWORDS].map((tok: TokenType) => ({
+      GATE: T.DECL_KEYWORDS.includes(tok) ? () => this.LA(2).tokenType !== T.Identifier : undefined,
+      ALT: () => this.CONSUME(tok, { LABEL: 'segment' }),
+    })));
   });
 
   qualifiedName = this.RULE('qualifiedName', () => {
@@ -213,13 +230,20 @@ export class RlxGrammar extends CstParser {
     this.SUBRULE(this.expression);
   });
 
+  // List = "[" [ Expr { "," Expr } [ "," ] ] "]": items need commas between them (`[64 64]` is
+  // an error, not two items), and only one trailing comma is allowed.
   list = this.RULE('list', () => {
     this.CONSUME(T.LBracket);
-    this.MANY(() => {
-      this.OR([
-        { ALT: () => this.SUBRULE(this.expression, { LABEL: 'item' }) },
-        { ALT: () => this.CONSUME(T.Comma) },
-      ]);
+    this.OPTION(() => {
+      this.SUBRULE(this.expression, { LABEL: 'item' });
+      this.MANY({
+        GATE: () => this.LA(2).tokenType !== T.RBracket,
+        DEF: () => {
+          this.CONSUME(T.Comma);
+          this.SUBRULE2(this.expression, { LABEL: 'item' });
+        },
+      });
+      this.OPTION2(() => this.CONSUME2(T.Comma));
     });
     this.CONSUME(T.RBracket);
   });

@@ -5,7 +5,7 @@ import { EOF as EOF_TOKEN, tokenLabel } from 'chevrotain';
 import type * as A from './ast.js';
 import { RlxGrammar } from './grammar.js';
 import { CstToAst } from './cst-to-ast.js';
-import { rlxLexer } from './tokens.js';
+import { InvalidNumber, rlxLexer, UnterminatedString } from './tokens.js';
 
 export interface SyntaxError {
   code: 'syntax-error' | 'invalid-character';
@@ -78,6 +78,11 @@ function parseUnsafe(text: string): ParseResult {
     message: invalidCharacterMessage(text, e.offset, e.length),
     range: { start: e.offset, end: e.offset + e.length },
   }));
+  for (const t of lexed.tokens) {
+    if (t.tokenType === InvalidNumber || t.tokenType === UnterminatedString) {
+      errors.push({ code: 'invalid-character', message: invalidCharacterMessage(text, t.startOffset, t.image.length), range: { start: t.startOffset, end: t.startOffset + t.image.length } });
+    }
+  }
 
   const comments: A.Comment[] = (lexed.groups.comments ?? []).map((t) => ({
     kind: 'Comment',
@@ -114,7 +119,7 @@ function errorOffsetAtEnd(e: { previousToken?: IToken } | object, text: string):
 
 function invalidCharacterMessage(text: string, offset: number, length: number): string {
   const bad = text.slice(offset, offset + length);
-  if (/^\d/.test(bad)) return `invalid number '${bad}${text.slice(offset + length).match(/^[A-Za-z0-9_.]*/)?.[0] ?? ''}': a number may end in 'k' or 'M' and must not run into a name`;
+  if (/^\d/.test(bad)) return `invalid number '${bad}': a number may end in 'k' or 'M' and must not run into a name`;
   if (bad.startsWith('"')) return 'unterminated string: add the closing \'"\' on the same line';
   return `unexpected character '${bad}'`;
 }

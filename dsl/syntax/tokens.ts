@@ -3,7 +3,7 @@
 // Comments go to their own group so the formatter and hover can still see them.
 import { createToken, Lexer, type TokenType } from 'chevrotain';
 
-export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/ });
+export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, label: 'a name' });
 
 function keyword(word: string): TokenType {
   return createToken({ name: `Kw_${word}`, pattern: new RegExp(`${word}(?![A-Za-z0-9_])`), longer_alt: Identifier, label: `'${word}'` });
@@ -34,9 +34,15 @@ export const NAME_KEYWORDS = [...DECL_KEYWORDS, Term, Stage, Over, Import];
 export const NumberLiteral = createToken({
   name: 'Number',
   pattern: /(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[kM]?(?![A-Za-z0-9_.])/,
-  label: 'number',
+  label: 'a number',
 });
-export const StringLiteral = createToken({ name: 'String', pattern: /"(?:[^"\\\n\r]|\\.)*"/, label: 'string' });
+export const StringLiteral = createToken({ name: 'String', pattern: /"(?:[^"\\\n\r]|\\.)*"/, label: 'a string' });
+// Broken literals are tokens of their own, so that one mistake is one error: `200kb` is one bad
+// number (not `200k` and a name `b`), and `"abc` runs to the end of its line as a string. They
+// are categorised as numbers and strings, so the parser accepts them where those go; parse.ts
+// reports them, and the AST leaves a bad number out (an unterminated string keeps its text).
+export const InvalidNumber = createToken({ name: 'InvalidNumber', pattern: /\d[A-Za-z0-9_.]*/, categories: [NumberLiteral], label: 'a number' });
+export const UnterminatedString = createToken({ name: 'UnterminatedString', pattern: /"(?:[^"\\\n\r]|\\.)*/, categories: [StringLiteral], label: 'a string' });
 
 export const DocComment = createToken({ name: 'DocComment', pattern: /\/\/\/[^\n\r]*/, group: 'comments' });
 export const LineComment = createToken({ name: 'LineComment', pattern: /\/\/[^\n\r]*/, group: 'comments' });
@@ -71,7 +77,9 @@ export const allTokens: TokenType[] = [
   LineComment,
   BlockComment,
   StringLiteral,
+  UnterminatedString,
   NumberLiteral,
+  InvalidNumber,
   Import, Env, Reward, Policy, Algorithm, Experiment, Sweep, Term, Stage, Over,
   True, False, None, And, Or, Not,
   Identifier,

@@ -6,9 +6,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { repoRoot } from '../repo.js';
+import { repoRoot } from '../helpers/repo.js';
 
-const bin = path.join(repoRoot, 'bin', 'rlx.js');
+const bin = path.join(repoRoot(), 'bin', 'rlx.js');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-cli-'));
 after(() => fs.rmSync(work, { recursive: true, force: true }));
 

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { analyze, compile, runnableNames, stringifyPlan, Workspace, type Plan } from '../../dsl/index.js';
-import { exampleFiles } from '../repo.js';
+import { exampleFiles } from '../helpers/repo.js';
 
 const ROOT = path.resolve('/virtual-rlx');
 

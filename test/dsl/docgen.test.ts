@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import { renderReference, updateDocument } from '../../dsl/docgen.js';
 import { ALGORITHMS, ENVS, POLICIES } from '../../dsl/schema/index.js';
 import { DIAGNOSTIC_CODES } from '../../dsl/diagnostics.js';
-import { repoRoot } from '../repo.js';
+import { repoRoot } from '../helpers/repo.js';
 
 test('docs/language.md matches the schema registry (run `npm run docs` to update it)', () => {
-  const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'language.md'), 'utf8');
+  const doc = fs.readFileSync(path.join(repoRoot(), 'docs', 'language.md'), 'utf8');
   assert.equal(updateDocument(doc), doc);
 });
 

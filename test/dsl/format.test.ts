@@ -2,43 +2,23 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
 import type { TextEdit } from '../../dsl/diagnostics.js';
 import { format, formatEdits, type FormatOptions } from '../../dsl/format/index.js';
 import { parse } from '../../dsl/syntax/parse.js';
+import { codeBlocks, exampleFiles, readLanguageDoc } from '../helpers/repo.js';
+import { applyEdits } from '../helpers/source.js';
 
 // ---- helpers
 
-/** The repository root: the nearest folder above this file with a package.json (works from out/ and from source). */
-function findRepoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot find the repository root (no package.json above the test file)');
-    dir = parent;
-  }
-  return dir;
-}
-
-const repoRoot = findRepoRoot();
-
 function languageBlocks(): string[] {
-  const file = path.resolve(repoRoot, '../shared/LANGUAGE.md');
-  assert.ok(fs.existsSync(file), `the design document is missing: expected it at ${file} (../shared/LANGUAGE.md from the repository root)`);
-  const blocks = [...fs.readFileSync(file, 'utf8').matchAll(/```rlx\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.ok(blocks.length > 0, `${file} has no \`\`\`rlx blocks`);
+  const blocks = codeBlocks(readLanguageDoc(), 'rlx').map((b) => b.text);
+  assert.ok(blocks.length > 0, 'LANGUAGE.md has no ```rlx blocks');
   return blocks;
 }
 
-function exampleFiles(): { name: string; text: string }[] {
-  const dir = path.join(repoRoot, 'examples');
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.rlx'))
-    .sort()
-    .map((name) => ({ name, text: fs.readFileSync(path.join(dir, name), 'utf8') }));
+function exampleSources(): { name: string; text: string }[] {
+  return exampleFiles().map((file) => ({ name: path.basename(file), text: fs.readFileSync(file, 'utf8') }));
 }
 
 function formatted(text: string, options?: FormatOptions): string {
@@ -79,12 +59,6 @@ function check(before: string, after: string, options?: FormatOptions): void {
   assertSameMeaning(before, after);
 }
 
-function applyEdits(text: string, edits: TextEdit[]): string {
-  const sorted = [...edits].sort((a, b) => b.range.start - a.range.start);
-  for (let i = 1; i < sorted.length; i++) assert.ok(sorted[i].range.end <= sorted[i - 1].range.start, 'edits overlap');
-  return sorted.reduce((t, e) => t.slice(0, e.range.start) + e.newText + t.slice(e.range.end), text);
-}
-
 // ---- the design document and the examples are already canonical
 
 describe('format: LANGUAGE.md and examples/', () => {
@@ -102,7 +76,7 @@ describe('format: LANGUAGE.md and examples/', () => {
     assert.equal(formatted(all), all);
   });
 
-  for (const { name, text } of exampleFiles()) {
+  for (const { name, text } of exampleSources()) {
     it(`formats examples/${name} idempotently, keeping its tree and comments`, () => {
       const once = formatted(text);
       assert.equal(formatted(once), once);

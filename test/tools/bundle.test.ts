@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { bundle } from '../../tools/bundle.js';
-import { examplesDir } from '../repo.js';
+import { examplesDir } from '../helpers/repo.js';
 
 test('the bundled rlx checks the examples and reports errors like the compiled one', async () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bundle-'));

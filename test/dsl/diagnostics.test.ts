@@ -1,0 +1,910 @@
+// One or more tests per diagnostic code, each with the exact range (marked ⟦like this⟧ in the
+// source), the severity and the message, and the fixes where the checker offers them. The
+// table is keyed by code, so a new code in DIAGNOSTIC_CODES does not compile until it has a
+// test here (and the last test checks the same at run time). LANGUAGE.md section 9 lists what
+// the checker must report; each item of it has a case below.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { analyze, DIAGNOSTIC_CODES, Workspace, type DiagnosticCode, type Severity } from '../../dsl/index.js';
+import {
+  applyEdits, applyFix, check, expectClean, expectDiagnostic, expectDiagnostics, fixOf, MemoryHost, virtualPath, withFile,
+  type Expected, type Found, type Sources,
+} from '../helpers/source.js';
+
+/** Declarations most cases lean on; each is clean on its own. */
+const PRELUDE = `env Pole = CartPole { max_steps: 500 }
+env Swing = Pendulum { max_steps: 200 }
+env Arith = TextTask { task: addition(digits: 2) }
+env Rooms = GridWorld { layout: four_rooms }
+policy Actor = mlp { hidden: [64, 64] }
+policy Tiny = transformer { layers: 2 }
+algorithm Tuned = PPO { learning_rate: 3e-4 }
+`;
+
+/** An experiment that needs nothing else, for cases about something around it. */
+const BALANCE = `experiment Balance {
+  env: Pole
+  policy: Actor
+  algorithm: Tuned
+  budget: 10k
+}
+`;
+
+interface Case {
+  name: string;
+  /** The source, with one marked range for the diagnostic under test (and one per `also`). */
+  source?: Sources;
+  message?: RegExp | string;
+  /** Default 'error'. */
+  severity?: Severity;
+  /** Further checks on the diagnostic found (fixes, related information). */
+  then?: (found: Found) => void;
+  /** Other diagnostics the source must also produce, in marker order after the one under test. */
+  also?: Expected[];
+  /** All expected diagnostics in marker order, when the one under test is not marked first. */
+  expect?: Expected[];
+  /** A test that cannot be written as a source with marks. */
+  run?: () => void;
+}
+
+/** Re-checks the file after applying a fix: the diagnostic's code must be gone from it. */
+function fixRemoves(found: Found, title?: string | RegExp): string {
+  const fixed = applyFix(found, title);
+  const sources = Object.fromEntries(found.checked.files.map((f) => [f.name, f.text]));
+  const after = check(withFile(sources, found.file.name, fixed));
+  const still = after.in(found.file.name).filter((d) => d.code === found.diagnostic.code);
+  assert.deepEqual(still, [], `after the fix the file still has ${found.diagnostic.code}:\n${fixed}\n${after.render()}`);
+  return fixed;
+}
+
+function fixIsClean(found: Found, title?: string | RegExp): string {
+  const fixed = applyFix(found, title);
+  const sources = Object.fromEntries(found.checked.files.map((f) => [f.name, f.text]));
+  expectClean(withFile(sources, found.file.name, fixed));
+  return fixed;
+}
+
+const CASES: Record<DiagnosticCode, Case[]> = {
+  'syntax-error': [
+    {
+      name: 'a property without its value',
+      source: 'algorithm A = PPO { gamma: ⟦,⟧ clip: 0.2 }',
+      message: "expected a value (number, string, name, list or call) but found ','",
+    },
+    {
+      name: "a missing '}' is reported at the next declaration, which still parses",
+      source: `${PRELUDE}env A = CartPole {\n  max_steps: 5\n\n⟦policy⟧ B = mlp { hidden: [8] }\n`,
+      message: "expected '}' but found 'policy'",
+    },
+    {
+      name: "a missing '}' at the end of the file is reported just after the last token",
+      source: 'env A = CartPole {\n  max_steps: 5⟦⟧\n',
+      message: "expected '}' but found the end of the file",
+    },
+    {
+      name: 'stray words at the top level, as one run',
+      source: `⟦foo bar⟧\nenv A = CartPole {}\n`,
+      message: "unexpected 'foo bar': expected a declaration (env, reward, policy, algorithm, experiment, sweep) or an import",
+    },
+    {
+      name: 'a declaration without a name',
+      source: 'env ⟦=⟧ CartPole {}',
+      message: "expected a name but found '='",
+    },
+    {
+      name: 'a base without a name',
+      source: 'env A = ⟦{⟧ }',
+      message: "expected a name but found '{'",
+    },
+    {
+      name: 'list items need commas between them',
+      source: 'policy P = mlp { hidden: [64 ⟦64⟧] }',
+      message: "expected ']' but found '64'",
+    },
+    {
+      name: 'comparisons do not chain',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: eval.success > 0.5 ⟦>⟧ 0.2')}`,
+      message: "expected '}' but found '>'",
+    },
+  ],
+
+  'invalid-character': [
+    { name: 'a character no token starts with', source: `${PRELUDE}⟦@⟧\n`, message: "unexpected character '@'" },
+    {
+      name: 'a number running into a name is one bad number, not a number and a name',
+      source: `${PRELUDE}${BALANCE.replace('10k', '⟦200kb⟧')}`,
+      message: "invalid number '200kb': a number may end in 'k' or 'M' and must not run into a name",
+    },
+    {
+      name: 'a number with two decimal points',
+      source: 'algorithm A = PPO { gamma: ⟦0.9.9⟧ }',
+      message: "invalid number '0.9.9'",
+    },
+    {
+      name: 'an unterminated string runs to the end of its line',
+      source: 'algorithm A = SFT {\n  data: ⟦"demos.jsonl⟧\n}\n',
+      message: "unterminated string: add the closing '\"' on the same line",
+    },
+  ],
+
+  'unknown-name': [
+    {
+      name: 'an unknown base, with "did you mean" and its fix',
+      source: 'algorithm A = ⟦PP⟧ { }',
+      message: "unknown algorithm 'PP'; did you mean 'PPO'?",
+      then: (found) => {
+        assert.deepEqual(fixOf(found, "Change to 'PPO'").edits, [{ range: found.file.marks[0], newText: 'PPO' }]);
+        assert.equal(fixIsClean(found), 'algorithm A = PPO { }');
+      },
+    },
+    {
+      name: 'an unknown reference in an experiment, with the user declaration suggested',
+      source: `${PRELUDE}${BALANCE.replace('env: Pole', 'env: ⟦Pol⟧')}`,
+      message: "unknown env 'Pol'; did you mean 'Pole'?",
+      then: (found) => assert.ok(fixIsClean(found).includes('env: Pole\n')),
+    },
+    {
+      name: 'no suggestion when nothing is close',
+      source: `${PRELUDE}${BALANCE.replace('policy: Actor', 'policy: ⟦Zzzzzz⟧')}`,
+      message: /^unknown policy 'Zzzzzz'$/,
+      then: (found) => assert.deepEqual(found.diagnostic.fixes ?? [], []),
+    },
+    {
+      name: 'an unknown metric in a stop condition',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: ⟦eval.mean_retrun⟧ >= 475')}`,
+      message: "unknown metric 'eval.mean_retrun'; conditions can test eval.mean_return",
+      then: (found) => assert.match(found.diagnostic.message, /did you mean 'eval.mean_return'\?$/),
+    },
+    {
+      name: 'an unknown name in a reward term',
+      source: 'reward R {\n  term a = -abs(⟦ob⟧.x)\n}\n',
+      message: /unknown name 'ob' in a reward term; available: obs, next_obs, .*did you mean 'obs'\?/,
+    },
+    {
+      name: "an unknown stage algorithm",
+      source: `${PRELUDE}experiment S {\n  env: Arith\n  policy: Tiny\n  stage main = ⟦GRP⟧ { budget: 1k }\n}\n`,
+      message: "unknown algorithm 'GRP'; did you mean 'GRPO'?",
+    },
+    {
+      name: 'a curriculum path must start with a part of the experiment',
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: ⟦world⟧.size, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
+      message: "a path starts with env, policy, algorithm; found 'world'",
+    },
+  ],
+
+  'wrong-kind': [
+    {
+      name: 'policy: Pole (an env where a policy goes)',
+      source: `${PRELUDE}${BALANCE.replace('policy: Actor', 'policy: ⟦Pole⟧')}`,
+      message: "'Pole' is an env, but policy needs a policy",
+    },
+    {
+      name: 'a base of another kind',
+      source: `${PRELUDE}policy P = ⟦Pole⟧ { }`,
+      message: "'Pole' is an env, but a policy's base must be a policy",
+    },
+    {
+      name: 'a built-in of another kind as a reference',
+      source: `${PRELUDE}${BALANCE.replace('algorithm: Tuned', 'algorithm: ⟦CartPole⟧')}`,
+      message: "'CartPole' is an env, but algorithm needs an algorithm",
+    },
+    {
+      name: 'a sweep over something that is not an experiment',
+      source: `${PRELUDE}sweep S over ⟦Pole⟧ { }`,
+      message: "'Pole' is an env, but a sweep must be an experiment",
+    },
+    {
+      name: 'a stage whose base is not an algorithm',
+      source: `${PRELUDE}experiment S {\n  env: Arith\n  policy: Tiny\n  stage main = ⟦Tiny⟧ { budget: 1k }\n}\n`,
+      message: "'Tiny' is a policy, but a stage needs an algorithm",
+    },
+  ],
+
+  'duplicate-name': [
+    {
+      name: 'twice in one file, at the second, with the first as related information',
+      source: `${PRELUDE}env A = CartPole {}\npolicy ⟦A⟧ = mlp {}\n`,
+      message: "'A' is already declared in this file",
+      then: (found) => {
+        const first = found.file.text.indexOf('env A =') + 4;
+        assert.deepEqual(found.diagnostic.related, [{ file: found.file.path, range: { start: first, end: first + 1 }, message: 'first declared here' }]);
+      },
+    },
+    {
+      name: 'the name of a built-in',
+      source: 'algorithm ⟦PPO⟧ = DQN {}',
+      message: "'PPO' is the name of a built-in algorithm; choose another name",
+    },
+    {
+      name: 'declared here and in an imported file',
+      source: {
+        'main.rlx': 'import "./envs.rlx"\nenv ⟦Pole⟧ = CartPole {}\n',
+        'envs.rlx': 'env Pole = CartPole { max_steps: 100 }\n',
+      },
+      message: "'Pole' is also declared in envs.rlx, which this file imports",
+      then: (found) => assert.equal(found.diagnostic.related?.[0].file, virtualPath('envs.rlx')),
+    },
+    {
+      name: 'two terms of one name in a reward',
+      source: 'reward R {\n  term a = 1\n  term ⟦a⟧ = 2\n}\n',
+      message: "term 'a' is already declared in this body",
+      then: (found) => assert.deepEqual(found.diagnostic.related?.map((r) => found.file.text.slice(r.range.start, r.range.end)), ['a']),
+    },
+    {
+      name: 'two stages of one name in an experiment',
+      source: `${PRELUDE}experiment S {\n  env: Arith\n  policy: Tiny\n  stage main = SFT { updates: 10 }\n  stage ⟦main⟧ = GRPO { budget: 1k }\n}\n`,
+      message: "stage 'main' is already declared in this body",
+    },
+    {
+      name: 'declared in two imported files',
+      source: {
+        'main.rlx': 'import "./a.rlx"\nimport ⟦"./b.rlx"⟧\n',
+        'a.rlx': 'env Pole = CartPole {}\n',
+        'b.rlx': 'env Pole = CartPole {}\n',
+      },
+      message: "'Pole' is declared both in a.rlx and in b.rlx",
+    },
+  ],
+
+  'unknown-property': [
+    {
+      name: 'a property the base does not have: valid ones listed, rename and remove fixes',
+      source: 'algorithm A = PPO {\n  ⟦learning_rat⟧: 1e-3\n  clip: 0.1\n}\n',
+      message: "PPO has no property 'learning_rat'; did you mean 'learning_rate'?; valid properties: learning_rate, rollout_steps, epochs, minibatches, gamma, gae_lambda, clip, clip_value, entropy_coef, value_coef, max_grad_norm, normalize_advantages, target_kl",
+      then: (found) => {
+        assert.deepEqual(found.diagnostic.fixes?.map((f) => f.title), ["Change to 'learning_rate'", "Remove 'learning_rat'"]);
+        assert.equal(fixIsClean(found, /Change/), 'algorithm A = PPO {\n  learning_rate: 1e-3\n  clip: 0.1\n}\n');
+        assert.equal(fixIsClean(found, /Remove/), 'algorithm A = PPO {\n  clip: 0.1\n}\n');
+      },
+    },
+    {
+      name: "an abbreviation far from any name: no suggestion, the valid ones listed",
+      source: 'algorithm A = PPO { ⟦lr⟧: 1e-3 }',
+      message: /^PPO has no property 'lr'; valid properties: learning_rate, /,
+      then: (found) => assert.deepEqual(found.diagnostic.fixes?.map((f) => f.title), ["Remove 'lr'"]),
+    },
+    {
+      name: 'a sweep property that is neither a setting nor a path (each valid name listed once)',
+      source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  ⟦sed⟧: [1, 2]\n}\n`,
+      message: "sweep over Balance has no 'sed'; did you mean 'seed'?; valid: strategy, seeds, parallel, backend, env, policy, algorithm, reward, budget, envs, seed, device, stop, env.NAME, policy.NAME, algorithm.NAME",
+    },
+    {
+      name: 'removing a property from a one-line body takes its comma',
+      source: 'env A = CartPole { ⟦mass⟧: 2, max_steps: 10 }',
+      message: /^CartPole has no property 'mass'; valid properties: max_steps, gravity/,
+      then: (found) => assert.equal(fixIsClean(found, /Remove/), 'env A = CartPole { max_steps: 10 }'),
+    },
+    {
+      name: 'a property of another algorithm, through a user base',
+      source: `${PRELUDE}algorithm Fast = Tuned { ⟦buffer⟧: 1000 }\n`,
+      message: "PPO has no property 'buffer'",
+    },
+    {
+      name: 'an unknown block',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  ⟦evals⟧ { every: 1k }')}`,
+      message: "experiment has no block 'evals'; did you mean 'eval'?; valid blocks: eval, curriculum",
+    },
+    {
+      name: 'a term outside a reward',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  ⟦term⟧ bonus = 1')}`,
+      message: "'term' members belong in reward declarations, not in an experiment",
+    },
+    {
+      name: 'a dotted path outside a sweep',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  algorithm.⟦gamma⟧: 0.9')}`,
+      message: "dotted property paths are only for sweeps; write 'algorithm: ...' or use a block",
+    },
+    {
+      name: 'a sweep path into a part of the experiment',
+      source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  algorithm.⟦lr⟧: [1e-4, 3e-4]\n}\n`,
+      message: /^algorithm \(PPO\) has no 'lr'; valid: learning_rate, /,
+    },
+    {
+      name: 'a curriculum parameter the env does not have',
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: env.⟦sise⟧, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
+      message: "GridWorld has no parameter 'sise'; did you mean 'size'?",
+    },
+  ],
+
+  'duplicate-property': [
+    {
+      name: 'the same property twice: at the second, related to the first, with a remove fix',
+      source: 'algorithm A = PPO {\n  clip: 0.1\n  ⟦clip⟧: 0.2\n}\n',
+      message: "'clip' is already set in this body",
+      then: (found) => {
+        const first = found.file.text.indexOf('clip');
+        assert.deepEqual(found.diagnostic.related, [{ file: found.file.path, range: { start: first, end: first + 'clip: 0.1'.length }, message: 'first set here' }]);
+        assert.equal(fixIsClean(found), 'algorithm A = PPO {\n  clip: 0.1\n}\n');
+      },
+    },
+    {
+      name: 'the same path twice in a sweep',
+      source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  algorithm.gamma: [0.9]\n  ⟦algorithm⟧.gamma: [0.99]\n}\n`,
+      message: "'algorithm.gamma' is already swept in this sweep",
+      then: (found) => assert.ok(fixIsClean(found).endsWith('sweep S over Balance {\n  algorithm.gamma: [0.9]\n}\n')),
+    },
+  ],
+
+  'missing-property': [
+    {
+      name: 'an experiment without a budget: the insert fix adds it, indented like the body',
+      source: `${PRELUDE}experiment ⟦X⟧ {\n  env: Pole\n  policy: Actor\n  algorithm: Tuned\n}\n`,
+      message: "experiment X needs 'budget'",
+      then: (found) => assert.ok(fixIsClean(found).endsWith('  algorithm: Tuned\n  budget: 100k\n}\n')),
+    },
+    {
+      name: 'an empty experiment: everything it needs, in one fix that checks clean',
+      source: `${PRELUDE}experiment ⟦X⟧ {}\n`,
+      message: "experiment X needs 'env' and 'policy' and 'algorithm' and 'budget' (or stages)",
+      then: (found) => assert.ok(fixIsClean(found).endsWith('experiment X { env: Pole, policy: Actor, algorithm: Tuned, budget: 100k }\n')),
+    },
+    {
+      name: 'a one-line body keeps its members and gains the missing ones',
+      source: `${PRELUDE}experiment ⟦X⟧ { env: Pole, policy: Actor }\n`,
+      message: "experiment X needs 'algorithm' and 'budget' (or stages)",
+      then: (found) => assert.ok(fixIsClean(found).endsWith('experiment X { env: Pole, policy: Actor, algorithm: Tuned, budget: 100k }\n')),
+    },
+    {
+      name: 'a body ending in a comment',
+      source: `${PRELUDE}experiment ⟦X⟧ {\n  env: Pole\n  policy: Actor\n  budget: 1k // short\n}\n`,
+      message: "experiment X needs 'algorithm' (or stages)",
+      then: (found) => assert.ok(fixIsClean(found).endsWith('  budget: 1k // short\n  algorithm: Tuned\n}\n')),
+    },
+    {
+      name: 'a block without its required member',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  ⟦eval⟧ {\n    episodes: 5\n  }')}`,
+      message: "eval { } needs 'every'",
+      then: (found) => assert.ok(fixRemoves(found).includes('    episodes: 5\n    every: 1\n  }')),
+    },
+    {
+      name: 'staged experiments need env and policy but not algorithm and budget',
+      source: `${PRELUDE}experiment ⟦S⟧ {\n  env: Arith\n  stage main = GRPO { budget: 1k }\n}\n`,
+      message: /^experiment S needs 'policy'$/,
+      then: (found) => fixRemoves(found),
+    },
+    {
+      name: 'a sweep without over',
+      source: `${PRELUDE}${BALANCE}sweep ⟦S⟧ { parallel: 2 }\n`,
+      message: 'sweep S needs the experiment it varies: `sweep S over Experiment { ... }`',
+    },
+  ],
+
+  'type-mismatch': [
+    {
+      name: 'a number where true or false goes',
+      source: 'algorithm A = PPO { clip_value: ⟦1⟧ }',
+      message: 'clip_value expects true or false; found the number 1',
+    },
+    {
+      name: 'a number where a list goes',
+      source: 'policy P = mlp { hidden: ⟦64⟧ }',
+      message: 'hidden expects a list of whole numbers, like [64, 64]; found the number 64',
+    },
+    {
+      name: 'an option that does not exist, with "did you mean"',
+      source: 'policy P = mlp { activation: ⟦tanhh⟧ }',
+      message: "'tanhh' is not a valid activation; expected one of: tanh, relu; did you mean 'tanh'?",
+      then: (found) => assert.equal(fixIsClean(found), 'policy P = mlp { activation: tanh }'),
+    },
+    {
+      name: 'a fraction where a whole number goes, with a rounding fix',
+      source: 'algorithm A = PPO { epochs: ⟦2.5⟧ }',
+      message: 'epochs expects a whole number; found 2.5',
+      then: (found) => assert.equal(applyFix(found, 'Round to 3'), 'algorithm A = PPO { epochs: 3 }'),
+    },
+    {
+      name: 'text in reward arithmetic',
+      source: 'reward R { term a = ⟦"x"⟧ + 1 }',
+      message: 'text cannot be used in arithmetic; use a verifier such as exact(completion, target)',
+    },
+    {
+      name: 'a stop rule that is not a condition',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: ⟦eval.mean_return + 1⟧')}`,
+      message: 'expected a condition that is true or false, such as `eval.mean_return >= 475`',
+    },
+    {
+      name: 'a user module that is not code',
+      source: 'env Mine = module(⟦"./mine.py"⟧) { }',
+      message: 'module("./mine.py") must name a .ts or .js file',
+    },
+    {
+      name: 'a swept property needs a list',
+      source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  algorithm.gamma: ⟦0.9⟧\n}\n`,
+      message: 'a swept property takes a list of values, like algorithm.gamma: [a, b, c]',
+    },
+    {
+      name: 'a list below its minimum length',
+      source: 'policy P = mlp { hidden: ⟦[]⟧ }',
+      message: 'hidden needs at least 1 item',
+    },
+  ],
+
+  'out-of-range': [
+    {
+      name: 'gamma: 1.5 is an error with a clamp fix',
+      source: 'algorithm A = PPO { gamma: ⟦1.5⟧ }',
+      message: 'gamma must be >= 0 and <= 1; found 1.5',
+      then: (found) => {
+        assert.deepEqual(fixOf(found, 'Clamp to 1').edits, [{ range: found.file.marks[0], newText: '1' }]);
+        assert.equal(fixIsClean(found), 'algorithm A = PPO { gamma: 1 }');
+      },
+    },
+    {
+      name: 'a negative value written as an expression',
+      source: 'env A = CartPole { gravity: ⟦-9.8⟧ }',
+      message: 'gravity must be > 0 and <= 100; found -9.8',
+      then: (found) => assert.deepEqual(found.diagnostic.fixes, undefined, 'no clamp to an excluded bound'),
+    },
+    {
+      name: 'a schedule end point out of range',
+      source: 'algorithm A = DQN { epsilon: linear(1.0, ⟦-0.1⟧) }',
+      message: 'epsilon must be >= 0 and <= 1; found -0.1',
+    },
+    {
+      name: 'a transformer width that its heads do not divide',
+      source: 'policy T = transformer { width: ⟦30⟧, heads: 4 }',
+      message: 'width (30) must be a multiple of heads (4)',
+    },
+    {
+      name: 'a GridWorld goal inside the walls',
+      source: 'env G = GridWorld { size: 7, goal: fixed(⟦6⟧, 1) }',
+      message: 'the goal must be inside the walls: 1 to 5 for size 7; found 6',
+    },
+  ],
+
+  'suspicious-value': [
+    {
+      name: 'learning_rate: 0.5 is a warning',
+      source: 'algorithm A = PPO { learning_rate: ⟦0.5⟧ }',
+      severity: 'warning',
+      message: 'learning_rate = 0.5 is unusual: learning rates above 0.1 usually make training diverge',
+    },
+    {
+      name: 'a short-sighted discount',
+      source: 'algorithm A = DQN { gamma: ⟦0.5⟧ }',
+      severity: 'warning',
+      message: 'gamma = 0.5 is unusual: a discount below 0.8 makes the agent very short-sighted',
+    },
+  ],
+
+  'invalid-base': [
+    {
+      name: 'an env without a base',
+      source: 'env ⟦E⟧ { max_steps: 5 }',
+      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, TextTask, GuessNumber, module("./file.ts") or another env, as in `env E = CartPole { }`',
+    },
+    {
+      name: 'user code for something other than an env',
+      source: 'policy P = ⟦module("./p.ts")⟧ { }',
+      message: 'only environments can come from user code with module(...); a policy cannot',
+    },
+    {
+      name: 'a qualified base',
+      source: 'env E = ⟦gym.CartPole⟧ { }',
+      message: 'a base is a single name',
+    },
+    {
+      name: "'over' outside a sweep",
+      source: `${PRELUDE}${BALANCE}experiment ⟦E⟧ over ⟦Balance⟧ { }`,
+      expect: [
+        { code: 'missing-property', message: "experiment E needs 'env' and 'policy'" },
+        { code: 'invalid-base', message: "'over' is for sweeps; an experiment inherits with '= Base'" },
+      ],
+    },
+    {
+      name: "a sweep written with '='",
+      source: `${PRELUDE}${BALANCE}sweep ⟦S⟧ = ⟦Balance⟧ { }`,
+      expect: [
+        { code: 'missing-property', message: 'sweep S needs the experiment it varies' },
+        { code: 'invalid-base', message: 'a sweep is written `sweep Name over Experiment { ... }`' },
+      ],
+    },
+  ],
+
+  'inheritance-cycle': [
+    {
+      name: 'two declarations inheriting from each other: both are reported',
+      source: 'algorithm A = ⟦B⟧ { }\nalgorithm B = ⟦A⟧ { }\n',
+      message: 'inheritance cycle: A -> B -> A',
+      also: [{ code: 'inheritance-cycle', message: 'inheritance cycle: B -> A -> B' }],
+    },
+    {
+      name: 'a declaration inheriting from itself',
+      source: 'experiment E = ⟦E⟧ { }',
+      message: 'inheritance cycle: E -> E',
+    },
+    {
+      name: 'a cycle across files (which import each other, a cycle too)',
+      source: {
+        'main.rlx': 'import ⟦"./base.rlx"⟧\nalgorithm A = ⟦B⟧ { }\n',
+        'base.rlx': 'import ⟦"./main.rlx"⟧\nalgorithm B = ⟦A⟧ { }\n',
+      },
+      expect: [
+        { code: 'import-cycle', message: 'import cycle: main.rlx -> base.rlx -> main.rlx' },
+        { code: 'inheritance-cycle', message: 'inheritance cycle: A -> B -> A' },
+        { code: 'import-cycle', message: 'import cycle: base.rlx -> main.rlx -> base.rlx' },
+        { code: 'inheritance-cycle', message: 'inheritance cycle: B -> A -> B' },
+      ],
+    },
+    {
+      name: 'only the members of a loop are reported, not what inherits from it',
+      source: 'algorithm A = ⟦B⟧ { }\nalgorithm B = ⟦A⟧ { }\nalgorithm C = A { }\n',
+      message: 'inheritance cycle: A -> B -> A',
+      also: [{ code: 'inheritance-cycle', message: 'inheritance cycle: B -> A -> B' }],
+    },
+  ],
+
+  'import-cycle': [
+    {
+      name: 'two files importing each other',
+      source: {
+        'main.rlx': 'import ⟦"./other.rlx"⟧\n',
+        'other.rlx': 'import ⟦"./main.rlx"⟧\n',
+      },
+      message: 'import cycle: main.rlx -> other.rlx -> main.rlx',
+      also: [{ code: 'import-cycle', message: 'import cycle: other.rlx -> main.rlx -> other.rlx' }],
+    },
+    {
+      name: 'a file importing itself',
+      source: 'import ⟦"./main.rlx"⟧\n',
+      message: 'a file cannot import itself',
+    },
+    {
+      name: 'a longer loop, reported in every file of it',
+      source: {
+        'main.rlx': 'import ⟦"./a.rlx"⟧\n',
+        'a.rlx': 'import ⟦"./b.rlx"⟧\n',
+        'b.rlx': 'import ⟦"./main.rlx"⟧\n',
+      },
+      message: 'import cycle: main.rlx -> a.rlx -> b.rlx -> main.rlx',
+      also: [
+        { code: 'import-cycle', message: 'import cycle: a.rlx -> b.rlx -> main.rlx -> a.rlx' },
+        { code: 'import-cycle', message: 'import cycle: b.rlx -> main.rlx -> a.rlx -> b.rlx' },
+      ],
+    },
+  ],
+
+  'import-not-found': [
+    {
+      name: 'a file that does not exist',
+      source: `import ⟦"./nope.rlx"⟧\n${PRELUDE}`,
+      message: "cannot read './nope.rlx' (looked for nope.rlx next to this file)",
+    },
+    {
+      name: 'an empty path',
+      source: 'import ⟦""⟧\n',
+      message: 'an import needs a file path, such as import "./envs.rlx"',
+    },
+  ],
+
+  'incompatible-env': [
+    {
+      name: 'DQN on continuous Pendulum, at the algorithm',
+      source: `${PRELUDE}experiment X {\n  env: Swing\n  policy: Actor\n  algorithm: ⟦DQN⟧\n  budget: 10k\n}\n`,
+      message: 'DQN cannot train on Swing (Pendulum): it needs discrete actions, and Pendulum has continuous actions; algorithms that fit: PPO, SAC, REINFORCE',
+    },
+    {
+      name: 'a transformer on a non-text env',
+      source: `${PRELUDE}${BALANCE.replace('policy: Actor', 'policy: ⟦Tiny⟧')}`,
+      message: 'a transformer policy reads text, but Pole (CartPole) has discrete actions; use mlp',
+    },
+    {
+      name: 'an mlp on a text task',
+      source: `${PRELUDE}experiment X { env: Arith, policy: ⟦Actor⟧, algorithm: GRPO, budget: 1k }\n`,
+      message: 'Arith (TextTask) is a text task; an mlp cannot read or write text; use transformer',
+    },
+    {
+      name: 'relabeling on an env without goals',
+      source: `${PRELUDE}algorithm Her = DQN { relabel: future(k: 4) }\nexperiment X { env: Pole, policy: Actor, algorithm: ⟦Her⟧, budget: 1k }\n`,
+      message: 'Her relabels goals (relabel: future), but Pole (CartPole) is not goal-conditioned; use GridWorld or set relabel: none',
+    },
+    {
+      name: "an inherited algorithm that does not fit the child's env: at the child's env, in the child's file",
+      source: {
+        'main.rlx': 'import "./base.rlx"\nenv Swing = Pendulum {}\nexperiment Swung = Balance { env: ⟦Swing⟧ }\n',
+        'base.rlx': `${PRELUDE.replace('env Swing = Pendulum { max_steps: 200 }\n', '')}${BALANCE.replace('algorithm: Tuned', 'algorithm: DQN')}`,
+      },
+      message: /^DQN cannot train on Swing \(Pendulum\)/,
+    },
+    {
+      name: "an inherited stage that does not fit the child's env",
+      source: {
+        'main.rlx': 'import "./base.rlx"\nexperiment Other = Sums { env: ⟦Pole⟧, policy: Actor }\n',
+        'base.rlx': `${PRELUDE}experiment Sums { env: Arith, policy: Tiny, stage main = GRPO { budget: 1k } }\n`,
+      },
+      message: /^GRPO cannot train on Pole \(CartPole\)/,
+    },
+    {
+      name: 'a stage whose algorithm does not fit the env',
+      source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  stage main = ⟦GRPO⟧ { budget: 1k }\n}\n`,
+      message: /^GRPO cannot train on Pole \(CartPole\): it needs text actions/,
+    },
+  ],
+
+  'unknown-field': [
+    {
+      name: "an observation field the paired env lacks: in the reward's file, at the field",
+      source: {
+        'main.rlx': `import "./rewards.rlx"\n${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  reward: Upright')}`,
+        'rewards.rlx': 'reward Upright {\n  term tilt = -abs(obs.⟦thet⟧)\n}\n',
+      },
+      message: 'Pole (CartPole) has no observation field \'thet\'; its fields are: x, x_dot, theta, theta_dot; did you mean \'theta\'?',
+      then: (found) => {
+        assert.equal(found.diagnostic.file, virtualPath('rewards.rlx'));
+        const main = found.checked.file('main.rlx');
+        const at = main.text.indexOf('env: Pole') + 'env: '.length;
+        assert.deepEqual(found.diagnostic.related, [{ file: main.path, range: { start: at, end: at + 4 }, message: 'paired with env Pole in experiment Balance' }]);
+        assert.equal(fixIsClean(found), 'reward Upright {\n  term tilt = -abs(obs.theta)\n}\n');
+      },
+    },
+    {
+      name: 'text names with a non-text env',
+      source: `${PRELUDE}reward R { term a = ⟦exact⟧(⟦completion⟧, "4") }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}`,
+      message: "'exact' checks text, but Pole (CartPole) is not a text task",
+      also: [{ code: 'unknown-field', message: "'completion' is not available with Pole (CartPole): only text tasks have it" }],
+    },
+    {
+      name: 'goal names with an env without goals',
+      source: `${PRELUDE}reward R { term a = -dist(⟦achieved⟧, ⟦goal⟧) }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}`,
+      message: "'achieved' is not available with Pole (CartPole): only goal-conditioned envs have it",
+      also: [{ code: 'unknown-field', message: "'goal' is not available with Pole (CartPole): only goal-conditioned envs have it" }],
+    },
+    {
+      name: 'fields of a name that has none',
+      source: 'reward R { term a = t.⟦x⟧ }',
+      message: "'t' has no fields",
+    },
+  ],
+
+  'unknown-function': [
+    {
+      name: 'a function that does not exist',
+      source: 'reward R { term a = ⟦foo⟧(1) }',
+      message: "unknown function 'foo'",
+    },
+    {
+      name: 'a misspelt function, with "did you mean" and its fix',
+      source: 'reward R { term a = ⟦ab⟧(-1) }',
+      message: "unknown function 'ab'; did you mean 'abs'?",
+      then: (found) => assert.equal(fixIsClean(found), 'reward R { term a = abs(-1) }'),
+    },
+    {
+      name: 'a schedule that does not exist',
+      source: 'algorithm A = PPO { learning_rate: ⟦cosin⟧(1e-3, 0) }',
+      message: "'cosin' is not a schedule; schedules are constant, linear, cosine, warmup; did you mean 'cosine'?",
+      then: (found) => assert.equal(fixIsClean(found), 'algorithm A = PPO { learning_rate: cosine(1e-3, 0) }'),
+    },
+    {
+      name: 'reward-only functions are not available in conditions',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: ⟦novelty⟧(steps) > 1')}`,
+      message: "unknown function 'novelty'",
+    },
+  ],
+
+  'wrong-arguments': [
+    {
+      name: 'a function call without its required arguments',
+      source: 'reward R { term a = ⟦clip(1)⟧ }',
+      message: "clip needs 'lo' and 'hi': clip(x, lo, hi)",
+    },
+    {
+      name: 'too many arguments',
+      source: 'reward R { term a = abs(1, ⟦2⟧) }',
+      message: 'abs takes at most 1 argument',
+    },
+    {
+      name: 'an argument name the option does not have',
+      source: 'algorithm A = DQN { relabel: future(k: 4, ⟦j⟧: 3) }',
+      message: "future has no argument 'j'; its arguments are: k",
+    },
+    {
+      name: 'arguments to an option that takes none, with a fix',
+      source: 'algorithm A = DQN { relabel: ⟦final(3)⟧ }',
+      message: "final takes no arguments; write it as 'final'",
+      then: (found) => assert.equal(fixIsClean(found), 'algorithm A = DQN { relabel: final }'),
+    },
+    {
+      name: 'an option that needs arguments, written bare',
+      source: 'env G = GridWorld { goal: ⟦fixed⟧ }',
+      message: 'fixed needs arguments: fixed(x, y)',
+    },
+    {
+      name: 'a schedule missing its end value',
+      source: 'algorithm A = PPO { learning_rate: ⟦linear(1e-3)⟧ }',
+      message: "linear needs 'to': linear(from, to, over)",
+    },
+    {
+      name: 'a positional argument after a named one',
+      source: 'algorithm A = DQN { relabel: future(k: 4, ⟦5⟧) }',
+      message: 'a positional argument cannot follow named ones in future',
+    },
+    {
+      name: 'a base with arguments',
+      source: `${PRELUDE}env E = ⟦Pole(3)⟧ { }`,
+      message: 'a base takes no arguments; set parameters in the body: env E = Pole { ... }',
+    },
+    {
+      name: 'module() with anything but one path',
+      source: 'env E = ⟦module(1, 2)⟧ { }',
+      message: 'module takes one file path in quotes: module("./my_env.ts")',
+    },
+  ],
+
+  'conflicting-properties': [
+    {
+      name: 'stages and an algorithm in one experiment',
+      source: `${PRELUDE}experiment X {\n  env: Arith\n  policy: Tiny\n  ⟦algorithm⟧: GRPO\n  budget: 1k\n  stage main = GRPO { budget: 1k }\n}\n`,
+      message: "an experiment has either 'algorithm' and 'budget' or stages, not both",
+    },
+    {
+      name: 'stages added to an experiment that inherits an algorithm',
+      source: `${PRELUDE}${BALANCE}experiment Staged = Balance {\n  ⟦stage⟧ main = PPO { budget: 1k }\n}\n`,
+      message: "an experiment has either 'algorithm' and 'budget' or stages, not both (the algorithm is inherited from Balance)",
+    },
+    {
+      name: 'seed and seeds together is a warning',
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  ⟦seed⟧: 1\n  seeds: [1, 2]')}`,
+      severity: 'warning',
+      message: "both 'seed' and 'seeds' are set; 'seed' wins. Keep one of them",
+    },
+  ],
+
+  // Every check runs guarded: a check that throws becomes this diagnostic on the declaration
+  // instead of a crash. parse() never builds a tree that makes a check throw (the fuzz test
+  // looks for one), so this case breaks a parsed tree by hand, the way a bug would.
+  'internal-error': [{ name: 'a check that throws is reported at the declaration, and the other checks go on', run: internalErrorTest }],
+};
+
+function internalErrorTest(): void {
+  const text = `${PRELUDE}algorithm Broken = PPO { gamma: 2 }\nalgorithm Fine = PPO { gamma: 3 }\n`;
+  const host = new MemoryHost({ 'main.rlx': text });
+  const workspace = new Workspace(host);
+  const unit = workspace.unit(virtualPath('main.rlx'))!;
+  const broken = unit.parse.file.declarations.find((d) => d.name?.text === 'Broken')!;
+  (broken.body as unknown as { members: unknown }).members = null;
+  const diagnostics = analyze(workspace, [virtualPath('main.rlx')]).diagnostics.get(virtualPath('main.rlx'))!;
+  const internal = diagnostics.filter((d) => d.code === 'internal-error');
+  assert.ok(internal.length >= 1, 'a throwing check is reported');
+  const at = text.indexOf('Broken');
+  for (const d of internal) {
+    assert.equal(d.severity, 'error');
+    assert.deepEqual(d.range, { start: at, end: at + 'Broken'.length }, 'reported at the name of the declaration being checked');
+    assert.match(d.message, /^internal error in a check \(please report it\): /);
+  }
+  // The other declarations are still checked.
+  const fine = text.indexOf('gamma: 3') + 'gamma: '.length;
+  assert.ok(diagnostics.some((d) => d.code === 'out-of-range' && d.range.start === fine), 'checks go on after a check throws');
+}
+
+function runCase(code: DiagnosticCode, c: Case): void {
+  if (c.run) return c.run();
+  const expected: Expected[] = c.expect ?? [{ code, message: c.message, severity: c.severity }, ...(c.also ?? [])];
+  assert.ok(expected.some((e) => e.code === code), `a case of ${code} must expect it`);
+  const found = expectDiagnostics(c.source!, expected);
+  c.then?.(found.find((f) => f.diagnostic.code === code)!);
+}
+
+describe('diagnostics, one code at a time', () => {
+  for (const [code, cases] of Object.entries(CASES) as [DiagnosticCode, Case[]][]) {
+    describe(code, () => {
+      for (const c of cases) test(c.name, () => runCase(code, c));
+    });
+  }
+
+  test('every code in DIAGNOSTIC_CODES has a test here', () => {
+    const untested = (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).filter((code) => !(CASES[code]?.length > 0));
+    assert.deepEqual(untested, [], 'codes without a test case');
+    assert.deepEqual(Object.keys(CASES).sort(), Object.keys(DIAGNOSTIC_CODES).sort(), 'the table lists exactly the codes of DIAGNOSTIC_CODES');
+  });
+});
+
+describe('inheritance', () => {
+  test('algorithm Fast = Tuned { learning_rate: 1e-3 } overrides one property and keeps the rest', () => {
+    const checked = expectClean(`algorithm Tuned = PPO {\n  learning_rate: linear(2.5e-4, 0)\n  clip: 0.2\n}\nalgorithm Fast = Tuned { learning_rate: 1e-3 }\n`);
+    const { model } = checked.analysis;
+    const fast = [...model.allSymbols()].find((s) => s.name === 'Fast')!;
+    const effective = model.effective(fast);
+    assert.deepEqual(effective.chain.map((s) => s.name), ['Fast', 'Tuned']);
+    assert.equal(effective.root.kind === 'builtin' && effective.root.spec.name, 'PPO');
+    const lr = effective.properties.get('learning_rate')!;
+    assert.equal(lr.owner.name, 'Fast');
+    assert.equal(lr.node.value?.kind === 'Number' && lr.node.value.value, 1e-3);
+    assert.equal(effective.properties.get('clip')!.owner.name, 'Tuned');
+  });
+
+  test('inherited required properties satisfy the child', () => {
+    expectClean(`${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  eval { every: 1k }')}experiment Steady = Balance { seeds: [1] }\nexperiment Longer = Steady { budget: 1M }\n`);
+  });
+
+  test('a block in the child merges with the inherited block, member by member', () => {
+    expectClean(`${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  eval { every: 1k }')}experiment More = Balance {\n  eval { episodes: 50 }\n}\n`);
+  });
+
+  test('an overriding value is checked where it is written', () => {
+    expectDiagnostic(`${PRELUDE}algorithm Fast = Tuned { gamma: ⟦2⟧ }\n`, 'out-of-range', 'gamma must be >= 0 and <= 1; found 2');
+  });
+
+  test('a child of an env keeps checking against the built-in at the root', () => {
+    expectDiagnostic(`${PRELUDE}env Short = Pole { max_steps: 50 }\nenv Shorter = Short { ⟦maxsteps⟧: 10 }\n`, 'unknown-property', "CartPole has no property 'maxsteps'; did you mean 'max_steps'?");
+  });
+
+  test('an inherited incompatible pair is reported once, at the experiment that chose it', () => {
+    const source = `${PRELUDE}experiment X {\n  env: Swing\n  policy: Actor\n  algorithm: ⟦DQN⟧\n  budget: 10k\n}\nexperiment Y = X { seeds: [2] }\n`;
+    expectDiagnostic(source, 'incompatible-env', /^DQN cannot train on Swing/);
+  });
+
+  test('a reward paired through inheritance is checked with the child\'s env', () => {
+    const source = `${PRELUDE}reward R { term a = obs.⟦x⟧ }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}experiment Swung = Balance { env: Swing, algorithm: SAC }\n`;
+    expectDiagnostic(source, 'unknown-field', "Swing (Pendulum) has no observation field 'x'; its fields are: cos_theta, sin_theta, theta_dot");
+  });
+
+  test('declarations from imported files are in scope and can be inherited', () => {
+    expectClean({
+      'main.rlx': `import "./base.rlx"\nalgorithm Fast = Tuned { learning_rate: 1e-3 }\nexperiment B = Balance { algorithm: Fast }\n`,
+      'base.rlx': `${PRELUDE}${BALANCE}`,
+    });
+  });
+});
+
+describe('valid sources check clean (no false positives)', () => {
+  test('every built-in, option, function and reward name in use', () => {
+    expectClean(`env Pole = CartPole { max_steps: 500, gravity: 9.8, force: 10 }
+env Car = MountainCar { goal_velocity: 0 }
+env Bot = Acrobot {}
+env Rooms = GridWorld { layout: maze, size: 11, goal: fixed(3, 4) }
+env Arith = TextTask { task: reverse(len: 5), max_tokens: 6 }
+env Guess = GuessNumber { low: 1, high: 100 }
+env Arms = Bandit { arms: 5 }
+env Mine = module("./mine.ts") { anything: [1, 2], nested: "x" }
+policy Actor = mlp { hidden: [64], activation: relu, shared_trunk: true }
+policy Tiny = transformer { width: 64, heads: 8 }
+reward Phys {
+  term a = if(success, 1, 0) + novelty(obs) + norm(obs) + abs(action) + t / 100 + info.anything
+  term b = terminated and not truncated
+  term c = min(obs.x, 1, 2) * max(1) + sqrt(2) ^ 2 + exp(1) - log(2) + clip(obs.x, -1, 1)
+}
+reward Goal { term d = -dist(achieved, goal) + obs.goal_x }
+reward Text {
+  term e = numeric(completion, target, tol: 1e-3) + length(completion) + contains(prompt, "x") + regex(completion, "a")
+  term f = length(completion) > 3
+  term g = info.turns
+}
+algorithm P = PPO { learning_rate: warmup(1k, cosine(3e-4, 0, over: 0.5)), target_kl: 0.01, clip: constant(0.2) }
+algorithm Q = PPO { target_kl: none }
+algorithm S = SAC { alpha: 0.2, target_entropy: -1 }
+algorithm D = DQN { double: true, relabel: episode(k: 2), epsilon: 0.1 }
+algorithm Plain = DQN { relabel: none }
+algorithm G = GRPO { reference: none, normalize: none }
+algorithm F = SFT { data: "demos.jsonl" }
+algorithm R = REINFORCE { baseline: none }
+experiment E1 { env: Pole, policy: Actor, algorithm: P, budget: 1k, reward: Phys, stop: eval.mean_return >= 475 and steps > 1k or false }
+experiment E2 { env: Rooms, policy: Actor, algorithm: D, budget: 1k, reward: Goal, device: cuda }
+experiment E3 { env: Arith, policy: Tiny, reward: Text, stage w = F { updates: 10 }, stage m = G { budget: 1k } }
+experiment E4 { env: Guess, policy: Tiny, algorithm: R, budget: 1k, reward: Text }
+experiment E5 { env: Mine, policy: Actor, algorithm: S, budget: 1k, reward: Phys }
+experiment E6 { env: Arms, policy: Actor, algorithm: Q, budget: 1k }
+experiment E7 { env: Rooms, policy: Actor, algorithm: Plain, budget: 1k, curriculum { param: env.size, from: 5, to: 11, step: 2, advance: eval.success >= 0.8 } }
+experiment E8 { env: Car, policy: Actor, algorithm: PPO, budget: 1.5M, seeds: [1, 2, 3], envs: 8 }
+experiment E9 { env: Bot, policy: Actor, algorithm: SAC, budget: 500k, seed: 7, eval { every: 10k, episodes: 5, deterministic: false } }
+sweep S1 over E1 { strategy: random(samples: 5), backend: slurm, slurm { partition: "gpu", time: "02:00:00" }, env.max_steps: [100, 200], policy.hidden: [[32], [64, 64]], seeds: [1, 2], budget: [1k, 2k], eval.every: [1k] }
+`);
+  });
+});
+
+describe('fixes and files', () => {
+  test('a reward alone is not checked against any env: unknown-field needs a pairing', () => {
+    expectClean({ 'rewards.rlx': 'reward Upright { term tilt = -abs(obs.thet) }\n' });
+  });
+
+  test('a fix never reaches outside its own file', () => {
+    const checked = check({
+      'main.rlx': `import "./rewards.rlx"\n${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  reward: Upright')}`,
+      'rewards.rlx': 'reward Upright {\n  term tilt = -abs(obs.thet) + next_obs.thet\n}\n',
+    });
+    for (const d of checked.all) {
+      const file = checked.files.find((f) => f.path === d.file)!;
+      for (const fix of d.fixes ?? []) applyEdits(file.text, fix.edits);
+    }
+    assert.equal(checked.in('rewards.rlx').filter((d) => d.code === 'unknown-field').length, 2);
+  });
+});
