@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import type { TextEdit } from '../../dsl/diagnostics.js';
 import { format, formatEdits, type FormatOptions } from '../../dsl/format/index.js';
 import { parse } from '../../dsl/syntax/parse.js';
 import { codeBlocks, exampleFiles, readLanguageDoc } from '../helpers/repo.js';
