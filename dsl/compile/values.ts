@@ -20,7 +20,7 @@ export function toPlanValue(expr: A.Expression | undefined, type: ValueType): Pl
     case 'choice': return toChoice(expr, type.options);
     case 'ref': return expr.kind === 'Name' ? nameText(expr) : null;
     case 'oneOf': {
-      const looksLikeName = expr.kind === 'Name' || expr.kind === 'Call';
+      const looksLikeName = expr.kind === 'Name' || expr.kind === 'Call' || expr.kind === 'None';
       const chosen = type.types.find((t) => (t.kind === 'choice') === looksLikeName) ?? type.types[0];
       return toPlanValue(expr, chosen);
     }
@@ -64,6 +64,8 @@ export function toSchedule(expr: A.Expression): Schedule {
 }
 
 function toChoice(expr: A.Expression, options: ChoiceOption[]): PlanValue {
+  // `none` is a keyword (the None literal), and also an option of several parameters.
+  if (expr.kind === 'None') return options.some((o) => o.name === 'none') ? 'none' : null;
   const nameNode = expr.kind === 'Name' ? expr : expr.kind === 'Call' ? expr.callee : undefined;
   const option = nameNode && options.find((o) => o.name === nameText(nameNode));
   if (!option) return null;

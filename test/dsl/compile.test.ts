@@ -101,6 +101,15 @@ experiment Reach { env: Rooms, policy: Q, algorithm: Her, budget: 1k, stop: eval
     }, 'constant sub-expressions are folded');
   });
 
+  test("'none' written as an option compiles to the option, not to null", () => {
+    const [plan] = plansOf({ 'main.rlx': BALANCE.replace('epochs: 4', 'epochs: 4\n  target_kl: none') });
+    assert.equal(plan.stages[0].algorithm.params.target_kl, 'none');
+    const [dqn] = plansOf({
+      'main.rlx': 'env G = GridWorld {}\npolicy Q = mlp {}\nalgorithm D = DQN { relabel: none }\nexperiment E { env: G, policy: Q, algorithm: D, budget: 1k }',
+    });
+    assert.equal(dqn.stages[0].algorithm.params.relabel, 'none');
+  });
+
   test('staged experiments compile each stage with its algorithm and budget', () => {
     const [plan] = plansOf({
       'main.rlx': `
