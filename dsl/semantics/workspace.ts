@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import type { Import } from '../syntax/ast.js';
 import { parse, type ParseResult } from '../syntax/parse.js';
+import { reparse } from '../syntax/incremental.js';
 
 /** Where file texts come from: the disk for the command line, open editors plus disk for the server. */
 export interface FileHost {
@@ -46,7 +47,8 @@ export class Workspace {
     }
     const cached = this.units.get(key);
     if (cached && cached.text === text) return cached;
-    const parsed = parse(text);
+    // After an edit, only the declaration that changed is parsed again (see incremental.ts).
+    const parsed = cached ? reparse(cached.parse, cached.text, text) : parse(text);
     const dir = path.dirname(key);
     const imports = parsed.file.imports.map((node) => ({
       node,

@@ -52,6 +52,9 @@ function cover(ranges: (A.Range | undefined)[], fallback: A.Range): A.Range {
 }
 
 export class CstToAst {
+  /** Syntax errors only the tree shape reveals (operator misuse the flat grammar lets through). */
+  readonly errors: { message: string; range: A.Range }[] = [];
+
   constructor(private readonly text: string) {}
 
   file(cst: CstNode, comments: A.Comment[]): A.SourceFile {
@@ -205,7 +208,7 @@ export class CstToAst {
 
   private property(cst: CstNode): A.Property | undefined {
     const c = cst.children as Children;
-    const path = nodes(c, 'nameSegment').map((n) => this.segment(n)).filter((s): s is A.Identifier => s !== undefined);
+    const path = tokens(c, 'segment').map((t) => this.identifier(t));
     if (path.length === 0) return undefined;
     const exprCst = node(c, 'expression');
     const value = exprCst ? this.expression(exprCst) : undefined;
@@ -218,14 +221,13 @@ export class CstToAst {
     };
   }
 
-  private segment(cst: CstNode): A.Identifier | undefined {
-    const t = tok(cst.children as Children, 'segment');
-    return t ? this.identifier(t) : undefined;
+  private qualifiedName(cst: CstNode): A.QualifiedName {
+    return this.nameFrom(cst.children as Children);
   }
 
-  private qualifiedName(cst: CstNode): A.QualifiedName {
-    const c = cst.children as Children;
-    const parts = nodes(c, 'nameSegment').map((n) => this.segment(n)).filter((s): s is A.Identifier => s !== undefined);
+  /** The `segment` tokens of a rule as a dotted name (qualifiedName, and names inside `unary`). */
+  private nameFrom(c: Children): A.QualifiedName {
+    const parts = tokens(c, 'segment').map((t) => this.identifier(t));
     const dots = tokens(c, 'Dot').map(tokenRange);
     const range = cover([...parts.map((p) => p.range), ...dots], { start: 0, end: 0 });
     return { kind: 'Name', parts, range };
@@ -245,86 +247,33 @@ export class CstToAst {
 
   private argument(cst: CstNode): A.Argument {
     const c = cst.children as Children;
-    const nameCst = node(c, 'argName');
-    const name = nameCst ? this.segment(nameCst) : undefined;
+    const nameTok = tok(c, 'argName');
+    const name = nameTok ? this.identifier(nameTok) : undefined;
     const exprCst = node(c, 'expression');
     const value = exprCst ? this.expression(exprCst) : undefined;
     return { kind: 'Argument', name, value, range: cover([name?.range, value?.range], { start: 0, end: 0 }) };
   }
 
-  // ---- expressions: each precedence level has `operand` children and `operator` tokens,
-  // interleaved in source order (operand, operator, operand, ...).
+  // ---- expressions: the grammar gives operands (each with its prefix operators) and binary
+  // operators in source order; precedence climbing (a Pratt loop) builds the tree. It also
+  // enforces what the EBNF's levels did: one comparison per level (`a < b < c` is an error),
+  // `not` only where a Not may stand, no doubled prefixes (`--a`, `not not a`).
 
   expression(cst: CstNode): A.Expression | undefined {
-    return this.binaryLevel(cst, (n) => this.andExpr(n));
-  }
-
-  private andExpr(cst: CstNode): A.Expression | undefined {
-    return this.binaryLevel(cst, (n) => this.notExpr(n));
-  }
-
-  private binaryLevel(cst: CstNode, sub: (n: CstNode) => A.Expression | undefined): A.Expression | undefined {
     const c = cst.children as Children;
-    const operands = nodes(c, 'operand').map(sub);
+    const stream: StreamItem[] = [];
+    const operands = nodes(c, 'operand');
     const operators = tokens(c, 'operator');
-    let left = operands[0];
-    for (let i = 0; i < operators.length; i++) {
-      const right = operands[i + 1];
-      if (!left) return right;
-      left = {
-        kind: 'Binary',
-        operator: operators[i].image as A.BinaryOperator,
-        left,
-        right,
-        range: cover([left.range, tokenRange(operators[i]), right?.range], left.range),
-      };
-    }
-    return left;
+    operands.forEach((operand, i) => {
+      const oc = operand.children as Children;
+      for (const prefix of tokens(oc, 'prefix')) stream.push({ prefix });
+      stream.push({ atom: this.atom(oc) });
+      if (operators[i]) stream.push({ operator: operators[i] });
+    });
+    return new Precedence(stream, this.errors).parse();
   }
 
-  private notExpr(cst: CstNode): A.Expression | undefined {
-    const c = cst.children as Children;
-    const operandCst = node(c, 'operand');
-    const operand = operandCst ? this.cmpExpr(operandCst) : undefined;
-    const op = tok(c, 'operator');
-    if (!op) return operand;
-    return { kind: 'Unary', operator: 'not', operand, range: cover([tokenRange(op), operand?.range], tokenRange(op)) };
-  }
-
-  private cmpExpr(cst: CstNode): A.Expression | undefined {
-    return this.binaryLevel(cst, (n) => this.sumExpr(n));
-  }
-
-  private sumExpr(cst: CstNode): A.Expression | undefined {
-    return this.binaryLevel(cst, (n) => this.prodExpr(n));
-  }
-
-  private prodExpr(cst: CstNode): A.Expression | undefined {
-    return this.binaryLevel(cst, (n) => this.unaryExpr(n));
-  }
-
-  private unaryExpr(cst: CstNode): A.Expression | undefined {
-    const c = cst.children as Children;
-    const operandCst = node(c, 'operand');
-    const operand = operandCst ? this.powExpr(operandCst) : undefined;
-    const op = tok(c, 'operator');
-    if (!op) return operand;
-    return { kind: 'Unary', operator: '-', operand, range: cover([tokenRange(op), operand?.range], tokenRange(op)) };
-  }
-
-  private powExpr(cst: CstNode): A.Expression | undefined {
-    const c = cst.children as Children;
-    const baseCst = node(c, 'operand');
-    const base = baseCst ? this.primary(baseCst) : undefined;
-    const op = tok(c, 'operator');
-    if (!op || !base) return base;
-    const expCst = node(c, 'exponent');
-    const exponent = expCst ? this.unaryExpr(expCst) : undefined;
-    return { kind: 'Binary', operator: '^', left: base, right: exponent, range: cover([base.range, tokenRange(op), exponent?.range], base.range) };
-  }
-
-  private primary(cst: CstNode): A.Expression | undefined {
-    const c = cst.children as Children;
+  private atom(c: Children): A.Expression | undefined {
     const num = tok(c, 'Number');
     if (num?.tokenType === InvalidNumber) return undefined; // reported by parse(); no value to check
     if (num) return { kind: 'Number', value: parseNumber(num.image), raw: num.image, range: tokenRange(num) };
@@ -334,20 +283,12 @@ export class CstToAst {
     if (t) return { kind: 'Boolean', value: t.image === 'true', range: tokenRange(t) };
     const none = tok(c, 'Kw_none');
     if (none) return { kind: 'None', range: tokenRange(none) };
-    const nameOrCall = node(c, 'nameOrCall');
-    if (nameOrCall) return this.nameOrCall(nameOrCall);
     const list = node(c, 'list');
     if (list) return this.list(list);
     const paren = node(c, 'paren');
     if (paren) return this.paren(paren);
-    return undefined;
-  }
-
-  private nameOrCall(cst: CstNode): A.Expression | undefined {
-    const c = cst.children as Children;
-    const qn = node(c, 'qualifiedName');
-    if (!qn) return undefined;
-    const callee = this.qualifiedName(qn);
+    if (!c.segment) return undefined;
+    const callee = this.nameFrom(c);
     if (callee.parts.length === 0) return undefined;
     const argsCst = node(c, 'callArgs');
     if (!argsCst) return callee;
@@ -388,5 +329,87 @@ export class CstToAst {
 
   private identifier(t: IToken): A.Identifier {
     return { kind: 'Identifier', text: t.image, range: tokenRange(t) };
+  }
+}
+
+type StreamItem = { prefix: IToken } | { atom: A.Expression | undefined } | { operator: IToken };
+
+/** Binding powers, loosest first; a left-associative operator binds its right side one tighter. */
+const INFIX: Record<string, { left: number; right: number; comparison?: boolean }> = {
+  or: { left: 1, right: 2 },
+  and: { left: 3, right: 4 },
+  '==': { left: 7, right: 8, comparison: true },
+  '!=': { left: 7, right: 8, comparison: true },
+  '<': { left: 7, right: 8, comparison: true },
+  '<=': { left: 7, right: 8, comparison: true },
+  '>': { left: 7, right: 8, comparison: true },
+  '>=': { left: 7, right: 8, comparison: true },
+  '+': { left: 9, right: 10 },
+  '-': { left: 9, right: 10 },
+  '*': { left: 11, right: 12 },
+  '/': { left: 11, right: 12 },
+  '^': { left: 15, right: 14 }, // right-associative, and its right side may be negated: 2^-1
+};
+/** `not` takes a comparison; unary minus takes a power (`-x^2` is `-(x^2)`). */
+const PREFIX: Record<string, { power: number; allowedBelow: number }> = {
+  not: { power: 5, allowedBelow: 5 },
+  '-': { power: 13, allowedBelow: 15 },
+};
+
+class Precedence {
+  private position = 0;
+  /** A doubled prefix is one mistake: the second prefix is not reported again. */
+  private afterReportedPrefix = false;
+
+  constructor(private readonly stream: StreamItem[], private readonly errors: { message: string; range: A.Range }[]) {}
+
+  parse(): A.Expression | undefined {
+    return this.expression(0);
+  }
+
+  private expression(minPower: number): A.Expression | undefined {
+    let left = this.operand(minPower);
+    for (;;) {
+      const item = this.stream[this.position];
+      if (!item || !('operator' in item)) return left;
+      const op = item.operator.image;
+      const power = INFIX[op];
+      if (power.left < minPower) return left;
+      this.position++;
+      const right = this.expression(power.right);
+      if (power.comparison && left?.kind === 'Binary' && INFIX[left.operator]?.comparison) {
+        this.errors.push({ message: `comparisons do not chain: write 'a < b and b < c' instead of 'a < b < c'`, range: tokenRange(item.operator) });
+      }
+      if (!left) {
+        left = right;
+        continue;
+      }
+      left = { kind: 'Binary', operator: op as A.BinaryOperator, left, right, range: cover([left.range, tokenRange(item.operator), right?.range], left.range) };
+    }
+  }
+
+  private operand(minPower: number): A.Expression | undefined {
+    const item = this.stream[this.position++];
+    if (!item) return undefined;
+    if ('atom' in item) return item.atom;
+    if ('operator' in item) return undefined; // cannot happen: the grammar puts an operand first
+    const op = item.prefix.image;
+    const rule = PREFIX[op];
+    const next = this.stream[this.position];
+    const doubled = next !== undefined && 'prefix' in next;
+    if ((minPower >= rule.allowedBelow || doubled) && !this.afterReportedPrefix) {
+      const what = next && 'prefix' in next ? `'${op}' cannot be followed by another '${next.prefix.image}'` : `'${op}' cannot stand here; put the ${op === 'not' ? 'negated condition' : 'negated value'} in parentheses`;
+      this.errors.push({ message: what, range: tokenRange(item.prefix) });
+      this.afterReportedPrefix = doubled;
+    } else {
+      this.afterReportedPrefix = false;
+    }
+    const operand = this.expression(rule.power);
+    return {
+      kind: 'Unary',
+      operator: op === 'not' ? 'not' : '-',
+      operand,
+      range: cover([tokenRange(item.prefix), operand?.range], tokenRange(item.prefix)),
+    };
   }
 }

@@ -1,11 +1,12 @@
 // The grammar of LANGUAGE.md section 3 as a Chevrotain CST parser with error recovery.
 // The concrete tree it builds is turned into the typed AST by cst-to-ast.ts; nothing else
 // should look at CST nodes.
-import { CstParser, tokenMatcher, type CstNode, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
+import { CstParser, Lexer, tokenMatcher, type CstNode, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
 import * as T from './tokens.js';
 
 /** Tokens that cannot start anything at the top level; the parser skips them one by one. */
 const STRAY_TOKENS = T.allTokens.filter((t) => t !== T.Import && !T.DECL_KEYWORDS.includes(t) && t.GROUP === undefined
+  && t.PATTERN !== Lexer.NA // categories, not tokens
   // These match the number and string alternatives through their categories already.
   && t !== T.InvalidNumber && t !== T.UnterminatedString);
 
@@ -103,114 +104,64 @@ export class RlxGrammar extends CstParser {
   });
 
   property = this.RULE('property', () => {
-    this.SUBRULE(this.nameSegment);
+    this.CONSUME(T.NameLike, { LABEL: 'segment' });
     this.MANY(() => {
       this.CONSUME(T.Dot);
-      this.SUBRULE2(this.nameSegment);
+      this.CONSUME2(T.NameLike, { LABEL: 'segment' });
     });
     this.CONSUME(T.Colon);
     this.SUBRULE(this.expression);
   });
 
+  /** `env B` after a missing base: the start of the next declaration, not a name `env`. */
+  private startsDeclaration(): boolean {
+    return T.DECL_KEYWORDS.includes(this.LA(1).tokenType) && this.LA(2).tokenType === T.Identifier;
+  }
+
   // Keywords may be names (`env: Pole`, `param: env.size`), except where they start the next
   // declaration: `env A = ` followed by `env B = ...` is a missing base, not a base named `env`.
-  nameSegment = this.RULE('nameSegment', () => {
-    this.OR([T.Identifier, ...T.NAME_KEYWORDS].map((tok: TokenType) => ({
-      GATE: T.DECL_KEYWORDS.includes(tok) ? () => this.LA(2).tokenType !== T.Identifier : undefined,
-      ALT: () => this.CONSUME(tok, { LABEL: 'segment' }),
-    })));
-  });
-
   qualifiedName = this.RULE('qualifiedName', () => {
-    this.SUBRULE(this.nameSegment);
+    this.OR([{ GATE: () => !this.startsDeclaration(), ALT: () => this.CONSUME(T.NameLike, { LABEL: 'segment' }) }]);
     this.MANY(() => {
       this.CONSUME(T.Dot);
-      this.SUBRULE2(this.nameSegment);
+      this.CONSUME2(T.NameLike, { LABEL: 'segment' });
     });
   });
 
+  // Expressions are flat here: operands (`unary`) and binary operators in source order. The
+  // converter builds the tree by precedence (cst-to-ast.ts). One rule per precedence level
+  // would cost a dozen nested CST nodes per leaf, and the parser's time went to allocating them.
   expression = this.RULE('expression', () => {
-    this.SUBRULE(this.andExpr, { LABEL: 'operand' });
+    this.SUBRULE(this.unary, { LABEL: 'operand' });
     this.MANY(() => {
-      this.CONSUME(T.Or, { LABEL: 'operator' });
-      this.SUBRULE2(this.andExpr, { LABEL: 'operand' });
+      this.CONSUME(T.BinaryOperator, { LABEL: 'operator' });
+      this.SUBRULE2(this.unary, { LABEL: 'operand' });
     });
   });
 
-  andExpr = this.RULE('andExpr', () => {
-    this.SUBRULE(this.notExpr, { LABEL: 'operand' });
-    this.MANY(() => {
-      this.CONSUME(T.And, { LABEL: 'operator' });
-      this.SUBRULE2(this.notExpr, { LABEL: 'operand' });
-    });
-  });
-
-  notExpr = this.RULE('notExpr', () => {
-    this.OPTION(() => this.CONSUME(T.Not, { LABEL: 'operator' }));
-    this.SUBRULE(this.cmpExpr, { LABEL: 'operand' });
-  });
-
-  cmpExpr = this.RULE('cmpExpr', () => {
-    this.SUBRULE(this.sumExpr, { LABEL: 'operand' });
-    this.OPTION(() => {
-      this.OR([T.EqEq, T.NotEq, T.LessEq, T.GreaterEq, T.Less, T.Greater].map((tok) => ({
-        ALT: () => this.CONSUME(tok, { LABEL: 'operator' }),
-      })));
-      this.SUBRULE2(this.sumExpr, { LABEL: 'operand' });
-    });
-  });
-
-  sumExpr = this.RULE('sumExpr', () => {
-    this.SUBRULE(this.prodExpr, { LABEL: 'operand' });
-    this.MANY(() => {
-      this.OR([
-        { ALT: () => this.CONSUME(T.Plus, { LABEL: 'operator' }) },
-        { ALT: () => this.CONSUME(T.Minus, { LABEL: 'operator' }) },
-      ]);
-      this.SUBRULE2(this.prodExpr, { LABEL: 'operand' });
-    });
-  });
-
-  prodExpr = this.RULE('prodExpr', () => {
-    this.SUBRULE(this.unaryExpr, { LABEL: 'operand' });
-    this.MANY(() => {
-      this.OR([
-        { ALT: () => this.CONSUME(T.Star, { LABEL: 'operator' }) },
-        { ALT: () => this.CONSUME(T.Slash, { LABEL: 'operator' }) },
-      ]);
-      this.SUBRULE2(this.unaryExpr, { LABEL: 'operand' });
-    });
-  });
-
-  unaryExpr = this.RULE('unaryExpr', () => {
-    this.OPTION(() => this.CONSUME(T.Minus, { LABEL: 'operator' }));
-    this.SUBRULE(this.powExpr, { LABEL: 'operand' });
-  });
-
-  powExpr = this.RULE('powExpr', () => {
-    this.SUBRULE(this.primary, { LABEL: 'operand' });
-    this.OPTION(() => {
-      this.CONSUME(T.Caret, { LABEL: 'operator' });
-      this.SUBRULE(this.unaryExpr, { LABEL: 'exponent' });
-    });
-  });
-
-  primary = this.RULE('primary', () => {
+  /** Prefix operators, then one atom: a literal, a name or call, a list, a parenthesised expression. */
+  unary = this.RULE('unary', () => {
+    this.MANY(() => this.CONSUME(T.PrefixOperator, { LABEL: 'prefix' }));
     this.OR([
       { ALT: () => this.CONSUME(T.NumberLiteral) },
       { ALT: () => this.CONSUME(T.StringLiteral) },
       { ALT: () => this.CONSUME(T.True) },
       { ALT: () => this.CONSUME(T.False) },
       { ALT: () => this.CONSUME(T.None) },
-      { ALT: () => this.SUBRULE(this.nameOrCall) },
+      {
+        GATE: () => !this.startsDeclaration(),
+        ALT: () => {
+          this.CONSUME(T.NameLike, { LABEL: 'segment' });
+          this.MANY2(() => {
+            this.CONSUME(T.Dot);
+            this.CONSUME2(T.NameLike, { LABEL: 'segment' });
+          });
+          this.OPTION(() => this.SUBRULE(this.callArgs));
+        },
+      },
       { ALT: () => this.SUBRULE(this.list) },
       { ALT: () => this.SUBRULE(this.paren) },
     ]);
-  });
-
-  nameOrCall = this.RULE('nameOrCall', () => {
-    this.SUBRULE(this.qualifiedName);
-    this.OPTION(() => this.SUBRULE(this.callArgs));
   });
 
   callArgs = this.RULE('callArgs', () => {
@@ -223,7 +174,7 @@ export class RlxGrammar extends CstParser {
     this.OPTION({
       GATE: () => this.LA(2).tokenType === T.Colon,
       DEF: () => {
-        this.SUBRULE(this.nameSegment, { LABEL: 'argName' });
+        this.CONSUME(T.NameLike, { LABEL: 'argName' });
         this.CONSUME(T.Colon);
       },
     });

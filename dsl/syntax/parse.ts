@@ -45,9 +45,8 @@ const messages: IParserErrorMessageProvider = {
 };
 
 const RULE_DESCRIPTIONS: Record<string, string> = {
-  primary: 'a value (number, string, name, list or call)',
+  unary: 'a value (number, string, name, list or call)',
   member: "a property ('name: value'), a block ('name { ... }'), 'term' or 'stage'",
-  nameSegment: 'a name',
   declaration: 'a declaration kind (env, reward, policy, algorithm, experiment, sweep)',
 };
 
@@ -106,6 +105,7 @@ function parseUnsafe(text: string): ParseResult {
     const found = text.slice(range.start, Math.min(range.end, range.start + 20));
     errors.push({ code: 'syntax-error', message: `unexpected '${found}': expected a declaration (env, reward, policy, algorithm, experiment, sweep) or an import`, range });
   }
+  for (const e of converter.errors) errors.push({ code: 'syntax-error', ...e });
   errors.sort((a, b) => a.range.start - b.range.start);
   return { file, errors: dedupe(errors) };
 }

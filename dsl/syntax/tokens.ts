@@ -3,28 +3,35 @@
 // Comments go to their own group so the formatter and hover can still see them.
 import { createToken, Lexer, type TokenType } from 'chevrotain';
 
-export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, label: 'a name' });
+// Token categories let one CONSUME match a family of tokens without a rule (and a CST node) of
+// its own: a name segment, a binary operator, a prefix operator.
+/** Anything usable as a name segment: identifiers and the keywords allowed as names. */
+export const NameLike = createToken({ name: 'NameLike', pattern: Lexer.NA, label: 'a name' });
+export const BinaryOperator = createToken({ name: 'BinaryOperator', pattern: Lexer.NA, label: 'an operator' });
+export const PrefixOperator = createToken({ name: 'PrefixOperator', pattern: Lexer.NA, label: "'-' or 'not'" });
 
-function keyword(word: string): TokenType {
-  return createToken({ name: `Kw_${word}`, pattern: new RegExp(`${word}(?![A-Za-z0-9_])`), longer_alt: Identifier, label: `'${word}'` });
+export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, label: 'a name', categories: [NameLike] });
+
+function keyword(word: string, categories: TokenType[] = []): TokenType {
+  return createToken({ name: `Kw_${word}`, pattern: new RegExp(`${word}(?![A-Za-z0-9_])`), longer_alt: Identifier, label: `'${word}'`, categories });
 }
 
-export const Import = keyword('import');
-export const Env = keyword('env');
-export const Reward = keyword('reward');
-export const Policy = keyword('policy');
-export const Algorithm = keyword('algorithm');
-export const Experiment = keyword('experiment');
-export const Sweep = keyword('sweep');
-export const Term = keyword('term');
-export const Stage = keyword('stage');
-export const Over = keyword('over');
+export const Import = keyword('import', [NameLike]);
+export const Env = keyword('env', [NameLike]);
+export const Reward = keyword('reward', [NameLike]);
+export const Policy = keyword('policy', [NameLike]);
+export const Algorithm = keyword('algorithm', [NameLike]);
+export const Experiment = keyword('experiment', [NameLike]);
+export const Sweep = keyword('sweep', [NameLike]);
+export const Term = keyword('term', [NameLike]);
+export const Stage = keyword('stage', [NameLike]);
+export const Over = keyword('over', [NameLike]);
 export const True = keyword('true');
 export const False = keyword('false');
 export const None = keyword('none');
-export const And = keyword('and');
-export const Or = keyword('or');
-export const Not = keyword('not');
+export const And = keyword('and', [BinaryOperator]);
+export const Or = keyword('or', [BinaryOperator]);
+export const Not = keyword('not', [PrefixOperator]);
 
 export const DECL_KEYWORDS = [Env, Reward, Policy, Algorithm, Experiment, Sweep];
 /** Keywords that may still be used as property names and name segments (`env: Pole`, `param: env.size`). */
@@ -58,20 +65,23 @@ export const RBracket = createToken({ name: 'RBracket', pattern: ']', label: "']
 export const Comma = createToken({ name: 'Comma', pattern: ',', label: "','" });
 export const Colon = createToken({ name: 'Colon', pattern: ':', label: "':'" });
 export const Dot = createToken({ name: 'Dot', pattern: '.', label: "'.'" });
-export const EqEq = createToken({ name: 'EqEq', pattern: '==', label: "'=='" });
-export const NotEq = createToken({ name: 'NotEq', pattern: '!=', label: "'!='" });
-export const LessEq = createToken({ name: 'LessEq', pattern: '<=', label: "'<='" });
-export const GreaterEq = createToken({ name: 'GreaterEq', pattern: '>=', label: "'>='" });
-export const Less = createToken({ name: 'Less', pattern: '<', label: "'<'" });
-export const Greater = createToken({ name: 'Greater', pattern: '>', label: "'>'" });
+export const EqEq = createToken({ name: 'EqEq', pattern: '==', label: "'=='", categories: [BinaryOperator] });
+export const NotEq = createToken({ name: 'NotEq', pattern: '!=', label: "'!='", categories: [BinaryOperator] });
+export const LessEq = createToken({ name: 'LessEq', pattern: '<=', label: "'<='", categories: [BinaryOperator] });
+export const GreaterEq = createToken({ name: 'GreaterEq', pattern: '>=', label: "'>='", categories: [BinaryOperator] });
+export const Less = createToken({ name: 'Less', pattern: '<', label: "'<'", categories: [BinaryOperator] });
+export const Greater = createToken({ name: 'Greater', pattern: '>', label: "'>'", categories: [BinaryOperator] });
 export const Equals = createToken({ name: 'Equals', pattern: '=', label: "'='" });
-export const Plus = createToken({ name: 'Plus', pattern: '+', label: "'+'" });
-export const Minus = createToken({ name: 'Minus', pattern: '-', label: "'-'" });
-export const Star = createToken({ name: 'Star', pattern: '*', label: "'*'" });
-export const Slash = createToken({ name: 'Slash', pattern: '/', label: "'/'" });
-export const Caret = createToken({ name: 'Caret', pattern: '^', label: "'^'" });
+export const Plus = createToken({ name: 'Plus', pattern: '+', label: "'+'", categories: [BinaryOperator] });
+export const Minus = createToken({ name: 'Minus', pattern: '-', label: "'-'", categories: [BinaryOperator, PrefixOperator] });
+export const Star = createToken({ name: 'Star', pattern: '*', label: "'*'", categories: [BinaryOperator] });
+export const Slash = createToken({ name: 'Slash', pattern: '/', label: "'/'", categories: [BinaryOperator] });
+export const Caret = createToken({ name: 'Caret', pattern: '^', label: "'^'", categories: [BinaryOperator] });
 
 export const allTokens: TokenType[] = [
+  NameLike,
+  BinaryOperator,
+  PrefixOperator,
   WhiteSpace,
   DocComment,
   LineComment,

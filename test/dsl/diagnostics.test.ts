@@ -104,7 +104,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'comparisons do not chain',
       source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: eval.success > 0.5 ⟦>⟧ 0.2')}`,
-      message: "expected '}' but found '>'",
+      message: "comparisons do not chain: write 'a < b and b < c' instead of 'a < b < c'",
     },
   ],
 

@@ -388,3 +388,20 @@ describe('parse never throws', () => {
     }
   });
 });
+
+describe('operator misuse the EBNF rules out', () => {
+  const errorsOf = (src: string) => parse(src).errors.map((e) => `${src.slice(e.range.start, e.range.end)}: ${e.message}`);
+
+  test('a second comparison in a row is an error at its operator', () => {
+    assert.deepEqual(errorsOf('experiment E { stop: a < b <= c }'), ["<=: comparisons do not chain: write 'a < b and b < c' instead of 'a < b < c'"]);
+    assert.deepEqual(errorsOf('experiment E { stop: (a < b) == c }'), [], 'parentheses make it one comparison');
+  });
+
+  test("'not' only where a condition may start, and no doubled prefixes", () => {
+    assert.deepEqual(errorsOf('experiment E { stop: a * not b }'), ["not: 'not' cannot stand here; put the negated condition in parentheses"]);
+    assert.deepEqual(errorsOf('experiment E { stop: a and not b }'), []);
+    assert.deepEqual(errorsOf('experiment E { x: --a }'), ["-: '-' cannot be followed by another '-'"]);
+    assert.deepEqual(errorsOf('experiment E { x: not not a }'), ["not: 'not' cannot be followed by another 'not'"]);
+    assert.deepEqual(errorsOf('experiment E { x: 2 ^ -1 }'), [], 'a negated exponent is fine');
+  });
+});
