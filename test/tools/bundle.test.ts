@@ -2,14 +2,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { bundle } from '../../tools/bundle.js';
-import { examplesDir } from '../helpers/repo.js';
+import { examplesDir, repoRoot } from '../helpers/repo.js';
 
 test('the bundled rlx checks the examples and reports errors like the compiled one', async () => {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bundle-'));
+  // Inside the repository (ignored by git), so the bundle resolves its external native module
+  // onnxruntime-node from node_modules, as it will inside the packaged extension.
+  fs.mkdirSync(path.join(repoRoot(), '.tmp'), { recursive: true });
+  const out = fs.mkdtempSync(path.join(repoRoot(), '.tmp', 'bundle-'));
   try {
     await bundle(out);
     const cli = path.join(out, 'rlx.mjs');
