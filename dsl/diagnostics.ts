@@ -96,3 +96,9 @@ export function didYouMean(name: string, candidates: Iterable<string>): string {
   if (close.length === 0) return '';
   return close.length === 1 ? `; did you mean '${close[0]}'?` : `; did you mean ${close.map((c) => `'${c}'`).join(', ')}?`;
 }
+
+/** Ends a message with the hint and the valid names: "...; did you mean 'x'? Valid properties: a, b". */
+export function validList(hint: string, what: string, valid: string[]): string {
+  if (valid.length === 0) return hint;
+  return `${hint}${hint ? ' ' : '. '}Valid ${what}: ${valid.join(', ')}`;
+}

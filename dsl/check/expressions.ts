@@ -1,6 +1,6 @@
 // Expressions that are not plain values: reward terms (over the env's named fields), stop and
 // advance conditions (over run metrics), and paths into an experiment (`env.size`).
-import { closestNames, didYouMean } from '../diagnostics.js';
+import { closestNames, didYouMean, validList } from '../diagnostics.js';
 import { FUNCTIONS, functionSpec, METRICS, REWARD_NAMES, type EnvSpec, type ExprType } from '../schema/index.js';
 import type { Expression, QualifiedName } from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
@@ -48,7 +48,7 @@ export function checkPath(ctx: CheckContext, expr: Expression, scope: ValueScope
   const found = spec.params.find((p) => p.name === param.text);
   if (!found) {
     const names = spec.params.map((p) => p.name);
-    accept('error', 'unknown-property', `${spec.name} has no parameter '${param.text}'${didYouMean(param.text, names)}; its parameters are: ${names.join(', ')}`, param.range);
+    accept('error', 'unknown-property', `${spec.name} has no parameter '${param.text}'${validList(didYouMean(param.text, names), 'parameters', names)}`, param.range);
   } else if (found.type.kind !== 'number') {
     accept('error', 'type-mismatch', `'${head.text}.${param.text}' is not a number, so a curriculum cannot move it`, expr.range);
   }

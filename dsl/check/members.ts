@@ -1,6 +1,6 @@
 // Which members a declaration may hold, and checking its own members against them: unknown and
 // duplicate properties, values against their declared types, blocks, and required properties.
-import { didYouMean, closestNames, type Fix } from '../diagnostics.js';
+import { didYouMean, closestNames, validList, type Fix } from '../diagnostics.js';
 import { algorithmSpec, DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
@@ -102,7 +102,7 @@ function reportUnknownProperty(ctx: CheckContext, member: A.Property, valid: str
   const fixes: Fix[] = close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: member.path[0].range, newText: c }] }));
   fixes.push(removeMemberFix(ctx.unit, member, `Remove '${key}'`));
   ctx.accept('error', 'unknown-property',
-    `${label} has no property '${key}'${didYouMean(key, close)}${valid.length ? `; valid properties: ${valid.join(', ')}` : ''}`,
+    `${label} has no property '${key}'${validList(didYouMean(key, close), 'properties', valid)}`,
     member.path[0].range, { fixes });
 }
 
@@ -111,7 +111,7 @@ function checkBlock(ctx: CheckContext, block: A.Block, schema: MemberSchema, sco
   if (!spec) {
     const valid = schema.blocks.map((b) => b.name);
     ctx.accept('error', 'unknown-property',
-      `${schema.label} has no block '${block.name.text}'${didYouMean(block.name.text, valid)}${valid.length ? `; valid blocks: ${valid.join(', ')}` : ''}`,
+      `${schema.label} has no block '${block.name.text}'${validList(didYouMean(block.name.text, valid), 'blocks', valid)}`,
       block.name.range, { fixes: [removeMemberFix(ctx.unit, block, `Remove block '${block.name.text}'`)] });
     return;
   }

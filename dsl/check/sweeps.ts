@@ -1,6 +1,6 @@
 // A sweep's body: its own settings, and lists of values for paths into the experiment it varies
 // (`algorithm.learning_rate: [1e-4, 3e-4]`), each value checked as if written in that place.
-import { closestNames, didYouMean } from '../diagnostics.js';
+import { closestNames, didYouMean, validList } from '../diagnostics.js';
 import { DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec, type ValueType } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
@@ -62,7 +62,7 @@ function sweptParam(ctx: CheckContext, experiment: DeclSymbol, member: A.Propert
   const [head, ...rest] = member.path;
   const unknown = (at: A.Identifier, valid: string[], what: string) => {
     const close = closestNames(at.text, valid);
-    ctx.accept('error', 'unknown-property', `${what} has no '${at.text}'${didYouMean(at.text, close)}; valid: ${valid.join(', ')}`, at.range,
+    ctx.accept('error', 'unknown-property', `${what} has no '${at.text}'${validList(didYouMean(at.text, close), 'paths', valid)}`, at.range,
       { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: at.range, newText: c }] })) });
     return undefined;
   };

@@ -250,7 +250,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'a property the base does not have: valid ones listed, rename and remove fixes',
       source: 'algorithm A = PPO {\n  ⟦learning_rat⟧: 1e-3\n  clip: 0.1\n}\n',
-      message: "PPO has no property 'learning_rat'; did you mean 'learning_rate'?; valid properties: learning_rate, rollout_steps, epochs, minibatches, gamma, gae_lambda, clip, clip_value, entropy_coef, value_coef, max_grad_norm, normalize_advantages, target_kl",
+      message: "PPO has no property 'learning_rat'; did you mean 'learning_rate'? Valid properties: learning_rate, rollout_steps, epochs, minibatches, gamma, gae_lambda, clip, clip_value, entropy_coef, value_coef, max_grad_norm, normalize_advantages, target_kl",
       then: (found) => {
         assert.deepEqual(found.diagnostic.fixes?.map((f) => f.title), ["Change to 'learning_rate'", "Remove 'learning_rat'"]);
         assert.equal(fixIsClean(found, /Change/), 'algorithm A = PPO {\n  learning_rate: 1e-3\n  clip: 0.1\n}\n');
@@ -260,18 +260,18 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: "an abbreviation far from any name: no suggestion, the valid ones listed",
       source: 'algorithm A = PPO { ⟦lr⟧: 1e-3 }',
-      message: /^PPO has no property 'lr'; valid properties: learning_rate, /,
+      message: /^PPO has no property 'lr'. Valid properties: learning_rate, /,
       then: (found) => assert.deepEqual(found.diagnostic.fixes?.map((f) => f.title), ["Remove 'lr'"]),
     },
     {
       name: 'a sweep property that is neither a setting nor a path (each valid name listed once)',
       source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  ⟦sed⟧: [1, 2]\n}\n`,
-      message: "sweep over Balance has no 'sed'; did you mean 'seed'?; valid: strategy, seeds, parallel, backend, env, policy, algorithm, reward, budget, envs, seed, device, stop, env.NAME, policy.NAME, algorithm.NAME",
+      message: "sweep over Balance has no 'sed'; did you mean 'seed'? Valid paths: strategy, seeds, parallel, backend, env, policy, algorithm, reward, budget, envs, seed, device, stop, env.NAME, policy.NAME, algorithm.NAME",
     },
     {
       name: 'removing a property from a one-line body takes its comma',
       source: 'env A = CartPole { ⟦mass⟧: 2, max_steps: 10 }',
-      message: /^CartPole has no property 'mass'; valid properties: max_steps, gravity/,
+      message: /^CartPole has no property 'mass'. Valid properties: max_steps, gravity/,
       then: (found) => assert.equal(fixIsClean(found, /Remove/), 'env A = CartPole { max_steps: 10 }'),
     },
     {
@@ -282,7 +282,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'an unknown block',
       source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  ⟦evals⟧ { every: 1k }')}`,
-      message: "experiment has no block 'evals'; did you mean 'eval'?; valid blocks: eval, curriculum",
+      message: "experiment has no block 'evals'; did you mean 'eval'? Valid blocks: eval, curriculum",
     },
     {
       name: 'a term outside a reward',
@@ -297,7 +297,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'a sweep path into a part of the experiment',
       source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  algorithm.⟦lr⟧: [1e-4, 3e-4]\n}\n`,
-      message: /^algorithm \(PPO\) has no 'lr'; valid: learning_rate, /,
+      message: /^algorithm \(PPO\) has no 'lr'. Valid paths: learning_rate, /,
     },
     {
       name: 'a curriculum parameter the env does not have',
