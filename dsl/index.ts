@@ -9,3 +9,5 @@ export * from './diagnostics.js';
 export { LineIndex, type Position } from './text.js';
 export * from './compile/index.js';
 export * from './format/index.js';
+export { nodePathAt, innermost, childrenOf, walk, type NodePath } from './syntax/locate.js';
+export { reparse } from './syntax/incremental.js';
