@@ -7,18 +7,7 @@ import { describe, test } from 'node:test';
 import { analyze, parse, Workspace, type Diagnostic, type Range } from '../../dsl/index.js';
 import { codeBlocks, readLanguageDoc } from '../helpers/repo.js';
 import { MemoryHost, virtualPath } from '../helpers/source.js';
-
-/** mulberry32: a small seeded PRNG, good enough to pick edits. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../helpers/random.js';
 
 const INTERESTING = ['{', '}', '[', ']', '(', ')', '=', ':', ',', '.', '"', '/', '\\', '\n', ' ', '*', '-', '^', '<', '>', '!', '@', '#', 'k', 'M', 'e', 'a', 'x', '_', '0', '1', '9', '///', '//', '/*', '*/'];
 
@@ -113,7 +102,7 @@ function lineStarts(text: string): number[] {
 
 describe('fuzz: the front end never falls over', () => {
   test('random truncations of the examples', () => {
-    const random = prng(1);
+    const random = seededRandom(1);
     for (let i = 0; i < 300; i++) {
       const source = pick(random, sources);
       const at = Math.floor(random() * (source.length + 1));
@@ -122,7 +111,7 @@ describe('fuzz: the front end never falls over', () => {
   });
 
   test('random character edits of the examples', () => {
-    const random = prng(2);
+    const random = seededRandom(2);
     for (let i = 0; i < 1500; i++) {
       const source = random() < 0.25 ? whole : pick(random, blocks);
       const { text, edits } = mutate(random, source);
@@ -131,7 +120,7 @@ describe('fuzz: the front end never falls over', () => {
   });
 
   test('random edits across two files that import each other', () => {
-    const random = prng(3);
+    const random = seededRandom(3);
     const lines = whole.split('\n');
     for (let i = 0; i < 200; i++) {
       // Split the examples in two files at a random line; each imports the other.
@@ -143,7 +132,7 @@ describe('fuzz: the front end never falls over', () => {
   });
 
   test('random token soup', () => {
-    const random = prng(4);
+    const random = seededRandom(4);
     const words = ['import', 'env', 'reward', 'policy', 'algorithm', 'experiment', 'sweep', 'term', 'stage', 'over', 'true', 'false', 'none', 'and', 'or', 'not',
       'module', 'Pole', 'CartPole', 'PPO', 'DQN', 'mlp', 'GridWorld', 'TextTask', 'eval', 'curriculum', 'obs', 'env.size', 'linear', 'fixed', 'abs',
       'x', 'budget', 'learning_rate', 'gamma', '1', '0.5', '500k', '1.5M', '"./a.rlx"', '"s"', '"', '{', '}', '(', ')', '[', ']', ',', ':', '.', '=', '==', '<=',
@@ -162,7 +151,7 @@ describe('fuzz: edits that surely break the syntax are reported', () => {
   // comment) an inserted character is outside any string or comment.
   for (const [inserted, seed] of [['@', 5], ['{', 6], ['(', 7], ['[', 8]] as const) {
     test(`an inserted '${inserted}' always gives a diagnostic`, () => {
-      const random = prng(seed);
+      const random = seededRandom(seed);
       for (let i = 0; i < 150; i++) {
         const source = random() < 0.3 ? whole : pick(random, blocks);
         const at = pick(random, lineStarts(source));

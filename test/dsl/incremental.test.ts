@@ -4,22 +4,13 @@ import { test } from 'node:test';
 import { parse } from '../../dsl/syntax/parse.js';
 import { reparse } from '../../dsl/syntax/incremental.js';
 import { codeBlocks, readLanguageDoc } from '../helpers/repo.js';
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../helpers/random.js';
 
 const PIECES = ['1', '0', 'x', ' ', '\n', ',', '.', '"', '}', '{', ':', '=', '// c\n', 'k', 'env ', '-', '(', ')'];
 
 test('reparse after random edits equals a full parse of the new text', () => {
   const text = codeBlocks(readLanguageDoc(), 'rlx').map((b) => b.text).join('\n');
-  const rnd = random(42);
+  const rnd = seededRandom(42);
   let incrementalUsed = 0;
   for (let i = 0; i < 600; i++) {
     const at = Math.floor(rnd() * text.length);
