@@ -1,9 +1,11 @@
 // npm run bench: every benchmark, figures printed (never asserted). `npm run bench -- dsl`
 // runs the named ones only.
 import { benchDsl } from './dsl.js';
+import { benchPpo } from './ppo.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
+  ppo: benchPpo,
 };
 
 const wanted = process.argv.slice(2);

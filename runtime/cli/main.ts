@@ -8,8 +8,10 @@ import { UserError } from './files.js';
 import { checkCommand } from './commands/check.js';
 import { fmtCommand } from './commands/fmt.js';
 import { planCommand } from './commands/plan.js';
+import { evalCommand } from './commands/eval.js';
+import { trainCommand } from './commands/train.js';
 
-const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand];
+const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, evalCommand];
 
 /** rlx's version from its package.json, found above this file (compiled or bundled alike). */
 function version(): string {

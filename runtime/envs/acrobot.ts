@@ -11,34 +11,37 @@
 
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { enumParam, integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+import { integerParam, resolveParams, type ParamValues } from './params.js';
 
 const GRAVITY = 9.8;
 const AVAILABLE_TORQUES = [-1.0, 0.0, 1.0] as const;
 
+// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
 export const ACROBOT_PARAMS = {
-  max_steps: integerParam(500, 'Steps after which the episode is truncated (Acrobot-v1: 500).', { min: 1 }),
-  dt: numberParam(0.2, 'Seconds integrated per step (one RK4 step).', { min: 0, minExclusive: true }),
-  link_length_1: numberParam(1.0, 'Length of the upper link (m).', { min: 0, minExclusive: true }),
-  link_length_2: numberParam(1.0, 'Length of the lower link (m); only used for drawing in Gymnasium.', {
-    min: 0,
-    minExclusive: true,
-  }),
-  link_mass_1: numberParam(1.0, 'Mass of the upper link (kg).', { min: 0, minExclusive: true }),
-  link_mass_2: numberParam(1.0, 'Mass of the lower link (kg).', { min: 0, minExclusive: true }),
-  link_com_pos_1: numberParam(0.5, "Distance from the pivot to the upper link's centre of mass (m).", { min: 0 }),
-  link_com_pos_2: numberParam(0.5, "Distance from the joint to the lower link's centre of mass (m).", { min: 0 }),
-  link_moi: numberParam(1.0, 'Moment of inertia of each link about its centre of mass.', { min: 0, minExclusive: true }),
-  max_vel_1: numberParam(4 * Math.PI, 'Angular velocity of the upper link is clipped to this (rad/s).', {
-    min: 0,
-    minExclusive: true,
-  }),
-  max_vel_2: numberParam(9 * Math.PI, 'Angular velocity of the lower link is clipped to this (rad/s).', {
-    min: 0,
-    minExclusive: true,
-  }),
-  book_or_nips: enumParam(['book', 'nips'], 'book', "Equations of motion: Sutton & Barto's book (default) or the NIPS 1996 paper."),
-  torque_noise_max: numberParam(0, 'Uniform noise in [-x, x] added to the torque each step.', { min: 0 }),
+  max_steps: integerParam(500, 'Steps after which the episode is truncated (Acrobot-v1: 500).', { min: 1, max: 1e6 }),
+} as const;
+
+/**
+ * Gymnasium's fixed physics of Acrobot-v1 (not parameters in the language):
+ * the book's equations of motion, no torque noise.
+ */
+export const ACROBOT_CONSTANTS = {
+  /** Seconds integrated per step (one RK4 step). */
+  dt: 0.2,
+  link_length_1: 1.0,
+  /** Only used for drawing in Gymnasium. */
+  link_length_2: 1.0,
+  link_mass_1: 1.0,
+  link_mass_2: 1.0,
+  /** Distance from the pivot (joint) to the upper (lower) link's centre of mass. */
+  link_com_pos_1: 0.5,
+  link_com_pos_2: 0.5,
+  /** Moment of inertia of each link about its centre of mass. */
+  link_moi: 1.0,
+  /** Angular velocities are clipped to these (rad/s). */
+  max_vel_1: 4 * Math.PI,
+  max_vel_2: 9 * Math.PI,
+  book_or_nips: 'book',
 } as const;
 
 export type AcrobotParams = ParamValues<typeof ACROBOT_PARAMS>;
@@ -65,21 +68,19 @@ export class Acrobot extends BaseEnv {
   private readonly k3 = new Float64Array(4);
   private readonly k4 = new Float64Array(4);
   private readonly stage = new Float64Array(4);
-  private readonly useBookEquations: boolean;
 
   constructor(params: Partial<AcrobotParams> = {}) {
     const resolved = resolveParams('Acrobot', ACROBOT_PARAMS, params);
-    const high = [1, 1, 1, 1, resolved.max_vel_1, resolved.max_vel_2].map(Math.fround);
+    const high = [1, 1, 1, 1, ACROBOT_CONSTANTS.max_vel_1, ACROBOT_CONSTANTS.max_vel_2].map(Math.fround);
     super({
       kind: 'Acrobot',
       observationSpace: { kind: 'box', shape: [6], low: high.map((value) => -value), high },
       actionSpace: { kind: 'discrete', n: 3 },
-      obsFields: ['cos_theta1', 'sin_theta1', 'cos_theta2', 'sin_theta2', 'theta1_dot', 'theta2_dot'],
-      stateLayout: ['theta1', 'theta2', 'theta1_dot', 'theta2_dot'],
+      obsFields: ['cos_theta1', 'sin_theta1', 'cos_theta2', 'sin_theta2', 'dtheta1', 'dtheta2'],
+      stateLayout: ['theta1', 'theta2', 'dtheta1', 'dtheta2'],
       maxSteps: resolved.max_steps,
     });
     this.params = Object.freeze(resolved);
-    this.useBookEquations = resolved.book_or_nips === 'book';
   }
 
   protected drawInitialState(rng: Rng): void {
@@ -89,7 +90,7 @@ export class Acrobot extends BaseEnv {
 
   /** Gymnasium's `_dsdt`: time derivative of (theta1, theta2, dtheta1, dtheta2) under torque `a`. */
   private derivatives(s: Float64Array, a: number, out: Float64Array): void {
-    const p = this.params;
+    const p = ACROBOT_CONSTANTS;
     const m1 = p.link_mass_1;
     const m2 = p.link_mass_2;
     const l1 = p.link_length_1;
@@ -112,9 +113,8 @@ export class Acrobot extends BaseEnv {
       (m1 * lc1 + m2 * l1) * GRAVITY * Math.cos(theta1 - Math.PI / 2) +
       phi2;
     const denominator = m2 * (lc2 * lc2) + I2 - (d2 * d2) / d1;
-    const ddtheta2 = this.useBookEquations
-      ? (a + (d2 / d1) * phi1 - m2 * l1 * lc2 * (dtheta1 * dtheta1) * sinTheta2 - phi2) / denominator
-      : (a + (d2 / d1) * phi1 - phi2) / denominator;
+    // The book's equations (Gymnasium's default): the NIPS paper's omit the dtheta1^2 term.
+    const ddtheta2 = (a + (d2 / d1) * phi1 - m2 * l1 * lc2 * (dtheta1 * dtheta1) * sinTheta2 - phi2) / denominator;
     const ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
     out[0] = dtheta1;
     out[1] = dtheta2;
@@ -123,13 +123,11 @@ export class Acrobot extends BaseEnv {
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
-    let torque: number = AVAILABLE_TORQUES[actions[offset]];
-    const noise = this.params.torque_noise_max;
-    if (noise > 0) torque += this.randomStream().uniformRange(-noise, noise);
+    const torque: number = AVAILABLE_TORQUES[actions[offset]];
 
     // Gymnasium's rk4 over t = [0, dt]: one step, evaluated as
     // y0 + dt / 6 * (k1 + 2 k2 + 2 k3 + k4) with the torque held constant.
-    const dt = this.params.dt;
+    const dt = ACROBOT_CONSTANTS.dt;
     const halfDt = dt / 2.0;
     const y = this.state;
     const { k1, k2, k3, k4, stage } = this;
@@ -147,8 +145,8 @@ export class Acrobot extends BaseEnv {
     y[1] = wrap(y[1], -Math.PI, Math.PI);
     // Velocities are clipped as in Sutton's original task, which bounded the
     // state for its tile coder; the observation space's bounds rely on it.
-    y[2] = bound(y[2], -this.params.max_vel_1, this.params.max_vel_1);
-    y[3] = bound(y[3], -this.params.max_vel_2, this.params.max_vel_2);
+    y[2] = bound(y[2], -ACROBOT_CONSTANTS.max_vel_1, ACROBOT_CONSTANTS.max_vel_1);
+    y[3] = bound(y[3], -ACROBOT_CONSTANTS.max_vel_2, ACROBOT_CONSTANTS.max_vel_2);
 
     // Terminal when the tip is more than one link length above the pivot.
     this.terminated = -Math.cos(y[0]) - Math.cos(y[1] + y[0]) > 1.0;

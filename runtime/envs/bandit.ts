@@ -1,8 +1,12 @@
 // Bandit: the k-armed Gaussian testbed (Sutton & Barto, section 2.3). Each
-// arm's mean is drawn from N(0, 1); pulling an arm pays its mean plus N(0, 1)
-// noise. Every episode is one pull (terminated after the step), and the
-// observation is a constant, so the learner must find the best arm from
-// rewards alone.
+// arm's mean is drawn from N(0, 1); pulling an arm pays its mean plus
+// N(0, reward_std^2) noise. An episode is `max_steps` pulls (1 by default);
+// the last one terminates it: the horizon is part of the task, so a learner
+// must not bootstrap past it (hence terminated, not truncated).
+//
+// The observation is one constant 1 with no field name (the language
+// declares no observation fields for Bandit), so the learner must find the
+// best arm from rewards alone.
 //
 // The means belong to the seed, not to the episode: seeding draws them
 // (from a stream of their own) and they stay fixed until the next seed. So
@@ -11,10 +15,13 @@
 
 import { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { integerParam, resolveParams, type ParamValues } from './params.js';
+import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
 
+// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
 export const BANDIT_PARAMS = {
-  arms: integerParam(10, 'Number of arms (k).', { min: 1, max: 100_000 }),
+  arms: integerParam(10, 'Number of arms (k).', { min: 2, max: 1000 }),
+  reward_std: numberParam(1.0, "Standard deviation of the reward around an arm's mean.", { min: 0, max: 100 }),
+  max_steps: integerParam(1, 'Pulls per episode; the last one terminates it.', { min: 1, max: 1e6 }),
 } as const;
 
 export type BanditParams = ParamValues<typeof BANDIT_PARAMS>;
@@ -31,10 +38,10 @@ export class Bandit extends BaseEnv {
       kind: 'Bandit',
       observationSpace: { kind: 'box', shape: [1], low: [1], high: [1] },
       actionSpace: { kind: 'discrete', n: resolved.arms },
-      obsFields: ['bias'],
+      obsFields: [],
       stateLayout: Array.from({ length: resolved.arms }, (_, arm) => `mean_${arm}`),
-      // Episodes end by termination after one pull; a time limit of 1 would
-      // also flag every pull as truncated, which tells a learner to bootstrap.
+      // Episodes end by termination at the last pull (advance() below); a
+      // time limit would also flag it as truncated, which tells a learner to bootstrap.
       maxSteps: Number.POSITIVE_INFINITY,
     });
     this.params = Object.freeze(resolved);
@@ -60,11 +67,12 @@ export class Bandit extends BaseEnv {
   protected advance(actions: ArrayLike<number>, offset: number): number {
     const arm = actions[offset];
     this.lastArm = arm;
-    this.terminated = true;
+    // elapsedSteps counts the pulls before this one.
+    this.terminated = this.elapsedSteps + 1 >= this.params.max_steps;
     // After setState() on a never-seeded bandit only the noise needs a stream;
     // randomStream() would seed and so redraw the means just installed.
     if (this.rng === undefined) this.rng = Rng.fromEntropy();
-    return this.means[arm] + this.rng.normal();
+    return this.means[arm] + this.params.reward_std * this.rng.normal();
   }
 
   writeObs(out: Float32Array, offset: number): void {

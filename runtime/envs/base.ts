@@ -53,7 +53,8 @@ export abstract class BaseEnv implements FastEnv {
     this.maxSteps = shape.maxSteps;
     this.obsDim = spaceSize(shape.observationSpace);
     this.actionDim = spaceSize(shape.actionSpace);
-    if (this.obsFields.length !== this.obsDim) {
+    // No fields at all is allowed: an observation nobody should name (Bandit's constant input).
+    if (this.obsFields.length !== this.obsDim && this.obsFields.length !== 0) {
       throw new Error(`${this.kind}: ${this.obsFields.length} obs fields for an observation of ${this.obsDim} numbers`);
     }
     this.obsScratch = new Float32Array(this.obsDim);

@@ -9,25 +9,30 @@
 
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { enumParam, integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
 
 /** Gymnasium bounds unbounded float32 observations by the largest float32. */
 export const FLOAT32_MAX = 3.4028234663852886e38;
 
+// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
 export const CARTPOLE_PARAMS = {
-  max_steps: integerParam(500, 'Steps after which the episode is truncated (CartPole-v1: 500).', { min: 1 }),
-  gravity: numberParam(9.8, 'Gravitational acceleration (m/s^2).', { min: 0 }),
-  cart_mass: numberParam(1.0, 'Mass of the cart (kg).', { min: 0, minExclusive: true }),
-  pole_mass: numberParam(0.1, 'Mass of the pole (kg).', { min: 0, minExclusive: true }),
-  pole_half_length: numberParam(0.5, "Half the pole's length (m); Gymnasium's `length`.", { min: 0, minExclusive: true }),
-  force_mag: numberParam(10.0, 'Magnitude of the push on the cart (N).', { min: 0 }),
-  tau: numberParam(0.02, 'Seconds between state updates.', { min: 0, minExclusive: true }),
-  integrator: enumParam(['euler', 'semi_implicit_euler'], 'euler', 'Integration scheme; Gymnasium\'s `kinematics_integrator`.'),
-  x_threshold: numberParam(2.4, 'The episode terminates when |x| exceeds this (m).', { min: 0, minExclusive: true }),
-  theta_threshold_degrees: numberParam(12, 'The episode terminates when |theta| exceeds this (degrees).', {
-    min: 0,
-    minExclusive: true,
-  }),
+  max_steps: integerParam(500, 'Steps after which the episode is truncated (CartPole-v1: 500).', { min: 1, max: 1e6 }),
+  gravity: numberParam(9.8, 'Gravitational acceleration (m/s^2).', { min: 0, minExclusive: true, max: 100 }),
+  cart_mass: numberParam(1.0, 'Mass of the cart (kg).', { min: 0, minExclusive: true, max: 100 }),
+  pole_mass: numberParam(0.1, 'Mass of the pole (kg).', { min: 0, minExclusive: true, max: 100 }),
+  pole_half_length: numberParam(0.5, "Half the pole's length (m); Gymnasium's `length`.", { min: 0, minExclusive: true, max: 100 }),
+  force: numberParam(10.0, "Force of one push (N); Gymnasium's `force_mag`.", { min: 0, minExclusive: true, max: 1000 }),
+  tau: numberParam(0.02, 'Seconds between state updates (Euler integration).', { min: 0, minExclusive: true, max: 1 }),
+} as const;
+
+/**
+ * Gymnasium's fixed parts of CartPole-v1, not parameters in the language: the
+ * termination bounds and the (explicit Euler) integrator.
+ */
+export const CARTPOLE_CONSTANTS = {
+  x_threshold: 2.4,
+  theta_threshold_degrees: 12,
+  integrator: 'euler',
 } as const;
 
 export type CartPoleParams = ParamValues<typeof CARTPOLE_PARAMS>;
@@ -45,13 +50,12 @@ export class CartPole extends BaseEnv {
   private readonly totalMass: number;
   private readonly poleMassLength: number;
   private readonly thetaThresholdRadians: number;
-  private readonly semiImplicit: boolean;
 
   constructor(params: Partial<CartPoleParams> = {}) {
     const resolved = resolveParams('CartPole', CARTPOLE_PARAMS, params);
-    const thetaThresholdRadians = (resolved.theta_threshold_degrees * 2 * Math.PI) / 360;
+    const thetaThresholdRadians = (CARTPOLE_CONSTANTS.theta_threshold_degrees * 2 * Math.PI) / 360;
     // Twice the termination bounds, so that a terminal observation still lies inside the space.
-    const high = [resolved.x_threshold * 2, FLOAT32_MAX, thetaThresholdRadians * 2, FLOAT32_MAX].map(Math.fround);
+    const high = [CARTPOLE_CONSTANTS.x_threshold * 2, FLOAT32_MAX, thetaThresholdRadians * 2, FLOAT32_MAX].map(Math.fround);
     super({
       kind: 'CartPole',
       observationSpace: { kind: 'box', shape: [4], low: high.map((value) => -value), high },
@@ -64,7 +68,6 @@ export class CartPole extends BaseEnv {
     this.totalMass = resolved.pole_mass + resolved.cart_mass;
     this.poleMassLength = resolved.pole_mass * resolved.pole_half_length;
     this.thetaThresholdRadians = thetaThresholdRadians;
-    this.semiImplicit = resolved.integrator === 'semi_implicit_euler';
   }
 
   protected drawInitialState(rng: Rng): void {
@@ -77,7 +80,7 @@ export class CartPole extends BaseEnv {
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
     const { gravity, pole_mass: poleMass, pole_half_length: length, tau } = this.params;
-    const force = actions[offset] === 1 ? this.params.force_mag : -this.params.force_mag;
+    const force = actions[offset] === 1 ? this.params.force : -this.params.force;
     const cosTheta = Math.cos(this.theta);
     const sinTheta = Math.sin(this.theta);
     const thetaDot = this.thetaDot;
@@ -87,19 +90,12 @@ export class CartPole extends BaseEnv {
       (gravity * sinTheta - cosTheta * temp) / (length * (4.0 / 3.0 - (poleMass * (cosTheta * cosTheta)) / this.totalMass));
     const xAcc = temp - (this.poleMassLength * thetaAcc * cosTheta) / this.totalMass;
 
-    if (this.semiImplicit) {
-      this.xDot = this.xDot + tau * xAcc;
-      this.x = this.x + tau * this.xDot;
-      this.thetaDot = thetaDot + tau * thetaAcc;
-      this.theta = this.theta + tau * this.thetaDot;
-    } else {
-      this.x = this.x + tau * this.xDot;
-      this.xDot = this.xDot + tau * xAcc;
-      this.theta = this.theta + tau * thetaDot;
-      this.thetaDot = thetaDot + tau * thetaAcc;
-    }
+    this.x = this.x + tau * this.xDot;
+    this.xDot = this.xDot + tau * xAcc;
+    this.theta = this.theta + tau * thetaDot;
+    this.thetaDot = thetaDot + tau * thetaAcc;
 
-    const limitX = this.params.x_threshold;
+    const limitX = CARTPOLE_CONSTANTS.x_threshold;
     const limitTheta = this.thetaThresholdRadians;
     this.terminated = this.x < -limitX || this.x > limitX || this.theta < -limitTheta || this.theta > limitTheta;
     if (!this.terminated) return 1.0;

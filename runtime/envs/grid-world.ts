@@ -69,15 +69,15 @@ function goalParam(): ParamSpec<GoalSetting> {
   };
 }
 
+// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
 export const GRID_WORLD_PARAMS = {
   layout: enumParam(['open', 'four_rooms', 'maze'], 'open', 'Wall layout: open, four_rooms or maze.'),
-  size: integerParam(11, 'Width and height of the grid in cells; odd, so that rooms and maze corridors are centred.', {
+  size: integerParam(11, 'Width and height of the grid in cells (odd sizes centre the rooms and maze corridors).', {
     min: 5,
-    max: 201,
-    odd: true,
+    max: 101,
   }),
   goal: goalParam(),
-  max_steps: integerParam(100, 'Steps after which the episode is truncated.', { min: 1 }),
+  max_steps: integerParam(100, 'Steps after which the episode is truncated.', { min: 1, max: 1e6 }),
 } as const;
 
 export type GridWorldParams = ParamValues<typeof GRID_WORLD_PARAMS>;
@@ -86,7 +86,8 @@ export type GridWorldParams = ParamValues<typeof GRID_WORLD_PARAMS>;
 export function buildWalls(layout: GridLayout, size: number): Uint8Array {
   const walls = new Uint8Array(size * size);
   if (layout === 'four_rooms') {
-    const mid = (size - 1) / 2;
+    // With an even size the walls sit just left of and above the centre.
+    const mid = Math.floor((size - 1) / 2);
     for (let i = 0; i < size; i++) {
       walls[mid * size + i] = 1; // the horizontal wall (row mid)
       walls[i * size + mid] = 1; // the vertical wall (column mid)
@@ -106,6 +107,7 @@ export function buildWalls(layout: GridLayout, size: number): Uint8Array {
     };
     // Depth-first search over the cells at even coordinates, knocking down
     // the wall between each cell and the unvisited neighbour it moves to.
+    // (An even size leaves its last row and column as wall.)
     const stack: number[] = [0];
     open(0, 0);
     const neighbours: number[] = [];

@@ -6,39 +6,27 @@
 
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { EnvParamError, integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
 
+// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
 export const MOUNTAIN_CAR_PARAMS = {
-  max_steps: integerParam(200, 'Steps after which the episode is truncated (MountainCar-v0: 200).', { min: 1 }),
-  goal_velocity: numberParam(0, 'Minimum velocity at the flag for the episode to count as reached.'),
-  force: numberParam(0.001, 'Acceleration added per unit of push.', { min: 0 }),
-  gravity: numberParam(0.0025, 'Strength of the slope (the hill is y = sin(3 x)).', { min: 0 }),
-  max_speed: numberParam(0.07, 'Velocity is clipped to [-max_speed, max_speed].', { min: 0, minExclusive: true }),
-  min_position: numberParam(-1.2, 'Left wall: position is clipped here and velocity zeroed.'),
-  max_position: numberParam(0.6, 'Right end of the track.'),
-  goal_position: numberParam(0.5, 'Position of the flag.'),
+  max_steps: integerParam(200, 'Steps after which the episode is truncated (MountainCar-v0: 200).', { min: 1, max: 1e6 }),
+  force: numberParam(0.001, 'Acceleration added per unit of push.', { min: 0, minExclusive: true, max: 1 }),
+  gravity: numberParam(0.0025, 'Strength of the slope (the hill is y = sin(3 x)).', { min: 0, minExclusive: true, max: 1 }),
+  goal_velocity: numberParam(0, 'Minimum velocity at the flag for the episode to count as reached.', { min: 0, max: 0.07 }),
 } as const;
 
 export type MountainCarParams = ParamValues<typeof MOUNTAIN_CAR_PARAMS>;
 
-/** The start interval and the flag must lie on the track; checked across params, so after resolveParams. */
-function checkPositions(params: MountainCarParams): void {
-  const { min_position: min, max_position: max, goal_position: goal } = params;
-  if (!(min <= -0.6 && max >= -0.4)) {
-    throw new EnvParamError(
-      'MountainCar',
-      'min_position',
-      `MountainCar: params "min_position" and "max_position" must contain the start interval [-0.6, -0.4], got [${min}, ${max}]`,
-    );
-  }
-  if (!(goal > min && goal <= max)) {
-    throw new EnvParamError(
-      'MountainCar',
-      'goal_position',
-      `MountainCar: param "goal_position" must lie in (min_position, max_position] = (${min}, ${max}], got ${goal}`,
-    );
-  }
-}
+/** Gymnasium's fixed geometry of MountainCar-v0 (not parameters in the language). */
+export const MOUNTAIN_CAR_CONSTANTS = {
+  max_speed: 0.07,
+  /** Left wall: position is clipped here and the velocity zeroed. */
+  min_position: -1.2,
+  max_position: 0.6,
+  /** Position of the flag. */
+  goal_position: 0.5,
+} as const;
 
 export class MountainCar extends BaseEnv {
   readonly params: Readonly<MountainCarParams>;
@@ -48,14 +36,14 @@ export class MountainCar extends BaseEnv {
 
   constructor(params: Partial<MountainCarParams> = {}) {
     const resolved = resolveParams('MountainCar', MOUNTAIN_CAR_PARAMS, params);
-    checkPositions(resolved);
+    const { min_position: minPosition, max_position: maxPosition, max_speed: maxSpeed } = MOUNTAIN_CAR_CONSTANTS;
     super({
       kind: 'MountainCar',
       observationSpace: {
         kind: 'box',
         shape: [2],
-        low: [resolved.min_position, -resolved.max_speed].map(Math.fround),
-        high: [resolved.max_position, resolved.max_speed].map(Math.fround),
+        low: [minPosition, -maxSpeed].map(Math.fround),
+        high: [maxPosition, maxSpeed].map(Math.fround),
       },
       actionSpace: { kind: 'discrete', n: 3 },
       obsFields: ['position', 'velocity'],
@@ -72,15 +60,16 @@ export class MountainCar extends BaseEnv {
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
     const p = this.params;
+    const c = MOUNTAIN_CAR_CONSTANTS;
     let velocity = this.velocity + ((actions[offset] - 1) * p.force + Math.cos(3 * this.position) * -p.gravity);
-    velocity = Math.min(Math.max(velocity, -p.max_speed), p.max_speed);
+    velocity = Math.min(Math.max(velocity, -c.max_speed), c.max_speed);
     let position = this.position + velocity;
-    position = Math.min(Math.max(position, p.min_position), p.max_position);
+    position = Math.min(Math.max(position, c.min_position), c.max_position);
     // The left wall is inelastic: the car stops dead against it.
-    if (position === p.min_position && velocity < 0) velocity = 0;
+    if (position === c.min_position && velocity < 0) velocity = 0;
     this.position = position;
     this.velocity = velocity;
-    this.terminated = position >= p.goal_position && velocity >= p.goal_velocity;
+    this.terminated = position >= c.goal_position && velocity >= p.goal_velocity;
     return -1.0;
   }
 

@@ -92,7 +92,7 @@ export function numberParam(defaultValue: number, doc: string, options: RangeOpt
 export function integerParam(
   defaultValue: number,
   doc: string,
-  options: RangeOptions & { odd?: boolean } = {},
+  options: RangeOptions = {},
 ): ParamSpec<number> {
   return {
     type: 'integer',
@@ -103,7 +103,6 @@ export function integerParam(
     parse(value) {
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) invalid(`must be an integer, got ${describeValue(value)}`);
       checkRange(value, options);
-      if (options.odd && value % 2 === 0) invalid(`must be odd, got ${value}`);
       return value;
     },
   };

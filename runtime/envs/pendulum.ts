@@ -7,16 +7,25 @@ import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
 import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
 
+// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
 export const PENDULUM_PARAMS = {
-  max_steps: integerParam(200, 'Steps after which the episode is truncated (Pendulum-v1: 200).', { min: 1 }),
-  g: numberParam(10.0, 'Gravitational acceleration (m/s^2); the one constructor argument of Gymnasium\'s Pendulum.', {
+  max_steps: integerParam(200, 'Steps after which the episode is truncated (Pendulum-v1: 200).', { min: 1, max: 1e6 }),
+  g: numberParam(10.0, "Gravitational acceleration (m/s^2); the one constructor argument of Gymnasium's Pendulum.", {
     min: 0,
+    minExclusive: true,
+    max: 100,
   }),
-  m: numberParam(1.0, 'Mass of the pendulum (kg).', { min: 0, minExclusive: true }),
-  l: numberParam(1.0, 'Length of the pendulum (m).', { min: 0, minExclusive: true }),
-  dt: numberParam(0.05, 'Seconds per step.', { min: 0, minExclusive: true }),
-  max_speed: numberParam(8, 'Angular velocity is clipped to [-max_speed, max_speed] (rad/s).', { min: 0, minExclusive: true }),
-  max_torque: numberParam(2.0, 'Actions are clipped to [-max_torque, max_torque] (N m).', { min: 0, minExclusive: true }),
+  max_speed: numberParam(8, 'Angular velocity is clipped to [-max_speed, max_speed] (rad/s).', { min: 0, minExclusive: true, max: 100 }),
+  max_torque: numberParam(2.0, 'Actions are clipped to [-max_torque, max_torque] (N m).', { min: 0, minExclusive: true, max: 100 }),
+} as const;
+
+/** Gymnasium's fixed parts of Pendulum-v1 (not parameters in the language). */
+export const PENDULUM_CONSTANTS = {
+  /** Mass (kg) and length (m) of the pendulum. */
+  m: 1.0,
+  l: 1.0,
+  /** Seconds per step. */
+  dt: 0.05,
 } as const;
 
 export type PendulumParams = ParamValues<typeof PENDULUM_PARAMS>;
@@ -67,7 +76,8 @@ export class Pendulum extends BaseEnv {
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
-    const { g, m, l, dt, max_speed: maxSpeed, max_torque: maxTorque } = this.params;
+    const { g, max_speed: maxSpeed, max_torque: maxTorque } = this.params;
+    const { m, l, dt } = PENDULUM_CONSTANTS;
     const theta = this.theta;
     const thetaDot = this.thetaDot;
     const torque = Math.min(Math.max(actions[offset], -maxTorque), maxTorque);

@@ -9,6 +9,7 @@ import type { BaseEnv } from './base.js';
 import { CartPole, CARTPOLE_PARAMS, type CartPoleParams } from './cartpole.js';
 import { GridWorld, GRID_WORLD_PARAMS, type GridWorldParams } from './grid-world.js';
 import { MountainCar, MOUNTAIN_CAR_PARAMS, type MountainCarParams } from './mountain-car.js';
+import { NOT_IMPLEMENTED } from '../not-implemented.js';
 import { closestName, describeParams, type ParamDescription, type ParamTable } from './params.js';
 import { Pendulum, PENDULUM_PARAMS, type PendulumParams } from './pendulum.js';
 import type { Space } from './types.js';
@@ -55,8 +56,6 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   },
 };
 
-/** Built-ins the language defines that this runtime does not provide yet. */
-const NOT_YET_IMPLEMENTED = ['TextTask', 'GuessNumber'];
 
 export interface EnvDescription {
   readonly kind: string;
@@ -75,8 +74,8 @@ export function envKinds(): string[] {
 
 function lookUp(kind: string): BuiltinEnv {
   if (Object.hasOwn(BUILTIN_ENVS, kind)) return BUILTIN_ENVS[kind];
-  if (NOT_YET_IMPLEMENTED.includes(kind)) {
-    throw new Error(`environment kind "${kind}" is part of the language but not implemented in this runtime yet`);
+  if (Object.hasOwn(NOT_IMPLEMENTED.env, kind)) {
+    throw new Error(`environment kind "${kind}" is part of the language but not implemented in this runtime yet: ${NOT_IMPLEMENTED.env[kind]}`);
   }
   const kinds = envKinds();
   const hint = closestName(kind, kinds);

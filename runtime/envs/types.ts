@@ -42,7 +42,10 @@ export interface Env {
   readonly kind: string;
   readonly observationSpace: Space;
   readonly actionSpace: Space;
-  /** Names of the observation's elements, in order; reward expressions say `obs.<name>`. */
+  /**
+   * Names of the observation's elements, in order; reward expressions say `obs.<name>`.
+   * Empty for an observation whose elements have no names (Bandit's constant input).
+   */
   readonly obsFields: readonly string[];
   /** Names of getState()'s elements, in order. */
   readonly stateLayout: readonly string[];

@@ -89,20 +89,12 @@ export class Adam {
     this.t += 1;
     const { beta1: b1, beta2: b2, eps } = this;
     const stepSize = lr / (1 - b1 ** this.t);
-    const sqrtBc2 = Math.sqrt(1 - b2 ** this.t);
-    this.params.forEach((p, k) => {
-      const g = grads[k]!;
-      const m = this.m[k]!;
-      const v = this.v[k]!;
-      for (let i = 0; i < p.length; i++) {
-        const gi = g[i]!;
-        const mi = b1 * m[i]! + (1 - b1) * gi;
-        const vi = b2 * v[i]! + (1 - b2) * gi * gi;
-        m[i] = mi;
-        v[i] = vi;
-        p[i] = p[i]! - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
-      }
-    });
+    const invSqrtBc2 = 1 / Math.sqrt(1 - b2 ** this.t);
+    // A plain loop with every constant hoisted: this runs once per minibatch over every
+    // parameter, and a closure per array made it ~1.5x slower (PPO's update, bench/ppo.ts).
+    for (let k = 0; k < this.params.length; k++) {
+      adamUpdate(this.params[k]!, grads[k]!, this.m[k]!, this.v[k]!, b1, b2, stepSize, invSqrtBc2, eps);
+    }
   }
 
   /** A copy of the moment estimates and step count, for checkpoints. */
@@ -114,6 +106,30 @@ export class Adam {
     copyState('Adam.load (m)', this.m, state.m);
     copyState('Adam.load (v)', this.v, state.v);
     this.t = state.step;
+  }
+}
+
+function adamUpdate(
+  p: Float32Array,
+  g: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  b1: number,
+  b2: number,
+  stepSize: number,
+  invSqrtBc2: number,
+  eps: number,
+): void {
+  const c1 = 1 - b1;
+  const c2 = 1 - b2;
+  const n = p.length;
+  for (let i = 0; i < n; i++) {
+    const gi = g[i]!;
+    const mi = b1 * m[i]! + c1 * gi;
+    const vi = b2 * v[i]! + c2 * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = p[i]! - (stepSize * mi) / (Math.sqrt(vi) * invSqrtBc2 + eps);
   }
 }
 

@@ -31,9 +31,22 @@ describe('Bandit', () => {
     const env = new Bandit({ arms: 3 });
     const { obs } = env.reset(0);
     assert.deepEqual(Array.from(obs), [1]);
+    assert.deepEqual(env.obsFields, [], 'its constant observation has no field names');
     const result = env.step(2);
     assert.equal(result.terminated, true);
     assert.equal(result.truncated, false);
+  });
+
+  it('runs max_steps pulls per episode, terminating at the last', () => {
+    const env = new Bandit({ arms: 3, max_steps: 3 });
+    env.reset(0);
+    assert.deepEqual([env.step(0), env.step(1), env.step(2)].map((r) => [r.terminated, r.truncated]), [[false, false], [false, false], [true, false]]);
+  });
+
+  it('scales the noise by reward_std', () => {
+    const env = new Bandit({ arms: 2, reward_std: 0 });
+    env.setState([0.25, -1]);
+    assert.equal(env.step(0).reward, 0.25);
   });
 
   it('pays each arm its mean plus unit Gaussian noise', () => {
@@ -79,7 +92,7 @@ describe('Bandit', () => {
   });
 
   it('rejects a bad number of arms', () => {
-    assert.throws(() => new Bandit({ arms: 0 }), /Bandit: param "arms" must be >= 1, got 0/);
+    assert.throws(() => new Bandit({ arms: 1 }), /Bandit: param "arms" must be >= 2, got 1/);
     const env = new Bandit({ arms: 3 });
     env.reset(0);
     assert.throws(() => env.step(3), /Bandit: action must be an integer in \[0, 2\], got 3/);

@@ -165,8 +165,13 @@ describe('GridWorld', () => {
     assert.throws(() => new GridWorld({ goal: 'nowhere' as never }), /GridWorld: param "goal" must be random, fixed\(x, y\)/);
   });
 
-  it('requires an odd size of at least 5', () => {
-    assert.throws(() => new GridWorld({ size: 10 }), /GridWorld: param "size" must be odd, got 10/);
+  it('takes sizes from 5 to 101, even ones included', () => {
+    for (const layout of ['open', 'four_rooms', 'maze'] as const) {
+      const env = new GridWorld({ layout, size: 10 });
+      env.reset(1);
+      assert.equal(env.render().split('\n').length, 10);
+    }
+    assert.throws(() => new GridWorld({ size: 102 }), /GridWorld: param "size" must be <= 101, got 102/);
     assert.throws(() => new GridWorld({ size: 3 }), /GridWorld: param "size" must be >= 5, got 3/);
   });
 

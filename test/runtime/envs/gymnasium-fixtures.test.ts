@@ -30,6 +30,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
+import { ACROBOT_CONSTANTS } from '../../../runtime/envs/acrobot.js';
+import { CARTPOLE_CONSTANTS } from '../../../runtime/envs/cartpole.js';
+import { MOUNTAIN_CAR_CONSTANTS } from '../../../runtime/envs/mountain-car.js';
+import { PENDULUM_CONSTANTS } from '../../../runtime/envs/pendulum.js';
 import { makeEnv } from '../../../runtime/envs/registry.js';
 import { gymnasiumFixturesDir } from './repo-paths.js';
 
@@ -62,8 +66,10 @@ const STATE_TOLERANCE = 1e-9;
 
 interface FixtureTarget {
   kind: string;
-  /** Our param values that the fixture's constants imply; they must equal our defaults. */
+  /** Our values that the fixture's constants imply; they must equal our param defaults or our fixed constants. */
   params(constants: Record<string, unknown>): Record<string, unknown>;
+  /** The env's fixed constants (Gymnasium's values that the language does not make parameters). */
+  constants: Readonly<Record<string, unknown>>;
   /** Tolerance on rewards during the replay, relative (see the header); exact where absent. */
   replayRewardTolerance?: number;
   /** Ulps a one-step reward may differ by (see the header); exact where absent. */
@@ -84,13 +90,14 @@ const TARGETS: Record<string, FixtureTarget> = {
       cart_mass: c.cart_mass,
       pole_mass: c.pole_mass,
       pole_half_length: c.pole_half_length,
-      force_mag: c.force,
+      force: c.force,
       tau: c.tau,
       integrator: c.integrator,
       x_threshold: c.x_threshold,
       theta_threshold_degrees: c.theta_threshold_degrees,
       max_steps: c.max_episode_steps,
     }),
+    constants: CARTPOLE_CONSTANTS,
   },
   'MountainCar-v0': {
     kind: 'MountainCar',
@@ -103,6 +110,7 @@ const TARGETS: Record<string, FixtureTarget> = {
       goal_position: c.goal_position,
       max_steps: c.max_episode_steps,
     }),
+    constants: MOUNTAIN_CAR_CONSTANTS,
   },
   'Acrobot-v1': {
     kind: 'Acrobot',
@@ -126,6 +134,7 @@ const TARGETS: Record<string, FixtureTarget> = {
         max_steps: c.max_episode_steps,
       };
     },
+    constants: ACROBOT_CONSTANTS,
   },
   'Pendulum-v1': {
     kind: 'Pendulum',
@@ -138,6 +147,7 @@ const TARGETS: Record<string, FixtureTarget> = {
       max_torque: c.max_torque,
       max_steps: c.max_episode_steps,
     }),
+    constants: PENDULUM_CONSTANTS,
     replayRewardTolerance: 1e-9,
     oneStepRewardUlps: 4,
   },
@@ -188,8 +198,9 @@ describe('Gymnasium 0.29 reference trajectories', () => {
         assert.ok(target, `${file}: env_id ${fixture.env_id} has no matching built-in; add it to TARGETS`);
         const env = makeEnv(target.kind, {});
         const expected = target.params(fixture.constants);
+        const ours: Record<string, unknown> = { ...target.constants, ...env.params };
         for (const [name, value] of Object.entries(expected)) {
-          assert.equal(env.params[name], value, `${target.kind} default for ${name}`);
+          assert.equal(ours[name], value, `${target.kind} default or constant for ${name}`);
         }
         assert.equal(env.maxSteps, fixture.constants.max_episode_steps);
       });

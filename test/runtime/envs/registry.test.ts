@@ -26,7 +26,7 @@ describe('env registry', () => {
       /unknown environment kind "Cartpole" \(did you mean "CartPole"\?\); built-in kinds: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit/,
     );
     assert.throws(() => envInfo('Nope'), /unknown environment kind "Nope"; built-in kinds:/);
-    assert.throws(() => makeEnv('TextTask', {}), /environment kind "TextTask" is part of the language but not implemented in this runtime yet/);
+    assert.throws(() => makeEnv('TextTask', {}), /environment kind "TextTask" is part of the language but not implemented in this runtime yet: text environments/);
   });
 
   it('names the param and the valid ones for an unknown param', () => {
@@ -34,7 +34,7 @@ describe('env registry', () => {
       () => makeEnv('CartPole', { max_step: 10 }),
       paramError('max_step', /CartPole: unknown param "max_step" \(did you mean "max_steps"\?\); valid params: max_steps, gravity, cart_mass/),
     );
-    assert.throws(() => makeEnv('Bandit', { k: 3 }), paramError('k', /Bandit: unknown param "k"; valid params: arms$/));
+    assert.throws(() => makeEnv('Bandit', { k: 3 }), paramError('k', /Bandit: unknown param "k"; valid params: arms, reward_std, max_steps$/));
   });
 
   it('names the param and what it must be for a bad value', () => {
@@ -43,11 +43,12 @@ describe('env registry', () => {
       ['CartPole', { max_steps: 2.5 }, 'max_steps', /must be an integer, got 2.5/],
       ['CartPole', { gravity: '9.8' }, 'gravity', /CartPole: param "gravity" must be a finite number, got "9.8"/],
       ['CartPole', { pole_mass: 0 }, 'pole_mass', /must be > 0, got 0/],
-      ['CartPole', { integrator: 'rk4' }, 'integrator', /must be one of euler, semi_implicit_euler, got "rk4"/],
+      ['CartPole', { force: 0 }, 'force', /must be > 0, got 0/],
       ['Pendulum', { g: Number.NaN }, 'g', /must be a finite number/],
-      ['Acrobot', { book_or_nips: 'paper' }, 'book_or_nips', /must be one of book, nips/],
+      ['Acrobot', { dt: 0.1 }, 'dt', /Acrobot: unknown param "dt"; valid params: max_steps/],
       ['GridWorld', { layout: 'spiral' }, 'layout', /must be one of open, four_rooms, maze, got "spiral"/],
-      ['GridWorld', { size: 12 }, 'size', /must be odd, got 12/],
+      ['GridWorld', { size: 103 }, 'size', /must be <= 101, got 103/],
+      ['Bandit', { arms: 1 }, 'arms', /must be >= 2, got 1/],
       ['GridWorld', { goal: null }, 'goal', /must be random, fixed\(x, y\)/],
       ['MountainCar', { max_steps: 'long' }, 'max_steps', /must be an integer, got "long"/],
     ];
@@ -74,11 +75,8 @@ describe('env registry', () => {
         ['cart_mass', 1],
         ['pole_mass', 0.1],
         ['pole_half_length', 0.5],
-        ['force_mag', 10],
+        ['force', 10],
         ['tau', 0.02],
-        ['integrator', 'euler'],
-        ['x_threshold', 2.4],
-        ['theta_threshold_degrees', 12],
       ],
     );
     assert.deepEqual(envInfo('Pendulum').actionSpace, { kind: 'box', shape: [1], low: [-2], high: [2] });
@@ -89,7 +87,7 @@ describe('env registry', () => {
     assert.equal(defaults('Pendulum').g, 10);
     assert.deepEqual(defaults('GridWorld'), { layout: 'open', size: 11, goal: 'random', max_steps: 100 });
     assert.deepEqual(envInfo('GridWorld').params.find((param) => param.name === 'layout')?.values, ['open', 'four_rooms', 'maze']);
-    assert.deepEqual(defaults('Bandit'), { arms: 10 });
+    assert.deepEqual(defaults('Bandit'), { arms: 10, reward_std: 1, max_steps: 1 });
   });
 
   it('uses snake_case param names and plain-JSON descriptions', () => {
@@ -100,7 +98,8 @@ describe('env registry', () => {
         assert.ok(param.doc.length > 0, `${kind}.${param.name} has a doc line`);
       }
       assert.deepEqual(JSON.parse(JSON.stringify(info)), info, `${kind}: JSON round trip`);
-      assert.equal(info.obsFields.length, info.observationSpace.kind === 'box' ? info.observationSpace.shape[0] : 1);
+      // Bandit's constant observation has no field names.
+      if (kind !== 'Bandit') assert.equal(info.obsFields.length, info.observationSpace.kind === 'box' ? info.observationSpace.shape[0] : 1);
     }
   });
 

@@ -1,0 +1,79 @@
+// rlx eval RUN_DIR [--episodes N] [--checkpoint FILE] [--seed N] [--stochastic]: runs a saved
+// policy (policy-final.onnx by default, else the latest checkpoint) on fresh episodes of the
+// run's env and prints the mean and standard deviation of the return.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { BoxSpace, DiscreteSpace } from '../../envs/types.js';
+import { displayPath, parseCommandArgs, type Command } from '../command.js';
+import { UserError } from '../files.js';
+
+const usage = 'rlx eval RUN_DIR [--episodes N] [--checkpoint FILE] [--seed N] [--stochastic] [--json]\n  (--seed: the run\'s seed by default)';
+
+/** policy-final.onnx, else the policy of the highest step. */
+function defaultPolicy(runDir: string): string {
+  const dir = path.join(runDir, 'checkpoints');
+  const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  if (names.includes('policy-final.onnx')) return path.join(dir, 'policy-final.onnx');
+  const steps = names.map((n) => /^policy-(\d+)\.onnx$/.exec(n)).filter((m) => m !== null).map((m) => Number(m![1]));
+  if (steps.length === 0) throw new UserError(`${runDir} has no saved policy (checkpoints/policy-*.onnx)`);
+  return path.join(dir, `policy-${Math.max(...steps)}.onnx`);
+}
+
+export const evalCommand: Command = {
+  name: 'eval',
+  summary: 'run the saved policy of a run directory and print its mean return',
+  usage,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs(
+      'eval',
+      argv,
+      { episodes: { type: 'string', short: 'n' }, checkpoint: { type: 'string' }, seed: { type: 'string' }, stochastic: { type: 'boolean' }, json: { type: 'boolean' } },
+      usage,
+    );
+    if (positionals.length !== 1) throw new UserError(`name one run directory\nusage: ${usage}`);
+    const runDir = positionals[0];
+    const episodes = Number(values.episodes ?? 10);
+    const seed = Number(values.seed ?? 0);
+    const seedGiven = values.seed !== undefined;
+    if (!Number.isSafeInteger(episodes) || episodes < 1) throw new UserError(`--episodes needs a whole number >= 1, got '${values.episodes}'`);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
+    if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
+    // Loaded here: they bring onnxruntime, which the other commands do not need.
+    const [{ makeVecEnv }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
+      import('../../envs/registry.js'),
+      import('../../evaluate.js'),
+      import('../../policies/onnx-policy.js'),
+      import('../../random.js'),
+      import('../../run/run-dir.js'),
+      import('../../support.js'),
+    ]);
+    const plan = RunDirectory.readPlan(runDir);
+    try {
+      checkPlan(plan);
+    } catch (err) {
+      if (err instanceof PlanError) throw new UserError(err.message);
+      throw err;
+    }
+    const file = values.checkpoint ?? defaultPolicy(runDir);
+    if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
+    const vec = makeVecEnv(plan.env.kind, plan.env.params, Math.min(episodes, 32));
+    const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace });
+    const deterministic = !values.stochastic;
+    // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
+    // same problem; episodes come from streams no training or in-run evaluation used.
+    const runSeed = seedGiven ? seed : (RunDirectory.readStatus(runDir)?.seed ?? plan.seeds[0]);
+    const result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30);
+    await policy.release();
+    const metrics = evalMetrics(result);
+    if (values.json) {
+      process.stdout.write(JSON.stringify({ policy: file, episodes, deterministic, ...metrics, returns: result.returns, lengths: result.lengths }) + '\n');
+    } else {
+      const success = metrics['eval/success'] !== undefined ? `, success ${(100 * metrics['eval/success']).toFixed(0)}%` : '';
+      process.stdout.write(
+        `mean return ${metrics['eval/mean_return'].toFixed(2)} +- ${metrics['eval/std_return'].toFixed(2)} over ${episodes} episodes ` +
+          `(mean length ${metrics['eval/mean_length'].toFixed(1)}${success}; ${displayPath(file)}, ${deterministic ? 'deterministic' : 'sampled actions'})\n`,
+      );
+    }
+    return 0;
+  },
+};

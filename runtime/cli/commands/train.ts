@@ -1,0 +1,176 @@
+// rlx train FILE | --plan PLAN.json | --resume RUN_DIR: trains and writes run directories.
+// Several seeds (or the members of a sweep) run one after another, each in its own run
+// directory, unless --seed picks one. SIGINT/SIGTERM stop cleanly (final checkpoint, status
+// `stopped`); a second signal exits at once.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Plan } from '../../../dsl/index.js';
+import { DEVICES, type DeviceRequest } from '../../device.js';
+import type { SourceFile } from '../../run/run-dir.js';
+import type { RunFailedError, TrainOptions, TrainResult } from '../../train.js';
+import { displayPath, parseCommandArgs, type Command } from '../command.js';
+import { UserError } from '../files.js';
+import { progressReporter } from '../progress.js';
+import { planFile } from './plan.js';
+
+const usage = [
+  'rlx train FILE [--experiment NAME] [--seed N] [--out DIR] [--device auto|cpu|cuda|webgpu]',
+  '       rlx train --plan PLAN.json [--seed N] [--out DIR] [--device ...]',
+  '       rlx train --resume RUN_DIR [--device ...]',
+  '       (also --checkpoint-every STEPS)',
+].join('\n');
+
+const options = {
+  experiment: { type: 'string', short: 'e' },
+  seed: { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  device: { type: 'string' },
+  plan: { type: 'string' },
+  resume: { type: 'string' },
+  'checkpoint-every': { type: 'string' },
+} as const;
+
+function wholeNumber(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new UserError(`--${flag} needs a whole number >= ${min}, got '${value}'`);
+  return n;
+}
+
+/** Plans from a plan.json (one plan, or the list `rlx plan` prints for a sweep). */
+function readPlanFile(file: string): Plan[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UserError(`cannot read the plan '${file}': ${(err as Error).message}`);
+  }
+  const plans = Array.isArray(value) ? value : [value];
+  for (const plan of plans) {
+    if (typeof plan !== 'object' || plan === null || !('rlx_plan' in plan)) {
+      throw new UserError(`'${file}' is not an rlx plan (no "rlx_plan" field); write one with \`rlx plan FILE > plan.json\``);
+    }
+  }
+  return plans as Plan[];
+}
+
+/** The .rlx files a plan was compiled from, read from beside the entry file. */
+function sourcesBeside(entryDir: string, plan: Plan): SourceFile[] {
+  return plan.source.files.map((rel) => ({ path: rel, text: fs.readFileSync(path.join(entryDir, rel), 'utf8') }));
+}
+
+/** A plan.json inside a run directory brings that run's source snapshot along. */
+function sourcesOfRun(planPath: string): SourceFile[] {
+  const dir = path.join(path.dirname(planPath), 'source');
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
+    .filter((rel) => fs.statSync(path.join(dir, rel)).isFile())
+    .sort()
+    .map((rel) => ({ path: rel.split(path.sep).join('/'), text: fs.readFileSync(path.join(dir, rel), 'utf8') }));
+}
+
+/** The trainer's refusals (by error name: the trainer module is loaded lazily). */
+const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError']);
+
+/** Turns the trainer's refusals into messages without a stack trace. */
+function asUserError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  if (REFUSALS.has(err.name)) return new UserError(err.message);
+  if (err.name === 'RunFailedError') {
+    return new UserError(`training failed: ${err.message}\nthe run directory ${displayPath((err as RunFailedError).runDir)} is marked failed`);
+  }
+  return err;
+}
+
+export const trainCommand: Command = {
+  name: 'train',
+  summary: 'train an experiment (or resume a run) into run directories',
+  usage,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs('train', argv, options, usage);
+    const sourcesGiven = [positionals.length > 0, values.plan !== undefined, values.resume !== undefined].filter(Boolean).length;
+    if (sourcesGiven !== 1 || positionals.length > 1) throw new UserError(`name one .rlx file, or --plan PLAN.json, or --resume RUN_DIR\nusage: ${usage}`);
+    const device = values.device as DeviceRequest | undefined;
+    if (device !== undefined && !DEVICES.includes(device)) throw new UserError(`--device must be one of ${DEVICES.join(', ')}, got '${device}'`);
+    if (values.resume !== undefined && (values.seed !== undefined || values.out !== undefined || values.experiment !== undefined)) {
+      throw new UserError('--resume continues a run as it was: --seed, --out and --experiment do not apply');
+    }
+    const seed = wholeNumber(values.seed, 'seed', 0);
+    // Loaded here, not at the top: it brings onnxruntime, which the other commands do not need.
+    const { checkPlan, selectDevice, train, resume } = await import('../../train.js');
+    const checkpointEvery = wholeNumber(values['checkpoint-every'], 'checkpoint-every', 1);
+
+    // Stop cleanly on the first signal; leave at once on the second.
+    const controller = new AbortController();
+    let signalled: NodeJS.Signals | undefined;
+    const reporter = progressReporter(process.stderr, 'rlx train');
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        reporter.message(`rlx train: ${signal} again; exiting without a final checkpoint`);
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      }
+      signalled = signal;
+      reporter.message(`rlx train: ${signal}; stopping after this update (final checkpoint; again to exit at once)`);
+      controller.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const common: TrainOptions = {
+      device,
+      signal: controller.signal,
+      checkpointEvery,
+      onProgress: (p) => reporter.update(p),
+      log: (message) => reporter.message(`rlx train: ${message}`),
+    };
+    const report = (result: TrainResult) => {
+      reporter.done();
+      const ret = result.metrics['train/mean_return'];
+      const evalRet = result.metrics['eval/mean_return'];
+      const figures = [ret !== undefined ? `train return ${ret.toFixed(1)}` : '', evalRet !== undefined ? `eval return ${evalRet.toFixed(1)}` : '']
+        .filter(Boolean)
+        .join(', ');
+      process.stderr.write(`rlx train: ${result.status} at step ${result.step}: ${result.reason}${figures ? ` (${figures})` : ''}\n`);
+      process.stdout.write(`${displayPath(result.runDir)}\n`);
+    };
+    try {
+      if (values.resume !== undefined) {
+        reporter.message(`rlx train: resuming ${displayPath(values.resume)}`);
+        report(await resume(values.resume, common));
+        return signalled ? exitCode(signalled) : 0;
+      }
+      let plans: Plan[];
+      let sourcesFor: (plan: Plan) => SourceFile[];
+      if (values.plan !== undefined) {
+        plans = readPlanFile(values.plan);
+        const sources = sourcesOfRun(values.plan);
+        sourcesFor = () => sources;
+      } else {
+        const file = positionals[0];
+        plans = planFile(file, values.experiment as string | undefined);
+        sourcesFor = (plan) => sourcesBeside(path.dirname(file), plan);
+      }
+      // Refuse before training any of them; probe the device once for all of them.
+      for (const plan of plans) checkPlan(plan);
+      const choice = selectDevice(device ?? (plans[0].device as DeviceRequest));
+      for (const plan of plans) {
+        for (const runSeed of seed !== undefined ? [seed] : plan.seeds) {
+          const member = plan.sweep ? ` (sweep ${plan.sweep.name} ${plan.sweep.index + 1}/${plan.sweep.count})` : '';
+          reporter.message(`rlx train: ${plan.experiment}${member}, seed ${runSeed}`);
+          report(await train(plan, { ...common, device: device !== undefined || plan.device === plans[0].device ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan) }));
+          if (signalled) return exitCode(signalled);
+        }
+      }
+      return 0;
+    } catch (err) {
+      reporter.done();
+      throw asUserError(err);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};
+
+function exitCode(signal: NodeJS.Signals): number {
+  return signal === 'SIGINT' ? 130 : 143;
+}

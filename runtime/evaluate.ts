@@ -1,0 +1,85 @@
+// Evaluation: run a policy for a number of whole episodes on env copies of their own and
+// report the env's returns (the task's own reward, not the training reward terms).
+//
+// Each copy runs a fixed share of the episodes (copy i runs episodes i, i + n, ...), so short
+// episodes are not over-represented, as they would be by taking the first N to finish.
+import type { VecEnv } from './envs/vector.js';
+import type { ActionDistribution } from './policies/index.js';
+import type { Rng } from './random.js';
+
+/** Something that maps observation rows to the distribution's head rows (logits or mean). */
+export interface Actor {
+  readonly distribution: ActionDistribution;
+  forward(obs: Float32Array, rows: number, head: Float32Array): void | Promise<void>;
+}
+
+export interface EvalResult {
+  readonly returns: number[];
+  readonly lengths: number[];
+  /** Goal-conditioned envs only. */
+  readonly successes: boolean[] | null;
+}
+
+/**
+ * Runs `episodes` episodes; `deterministic` takes the most likely action, else samples with
+ * `rng`. Copy i draws its episodes from stream `firstStream + i` of the run's `seed`: streams
+ * apart from training's (0 .. envs-1), yet the same problem where an env draws it from the
+ * seed itself (Bandit's arm means).
+ */
+export async function evaluate(
+  actor: Actor,
+  vec: VecEnv,
+  episodes: number,
+  deterministic: boolean,
+  rng: Rng,
+  seed: number,
+  firstStream: number,
+): Promise<EvalResult> {
+  const n = vec.numEnvs;
+  const dist = actor.distribution;
+  const quota = Array.from({ length: n }, (_, i) => Math.floor(episodes / n) + (i < episodes % n ? 1 : 0));
+  const head = new Float32Array(n * dist.headWidth);
+  const actions = vec.createActionBuffer();
+  const encoded = new Float32Array(n * dist.encodedWidth);
+  const returns: number[] = [];
+  const lengths: number[] = [];
+  const successes: boolean[] = [];
+  let goal = false;
+  let remaining = episodes;
+  vec.envs.forEach((env, i) => env.seed(seed, firstStream + i));
+  vec.reset();
+  while (remaining > 0) {
+    await actor.forward(vec.obs, n, head);
+    for (let i = 0; i < n; i++) {
+      if (deterministic) dist.mode(head, i * dist.headWidth, actions, i * dist.envWidth);
+      else dist.sample(head, i * dist.headWidth, rng, actions, i * dist.envWidth, encoded, i * dist.encodedWidth);
+    }
+    vec.step(actions);
+    if (!vec.terminated.includes(1) && !vec.truncated.includes(1)) continue;
+    for (const episode of vec.takeFinishedEpisodes()) {
+      if (quota[episode.env] === 0) continue; // this copy has run its share
+      quota[episode.env]--;
+      remaining--;
+      returns.push(episode.return);
+      lengths.push(episode.length);
+      if (episode.success !== undefined) {
+        goal = true;
+        successes.push(episode.success);
+      }
+    }
+  }
+  return { returns, lengths, successes: goal ? successes : null };
+}
+
+/** eval/mean_return, eval/std_return (population), eval/mean_length, eval/success. */
+export function evalMetrics(result: EvalResult): Record<string, number> {
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const m = mean(result.returns);
+  const values: Record<string, number> = {
+    'eval/mean_return': m,
+    'eval/std_return': Math.sqrt(mean(result.returns.map((r) => (r - m) ** 2))),
+    'eval/mean_length': mean(result.lengths),
+  };
+  if (result.successes) values['eval/success'] = mean(result.successes.map((s) => (s ? 1 : 0)));
+  return values;
+}

@@ -1,0 +1,141 @@
+// Action distributions, twice: as graph ops for the training loss (log-probabilities and
+// entropy, differentiable) and as plain JS for acting (sampling, most likely action).
+// Categorical for discrete action spaces (CleanRL ppo.py), a diagonal Gaussian with a
+// state-independent log-std parameter for boxes (CleanRL ppo_continuous_action.py).
+import type { Rng } from '../random.js';
+import type { Graph, Tensor } from '../tensor/index.js';
+import * as nn from '../tensor/nn.js';
+
+/** What the actor's graph produces: logits, or a mean plus the log-std parameter. */
+export interface ActorOutput {
+  readonly head: Tensor;
+  readonly logStd?: Tensor;
+}
+
+/** A flat buffer of env actions: integers for discrete spaces, floats for boxes. */
+export type ActionBuffer = Int32Array | Float32Array;
+
+export interface ActionDistribution {
+  readonly kind: 'discrete' | 'continuous';
+  /** Numbers the actor outputs per row (logits, or the mean). */
+  readonly headWidth: number;
+  /** Numbers per action in the env's action buffer: 1 for discrete, the dimension for boxes. */
+  readonly envWidth: number;
+  /** Numbers per action fed to the training graph: a one-hot row for discrete, the raw action for boxes. */
+  readonly encodedWidth: number;
+  /** log pi(a|s) per row, [B], of `action` rows as encoded. */
+  logProb(g: Graph, out: ActorOutput, action: Tensor): Tensor;
+  /** The entropy averaged over the rows (`invN` is 1 / rows, fed), a scalar. */
+  meanEntropy(g: Graph, out: ActorOutput, invN: Tensor): Tensor;
+  /**
+   * Draws an action for the row of `head` at `headOff`, writes it for the env and encoded
+   * for training, and returns its log-probability.
+   */
+  sample(head: Float32Array, headOff: number, rng: Rng, env: ActionBuffer, envOff: number, encoded: Float32Array, encOff: number): number;
+  /** The most likely action (deterministic evaluation). */
+  mode(head: Float32Array, headOff: number, env: ActionBuffer, envOff: number): void;
+}
+
+export class Categorical implements ActionDistribution {
+  readonly kind = 'discrete';
+  readonly envWidth = 1;
+
+  constructor(readonly headWidth: number) {}
+
+  get encodedWidth(): number {
+    return this.headWidth;
+  }
+
+  logProb(g: Graph, out: ActorOutput, oneHot: Tensor): Tensor {
+    // A one-hot product instead of a gather: the actions stay float32, no int64 feeds.
+    return g.reduceSum(g.mul(g.logSoftmax(out.head), oneHot), { axes: [-1] });
+  }
+
+  meanEntropy(g: Graph, out: ActorOutput, invN: Tensor): Tensor {
+    return g.mul(g.reduceSum(nn.categoricalEntropy(out.head)), invN);
+  }
+
+  sample(head: Float32Array, headOff: number, rng: Rng, env: ActionBuffer, envOff: number, encoded: Float32Array, encOff: number): number {
+    const n = this.headWidth;
+    let max = -Infinity;
+    for (let k = 0; k < n; k++) if (head[headOff + k] > max) max = head[headOff + k];
+    let total = 0;
+    for (let k = 0; k < n; k++) total += Math.exp(head[headOff + k] - max);
+    // Inverse CDF on one uniform draw; the last action takes any rounding leftover.
+    let u = rng.uniform() * total;
+    let action = n - 1;
+    for (let k = 0; k < n - 1; k++) {
+      u -= Math.exp(head[headOff + k] - max);
+      if (u < 0) {
+        action = k;
+        break;
+      }
+    }
+    env[envOff] = action;
+    for (let k = 0; k < n; k++) encoded[encOff + k] = k === action ? 1 : 0;
+    return head[headOff + action] - max - Math.log(total);
+  }
+
+  mode(head: Float32Array, headOff: number, env: ActionBuffer, envOff: number): void {
+    let best = 0;
+    for (let k = 1; k < this.headWidth; k++) if (head[headOff + k] > head[headOff + best]) best = k;
+    env[envOff] = best;
+  }
+}
+
+const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
+
+export class DiagGaussian implements ActionDistribution {
+  readonly kind = 'continuous';
+
+  /**
+   * `logStd` is the live parameter array (read at every sample, so updates show at once);
+   * actions sent to the env are clipped to [low, high] (Gymnasium's ClipAction, as CleanRL
+   * wraps its envs), while training sees the action as sampled.
+   */
+  constructor(
+    readonly headWidth: number,
+    private readonly logStd: Float32Array,
+    private readonly low: readonly number[],
+    private readonly high: readonly number[],
+  ) {}
+
+  get envWidth(): number {
+    return this.headWidth;
+  }
+
+  get encodedWidth(): number {
+    return this.headWidth;
+  }
+
+  logProb(g: Graph, out: ActorOutput, action: Tensor): Tensor {
+    return nn.gaussianLogProb(action, out.head, this.requireLogStd(out));
+  }
+
+  meanEntropy(_g: Graph, out: ActorOutput, _invN: Tensor): Tensor {
+    // The std does not depend on the state, so every row has the same entropy.
+    return nn.gaussianEntropy(this.requireLogStd(out));
+  }
+
+  sample(head: Float32Array, headOff: number, rng: Rng, env: ActionBuffer, envOff: number, encoded: Float32Array, encOff: number): number {
+    let logProb = 0;
+    for (let k = 0; k < this.headWidth; k++) {
+      const logStd = this.logStd[k];
+      const z = rng.normal();
+      const action = Math.fround(head[headOff + k] + Math.exp(logStd) * z);
+      encoded[encOff + k] = action;
+      env[envOff + k] = Math.min(Math.max(action, this.low[k]), this.high[k]);
+      logProb += -0.5 * z * z - logStd - HALF_LOG_2PI;
+    }
+    return logProb;
+  }
+
+  mode(head: Float32Array, headOff: number, env: ActionBuffer, envOff: number): void {
+    for (let k = 0; k < this.headWidth; k++) env[envOff + k] = Math.min(Math.max(head[headOff + k], this.low[k]), this.high[k]);
+  }
+
+  private requireLogStd(out: ActorOutput): Tensor {
+    if (!out.logStd) throw new Error('DiagGaussian: the actor output has no log-std');
+    return out.logStd;
+  }
+}

@@ -1,0 +1,160 @@
+// The `mlp` policy: actor and critic multi-layer perceptrons, as CleanRL's Agent.
+//
+// - Separate actor and critic networks by default; `shared_trunk: true` shares the hidden
+//   layers and puts the two heads on top.
+// - Orthogonal initialisation as CleanRL's layer_init: gain sqrt(2) for hidden layers,
+//   0.01 for the actor head (near-uniform initial policy), 1 for the critic head; biases 0.
+// - Continuous actions: the actor outputs the mean; the log-std is a state-independent
+//   parameter initialised to 0 (CleanRL ppo_continuous_action.py).
+//
+// Parameters live in one ParamStore, named `actor.0.weight`, `critic.out.bias`,
+// `trunk.1.weight`, `actor.log_std`; weights are [in, out] (y = x @ W + b).
+import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
+import type { Rng } from '../random.js';
+import { buildModel, Graph, ParamStore, type Tensor } from '../tensor/index.js';
+import { orthogonal } from '../tensor/init.js';
+import { DenseStack, type Activation } from './dense.js';
+import { Categorical, DiagGaussian, type ActionDistribution, type ActorOutput } from './distributions.js';
+
+/** The mlp policy's params and defaults; the language's registry (dsl/schema/policies.ts) declares the same. */
+export const MLP_PARAMS = {
+  hidden: { default: [64, 64], doc: 'Width of each hidden layer.' },
+  activation: { default: 'tanh', doc: 'Activation after each hidden layer: tanh or relu.' },
+  shared_trunk: { default: false, doc: 'Actor and critic share the hidden layers (separate networks otherwise).' },
+} as const;
+
+export interface MlpSettings {
+  readonly hidden: readonly number[];
+  readonly activation: 'tanh' | 'relu';
+  readonly sharedTrunk: boolean;
+}
+
+/** Reads the plan's policy params (defaults for missing ones); errors name the param. */
+export function mlpSettings(params: Readonly<Record<string, unknown>>): MlpSettings {
+  for (const name of Object.keys(params)) {
+    if (!Object.hasOwn(MLP_PARAMS, name)) throw new Error(`policy mlp: unknown param "${name}"; valid params: ${Object.keys(MLP_PARAMS).join(', ')}`);
+  }
+  const hidden = params.hidden ?? MLP_PARAMS.hidden.default;
+  if (!Array.isArray(hidden) || hidden.length === 0 || !hidden.every((h) => Number.isSafeInteger(h) && h >= 1 && h <= 65536)) {
+    throw new Error(`policy mlp: param "hidden" must be a non-empty list of layer widths (1 to 65536), got ${JSON.stringify(hidden)}`);
+  }
+  const activation = params.activation ?? MLP_PARAMS.activation.default;
+  if (activation !== 'tanh' && activation !== 'relu') {
+    throw new Error(`policy mlp: param "activation" must be tanh or relu, got ${JSON.stringify(activation)}`);
+  }
+  const sharedTrunk = params.shared_trunk ?? MLP_PARAMS.shared_trunk.default;
+  if (typeof sharedTrunk !== 'boolean') throw new Error(`policy mlp: param "shared_trunk" must be true or false, got ${JSON.stringify(sharedTrunk)}`);
+  return { hidden: hidden as number[], activation, sharedTrunk };
+}
+
+/** What a policy is built for: the size of the observation and the action space. */
+export interface PolicySpaces {
+  readonly obsDim: number;
+  readonly actionSpace: DiscreteSpace | BoxSpace;
+}
+
+/** Graph tensors of one forward pass. */
+export interface PolicyGraph {
+  readonly actor: ActorOutput;
+  /** The critic's value per row, [B]. */
+  readonly value: Tensor;
+}
+
+interface LayerSpec {
+  readonly name: string;
+  readonly inDim: number;
+  readonly outDim: number;
+  readonly gain: number;
+  readonly activation: Activation;
+}
+
+export class MlpPolicy {
+  readonly kind = 'mlp';
+  readonly store = new ParamStore();
+  readonly distribution: ActionDistribution;
+  /** The actor's layers in the forward pass used for acting (WebAssembly SIMD, or JS). */
+  private readonly actorStack: DenseStack;
+  private readonly actorLayers: LayerSpec[];
+  private readonly criticLayers: LayerSpec[];
+
+  constructor(
+    readonly settings: MlpSettings,
+    readonly spaces: PolicySpaces,
+    rng: Rng,
+  ) {
+    const { hidden, activation, sharedTrunk } = settings;
+    const space = spaces.actionSpace;
+    const headWidth = space.kind === 'discrete' ? space.n : space.shape.reduce((a, b) => a * b, 1);
+    const stack = (prefix: string): LayerSpec[] =>
+      hidden.map((width, i) => ({ name: `${prefix}.${i}`, inDim: i === 0 ? spaces.obsDim : hidden[i - 1], outDim: width, gain: Math.SQRT2, activation }));
+    const last = hidden[hidden.length - 1];
+    const actorHead: LayerSpec = { name: 'actor.out', inDim: last, outDim: headWidth, gain: 0.01, activation: 'none' };
+    const criticHead: LayerSpec = { name: 'critic.out', inDim: last, outDim: 1, gain: 1, activation: 'none' };
+    const trunk = sharedTrunk ? stack('trunk') : null;
+    this.actorLayers = [...(trunk ?? stack('actor')), actorHead];
+    this.criticLayers = [...(trunk ?? stack('critic')), criticHead];
+
+    const random = () => rng.uniform();
+    const seen = new Set<string>();
+    for (const layer of [...this.actorLayers, ...this.criticLayers]) {
+      if (seen.has(layer.name)) continue; // the shared trunk
+      seen.add(layer.name);
+      this.store.add(`${layer.name}.weight`, [layer.inDim, layer.outDim], () => orthogonal(random, layer.inDim, layer.outDim, layer.gain));
+      this.store.add(`${layer.name}.bias`, [layer.outDim]);
+    }
+    if (space.kind === 'discrete') {
+      this.distribution = new Categorical(headWidth);
+    } else {
+      const logStd = this.store.add('actor.log_std', [headWidth]);
+      this.distribution = new DiagGaussian(headWidth, logStd, space.low, space.high);
+    }
+    this.actorStack = new DenseStack(
+      this.actorLayers.map((layer) => ({
+        weight: this.store.get(`${layer.name}.weight`).data,
+        bias: this.store.get(`${layer.name}.bias`).data,
+        inDim: layer.inDim,
+        outDim: layer.outDim,
+        activation: layer.activation,
+      })),
+    );
+  }
+
+  /** The forward pass in `g` from `obs` [B, obsDim]; declares the parameters in `g`. */
+  build(g: Graph, obs: Tensor): PolicyGraph {
+    const p = this.store.declare(g);
+    const run = (layers: readonly LayerSpec[], x: Tensor): Tensor =>
+      layers.reduce((h, layer) => {
+        const y = g.linear(h, p[`${layer.name}.weight`], p[`${layer.name}.bias`]);
+        return layer.activation === 'tanh' ? g.tanh(y) : layer.activation === 'relu' ? g.relu(y) : y;
+      }, x);
+    const actor: ActorOutput = { head: run(this.actorLayers, obs), logStd: p['actor.log_std'] };
+    const value = g.squeeze(run(this.criticLayers, obs), [1]);
+    return { actor, value };
+  }
+
+  /** The actor's output rows (logits or mean) for `rows` observations, outside onnxruntime. */
+  actorForward(obs: Float32Array, rows: number, out: Float32Array): void {
+    this.actorStack.forward(obs, rows, out);
+  }
+
+  /** Makes the JS forward pass see the current parameters; call after each update. */
+  sync(): void {
+    this.actorStack.sync();
+  }
+
+  /**
+   * The policy as a standalone ONNX model: input `obs` [B, obsDim]; outputs `logits`
+   * (discrete) or `mean` and `log_std` (continuous), and `value`; weights baked in.
+   * `metadata` is stored as JSON in the model's doc_string.
+   */
+  exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {
+    const g = new Graph();
+    const obs = g.input('obs', 'float32', ['B', this.spaces.obsDim]);
+    const { actor, value } = this.build(g, obs);
+    const outputs: Record<string, Tensor> =
+      this.distribution.kind === 'discrete'
+        ? { logits: actor.head, value }
+        : { mean: actor.head, log_std: g.expandAs(actor.logStd!, actor.head), value };
+    return buildModel(g, { outputs, bake: this.store, graphName: 'rlx_policy', docString: JSON.stringify(metadata) }).bytes;
+  }
+}

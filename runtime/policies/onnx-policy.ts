@@ -1,0 +1,56 @@
+// A policy exported by the trainer (checkpoints/policy-*.onnx), loaded back with plain
+// onnxruntime, as any other program would: input `obs` [B, obsDim]; outputs `logits`
+// (discrete) or `mean` and `log_std` (continuous), and `value`. Used by `rlx eval`.
+import * as fs from 'node:fs';
+import * as ort from 'onnxruntime-node';
+import type { Actor } from '../evaluate.js';
+import type { PolicySpaces } from './mlp.js';
+import { Categorical, DiagGaussian, type ActionDistribution } from './distributions.js';
+
+export class OnnxPolicy implements Actor {
+  readonly distribution: ActionDistribution;
+  private readonly logStd: Float32Array;
+  private readonly head: 'logits' | 'mean';
+
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    readonly spaces: PolicySpaces,
+  ) {
+    const space = spaces.actionSpace;
+    if (space.kind === 'discrete') {
+      this.head = 'logits';
+      this.logStd = new Float32Array(0);
+      this.distribution = new Categorical(space.n);
+    } else {
+      this.head = 'mean';
+      const width = space.shape.reduce((a, b) => a * b, 1);
+      this.logStd = new Float32Array(width);
+      this.distribution = new DiagGaussian(width, this.logStd, space.low, space.high);
+    }
+    for (const name of [this.head, 'value']) {
+      if (!session.outputNames.includes(name)) throw new Error(`the policy model has no output "${name}" (outputs: ${session.outputNames.join(', ')})`);
+    }
+  }
+
+  static async load(file: string, spaces: PolicySpaces): Promise<OnnxPolicy> {
+    const bytes = fs.readFileSync(file);
+    const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
+    return new OnnxPolicy(session, spaces);
+  }
+
+  async forward(obs: Float32Array, rows: number, head: Float32Array): Promise<void> {
+    const out = await this.run(obs, rows);
+    head.set(out[this.head].data as Float32Array);
+    if (this.head === 'mean') this.logStd.set((out.log_std.data as Float32Array).subarray(0, this.logStd.length));
+  }
+
+  /** Every output for `rows` observations. */
+  async run(obs: Float32Array, rows: number): Promise<ort.InferenceSession.OnnxValueMapType> {
+    const input = new ort.Tensor('float32', obs.subarray(0, rows * this.spaces.obsDim), [rows, this.spaces.obsDim]);
+    return this.session.run({ obs: input });
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+}

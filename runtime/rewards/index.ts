@@ -1,0 +1,150 @@
+// The plan's reward terms (a `reward { term ... }` declaration), compiled once into one JS
+// function per run that evaluates every term for one transition, writes each term's value
+// and returns their sum. The trainer fills a RewardContext per env step and calls evaluate().
+//
+// Names a term can use (LANGUAGE.md section 6): obs.FIELD and next_obs.FIELD (the env's
+// observation fields; next_obs is the observation that ended the episode on its last step,
+// not the next episode's first), obs / next_obs as vectors, action (a number, or a vector for
+// multi-dimensional boxes), goal and achieved (goal-conditioned envs, after the step),
+// terminated, truncated, success, t (the step's index in its episode, from 0).
+import type { PlanReward } from '../../dsl/compile/plan.js';
+import type { Space } from '../envs/types.js';
+import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
+import { compileScalar, ExprError, type Code } from './expr.js';
+
+export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
+
+/** The names (and name prefixes) a reward term may use with this runtime's envs. */
+export const REWARD_REFS = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info'] as const;
+
+/** What the reward compiler needs to know about the env. */
+export interface RewardEnv {
+  readonly kind: string;
+  readonly obsFields: readonly string[];
+  readonly actionSpace: Space;
+  /** Goal-conditioned envs: the observation fields holding the goal and the achieved goal. */
+  readonly goalFields?: readonly string[];
+  readonly achievedFields?: readonly string[];
+}
+
+/** One transition, as the trainer fills it before each evaluate(). */
+export class RewardContext {
+  readonly obs: Float32Array;
+  readonly nextObs: Float32Array;
+  readonly action: Float32Array;
+  terminated = 0;
+  truncated = 0;
+  success = 0;
+  t = 0;
+
+  constructor(obsDim: number, actionDim: number) {
+    this.obs = new Float32Array(obsDim);
+    this.nextObs = new Float32Array(obsDim);
+    this.action = new Float32Array(actionDim);
+  }
+}
+
+/** Run-time state some functions need: novelty() counts visits. */
+class RewardHelpers {
+  private readonly visits = new Map<string, number>();
+
+  /** 1/sqrt(n), n the visits so far (this one included) to the observation rounded to 0.1 per element. */
+  novelty(...values: number[]): number {
+    const key = values.map((v) => Math.round(v * 10)).join(',');
+    const n = (this.visits.get(key) ?? 0) + 1;
+    this.visits.set(key, n);
+    return 1 / Math.sqrt(n);
+  }
+}
+
+type TermsFunction = (c: RewardContext, h: RewardHelpers, out: Float64Array) => number;
+
+export class CompiledReward {
+  /** Values of the terms at the last evaluate(), in the order of termNames. */
+  readonly values: Float64Array;
+  private readonly helpers = new RewardHelpers();
+
+  constructor(
+    readonly name: string,
+    readonly termNames: readonly string[],
+    readonly replaceEnvReward: boolean,
+    readonly context: RewardContext,
+    private readonly fn: TermsFunction,
+    /** The generated JS, for debugging. */
+    readonly source: string,
+  ) {
+    this.values = new Float64Array(termNames.length);
+  }
+
+  /** Evaluates every term for the transition in `context`; returns their sum. */
+  evaluate(): number {
+    return this.fn(this.context, this.helpers, this.values);
+  }
+}
+
+/** Compiles the plan's reward for `env`; errors name the reward, the term and the bad name. */
+export function compileReward(reward: PlanReward, env: RewardEnv): CompiledReward {
+  const actionDim = env.actionSpace.kind === 'discrete' ? 1 : env.actionSpace.shape.reduce((a, b) => a * b, 1);
+  const resolve = rewardResolver(env, actionDim);
+  const lines = ['let s = 0, v = 0;'];
+  reward.terms.forEach((term, i) => {
+    let code: string;
+    try {
+      code = compileScalar(term.expr, resolve, { novelty: (args) => `h.novelty(${args.join(', ')})` });
+    } catch (err) {
+      if (err instanceof ExprError) throw new Error(`reward ${reward.name}, term ${term.name}: ${err.message}`);
+      throw err;
+    }
+    lines.push(`v = ${code};`, `out[${i}] = v;`, 's += v;');
+  });
+  lines.push('return s;');
+  const source = lines.join('\n');
+  const fn = new Function('c', 'h', 'out', source) as TermsFunction;
+  const context = new RewardContext(env.obsFields.length, actionDim);
+  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source);
+}
+
+function rewardResolver(env: RewardEnv, actionDim: number): (ref: string) => Code {
+  const fields = env.obsFields;
+  const field = (vector: 'obs' | 'nextObs', name: string, shown: string): Code => {
+    const index = fields.indexOf(name);
+    if (index < 0) {
+      const known = fields.length > 0 ? `its fields are ${fields.join(', ')}` : 'it has no named observation fields';
+      throw new ExprError(`${env.kind} has no observation field "${name}" (in ${shown}); ${known}`);
+    }
+    return { scalar: `c.${vector}[${index}]` };
+  };
+  const whole = (vector: 'obs' | 'nextObs'): Code => ({ vector: fields.map((_, i) => `c.${vector}[${i}]`) });
+  const goalVector = (which: 'goalFields' | 'achievedFields', name: string): Code => {
+    const names = env[which];
+    if (!names) throw new ExprError(`"${name}" needs a goal-conditioned env; ${env.kind} is not one`);
+    return { vector: names.map((n) => (field('nextObs', n, name) as { scalar: string }).scalar) };
+  };
+  return (ref) => {
+    const [head, ...rest] = ref.split('.');
+    const sub = rest.join('.');
+    if ((head === 'obs' || head === 'next_obs') && sub) return field(head === 'obs' ? 'obs' : 'nextObs', sub, ref);
+    if (rest.length > 0 && head !== 'info') throw new ExprError(`"${head}" has no fields (in ${ref})`);
+    switch (head) {
+      case 'obs':
+        return whole('obs');
+      case 'next_obs':
+        return whole('nextObs');
+      case 'action':
+        return actionDim === 1 ? { scalar: 'c.action[0]' } : { vector: Array.from({ length: actionDim }, (_, i) => `c.action[${i}]`) };
+      case 'goal':
+        return goalVector('goalFields', ref);
+      case 'achieved':
+        return goalVector('achievedFields', ref);
+      case 'terminated':
+      case 'truncated':
+      case 'success':
+      case 't':
+        return { scalar: `c.${head}` };
+      case 'info':
+        throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);
+    }
+    if (Object.hasOwn(NOT_IMPLEMENTED_REWARD_NAMES, head)) throw new ExprError(`"${head}": ${NOT_IMPLEMENTED_REWARD_NAMES[head]}`);
+    throw new ExprError(`unknown name "${ref}"; reward terms can use ${REWARD_REFS.join(', ')}`);
+  };
+}

@@ -1,0 +1,126 @@
+// events.jsonl: the run's history, one JSON object a line, appended and never rewritten.
+// The editor's dashboards read it (docs/run-directory.md documents every field); keep the
+// shapes here and that page in step.
+//
+// Lines are buffered and appended with one write per flush (the trainer flushes once per
+// update): each write is whole lines, so a reader never sees half a line unless the process
+// dies inside that one write, and a reader should skip a last line that does not parse.
+import * as fs from 'node:fs';
+
+/** Fields every event has. `step`: environment steps so far; `time`: Unix time in seconds. */
+interface EventBase {
+  step: number;
+  time: number;
+}
+
+export type RunStatus = 'running' | 'finished' | 'failed' | 'stopped';
+
+export interface StatusEvent extends EventBase {
+  type: 'status';
+  status: RunStatus;
+  pid?: number;
+  /** Why the run ended (finished or stopped), e.g. the stop condition that held. */
+  reason?: string;
+  /** The error message of a failed run. */
+  error?: string;
+  /** Set on the `running` event of a resumed run. */
+  resumed?: boolean;
+}
+
+export interface HparamsEvent extends EventBase {
+  type: 'hparams';
+  algorithm: string;
+  values: Record<string, unknown>;
+}
+
+export interface MetricsEvent extends EventBase {
+  type: 'metrics';
+  /** Namespaced: charts/..., losses/..., rewards/..., train/... (see docs/run-directory.md). */
+  values: Record<string, number>;
+}
+
+export interface EpisodeEvent extends EventBase {
+  type: 'episode';
+  env: number;
+  return: number;
+  length: number;
+  success?: boolean;
+  training_return?: number;
+  terms?: Record<string, number>;
+}
+
+export interface EvalEvent extends EventBase {
+  type: 'eval';
+  /** eval/mean_return, eval/std_return, eval/mean_length, and eval/success for goal-conditioned envs. */
+  values: Record<string, number>;
+  returns: number[];
+  lengths: number[];
+  deterministic: boolean;
+}
+
+export interface LogEvent extends EventBase {
+  type: 'log';
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
+export interface CheckpointEvent extends EventBase {
+  type: 'checkpoint';
+  /** Paths relative to the run directory. */
+  policy: string;
+  state: string;
+}
+
+export interface RolloutEvent extends EventBase {
+  type: 'rollout';
+  /** Relative to the run directory. */
+  file: string;
+  return: number;
+  length: number;
+}
+
+export type RunEvent = StatusEvent | HparamsEvent | MetricsEvent | EpisodeEvent | EvalEvent | LogEvent | CheckpointEvent | RolloutEvent;
+
+/** Distributes Omit over the union, so each event kind keeps its own fields. */
+export type EventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> : never) : never;
+
+export class EventLog {
+  private readonly fd: number;
+  private buffer: string[] = [];
+
+  constructor(readonly file: string) {
+    this.fd = fs.openSync(file, 'a');
+  }
+
+  /** Queues one event (stamped with the current time); written at the next flush(). */
+  add(event: EventInput): void {
+    const { type, step, ...rest } = event;
+    // JSON has no NaN or infinities: JSON.stringify writes them as null ("no value").
+    this.buffer.push(JSON.stringify({ type, step, time: Date.now() / 1000, ...rest }));
+  }
+
+  flush(): void {
+    if (this.buffer.length === 0) return;
+    fs.writeSync(this.fd, this.buffer.join('\n') + '\n');
+    this.buffer = [];
+  }
+
+  close(): void {
+    this.flush();
+    fs.closeSync(this.fd);
+  }
+}
+
+/** Reads events.jsonl, skipping a last line cut short by a crash. */
+export function readEvents(file: string): RunEvent[] {
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.length > 0);
+  const events: RunEvent[] = [];
+  lines.forEach((line, i) => {
+    try {
+      events.push(JSON.parse(line) as RunEvent);
+    } catch (err) {
+      if (i < lines.length - 1) throw new Error(`${file}:${i + 1}: not a JSON line: ${(err as Error).message}`);
+    }
+  });
+  return events;
+}

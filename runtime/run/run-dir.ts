@@ -1,0 +1,123 @@
+// The run directory (ARCHITECTURE.md "Run directory"; docs/run-directory.md):
+//
+//   runs/<experiment>/<run-id>/
+//     plan.json      the resolved plan
+//     source/        snapshot of the .rlx files used
+//     events.jsonl   one JSON object a line (events.ts)
+//     rollouts/      sampled episodes, one JSONL file each
+//     checkpoints/   policy-<step>.onnx + state-<step>.json, policy-final.onnx
+//     status.json    running | finished | failed | stopped, pid, times, final metrics
+//
+// Every file is appended to or replaced atomically (files.ts), so the editor can read the
+// directory at any moment, and a killed trainer leaves it readable.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Plan } from '../../dsl/compile/plan.js';
+import { EventLog, type RunStatus } from './events.js';
+import { readJson, writeFileAtomic, writeJsonAtomic } from './files.js';
+
+export interface StatusFile {
+  status: RunStatus;
+  pid: number;
+  experiment: string;
+  seed: number;
+  /** ISO times. */
+  started: string;
+  updated: string;
+  ended?: string;
+  /** Environment steps so far, and the budget. */
+  step: number;
+  budget: number;
+  reason?: string;
+  error?: string;
+  /** The latest value of each metric (metrics and eval events), at the end of the run the final ones. */
+  metrics: Record<string, number>;
+}
+
+/** A source file to snapshot: its path relative to the entry file's folder, and its text. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+export class RunDirectory {
+  readonly events: EventLog;
+
+  private constructor(readonly dir: string) {
+    this.events = new EventLog(path.join(dir, 'events.jsonl'));
+  }
+
+  /**
+   * Creates runs/<experiment>/<run-id>/ under `root`, with plan.json and the source snapshot.
+   * The run id is `<UTC time>-seed<seed>` (and `-<n>` if that exists already).
+   */
+  static create(root: string, plan: Plan, seed: number, sources: readonly SourceFile[]): RunDirectory {
+    const experimentDir = path.join(root, safeName(plan.experiment));
+    fs.mkdirSync(experimentDir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const member = plan.sweep ? `-${safeName(plan.sweep.name)}${plan.sweep.index}` : '';
+    const base = `${stamp}${member}-seed${seed}`;
+    let dir = path.join(experimentDir, base);
+    for (let n = 2; ; n++) {
+      try {
+        fs.mkdirSync(dir); // fails if it exists: two trainers never share a directory
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        dir = path.join(experimentDir, `${base}-${n}`);
+      }
+    }
+    for (const sub of ['source', 'rollouts', 'checkpoints']) fs.mkdirSync(path.join(dir, sub));
+    writeJsonAtomic(path.join(dir, 'plan.json'), plan);
+    for (const source of sources) {
+      const target = path.resolve(dir, 'source', source.path);
+      if (!target.startsWith(path.resolve(dir, 'source') + path.sep)) throw new Error(`source file ${source.path} lies outside the entry file's folder`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      writeFileAtomic(target, source.text);
+    }
+    return new RunDirectory(dir);
+  }
+
+  /** Opens an existing run directory (to resume it); checks that it is one. */
+  static open(dir: string): RunDirectory {
+    for (const needed of ['plan.json', 'checkpoints']) {
+      if (!fs.existsSync(path.join(dir, needed))) throw new Error(`${dir} is not a run directory (no ${needed} in it)`);
+    }
+    return new RunDirectory(dir);
+  }
+
+  static readPlan(dir: string): Plan {
+    return readJson<Plan>(path.join(dir, 'plan.json'), 'the run\'s plan');
+  }
+
+  static readStatus(dir: string): StatusFile | undefined {
+    const file = path.join(dir, 'status.json');
+    return fs.existsSync(file) ? readJson<StatusFile>(file, 'the run\'s status') : undefined;
+  }
+
+  get checkpointsDir(): string {
+    return path.join(this.dir, 'checkpoints');
+  }
+
+  get rolloutsDir(): string {
+    return path.join(this.dir, 'rollouts');
+  }
+
+  /** A path relative to the run directory, with forward slashes (as events record it). */
+  relative(file: string): string {
+    return path.relative(this.dir, file).split(path.sep).join('/');
+  }
+
+  writeStatus(status: StatusFile): void {
+    writeJsonAtomic(path.join(this.dir, 'status.json'), status);
+  }
+
+  close(): void {
+    this.events.close();
+  }
+}
+
+/** A name usable as one path segment on every platform. */
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_') || 'run';
+}

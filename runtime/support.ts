@@ -1,0 +1,55 @@
+// Checks, before anything starts, that this runtime can run a plan: the plan format, and
+// every built-in and feature it names (the not-implemented ones are listed in
+// not-implemented.ts). All problems are reported at once, each with what to do.
+import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
+import { ALGORITHM_ACTIONS, ALGORITHM_PARAMS } from './algorithms/index.js';
+import { envInfo, envKinds } from './envs/registry.js';
+import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FEATURES } from './not-implemented.js';
+import { POLICY_PARAMS } from './policies/index.js';
+
+/** A plan this runtime cannot run; the message lists every reason. */
+export class PlanError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.length === 1 ? problems[0] : `the plan cannot run here:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'PlanError';
+  }
+}
+
+function builtinProblem(kind: 'env' | 'algorithm' | 'policy', name: string, implemented: readonly string[]): string | undefined {
+  if (implemented.includes(name)) return undefined;
+  const why = NOT_IMPLEMENTED[kind][name];
+  if (why) return `${kind} ${name} is not implemented yet: ${why}`;
+  return `unknown ${kind} kind "${name}" (implemented: ${implemented.join(', ')})`;
+}
+
+/** Throws a PlanError unless this runtime implements everything `plan` uses. */
+export function checkPlan(plan: Plan): void {
+  const problems: string[] = [];
+  if (plan.rlx_plan !== PLAN_FORMAT) {
+    throw new PlanError([`plan format ${String(plan.rlx_plan)} is not the one this runtime reads (${PLAN_FORMAT}); recompile the plan with this version of rlx`]);
+  }
+  if (plan.env.kind === 'module') problems.push(NOT_IMPLEMENTED_FEATURES.moduleEnv);
+  else {
+    const problem = builtinProblem('env', plan.env.kind, envKinds());
+    if (problem) problems.push(problem);
+  }
+  const policyProblem = builtinProblem('policy', plan.policy.kind, Object.keys(POLICY_PARAMS));
+  if (policyProblem) problems.push(policyProblem);
+  if (plan.stages.length !== 1) problems.push(NOT_IMPLEMENTED_FEATURES.stages);
+  for (const stage of plan.stages) {
+    const algorithm = stage.algorithm.kind;
+    const problem = builtinProblem('algorithm', algorithm, Object.keys(ALGORITHM_PARAMS));
+    if (problem) problems.push(problem);
+    else if (envKinds().includes(plan.env.kind)) {
+      const action = envInfo(plan.env.kind).actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
+      if (!ALGORITHM_ACTIONS[algorithm].includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${plan.env.kind})`);
+    }
+    if (stage.budget === null || !(stage.budget >= 1)) problems.push(`stage ${stage.name} has no budget (environment steps)`);
+    const relabel = stage.algorithm.params.relabel;
+    if (relabel !== undefined && relabel !== 'none') problems.push(NOT_IMPLEMENTED_FEATURES.relabel);
+  }
+  if (plan.curriculum) problems.push(NOT_IMPLEMENTED_FEATURES.curriculum);
+  if (!Number.isSafeInteger(plan.envs) || plan.envs < 1) problems.push(`envs must be a positive whole number, got ${String(plan.envs)}`);
+  if (plan.seeds.length === 0) problems.push('the plan lists no seeds');
+  if (problems.length > 0) throw new PlanError(problems);
+}

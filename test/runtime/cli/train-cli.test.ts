@@ -1,0 +1,111 @@
+// `rlx train` and `rlx eval` as a user runs them: a child process on bin/rlx.js. SIGTERM
+// stops cleanly (status stopped, final checkpoint), --resume continues, refusals and device
+// errors are one clear message without a stack trace.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { readEvents } from '../../../runtime/run/events.js';
+import { repoRoot } from '../../helpers/repo.js';
+import { makePlan, tempDir } from '../helpers.js';
+
+const RLX = path.join(repoRoot(), 'bin', 'rlx.js');
+
+function rlx(args: string[], cwd: string) {
+  return spawnSync(process.execPath, [RLX, ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const metricSteps = (dir: string) => readEvents(path.join(dir, 'events.jsonl')).filter((e) => e.type === 'metrics').map((e) => e.step);
+
+/** Starts `rlx ARGS`, waits until its run has logged `updates` updates, sends SIGTERM, waits for the exit. */
+async function trainThenTerminate(args: string[], cwd: string, runDir: () => string | undefined, updates: number) {
+  const child = spawn(process.execPath, [RLX, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await until(() => {
+    const dir = runDir();
+    return dir !== undefined && fs.existsSync(path.join(dir, 'events.jsonl')) && metricSteps(dir).length >= updates;
+  }, `${updates} updates`);
+  child.kill('SIGTERM');
+  return { code: await exited, stderr };
+}
+
+describe('rlx train (command line)', () => {
+  it('stops cleanly on SIGTERM, and --resume continues the same run', async () => {
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan({ budget: 50_000_000 })));
+    const runDir = () => {
+      const parent = path.join(cwd, 'out', 'Test');
+      return fs.existsSync(parent) ? fs.readdirSync(parent).map((d) => path.join(parent, d))[0] : undefined;
+    };
+    const first = await trainThenTerminate(['train', '--plan', 'plan.json', '--out', 'out', '--device', 'cpu'], cwd, runDir, 2);
+    assert.equal(first.code, 143, first.stderr);
+    assert.match(first.stderr, /SIGTERM; stopping after this update/);
+    const dir = runDir()!;
+    const status = JSON.parse(fs.readFileSync(path.join(dir, 'status.json'), 'utf8'));
+    assert.equal(status.status, 'stopped');
+    assert.equal(status.reason, 'stopped by a signal');
+    assert.ok(fs.existsSync(path.join(dir, 'checkpoints', 'policy-final.onnx')));
+    assert.ok(fs.existsSync(path.join(dir, 'checkpoints', `state-${status.step}.json`)), 'a resumable checkpoint at the last step');
+
+    const second = await trainThenTerminate(['train', '--resume', dir], cwd, () => (metricSteps(dir).some((s) => s > status.step) ? dir : undefined), 1);
+    assert.equal(second.code, 143, second.stderr);
+    const steps = metricSteps(dir);
+    assert.deepEqual(steps, steps.map((_, i) => 512 * (i + 1)), 'one step count across both processes');
+    const statuses = readEvents(path.join(dir, 'events.jsonl')).filter((e) => e.type === 'status');
+    assert.deepEqual(statuses.map((e) => [e.status, e.resumed ?? false]), [['running', false], ['stopped', false], ['running', true], ['stopped', false]]);
+  });
+
+  it('trains an .rlx file, snapshots its sources, and rlx eval runs the saved policy', () => {
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'base.rlx'), 'env Pole = CartPole { max_steps: 100 }\npolicy Net = mlp { hidden: [16] }\n');
+    fs.writeFileSync(
+      path.join(cwd, 'main.rlx'),
+      'import "./base.rlx"\nalgorithm Fast = PPO { rollout_steps: 64 }\nexperiment Tiny {\n  env: Pole\n  policy: Net\n  algorithm: Fast\n  budget: 1k\n  envs: 2\n  seeds: [3, 4]\n  device: cpu\n}\n',
+    );
+    const result = rlx(['train', 'main.rlx', '--out', 'out'], cwd);
+    assert.equal(result.status, 0, result.stderr);
+    const dirs = result.stdout.trim().split('\n');
+    assert.equal(dirs.length, 2, 'one run directory per seed');
+    assert.match(dirs[0], /^out[/\\]Tiny[/\\]\d{8}-\d{6}-seed3$/);
+    assert.match(dirs[1], /seed4$/);
+    assert.deepEqual(fs.readdirSync(path.join(cwd, dirs[0], 'source')).sort(), ['base.rlx', 'main.rlx']);
+    assert.match(result.stderr, /finished at step 896: budget reached \(896 of 1000 steps\)/);
+
+    const evaluated = rlx(['eval', dirs[0], '--episodes', '3'], cwd);
+    assert.equal(evaluated.status, 0, evaluated.stderr);
+    assert.match(evaluated.stdout, /^mean return \d+\.\d\d \+- \d+\.\d\d over 3 episodes \(mean length [\d.]+; out[/\\]Tiny[/\\].*policy-final\.onnx, deterministic\)\n$/);
+    const json = JSON.parse(rlx(['eval', dirs[0], '--episodes', '2', '--json', '--stochastic'], cwd).stdout);
+    assert.equal(json.returns.length, 2);
+    assert.equal(json.deterministic, false);
+  });
+
+  it('refuses what is not implemented and GPUs that cannot start, in one message without a stack trace', () => {
+    const cwd = tempDir();
+    const examples = path.join(repoRoot(), 'examples');
+    const sac = rlx(['train', path.join(examples, 'pendulum-sac.rlx'), '--out', 'out'], cwd);
+    assert.equal(sac.status, 2);
+    assert.equal(sac.stderr, 'rlx train: algorithm SAC is not implemented yet: only PPO is implemented so far\n');
+    assert.ok(!fs.existsSync(path.join(cwd, 'out')));
+
+    const cuda = rlx(['train', path.join(examples, 'cartpole.rlx'), '--device', 'cuda', '--out', 'out'], cwd);
+    if (cuda.status !== 2) return; // a machine where CUDA works: nothing to check here
+    assert.match(cuda.stderr, /^rlx train: device cuda cannot start: .*\. Use --device cpu \(or auto\) to train on the CPU\.\n$/);
+    assert.doesNotMatch(cuda.stderr, /\n\s+at /);
+
+    const bad = rlx(['train', '--resume', cwd], cwd);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /is not a run directory \(no plan\.json in it\)|cannot read the run's plan/);
+  });
+});

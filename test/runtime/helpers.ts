@@ -1,0 +1,67 @@
+// Plans and temporary folders for the runtime tests. Plans are written as the compiler would
+// write them, with only the params a test cares about (the runtime fills the rest with the
+// same defaults as the registry, which the drift test checks).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PLAN_FORMAT, type Plan, type PlanExpr, type PlanReward } from '../../dsl/compile/plan.js';
+
+export interface PlanOptions {
+  env?: string;
+  envParams?: Record<string, unknown>;
+  envs?: number;
+  budget?: number;
+  algorithm?: string;
+  algorithmParams?: Record<string, unknown>;
+  policyParams?: Record<string, unknown>;
+  seeds?: number[];
+  eval?: Plan['eval'];
+  stop?: PlanExpr | null;
+  reward?: PlanReward | null;
+  experiment?: string;
+}
+
+export function makePlan(o: PlanOptions = {}): Plan {
+  return {
+    rlx_plan: PLAN_FORMAT,
+    language_version: '1',
+    experiment: o.experiment ?? 'Test',
+    source: { entry: 'test.rlx', files: ['test.rlx'], hash: 'sha256:test' },
+    env: { name: 'E', kind: o.env ?? 'CartPole', params: (o.envParams ?? {}) as Plan['env']['params'] },
+    policy: { name: 'P', kind: 'mlp', params: (o.policyParams ?? {}) as Plan['policy']['params'] },
+    stages: [
+      {
+        name: 'main',
+        algorithm: { name: 'A', kind: o.algorithm ?? 'PPO', params: (o.algorithmParams ?? {}) as Plan['policy']['params'] },
+        budget: o.budget ?? 2048,
+      },
+    ],
+    reward: o.reward ?? null,
+    envs: o.envs ?? 4,
+    seeds: o.seeds ?? [1],
+    device: 'cpu',
+    eval: o.eval ?? null,
+    stop: o.stop ?? null,
+    curriculum: null,
+    sweep: null,
+  };
+}
+
+/** A fresh temporary folder, removed when the process exits. */
+export function tempDir(prefix = 'rlx-test-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The rl-zoo CartPole PPO settings (examples/cartpole-zoo.rlx): the quickest learner. */
+export const ZOO_PPO = {
+  learning_rate: { schedule: 'linear', from: 1e-3, to: 0, over: 1 },
+  rollout_steps: 32,
+  epochs: 20,
+  minibatches: 1,
+  gamma: 0.98,
+  gae_lambda: 0.8,
+  clip: { schedule: 'linear', from: 0.2, to: 0, over: 1 },
+  entropy_coef: 0,
+};

@@ -1,0 +1,93 @@
+// The registry drift check (ARCHITECTURE.md: "the runtime checks that it implements exactly
+// what the registry declares"): the language's schema registry (dsl/schema) and this runtime
+// must agree on which built-ins exist and on their parameters, defaults, ranges, observation
+// fields and action kinds. Built-ins the runtime does not implement yet must be listed in
+// runtime/not-implemented.ts, and nothing else may be.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { ALGORITHMS, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES, type ParamSpec, type ValueType } from '../../dsl/schema/index.js';
+import { ALGORITHM_ACTIONS, ALGORITHM_PARAMS } from '../../runtime/algorithms/index.js';
+import { DEVICES } from '../../runtime/device.js';
+import { EXPERIMENT } from '../../dsl/schema/declarations.js';
+import { envInfo, envKinds, makeEnv } from '../../runtime/envs/registry.js';
+import { isGoalConditioned } from '../../runtime/envs/types.js';
+import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FUNCTIONS, NOT_IMPLEMENTED_REWARD_NAMES } from '../../runtime/not-implemented.js';
+import { POLICY_PARAMS } from '../../runtime/policies/index.js';
+import { EXPR_FUNCTIONS, REWARD_REFS } from '../../runtime/rewards/index.js';
+import { CONDITION_METRICS } from '../../runtime/run/stop.js';
+import { SCHEDULE_KINDS } from '../../runtime/schedule.js';
+
+const sorted = (names: Iterable<string>) => [...names].sort();
+
+/** Every declared name is implemented or listed as not implemented, never both, and nothing else exists. */
+function partition(what: string, declared: readonly string[], implemented: readonly string[], notImplemented: readonly string[]) {
+  const both = implemented.filter((n) => notImplemented.includes(n));
+  assert.deepEqual(both, [], `${what} both implemented and listed in not-implemented.ts`);
+  assert.deepEqual(sorted([...implemented, ...notImplemented]), sorted(declared), `${what}: the runtime (implemented + not-implemented.ts) vs the registry`);
+}
+
+/** The number range of a registry param, as values that must be accepted or refused. */
+function rangeProbes(type: ValueType): { accept: number[]; refuse: number[] } {
+  if (type.kind !== 'number') return { accept: [], refuse: [] };
+  const accept: number[] = [];
+  const refuse: number[] = [];
+  if (type.min !== undefined) (type.exclusiveMin ? refuse : accept).push(type.min), refuse.push(type.min - 1);
+  if (type.max !== undefined) (type.exclusiveMax ? refuse : accept).push(type.max), refuse.push(type.max + 1);
+  if (type.integer) refuse.push((type.min ?? 0) + 1.5);
+  return { accept, refuse };
+}
+
+describe('registry drift: dsl/schema vs runtime', () => {
+  it('environments: which exist', () => {
+    partition('envs', ENVS.map((e) => e.name), envKinds(), Object.keys(NOT_IMPLEMENTED.env));
+  });
+
+  for (const spec of ENVS.filter((e) => envKinds().includes(e.name))) {
+    it(`environment ${spec.name}: params, defaults, ranges, obs fields, action kind`, () => {
+      const info = envInfo(spec.name);
+      assert.deepEqual(info.params.map((p) => p.name), spec.params.map((p) => p.name), 'param names');
+      for (const param of spec.params) {
+        const ours = info.params.find((p) => p.name === param.name)!;
+        assert.deepEqual(ours.default, param.default, `${param.name} default`);
+        const { accept, refuse } = rangeProbes(param.type);
+        for (const v of accept) assert.doesNotThrow(() => makeEnv(spec.name, { [param.name]: v }), `${param.name} = ${v} is in the registry's range`);
+        for (const v of refuse) assert.throws(() => makeEnv(spec.name, { [param.name]: v }), `${param.name} = ${v} is outside the registry's range`);
+        if (param.type.kind === 'choice' && ours.values) assert.deepEqual(ours.values, param.type.options.map((o) => o.name), `${param.name} options`);
+      }
+      assert.deepEqual(info.obsFields, spec.obsFields, 'observation fields');
+      const kind = info.actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
+      assert.equal(kind, spec.action, 'action kind');
+      assert.equal(isGoalConditioned(makeEnv(spec.name, {})), spec.goalConditioned === true, 'goal-conditioned');
+      assert.deepEqual(spec.infoFields ?? [], [], 'info fields the runtime would have to report');
+    });
+  }
+
+  it('algorithms: which exist, their params and defaults, their action kinds', () => {
+    partition('algorithms', ALGORITHMS.map((a) => a.name), Object.keys(ALGORITHM_PARAMS), Object.keys(NOT_IMPLEMENTED.algorithm));
+    for (const [name, params] of Object.entries(ALGORITHM_PARAMS)) {
+      const spec = ALGORITHMS.find((a) => a.name === name)!;
+      assertParams(`${name}`, spec.params, params);
+      assert.deepEqual(sorted(ALGORITHM_ACTIONS[name]), sorted(spec.actions.filter((a) => a !== 'text')), `${name} action kinds`);
+    }
+  });
+
+  it('policies: which exist, their params and defaults', () => {
+    partition('policies', POLICIES.map((p) => p.name), Object.keys(POLICY_PARAMS), Object.keys(NOT_IMPLEMENTED.policy));
+    for (const [name, params] of Object.entries(POLICY_PARAMS)) assertParams(name, POLICIES.find((p) => p.name === name)!.params, params);
+  });
+
+  it('expressions: functions, reward names, stop metrics, schedules, devices', () => {
+    partition('functions', FUNCTIONS.map((f) => f.name), EXPR_FUNCTIONS, Object.keys(NOT_IMPLEMENTED_FUNCTIONS));
+    partition('reward names', REWARD_NAMES.map((n) => n.name), REWARD_REFS, Object.keys(NOT_IMPLEMENTED_REWARD_NAMES));
+    assert.deepEqual(sorted(CONDITION_METRICS), sorted(METRICS.map((m) => m.name)), 'metrics of stop conditions');
+    assert.deepEqual(sorted(SCHEDULE_KINDS), sorted(SCHEDULES.map((s) => s.name)), 'schedules');
+    const device = EXPERIMENT.params.find((p) => p.name === 'device')!;
+    assert.deepEqual(sorted(DEVICES), sorted(device.type.kind === 'choice' ? device.type.options.map((o) => o.name) : []), 'devices');
+  });
+});
+
+function assertParams(what: string, declared: readonly ParamSpec[], ours: Readonly<Record<string, { readonly default: unknown }>>): void {
+  assert.deepEqual(Object.keys(ours), declared.map((p) => p.name), `${what} param names`);
+  for (const p of declared) assert.deepEqual(ours[p.name].default, p.default, `${what}.${p.name} default`);
+}
