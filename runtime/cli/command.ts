@@ -11,10 +11,14 @@ export interface Command {
   run(argv: string[]): Promise<number> | number;
 }
 
+type CommandArgsConfig<T> = { args: string[]; options: T; allowPositionals: true; strict: true };
+
 /** node:util parseArgs, with its errors turned into messages that name the command. */
-export function parseCommandArgs<T extends ParseArgsConfig['options']>(command: string, argv: string[], options: T, usage: string) {
+export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(
+  command: string, argv: string[], options: T, usage: string,
+): ReturnType<typeof parseArgs<CommandArgsConfig<T>>> {
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return parseArgs<CommandArgsConfig<T>>({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UserError(`${(err as Error).message.replace(/\. To specify a positional.*$/, '')}\nusage: ${usage}`);
   }
