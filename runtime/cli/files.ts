@@ -84,15 +84,3 @@ export const diskHost: FileHost = {
     }
   },
 };
-
-/** Replaces a file's content atomically: a crash mid-write never leaves a half-written file. */
-export function writeFileAtomic(file: string, text: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, text);
-  try {
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-}

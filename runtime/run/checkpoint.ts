@@ -7,7 +7,7 @@
 // resumed run continues from bit-identical parameters and optimiser state.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readJson, writeFileAtomic, writeJsonAtomic } from './files.js';
+import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
 
 export const STATE_FORMAT = 'rlx-trainer-state';
 export const STATE_VERSION = 1;

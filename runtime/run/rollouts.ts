@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import type { TransitionSink } from '../algorithms/stepper.js';
 import type { Space } from '../envs/types.js';
-import { writeFileAtomic } from './files.js';
+import { writeFileAtomic } from '../atomic-files.js';
 
 type Phase = 'idle' | 'waiting' | 'recording';
 

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { EventLog, type RunStatus } from './events.js';
-import { readJson, writeFileAtomic, writeJsonAtomic } from './files.js';
+import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
 
 export interface StatusFile {
   status: RunStatus;

@@ -1,7 +1,8 @@
 // rlx fmt FILE...: rewrite files in canonical layout (--check: list unformatted ones; --stdout: print).
 import { format } from '../../../dsl/format/index.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
-import { expandSourceArgs, readSourceFile, UserError, writeFileAtomic } from '../files.js';
+import { writeFileAtomic } from '../../atomic-files.js';
+import { expandSourceArgs, readSourceFile, UserError } from '../files.js';
 
 const usage = 'rlx fmt [--check | --stdout] FILE|DIR...';
 

@@ -1,5 +1,6 @@
-// Writes that leave nothing half-written: a crash or a kill at any moment leaves either the
-// old file or the new one (write a temporary file in the same folder, then rename it over).
+// Writes that leave nothing half-written (run directories, checkpoints, formatted sources): a
+// crash or a kill at any moment leaves either the old file or the new one (write a temporary
+// file in the same folder, then rename it over).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
