@@ -2,10 +2,12 @@
 // runs the named ones only.
 import { benchDsl } from './dsl.js';
 import { benchPpo } from './ppo.js';
+import { benchLsp } from './lsp.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
   ppo: benchPpo,
+  lsp: benchLsp,
 };
 
 const wanted = process.argv.slice(2);

@@ -7,6 +7,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export const ENTRY_POINTS: Record<string, string> = {
   rlx: 'runtime/cli/run.ts',
+  server: 'server/main.ts',
 };
 
 export async function bundle(outdir = 'dist'): Promise<esbuild.BuildResult> {

@@ -1,0 +1,136 @@
+// The language server as an editor meets it, over stdio (the same client the protocol tests use):
+// completion and hover latency at 1,000 varied positions of a 5,000-line file, the time from a
+// didChange to the diagnostics of that version, and the server's memory with a 50-file workspace
+// of 1,000 lines each. Figures are printed, never asserted.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import type { Position } from 'vscode-languageserver-protocol';
+import { seededRandom } from '../test/helpers/random.js';
+import { TestClient } from '../test/server/client.js';
+import { generateSpec } from './generate.js';
+import { median, percentile, report } from './stats.js';
+
+export async function benchLsp(): Promise<void> {
+  await latencies();
+  await memory();
+}
+
+const ms = (values: number[]) => `p50 ${median(values).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms`;
+
+async function latencies(): Promise<void> {
+  const text = generateSpec(300, 5000);
+  const lines = text.split('\n');
+  const client = await TestClient.start({ files: { 'big.rlx': text } });
+  try {
+    const uri = await client.open('big.rlx');
+    await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 60_000 });
+    const positions = variedPositions(lines, 1000);
+
+    const timed = async (method: string, position: Position) => {
+      const t0 = performance.now();
+      await client.request(method, { textDocument: { uri }, position });
+      return performance.now() - t0;
+    };
+    for (const p of positions.slice(0, 50)) await timed('textDocument/completion', p); // warm-up
+    const completion: number[] = [];
+    for (const p of positions) completion.push(await timed('textDocument/completion', p));
+    for (const p of positions.slice(0, 50)) await timed('textDocument/hover', p);
+    const hover: number[] = [];
+    for (const p of positions) hover.push(await timed('textDocument/hover', p));
+
+    // A one-character edit (a digit of a max_steps value, back and forth), then its diagnostics.
+    const line = lines.findIndex((l) => l.includes('max_steps: 2'));
+    const character = lines[line].indexOf('max_steps: 2') + 'max_steps: '.length;
+    const range = { start: { line, character }, end: { line, character: character + 1 } };
+    const toDiagnostics: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const t0 = performance.now();
+      const version = await client.edit(uri, range, i % 2 === 0 ? '3' : '2');
+      await client.waitForDiagnostics(uri, { version, timeoutMs: 60_000 });
+      if (i >= 10) toDiagnostics.push(performance.now() - t0);
+    }
+    // The same while a completion follows every keystroke, as when typing with suggestions on.
+    const typing: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const t0 = performance.now();
+      const version = await client.edit(uri, range, i % 2 === 0 ? '3' : '2');
+      await client.request('textDocument/completion', { textDocument: { uri }, position: range.end });
+      typing.push(performance.now() - t0);
+      await client.waitForDiagnostics(uri, { version, timeoutMs: 60_000 });
+    }
+
+    report('lsp: 5,000-line file, over stdio', [
+      ['file', `${lines.length} lines`],
+      ['completion (1,000 positions)', `${ms(completion)}  (target p99 < 15 ms)`],
+      ['hover (1,000 positions)', `${ms(hover)}  (target p99 < 15 ms)`],
+      ['didChange -> publishDiagnostics', `${ms(toDiagnostics)}  (target < 50 ms; includes the debounce)`],
+      ['didChange + completion (first after the edit)', ms(typing)],
+    ]);
+  } finally {
+    await client.stop();
+  }
+}
+
+/** Positions spread over the file: on words, after `:` and `=`, at line ends, inside comments. */
+function variedPositions(lines: string[], count: number): Position[] {
+  const random = seededRandom(7);
+  const out: Position[] = [];
+  while (out.length < count) {
+    const line = Math.floor(random() * lines.length);
+    const text = lines[line];
+    if (text.trim() === '') continue;
+    const marks = [...text.matchAll(/[A-Za-z_]\w*|[:=.]/g)].map((m) => m.index! + (random() < 0.5 ? 0 : m[0].length));
+    const character = marks.length > 0 && random() < 0.8 ? marks[Math.floor(random() * marks.length)] : Math.floor(random() * (text.length + 1));
+    out.push({ line, character });
+  }
+  return out;
+}
+
+async function memory(): Promise<void> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 50; i++) {
+    // Names of their own per file (generateSpec repeats them); files import their predecessor
+    // in chains of five, so there are importers to follow.
+    const spec = generateSpec(60, 1000).replace(/\b(Pole|Net|Algo|Shape|Run)(\d+)\b/g, `$1_${i}_$2`);
+    files[`spec${i}.rlx`] = (i % 5 === 0 ? '' : `import "./spec${i - 1}.rlx"\n`) + spec;
+  }
+  const totalLines = Object.values(files).reduce((n, t) => n + t.split('\n').length, 0);
+  const t0 = performance.now();
+  const client = await TestClient.start({ files });
+  try {
+    // The first request is answered once the whole workspace is indexed and checked.
+    await client.request('workspace/symbol', { query: 'Pole_0' });
+    const indexed = performance.now() - t0;
+    const uri = await client.open('spec12.rlx');
+    await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 60_000 });
+    await client.request('textDocument/hover', { textDocument: { uri }, position: { line: 3, character: 6 } });
+    const rss = rssOf(client.process.pid!);
+    const t1 = performance.now();
+    await client.request('workspace/symbol', { query: 'Algo' });
+    const symbols = performance.now() - t1;
+    report('lsp: 50-file workspace', [
+      ['files', `50 files, ${totalLines.toLocaleString('en-US')} lines`],
+      ['start to first answer (index + check all)', `${indexed.toFixed(0)} ms`],
+      ['server RSS', rss === undefined ? 'unknown on this system' : `${(rss / 1024).toFixed(0)} MiB`],
+      ['workspace symbols (all files)', `${symbols.toFixed(1)} ms`],
+    ]);
+  } finally {
+    await client.stop();
+  }
+}
+
+/** Resident memory of a process in KiB (Linux /proc, else ps). */
+function rssOf(pid: number): number | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
+    if (kib) return Number(kib);
+  } catch {
+    // not Linux
+  }
+  try {
+    return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+// The disk as the server sees it: .rlx texts read once and kept until the file changes, and the
+// .rlx files under the workspace folders. Open editors are overlays on top (see workspace.ts).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FileHost } from '../dsl/index.js';
+
+/** Folders that never hold a user's specs and can be huge. */
+const SKIPPED_DIRS = new Set(['node_modules', '.git', 'out', 'dist', 'runs']);
+
+interface CachedFile {
+  text: string | undefined;
+  mtimeMs: number;
+  size: number;
+}
+
+/**
+ * A FileHost over the disk with a cache. Every read checks the file's mtime and size (one stat,
+ * microseconds) so a change the client did not report (a client without file watching, a
+ * `git checkout` racing the watcher) is still seen; `forget` drops an entry at once when the
+ * client does report one.
+ */
+export class DiskHost implements FileHost {
+  private readonly cache = new Map<string, CachedFile>();
+
+  readFile(filePath: string): string | undefined {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(filePath);
+    } catch {
+      this.cache.delete(filePath);
+      return undefined;
+    }
+    const cached = this.cache.get(filePath);
+    if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.text;
+    let text: string | undefined;
+    try {
+      text = stat.isFile() ? fs.readFileSync(filePath, 'utf8') : undefined;
+    } catch {
+      text = undefined;
+    }
+    this.cache.set(filePath, { text, mtimeMs: stat.mtimeMs, size: stat.size });
+    return text;
+  }
+
+  forget(filePath: string): void {
+    this.cache.delete(filePath);
+  }
+}
+
+/**
+ * Every .rlx file under `folder`, skipping build output, dependencies and run directories.
+ * Asynchronous and a folder at a time, so a big tree does not stall requests; symbolic links
+ * are not followed (they can loop).
+ */
+export async function findRlxFiles(folder: string): Promise<string[]> {
+  const found: string[] = [];
+  const pending = [path.resolve(folder)];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(dir, { withFileTypes: true });
+    } catch {
+      continue; // unreadable or vanished while scanning: nothing to index there
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) pending.push(path.join(dir, entry.name));
+      } else if (entry.isFile() && entry.name.endsWith('.rlx')) {
+        found.push(path.join(dir, entry.name));
+      }
+    }
+  }
+  return found.sort();
+}
+
+/** Whether a path lies in a folder the scan would skip (a watcher event from node_modules, say). */
+export function isSkippedPath(filePath: string, folders: string[]): boolean {
+  for (const folder of folders) {
+    const rel = path.relative(folder, filePath);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    return rel.split(path.sep).slice(0, -1).some((part) => SKIPPED_DIRS.has(part));
+  }
+  return true; // outside every workspace folder
+}

@@ -1,0 +1,344 @@
+// The server's view of the user's files: open editors as overlays over the disk, an index of the
+// .rlx files under the workspace folders, who imports whom, and the latest analysis of each file.
+//
+// An analysis of file F needs F's imports (to resolve names) and the files that import F,
+// transitively (so references and renames see every use). Those importers are exactly the files
+// whose diagnostics an edit of F can change. So one analysis with roots {F} + importers*(F)
+// serves both: it is published after an edit and kept for every root's requests. A kept
+// analysis stays valid while every unit it saw is still the current one for its path and no new
+// importer appeared; otherwise the next request analyses again (parses are reused, so that costs
+// the check only).
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { analyze, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
+import { DEFAULT_SETTINGS, linesOf, pathToUri, type DocumentContext, type ServerSettings } from './context.js';
+import { DiskHost, findRlxFiles, isSkippedPath } from './disk.js';
+
+/** A file's analysis and the document versions it saw (open files only). */
+export interface AnalysisEntry {
+  analysis: Analysis;
+  /** The files analysed as roots: each has this entry as its latest. */
+  roots: Set<string>;
+  /** Version of each open document at the time of the analysis. */
+  versions: Map<string, number>;
+}
+
+/** A document ready for a feature: its context, and the version the analysis saw (open files). */
+export interface AnalysedDocument {
+  context: DocumentContext;
+  version: number | undefined;
+  entry: AnalysisEntry;
+}
+
+export type FileChangeKind = 'created' | 'changed' | 'deleted';
+
+export class ServerWorkspace {
+  settings: ServerSettings = DEFAULT_SETTINGS;
+  private readonly disk = new DiskHost();
+  private readonly files = new Workspace(this.disk);
+  private folders: string[] = [];
+  /** .rlx files on disk under the workspace folders. */
+  private readonly indexed = new Set<string>();
+  /** Open documents by path (the client's URI is kept in the TextDocument). */
+  private readonly open = new Map<string, TextDocument>();
+  /** Paths whose text changed since their imports were last read (parsed lazily: see refresh). */
+  private readonly dirty = new Set<string>();
+  /** Resolved imports of every known file, as of its latest parse. */
+  private readonly importsOf = new Map<string, string[]>();
+  private graphGeneration = 0;
+  private importersMemo: { generation: number; reverse: Map<string, string[]> } | undefined;
+  private readonly latest = new Map<string, AnalysisEntry>();
+
+  // --- Which files exist -------------------------------------------------------------------
+
+  setFolders(folders: string[]): void {
+    this.folders = folders.map((f) => path.resolve(f));
+  }
+
+  get workspaceFolders(): readonly string[] {
+    return this.folders;
+  }
+
+  /** Indexes the .rlx files under the folders, replacing the previous index: what is in it now, and what left it. */
+  async scan(): Promise<{ found: string[]; removed: string[] }> {
+    const found = (await Promise.all(this.folders.map(findRlxFiles))).flat();
+    const now = new Set(found);
+    const removed = [...this.indexed].filter((p) => !now.has(p));
+    removed.forEach((p) => this.forgetFile(p));
+    for (const p of found) {
+      if (!this.indexed.has(p)) {
+        this.indexed.add(p);
+        this.dirty.add(p);
+      }
+    }
+    return { found, removed };
+  }
+
+  /** Files the server reports on: indexed ones and open ones. */
+  knownFiles(): string[] {
+    return [...new Set([...this.indexed, ...this.open.keys()])];
+  }
+
+  isKnown(filePath: string): boolean {
+    return this.indexed.has(filePath) || this.open.has(filePath);
+  }
+
+  /** Creations, changes and deletions reported by the client's file watcher. Returns the paths to re-check. */
+  filesChanged(changes: { uri: string; kind: FileChangeKind }[]): string[] {
+    const touched: string[] = [];
+    for (const { uri, kind } of changes) {
+      const p = this.pathOf(uri);
+      if (!p.endsWith('.rlx')) continue;
+      this.disk.forget(p);
+      if (kind === 'deleted') {
+        this.forgetFile(p);
+      } else if (!isSkippedPath(p, this.folders)) {
+        this.indexed.add(p);
+        this.dirty.add(p);
+      } else {
+        this.dirty.add(p); // outside the index, but perhaps imported by a known file
+      }
+      touched.push(p);
+    }
+    return touched;
+  }
+
+  private forgetFile(p: string): void {
+    this.indexed.delete(p);
+    this.latest.delete(p);
+    this.dirty.add(p);
+  }
+
+  // --- Open documents -----------------------------------------------------------------------
+
+  /** A document was opened or edited: its text now wins over the disk. Returns the path. */
+  documentChanged(doc: TextDocument): string {
+    const p = this.pathOf(doc.uri);
+    this.open.set(p, doc);
+    this.files.setOverlay(p, doc.getText());
+    this.dirty.add(p); // parsed when next needed: a burst of keystrokes parses once
+    return p;
+  }
+
+  /** A document was closed: the disk's text applies again. Returns the path. */
+  documentClosed(doc: TextDocument): string {
+    const p = this.pathOf(doc.uri);
+    this.open.delete(p);
+    this.files.setOverlay(p, undefined);
+    this.disk.forget(p); // it was probably just saved
+    this.dirty.add(p);
+    this.indexIfOnDisk(p);
+    if (!this.indexed.has(p)) this.latest.delete(p);
+    return p;
+  }
+
+  /** A document was saved: its file on disk changed too (the overlay still wins while open). */
+  documentSaved(doc: TextDocument): void {
+    const p = this.pathOf(doc.uri);
+    this.disk.forget(p);
+    this.indexIfOnDisk(p);
+  }
+
+  /** A new file saved in a workspace folder joins the index without waiting for the watcher. */
+  private indexIfOnDisk(p: string): void {
+    if (p.endsWith('.rlx') && !isSkippedPath(p, this.folders) && this.disk.readFile(p) !== undefined) this.indexed.add(p);
+  }
+
+  isOpen(filePath: string): boolean {
+    return this.open.has(filePath);
+  }
+
+  document(uri: string): TextDocument | undefined {
+    return this.open.get(this.pathOf(uri));
+  }
+
+  /** The open document's version; undefined when it is not open. */
+  versionOf(uri: string): number | undefined {
+    return this.document(uri)?.version;
+  }
+
+  // --- Paths and URIs -----------------------------------------------------------------------
+
+  /**
+   * The path the front end knows a document by. Documents that are not files (an untitled
+   * buffer) get a path of their own under a folder no real file has, so they never clash
+   * with one; their imports resolve nowhere.
+   */
+  pathOf(uri: string): string {
+    if (uri.startsWith('file:')) {
+      try {
+        return path.resolve(fileURLToPath(uri));
+      } catch {
+        // a malformed file URI: treated as a non-file document below
+      }
+    }
+    return path.resolve(path.sep, '.rlx-documents', encodeURIComponent(uri));
+  }
+
+  /** The URI to report a path under: the client's own for open documents. */
+  uriOf(filePath: string): string {
+    return this.open.get(filePath)?.uri ?? pathToUri(filePath);
+  }
+
+  /** For each open document whose client URI differs from the one features derive from its path. */
+  clientUris(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [p, doc] of this.open) {
+      const derived = pathToUri(p);
+      if (derived !== doc.uri) out.set(derived, doc.uri);
+    }
+    return out;
+  }
+
+  // --- Imports ------------------------------------------------------------------------------
+
+  /**
+   * Brings parses up to date for changed files and records their imports. Deferred to here,
+   * so that edits arriving faster than requests cost one parse, not one each.
+   */
+  private refresh(): void {
+    for (const p of this.dirty) {
+      const unit = this.files.unit(p);
+      const imports = unit ? unit.imports.flatMap((i) => (i.path ? [i.path] : [])) : undefined;
+      const after = imports && this.isKnown(p) ? imports : undefined;
+      if (!sameList(this.importsOf.get(p), after)) this.graphGeneration++;
+      if (after) this.importsOf.set(p, after);
+      else this.importsOf.delete(p);
+    }
+    this.dirty.clear();
+  }
+
+  /** Files that import `p`, directly or through others (not `p` itself). */
+  importersOf(p: string): string[] {
+    this.refresh();
+    if (this.importersMemo?.generation !== this.graphGeneration) {
+      const reverse = new Map<string, string[]>();
+      for (const [from, imports] of this.importsOf) {
+        for (const to of imports) {
+          const list = reverse.get(to);
+          if (list) list.push(from);
+          else reverse.set(to, [from]);
+        }
+      }
+      this.importersMemo = { generation: this.graphGeneration, reverse };
+    }
+    const reverse = this.importersMemo.reverse;
+    const seen = new Set<string>([p]);
+    const queue = [p];
+    while (queue.length > 0) {
+      for (const importer of reverse.get(queue.pop()!) ?? []) {
+        if (!seen.has(importer)) {
+          seen.add(importer);
+          queue.push(importer);
+        }
+      }
+    }
+    seen.delete(p);
+    return [...seen];
+  }
+
+  // --- Analyses -----------------------------------------------------------------------------
+
+  /**
+   * Whether every unit the analysis saw is still the current one. A file that changed on disk
+   * without the client saying so is found here; it is marked so that its imports are read again.
+   */
+  private isCurrent(entry: AnalysisEntry): boolean {
+    let current = true;
+    for (const u of entry.analysis.units) {
+      if (this.files.unit(u.path) !== u) {
+        current = false;
+        this.dirty.add(u.path);
+      }
+    }
+    return current;
+  }
+
+  /** The roots an analysis of these files needs: the files and all their importers. */
+  private rootsFor(paths: string[]): string[] {
+    const roots = new Set<string>();
+    for (const p of paths) {
+      roots.add(p);
+      for (const importer of this.importersOf(p)) roots.add(importer);
+    }
+    return [...roots];
+  }
+
+  /** The latest analysis valid for all of `paths`, analysing again only if needed. */
+  analysisFor(paths: string[]): AnalysisEntry {
+    const candidates = new Set(paths.map((p) => this.latest.get(p)));
+    const [entry] = candidates;
+    // A file unreadable when analysed (not yet created) is missing from the analysis: once it
+    // can be read, the analysis no longer covers it.
+    const covers = (e: AnalysisEntry) => paths.every((p) => e.analysis.model.unitByPath(p) !== undefined || this.files.unit(p) === undefined);
+    if (candidates.size === 1 && entry && this.isCurrent(entry) && covers(entry)) {
+      const roots = this.rootsFor(paths);
+      if (!roots.every((r) => entry.roots.has(r))) return this.analyse(roots);
+      // Same texts as when analysed: a document opened or edited back to that text since has a
+      // newer version number for the very text the analysis saw.
+      this.recordVersions(entry);
+      return entry;
+    }
+    return this.analyse(this.rootsFor(paths));
+  }
+
+  /** Analyses every known file at once (at start-up): one pass, one entry for all. */
+  analyseAll(): AnalysisEntry {
+    this.refresh();
+    return this.analyse(this.knownFiles());
+  }
+
+  private analyse(roots: string[]): AnalysisEntry {
+    const entry: AnalysisEntry = { analysis: analyze(this.files, roots), roots: new Set(roots), versions: new Map() };
+    this.recordVersions(entry);
+    for (const r of roots) this.latest.set(r, entry);
+    return entry;
+  }
+
+  private recordVersions(entry: AnalysisEntry): void {
+    for (const unit of entry.analysis.units) {
+      const doc = this.open.get(unit.path);
+      if (doc) entry.versions.set(unit.path, doc.version);
+      else entry.versions.delete(unit.path);
+    }
+  }
+
+  /** A feature's view of one file of an analysis; undefined when the analysis lacks the file. */
+  contextIn(entry: AnalysisEntry, filePath: string): AnalysedDocument | undefined {
+    const unit = entry.analysis.model.unitByPath(filePath);
+    if (!unit) return undefined;
+    return {
+      context: { uri: this.uriOf(filePath), unit, analysis: entry.analysis, lines: linesOf(unit), settings: this.settings },
+      version: entry.versions.get(filePath),
+      entry,
+    };
+  }
+
+  /** The document at `uri` with a current analysis; undefined when the file cannot be read. */
+  context(uri: string): AnalysedDocument | undefined {
+    const p = this.pathOf(uri);
+    return this.contextIn(this.analysisFor([p]), p);
+  }
+
+  /**
+   * Every known file's declarations, for workspace symbols: a model without checks (building
+   * one only indexes declarations by name), over parses that are mostly cached.
+   */
+  workspaceModel(): Analysis {
+    this.refresh();
+    const units = this.knownFiles().flatMap((p) => this.files.unit(p) ?? []);
+    return { model: new Model(units), units, diagnostics: new Map() };
+  }
+
+  /** The unit for a path if it can be read (test and bench helpers use it). */
+  unit(filePath: string): SourceUnit | undefined {
+    this.refresh();
+    return this.files.unit(filePath);
+  }
+}
+
+function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,170 @@
+// The server's workspace: the index of .rlx files, who imports whom, open documents over the
+// disk, and when an analysis is reused or made again.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { ServerWorkspace } from '../../server/workspace.js';
+
+const roots: string[] = [];
+after(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
+
+/** A temporary folder with these files, and a workspace indexing it. */
+async function workspaceWith(files: Record<string, string>): Promise<{ ws: ServerWorkspace; file: (name: string) => string; uri: (name: string) => string }> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-ws-')));
+  roots.push(root);
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), text);
+  }
+  const ws = new ServerWorkspace();
+  ws.setFolders([root]);
+  await ws.scan();
+  const file = (name: string) => path.join(root, name);
+  return { ws, file, uri: (name) => pathToFileURL(file(name)).toString() };
+}
+
+const CHAIN = {
+  'c.rlx': 'env Pole = CartPole { max_steps: 500 }\n',
+  'b.rlx': 'import "./c.rlx"\nenv Longer = Pole { max_steps: 900 }\n',
+  'a.rlx': 'import "./b.rlx"\npolicy Net = mlp {}\n',
+  'lone.rlx': 'algorithm Tuned = PPO {}\n',
+};
+
+const codes = (ws: ServerWorkspace, file: string) => ws.analysisFor([file]).analysis.diagnostics.get(file)?.map((d) => d.code) ?? [];
+
+describe('index', () => {
+  test('finds .rlx files under the folders, skipping dependencies, build output and runs', async () => {
+    const { ws, file } = await workspaceWith({
+      'a.rlx': '', 'specs/b.rlx': '', 'node_modules/x/c.rlx': '', '.git/d.rlx': '', 'out/e.rlx': '', 'dist/f.rlx': '', 'runs/g.rlx': '', 'notes.txt': '',
+    });
+    assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('specs/b.rlx')]);
+  });
+
+  test('watched-file events add and remove files, and events from skipped folders are ignored', async () => {
+    const { ws, file, uri } = await workspaceWith({ 'a.rlx': '' });
+    fs.writeFileSync(file('new.rlx'), 'env E = CartPole {}\n');
+    fs.mkdirSync(file('node_modules'));
+    fs.writeFileSync(file('node_modules/dep.rlx'), '');
+    assert.deepEqual(ws.filesChanged([{ uri: uri('new.rlx'), kind: 'created' }, { uri: uri('node_modules/dep.rlx'), kind: 'created' }]), [file('new.rlx'), file('node_modules/dep.rlx')]);
+    assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('new.rlx')]);
+    ws.filesChanged([{ uri: uri('new.rlx'), kind: 'deleted' }]);
+    assert.deepEqual(ws.knownFiles(), [file('a.rlx')]);
+  });
+
+  test('a file saved into a folder joins the index; a new scan drops files that went', async () => {
+    const { ws, file, uri } = await workspaceWith({ 'a.rlx': '' });
+    fs.writeFileSync(file('saved.rlx'), 'env E = CartPole {}\n');
+    ws.documentSaved(TextDocument.create(uri('saved.rlx'), 'rlx', 1, 'env E = CartPole {}\n'));
+    assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('saved.rlx')]);
+    fs.rmSync(file('a.rlx'));
+    assert.deepEqual(await ws.scan(), { found: [file('saved.rlx')], removed: [file('a.rlx')] });
+    assert.deepEqual(ws.knownFiles(), [file('saved.rlx')]);
+  });
+});
+
+describe('imports', () => {
+  test('importers are found transitively, for files whether open or not', async () => {
+    const { ws, file } = await workspaceWith(CHAIN);
+    assert.deepEqual(ws.importersOf(file('c.rlx')).sort(), [file('a.rlx'), file('b.rlx')]);
+    assert.deepEqual(ws.importersOf(file('a.rlx')), []);
+  });
+
+  test('an edit that adds an import makes the file an importer at once', async () => {
+    const { ws, file, uri } = await workspaceWith(CHAIN);
+    const doc = TextDocument.create(uri('lone.rlx'), 'rlx', 1, CHAIN['lone.rlx']);
+    ws.documentChanged(doc);
+    assert.deepEqual(ws.importersOf(file('c.rlx')).sort(), [file('a.rlx'), file('b.rlx')]);
+    ws.documentChanged(TextDocument.update(doc, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'import "./c.rlx"\n' }], 2));
+    assert.deepEqual(ws.importersOf(file('c.rlx')).sort(), [file('a.rlx'), file('b.rlx'), file('lone.rlx')]);
+  });
+
+  test('an import cycle does not loop', async () => {
+    const { ws, file } = await workspaceWith({ 'x.rlx': 'import "./y.rlx"\n', 'y.rlx': 'import "./x.rlx"\n' });
+    assert.deepEqual(ws.importersOf(file('x.rlx')), [file('y.rlx')]);
+    assert.deepEqual(codes(ws, file('x.rlx')), ['import-cycle']);
+  });
+});
+
+describe('analyses', () => {
+  test("a file's analysis includes its imports and its importers", async () => {
+    const { ws, file } = await workspaceWith(CHAIN);
+    const units = ws.analysisFor([file('c.rlx')]).analysis.units.map((u) => u.path).sort();
+    assert.deepEqual(units, [file('a.rlx'), file('b.rlx'), file('c.rlx')]);
+  });
+
+  test('is reused while no file it saw changed, and made again after an edit of an import', async () => {
+    const { ws, file, uri } = await workspaceWith(CHAIN);
+    const first = ws.analysisFor([file('a.rlx')]);
+    assert.equal(ws.analysisFor([file('a.rlx')]), first);
+    assert.equal(ws.analysisFor([file('b.rlx')]) === first, false, 'b has its own roots (b and a), analysed once for both');
+    const forB = ws.analysisFor([file('b.rlx')]);
+    assert.equal(ws.analysisFor([file('a.rlx')]), forB, 'the analysis for b also serves a, its importer');
+
+    const doc = TextDocument.create(uri('c.rlx'), 'rlx', 1, 'env Renamed = CartPole {}\n');
+    ws.documentChanged(doc);
+    const again = ws.analysisFor([file('a.rlx')]);
+    assert.notEqual(again, forB);
+    assert.deepEqual(codes(ws, file('b.rlx')), ['unknown-name']);
+  });
+
+  test('an open document is read instead of the disk, and the disk again once closed', async () => {
+    const { ws, file, uri } = await workspaceWith({ 'p.rlx': 'env E = CartPol {}\n' });
+    assert.deepEqual(codes(ws, file('p.rlx')), ['unknown-name']);
+    const doc = TextDocument.create(uri('p.rlx'), 'rlx', 1, 'env E = CartPole {}\n');
+    ws.documentChanged(doc);
+    assert.deepEqual(codes(ws, file('p.rlx')), []);
+    ws.documentClosed(doc);
+    assert.deepEqual(codes(ws, file('p.rlx')), ['unknown-name']);
+  });
+
+  test('remembers the document version it saw', async () => {
+    const { ws, uri } = await workspaceWith({ 'p.rlx': 'env E = CartPole {}\n' });
+    const v3 = TextDocument.create(uri('p.rlx'), 'rlx', 3, 'env E = CartPole {}\n');
+    ws.documentChanged(v3);
+    const at3 = ws.context(uri('p.rlx'))!;
+    assert.equal(at3.version, 3);
+    assert.equal(at3.entry.versions.get(at3.context.unit.path), 3);
+    const v4 = TextDocument.update(v3, [{ text: 'env F = CartPole {}\n' }], 4);
+    ws.documentChanged(v4);
+    const at4 = ws.context(uri('p.rlx'))!;
+    assert.equal(at4.version, 4);
+    assert.match(at4.context.unit.text, /env F/);
+    assert.equal(at3.version, 3, 'the earlier answer keeps its version');
+  });
+
+  test('a document that is not a file (untitled) is analysed under a path of its own', async () => {
+    const { ws } = await workspaceWith({});
+    const doc = TextDocument.create('untitled:Untitled-1', 'rlx', 1, 'env E = CartPol {}\n');
+    const p = ws.documentChanged(doc);
+    const found = ws.context('untitled:Untitled-1')!;
+    assert.equal(found.context.uri, 'untitled:Untitled-1');
+    assert.equal(found.context.unit.path, p);
+    assert.deepEqual(found.context.analysis.diagnostics.get(p)?.map((d) => d.code), ['unknown-name']);
+    assert.equal(ws.clientUris().get(pathToFileURL(p).toString()), 'untitled:Untitled-1');
+  });
+
+  test('a file that changes on disk without an event is still read again', async () => {
+    const { ws, file } = await workspaceWith({ 'p.rlx': 'env E = CartPole {}\n' });
+    assert.deepEqual(codes(ws, file('p.rlx')), []);
+    fs.writeFileSync(file('p.rlx'), 'env E = CartPol {}\n// longer now\n');
+    assert.deepEqual(codes(ws, file('p.rlx')), ['unknown-name']);
+  });
+
+  test('a file asked about before it exists is read once it does', async () => {
+    const { ws, file, uri } = await workspaceWith({});
+    assert.equal(ws.context(uri('later.rlx')), undefined);
+    fs.writeFileSync(file('later.rlx'), 'env E = CartPol {}\n');
+    assert.deepEqual(ws.context(uri('later.rlx'))?.context.analysis.diagnostics.get(file('later.rlx'))?.map((d) => d.code), ['unknown-name']);
+  });
+
+  test('workspace symbols see every known file without checking them', async () => {
+    const { ws } = await workspaceWith(CHAIN);
+    const model = ws.workspaceModel();
+    assert.deepEqual([...model.model.allSymbols()].map((s) => s.name).sort(), ['Longer', 'Net', 'Pole', 'Tuned']);
+    assert.equal(model.diagnostics.size, 0);
+  });
+});
