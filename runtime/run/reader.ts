@@ -1,0 +1,200 @@
+// Reading run directories, for everything that shows runs (the editor's runs view and
+// dashboards, scripts). The writer is beside this file (run-dir.ts, events.ts, rollouts.ts), so
+// the format has one home; docs/run-directory.md describes it. Readers never talk to a trainer:
+// they read files that are appended to or replaced atomically, at any moment.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Plan } from '../../dsl/compile/plan.js';
+import type { RunEvent, RunStatus } from './events.js';
+import type { StatusFile } from './run-dir.js';
+
+export type { RunEvent, RunStatus, StatusFile };
+
+/** A run's state as a reader sees it: `crashed` is `running` in status.json with no live trainer. */
+export type RunState = RunStatus | 'crashed' | 'unknown';
+
+export interface RunInfo {
+  dir: string;
+  experiment: string;
+  runId: string;
+  status: StatusFile | undefined;
+  state: RunState;
+}
+
+function readJsonOr<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process is alive (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function readRun(dir: string): RunInfo {
+  const status = readJsonOr<StatusFile>(path.join(dir, 'status.json'));
+  let state: RunState = status?.status ?? 'unknown';
+  if (state === 'running' && status && !processAlive(status.pid)) state = 'crashed';
+  return { dir, experiment: path.basename(path.dirname(dir)), runId: path.basename(dir), status, state };
+}
+
+/** Every run under a runs folder (`runs/<experiment>/<run-id>/`), newest first within each experiment. */
+export function listRuns(runsRoot: string): RunInfo[] {
+  const runs: RunInfo[] = [];
+  for (const experiment of safeReaddir(runsRoot).sort()) {
+    const expDir = path.join(runsRoot, experiment);
+    const ids = safeReaddir(expDir).filter((id) => isRunDir(path.join(expDir, id))).sort().reverse();
+    for (const id of ids) runs.push(readRun(path.join(expDir, id)));
+  }
+  return runs;
+}
+
+function isRunDir(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'status.json')) || fs.existsSync(path.join(dir, 'events.jsonl'));
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+export function readPlan(dir: string): Plan | undefined {
+  return readJsonOr<Plan>(path.join(dir, 'plan.json'));
+}
+
+/**
+ * Follows events.jsonl as it grows: each poll() returns the events appended since the last
+ * one. A line still being written (no newline yet) waits for the next poll; a file that
+ * shrank (replaced) is read again from the start.
+ */
+export class EventTail {
+  private offset = 0;
+  private pending = '';
+  /** Lines that were complete but not JSON (a trainer killed mid-write long ago): skipped. */
+  skipped = 0;
+
+  constructor(readonly file: string) {}
+
+  poll(): RunEvent[] {
+    let size: number;
+    try {
+      size = fs.statSync(this.file).size;
+    } catch {
+      return [];
+    }
+    if (size < this.offset) {
+      this.offset = 0;
+      this.pending = '';
+    }
+    if (size === this.offset) return [];
+    const fd = fs.openSync(this.file, 'r');
+    try {
+      const buffer = Buffer.alloc(size - this.offset);
+      fs.readSync(fd, buffer, 0, buffer.length, this.offset);
+      this.offset = size;
+      const text = this.pending + buffer.toString('utf8');
+      const lines = text.split('\n');
+      this.pending = lines.pop() ?? '';
+      const events: RunEvent[] = [];
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        try {
+          events.push(JSON.parse(line) as RunEvent);
+        } catch {
+          this.skipped++;
+        }
+      }
+      return events;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+export interface RolloutHeader {
+  type: 'header';
+  env: string;
+  obs_fields: string[];
+  action: { kind: 'discrete'; n: number } | { kind: 'box'; shape: number[]; low: number[]; high: number[] } | Record<string, unknown>;
+  terms: string[];
+  step: number;
+}
+
+export interface RolloutStep {
+  type: 'step';
+  t: number;
+  obs: number[];
+  action: number | number[];
+  reward: number;
+  env_reward: number;
+  terms?: Record<string, number>;
+  terminated: boolean;
+  truncated: boolean;
+  /** Optional extras a trainer may log: action probabilities, value estimate. */
+  probs?: number[];
+  value?: number;
+}
+
+export interface RolloutListing {
+  file: string;
+  /** The training step the episode started at. */
+  step: number;
+}
+
+/** The recorded episodes of a run, oldest first; empty when the folder is missing. */
+export function listRollouts(dir: string): RolloutListing[] {
+  const folder = path.join(dir, 'rollouts');
+  let names: string[];
+  try {
+    names = fs.readdirSync(folder);
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => ({ name, match: /^episode-(\d+)\.jsonl$/.exec(name) }))
+    .filter((e): e is { name: string; match: RegExpExecArray } => e.match !== null)
+    .map((e) => ({ file: path.join(folder, e.name), step: Number(e.match[1]) }))
+    .sort((a, b) => a.step - b.step);
+}
+
+/** One recorded episode; lines that do not parse are skipped and counted. */
+export function readRollout(file: string): { header: RolloutHeader | undefined; steps: RolloutStep[]; skipped: number } {
+  let header: RolloutHeader | undefined;
+  const steps: RolloutStep[] = [];
+  let skipped = 0;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value = JSON.parse(line) as RolloutHeader | RolloutStep;
+      if (value.type === 'header') header = value;
+      else if (value.type === 'step') steps.push(value);
+    } catch {
+      skipped++;
+    }
+  }
+  return { header, steps, skipped };
+}
+
+/**
+ * After a resume following a crash, the steps between the last checkpoint and the crash appear
+ * twice; the later events are the ones that count. Keeps, for metrics and eval events, the last
+ * event at each step (other events pass through).
+ */
+export function latestPerStep(events: RunEvent[]): RunEvent[] {
+  const last = new Map<string, number>();
+  events.forEach((e, i) => {
+    if (e.type === 'metrics' || e.type === 'eval') last.set(`${e.type}:${e.step}`, i);
+  });
+  return events.filter((e, i) => !(e.type === 'metrics' || e.type === 'eval') || last.get(`${e.type}:${e.step}`) === i);
+}

@@ -1,0 +1,79 @@
+// Reading run directories as the editor does: while they grow, after crashes, with parts missing.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, test } from 'node:test';
+import { EventTail, latestPerStep, listRollouts, listRuns, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-reader-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function status(dir: string, fields: Record<string, unknown>): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'status.json'), JSON.stringify({ experiment: 'E', seed: 1, step: 0, budget: 10, metrics: {}, ...fields }));
+}
+
+/** A pid that surely belongs to no process: one that just exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
+test('EventTail returns only new whole lines, waits for a line still being written, restarts on a replaced file', () => {
+  const file = path.join(root, 'events.jsonl');
+  fs.writeFileSync(file, '{"type":"log","step":0,"time":1,"level":"info","message":"a"}\n{"type":"met');
+  const tail = new EventTail(file);
+  assert.deepEqual(tail.poll().map((e) => e.step), [0]);
+  assert.deepEqual(tail.poll(), [], 'nothing new');
+  fs.appendFileSync(file, 'rics","step":5,"time":2,"values":{}}\n');
+  assert.deepEqual(tail.poll().map((e) => [e.type, e.step]), [['metrics', 5]]);
+  fs.appendFileSync(file, 'not json\n{"type":"log","step":6,"time":3,"level":"info","message":"b"}\n');
+  assert.deepEqual(tail.poll().map((e) => e.step), [6]);
+  assert.equal(tail.skipped, 1);
+  fs.writeFileSync(file, '{"type":"log","step":1,"time":1,"level":"info","message":"new"}\n');
+  assert.deepEqual(tail.poll().map((e) => e.step), [1], 'a shorter file is read from the start');
+  assert.deepEqual(new EventTail(path.join(root, 'missing.jsonl')).poll(), []);
+});
+
+test('listRuns finds runs newest first per experiment and tells a crashed trainer from a running one', () => {
+  const runs = path.join(root, 'runs');
+  status(path.join(runs, 'Balance', '20261121-100000-seed1'), { status: 'finished', pid: deadPid() });
+  status(path.join(runs, 'Balance', '20261121-110000-seed2'), { status: 'running', pid: deadPid() });
+  status(path.join(runs, 'Reach', '20261121-090000-seed7'), { status: 'running', pid: process.pid });
+  fs.mkdirSync(path.join(runs, 'Balance', 'not-a-run'), { recursive: true });
+  const found = listRuns(runs).map((r) => [r.experiment, r.runId, r.state]);
+  assert.deepEqual(found, [
+    ['Balance', '20261121-110000-seed2', 'crashed'],
+    ['Balance', '20261121-100000-seed1', 'finished'],
+    ['Reach', '20261121-090000-seed7', 'running'],
+  ]);
+  assert.deepEqual(listRuns(path.join(root, 'no-runs-here')), []);
+  const broken = path.join(runs, 'Broken', 'x');
+  fs.mkdirSync(broken, { recursive: true });
+  fs.writeFileSync(path.join(broken, 'events.jsonl'), '');
+  fs.writeFileSync(path.join(broken, 'status.json'), '{"status": "runn');
+  assert.equal(readRun(broken).state, 'unknown', 'an unreadable status.json is unknown, not an error');
+});
+
+test('rollouts are listed by step and read with their header; a missing folder is empty', () => {
+  const dir = path.join(root, 'run-with-rollouts');
+  fs.mkdirSync(path.join(dir, 'rollouts'), { recursive: true });
+  const header = { type: 'header', env: 'CartPole', obs_fields: ['x'], action: { kind: 'discrete', n: 2 }, terms: [], step: 512 };
+  const step = { type: 'step', t: 0, obs: [0.1], action: 1, reward: 1, env_reward: 1, terminated: false, truncated: false };
+  fs.writeFileSync(path.join(dir, 'rollouts', 'episode-512.jsonl'), `${JSON.stringify(header)}\n${JSON.stringify(step)}\n{"type":"st`);
+  fs.writeFileSync(path.join(dir, 'rollouts', 'episode-0.jsonl'), `${JSON.stringify({ ...header, step: 0 })}\n`);
+  fs.writeFileSync(path.join(dir, 'rollouts', 'notes.txt'), 'ignored');
+  assert.deepEqual(listRollouts(dir).map((r) => r.step), [0, 512]);
+  const episode = readRollout(listRollouts(dir)[1].file);
+  assert.equal(episode.header?.env, 'CartPole');
+  assert.deepEqual(episode.steps.map((s) => s.action), [1]);
+  assert.equal(episode.skipped, 1);
+  assert.deepEqual(listRollouts(path.join(root, 'nothing')), []);
+});
+
+test('latestPerStep keeps the later metrics of a step repeated after a resume', () => {
+  const m = (step: number, v: number): RunEvent => ({ type: 'metrics', step, time: v, values: { x: v } });
+  const events: RunEvent[] = [m(512, 1), m(1024, 2), { type: 'status', step: 512, time: 3, status: 'running', pid: 1, resumed: true } as RunEvent, m(1024, 4)];
+  assert.deepEqual(latestPerStep(events).map((e) => [e.type, e.step, e.time]), [['metrics', 512, 1], ['status', 512, 3], ['metrics', 1024, 4]]);
+});
