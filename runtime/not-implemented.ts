@@ -41,7 +41,6 @@ export const NOT_IMPLEMENTED_REWARD_NAMES: Readonly<Record<string, string>> = {
 
 /** Features of an experiment that the trainer cannot honour yet. */
 export const NOT_IMPLEMENTED_FEATURES = {
-  moduleEnv: 'user environment modules (`env X = module("./file.ts")`) are not implemented yet',
   curriculum: 'the `curriculum { }` block is not implemented yet',
   stages: 'experiments with several stages are not implemented yet (one algorithm + budget only)',
   relabel: 'hindsight relabeling needs an off-policy algorithm (DQN, SAC), which is not implemented yet',

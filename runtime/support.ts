@@ -28,8 +28,8 @@ export function checkPlan(plan: Plan): void {
   if (plan.rlx_plan !== PLAN_FORMAT) {
     throw new PlanError([`plan format ${String(plan.rlx_plan)} is not the one this runtime reads (${PLAN_FORMAT}); recompile the plan with this version of rlx`]);
   }
-  if (plan.env.kind === 'module') problems.push(NOT_IMPLEMENTED_FEATURES.moduleEnv);
-  else {
+  // A user module's spaces are only known once it is loaded (train.ts checks them then).
+  if (plan.env.kind !== 'module') {
     const problem = builtinProblem('env', plan.env.kind, envKinds());
     if (problem) problems.push(problem);
   }

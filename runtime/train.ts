@@ -8,6 +8,9 @@ import type { Plan } from '../dsl/compile/plan.js';
 import { makeAlgorithm, Stepper, type Algorithm, type EpisodeRecord } from './algorithms/index.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { makeVecEnv } from './envs/registry.js';
+import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
+import { VecEnv } from './envs/vector.js';
+import { writeFileAtomic } from './atomic-files.js';
 import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from './envs/types.js';
 import { evalMetrics, evaluate } from './evaluate.js';
 import { makePolicy } from './policies/index.js';
@@ -35,6 +38,12 @@ export interface TrainOptions {
   device?: DeviceRequest | DeviceChoice;
   /** The .rlx files to snapshot into source/ (paths relative to the entry file's folder). */
   sources?: readonly SourceFile[];
+  /**
+   * For a plan whose env is user code (`env X = module("./file.ts")`): the module's file,
+   * resolved against the .rlx file's folder (rlx train does this). Kept bundled in the run's
+   * source/ folder, so resume() needs no path.
+   */
+  envModule?: string;
   /** Aborting it stops training cleanly: final checkpoint, status `stopped`. */
   signal?: AbortSignal;
   /** Called after every update. */
@@ -89,8 +98,10 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   const device = chooseDevice(options.device, plan);
   // Everything the plan describes is built before the run directory exists, so that a plan
   // error (a bad env param, a reward term naming a missing field) leaves no directory behind.
-  const parts = await build(plan, seed, device);
+  const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params) : undefined;
+  const parts = await build(plan, seed, device, envFactory(plan, envModule));
   const run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
+  if (envModule) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_ENV_MODULE), envModule.code);
   return new TrainingRun(run, plan, seed, device, options, parts).run(null);
 }
 
@@ -112,7 +123,8 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   if (!latest) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
   const state = loadCheckpoint(latest.file);
   const device = chooseDevice(options.device, plan);
-  const parts = await build(plan, state.seed, device);
+  const envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params) : undefined;
+  const parts = await build(plan, state.seed, device, envFactory(plan, envModule));
   return new TrainingRun(RunDirectory.open(runDir), plan, state.seed, device, options, parts).run(state);
 }
 
@@ -132,7 +144,26 @@ export class RunFailedError extends Error {
   }
 }
 
+/** The run directory's copy of a user env module, bundled into one file. */
+const BUNDLED_ENV_MODULE = 'env-module.mjs';
+
+function moduleFile(plan: Plan, options: TrainOptions): string {
+  if (!options.envModule) {
+    throw new PlanError([`env ${plan.env.name} is user code (module "${plan.env.module ?? ''}"): pass its file as envModule (rlx train resolves it next to the .rlx file)`]);
+  }
+  return options.envModule;
+}
+
+/** Makes `n` env copies of the plan's env: a built-in, or the user's module. */
+type EnvFactory = (n: number) => VecEnv;
+
+function envFactory(plan: Plan, envModule: LoadedEnvModule | undefined): EnvFactory {
+  if (envModule) return (n) => VecEnv.create(() => envModule.create(plan.env.params), n);
+  return (n) => makeVecEnv(plan.env.kind, plan.env.params, n);
+}
+
 interface RunParts {
+  readonly makeEnvs: EnvFactory;
   readonly algorithm: Algorithm;
   readonly stepper: Stepper;
   readonly obsFields: readonly string[];
@@ -141,9 +172,9 @@ interface RunParts {
 }
 
 /** The env copies, reward, policy and algorithm of a plan, for one seed. */
-async function build(plan: Plan, seed: number, device: DeviceChoice): Promise<RunParts> {
+async function build(plan: Plan, seed: number, device: DeviceChoice, makeEnvs: EnvFactory): Promise<RunParts> {
   const stage = plan.stages[0];
-  const vec = makeVecEnv(plan.env.kind, plan.env.params, plan.envs);
+  const vec = makeEnvs(plan.envs);
   const first = vec.envs[0];
   const goal = isGoalConditioned(first) ? { goalFields: first.goalFields, achievedFields: first.achievedFields } : {};
   const reward = plan.reward ? compileReward(plan.reward, { kind: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, ...goal }) : null;
@@ -160,7 +191,7 @@ async function build(plan: Plan, seed: number, device: DeviceChoice): Promise<Ru
     providers: [device.provider],
   });
   const stop = plan.stop ? Condition.compile(plan.stop, 'stop') : null;
-  return { algorithm, stepper, obsFields: vec.obsFields, termNames: reward?.termNames ?? [], stop };
+  return { makeEnvs, algorithm, stepper, obsFields: vec.obsFields, termNames: reward?.termNames ?? [], stop };
 }
 
 function chooseDevice(given: DeviceRequest | DeviceChoice | undefined, plan: Plan): DeviceChoice {
@@ -271,7 +302,7 @@ class TrainingRun {
     const { plan, options, dir } = this;
     const events = dir.events;
     const stop = this.parts.stop;
-    const evalEnv = plan.eval ? makeVecEnv(plan.env.kind, plan.env.params, Math.min(plan.eval.episodes, 32)) : null;
+    const evalEnv = plan.eval ? this.parts.makeEnvs(Math.min(plan.eval.episodes, 32)) : null;
     const evalRng = new Rng(this.seed).fork('eval');
     const rolloutEvery = Math.max(1, options.rolloutEvery ?? Math.round(this.budget / 20));
     let nextRollout = Math.ceil(algorithm.globalStep / rolloutEvery) * rolloutEvery;

@@ -70,7 +70,7 @@ function sourcesOfRun(planPath: string): SourceFile[] {
 }
 
 /** The trainer's refusals (by error name: the trainer module is loaded lazily). */
-const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError']);
+const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError', 'EnvModuleError']);
 
 /** Turns the trainer's refusals into messages without a stack trace. */
 function asUserError(err: unknown): unknown {
@@ -140,14 +140,22 @@ export const trainCommand: Command = {
       }
       let plans: Plan[];
       let sourcesFor: (plan: Plan) => SourceFile[];
+      // A user env module's path is relative to the .rlx file; a plan taken from a run directory
+      // brings that run's bundled copy (source/env-module.mjs).
+      let envModuleFor: (plan: Plan) => string | undefined;
       if (values.plan !== undefined) {
-        plans = readPlanFile(values.plan);
-        const sources = sourcesOfRun(values.plan);
-        sourcesFor = () => sources;
+        const planPath = values.plan;
+        plans = readPlanFile(planPath);
+        const sources = sourcesOfRun(planPath);
+        sourcesFor = () => sources.filter((s) => s.path.endsWith('.rlx'));
+        const bundled = path.join(path.dirname(planPath), 'source', 'env-module.mjs');
+        envModuleFor = (plan) => plan.env.module === undefined ? undefined
+          : fs.existsSync(bundled) ? bundled : path.resolve(path.dirname(planPath), plan.env.module);
       } else {
         const file = positionals[0];
         plans = planFile(file, values.experiment as string | undefined);
         sourcesFor = (plan) => sourcesBeside(path.dirname(file), plan);
+        envModuleFor = (plan) => (plan.env.module === undefined ? undefined : path.resolve(path.dirname(file), plan.env.module));
       }
       // Refuse before training any of them; probe the device once for all of them.
       for (const plan of plans) checkPlan(plan);
@@ -156,7 +164,7 @@ export const trainCommand: Command = {
         for (const runSeed of seed !== undefined ? [seed] : plan.seeds) {
           const member = plan.sweep ? ` (sweep ${plan.sweep.name} ${plan.sweep.index + 1}/${plan.sweep.count})` : '';
           reporter.message(`rlx train: ${plan.experiment}${member}, seed ${runSeed}`);
-          report(await train(plan, { ...common, device: device !== undefined || plan.device === plans[0].device ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan) }));
+          report(await train(plan, { ...common, device: device !== undefined || plan.device === plans[0].device ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan), envModule: envModuleFor(plan) }));
           if (signalled) return exitCode(signalled);
         }
       }
