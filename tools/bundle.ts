@@ -1,5 +1,6 @@
 // npm run bundle: one self-contained file per entry point, for shipping (the VS Code extension
-// carries these). onnxruntime-node stays external: it is a native module with its own binaries.
+// carries these). onnxruntime-node stays external: it is a native module with its own binaries;
+// so does esbuild, which the trainer runs to bundle user env modules (it finds its own binary).
 import * as esbuild from 'esbuild';
 import { fileURLToPath } from 'node:url';
 
@@ -10,28 +11,57 @@ export const ENTRY_POINTS: Record<string, string> = {
   server: 'server/main.ts',
 };
 
+/** The VS Code extension: CommonJS (.cjs, the package is ESM), `vscode` provided by the editor. */
+export const EXTENSION_ENTRY = 'extension/main.ts';
+
+export const NATIVE_EXTERNALS = ['onnxruntime-node', 'esbuild'];
+
 export async function bundle(outdir = 'dist'): Promise<esbuild.BuildResult> {
-  return esbuild.build({
-    absWorkingDir: root,
-    entryPoints: Object.fromEntries(Object.entries(ENTRY_POINTS)),
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    sourcemap: true,
-    external: ['onnxruntime-node'],
-    // ESM output still meets CommonJS dependencies that call require().
-    banner: { js: "import { createRequire as __rlxCreateRequire } from 'node:module'; const require = __rlxCreateRequire(import.meta.url);" },
-    logLevel: 'warning',
-    metafile: true,
-  });
+  const [node, extension] = await Promise.all([
+    esbuild.build({
+      absWorkingDir: root,
+      entryPoints: Object.fromEntries(Object.entries(ENTRY_POINTS)),
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      sourcemap: true,
+      external: NATIVE_EXTERNALS,
+      // ESM output still meets CommonJS dependencies that call require().
+      banner: { js: "import { createRequire as __rlxCreateRequire } from 'node:module'; const require = __rlxCreateRequire(import.meta.url);" },
+      logLevel: 'warning',
+      metafile: true,
+    }),
+    esbuild.build({
+      absWorkingDir: root,
+      entryPoints: { extension: EXTENSION_ENTRY },
+      outdir,
+      outExtension: { '.js': '.cjs' },
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      // Loaded at every activation: smaller is faster (the source map keeps stack traces readable).
+      minify: true,
+      sourcemap: true,
+      external: ['vscode'],
+      logLevel: 'warning',
+      metafile: true,
+    }),
+  ]);
+  return {
+    ...node,
+    errors: [...node.errors, ...extension.errors],
+    warnings: [...node.warnings, ...extension.warnings],
+    metafile: { inputs: { ...node.metafile!.inputs, ...extension.metafile!.inputs }, outputs: { ...node.metafile!.outputs, ...extension.metafile!.outputs } },
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await bundle(process.argv[2] ?? 'dist');
   for (const [file, info] of Object.entries(result.metafile!.outputs)) {
-    if (file.endsWith('.mjs')) console.log(`${file}  ${(info.bytes / 1024).toFixed(0)} KiB`);
+    if (/\.[cm]js$/.test(file)) console.log(`${file}  ${(info.bytes / 1024).toFixed(0)} KiB`);
   }
 }

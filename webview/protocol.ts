@@ -20,17 +20,65 @@ export interface RunSnapshot {
   plan?: unknown;
 }
 
+/**
+ * Text tasks' steps (TextTask, GuessNumber): the trainer does not write text rollouts yet (no
+ * text algorithm is implemented), so this is the shape the rollout inspector proposes and
+ * shows when a step carries it: the prompt the policy saw, its completion, and the target the
+ * verifiers compared against. The step's `terms` are then the verifiers' verdicts.
+ */
+export interface TextStepFields {
+  prompt?: string;
+  completion?: string;
+  target?: string;
+}
+
+/** A recorded step as the inspector reads it: the trainer's fields, plus text for text tasks. */
+export type InspectorStep = RolloutStep & { text?: TextStepFields };
+
+/** In both unions, `runId` is a RunSnapshot's `id` (its path relative to the runs folder). */
 export type HostMessage =
   /** The runs this panel shows (replaces the previous list). */
   | { type: 'runs'; runs: RunSnapshot[] }
   /** Events appended to a run's events.jsonl since the last message; `reset` starts the run over. */
   | { type: 'events'; runId: string; events: RunEvent[]; reset?: boolean }
+  /**
+   * Optional, for long histories: rows of a run's metrics events (`table: 'metrics'`, one row
+   * per update, a column per metric, NaN for no value) or episode events (`table: 'episodes'`,
+   * columns `return`, `length`, `training_return`) as typed arrays, which cross postMessage as
+   * a few copies instead of one object per event. Appended like the events they stand for.
+   * webview/columnar.ts builds them from events (foldHistory); pages accept both forms.
+   */
+  | {
+      type: 'columns';
+      runId: string;
+      table: 'metrics' | 'episodes';
+      steps: Float64Array;
+      times: Float64Array;
+      columns: Record<string, Float64Array>;
+    }
   /** status.json changed. */
   | { type: 'status'; runId: string; state: RunState; status?: StatusFile }
   /** The recorded episodes of a run. */
-  | { type: 'rollouts'; runId: string; episodes: RolloutListing[] }
+  | {
+      type: 'rollouts';
+      runId: string;
+      episodes: RolloutListing[];
+      /**
+       * Optional: true when the run has no rollouts/ folder at all (listRollouts returns [] for
+       * both a missing and an empty folder; the host can tell them apart), so the page can say why.
+       */
+      missing?: boolean;
+    }
   /** One recorded episode, asked for with `openEpisode`. */
-  | { type: 'episode'; runId: string; file: string; header?: RolloutHeader; steps: RolloutStep[]; skipped: number };
+  | { type: 'episode'; runId: string; file: string; header?: RolloutHeader; steps: InspectorStep[]; skipped: number };
+
+/**
+ * What every page keeps in its webview state (beside its own view state): the ids of the runs
+ * it shows, so that the host's WebviewPanelSerializer can show them again after a reload.
+ */
+export interface PersistedPageState {
+  runs: string[];
+}
 
 export type PageMessage =
   | { type: 'ready'; page: PageKind }

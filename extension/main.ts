@@ -1,0 +1,109 @@
+// The rlx extension: the language client, training from the editor, the Runs view and the run
+// panels. activate() only wires things up and returns at once: the server starts in the
+// background, parsing happens in the server, training in child processes.
+import * as vscode from 'vscode';
+import type { RlxApi, RunsTreeSnapshot } from './api.js';
+import { ComparePanel } from './panels/compare-panel.js';
+import { DashboardPanel } from './panels/dashboard-panel.js';
+import { RolloutsPanel } from './panels/rollouts-panel.js';
+import { panelContext, registerPanelSerializers } from './panels/serializers.js';
+import { registerRunCommands } from './runs/commands.js';
+import type { RunsNode } from './runs/nodes.js';
+import { RunsTreeProvider } from './runs/runs-view.js';
+import { RlxClient } from './server/client.js';
+import { ServerStatusItem } from './server/status.js';
+import { runsRoots } from './settings.js';
+import { TrainCodeLensProvider } from './training/codelens.js';
+import { registerTrainingCommands } from './training/commands.js';
+import { Launcher } from './training/launcher.js';
+import { trainingLogDir, TrainingManager } from './training/manager.js';
+import { TrainingStatusItem } from './training/status.js';
+
+let client: RlxClient | undefined;
+
+export function activate(context: vscode.ExtensionContext): RlxApi {
+  client = new RlxClient(context);
+  const rlx = client;
+  const serverStatus = new ServerStatusItem(rlx);
+
+  const panels = panelContext(context, (message) => manager.output.appendLine(`[panels] ${message}`));
+  const manager = new TrainingManager(trainingLogDir(context), (runDir) => DashboardPanel.createOrShow(panels, runDir));
+  const trainingStatus = new TrainingStatusItem(manager);
+  const launcher = new Launcher(rlx, manager, context.asAbsolutePath('dist/rlx.mjs'));
+
+  const tree = new RunsTreeProvider(manager);
+  const view = vscode.window.createTreeView('rlx.runs', { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
+  tree.setVisible(view.visible);
+  const lenses = new TrainCodeLensProvider(rlx);
+
+  context.subscriptions.push(
+    rlx,
+    serverStatus,
+    manager,
+    trainingStatus,
+    tree,
+    view,
+    view.onDidChangeVisibility((e) => tree.setVisible(e.visible)),
+    lenses,
+    vscode.languages.registerCodeLensProvider({ language: 'rlx', scheme: 'file' }, lenses),
+    ...registerTrainingCommands(rlx, launcher, manager, tree),
+    ...registerRunCommands(panels, tree),
+    ...registerPanelSerializers(context, panels, runsRoots),
+    vscode.commands.registerCommand('rlx.restartServer', () => rlx.restart()),
+    vscode.commands.registerCommand('rlx.showServerLog', () => rlx.outputChannel.show(true)),
+    // Trust granted while open: the next Train is allowed; nothing else to redo.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => tree.refresh()),
+  );
+
+  void rlx.start();
+
+  return {
+    serverState: () => rlx.state,
+    whenServerRunning: (timeoutMs = 30_000) => whenRunning(rlx, timeoutMs),
+    statusBar: () => ({ server: serverStatus.text, training: trainingStatus.visible ? trainingStatus.text : '' }),
+    activeJobs: () => manager.active,
+    runsTree: () => snapshot(tree, undefined),
+    refreshRuns: () => tree.refresh(),
+    runs: () => tree.allRuns(),
+    panels: () =>
+      [...DashboardPanel.all(), ...RolloutsPanel.all(), ...(ComparePanel.instance ? [ComparePanel.instance] : [])].map((p) => ({
+        viewType: p.panel.viewType,
+        title: p.panel.title,
+        runDirs: p.runDirs,
+      })),
+  };
+}
+
+export function deactivate(): Thenable<void> | undefined {
+  return client?.stop();
+}
+
+function whenRunning(rlx: RlxClient, timeoutMs: number): Promise<void> {
+  if (rlx.state === 'running') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      subscription.dispose();
+      reject(new Error(`the rlx language server is ${rlx.state} after ${timeoutMs} ms${rlx.lastError ? `: ${rlx.lastError}` : ''}`));
+    }, timeoutMs);
+    const subscription = rlx.onDidChangeState((state) => {
+      if (state !== 'running') return;
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve();
+    });
+  });
+}
+
+function snapshot(tree: RunsTreeProvider, node: RunsNode | undefined): RunsTreeSnapshot[] {
+  return tree.getChildren(node).map((child) => {
+    const item = tree.getTreeItem(child);
+    const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+    return {
+      label,
+      description: typeof item.description === 'string' ? item.description : undefined,
+      icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
+      contextValue: item.contextValue,
+      children: snapshot(tree, child),
+    };
+  });
+}

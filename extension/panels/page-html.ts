@@ -1,0 +1,45 @@
+// The HTML of a panel's page: the dashboard page bundled from webview/ (dist/webview/<page>.js
+// and .css, HTML and CSP from webview/html.ts), or, in a build without the pages, a fallback
+// that lists the runs' latest metrics over the same protocol. Everything a page may load lies
+// in dist/webview (localResourceRoots).
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { createNonce, pageHtml as bundledPageHtml } from '../../webview/html.js';
+import type { PageKind } from '../../webview/protocol.js';
+import { fallbackPageHtml } from './fallback-page.js';
+
+/** The only folder a page may load from. */
+export function pageRoot(extensionUri: vscode.Uri): vscode.Uri {
+  return vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+}
+
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [pageRoot(extensionUri)] };
+}
+
+/** A fresh crypto-random nonce per page load: the only scripts the CSP lets run. */
+export function makeNonce(): string {
+  return createNonce();
+}
+
+export function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: PageKind, title: string, log: (message: string) => void): string {
+  const nonce = makeNonce();
+  const script = vscode.Uri.joinPath(pageRoot(extensionUri), `${page}.js`);
+  const style = vscode.Uri.joinPath(pageRoot(extensionUri), `${page}.css`);
+  if (fs.existsSync(script.fsPath) && fs.existsSync(style.fsPath)) {
+    try {
+      return bundledPageHtml({
+        page,
+        scriptUri: webview.asWebviewUri(script).toString(),
+        styleUri: webview.asWebviewUri(style).toString(),
+        nonce,
+        cspSource: webview.cspSource,
+        title,
+      });
+    } catch (err) {
+      // A page that cannot be served safely must not leave the panel blank.
+      log(`the ${page} page could not be built (${(err as Error).message}); showing the metrics list instead`);
+    }
+  }
+  return fallbackPageHtml({ page, title, nonce, cspSource: webview.cspSource });
+}

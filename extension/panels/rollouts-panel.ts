@@ -1,0 +1,40 @@
+// The recorded episodes of one run: pick an episode, step through observations, actions and
+// reward terms (the page asks for an episode with `openEpisode`).
+import * as vscode from 'vscode';
+import { feedRun } from './run-feed.js';
+import { RunPanel, type PanelContext } from './run-panel.js';
+
+export class RolloutsPanel extends RunPanel {
+  static readonly viewType = 'rlx.rollouts';
+  private static readonly open = new Map<string, RolloutsPanel>();
+
+  static createOrShow(context: PanelContext, runDir: string): RolloutsPanel {
+    const run = feedRun(runDir);
+    const existing = RolloutsPanel.open.get(run.dir);
+    if (existing) {
+      existing.panel.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(RolloutsPanel.viewType, `Rollouts: ${run.id}`, vscode.ViewColumn.Active, {});
+    return new RolloutsPanel(panel, runDir, context);
+  }
+
+  static revive(context: PanelContext, panel: vscode.WebviewPanel, runDir: string): RolloutsPanel {
+    return new RolloutsPanel(panel, runDir, context);
+  }
+
+  static all(): RolloutsPanel[] {
+    return [...RolloutsPanel.open.values()];
+  }
+
+  private constructor(panel: vscode.WebviewPanel, runDir: string, context: PanelContext) {
+    const run = feedRun(runDir);
+    super(panel, 'rollouts', [run], context);
+    RolloutsPanel.open.set(run.dir, this);
+  }
+
+  override dispose(): void {
+    for (const [dir, p] of RolloutsPanel.open) if (p === this) RolloutsPanel.open.delete(dir);
+    super.dispose();
+  }
+}

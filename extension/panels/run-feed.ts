@@ -1,0 +1,111 @@
+// What a panel shows, read from run directories: the host side of webview/protocol.ts. It
+// follows each run's events.jsonl (EventTail), status.json and rollouts/ and turns what changed
+// into HostMessages. No VS Code API: tested against fixture run directories.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EventTail, listRollouts, readPlan, readRollout, readRun, type RunInfo } from '../../runtime/run/reader.js';
+import type { HostMessage, RunSnapshot } from '../../webview/protocol.js';
+
+export interface FeedRun {
+  /** The protocol's id: the run directory relative to its runs folder, with `/`. */
+  id: string;
+  dir: string;
+}
+
+/** A run directory as the protocol names it. */
+export function feedRun(dir: string): FeedRun {
+  const abs = path.resolve(dir);
+  return { id: `${path.basename(path.dirname(abs))}/${path.basename(abs)}`, dir: abs };
+}
+
+interface Followed {
+  run: FeedRun;
+  tail: EventTail;
+  statusKey: string;
+  rolloutsKey: string;
+}
+
+export class RunFeed {
+  private readonly followed: Followed[];
+
+  constructor(runs: readonly FeedRun[]) {
+    this.followed = runs.map((run) => ({ run, tail: new EventTail(path.join(run.dir, 'events.jsonl')), statusKey: '', rolloutsKey: '' }));
+  }
+
+  get runs(): readonly FeedRun[] {
+    return this.followed.map((f) => f.run);
+  }
+
+  /** Everything, from the start: what a page that just loaded (or reloaded) needs. */
+  snapshot(): HostMessage[] {
+    const messages: HostMessage[] = [{ type: 'runs', runs: this.followed.map((f) => snapshotOf(f.run)) }];
+    for (const f of this.followed) {
+      f.tail = new EventTail(f.tail.file);
+      messages.push({ type: 'events', runId: f.run.id, events: f.tail.poll(), reset: true });
+      const info = readRun(f.run.dir);
+      f.statusKey = statusKey(info);
+      const episodes = listRollouts(f.run.dir);
+      f.rolloutsKey = rolloutsKey(episodes);
+      messages.push({ type: 'rollouts', runId: f.run.id, episodes, missing: !fs.existsSync(path.join(f.run.dir, 'rollouts')) });
+    }
+    return messages;
+  }
+
+  /** What changed since the last snapshot or poll. */
+  poll(): HostMessage[] {
+    const messages: HostMessage[] = [];
+    for (const f of this.followed) {
+      const events = f.tail.poll();
+      if (events.length > 0) messages.push({ type: 'events', runId: f.run.id, events });
+      const info = readRun(f.run.dir);
+      const key = statusKey(info);
+      if (key !== f.statusKey) {
+        f.statusKey = key;
+        messages.push({ type: 'status', runId: f.run.id, state: info.state, status: info.status });
+      }
+      const episodes = listRollouts(f.run.dir);
+      const rKey = rolloutsKey(episodes);
+      if (rKey !== f.rolloutsKey) {
+        f.rolloutsKey = rKey;
+        messages.push({ type: 'rollouts', runId: f.run.id, episodes });
+      }
+    }
+    return messages;
+  }
+
+  /** A recorded episode the page asked for; undefined when the file is not one of the run's. */
+  episode(runId: string, file: string): HostMessage | undefined {
+    const run = this.find(runId);
+    if (!run) return undefined;
+    const known = listRollouts(run.dir).find((e) => path.resolve(e.file) === path.resolve(run.dir, file));
+    if (!known) return undefined;
+    const { header, steps, skipped } = readRollout(known.file);
+    return { type: 'episode', runId, file, header, steps, skipped };
+  }
+
+  /** A file of a run the page wants opened; undefined when the path leaves the run directory. */
+  resolveFile(runId: string, relativePath: string): string | undefined {
+    const run = this.find(runId);
+    if (!run) return undefined;
+    const file = path.resolve(run.dir, relativePath);
+    if (file !== run.dir && !file.startsWith(run.dir + path.sep)) return undefined;
+    return fs.existsSync(file) ? file : undefined;
+  }
+
+  private find(runId: string): FeedRun | undefined {
+    return this.followed.find((f) => f.run.id === runId)?.run;
+  }
+}
+
+export function snapshotOf(run: FeedRun): RunSnapshot {
+  const info = readRun(run.dir);
+  return { id: run.id, experiment: info.experiment, runId: info.runId, state: info.state, status: info.status, plan: readPlan(run.dir) };
+}
+
+function statusKey(info: RunInfo): string {
+  return `${info.state}:${info.status ? JSON.stringify(info.status) : ''}`;
+}
+
+function rolloutsKey(episodes: readonly { file: string }[]): string {
+  return `${episodes.length}:${episodes.at(-1)?.file ?? ''}`;
+}

@@ -1,0 +1,121 @@
+// What every run panel shares: the webview's options and page, following the runs it shows
+// (RunFeed) while visible, and the page's requests. Each panel kind is a subclass with its own
+// createOrShow/revive; disposing the panel releases everything it registered.
+import * as vscode from 'vscode';
+import type { HostMessage, PageKind, PageMessage } from '../../webview/protocol.js';
+import { RunFeed, type FeedRun } from './run-feed.js';
+import { pageHtml, webviewOptions } from './page-html.js';
+
+export interface PanelContext {
+  extensionUri: vscode.Uri;
+  log(message: string): void;
+  /** Remembers which runs a panel shows, so that it comes back after a window reload. */
+  remember(viewType: string, title: string, runDirs: readonly string[] | undefined): void;
+}
+
+/** How often a visible panel looks for new events (the trainer appends once per update). */
+const POLL_MS = 1000;
+
+export abstract class RunPanel implements vscode.Disposable {
+  protected readonly disposables: vscode.Disposable[] = [];
+  private feed: RunFeed;
+  private timer: NodeJS.Timeout | undefined;
+  private ready = false;
+  private disposed = false;
+  /** Kept here: a disposed panel throws on every property. */
+  private readonly viewType: string;
+  private title: string;
+
+  protected constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly page: PageKind,
+    runs: readonly FeedRun[],
+    protected readonly context: PanelContext,
+  ) {
+    this.feed = new RunFeed(runs);
+    panel.webview.options = webviewOptions(context.extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'icons', 'rlx-file.svg');
+    this.disposables.push(
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((m: PageMessage) => void this.onMessage(m)),
+      // A hidden page is unloaded (no retainContextWhenHidden): it asks again with `ready`.
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.ready = false;
+      }),
+    );
+    this.viewType = panel.viewType;
+    this.title = panel.title;
+    this.render();
+    this.timer = setInterval(() => this.poll(), POLL_MS);
+    this.context.remember(this.viewType, this.title, this.runDirs);
+  }
+
+  get runDirs(): string[] {
+    return this.feed.runs.map((r) => r.dir);
+  }
+
+  /** Shows other runs in the same panel (the comparison panel, when asked again). */
+  protected setRuns(runs: readonly FeedRun[], title: string): void {
+    this.context.remember(this.viewType, this.title, undefined);
+    this.feed = new RunFeed(runs);
+    this.panel.title = title;
+    this.title = title;
+    this.context.remember(this.viewType, title, this.runDirs);
+    this.render();
+  }
+
+  private render(): void {
+    this.ready = false;
+    this.panel.webview.html = pageHtml(this.panel.webview, this.context.extensionUri, this.page, this.title, this.context.log);
+  }
+
+  protected post(message: HostMessage): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  private poll(): void {
+    if (!this.ready || !this.panel.visible) return;
+    try {
+      for (const message of this.feed.poll()) this.post(message);
+    } catch (err) {
+      this.context.log(`reading runs for ${this.title}: ${(err as Error).message}`);
+    }
+  }
+
+  protected async onMessage(message: PageMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        for (const m of this.feed.snapshot()) this.post(m);
+        return;
+      case 'openEpisode': {
+        const episode = this.feed.episode(message.runId, message.file);
+        if (episode) this.post(episode);
+        else this.context.log(`the page asked for an episode that is not one of run ${message.runId}: ${message.file}`);
+        return;
+      }
+      case 'openFile': {
+        const file = this.feed.resolveFile(message.runId, message.relativePath);
+        if (!file) {
+          void vscode.window.showWarningMessage(`${message.relativePath} is not a file of run ${message.runId}.`);
+          return;
+        }
+        await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+        return;
+      }
+      case 'error':
+        this.context.log(`${this.page} page: ${message.message}`);
+        return;
+    }
+  }
+
+  /** Closes the panel (or follows its closing by the user); subclasses forget it first. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.context.remember(this.viewType, this.title, undefined);
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose(); // a no-op when the user closed it
+  }
+}

@@ -1,0 +1,51 @@
+// "Train", "Train with seed..." and "Sweep" above each experiment that checks clean, from the
+// server's rlx/experiments; an experiment with errors gets one lens that leads to them.
+import * as vscode from 'vscode';
+import { plural } from '../messages.js';
+import type { RlxClient } from '../server/client.js';
+
+export class TrainCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changeEmitter.event;
+  private readonly disposables: vscode.Disposable[] = [this.changeEmitter];
+
+  constructor(private readonly client: RlxClient) {
+    this.disposables.push(
+      client.onDidChangeState(() => this.changeEmitter.fire()),
+      // Clean or not changes with the diagnostics, also those of imported files.
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (e.uris.some((u) => u.path.endsWith('.rlx'))) this.changeEmitter.fire();
+      }),
+    );
+  }
+
+  async provideCodeLenses(document: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
+    let experiments;
+    try {
+      experiments = await this.client.experiments(document.uri, token);
+    } catch {
+      return []; // the document changed meanwhile, or the server restarts: the editor asks again
+    }
+    const lenses: vscode.CodeLens[] = [];
+    for (const info of experiments ?? []) {
+      const range = this.client.asRange(info.nameRange);
+      const args = [document.uri, info.name];
+      if (!info.clean) {
+        lenses.push(new vscode.CodeLens(range, { title: `$(error) fix ${plural(info.errors, 'error')} to train`, command: 'workbench.actions.view.problems', tooltip: `${info.name} cannot train while the file or its imports have errors` }));
+      } else if (info.kind === 'sweep') {
+        lenses.push(new vscode.CodeLens(range, { title: '$(play) Sweep', command: 'rlx.trainSweep', arguments: args, tooltip: `Train every member of ${info.name}` }));
+      } else {
+        lenses.push(
+          new vscode.CodeLens(range, { title: '$(play) Train', command: 'rlx.train', arguments: args, tooltip: `Train ${info.name} (rlx train)` }),
+          new vscode.CodeLens(range, { title: 'Train with seed…', command: 'rlx.trainWithSeed', arguments: args }),
+        );
+      }
+      if (info.clean) lenses.push(new vscode.CodeLens(range, { title: 'Plan', command: 'rlx.showPlan', arguments: args, tooltip: 'The resolved plan the trainer would run' }));
+    }
+    return lenses;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}

@@ -1,0 +1,81 @@
+// Training in the status bar: what runs now (or the last result, for a while), a click away
+// from the trainer's output.
+import * as vscode from 'vscode';
+import type { TrainingManager } from './manager.js';
+
+/** How long the last result stays after the last run ended. */
+const RESULT_MS = 20_000;
+
+export class TrainingStatusItem implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private readonly disposables: vscode.Disposable[] = [];
+  private hideTimer: NodeJS.Timeout | undefined;
+  private shown = false;
+  private lastResult: { text: string; tooltip: string; error: boolean } | undefined;
+
+  constructor(private readonly manager: TrainingManager) {
+    this.item = vscode.window.createStatusBarItem('rlx.training', vscode.StatusBarAlignment.Left, 10);
+    this.item.name = 'rlx Training';
+    this.item.command = 'rlx.showTrainingOutput';
+    this.disposables.push(
+      this.item,
+      manager.onDidChange(() => this.update()),
+      manager.onDidFinishJob(({ job, result }) => {
+        const icon = result.state === 'finished' ? '$(check)' : result.state === 'failed' ? '$(error)' : '$(debug-stop)';
+        this.lastResult = {
+          text: `${icon} rlx: ${job.label} ${result.state}`,
+          tooltip: result.error ? `${job.label} ${result.state}: ${result.error}` : `${job.label} ${result.state}`,
+          error: result.state === 'failed',
+        };
+      }),
+    );
+  }
+
+  get text(): string {
+    return this.item.text;
+  }
+
+  get visible(): boolean {
+    return this.shown;
+  }
+
+  private show(): void {
+    this.shown = true;
+    this.item.show();
+  }
+
+  private update(): void {
+    const running = this.manager.running;
+    const queued = this.manager.queued;
+    if (running.length + queued.length > 0) {
+      if (this.hideTimer) clearTimeout(this.hideTimer);
+      this.hideTimer = undefined;
+      const one = running.length === 1 ? running[0] : undefined;
+      const p = one?.progress;
+      const percent = p && p.budget > 0 ? ` ${Math.floor((100 * Math.min(p.step, p.budget)) / p.budget)}%` : '';
+      const head = one ? `${one.label}${percent}` : `${running.length} running`;
+      this.item.text = `$(sync~spin) rlx: ${head}${queued.length > 0 ? `, ${queued.length} queued` : ''}`;
+      this.item.tooltip = [...running.map((j) => `${j.label}: running`), ...queued.map((j) => `${j.label}: queued`)].join('\n') + '\n\nClick for the trainer output.';
+      this.item.backgroundColor = undefined;
+      this.show();
+      return;
+    }
+    if (this.lastResult) {
+      this.item.text = this.lastResult.text;
+      this.item.tooltip = this.lastResult.tooltip;
+      this.item.backgroundColor = this.lastResult.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+      this.show();
+      if (this.hideTimer) clearTimeout(this.hideTimer);
+      this.hideTimer = setTimeout(() => {
+        this.hideTimer = undefined;
+        this.shown = false;
+        this.item.hide();
+      }, RESULT_MS);
+    }
+  }
+
+  dispose(): void {
+    if (this.hideTimer) clearTimeout(this.hideTimer);
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}

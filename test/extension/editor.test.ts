@@ -1,0 +1,150 @@
+// The extension in a real VS Code 1.100: the mocha suites of suite/ run in the extension host of
+// code-server (offline), once with the workspace trusted and once in Restricted Mode, and through
+// @vscode/test-electron where a VS Code binary is given. Installs nothing: .ci/run installs
+// code-server into .tmp/code-server and Debian's chromium; without them this test fails under CI
+// and is skipped elsewhere, saying what is missing.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { repoRoot } from '../helpers/repo.js';
+import { buildExtension, buildSuites } from './harness/build.js';
+import { chromiumPath, CODE_SERVER_VERSION, codeServerPath, runInCodeServer, type CodeServerRun } from './harness/code-server.js';
+import { runInElectron, vscodeExecutable } from './harness/electron.js';
+import { makeTestDirs, pruneOldRuns, stopLeftoverTrainers } from './harness/workspace.js';
+
+const EXPECTED = [
+  'language opens an example as rlx and checks it clean',
+  'language reports diagnostics from the language server',
+  'language completes property names',
+  'language hovers a built-in with its documentation',
+  'language offers Train on clean experiments, Sweep on sweeps, and the errors on broken ones',
+  'language restarts the language server, which answers again',
+  'language shows the defaults as inlay hints, off with rlx.inlayHints.defaults',
+  'training trains a tiny experiment from its Train lens',
+  'training writes the run directory under the runs folder',
+  'training shows the run in the Runs view',
+  'training shows the result and the server in the status bar',
+  'training opens the dashboard, rollouts and comparison panels of the run',
+  'training trains from "rlx: Train Experiment…" through its quick pick',
+  "training opens a run's plan, and deletes a run when confirmed",
+  'stop and resume stops a run cleanly and resumes it from the Runs view',
+  'stop and resume queues runs beyond rlx.train.maxParallel',
+  'stop and resume shows runs started from a terminal, through the file watcher',
+  'problems refuses a spec with errors: fix the 2 errors first',
+  'problems refuses a runs folder that cannot be written',
+  'problems reports a trainer that is not there',
+  'problems reports a trainer that breaks before training, with its error',
+  'problems reports a run that fails while training, with the run error',
+  'trust trains user code in a trusted workspace',
+  'screenshot shows a spec with its diagnostics and the Runs view',
+];
+
+const EXPECTED_RESTRICTED = [
+  'trust keeps editing features in Restricted Mode',
+  'trust refuses to train a spec that loads user code in Restricted Mode, and says why',
+  'trust trains built-in environments in Restricted Mode',
+];
+
+/** The screenshots a person looks at after a run (git-ignored): workbench.png, dashboard.png. */
+export const SCREENSHOTS = path.join(repoRoot(), '.tmp', 'screenshots');
+const SCREENSHOT = path.join(SCREENSHOTS, 'workbench.png');
+
+function tools(t: TestContext): { codeServer: string; chromium: string } | undefined {
+  const codeServer = codeServerPath(repoRoot());
+  const chromium = chromiumPath();
+  const missing = [
+    codeServer ? '' : `code-server ${CODE_SERVER_VERSION} (install it with: bash ../shared/tools/code-server-offline.sh .tmp/code-server, as .ci/run does)`,
+    chromium ? '' : 'chromium (apt-get install chromium)',
+  ].filter(Boolean);
+  if (missing.length === 0) return { codeServer: codeServer!, chromium: chromium! };
+  const message = `editor tests need ${missing.join(' and ')}`;
+  if (process.env.CI) assert.fail(message);
+  t.skip(message);
+  return undefined;
+}
+
+function report(run: CodeServerRun): string {
+  const r = run.results;
+  const lines = [`code-server run: exit ${run.exitCode} in ${run.seconds.toFixed(1)} s`];
+  if (r) {
+    lines.push(`passed ${r.passed.length}, failed ${r.failed.length}, skipped ${r.pending.length}`);
+    for (const f of r.failed) lines.push(`FAILED ${f.title}\n${f.error}`);
+  }
+  return lines.join('\n');
+}
+
+function assertPassed(run: CodeServerRun, expected: string[]): void {
+  const summary = report(run);
+  assert.ok(run.results, `no results from the extension host\n${summary}\n--- log ---\n${run.log.slice(-6000)}`);
+  assert.deepEqual(run.results.failed.map((f) => f.title), [], summary);
+  for (const title of expected) assert.ok(run.results.passed.includes(title), `'${title}' did not pass\n${summary}`);
+  assert.equal(run.exitCode, 0, summary);
+}
+
+let built: Promise<{ tests: string; note: string | undefined }> | undefined;
+/** Builds dist/ and the suites once for all runs of this file. */
+async function build(t: TestContext): Promise<string> {
+  built ??= (async () => {
+    const note = await buildExtension();
+    return { tests: await buildSuites(), note };
+  })();
+  const { tests, note } = await built;
+  if (note) t.diagnostic(note);
+  return tests;
+}
+
+test('editor suites pass in VS Code 1.100 (code-server), with a screenshot', { timeout: 420_000 }, async (t) => {
+  const found = tools(t);
+  if (!found) return;
+  pruneOldRuns();
+  const tests = await build(t);
+  const dirs = makeTestDirs('trusted');
+  fs.rmSync(SCREENSHOTS, { recursive: true, force: true });
+  let run: CodeServerRun;
+  try {
+    run = await runInCodeServer({ ...found, extension: repoRoot(), tests, workspace: dirs.workspace, scratch: dirs.root, screenshots: SCREENSHOTS });
+  } finally {
+    stopLeftoverTrainers(dirs.workspace);
+  }
+  t.diagnostic(report(run));
+  assertPassed(run, EXPECTED);
+  assert.ok(run.screenshots.includes(SCREENSHOT), `screenshots: ${run.screenshots.join(', ')}`);
+  assert.ok(fs.statSync(SCREENSHOT).size > 10_000, 'the screenshot has content');
+  // What the workbench drew, not only what the API says.
+  const dom = run.dom!;
+  assert.ok(dom.statusBar.some((s) => /rlx/.test(s)), `status bar: ${dom.statusBar.join(' | ')}`);
+  assert.ok(dom.sideBarRows.some((s) => /Tiny/.test(s)), `side bar rows: ${dom.sideBarRows.join(' | ')}`);
+  t.diagnostic(`screenshots: ${run.screenshots.map((f) => path.relative(repoRoot(), f)).join(', ')}`);
+});
+
+test('Workspace Trust: Restricted Mode keeps editing and refuses user code (code-server)', { timeout: 240_000 }, async (t) => {
+  const found = tools(t);
+  if (!found) return;
+  const tests = await build(t);
+  const dirs = makeTestDirs('restricted');
+  let run: CodeServerRun;
+  try {
+    run = await runInCodeServer({ ...found, extension: repoRoot(), tests, workspace: dirs.workspace, scratch: dirs.root, trust: true, grep: '^trust ' });
+  } finally {
+    stopLeftoverTrainers(dirs.workspace);
+  }
+  t.diagnostic(report(run));
+  assertPassed(run, EXPECTED_RESTRICTED);
+});
+
+test('editor suites pass through @vscode/test-electron', { timeout: 420_000 }, async (t) => {
+  const executable = vscodeExecutable();
+  if (!executable) {
+    t.skip('@vscode/test-electron needs a VS Code binary: set VSCODE_EXECUTABLE_PATH (it cannot download one offline)');
+    return;
+  }
+  const tests = await build(t);
+  const dirs = makeTestDirs('electron');
+  const { exitCode, results } = await runInElectron({ executable, extension: repoRoot(), tests, workspace: dirs.workspace, scratch: dirs.root });
+  stopLeftoverTrainers(dirs.workspace);
+  assert.ok(results, 'no results from the extension host');
+  assert.deepEqual(results.failed.map((f) => f.title), []);
+  for (const title of EXPECTED.filter((e) => !e.startsWith('screenshot'))) assert.ok(results.passed.includes(title), `'${title}' did not pass`);
+  assert.equal(exitCode, 0);
+});

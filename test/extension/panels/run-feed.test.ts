@@ -1,0 +1,69 @@
+// The host side of the panels' protocol, against a run directory that grows as a trainer's does.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { feedRun, RunFeed } from '../../../extension/panels/run-feed.js';
+
+function runDir(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-feed-'));
+  const dir = path.join(root, 'runs', 'Balance', '20261121-101010-seed1');
+  fs.mkdirSync(path.join(dir, 'rollouts'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'plan.json'), JSON.stringify({ rlx_plan: 1, experiment: 'Balance' }));
+  status(dir, 'running', 0);
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), '{"type":"status","step":0,"time":1,"status":"running","pid":1}\n');
+  return dir;
+}
+
+function status(dir: string, state: string, step: number): void {
+  const s = { status: state, pid: process.pid, experiment: 'Balance', seed: 1, started: '2026-11-21T10:10:10Z', updated: '2026-11-21T10:10:10Z', step, budget: 1000, metrics: {} };
+  fs.writeFileSync(path.join(dir, 'status.json'), JSON.stringify(s));
+}
+
+test('a snapshot, then only what changed: events, status, rollouts', () => {
+  const dir = runDir();
+  const run = feedRun(dir);
+  assert.equal(run.id, 'Balance/20261121-101010-seed1');
+  const feed = new RunFeed([run]);
+  const first = feed.snapshot();
+  assert.deepEqual(first.map((m) => m.type), ['runs', 'events', 'rollouts']);
+  const runs = first[0];
+  assert.ok(runs.type === 'runs' && runs.runs[0].state === 'running' && (runs.runs[0].plan as { experiment: string }).experiment === 'Balance');
+  assert.ok(first[1].type === 'events' && first[1].reset === true && first[1].events.length === 1);
+  assert.deepEqual(feed.poll(), [], 'nothing new');
+
+  // A line written in two parts is sent once it is whole.
+  fs.appendFileSync(path.join(dir, 'events.jsonl'), '{"type":"metrics","step":128,"time":2,"values":{"train/mean_return":21}}\n{"type":"metr');
+  const second = feed.poll();
+  assert.equal(second.length, 1);
+  assert.ok(second[0].type === 'events' && second[0].events[0].step === 128 && !second[0].reset);
+  fs.appendFileSync(path.join(dir, 'events.jsonl'), 'ics","step":256,"time":3,"values":{}}\n');
+  status(dir, 'finished', 256);
+  fs.writeFileSync(path.join(dir, 'rollouts', 'episode-0.jsonl'), '{"type":"header","env":"CartPole","obs_fields":["x"],"action":{"kind":"discrete","n":2},"terms":[],"step":0}\n{"type":"step","t":0,"obs":[0.1],"action":1,"reward":1,"env_reward":1,"terminated":false,"truncated":false}\n');
+  const third = feed.poll();
+  assert.deepEqual(third.map((m) => m.type), ['events', 'status', 'rollouts']);
+  assert.ok(third[1].type === 'status' && third[1].state === 'finished');
+});
+
+test('episodes and files only from inside the run', () => {
+  const dir = runDir();
+  fs.writeFileSync(path.join(dir, 'rollouts', 'episode-512.jsonl'), '{"type":"header","env":"CartPole","obs_fields":["x"],"action":{"kind":"discrete","n":2},"terms":[],"step":512}\n{"type":"step","t":0,"obs":[0],"action":0,"reward":1,"env_reward":1,"terminated":true,"truncated":false}\nnot json\n');
+  const feed = new RunFeed([feedRun(dir)]);
+  const id = 'Balance/20261121-101010-seed1';
+  const episode = feed.episode(id, path.join(dir, 'rollouts', 'episode-512.jsonl'));
+  assert.ok(episode?.type === 'episode' && episode.steps.length === 1 && episode.skipped === 1 && episode.header?.env === 'CartPole');
+  assert.ok(feed.episode(id, 'rollouts/episode-512.jsonl'), 'relative to the run');
+  assert.equal(feed.episode(id, path.join(dir, 'plan.json')), undefined, 'not an episode');
+  assert.equal(feed.episode('Other/run', 'rollouts/episode-512.jsonl'), undefined);
+  assert.equal(feed.resolveFile(id, 'plan.json'), path.join(dir, 'plan.json'));
+  assert.equal(feed.resolveFile(id, '../../../../etc/passwd'), undefined);
+  assert.equal(feed.resolveFile(id, 'missing.json'), undefined);
+});
+
+test('a run without a rollouts folder says so', () => {
+  const dir = runDir();
+  fs.rmSync(path.join(dir, 'rollouts'), { recursive: true });
+  const rollouts = new RunFeed([feedRun(dir)]).snapshot().find((m) => m.type === 'rollouts');
+  assert.ok(rollouts?.type === 'rollouts' && rollouts.missing === true);
+});

@@ -1,0 +1,107 @@
+// The language server through the editor: diagnostics, completion, hover and the Train lenses,
+// asked for the way VS Code asks (vscode.execute...Provider commands).
+/// <reference types="mocha" />
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { codeLenses, open, rlxApi, setSetting, waitFor, waitForDiagnostics, workspaceDir, writeSpec } from './helpers.js';
+
+suite('language', () => {
+  suiteSetup(async () => {
+    await rlxApi();
+  });
+
+  test('opens an example as rlx and checks it clean', async () => {
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'examples', 'cartpole.rlx'));
+    const editor = await open(uri);
+    assert.equal(editor.document.languageId, 'rlx');
+    // The server publishes (empty) diagnostics for a clean file; its lenses prove it answered.
+    const lenses = await waitFor('Train lenses on cartpole.rlx', async () => {
+      const l = await codeLenses(uri);
+      return l.some((x) => x.command?.title.includes('Train')) ? l : undefined;
+    });
+    assert.deepEqual(vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error), []);
+    assert.ok(lenses.length >= 3, `lenses: ${lenses.map((l) => l.command?.title).join(', ')}`);
+  });
+
+  test('reports diagnostics from the language server', async () => {
+    const uri = writeSpec('broken.rlx', 'env Pole = CartPole { gravity: -1 }\n\nalgorithm Fast = PPO { learning_rat: 1e-3 }\n');
+    await open(uri);
+    const diagnostics = await waitForDiagnostics(uri, (d) => d.length >= 2);
+    const messages = diagnostics.map((d) => d.message).join('\n');
+    assert.match(messages, /gravity must be > 0/);
+    assert.match(messages, /learning_rat/);
+    const range = diagnostics.find((d) => /gravity/.test(d.message))!.range;
+    assert.equal(range.start.line, 0);
+    assert.equal(range.start.character, 31);
+  });
+
+  test('completes property names', async () => {
+    const uri = writeSpec('complete.rlx', 'algorithm Tuned = PPO {\n  \n}\n');
+    await open(uri);
+    const list = await waitFor('completions', async () => {
+      const l = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, new vscode.Position(1, 2));
+      return l && l.items.length > 0 ? l : undefined;
+    });
+    const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    assert.ok(labels.includes('learning_rate'), `completions: ${labels.slice(0, 20).join(', ')}`);
+    assert.ok(labels.includes('clip'));
+  });
+
+  test('hovers a built-in with its documentation', async () => {
+    const uri = writeSpec('hover.rlx', 'algorithm Tuned = PPO {\n  clip: 0.2\n}\n');
+    await open(uri);
+    const hovers = await waitFor('a hover over PPO', async () => {
+      const h = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(0, 19));
+      return h && h.length > 0 ? h : undefined;
+    });
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.match(text, /Proximal Policy Optimization/);
+  });
+
+  test('offers Train on clean experiments, Sweep on sweeps, and the errors on broken ones', async () => {
+    const sweep = vscode.Uri.file(path.join(workspaceDir(), 'examples', 'cartpole-sweep.rlx'));
+    await open(sweep);
+    const sweepLenses = await waitFor('a Sweep lens', async () => {
+      const l = await codeLenses(sweep);
+      return l.some((x) => x.command?.command === 'rlx.trainSweep') ? l : undefined;
+    });
+    assert.ok(sweepLenses.some((l) => l.command?.title.includes('Sweep')));
+
+    const uri = writeSpec('unclean.rlx', 'env Pole = CartPole { gravity: -1 }\npolicy P = mlp { }\nalgorithm A = PPO { }\nexperiment Bad {\n  env: Pole\n  policy: P\n  algorithm: A\n  budget: 1k\n}\n');
+    await open(uri);
+    const lenses = await waitFor('a fix-the-errors lens', async () => {
+      const l = await codeLenses(uri);
+      return l.some((x) => /fix 1 error/.test(x.command?.title ?? '')) ? l : undefined;
+    });
+    assert.ok(!lenses.some((l) => l.command?.command === 'rlx.train'), 'no Train lens on an experiment with errors');
+  });
+
+  test('restarts the language server, which answers again', async () => {
+    const api = await rlxApi();
+    await vscode.commands.executeCommand('rlx.restartServer');
+    assert.equal(api.serverState(), 'running');
+    assert.equal(api.statusBar().server, '$(check) rlx');
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'examples', 'cartpole.rlx'));
+    await waitFor('lenses from the restarted server', async () => (await codeLenses(uri)).some((l) => l.command?.command === 'rlx.train'));
+  });
+
+  test('shows the defaults as inlay hints, off with rlx.inlayHints.defaults', async () => {
+    const uri = writeSpec('hints.rlx', 'algorithm Tuned = PPO {\n  clip: 0.2\n}\n');
+    await open(uri);
+    const range = new vscode.Range(0, 0, 3, 0);
+    const hints = () => vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', uri, range);
+    const shown = await waitFor('a defaults hint', async () => {
+      const h = await hints();
+      return h.length > 0 ? h : undefined;
+    });
+    const label = (h: vscode.InlayHint) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''));
+    assert.match(label(shown[0]), /^defaults: /);
+    const restore = await setSetting('inlayHints.defaults', false);
+    try {
+      await waitFor('no hints once turned off', async () => (await hints()).length === 0, 10_000);
+    } finally {
+      await restore();
+    }
+  });
+});

@@ -1,0 +1,125 @@
+// Training from the editor, end to end: the Train lens starts the bundled trainer, the run
+// directory fills, the Runs view and the status bar show it, and its panels open.
+/// <reference types="mocha" />
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RlxApi, RunsTreeSnapshot } from '../../../extension/api.js';
+import type { TrainOutcome } from '../../../extension/training/launcher.js';
+import type { StatusFile } from '../../../runtime/run/reader.js';
+import { codeLenses, open, readJson, rlxApi, screenshot, tinySpec, waitFor, workspaceDir, writeSpec } from './helpers.js';
+
+suite('training', () => {
+  let api: RlxApi;
+  let runDir: string;
+  let secondRun: string;
+
+  suiteSetup(async () => {
+    api = await rlxApi();
+  });
+
+  test('trains a tiny experiment from its Train lens', async function () {
+    this.timeout(120_000);
+    const uri = writeSpec('tiny.rlx', tinySpec('Tiny', '3k'));
+    await open(uri);
+    const lens = await waitFor('the Train lens of Tiny', async () => (await codeLenses(uri)).find((l) => l.command?.command === 'rlx.train'));
+    assert.deepEqual(lens.command!.arguments?.[1], 'Tiny');
+    const outcome = await vscode.commands.executeCommand<TrainOutcome>(lens.command!.command, ...(lens.command!.arguments ?? []));
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
+    // While it trains, the status bar says so.
+    const seen = await waitFor('the training status item', () => {
+      const text = api.statusBar().training;
+      return text.includes('Tiny') ? text : undefined;
+    });
+    assert.match(seen, /rlx: Tiny/);
+    const [result] = await outcome.batch.done;
+    assert.equal(result.state, 'finished', result.error);
+    assert.equal(result.runDirs.length, 1);
+    runDir = result.runDirs[0];
+  });
+
+  test('writes the run directory under the runs folder', () => {
+    assert.equal(path.dirname(path.dirname(runDir)), path.join(workspaceDir(), 'runs'));
+    assert.equal(path.basename(path.dirname(runDir)), 'Tiny');
+    const status = readJson<StatusFile>(path.join(runDir, 'status.json'));
+    assert.equal(status.status, 'finished');
+    assert.equal(status.seed, 1);
+    assert.ok(status.step >= 2000, `steps: ${status.step}`);
+    const events = fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    assert.ok(events.some((e) => e.type === 'metrics'));
+    assert.ok(fs.existsSync(path.join(runDir, 'plan.json')));
+    assert.ok(fs.existsSync(path.join(runDir, 'source', 'tiny.rlx')));
+    assert.ok(fs.existsSync(path.join(runDir, 'checkpoints', 'policy-final.onnx')));
+  });
+
+  test('shows the run in the Runs view', async () => {
+    api.refreshRuns();
+    const tiny = await waitFor('Tiny in the Runs view', () => api.runsTree().find((n) => n.label === 'Tiny'));
+    assert.equal(tiny.icon, 'beaker');
+    assert.match(tiny.description ?? '', /1 run/);
+    const run: RunsTreeSnapshot | undefined = tiny.children[0];
+    assert.ok(run, 'a run under Tiny');
+    assert.equal(run.label, 'seed 1');
+    assert.equal(run.icon, 'pass');
+    assert.equal(run.contextValue, 'run.finished');
+    assert.match(run.description ?? '', /^\d+(\.\d)?k steps · return \d+\.\d · (<1|\d+)s$/);
+  });
+
+  test('shows the result and the server in the status bar', () => {
+    const { server, training } = api.statusBar();
+    assert.equal(server, '$(check) rlx');
+    assert.match(training, /^\$\(check\) rlx: Tiny finished$/);
+  });
+
+  test('opens the dashboard, rollouts and comparison panels of the run', async () => {
+    await vscode.commands.executeCommand('rlx.openDashboard', runDir);
+    await vscode.commands.executeCommand('rlx.openRollouts', runDir);
+    await vscode.commands.executeCommand('rlx.compareRuns', undefined, undefined, [runDir]);
+    const panels = api.panels();
+    for (const viewType of ['rlx.dashboard', 'rlx.rollouts', 'rlx.compare']) {
+      const panel = panels.find((p) => p.viewType === viewType);
+      assert.ok(panel, `${viewType} is open`);
+      assert.deepEqual(panel.runDirs, [runDir]);
+    }
+    // The workbench's own tabs (its model follows the extension host's a moment later).
+    const title = 'Tiny/' + path.basename(runDir);
+    await waitFor(`a webview tab titled ${title}`, () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputWebview && t.label === title),
+    );
+    await vscode.commands.executeCommand('rlx.openDashboard', runDir);
+    await screenshot('dashboard');
+    // Opening the same run again shows the same panel.
+    await vscode.commands.executeCommand('rlx.openDashboard', runDir);
+    assert.equal(api.panels().filter((p) => p.viewType === 'rlx.dashboard').length, 1);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await waitFor('the panels to close', () => api.panels().length === 0, 10_000);
+  });
+
+  test('trains from "rlx: Train Experiment…" through its quick pick', async function () {
+    this.timeout(120_000);
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'tiny.rlx'));
+    await open(uri);
+    const pending = vscode.commands.executeCommand<TrainOutcome | undefined>('rlx.trainExperiment');
+    // The quick pick lists the active file's experiments: accept the first, as Enter would.
+    await new Promise((r) => setTimeout(r, 1000));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const outcome = await pending;
+    assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'no outcome');
+    const [result] = await outcome.batch.done;
+    assert.equal(result.state, 'finished', result.error);
+    assert.equal(path.basename(path.dirname(result.runDirs[0])), 'Tiny');
+    secondRun = result.runDirs[0];
+  });
+
+  test('opens a run\'s plan, and deletes a run when confirmed', async () => {
+    await vscode.commands.executeCommand('rlx.openPlan', secondRun);
+    assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, path.join(secondRun, 'plan.json'));
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    const deleted = await vscode.commands.executeCommand<boolean>('rlx.deleteRun', secondRun, undefined, { confirmed: true });
+    assert.equal(deleted, true);
+    assert.equal(fs.existsSync(secondRun), false);
+    api.refreshRuns();
+    assert.equal(api.runsTree().find((n) => n.label === 'Tiny')?.children.length, 1);
+  });
+});

@@ -1,0 +1,60 @@
+// A stand-in for `rlx train` in the job tests: writes a run directory as the real trainer does
+// (status.json with its pid, events.jsonl) and prints its kind of lines. FAKE_MODE picks what
+// happens: finish, fail-early (before any run directory), fail-run, or wait (until SIGTERM).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const args = process.argv.slice(2);
+const mode = process.env.FAKE_MODE ?? 'finish';
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+function writeStatus(dir: string, status: string, step: number, extra: Record<string, unknown> = {}): void {
+  const now = new Date().toISOString();
+  const body = { status, pid: process.pid, experiment: path.basename(path.dirname(dir)), seed: Number(flag('--seed') ?? 1), started: now, updated: now, step, budget: 1000, metrics: { 'train/mean_return': 20 + step / 100 }, ...extra };
+  fs.writeFileSync(path.join(dir, '.status.tmp'), JSON.stringify(body));
+  fs.renameSync(path.join(dir, '.status.tmp'), path.join(dir, 'status.json'));
+}
+
+async function main(): Promise<number> {
+  if (mode === 'fail-early') {
+    process.stderr.write("rlx train: cannot read the plan 'x.json': ENOENT\n");
+    return 2;
+  }
+  const resume = flag('--resume');
+  const dir = resume ?? path.join(flag('--out')!, flag('--experiment')!, `20261121-101010-seed${flag('--seed') ?? 1}`);
+  fs.mkdirSync(dir, { recursive: true });
+  process.stderr.write(`rlx train: ${flag('--experiment') ?? 'resuming'}, seed ${flag('--seed') ?? 1}\n`);
+  writeStatus(dir, 'running', 0);
+  if (mode === 'fail-run') {
+    await new Promise((r) => setTimeout(r, 300));
+    writeStatus(dir, 'failed', 100, { error: 'the env returned NaN' });
+    process.stderr.write(`rlx train: training failed: the env returned NaN\nthe run directory ${dir} is marked failed\n`);
+    return 2;
+  }
+  if (mode === 'wait') {
+    let stop = false;
+    process.on('SIGTERM', () => (stop = true));
+    let step = 0;
+    while (!stop) {
+      step += 10;
+      writeStatus(dir, 'running', step);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    writeStatus(dir, 'stopped', step, { reason: 'stopped by a signal' });
+    process.stderr.write(`rlx train: stopped at step ${step}: stopped by a signal\n`);
+    return 143;
+  }
+  for (const step of [250, 500, 1000]) {
+    await new Promise((r) => setTimeout(r, 100));
+    writeStatus(dir, 'running', step);
+  }
+  writeStatus(dir, 'finished', 1000, { reason: 'budget reached' });
+  process.stderr.write('rlx train: finished at step 1000: budget reached\n');
+  process.stdout.write(`${dir}\n`);
+  return 0;
+}
+
+process.exitCode = await main();

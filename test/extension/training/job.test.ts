@@ -1,0 +1,90 @@
+// A job's life against a stand-in trainer (fake-trainer.ts): the run directory found by the
+// trainer's pid, progress from status.json, the log tailed, and how it ended.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { trainerCommand } from '../../../extension/training/command-line.js';
+import { TrainJob } from '../../../extension/training/job.js';
+
+const FAKE = fileURLToPath(new URL('./fake-trainer.js', import.meta.url));
+
+function job(mode: string, extra: { seed?: number; trainer?: string } = {}): { job: TrainJob; dir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-job-'));
+  const j = new TrainJob({
+    id: 1,
+    request: { kind: 'train', file: path.join(dir, 'a.rlx'), experiment: 'Tiny', seed: extra.seed },
+    trainer: trainerCommand(extra.trainer ?? FAKE, '/unused/rlx.mjs', process.execPath, dir),
+    runsRoot: path.join(dir, 'runs'),
+    cwd: dir,
+    device: 'auto',
+    logFile: path.join(dir, 'logs', 'train.log'),
+    env: { ...process.env, FAKE_MODE: mode },
+    pollMs: 30,
+  });
+  return { job: j, dir };
+}
+
+test('a finished run: its directory, progress on the way, every line', async () => {
+  const { job: j, dir } = job('finish', { seed: 4 });
+  const lines: string[] = [];
+  const steps: number[] = [];
+  j.onLine((l) => lines.push(l));
+  j.onDidChange(() => j.progress && steps.push(j.progress.step));
+  assert.equal(j.state, 'queued');
+  const result = await j.start();
+  const runDir = path.join(dir, 'runs', 'Tiny', '20261121-101010-seed4');
+  assert.deepEqual(result, { state: 'finished', runDirs: [runDir], exitCode: 0 });
+  assert.equal(j.state, 'finished');
+  assert.ok(steps.length > 0 && steps.at(-1)! >= 500, `progress seen: ${steps.join(',')}`);
+  assert.deepEqual(lines, ['rlx train: Tiny, seed 4', 'rlx train: finished at step 1000: budget reached', runDir]);
+  assert.match(fs.readFileSync(path.join(dir, 'logs', 'train.log'), 'utf8'), /budget reached/);
+});
+
+test('a trainer that fails before training: no run directory, its message', async () => {
+  const { job: j } = job('fail-early');
+  const result = await j.start();
+  assert.deepEqual(result, { state: 'failed', runDirs: [], exitCode: 2, error: "cannot read the plan 'x.json': ENOENT" });
+});
+
+test('a run that fails: the error from its status.json', async () => {
+  const { job: j } = job('fail-run');
+  const result = await j.start();
+  assert.equal(result.state, 'failed');
+  assert.equal(result.error, 'the env returned NaN');
+  assert.equal(result.runDirs.length, 1);
+});
+
+test('stop() sends SIGTERM and the run ends stopped', async () => {
+  const { job: j } = job('wait');
+  void j.start();
+  await new Promise<void>((resolve) => {
+    const off = j.onDidChange(() => {
+      if (j.progress && j.progress.step >= 30) {
+        off();
+        resolve();
+      }
+    });
+  });
+  j.stop();
+  const result = await j.done;
+  assert.equal(result.state, 'stopped');
+  assert.equal(result.exitCode, 143);
+});
+
+test('stop() on a queued job cancels it without a process', async () => {
+  const { job: j } = job('finish');
+  j.stop();
+  assert.deepEqual(await j.done, { state: 'cancelled', runDirs: [], exitCode: null });
+  assert.equal(j.pid, undefined);
+  assert.deepEqual(await j.start(), { state: 'cancelled', runDirs: [], exitCode: null }, 'a cancelled job does not start later');
+});
+
+test('a trainer that is not there fails with a message that names it', async () => {
+  const { job: j } = job('finish', { trainer: '/no/such/dir/rlx' });
+  const result = await j.start();
+  assert.equal(result.state, 'failed');
+  assert.equal(result.error, "the trainer '/no/such/dir/rlx' was not found");
+});

@@ -1,0 +1,138 @@
+// The run comparison in headless Chromium: seeds of one experiment and the members of a sweep,
+// from fixture run directories.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RunInfo } from '../../runtime/run/reader.js';
+import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
+import { Browser, chromiumMissing, type PageUnderTest } from './harness.js';
+
+interface CompareSnapshot {
+  runs: string[];
+  included: string[];
+  metric: string;
+  mode: string;
+  groups: { label: string; runIds: string[] }[];
+  chart?: { xs: number[]; series: { label: string; values: (number | null)[] }[] };
+  table?: { columns: { key: string; label: string; differs: boolean }[]; rows: string[]; sort: { key: string; descending: boolean } };
+}
+
+/** The value of a metric at each update step of a run. */
+function metricByStep(run: RunInfo, key: string): Map<number, number> {
+  const values = new Map<number, number>();
+  for (const e of eventsOf(run)) if (e.type === 'metrics' && typeof e.values[key] === 'number') values.set(e.step, e.values[key]);
+  return values;
+}
+
+async function choose(page: PageUnderTest, selector: string, value: string): Promise<void> {
+  await page.page.locator(selector).click();
+  await page.page.locator(`${selector} vscode-option[value="${value}"]`).click();
+}
+
+describe('run comparison', { skip: chromiumMissing() }, () => {
+  let browser: Browser;
+  before(async () => {
+    browser = await Browser.launch();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('seeds of one experiment: the mean and min-max band are those of the runs at each step', async () => {
+    const runs = fixtureRuns('Steady');
+    assert.equal(runs.length, 3);
+    const host = new FakeHost(runs);
+    const page = await browser.open('compare', { host: host.handle });
+    await page.waitFor<CompareSnapshot>((s) => s.runs.length === 3 && (s.chart?.xs.length ?? 0) > 0, 'three runs');
+    await page.page.locator('#smoothing').fill('0');
+    await choose(page, '#metric', 'losses/value_loss');
+    const s = await page.waitFor<CompareSnapshot>((s) => s.metric === 'losses/value_loss' && s.chart!.series.length === 3, 'the value loss band');
+    assert.equal(s.mode, 'band');
+    assert.equal(s.groups.length, 1, 'seeds of one experiment are one configuration');
+    const [mean, max, min] = s.chart!.series;
+    assert.match(mean.label, /^Steady \(mean of 3 runs\)$/);
+    const byRun = runs.map((r) => metricByStep(r, 'losses/value_loss'));
+    assert.deepEqual(s.chart!.xs, [...byRun[0].keys()], 'the runs log at the same steps: those are the grid');
+    s.chart!.xs.forEach((step, i) => {
+      const values = byRun.map((m) => m.get(step)!);
+      assert.ok(Math.abs(mean.values[i]! - values.reduce((a, b) => a + b) / values.length) < 1e-9, `mean at step ${step}`);
+      assert.equal(min.values[i], Math.min(...values), `min at step ${step}`);
+      assert.equal(max.values[i], Math.max(...values), `max at step ${step}`);
+    });
+    assert.deepEqual(
+      s.table!.columns.filter((c) => c.differs),
+      [],
+      'seeds share every hyperparameter',
+    );
+    await page.screenshot('seeds');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a sweep: configurations grouped by the differing hyperparameter, highlighted in the table, sortable', async () => {
+    const runs = fixtureRuns('Quick');
+    assert.equal(runs.length, 4);
+    const page = await browser.open('compare', { host: new FakeHost(runs).handle, theme: 'light' });
+    let s = await page.waitFor<CompareSnapshot>((s) => s.runs.length === 4 && (s.table?.rows.length ?? 0) === 4, 'four runs');
+    assert.equal(s.groups.length, 2);
+    assert.deepEqual(
+      s.groups.map((g) => g.label),
+      ['learning_rate 0.0003', 'learning_rate 0.003'],
+    );
+    assert.deepEqual(
+      s.table!.columns.filter((c) => c.differs).map((c) => c.key),
+      ['hp:algorithm.learning_rate'],
+    );
+    assert.equal(await page.page.locator('td.differs').count(), 4, 'one highlighted cell per run');
+    const differing = await page.page.locator('tr td.differs').allTextContents();
+    assert.deepEqual(differing.sort(), ['0.0003', '0.0003', '0.003', '0.003']);
+
+    // Every hyperparameter on request; still only the learning rate highlighted.
+    await page.page.getByText('Show every hyperparameter').click();
+    s = await page.waitFor<CompareSnapshot>((s) => s.table!.columns.some((c) => c.key === 'hp:algorithm.gamma'), 'every hyperparameter');
+    assert.deepEqual(
+      s.table!.columns.filter((c) => c.differs).map((c) => c.key),
+      ['hp:algorithm.learning_rate'],
+    );
+    assert.ok(s.table!.columns.filter((c) => c.key.startsWith('hp:')).length > 20);
+
+    // Sorted by the final train return, by mouse, then descending by keyboard.
+    const finalReturn = new Map(runs.map((r) => [snapshotOf(r).id, r.status!.metrics['train/mean_return']]));
+    const byReturn = [...finalReturn.keys()].sort((a, b) => finalReturn.get(a)! - finalReturn.get(b)!);
+    await page.page.locator('button[data-sort-key="final:train/mean_return"]').click();
+    s = await page.waitFor<CompareSnapshot>((s) => s.table!.sort.key === 'final:train/mean_return', 'the sort');
+    assert.deepEqual(s.table!.rows, byReturn);
+    await page.page.keyboard.press('Enter'); // the header button kept the focus
+    s = await page.waitFor<CompareSnapshot>((s) => s.table!.sort.descending, 'the descending sort');
+    assert.deepEqual(s.table!.rows, [...byReturn].reverse());
+
+    // Each run on its own, one taken off the chart.
+    await page.page.getByRole('radio', { name: 'Each run' }).click();
+    await page.page.getByRole('checkbox', { name: `show ${runs[0].runId} on the chart` }).uncheck();
+    s = await page.waitFor<CompareSnapshot>((s) => s.mode === 'runs' && s.included.length === 3, 'three runs on the chart');
+    assert.equal(s.chart!.series.length, 3);
+    await page.screenshot('sweep');
+
+    // All of it survives a reload.
+    await page.page.waitForTimeout(200);
+    await page.reload();
+    s = await page.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 4, 'the runs after the reload');
+    assert.equal(s.mode, 'runs');
+    assert.equal(s.included.length, 3);
+    assert.deepEqual(s.table!.sort, { key: 'final:train/mean_return', descending: true });
+    assert.ok(s.table!.columns.some((c) => c.key === 'hp:algorithm.gamma'));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('runs of different experiments and states side by side, in dark and light', async () => {
+    const runs = [...fixtureRuns('Steady').slice(0, 2), ...fixtureRuns('Failing'), ...fixtureRuns('Crashed')];
+    for (const theme of ['dark', 'light'] as const) {
+      const page = await browser.open('compare', { host: new FakeHost(runs).handle, theme });
+      const s = await page.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 4 && (s.chart?.xs.length ?? 0) > 0, 'four runs');
+      assert.ok(s.groups.length >= 2);
+      await page.screenshot('mixed');
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,239 @@
+// The run dashboard in headless Chromium, fed from fixture run directories by a fake host.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { RunEvent } from '../../webview/protocol.js';
+import { ema } from '../../webview/shared/smoothing.js';
+import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
+import { Browser, chromiumMissing, type PageUnderTest } from './harness.js';
+
+interface ChartInfo {
+  id: string;
+  points: number;
+  drawnRows: number;
+  shown: number;
+  zoom: { min: number; max: number } | null;
+  smoothing: number;
+  smoothedWith: number;
+  visible: boolean;
+  empty: boolean;
+  lastSmoothed: number | null;
+}
+
+interface DashboardSnapshot {
+  messages: number;
+  runId?: string;
+  state?: string;
+  header?: Record<string, string>;
+  smoothing: number;
+  xAxis: string;
+  charts: ChartInfo[];
+}
+
+const chart = (s: DashboardSnapshot, id: string): ChartInfo => {
+  const found = s.charts.find((c) => c.id === id);
+  assert.ok(found, `no chart ${id} among ${s.charts.map((c) => c.id).join(', ')}`);
+  return found;
+};
+
+/** Scrolls a chart into view and waits until it has drawn all its rows (charts out of view wait). */
+async function showChart(page: PageUnderTest, id: string): Promise<DashboardSnapshot> {
+  await page.page.locator(`[data-metric="${id}"]`).scrollIntoViewIfNeeded();
+  return page.waitFor<DashboardSnapshot>((s) => {
+    const c = s.charts.find((c) => c.id === id);
+    return c !== undefined && c.points > 0 && c.drawnRows === c.points && c.shown > 0;
+  }, `chart ${id} drawn`);
+}
+
+const metricValues = (events: RunEvent[], key: string) =>
+  events.flatMap((e) => (e.type === 'metrics' && typeof e.values[key] === 'number' ? [e.values[key]] : []));
+
+describe('run dashboard', { skip: chromiumMissing() }, () => {
+  let browser: Browser;
+  before(async () => {
+    browser = await Browser.launch();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  async function open(experiment: string, theme: 'light' | 'dark' = 'dark'): Promise<{ page: PageUnderTest; host: FakeHost }> {
+    const host = new FakeHost(fixtureRuns(experiment).slice(0, 1));
+    const page = await browser.open('dashboard', { host: host.handle, theme });
+    return { page, host };
+  }
+
+  const loaded = (s: DashboardSnapshot) => s.charts.some((c) => c.id === 'episode/return' && c.points > 0);
+
+  test('charts a finished run: one point per episode and per update, reward terms included', async () => {
+    const { page, host } = await open('Steady');
+    const s = await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const events = eventsOf(host.runs[0]);
+    const episodes = events.filter((e) => e.type === 'episode').length;
+    const updates = events.filter((e) => e.type === 'metrics').length;
+    assert.equal(chart(s, 'episode/return').points, episodes);
+    assert.equal(chart(s, 'episode/length').points, episodes);
+    for (const id of ['losses/policy_loss', 'losses/value_loss', 'losses/entropy', 'losses/approx_kl', 'losses/clipfrac', 'charts/learning_rate']) {
+      assert.equal(chart(s, id).points, updates, id);
+    }
+    for (const term of ['alive', 'centre', 'tilt']) assert.equal(chart(s, `rewards/${term}`).points, updates, term);
+    assert.equal(s.header?.state, 'finished');
+    assert.equal(s.header?.experiment, 'Steady');
+    assert.equal(s.header?.seed, '1');
+    assert.equal(s.header?.device, 'cpu');
+    assert.equal(s.header?.steps, '8,192 / 8,192');
+    assert.match(s.header?.notice ?? '', /^Finished: budget reached/);
+    assert.deepEqual(
+      host.received.map((m) => m.type),
+      ['ready'],
+    );
+    await page.page.waitForTimeout(200);
+    assert.deepEqual((await page.savedState<{ runs: string[] }>())?.runs, [snapshotOf(host.runs[0]).id], 'the runs, for the host to show again after a reload');
+    await page.screenshot('finished');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a history posted as columns (webview/columnar.ts) charts the same points as its events', async () => {
+    const run = fixtureRuns('Steady')[1];
+    const page = await browser.open('dashboard', { host: new FakeHost([run], { columnar: true }).handle });
+    const s = await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const events = eventsOf(run);
+    assert.equal(chart(s, 'episode/return').points, events.filter((e) => e.type === 'episode').length);
+    assert.equal(chart(s, 'losses/value_loss').points, events.filter((e) => e.type === 'metrics').length);
+    assert.equal(s.header?.device, 'cpu', 'the other events came as events');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('smoothing and the x axis switch; the smoothed value is the debiased EMA of the raw one', async () => {
+    const { page, host } = await open('Steady');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const values = metricValues(eventsOf(host.runs[0]), 'losses/value_loss');
+    await showChart(page, 'losses/value_loss');
+    const slider = page.page.locator('#smoothing');
+    await slider.fill('0.9');
+    await showChart(page, 'losses/value_loss');
+    let s = await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/value_loss').smoothedWith === 0.9, 'smoothing 0.9');
+    const expected = ema(values, 0.9);
+    assert.ok(Math.abs(chart(s, 'losses/value_loss').lastSmoothed! - expected[expected.length - 1]) < 1e-9);
+    await slider.fill('0');
+    s = await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/value_loss').smoothedWith === 0, 'no smoothing');
+    s = await showChart(page, 'losses/value_loss');
+    assert.equal(chart(s, 'losses/value_loss').lastSmoothed, values[values.length - 1]);
+    await page.settle();
+    s = await page.snapshot<DashboardSnapshot>();
+    const stale = s.charts.filter((c) => c.visible && c.smoothedWith !== 0).map((c) => c.id);
+    assert.deepEqual(stale, [], 'every chart in view follows the smoothing');
+    assert.ok(s.charts.filter((c) => c.visible).length >= 4);
+
+    await page.page.getByRole('radio', { name: 'Wall time' }).click();
+    s = await page.waitFor<DashboardSnapshot>((s) => s.xAxis === 'time', 'the wall-time axis');
+    assert.equal(chart(s, 'losses/value_loss').points, values.length, 'same rows on another axis');
+    await page.screenshot('wall-time');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('zoom by keyboard and by dragging, reset by double-click; zoom and settings survive a reload', async () => {
+    const { page } = await open('Steady');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const card = page.page.locator('[data-metric="losses/value_loss"]');
+    await showChart(page, 'losses/value_loss');
+    await card.focus();
+    await page.page.keyboard.press('+');
+    let s = await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/value_loss').zoom !== null, 'a keyboard zoom');
+    const zoomed = chart(s, 'losses/value_loss').zoom!;
+    await page.page.keyboard.press('ArrowLeft');
+    s = await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/value_loss').zoom!.min < zoomed.min, 'a pan to the left');
+
+    await page.page.locator('#smoothing').fill('0.8');
+    await page.waitFor<DashboardSnapshot>((s) => s.smoothing === 0.8, 'smoothing 0.8');
+    const before = chart(s, 'losses/value_loss').zoom!;
+    await page.page.waitForTimeout(200); // the state is saved shortly after the last change
+    await page.reload();
+    s = await page.waitFor<DashboardSnapshot>(loaded, 'the episodes after the reload');
+    s = await showChart(page, 'losses/value_loss');
+    assert.equal(s.smoothing, 0.8);
+    assert.deepEqual(chart(s, 'losses/value_loss').zoom, before);
+
+    await card.locator('.u-over').dblclick();
+    s = await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/value_loss').zoom === null, 'the zoom reset');
+    const other = page.page.locator('[data-metric="losses/entropy"] .u-over');
+    await showChart(page, 'losses/entropy');
+    const obox = (await other.boundingBox())!;
+    await page.page.mouse.move(obox.x + obox.width * 0.2, obox.y + obox.height / 2);
+    await page.page.mouse.down();
+    await page.page.mouse.move(obox.x + obox.width * 0.6, obox.y + obox.height / 2, { steps: 5 });
+    await page.page.mouse.up();
+    await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/entropy').zoom !== null, 'a drag zoom');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a live run: the header is right before the first episode, then updates stream in', async () => {
+    const run = fixtureRuns('Steady')[0];
+    const events = eventsOf(run);
+    const snapshot = { ...snapshotOf(run), state: 'running' as const, status: { ...run.status!, status: 'running' as const, step: 0, ended: undefined, reason: undefined, metrics: {} } };
+    const page = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type === 'ready') await p.post({ type: 'runs', runs: [snapshot] });
+      },
+    });
+    // Status, log, hparams: the trainer has started, no episode has ended.
+    const firstEpisode = events.findIndex((e) => e.type === 'episode');
+    await page.waitFor<DashboardSnapshot>((s) => s.state === 'running', 'the run');
+    await page.post({ type: 'events', runId: snapshot.id, events: events.slice(0, firstEpisode) });
+    let s = await page.waitFor<DashboardSnapshot>((s) => s.header?.device === 'cpu', 'the hparams');
+    assert.equal(chart(s, 'episode/return').empty, true);
+    assert.equal(chart(s, 'episode/return').points, 0);
+    assert.equal(s.header?.state, 'running');
+    assert.equal(s.header?.seed, '1');
+    assert.equal(await page.page.locator('[data-metric="episode/return"] .chart-empty').textContent(), 'Waiting for the first episode');
+    await page.screenshot('waiting');
+
+    // The rest arrives in small pieces, as a tail of a growing file would post it.
+    const rest = events.slice(firstEpisode);
+    for (let i = 0; i < rest.length; i += 7) await page.post({ type: 'events', runId: snapshot.id, events: rest.slice(i, i + 7) });
+    const episodes = events.filter((e) => e.type === 'episode').length;
+    s = await page.waitFor<DashboardSnapshot>((s) => chart(s, 'episode/return').points === episodes, 'every episode');
+    assert.equal(chart(s, 'episode/return').empty, false);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a failed run shows its error; a crashed run says so; a cut-off last line is never shown', async () => {
+    const failed = await open('Failing', 'light');
+    let s = await failed.page.waitFor<DashboardSnapshot>((s) => s.state === 'failed' && s.charts.length > 0, 'the failed run');
+    assert.equal(s.header?.state, 'failed');
+    assert.equal(s.header?.notice, 'Training failed: ENOSPC: no space left on device, write');
+    assert.equal(await failed.page.page.getByRole('alert').textContent(), s.header?.notice);
+    await failed.page.screenshot('failed');
+    assert.deepEqual(failed.page.errors, []);
+    await failed.page.close();
+
+    const crashed = await open('Crashed');
+    const events = eventsOf(crashed.host.runs[0]);
+    s = await crashed.page.waitFor<DashboardSnapshot>((s) => s.state === 'crashed' && chart(s, 'episode/return').points > 0, 'the crashed run');
+    assert.equal(s.header?.state, 'crashed');
+    assert.match(s.header?.notice ?? '', /is gone but status\.json still says running/);
+    assert.equal(chart(s, 'episode/return').points, events.filter((e) => e.type === 'episode').length);
+    assert.equal(chart(s, 'losses/value_loss').points, events.filter((e) => e.type === 'metrics').length);
+    await crashed.page.screenshot('crashed');
+    assert.deepEqual(crashed.page.errors, []);
+    await crashed.page.close();
+  });
+
+  test('light and dark themes, and a live switch to high contrast', async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      const { page } = await open('Steady', theme);
+      await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+      await page.screenshot('theme');
+      if (theme === 'dark') {
+        await page.setTheme('high-contrast');
+        await page.screenshot('theme');
+      }
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  });
+});

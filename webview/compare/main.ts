@@ -1,0 +1,337 @@
+// Run comparison: several runs (seeds of one experiment, the members of a sweep, or any mix)
+// overlaid or as mean and min-max band per configuration, with their hyperparameters side by
+// side. Entry point of dist/webview/compare.js.
+import type { HostMessage, PersistedPageState } from '../protocol.js';
+import { Bridge, exposeTestHook } from '../shared/bridge.js';
+import { h, replaceChildren } from '../shared/dom.js';
+import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
+import type { RunModel } from '../shared/run-model.js';
+import { Runs } from '../shared/runs.js';
+import { watchTheme } from '../shared/theme.js';
+import { checkbox, dropdown, radioGroup, slider } from '../ui/components.js';
+import { aggregate, commonGrid, lastPerX, sampleAt } from './aggregate.js';
+import { CompareChart, type ChartData, type ChartSeries, type Range } from './chart.js';
+import { groupRuns, hparamTable, type RunGroup } from './hparams.js';
+import { curveOf, finalValue, metricChoices, type XMode } from './series.js';
+import { CompareTable, finalColumn, hparamColumn, type Column, type Sort, type TableView } from './table.js';
+
+type Mode = 'runs' | 'band';
+
+interface CompareState extends PersistedPageState {
+  /** Runs left off the chart (new runs are on it by default). */
+  excluded: string[];
+  metric: string;
+  mode: Mode;
+  smoothing: number;
+  xAxis: XMode;
+  sort: Sort;
+  showAll: boolean;
+  zoom: Range | null;
+}
+
+const DEFAULT_STATE: CompareState = {
+  runs: [],
+  excluded: [],
+  metric: 'episode/return',
+  mode: 'band',
+  smoothing: 0.6,
+  xAxis: 'step',
+  sort: { key: 'run', descending: false },
+  showAll: false,
+  zoom: null,
+};
+
+/** Final metrics in the table (those no run has are left out). */
+const FINALS: [string, string][] = [
+  ['train/mean_return', 'train return'],
+  ['eval/mean_return', 'eval return'],
+  ['train/success', 'train success'],
+  ['eval/success', 'eval success'],
+  ['charts/sps', 'steps/s'],
+];
+
+const runs = new Runs();
+let dirty = true;
+let lastChart: ChartData | undefined;
+let lastGroups: RunGroup[] = [];
+let lastView: TableView | undefined;
+let tableKey = '';
+let metricChoicesKey = '';
+
+const bridge = new Bridge<CompareState>('compare', applyBatch);
+const state = bridge.loadState(DEFAULT_STATE);
+let theme = watchTheme((next) => {
+  theme = next;
+  chart.redraw();
+  render(true);
+});
+
+const save = () => bridge.saveState(state);
+
+const chart = new CompareChart({
+  theme: () => theme,
+  xValue: (x) => (state.xAxis === 'step' ? `step ${formatSteps(x)}` : formatClock(x)),
+  xTick: (x) => (state.xAxis === 'step' ? formatStepTick(x) : formatClock(x)),
+  onZoom: (range) => {
+    state.zoom = range;
+    save();
+  },
+});
+chart.setZoom(state.zoom);
+
+const table = new CompareTable({
+  onInclude: (id, included) => {
+    state.excluded = included ? state.excluded.filter((x) => x !== id) : [...state.excluded, id];
+    save();
+    render(false);
+  },
+  onSort: (key) => {
+    state.sort = { key, descending: state.sort.key === key ? !state.sort.descending : false };
+    save();
+    render(true);
+  },
+});
+
+const metricPicker = dropdown({
+  label: 'Metric',
+  id: 'metric',
+  choices: [{ value: state.metric, label: state.metric }],
+  value: state.metric,
+  onChange: (metric) => {
+    if (!metric || metric === state.metric) return;
+    state.metric = metric;
+    state.zoom = null;
+    chart.setZoom(null);
+    save();
+    render(true);
+  },
+});
+
+const modeGroup = radioGroup({
+  label: 'Show',
+  id: 'mode',
+  value: state.mode,
+  choices: [
+    { value: 'band', label: 'Mean and range over seeds' },
+    { value: 'runs', label: 'Each run' },
+  ],
+  onChange: (value) => {
+    const mode: Mode = value === 'runs' ? 'runs' : 'band';
+    if (mode === state.mode) return;
+    state.mode = mode;
+    save();
+    render(true);
+  },
+});
+
+const smoothingSlider = slider({
+  label: 'Smoothing',
+  id: 'smoothing',
+  min: 0,
+  max: 0.99,
+  step: 0.01,
+  value: state.smoothing,
+  format: (v) => v.toFixed(2),
+  onInput: (value) => {
+    state.smoothing = value;
+    save();
+    render(true);
+  },
+});
+
+const xAxisGroup = radioGroup({
+  label: 'x axis',
+  id: 'x-axis',
+  value: state.xAxis,
+  choices: [
+    { value: 'step', label: 'Env steps' },
+    { value: 'time', label: 'Wall time' },
+  ],
+  onChange: (value) => {
+    const mode: XMode = value === 'time' ? 'time' : 'step';
+    if (mode === state.xAxis) return;
+    state.xAxis = mode;
+    state.zoom = null;
+    chart.setZoom(null);
+    save();
+    render(false);
+  },
+});
+
+const showAll = checkbox({
+  label: 'Show every hyperparameter',
+  checked: state.showAll,
+  onChange: (checked) => {
+    if (checked === state.showAll) return;
+    state.showAll = checked;
+    save();
+    render(true);
+  },
+});
+
+const summary = h('p', { class: 'summary' });
+const waiting = h('p', { class: 'placeholder', text: 'Waiting for the runs from the editor…' });
+const root = document.getElementById('root')!;
+const page = [
+  h('h1', { text: 'Compare runs' }),
+  summary,
+  h('div', { class: 'toolbar', role: 'toolbar', attrs: { 'aria-label': 'Chart settings' } }, metricPicker.element, modeGroup, smoothingSlider.element, xAxisGroup),
+  chart.element,
+  h('div', { class: 'table-head' }, h('h2', { text: 'Runs and hyperparameters' }), showAll, h('span', { class: 'hint legend-differs', text: 'highlighted: differs between the runs' })),
+  table.element,
+];
+replaceChildren(root, waiting);
+root.removeAttribute('aria-busy');
+new ResizeObserver(() => chart.resize()).observe(chart.element);
+
+function applyBatch(messages: HostMessage[]): void {
+  for (const message of messages) {
+    runs.apply(message);
+    if (message.type === 'runs') {
+      state.runs = runs.order;
+      save();
+    }
+  }
+  dirty = true;
+  render(true);
+}
+
+function ordered(): RunModel[] {
+  return runs.list();
+}
+
+/** Redraws the chart, and the table when `withTable` (its structure or values may have changed). */
+function render(withTable: boolean): void {
+  const all = ordered();
+  if (all.length === 0) {
+    replaceChildren(root, waiting);
+    return;
+  }
+  if (root.firstChild === waiting) replaceChildren(root, ...page);
+  const choices = metricChoices(all);
+  if (!choices.includes(state.metric)) choices.push(state.metric);
+  // Rebuilding the options would close the list under the user's pointer: only when they change.
+  const choicesKey = choices.join('\n');
+  if (choicesKey !== metricChoicesKey) {
+    metricChoicesKey = choicesKey;
+    metricPicker.setChoices(
+      choices.map((m) => ({ value: m, label: metricLabel(m) })),
+      state.metric,
+    );
+  } else metricPicker.setValue(state.metric);
+
+  const hp = hparamTable(all.map((r) => ({ id: r.id, plan: r.snapshot.plan })));
+  lastGroups = groupRuns(
+    all.map((r) => ({ id: r.id, experiment: r.snapshot.experiment, plan: r.snapshot.plan })),
+    hp,
+  );
+  const groupOf = new Map<string, number>();
+  lastGroups.forEach((g, i) => g.runIds.forEach((id) => groupOf.set(id, i)));
+  const included = all.filter((r) => !state.excluded.includes(r.id));
+  // A band is one colour per configuration; each run on its own gets its own colour.
+  const colorIndex = (run: RunModel) => (state.mode === 'band' ? groupOf.get(run.id)! : all.indexOf(run));
+  const runLabel = (run: RunModel) => `${lastGroups.length > 1 ? lastGroups[groupOf.get(run.id)!].label : run.snapshot.experiment}, seed ${run.seed ?? '?'}`;
+  summary.textContent = `${all.length} run${all.length === 1 ? '' : 's'} in ${lastGroups.length} configuration${lastGroups.length === 1 ? '' : 's'} (runs that differ only in their seed); ${included.length} on the chart.`;
+
+  lastChart = chartData(included, colorIndex, runLabel);
+  chart.show(metricLabel(state.metric), lastChart, included.length === 0 ? 'No run selected: tick runs in the table below' : 'No run has logged this metric yet');
+
+  if (withTable || dirty) {
+    dirty = false;
+    const columns: Column[] = [
+      { key: 'run', field: 'run', label: 'run', kind: 'run' },
+      { key: 'seed', field: 'seed', label: 'seed', kind: 'text' },
+      { key: 'state', field: 'state', label: 'state', kind: 'text' },
+      // What differs first; the rest, when asked for, after it.
+      ...hp.differing.map((k) => hparamColumn(k, true)),
+      ...(state.showAll ? hp.keys.filter((k) => !hp.differing.includes(k)) : []).map((k) => hparamColumn(k, false)),
+      finalColumn('steps', 'steps'),
+      finalColumn(state.metric, `final ${metricLabel(state.metric)}`),
+      ...FINALS.filter(([key]) => key !== state.metric && all.some((r) => r.latestMetric(key) !== undefined)).map(([key, label]) => finalColumn(key, label)),
+    ];
+    lastView = {
+      columns,
+      sort: state.sort,
+      rows: all.map((run) => ({
+        id: run.id,
+        // The same run id can appear under several experiments.
+        label: new Set(all.map((r) => r.snapshot.experiment)).size > 1 ? `${run.snapshot.experiment} / ${run.snapshot.runId}` : run.snapshot.runId,
+        color: theme.palette[colorIndex(run) % theme.palette.length],
+        included: !state.excluded.includes(run.id),
+        seed: run.seed === undefined ? '–' : String(run.seed),
+        state: run.state,
+        hparams: hp.values.get(run.id) ?? {},
+        finals: {
+          steps: run.step,
+          [state.metric]: finalValue(curveOf(run, state.metric, state.xAxis, 0)),
+          ...Object.fromEntries(FINALS.map(([key]) => [key, run.latestMetric(key)])),
+        },
+      })),
+    };
+    const key = JSON.stringify(lastView);
+    if (key !== tableKey) {
+      tableKey = key;
+      table.render(lastView);
+    }
+  } else {
+    for (const run of all) table.setIncluded(run.id, !state.excluded.includes(run.id));
+  }
+}
+
+function chartData(included: RunModel[], colorIndex: (run: RunModel) => number, runLabel: (run: RunModel) => string): ChartData {
+  const curves = new Map(included.map((r) => [r.id, lastPerX(curveOf(r, state.metric, state.xAxis, state.smoothing))]));
+  const xs = commonGrid([...curves.values()]);
+  const series: ChartSeries[] = [];
+  const bands: ChartData['bands'] = [];
+  if (state.mode === 'runs') {
+    for (const run of included) {
+      series.push({ label: runLabel(run), color: colorIndex(run), values: sampleAt(curves.get(run.id)!, xs), width: 1.5 });
+    }
+  } else {
+    lastGroups.forEach((group, g) => {
+      const members = group.runIds.filter((id) => curves.has(id));
+      if (members.length === 0) return;
+      const agg = aggregate(
+        members.map((id) => curves.get(id)!),
+        xs,
+      );
+      const seeds = members.length === 1 ? '1 run' : `${members.length} runs`;
+      const base = series.length;
+      series.push({ label: `${group.label} (mean of ${seeds})`, color: g, values: agg.mean, width: 2 });
+      series.push({ label: 'max', color: g, values: agg.max, width: 0.5, alpha: 0.4, edge: true });
+      series.push({ label: 'min', color: g, values: agg.min, width: 0.5, alpha: 0.4, edge: true });
+      bands.push({ upper: base + 1, lower: base + 2, color: g });
+    });
+  }
+  return { xs, series, bands };
+}
+
+function metricLabel(metric: string): string {
+  const names: Record<string, string> = {
+    'episode/return': 'episode return',
+    'episode/length': 'episode length',
+    'eval/mean_return': 'eval mean return',
+  };
+  return names[metric] ?? metric;
+}
+
+exposeTestHook(() => ({
+  page: 'compare',
+  runs: runs.order,
+  included: ordered()
+    .filter((r) => !state.excluded.includes(r.id))
+    .map((r) => r.id),
+  metric: state.metric,
+  mode: state.mode,
+  smoothing: state.smoothing,
+  xAxis: state.xAxis,
+  groups: lastGroups,
+  chart: lastChart && { xs: lastChart.xs, series: lastChart.series.map((s) => ({ label: s.label, values: s.values })) },
+  table: lastView && {
+    columns: lastView.columns.map((c) => ({ key: c.key, label: c.label, differs: c.differs ?? false })),
+    rows: [...table.element.querySelectorAll('tbody tr')].map((tr) => (tr as HTMLElement).dataset.run),
+    sort: lastView.sort,
+  },
+}));
+
+bridge.ready();

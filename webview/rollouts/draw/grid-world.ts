@@ -1,0 +1,62 @@
+// GridWorld: the walls of the plan's layout (built by the env's own code, so the drawing and
+// the env never disagree), the goal, the agent, and the path it took so far in the episode.
+import { buildWalls, type GridLayout } from '../../../runtime/envs/grid-world.js';
+import { field, type Scene } from './scene.js';
+
+const LAYOUTS: GridLayout[] = ['open', 'four_rooms', 'maze'];
+
+export function drawGridWorld(scene: Scene): void {
+  const { ctx, width, height, theme } = scene;
+  const layout = LAYOUTS.find((l) => l === scene.params.layout) ?? 'open';
+  let size = typeof scene.params.size === 'number' ? scene.params.size : 11;
+  // A curriculum may grow the grid beyond the plan's starting size: fit what the agent saw.
+  for (const step of scene.steps) for (const v of step.obs) if (Number.isInteger(v) && v >= size) size = v + 1;
+  const walls = buildWalls(layout, size);
+  const cell = Math.floor(Math.min(width, height) / size);
+  const ox = Math.floor((width - cell * size) / 2);
+  const oy = Math.floor((height - cell * size) / 2);
+  const centre = (x: number, y: number) => ({ x: ox + (x + 0.5) * cell, y: oy + (y + 0.5) * cell });
+
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      ctx.fillStyle = walls[y * size + x] ? theme.muted : theme.background;
+      ctx.fillRect(ox + x * cell, oy + y * cell, cell, cell);
+    }
+  }
+  ctx.strokeStyle = theme.grid;
+  ctx.lineWidth = 1;
+  for (let i = 0; i <= size; i++) {
+    ctx.beginPath();
+    ctx.moveTo(ox + i * cell + 0.5, oy);
+    ctx.lineTo(ox + i * cell + 0.5, oy + size * cell);
+    ctx.moveTo(ox, oy + i * cell + 0.5);
+    ctx.lineTo(ox + size * cell, oy + i * cell + 0.5);
+    ctx.stroke();
+  }
+
+  const goal = centre(field(scene, 'goal_x'), field(scene, 'goal_y'));
+  if (Number.isFinite(goal.x) && Number.isFinite(goal.y)) {
+    ctx.fillStyle = theme.success;
+    ctx.fillRect(goal.x - cell * 0.35, goal.y - cell * 0.35, cell * 0.7, cell * 0.7);
+  }
+
+  // The path so far, then the agent on top of it.
+  ctx.strokeStyle = theme.palette[0];
+  ctx.globalAlpha = 0.45;
+  ctx.lineWidth = Math.max(2, cell * 0.12);
+  ctx.beginPath();
+  for (let t = 0; t <= scene.t; t++) {
+    const p = centre(field(scene, 'x', t), field(scene, 'y', t));
+    if (t === 0) ctx.moveTo(p.x, p.y);
+    else ctx.lineTo(p.x, p.y);
+  }
+  ctx.stroke();
+  ctx.globalAlpha = 1;
+  const agent = centre(field(scene, 'x'), field(scene, 'y'));
+  if (Number.isFinite(agent.x) && Number.isFinite(agent.y)) {
+    ctx.fillStyle = theme.palette[0];
+    ctx.beginPath();
+    ctx.arc(agent.x, agent.y, cell * 0.32, 0, 2 * Math.PI);
+    ctx.fill();
+  }
+}

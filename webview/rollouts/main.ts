@@ -1,0 +1,286 @@
+// The rollout inspector: pick a recorded episode of a run, step or play through it, and see
+// the env, the observation, the action and every reward term at each step. Entry point of
+// dist/webview/rollouts.js.
+import type { HostMessage, InspectorStep, PersistedPageState, RolloutHeader, RolloutListing } from '../protocol.js';
+import { Bridge, exposeTestHook } from '../shared/bridge.js';
+import { h, replaceChildren, setText } from '../shared/dom.js';
+import { formatSteps, formatValue } from '../shared/format.js';
+import type { RunModel } from '../shared/run-model.js';
+import { Runs } from '../shared/runs.js';
+import { watchTheme } from '../shared/theme.js';
+import { dropdown, progressRing } from '../ui/components.js';
+import { drawingFor } from './draw/index.js';
+import { stepsPerSecond, TEXT_ENVS } from './env-info.js';
+import { RewardChart } from './reward-chart.js';
+import { stepFacts, StepView, type StepFacts } from './step-view.js';
+import { Timeline } from './timeline.js';
+
+interface InspectorState extends PersistedPageState {
+  runId?: string;
+  /** The episode's file as the host listed it. */
+  file?: string;
+  t: number;
+  speed: number;
+}
+
+interface Episode {
+  runId: string;
+  file: string;
+  header: RolloutHeader | undefined;
+  steps: InspectorStep[];
+  skipped: number;
+}
+
+const runs = new Runs();
+const listings = new Map<string, { episodes: RolloutListing[]; missing: boolean }>();
+let episode: Episode | undefined;
+let loading: string | undefined;
+let facts: StepFacts | undefined;
+let drawn: string | undefined;
+let noticeText = '';
+let episodeChoicesKey = '';
+let runChoices = '';
+
+const bridge = new Bridge<InspectorState>('rollouts', applyBatch);
+const state = bridge.loadState({ runs: [], t: 0, speed: 1 });
+let theme = watchTheme((next) => {
+  theme = next;
+  rewardChart.redraw();
+  draw();
+});
+
+const title = h('h1', { text: 'Recorded episodes' });
+const notice = h('p', { class: 'notice', hidden: true, attrs: { 'data-kind': 'info' } });
+const runPicker = dropdown({ label: 'Run', id: 'run-picker', choices: [], value: '', onChange: (id) => selectRun(id) });
+const episodePicker = dropdown({ label: 'Episode', id: 'episode-picker', choices: [], value: '', onChange: (file) => openEpisode(file) });
+const loadingRing = h('span', { class: 'loading-episode', hidden: true }, progressRing('Loading the episode'), ' Loading the episode…');
+const canvas = h('canvas', { class: 'env-canvas', tabIndex: 0, attrs: { role: 'img', 'aria-label': 'Drawing of the environment at this step' } });
+const noDrawing = h('p', { class: 'no-drawing', hidden: true });
+const stepView = new StepView();
+const timeline = new Timeline({
+  speed: state.speed,
+  rate: () => stepsPerSecond(episode?.header?.env),
+  onSeek: (t) => show(t),
+  onSpeed: (speed) => {
+    state.speed = speed;
+    bridge.saveState(state);
+  },
+});
+const rewardChart = new RewardChart(
+  () => theme,
+  (t) => {
+    timeline.pause();
+    timeline.seek(t);
+  },
+);
+const skippedNote = h('p', { class: 'hint', hidden: true });
+const inspector = h(
+  'div',
+  { class: 'inspector', hidden: true },
+  h('div', { class: 'stage' }, h('div', { class: 'drawing' }, canvas, noDrawing), stepView.element),
+  timeline.element,
+  skippedNote,
+  rewardChart.element,
+);
+// Keys on the drawing drive the timeline too.
+canvas.addEventListener('keydown', (e) => timeline.onKey(e));
+
+const root = document.getElementById('root')!;
+replaceChildren(
+  root,
+  h('header', { class: 'inspector-head' }, title, h('div', { class: 'toolbar' }, runPicker.element, episodePicker.element, loadingRing)),
+  notice,
+  inspector,
+);
+root.removeAttribute('aria-busy');
+runPicker.element.hidden = true;
+episodePicker.element.hidden = true;
+setNotice('Waiting for the run from the editor…', 'info');
+
+new ResizeObserver(() => {
+  rewardChart.resize();
+  draw();
+}).observe(inspector);
+
+function applyBatch(messages: HostMessage[]): void {
+  for (const message of messages) {
+    if (runs.apply(message)) {
+      if (message.type === 'runs') {
+        state.runs = runs.order;
+        bridge.saveState(state);
+      }
+    } else if (message.type === 'rollouts') {
+      listings.set(message.runId, { episodes: message.episodes, missing: message.missing === true });
+    } else if (message.type === 'episode' && message.runId === state.runId && message.file === loading) {
+      // Only the episode asked for last: a slow answer for an earlier pick is dropped.
+      loading = undefined;
+      episode = { runId: message.runId, file: message.file, header: message.header, steps: message.steps, skipped: message.skipped };
+      loadEpisode();
+    }
+  }
+  refresh();
+}
+
+function currentRun(): RunModel | undefined {
+  return runs.get(state.runId) ?? runs.get(runs.order[0]);
+}
+
+function selectRun(id: string): void {
+  if (!id || id === state.runId) return;
+  state.runId = id;
+  state.file = undefined;
+  state.t = 0;
+  episode = undefined;
+  bridge.saveState(state);
+  refresh();
+}
+
+function openEpisode(file: string): void {
+  const run = currentRun();
+  if (!run || !file || (file === state.file && (episode?.file === file || loading === file))) return;
+  timeline.pause();
+  if (file !== state.file) state.t = 0;
+  state.file = file;
+  bridge.saveState(state);
+  loading = file;
+  bridge.post({ type: 'openEpisode', runId: run.id, file });
+  refresh();
+}
+
+/** Brings pickers and notices in line with what the host has sent so far. */
+function refresh(): void {
+  const run = currentRun();
+  runPicker.element.hidden = runs.size < 2;
+  const runList = runs.order.join('\n');
+  if (runs.size >= 2 && runList !== runChoices) {
+    runChoices = runList;
+    runPicker.setChoices(runs.order.map((id) => ({ value: id, label: id })), run?.id ?? '');
+  }
+  if (!run) {
+    setNotice('Waiting for the run from the editor…', 'info');
+    return;
+  }
+  state.runId = run.id;
+  setText(title, `Recorded episodes: ${run.snapshot.experiment} / ${run.snapshot.runId}`);
+  const listing = listings.get(run.id);
+  if (!listing) {
+    setNotice('Looking for recorded episodes…', 'info');
+    episodePicker.element.hidden = true;
+    return;
+  }
+  if (listing.episodes.length === 0) {
+    episodePicker.element.hidden = true;
+    inspector.hidden = true;
+    setNotice(whyNoEpisodes(run, listing.missing), 'warning');
+    return;
+  }
+  episodePicker.element.hidden = false;
+  const choices = listing.episodes.map((e) => ({ value: e.file, label: episodeLabel(run, e) }));
+  // The saved episode if it is still there (the state outlives the files), else the latest.
+  const wanted = listing.episodes.some((e) => e.file === state.file) ? state.file! : listing.episodes[listing.episodes.length - 1].file;
+  // Rebuilding the options would close the list under the user's pointer: only on change.
+  const key = JSON.stringify(choices);
+  if (key !== episodeChoicesKey) {
+    episodeChoicesKey = key;
+    episodePicker.setChoices(choices, wanted);
+  } else episodePicker.setValue(wanted);
+  if (wanted !== state.file || (!episode && !loading)) openEpisode(wanted);
+  loadingRing.hidden = loading === undefined;
+  if (episode && episode.steps.length === 0) setNotice('This episode file holds no steps.', 'warning');
+  else setNotice('', 'none');
+}
+
+function whyNoEpisodes(run: RunModel, missing: boolean): string {
+  if (missing) {
+    return 'No recorded episodes: this run has no rollouts folder. The trainer writes about 20 sampled training episodes there over a run (the first from step 0); the folder may have been deleted, or not copied with the run.';
+  }
+  if (run.state === 'running') {
+    return `No recorded episodes yet: the trainer records env copy 0's episode from step 0 and writes it when that episode ends (then about 20 over the run). Step ${formatSteps(run.step)} so far.`;
+  }
+  return `No recorded episodes: the run ${run.state === 'unknown' ? 'has no readable status' : `is ${run.state}`} and its rollouts folder is empty; it ended before its first recorded episode did.`;
+}
+
+/** `step 2,048 · return 37 · 37 steps`, the return and length from the run's rollout events. */
+function episodeLabel(run: RunModel, listing: RolloutListing): string {
+  const name = listing.file.split(/[\\/]/).pop()!;
+  const note = run.rollouts.find((r) => r.file.split('/').pop() === name);
+  return note ? `from step ${formatSteps(listing.step)} · return ${formatValue(note.return)} · ${note.length} steps` : `from step ${formatSteps(listing.step)} (${name})`;
+}
+
+function setNotice(text: string, kind: 'info' | 'warning' | 'none'): void {
+  noticeText = text;
+  notice.hidden = kind === 'none' || text === '';
+  notice.dataset.kind = kind;
+  setText(notice, text);
+}
+
+function loadEpisode(): void {
+  const ep = episode!;
+  const env = ep.header?.env;
+  const text = isText(ep);
+  inspector.hidden = false;
+  inspector.dataset.env = env ?? '';
+  const drawing = drawingFor(env);
+  canvas.hidden = text || !drawing;
+  noDrawing.hidden = text || Boolean(drawing);
+  noDrawing.textContent = env ? `No drawing for ${env}; its observation is listed beside.` : 'The episode file has no header: the env and its fields are unknown.';
+  skippedNote.hidden = ep.skipped === 0;
+  skippedNote.textContent = `${ep.skipped} line${ep.skipped === 1 ? '' : 's'} of the episode file could not be read and were skipped.`;
+  rewardChart.load(ep.header, ep.steps);
+  timeline.load(ep.steps.length, state.t);
+}
+
+function isText(ep: Episode): boolean {
+  return TEXT_ENVS.has(ep.header?.env ?? '') || ep.steps.some((s) => s.text !== undefined);
+}
+
+function show(t: number): void {
+  if (!episode) return;
+  if (state.t !== t) {
+    state.t = t;
+    bridge.saveState(state);
+  }
+  facts = stepFacts(episode.header, episode.steps, t);
+  stepView.render(facts, episode.header, isText(episode));
+  rewardChart.setStep(t);
+  draw();
+}
+
+function draw(): void {
+  const ep = episode;
+  const drawing = drawingFor(ep?.header?.env);
+  drawn = undefined;
+  if (!ep || !drawing || canvas.hidden) return;
+  const width = Math.max(200, canvas.clientWidth);
+  const height = Math.max(150, canvas.clientHeight);
+  const ratio = devicePixelRatio || 1;
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+  }
+  const ctx = canvas.getContext('2d')!;
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.fillStyle = theme.background;
+  ctx.fillRect(0, 0, width, height);
+  const plan = runs.get(ep.runId)?.snapshot.plan as { env?: { params?: Record<string, unknown> } } | undefined;
+  drawing({ ctx, width, height, header: ep.header, steps: ep.steps, t: timeline.t, params: plan?.env?.params ?? {}, theme });
+  drawn = ep.header?.env;
+}
+
+exposeTestHook(() => ({
+  page: 'rollouts',
+  runId: state.runId,
+  episodes: listings.get(state.runId ?? '')?.episodes.map((e) => e.file) ?? [],
+  file: episode?.file,
+  loading: loading ?? null,
+  env: episode?.header?.env,
+  steps: episode?.steps.length ?? 0,
+  t: timeline.t,
+  playing: timeline.isPlaying,
+  speed: timeline.currentSpeed,
+  notice: noticeText,
+  drawn: drawn ?? null,
+  step: facts ?? null,
+}));
+
+bridge.ready();

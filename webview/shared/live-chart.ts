@@ -1,0 +1,354 @@
+// A chart of one growing series: raw values (faint), their moving average (bold), and optional
+// markers (evaluations). New rows are smoothed and decimated incrementally, so a frame costs
+// O(new rows + pixels) however long the run is; uPlot then gets a few thousand points via
+// setData instead of a redraw from the raw history.
+import { h, setAttr, setText } from './dom.js';
+import { Decimator, decimateRange } from './decimate.js';
+import { formatValue } from './format.js';
+import { createPlot, type Plot } from './plot.js';
+import { emaInto, emptyEma, type EmaState } from './smoothing.js';
+import type { Theme } from './theme.js';
+
+export interface SeriesSource {
+  /** Rows available; `xs()` and `ys()` are valid up to here. */
+  length(): number;
+  /** x per row (steps, or times to which `xOffset` is added); non-decreasing. */
+  xs(): Float64Array;
+  xOffset(): number;
+  ys(): Float64Array;
+  /** Changes when rows were removed or the x column switched: everything is recomputed. */
+  revision(): string;
+}
+
+export interface Markers {
+  label: string;
+  xs: number[];
+  ys: number[];
+}
+
+export type Range = { min: number; max: number };
+
+export interface LiveChartOptions {
+  id: string;
+  title: string;
+  /** Shown over the plot while there are no rows. */
+  emptyText: string;
+  theme: () => Theme;
+  color: number;
+  xValue: (x: number) => string;
+  xTick: (x: number) => string;
+  syncKey: string;
+  /** False for exact series (schedules): drawn as they are, never averaged. */
+  smoothable: boolean;
+  onZoom: (id: string, range: Range | null) => void;
+}
+
+const HEIGHT = 190;
+
+export class LiveChart {
+  readonly element: HTMLElement;
+  private readonly plotHost: HTMLElement;
+  private readonly empty: HTMLElement;
+  private readonly latest: HTMLElement;
+  private plot: Plot | undefined;
+  private source: SeriesSource | undefined;
+  private markers: (() => Markers | undefined) | undefined;
+
+  private smoothing = 0;
+  private zoom: Range | null = null;
+  private width = 0;
+  private visible = false;
+  private dirty = true;
+
+  // What has been consumed of the source so far.
+  private consumed = 0;
+  private seenRevision = '';
+  private seenSmoothing = -1;
+  private decimator: Decimator | undefined;
+  private smoothed = new Float64Array(0);
+  private ema: EmaState = emptyEma();
+  private indexBuffer = new Int32Array(0);
+  /** Points handed to uPlot at the last render (decimated, plus markers). */
+  private shown = 0;
+
+  constructor(private readonly options: LiveChartOptions) {
+    this.latest = h('span', { class: 'chart-latest', attrs: { 'aria-live': 'off' } });
+    this.plotHost = h('div', { class: 'chart-plot' });
+    this.empty = h('p', { class: 'chart-empty', text: options.emptyText });
+    this.element = h(
+      'section',
+      {
+        class: 'chart',
+        tabIndex: 0,
+        attrs: {
+          'data-metric': options.id,
+          'aria-label': `${options.title}: drag to zoom, arrows pan, plus and minus zoom, 0 resets`,
+        },
+      },
+      h('header', { class: 'chart-head' }, h('h3', { text: options.title }), this.latest),
+      this.plotHost,
+      this.empty,
+    );
+  }
+
+  setSource(source: SeriesSource, markers?: () => Markers | undefined): void {
+    this.source = source;
+    this.markers = markers;
+    this.dirty = true;
+  }
+
+  setSmoothing(weight: number): void {
+    if (!this.options.smoothable) weight = 0;
+    if (weight === this.smoothing) return;
+    this.smoothing = weight;
+    this.dirty = true;
+  }
+
+  setZoom(range: Range | null): void {
+    this.zoom = range;
+    this.dirty = true;
+  }
+
+  /** Off-screen charts keep their data current but skip drawing until scrolled into view. */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+  }
+
+  setWidth(width: number): void {
+    const w = Math.floor(width);
+    if (w <= 0 || w === this.width) return;
+    this.width = w;
+    this.plot?.u.setSize({ width: w, height: HEIGHT });
+    // Buckets follow pixels, but re-decimating a long history on every step of a window
+    // resize would stall it: only a real change of width rebuilds them.
+    if (this.decimator && Math.abs(this.decimator.buckets - w) > 0.25 * this.decimator.buckets) this.decimator = undefined;
+    this.dirty = true;
+  }
+
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  redraw(): void {
+    this.plot?.u.redraw(false);
+  }
+
+  /**
+   * Brings the chart up to date with its source; cheap when nothing changed. Charts out of
+   * view only note that rows arrived: they smooth and decimate when scrolled into view, so a
+   * long dashboard costs what its visible charts cost.
+   */
+  render(): void {
+    if (!this.source || this.width === 0) return;
+    const rows = this.source.length();
+    this.empty.hidden = rows > 0;
+    setAttr(this.element, 'data-points', rows);
+    if (!this.visible) return;
+    this.consume();
+    if (!this.dirty) return;
+    this.dirty = false;
+    this.draw();
+  }
+
+  /** Smooths and decimates the rows that arrived since the last call. */
+  private consume(): void {
+    const source = this.source!;
+    const n = source.length();
+    const revision = source.revision();
+    if (revision !== this.seenRevision || !this.decimator) {
+      this.seenRevision = revision;
+      this.consumed = 0;
+      this.seenSmoothing = -1;
+      this.decimator = new Decimator(this.width);
+    }
+    if (n < this.consumed) this.consumed = 0;
+    if (this.smoothed.length < n) {
+      const next = new Float64Array(Math.max(n, this.smoothed.length * 2, 256));
+      next.set(this.smoothed.subarray(0, this.consumed));
+      this.smoothed = next;
+    }
+    const ys = source.ys();
+    if (this.seenSmoothing !== this.smoothing) {
+      this.seenSmoothing = this.smoothing;
+      this.ema = emptyEma();
+      emaInto(ys, this.smoothed, 0, this.consumed, this.smoothing, this.ema);
+      this.dirty = true;
+    }
+    if (n === this.consumed) return;
+    emaInto(ys, this.smoothed, this.consumed, n, this.smoothing, this.ema);
+    const xs = source.xs();
+    const offset = source.xOffset();
+    this.decimator!.pushRange(xs, ys, this.consumed, n, offset);
+    this.consumed = n;
+    this.dirty = true;
+  }
+
+  private draw(): void {
+    const source = this.source!;
+    const n = this.consumed;
+    const xs = source.xs();
+    const offset = source.xOffset();
+    const ys = source.ys();
+    let rows: Int32Array;
+    if (this.zoom) {
+      const { min, max } = this.zoom;
+      rows = decimateRange(xs, ys, n, min - offset, max - offset, this.width, (x) => lowerBoundOf(xs, n, x));
+    } else {
+      if (this.indexBuffer.length < this.decimator!.capacity) this.indexBuffer = new Int32Array(this.decimator!.capacity);
+      rows = this.indexBuffer.subarray(0, this.decimator!.indices(this.indexBuffer));
+    }
+    // A chart that can have markers always has their series, empty until the first arrives.
+    const marks = this.markers ? (this.markers() ?? { label: 'eval', xs: [], ys: [] }) : undefined;
+    const data = mergeWithMarkers(rows, xs, offset, ys, this.options.smoothable ? this.smoothed : undefined, marks);
+    this.ensurePlot(marks !== undefined);
+    this.plot!.setData(data as never, this.zoom);
+    this.shown = data[0].length;
+    setAttr(this.element, 'data-shown', this.shown);
+    setText(this.latest, n > 0 ? formatValue(ys[n - 1]) : '');
+    this.latest.title = n > 0 ? `latest value${this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[n - 1])}` : ''}` : '';
+  }
+
+  private ensurePlot(withMarkers: boolean): void {
+    if (this.plot) return;
+    const { options } = this;
+    this.plot = createPlot({
+      container: this.plotHost,
+      width: this.width,
+      height: HEIGHT,
+      theme: options.theme,
+      xValue: options.xValue,
+      xTick: options.xTick,
+      yValue: formatValue,
+      syncKey: options.syncKey,
+      keyTarget: this.element,
+      fullRange: () => this.fullRange(),
+      currentRange: () => this.zoom ?? this.fullRange(),
+      series: [
+        ...(options.smoothable
+          ? [
+              { label: 'raw', color: options.color, alpha: 0.3, width: 1 },
+              { label: 'smoothed', color: options.color, width: 2 },
+            ]
+          : [{ label: 'value', color: options.color, width: 2 }]),
+        ...(withMarkers ? [{ label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true }] : []),
+      ],
+      onUserZoom: (range) => {
+        this.zoom = range;
+        this.dirty = true;
+        options.onZoom(options.id, range);
+      },
+    });
+  }
+
+  /**
+   * What tests and the bench read: rows of the series (`points`), rows smoothed and decimated
+   * so far (`drawnRows`: all of them once the chart was in view), points handed to uPlot.
+   */
+  describe(): {
+    id: string;
+    points: number;
+    drawnRows: number;
+    shown: number;
+    zoom: Range | null;
+    smoothing: number;
+    smoothedWith: number;
+    visible: boolean;
+    empty: boolean;
+    lastSmoothed: number | null;
+  } {
+    const n = this.consumed;
+    return {
+      id: this.options.id,
+      points: this.source?.length() ?? 0,
+      drawnRows: n,
+      /** The weight the smoothed values were computed with (they follow `smoothing` when drawn). */
+      smoothedWith: this.seenSmoothing,
+      /** In view (charts out of view catch up when scrolled to). */
+      visible: this.visible,
+      shown: this.shown,
+      zoom: this.zoom,
+      smoothing: this.smoothing,
+      empty: !this.empty.hidden,
+      lastSmoothed: n > 0 && Number.isFinite(this.smoothed[n - 1]) ? this.smoothed[n - 1] : null,
+    };
+  }
+
+  /** The x extent of every row and marker (a zoomed plot holds only the visible ones). */
+  private fullRange(): Range | null {
+    const source = this.source;
+    const n = this.consumed;
+    if (!source || n === 0) return null;
+    const xs = source.xs();
+    const offset = source.xOffset();
+    let min = xs[0] + offset;
+    let max = xs[n - 1] + offset;
+    const marks = this.markers?.();
+    if (marks && marks.xs.length > 0) {
+      min = Math.min(min, marks.xs[0]);
+      max = Math.max(max, marks.xs[marks.xs.length - 1]);
+    }
+    return { min, max };
+  }
+
+  destroy(): void {
+    this.plot?.destroy();
+    this.element.remove();
+  }
+}
+
+function lowerBoundOf(xs: Float64Array, n: number, x: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * uPlot wants one x array shared by all series: the decimated rows and the markers are merged
+ * in x order, each series null where the other has its points.
+ */
+function mergeWithMarkers(
+  rows: Int32Array,
+  xs: Float64Array,
+  offset: number,
+  ys: Float64Array,
+  smoothed: Float64Array | undefined,
+  marks: Markers | undefined,
+): (number | null)[][] {
+  const mx = marks?.xs ?? [];
+  const total = rows.length + mx.length;
+  const x: number[] = new Array(total);
+  const raw: (number | null)[] = new Array(total);
+  const smooth: (number | null)[] = new Array(total);
+  const mark: (number | null)[] = new Array(total);
+  let r = 0;
+  let m = 0;
+  for (let k = 0; k < total; k++) {
+    const rowX = r < rows.length ? xs[rows[r]] + offset : Infinity;
+    if (m < mx.length && mx[m] < rowX) {
+      x[k] = mx[m];
+      raw[k] = null;
+      smooth[k] = null;
+      mark[k] = marks!.ys[m];
+      m++;
+    } else {
+      const i = rows[r++];
+      x[k] = rowX;
+      raw[k] = ys[i];
+      // Rows sharing an x (the episodes that ended in one update) would draw the average
+      // as a vertical zigzag; its value after the last of them is the one that means something.
+      if (smoothed) {
+        const s = smoothed[i];
+        const lastAtX = r >= rows.length || xs[rows[r]] + offset !== rowX;
+        smooth[k] = lastAtX && Number.isFinite(s) ? s : null;
+      }
+      mark[k] = null;
+    }
+  }
+  const lines = smoothed ? [x, raw, smooth] : [x, raw];
+  return marks ? [...lines, mark] : lines;
+}

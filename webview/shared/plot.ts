@@ -1,0 +1,248 @@
+// uPlot, set up the way every chart of these pages wants it: colours from the VS Code theme
+// (read at draw time, so a theme switch is one redraw), a live legend as the hover read-out,
+// and zoom and pan by mouse and keyboard. uPlot is built for large streaming series: it draws
+// straight to a canvas and collapses points that share a pixel column.
+import uPlot from 'uplot';
+import { withAlpha, type Theme } from './theme.js';
+
+export type { uPlot };
+
+export interface PlotSeries {
+  label: string;
+  /** Palette index, or a function of the theme (e.g. the muted colour). */
+  color: number | ((theme: Theme) => string);
+  width?: number;
+  /** Markers only (evaluation points), no line. */
+  pointsOnly?: boolean;
+  /** Dashed line. */
+  dash?: number[];
+  /** Alpha for the line colour, e.g. raw values behind smoothed ones. */
+  alpha?: number;
+  /** Never mark points (a band's edges), even where the plot marks them (autoPoints). */
+  noPoints?: boolean;
+}
+
+export interface PlotOptions {
+  container: HTMLElement;
+  width: number;
+  height: number;
+  series: PlotSeries[];
+  theme: () => Theme;
+  xValue: (x: number) => string;
+  xTick: (x: number) => string;
+  yValue: (y: number) => string;
+  /** Charts with the same key show the cursor at the same x. */
+  syncKey?: string;
+  /** uPlot bands: pairs of series indices (1-based, as uPlot counts) filled between. */
+  bands?: { upper: number; lower: number; color: number }[];
+  /** The user zoomed (a range) or reset the zoom (null): by dragging, wheel or keyboard. */
+  onUserZoom?: (range: { min: number; max: number } | null) => void;
+  /** A click on the plot at x (the rollout chart seeks the timeline). */
+  onClick?: (x: number) => void;
+  /** Extra drawing on top of the series (a current-step marker). */
+  onDraw?: (u: uPlot) => void;
+  /** The focusable element whose keys pan and zoom (the chart's card); default: container. */
+  keyTarget?: HTMLElement;
+  /** The legend's label for the x value. */
+  xLabel?: string;
+  /** x counts whole things (steps of an episode): ticks only at integers. */
+  integerX?: boolean;
+  /** Marks data points when they are few enough to see (small charts); off for big series. */
+  autoPoints?: boolean;
+  /** The x extent of all the data, when the plot holds only the zoomed part of it. */
+  fullRange?: () => { min: number; max: number } | null;
+  /** The range the owner shows (its drawing may lag a frame behind); default: the plot's scale. */
+  currentRange?: () => { min: number; max: number } | null;
+}
+
+export interface Plot {
+  u: uPlot;
+  /** Sets the data, and the x range shown (null: all of it). */
+  setData(data: uPlot.AlignedData, range: { min: number; max: number } | null): void;
+  /** The full x extent of the current data, for reset and panning limits. */
+  dataRange(): { min: number; max: number } | null;
+  destroy(): void;
+}
+
+export function createPlot(options: PlotOptions): Plot {
+  const { theme } = options;
+  const colorOf = (s: PlotSeries) => {
+    const base = () => (typeof s.color === 'function' ? s.color(theme()) : theme().palette[s.color % theme().palette.length]);
+    return s.alpha === undefined ? base : () => withAlphaCached(base(), s.alpha!);
+  };
+  const fontOf = () => `${Math.round(theme().fontSize * 0.9)}px ${theme().font}`;
+  const axis = (values: (v: number) => string, size: number, integer = false): uPlot.Axis => ({
+    ...(integer ? { incrs: INTEGER_INCREMENTS } : {}),
+    stroke: () => theme().muted,
+    grid: { stroke: () => theme().grid, width: 1 },
+    ticks: { stroke: () => theme().grid, width: 1, size: 4 },
+    font: fontOf(),
+    size,
+    values: (_u, splits) => splits.map((v) => (v === null || v === undefined ? '' : values(v))),
+  });
+  const opts: uPlot.Options = {
+    width: options.width,
+    height: options.height,
+    scales: {
+      x: { time: false },
+      // A constant series (a reward of -1 every step) gets a range around its value, not 0..100.
+      y: { range: (_u, min, max) => (min === max ? [min - (Math.abs(min) * 0.1 || 1), max + (Math.abs(max) * 0.1 || 1)] : uPlot.rangeNum(min, max, 0.1, true)) },
+    },
+    axes: [axis(options.xTick, 36, options.integerX), axis(options.yValue, 56)],
+    series: [
+      { label: options.xLabel ?? 'at', value: (_u, v) => (v === null ? '–' : options.xValue(v)) },
+      ...options.series.map((s): uPlot.Series => {
+        const stroke = colorOf(s);
+        return {
+          label: s.label,
+          stroke,
+          width: (s.width ?? 1.5) * theme().lineScale,
+          dash: s.dash,
+          spanGaps: true,
+          value: (_u, v) => (v === null || v === undefined ? '–' : options.yValue(v)),
+          ...(s.pointsOnly
+            ? { paths: () => null, points: { show: true, size: 8, width: 2, stroke, fill: () => theme().background } }
+            : options.autoPoints && !s.noPoints
+              ? {}
+              : { points: { show: false } }),
+        };
+      }),
+    ],
+    bands: options.bands?.map((b) => ({
+      series: [b.upper, b.lower] as [number, number],
+      fill: () => withAlphaCached(theme().palette[b.color % theme().palette.length], 0.18),
+    })),
+    cursor: {
+      sync: options.syncKey ? { key: options.syncKey } : undefined,
+      // A drag selects a range; the setSelect hook below turns it into a zoom that goes
+      // through the owner (which re-decimates for the new range), not uPlot's own rescale.
+      drag: { x: true, y: false, setScale: false },
+      // Double-click resets (listener below): uPlot's own reset would keep a stale range.
+      bind: { dblclick: () => () => null },
+      points: { size: 7 },
+    },
+    legend: { live: true },
+    hooks: {
+      setSelect: [
+        (u) => {
+          const { left, width } = u.select;
+          if (width < 2) return;
+          const min = u.posToVal(left, 'x');
+          const max = u.posToVal(left + width, 'x');
+          u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+          options.onUserZoom?.({ min, max });
+        },
+      ],
+      draw: options.onDraw ? [options.onDraw] : [],
+    },
+  };
+  const u = new uPlot(opts, [[], ...options.series.map(() => [])] as unknown as uPlot.AlignedData, options.container);
+
+  const plot: Plot = {
+    u,
+    setData(data, range) {
+      u.batch(() => {
+        u.setData(data, range === null);
+        if (range) u.setScale('x', range);
+      });
+    },
+    dataRange() {
+      const xs = u.data[0];
+      if (!xs || xs.length === 0) return null;
+      return { min: xs[0], max: xs[xs.length - 1] };
+    },
+    destroy() {
+      u.destroy();
+    },
+  };
+  attachZoomPan(plot, options);
+  return plot;
+}
+
+/**
+ * Zoom and pan besides uPlot's drag-to-zoom: double-click resets; Ctrl/Alt + wheel zooms
+ * around the pointer and Shift + wheel pans (a plain wheel scrolls the page, as users expect);
+ * on the focused chart, arrows pan, + and - zoom, 0 or Escape reset.
+ */
+function attachZoomPan(plot: Plot, options: PlotOptions): void {
+  const { u } = plot;
+  const zoomTo = (range: { min: number; max: number } | null) => options.onUserZoom?.(range);
+  const current = () => options.currentRange?.() ?? { min: u.scales.x.min ?? 0, max: u.scales.x.max ?? 1 };
+  const clamp = (min: number, max: number) => {
+    const all = options.fullRange ? options.fullRange() : plot.dataRange();
+    if (!all) return null;
+    const span = Math.min(max - min, all.max - all.min);
+    if (span >= all.max - all.min) return null; // zoomed all the way out
+    const lo = Math.max(all.min, Math.min(min, all.max - span));
+    return { min: lo, max: lo + span };
+  };
+  const zoomAround = (center: number, factor: number) => {
+    const { min, max } = current();
+    zoomTo(clamp(center - (center - min) * factor, center + (max - center) * factor));
+  };
+  const pan = (fraction: number) => {
+    const { min, max } = current();
+    const shift = (max - min) * fraction;
+    zoomTo(clamp(min + shift, max + shift));
+  };
+  u.over.addEventListener('dblclick', () => zoomTo(null));
+  u.over.addEventListener(
+    'wheel',
+    (e) => {
+      if (!(e.ctrlKey || e.altKey || e.shiftKey || e.metaKey)) return;
+      e.preventDefault();
+      if (e.shiftKey) pan(Math.sign(e.deltaY || e.deltaX) * 0.1);
+      else zoomAround(u.posToVal(e.offsetX, 'x'), e.deltaY > 0 ? 1.25 : 0.8);
+    },
+    { passive: false },
+  );
+  if (options.onClick) {
+    const onClick = options.onClick;
+    u.over.addEventListener('click', (e) => onClick(u.posToVal(e.offsetX, 'x')));
+  }
+  const keyTarget = options.keyTarget ?? options.container;
+  keyTarget.addEventListener('keydown', (e) => {
+    if (e.target !== keyTarget) return;
+    const { min, max } = current();
+    const handled = (() => {
+      switch (e.key) {
+        case 'ArrowLeft':
+          pan(-0.1);
+          return true;
+        case 'ArrowRight':
+          pan(0.1);
+          return true;
+        case '+':
+        case '=':
+          zoomAround((min + max) / 2, 0.8);
+          return true;
+        case '-':
+        case '_':
+          zoomAround((min + max) / 2, 1.25);
+          return true;
+        case '0':
+        case 'Escape':
+          zoomTo(null);
+          return true;
+        default:
+          return false;
+      }
+    })();
+    if (handled) e.preventDefault();
+  });
+}
+
+const INTEGER_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000, 100000];
+
+const alphaCache = new Map<string, string>();
+
+/** withAlpha for colours read at every draw: parsed once per (colour, alpha). */
+function withAlphaCached(color: string, alpha: number): string {
+  const key = `${color}|${alpha}`;
+  let value = alphaCache.get(key);
+  if (value === undefined) {
+    value = withAlpha(color, alpha);
+    alphaCache.set(key, value);
+  }
+  return value;
+}
