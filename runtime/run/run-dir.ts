@@ -40,6 +40,14 @@ export interface SourceFile {
   readonly text: string;
 }
 
+/**
+ * Where a source file goes inside source/: its path relative to the entry's folder, with each
+ * `..` written as `_up` (an import may reach a sibling folder: `import "../shared/envs.rlx"`).
+ */
+export function snapshotPath(relative: string): string {
+  return relative.split(/[\\/]/).filter((part) => part !== '' && part !== '.').map((part) => (part === '..' ? '_up' : part)).join('/');
+}
+
 export class RunDirectory {
   readonly events: EventLog;
 
@@ -70,8 +78,8 @@ export class RunDirectory {
     for (const sub of ['source', 'rollouts', 'checkpoints']) fs.mkdirSync(path.join(dir, sub));
     writeJsonAtomic(path.join(dir, 'plan.json'), plan);
     for (const source of sources) {
-      const target = path.resolve(dir, 'source', source.path);
-      if (!target.startsWith(path.resolve(dir, 'source') + path.sep)) throw new Error(`source file ${source.path} lies outside the entry file's folder`);
+      const target = path.resolve(dir, 'source', snapshotPath(source.path));
+      if (!target.startsWith(path.resolve(dir, 'source') + path.sep)) throw new Error(`source file ${source.path} cannot be placed in the snapshot`);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       writeFileAtomic(target, source.text);
     }
