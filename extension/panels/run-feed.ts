@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EventTail, listRollouts, readPlan, readRollout, readRun, type RunInfo } from '../../runtime/run/reader.js';
 import type { HostMessage, RunSnapshot } from '../../webview/protocol.js';
+import { foldHistory } from '../../webview/columnar.js';
 
 export interface FeedRun {
   /** The protocol's id: the run directory relative to its runs folder, with `/`. */
@@ -41,7 +42,11 @@ export class RunFeed {
     const messages: HostMessage[] = [{ type: 'runs', runs: this.followed.map((f) => snapshotOf(f.run)) }];
     for (const f of this.followed) {
       f.tail = new EventTail(f.tail.file);
-      messages.push({ type: 'events', runId: f.run.id, events: f.tail.poll(), reset: true });
+      // A long history travels as typed-array columns (webview/columnar.ts): a million metric
+      // rows as plain event objects take seconds to post and to take in.
+      const [history, ...columns] = foldHistory(f.run.id, f.tail.poll());
+      if (history.type === 'events') messages.push({ ...history, reset: true });
+      messages.push(...columns);
       const info = readRun(f.run.dir);
       f.statusKey = statusKey(info);
       const episodes = listRollouts(f.run.dir);

@@ -67,3 +67,22 @@ test('a run without a rollouts folder says so', () => {
   const rollouts = new RunFeed([feedRun(dir)]).snapshot().find((m) => m.type === 'rollouts');
   assert.ok(rollouts?.type === 'rollouts' && rollouts.missing === true);
 });
+
+test('a long history reaches the page as columns after one reset events message', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-feed-long-'));
+  try {
+    const dir = path.join(root, 'Big', '20261121-000000-seed1');
+    fs.mkdirSync(dir, { recursive: true });
+    const lines: string[] = [];
+    for (let i = 1; i <= 5000; i++) lines.push(JSON.stringify({ type: 'metrics', step: i * 512, time: i, values: { 'charts/sps': i } }));
+    fs.writeFileSync(path.join(dir, 'events.jsonl'), lines.join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, 'status.json'), JSON.stringify({ status: 'finished', pid: 1, experiment: 'Big', seed: 1, step: 5000 * 512, budget: 1, metrics: {} }));
+    const feed = new RunFeed([feedRun(dir)]);
+    const messages = feed.snapshot().filter((m) => m.type === 'events' || m.type === 'columns');
+    assert.deepEqual(messages.map((m) => [m.type, m.type === 'events' ? m.reset : undefined]), [['events', true], ['columns', undefined]]);
+    const columns = messages[1] as Extract<typeof messages[number], { type: 'columns' }>;
+    assert.equal(columns.steps.length, 5000);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
