@@ -1,0 +1,127 @@
+// What the Runs view's items offer: dashboards, rollouts, comparison, the plan, the folder, and
+// deleting a run (after asking, to the trash where the file system has one).
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { readRun, type RunInfo } from '../../runtime/run/reader.js';
+import { ComparePanel } from '../panels/compare-panel.js';
+import { DashboardPanel } from '../panels/dashboard-panel.js';
+import { RolloutsPanel } from '../panels/rollouts-panel.js';
+import type { PanelContext } from '../panels/run-panel.js';
+import { describeRun } from './describe.js';
+import { isRunsNode, runDirOf, type RunsNode } from './nodes.js';
+import type { RunsTreeProvider } from './runs-view.js';
+
+export interface DeleteOptions {
+  /** Skips the confirmation (for tests and scripts that asked already). */
+  confirmed?: boolean;
+}
+
+export function registerRunCommands(panels: PanelContext, tree: RunsTreeProvider): vscode.Disposable[] {
+  /** The run a command is about: its argument, else one the user picks. */
+  const runDir = async (arg: unknown, title: string): Promise<string | undefined> => runDirOf(arg) ?? (await pickRuns(tree.allRuns(), title, false))?.[0];
+
+  return [
+    vscode.commands.registerCommand('rlx.openDashboard', async (arg?: unknown) => {
+      const dir = await runDir(arg, 'Open the dashboard of which run?');
+      return dir ? DashboardPanel.createOrShow(panels, dir) : undefined;
+    }),
+    vscode.commands.registerCommand('rlx.openRollouts', async (arg?: unknown) => {
+      const dir = await runDir(arg, 'Open the rollouts of which run?');
+      return dir ? RolloutsPanel.createOrShow(panels, dir) : undefined;
+    }),
+    vscode.commands.registerCommand('rlx.compareRuns', async (arg?: unknown, selected?: unknown[], dirs?: string[]) => {
+      let chosen = dirs ?? runDirsOf(selected && selected.length > 0 ? selected : arg ? [arg] : []);
+      // Runs given by a caller are shown as they are; a selection of one asks for the others.
+      if (!dirs && chosen.length < 2) {
+        const runs = tree.allRuns();
+        const picked = await pickRuns(runs, 'Compare which runs?', true, chosen);
+        if (!picked) return undefined;
+        chosen = picked;
+      }
+      return chosen.length > 0 ? ComparePanel.createOrShow(panels, chosen) : undefined;
+    }),
+    vscode.commands.registerCommand('rlx.openPlan', async (arg?: unknown) => {
+      const dir = await runDir(arg, 'Open the plan of which run?');
+      if (dir) await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, 'plan.json')), { preview: true });
+    }),
+    vscode.commands.registerCommand('rlx.revealRun', async (arg?: unknown) => {
+      const dir = isRunsNode(arg) && arg.kind === 'experiment' ? path.join(arg.root, arg.name) : await runDir(arg, 'Reveal which run?');
+      if (!dir) return;
+      const uri = vscode.Uri.file(dir);
+      // The Explorer shows folders of the workspace; the system's file manager the others.
+      if (vscode.workspace.getWorkspaceFolder(uri)) await vscode.commands.executeCommand('revealInExplorer', uri);
+      else await vscode.commands.executeCommand('revealFileInOS', uri);
+    }),
+    vscode.commands.registerCommand('rlx.deleteRun', async (arg?: unknown, _selected?: unknown, options?: DeleteOptions) => {
+      const dir = await runDir(arg, 'Delete which run?');
+      if (!dir) return false;
+      const deleted = await deleteRun(dir, options ?? {});
+      if (deleted) tree.refresh();
+      return deleted;
+    }),
+    vscode.commands.registerCommand('rlx.refreshRuns', () => tree.refresh()),
+  ];
+}
+
+function runDirsOf(nodes: unknown[]): string[] {
+  const dirs = nodes.flatMap((n) => {
+    if (isRunsNode(n) && n.kind === 'experiment') return n.runs.map((r) => r.dir);
+    const dir = runDirOf(n);
+    return dir ? [dir] : [];
+  });
+  return [...new Set(dirs)];
+}
+
+async function pickRuns(runs: RunInfo[], title: string, many: boolean, preselected: string[] = []): Promise<string[] | undefined> {
+  if (runs.length === 0) {
+    void vscode.window.showInformationMessage('There are no runs yet: train an experiment first.');
+    return undefined;
+  }
+  const items = runs.map((info) => {
+    const d = describeRun(info);
+    return { label: `${info.experiment}: ${d.label}`, description: d.description, dir: info.dir, picked: preselected.includes(info.dir) };
+  });
+  if (many) {
+    const picked = await vscode.window.showQuickPick(items, { title, canPickMany: true });
+    return picked?.map((p) => p.dir);
+  }
+  const picked = await vscode.window.showQuickPick(items, { title });
+  return picked ? [picked.dir] : undefined;
+}
+
+async function deleteRun(dir: string, options: DeleteOptions): Promise<boolean> {
+  const run = readRun(dir);
+  const name = `${run.experiment}/${run.runId}`;
+  if (run.state === 'running') {
+    void vscode.window.showWarningMessage(`${name} is still training: stop it first.`);
+    return false;
+  }
+  if (!options.confirmed) {
+    const choice = await vscode.window.showWarningMessage(
+      `Delete the run ${name}?`,
+      { modal: true, detail: 'Its folder (events, checkpoints, rollouts) moves to the trash where the file system has one.' },
+      'Delete',
+    );
+    if (choice !== 'Delete') return false;
+  }
+  for (const panel of [...DashboardPanel.all(), ...RolloutsPanel.all()]) if (panel.runDirs.includes(dir)) panel.dispose();
+  const uri = vscode.Uri.file(dir);
+  try {
+    await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: true });
+    return true;
+  } catch (err) {
+    // No trash here (a remote or container file system): deleting for good is a second decision.
+    const choice = options.confirmed
+      ? 'Delete Permanently'
+      : await vscode.window.showWarningMessage(
+          `${name} could not be moved to the trash (${(err as Error).message}). Delete it permanently?`,
+          { modal: true },
+          'Delete Permanently',
+        );
+    if (choice !== 'Delete Permanently') return false;
+    await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: false });
+    return true;
+  }
+}
+
+export type { RunsNode };

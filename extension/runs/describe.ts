@@ -1,0 +1,135 @@
+// How a run reads in the Runs view: label, one-line description, tooltip, icon. Pure, so the
+// wording is tested without an editor.
+import type { RunInfo, RunState } from '../../runtime/run/reader.js';
+
+export interface RunDescription {
+  label: string;
+  description: string;
+  /** Markdown. */
+  tooltip: string;
+  /** A codicon id and the theme colour it is drawn in. */
+  icon: { id: string; color?: string };
+  /** For `view/item/context` menus: `run.<state>`. */
+  contextValue: string;
+}
+
+const ICONS: Record<RunState, { id: string; color?: string }> = {
+  running: { id: 'sync~spin', color: 'charts.blue' },
+  finished: { id: 'pass', color: 'testing.iconPassed' },
+  stopped: { id: 'debug-stop', color: 'charts.yellow' },
+  failed: { id: 'error', color: 'testing.iconFailed' },
+  crashed: { id: 'warning', color: 'list.warningForeground' },
+  unknown: { id: 'question' },
+};
+
+export function formatCount(n: number): string {
+  if (!Number.isFinite(n)) return '-';
+  if (Math.abs(n) >= 1e6) return `${trim(n / 1e6)}M`;
+  if (Math.abs(n) >= 1e3) return `${trim(n / 1e3)}k`;
+  return String(Math.round(n));
+}
+
+function trim(x: number): string {
+  return x >= 100 ? x.toFixed(0) : x.toFixed(1).replace(/\.0$/, '');
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '-';
+  if (seconds < 1) return '<1s';
+  if (seconds < 60) return `${Math.round(seconds)}s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m}m ${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** The seed, from status.json or the run id (`...-seed3`, `...-seed3-2`). */
+export function runSeed(run: RunInfo): number | undefined {
+  if (run.status && Number.isFinite(run.status.seed)) return run.status.seed;
+  const m = /-seed(\d+)(?:-\d+)?$/.exec(run.runId);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The return to show: the latest evaluation when there is one, else the training episodes'. */
+export function latestReturn(run: RunInfo): { value: number; kind: 'eval' | 'train' } | undefined {
+  const metrics = run.status?.metrics ?? {};
+  const evalReturn = metrics['eval/mean_return'];
+  if (typeof evalReturn === 'number' && Number.isFinite(evalReturn)) return { value: evalReturn, kind: 'eval' };
+  const trainReturn = metrics['train/mean_return'];
+  if (typeof trainReturn === 'number' && Number.isFinite(trainReturn)) return { value: trainReturn, kind: 'train' };
+  return undefined;
+}
+
+/** Seconds from the start to the end (or to the last update of a run still going). */
+export function runDuration(run: RunInfo, now: number): number | undefined {
+  const s = run.status;
+  if (!s) return undefined;
+  const start = Date.parse(s.started);
+  const end = s.ended ? Date.parse(s.ended) : run.state === 'running' ? now : Date.parse(s.updated);
+  return Number.isFinite(start) && Number.isFinite(end) ? Math.max(0, (end - start) / 1000) : undefined;
+}
+
+/** A sweep member's tag from its id (`20261121-101010-LrScan2-seed1` -> `LrScan2`). */
+function memberTag(runId: string): string | undefined {
+  return /^\d{8}-\d{6}-(.+)-seed\d+(?:-\d+)?$/.exec(runId)?.[1];
+}
+
+function startedAt(run: RunInfo): string {
+  const iso = run.status?.started;
+  const date = iso ? new Date(iso) : undefined;
+  if (!date || Number.isNaN(date.getTime())) return run.runId;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+export function describeRun(run: RunInfo, now: number = Date.now()): RunDescription {
+  const seed = runSeed(run);
+  const member = memberTag(run.runId);
+  const label = [member, seed !== undefined ? `seed ${seed}` : run.runId].filter(Boolean).join(' · ');
+  const s = run.status;
+  const parts: string[] = [];
+  if (s) {
+    parts.push(run.state === 'running' && s.budget > 0 ? `${formatCount(s.step)}/${formatCount(s.budget)} steps` : `${formatCount(s.step)} steps`);
+  }
+  const ret = latestReturn(run);
+  if (ret) parts.push(`return ${ret.value.toFixed(1)}`);
+  const duration = runDuration(run, now);
+  if (duration !== undefined) parts.push(formatDuration(duration));
+
+  const lines = [`**${run.experiment}** \`${run.runId}\``, '', `${stateWord(run.state)}${s?.reason ? `: ${s.reason}` : ''}`, '', `Started ${startedAt(run)}`];
+  if (s?.error) lines.push('', `Error: ${s.error}`);
+  if (s) lines.push('', `Steps: ${s.step.toLocaleString('en-US')} of ${s.budget.toLocaleString('en-US')}`);
+  if (ret) lines.push('', `Latest ${ret.kind === 'eval' ? 'evaluation' : 'training'} return: ${ret.value.toFixed(2)}`);
+  if (run.state === 'crashed') lines.push('', `The trainer (pid ${s?.pid}) is gone without writing an end: resume continues from the last checkpoint.`);
+  return {
+    label,
+    description: parts.join(' · '),
+    tooltip: lines.join('\n'),
+    icon: ICONS[run.state],
+    contextValue: `run.${run.state}`,
+  };
+}
+
+export function stateWord(state: RunState): string {
+  switch (state) {
+    case 'running':
+      return 'Running';
+    case 'finished':
+      return 'Finished';
+    case 'stopped':
+      return 'Stopped';
+    case 'failed':
+      return 'Failed';
+    case 'crashed':
+      return 'Crashed';
+    default:
+      return 'Unknown state (no readable status.json)';
+  }
+}
+
+/** An experiment's line: how many runs, and how many are running. */
+export function describeExperiment(runs: readonly RunInfo[]): string {
+  const running = runs.filter((r) => r.state === 'running').length;
+  const parts = [`${runs.length} run${runs.length === 1 ? '' : 's'}`];
+  if (running > 0) parts.push(`${running} running`);
+  return parts.join(' · ');
+}

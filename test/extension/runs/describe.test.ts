@@ -1,0 +1,58 @@
+// How runs read in the Runs view.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RunInfo, StatusFile } from '../../../runtime/run/reader.js';
+import { describeExperiment, describeRun, formatCount, formatDuration, latestReturn, runSeed } from '../../../extension/runs/describe.js';
+
+function run(state: RunInfo['state'], status: Partial<StatusFile> | undefined, runId = '20261121-101010-seed3'): RunInfo {
+  const full: StatusFile | undefined = status && {
+    status: 'running', pid: 1, experiment: 'Balance', seed: 3, started: '2026-11-21T10:10:10.000Z', updated: '2026-11-21T10:11:40.000Z',
+    step: 20480, budget: 500000, metrics: {}, ...status,
+  };
+  return { dir: `/w/runs/Balance/${runId}`, experiment: 'Balance', runId, status: full, state };
+}
+
+test('a finished run: seed, steps, latest return (eval first), duration; icon and menu by state', () => {
+  const d = describeRun(run('finished', { status: 'finished', ended: '2026-11-21T10:12:15.000Z', metrics: { 'train/mean_return': 249.7, 'eval/mean_return': 500 } }));
+  assert.equal(d.label, 'seed 3');
+  assert.equal(d.description, '20.5k steps · return 500.0 · 2m 05s');
+  assert.deepEqual(d.icon, { id: 'pass', color: 'testing.iconPassed' });
+  assert.equal(d.contextValue, 'run.finished');
+  assert.match(d.tooltip, /Latest evaluation return: 500\.00/);
+});
+
+test('a running run counts against its budget and up to now', () => {
+  const now = Date.parse('2026-11-21T10:10:40.000Z');
+  const d = describeRun(run('running', { metrics: { 'train/mean_return': 21.42 } }), now);
+  assert.equal(d.description, '20.5k/500k steps · return 21.4 · 30s');
+  assert.equal(d.icon.id, 'sync~spin');
+});
+
+test('a failed or crashed run says why in its tooltip', () => {
+  const failed = describeRun(run('failed', { status: 'failed', error: 'the env returned NaN' }));
+  assert.equal(failed.icon.id, 'error');
+  assert.match(failed.tooltip, /Error: the env returned NaN/);
+  const crashed = describeRun(run('crashed', {}));
+  assert.equal(crashed.contextValue, 'run.crashed');
+  assert.match(crashed.tooltip, /resume continues from the last checkpoint/);
+});
+
+test('a run without status.json shows its id; sweep members their tag', () => {
+  const bare = describeRun(run('unknown', undefined, 'odd-name'));
+  assert.equal(bare.label, 'odd-name');
+  assert.equal(bare.description, '');
+  assert.equal(bare.icon.id, 'question');
+  assert.equal(describeRun(run('finished', {}, '20261121-101010-LrScan2-seed1-2')).label, 'LrScan2 · seed 3');
+  assert.equal(runSeed(run('unknown', undefined, '20261121-101010-seed7-2')), 7);
+});
+
+test('numbers and durations are short', () => {
+  assert.deepEqual([formatCount(999), formatCount(1000), formatCount(20480), formatCount(500000), formatCount(1.5e6), formatCount(NaN)], ['999', '1k', '20.5k', '500k', '1.5M', '-']);
+  assert.deepEqual([formatDuration(0.4), formatDuration(4.6), formatDuration(125), formatDuration(3 * 3600 + 5 * 60)], ['<1s', '5s', '2m 05s', '3h 05m']);
+  assert.equal(latestReturn(run('finished', { metrics: { 'eval/mean_return': Number.NaN, 'train/mean_return': 3 } }))?.kind, 'train');
+});
+
+test('an experiment line counts its runs and those running', () => {
+  assert.equal(describeExperiment([run('finished', {}), run('running', {})]), '2 runs · 1 running');
+  assert.equal(describeExperiment([run('finished', {})]), '1 run');
+});
