@@ -6,20 +6,10 @@
 // run the same `advance`, so the two paths cannot drift apart.
 
 import { Rng } from '../random.js';
-import type { EnvInfoRecord, FastEnv, ResetResult, Space, StepResult } from './types.js';
+import { spaceSize, type Env, type EnvInfoRecord, type FastEnv, type ResetResult, type Space, type StepResult } from './types.js';
 
-export interface EnvShape {
-  readonly kind: string;
-  readonly observationSpace: Space;
-  readonly actionSpace: Space;
-  readonly obsFields: readonly string[];
-  readonly stateLayout: readonly string[];
-  readonly maxSteps: number;
-}
-
-function spaceSize(space: Space): number {
-  return space.kind === 'discrete' ? 1 : space.shape.reduce((product, extent) => product * extent, 1);
-}
+/** What a built-in env declares about itself; the rest of Env is BaseEnv's machinery. */
+export type EnvShape = Pick<Env, 'kind' | 'observationSpace' | 'actionSpace' | 'obsFields' | 'stateLayout' | 'maxSteps'>;
 
 export abstract class BaseEnv implements FastEnv {
   readonly kind: string;

@@ -19,6 +19,11 @@ export interface BoxSpace {
 
 export type Space = DiscreteSpace | BoxSpace;
 
+/** Numbers an element of the space takes in a flat buffer: 1 for a discrete space. */
+export function spaceSize(space: Space): number {
+  return space.kind === 'discrete' ? 1 : space.shape.reduce((product, extent) => product * extent, 1);
+}
+
 export type EnvInfoRecord = Record<string, unknown>;
 
 export interface ResetResult {

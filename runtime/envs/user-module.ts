@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Env, ResetResult, Space, StepResult } from './types.js';
+import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A module that cannot be loaded or does not fulfil the interface; the message says what to fix. */
 export class EnvModuleError extends Error {
@@ -181,7 +181,7 @@ function short(value: unknown): string {
 /** One reset and one step, so a broken module fails before training with a clear message. */
 function probe(env: Env, origin: string): void {
   const { obs } = env.reset(0);
-  const size = env.observationSpace.kind === 'box' ? env.observationSpace.shape.reduce((a, b) => a * b, 1) : 1;
+  const size = spaceSize(env.observationSpace);
   if (obs.length !== size) throw new EnvModuleError(`${origin}: reset() returned ${obs.length} observation numbers, but observationSpace has ${size}`);
   if (env.obsFields.length > 0 && env.obsFields.length !== size) {
     throw new EnvModuleError(`${origin}: obsFields names ${env.obsFields.length} fields, but observations have ${size} numbers`);

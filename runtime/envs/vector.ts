@@ -12,7 +12,7 @@
 // `hasFinalObs` set, so a learner can bootstrap from it on truncation.
 
 import { Rng } from '../random.js';
-import { isFastEnv, isGoalConditioned, type Env, type FastEnv, type Space } from './types.js';
+import { isFastEnv, isGoalConditioned, spaceSize, type Env, type FastEnv, type Space } from './types.js';
 
 export interface FinishedEpisode {
   /** Which copy ran it. */
@@ -21,10 +21,6 @@ export interface FinishedEpisode {
   readonly length: number;
   /** Whether it reached its goal; present for goal-conditioned envs only. */
   readonly success?: boolean;
-}
-
-function spaceSize(space: Space): number {
-  return space.kind === 'discrete' ? 1 : space.shape.reduce((product, extent) => product * extent, 1);
 }
 
 /**
