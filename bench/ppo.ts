@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plan } from '../dsl/compile/plan.js';
-import { LOSS_METRICS, lossAndGradSession, ppoSettings } from '../runtime/algorithms/ppo.js';
+import { LOSS_METRICS, PpoGradients, ppoSettings } from '../runtime/algorithms/ppo.js';
 import { planFile } from '../runtime/cli/commands/plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { DenseStack, makePolicy } from '../runtime/policies/index.js';
@@ -125,38 +125,40 @@ async function parts(): Promise<void> {
   }, 20);
   rows.push(['VecEnv CartPole x8', `${((8 * 1000) / vecMicros).toFixed(1)} M steps/s (Gymnasium, one env in Python: about 0.4 M)`]);
 
-  // One gradient step of the CartPole MLP (4-64-64 actor and critic), minibatch 128.
+  // One gradient step of the CartPole MLP (4-64-64 actor and critic) at the minibatch sizes of
+  // the two examples: the actor's and critic's gradients in turn on one thread, and at once on
+  // two (tensor/gradient-parts.ts), then clipping and Adam.
   const policy = makePolicy({ kind: 'mlp', name: 'Actor', params: {} }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
-  const session = await lossAndGradSession(policy, ppoSettings({}), ['cpu']);
   const adam = new Adam(policy.store, { lr: 2.5e-4, eps: 1e-5 });
-  const rows128 = 128;
-  const feeds = {
-    obs: { data: Float32Array.from({ length: rows128 * 4 }, () => rng.uniformRange(-1, 1)), dims: [rows128, 4] },
-    action: { data: Float32Array.from({ length: rows128 * 2 }, (_, i) => i % 2), dims: [rows128, 2] },
-    old_logprob: new Float32Array(rows128).fill(Math.log(0.5)),
-    advantages: Float32Array.from({ length: rows128 }, () => rng.uniformRange(-1, 1)),
-    returns: Float32Array.from({ length: rows128 }, () => rng.uniformRange(0, 10)),
-    old_values: new Float32Array(rows128),
-    clip_coef: new Float32Array([0.2]),
-    ent_coef: new Float32Array([0.01]),
-    inv_n: new Float32Array([1 / rows128]),
-  };
-  let offset = 0;
-  const views = (flat: Float32Array) => {
-    offset = 0;
-    return policy.store.values.map((p) => flat.subarray(offset, (offset += p.length)));
-  };
-  const runMicros = await bestMicros(() => session.run(feeds), 100);
-  const stepMicros = await bestMicros(async () => {
-    const out = await session.run(feeds);
-    const grads = views(out.grads);
-    clipGradNorm(grads, 0.5);
-    adam.step(grads);
-    return out.metrics[LOSS_METRICS.indexOf('approx_kl')];
-  }, 100);
-  rows.push(
-    ['gradient step, minibatch 128', `${stepMicros.toFixed(0)} us (loss + grads run ${runMicros.toFixed(0)} us, clip + Adam ${(stepMicros - runMicros).toFixed(0)} us; ${policy.store.size} params)`],
-  );
+  const serial = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 256, threads: false });
+  const threaded = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 256, threads: true });
+  for (const n of [128, 256]) {
+    const feeds = {
+      obs: { data: Float32Array.from({ length: n * 4 }, () => rng.uniformRange(-1, 1)), dims: [n, 4] },
+      action: { data: Float32Array.from({ length: n * 2 }, (_, i) => i % 2), dims: [n, 2] },
+      old_logprob: new Float32Array(n).fill(Math.log(0.5)),
+      advantages: Float32Array.from({ length: n }, () => rng.uniformRange(-1, 1)),
+      returns: Float32Array.from({ length: n }, () => rng.uniformRange(0, 10)),
+      old_values: new Float32Array(n),
+      clip_coef: new Float32Array([0.2]),
+      ent_coef: new Float32Array([0.01]),
+      inv_n: new Float32Array([1 / n]),
+    };
+    const oneThread = await bestMicros(() => serial.run(feeds), 100);
+    const twoThreads = await bestMicros(() => threaded.run(feeds), 100);
+    const step = await bestMicros(async () => {
+      const out = await threaded.run(feeds);
+      clipGradNorm(out.grads, 0.5);
+      adam.step(out.grads);
+      return out.metrics[LOSS_METRICS.indexOf('approx_kl')];
+    }, 100);
+    rows.push([
+      `gradient step, minibatch ${n}`,
+      `${step.toFixed(0)} us: loss + grads ${twoThreads.toFixed(0)} us on two threads (one thread: ${oneThread.toFixed(0)} us, ${(oneThread / twoThreads).toFixed(2)}x), clip + Adam ${(step - twoThreads).toFixed(0)} us; ${policy.store.size} params`,
+    ]);
+  }
+  await serial.release();
+  await threaded.release();
 
   // The actor on one vectorised step of 4 rows: the SIMD kernel, the plain-JS loop, onnxruntime.
   const obs4 = Float32Array.from({ length: 16 }, () => rng.uniformRange(-1, 1));
@@ -181,7 +183,6 @@ async function parts(): Promise<void> {
     'actor forward, 4 rows',
     `WebAssembly SIMD ${simdMicros.toFixed(1)} us, plain JS ${jsMicros.toFixed(1)} us, onnxruntime ${ortMicros.toFixed(1)} us (the rollout acts with the first)`,
   ]);
-  await session.release();
   await actorSession.release();
   report('PPO parts', rows);
 }

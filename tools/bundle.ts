@@ -9,6 +9,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export const ENTRY_POINTS: Record<string, string> = {
   rlx: 'runtime/cli/run.ts',
   server: 'server/main.ts',
+  // The trainer's gradient worker thread (tensor/worker-session.ts finds it next to rlx.mjs).
+  'session-worker': 'runtime/tensor/session-worker.ts',
 };
 
 /** The VS Code extension: CommonJS (.cjs, the package is ESM), `vscode` provided by the editor. */

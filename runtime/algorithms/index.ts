@@ -30,6 +30,8 @@ export interface AlgorithmContext {
   readonly budget: number;
   readonly rng: Rng;
   readonly providers: readonly ExecutionProvider[];
+  /** Compute independent gradient parts on worker threads; default: when there is more than one core. */
+  readonly threads?: boolean;
 }
 
 export async function makeAlgorithm(kind: string, context: AlgorithmContext): Promise<Algorithm> {

@@ -22,7 +22,7 @@ import { Rng } from '../random.js';
 import { scheduleValue, type Schedulable } from '../schedule.js';
 import { ParamReader } from './params.js';
 import { explainedVariance, normalize } from './stats.js';
-import { Adam, clipGradNorm, grad, Graph, Session, type ExecutionProvider, type ParamSnapshot, type Tensor } from '../tensor/index.js';
+import { Adam, clipGradNorm, Graph, GradientParts, Session, type ExecutionProvider, type Feed, type GradientPart, type ParamSnapshot, type Tensor } from '../tensor/index.js';
 
 // ---- settings: the plan's params, with CleanRL's defaults (the registry declares the same) ----
 
@@ -112,19 +112,25 @@ export function computeGae(
   }
 }
 
-/** The order of the metrics vector the loss graph computes alongside the loss. */
+/** The loss metrics, in the order the update reports them. */
 export const LOSS_METRICS = ['policy_loss', 'value_loss', 'entropy', 'old_approx_kl', 'approx_kl', 'clipfrac'] as const;
+export type LossMetric = (typeof LOSS_METRICS)[number];
+/** The metrics of each term: computed with the term's part of the policy (actor or critic). */
+const POLICY_METRICS: readonly LossMetric[] = ['policy_loss', 'entropy', 'old_approx_kl', 'approx_kl', 'clipfrac'];
+const VALUE_METRICS: readonly LossMetric[] = ['value_loss'];
 
 /**
  * The PPO loss graph, fed one minibatch at a time. It computes CleanRL's loss exactly,
  *   pg = mean(max(-A r, -A clip(r, 1 - c, 1 + c))),  v = 0.5 mean(max((V - R)^2, (V_clipped - R)^2)),
- *   loss = pg - ent_coef * entropy + value_coef * v,
- * but written with masks instead of max/clip of tensors: the gradient of max(-A r, -A clip(r))
- * is that of -A r where the unclipped side is the larger (A >= 0 and r <= 1 + c, or A < 0 and
- * r >= 1 - c) and 0 elsewhere, and likewise for the value. The masks are gradient-free
- * comparisons, so the backward graph is about half the ops of a literal max/clip, which is
- * what a minibatch run costs at these sizes (per-op overhead, not arithmetic).
- * Means are sums times `inv_n` (1 / rows), fed, so no run-time size ops are needed.
+ *   loss = (pg - ent_coef * entropy) + value_coef * v,
+ * as two terms, the policy term (actor parameters only) and the value term (critic only), so
+ * that separate actor and critic networks get their gradients from two models that run at
+ * once (tensor/gradient-parts.ts). Clipping is written with masks instead of max/clip of
+ * tensors: the gradient of max(-A r, -A clip(r)) is that of -A r where the unclipped side is
+ * the larger (A >= 0 and r <= 1 + c, or A < 0 and r >= 1 - c) and 0 elsewhere, and likewise
+ * for the value; the masks are gradient-free comparisons, so the backward graph is about half
+ * the ops of a literal max/clip. Means are sums times `inv_n` (1 / rows), fed, so no run-time
+ * size ops are needed.
  */
 export function buildPpoLoss(policy: Policy, settings: Pick<PpoSettings, 'clip_value' | 'value_coef'>) {
   const g = new Graph();
@@ -160,29 +166,92 @@ export function buildPpoLoss(policy: Policy, settings: Pick<PpoSettings, 'clip_v
     vRow = g.where(useUnclipped, vLossUnclipped, vLossClipped);
   }
   const entropy = dist.meanEntropy(g, actor, invN);
-  const loss = g.sub(mean(g.add(pgRow, g.mul(vRow, 0.5 * settings.value_coef))), g.mul(entCoef, entropy));
-
-  const byName: Record<(typeof LOSS_METRICS)[number], Tensor> = {
-    policy_loss: mean(pgRow),
-    value_loss: g.mul(mean(vRow), 0.5),
+  const policyLoss = mean(pgRow);
+  const valueLoss = g.mul(mean(vRow), 0.5);
+  const policyTerm = g.sub(policyLoss, g.mul(entCoef, entropy));
+  const valueTerm = g.mul(valueLoss, settings.value_coef);
+  const metrics: Record<LossMetric, Tensor> = {
+    policy_loss: policyLoss,
+    value_loss: valueLoss,
     entropy,
     old_approx_kl: mean(g.neg(logRatio)),
     approx_kl: mean(g.sub(g.sub(r, 1), logRatio)),
     clipfrac: mean(g.cast(g.greater(g.abs(g.sub(r, 1)), clipCoef), 'float32')),
   };
-  const metrics = g.concat(LOSS_METRICS.map((name) => g.unsqueeze(byName[name], [0])), 0);
-  return { graph: g, loss, metrics };
+  return { graph: g, policyTerm, valueTerm, loss: g.add(policyTerm, valueTerm), metrics };
+}
+
+/** One minibatch's loss, the gradient of every parameter (store order) and the metrics (LOSS_METRICS order). */
+export interface PpoStepResult {
+  readonly loss: number;
+  readonly grads: Float32Array[];
+  readonly metrics: Float64Array;
 }
 
 /**
- * Loss, every gradient (one flat vector, in the ParamStore's order) and the metrics in one
- * run: one output per gradient would cost ~3 us each in onnxruntime's bindings.
+ * The gradient step's computation: the loss graph cut into parts (tensor/gradient-parts.ts),
+ * the policy term and the value term when the actor and critic are separate networks (they
+ * then run at once on two threads), the whole loss otherwise (a shared trunk). Each part
+ * also outputs its term and its metrics, as one vector: an output costs ~3 us in
+ * onnxruntime's bindings.
  */
-export async function lossAndGradSession(policy: Policy, settings: PpoSettings, providers: readonly ExecutionProvider[]): Promise<Session> {
-  const { graph: g, loss, metrics } = buildPpoLoss(policy, settings);
-  const params = policy.store.names.map((name) => g.byName(name)!);
-  const flat = g.concat(grad(loss, params).map((t) => g.reshape(t, [-1])), 0);
-  return Session.create(g, { loss, grads: flat, metrics }, { params: policy.store, providers });
+export class PpoGradients {
+  private readonly metrics = new Float64Array(LOSS_METRICS.length);
+
+  private constructor(
+    private readonly parts: GradientParts,
+    /** Per part: its output name and the metric at each place after the term. */
+    private readonly layout: readonly { readonly output: string; readonly metrics: readonly LossMetric[] }[],
+  ) {}
+
+  static async create(
+    policy: Policy,
+    settings: Pick<PpoSettings, 'clip_value' | 'value_coef'>,
+    options: { readonly providers: readonly ExecutionProvider[]; readonly maxRows: number; readonly threads?: boolean },
+  ): Promise<PpoGradients> {
+    const built = buildPpoLoss(policy, settings);
+    const g = built.graph;
+    const networks = policy.separateNetworks();
+    const terms = networks
+      ? [
+          { loss: built.policyTerm, params: networks.actor, metrics: POLICY_METRICS },
+          { loss: built.valueTerm, params: networks.critic, metrics: VALUE_METRICS },
+        ]
+      : [{ loss: built.loss, params: policy.store.names, metrics: LOSS_METRICS }];
+    const layout = terms.map((t, i) => ({ output: `part${i}`, metrics: t.metrics }));
+    const parts = terms.map((t, i): GradientPart => {
+      const vector = g.concat([t.loss, ...t.metrics.map((m) => built.metrics[m])].map((x) => g.unsqueeze(x, [0])), 0);
+      return { loss: t.loss, params: t.params, extras: { [layout[i]!.output]: vector } };
+    });
+    const gradients = await GradientParts.create(g, parts, {
+      store: policy.store,
+      providers: options.providers,
+      threads: options.threads,
+      dimLimits: { B: options.maxRows },
+    });
+    return new PpoGradients(gradients, layout);
+  }
+
+  /** Whether the parts run on two threads. */
+  get threaded(): boolean {
+    return this.parts.threaded;
+  }
+
+  /** The returned grads and metrics are valid until the next run. */
+  async run(feeds: Readonly<Record<string, Feed>>): Promise<PpoStepResult> {
+    const { grads, extras } = await this.parts.run(feeds);
+    let loss = 0;
+    for (const { output, metrics } of this.layout) {
+      const vector = extras[output]!;
+      loss += vector[0]!;
+      metrics.forEach((name, k) => (this.metrics[LOSS_METRICS.indexOf(name)] = vector[k + 1]!));
+    }
+    return { loss, grads, metrics: this.metrics };
+  }
+
+  release(): Promise<void> {
+    return this.parts.release();
+  }
 }
 
 // ---- the learner ----
@@ -227,7 +296,7 @@ export class Ppo implements Algorithm {
     readonly policy: Policy,
     readonly stepper: Stepper,
     readonly budget: number,
-    private readonly lossSession: Session,
+    private readonly gradients: PpoGradients,
     private readonly valueSession: Session,
     private readonly actionRng: Rng,
     private readonly shuffleRng: Rng,
@@ -268,13 +337,17 @@ export class Ppo implements Algorithm {
     budget: number;
     rng: Rng;
     providers: readonly ExecutionProvider[];
+    threads?: boolean;
   }): Promise<Ppo> {
     const { settings, policy, providers } = options;
-    const lossSession = await lossAndGradSession(policy, settings, providers);
+    const batchSize = settings.rollout_steps * options.stepper.numEnvs;
+    const maxRows = Math.max(1, Math.floor(batchSize / settings.minibatches));
+    // Built while the gradient parts' worker starts (it compiles its model on its own thread).
+    const gradients = PpoGradients.create(policy, settings, { providers, maxRows, threads: options.threads });
     const valueGraph = new Graph();
     const valueOut = policy.build(valueGraph, valueGraph.input('obs', 'float32', ['B', policy.spaces.obsDim])).value;
     const valueSession = await Session.create(valueGraph, { value: valueOut }, { params: policy.store, providers });
-    return new Ppo(settings, policy, options.stepper, options.budget, lossSession, valueSession, options.rng.fork('actions'), options.rng.fork('minibatches'));
+    return new Ppo(settings, policy, options.stepper, options.budget, await gradients, valueSession, options.rng.fork('actions'), options.rng.fork('minibatches'));
   }
 
   /** Updates until the budget is spent (CleanRL's num_iterations = total_timesteps // batch_size, at least 1). */
@@ -388,7 +461,7 @@ export class Ppo implements Algorithm {
         this.invN[0] = 1 / n;
         const rows = (a: Float32Array, w: number) => ({ data: a.subarray(0, n * w), dims: [n, w] });
         const column = (a: Float32Array) => ({ data: a.subarray(0, n), dims: [n] });
-        const out = await this.lossSession.run({
+        const out = await this.gradients.run({
           obs: rows(mb.obs, obsDim),
           action: rows(mb.action, width),
           old_logprob: column(mb.old_logprob),
@@ -399,10 +472,8 @@ export class Ppo implements Algorithm {
           ent_coef: this.entCoef,
           inv_n: this.invN,
         });
-        // Views into the flat gradient, one per parameter, in the store's order.
-        const grads = this.gradViews(out.grads);
-        gradNorm += clipGradNorm(grads, s.max_grad_norm);
-        this.optimizer.step(grads, lr);
+        gradNorm += clipGradNorm(out.grads, s.max_grad_norm);
+        this.optimizer.step(out.grads, lr);
         for (let k = 0; k < sums.length; k++) sums[k] += out.metrics[k];
         approxKl = out.metrics[approxKlIndex];
         steps++;
@@ -413,11 +484,6 @@ export class Ppo implements Algorithm {
     const metrics: Record<string, number> = { 'losses/grad_norm': gradNorm / steps, 'losses/gradient_steps': steps };
     LOSS_METRICS.forEach((name, k) => (metrics[`losses/${name}`] = sums[k] / steps));
     return metrics;
-  }
-
-  private gradViews(flat: Float32Array): Float32Array[] {
-    let offset = 0;
-    return this.policy.store.values.map((p) => flat.subarray(offset, (offset += p.length)));
   }
 
   state(): PpoState {
@@ -444,7 +510,7 @@ export class Ppo implements Algorithm {
   }
 
   async release(): Promise<void> {
-    await this.lossSession.release();
+    await this.gradients.release();
     await this.valueSession.release();
   }
 }

@@ -132,6 +132,16 @@ export class MlpPolicy {
     return { actor, value };
   }
 
+  /**
+   * The parameters of the actor and of the critic when they are separate networks (each
+   * gradient then comes from its own model, computed at once); null with a shared trunk.
+   */
+  separateNetworks(): { readonly actor: string[]; readonly critic: string[] } | null {
+    if (this.settings.sharedTrunk) return null;
+    const names = this.store.names;
+    return { actor: names.filter((n) => n.startsWith('actor.')), critic: names.filter((n) => n.startsWith('critic.')) };
+  }
+
   /** The actor's output rows (logits or mean) for `rows` observations, outside onnxruntime. */
   actorForward(obs: Float32Array, rows: number, out: Float32Array): void {
     this.actorStack.forward(obs, rows, out);

@@ -9,6 +9,8 @@ export { GRADIENTS, type GradientRule, unbroadcast } from './gradients.js';
 export { buildModel, type BuiltModel, type ModelIO, type ModelOptions, type ParamSource } from './onnx.js';
 export { Session, type SessionOptions, type ExecutionProvider, type Feed, type HostTensor } from './session.js';
 export { GradientSession, type GradientSessionOptions, type LossAndGrads } from './gradient-session.js';
+export { GradientParts, type GradientPart, type GradientPartsOptions, type PartsResult } from './gradient-parts.js';
+export { WorkerSession, type WorkerSessionOptions } from './worker-session.js';
 export { ParamStore, type Param, type ParamSnapshot } from './params.js';
 export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type SGDOptions, type SGDState } from './optim.js';
 export * as nn from './nn.js';

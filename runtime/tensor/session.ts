@@ -158,7 +158,8 @@ function looksLikeProviderFailure(reason: string): boolean {
   return /provider|cuda|webgpu|dawn|vulkan|backend|\.so|library|device|adapter/i.test(reason);
 }
 
-function resolveFeed(io: ModelIO, feed: Feed): { data: HostArray; dims: readonly number[] } {
+/** The buffer and dims of a feed; a bare buffer gets its one symbolic dim from its length. */
+export function resolveFeed(io: Pick<ModelIO, 'name' | 'shape'>, feed: Feed): { data: HostArray; dims: readonly number[] } {
   if (ArrayBuffer.isView(feed)) {
     const data = feed as HostArray;
     const unknown = io.shape.filter((d) => typeof d !== 'number').length;
@@ -173,7 +174,7 @@ function resolveFeed(io: ModelIO, feed: Feed): { data: HostArray; dims: readonly
 }
 
 /** Checks dtype, size and dims against the declaration; symbols must agree across inputs. */
-function checkFeed(io: ModelIO, data: HostArray, dims: readonly number[], bound: Map<string, number>): void {
+export function checkFeed(io: Pick<ModelIO, 'name' | 'dtype' | 'shape'>, data: HostArray, dims: readonly number[], bound: Map<string, number>): void {
   const fail = (why: string) =>
     new Error(`Session.run: input '${io.name}' expects ${io.dtype} ${formatShape(io.shape)}, got ${dtypeOfArray(data)} ${formatShape(dims)}: ${why}`);
   if (dtypeOfArray(data) !== io.dtype) throw fail('wrong element type');

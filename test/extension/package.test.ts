@@ -16,6 +16,7 @@ const NEEDED = [
   'extension/dist/extension.cjs',
   'extension/dist/server.mjs',
   'extension/dist/rlx.mjs',
+  'extension/dist/session-worker.mjs',
   'extension/syntaxes/rlx.tmLanguage.json',
   'extension/language-configuration.json',
   'extension/snippets/rlx.code-snippets',

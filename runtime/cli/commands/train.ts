@@ -17,7 +17,7 @@ const usage = [
   'rlx train FILE [--experiment NAME] [--seed N] [--out DIR] [--device auto|cpu|cuda|webgpu]',
   '       rlx train --plan PLAN.json [--seed N] [--out DIR] [--device ...]',
   '       rlx train --resume RUN_DIR [--device ...]',
-  '       (also --checkpoint-every STEPS)',
+  '       (also --checkpoint-every STEPS, --threads 1|2)',
 ].join('\n');
 
 const options = {
@@ -28,6 +28,7 @@ const options = {
   plan: { type: 'string' },
   resume: { type: 'string' },
   'checkpoint-every': { type: 'string' },
+  threads: { type: 'string' },
 } as const;
 
 function wholeNumber(value: string | undefined, flag: string, min: number): number | undefined {
@@ -99,6 +100,8 @@ export const trainCommand: Command = {
     // Loaded here, not at the top: it brings onnxruntime, which the other commands do not need.
     const { checkPlan, selectDevice, train, resume } = await import('../../train.js');
     const checkpointEvery = wholeNumber(values['checkpoint-every'], 'checkpoint-every', 1);
+    const threads = wholeNumber(values.threads, 'threads', 1);
+    if (threads !== undefined && threads > 2) throw new UserError(`--threads must be 1 or 2, got '${values.threads}'`);
 
     // Stop cleanly on the first signal; leave at once on the second.
     const controller = new AbortController();
@@ -119,6 +122,7 @@ export const trainCommand: Command = {
       device,
       signal: controller.signal,
       checkpointEvery,
+      threads,
       onProgress: (p) => reporter.update(p),
       log: (message) => reporter.message(`rlx train: ${message}`),
     };

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { computeGae, lossAndGradSession, LOSS_METRICS, Ppo, ppoSettings } from '../../../runtime/algorithms/ppo.js';
+import { computeGae, LOSS_METRICS, Ppo, PpoGradients, ppoSettings } from '../../../runtime/algorithms/ppo.js';
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { makePolicy, type Policy } from '../../../runtime/policies/index.js';
@@ -77,7 +77,7 @@ describe('the PPO loss', () => {
     it(`equals CleanRL's formula computed by hand in float64 (${continuous ? 'Gaussian' : 'categorical'})`, async () => {
       const policy = tinyPolicy(3, continuous);
       const settings = ppoSettings({ clip_value: true, value_coef: 0.5 });
-      const session = await lossAndGradSession(policy, settings, ['cpu']);
+      const session = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 64 });
       const rows = 16;
       const mb = minibatch(policy, rows, new Rng(7));
       // The current log-probs and values, from the exported policy, in float64 from here on.
@@ -135,7 +135,7 @@ describe('the PPO loss', () => {
       close(metric('value_loss'), v, 1e-5, 'value loss');
       close(metric('entropy'), ent, 1e-5, 'entropy');
       close(metric('clipfrac'), clipped / rows, 1e-6, 'clip fraction');
-      close(result.loss[0], pg - 0.01 * ent + 0.5 * v, 1e-5, 'loss');
+      close(result.loss, pg - 0.01 * ent + 0.5 * v, 1e-5, 'loss');
       await onnx.release();
       await session.release();
     });
@@ -144,7 +144,7 @@ describe('the PPO loss', () => {
   it('has the gradients of the literal max/clamp formulation', async () => {
     const policy = tinyPolicy(5);
     const settings = ppoSettings({});
-    const masked = await lossAndGradSession(policy, settings, ['cpu']);
+    const masked = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 64 });
     // CleanRL's loss as written: max of the surrogates, clamp of the ratio and of the value.
     const g = new Graph();
     const obs = g.input('obs', 'float32', ['B', 3]);
@@ -175,16 +175,81 @@ describe('the PPO loss', () => {
     };
     const a = await masked.run({ ...feeds, clip_coef: new Float32Array([0.2]), ent_coef: new Float32Array([0.01]), inv_n: new Float32Array([1 / rows]) });
     const b = await literal.run(feeds);
-    close(a.loss[0], b.loss, 1e-5, 'loss');
-    let offset = 0;
+    close(a.loss, b.loss, 1e-5, 'loss');
+    assert.equal(a.grads.length, policy.store.names.length, 'a gradient for every parameter');
     policy.store.names.forEach((name, k) => {
       const expected = b.grads[k];
-      for (let i = 0; i < expected.length; i++) close(a.grads[offset + i], expected[i], 1e-4, `d loss / d ${name}[${i}]`);
-      offset += expected.length;
+      assert.equal(a.grads[k].length, expected.length, name);
+      for (let i = 0; i < expected.length; i++) close(a.grads[k][i], expected[i], 1e-4, `d loss / d ${name}[${i}]`);
     });
-    assert.equal(offset, a.grads.length, 'one flat gradient holds every parameter');
     await masked.release();
     await literal.release();
+  });
+});
+
+describe('PpoGradients', () => {
+  for (const continuous of [false, true]) {
+    it(`computes the actor and critic parts on two threads with the numbers of one thread (${continuous ? 'Gaussian' : 'categorical'})`, async () => {
+      const policy = tinyPolicy(9, continuous);
+      const settings = ppoSettings({});
+      const threaded = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 32, threads: true });
+      const serial = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 32, threads: false });
+      try {
+        assert.equal(threaded.threaded, true);
+        const rows = 32;
+        const mb = minibatch(policy, rows, new Rng(13));
+        const feeds = {
+          obs: { data: mb.obs, dims: [rows, 3] },
+          action: { data: mb.action, dims: [rows, policy.distribution.encodedWidth] },
+          old_logprob: mb.offsets,
+          advantages: mb.advantages,
+          returns: mb.returns,
+          old_values: mb.valueOffsets,
+          clip_coef: new Float32Array([0.2]),
+          ent_coef: new Float32Array([0.01]),
+          inv_n: new Float32Array([1 / rows]),
+        };
+        const a = await threaded.run(feeds);
+        const aGrads = a.grads.map((g) => [...g]);
+        const aMetrics = [...a.metrics];
+        const b = await serial.run(feeds);
+        assert.equal(a.loss, b.loss);
+        assert.deepEqual(aMetrics, [...b.metrics]);
+        policy.store.names.forEach((name, k) => assert.deepEqual(aGrads[k], [...b.grads[k]], name));
+      } finally {
+        await threaded.release();
+        await serial.release();
+      }
+    });
+  }
+
+  it('computes the whole loss as one part when the actor and critic share a trunk', async () => {
+    const policy = makePolicy({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: true } }, { obsDim: 3, actionSpace: { kind: 'discrete', n: 3 } }, new Rng(2));
+    assert.equal(policy.separateNetworks(), null);
+    const gradients = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 8 });
+    try {
+      assert.equal(gradients.threaded, false);
+      const rows = 8;
+      const mb = minibatch(policy, rows, new Rng(5));
+      const out = await gradients.run({
+        obs: { data: mb.obs, dims: [rows, 3] },
+        action: { data: mb.action, dims: [rows, 3] },
+        old_logprob: mb.offsets,
+        advantages: mb.advantages,
+        returns: mb.returns,
+        old_values: mb.valueOffsets,
+        clip_coef: new Float32Array([0.2]),
+        ent_coef: new Float32Array([0.01]),
+        inv_n: new Float32Array([1 / rows]),
+      });
+      assert.equal(out.grads.length, policy.store.names.length);
+      // The trunk's gradient gets contributions from both terms: it is not zero.
+      const trunk = out.grads[policy.store.names.indexOf('trunk.0.weight')];
+      assert.ok(trunk.some((v) => v !== 0));
+      for (const name of LOSS_METRICS) assert.ok(Number.isFinite(out.metrics[LOSS_METRICS.indexOf(name)]), name);
+    } finally {
+      await gradients.release();
+    }
   });
 });
 

@@ -104,6 +104,10 @@ describe('rlx train (command line)', () => {
     assert.match(cuda.stderr, /^rlx train: device cuda cannot start: .*\. Use --device cpu \(or auto\) to train on the CPU\.\n$/);
     assert.doesNotMatch(cuda.stderr, /\n\s+at /);
 
+    const threads = rlx(['train', path.join(examples, 'cartpole.rlx'), '--threads', '3', '--out', 'out'], cwd);
+    assert.equal(threads.status, 2);
+    assert.equal(threads.stderr, "rlx train: --threads must be 1 or 2, got '3'\n");
+
     const bad = rlx(['train', '--resume', cwd], cwd);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /is not a run directory \(no plan\.json in it\)|cannot read the run's plan/);

@@ -1,0 +1,131 @@
+// A loss that is a sum of parts over disjoint parameter sets, e.g. PPO's policy term (actor
+// parameters) and value term (critic parameters): the gradient of each part is its own
+// model, and the parts run at the same time, the first on the calling thread and the others
+// on worker threads (worker-session.ts).
+//
+// Why: the gradient run of a small MLP is compute-bound on one core, and onnxruntime's own
+// intra-op threads barely help at these sizes (each op is too small to split well), while
+// two independent models on two threads take the time of the slower one. Measured in
+// bench/ppo.ts: the CartPole actor-critic gradient at minibatch 128, one model vs two parts.
+//
+// The split changes no result: each part computes exactly what its model computes alone, and
+// the parts run the same models whether on workers or in turn on one thread (`threads: false`,
+// and always on a single-core machine), so a seed gives the same numbers either way.
+import * as os from 'node:os';
+import { grad } from './grad.js';
+import type { Graph } from './graph.js';
+import { buildModel } from './onnx.js';
+import type { ParamStore } from './params.js';
+import { type ExecutionProvider, type Feed, Session } from './session.js';
+import type { Tensor } from './tensor.js';
+import { WorkerSession } from './worker-session.js';
+
+export interface GradientPart {
+  /** The part's scalar loss; the total loss is the sum of the parts. */
+  readonly loss: Tensor;
+  /** The parameters whose gradients this part computes: each of the store's in exactly one part. */
+  readonly params: readonly string[];
+  /** Extra float32 outputs with static shapes (metrics), named uniquely across parts. */
+  readonly extras?: Readonly<Record<string, Tensor>>;
+}
+
+export interface GradientPartsOptions {
+  /** Parameter values, fed at each run; optimisers update them in place. */
+  readonly store: ParamStore;
+  readonly providers?: readonly ExecutionProvider[];
+  /**
+   * Run the parts after the first on worker threads. Default: when there is more than one
+   * part, more than one core, and only the cpu provider.
+   */
+  readonly threads?: boolean;
+  /** The largest size of each symbolic input dim (needed with threads), e.g. { B: 256 }. */
+  readonly dimLimits?: Readonly<Record<string, number>>;
+}
+
+export interface PartsResult {
+  /** d(total loss)/d(param) for every parameter of the store, in the store's order. */
+  readonly grads: Float32Array[];
+  /** The parts' extras by name. Arrays may be views that the next run overwrites. */
+  readonly extras: Record<string, Float32Array>;
+}
+
+interface Compiled {
+  readonly part: GradientPart;
+  /** Index in the store's order of each of the part's parameters, and its size. */
+  readonly slots: readonly { readonly index: number; readonly size: number }[];
+  readonly local: Session | null;
+  readonly remote: WorkerSession | null;
+}
+
+const GRADS = 'grads';
+
+export class GradientParts {
+  private constructor(
+    private readonly compiled: readonly Compiled[],
+    private readonly paramCount: number,
+    /** Whether the parts run on worker threads (for the bench and the tests). */
+    readonly threaded: boolean,
+  ) {}
+
+  static async create(graph: Graph, parts: readonly GradientPart[], options: GradientPartsOptions): Promise<GradientParts> {
+    const { store } = options;
+    const providers = options.providers ?? ['cpu'];
+    if (parts.length === 0) throw new Error('GradientParts: no parts given');
+    const order = store.names;
+    const owner = new Map<string, number>();
+    const extraNames = new Set<string>();
+    parts.forEach((part, i) => {
+      for (const name of part.params) {
+        if (!store.has(name)) throw new Error(`GradientParts: part ${i} differentiates '${name}', which the ParamStore does not hold`);
+        if (graph.byName(name)?.op !== 'Param') throw new Error(`GradientParts: the graph declares no parameter '${name}'`);
+        if (owner.has(name)) throw new Error(`GradientParts: parameter '${name}' is in parts ${owner.get(name)} and ${i}; the parts must be disjoint`);
+        owner.set(name, i);
+      }
+      for (const name of Object.keys(part.extras ?? {})) {
+        if (name === GRADS || extraNames.has(name)) throw new Error(`GradientParts: extra output name '${name}' is reserved or used twice`);
+        extraNames.add(name);
+      }
+    });
+    const uncovered = order.filter((name) => !owner.has(name));
+    if (uncovered.length > 0) throw new Error(`GradientParts: parameter(s) ${uncovered.join(', ')} are in no part`);
+    const threaded = options.threads ?? (parts.length > 1 && os.availableParallelism() > 1 && providers.every((p) => p === 'cpu'));
+    const compiled = await Promise.all(
+      parts.map(async (part, i): Promise<Compiled> => {
+        const wrt = part.params.map((name) => graph.byName(name)!);
+        const flat = graph.concat(grad(part.loss, wrt).map((t) => graph.reshape(t, [-1])), 0);
+        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras } });
+        const slots = part.params.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
+        if (threaded && i > 0) {
+          const remote = await WorkerSession.create(model, { providers, params: store, dimLimits: options.dimLimits });
+          return { part, slots, local: null, remote };
+        }
+        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null };
+      }),
+    );
+    return new GradientParts(compiled, order.length, threaded);
+  }
+
+  /** Computes every part's gradients and extras for one set of feeds (e.g. a minibatch). */
+  async run(feeds: Readonly<Record<string, Feed>>): Promise<PartsResult> {
+    for (const c of this.compiled) c.remote?.start(feeds);
+    const outputs: Record<string, Float32Array>[] = [];
+    for (const c of this.compiled) if (c.local) outputs.push(await c.local.run(feeds));
+    let next = 0;
+    const results: Record<string, Float32Array>[] = [];
+    for (const c of this.compiled) results.push(c.local ? outputs[next++]! : await c.remote!.finish());
+
+    const grads = new Array<Float32Array>(this.paramCount);
+    const extras: Record<string, Float32Array> = {};
+    this.compiled.forEach((c, i) => {
+      const out = results[i]!;
+      let offset = 0;
+      for (const { index, size } of c.slots) grads[index] = out[GRADS]!.subarray(offset, (offset += size));
+      for (const name of Object.keys(c.part.extras ?? {})) extras[name] = out[name]!;
+    });
+    return { grads, extras };
+  }
+
+  async release(): Promise<void> {
+    await Promise.all(this.compiled.map((c) => (c.local ?? c.remote!).release()));
+  }
+}

@@ -1,0 +1,191 @@
+// A Session that runs on its own worker thread, so that two models (the actor's and the
+// critic's gradients, say) compute at once on two cores. onnxruntime-node runs a model
+// synchronously on the calling thread, so two sessions in one thread never overlap.
+//
+//   remote.start(feeds);             // copies the feeds into shared memory and returns
+//   const mine = await local.run(feeds);
+//   const theirs = await remote.finish();
+//
+// Requests and answers go through shared memory (worker-protocol.ts), spinning briefly
+// before sleeping, because a sleeping thread takes ~25 us to wake on our machines, as long
+// as a small minibatch's whole gradient run. Outputs must have static shapes; inputs may
+// have symbolic dims, up to the sizes given in `dimLimits`.
+import * as fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type { BuiltModel, ModelIO } from './onnx.js';
+import type { ParamStore } from './params.js';
+import { checkFeed, resolveFeed, type ExecutionProvider, type Feed } from './session.js';
+import { type DType, type HostArray, formatShape, isStatic, numel } from './types.js';
+import { CONTROL, ERROR_BYTES, MAX_RANK, sharedArray, spinUntilChanged, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
+
+export interface WorkerSessionOptions {
+  readonly providers?: readonly ExecutionProvider[];
+  /** Feeds each parameter input from this store at every run (copied at start()). */
+  readonly params?: ParamStore;
+  /** The largest size of each symbolic dim, e.g. { B: 256 }: it sizes the shared input buffers. */
+  readonly dimLimits?: Readonly<Record<string, number>>;
+  /** Spin this long waiting for a request or an answer before sleeping (default 500 us). */
+  readonly spinMicros?: number;
+}
+
+const BYTES: Record<DType, number> = { float32: 4, float64: 8, int64: 8, bool: 1 };
+
+export class WorkerSession {
+  private run = 0;
+  private running = false;
+  private dead: string | null = null;
+  private readonly control: Int32Array;
+  private readonly sharedInputs: HostArray[];
+  private readonly sharedOutputs: Float32Array[];
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly setup: WorkerSetup,
+    readonly model: BuiltModel,
+    private readonly params: ParamStore | undefined,
+    private readonly spinMicros: number,
+  ) {
+    this.control = new Int32Array(setup.control);
+    this.sharedInputs = setup.inputs.map((s) => sharedArray(s.dtype, s.buffer));
+    this.sharedOutputs = setup.outputs.map((s) => new Float32Array(s.buffer));
+    worker.on('error', (err) => (this.dead = `the session's worker thread failed: ${err.message}`));
+    worker.on('exit', (code) => (this.dead ??= `the session's worker thread exited (code ${code})`));
+  }
+
+  /** Starts a worker and compiles `model` there; resolves once it is ready to run. */
+  static async create(model: BuiltModel, options: WorkerSessionOptions = {}): Promise<WorkerSession> {
+    for (const io of model.outputs) {
+      if (io.dtype !== 'float32' || !isStatic(io.shape)) {
+        throw new Error(`WorkerSession: output '${io.name}' must be float32 with a static shape, got ${io.dtype} ${formatShape(io.shape)}`);
+      }
+    }
+    if (options.params) {
+      for (const io of model.inputs) {
+        if (io.isParam && !options.params.has(io.name)) throw new Error(`WorkerSession: graph parameter '${io.name}' has no value in the ParamStore`);
+      }
+    }
+    if (model.inputs.length * MAX_RANK + CONTROL.dims > 1024) throw new Error(`WorkerSession: too many inputs (${model.inputs.length})`);
+    const spinMicros = options.spinMicros ?? 500;
+    const setup: WorkerSetup = {
+      model: model.bytes,
+      providers: options.providers ?? ['cpu'],
+      graphOptimizationLevel: 'all',
+      control: new SharedArrayBuffer(1024 * 4),
+      error: new SharedArrayBuffer(ERROR_BYTES),
+      inputs: model.inputs.map((io) => slot(io, inputCapacity(io, options.dimLimits ?? {}))),
+      outputs: model.outputs.map((io) => slot(io, numel(io.shape as number[]))),
+      spinMicros,
+    };
+    // No inherited node flags: the worker is a plain module, and flags such as --input-type
+    // (from `node --input-type=module -e ...`) make a worker with a file fail to start.
+    const worker = new Worker(workerFile(), { workerData: setup, execArgv: [] });
+    const hello = await new Promise<WorkerHello>((resolve) => {
+      worker.once('message', resolve);
+      worker.once('error', (err) => resolve({ ready: false, error: err.message }));
+      worker.once('exit', (code) => resolve({ ready: false, error: `the worker exited (code ${code}) before it was ready` }));
+    });
+    worker.removeAllListeners();
+    if (!hello.ready) {
+      await worker.terminate();
+      throw new Error(`WorkerSession: could not start a session on a worker thread: ${hello.error}`);
+    }
+    // An idle session must not keep the process alive.
+    worker.unref();
+    return new WorkerSession(worker, setup, model, options.params, spinMicros);
+  }
+
+  /** Hands the feeds (copied) and the current parameters to the worker, which starts at once. */
+  start(feeds: Readonly<Record<string, Feed>>): void {
+    if (this.dead) throw new Error(`WorkerSession: ${this.dead}`);
+    if (this.running) throw new Error('WorkerSession: start() called twice without finish()');
+    const bound = new Map<string, number>();
+    this.setup.inputs.forEach((s, i) => {
+      const { data, dims } = this.feedFor(s, feeds[s.name]);
+      checkFeed(s, data, dims, bound);
+      if (data.length > s.capacity) {
+        throw new Error(`WorkerSession: input '${s.name}' has ${data.length} elements, more than the ${s.capacity} its dimLimits allow`);
+      }
+      (this.sharedInputs[i] as Float32Array).set(data as Float32Array);
+      for (let k = 0; k < dims.length; k++) this.control[CONTROL.dims + i * MAX_RANK + k] = dims[k]!;
+    });
+    this.running = true;
+    Atomics.store(this.control, CONTROL.request, ++this.run);
+    Atomics.notify(this.control, CONTROL.request);
+  }
+
+  /**
+   * Waits for the run start() began and returns its outputs: views of shared buffers, valid
+   * until the next start() (copy what you keep).
+   */
+  async finish(): Promise<Record<string, Float32Array>> {
+    if (!this.running) throw new Error('WorkerSession: finish() without start()');
+    const run = this.run;
+    if (!spinUntilChanged(this.control, CONTROL.done, run - 1, this.spinMicros)) await this.sleepUntilDone(run);
+    this.running = false;
+    if (Atomics.load(this.control, CONTROL.failed) === 1) {
+      const length = Atomics.load(this.control, CONTROL.errorLength);
+      const message = new TextDecoder().decode(new Uint8Array(this.setup.error).slice(0, length));
+      throw new Error(`WorkerSession: onnxruntime failed on the worker thread: ${message}`);
+    }
+    const out: Record<string, Float32Array> = {};
+    this.setup.outputs.forEach((s, i) => (out[s.name] = this.sharedOutputs[i]!));
+    return out;
+  }
+
+  async release(): Promise<void> {
+    if (this.dead) return;
+    Atomics.store(this.control, CONTROL.stop, 1);
+    Atomics.store(this.control, CONTROL.request, ++this.run);
+    Atomics.notify(this.control, CONTROL.request);
+    await this.worker.terminate();
+    this.dead = 'the session was released';
+  }
+
+  private feedFor(s: SharedSlot, feed: Feed | undefined): { data: HostArray; dims: readonly number[] } {
+    if (feed !== undefined) return resolveFeed(s, feed);
+    const param = this.params?.find(s.name);
+    if (param) return { data: param.data, dims: param.shape };
+    throw new Error(`WorkerSession: missing input '${s.name}' (${s.dtype} ${formatShape(s.shape)})`);
+  }
+
+  /** Sleeps (without blocking the event loop) until the worker answers run `run`, or dies. */
+  private async sleepUntilDone(run: number): Promise<void> {
+    // A pending Atomics.waitAsync does not keep Node's event loop alive; the worker does.
+    this.worker.ref();
+    try {
+      while (Atomics.load(this.control, CONTROL.done) !== run) {
+        if (this.dead) throw new Error(`WorkerSession: ${this.dead}`);
+        const wait = Atomics.waitAsync(this.control, CONTROL.done, run - 1, 100);
+        if (wait.async) await wait.value;
+      }
+    } finally {
+      this.worker.unref();
+    }
+  }
+}
+
+function slot(io: ModelIO, capacity: number): SharedSlot {
+  return { name: io.name, dtype: io.dtype, shape: io.shape, capacity, buffer: new SharedArrayBuffer(Math.max(1, capacity) * BYTES[io.dtype]) };
+}
+
+function inputCapacity(io: ModelIO, limits: Readonly<Record<string, number>>): number {
+  let size = 1;
+  for (const d of io.shape) {
+    if (typeof d === 'number') size *= d;
+    else if (limits[d] !== undefined) size *= limits[d]!;
+    else throw new Error(`WorkerSession: input '${io.name}' ${formatShape(io.shape)} has dim '${d}' with no limit; pass dimLimits: { ${d}: <largest size> }`);
+  }
+  return size;
+}
+
+/**
+ * The worker's script: next to this module when running from the compiled tree
+ * (session-worker.js), or next to the bundle (session-worker.mjs, see tools/bundle.ts).
+ */
+function workerFile(): URL {
+  for (const name of ['./session-worker.js', './session-worker.mjs']) {
+    const url = new URL(name, import.meta.url);
+    if (fs.existsSync(url)) return url;
+  }
+  throw new Error(`WorkerSession: the worker script session-worker.js is missing next to ${new URL('.', import.meta.url).pathname}`);
+}

@@ -1,0 +1,92 @@
+// A loss in parts over disjoint parameters: the parts' gradients are the whole loss's, and
+// the numbers do not depend on whether the parts ran on worker threads.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GradientParts } from '../../../runtime/tensor/gradient-parts.js';
+import { GradientSession } from '../../../runtime/tensor/gradient-session.js';
+import { Graph } from '../../../runtime/tensor/graph.js';
+import { ParamStore } from '../../../runtime/tensor/params.js';
+import { seededRandom } from '../../helpers/random.js';
+
+/** Two small networks on one input: a 'policy' and a 'value' loss, each over its own weights. */
+function twoNetworks() {
+  const random = seededRandom(3);
+  const store = new ParamStore();
+  for (const net of ['a', 'b']) {
+    store.add(`${net}.w`, [3, 4], (n) => Array.from({ length: n }, () => random() - 0.5));
+    store.add(`${net}.u`, [4, 2], (n) => Array.from({ length: n }, () => random() - 0.5));
+  }
+  const g = new Graph();
+  const p = store.declare(g);
+  const x = g.input('x', 'float32', ['B', 3]);
+  const target = g.input('target', 'float32', ['B', 2]);
+  const net = (name: string) => g.matmul(g.tanh(g.matmul(x, p[`${name}.w`]!)), p[`${name}.u`]!);
+  const lossA = g.mean(g.square(g.sub(net('a'), target)));
+  const lossB = g.mean(g.mul(g.tanh(net('b')), target));
+  const feeds = { x: Float32Array.from({ length: 15 }, () => random() - 0.5), target: Float32Array.from({ length: 10 }, () => random()) };
+  return { g, store, lossA, lossB, feeds };
+}
+
+describe('GradientParts', () => {
+  it('gives the gradients of the whole loss, in the store order, and each part its extras', async () => {
+    const { g, store, lossA, lossB, feeds } = twoNetworks();
+    const parts = await GradientParts.create(
+      g,
+      [
+        { loss: lossA, params: ['a.w', 'a.u'], extras: { a_loss: g.unsqueeze(lossA, [0]) } },
+        { loss: lossB, params: ['b.w', 'b.u'], extras: { b_loss: g.unsqueeze(lossB, [0]) } },
+      ],
+      { store, threads: false },
+    );
+    const whole = await GradientSession.create(g, { loss: g.add(lossA, lossB), params: store });
+    try {
+      const ours = await parts.run(feeds);
+      const reference = await whole.run(feeds);
+      assert.equal(ours.grads.length, 4);
+      store.names.forEach((name, k) => {
+        const expected = reference.grads[k]!;
+        assert.equal(ours.grads[k]!.length, expected.length, name);
+        expected.forEach((v, i) => assert.ok(Math.abs(ours.grads[k]![i]! - v) <= 1e-6, `d loss / d ${name}[${i}]: ${ours.grads[k]![i]} vs ${v}`));
+      });
+      assert.ok(Math.abs(ours.extras.a_loss![0]! + ours.extras.b_loss![0]! - reference.loss) < 1e-6);
+    } finally {
+      await parts.release();
+      await whole.release();
+    }
+  });
+
+  it('computes the same numbers with the second part on a worker thread as in turn on this one', async () => {
+    const { g, store, lossA, lossB, feeds } = twoNetworks();
+    const definition = [
+      { loss: lossA, params: ['a.w', 'a.u'] },
+      { loss: lossB, params: ['b.w', 'b.u'] },
+    ];
+    const threaded = await GradientParts.create(g, definition, { store, threads: true, dimLimits: { B: 5 } });
+    const serial = await GradientParts.create(g, definition, { store, threads: false });
+    try {
+      assert.equal(threaded.threaded, true);
+      assert.equal(serial.threaded, false);
+      for (let step = 0; step < 3; step++) {
+        const a = await threaded.run(feeds);
+        const b = await serial.run(feeds);
+        store.names.forEach((name, k) => assert.deepEqual([...a.grads[k]!], [...b.grads[k]!], `${name}, step ${step}`));
+        // Move the parameters as an optimiser would: the worker must see the new values.
+        for (const [k, p] of store.values.entries()) for (let i = 0; i < p.length; i++) p[i] = p[i]! - 0.1 * b.grads[k]![i]!;
+      }
+    } finally {
+      await threaded.release();
+      await serial.release();
+    }
+  });
+
+  it('refuses parts that overlap or leave a parameter out', async () => {
+    const { g, store, lossA, lossB } = twoNetworks();
+    await assert.rejects(
+      GradientParts.create(g, [{ loss: lossA, params: ['a.w', 'a.u', 'b.w'] }, { loss: lossB, params: ['b.w', 'b.u'] }], { store }),
+      /parameter 'b.w' is in parts 0 and 1; the parts must be disjoint/,
+    );
+    await assert.rejects(GradientParts.create(g, [{ loss: lossA, params: ['a.w', 'a.u'] }], { store }), /parameter\(s\) b.w, b.u are in no part/);
+    await assert.rejects(GradientParts.create(g, [{ loss: lossA, params: ['a.w', 'nope'] }], { store }), /differentiates 'nope', which the ParamStore does not hold/);
+  });
+});

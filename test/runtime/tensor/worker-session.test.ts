@@ -1,0 +1,109 @@
+// Sessions on worker threads: the same answers as a Session on this thread, feeds checked
+// here, failures on the worker reported as errors here, and runs that overlap this thread's.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Graph } from '../../../runtime/tensor/graph.js';
+import { buildModel } from '../../../runtime/tensor/onnx.js';
+import { ParamStore } from '../../../runtime/tensor/params.js';
+import { Session } from '../../../runtime/tensor/session.js';
+import { WorkerSession } from '../../../runtime/tensor/worker-session.js';
+
+function layer() {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 2]);
+  const w = g.param('w', [2, 3]);
+  const y = g.reduceSum(g.tanh(g.matmul(x, w)), { axes: [0] });
+  const store = new ParamStore();
+  store.add('w', [2, 3], [0.1, -0.2, 0.3, 0.4, 0.5, -0.6]);
+  return { g, y, store, model: buildModel(g, { outputs: { y } }) };
+}
+
+describe('WorkerSession', () => {
+  it('answers as a Session on this thread does, for any batch size up to its limit', async () => {
+    const { g, y, store, model } = layer();
+    const local = await Session.create(g, { y }, { params: store });
+    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 8 } });
+    try {
+      for (const rows of [1, 3, 8]) {
+        const x = Float32Array.from({ length: rows * 2 }, (_, i) => Math.sin(i + rows));
+        remote.start({ x });
+        const theirs = await remote.finish();
+        const mine = await local.run({ x });
+        assert.deepEqual([...theirs.y!], [...mine.y!], `${rows} rows`);
+      }
+    } finally {
+      await remote.release();
+      await local.release();
+    }
+  });
+
+  it('reads the parameters at each start, so in-place optimiser updates reach the worker', async () => {
+    const { store, model } = layer();
+    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 4 } });
+    try {
+      const x = new Float32Array([1, 0]);
+      remote.start({ x });
+      const before = [...(await remote.finish()).y!];
+      store.get('w').data.fill(0);
+      remote.start({ x });
+      assert.deepEqual([...(await remote.finish()).y!], [0, 0, 0]);
+      assert.notDeepEqual(before, [0, 0, 0]);
+    } finally {
+      await remote.release();
+    }
+  });
+
+  it('checks feeds before starting: size against the limit, dims, presence', async () => {
+    const { store, model } = layer();
+    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 2 } });
+    try {
+      assert.throws(() => remote.start({ x: new Float32Array(6) }), /input 'x' has 6 elements, more than the 4 its dimLimits allow/);
+      assert.throws(() => remote.start({ x: { data: new Float32Array(4), dims: [1, 4] } }), /dim 1 must be 2/);
+      assert.throws(() => remote.start({}), /missing input 'x'/);
+      assert.rejects(remote.finish(), /finish\(\) without start\(\)/);
+      remote.start({ x: new Float32Array(2) });
+      assert.throws(() => remote.start({ x: new Float32Array(2) }), /start\(\) called twice/);
+      await remote.finish();
+    } finally {
+      await remote.release();
+    }
+  });
+
+  it('needs a limit for each symbolic dim, and outputs with static shapes', async () => {
+    const { store, model } = layer();
+    await assert.rejects(WorkerSession.create(model, { params: store }), /dim 'B' with no limit; pass dimLimits: \{ B: <largest size> \}/);
+    const g = new Graph();
+    const x = g.input('x', 'float32', ['B']);
+    await assert.rejects(WorkerSession.create(buildModel(g, { outputs: { y: g.mul(x, 2) } }), { dimLimits: { B: 4 } }), /output 'y' must be float32 with a static shape/);
+  });
+
+  it("reports onnxruntime's error from the worker, and keeps working after it", async () => {
+    const g = new Graph();
+    const x = g.input('x', 'float32', ['B']);
+    // Reshaping to [2, 2] only works for 4 elements: onnxruntime refuses other sizes at run time.
+    const y = g.reduceSum(g.reshape(x, [2, 2]), { axes: [1] });
+    const remote = await WorkerSession.create(buildModel(g, { outputs: { y } }), { dimLimits: { B: 8 } });
+    try {
+      remote.start({ x: new Float32Array(6) });
+      await assert.rejects(remote.finish(), /onnxruntime failed on the worker thread: .*[Rr]eshape/);
+      remote.start({ x: new Float32Array([1, 2, 3, 4]) });
+      assert.deepEqual([...(await remote.finish()).y!], [3, 7]);
+    } finally {
+      await remote.release();
+    }
+  });
+
+  it('runs while this thread works, and a released session refuses to start', async () => {
+    const { store, model } = layer();
+    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 4 }, spinMicros: 0 });
+    const x = new Float32Array([0.5, -0.5]);
+    remote.start({ x });
+    // This thread is free meanwhile: a timer fires before the answer is collected.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const out = await remote.finish();
+    assert.equal(out.y!.length, 3);
+    await remote.release();
+    assert.throws(() => remote.start({ x }), /released/);
+  });
+});
