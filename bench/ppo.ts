@@ -21,7 +21,7 @@ import { planFile } from '../runtime/cli/commands/plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { DenseStack, makePolicy } from '../runtime/policies/index.js';
 import { Rng } from '../runtime/random.js';
-import { Adam, clipGradNorm, Graph, Session } from '../runtime/tensor/index.js';
+import { Adam, Graph, Session } from '../runtime/tensor/index.js';
 import { train } from '../runtime/train.js';
 import { report } from './stats.js';
 
@@ -148,8 +148,7 @@ async function parts(): Promise<void> {
     const twoThreads = await bestMicros(() => threaded.run(feeds), 100);
     const step = await bestMicros(async () => {
       const out = await threaded.run(feeds);
-      clipGradNorm(out.grads, 0.5);
-      adam.step(out.grads);
+      adam.step(out.grads, undefined, { maxGradNorm: 0.5 });
       return out.metrics[LOSS_METRICS.indexOf('approx_kl')];
     }, 100);
     rows.push([

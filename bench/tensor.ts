@@ -1,7 +1,8 @@
 // Micro-benchmark of a training step: one session.run for loss + all gradients of a
-// small MLP, then Adam in JS. Run: npx tsc -p . && node out/bench/tensor.js [batch] [steps]
+// small MLP, then Adam. Run: npx tsc -p . && node out/bench/tensor.js [batch] [steps]
 // STATIC=1 fixes the batch dim in the model instead of leaving it symbolic (made no
-// measurable difference on our machines).
+// measurable difference on our machines). Then Adam alone on PPO's CartPole networks, the
+// WebAssembly SIMD kernel against the JS fallback.
 
 import { GradientSession } from '../runtime/tensor/gradient-session.js';
 import { Graph } from '../runtime/tensor/graph.js';
@@ -57,3 +58,34 @@ console.log(
     `${total.toFixed(3)} ms/step (loss+grads run ${(runMs / steps).toFixed(3)} ms, Adam ${(adamMs / steps).toFixed(3)} ms)`,
 );
 await step.release();
+
+// Adam alone, as PPO calls it: actor 4-64-64-2 and critic 4-64-64-1 (9,155 parameters), the
+// gradients views of one flat buffer, clipping to 0.5 fused in. Best of several blocks: the
+// figure is a few microseconds and our VMs are noisy.
+function adamMicros(simd: boolean): { us: number; params: number } {
+  const shapes = [[4, 64], [64], [64, 64], [64], [64, 2], [2], [4, 64], [64], [64, 64], [64], [64, 1], [1]];
+  const sizes = shapes.map((s) => s.reduce((a, b) => a * b, 1));
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const rand = seededRandom(1);
+  const params = sizes.map((n) => Float32Array.from({ length: n }, () => rand() - 0.5));
+  const flat = Float32Array.from({ length: total }, () => (rand() - 0.5) * 0.1);
+  let offset = 0;
+  const grads = sizes.map((n) => flat.subarray(offset, (offset += n)));
+  const opt = new Adam(params, { lr: 2.5e-4, eps: 1e-5, simd });
+  if (opt.simd !== simd) throw new Error(`Adam: asked for simd ${simd}, got ${opt.simd}`);
+  const reps = simd ? 2000 : 200;
+  let best = Infinity;
+  for (let block = 0; block < 12; block++) {
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) opt.step(grads, undefined, { maxGradNorm: 0.5 });
+    if (block > 1) best = Math.min(best, ((performance.now() - t0) * 1000) / reps); // two blocks of warm-up
+  }
+  return { us: best, params: total };
+}
+
+const wasmAdam = adamMicros(true);
+const jsAdam = adamMicros(false);
+console.log(
+  `Adam step (clip + update), ${wasmAdam.params} params: WebAssembly SIMD ${wasmAdam.us.toFixed(1)} us, ` +
+    `JS fallback ${jsAdam.us.toFixed(1)} us (${(jsAdam.us / wasmAdam.us).toFixed(1)}x); best of 10 blocks`,
+);

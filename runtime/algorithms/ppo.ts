@@ -22,7 +22,7 @@ import { Rng } from '../random.js';
 import { scheduleValue, type Schedulable } from '../schedule.js';
 import { ParamReader } from './params.js';
 import { explainedVariance, normalize } from './stats.js';
-import { Adam, clipGradNorm, Graph, GradientParts, Session, type ExecutionProvider, type Feed, type GradientPart, type ParamSnapshot, type Tensor } from '../tensor/index.js';
+import { Adam, Graph, GradientParts, Session, type ExecutionProvider, type Feed, type GradientPart, type ParamSnapshot, type Tensor } from '../tensor/index.js';
 
 // ---- settings: the plan's params, with CleanRL's defaults (the registry declares the same) ----
 
@@ -472,8 +472,8 @@ export class Ppo implements Algorithm {
           ent_coef: this.entCoef,
           inv_n: this.invN,
         });
-        gradNorm += clipGradNorm(out.grads, s.max_grad_norm);
-        this.optimizer.step(out.grads, lr);
+        // Clipping to max_grad_norm happens inside Adam's kernel (one pass over the gradients).
+        gradNorm += this.optimizer.step(out.grads, lr, { maxGradNorm: s.max_grad_norm });
         for (let k = 0; k < sums.length; k++) sums[k] += out.metrics[k];
         approxKl = out.metrics[approxKlIndex];
         steps++;

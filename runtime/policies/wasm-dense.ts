@@ -3,8 +3,9 @@
 // within float32 rounding; DenseStack falls back to the JS loop where WebAssembly SIMD is
 // missing.
 //
-// The module is assembled here from a few dozen opcodes rather than shipped as a binary, so
-// the kernel can be read (and changed) as code. One exported function per activation:
+// The module is assembled at run time from a few dozen opcodes (../wasm/assembler.ts) rather
+// than shipped as a binary, so the kernel can be read (and changed) as code. One exported
+// function per activation:
 //
 //   dense_<act>(x, y, w, b, rows, inDim, outPad)      (pointers are byte offsets)
 //
@@ -15,68 +16,26 @@
 // of 16 outputs, and a padded output feeds the next layer through zero weights, so padding
 // changes no result; the batch is padded to a multiple of 4 rows, and extra rows are ignored.
 
-// ---- a minimal WebAssembly assembler: just what the kernel needs ----
-
-const I32 = 0x7f;
-const V128 = 0x7b;
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (n !== 0);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
-      out.push(byte);
-      return out;
-    }
-    out.push(byte | 0x80);
-  }
-}
-
-const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
-const vector = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
-const name = (s: string): number[] => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
-
-/** Instruction emitters (bytes). */
-const op = {
-  get: (i: number) => [0x20, ...uleb(i)],
-  set: (i: number) => [0x21, ...uleb(i)],
-  i32: (v: number) => [0x41, ...sleb(v)],
-  add: [0x6a],
-  mul: [0x6c],
-  ltU: [0x49],
-  block: [0x02, 0x40],
-  loop: [0x03, 0x40],
-  brIf: (depth: number) => [0x0d, ...uleb(depth)],
-  br: (depth: number) => [0x0c, ...uleb(depth)],
-  end: [0x0b],
-  eqz: [0x45],
-  f32Load: [0x2a, 0x02, 0x00],
-  simd: (code: number, ...immediates: number[]) => [0xfd, ...uleb(code), ...immediates],
-};
-const v128Load = (offset: number) => op.simd(0x00, 0x04, ...uleb(offset));
-const v128Store = (offset: number) => op.simd(0x0b, 0x04, ...uleb(offset));
-const f32x4Splat = op.simd(0x13);
-const f32x4Add = op.simd(0xe4);
-const f32x4Mul = op.simd(0xe6);
-const f32x4Div = op.simd(0xe7);
-const f32x4Min = op.simd(0xe8);
-const f32x4Max = op.simd(0xe9);
-function f32x4Const(value: number): number[] {
-  const bytes = new Uint8Array(new Float32Array([value, value, value, value]).buffer);
-  return op.simd(0x0c, ...bytes);
-}
+import {
+  I32,
+  V128,
+  assembleModule,
+  compile,
+  f32x4Add,
+  f32x4Const,
+  f32x4Div,
+  f32x4Max,
+  f32x4Min,
+  f32x4Mul,
+  f32x4Splat,
+  funcBody,
+  funcType,
+  memoryImport,
+  op,
+  v128Load,
+  v128Store,
+  wasm,
+} from '../wasm/assembler.js';
 
 // ---- the kernel ----
 
@@ -168,37 +127,16 @@ function denseBody(kind: Activation): number[] {
 const KINDS: Activation[] = ['none', 'tanh', 'relu'];
 
 function assemble(): Uint8Array {
-  const type = [0x60, ...vector(Array.from({ length: 7 }, () => [I32])), 0x00];
-  const functions = KINDS.map(() => uleb(0));
-  const exports = KINDS.map((kind, i) => [...name(`dense_${kind}`), 0x00, ...uleb(i)]);
-  const bodies = KINDS.map((kind) => {
-    const locals = vector([[...uleb(I32_LOCALS), I32], [...uleb(V128_LOCALS), V128]]);
-    const body = [...locals, ...denseBody(kind)];
-    return [...uleb(body.length), ...body];
+  return assembleModule({
+    types: [funcType(Array.from({ length: 7 }, () => I32))],
+    imports: [memoryImport(1)],
+    functions: KINDS.map(() => 0),
+    exports: KINDS.map((kind, i) => [`dense_${kind}`, i]),
+    bodies: KINDS.map((kind) => funcBody([[I32_LOCALS, I32], [V128_LOCALS, V128]], denseBody(kind))),
   });
-  // One import: env.memory, a memory of at least one page (limits flag 0: no maximum).
-  const imports = vector([[...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)]]);
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vector([type])),
-    ...section(2, imports),
-    ...section(3, vector(functions)),
-    ...section(7, vector(exports)),
-    ...section(10, vector(bodies)),
-  ]);
 }
 
 type DenseFn = (x: number, y: number, w: number, b: number, rows: number, inDim: number, outPad: number) => void;
-
-/** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
-}
-
-const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
 interface Kernel {
   readonly memory: { buffer: ArrayBuffer };
@@ -210,8 +148,7 @@ let compiled: object | null | undefined;
 /** The kernel in a memory of `bytes`, or null where WebAssembly SIMD is not available. */
 export function instantiateKernel(bytes: number): Kernel | null {
   if (compiled === undefined) {
-    const binary = assemble();
-    compiled = wasm !== undefined && wasm.validate(binary) ? new wasm.Module(binary) : null;
+    compiled = compile(assemble());
   }
   if (compiled === null || wasm === undefined) return null;
   const memory = new wasm.Memory({ initial: Math.ceil(bytes / 65536) + 1 });

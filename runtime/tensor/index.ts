@@ -12,6 +12,6 @@ export { GradientSession, type GradientSessionOptions, type LossAndGrads } from 
 export { GradientParts, type GradientPart, type GradientPartsOptions, type PartsResult } from './gradient-parts.js';
 export { WorkerSession, type WorkerSessionOptions } from './worker-session.js';
 export { ParamStore, type Param, type ParamSnapshot } from './params.js';
-export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type SGDOptions, type SGDState } from './optim.js';
+export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type AdamStepOptions, type SGDOptions, type SGDState } from './optim.js';
 export * as nn from './nn.js';
 export * as init from './init.js';

@@ -132,12 +132,22 @@ export class WorkerSession {
     return out;
   }
 
+  /**
+   * Asks the worker to release its session and exit, and waits for it. Terminating a worker
+   * while onnxruntime is inside a call aborts the whole process, so terminate() is only the
+   * fallback for a worker that does not exit within a few seconds.
+   */
   async release(): Promise<void> {
     if (this.dead) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.ref();
     Atomics.store(this.control, CONTROL.stop, 1);
     Atomics.store(this.control, CONTROL.request, ++this.run);
     Atomics.notify(this.control, CONTROL.request);
-    await this.worker.terminate();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 5000)));
+    if ((await Promise.race([exited, late])) === 'late') await this.worker.terminate();
+    clearTimeout(timer);
     this.dead = 'the session was released';
   }
 

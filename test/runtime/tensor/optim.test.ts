@@ -1,77 +1,87 @@
-// Optimisers against hand-computed updates.
+// Optimisers against hand-computed updates; Adam's SIMD kernel against its JS fallback.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { seededRandom } from '../../../runtime/tensor/init.js';
 import { Adam, SGD, clipGradNorm, gradNorm } from '../../../runtime/tensor/optim.js';
 import { ParamStore } from '../../../runtime/tensor/params.js';
+
+/** Adam's two implementations: every Adam test runs on both. */
+const BACKENDS = [
+  { name: 'SIMD kernel', simd: true },
+  { name: 'JS fallback', simd: false },
+] as const;
 
 const close = (actual: number, expected: number, tol = 1e-6) =>
   assert.ok(Math.abs(actual - expected) <= tol * Math.max(1, Math.abs(expected)), `${actual} vs ${expected}`);
 
 // Reference: m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps),
 // worked out in float64 for f(p) = 0.5 (p-3)^2 from p = 0 with lr 0.1 (first column)
-// and f(q) = (q+1)^2 from q = 1 with lr 0.05 (second column).
+// and f(q) = (q+1)^2 from q = 1 with lr 0.05 (second column). Adam computes in float32 (as
+// torch does); the 1e-6 tolerance is ~10x the float32 rounding of these values.
 const ADAM_REFERENCE = [
   [0.09999999966666669, 0.950000000125],
   [0.19989729224944813, 0.9000369976658238],
   [0.2996184760421757, 0.8501369223611016],
 ];
 
-test('Adam follows the bias-corrected update on two quadratics', () => {
-  const p = new Float32Array([0]);
-  const q = new Float32Array([1]);
-  const adamP = new Adam([p], { lr: 0.1 });
-  const adamQ = new Adam([q], { lr: 0.05 });
-  for (const [pExpected, qExpected] of ADAM_REFERENCE) {
-    adamP.step([new Float32Array([p[0]! - 3])]);
-    adamQ.step([new Float32Array([2 * (q[0]! + 1)])]);
-    close(p[0]!, pExpected!);
-    close(q[0]!, qExpected!);
-  }
-  assert.equal(adamP.stepCount, 3);
-});
+for (const { name, simd } of BACKENDS) {
+  test(`${name}: Adam follows the bias-corrected update on two quadratics`, () => {
+    const p = new Float32Array([0]);
+    const q = new Float32Array([1]);
+    const adamP = new Adam([p], { lr: 0.1, simd });
+    const adamQ = new Adam([q], { lr: 0.05, simd });
+    for (const [pExpected, qExpected] of ADAM_REFERENCE) {
+      adamP.step([new Float32Array([p[0]! - 3])]);
+      adamQ.step([new Float32Array([2 * (q[0]! + 1)])]);
+      close(p[0]!, pExpected!);
+      close(q[0]!, qExpected!);
+    }
+    assert.equal(adamP.stepCount, 3);
+  });
 
-test('Adam eps: 1e-8 by default, 1e-5 (CleanRL PPO) when asked', () => {
-  // First step with g = 1e-5: the update is lr * g / (|g| + eps).
-  const a = new Float32Array([0]);
-  const b = new Float32Array([0]);
-  new Adam([a], { lr: 0.1 }).step([new Float32Array([1e-5])]);
-  new Adam([b], { lr: 0.1, eps: 1e-5 }).step([new Float32Array([1e-5])]);
-  close(a[0]!, -0.09990009990009993);
-  close(b[0]!, -0.05);
-});
+  test(`${name}: Adam eps: 1e-8 by default, 1e-5 (CleanRL PPO) when asked`, () => {
+    // First step with g = 1e-5: the update is lr * g / (|g| + eps).
+    const a = new Float32Array([0]);
+    const b = new Float32Array([0]);
+    new Adam([a], { lr: 0.1, simd }).step([new Float32Array([1e-5])]);
+    new Adam([b], { lr: 0.1, eps: 1e-5, simd }).step([new Float32Array([1e-5])]);
+    close(a[0]!, -0.09990009990009993);
+    close(b[0]!, -0.05);
+  });
 
-test('Adam takes a per-step learning rate and keeps it', () => {
-  const p = new Float32Array([0]);
-  const adam = new Adam([p], { lr: 1 });
-  adam.step([new Float32Array([2])], 0.25);
-  close(p[0]!, -0.25); // the first Adam step moves by lr * sign(g)
-  assert.equal(adam.lr, 0.25);
-});
+  test(`${name}: Adam takes a per-step learning rate and keeps it`, () => {
+    const p = new Float32Array([0]);
+    const adam = new Adam([p], { lr: 1, simd });
+    adam.step([new Float32Array([2])], 0.25);
+    close(p[0]!, -0.25); // the first Adam step moves by lr * sign(g)
+    assert.equal(adam.lr, 0.25);
+  });
 
-test('Adam state round-trips: a restored optimiser continues identically', () => {
-  const store = new ParamStore();
-  store.add('w', [3], [1, -2, 0.5]);
-  const adam = new Adam(store, { lr: 0.01 });
-  const gradAt = (w: Float32Array) => [Float32Array.from(w, (x) => 2 * x - 1)];
-  adam.step(gradAt(store.get('w').data));
-  adam.step(gradAt(store.get('w').data));
-  const saved = adam.state();
-  const copy = store.clone();
-  const restored = new Adam(copy, { lr: 0.01 });
-  restored.load(saved);
-  assert.equal(restored.stepCount, 2);
-  adam.step(gradAt(store.get('w').data));
-  restored.step(gradAt(copy.get('w').data));
-  assert.deepEqual([...copy.get('w').data], [...store.get('w').data]);
-  // state() is a copy: later steps do not change a saved checkpoint.
-  assert.notDeepEqual([...saved.m[0]!], [...adam.state().m[0]!]);
-});
+  test(`${name}: Adam state round-trips: a restored optimiser continues identically`, () => {
+    const store = new ParamStore();
+    store.add('w', [3], [1, -2, 0.5]);
+    const adam = new Adam(store, { lr: 0.01, simd });
+    const gradAt = (w: Float32Array) => [Float32Array.from(w, (x) => 2 * x - 1)];
+    adam.step(gradAt(store.get('w').data));
+    adam.step(gradAt(store.get('w').data));
+    const saved = adam.state();
+    const copy = store.clone();
+    const restored = new Adam(copy, { lr: 0.01, simd });
+    restored.load(saved);
+    assert.equal(restored.stepCount, 2);
+    adam.step(gradAt(store.get('w').data));
+    restored.step(gradAt(copy.get('w').data));
+    assert.deepEqual([...copy.get('w').data], [...store.get('w').data]);
+    // state() is a copy: later steps do not change a saved checkpoint.
+    assert.notDeepEqual([...saved.m[0]!], [...adam.state().m[0]!]);
+  });
 
-test('Adam.load rejects state of the wrong size', () => {
-  const adam = new Adam([new Float32Array(3)]);
-  assert.throws(() => adam.load({ step: 1, m: [new Float32Array(2)], v: [new Float32Array(2)] }), /state buffer 0 has 2 elements, expected 3/);
-});
+  test(`${name}: Adam.load rejects state of the wrong size`, () => {
+    const adam = new Adam([new Float32Array(3)], { simd });
+    assert.throws(() => adam.load({ step: 1, m: [new Float32Array(2)], v: [new Float32Array(2)] }), /state buffer 0 has 2 elements, expected 3/);
+  });
+}
 
 test('SGD with momentum follows the torch update', () => {
   // f(p) = 0.5 (p-3)^2, lr 0.1, momentum 0.9: buf = g, then buf = 0.9 buf + g; p -= lr buf.
@@ -118,4 +128,128 @@ test('optimisers check gradient counts and sizes', () => {
   const adam = new Adam([new Float32Array(2)]);
   assert.throws(() => adam.step([]), /0 gradients for 1 parameters/);
   assert.throws(() => adam.step([new Float32Array(3)]), /gradient 0 has 3 elements, parameter has 2/);
+});
+
+// ---- the SIMD kernel against the JS fallback ----
+
+const LENGTHS = [1, 3, 5, 64, 4097];
+
+/** Seeded values in +-[lo, hi], in parameter-shaped arrays. */
+function randomArrays(seed: number, lengths: readonly number[], lo = 1e-3, hi = 1): Float32Array[] {
+  const random = seededRandom(seed);
+  return lengths.map((n) => Float32Array.from({ length: n }, () => (random() < 0.5 ? -1 : 1) * (lo + (hi - lo) * random())));
+}
+
+/** Equal within `ulps` float32 units in the last place of the larger value (0: the same bits). */
+function assertSameArrays(actual: readonly Float32Array[], expected: readonly Float32Array[], what: string, ulps = 0): void {
+  assert.equal(actual.length, expected.length);
+  actual.forEach((a, k) => {
+    const i = a.findIndex((x, j) => {
+      const y = expected[k]![j]!;
+      return ulps === 0 ? !Object.is(x, y) : !(Math.abs(x - y) <= ulps * 2 ** -23 * Math.max(Math.abs(x), Math.abs(y)));
+    });
+    assert.equal(i, -1, `${what} ${k}[${i}]: ${a[i]} vs ${expected[k]![i]}`);
+  });
+}
+
+const closeRel = (actual: number, expected: number, tol: number, what = '') =>
+  assert.ok(Math.abs(actual - expected) <= tol * Math.abs(expected), `${what}${actual} vs ${expected}`);
+
+test('Adam runs the WebAssembly SIMD kernel on Node, and the JS loop when asked', () => {
+  assert.equal(new Adam([new Float32Array(3)]).simd, true);
+  assert.equal(new Adam([new Float32Array(3)], { simd: false }).simd, false);
+});
+
+test('the SIMD kernel and the JS fallback agree within float32 rounding over several steps, odd lengths included', () => {
+  // Same float32 operations in the same order, each correctly rounded in both: the same bits,
+  // except that the two norms differ in the ninth digit (the kernel adds squares in float32
+  // runs), so a clipping factor can round to a neighbouring float32 and move values by an ulp.
+  const wasmParams = randomArrays(1, LENGTHS);
+  const jsParams = wasmParams.map((p) => p.slice());
+  const wasmAdam = new Adam(wasmParams, { lr: 3e-3, eps: 1e-5 });
+  const jsAdam = new Adam(jsParams, { lr: 3e-3, eps: 1e-5, simd: false });
+  // Clipping off, clipping inactive (max above the norm), clipping active, and a new rate.
+  const steps: { lr?: number; maxGradNorm?: number }[] = [{}, { maxGradNorm: 1e6 }, { maxGradNorm: 0.5 }, {}, { lr: 1e-3, maxGradNorm: 2 }, {}];
+  steps.forEach(({ lr, maxGradNorm }, t) => {
+    const grads = randomArrays(100 + t, LENGTHS);
+    const options = maxGradNorm === undefined ? {} : { maxGradNorm };
+    const wasmNorm = wasmAdam.step(grads, lr, options);
+    const jsNorm = jsAdam.step(grads, lr, options);
+    closeRel(wasmNorm, jsNorm, 1e-6, `step ${t} norm: `); // the kernel adds squares in float32 runs of 16
+    assertSameArrays(wasmParams, jsParams, `step ${t} parameter`, 4);
+  });
+  const [wasmState, jsState] = [wasmAdam.state(), jsAdam.state()];
+  assertSameArrays(wasmState.m, jsState.m, 'm', 4);
+  assertSameArrays(wasmState.v, jsState.v, 'v', 4);
+  assert.equal(wasmState.step, steps.length);
+});
+
+for (const { name, simd } of BACKENDS) {
+  test(`${name}: the step's gradient norm matches the float64 gradNorm on 10k gradients`, () => {
+    const grads = randomArrays(7, [4097, 5000, 903]);
+    const expected = gradNorm(grads);
+    const adam = new Adam(grads.map((g) => new Float32Array(g.length)), { simd });
+    closeRel(adam.step(grads), expected, 1e-5);
+    closeRel(adam.step(grads, undefined, { maxGradNorm: 1 }), expected, 1e-5);
+  });
+
+  test(`${name}: fused clipping returns clipGradNorm's norm and steps as clipGradNorm then step`, () => {
+    for (const maxGradNorm of [0.5, 1e6]) {
+      const fusedParams = randomArrays(3, LENGTHS);
+      const plainParams = fusedParams.map((p) => p.slice());
+      const fused = new Adam(fusedParams, { lr: 1e-2, simd });
+      const plain = new Adam(plainParams, { lr: 1e-2, simd });
+      for (let t = 0; t < 3; t++) {
+        const grads = randomArrays(200 + t, LENGTHS);
+        const before = grads.map((g) => g.slice());
+        const norm = fused.step(grads, undefined, { maxGradNorm });
+        assertSameArrays(grads, before, 'the fused step left gradient'); // the caller's arrays stay as they were
+        const clipped = grads.map((g) => g.slice());
+        closeRel(norm, clipGradNorm(clipped, maxGradNorm), 1e-6, 'norm: ');
+        plain.step(clipped);
+        // clipGradNorm scales by a float64 factor, the fused step by its float32 rounding: the
+        // clipped gradients differ by up to an ulp, and so the parameters by float32 rounding.
+        fusedParams.forEach((p, k) => p.forEach((x, i) => close(x, plainParams[k]![i]!, 1e-6)));
+      }
+    }
+  });
+}
+
+test('the step without clipping returns the same norm as gradNorm', () => {
+  const grads = randomArrays(9, LENGTHS);
+  const norm = new Adam(grads.map((g) => new Float32Array(g.length))).step(grads);
+  closeRel(norm, gradNorm(grads), 1e-6);
+});
+
+test('Adam state moves between the SIMD kernel and the JS fallback and continues identically', () => {
+  // No clipping here, so the two paths give the same bits (see above).
+  const start = randomArrays(4, LENGTHS);
+  const [a, b] = [start.map((p) => p.slice()), start.map((p) => p.slice())];
+  const wasmAdam = new Adam(a, { lr: 1e-2 });
+  for (let t = 0; t < 3; t++) wasmAdam.step(randomArrays(300 + t, LENGTHS));
+  b.forEach((p, k) => p.set(a[k]!));
+  const jsAdam = new Adam(b, { lr: 1e-2, simd: false });
+  jsAdam.load(wasmAdam.state());
+  const back = new Adam(a.map((p) => p.slice()), { lr: 1e-2 });
+  back.load(jsAdam.state());
+  assertSameArrays(back.state().m, wasmAdam.state().m, 'm');
+  const grads = randomArrays(400, LENGTHS);
+  wasmAdam.step(grads);
+  jsAdam.step(grads);
+  assertSameArrays(a, b, 'parameter');
+  assert.equal(jsAdam.stepCount, 4);
+});
+
+test('Adam updates the very arrays it was given, from gradient views over a SharedArrayBuffer', () => {
+  const store = new ParamStore();
+  store.add('w', [5, 3], (n) => Array.from({ length: n }, (_, i) => i / 10));
+  store.add('b', [3], [0, 0, 0]);
+  const w = store.get('w').data;
+  const flat = new Float32Array(new SharedArrayBuffer(4 * 18)).fill(0.5);
+  const grads = [flat.subarray(0, 15), flat.subarray(15)];
+  const adam = new Adam(store, { lr: 0.1 });
+  close(adam.step(grads), Math.sqrt(18 * 0.25));
+  assert.equal(store.get('w').data, w);
+  close(w[0]!, -0.1); // the first step moves by lr * sign(g)
+  close(store.get('b').data[2]!, -0.1);
 });
