@@ -38,7 +38,9 @@ function answer(run: number): void {
 /** Blocks until a run is asked for (or stop); returns its number. */
 function nextRequest(last: number): number {
   if (!spinUntilChanged(control, CONTROL.request, last, setup.spinMicros)) {
+    Atomics.store(control, CONTROL.sleeping, 1);
     while (Atomics.load(control, CONTROL.request) === last) Atomics.wait(control, CONTROL.request, last);
+    Atomics.store(control, CONTROL.sleeping, 0);
   }
   return Atomics.load(control, CONTROL.request);
 }

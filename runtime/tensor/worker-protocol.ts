@@ -5,20 +5,26 @@
 
 import type { DType, Dim, HostArray } from './types.js';
 
-/** Int32 slots of the control block. */
+/**
+ * Int32 slots of the control block. The slot each side spins on gets a cache line (64 bytes,
+ * 16 slots) of its own, so that writing the other slots does not pull the line away from the
+ * spinning core at every store.
+ */
 export const CONTROL = {
   /** The number of the latest run asked for (the caller increments it). */
   request: 0,
   /** The number of the latest run answered (the worker sets it, failed or not). */
-  done: 1,
+  done: 16,
+  /** 1 while the worker sleeps in Atomics.wait: only then does a request need a notify. */
+  sleeping: 32,
   /** 1 when the answered run failed; the message is in the error block. */
-  failed: 2,
+  failed: 33,
   /** 1 asks the worker to exit. */
-  stop: 3,
+  stop: 34,
   /** Byte length of the UTF-8 error message. */
-  errorLength: 4,
+  errorLength: 35,
   /** Run-time dims of each input, MAX_RANK slots per input, from this slot on. */
-  dims: 8,
+  dims: 48,
 } as const;
 
 export const MAX_RANK = 8;

@@ -28,6 +28,7 @@ export interface WorkerSessionOptions {
   readonly spinMicros?: number;
 }
 
+const CONTROL_SLOTS = 1024;
 const BYTES: Record<DType, number> = { float32: 4, float64: 8, int64: 8, bool: 1 };
 
 export class WorkerSession {
@@ -64,13 +65,13 @@ export class WorkerSession {
         if (io.isParam && !options.params.has(io.name)) throw new Error(`WorkerSession: graph parameter '${io.name}' has no value in the ParamStore`);
       }
     }
-    if (model.inputs.length * MAX_RANK + CONTROL.dims > 1024) throw new Error(`WorkerSession: too many inputs (${model.inputs.length})`);
+    if (model.inputs.length * MAX_RANK + CONTROL.dims > CONTROL_SLOTS) throw new Error(`WorkerSession: too many inputs (${model.inputs.length})`);
     const spinMicros = options.spinMicros ?? 500;
     const setup: WorkerSetup = {
       model: model.bytes,
       providers: options.providers ?? ['cpu'],
       graphOptimizationLevel: 'all',
-      control: new SharedArrayBuffer(1024 * 4),
+      control: new SharedArrayBuffer(CONTROL_SLOTS * 4),
       error: new SharedArrayBuffer(ERROR_BYTES),
       inputs: model.inputs.map((io) => slot(io, inputCapacity(io, options.dimLimits ?? {}))),
       outputs: model.outputs.map((io) => slot(io, numel(io.shape as number[]))),
@@ -110,7 +111,8 @@ export class WorkerSession {
     });
     this.running = true;
     Atomics.store(this.control, CONTROL.request, ++this.run);
-    Atomics.notify(this.control, CONTROL.request);
+    // A spinning worker sees the store; a notify is a system call, for a sleeping one only.
+    if (Atomics.load(this.control, CONTROL.sleeping) === 1) Atomics.notify(this.control, CONTROL.request);
   }
 
   /**
