@@ -35,7 +35,7 @@ export interface GradientPartsOptions {
   readonly providers?: readonly ExecutionProvider[];
   /**
    * Run the parts after the first on worker threads. Default: when there is more than one
-   * part, more than one core, and only the cpu provider.
+   * part, only the cpu provider, and at least MIN_CORES_FOR_THREADS cores.
    */
   readonly threads?: boolean;
   /** The largest size of each symbolic input dim (needed with threads), e.g. { B: 256 }. */
@@ -58,6 +58,13 @@ interface Compiled {
 }
 
 const GRADS = 'grads';
+
+/**
+ * Below this many cores the worker competes with Node's own threads (the JIT compiler, the
+ * garbage collector) and with the host: on our 2-core machines two threads halve a gradient
+ * run's best time but not its typical one, and a whole training run was no faster (bench/ppo.ts).
+ */
+export const MIN_CORES_FOR_THREADS = 4;
 
 export class GradientParts {
   private constructor(
@@ -88,7 +95,7 @@ export class GradientParts {
     });
     const uncovered = order.filter((name) => !owner.has(name));
     if (uncovered.length > 0) throw new Error(`GradientParts: parameter(s) ${uncovered.join(', ')} are in no part`);
-    const threaded = options.threads ?? (parts.length > 1 && os.availableParallelism() > 1 && providers.every((p) => p === 'cpu'));
+    const threaded = options.threads ?? (parts.length > 1 && os.availableParallelism() >= MIN_CORES_FOR_THREADS && providers.every((p) => p === 'cpu'));
     const compiled = await Promise.all(
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.params.map((name) => graph.byName(name)!);

@@ -117,6 +117,13 @@ describe('train()', () => {
     assert.notDeepEqual(comparable(c.events), comparable(a.events));
   });
 
+  it('gives the same events with the gradients on one thread or two', async () => {
+    const plan = makePlan({ budget: 2048, reward: SHAPED });
+    const one = await run(plan, { threads: 1 });
+    const two = await run(plan, { threads: 2 });
+    assert.deepEqual(comparable(two.events), comparable(one.events));
+  });
+
   it('stops early when the stop condition holds, and says why', async () => {
     const plan = makePlan({ budget: 100_000, stop: { op: '>=', args: [{ ref: 'steps' }, { const: 1500 }] } });
     const { result, events } = await run(plan);
