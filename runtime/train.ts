@@ -56,9 +56,8 @@ export interface TrainOptions {
   rolloutEvery?: number;
   /**
    * Threads for the gradient computation: 2 runs the actor's and the critic's gradients at once
-   * (tensor/gradient-parts.ts), 1 in turn. Default: 2 on a CPU with 4 cores or more (on 2 cores
-   * it measured no faster). The results are the same either way; use 1 when running one
-   * training per core.
+   * (tensor/gradient-parts.ts), 1 in turn. Default: 2 on a CPU with more than one core. The
+   * results are the same either way; use 1 when running one training per core.
    */
   threads?: 1 | 2 | number;
 }

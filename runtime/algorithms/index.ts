@@ -30,7 +30,7 @@ export interface AlgorithmContext {
   readonly budget: number;
   readonly rng: Rng;
   readonly providers: readonly ExecutionProvider[];
-  /** Compute independent gradient parts on worker threads; default: with 4 cores or more (tensor/gradient-parts.ts). */
+  /** Compute independent gradient parts on worker threads; default: with more than one core (tensor/gradient-parts.ts). */
   readonly threads?: boolean;
 }
 

@@ -60,11 +60,13 @@ interface Compiled {
 const GRADS = 'grads';
 
 /**
- * Below this many cores the worker competes with Node's own threads (the JIT compiler, the
- * garbage collector) and with the host: on our 2-core machines two threads halve a gradient
- * run's best time but not its typical one, and a whole training run was no faster (bench/ppo.ts).
+ * Threads by default from this many cores. Measured on our 2-core machines (fresh processes,
+ * medians of 4): whole runs to the budget are 14% (CleanRL settings, 500k steps) and 21%
+ * (rl-zoo settings, 100k steps) faster on two threads; only runs of a second or two are not,
+ * as the worker's start (~50 ms) and the compiler's threads competing for the two cores
+ * while the code warms up cost what the first seconds gain.
  */
-export const MIN_CORES_FOR_THREADS = 4;
+export const MIN_CORES_FOR_THREADS = 2;
 
 export class GradientParts {
   private constructor(
