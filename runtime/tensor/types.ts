@@ -24,13 +24,16 @@ export function dtypeOfArray(data: HostArray): DType {
   return 'bool';
 }
 
+/** The typed array class holding each element type. */
+export const ARRAY_TYPES: Record<DType, new (lengthOrBuffer: number | ArrayBufferLike) => HostArray> = {
+  float32: Float32Array,
+  float64: Float64Array,
+  int64: BigInt64Array,
+  bool: Uint8Array,
+};
+
 export function allocate(dtype: DType, size: number): HostArray {
-  switch (dtype) {
-    case 'float32': return new Float32Array(size);
-    case 'float64': return new Float64Array(size);
-    case 'int64': return new BigInt64Array(size);
-    case 'bool': return new Uint8Array(size);
-  }
+  return new ARRAY_TYPES[dtype](size);
 }
 
 /** Copies plain numbers into a buffer of the given type (bool: non-zero is true). */

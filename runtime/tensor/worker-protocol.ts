@@ -3,7 +3,7 @@
 // buffer. Runs are requested and answered through shared memory, not messages: a message
 // costs ~25 us each way on our machines (a futex wake), a spinning Atomics.load ~0.3 us.
 
-import type { DType, Dim, HostArray } from './types.js';
+import { ARRAY_TYPES, type DType, type Dim, type HostArray } from './types.js';
 
 /**
  * Int32 slots of the control block. The slot each side spins on gets a cache line (64 bytes,
@@ -68,10 +68,5 @@ export function spinUntilChanged(control: Int32Array, slot: number, value: numbe
 
 /** A typed array of `dtype` over a whole shared buffer. */
 export function sharedArray(dtype: DType, buffer: SharedArrayBuffer): HostArray {
-  switch (dtype) {
-    case 'float32': return new Float32Array(buffer);
-    case 'float64': return new Float64Array(buffer);
-    case 'int64': return new BigInt64Array(buffer);
-    case 'bool': return new Uint8Array(buffer);
-  }
+  return new ARRAY_TYPES[dtype](buffer);
 }

@@ -187,6 +187,21 @@ describe('the PPO loss', () => {
   });
 });
 
+/** The loss graph's feeds for a minibatch (old log-probs and values are the minibatch's offsets). */
+function lossFeeds(policy: Policy, mb: ReturnType<typeof minibatch>, rows: number) {
+  return {
+    obs: { data: mb.obs, dims: [rows, policy.spaces.obsDim] },
+    action: { data: mb.action, dims: [rows, policy.distribution.encodedWidth] },
+    old_logprob: mb.offsets,
+    advantages: mb.advantages,
+    returns: mb.returns,
+    old_values: mb.valueOffsets,
+    clip_coef: new Float32Array([0.2]),
+    ent_coef: new Float32Array([0.01]),
+    inv_n: new Float32Array([1 / rows]),
+  };
+}
+
 describe('PpoGradients', () => {
   for (const continuous of [false, true]) {
     it(`computes the actor and critic parts on two threads with the numbers of one thread (${continuous ? 'Gaussian' : 'categorical'})`, async () => {
@@ -198,17 +213,7 @@ describe('PpoGradients', () => {
         assert.equal(threaded.threaded, true);
         const rows = 32;
         const mb = minibatch(policy, rows, new Rng(13));
-        const feeds = {
-          obs: { data: mb.obs, dims: [rows, 3] },
-          action: { data: mb.action, dims: [rows, policy.distribution.encodedWidth] },
-          old_logprob: mb.offsets,
-          advantages: mb.advantages,
-          returns: mb.returns,
-          old_values: mb.valueOffsets,
-          clip_coef: new Float32Array([0.2]),
-          ent_coef: new Float32Array([0.01]),
-          inv_n: new Float32Array([1 / rows]),
-        };
+        const feeds = lossFeeds(policy, mb, rows);
         const a = await threaded.run(feeds);
         const aGrads = a.grads.map((g) => [...g]);
         const aMetrics = [...a.metrics];
@@ -231,17 +236,7 @@ describe('PpoGradients', () => {
       assert.equal(gradients.threaded, false);
       const rows = 8;
       const mb = minibatch(policy, rows, new Rng(5));
-      const out = await gradients.run({
-        obs: { data: mb.obs, dims: [rows, 3] },
-        action: { data: mb.action, dims: [rows, 3] },
-        old_logprob: mb.offsets,
-        advantages: mb.advantages,
-        returns: mb.returns,
-        old_values: mb.valueOffsets,
-        clip_coef: new Float32Array([0.2]),
-        ent_coef: new Float32Array([0.01]),
-        inv_n: new Float32Array([1 / rows]),
-      });
+      const out = await gradients.run(lossFeeds(policy, mb, rows));
       assert.equal(out.grads.length, policy.store.names.length);
       // The trunk's gradient gets contributions from both terms: it is not zero.
       const trunk = out.grads[policy.store.names.indexOf('trunk.0.weight')];
