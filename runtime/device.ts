@@ -3,7 +3,9 @@
 // GPU that cannot start is an error. (The acting forward pass runs outside onnxruntime either way;
 // the device carries the batched value pass and the gradient steps.)
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ExecutionProvider } from './tensor/session.js';
 
@@ -44,6 +46,8 @@ export const PROBE_MODEL = 'CAgSA3JseBoFMC4xLjA6TwoXCgF4CgNfYzESAXkaBUFkZF8yIgNB
 
 /** Tries to start `provider` in a child process; the reason when it cannot. */
 export function probeProvider(provider: ExecutionProvider): { ok: true } | { ok: false; reason: string } {
+  // A probe process costs ~170 ms (it loads onnxruntime); skip it when it can only fail.
+  if (provider === 'cuda' && cudaLibraryMissing()) return { ok: false, reason: 'Failed to load shared library (no CUDA provider library beside onnxruntime)' };
   const ort = pathToFileURL(createRequire(import.meta.url).resolve('onnxruntime-node')).href;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE], {
     encoding: 'utf8',
@@ -55,6 +59,22 @@ export function probeProvider(provider: ExecutionProvider): { ok: true } | { ok:
   } catch {
     const why = result.error?.message ?? (result.signal ? `killed by ${result.signal}` : `exit code ${result.status}`);
     return { ok: false, reason: `the probe process failed (${why})` };
+  }
+}
+
+/**
+ * onnxruntime loads its CUDA provider from a library beside its own (installed with the CUDA
+ * build of onnxruntime-node; the default package has none). True only when the folder holding
+ * onnxruntime's own library is there and that file is not: anything else is left to the probe.
+ */
+function cudaLibraryMissing(): boolean {
+  const name = process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so';
+  try {
+    const root = path.dirname(path.dirname(createRequire(import.meta.url).resolve('onnxruntime-node')));
+    const folder = path.join(root, 'bin', 'napi-v6', process.platform, process.arch);
+    return fs.existsSync(path.join(folder, 'onnxruntime_binding.node')) && !fs.existsSync(path.join(folder, name));
+  } catch {
+    return false;
   }
 }
 
