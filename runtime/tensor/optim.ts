@@ -41,9 +41,16 @@ export function gradNorm(grads: readonly Float32Array[]): number {
  */
 export function clipGradNorm(grads: readonly Float32Array[], maxNorm: number): number {
   const norm = gradNorm(grads);
-  const scale = maxNorm / (norm + 1e-6);
+  const scale = clipFactor(norm, maxNorm);
   if (scale < 1) for (const g of grads) for (let i = 0; i < g.length; i++) g[i] = g[i]! * scale;
   return norm;
+}
+
+/** What clip_grad_norm_ multiplies gradients of norm `norm` by: at most 1, exactly 1 without a limit. */
+function clipFactor(norm: number, maxNorm: number | undefined): number {
+  if (maxNorm === undefined) return 1;
+  const scale = maxNorm / (norm + 1e-6);
+  return scale < 1 ? scale : 1;
 }
 
 export interface AdamOptions {
@@ -120,11 +127,10 @@ export class Adam {
       stepSize: lr / (1 - beta1 ** this.t),
       invSqrtBc2: 1 / Math.sqrt(1 - beta2 ** this.t),
     };
-    const { maxGradNorm } = options;
-    if (this.kernel) return this.kernel.step(this.params, grads, k, maxGradNorm);
-    const norm = gradNorm(grads);
-    const scale = maxGradNorm === undefined ? 1 : maxGradNorm / (norm + 1e-6);
-    for (let i = 0; i < this.params.length; i++) adamUpdate(this.params[i]!, grads[i]!, this.m[i]!, this.v[i]!, k, scale < 1 ? scale : 1);
+    const norm = this.kernel ? this.kernel.load(this.params, grads) : gradNorm(grads);
+    const scale = clipFactor(norm, options.maxGradNorm);
+    if (this.kernel) this.kernel.update(this.params, k, scale);
+    else for (let i = 0; i < this.params.length; i++) adamUpdate(this.params[i]!, grads[i]!, this.m[i]!, this.v[i]!, k, scale);
     return norm;
   }
 

@@ -202,23 +202,26 @@ export class WasmAdam {
   }
 
   /**
-   * One Adam update of `params` in place; the gradients are scaled by the PyTorch clip_grad_norm_
-   * factor first when `maxGradNorm` is given (they are not modified). Returns the gradients' global
-   * L2 norm before clipping (computed in any case: 0.5 us). Sizes are the caller's to check.
+   * Copies the parameters and gradients into the kernel's memory (the gradients are not
+   * modified) and returns the gradients' global L2 norm (0.5 us). Sizes are the caller's to check.
    */
-  step(params: readonly Float32Array[], grads: readonly Float32Array[], k: AdamCoefficients, maxGradNorm?: number): number {
+  load(params: readonly Float32Array[], grads: readonly Float32Array[]): number {
     const { memory: mem, offsets, n } = this;
     for (let i = 0; i < offsets.length; i++) {
       mem.set(params[i]!, offsets[i]!);
       mem.set(grads[i]!, n + offsets[i]!);
     }
     const bytes = 4 * n;
+    const g = bytes; // G's region follows P's
+    return Math.sqrt(this.kernel.sumsq(g, bytes));
+  }
+
+  /** One Adam update of the loaded parameters with the loaded gradients times `gradScale`, copied back into `params`. */
+  update(params: readonly Float32Array[], k: AdamCoefficients, gradScale: number): void {
+    const bytes = 4 * this.n;
     const [p, g, m, v] = [0, bytes, 2 * bytes, 3 * bytes];
     const { beta1: b1, beta2: b2, eps, stepSize, invSqrtBc2 } = k;
-    const norm = Math.sqrt(this.kernel.sumsq(g, bytes));
-    const scale = maxGradNorm === undefined ? 1 : maxGradNorm / (norm + 1e-6);
-    this.kernel.adam(p, g, m, v, bytes, b1, 1 - b1, b2, 1 - b2, stepSize, invSqrtBc2, eps, scale < 1 ? scale : 1);
-    for (let i = 0; i < offsets.length; i++) params[i]!.set(this.p[i]!);
-    return norm;
+    this.kernel.adam(p, g, m, v, bytes, b1, 1 - b1, b2, 1 - b2, stepSize, invSqrtBc2, eps, gradScale);
+    for (let i = 0; i < params.length; i++) params[i]!.set(this.p[i]!);
   }
 }
