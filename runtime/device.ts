@@ -48,7 +48,7 @@ export const PROBE_MODEL = 'CAgSA3JseBoFMC4xLjA6TwoXCgF4CgNfYzESAXkaBUFkZF8yIgNB
 export function probeProvider(provider: ExecutionProvider): { ok: true } | { ok: false; reason: string } {
   // A probe process costs ~170 ms (it loads onnxruntime); skip it when it can only fail.
   if (provider === 'cuda' && cudaLibraryMissing()) return { ok: false, reason: 'Failed to load shared library (no CUDA provider library beside onnxruntime)' };
-  const ort = pathToFileURL(createRequire(import.meta.url).resolve('onnxruntime-node')).href;
+  const ort = pathToFileURL(onnxruntimeEntry()).href;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE], {
     encoding: 'utf8',
     timeout: 60_000,
@@ -62,6 +62,9 @@ export function probeProvider(provider: ExecutionProvider): { ok: true } | { ok:
   }
 }
 
+/** The onnxruntime-node this process loads (its dist/index.js). */
+const onnxruntimeEntry = () => createRequire(import.meta.url).resolve('onnxruntime-node');
+
 /**
  * onnxruntime loads its CUDA provider from a library beside its own (installed with the CUDA
  * build of onnxruntime-node; the default package has none). True only when the folder holding
@@ -70,7 +73,7 @@ export function probeProvider(provider: ExecutionProvider): { ok: true } | { ok:
 function cudaLibraryMissing(): boolean {
   const name = process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so';
   try {
-    const root = path.dirname(path.dirname(createRequire(import.meta.url).resolve('onnxruntime-node')));
+    const root = path.dirname(path.dirname(onnxruntimeEntry()));
     const folder = path.join(root, 'bin', 'napi-v6', process.platform, process.arch);
     return fs.existsSync(path.join(folder, 'onnxruntime_binding.node')) && !fs.existsSync(path.join(folder, name));
   } catch {

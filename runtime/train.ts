@@ -59,7 +59,7 @@ export interface TrainOptions {
    * (tensor/gradient-parts.ts), 1 in turn. Default: 2 on a CPU with more than one core. The
    * results are the same either way; use 1 when running one training per core.
    */
-  threads?: 1 | 2 | number;
+  threads?: number;
 }
 
 export interface TrainProgress {

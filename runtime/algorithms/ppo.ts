@@ -42,6 +42,11 @@ export const PPO_PARAMS = {
   target_kl: { default: 'none', doc: 'Stop the epochs of an update once approx KL exceeds this; `none` never.' },
 } as const;
 
+/** Rows per minibatch: the rollout (steps x env copies) split into `minibatches`, at least 1 (CleanRL's minibatch_size). */
+function minibatchRows(settings: Pick<PpoSettings, 'rollout_steps' | 'minibatches'>, numEnvs: number): number {
+  return Math.max(1, Math.floor((settings.rollout_steps * numEnvs) / settings.minibatches));
+}
+
 /** The resolved params, named as the language names them (CleanRL's `args`). */
 export interface PpoSettings {
   learning_rate: Schedulable;
@@ -200,8 +205,8 @@ export class PpoGradients {
 
   private constructor(
     private readonly parts: GradientParts,
-    /** Per part: its output name and the metric at each place after the term. */
-    private readonly layout: readonly { readonly output: string; readonly metrics: readonly LossMetric[] }[],
+    /** Per part: its output name, and the LOSS_METRICS index of each value after the term. */
+    private readonly layout: readonly { readonly output: string; readonly slots: readonly number[] }[],
   ) {}
 
   static async create(
@@ -218,7 +223,7 @@ export class PpoGradients {
           { loss: built.valueTerm, params: networks.critic, metrics: VALUE_METRICS },
         ]
       : [{ loss: built.loss, params: policy.store.names, metrics: LOSS_METRICS }];
-    const layout = terms.map((t, i) => ({ output: `part${i}`, metrics: t.metrics }));
+    const layout = terms.map((t, i) => ({ output: `part${i}`, slots: t.metrics.map((m) => LOSS_METRICS.indexOf(m)) }));
     const parts = terms.map((t, i): GradientPart => {
       const vector = g.concat([t.loss, ...t.metrics.map((m) => built.metrics[m])].map((x) => g.unsqueeze(x, [0])), 0);
       return { loss: t.loss, params: t.params, extras: { [layout[i]!.output]: vector } };
@@ -241,10 +246,10 @@ export class PpoGradients {
   async run(feeds: Readonly<Record<string, Feed>>): Promise<PpoStepResult> {
     const { grads, extras } = await this.parts.run(feeds);
     let loss = 0;
-    for (const { output, metrics } of this.layout) {
+    for (const { output, slots } of this.layout) {
       const vector = extras[output]!;
       loss += vector[0]!;
-      metrics.forEach((name, k) => (this.metrics[LOSS_METRICS.indexOf(name)] = vector[k + 1]!));
+      slots.forEach((slot, k) => (this.metrics[slot] = vector[k + 1]!));
     }
     return { loss, grads, metrics: this.metrics };
   }
@@ -305,7 +310,7 @@ export class Ppo implements Algorithm {
     const { numEnvs, obsDim } = stepper;
     const width = policy.distribution.encodedWidth;
     this.batchSize = rolloutSteps * numEnvs;
-    this.minibatchSize = Math.max(1, Math.floor(this.batchSize / settings.minibatches));
+    this.minibatchSize = minibatchRows(settings, numEnvs);
     this.optimizer = new Adam(policy.store, { lr: scheduleValue(settings.learning_rate, 0, budget), eps: 1e-5 });
     this.valueObs = new Float32Array((2 * this.batchSize + numEnvs) * obsDim);
     this.actions = new Float32Array(this.batchSize * width);
@@ -340,9 +345,8 @@ export class Ppo implements Algorithm {
     threads?: boolean;
   }): Promise<Ppo> {
     const { settings, policy, providers } = options;
-    const batchSize = settings.rollout_steps * options.stepper.numEnvs;
-    const maxRows = Math.max(1, Math.floor(batchSize / settings.minibatches));
     // Built while the gradient parts' worker starts (it compiles its model on its own thread).
+    const maxRows = minibatchRows(settings, options.stepper.numEnvs);
     const gradients = PpoGradients.create(policy, settings, { providers, maxRows, threads: options.threads });
     const valueGraph = new Graph();
     const valueOut = policy.build(valueGraph, valueGraph.input('obs', 'float32', ['B', policy.spaces.obsDim])).value;

@@ -116,12 +116,11 @@ export class GradientParts {
 
   /** Computes every part's gradients and extras for one set of feeds (e.g. a minibatch). */
   async run(feeds: Readonly<Record<string, Feed>>): Promise<PartsResult> {
+    // Workers first, so that they compute while this thread runs its parts.
     for (const c of this.compiled) c.remote?.start(feeds);
-    const outputs: Record<string, Float32Array>[] = [];
-    for (const c of this.compiled) if (c.local) outputs.push(await c.local.run(feeds));
-    let next = 0;
     const results: Record<string, Float32Array>[] = [];
-    for (const c of this.compiled) results.push(c.local ? outputs[next++]! : await c.remote!.finish());
+    for (const [i, c] of this.compiled.entries()) if (c.local) results[i] = await c.local.run(feeds);
+    for (const [i, c] of this.compiled.entries()) if (c.remote) results[i] = await c.remote.finish();
 
     const grads = new Array<Float32Array>(this.paramCount);
     const extras: Record<string, Float32Array> = {};
