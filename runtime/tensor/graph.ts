@@ -482,8 +482,15 @@ export class Graph {
 
   /** A tensor of x's run-time shape filled with `value`. */
   fillLike(x: Tensor, value: number, dtype: DType = x.dtype): Tensor {
+    return this.fill(this.shapeOf(x), value, dtype, x.shape);
+  }
+
+  /** A tensor of the run-time shape `shapeT` (int64 [rank]) filled with `value`; `shape` is what is known of it. */
+  fill(shapeT: Tensor, value: number, dtype: DType, shape: Shape): Tensor {
+    this.own(shapeT, 'ConstantOfShape');
+    this.requireDtype('ConstantOfShape', shapeT, 'int64');
     const fill: ConstValue = { dtype, shape: [1], data: toHostArray([value], dtype) };
-    return this.node('ConstantOfShape', [this.shapeOf(x)], { value: { tensor: fill } }, dtype, x.shape);
+    return this.node('ConstantOfShape', [shapeT], { value: { tensor: fill } }, dtype, shape);
   }
 
   zerosLike(x: Tensor): Tensor {

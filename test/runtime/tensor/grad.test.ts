@@ -149,6 +149,45 @@ test('a symbolic batch dim: one session, two batch sizes, mean divides by the ru
   }
 });
 
+test('bias gradients sum over symbolic, anonymous and several leading batch axes', async () => {
+  // Leading-axis sums are a product with a row of ones (gradients.ts); each variant must
+  // give the plain sum over every batch row, at any run-time batch size.
+  const g = new Graph();
+  const x = g.input('x', 'float64', ['B', 3]);
+  const seq = g.input('seq', 'float64', ['B', 'T', 3]);
+  const flat = g.input('flat', 'float64', [-1]);
+  const b = g.param('b', [3], 'float64');
+  const c = g.param('c', [3], 'float64');
+  const d = g.param('d', [3], 'float64');
+  const w = g.const([1, 2, 3], { dtype: 'float64' });
+  // An anonymous row count: [?, 3] from a reshape of a flat input.
+  const anon = g.reshape(flat, [-1, 3]);
+  const loss = g.add(
+    g.add(g.reduceSum(g.mul(g.square(g.add(x, b)), 0.5)), g.reduceSum(g.mul(g.add(seq, c), w))),
+    g.reduceSum(g.mul(g.add(anon, d), w)),
+  );
+  const [db, dc, dd] = grad(loss, [b, c, d]);
+  const s = await Session.create(g, { db: db!, dc: dc!, dd: dd! });
+  for (const [batch, steps] of [[2, 1], [5, 3]] as const) {
+    const xv = Float64Array.from({ length: batch * 3 }, (_, i) => Math.sin(i));
+    const bv = new Float64Array([0.1, -0.2, 0.3]);
+    const out = await s.runTensors({
+      x: { data: xv, dims: [batch, 3] },
+      seq: { data: new Float64Array(batch * steps * 3), dims: [batch, steps, 3] },
+      flat: { data: new Float64Array(batch * 3), dims: [batch * 3] },
+      b: bv,
+      c: new Float64Array(3),
+      d: new Float64Array(3),
+    });
+    // d/db sum(0.5 (x + b)^2) = sum over rows of (x + b).
+    const expected = [0, 1, 2].map((k) => Array.from({ length: batch }, (_, r) => xv[r * 3 + k]! + bv[k]!).reduce((p, v) => p + v, 0));
+    const got = out.db!.data as Float64Array;
+    expected.forEach((e, k) => assert.ok(Math.abs(got[k]! - e) < 1e-12, `batch ${batch}: db[${k}] ${got[k]} vs ${e}`));
+    assert.deepEqual([...(out.dc!.data as Float64Array)], [1, 2, 3].map((v) => v * batch * steps));
+    assert.deepEqual([...(out.dd!.data as Float64Array)], [1, 2, 3].map((v) => v * batch));
+  }
+});
+
 test('concat along a symbolic axis slices the gradient with run-time offsets', async () => {
   const g = new Graph();
   const a = g.input('a', 'float64', ['N', 2]);
