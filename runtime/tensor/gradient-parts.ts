@@ -54,7 +54,9 @@ interface Compiled {
   /** Index in the store's order of each of the part's parameters, and its size. */
   readonly slots: readonly { readonly index: number; readonly size: number }[];
   readonly local: Session | null;
-  readonly remote: WorkerSession | null;
+  /** A worker-thread session, set once `starting` has resolved. */
+  remote: WorkerSession | null;
+  starting: Promise<WorkerSession> | null;
 }
 
 const GRADS = 'grads';
@@ -69,12 +71,25 @@ const GRADS = 'grads';
 export const MIN_CORES_FOR_THREADS = 2;
 
 export class GradientParts {
+  /** Workers still starting; run() waits for them the first time it is called. */
+  private starting: Promise<void> | null;
+
   private constructor(
     private readonly compiled: readonly Compiled[],
     private readonly paramCount: number,
     /** Whether the parts run on worker threads (for the bench and the tests). */
     readonly threaded: boolean,
-  ) {}
+  ) {
+    const pending = compiled.filter((c) => c.starting);
+    this.starting =
+      pending.length === 0
+        ? null
+        : Promise.all(pending.map(async (c) => (c.remote = await c.starting!))).then(() => {
+            this.starting = null;
+          });
+    // A start that fails is reported by run() (or release()), not as an unhandled rejection.
+    this.starting?.catch(() => {});
+  }
 
   static async create(graph: Graph, parts: readonly GradientPart[], options: GradientPartsOptions): Promise<GradientParts> {
     const { store } = options;
@@ -105,10 +120,12 @@ export class GradientParts {
         const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras } });
         const slots = part.params.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
         if (threaded && i > 0) {
-          const remote = await WorkerSession.create(model, { providers, params: store, dimLimits: options.dimLimits });
-          return { part, slots, local: null, remote };
+          // Not awaited: a worker takes ~50 ms to start and compile, which the caller's first
+          // rollout hides; run() waits for it if it is still starting.
+          const starting = WorkerSession.create(model, { providers, params: store, dimLimits: options.dimLimits });
+          return { part, slots, local: null, remote: null, starting };
         }
-        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null };
+        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null, starting: null };
       }),
     );
     return new GradientParts(compiled, order.length, threaded);
@@ -116,6 +133,7 @@ export class GradientParts {
 
   /** Computes every part's gradients and extras for one set of feeds (e.g. a minibatch). */
   async run(feeds: Readonly<Record<string, Feed>>): Promise<PartsResult> {
+    if (this.starting) await this.starting;
     // Workers first, so that they compute while this thread runs its parts.
     for (const c of this.compiled) c.remote?.start(feeds);
     const results: Record<string, Float32Array>[] = [];
@@ -134,6 +152,12 @@ export class GradientParts {
   }
 
   async release(): Promise<void> {
-    await Promise.all(this.compiled.map((c) => (c.local ?? c.remote!).release()));
+    await Promise.all(
+      this.compiled.map(async (c) => {
+        // A worker still starting is released once it has started (one that failed has exited).
+        const session = c.local ?? (await c.starting?.catch(() => null));
+        await session?.release();
+      }),
+    );
   }
 }

@@ -80,6 +80,35 @@ describe('GradientParts', () => {
     }
   });
 
+  it('can be released before its first run, while the worker is still starting', async () => {
+    const { g, store, lossA, lossB } = twoNetworks();
+    const parts = await GradientParts.create(
+      g,
+      [
+        { loss: lossA, params: ['a.w', 'a.u'] },
+        { loss: lossB, params: ['b.w', 'b.u'] },
+      ],
+      { store, threads: true, dimLimits: { B: 5 } },
+    );
+    await parts.release();
+  });
+
+  it('reports a worker that could not start at the first run', async () => {
+    const { g, store, lossA, lossB, feeds } = twoNetworks();
+    // onnxruntime knows no such op, so only the worker's model fails to compile.
+    const broken = g.custom('NoSuchOp', [lossB], { dtype: 'float32', shape: [] });
+    const parts = await GradientParts.create(
+      g,
+      [
+        { loss: lossA, params: ['a.w', 'a.u'] },
+        { loss: lossB, params: ['b.w', 'b.u'], extras: { broken: g.unsqueeze(broken, [0]) } },
+      ],
+      { store, threads: true, dimLimits: { B: 5 } },
+    );
+    await assert.rejects(parts.run(feeds), /could not start a session on a worker thread: .*NoSuchOp/);
+    await parts.release();
+  });
+
   it('refuses parts that overlap or leave a parameter out', async () => {
     const { g, store, lossA, lossB } = twoNetworks();
     await assert.rejects(
