@@ -11,6 +11,11 @@ export const SCHEDULE_KINDS = ['constant', 'linear', 'cosine', 'warmup'] as cons
 /** A plan value that may be a schedule: a plain number is a constant. */
 export type Schedulable = number | Schedule;
 
+/** Whether the schedule is 0 at every step (a plain 0, or a constant schedule of 0). */
+export function isZeroThroughout(schedule: Schedulable): boolean {
+  return typeof schedule === 'number' ? schedule === 0 : schedule.schedule === 'constant' && schedule.value === 0;
+}
+
 /**
  * The value of `schedule` after `step` of `budget` environment steps. `over` is the
  * fraction of the budget the schedule runs for; after it the final value holds.

@@ -2,6 +2,7 @@
 // topological order, applying the rules of gradients.ts and summing the gradients of
 // tensors used more than once.
 
+import { CUSTOM_GRADIENT } from './graph.js';
 import { GRADIENTS } from './gradients.js';
 import { shapesCompatible } from './shape.js';
 import type { Tensor } from './tensor.js';
@@ -84,8 +85,8 @@ export function grad(loss: Tensor, wrt: readonly Tensor[], options: GradOptions 
 
 /**
  * Tensors that lie on a differentiable path from some target to the loss: those whose
- * gradient must be built. Gradients flow only through float tensors and never into
- * the input of a StopGradient.
+ * gradient must be built. Gradients flow only through float tensors, never into the input
+ * of a StopGradient, and out of a withGradient() node only into its rule's targets.
  */
 function nodesOnPaths(loss: Tensor, wrt: readonly Tensor[]): Set<Tensor> {
   const targets = new Set(wrt);
@@ -103,7 +104,8 @@ function nodesOnPaths(loss: Tensor, wrt: readonly Tensor[]): Set<Tensor> {
     const node = stack.pop()!;
     if (needed.has(node) || !fromTarget.has(node)) continue;
     needed.add(node);
-    if (node.op !== 'StopGradient') stack.push(...node.inputs);
+    if (node.op === CUSTOM_GRADIENT) stack.push(...node.inputs.slice(1));
+    else if (node.op !== 'StopGradient') stack.push(...node.inputs);
   }
   return needed;
 }

@@ -3,7 +3,7 @@
 // themselves differentiable wherever their ops have rules. Composite ops (square, gemm,
 // linear, gatherLast, ...) have no entries: they are built from the ops below.
 
-import type { Graph } from './graph.js';
+import { CUSTOM_GRADIENT, type Graph } from './graph.js';
 import type { Tensor } from './tensor.js';
 import { isUnknownDim } from './shape.js';
 import { isFloat } from './types.js';
@@ -90,6 +90,14 @@ const constInt = (t: Tensor): number | undefined =>
 export const GRADIENTS: Readonly<Record<string, GradientRule>> = {
   Identity: (dy) => [dy],
   StopGradient: () => [null],
+  // withGradient(): the passed-through value gets nothing, the rule's targets what it says.
+  [CUSTOM_GRADIENT]: (dy, node) => {
+    const grads = node.graph.customGradientRule(node)(dy);
+    if (grads.length !== node.inputs.length - 1) {
+      throw new Error(`withGradient: the rule of ${node.describe()} gave ${grads.length} gradients for ${node.inputs.length - 1} tensors`);
+    }
+    return [null, ...grads];
+  },
 
   Add: (dy, { inputs: [a, b] }) => [unbroadcast(dy, a!), unbroadcast(dy, b!)],
   Sub: (dy, { graph: g, inputs: [a, b] }) => [unbroadcast(dy, a!), unbroadcast(g.neg(dy), b!)],

@@ -53,10 +53,17 @@ export interface GemmOptions {
 // Large enough to mean "to the end" for Slice on any real tensor.
 const SLICE_END = 2 ** 53 - 1;
 
+/** The op of withGradient() nodes: y (input 0) passed through, gradients by a rule to inputs 1... */
+export const CUSTOM_GRADIENT = 'CustomGradient';
+
+/** (gradient of y) -> one gradient per `wrt` tensor of withGradient(), null where none flows. */
+export type CustomGradientRule = (dy: Tensor) => readonly (Tensor | null)[];
+
 export class Graph {
   private readonly nodeList: Tensor[] = [];
   private readonly named = new Map<string, Tensor>();
   private readonly scalarCache = new Map<string, Tensor>();
+  private readonly customRules = new Map<Tensor, CustomGradientRule>();
 
   /** All nodes in creation order, which is a topological order. */
   get nodes(): readonly Tensor[] {
@@ -132,6 +139,9 @@ export class Graph {
     return this.binary('Sub', a, b);
   }
   mul(a: Operand, b: Operand): Tensor {
+    // x * 1 is x, exactly: a gradient seed of 1, and every rule that scales by it, costs no node.
+    if (isScalarOne(b) && a instanceof Tensor && isScalarOf(b, a)) return a;
+    if (isScalarOne(a) && b instanceof Tensor && isScalarOf(a, b)) return b;
     return this.binary('Mul', a, b);
   }
   div(a: Operand, b: Operand): Tensor {
@@ -233,6 +243,30 @@ export class Graph {
   }
   square(x: Tensor): Tensor {
     return this.mul(x, x);
+  }
+
+  /**
+   * y's value, with a gradient given by `rule` instead of derived from the ops computing y:
+   * rule(dy) gives one gradient per tensor of `wrt` (null where none flows), and nothing
+   * flows into y's own subgraph past them. For closed forms much smaller than the derived
+   * graph, e.g. the categorical log-probability (runtime/policies/distributions.ts), where
+   * each onnxruntime node costs ~1 us per training step; each rule's test compares it with
+   * the derived gradient.
+   */
+  withGradient(y: Tensor, wrt: readonly Tensor[], rule: CustomGradientRule): Tensor {
+    this.own(y, 'withGradient');
+    this.requireFloat('withGradient', y);
+    for (const t of wrt) this.own(t, 'withGradient');
+    const t = this.node(CUSTOM_GRADIENT, [y, ...wrt], {}, y.dtype, y.shape);
+    this.customRules.set(t, rule);
+    return t;
+  }
+
+  /** The rule of a withGradient() node. */
+  customGradientRule(t: Tensor): CustomGradientRule {
+    const rule = this.customRules.get(t);
+    if (!rule) throw new Error(`${t.describe()} has no custom gradient rule`);
+    return rule;
   }
 
   /** Clamps to [lo, hi]. Number bounds use ONNX Clip; tensor bounds compose Max and Min. */
@@ -598,7 +632,18 @@ export class Graph {
 }
 
 // Ops with dedicated builders (and leaves), which custom() must not be used to fake.
-const RESERVED_OPS = new Set(['Input', 'Param', 'Const', 'StopGradient']);
+const RESERVED_OPS = new Set(['Input', 'Param', 'Const', 'StopGradient', CUSTOM_GRADIENT]);
+
+/** The number 1, or a rank-0 constant holding 1. */
+function isScalarOne(x: Operand): boolean {
+  if (typeof x === 'number') return x === 1;
+  return x.op === 'Const' && x.rank === 0 && Number(x.value!.data[0]) === 1;
+}
+
+/** Whether `one` multiplies `x` without changing its dtype or shape (a number, or a rank-0 tensor of x's dtype). */
+function isScalarOf(one: Operand, x: Tensor): boolean {
+  return typeof one === 'number' || (one.dtype === x.dtype && one.rank === 0);
+}
 
 /** Static size of one sliced dim, when the bounds are constants. */
 function slicedDim(d: Dim, start: Tensor, end: Tensor): Dim {

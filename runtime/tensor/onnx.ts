@@ -2,7 +2,7 @@
 // outputs depend on are written, so one graph can hold forward, gradients and extras
 // and be cut into several models.
 
-import type { Graph } from './graph.js';
+import { CUSTOM_GRADIENT, type Graph } from './graph.js';
 import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
 import { isUnknownDim } from './shape.js';
 import type { AttrValue, ConstValue, Tensor } from './tensor.js';
@@ -95,7 +95,7 @@ function reachableFrom(roots: readonly Tensor[]): Tensor[] {
     const t = stack.pop()!;
     if (seen.has(t)) continue;
     seen.add(t);
-    stack.push(...t.inputs);
+    stack.push(...(t.op === CUSTOM_GRADIENT ? t.inputs.slice(0, 1) : t.inputs));
   }
   return [...seen].sort((a, b) => a.id - b.id);
 }
@@ -118,6 +118,11 @@ class ModelWriter {
       case 'Const':
         this.initializers.push(tensorProto(nameOf(t), t.value!));
         return;
+    }
+    if (t.op === CUSTOM_GRADIENT) {
+      // Only y is computed; the rule's targets are inputs for the gradient walk alone.
+      this.node('Identity', [nameOf(t.inputs[0]!)], nameOf(t), `${t.op}_${t.id}`, []);
+      return;
     }
     const inputs = t.inputs.map(nameOf);
     const attrs: [string, AttrValue][] = [];

@@ -228,6 +228,27 @@ describe('PpoGradients', () => {
     });
   }
 
+  it('leaves the entropy gradient out when entropy_coef is 0 throughout, with the same numbers', async () => {
+    // The bonus is built (and fed ent_coef = 0) under one setting, left out under the other.
+    const policy = tinyPolicy(4);
+    const built = await PpoGradients.create(policy, ppoSettings({ entropy_coef: 0.01 }), { providers: ['cpu'], maxRows: 16, threads: false });
+    const left = await PpoGradients.create(policy, ppoSettings({ entropy_coef: 0 }), { providers: ['cpu'], maxRows: 16, threads: false });
+    try {
+      const rows = 16;
+      const feeds = { ...lossFeeds(policy, minibatch(policy, rows, new Rng(3)), rows), ent_coef: new Float32Array([0]) };
+      const a = await built.run(feeds);
+      const aGrads = a.grads.map((g) => [...g]);
+      const aMetrics = [...a.metrics];
+      const b = await left.run(feeds);
+      policy.store.names.forEach((name, k) => assert.deepEqual([...b.grads[k]], aGrads[k], name));
+      assert.deepEqual([...b.metrics], aMetrics, 'the entropy is still reported');
+      assert.ok(b.metrics[LOSS_METRICS.indexOf('entropy')] > 0);
+    } finally {
+      await built.release();
+      await left.release();
+    }
+  });
+
   it('computes the whole loss as one part when the actor and critic share a trunk', async () => {
     const policy = makePolicy({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: true } }, { obsDim: 3, actionSpace: { kind: 'discrete', n: 3 } }, new Rng(2));
     assert.equal(policy.separateNetworks(), null);

@@ -93,6 +93,38 @@ test('an op without a rule is fine where no gradient has to pass through it', as
   [0, Math.sin(1), Math.sin(2)].forEach((e, i) => assert.ok(Math.abs(got[i]! - e) < 1e-15));
 });
 
+test('withGradient: the rule gives the gradient, the model computes the value', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float64', [3]);
+  const w = g.param('w', [3], 'float64');
+  // Value x * w; a (deliberately wrong) rule saying d/dx = 10 dy and nothing for w's side.
+  const y = g.withGradient(g.mul(x, w), [x], (dy) => [g.mul(dy, 10)]);
+  const [dx] = grad(g.reduceSum(g.mul(y, 2)), [x]);
+  const s = await Session.create(g, { y, dx: dx! });
+  const out = await s.runTensors({ x: new Float64Array([1, 2, 3]), w: new Float64Array([4, 5, 6]) });
+  assert.deepEqual([...(out.y!.data as Float64Array)], [4, 10, 18]);
+  assert.deepEqual([...(out.dx!.data as Float64Array)], [20, 20, 20]);
+  // Nothing flows into y's own ops: w is reached only through them.
+  assert.throws(() => grad(g.reduceSum(y), [w]), /does not depend on Param 'w'/);
+});
+
+test('withGradient: a rule must give one gradient per target', () => {
+  const g = new Graph();
+  const x = g.input('x', 'float64', [2]);
+  const y = g.withGradient(g.exp(x), [x], () => []);
+  assert.throws(() => grad(g.reduceSum(y), [x]), /gave 0 gradients for 1 tensors/);
+});
+
+test('x * 1 is x itself, with no node', () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B']);
+  assert.equal(g.mul(x, 1), x);
+  assert.equal(g.mul(g.scalar(1, 'float32'), x), x);
+  // Not when the one would broadcast x to a larger shape, or change its dtype.
+  assert.notEqual(g.mul(x, g.const([1, 1], { dtype: 'float32' })), x);
+  assert.throws(() => g.mul(x, g.scalar(1, 'float64')), /dtypes differ/);
+});
+
 test('a parameter with no path to the loss is an error by default', () => {
   const g = new Graph();
   const w1 = g.param('w1', [2], 'float64');
