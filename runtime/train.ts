@@ -21,6 +21,7 @@ import type { RunStatus } from './run/events.js';
 import { RolloutRecorder } from './run/rollouts.js';
 import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { Condition, type ConditionMetric } from './run/stop.js';
+import { GradientParts } from './tensor/index.js';
 import { checkPlan, PlanError } from './support.js';
 
 export { checkPlan, DeviceError, PlanError, selectDevice, type DeviceChoice };
@@ -101,6 +102,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   checkPlan(plan);
   const seed = options.seed ?? plan.seeds[0];
   if (!Number.isSafeInteger(seed) || seed < 0) throw new PlanError([`seed must be a whole number >= 0, got ${String(seed)}`]);
+  warmUpThreads(options);
   const device = chooseDevice(options.device, plan);
   // Everything the plan describes is built before the run directory exists, so that a plan
   // error (a bad env param, a reward term naming a missing field) leaves no directory behind.
@@ -128,6 +130,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   const latest = latestCheckpoint(path.join(runDir, 'checkpoints'));
   if (!latest) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
   const state = loadCheckpoint(latest.file);
+  warmUpThreads(options);
   const device = chooseDevice(options.device, plan);
   const envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params) : undefined;
   const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.threads);
@@ -199,6 +202,14 @@ async function build(plan: Plan, seed: number, device: DeviceChoice, makeEnvs: E
   });
   const stop = plan.stop ? Condition.compile(plan.stop, 'stop') : null;
   return { makeEnvs, algorithm, stepper, obsFields: vec.obsFields, termNames: reward?.termNames ?? [], stop };
+}
+
+/**
+ * Gradient threads may be used (tensor/gradient-parts.ts): their worker boots now, while the
+ * device is chosen and the policy and graphs are built, instead of after them.
+ */
+function warmUpThreads(options: Pick<TrainOptions, 'threads'>): void {
+  if (options.threads === undefined || options.threads > 1) GradientParts.warmUp();
 }
 
 function chooseDevice(given: DeviceRequest | DeviceChoice | undefined, plan: Plan): DeviceChoice {

@@ -65,8 +65,9 @@ const GRADS = 'grads';
  * Threads by default from this many cores. Measured on our 2-core machines (fresh processes,
  * medians of 4): whole runs to the budget are 14% (CleanRL settings, 500k steps) and 21%
  * (rl-zoo settings, 100k steps) faster on two threads; only runs of a second or two are not,
- * as the worker's start (~50 ms) and the compiler's threads competing for the two cores
- * while the code warms up cost what the first seconds gain.
+ * as the worker's start (~60 ms: Node's own start ~40 ms, loading onnxruntime ~18 ms,
+ * compiling ~7 ms; warmUp() overlaps it with earlier work) and the compiler's threads
+ * competing for the two cores while the code warms up cost what the first seconds gain.
  */
 export const MIN_CORES_FOR_THREADS = 2;
 
@@ -91,6 +92,14 @@ export class GradientParts {
     this.starting?.catch(() => {});
   }
 
+  /**
+   * Boots a worker thread for the parts ahead of create() when this machine would run them
+   * on threads, so that its start overlaps whatever the caller does first.
+   */
+  static warmUp(providers: readonly ExecutionProvider[] = ['cpu']): void {
+    if (canThread(providers)) WorkerSession.warmUp();
+  }
+
   static async create(graph: Graph, parts: readonly GradientPart[], options: GradientPartsOptions): Promise<GradientParts> {
     const { store } = options;
     const providers = options.providers ?? ['cpu'];
@@ -112,7 +121,7 @@ export class GradientParts {
     });
     const uncovered = order.filter((name) => !owner.has(name));
     if (uncovered.length > 0) throw new Error(`GradientParts: parameter(s) ${uncovered.join(', ')} are in no part`);
-    const threaded = options.threads ?? (parts.length > 1 && os.availableParallelism() >= MIN_CORES_FOR_THREADS && providers.every((p) => p === 'cpu'));
+    const threaded = options.threads ?? (parts.length > 1 && canThread(providers));
     const compiled = await Promise.all(
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.params.map((name) => graph.byName(name)!);
@@ -120,7 +129,7 @@ export class GradientParts {
         const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras } });
         const slots = part.params.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
         if (threaded && i > 0) {
-          // Not awaited: a worker takes ~50 ms to start and compile, which the caller's first
+          // Not awaited: a worker takes ~60 ms to start and compile, which the caller's first
           // rollout hides; run() waits for it if it is still starting.
           const starting = WorkerSession.create(model, { providers, params: store, dimLimits: options.dimLimits });
           return { part, slots, local: null, remote: null, starting };
@@ -160,4 +169,9 @@ export class GradientParts {
       }),
     );
   }
+}
+
+/** Whether parts run on threads by default: enough cores, and onnxruntime on the CPU. */
+function canThread(providers: readonly ExecutionProvider[]): boolean {
+  return os.availableParallelism() >= MIN_CORES_FOR_THREADS && providers.every((p) => p === 'cpu');
 }

@@ -9,7 +9,8 @@ import * as ort from 'onnxruntime-node';
 import { CONTROL, ERROR_BYTES, MAX_RANK, sharedArray, spinUntilChanged, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
 import { allocate, type HostArray } from './types.js';
 
-const setup = workerData as WorkerSetup;
+// Given at the start, or later by message when the worker was booted ahead of need (warmUp()).
+const setup = ((workerData as WorkerSetup | null) ?? (await new Promise((resolve) => parentPort!.once('message', resolve)))) as WorkerSetup;
 const control = new Int32Array(setup.control);
 
 /** A shared buffer and its private twin. */

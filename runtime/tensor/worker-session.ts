@@ -29,6 +29,14 @@ export interface WorkerSessionOptions {
 }
 
 const CONTROL_SLOTS = 1024;
+
+/** A worker booted ahead of need, onnxruntime loaded, waiting for its WorkerSetup message. */
+interface Spare {
+  readonly worker: Worker;
+  failure: string | null;
+}
+
+let spare: Spare | null = null;
 const BYTES: Record<DType, number> = { float32: 4, float64: 8, int64: 8, bool: 1 };
 
 export class WorkerSession {
@@ -53,7 +61,22 @@ export class WorkerSession {
     worker.on('exit', (code) => (this.dead ??= `the session's worker thread exited (code ${code})`));
   }
 
-  /** Starts a worker and compiles `model` there; resolves once it is ready to run. */
+  /**
+   * Boots one worker thread in the background for the next create(), which then skips the
+   * ~60 ms of Node's start and onnxruntime's loading. Call it as early as a worker may be
+   * needed; an unused one waits idle and does not keep the process alive.
+   */
+  static warmUp(): void {
+    if (spare) return;
+    const worker = new Worker(workerFile(), { execArgv: [] });
+    const booting: Spare = { worker, failure: null };
+    worker.on('error', (err) => (booting.failure = err.message));
+    worker.on('exit', (code) => (booting.failure ??= `the worker exited (code ${code})`));
+    worker.unref();
+    spare = booting;
+  }
+
+  /** Starts a worker (or takes the warmed-up one) and compiles `model` there; resolves once it is ready to run. */
   static async create(model: BuiltModel, options: WorkerSessionOptions = {}): Promise<WorkerSession> {
     for (const io of model.outputs) {
       if (io.dtype !== 'float32' || !isStatic(io.shape)) {
@@ -79,7 +102,7 @@ export class WorkerSession {
     };
     // No inherited node flags: the worker is a plain module, and flags such as --input-type
     // (from `node --input-type=module -e ...`) make a worker with a file fail to start.
-    const worker = new Worker(workerFile(), { workerData: setup, execArgv: [] });
+    const worker = takeSpare(setup) ?? new Worker(workerFile(), { workerData: setup, execArgv: [] });
     const hello = await new Promise<WorkerHello>((resolve) => {
       worker.once('message', resolve);
       worker.once('error', (err) => resolve({ ready: false, error: err.message }));
@@ -174,6 +197,17 @@ export class WorkerSession {
       this.worker.unref();
     }
   }
+}
+
+/** The warmed-up worker, now asked to compile `setup`; null when there is none (or it failed). */
+function takeSpare(setup: WorkerSetup): Worker | null {
+  const taken = spare;
+  spare = null;
+  if (!taken || taken.failure) return null;
+  taken.worker.removeAllListeners();
+  taken.worker.ref();
+  taken.worker.postMessage(setup);
+  return taken.worker;
 }
 
 function slot(io: ModelIO, capacity: number): SharedSlot {

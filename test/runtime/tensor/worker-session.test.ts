@@ -38,6 +38,26 @@ describe('WorkerSession', () => {
     }
   });
 
+  it('takes a worker booted ahead by warmUp(), which then answers as any other', async () => {
+    const { g, y, store, model } = layer();
+    WorkerSession.warmUp();
+    WorkerSession.warmUp(); // a second call while one waits boots no other
+    const local = await Session.create(g, { y }, { params: store });
+    // The first create() takes the warmed-up worker, the second starts its own.
+    const remotes = [await WorkerSession.create(model, { params: store, dimLimits: { B: 4 } }), await WorkerSession.create(model, { params: store, dimLimits: { B: 4 } })];
+    try {
+      const x = Float32Array.from({ length: 6 }, (_, i) => Math.cos(i));
+      const mine = await local.run({ x });
+      for (const remote of remotes) {
+        remote.start({ x });
+        assert.deepEqual([...(await remote.finish()).y!], [...mine.y!]);
+      }
+    } finally {
+      await Promise.all(remotes.map((r) => r.release()));
+      await local.release();
+    }
+  });
+
   it('reads the parameters at each start, so in-place optimiser updates reach the worker', async () => {
     const { store, model } = layer();
     const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 4 } });
