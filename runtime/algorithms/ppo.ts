@@ -134,8 +134,10 @@ const VALUE_METRICS: readonly LossMetric[] = ['value_loss'];
  * tensors: the gradient of max(-A r, -A clip(r)) is that of -A r where the unclipped side is
  * the larger (A >= 0 and r <= 1 + c, or A < 0 and r >= 1 - c) and 0 elsewhere, and likewise
  * for the value; the masks are gradient-free comparisons, so the backward graph is about half
- * the ops of a literal max/clip. Means are sums times `inv_n` (1 / rows), fed, so no run-time
- * size ops are needed.
+ * the ops of a literal max/clip. The surrogate's gradient with respect to log pi, and the
+ * categorical distribution's with respect to the logits, are closed forms (Graph.withGradient):
+ * the actor's gradient model is ~70 nodes instead of ~85, at ~1 us each per step. Means are
+ * sums times `inv_n` (1 / rows), fed, so no run-time size ops are needed.
  */
 export function buildPpoLoss(policy: Policy, settings: Pick<PpoSettings, 'clip_value' | 'value_coef' | 'entropy_coef'>) {
   const g = new Graph();
