@@ -8,6 +8,7 @@ import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
 import type { RunModel } from '../shared/run-model.js';
 import { Runs } from '../shared/runs.js';
 import { watchTheme } from '../shared/theme.js';
+import { xAxisPicker } from '../shared/x-axis.js';
 import { checkbox, dropdown, radioGroup, slider } from '../ui/components.js';
 import { aggregate, commonGrid, lastPerX, sampleAt } from './aggregate.js';
 import { CompareChart, type ChartData, type ChartSeries, type Range } from './chart.js';
@@ -139,24 +140,16 @@ const smoothingSlider = slider({
   },
 });
 
-const xAxisGroup = radioGroup({
-  label: 'x axis',
-  id: 'x-axis',
-  value: state.xAxis,
-  choices: [
-    { value: 'step', label: 'Env steps' },
-    { value: 'time', label: 'Wall time' },
-  ],
-  onChange: (value) => {
-    const mode: XMode = value === 'time' ? 'time' : 'step';
-    if (mode === state.xAxis) return;
+const xAxisGroup = xAxisPicker(
+  () => state.xAxis,
+  (mode) => {
     state.xAxis = mode;
     state.zoom = null;
     chart.setZoom(null);
     save();
     render(false);
   },
-});
+);
 
 const showAll = checkbox({
   label: 'Show every hyperparameter',

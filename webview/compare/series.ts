@@ -2,9 +2,10 @@
 // the run's start, y smoothed the same way the dashboard smooths.
 import type { RunModel } from '../shared/run-model.js';
 import { ema } from '../shared/smoothing.js';
+import type { XMode } from '../shared/x-axis.js';
 import type { Curve } from './aggregate.js';
 
-export type XMode = 'step' | 'time';
+export type { XMode };
 
 /**
  * Metric names: `episode/return` and `episode/length` (one point per episode), `eval/...`

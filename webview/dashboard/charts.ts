@@ -6,8 +6,9 @@ import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
 import { LiveChart, type Markers, type Range, type SeriesSource } from '../shared/live-chart.js';
 import type { RunModel, Table } from '../shared/run-model.js';
 import type { Theme } from '../shared/theme.js';
+import type { XMode } from '../shared/x-axis.js';
 
-export type XMode = 'step' | 'time';
+export type { XMode };
 
 /** Milliseconds of chart drawing per frame before the rest waits for the next one. */
 const FRAME_BUDGET_MS = 8;

@@ -7,7 +7,8 @@ import type { Range } from '../shared/live-chart.js';
 import type { RunModel } from '../shared/run-model.js';
 import { Runs } from '../shared/runs.js';
 import { watchTheme } from '../shared/theme.js';
-import { dropdown, radioGroup, slider } from '../ui/components.js';
+import { xAxisPicker } from '../shared/x-axis.js';
+import { dropdown, slider } from '../ui/components.js';
 import { ChartBoard, type XMode } from './charts.js';
 import { RunHeader, type HeaderFacts } from './header.js';
 
@@ -78,24 +79,15 @@ const smoothing = slider({
   },
 });
 
-const xAxis = radioGroup({
-  label: 'x axis',
-  id: 'x-axis',
-  value: state.xAxis,
-  choices: [
-    { value: 'step', label: 'Env steps' },
-    { value: 'time', label: 'Wall time' },
-  ],
-  onChange: (value) => {
-    const mode: XMode = value === 'time' ? 'time' : 'step';
-    // The component also reports its initial selection: not a change of axis.
-    if (mode === state.xAxis) return;
+const xAxis = xAxisPicker(
+  () => state.xAxis,
+  (mode) => {
     state.xAxis = mode;
     state.zoom = {};
     bridge.saveState(state);
     board.setXMode(state.xAxis);
   },
-});
+);
 
 const waiting = h('p', { class: 'placeholder', text: 'Waiting for the run’s data from the editor…' });
 const toolbar = h(
