@@ -181,6 +181,11 @@ async function parts(): Promise<void> {
       `loss + grads ${twoThreads.toFixed(0)} us on two threads (one thread: ${oneThread.toFixed(0)} us, ${(oneThread / twoThreads).toFixed(2)}x), then clip + Adam ${adamMicros.toFixed(1)} us; ${policy.store.size} params`,
     ]);
   }
+  // Best blocks hide the stalls of a shared machine; the critic runs the main thread had to
+  // compute itself (the worker had not begun them, or stalled in them) show how often they came.
+  const { asked, takenBack, rescued } = threaded.threadStats;
+  const percent = (k: number) => `${((100 * k) / asked).toFixed(1)}%`;
+  rows.push(['critic runs on the main thread', `${percent(takenBack)} taken back before the worker began them, ${percent(rescued)} after it stalled (${asked} runs)`]);
   await serial.release();
   await threaded.release();
 

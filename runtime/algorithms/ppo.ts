@@ -22,7 +22,7 @@ import { Rng } from '../random.js';
 import { isZeroThroughout, scheduleValue, type Schedulable } from '../schedule.js';
 import { ParamReader } from './params.js';
 import { explainedVariance, normalize } from './stats.js';
-import { Adam, Graph, GradientParts, Session, type ExecutionProvider, type Feed, type GradientPart, type ParamSnapshot, type Tensor } from '../tensor/index.js';
+import { Adam, Graph, GradientParts, Session, type ExecutionProvider, type Feed, type GradientPart, type ParamSnapshot, type Tensor, type ThreadStats } from '../tensor/index.js';
 
 // ---- settings: the plan's params, with CleanRL's defaults (the registry declares the same) ----
 
@@ -247,6 +247,16 @@ export class PpoGradients {
     return this.parts.threaded;
   }
 
+  /** How the second thread's part was computed (the bench prints it). */
+  get threadStats(): ThreadStats {
+    return this.parts.threadStats;
+  }
+
+  /** Readies a sleeping worker thread for the run() that follows a pause; see GradientParts.wake. */
+  wake(): void {
+    this.parts.wake();
+  }
+
   /** The returned grads and metrics are valid until the next run. */
   async run(feeds: Readonly<Record<string, Feed>>): Promise<PpoStepResult> {
     const { grads, extras } = await this.parts.run(feeds);
@@ -432,6 +442,8 @@ export class Ppo implements Algorithm {
   private async estimateAdvantages(bootCount: number): Promise<void> {
     const { batchSize, stepper, settings: s } = this;
     const { numEnvs, obsDim } = stepper;
+    // The worker thread slept through the rollout; it wakes while this thread runs the value pass.
+    this.gradients.wake();
     this.valueObs.set(stepper.obs, batchSize * obsDim);
     const rows = batchSize + numEnvs + bootCount;
     const { value } = await this.valueSession.run({ obs: { data: this.valueObs.subarray(0, rows * obsDim), dims: [rows, obsDim] } });

@@ -11,6 +11,12 @@
 // The split changes no result: each part computes exactly what its model computes alone, and
 // the parts run the same models whether on workers or in turn on one thread (`threads: false`,
 // and always on a single-core machine), so a seed gives the same numbers either way.
+//
+// A worker's part is also compiled on the calling thread (its standby), which computes the
+// part itself when the worker has not begun it by the time the calling thread's own parts are
+// done, or has stalled in it. On a machine whose cores are shared (a VM, other processes) a
+// thread loses its core for a millisecond or more now and then; without a standby the other
+// thread would wait all that time.
 import * as os from 'node:os';
 import { grad } from './grad.js';
 import type { Graph } from './graph.js';
@@ -43,9 +49,9 @@ export interface GradientPartsOptions {
 }
 
 export interface PartsResult {
-  /** d(total loss)/d(param) for every parameter of the store, in the store's order. */
+  /** d(total loss)/d(param) for every parameter of the store, in the store's order; views that the next run overwrites. */
   readonly grads: Float32Array[];
-  /** The parts' extras by name. Arrays may be views that the next run overwrites. */
+  /** The parts' extras by name; views that the next run overwrites. */
   readonly extras: Record<string, Float32Array>;
 }
 
@@ -57,7 +63,26 @@ interface Compiled {
   /** A worker-thread session, set once `starting` has resolved. */
   remote: WorkerSession | null;
   starting: Promise<WorkerSession> | null;
+  /** The worker's model on the calling thread, for the runs the worker does not get to in time. */
+  readonly standby: Session | null;
 }
+
+/** How the worker threads' parts were computed, for the bench. */
+export interface ThreadStats {
+  /** Part runs asked of worker threads. */
+  asked: number;
+  /** ...of which the calling thread took back before the worker began them. */
+  takenBack: number;
+  /** ...of which the calling thread computed after giving up on a stalled worker. */
+  rescued: number;
+}
+
+/**
+ * How long to wait for a worker that has begun a run, relative to how long its runs take:
+ * longer means it has stalled, and the calling thread computes the run itself.
+ */
+const PATIENCE_FACTOR = 2;
+const PATIENCE_SLACK_MICROS = 50;
 
 const GRADS = 'grads';
 
@@ -74,6 +99,7 @@ export const MIN_CORES_FOR_THREADS = 2;
 export class GradientParts {
   /** Workers still starting; run() waits for them the first time it is called. */
   private starting: Promise<void> | null;
+  readonly threadStats: ThreadStats = { asked: 0, takenBack: 0, rescued: 0 };
 
   private constructor(
     private readonly compiled: readonly Compiled[],
@@ -132,9 +158,18 @@ export class GradientParts {
           // Not awaited: a worker takes ~60 ms to start and compile, which the caller's first
           // rollout hides; run() waits for it if it is still starting.
           const starting = WorkerSession.create(model, { providers, params: store, dimLimits: options.dimLimits });
-          return { part, slots, local: null, remote: null, starting };
+          // A start that fails is reported by run() or release(), not as an unhandled rejection.
+          starting.catch(() => {});
+          try {
+            const standby = await Session.fromModel(model, { providers, params: store });
+            return { part, slots, local: null, remote: null, starting, standby };
+          } catch (err) {
+            // The model does not compile here, nor will it there: stop the worker.
+            void starting.then((session) => session.release(), () => {});
+            throw err;
+          }
         }
-        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null, starting: null };
+        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null, starting: null, standby: null };
       }),
     );
     return new GradientParts(compiled, order.length, threaded);
@@ -146,8 +181,10 @@ export class GradientParts {
     // Workers first, so that they compute while this thread runs its parts.
     for (const c of this.compiled) c.remote?.start(feeds);
     const results: Record<string, Float32Array>[] = [];
-    for (const [i, c] of this.compiled.entries()) if (c.local) results[i] = await c.local.run(feeds);
-    for (const [i, c] of this.compiled.entries()) if (c.remote) results[i] = await c.remote.finish();
+    // Each run's arrays are consumed before the next (PartsResult says so): reusing them spares
+    // the collector a gradient-sized array per run.
+    for (const [i, c] of this.compiled.entries()) if (c.local) results[i] = await c.local.runReusingOutputs(feeds);
+    for (const [i, c] of this.compiled.entries()) if (c.remote) results[i] = await this.finishRemote(c, feeds);
 
     const grads = new Array<Float32Array>(this.paramCount);
     const extras: Record<string, Float32Array> = {};
@@ -160,9 +197,34 @@ export class GradientParts {
     return { grads, extras };
   }
 
+  /**
+   * Wakes the workers if they sleep (they do after ~0.5 ms without a run), so that they are
+   * ready when run() follows a pause: call it a few hundred microseconds before.
+   */
+  wake(): void {
+    for (const c of this.compiled) c.remote?.wake();
+  }
+
+  /** A worker's part: its answer, or the standby's when the worker has not begun it or has stalled. */
+  private async finishRemote(c: Compiled, feeds: Readonly<Record<string, Feed>>): Promise<Record<string, Float32Array>> {
+    const remote = c.remote!;
+    const stats = this.threadStats;
+    stats.asked++;
+    if (remote.takeBack()) {
+      stats.takenBack++;
+      return c.standby!.runReusingOutputs(feeds);
+    }
+    const patience = PATIENCE_FACTOR * remote.lastComputeMicros + PATIENCE_SLACK_MICROS;
+    const answer = await remote.finishWithin(patience);
+    if (answer) return answer;
+    stats.rescued++;
+    return c.standby!.runReusingOutputs(feeds);
+  }
+
   async release(): Promise<void> {
     await Promise.all(
       this.compiled.map(async (c) => {
+        await c.standby?.release();
         // A worker still starting is released once it has started (one that failed has exited).
         const session = c.local ?? (await c.starting?.catch(() => null));
         await session?.release();

@@ -6,21 +6,37 @@
 // into preallocated private tensors) copied back. The copies are a few kilobytes, ~1 us.
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { CONTROL, ERROR_BYTES, MAX_RANK, sharedArray, spinUntilChanged, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
+import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilChanged, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
 import { allocate, type HostArray } from './types.js';
 
 // Given at the start, or later by message when the worker was booted ahead of need (warmUp()).
 const setup = ((workerData as WorkerSetup | null) ?? (await new Promise((resolve) => parentPort!.once('message', resolve)))) as WorkerSetup;
 const control = new Int32Array(setup.control);
 
-/** A shared buffer and its private twin. */
-interface Binding {
-  readonly slot: SharedSlot;
+/**
+ * A shared buffer and its private twin. The ort.Tensor over the twin is kept while the dims
+ * stay the same (every minibatch but a short last one): objects made per run are garbage, and
+ * this thread's collector pauses stall the thread waiting for its answer.
+ */
+class Binding {
   readonly shared: HostArray;
   readonly local: HostArray;
-}
+  private tensor: ort.Tensor | null = null;
 
-const bind = (slot: SharedSlot): Binding => ({ slot, shared: sharedArray(slot.dtype, slot.buffer), local: allocate(slot.dtype, slot.capacity) });
+  constructor(readonly slot: SharedSlot) {
+    this.shared = sharedArray(slot.dtype, slot.buffer);
+    this.local = allocate(slot.dtype, slot.capacity);
+  }
+
+  tensorFor(dims: Int32Array): ort.Tensor {
+    const t = this.tensor;
+    if (t && t.dims.length === dims.length && t.dims.every((n, k) => n === dims[k])) return t;
+    const shape = Array.from(dims);
+    const size = shape.reduce((p, d) => p * d, 1);
+    this.tensor = new ort.Tensor(this.slot.dtype, this.local.subarray(0, size) as HostArray, shape);
+    return this.tensor;
+  }
+}
 
 function reportFailure(run: number, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
@@ -36,19 +52,23 @@ function answer(run: number): void {
   Atomics.notify(control, CONTROL.done);
 }
 
-/** Blocks until a run is asked for (or stop); returns its number. */
+/**
+ * Blocks until a run is asked for (or stop); returns its number. A notify with no request
+ * (WorkerSession.wake()) makes it spin again, so that the next request finds it awake.
+ */
 function nextRequest(last: number): number {
-  if (!spinUntilChanged(control, CONTROL.request, last, setup.spinMicros)) {
+  for (;;) {
+    if (spinUntilChanged(control, CONTROL.request, last, setup.spinMicros)) return Atomics.load(control, CONTROL.request);
     Atomics.store(control, CONTROL.sleeping, 1);
-    while (Atomics.load(control, CONTROL.request) === last) Atomics.wait(control, CONTROL.request, last);
+    if (Atomics.load(control, CONTROL.request) === last) Atomics.wait(control, CONTROL.request, last);
     Atomics.store(control, CONTROL.sleeping, 0);
   }
-  return Atomics.load(control, CONTROL.request);
 }
 
 async function serve(session: ort.InferenceSession): Promise<void> {
-  const inputs = setup.inputs.map(bind);
-  const outputs = setup.outputs.map(bind);
+  const inputs = setup.inputs.map((slot) => new Binding(slot));
+  const outputs = setup.outputs.map((slot) => new Binding(slot));
+  const feeds: Record<string, ort.Tensor> = {};
   const fetches: Record<string, ort.Tensor> = {};
   for (const o of outputs) fetches[o.slot.name] = new ort.Tensor(o.slot.dtype, o.local, o.slot.shape as number[]);
   let last = 0;
@@ -56,16 +76,18 @@ async function serve(session: ort.InferenceSession): Promise<void> {
     const run = nextRequest(last);
     last = run;
     if (Atomics.load(control, CONTROL.stop) === 1) return;
+    // The caller took this run back (it got to it first); it computes the run itself.
+    if (!claimRun(control, run)) continue;
+    const started = performance.now();
     try {
-      const feeds: Record<string, ort.Tensor> = {};
       inputs.forEach((b, i) => {
-        const dims = Array.from(control.subarray(CONTROL.dims + i * MAX_RANK, CONTROL.dims + i * MAX_RANK + b.slot.shape.length));
-        const size = dims.reduce((p, d) => p * d, 1);
-        const local = b.local.subarray(0, size) as HostArray;
-        (local as Float32Array).set(b.shared.subarray(0, size) as Float32Array);
-        feeds[b.slot.name] = new ort.Tensor(b.slot.dtype, local, dims);
+        const dims = control.subarray(CONTROL.dims + i * MAX_RANK, CONTROL.dims + i * MAX_RANK + b.slot.shape.length);
+        const tensor = b.tensorFor(dims);
+        (tensor.data as Float32Array).set(b.shared.subarray(0, tensor.size) as Float32Array);
+        feeds[b.slot.name] = tensor;
       });
       await session.run(feeds, fetches);
+      Atomics.store(control, CONTROL.computeMicros, Math.round((performance.now() - started) * 1000));
       for (const o of outputs) (o.shared as Float32Array).set(o.local as Float32Array);
       Atomics.store(control, CONTROL.failed, 0);
       answer(run);

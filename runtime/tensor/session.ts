@@ -7,7 +7,7 @@ import type { Graph } from './graph.js';
 import { type BuiltModel, type ModelIO, type ParamSource, buildModel } from './onnx.js';
 import type { ParamStore } from './params.js';
 import type { Tensor } from './tensor.js';
-import { type DType, type HostArray, dtypeOfArray, formatShape } from './types.js';
+import { type DType, type HostArray, dtypeOfArray, formatShape, isStatic, numel } from './types.js';
 
 export type ExecutionProvider = 'cpu' | 'cuda' | 'webgpu';
 
@@ -35,8 +35,18 @@ export interface HostTensor {
   readonly data: HostArray;
 }
 
+/** An ort.Tensor made for a feed, kept while later feeds are the same memory with the same dims. */
+interface CachedFeed {
+  readonly tensor: ort.Tensor;
+  readonly data: HostArray;
+  readonly dims: readonly number[];
+}
+
 export class Session {
   private readonly paramTensors = new Map<string, ort.Tensor>();
+  private readonly feedTensors = new Map<string, CachedFeed>();
+  /** Output tensors that runReusingOutputs() has onnxruntime write into; made at its first call. */
+  private outputTensors: Record<string, ort.Tensor> | null = null;
 
   private constructor(
     private readonly session: ort.InferenceSession,
@@ -85,6 +95,20 @@ export class Session {
     return out;
   }
 
+  /**
+   * Like run(), but onnxruntime writes the outputs into buffers this session owns: the arrays
+   * returned are overwritten by the next call. For training loops, where a fresh array per
+   * output and run is garbage for the collector, whose pauses stall every thread waiting on
+   * this one. Outputs must be float32 with static shapes.
+   */
+  async runReusingOutputs(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, Float32Array>> {
+    this.outputTensors ??= this.allocateOutputs();
+    await this.session.run(this.prepareFeeds(feeds), this.outputTensors);
+    const out: Record<string, Float32Array> = {};
+    for (const io of this.model.outputs) out[io.name] = this.outputTensors[io.name]!.data as Float32Array;
+    return out;
+  }
+
   /** Runs the model and returns outputs of any dtype with their dims. */
   async runTensors(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, HostTensor>> {
     const results = await this.session.run(this.prepareFeeds(feeds));
@@ -115,9 +139,32 @@ export class Session {
       }
       const { data, dims } = resolveFeed(io, feed);
       checkFeed(io, data, dims, bound);
-      out[io.name] = new ort.Tensor(io.dtype, data, dims);
+      out[io.name] = this.feedTensor(io, data, dims);
     }
     return out;
+  }
+
+  /**
+   * The ort.Tensor for a feed: the one made last time when the feed is the same memory with
+   * the same dims (a training loop's fresh subarray() views of one buffer, say), else a new one.
+   */
+  private feedTensor(io: ModelIO, data: HostArray, dims: readonly number[]): ort.Tensor {
+    const cached = this.feedTensors.get(io.name);
+    if (cached && sameMemory(cached.data, data) && sameDims(cached.dims, dims)) return cached.tensor;
+    const tensor = new ort.Tensor(io.dtype, data, dims);
+    this.feedTensors.set(io.name, { tensor, data, dims: [...dims] });
+    return tensor;
+  }
+
+  private allocateOutputs(): Record<string, ort.Tensor> {
+    const tensors: Record<string, ort.Tensor> = {};
+    for (const io of this.model.outputs) {
+      if (io.dtype !== 'float32' || !isStatic(io.shape)) {
+        throw new Error(`Session.runReusingOutputs: output '${io.name}' must be float32 with a static shape, got ${io.dtype} ${formatShape(io.shape)}`);
+      }
+      tensors[io.name] = new ort.Tensor('float32', new Float32Array(numel(io.shape)), [...io.shape]);
+    }
+    return tensors;
   }
 
   /** One ort.Tensor per parameter, wrapping the store's array, which optimisers update in place. */
@@ -156,6 +203,14 @@ async function createInferenceSession(bytes: Uint8Array, options: SessionOptions
 
 function looksLikeProviderFailure(reason: string): boolean {
   return /provider|cuda|webgpu|dawn|vulkan|backend|\.so|library|device|adapter/i.test(reason);
+}
+
+function sameMemory(a: HostArray, b: HostArray): boolean {
+  return a === b || (a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.length === b.length && a.constructor === b.constructor);
+}
+
+function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((n, i) => n === b[i]);
 }
 
 /** The buffer and dims of a feed; a bare buffer gets its one symbolic dim from its length. */

@@ -23,6 +23,13 @@ export const CONTROL = {
   stop: 34,
   /** Byte length of the UTF-8 error message. */
   errorLength: 35,
+  /**
+   * The number of the latest run claimed, by the worker as it begins the run or by the
+   * caller taking it back (compare-and-swap, so exactly one of them computes each run).
+   */
+  claim: 36,
+  /** Microseconds the worker's latest run took, to judge when a late answer is stalled. */
+  computeMicros: 37,
   /** Run-time dims of each input, MAX_RANK slots per input, from this slot on. */
   dims: 48,
 } as const;
@@ -62,6 +69,24 @@ export function spinUntilChanged(control: Int32Array, slot: number, value: numbe
   for (let i = 0; ; i++) {
     if (Atomics.load(control, slot) !== value) return true;
     // performance.now() costs more than a load: look at the clock now and then.
+    if ((i & 63) === 63 && performance.now() > deadline) return false;
+  }
+}
+
+/**
+ * Claims run `run` for the calling side unless it (or a later run) is claimed already; true
+ * if this side now owns the run.
+ */
+export function claimRun(control: Int32Array, run: number): boolean {
+  const seen = Atomics.load(control, CONTROL.claim);
+  return seen < run && Atomics.compareExchange(control, CONTROL.claim, seen, run) === seen;
+}
+
+/** Spins until `slot` is at least `value` (it only grows) or `micros` pass; true if it got there. */
+export function spinUntilAtLeast(control: Int32Array, slot: number, value: number, micros: number): boolean {
+  const deadline = performance.now() + micros / 1000;
+  for (let i = 0; ; i++) {
+    if (Atomics.load(control, slot) >= value) return true;
     if ((i & 63) === 63 && performance.now() > deadline) return false;
   }
 }

@@ -6,6 +6,10 @@
 //   const mine = await local.run(feeds);
 //   const theirs = await remote.finish();
 //
+// A run belongs to whichever side claims it first: the worker as it begins, or the caller
+// through takeBack() (the worker has not begun: asleep, or its core taken by other work).
+// finishWithin() drops a run the worker is late with; the caller then computes it itself.
+//
 // Requests and answers go through shared memory (worker-protocol.ts), spinning briefly
 // before sleeping, because a sleeping thread takes ~25 us to wake on our machines, as long
 // as a small minibatch's whole gradient run. Outputs must have static shapes; inputs may
@@ -16,7 +20,7 @@ import type { BuiltModel, ModelIO } from './onnx.js';
 import type { ParamStore } from './params.js';
 import { checkFeed, resolveFeed, type ExecutionProvider, type Feed } from './session.js';
 import { type DType, type HostArray, formatShape, isStatic, numel } from './types.js';
-import { CONTROL, ERROR_BYTES, MAX_RANK, sharedArray, spinUntilChanged, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
+import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilAtLeast, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
 
 export interface WorkerSessionOptions {
   readonly providers?: readonly ExecutionProvider[];
@@ -139,13 +143,41 @@ export class WorkerSession {
   }
 
   /**
+   * Claims the run start() began back for the calling thread if the worker has not begun it
+   * (it is asleep, or another thread holds its core): true means the worker skips the run
+   * and the caller computes it; false, that the worker has begun it and finish() answers.
+   */
+  takeBack(): boolean {
+    if (!this.running) throw new Error('WorkerSession: takeBack() without start()');
+    if (!claimRun(this.control, this.run)) return false;
+    this.running = false;
+    return true;
+  }
+
+  /**
    * Waits for the run start() began and returns its outputs: views of shared buffers, valid
    * until the next start() (copy what you keep).
    */
   async finish(): Promise<Record<string, Float32Array>> {
+    return (await this.finishWithin(Infinity))!;
+  }
+
+  /**
+   * finish(), but gives up on a worker that has not answered within `micros`: its thread has
+   * stalled (descheduled by the system, or collecting garbage). The run is then dropped, null
+   * returned, and the caller computes the run itself; the worker's late answer is ignored.
+   */
+  async finishWithin(micros: number): Promise<Record<string, Float32Array> | null> {
     if (!this.running) throw new Error('WorkerSession: finish() without start()');
     const run = this.run;
-    if (!spinUntilChanged(this.control, CONTROL.done, run - 1, this.spinMicros)) await this.sleepUntilDone(run);
+    const patient = micros === Infinity;
+    if (!spinUntilAtLeast(this.control, CONTROL.done, run, patient ? this.spinMicros : Math.min(micros, this.spinMicros))) {
+      if (!patient) {
+        this.running = false;
+        return null;
+      }
+      await this.sleepUntilDone(run);
+    }
     this.running = false;
     if (Atomics.load(this.control, CONTROL.failed) === 1) {
       const length = Atomics.load(this.control, CONTROL.errorLength);
@@ -155,6 +187,19 @@ export class WorkerSession {
     const out: Record<string, Float32Array> = {};
     this.setup.outputs.forEach((s, i) => (out[s.name] = this.sharedOutputs[i]!));
     return out;
+  }
+
+  /** How long the worker's latest run took, in microseconds (0 before its first). */
+  get lastComputeMicros(): number {
+    return Atomics.load(this.control, CONTROL.computeMicros);
+  }
+
+  /**
+   * Wakes a sleeping worker without asking for a run, so that it spins, ready, for the next
+   * spinMicros: call it that long before a start() that follows a pause (a rollout, say).
+   */
+  wake(): void {
+    if (!this.dead && Atomics.load(this.control, CONTROL.sleeping) === 1) Atomics.notify(this.control, CONTROL.request);
   }
 
   /**
@@ -188,9 +233,9 @@ export class WorkerSession {
     // A pending Atomics.waitAsync does not keep Node's event loop alive; the worker does.
     this.worker.ref();
     try {
-      while (Atomics.load(this.control, CONTROL.done) !== run) {
+      for (let done = Atomics.load(this.control, CONTROL.done); done < run; done = Atomics.load(this.control, CONTROL.done)) {
         if (this.dead) throw new Error(`WorkerSession: ${this.dead}`);
-        const wait = Atomics.waitAsync(this.control, CONTROL.done, run - 1, 100);
+        const wait = Atomics.waitAsync(this.control, CONTROL.done, done, 100);
         if (wait.async) await wait.value;
       }
     } finally {

@@ -93,11 +93,11 @@ describe('GradientParts', () => {
     await parts.release();
   });
 
-  it('reports a worker that could not start at the first run', async () => {
-    const { g, store, lossA, lossB, feeds } = twoNetworks();
-    // onnxruntime knows no such op, so only the worker's model fails to compile.
+  it("reports a worker's part that onnxruntime cannot compile when the parts are created", async () => {
+    const { g, store, lossA, lossB } = twoNetworks();
+    // onnxruntime knows no such op, so only the worker's model (and its standby here) fails to compile.
     const broken = g.custom('NoSuchOp', [lossB], { dtype: 'float32', shape: [] });
-    const parts = await GradientParts.create(
+    const create = GradientParts.create(
       g,
       [
         { loss: lossA, params: ['a.w', 'a.u'] },
@@ -105,8 +105,33 @@ describe('GradientParts', () => {
       ],
       { store, threads: true, dimLimits: { B: 5 } },
     );
-    await assert.rejects(parts.run(feeds), /could not start a session on a worker thread: .*NoSuchOp/);
-    await parts.release();
+    await assert.rejects(create, /onnxruntime rejected the model .*NoSuchOp/);
+  });
+
+  it('gives the same numbers however each run of the worker part went: on the worker, taken back, or rescued', async () => {
+    const { g, store, lossA, lossB, feeds } = twoNetworks();
+    const definition = [
+      { loss: lossA, params: ['a.w', 'a.u'] },
+      { loss: lossB, params: ['b.w', 'b.u'] },
+    ];
+    const threaded = await GradientParts.create(g, definition, { store, threads: true, dimLimits: { B: 5 } });
+    const serial = await GradientParts.create(g, definition, { store, threads: false });
+    try {
+      const expected = (await serial.run(feeds)).grads.map((a) => [...a]);
+      // Runs back to back, and after pauses in which the worker goes to sleep (woken or not).
+      for (let step = 0; step < 60; step++) {
+        if (step % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+        if (step % 20 === 0) threaded.wake();
+        const a = await threaded.run(feeds);
+        store.names.forEach((name, k) => assert.deepEqual([...a.grads[k]!], expected[k], `${name}, step ${step}`));
+      }
+      const stats = threaded.threadStats;
+      assert.equal(stats.asked, 60);
+      assert.ok(stats.takenBack + stats.rescued <= stats.asked);
+    } finally {
+      await threaded.release();
+      await serial.release();
+    }
   });
 
   it('refuses parts that overlap or leave a parameter out', async () => {

@@ -22,6 +22,33 @@ test('a bare buffer is enough when one dim is symbolic; one session serves all b
   assert.deepEqual(s.inputNames, ['x', 'w']);
 });
 
+test('feeds are read at each run: the same buffer changed, another view of it, other dims, another buffer', async () => {
+  const { g, y } = affine();
+  const s = await Session.create(g, { y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const buffer = new Float32Array([1, 2, 3, 4]);
+  assert.deepEqual([...(await s.run({ x: buffer })).y!], [1, 2, 0, 3, 4, 0]);
+  buffer[0] = 7;
+  assert.deepEqual([...(await s.run({ x: buffer.subarray(0, 4) })).y!], [7, 2, 0, 3, 4, 0], 'changed in place, fed as a new view');
+  assert.deepEqual([...(await s.run({ x: buffer.subarray(0, 2) })).y!], [7, 2, 0], 'fewer rows of the same buffer');
+  assert.deepEqual([...(await s.run({ x: buffer.subarray(2, 4) })).y!], [3, 4, 0], 'the same size further on');
+  assert.deepEqual([...(await s.run({ x: new Float32Array([5, 6]) })).y!], [5, 6, 0], 'another buffer');
+});
+
+test('runReusingOutputs writes every run into the same arrays; outputs must have static shapes', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 2]);
+  const sum = g.reduceSum(g.matmul(x, g.param('w', [2, 3])), { axes: [0] });
+  const s = await Session.create(g, { sum }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const first = (await s.runReusingOutputs({ x: new Float32Array([1, 2, 3, 4]) })).sum!;
+  assert.deepEqual([...first], [4, 6, 0]);
+  const second = (await s.runReusingOutputs({ x: new Float32Array([1, 1]) })).sum!;
+  assert.equal(second, first);
+  assert.deepEqual([...first], [1, 1, 0]);
+  const batch = affine();
+  const dynamic = await Session.create(batch.g, { y: batch.y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  await assert.rejects(dynamic.runReusingOutputs({ x: new Float32Array(2) }), /output 'y' must be float32 with a static shape, got float32 \[B, 3\]/);
+});
+
 test('parameters are read live from the store: in-place updates show in the next run', async () => {
   const { g, y } = affine();
   const store = paramsOf([1, 0, 0, 0, 1, 0]);

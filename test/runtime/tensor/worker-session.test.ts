@@ -1,5 +1,6 @@
 // Sessions on worker threads: the same answers as a Session on this thread, feeds checked
-// here, failures on the worker reported as errors here, and runs that overlap this thread's.
+// here, failures on the worker reported as errors here, runs that overlap this thread's, and
+// runs this thread takes back or drops when the worker is busy.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -7,6 +8,7 @@ import { Graph } from '../../../runtime/tensor/graph.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
 import { ParamStore } from '../../../runtime/tensor/params.js';
 import { Session } from '../../../runtime/tensor/session.js';
+import { claimRun } from '../../../runtime/tensor/worker-protocol.js';
 import { WorkerSession } from '../../../runtime/tensor/worker-session.js';
 
 function layer() {
@@ -18,6 +20,31 @@ function layer() {
   store.add('w', [2, 3], [0.1, -0.2, 0.3, 0.4, 0.5, -0.6]);
   return { g, y, store, model: buildModel(g, { outputs: { y } }) };
 }
+
+/** A model slow enough at 8192 rows (~9 G multiply-adds: over 40 ms on any core, ~160 ms on ours) to keep the worker busy. */
+function slowModel() {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 256]);
+  const w = g.param('w', [256, 256]);
+  let h = x;
+  for (let i = 0; i < 16; i++) h = g.tanh(g.matmul(h, w));
+  const y = g.reduceSum(h, { axes: [0] });
+  const store = new ParamStore();
+  store.add('w', [256, 256], (n) => Array.from({ length: n }, (_, i) => Math.sin(i) / 16));
+  return { g, y, store, model: buildModel(g, { outputs: { y } }) };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('claimRun', () => {
+  it('gives each run to one claimer, and never a run older than one claimed', () => {
+    const control = new Int32Array(64);
+    assert.equal(claimRun(control, 1), true);
+    assert.equal(claimRun(control, 1), false, 'claimed already');
+    assert.equal(claimRun(control, 3), true, 'a later run, the one between skipped');
+    assert.equal(claimRun(control, 2), false, 'older than the latest claim');
+  });
+});
 
 describe('WorkerSession', () => {
   it('answers as a Session on this thread does, for any batch size up to its limit', async () => {
@@ -111,6 +138,51 @@ describe('WorkerSession', () => {
       assert.deepEqual([...(await remote.finish()).y!], [3, 7]);
     } finally {
       await remote.release();
+    }
+  });
+
+  it('hands a run back to this thread while the worker is busy, and never answers with a dropped run', async () => {
+    const { g, y, store, model } = slowModel();
+    const local = await Session.create(g, { y }, { params: store });
+    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 8192 } });
+    const rows = (n: number, phase: number) => ({ data: Float32Array.from({ length: n * 256 }, (_, i) => Math.cos(i + phase)), dims: [n, 256] });
+    try {
+      assert.throws(() => remote.takeBack(), /takeBack\(\) without start\(\)/);
+      remote.start({ x: rows(8192, 0) });
+      await sleep(10); // the worker has begun the slow run
+      assert.equal(remote.takeBack(), false, 'the worker has begun it');
+      assert.equal(await remote.finishWithin(0), null, 'still computing: dropped');
+      // The worker is busy with the dropped run: this one is taken back, for this thread.
+      remote.start({ x: rows(2, 1) });
+      assert.equal(remote.takeBack(), true);
+      // The next answer is this run's own, not the dropped run's late one.
+      const x = rows(3, 2);
+      remote.start({ x });
+      assert.deepEqual([...(await remote.finish()).y!], [...(await local.run({ x })).y!]);
+      assert.ok(remote.lastComputeMicros > 0);
+    } finally {
+      await remote.release();
+      await local.release();
+    }
+  });
+
+  it('answers after wake() as before, whether it slept or not', async () => {
+    const { g, y, store, model } = layer();
+    const local = await Session.create(g, { y }, { params: store });
+    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 4 }, spinMicros: 0 });
+    try {
+      const x = new Float32Array([0.25, 0.75]);
+      const expected = [...(await local.run({ x })).y!];
+      for (let i = 0; i < 3; i++) {
+        await sleep(2);
+        remote.wake();
+        remote.wake();
+        remote.start({ x });
+        assert.deepEqual([...(await remote.finish()).y!], expected);
+      }
+    } finally {
+      await remote.release();
+      await local.release();
     }
   });
 
