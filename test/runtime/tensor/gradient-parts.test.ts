@@ -28,6 +28,18 @@ function twoNetworks() {
   return { g, store, lossA, lossB, feeds };
 }
 
+/** The two networks' losses as two parts, once with the second on a worker thread and once all on this one. */
+async function threadedAndSerial() {
+  const { g, store, lossA, lossB, feeds } = twoNetworks();
+  const definition = [
+    { loss: lossA, params: ['a.w', 'a.u'] },
+    { loss: lossB, params: ['b.w', 'b.u'] },
+  ];
+  const threaded = await GradientParts.create(g, definition, { store, threads: true, dimLimits: { B: 5 } });
+  const serial = await GradientParts.create(g, definition, { store, threads: false });
+  return { store, feeds, threaded, serial };
+}
+
 describe('GradientParts', () => {
   it('gives the gradients of the whole loss, in the store order, and each part its extras', async () => {
     const { g, store, lossA, lossB, feeds } = twoNetworks();
@@ -57,13 +69,7 @@ describe('GradientParts', () => {
   });
 
   it('computes the same numbers with the second part on a worker thread as in turn on this one', async () => {
-    const { g, store, lossA, lossB, feeds } = twoNetworks();
-    const definition = [
-      { loss: lossA, params: ['a.w', 'a.u'] },
-      { loss: lossB, params: ['b.w', 'b.u'] },
-    ];
-    const threaded = await GradientParts.create(g, definition, { store, threads: true, dimLimits: { B: 5 } });
-    const serial = await GradientParts.create(g, definition, { store, threads: false });
+    const { store, feeds, threaded, serial } = await threadedAndSerial();
     try {
       assert.equal(threaded.threaded, true);
       assert.equal(serial.threaded, false);
@@ -109,13 +115,7 @@ describe('GradientParts', () => {
   });
 
   it('gives the same numbers however each run of the worker part went: on the worker, taken back, or rescued', async () => {
-    const { g, store, lossA, lossB, feeds } = twoNetworks();
-    const definition = [
-      { loss: lossA, params: ['a.w', 'a.u'] },
-      { loss: lossB, params: ['b.w', 'b.u'] },
-    ];
-    const threaded = await GradientParts.create(g, definition, { store, threads: true, dimLimits: { B: 5 } });
-    const serial = await GradientParts.create(g, definition, { store, threads: false });
+    const { store, feeds, threaded, serial } = await threadedAndSerial();
     try {
       const expected = (await serial.run(feeds)).grads.map((a) => [...a]);
       // Runs back to back, and after pauses in which the worker goes to sleep (woken or not).
