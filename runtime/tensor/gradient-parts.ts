@@ -65,6 +65,19 @@ interface Compiled {
   starting: Promise<WorkerSession> | null;
   /** The worker's model on the calling thread, for the runs the worker does not get to in time. */
   readonly standby: Session | null;
+  readonly extraNames: readonly string[];
+  /** Each parameter's view of a flat gradients buffer, per buffer (the worker's, the standby's). */
+  readonly views: Map<Float32Array, Float32Array[]>;
+}
+
+function gradientViews(c: Compiled, flat: Float32Array): Float32Array[] {
+  let views = c.views.get(flat);
+  if (!views) {
+    let offset = 0;
+    views = c.slots.map(({ size }) => flat.subarray(offset, (offset += size)));
+    c.views.set(flat, views);
+  }
+  return views;
 }
 
 /** How the worker threads' parts were computed, for the bench. */
@@ -100,13 +113,16 @@ export class GradientParts {
   /** Workers still starting; run() waits for them the first time it is called. */
   private starting: Promise<void> | null;
   readonly threadStats: ThreadStats = { asked: 0, takenBack: 0, rescued: 0 };
+  /** What run() returns, refilled by each run (the arrays are the sessions' fixed buffers). */
+  private readonly result: PartsResult;
 
   private constructor(
     private readonly compiled: readonly Compiled[],
-    private readonly paramCount: number,
+    paramCount: number,
     /** Whether the parts run on worker threads (for the bench and the tests). */
     readonly threaded: boolean,
   ) {
+    this.result = { grads: new Array<Float32Array>(paramCount), extras: {} };
     const pending = compiled.filter((c) => c.starting);
     this.starting =
       pending.length === 0
@@ -154,6 +170,7 @@ export class GradientParts {
         const flat = graph.concat(grad(part.loss, wrt).map((t) => graph.reshape(t, [-1])), 0);
         const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras } });
         const slots = part.params.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
+        const extraNames = Object.keys(part.extras ?? {});
         if (threaded && i > 0) {
           // Not awaited: a worker takes ~60 ms to start and compile, which the caller's first
           // rollout hides; run() waits for it if it is still starting.
@@ -162,14 +179,14 @@ export class GradientParts {
           starting.catch(() => {});
           try {
             const standby = await Session.fromModel(model, { providers, params: store });
-            return { part, slots, local: null, remote: null, starting, standby };
+            return { part, slots, local: null, remote: null, starting, standby, extraNames, views: new Map() };
           } catch (err) {
             // The model does not compile here, nor will it there: stop the worker.
             void starting.then((session) => session.release(), () => {});
             throw err;
           }
         }
-        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null, starting: null, standby: null };
+        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
       }),
     );
     return new GradientParts(compiled, order.length, threaded);
@@ -186,15 +203,14 @@ export class GradientParts {
     for (const [i, c] of this.compiled.entries()) if (c.local) results[i] = await c.local.runReusingOutputs(feeds);
     for (const [i, c] of this.compiled.entries()) if (c.remote) results[i] = await this.finishRemote(c, feeds);
 
-    const grads = new Array<Float32Array>(this.paramCount);
-    const extras: Record<string, Float32Array> = {};
+    const { grads, extras } = this.result;
     this.compiled.forEach((c, i) => {
       const out = results[i]!;
-      let offset = 0;
-      for (const { index, size } of c.slots) grads[index] = out[GRADS]!.subarray(offset, (offset += size));
-      for (const name of Object.keys(c.part.extras ?? {})) extras[name] = out[name]!;
+      const views = gradientViews(c, out[GRADS]!);
+      c.slots.forEach(({ index }, k) => (grads[index] = views[k]!));
+      for (const name of c.extraNames) extras[name] = out[name]!;
     });
-    return { grads, extras };
+    return this.result;
   }
 
   /**

@@ -45,6 +45,8 @@ interface CachedFeed {
 export class Session {
   private readonly paramTensors = new Map<string, ort.Tensor>();
   private readonly feedTensors = new Map<string, CachedFeed>();
+  /** The size each symbolic dim has in the feeds being checked (reused across runs). */
+  private readonly boundDims = new Map<string, number>();
   /** Output tensors that runReusingOutputs() has onnxruntime write into; made at its first call. */
   private outputTensors: Record<string, ort.Tensor> | null = null;
 
@@ -126,7 +128,8 @@ export class Session {
 
   private prepareFeeds(feeds: Readonly<Record<string, Feed>>): Record<string, ort.Tensor> {
     const out: Record<string, ort.Tensor> = {};
-    const bound = new Map<string, number>();
+    const bound = this.boundDims;
+    bound.clear();
     for (const io of this.model.inputs) {
       const feed = feeds[io.name];
       if (feed === undefined && io.isParam && this.params) {
@@ -228,23 +231,29 @@ export function resolveFeed(io: Pick<ModelIO, 'name' | 'shape'>, feed: Feed): { 
   return feed as { data: HostArray; dims: readonly number[] };
 }
 
-/** Checks dtype, size and dims against the declaration; symbols must agree across inputs. */
+/**
+ * Checks dtype, size and dims against the declaration; symbols must agree across inputs.
+ * (Plain loops and no closures: it runs for every input of every training step.)
+ */
 export function checkFeed(io: Pick<ModelIO, 'name' | 'dtype' | 'shape'>, data: HostArray, dims: readonly number[], bound: Map<string, number>): void {
-  const fail = (why: string) =>
-    new Error(`Session.run: input '${io.name}' expects ${io.dtype} ${formatShape(io.shape)}, got ${dtypeOfArray(data)} ${formatShape(dims)}: ${why}`);
-  if (dtypeOfArray(data) !== io.dtype) throw fail('wrong element type');
-  if (dims.length !== io.shape.length) throw fail('wrong rank');
+  if (dtypeOfArray(data) !== io.dtype) throw feedError(io, data, dims, 'wrong element type');
+  if (dims.length !== io.shape.length) throw feedError(io, data, dims, 'wrong rank');
   let size = 1;
-  dims.forEach((n, i) => {
+  for (let i = 0; i < dims.length; i++) {
+    const n = dims[i]!;
     const d = io.shape[i]!;
-    if (!Number.isInteger(n) || n < 0) throw fail(`dim ${i} is not a size`);
-    if (typeof d === 'number' && d !== n) throw fail(`dim ${i} must be ${d}`);
+    if (!Number.isInteger(n) || n < 0) throw feedError(io, data, dims, `dim ${i} is not a size`);
+    if (typeof d === 'number' && d !== n) throw feedError(io, data, dims, `dim ${i} must be ${d}`);
     if (typeof d === 'string' && !d.startsWith('?')) {
       const seen = bound.get(d);
-      if (seen !== undefined && seen !== n) throw fail(`'${d}' is ${seen} in another input`);
+      if (seen !== undefined && seen !== n) throw feedError(io, data, dims, `'${d}' is ${seen} in another input`);
       bound.set(d, n);
     }
     size *= n;
-  });
-  if (size !== data.length) throw fail(`${data.length} elements for ${size} places`);
+  }
+  if (size !== data.length) throw feedError(io, data, dims, `${data.length} elements for ${size} places`);
+}
+
+function feedError(io: Pick<ModelIO, 'name' | 'dtype' | 'shape'>, data: HostArray, dims: readonly number[], why: string): Error {
+  return new Error(`Session.run: input '${io.name}' expects ${io.dtype} ${formatShape(io.shape)}, got ${dtypeOfArray(data)} ${formatShape(dims)}: ${why}`);
 }

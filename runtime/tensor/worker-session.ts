@@ -50,6 +50,8 @@ export class WorkerSession {
   private readonly control: Int32Array;
   private readonly sharedInputs: HostArray[];
   private readonly sharedOutputs: Float32Array[];
+  /** The size each symbolic dim has in the feeds being checked (reused across runs). */
+  private readonly boundDims = new Map<string, number>();
 
   private constructor(
     private readonly worker: Worker,
@@ -126,9 +128,23 @@ export class WorkerSession {
   start(feeds: Readonly<Record<string, Feed>>): void {
     if (this.dead) throw new Error(`WorkerSession: ${this.dead}`);
     if (this.running) throw new Error('WorkerSession: start() called twice without finish()');
-    const bound = new Map<string, number>();
+    const bound = this.boundDims;
+    bound.clear();
     this.setup.inputs.forEach((s, i) => {
-      const { data, dims } = this.feedFor(s, feeds[s.name]);
+      const feed = feeds[s.name];
+      const param = feed === undefined ? this.params?.find(s.name) : undefined;
+      if (feed === undefined && !param) throw new Error(`WorkerSession: missing input '${s.name}' (${s.dtype} ${formatShape(s.shape)})`);
+      // A parameter's own array and shape: no object made per input and run.
+      let data: HostArray;
+      let dims: readonly number[];
+      if (param) {
+        data = param.data;
+        dims = param.shape;
+      } else {
+        const resolved = resolveFeed(s, feed!);
+        data = resolved.data;
+        dims = resolved.dims;
+      }
       checkFeed(s, data, dims, bound);
       if (data.length > s.capacity) {
         throw new Error(`WorkerSession: input '${s.name}' has ${data.length} elements, more than the ${s.capacity} its dimLimits allow`);
@@ -219,13 +235,6 @@ export class WorkerSession {
     if ((await Promise.race([exited, late])) === 'late') await this.worker.terminate();
     clearTimeout(timer);
     this.dead = 'the session was released';
-  }
-
-  private feedFor(s: SharedSlot, feed: Feed | undefined): { data: HostArray; dims: readonly number[] } {
-    if (feed !== undefined) return resolveFeed(s, feed);
-    const param = this.params?.find(s.name);
-    if (param) return { data: param.data, dims: param.shape };
-    throw new Error(`WorkerSession: missing input '${s.name}' (${s.dtype} ${formatShape(s.shape)})`);
   }
 
   /** Sleeps (without blocking the event loop) until the worker answers run `run`, or dies. */
