@@ -2,6 +2,7 @@
 // markers (evaluations). New rows are smoothed and decimated incrementally, so a frame costs
 // O(new rows + pixels) however long the run is; uPlot then gets a few thousand points via
 // setData instead of a redraw from the raw history.
+import { lowerBound } from './columns.js';
 import { h, setAttr, setText } from './dom.js';
 import { Decimator, decimateRange } from './decimate.js';
 import { formatValue } from './format.js';
@@ -192,7 +193,7 @@ export class LiveChart {
     let rows: Int32Array;
     if (this.zoom) {
       const { min, max } = this.zoom;
-      rows = decimateRange(xs, ys, n, min - offset, max - offset, this.width, (x) => lowerBoundOf(xs, n, x));
+      rows = decimateRange(xs, ys, n, min - offset, max - offset, this.width, (x) => lowerBound(xs, n, x));
     } else {
       if (this.indexBuffer.length < this.decimator!.capacity) this.indexBuffer = new Int32Array(this.decimator!.capacity);
       rows = this.indexBuffer.subarray(0, this.decimator!.indices(this.indexBuffer));
@@ -294,17 +295,6 @@ export class LiveChart {
     this.plot?.destroy();
     this.element.remove();
   }
-}
-
-function lowerBoundOf(xs: Float64Array, n: number, x: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (xs[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
