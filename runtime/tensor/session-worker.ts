@@ -6,7 +6,7 @@
 // into preallocated private tensors) copied back. The copies are a few kilobytes, ~1 us.
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilChanged, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
+import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilAtLeast, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
 import { allocate, type HostArray } from './types.js';
 
 // Given at the start, or later by message when the worker was booted ahead of need (warmUp()).
@@ -58,7 +58,7 @@ function answer(run: number): void {
  */
 function nextRequest(last: number): number {
   for (;;) {
-    if (spinUntilChanged(control, CONTROL.request, last, setup.spinMicros)) return Atomics.load(control, CONTROL.request);
+    if (spinUntilAtLeast(control, CONTROL.request, last + 1, setup.spinMicros)) return Atomics.load(control, CONTROL.request);
     Atomics.store(control, CONTROL.sleeping, 1);
     if (Atomics.load(control, CONTROL.request) === last) Atomics.wait(control, CONTROL.request, last);
     Atomics.store(control, CONTROL.sleeping, 0);

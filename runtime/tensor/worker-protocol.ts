@@ -63,16 +63,6 @@ export interface WorkerSetup {
 /** The first message a worker sends: ready, or why it could not start. */
 export type WorkerHello = { readonly ready: true } | { readonly ready: false; readonly error: string };
 
-/** Spins on `slot` until it differs from `value` or `micros` pass; true if it changed. */
-export function spinUntilChanged(control: Int32Array, slot: number, value: number, micros: number): boolean {
-  const deadline = performance.now() + micros / 1000;
-  for (let i = 0; ; i++) {
-    if (Atomics.load(control, slot) !== value) return true;
-    // performance.now() costs more than a load: look at the clock now and then.
-    if ((i & 63) === 63 && performance.now() > deadline) return false;
-  }
-}
-
 /**
  * Claims run `run` for the calling side unless it (or a later run) is claimed already; true
  * if this side now owns the run.
@@ -82,11 +72,15 @@ export function claimRun(control: Int32Array, run: number): boolean {
   return seen < run && Atomics.compareExchange(control, CONTROL.claim, seen, run) === seen;
 }
 
-/** Spins until `slot` is at least `value` (it only grows) or `micros` pass; true if it got there. */
+/**
+ * Spins until `slot` is at least `value` or `micros` pass; true if it got there. The slots
+ * waited on (request, done) only grow: run numbers.
+ */
 export function spinUntilAtLeast(control: Int32Array, slot: number, value: number, micros: number): boolean {
   const deadline = performance.now() + micros / 1000;
   for (let i = 0; ; i++) {
     if (Atomics.load(control, slot) >= value) return true;
+    // performance.now() costs more than a load: look at the clock now and then.
     if ((i & 63) === 63 && performance.now() > deadline) return false;
   }
 }
