@@ -11,7 +11,9 @@
 //   cores or more) and with the other choice, per seed in turn;
 // - the parts: raw VecEnv throughput (8 CartPole copies), one gradient step of the CartPole
 //   MLP at minibatches 128 and 256 (two threads, one thread, clip + Adam), and the actor's
-//   forward pass for one vectorised step (4 rows) in WebAssembly SIMD, plain JS and onnxruntime: the measurement behind acting outside onnxruntime.
+//   forward pass for one vectorised step (4 rows) in WebAssembly SIMD, plain JS and onnxruntime: the measurement behind acting outside onnxruntime;
+// - the baseline for the gradient step: the least one can cost with onnxruntime here
+//   (gradient-floor.ts), and for the rl-zoo seeds what their gradient steps alone cost at it.
 // Run: npm run bench -- ppo   (or node out/bench/index.js ppo)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -25,6 +27,7 @@ import { DenseStack, makePolicy } from '../runtime/policies/index.js';
 import { Rng } from '../runtime/random.js';
 import { Adam, Graph, MIN_CORES_FOR_THREADS, Session } from '../runtime/tensor/index.js';
 import { train } from '../runtime/train.js';
+import { floorSessions, mlpGradientMacsPerRow } from './gradient-floor.js';
 import { report } from './stats.js';
 
 const EXAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
@@ -98,7 +101,7 @@ async function cleanrlSettings(out: string): Promise<void> {
   report('PPO, CleanRL settings (examples/cartpole.rlx)', rows);
 }
 
-async function zooSettings(out: string): Promise<void> {
+async function zooSettings(out: string, floorStepMicros: number): Promise<void> {
   const [plan] = planFile(path.join(EXAMPLES, 'cartpole-zoo.rlx'));
   const { main, other } = await runSeeds(plan, out);
   const rows: [string, string][] = main.map((r, i) => [
@@ -126,6 +129,14 @@ async function zooSettings(out: string): Promise<void> {
         : 'not every seed reached 475',
     ],
   );
+  // The wall-time target against the floor: the gradient steps each seed needed, at the least
+  // a step can cost here, leave little or nothing for acting, the value pass and start-up.
+  const ppo = ppoSettings(plan.stages[0]!.algorithm.params);
+  const gradientSteps = (r: SeedResult) => ((r.step ?? r.finalStep) / (plan.envs * ppo.rollout_steps)) * ppo.epochs * ppo.minibatches;
+  rows.push([
+    'gradient steps at the floor',
+    `${main.map((r) => `seed ${r.seed}: ${gradientSteps(r).toFixed(0)} steps, ${((gradientSteps(r) * floorStepMicros) / 1e6).toFixed(2)} s`).join('; ')} (${floorStepMicros.toFixed(0)} us each)`,
+  ]);
   report('PPO, rl-zoo settings (examples/cartpole-zoo.rlx)', rows);
 }
 
@@ -140,7 +151,8 @@ async function bestMicros(fn: () => unknown, perBlock: number, blocks = 15): Pro
   return best;
 }
 
-async function parts(): Promise<void> {
+/** Measures the parts; returns the floor of one gradient step at minibatch 256 in microseconds. */
+async function parts(): Promise<number> {
   const rows: [string, string][] = [];
   // Raw env throughput: 8 copies, actions drawn in advance.
   const vec = makeVecEnv('CartPole', {}, 8);
@@ -160,6 +172,8 @@ async function parts(): Promise<void> {
   const adam = new Adam(policy.store, { lr: 2.5e-4, eps: 1e-5 });
   const serial = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 256, threads: false });
   const threaded = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 256, threads: true });
+  const floor = await floorSessions();
+  let floorStepMicros = NaN;
   for (const n of [128, 256]) {
     const feeds = {
       obs: { data: Float32Array.from({ length: n * 4 }, () => rng.uniformRange(-1, 1)), dims: [n, 4] },
@@ -180,6 +194,17 @@ async function parts(): Promise<void> {
       `gradient step, minibatch ${n}`,
       `loss + grads ${twoThreads.toFixed(0)} us on two threads (one thread: ${oneThread.toFixed(0)} us, ${(oneThread / twoThreads).toFixed(2)}x), then clip + Adam ${adamMicros.toFixed(1)} us; ${policy.store.size} params`,
     ]);
+    // The baseline: the same networks' gradients with nothing but the matrix products and tanh.
+    const floorFeeds = floor.feeds(n);
+    const actorMicros = await bestMicros(() => floor.actor.runReusingOutputs(floorFeeds), 100);
+    const criticMicros = await bestMicros(() => floor.critic.runReusingOutputs(floorFeeds), 100);
+    const floorStep = Math.max(actorMicros, criticMicros) + adamMicros;
+    const gflops = (2 * n * (mlpGradientMacsPerRow(4, 2) + mlpGradientMacsPerRow(4, 1))) / (actorMicros + criticMicros) / 1000;
+    rows.push([
+      `  floor, minibatch ${n}`,
+      `actor ${actorMicros.toFixed(0)} us, critic ${criticMicros.toFixed(0)} us (products and tanh alone, ${gflops.toFixed(0)} GFLOP/s on one core); PPO's step with Adam is ${((twoThreads + adamMicros) / floorStep).toFixed(2)}x the two-thread floor of ${floorStep.toFixed(0)} us`,
+    ]);
+    if (n === 256) floorStepMicros = floorStep;
   }
   // Best blocks hide the stalls of a shared machine; the critic runs the main thread had to
   // compute itself (the worker had not begun them, or stalled in them) show how often they came.
@@ -188,6 +213,7 @@ async function parts(): Promise<void> {
   rows.push(['critic runs on the main thread', `${percent(takenBack)} taken back before the worker began them, ${percent(rescued)} after it stalled (${asked} runs)`]);
   await serial.release();
   await threaded.release();
+  await floor.release();
 
   // The actor on one vectorised step of 4 rows: the SIMD kernel, the plain-JS loop, onnxruntime.
   const obs4 = Float32Array.from({ length: 16 }, () => rng.uniformRange(-1, 1));
@@ -214,15 +240,16 @@ async function parts(): Promise<void> {
   ]);
   await actorSession.release();
   report('PPO parts', rows);
+  return floorStepMicros;
 }
 
 export async function benchPpo(): Promise<void> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bench-'));
   try {
     console.log(`\nPPO on CartPole, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), seeds ${SEEDS.join(', ')}; figures vary with other load on the machine`);
-    await parts();
+    const floorStepMicros = await parts();
     await cleanrlSettings(out);
-    await zooSettings(out);
+    await zooSettings(out, floorStepMicros);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
