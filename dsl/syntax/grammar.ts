@@ -1,7 +1,7 @@
 // The grammar of LANGUAGE.md section 3 as a Chevrotain CST parser with error recovery.
 // The concrete tree it builds is turned into the typed AST by cst-to-ast.ts; nothing else
 // should look at CST nodes.
-import { CstParser, Lexer, tokenMatcher, type CstNode, type IParserErrorMessageProvider, type TokenType } from 'chevrotain';
+import { CstParser, Lexer, tokenMatcher, type CstNode, type IParserErrorMessageProvider, type TokenType } from '#chevrotain';
 import * as T from './tokens.js';
 
 /** Tokens that cannot start anything at the top level; the parser skips them one by one. */

@@ -1,7 +1,7 @@
 // parse(text) never throws: it returns a syntax tree (partial where the text is broken) and the
 // syntax errors, each with a range. Later stages work on whatever tree came back.
 import type { IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
-import { EOF as EOF_TOKEN, tokenLabel } from 'chevrotain';
+import { EOF as EOF_TOKEN, tokenLabel } from '#chevrotain';
 import type * as A from './ast.js';
 import { RlxGrammar } from './grammar.js';
 import { CstToAst } from './cst-to-ast.js';

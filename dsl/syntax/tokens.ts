@@ -1,7 +1,7 @@
 // Tokens of the rlx language (LANGUAGE.md section 2). Whitespace and newlines are skipped:
 // members are separated by newlines or commas, and the grammar never needs a newline to decide.
 // Comments go to their own group so the formatter and hover can still see them.
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type TokenType } from '#chevrotain';
 
 // Token categories let one CONSUME match a family of tokens without a rule (and a CST node) of
 // its own: a name segment, a binary operator, a prefix operator.
