@@ -2,7 +2,7 @@
 // auto tries the GPU providers and falls back to the CPU, saying why in one line; an explicit
 // GPU that cannot start is an error. (The acting forward pass runs outside onnxruntime either way;
 // the device carries the batched value pass and the gradient steps.)
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -44,20 +44,26 @@ try {
  */
 export const PROBE_MODEL = 'CAgSA3JseBoFMC4xLjA6TwoXCgF4CgNfYzESAXkaBUFkZF8yIgNBZGQSA3JseCoNEAFCA19jMUoEAACAP1oPCgF4EgoKCAgBEgQKAggCYg8KAXkSCgoICAESBAoCCAJCBAoAEBI=';
 
-/** Tries to start `provider` in a child process; the reason when it cannot. */
-export function probeProvider(provider: ExecutionProvider): { ok: true } | { ok: false; reason: string } {
-  // A probe process costs ~170 ms (it loads onnxruntime); skip it when it can only fail.
+/**
+ * Tries to start `provider` in a child process; the reason when it cannot. Asynchronous, so the
+ * caller can do other work meanwhile (a probe process costs ~150 ms: it loads onnxruntime).
+ */
+export async function probeProvider(provider: ExecutionProvider): Promise<{ ok: true } | { ok: false; reason: string }> {
+  // Skip the process when it can only fail.
   if (provider === 'cuda' && cudaLibraryMissing()) return { ok: false, reason: 'Failed to load shared library (no CUDA provider library beside onnxruntime)' };
   const ort = pathToFileURL(onnxruntimeEntry()).href;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, RLX_PROBE_ORT: ort, RLX_PROBE_PROVIDER: provider, RLX_PROBE_MODEL: PROBE_MODEL },
+  const { error, stdout } = await new Promise<{ error: (Error & { code?: unknown; signal?: unknown }) | null; stdout: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', PROBE],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, RLX_PROBE_ORT: ort, RLX_PROBE_PROVIDER: provider, RLX_PROBE_MODEL: PROBE_MODEL } },
+      (err, out) => resolve({ error: err, stdout: out }),
+    );
   });
   try {
-    return JSON.parse(result.stdout) as { ok: true } | { ok: false; reason: string };
+    return JSON.parse(stdout) as { ok: true } | { ok: false; reason: string };
   } catch {
-    const why = result.error?.message ?? (result.signal ? `killed by ${result.signal}` : `exit code ${result.status}`);
+    const why = error?.signal ? `killed by ${String(error.signal)}` : error ? error.message.split('\n')[0] : 'it printed no answer';
     return { ok: false, reason: `the probe process failed (${why})` };
   }
 }
@@ -91,19 +97,23 @@ function shortReason(reason: string): string {
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
 }
 
-export function selectDevice(request: DeviceRequest): DeviceChoice {
+/**
+ * The device for a request: cpu at once; a GPU after probing it (a DeviceError if it cannot
+ * start); auto probes the GPU providers at the same time and takes the first that starts, in
+ * the order cuda, webgpu, else the cpu with a note saying why.
+ */
+export async function selectDevice(request: DeviceRequest): Promise<DeviceChoice> {
   if (!DEVICES.includes(request)) throw new DeviceError(`unknown device "${String(request)}"; use one of ${DEVICES.join(', ')}`);
   if (request === 'cpu') return { provider: 'cpu' };
   if (request === 'cuda' || request === 'webgpu') {
-    const probe = probeProvider(request);
+    const probe = await probeProvider(request);
     if (!probe.ok) throw new DeviceError(`device ${request} cannot start: ${shortReason(probe.reason)}. Use --device cpu (or auto) to train on the CPU.`);
     return { provider: request };
   }
-  const reasons: string[] = [];
-  for (const provider of ['cuda', 'webgpu'] as const) {
-    const probe = probeProvider(provider);
-    if (probe.ok) return { provider };
-    reasons.push(`${provider}: ${shortReason(probe.reason)}`);
-  }
+  const gpus = ['cuda', 'webgpu'] as const;
+  const probes = await Promise.all(gpus.map((provider) => probeProvider(provider)));
+  const started = gpus.find((_, i) => probes[i]!.ok);
+  if (started) return { provider: started };
+  const reasons = gpus.map((provider, i) => `${provider}: ${shortReason((probes[i] as { reason: string }).reason)}`);
   return { provider: 'cpu', note: `device auto: no GPU provider started (${reasons.join('; ')}); training on the cpu` };
 }

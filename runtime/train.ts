@@ -103,7 +103,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   const seed = options.seed ?? plan.seeds[0];
   if (!Number.isSafeInteger(seed) || seed < 0) throw new PlanError([`seed must be a whole number >= 0, got ${String(seed)}`]);
   warmUpThreads(options);
-  const device = chooseDevice(options.device, plan);
+  const device = await chooseDevice(options.device, plan);
   // Everything the plan describes is built before the run directory exists, so that a plan
   // error (a bad env param, a reward term naming a missing field) leaves no directory behind.
   const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params) : undefined;
@@ -131,7 +131,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   if (!latest) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
   const state = loadCheckpoint(latest.file);
   warmUpThreads(options);
-  const device = chooseDevice(options.device, plan);
+  const device = await chooseDevice(options.device, plan);
   const envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params) : undefined;
   const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.threads);
   return new TrainingRun(RunDirectory.open(runDir), plan, state.seed, device, options, parts).run(state);
@@ -212,7 +212,7 @@ function warmUpThreads(options: Pick<TrainOptions, 'threads'>): void {
   if (options.threads === undefined || options.threads > 1) GradientParts.warmUp();
 }
 
-function chooseDevice(given: DeviceRequest | DeviceChoice | undefined, plan: Plan): DeviceChoice {
+async function chooseDevice(given: DeviceRequest | DeviceChoice | undefined, plan: Plan): Promise<DeviceChoice> {
   if (typeof given === 'object') return given;
   return selectDevice(given ?? (plan.device as DeviceRequest));
 }

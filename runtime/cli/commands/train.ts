@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../../dsl/index.js';
-import { DEVICES, type DeviceRequest } from '../../device.js';
+import { DEVICES, selectDevice, type DeviceRequest } from '../../device.js';
 import type { SourceFile } from '../../run/run-dir.js';
 import type { RunFailedError, TrainOptions, TrainResult } from '../../train.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
@@ -70,6 +70,9 @@ function sourcesOfRun(planPath: string): SourceFile[] {
     .map((rel) => ({ path: rel.split(path.sep).join('/'), text: fs.readFileSync(path.join(dir, rel), 'utf8') }));
 }
 
+/** Loaded when needed, not at the top: it brings onnxruntime, which the other commands do not need. */
+const loadTrainer = () => import('../../train.js');
+
 /** The trainer's refusals (by error name: the trainer module is loaded lazily). */
 const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError', 'EnvModuleError']);
 
@@ -97,8 +100,6 @@ export const trainCommand: Command = {
       throw new UserError('--resume continues a run as it was: --seed, --out and --experiment do not apply');
     }
     const seed = wholeNumber(values.seed, 'seed', 0);
-    // Loaded here, not at the top: it brings onnxruntime, which the other commands do not need.
-    const { checkPlan, selectDevice, train, resume } = await import('../../train.js');
     const checkpointEvery = wholeNumber(values['checkpoint-every'], 'checkpoint-every', 1);
     const threads = wholeNumber(values.threads, 'threads', 1);
     if (threads !== undefined && threads > 2) throw new UserError(`--threads must be 1 or 2, got '${values.threads}'`);
@@ -139,6 +140,7 @@ export const trainCommand: Command = {
     try {
       if (values.resume !== undefined) {
         reporter.message(`rlx train: resuming ${displayPath(values.resume)}`);
+        const { resume } = await loadTrainer();
         report(await resume(values.resume, common));
         return signalled ? exitCode(signalled) : 0;
       }
@@ -161,9 +163,13 @@ export const trainCommand: Command = {
         sourcesFor = (plan) => sourcesBeside(path.dirname(file), plan);
         envModuleFor = (plan) => (plan.env.module === undefined ? undefined : path.resolve(path.dirname(file), plan.env.module));
       }
-      // Refuse before training any of them; probe the device once for all of them.
+      // Probe the device once for all of them, in a child process, while the trainer loads.
+      const choosing = selectDevice(device ?? (plans[0].device as DeviceRequest));
+      choosing.catch(() => {}); // awaited below, after the plans are checked
+      const { checkPlan, train } = await loadTrainer();
+      // Refuse before training any of them.
       for (const plan of plans) checkPlan(plan);
-      const choice = selectDevice(device ?? (plans[0].device as DeviceRequest));
+      const choice = await choosing;
       for (const plan of plans) {
         for (const runSeed of seed !== undefined ? [seed] : plan.seeds) {
           const member = plan.sweep ? ` (sweep ${plan.sweep.name} ${plan.sweep.index + 1}/${plan.sweep.count})` : '';
