@@ -13,8 +13,12 @@ const STRAY_TOKENS = T.allTokens.filter((t) => t !== T.Import && !T.DECL_KEYWORD
 const CLOSERS = [T.RBracket, T.RParen, T.RBrace];
 
 export class RlxGrammar extends CstParser {
-  constructor(errorMessageProvider: IParserErrorMessageProvider) {
-    super(T.allTokens, { recoveryEnabled: true, nodeLocationTracking: 'none', maxLookahead: 3, errorMessageProvider });
+  /**
+   * `validate` runs Chevrotain's grammar validations (ambiguities, left recursion): the tests
+   * do (test/dsl/parser.test.ts); every process that parses would pay ~12 ms for them.
+   */
+  constructor(errorMessageProvider: IParserErrorMessageProvider, options: { validate?: boolean } = {}) {
+    super(T.allTokens, { recoveryEnabled: true, nodeLocationTracking: 'none', maxLookahead: 3, errorMessageProvider, skipValidations: !options.validate });
     this.performSelfAnalysis();
   }
 

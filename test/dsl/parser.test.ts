@@ -3,8 +3,15 @@
 // comments, and the exact ranges of nodes (marked ⟦like this⟧ in the source).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { defaultParserErrorProvider } from '#chevrotain';
 import { parse, type Declaration, type Expression, type Member, type Node, type Range, type SourceFile } from '../../dsl/index.js';
+import { RlxGrammar } from '../../dsl/syntax/grammar.js';
 import { stripMarkers } from '../helpers/source.js';
+
+// Parsing skips Chevrotain's grammar validations (they cost every process ~12 ms): run them here.
+test('the grammar passes Chevrotain\'s validations (no ambiguity, no left recursion)', () => {
+  assert.doesNotThrow(() => new RlxGrammar(defaultParserErrorProvider, { validate: true }));
+});
 
 /** Parses a file that must have no syntax errors. */
 function parseClean(text: string): SourceFile {
