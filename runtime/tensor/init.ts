@@ -47,25 +47,27 @@ export function orthogonal(random: () => number, rows: number, cols: number, gai
   const n = tall ? rows : cols; // vector length
   const k = tall ? cols : rows; // number of orthonormal vectors
   const g = normal(random, n * k);
-  const q: Float64Array[] = [];
+  // The k vectors one after another in one array, with indexed loops: this runs once per
+  // layer, mostly before the code is optimised, where iterators and many small arrays cost.
+  const q = new Float64Array(n * k);
   for (let j = 0; j < k; j++) {
-    const v = Float64Array.from(g.subarray(j * n, (j + 1) * n));
-    for (const u of q) {
+    const v = j * n;
+    for (let i = 0; i < n; i++) q[v + i] = g[v + i]!;
+    for (let u = 0; u < v; u += n) {
       let dot = 0;
-      for (let i = 0; i < n; i++) dot += u[i]! * v[i]!;
-      for (let i = 0; i < n; i++) v[i] -= dot * u[i]!;
+      for (let i = 0; i < n; i++) dot += q[u + i]! * q[v + i]!;
+      for (let i = 0; i < n; i++) q[v + i] -= dot * q[u + i]!;
     }
     let norm = 0;
-    for (let i = 0; i < n; i++) norm += v[i]! * v[i]!;
+    for (let i = 0; i < n; i++) norm += q[v + i]! * q[v + i]!;
     norm = Math.sqrt(norm);
-    for (let i = 0; i < n; i++) v[i] /= norm;
-    q.push(v);
+    for (let i = 0; i < n; i++) q[v + i] /= norm;
   }
   const out = new Float32Array(rows * cols);
   for (let j = 0; j < k; j++) {
     for (let i = 0; i < n; i++) {
       // Tall: vector j is column j; wide: vector j is row j.
-      out[tall ? i * cols + j : j * cols + i] = gain * q[j]![i]!;
+      out[tall ? i * cols + j : j * cols + i] = gain * q[j * n + i]!;
     }
   }
   return out;
