@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilAtLeast, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
-import { allocate, type HostArray } from './types.js';
+import { allocate, sameDims, type HostArray } from './types.js';
 
 // Given at the start, or later by message when the worker was booted ahead of need (warmUp()).
 const setup = ((workerData as WorkerSetup | null) ?? (await new Promise((resolve) => parentPort!.once('message', resolve)))) as WorkerSetup;
@@ -29,8 +29,7 @@ class Binding {
   }
 
   tensorFor(dims: Int32Array): ort.Tensor {
-    const t = this.tensor;
-    if (t && t.dims.length === dims.length && t.dims.every((n, k) => n === dims[k])) return t;
+    if (this.tensor && sameDims(this.tensor.dims, dims)) return this.tensor;
     const shape = Array.from(dims);
     const size = shape.reduce((p, d) => p * d, 1);
     this.tensor = new ort.Tensor(this.slot.dtype, this.local.subarray(0, size) as HostArray, shape);

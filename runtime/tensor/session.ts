@@ -7,7 +7,7 @@ import type { Graph } from './graph.js';
 import { type BuiltModel, type ModelIO, type ParamSource, buildModel } from './onnx.js';
 import type { ParamStore } from './params.js';
 import type { Tensor } from './tensor.js';
-import { type DType, type HostArray, dtypeOfArray, formatShape, isStatic, numel } from './types.js';
+import { type DType, type HostArray, dtypeOfArray, formatShape, isStatic, numel, sameDims } from './types.js';
 
 export type ExecutionProvider = 'cpu' | 'cuda' | 'webgpu';
 
@@ -210,10 +210,6 @@ function looksLikeProviderFailure(reason: string): boolean {
 
 function sameMemory(a: HostArray, b: HostArray): boolean {
   return a === b || (a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.length === b.length && a.constructor === b.constructor);
-}
-
-function sameDims(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((n, i) => n === b[i]);
 }
 
 /** The buffer and dims of a feed; a bare buffer gets its one symbolic dim from its length. */

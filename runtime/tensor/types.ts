@@ -25,12 +25,19 @@ export function dtypeOfArray(data: HostArray): DType {
 }
 
 /** The typed array class holding each element type. */
-export const ARRAY_TYPES: Record<DType, new (lengthOrBuffer: number | ArrayBufferLike) => HostArray> = {
+export const ARRAY_TYPES: Record<DType, { new (lengthOrBuffer: number | ArrayBufferLike): HostArray; readonly BYTES_PER_ELEMENT: number }> = {
   float32: Float32Array,
   float64: Float64Array,
   int64: BigInt64Array,
   bool: Uint8Array,
 };
+
+/** Whether two shapes have the same dims (an ort.Tensor's, a feed's, a control block's). */
+export function sameDims(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 export function allocate(dtype: DType, size: number): HostArray {
   return new ARRAY_TYPES[dtype](size);

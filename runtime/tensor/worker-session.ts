@@ -19,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import type { BuiltModel, ModelIO } from './onnx.js';
 import type { ParamStore } from './params.js';
 import { checkFeed, resolveFeed, type ExecutionProvider, type Feed } from './session.js';
-import { type DType, type HostArray, formatShape, isStatic, numel } from './types.js';
+import { ARRAY_TYPES, type HostArray, formatShape, isStatic, numel } from './types.js';
 import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilAtLeast, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
 
 export interface WorkerSessionOptions {
@@ -41,7 +41,6 @@ interface Spare {
 }
 
 let spare: Spare | null = null;
-const BYTES: Record<DType, number> = { float32: 4, float64: 8, int64: 8, bool: 1 };
 
 export class WorkerSession {
   private run = 0;
@@ -265,7 +264,7 @@ function takeSpare(setup: WorkerSetup): Worker | null {
 }
 
 function slot(io: ModelIO, capacity: number): SharedSlot {
-  return { name: io.name, dtype: io.dtype, shape: io.shape, capacity, buffer: new SharedArrayBuffer(Math.max(1, capacity) * BYTES[io.dtype]) };
+  return { name: io.name, dtype: io.dtype, shape: io.shape, capacity, buffer: new SharedArrayBuffer(Math.max(1, capacity) * ARRAY_TYPES[io.dtype].BYTES_PER_ELEMENT) };
 }
 
 function inputCapacity(io: ModelIO, limits: Readonly<Record<string, number>>): number {
