@@ -2,7 +2,7 @@
 // auto tries the GPU providers and falls back to the CPU, saying why in one line; an explicit
 // GPU that cannot start is an error. (The acting forward pass runs outside onnxruntime either way;
 // the device carries the batched value pass and the gradient steps.)
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileException } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -52,7 +52,7 @@ export async function probeProvider(provider: ExecutionProvider): Promise<{ ok: 
   // Skip the process when it can only fail.
   if (provider === 'cuda' && cudaLibraryMissing()) return { ok: false, reason: 'Failed to load shared library (no CUDA provider library beside onnxruntime)' };
   const ort = pathToFileURL(onnxruntimeEntry()).href;
-  const { error, stdout } = await new Promise<{ error: (Error & { code?: unknown; signal?: unknown }) | null; stdout: string }>((resolve) => {
+  const { error, stdout } = await new Promise<{ error: ExecFileException | null; stdout: string }>((resolve) => {
     execFile(
       process.execPath,
       ['--input-type=module', '-e', PROBE],
@@ -63,7 +63,7 @@ export async function probeProvider(provider: ExecutionProvider): Promise<{ ok: 
   try {
     return JSON.parse(stdout) as { ok: true } | { ok: false; reason: string };
   } catch {
-    const why = error?.signal ? `killed by ${String(error.signal)}` : error ? error.message.split('\n')[0] : 'it printed no answer';
+    const why = error?.signal ? `killed by ${error.signal}` : error ? error.message.split('\n')[0] : 'it printed no answer';
     return { ok: false, reason: `the probe process failed (${why})` };
   }
 }
