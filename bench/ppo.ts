@@ -28,7 +28,7 @@ import { Rng } from '../runtime/random.js';
 import { Adam, Graph, MIN_CORES_FOR_THREADS, Session } from '../runtime/tensor/index.js';
 import { train } from '../runtime/train.js';
 import { floorSessions, mlpGradientMacsPerRow } from './gradient-floor.js';
-import { report } from './stats.js';
+import { bestMicros, report } from './stats.js';
 
 const EXAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
 const SEEDS = [1, 2, 3];
@@ -138,17 +138,6 @@ async function zooSettings(out: string, floorStepMicros: number): Promise<void> 
     `${main.map((r) => `seed ${r.seed}: ${gradientSteps(r).toFixed(0)} steps, ${((gradientSteps(r) * floorStepMicros) / 1e6).toFixed(2)} s`).join('; ')} (${floorStepMicros.toFixed(0)} us each)`,
   ]);
   report('PPO, rl-zoo settings (examples/cartpole-zoo.rlx)', rows);
-}
-
-/** Best of several timed blocks: the least disturbed by other work on a shared machine. */
-async function bestMicros(fn: () => unknown, perBlock: number, blocks = 15): Promise<number> {
-  let best = Infinity;
-  for (let b = 0; b < blocks + 2; b++) {
-    const start = performance.now();
-    for (let i = 0; i < perBlock; i++) await fn();
-    if (b >= 2) best = Math.min(best, ((performance.now() - start) * 1000) / perBlock);
-  }
-  return best;
 }
 
 /** Measures the parts; returns the floor of one gradient step at minibatch 256 in microseconds. */

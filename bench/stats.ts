@@ -26,3 +26,17 @@ export function report(title: string, rows: [string, string][]): void {
   console.log(`\n== ${title}`);
   for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`);
 }
+
+/**
+ * Microseconds per call of `fn`, the best of `blocks` timed blocks of `perBlock` calls after two
+ * untimed ones: the block least disturbed by other work on a shared machine.
+ */
+export async function bestMicros(fn: () => unknown, perBlock: number, blocks = 15): Promise<number> {
+  let best = Infinity;
+  for (let b = 0; b < blocks + 2; b++) {
+    const start = performance.now();
+    for (let i = 0; i < perBlock; i++) await fn();
+    if (b >= 2) best = Math.min(best, ((performance.now() - start) * 1000) / perBlock);
+  }
+  return best;
+}

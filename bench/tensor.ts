@@ -10,6 +10,7 @@ import { linearDefault, seededRandom } from '../runtime/tensor/init.js';
 import * as nn from '../runtime/tensor/nn.js';
 import { Adam } from '../runtime/tensor/optim.js';
 import { ParamStore } from '../runtime/tensor/params.js';
+import { bestMicros } from './stats.js';
 
 const batch = Number(process.argv[2] ?? 2048);
 const steps = Number(process.argv[3] ?? 1000);
@@ -62,7 +63,7 @@ await step.release();
 // Adam alone, as PPO calls it: actor 4-64-64-2 and critic 4-64-64-1 (9,155 parameters), the
 // gradients views of one flat buffer, clipping to 0.5 fused in. Best of several blocks: the
 // figure is a few microseconds and our VMs are noisy.
-function adamMicros(simd: boolean): { us: number; params: number } {
+async function adamMicros(simd: boolean): Promise<{ us: number; params: number }> {
   const shapes = [[4, 64], [64], [64, 64], [64], [64, 2], [2], [4, 64], [64], [64, 64], [64], [64, 1], [1]];
   const sizes = shapes.map((s) => s.reduce((a, b) => a * b, 1));
   const total = sizes.reduce((a, b) => a + b, 0);
@@ -73,18 +74,12 @@ function adamMicros(simd: boolean): { us: number; params: number } {
   const grads = sizes.map((n) => flat.subarray(offset, (offset += n)));
   const opt = new Adam(params, { lr: 2.5e-4, eps: 1e-5, simd });
   if (opt.simd !== simd) throw new Error(`Adam: asked for simd ${simd}, got ${opt.simd}`);
-  const reps = simd ? 2000 : 200;
-  let best = Infinity;
-  for (let block = 0; block < 12; block++) {
-    const t0 = performance.now();
-    for (let i = 0; i < reps; i++) opt.step(grads, undefined, { maxGradNorm: 0.5 });
-    if (block > 1) best = Math.min(best, ((performance.now() - t0) * 1000) / reps); // two blocks of warm-up
-  }
-  return { us: best, params: total };
+  const us = await bestMicros(() => opt.step(grads, undefined, { maxGradNorm: 0.5 }), simd ? 2000 : 200, 10);
+  return { us, params: total };
 }
 
-const wasmAdam = adamMicros(true);
-const jsAdam = adamMicros(false);
+const wasmAdam = await adamMicros(true);
+const jsAdam = await adamMicros(false);
 console.log(
   `Adam step (clip + update), ${wasmAdam.params} params: WebAssembly SIMD ${wasmAdam.us.toFixed(1)} us, ` +
     `JS fallback ${jsAdam.us.toFixed(1)} us (${(jsAdam.us / wasmAdam.us).toFixed(1)}x); best of 10 blocks`,
