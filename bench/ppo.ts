@@ -20,10 +20,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plan } from '../dsl/compile/plan.js';
-import { PpoGradients, ppoSettings } from '../runtime/algorithms/ppo.js';
+import { buildPpoLoss, PPO_ADAM_EPS, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
 import { planFile } from '../runtime/cli/commands/plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
-import { DenseStack, makePolicy } from '../runtime/policies/index.js';
+import { DenseStack, makeActorCritic } from '../runtime/policies/index.js';
 import { Rng } from '../runtime/random.js';
 import { Adam, Graph, MIN_CORES_FOR_THREADS, Session } from '../runtime/tensor/index.js';
 import { train } from '../runtime/train.js';
@@ -52,7 +52,7 @@ interface SeedResult {
 async function runSeed(plan: Plan, out: string, seed: number, threads: 1 | 2): Promise<SeedResult> {
   const start = performance.now();
   let lastSps = 0;
-  const result = await train(plan, { seed, out, device: 'cpu', threads, onProgress: (p) => (lastSps = p.sps) });
+  const result = await train(plan, { seed, out, device: 'cpu', compute: { threads: threads > 1 }, onProgress: (p) => (lastSps = p.sps) });
   const seconds = (performance.now() - start) / 1000;
   const reached = result.reason.startsWith('stop condition');
   return { seed, sps: lastSps, step: reached ? result.step : null, seconds: reached ? seconds : null, finalStep: result.step };
@@ -115,7 +115,7 @@ async function zooSettings(out: string, floorStepMicros: number): Promise<void> 
   const whole: Plan = { ...plan, stop: null };
   const wholeSeconds = async (threads: 1 | 2) => {
     const start = performance.now();
-    await train(whole, { seed: 1, out, device: 'cpu', threads });
+    await train(whole, { seed: 1, out, device: 'cpu', compute: { threads: threads > 1 } });
     return (performance.now() - start) / 1000;
   };
   const [twoWhole, oneWhole] = [await wholeSeconds(2), await wholeSeconds(1)];
@@ -157,10 +157,11 @@ async function parts(): Promise<number> {
   // One gradient step of the CartPole MLP (4-64-64 actor and critic) at the minibatch sizes of
   // the two examples: the actor's and critic's gradients in turn on one thread, and at once on
   // two (tensor/gradient-parts.ts), then clipping and Adam.
-  const policy = makePolicy({ kind: 'mlp', name: 'Actor', params: {} }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
-  const adam = new Adam(policy.store, { lr: 2.5e-4, eps: 1e-5 });
-  const serial = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 256, threads: false });
-  const threaded = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 256, threads: true });
+  const policy = makeActorCritic({ kind: 'mlp', name: 'Actor', params: {} }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+  const adam = new Adam(policy.weights, { eps: PPO_ADAM_EPS });
+  const loss = buildPpoLoss(policy, ppoSettings({}));
+  const serial = await ppoGradientStep(loss, policy, { compute: { providers: ['cpu'], threads: false }, maxRows: 256 });
+  const threaded = await ppoGradientStep(loss, policy, { compute: { providers: ['cpu'], threads: true }, maxRows: 256 });
   const floor = await floorSessions();
   let floorStepMicros = NaN;
   for (const n of [128, 256]) {
@@ -181,7 +182,7 @@ async function parts(): Promise<number> {
     const adamMicros = await bestMicros(() => adam.step(grads, 1e-9, { maxGradNorm: 0.5 }), 100);
     rows.push([
       `gradient step, minibatch ${n}`,
-      `loss + grads ${twoThreads.toFixed(0)} us on two threads (one thread: ${oneThread.toFixed(0)} us, ${(oneThread / twoThreads).toFixed(2)}x), then clip + Adam ${adamMicros.toFixed(1)} us; ${policy.store.size} params`,
+      `loss + grads ${twoThreads.toFixed(0)} us on two threads (one thread: ${oneThread.toFixed(0)} us, ${(oneThread / twoThreads).toFixed(2)}x), then clip + Adam ${adamMicros.toFixed(1)} us; ${policy.weights.size} params`,
     ]);
     // The baseline: the same networks' gradients with nothing but the matrix products and tanh.
     const floorFeeds = floor.feeds(n);
@@ -208,10 +209,10 @@ async function parts(): Promise<number> {
   const obs4 = Float32Array.from({ length: 16 }, () => rng.uniformRange(-1, 1));
   const head = new Float32Array(8);
   const layers = ['actor.0', 'actor.1', 'actor.out'].map((name, i) => ({
-    weight: policy.store.get(`${name}.weight`).data,
-    bias: policy.store.get(`${name}.bias`).data,
-    inDim: policy.store.get(`${name}.weight`).shape[0],
-    outDim: policy.store.get(`${name}.weight`).shape[1],
+    weight: policy.weights.get(`${name}.weight`).data,
+    bias: policy.weights.get(`${name}.bias`).data,
+    inDim: policy.weights.get(`${name}.weight`).shape[0],
+    outDim: policy.weights.get(`${name}.weight`).shape[1],
     activation: i < 2 ? ('tanh' as const) : ('none' as const),
   }));
   const forward = async (stack: DenseStack) => (await bestMicros(() => {
@@ -221,7 +222,7 @@ async function parts(): Promise<number> {
   const jsMicros = await forward(new DenseStack(layers, { simd: false }));
   const g = new Graph();
   const actor = policy.build(g, g.input('obs', 'float32', ['B', 4])).actor.head;
-  const actorSession = await Session.create(g, { logits: actor }, { params: policy.store });
+  const actorSession = await Session.create(g, { logits: actor }, { params: policy.weights });
   const ortMicros = await bestMicros(() => actorSession.run({ obs: { data: obs4, dims: [4, 4] } }), 200);
   rows.push([
     'actor forward, 4 rows',

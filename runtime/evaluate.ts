@@ -4,14 +4,8 @@
 // Each copy runs a fixed share of the episodes (copy i runs episodes i, i + n, ...), so short
 // episodes are not over-represented, as they would be by taking the first N to finish.
 import type { VecEnv } from './envs/vector.js';
-import type { ActionDistribution } from './policies/index.js';
+import type { Actor } from './policies/index.js';
 import type { Rng } from './random.js';
-
-/** Something that maps observation rows to the distribution's head rows (logits or mean). */
-export interface Actor {
-  readonly distribution: ActionDistribution;
-  forward(obs: Float32Array, rows: number, head: Float32Array): void | Promise<void>;
-}
 
 export interface EvalResult {
   readonly returns: number[];
@@ -36,11 +30,8 @@ export async function evaluate(
   firstStream: number,
 ): Promise<EvalResult> {
   const n = vec.numEnvs;
-  const dist = actor.distribution;
   const quota = Array.from({ length: n }, (_, i) => Math.floor(episodes / n) + (i < episodes % n ? 1 : 0));
-  const head = new Float32Array(n * dist.headWidth);
   const actions = vec.createActionBuffer();
-  const encoded = new Float32Array(n * dist.encodedWidth);
   const returns: number[] = [];
   const lengths: number[] = [];
   const successes: boolean[] = [];
@@ -49,11 +40,7 @@ export async function evaluate(
   vec.envs.forEach((env, i) => env.seed(seed, firstStream + i));
   vec.reset();
   while (remaining > 0) {
-    await actor.forward(vec.obs, n, head);
-    for (let i = 0; i < n; i++) {
-      if (deterministic) dist.mode(head, i * dist.headWidth, actions, i * dist.envWidth);
-      else dist.sample(head, i * dist.headWidth, rng, actions, i * dist.envWidth, encoded, i * dist.encodedWidth);
-    }
+    await actor.act(vec.obs, n, actions, deterministic, rng);
     vec.step(actions);
     if (!vec.terminated.includes(1) && !vec.truncated.includes(1)) continue;
     for (const episode of vec.takeFinishedEpisodes()) {

@@ -2,10 +2,10 @@
 // every built-in and feature it names (the not-implemented ones are listed in
 // not-implemented.ts). All problems are reported at once, each with what to do.
 import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
-import { ALGORITHM_ACTIONS, ALGORITHM_PARAMS } from './algorithms/index.js';
+import { ALGORITHMS, algorithmDefinition } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
 import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FEATURES } from './not-implemented.js';
-import { POLICY_PARAMS } from './policies/index.js';
+import { POLICIES, policyDefinition } from './policies/index.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends Error {
@@ -22,6 +22,16 @@ function builtinProblem(kind: 'env' | 'algorithm' | 'policy', name: string, impl
   return `unknown ${kind} kind "${name}" (implemented: ${implemented.join(', ')})`;
 }
 
+/** The message of a params reader's error, if it throws: a bad hyperparameter or setting. */
+function paramProblems(read: () => unknown): string[] {
+  try {
+    read();
+    return [];
+  } catch (err) {
+    return [(err as Error).message];
+  }
+}
+
 /** Throws a PlanError unless this runtime implements everything `plan` uses. */
 export function checkPlan(plan: Plan): void {
   const problems: string[] = [];
@@ -33,16 +43,21 @@ export function checkPlan(plan: Plan): void {
     const problem = builtinProblem('env', plan.env.kind, envKinds());
     if (problem) problems.push(problem);
   }
-  const policyProblem = builtinProblem('policy', plan.policy.kind, Object.keys(POLICY_PARAMS));
+  const policyProblem = builtinProblem('policy', plan.policy.kind, POLICIES.map((p) => p.name));
   if (policyProblem) problems.push(policyProblem);
+  else problems.push(...paramProblems(() => policyDefinition(plan.policy.kind)!.settings(plan.policy.params)));
   if (plan.stages.length !== 1) problems.push(NOT_IMPLEMENTED_FEATURES.stages);
   for (const stage of plan.stages) {
     const algorithm = stage.algorithm.kind;
-    const problem = builtinProblem('algorithm', algorithm, Object.keys(ALGORITHM_PARAMS));
-    if (problem) problems.push(problem);
-    else if (envKinds().includes(plan.env.kind)) {
-      const action = envInfo(plan.env.kind).actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
-      if (!ALGORITHM_ACTIONS[algorithm].includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${plan.env.kind})`);
+    const problem = builtinProblem('algorithm', algorithm, ALGORITHMS.map((a) => a.name));
+    const definition = algorithmDefinition(algorithm);
+    if (problem || !definition) problems.push(problem!);
+    else {
+      problems.push(...paramProblems(() => definition.params(stage.algorithm.params)));
+      if (envKinds().includes(plan.env.kind)) {
+        const action = envInfo(plan.env.kind).actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
+        if (!definition.actions.includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${plan.env.kind})`);
+      }
     }
     if (stage.budget === null || !(stage.budget >= 1)) problems.push(`stage ${stage.name} has no budget (environment steps)`);
     const relabel = stage.algorithm.params.relabel;

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../dsl/compile/plan.js';
-import { makeAlgorithm, Stepper, type Algorithm, type EpisodeRecord } from './algorithms/index.js';
+import { algorithmDefinition, Stepper, type Algorithm, type EpisodeRecord } from './algorithms/index.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { makeVecEnv } from './envs/registry.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
@@ -13,15 +13,16 @@ import { VecEnv } from './envs/vector.js';
 import { writeFileAtomic } from './atomic-files.js';
 import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from './envs/types.js';
 import { evalMetrics, evaluate } from './evaluate.js';
-import { makePolicy } from './policies/index.js';
+import { PolicyFactory } from './policies/index.js';
 import { Rng } from './random.js';
 import { compileReward } from './rewards/index.js';
 import { latestCheckpoint, loadCheckpoint, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from './run/checkpoint.js';
 import type { RunStatus } from './run/events.js';
+import { processAlive } from './run/reader.js';
 import { RolloutRecorder } from './run/rollouts.js';
 import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { Condition, type ConditionMetric } from './run/stop.js';
-import { GradientParts } from './tensor/index.js';
+import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
 import { checkPlan, PlanError } from './support.js';
 
 export { checkPlan, DeviceError, PlanError, selectDevice, type DeviceChoice };
@@ -55,12 +56,8 @@ export interface TrainOptions {
   checkpointEvery?: number;
   /** Environment steps between sampled rollout episodes; a twentieth of the budget by default. */
   rolloutEvery?: number;
-  /**
-   * Threads for the gradient computation: 2 runs the actor's and the critic's gradients at once
-   * (tensor/gradient-parts.ts), 1 in turn. Default: 2 on a CPU with more than one core. The
-   * results are the same either way; use 1 when running one training per core.
-   */
-  threads?: number;
+  /** How tensor work runs besides the device (tensor/compute.ts): worker threads or not. */
+  compute?: ComputeOptions;
 }
 
 export interface TrainProgress {
@@ -102,12 +99,12 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   checkPlan(plan);
   const seed = options.seed ?? plan.seeds[0];
   if (!Number.isSafeInteger(seed) || seed < 0) throw new PlanError([`seed must be a whole number >= 0, got ${String(seed)}`]);
-  warmUpThreads(options);
+  warmUpCompute(options.compute);
   const device = await chooseDevice(options.device, plan);
   // Everything the plan describes is built before the run directory exists, so that a plan
   // error (a bad env param, a reward term naming a missing field) leaves no directory behind.
   const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params) : undefined;
-  const parts = await build(plan, seed, device, envFactory(plan, envModule), options.threads);
+  const parts = await build(plan, seed, device, envFactory(plan, envModule), options.compute);
   const run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
   if (envModule) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_ENV_MODULE), envModule.code);
   return new TrainingRun(run, plan, seed, device, options, parts).run(null);
@@ -124,16 +121,16 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   checkPlan(plan);
   const status = RunDirectory.readStatus(runDir);
   if (status?.status === 'finished') throw new ResumeError(`${runDir} finished already (${status.reason ?? 'budget reached'}); nothing to resume`);
-  if (status?.status === 'running' && status.pid !== process.pid && isAlive(status.pid)) {
+  if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid)) {
     throw new ResumeError(`${runDir} is being trained by process ${status.pid}; stop it first`);
   }
   const latest = latestCheckpoint(path.join(runDir, 'checkpoints'));
   if (!latest) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
   const state = loadCheckpoint(latest.file);
-  warmUpThreads(options);
+  warmUpCompute(options.compute);
   const device = await chooseDevice(options.device, plan);
   const envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params) : undefined;
-  const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.threads);
+  const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.compute);
   return new TrainingRun(RunDirectory.open(runDir), plan, state.seed, device, options, parts).run(state);
 }
 
@@ -181,7 +178,7 @@ interface RunParts {
 }
 
 /** The env copies, reward, policy and algorithm of a plan, for one seed. */
-async function build(plan: Plan, seed: number, device: DeviceChoice, makeEnvs: EnvFactory, threads: number | undefined): Promise<RunParts> {
+async function build(plan: Plan, seed: number, device: DeviceChoice, makeEnvs: EnvFactory, compute: ComputeOptions | undefined): Promise<RunParts> {
   const stage = plan.stages[0];
   const vec = makeEnvs(plan.envs);
   const first = vec.envs[0];
@@ -190,40 +187,24 @@ async function build(plan: Plan, seed: number, device: DeviceChoice, makeEnvs: E
   const stepper = new Stepper(vec, reward);
   const rng = new Rng(seed);
   const spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace };
-  const policy = makePolicy(plan.policy, spaces, rng.fork('policy'));
-  const algorithm = await makeAlgorithm(stage.algorithm.kind, {
-    params: stage.algorithm.params,
-    policy,
-    stepper,
-    budget: stage.budget!,
-    rng: rng.fork(stage.algorithm.kind),
-    providers: [device.provider],
-    threads: threads === undefined ? undefined : threads > 1,
-  });
+  const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
+  const algorithm = await definition.create(
+    {
+      policy: new PolicyFactory(plan.policy, spaces, rng.fork('policy')),
+      stepper,
+      budget: stage.budget!,
+      rng: rng.fork(stage.algorithm.kind),
+      compute: { ...compute, providers: [device.provider] },
+    },
+    definition.params(stage.algorithm.params),
+  );
   const stop = plan.stop ? Condition.compile(plan.stop, 'stop') : null;
   return { makeEnvs, algorithm, stepper, obsFields: vec.obsFields, termNames: reward?.termNames ?? [], stop };
-}
-
-/**
- * Gradient threads may be used (tensor/gradient-parts.ts): their worker boots now, while the
- * device is chosen and the policy and graphs are built, instead of after them.
- */
-function warmUpThreads(options: Pick<TrainOptions, 'threads'>): void {
-  if (options.threads === undefined || options.threads > 1) GradientParts.warmUp();
 }
 
 async function chooseDevice(given: DeviceRequest | DeviceChoice | undefined, plan: Plan): Promise<DeviceChoice> {
   if (typeof given === 'object') return given;
   return selectDevice(given ?? (plan.device as DeviceRequest));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 class TrainingRun {
@@ -343,7 +324,7 @@ class TrainingRun {
 
       if (evalEnv && plan.eval && step >= this.counters.nextEval) {
         const result = await evaluate(
-          { distribution: algorithm.policy.distribution, forward: (obs, rows, head) => algorithm.policy.actorForward(obs, rows, head) },
+          algorithm.policy,
           evalEnv,
           plan.eval.episodes,
           plan.eval.deterministic,
@@ -446,7 +427,7 @@ class TrainingRun {
     this.dir.events.add({ type: 'checkpoint', step, policy: this.dir.relative(files.policy), state: this.dir.relative(files.state) });
   }
 
-  /** Stored in the ONNX model's doc_string: how to read its inputs and outputs. */
+  /** Stored in the ONNX model's doc_string (the policy adds its inputs and outputs). */
   private policyMetadata(algorithm: Algorithm, step: number): Record<string, unknown> {
     const { plan } = this;
     const policy = algorithm.policy;
@@ -458,7 +439,6 @@ class TrainingRun {
       obs_fields: this.parts.obsFields,
       obs_dim: policy.spaces.obsDim,
       action: policy.spaces.actionSpace,
-      outputs: policy.distribution.kind === 'discrete' ? ['logits', 'value'] : ['mean', 'log_std', 'value'],
       policy: { kind: plan.policy.kind, params: plan.policy.params },
       algorithm: algorithm.name,
       seed: this.seed,

@@ -1,9 +1,47 @@
-// The contract between the trainer (../train.ts) and an algorithm.
-import type { Policy } from '../policies/index.js';
+// The seam between the trainer (../train.ts) and the algorithms. An algorithm is one
+// AlgorithmDefinition in one file, listed in index.ts; the trainer builds its context from
+// the plan and runs the loop around it (evaluation, stopping, checkpoints, events), knowing
+// nothing of its maths, its networks or how its tensor work is computed.
+import type { PolicyFactory, Policy } from '../policies/index.js';
+import type { Rng } from '../random.js';
+import type { Compute } from '../tensor/index.js';
+import type { Stepper } from './stepper.js';
 
-/** What the trainer needs from an algorithm. */
+/** The action kinds of the language's envs (dsl/schema's ActionKind). */
+export type ActionKind = 'discrete' | 'continuous' | 'text';
+
+/** What the trainer hands an algorithm to build itself. */
+export interface AlgorithmContext {
+  /** Builds the plan's policy in the network family the algorithm trains. */
+  readonly policy: PolicyFactory;
+  /** The env copies, stepped with the plan's reward terms. */
+  readonly stepper: Stepper;
+  /** Environment steps to train for. */
+  readonly budget: number;
+  /** The algorithm's own random stream of the run's seed. */
+  readonly rng: Rng;
+  /** Where and how tensor work runs (execution providers, threads); for tensor/ to read. */
+  readonly compute: Compute;
+}
+
+/** An algorithm of the language, by its name there. */
+export interface AlgorithmDefinition<S = unknown> {
+  readonly name: string;
+  /** The action kinds this implementation trains on (the registry may declare more). */
+  readonly actions: readonly ActionKind[];
+  /**
+   * Reads and checks the plan's hyperparameters (defaults, docs and ranges come from the
+   * registry, dsl/schema/algorithms.ts); errors name the param. Called before anything is
+   * built, so a bad value fails before a run directory exists.
+   */
+  params(hyperparameters: Readonly<Record<string, unknown>>): S;
+  create(context: AlgorithmContext, settings: S): Promise<Algorithm>;
+}
+
+/** What the trainer needs from a running algorithm. */
 export interface Algorithm {
   readonly name: string;
+  /** The policy being trained: evaluated, recorded and exported by the trainer. */
   readonly policy: Policy;
   /** Environment steps taken so far. */
   readonly globalStep: number;
@@ -18,4 +56,3 @@ export interface Algorithm {
   loadState(state: unknown): void;
   release(): Promise<void>;
 }
-

@@ -1,21 +1,74 @@
-// Policies by the names the language uses. Each is built from the plan's policy
-// component and the env's spaces; the algorithm then trains its ParamStore.
+// Policy kinds by the names the language uses. A kind is a PolicyDefinition: it reads its
+// settings from the plan and builds the network families it can (policy.ts); an algorithm
+// asks the PolicyFactory for the family it trains. Adding a kind: one file with its
+// definition, one line in POLICIES, its line removed from ../not-implemented.ts.
 import type { Rng } from '../random.js';
-import { MLP_PARAMS, MlpPolicy, mlpSettings, type PolicySpaces } from './mlp.js';
+import { MlpPolicy, mlpSettings } from './mlp.js';
+import type { ActorCriticPolicy, PolicySpaces } from './policy.js';
 
 export { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
-export { MLP_PARAMS, MlpPolicy, mlpSettings, type MlpSettings, type PolicyGraph, type PolicySpaces } from './mlp.js';
+export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
+export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces } from './policy.js';
 
-/** The policy kinds this runtime implements, with their params and defaults (for the drift test). */
-export const POLICY_PARAMS: Readonly<Record<string, Readonly<Record<string, { readonly default: unknown; readonly doc: string }>>>> = {
-  mlp: MLP_PARAMS,
+/** A policy kind of the language, and the network families it builds. */
+export interface PolicyDefinition<S = unknown> {
+  readonly name: string;
+  /** Reads and checks the plan's settings for this kind (defaults from the registry). */
+  settings(params: Readonly<Record<string, unknown>>): S;
+  /** An actor and a critic over observation vectors (PPO). */
+  actorCritic?(settings: S, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy;
+}
+
+const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
+  name: 'mlp',
+  settings: mlpSettings,
+  actorCritic: (settings, spaces, rng) => new MlpPolicy(settings, spaces, rng),
 };
 
-export type Policy = MlpPolicy;
+/** The policy kinds this runtime implements. */
+export const POLICIES: readonly PolicyDefinition<never>[] = [MLP as PolicyDefinition<never>];
 
-/** Builds the plan's policy for these spaces; `rng` draws the initial weights. */
-export function makePolicy(component: { readonly kind: string; readonly name: string; readonly params: Readonly<Record<string, unknown>> }, spaces: PolicySpaces, rng: Rng): Policy {
-  if (component.kind === 'mlp') return new MlpPolicy(mlpSettings(component.params), spaces, rng);
-  throw new Error(`policy ${component.name}: kind "${component.kind}" is not implemented in this runtime; implemented: ${Object.keys(POLICY_PARAMS).join(', ')}`);
+export function policyDefinition(kind: string): PolicyDefinition<unknown> | undefined {
+  return POLICIES.find((p) => p.name === kind) as PolicyDefinition<unknown> | undefined;
+}
+
+/** The plan's policy component, as the trainer hands it to an algorithm. */
+export interface PolicyComponent {
+  readonly kind: string;
+  readonly name: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Builds the plan's policy in the family an algorithm trains. `rng` draws the initial
+ * weights; a family the kind cannot build is an error that names both.
+ */
+export class PolicyFactory {
+  private readonly definition: PolicyDefinition<unknown>;
+  private readonly settings: unknown;
+
+  constructor(
+    readonly component: PolicyComponent,
+    readonly spaces: PolicySpaces,
+    private readonly rng: Rng,
+  ) {
+    const definition = policyDefinition(component.kind);
+    if (!definition) {
+      throw new Error(`policy ${component.name}: kind "${component.kind}" is not implemented in this runtime; implemented: ${POLICIES.map((p) => p.name).join(', ')}`);
+    }
+    this.definition = definition;
+    this.settings = definition.settings(component.params);
+  }
+
+  actorCritic(algorithm: string): ActorCriticPolicy {
+    const build = this.definition.actorCritic;
+    if (!build) throw new Error(`${algorithm} trains an actor-critic, which policy ${this.component.name} (${this.component.kind}) cannot be`);
+    return build(this.settings, this.spaces, this.rng);
+  }
+}
+
+/** The plan's policy as an actor-critic: for tests and tools that build one directly. */
+export function makeActorCritic(component: PolicyComponent, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy {
+  return new PolicyFactory(component, spaces, rng).actorCritic('an actor-critic');
 }

@@ -9,19 +9,13 @@
 //
 // Parameters live in one ParamStore, named `actor.0.weight`, `critic.out.bias`,
 // `trunk.1.weight`, `actor.log_std`; weights are [in, out] (y = x @ W + b).
-import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
+import { PlanParams } from '../plan-params.js';
 import type { Rng } from '../random.js';
 import { buildModel, Graph, ParamStore, type Tensor } from '../tensor/index.js';
 import { orthogonal } from '../tensor/init.js';
 import { DenseStack, type Activation } from './dense.js';
-import { Categorical, DiagGaussian, type ActionDistribution, type ActorOutput } from './distributions.js';
-
-/** The mlp policy's params and defaults; the language's registry (dsl/schema/policies.ts) declares the same. */
-export const MLP_PARAMS = {
-  hidden: { default: [64, 64], doc: 'Width of each hidden layer.' },
-  activation: { default: 'tanh', doc: 'Activation after each hidden layer: tanh or relu.' },
-  shared_trunk: { default: false, doc: 'Actor and critic share the hidden layers (separate networks otherwise).' },
-} as const;
+import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
+import { actFromHead, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type PolicySpaces } from './policy.js';
 
 export interface MlpSettings {
   readonly hidden: readonly number[];
@@ -29,35 +23,10 @@ export interface MlpSettings {
   readonly sharedTrunk: boolean;
 }
 
-/** Reads the plan's policy params (defaults for missing ones); errors name the param. */
+/** Reads the plan's `mlp` settings (defaults from the registry); errors name the param. */
 export function mlpSettings(params: Readonly<Record<string, unknown>>): MlpSettings {
-  for (const name of Object.keys(params)) {
-    if (!Object.hasOwn(MLP_PARAMS, name)) throw new Error(`policy mlp: unknown param "${name}"; valid params: ${Object.keys(MLP_PARAMS).join(', ')}`);
-  }
-  const hidden = params.hidden ?? MLP_PARAMS.hidden.default;
-  if (!Array.isArray(hidden) || hidden.length === 0 || !hidden.every((h) => Number.isSafeInteger(h) && h >= 1 && h <= 65536)) {
-    throw new Error(`policy mlp: param "hidden" must be a non-empty list of layer widths (1 to 65536), got ${JSON.stringify(hidden)}`);
-  }
-  const activation = params.activation ?? MLP_PARAMS.activation.default;
-  if (activation !== 'tanh' && activation !== 'relu') {
-    throw new Error(`policy mlp: param "activation" must be tanh or relu, got ${JSON.stringify(activation)}`);
-  }
-  const sharedTrunk = params.shared_trunk ?? MLP_PARAMS.shared_trunk.default;
-  if (typeof sharedTrunk !== 'boolean') throw new Error(`policy mlp: param "shared_trunk" must be true or false, got ${JSON.stringify(sharedTrunk)}`);
-  return { hidden: hidden as number[], activation, sharedTrunk };
-}
-
-/** What a policy is built for: the size of the observation and the action space. */
-export interface PolicySpaces {
-  readonly obsDim: number;
-  readonly actionSpace: DiscreteSpace | BoxSpace;
-}
-
-/** Graph tensors of one forward pass. */
-export interface PolicyGraph {
-  readonly actor: ActorOutput;
-  /** The critic's value per row, [B]. */
-  readonly value: Tensor;
+  const p = PlanParams.of('mlp', params, 'policy mlp');
+  return { hidden: p.counts('hidden'), activation: p.option('activation', ['tanh', 'relu']), sharedTrunk: p.flag('shared_trunk') };
 }
 
 interface LayerSpec {
@@ -68,10 +37,11 @@ interface LayerSpec {
   readonly activation: Activation;
 }
 
-export class MlpPolicy {
+export class MlpPolicy implements ActorCriticPolicy {
   readonly kind = 'mlp';
-  readonly store = new ParamStore();
+  readonly weights = new ParamStore();
   readonly distribution: ActionDistribution;
+  readonly onnxInterface: OnnxInterface;
   /** The actor's layers in the forward pass used for acting (WebAssembly SIMD, or JS). */
   private readonly actorStack: DenseStack;
   private readonly actorLayers: LayerSpec[];
@@ -99,19 +69,20 @@ export class MlpPolicy {
     for (const layer of [...this.actorLayers, ...this.criticLayers]) {
       if (seen.has(layer.name)) continue; // the shared trunk
       seen.add(layer.name);
-      this.store.add(`${layer.name}.weight`, [layer.inDim, layer.outDim], () => orthogonal(random, layer.inDim, layer.outDim, layer.gain));
-      this.store.add(`${layer.name}.bias`, [layer.outDim]);
+      this.weights.add(`${layer.name}.weight`, [layer.inDim, layer.outDim], () => orthogonal(random, layer.inDim, layer.outDim, layer.gain));
+      this.weights.add(`${layer.name}.bias`, [layer.outDim]);
     }
     if (space.kind === 'discrete') {
       this.distribution = new Categorical(headWidth);
     } else {
-      const logStd = this.store.add('actor.log_std', [headWidth]);
+      const logStd = this.weights.add('actor.log_std', [headWidth]);
       this.distribution = new DiagGaussian(headWidth, logStd, space.low, space.high);
     }
+    this.onnxInterface = { inputs: ['obs'], outputs: space.kind === 'discrete' ? ['logits', 'value'] : ['mean', 'log_std', 'value'] };
     this.actorStack = new DenseStack(
       this.actorLayers.map((layer) => ({
-        weight: this.store.get(`${layer.name}.weight`).data,
-        bias: this.store.get(`${layer.name}.bias`).data,
+        weight: this.weights.get(`${layer.name}.weight`).data,
+        bias: this.weights.get(`${layer.name}.bias`).data,
         inDim: layer.inDim,
         outDim: layer.outDim,
         activation: layer.activation,
@@ -120,8 +91,8 @@ export class MlpPolicy {
   }
 
   /** The forward pass in `g` from `obs` [B, obsDim]; declares the parameters in `g`. */
-  build(g: Graph, obs: Tensor): PolicyGraph {
-    const p = this.store.declare(g);
+  build(g: Graph, obs: Tensor): ActorCriticGraph {
+    const p = this.weights.declare(g);
     const run = (layers: readonly LayerSpec[], x: Tensor): Tensor =>
       layers.reduce((h, layer) => {
         const y = g.linear(h, p[`${layer.name}.weight`], p[`${layer.name}.bias`]);
@@ -136,15 +107,27 @@ export class MlpPolicy {
    * The parameters of the actor and of the critic when they are separate networks (each
    * gradient then comes from its own model, computed at once); null with a shared trunk.
    */
-  separateNetworks(): { readonly actor: string[]; readonly critic: string[] } | null {
+  separateNetworks(): { readonly actor: readonly string[]; readonly critic: readonly string[] } | null {
     if (this.settings.sharedTrunk) return null;
-    const names = this.store.names;
+    const names = this.weights.names;
     return { actor: names.filter((n) => n.startsWith('actor.')), critic: names.filter((n) => n.startsWith('critic.')) };
   }
 
   /** The actor's output rows (logits or mean) for `rows` observations, outside onnxruntime. */
   actorForward(obs: Float32Array, rows: number, out: Float32Array): void {
     this.actorStack.forward(obs, rows, out);
+  }
+
+  /** Head rows and encoded samples for act(), grown to the largest batch asked for. */
+  private actBuffers = { head: new Float32Array(0), scratch: new Float32Array(0) };
+
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
+    const dist = this.distribution;
+    if (this.actBuffers.head.length < rows * dist.headWidth) {
+      this.actBuffers = { head: new Float32Array(rows * dist.headWidth), scratch: new Float32Array(rows * dist.encodedWidth) };
+    }
+    this.actorForward(obs, rows, this.actBuffers.head);
+    actFromHead(dist, this.actBuffers.head, rows, actions, deterministic, rng, this.actBuffers.scratch);
   }
 
   /** Makes the JS forward pass see the current parameters; call after each update. */
@@ -155,7 +138,7 @@ export class MlpPolicy {
   /**
    * The policy as a standalone ONNX model: input `obs` [B, obsDim]; outputs `logits`
    * (discrete) or `mean` and `log_std` (continuous), and `value`; weights baked in.
-   * `metadata` is stored as JSON in the model's doc_string.
+   * `metadata` is stored as JSON in the model's doc_string, with the inputs and outputs.
    */
   exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {
     const g = new Graph();
@@ -165,6 +148,7 @@ export class MlpPolicy {
       this.distribution.kind === 'discrete'
         ? { logits: actor.head, value }
         : { mean: actor.head, log_std: g.expandAs(actor.logStd!, actor.head), value };
-    return buildModel(g, { outputs, bake: this.store, graphName: 'rlx_policy', docString: JSON.stringify(metadata) }).bytes;
+    const docString = JSON.stringify({ ...metadata, ...this.onnxInterface });
+    return buildModel(g, { outputs, bake: this.weights, graphName: 'rlx_policy', docString }).bytes;
   }
 }

@@ -3,9 +3,9 @@
 // (discrete) or `mean` and `log_std` (continuous), and `value`. Used by `rlx eval`.
 import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import type { Actor } from '../evaluate.js';
-import type { PolicySpaces } from './mlp.js';
-import { Categorical, DiagGaussian, type ActionDistribution } from './distributions.js';
+import type { Rng } from '../random.js';
+import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
+import { actFromHead, type Actor, type PolicySpaces } from './policy.js';
 
 export class OnnxPolicy implements Actor {
   readonly distribution: ActionDistribution;
@@ -38,10 +38,11 @@ export class OnnxPolicy implements Actor {
     return new OnnxPolicy(session, spaces);
   }
 
-  async forward(obs: Float32Array, rows: number, head: Float32Array): Promise<void> {
+  async act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): Promise<void> {
     const out = await this.run(obs, rows);
-    head.set(out[this.head].data as Float32Array);
     if (this.head === 'mean') this.logStd.set((out.log_std.data as Float32Array).subarray(0, this.logStd.length));
+    const dist = this.distribution;
+    actFromHead(dist, out[this.head].data as Float32Array, rows, actions, deterministic, rng, new Float32Array(rows * dist.encodedWidth));
   }
 
   /** Every output for `rows` observations. */

@@ -10,6 +10,8 @@ export { buildModel, type BuiltModel, type ModelIO, type ModelOptions, type Para
 export { Session, type SessionOptions, type ExecutionProvider, type Feed, type HostTensor } from './session.js';
 export { GradientSession, type GradientSessionOptions, type LossAndGrads } from './gradient-session.js';
 export { GradientParts, MIN_CORES_FOR_THREADS, type GradientPart, type GradientPartsOptions, type PartsResult, type ThreadStats } from './gradient-parts.js';
+export { GradientStep, type GradientStepOptions, type StepPart, type StepResult } from './gradient-step.js';
+export { warmUpCompute, type Compute, type ComputeOptions } from './compute.js';
 export { WorkerSession, type WorkerSessionOptions } from './worker-session.js';
 export { ParamStore, type Param, type ParamSnapshot } from './params.js';
 export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type AdamStepOptions, type SGDOptions, type SGDState } from './optim.js';

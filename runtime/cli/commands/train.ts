@@ -123,7 +123,7 @@ export const trainCommand: Command = {
       device,
       signal: controller.signal,
       checkpointEvery,
-      threads,
+      compute: threads === undefined ? undefined : { threads: threads > 1 },
       onProgress: (p) => reporter.update(p),
       log: (message) => reporter.message(`rlx train: ${message}`),
     };

@@ -6,13 +6,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { computeGae, LOSS_METRICS, Ppo, PpoGradients, ppoSettings } from '../../../runtime/algorithms/ppo.js';
+import { buildPpoLoss, computeGae, LOSS_METRICS, Ppo, ppoGradientStep, ppoLossAsWritten, ppoSettings, type PpoSettings } from '../../../runtime/algorithms/index.js';
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
-import { makePolicy, type Policy } from '../../../runtime/policies/index.js';
+import { makeActorCritic, PolicyFactory, type ActorCriticPolicy as Policy } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
 import { Rng } from '../../../runtime/random.js';
-import { GradientSession, Graph } from '../../../runtime/tensor/index.js';
+import { GradientSession, Graph, type GradientStep } from '../../../runtime/tensor/index.js';
 import { tempDir } from '../helpers.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
@@ -48,9 +48,17 @@ describe('computeGae', () => {
   });
 });
 
+/** The trainer's gradient step for PPO's loss (the masked form), on one thread unless asked. */
+function gradientStep(policy: Policy, settings: PpoSettings, maxRows: number, threads = false): Promise<GradientStep> {
+  return ppoGradientStep(buildPpoLoss(policy, settings), policy, { compute: { providers: ['cpu'], threads }, maxRows });
+}
+
+/** A gradient step's metric by name. */
+const metricOf = (step: GradientStep, metrics: Float64Array, name: string) => metrics[step.metricNames.indexOf(name)];
+
 function tinyPolicy(seed: number, continuous = false): Policy {
   const actionSpace = continuous ? ({ kind: 'box', shape: [1], low: [-2], high: [2] } as const) : ({ kind: 'discrete', n: 3 } as const);
-  return makePolicy({ kind: 'mlp', name: 'p', params: { hidden: [5, 4] } }, { obsDim: 3, actionSpace }, new Rng(seed));
+  return makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4] } }, { obsDim: 3, actionSpace }, new Rng(seed));
 }
 
 /** A minibatch whose old log-probs are offset so that many ratios fall outside [1 - c, 1 + c]. */
@@ -77,7 +85,7 @@ describe('the PPO loss', () => {
     it(`equals CleanRL's formula computed by hand in float64 (${continuous ? 'Gaussian' : 'categorical'})`, async () => {
       const policy = tinyPolicy(3, continuous);
       const settings = ppoSettings({ clip_value: true, value_coef: 0.5 });
-      const session = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 64 });
+      const session = await gradientStep(policy, settings, 64);
       const rows = 16;
       const mb = minibatch(policy, rows, new Rng(7));
       // The current log-probs and values, from the exported policy, in float64 from here on.
@@ -130,7 +138,7 @@ describe('the PPO loss', () => {
         ent_coef: new Float32Array([0.01]),
         inv_n: new Float32Array([1 / rows]),
       });
-      const metric = (name: (typeof LOSS_METRICS)[number]) => result.metrics[LOSS_METRICS.indexOf(name)];
+      const metric = (name: (typeof LOSS_METRICS)[number]) => metricOf(session, result.metrics, name);
       close(metric('policy_loss'), pg, 1e-5, 'policy loss');
       close(metric('value_loss'), v, 1e-5, 'value loss');
       close(metric('entropy'), ent, 1e-5, 'entropy');
@@ -141,50 +149,33 @@ describe('the PPO loss', () => {
     });
   }
 
-  it('has the gradients of the literal max/clamp formulation', async () => {
-    const policy = tinyPolicy(5);
-    const settings = ppoSettings({});
-    const masked = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 64 });
-    // CleanRL's loss as written: max of the surrogates, clamp of the ratio and of the value.
-    const g = new Graph();
-    const obs = g.input('obs', 'float32', ['B', 3]);
-    const action = g.input('action', 'float32', ['B', 3]);
-    const oldLogProb = g.input('old_logprob', 'float32', ['B']);
-    const adv = g.input('advantages', 'float32', ['B']);
-    const ret = g.input('returns', 'float32', ['B']);
-    const oldV = g.input('old_values', 'float32', ['B']);
-    const { actor, value } = policy.build(g, obs);
-    const ratio = g.exp(g.sub(policy.distribution.logProb(g, actor, action), oldLogProb));
-    const pg = g.mean(g.max(g.mul(g.neg(adv), ratio), g.mul(g.neg(adv), g.clip(ratio, 0.8, 1.2))));
-    const vClipped = g.add(oldV, g.clip(g.sub(value, oldV), -0.2, 0.2));
-    const v = g.mul(g.mean(g.max(g.square(g.sub(value, ret)), g.square(g.sub(vClipped, ret)))), 0.5);
-    const entropy = g.mean(g.neg(g.reduceSum(g.mul(g.softmax(actor.head), g.logSoftmax(actor.head)), { axes: [-1] })));
-    const loss = g.add(g.sub(pg, g.mul(entropy, 0.01)), g.mul(v, 0.5));
-    const literal = await GradientSession.create(g, { loss, params: policy.store });
-
-    const rows = 32;
-    const mb = minibatch(policy, rows, new Rng(11));
-    const oldLogProb0 = mb.offsets.map((o) => Math.log(1 / 3) + o);
-    const feeds = {
-      obs: { data: mb.obs, dims: [rows, 3] },
-      action: { data: mb.action, dims: [rows, 3] },
-      old_logprob: oldLogProb0,
-      advantages: mb.advantages,
-      returns: mb.returns,
-      old_values: mb.valueOffsets,
-    };
-    const a = await masked.run({ ...feeds, clip_coef: new Float32Array([0.2]), ent_coef: new Float32Array([0.01]), inv_n: new Float32Array([1 / rows]) });
-    const b = await literal.run(feeds);
-    close(a.loss, b.loss, 1e-5, 'loss');
-    assert.equal(a.grads.length, policy.store.names.length, 'a gradient for every parameter');
-    policy.store.names.forEach((name, k) => {
-      const expected = b.grads[k];
-      assert.equal(a.grads[k].length, expected.length, name);
-      for (let i = 0; i < expected.length; i++) close(a.grads[k][i], expected[i], 1e-4, `d loss / d ${name}[${i}]`);
+  for (const clipValue of [true, false]) {
+    it(`has the loss, metrics and gradients of the loss as the paper writes it (clip_value ${clipValue})`, async () => {
+      const policy = tinyPolicy(5);
+      const settings = ppoSettings({ clip_value: clipValue });
+      const masked = await gradientStep(policy, settings, 64);
+      // The reference: min of the surrogates and clip of the ratio and of the value, as written.
+      const written = ppoLossAsWritten(policy, settings);
+      const literal = await GradientSession.create(written.graph, { loss: written.loss, params: policy.weights });
+      const rows = 32;
+      const mb = minibatch(policy, rows, new Rng(11));
+      const feeds = { ...lossFeeds(policy, mb, rows), old_logprob: mb.offsets.map((o) => Math.log(1 / 3) + o) };
+      const a = await masked.run(feeds);
+      const b = await literal.run(feeds);
+      close(a.loss, b.loss, 1e-5, 'loss');
+      assert.equal(a.grads.length, policy.weights.names.length, 'a gradient for every weight');
+      let nonZero = 0;
+      policy.weights.names.forEach((name, k) => {
+        const expected = b.grads[k];
+        assert.equal(a.grads[k].length, expected.length, name);
+        for (let i = 0; i < expected.length; i++) close(a.grads[k][i], expected[i], 1e-4, `d loss / d ${name}[${i}]`);
+        nonZero += expected.filter((v) => v !== 0).length;
+      });
+      assert.ok(nonZero > 100, 'the gradients compared are not all zero');
+      await masked.release();
+      await literal.release();
     });
-    await masked.release();
-    await literal.release();
-  });
+  }
 });
 
 /** The loss graph's feeds for a minibatch (old log-probs and values are the minibatch's offsets). */
@@ -202,13 +193,13 @@ function lossFeeds(policy: Policy, mb: ReturnType<typeof minibatch>, rows: numbe
   };
 }
 
-describe('PpoGradients', () => {
+describe('the PPO gradient step', () => {
   for (const continuous of [false, true]) {
     it(`computes the actor and critic parts on two threads with the numbers of one thread (${continuous ? 'Gaussian' : 'categorical'})`, async () => {
       const policy = tinyPolicy(9, continuous);
       const settings = ppoSettings({});
-      const threaded = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 32, threads: true });
-      const serial = await PpoGradients.create(policy, settings, { providers: ['cpu'], maxRows: 32, threads: false });
+      const threaded = await gradientStep(policy, settings, 32, true);
+      const serial = await gradientStep(policy, settings, 32);
       try {
         assert.equal(threaded.threaded, true);
         const rows = 32;
@@ -220,7 +211,7 @@ describe('PpoGradients', () => {
         const b = await serial.run(feeds);
         assert.equal(a.loss, b.loss);
         assert.deepEqual(aMetrics, [...b.metrics]);
-        policy.store.names.forEach((name, k) => assert.deepEqual(aGrads[k], [...b.grads[k]], name));
+        policy.weights.names.forEach((name, k) => assert.deepEqual(aGrads[k], [...b.grads[k]], name));
       } finally {
         await threaded.release();
         await serial.release();
@@ -231,8 +222,8 @@ describe('PpoGradients', () => {
   it('leaves the entropy gradient out when entropy_coef is 0 throughout, with the same numbers', async () => {
     // The bonus is built (and fed ent_coef = 0) under one setting, left out under the other.
     const policy = tinyPolicy(4);
-    const built = await PpoGradients.create(policy, ppoSettings({ entropy_coef: 0.01 }), { providers: ['cpu'], maxRows: 16, threads: false });
-    const left = await PpoGradients.create(policy, ppoSettings({ entropy_coef: 0 }), { providers: ['cpu'], maxRows: 16, threads: false });
+    const built = await gradientStep(policy, ppoSettings({ entropy_coef: 0.01 }), 16);
+    const left = await gradientStep(policy, ppoSettings({ entropy_coef: 0 }), 16);
     try {
       const rows = 16;
       const feeds = { ...lossFeeds(policy, minibatch(policy, rows, new Rng(3)), rows), ent_coef: new Float32Array([0]) };
@@ -240,9 +231,9 @@ describe('PpoGradients', () => {
       const aGrads = a.grads.map((g) => [...g]);
       const aMetrics = [...a.metrics];
       const b = await left.run(feeds);
-      policy.store.names.forEach((name, k) => assert.deepEqual([...b.grads[k]], aGrads[k], name));
+      policy.weights.names.forEach((name, k) => assert.deepEqual([...b.grads[k]], aGrads[k], name));
       assert.deepEqual([...b.metrics], aMetrics, 'the entropy is still reported');
-      assert.ok(b.metrics[LOSS_METRICS.indexOf('entropy')] > 0);
+      assert.ok(metricOf(left, b.metrics, 'entropy') > 0);
     } finally {
       await built.release();
       await left.release();
@@ -250,19 +241,19 @@ describe('PpoGradients', () => {
   });
 
   it('computes the whole loss as one part when the actor and critic share a trunk', async () => {
-    const policy = makePolicy({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: true } }, { obsDim: 3, actionSpace: { kind: 'discrete', n: 3 } }, new Rng(2));
+    const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: true } }, { obsDim: 3, actionSpace: { kind: 'discrete', n: 3 } }, new Rng(2));
     assert.equal(policy.separateNetworks(), null);
-    const gradients = await PpoGradients.create(policy, ppoSettings({}), { providers: ['cpu'], maxRows: 8 });
+    const gradients = await gradientStep(policy, ppoSettings({}), 8);
     try {
       assert.equal(gradients.threaded, false);
       const rows = 8;
       const mb = minibatch(policy, rows, new Rng(5));
       const out = await gradients.run(lossFeeds(policy, mb, rows));
-      assert.equal(out.grads.length, policy.store.names.length);
+      assert.equal(out.grads.length, policy.weights.names.length);
       // The trunk's gradient gets contributions from both terms: it is not zero.
-      const trunk = out.grads[policy.store.names.indexOf('trunk.0.weight')];
+      const trunk = out.grads[policy.weights.names.indexOf('trunk.0.weight')];
       assert.ok(trunk.some((v) => v !== 0));
-      for (const name of LOSS_METRICS) assert.ok(Number.isFinite(out.metrics[LOSS_METRICS.indexOf(name)]), name);
+      for (const name of LOSS_METRICS) assert.ok(Number.isFinite(metricOf(gradients, out.metrics, name)), name);
     } finally {
       await gradients.release();
     }
@@ -275,9 +266,9 @@ describe('Ppo', () => {
     const vec = makeVecEnv('CartPole', { max_steps: 3 }, 2);
     const stepper = new Stepper(vec, null);
     stepper.reset(4);
-    const policy = makePolicy({ kind: 'mlp', name: 'p', params: {} }, { obsDim: 4, actionSpace: vec.actionSpace as { kind: 'discrete'; n: number } }, new Rng(1));
+    const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: {} }, { obsDim: 4, actionSpace: vec.actionSpace as { kind: 'discrete'; n: number } }, new Rng(1));
     const before = await OnnxPolicy.load(writeTemp(policy), { obsDim: 4, actionSpace: policy.spaces.actionSpace });
-    const ppo = await Ppo.create({ settings: ppoSettings({ rollout_steps: 6, gamma: 0.9 }), policy, stepper, budget: 12, rng: new Rng(2), providers: ['cpu'] });
+    const ppo = await Ppo.create(context(policy, stepper, 12, new Rng(2)), ppoSettings({ rollout_steps: 6, gamma: 0.9 }));
     await ppo.iterate();
     const inside = ppo as unknown as { rewards: Float32Array; ended: Uint8Array; bootIndex: Int32Array; valueObs: Float32Array; batchSize: number };
     assert.deepEqual(Array.from(inside.ended), [0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1]);
@@ -296,8 +287,8 @@ describe('Ppo', () => {
       const vec = makeVecEnv('CartPole', {}, 4);
       const stepper = new Stepper(vec, null);
       stepper.reset(1);
-      const p = makePolicy({ kind: 'mlp', name: 'p', params: {} }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
-      const ppo = await Ppo.create({ settings: ppoSettings({ target_kl: targetKl }), policy: p, stepper, budget: 512, rng: new Rng(1), providers: ['cpu'] });
+      const p = makeActorCritic({ kind: 'mlp', name: 'p', params: {} }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+      const ppo = await Ppo.create(context(p, stepper, 512, new Rng(1)), ppoSettings({ target_kl: targetKl }));
       const metrics = await ppo.iterate();
       await ppo.release();
       return metrics['losses/gradient_steps'];
@@ -308,12 +299,21 @@ describe('Ppo', () => {
 
   it('rejects unknown or ill-typed params, naming them', () => {
     assert.throws(() => ppoSettings({ learning_rte: 1 }), /PPO: unknown param "learning_rte"; valid params: learning_rate/);
-    assert.throws(() => ppoSettings({ epochs: 0 }), /PPO: param "epochs" must be a positive integer, got 0/);
+    assert.throws(() => ppoSettings({ epochs: 0 }), /PPO: param "epochs" must be a whole number >= 1 and <= 1000, got 0/);
+    assert.throws(() => ppoSettings({ gae_lambda: 1.5 }), /PPO: param "gae_lambda" must be a number >= 0 and <= 1, got 1.5/);
+    assert.throws(() => ppoSettings({ learning_rate: 0 }), /PPO: param "learning_rate" must be a number > 0 and <= 10, got 0/);
     assert.throws(() => ppoSettings({ clip: { schedule: 'linear', from: 1 } }), /PPO: param "clip": expected a number or a schedule/);
     assert.equal(ppoSettings({ target_kl: 'none' }).target_kl, null);
     assert.equal(ppoSettings({ target_kl: 0.02 }).target_kl, 0.02);
   });
 });
+
+/** An algorithm context whose policy factory hands out `policy` (already built, to inspect it). */
+function context(policy: Policy, stepper: Stepper, budget: number, rng: Rng) {
+  const factory = new PolicyFactory({ kind: 'mlp', name: 'p', params: {} }, policy.spaces, new Rng(0));
+  factory.actorCritic = () => policy;
+  return { policy: factory, stepper, budget, rng, compute: { providers: ['cpu'] as const } };
+}
 
 /** The policy's ONNX export in a temporary file. */
 function writeTemp(policy: Policy): string {

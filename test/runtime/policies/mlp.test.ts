@@ -7,11 +7,11 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import * as ort from 'onnxruntime-node';
 
-import { Ppo, ppoSettings } from '../../../runtime/algorithms/ppo.js';
+import { PPO, ppoSettings } from '../../../runtime/algorithms/index.js';
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { DenseStack, fastTanh, type DenseLayerSource } from '../../../runtime/policies/dense.js';
-import { makePolicy, mlpSettings, type Policy, type PolicySpaces } from '../../../runtime/policies/index.js';
+import { makeActorCritic, mlpSettings, PolicyFactory, type ActorCriticPolicy as Policy, type PolicySpaces } from '../../../runtime/policies/index.js';
 import { Rng } from '../../../runtime/random.js';
 import { tempDir } from '../helpers.js';
 
@@ -19,7 +19,7 @@ const DISCRETE: PolicySpaces = { obsDim: 4, actionSpace: { kind: 'discrete', n: 
 const BOX: PolicySpaces = { obsDim: 3, actionSpace: { kind: 'box', shape: [2], low: [-1, -2], high: [1, 2] } };
 
 function policy(params: Record<string, unknown>, spaces: PolicySpaces, seed = 1): Policy {
-  return makePolicy({ kind: 'mlp', name: 'Actor', params }, spaces, new Rng(seed));
+  return makeActorCritic({ kind: 'mlp', name: 'Actor', params }, spaces, new Rng(seed));
 }
 
 /** W W^T for a [rows, cols] matrix with rows <= cols. */
@@ -48,19 +48,19 @@ function randomObs(rows: number, dim: number, seed: number): Float32Array {
 describe('mlp policy', () => {
   it('reads its params with the defaults of the registry and names bad ones', () => {
     assert.deepEqual(mlpSettings({}), { hidden: [64, 64], activation: 'tanh', sharedTrunk: false });
-    assert.throws(() => mlpSettings({ activation: 'gelu' }), /policy mlp: param "activation" must be tanh or relu, got "gelu"/);
+    assert.throws(() => mlpSettings({ activation: 'gelu' }), /policy mlp: param "activation" must be one of tanh, relu, got "gelu"/);
     assert.throws(() => mlpSettings({ hidden: [] }), /param "hidden" must be a non-empty list/);
     assert.throws(() => mlpSettings({ layers: 2 }), /unknown param "layers"; valid params: hidden, activation, shared_trunk/);
   });
 
   it('initialises as CleanRL: orthogonal, gain sqrt 2 hidden, 0.01 actor head, 1 critic head, zero biases', () => {
     const p = policy({}, DISCRETE);
-    assert.deepEqual(p.store.names, [
+    assert.deepEqual(p.weights.names, [
       'actor.0.weight', 'actor.0.bias', 'actor.1.weight', 'actor.1.bias', 'actor.out.weight', 'actor.out.bias',
       'critic.0.weight', 'critic.0.bias', 'critic.1.weight', 'critic.1.bias', 'critic.out.weight', 'critic.out.bias',
     ]);
     const check = (name: string, rows: number, cols: number, gain: number) => {
-      const w = p.store.get(name).data;
+      const w = p.weights.get(name).data;
       // The smaller side is orthonormal (times the gain): rows of W, or rows of W^T.
       const transposed = rows > cols ? Float32Array.from({ length: rows * cols }, (_, i) => w[(i % rows) * cols + Math.floor(i / rows)]) : w;
       const g = gram(transposed, Math.min(rows, cols), Math.max(rows, cols));
@@ -70,10 +70,10 @@ describe('mlp policy', () => {
     check('critic.1.weight', 64, 64, Math.SQRT2);
     check('actor.out.weight', 64, 2, 0.01);
     check('critic.out.weight', 64, 1, 1);
-    for (const name of p.store.names.filter((n) => n.endsWith('.bias'))) assert.ok(p.store.get(name).data.every((b) => b === 0), name);
+    for (const name of p.weights.names.filter((n) => n.endsWith('.bias'))) assert.ok(p.weights.get(name).data.every((b) => b === 0), name);
     const continuous = policy({ shared_trunk: true, hidden: [8] }, BOX);
-    assert.deepEqual(continuous.store.names, ['trunk.0.weight', 'trunk.0.bias', 'actor.out.weight', 'actor.out.bias', 'critic.out.weight', 'critic.out.bias', 'actor.log_std']);
-    assert.deepEqual(Array.from(continuous.store.get('actor.log_std').data), [0, 0]);
+    assert.deepEqual(continuous.weights.names, ['trunk.0.weight', 'trunk.0.bias', 'actor.out.weight', 'actor.out.bias', 'critic.out.weight', 'critic.out.bias', 'actor.log_std']);
+    assert.deepEqual(Array.from(continuous.weights.get('actor.log_std').data), [0, 0]);
   });
 
   it('runs the same layers in the WebAssembly SIMD kernel as in the JS loop', () => {
@@ -113,7 +113,7 @@ describe('mlp policy', () => {
       const p = policy(params, spaces, 3);
       // Move every parameter off its initial value, so that biases and heads matter too.
       const rng = new Rng(9);
-      for (const name of p.store.names) for (const [i, v] of p.store.get(name).data.entries()) p.store.get(name).data[i] = v + rng.uniformRange(-0.3, 0.3);
+      for (const name of p.weights.names) for (const [i, v] of p.weights.get(name).data.entries()) p.weights.get(name).data[i] = v + rng.uniformRange(-0.3, 0.3);
       p.sync();
       const session = await exported(p);
       assert.deepEqual(session.inputNames, ['obs']);
@@ -128,7 +128,7 @@ describe('mlp policy', () => {
         const expected = out[headName].data as Float32Array;
         for (let i = 0; i < head.length; i++) assert.ok(Math.abs(head[i] - expected[i]) < 1e-5, `${rows} rows, ${headName}[${i}]: JS ${head[i]}, ONNX ${expected[i]}`);
         assert.deepEqual(out.value.dims, [rows]);
-        if (headName === 'mean') assert.deepEqual(Array.from(out.log_std.data as Float32Array).slice(0, 2), Array.from(p.store.get('actor.log_std').data));
+        if (headName === 'mean') assert.deepEqual(Array.from(out.log_std.data as Float32Array).slice(0, 2), Array.from(p.weights.get('actor.log_std').data));
       }
       await session.release();
     });
@@ -139,7 +139,9 @@ describe('mlp policy', () => {
     const stepper = new Stepper(vec, null);
     stepper.reset(2);
     const p = policy({}, DISCRETE, 2);
-    const ppo = await Ppo.create({ settings: ppoSettings({ rollout_steps: 64 }), policy: p, stepper, budget: 1024, rng: new Rng(2), providers: ['cpu'] });
+    const factory = new PolicyFactory({ kind: 'mlp', name: 'p', params: {} }, p.spaces, new Rng(0));
+    factory.actorCritic = () => p;
+    const ppo = await PPO.create({ policy: factory, stepper, budget: 1024, rng: new Rng(2), compute: { providers: ['cpu'] } }, ppoSettings({ rollout_steps: 64 }));
     while (!ppo.done) await ppo.iterate();
     await ppo.release();
     const session = await exported(p);

@@ -119,8 +119,8 @@ describe('train()', () => {
 
   it('gives the same events with the gradients on one thread or two', async () => {
     const plan = makePlan({ budget: 2048, reward: SHAPED });
-    const one = await run(plan, { threads: 1 });
-    const two = await run(plan, { threads: 2 });
+    const one = await run(plan, { compute: { threads: false } });
+    const two = await run(plan, { compute: { threads: true } });
     assert.deepEqual(comparable(two.events), comparable(one.events));
   });
 

@@ -1,0 +1,99 @@
+// What the trainer and the algorithms need of a policy. Two levels:
+//
+// - `Policy`: what the trainer (../train.ts) needs of ANY policy, whatever the algorithm:
+//   its weights, acting for evaluation and recorded rollouts, and a standalone ONNX export
+//   that says how to read it. Nothing here assumes an actor-critic.
+// - Network families, each what one kind of algorithm trains: `ActorCriticPolicy` (PPO,
+//   REINFORCE with a value baseline). The next ones are written down in
+//   ../algorithms/README.md: a Q-network (DQN), a squashed Gaussian actor with twin critics
+//   (SAC), a token-level transformer (GRPO, SFT).
+//
+// A policy kind of the language (`mlp`, `transformer`) is a `PolicyDefinition` (index.ts)
+// that builds the families it can; an algorithm asks for the one it trains.
+import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
+import type { Rng } from '../random.js';
+import type { Graph, ParamStore, Tensor } from '../tensor/index.js';
+import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
+
+/** What a policy is built for: the size of the observation and the action space. */
+export interface PolicySpaces {
+  readonly obsDim: number;
+  readonly actionSpace: DiscreteSpace | BoxSpace;
+}
+
+/** The inputs and outputs of an exported policy model, recorded in its metadata. */
+export interface OnnxInterface {
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+}
+
+/** Something that acts on observation rows: a trained policy, or one loaded from ONNX (rlx eval). */
+export interface Actor {
+  /**
+   * Writes an action for each of `rows` observations into `actions` (the env's buffer):
+   * the most likely one when `deterministic`, else one drawn with `rng`.
+   */
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void | Promise<void>;
+}
+
+/** What the trainer needs of any policy. */
+export interface Policy extends Actor {
+  /** The language's policy kind (`mlp`). */
+  readonly kind: string;
+  readonly spaces: PolicySpaces;
+  /** The trainable weights; algorithms checkpoint them with their optimiser state. */
+  readonly weights: ParamStore;
+  /** How the exported model is read: its inputs and outputs. */
+  readonly onnxInterface: OnnxInterface;
+  /**
+   * The policy as a standalone ONNX model with the weights baked in; `metadata` is stored
+   * as JSON in the model's doc_string, with `inputs` and `outputs` (onnxInterface) added.
+   */
+  exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array;
+}
+
+/** Graph tensors of one actor-critic forward pass. */
+export interface ActorCriticGraph {
+  readonly actor: ActorOutput;
+  /** The critic's value per row, [B]. */
+  readonly value: Tensor;
+}
+
+/**
+ * An actor (an action distribution's head: logits, or a Gaussian's mean) and a critic (a
+ * state value), as PPO trains them. Exports `obs` -> `logits` | `mean`, `log_std`, and `value`.
+ */
+export interface ActorCriticPolicy extends Policy {
+  readonly distribution: ActionDistribution;
+  /** The forward pass in `g` from `obs` [B, obsDim]; declares the weights in `g`. */
+  build(g: Graph, obs: Tensor): ActorCriticGraph;
+  /**
+   * The weights of the actor and of the critic when they are separate networks (each
+   * gradient then comes from its own model, computed at once); null when they share some.
+   */
+  separateNetworks(): { readonly actor: readonly string[]; readonly critic: readonly string[] } | null;
+  /** The actor's head rows (logits or mean) for `rows` observations, outside onnxruntime (fast). */
+  actorForward(obs: Float32Array, rows: number, head: Float32Array): void;
+  /** Makes the fast forward pass see the current weights; call after each update. */
+  sync(): void;
+}
+
+/**
+ * Acting through an action distribution: the head rows of `rows` observations become env
+ * actions, the most likely ones or samples. `scratch` holds the encoded samples, which
+ * acting does not need.
+ */
+export function actFromHead(
+  dist: ActionDistribution,
+  head: Float32Array,
+  rows: number,
+  actions: ActionBuffer,
+  deterministic: boolean,
+  rng: Rng,
+  scratch: Float32Array,
+): void {
+  for (let i = 0; i < rows; i++) {
+    if (deterministic) dist.mode(head, i * dist.headWidth, actions, i * dist.envWidth);
+    else dist.sample(head, i * dist.headWidth, rng, actions, i * dist.envWidth, scratch, i * dist.encodedWidth);
+  }
+}

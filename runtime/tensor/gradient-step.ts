@@ -1,0 +1,107 @@
+// One gradient step's computation for any algorithm: the loss, the gradient of every weight,
+// and the step's scalar metrics, from one set of feeds (a minibatch).
+//
+// The loss is given as parts over disjoint weight sets (an actor's term and a critic's
+// term, say); each part is its own model, and with `compute.threads` the parts after the
+// first run on worker threads at the same time as the first (gradient-parts.ts says why and
+// when that pays). A loss over shared weights is one part. Each part also outputs its loss
+// and its metrics packed into one vector: an output costs ~3 us in onnxruntime's bindings.
+import type { Compute } from './compute.js';
+import { GradientParts, type GradientPart, type ThreadStats } from './gradient-parts.js';
+import type { Graph } from './graph.js';
+import type { ParamStore } from './params.js';
+import type { Feed } from './session.js';
+import type { Tensor } from './tensor.js';
+
+export interface StepPart {
+  /** The part's scalar loss; the step's loss is the sum of the parts. */
+  readonly loss: Tensor;
+  /** The weights this part differentiates: every weight of the store in exactly one part. */
+  readonly weights: readonly string[];
+  /** Scalar metrics computed with this part's model, by name (unique across parts). */
+  readonly metrics?: Readonly<Record<string, Tensor>>;
+}
+
+export interface GradientStepOptions {
+  /** The weights, fed at each run; the optimiser updates them in place. */
+  readonly weights: ParamStore;
+  readonly compute: Compute;
+  /** The largest size of each symbolic input dim (needed with threads), e.g. { B: 256 }. */
+  readonly dimLimits?: Readonly<Record<string, number>>;
+}
+
+/** One step's numbers; the arrays are valid until the next run. */
+export interface StepResult {
+  readonly loss: number;
+  /** d loss / d weight for every weight of the store, in the store's order. */
+  readonly grads: Float32Array[];
+  /** The metrics, in the order of `GradientStep.metricNames`. */
+  readonly metrics: Float64Array;
+}
+
+export class GradientStep {
+  private readonly result: { loss: number; grads: Float32Array[]; metrics: Float64Array };
+
+  private constructor(
+    private readonly parts: GradientParts,
+    /** Every metric's name, in the order of StepResult.metrics. */
+    readonly metricNames: readonly string[],
+    /** Per part: its output, and the index in metricNames of each value after its loss. */
+    private readonly layout: readonly { readonly output: string; readonly slots: readonly number[] }[],
+  ) {
+    this.result = { loss: 0, grads: [], metrics: new Float64Array(metricNames.length) };
+  }
+
+  static async create(graph: Graph, parts: readonly StepPart[], options: GradientStepOptions): Promise<GradientStep> {
+    const metricNames = parts.flatMap((p) => Object.keys(p.metrics ?? {}));
+    const duplicate = metricNames.find((name, i) => metricNames.indexOf(name) !== i);
+    if (duplicate) throw new Error(`GradientStep: metric '${duplicate}' is computed by two parts`);
+    const layout = parts.map((p, i) => ({ output: `part${i}`, slots: Object.keys(p.metrics ?? {}).map((m) => metricNames.indexOf(m)) }));
+    const gradientParts = parts.map((p, i): GradientPart => {
+      const scalars = [p.loss, ...Object.values(p.metrics ?? {})].map((x) => graph.unsqueeze(x, [0]));
+      return { loss: p.loss, params: p.weights, extras: { [layout[i]!.output]: graph.concat(scalars, 0) } };
+    });
+    const compiled = await GradientParts.create(graph, gradientParts, {
+      store: options.weights,
+      providers: options.compute.providers,
+      threads: options.compute.threads,
+      dimLimits: options.dimLimits,
+    });
+    return new GradientStep(compiled, metricNames, layout);
+  }
+
+  /** Whether the parts run on worker threads. */
+  get threaded(): boolean {
+    return this.parts.threaded;
+  }
+
+  /** How the worker threads' parts were computed (the bench prints it). */
+  get threadStats(): ThreadStats {
+    return this.parts.threadStats;
+  }
+
+  /**
+   * Readies sleeping worker threads for the run() that follows a pause (a rollout): call it
+   * a few hundred microseconds before, e.g. before a value pass.
+   */
+  wake(): void {
+    this.parts.wake();
+  }
+
+  async run(feeds: Readonly<Record<string, Feed>>): Promise<StepResult> {
+    const { grads, extras } = await this.parts.run(feeds);
+    const result = this.result;
+    result.loss = 0;
+    for (const { output, slots } of this.layout) {
+      const vector = extras[output]!;
+      result.loss += vector[0]!;
+      for (let k = 0; k < slots.length; k++) result.metrics[slots[k]!] = vector[k + 1]!;
+    }
+    result.grads = grads;
+    return result;
+  }
+
+  release(): Promise<void> {
+    return this.parts.release();
+  }
+}
