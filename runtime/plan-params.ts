@@ -4,8 +4,21 @@
 // defaults from there and checks each value against the declared type and range, so a plan
 // written by hand or by a program gets the same answers as one the checker passed. Errors
 // name the component and the param.
+import { closestNames } from '../dsl/diagnostics.js';
 import { builtin, type NumberType, type ParamSpec, type ValueType } from '../dsl/schema/index.js';
 import { checkSchedulable, type Schedulable } from './schedule.js';
+
+/** A plan value that does not fit what the registry declares; names the component and the param. */
+export class ParamError extends Error {
+  override name = 'ParamError';
+  constructor(
+    readonly owner: string,
+    readonly param: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export class PlanParams {
   private readonly specs: ReadonlyMap<string, ParamSpec>;
@@ -18,18 +31,27 @@ export class PlanParams {
     private readonly owner: string,
     declared: readonly ParamSpec[],
     private readonly given: Readonly<Record<string, unknown>>,
+    private readonly makeError: (owner: string, param: string, message: string) => Error = (...args) => new ParamError(...args),
   ) {
     this.specs = new Map(declared.map((p) => [p.name, p]));
     for (const name of Object.keys(given)) {
-      if (!this.specs.has(name)) throw new Error(`${owner}: unknown param "${name}"; valid params: ${[...this.specs.keys()].join(', ')}`);
+      if (this.specs.has(name)) continue;
+      const valid = [...this.specs.keys()];
+      const [hint] = closestNames(name, valid, 1);
+      throw this.makeError(owner, name, `${owner}: unknown param "${name}"${hint ? ` (did you mean "${hint}"?)` : ''}; valid params: ${valid.join(', ')}`);
     }
   }
 
   /** The params of the registry's built-in `name` (an algorithm, policy or env kind). */
-  static of(name: string, given: Readonly<Record<string, unknown>>, owner: string = name): PlanParams {
+  static of(name: string, given: Readonly<Record<string, unknown>>, owner: string = name, makeError?: (owner: string, param: string, message: string) => Error): PlanParams {
     const spec = builtin(name);
     if (!spec) throw new Error(`${owner}: "${name}" is not a built-in of the language`);
-    return new PlanParams(owner, spec.params, given);
+    return new PlanParams(owner, spec.params, given, makeError);
+  }
+
+  /** The declared params, for descriptions (envInfo). */
+  get declared(): readonly ParamSpec[] {
+    return [...this.specs.values()];
   }
 
   private spec(name: string): ParamSpec {
@@ -41,11 +63,15 @@ export class PlanParams {
 
   /** The plan's value, or the registry's default. */
   value(name: string): unknown {
-    return this.given[name] ?? this.spec(name).default ?? null;
+    // Only a missing value takes the default: null is the plan's `none`, which may be wrong.
+    const given = this.given[name];
+    return given !== undefined ? given : (this.spec(name).default ?? null);
   }
 
-  private fail(name: string, what: string): never {
-    throw new Error(`${this.owner}: param "${name}" must be ${what}, got ${JSON.stringify(this.value(name))}`);
+  /** Throws the component's error for param `name`: `what` it must be, and what it got. */
+  fail(name: string, what: string): never {
+    const got = this.value(name);
+    throw this.makeError(this.owner, name, `${this.owner}: param "${name}" must be ${what}, got ${describeValue(got)}`);
   }
 
   /** A number within the declared range (a whole one where declared so). */
@@ -70,7 +96,12 @@ export class PlanParams {
   /** A number or a schedule of numbers. */
   schedule(name: string): Schedulable {
     const v = this.value(name);
-    return typeof v === 'number' ? this.number(name) : checkSchedulable(v, `${this.owner}: param "${name}"`);
+    if (typeof v === 'number') return this.number(name);
+    try {
+      return checkSchedulable(v, `${this.owner}: param "${name}"`);
+    } catch (err) {
+      throw this.makeError(this.owner, name, (err as Error).message);
+    }
   }
 
   /** A number, or null for `none`. */
@@ -96,7 +127,7 @@ export class PlanParams {
 }
 
 /** The number type of a param (the number branch of a oneOf), if it has one. */
-function numberType(type: ValueType): NumberType | undefined {
+export function numberType(type: ValueType): NumberType | undefined {
   if (type.kind === 'number') return type;
   if (type.kind === 'oneOf') return type.types.map(numberType).find((t) => t !== undefined);
   return undefined;
@@ -116,4 +147,10 @@ function describeRange(t: NumberType): string {
     t.max !== undefined ? `${t.exclusiveMax ? '<' : '<='} ${t.max}` : '',
   ].filter(Boolean);
   return bounds.length > 0 ? `${what} ${bounds.join(' and ')}` : what;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'none';
+  if (typeof value === 'number') return String(value);
+  return JSON.stringify(value) ?? String(value);
 }

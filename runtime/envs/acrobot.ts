@@ -11,15 +11,21 @@
 
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { integerParam, resolveParams, type ParamValues } from './params.js';
+import { envParams } from './params.js';
 
 const GRAVITY = 9.8;
 const AVAILABLE_TORQUES = [-1.0, 0.0, 1.0] as const;
 
-// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
-export const ACROBOT_PARAMS = {
-  max_steps: integerParam(500, 'Steps after which the episode is truncated (Acrobot-v1: 500).', { min: 1, max: 1e6 }),
-} as const;
+/** Acrobot's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
+export interface AcrobotConfig {
+  readonly max_steps: number;
+}
+
+/** Reads a Acrobot configuration: defaults for what `given` leaves out, each value checked. */
+function acrobotConfig(given: object): AcrobotConfig {
+  const p = envParams('Acrobot', given);
+  return { max_steps: p.count('max_steps') };
+}
 
 /**
  * Gymnasium's fixed physics of Acrobot-v1 (not parameters in the language):
@@ -44,7 +50,6 @@ export const ACROBOT_CONSTANTS = {
   book_or_nips: 'book',
 } as const;
 
-export type AcrobotParams = ParamValues<typeof ACROBOT_PARAMS>;
 
 /** Gymnasium's `wrap`: shifts x by whole periods into [low, high]. */
 function wrap(x: number, low: number, high: number): number {
@@ -59,7 +64,7 @@ function bound(x: number, low: number, high: number): number {
 }
 
 export class Acrobot extends BaseEnv {
-  readonly params: Readonly<AcrobotParams>;
+  readonly config: Readonly<AcrobotConfig>;
 
   private readonly state = new Float64Array(4);
   // RK4 scratch: derivatives at the four stages and the stage input.
@@ -69,8 +74,8 @@ export class Acrobot extends BaseEnv {
   private readonly k4 = new Float64Array(4);
   private readonly stage = new Float64Array(4);
 
-  constructor(params: Partial<AcrobotParams> = {}) {
-    const resolved = resolveParams('Acrobot', ACROBOT_PARAMS, params);
+  constructor(config: Partial<AcrobotConfig> = {}) {
+    const resolved = acrobotConfig(config);
     const high = [1, 1, 1, 1, ACROBOT_CONSTANTS.max_vel_1, ACROBOT_CONSTANTS.max_vel_2].map(Math.fround);
     super({
       kind: 'Acrobot',
@@ -80,7 +85,7 @@ export class Acrobot extends BaseEnv {
       stateLayout: ['theta1', 'theta2', 'dtheta1', 'dtheta2'],
       maxSteps: resolved.max_steps,
     });
-    this.params = Object.freeze(resolved);
+    this.config = Object.freeze(resolved);
   }
 
   protected drawInitialState(rng: Rng): void {

@@ -15,25 +15,30 @@
 
 import { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+import { envParams } from './params.js';
 
-// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
-export const BANDIT_PARAMS = {
-  arms: integerParam(10, 'Number of arms (k).', { min: 2, max: 1000 }),
-  reward_std: numberParam(1.0, "Standard deviation of the reward around an arm's mean.", { min: 0, max: 100 }),
-  max_steps: integerParam(1, 'Pulls per episode; the last one terminates it.', { min: 1, max: 1e6 }),
-} as const;
+/** Bandit's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
+export interface BanditConfig {
+  readonly arms: number;
+  readonly reward_std: number;
+  readonly max_steps: number;
+}
 
-export type BanditParams = ParamValues<typeof BANDIT_PARAMS>;
+/** Reads a Bandit configuration: defaults for what `given` leaves out, each value checked. */
+function banditConfig(given: object): BanditConfig {
+  const p = envParams('Bandit', given);
+  return { arms: p.number('arms'), reward_std: p.number('reward_std'), max_steps: p.count('max_steps') };
+}
+
 
 export class Bandit extends BaseEnv {
-  readonly params: Readonly<BanditParams>;
+  readonly config: Readonly<BanditConfig>;
 
   private readonly means: Float64Array;
   private lastArm = -1;
 
-  constructor(params: Partial<BanditParams> = {}) {
-    const resolved = resolveParams('Bandit', BANDIT_PARAMS, params);
+  constructor(config: Partial<BanditConfig> = {}) {
+    const resolved = banditConfig(config);
     super({
       kind: 'Bandit',
       observationSpace: { kind: 'box', shape: [1], low: [1], high: [1] },
@@ -44,7 +49,7 @@ export class Bandit extends BaseEnv {
       // time limit would also flag it as truncated, which tells a learner to bootstrap.
       maxSteps: Number.POSITIVE_INFINITY,
     });
-    this.params = Object.freeze(resolved);
+    this.config = Object.freeze(resolved);
     this.means = new Float64Array(resolved.arms);
   }
 
@@ -68,11 +73,11 @@ export class Bandit extends BaseEnv {
     const arm = actions[offset];
     this.lastArm = arm;
     // elapsedSteps counts the pulls before this one.
-    this.terminated = this.elapsedSteps + 1 >= this.params.max_steps;
+    this.terminated = this.elapsedSteps + 1 >= this.config.max_steps;
     // After setState() on a never-seeded bandit only the noise needs a stream;
     // randomStream() would seed and so redraw the means just installed.
     if (this.rng === undefined) this.rng = Rng.fromEntropy();
-    return this.means[arm] + this.params.reward_std * this.rng.normal();
+    return this.means[arm] + this.config.reward_std * this.rng.normal();
   }
 
   writeObs(out: Float32Array, offset: number): void {

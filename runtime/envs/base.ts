@@ -20,8 +20,8 @@ export abstract class BaseEnv implements FastEnv {
   readonly maxSteps: number;
   readonly obsDim: number;
   readonly actionDim: number;
-  /** The resolved params (defaults filled in), as the env's own table names them. */
-  abstract readonly params: Readonly<Record<string, unknown>>;
+  /** The resolved configuration (defaults filled in), named as the language names it. */
+  abstract readonly config: Readonly<object>;
 
   elapsedSteps = 0;
   terminated = false;

@@ -9,21 +9,27 @@
 
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+import { envParams } from './params.js';
 
 /** Gymnasium bounds unbounded float32 observations by the largest float32. */
 export const FLOAT32_MAX = 3.4028234663852886e38;
 
-// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
-export const CARTPOLE_PARAMS = {
-  max_steps: integerParam(500, 'Steps after which the episode is truncated (CartPole-v1: 500).', { min: 1, max: 1e6 }),
-  gravity: numberParam(9.8, 'Gravitational acceleration (m/s^2).', { min: 0, minExclusive: true, max: 100 }),
-  cart_mass: numberParam(1.0, 'Mass of the cart (kg).', { min: 0, minExclusive: true, max: 100 }),
-  pole_mass: numberParam(0.1, 'Mass of the pole (kg).', { min: 0, minExclusive: true, max: 100 }),
-  pole_half_length: numberParam(0.5, "Half the pole's length (m); Gymnasium's `length`.", { min: 0, minExclusive: true, max: 100 }),
-  force: numberParam(10.0, "Force of one push (N); Gymnasium's `force_mag`.", { min: 0, minExclusive: true, max: 1000 }),
-  tau: numberParam(0.02, 'Seconds between state updates (Euler integration).', { min: 0, minExclusive: true, max: 1 }),
-} as const;
+/** CartPole's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
+export interface CartPoleConfig {
+  readonly max_steps: number;
+  readonly gravity: number;
+  readonly cart_mass: number;
+  readonly pole_mass: number;
+  readonly pole_half_length: number;
+  readonly force: number;
+  readonly tau: number;
+}
+
+/** Reads a CartPole configuration: defaults for what `given` leaves out, each value checked. */
+function cartPoleConfig(given: object): CartPoleConfig {
+  const p = envParams('CartPole', given);
+  return { max_steps: p.count('max_steps'), gravity: p.number('gravity'), cart_mass: p.number('cart_mass'), pole_mass: p.number('pole_mass'), pole_half_length: p.number('pole_half_length'), force: p.number('force'), tau: p.number('tau') };
+}
 
 /**
  * Gymnasium's fixed parts of CartPole-v1, not parameters in the language: the
@@ -35,10 +41,9 @@ export const CARTPOLE_CONSTANTS = {
   integrator: 'euler',
 } as const;
 
-export type CartPoleParams = ParamValues<typeof CARTPOLE_PARAMS>;
 
 export class CartPole extends BaseEnv {
-  readonly params: Readonly<CartPoleParams>;
+  readonly config: Readonly<CartPoleConfig>;
 
   private x = 0;
   private xDot = 0;
@@ -51,8 +56,8 @@ export class CartPole extends BaseEnv {
   private readonly poleMassLength: number;
   private readonly thetaThresholdRadians: number;
 
-  constructor(params: Partial<CartPoleParams> = {}) {
-    const resolved = resolveParams('CartPole', CARTPOLE_PARAMS, params);
+  constructor(config: Partial<CartPoleConfig> = {}) {
+    const resolved = cartPoleConfig(config);
     const thetaThresholdRadians = (CARTPOLE_CONSTANTS.theta_threshold_degrees * 2 * Math.PI) / 360;
     // Twice the termination bounds, so that a terminal observation still lies inside the space.
     const high = [CARTPOLE_CONSTANTS.x_threshold * 2, FLOAT32_MAX, thetaThresholdRadians * 2, FLOAT32_MAX].map(Math.fround);
@@ -64,7 +69,7 @@ export class CartPole extends BaseEnv {
       stateLayout: ['x', 'x_dot', 'theta', 'theta_dot'],
       maxSteps: resolved.max_steps,
     });
-    this.params = Object.freeze(resolved);
+    this.config = Object.freeze(resolved);
     this.totalMass = resolved.pole_mass + resolved.cart_mass;
     this.poleMassLength = resolved.pole_mass * resolved.pole_half_length;
     this.thetaThresholdRadians = thetaThresholdRadians;
@@ -79,8 +84,8 @@ export class CartPole extends BaseEnv {
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
-    const { gravity, pole_mass: poleMass, pole_half_length: length, tau } = this.params;
-    const force = actions[offset] === 1 ? this.params.force : -this.params.force;
+    const { gravity, pole_mass: poleMass, pole_half_length: length, tau } = this.config;
+    const force = actions[offset] === 1 ? this.config.force : -this.config.force;
     const cosTheta = Math.cos(this.theta);
     const sinTheta = Math.sin(this.theta);
     const thetaDot = this.thetaDot;

@@ -23,15 +23,8 @@
 
 import { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import {
-  EnvParamError,
-  enumParam,
-  integerParam,
-  invalid,
-  resolveParams,
-  type ParamSpec,
-  type ParamValues,
-} from './params.js';
+import { EnvParamError, envParams } from './params.js';
+import type { PlanParams } from '../plan-params.js';
 import type { GoalConditioned } from './types.js';
 
 export type GridLayout = 'open' | 'four_rooms' | 'maze';
@@ -45,42 +38,36 @@ const MAZE_SEED = 0x6d617a65;
 const ACTION_DX = [0, 1, 0, -1] as const;
 const ACTION_DY = [-1, 0, 1, 0] as const;
 
+/** GridWorld's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
+export interface GridWorldConfig {
+  readonly layout: GridLayout;
+  readonly size: number;
+  readonly goal: GoalSetting;
+  readonly max_steps: number;
+}
+
+/** Reads a GridWorld configuration: defaults for what `given` leaves out, each value checked. */
+function gridWorldConfig(given: object): GridWorldConfig {
+  const p = envParams('GridWorld', given);
+  return { layout: p.option('layout', ['open', 'four_rooms', 'maze']), size: p.number('size'), goal: goalSetting(p), max_steps: p.count('max_steps') };
+}
+
 /**
  * Accepts `random`, `{ kind: 'fixed', x, y }` (the plan's form of the
  * language's `fixed(x, y)`), or the shorthand `[x, y]`.
  */
-function goalParam(): ParamSpec<GoalSetting> {
-  const expected = 'must be random, fixed(x, y) as { kind: "fixed", x, y }, or [x, y]';
-  const coordinate = (value: unknown): number =>
-    typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : invalid(`${expected}, with non-negative integer coordinates`);
-  return {
-    type: 'goal',
-    default: 'random',
-    doc: 'Where the goal is: `random` (a free cell drawn each episode) or `fixed(x, y)`.',
-    parse(value) {
-      if (value === 'random') return 'random';
-      if (Array.isArray(value) && value.length === 2) return { kind: 'fixed', x: coordinate(value[0]), y: coordinate(value[1]) };
-      if (typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'fixed') {
-        const { x, y } = value as { x?: unknown; y?: unknown };
-        return { kind: 'fixed', x: coordinate(x), y: coordinate(y) };
-      }
-      return invalid(`${expected}, got ${JSON.stringify(value)}`);
-    },
-  };
+function goalSetting(p: PlanParams): GoalSetting {
+  const value = p.value('goal');
+  const expected = 'random, fixed(x, y) as { kind: "fixed", x, y }, or [x, y]';
+  const coordinate = (c: unknown): number => (typeof c === 'number' && Number.isSafeInteger(c) && c >= 0 ? c : p.fail('goal', `${expected}, with non-negative integer coordinates`));
+  if (value === 'random') return 'random';
+  if (Array.isArray(value) && value.length === 2) return { kind: 'fixed', x: coordinate(value[0]), y: coordinate(value[1]) };
+  if (typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'fixed') {
+    const { x, y } = value as { x?: unknown; y?: unknown };
+    return { kind: 'fixed', x: coordinate(x), y: coordinate(y) };
+  }
+  return p.fail('goal', expected);
 }
-
-// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
-export const GRID_WORLD_PARAMS = {
-  layout: enumParam(['open', 'four_rooms', 'maze'], 'open', 'Wall layout: open, four_rooms or maze.'),
-  size: integerParam(11, 'Width and height of the grid in cells (odd sizes centre the rooms and maze corridors).', {
-    min: 5,
-    max: 101,
-  }),
-  goal: goalParam(),
-  max_steps: integerParam(100, 'Steps after which the episode is truncated.', { min: 1, max: 1e6 }),
-} as const;
-
-export type GridWorldParams = ParamValues<typeof GRID_WORLD_PARAMS>;
 
 /** 1 marks a wall; cell (x, y) is at index y * size + x. */
 export function buildWalls(layout: GridLayout, size: number): Uint8Array {
@@ -137,7 +124,7 @@ export function buildWalls(layout: GridLayout, size: number): Uint8Array {
 }
 
 export class GridWorld extends BaseEnv implements GoalConditioned {
-  readonly params: Readonly<GridWorldParams>;
+  readonly config: Readonly<GridWorldConfig>;
   readonly size: number;
   readonly achievedFields = ['x', 'y'] as const;
   readonly goalFields = ['goal_x', 'goal_y'] as const;
@@ -150,8 +137,8 @@ export class GridWorld extends BaseEnv implements GoalConditioned {
   private goalX = 0;
   private goalY = 0;
 
-  constructor(params: Partial<GridWorldParams> = {}) {
-    const resolved = resolveParams('GridWorld', GRID_WORLD_PARAMS, params);
+  constructor(config: Partial<GridWorldConfig> = {}) {
+    const resolved = gridWorldConfig(config);
     const size = resolved.size;
     const high = [size - 1, size - 1, size - 1, size - 1];
     super({
@@ -162,7 +149,7 @@ export class GridWorld extends BaseEnv implements GoalConditioned {
       stateLayout: ['x', 'y', 'goal_x', 'goal_y'],
       maxSteps: resolved.max_steps,
     });
-    this.params = Object.freeze(resolved);
+    this.config = Object.freeze(resolved);
     this.size = size;
     this.walls = buildWalls(resolved.layout, size);
     const free: number[] = [];
@@ -185,7 +172,7 @@ export class GridWorld extends BaseEnv implements GoalConditioned {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const goal = this.params.goal;
+    const goal = this.config.goal;
     let goalCell: number;
     if (goal === 'random') {
       goalCell = this.freeCells[rng.int(this.freeCells.length)];

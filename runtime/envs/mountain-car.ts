@@ -6,17 +6,22 @@
 
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+import { envParams } from './params.js';
 
-// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
-export const MOUNTAIN_CAR_PARAMS = {
-  max_steps: integerParam(200, 'Steps after which the episode is truncated (MountainCar-v0: 200).', { min: 1, max: 1e6 }),
-  force: numberParam(0.001, 'Acceleration added per unit of push.', { min: 0, minExclusive: true, max: 1 }),
-  gravity: numberParam(0.0025, 'Strength of the slope (the hill is y = sin(3 x)).', { min: 0, minExclusive: true, max: 1 }),
-  goal_velocity: numberParam(0, 'Minimum velocity at the flag for the episode to count as reached.', { min: 0, max: 0.07 }),
-} as const;
+/** MountainCar's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
+export interface MountainCarConfig {
+  readonly max_steps: number;
+  readonly force: number;
+  readonly gravity: number;
+  readonly goal_velocity: number;
+}
 
-export type MountainCarParams = ParamValues<typeof MOUNTAIN_CAR_PARAMS>;
+/** Reads a MountainCar configuration: defaults for what `given` leaves out, each value checked. */
+function mountainCarConfig(given: object): MountainCarConfig {
+  const p = envParams('MountainCar', given);
+  return { max_steps: p.count('max_steps'), force: p.number('force'), gravity: p.number('gravity'), goal_velocity: p.number('goal_velocity') };
+}
+
 
 /** Gymnasium's fixed geometry of MountainCar-v0 (not parameters in the language). */
 export const MOUNTAIN_CAR_CONSTANTS = {
@@ -29,13 +34,13 @@ export const MOUNTAIN_CAR_CONSTANTS = {
 } as const;
 
 export class MountainCar extends BaseEnv {
-  readonly params: Readonly<MountainCarParams>;
+  readonly config: Readonly<MountainCarConfig>;
 
   private position = 0;
   private velocity = 0;
 
-  constructor(params: Partial<MountainCarParams> = {}) {
-    const resolved = resolveParams('MountainCar', MOUNTAIN_CAR_PARAMS, params);
+  constructor(config: Partial<MountainCarConfig> = {}) {
+    const resolved = mountainCarConfig(config);
     const { min_position: minPosition, max_position: maxPosition, max_speed: maxSpeed } = MOUNTAIN_CAR_CONSTANTS;
     super({
       kind: 'MountainCar',
@@ -50,7 +55,7 @@ export class MountainCar extends BaseEnv {
       stateLayout: ['position', 'velocity'],
       maxSteps: resolved.max_steps,
     });
-    this.params = Object.freeze(resolved);
+    this.config = Object.freeze(resolved);
   }
 
   protected drawInitialState(rng: Rng): void {
@@ -59,7 +64,7 @@ export class MountainCar extends BaseEnv {
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
-    const p = this.params;
+    const p = this.config;
     const c = MOUNTAIN_CAR_CONSTANTS;
     let velocity = this.velocity + ((actions[offset] - 1) * p.force + Math.cos(3 * this.position) * -p.gravity);
     velocity = Math.min(Math.max(velocity, -c.max_speed), c.max_speed);

@@ -5,19 +5,21 @@
 
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { integerParam, numberParam, resolveParams, type ParamValues } from './params.js';
+import { envParams } from './params.js';
 
-// The params and defaults are the language's (dsl/schema/envs.ts); a test keeps the two equal.
-export const PENDULUM_PARAMS = {
-  max_steps: integerParam(200, 'Steps after which the episode is truncated (Pendulum-v1: 200).', { min: 1, max: 1e6 }),
-  g: numberParam(10.0, "Gravitational acceleration (m/s^2); the one constructor argument of Gymnasium's Pendulum.", {
-    min: 0,
-    minExclusive: true,
-    max: 100,
-  }),
-  max_speed: numberParam(8, 'Angular velocity is clipped to [-max_speed, max_speed] (rad/s).', { min: 0, minExclusive: true, max: 100 }),
-  max_torque: numberParam(2.0, 'Actions are clipped to [-max_torque, max_torque] (N m).', { min: 0, minExclusive: true, max: 100 }),
-} as const;
+/** Pendulum's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
+export interface PendulumConfig {
+  readonly max_steps: number;
+  readonly g: number;
+  readonly max_speed: number;
+  readonly max_torque: number;
+}
+
+/** Reads a Pendulum configuration: defaults for what `given` leaves out, each value checked. */
+function pendulumConfig(given: object): PendulumConfig {
+  const p = envParams('Pendulum', given);
+  return { max_steps: p.count('max_steps'), g: p.number('g'), max_speed: p.number('max_speed'), max_torque: p.number('max_torque') };
+}
 
 /** Gymnasium's fixed parts of Pendulum-v1 (not parameters in the language). */
 export const PENDULUM_CONSTANTS = {
@@ -28,7 +30,6 @@ export const PENDULUM_CONSTANTS = {
   dt: 0.05,
 } as const;
 
-export type PendulumParams = ParamValues<typeof PENDULUM_PARAMS>;
 
 /**
  * Gymnasium's angle_normalize, ((x + pi) % (2 pi)) - pi, with Python's
@@ -43,15 +44,15 @@ export function normalizeAngle(x: number): number {
 }
 
 export class Pendulum extends BaseEnv {
-  readonly params: Readonly<PendulumParams>;
+  readonly config: Readonly<PendulumConfig>;
 
   private theta = 0;
   private thetaDot = 0;
   /** The clipped torque of the last step, reported in info (Gymnasium keeps it as last_u). */
   private lastTorque = 0;
 
-  constructor(params: Partial<PendulumParams> = {}) {
-    const resolved = resolveParams('Pendulum', PENDULUM_PARAMS, params);
+  constructor(config: Partial<PendulumConfig> = {}) {
+    const resolved = pendulumConfig(config);
     const high = [1.0, 1.0, resolved.max_speed].map(Math.fround);
     super({
       kind: 'Pendulum',
@@ -66,7 +67,7 @@ export class Pendulum extends BaseEnv {
       stateLayout: ['theta', 'theta_dot'],
       maxSteps: resolved.max_steps,
     });
-    this.params = Object.freeze(resolved);
+    this.config = Object.freeze(resolved);
   }
 
   protected drawInitialState(rng: Rng): void {
@@ -76,7 +77,7 @@ export class Pendulum extends BaseEnv {
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
-    const { g, max_speed: maxSpeed, max_torque: maxTorque } = this.params;
+    const { g, max_speed: maxSpeed, max_torque: maxTorque } = this.config;
     const { m, l, dt } = PENDULUM_CONSTANTS;
     const theta = this.theta;
     const thetaDot = this.thetaDot;

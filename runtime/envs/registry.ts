@@ -3,15 +3,16 @@
 // (observation fields, spaces, params with defaults) for checks against the
 // language's schema registry and for documentation.
 
-import { Acrobot, ACROBOT_PARAMS, type AcrobotParams } from './acrobot.js';
-import { Bandit, BANDIT_PARAMS, type BanditParams } from './bandit.js';
+import { Acrobot, type AcrobotConfig } from './acrobot.js';
+import { Bandit, type BanditConfig } from './bandit.js';
 import type { BaseEnv } from './base.js';
-import { CartPole, CARTPOLE_PARAMS, type CartPoleParams } from './cartpole.js';
-import { GridWorld, GRID_WORLD_PARAMS, type GridWorldParams } from './grid-world.js';
-import { MountainCar, MOUNTAIN_CAR_PARAMS, type MountainCarParams } from './mountain-car.js';
+import { CartPole, type CartPoleConfig } from './cartpole.js';
+import { GridWorld, type GridWorldConfig } from './grid-world.js';
+import { MountainCar, type MountainCarConfig } from './mountain-car.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
-import { closestName, describeParams, type ParamDescription, type ParamTable } from './params.js';
-import { Pendulum, PENDULUM_PARAMS, type PendulumParams } from './pendulum.js';
+import { closestNames } from '../../dsl/diagnostics.js';
+import { describeParams, type ParamDescription } from './params.js';
+import { Pendulum, type PendulumConfig } from './pendulum.js';
 import type { Space } from './types.js';
 import { VecEnv } from './vector.js';
 
@@ -19,40 +20,33 @@ interface BuiltinEnv {
   // `create` takes the plan's untyped params; the constructors' resolveParams
   // checks every name and value, hence the casts below.
   readonly doc: string;
-  readonly params: ParamTable;
   readonly create: (params: Record<string, unknown>) => BaseEnv;
 }
 
 const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   CartPole: {
     doc: 'Balance a pole on a cart (Gymnasium CartPole-v1).',
-    params: CARTPOLE_PARAMS,
-    create: (params) => new CartPole(params as Partial<CartPoleParams>),
+    create: (params) => new CartPole(params as Partial<CartPoleConfig>),
   },
   MountainCar: {
     doc: 'Drive an underpowered car up a hill (Gymnasium MountainCar-v0).',
-    params: MOUNTAIN_CAR_PARAMS,
-    create: (params) => new MountainCar(params as Partial<MountainCarParams>),
+    create: (params) => new MountainCar(params as Partial<MountainCarConfig>),
   },
   Acrobot: {
     doc: 'Swing a two-link arm up past a line (Gymnasium Acrobot-v1).',
-    params: ACROBOT_PARAMS,
-    create: (params) => new Acrobot(params as Partial<AcrobotParams>),
+    create: (params) => new Acrobot(params as Partial<AcrobotConfig>),
   },
   Pendulum: {
     doc: 'Swing a pendulum upright with continuous torque (Gymnasium Pendulum-v1).',
-    params: PENDULUM_PARAMS,
-    create: (params) => new Pendulum(params as Partial<PendulumParams>),
+    create: (params) => new Pendulum(params as Partial<PendulumConfig>),
   },
   GridWorld: {
     doc: 'Reach a goal cell on a grid; goal-conditioned (layouts open, four_rooms, maze).',
-    params: GRID_WORLD_PARAMS,
-    create: (params) => new GridWorld(params as Partial<GridWorldParams>),
+    create: (params) => new GridWorld(params as Partial<GridWorldConfig>),
   },
   Bandit: {
     doc: 'k-armed Gaussian bandit; one pull per episode.',
-    params: BANDIT_PARAMS,
-    create: (params) => new Bandit(params as Partial<BanditParams>),
+    create: (params) => new Bandit(params as Partial<BanditConfig>),
   },
 };
 
@@ -78,7 +72,7 @@ function lookUp(kind: string): BuiltinEnv {
     throw new Error(`environment kind "${kind}" is part of the language but not implemented in this runtime yet: ${NOT_IMPLEMENTED.env[kind]}`);
   }
   const kinds = envKinds();
-  const hint = closestName(kind, kinds);
+  const [hint] = closestNames(kind, kinds, 1);
   throw new Error(`unknown environment kind "${kind}"${hint ? ` (did you mean "${hint}"?)` : ''}; built-in kinds: ${kinds.join(', ')}`);
 }
 
@@ -102,6 +96,6 @@ export function envInfo(kind: string): EnvDescription {
     obsFields: env.obsFields,
     observationSpace: env.observationSpace,
     actionSpace: env.actionSpace,
-    params: describeParams(builtin.params),
+    params: describeParams(kind),
   };
 }

@@ -298,7 +298,7 @@ describe('Ppo', () => {
   });
 
   it('rejects unknown or ill-typed params, naming them', () => {
-    assert.throws(() => ppoSettings({ learning_rte: 1 }), /PPO: unknown param "learning_rte"; valid params: learning_rate/);
+    assert.throws(() => ppoSettings({ learning_rte: 1 }), /PPO: unknown param "learning_rte" \(did you mean "learning_rate"\?\); valid params: learning_rate/);
     assert.throws(() => ppoSettings({ epochs: 0 }), /PPO: param "epochs" must be a whole number >= 1 and <= 1000, got 0/);
     assert.throws(() => ppoSettings({ gae_lambda: 1.5 }), /PPO: param "gae_lambda" must be a number >= 0 and <= 1, got 1.5/);
     assert.throws(() => ppoSettings({ learning_rate: 0 }), /PPO: param "learning_rate" must be a number > 0 and <= 10, got 0/);

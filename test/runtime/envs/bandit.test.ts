@@ -92,7 +92,7 @@ describe('Bandit', () => {
   });
 
   it('rejects a bad number of arms', () => {
-    assert.throws(() => new Bandit({ arms: 1 }), /Bandit: param "arms" must be >= 2, got 1/);
+    assert.throws(() => new Bandit({ arms: 1 }), /Bandit: param "arms" must be a whole number >= 2 and <= 1000, got 1/);
     const env = new Bandit({ arms: 3 });
     env.reset(0);
     assert.throws(() => env.step(3), /Bandit: action must be an integer in \[0, 2\], got 3/);

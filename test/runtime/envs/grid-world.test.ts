@@ -171,8 +171,8 @@ describe('GridWorld', () => {
       env.reset(1);
       assert.equal(env.render().split('\n').length, 10);
     }
-    assert.throws(() => new GridWorld({ size: 102 }), /GridWorld: param "size" must be <= 101, got 102/);
-    assert.throws(() => new GridWorld({ size: 3 }), /GridWorld: param "size" must be >= 5, got 3/);
+    assert.throws(() => new GridWorld({ size: 102 }), /GridWorld: param "size" must be a whole number >= 5 and <= 101, got 102/);
+    assert.throws(() => new GridWorld({ size: 3 }), /GridWorld: param "size" must be a whole number >= 5 and <= 101, got 3/);
   });
 
   it('builds four rooms joined by four doorways', () => {

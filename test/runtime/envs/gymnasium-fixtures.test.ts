@@ -198,7 +198,7 @@ describe('Gymnasium 0.29 reference trajectories', () => {
         assert.ok(target, `${file}: env_id ${fixture.env_id} has no matching built-in; add it to TARGETS`);
         const env = makeEnv(target.kind, {});
         const expected = target.params(fixture.constants);
-        const ours: Record<string, unknown> = { ...target.constants, ...env.params };
+        const ours: Record<string, unknown> = { ...target.constants, ...env.config };
         for (const [name, value] of Object.entries(expected)) {
           assert.equal(ours[name], value, `${target.kind} default or constant for ${name}`);
         }

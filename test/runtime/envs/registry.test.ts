@@ -39,18 +39,18 @@ describe('env registry', () => {
 
   it('names the param and what it must be for a bad value', () => {
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
-      ['CartPole', { max_steps: 0 }, 'max_steps', /CartPole: param "max_steps" must be >= 1, got 0/],
-      ['CartPole', { max_steps: 2.5 }, 'max_steps', /must be an integer, got 2.5/],
-      ['CartPole', { gravity: '9.8' }, 'gravity', /CartPole: param "gravity" must be a finite number, got "9.8"/],
-      ['CartPole', { pole_mass: 0 }, 'pole_mass', /must be > 0, got 0/],
-      ['CartPole', { force: 0 }, 'force', /must be > 0, got 0/],
-      ['Pendulum', { g: Number.NaN }, 'g', /must be a finite number/],
+      ['CartPole', { max_steps: 0 }, 'max_steps', /CartPole: param "max_steps" must be a whole number >= 1 and <= 1000000, got 0/],
+      ['CartPole', { max_steps: 2.5 }, 'max_steps', /must be a whole number >= 1 and <= 1000000, got 2.5/],
+      ['CartPole', { gravity: '9.8' }, 'gravity', /CartPole: param "gravity" must be a number > 0 and <= 100, got "9.8"/],
+      ['CartPole', { pole_mass: 0 }, 'pole_mass', /must be a number > 0 and <= 100, got 0/],
+      ['CartPole', { force: 0 }, 'force', /must be a number > 0 and <= 1000, got 0/],
+      ['Pendulum', { g: Number.NaN }, 'g', /must be a number > 0 and <= 100, got NaN/],
       ['Acrobot', { dt: 0.1 }, 'dt', /Acrobot: unknown param "dt"; valid params: max_steps/],
       ['GridWorld', { layout: 'spiral' }, 'layout', /must be one of open, four_rooms, maze, got "spiral"/],
-      ['GridWorld', { size: 103 }, 'size', /must be <= 101, got 103/],
-      ['Bandit', { arms: 1 }, 'arms', /must be >= 2, got 1/],
+      ['GridWorld', { size: 103 }, 'size', /must be a whole number >= 5 and <= 101, got 103/],
+      ['Bandit', { arms: 1 }, 'arms', /must be a whole number >= 2 and <= 1000, got 1/],
       ['GridWorld', { goal: null }, 'goal', /must be random, fixed\(x, y\)/],
-      ['MountainCar', { max_steps: 'long' }, 'max_steps', /must be an integer, got "long"/],
+      ['MountainCar', { max_steps: 'long' }, 'max_steps', /must be a whole number >= 1 and <= 1000000, got "long"/],
     ];
     for (const [kind, params, param, message] of cases) {
       assert.throws(() => makeEnv(kind, params), paramError(param, message), `${kind} ${JSON.stringify(params)}`);
@@ -60,7 +60,7 @@ describe('env registry', () => {
   it('applies given params and treats undefined as the default', () => {
     const env = makeEnv('CartPole', { max_steps: 50, gravity: undefined });
     assert.equal(env.maxSteps, 50);
-    assert.equal(env.params.gravity, 9.8);
+    assert.equal((env.config as { gravity: number }).gravity, 9.8);
   });
 
   it('describes each kind: obs fields, spaces, params with defaults', () => {
@@ -108,6 +108,6 @@ describe('env registry', () => {
     assert.equal(vec.numEnvs, 4);
     assert.equal(vec.obs.length, 8);
     assert.ok(vec.envs.every((env) => env.maxSteps === 10));
-    assert.throws(() => makeVecEnv('MountainCar', { max_steps: -1 }, 4), /MountainCar: param "max_steps" must be >= 1/);
+    assert.throws(() => makeVecEnv('MountainCar', { max_steps: -1 }, 4), /MountainCar: param "max_steps" must be a whole number >= 1 and <= 1000000, got -1/);
   });
 });

@@ -1,13 +1,13 @@
 // Pendulum: the rod from the pivot at angle theta (0 upright, from the observation's cosine and
 // sine), and this step's torque as an arc whose length shows its size (positive turns the
 // pendulum counterclockwise, as theta grows).
-import { PENDULUM_PARAMS } from '../../../runtime/envs/pendulum.js';
+import { Pendulum } from '../../../dsl/schema/envs.js';
 import { actionAt, field, label, numberParam, type Scene } from './scene.js';
 
 export function drawPendulum(scene: Scene): void {
   const { ctx, width, height, theme } = scene;
   const theta = Math.atan2(field(scene, 'sin_theta'), field(scene, 'cos_theta'));
-  const maxTorque = numberParam(scene, 'max_torque', PENDULUM_PARAMS.max_torque.default);
+  const maxTorque = numberParam(scene, 'max_torque', Pendulum.params.find((p) => p.name === 'max_torque')!.default as number);
   const r = Math.min(width, height) * 0.36;
   const ox = width / 2;
   const oy = height / 2;
