@@ -1,5 +1,5 @@
 // A large, realistic .rlx workspace for benchmarks: many envs, policies, algorithms, rewards and
-// experiments that reference each other, with comments, in the shapes LANGUAGE.md uses.
+// experiments that reference each other, with comments, in the shapes docs/language.md uses.
 
 /** About `lines` lines in `declarations` declarations; it checks clean. */
 export function generateSpec(declarations = 300, lines = 5000): string {

@@ -1,4 +1,4 @@
-// The plan: the compiler's output and the runtime's only input (LANGUAGE.md section 10).
+// The plan: the compiler's output and the runtime's only input (docs/language.md#plans).
 // Plain JSON, fully resolved: bases merged, defaults filled, schedules and expressions
 // normalised. Bump PLAN_FORMAT when a change would make an old runtime misread a new plan.
 import type { PlanValue } from '../schema/types.js';

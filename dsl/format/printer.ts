@@ -3,14 +3,14 @@
 // tree decides the layout, comments are interleaved by position). Every comment is consumed
 // exactly once through one cursor (`next`), so none can be dropped or doubled.
 //
-// Layout rules (the examples of LANGUAGE.md are the reference; they print unchanged):
+// Layout rules (the examples of docs/language.md are the reference; they print unchanged):
 // - Imports first, then declarations, each group in source order. Exactly one blank line before
 //   and after a declaration, except that comments directly above it stay glued to it.
 // - Inside a body one member per line, with at most one blank line where the author left some;
 //   no blank line after `{` or before `}`. Consecutive `term`/`stage` members align their `=`.
 // - A body written on one line stays `{ a: 1, b: 2 }` if it fits in lineWidth and holds no
 //   comments and no nested bodies; an empty one is `{}`.
-// - Trailing comments keep the spaces the author put before them (at least one): LANGUAGE.md
+// - Trailing comments keep the spaces the author put before them (at least one): docs/language.md
 //   aligns them by hand, and a formatter that undid that would fight its own design document.
 // - Inside expressions, tokens are spaced by the operator rules; a comment there stays inline
 //   (a line comment ends the line and the expression continues one level deeper).

@@ -1,4 +1,4 @@
-// Built-in algorithms (LANGUAGE.md section 5). Defaults follow the reference implementations
+// Built-in algorithms (docs/language.md#built-in-algorithms). Defaults follow the reference implementations
 // named on each: CleanRL's single-file scripts (ppo.py, dqn.py, sac_continuous_action.py) and
 // Stable-Baselines3 where CleanRL has no opinion, TRL for GRPO.
 import {

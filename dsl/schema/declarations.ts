@@ -1,5 +1,6 @@
 // The members of user declarations that have no built-in base: experiments, rewards, sweeps,
-// and the stages inside an experiment (LANGUAGE.md sections 6-8).
+// and the stages inside an experiment (docs/language.md#rewards-and-conditions, docs/language.md#experiments-and-stages,
+// docs/language.md#sweeps).
 import { bool, choice, condition, count, int, list, num, option, param, path, ref, required, string } from './build.js';
 import type { DeclarationSchema } from './types.js';
 

@@ -1,4 +1,4 @@
-// Built-in environments (LANGUAGE.md section 5). Classic-control envs follow Gymnasium 0.29's
+// Built-in environments (docs/language.md#built-in-environments). Classic-control envs follow Gymnasium 0.29's
 // dynamics and constants; their parameters keep the names of the physical quantities.
 import { choice, count, int, num, option, param, maxSteps } from './build.js';
 import type { EnvSpec } from './types.js';

@@ -1,4 +1,4 @@
-// Built-in policy networks (LANGUAGE.md section 5).
+// Built-in policy networks (docs/language.md#built-in-policies).
 import { bool, choice, count, list, option, param } from './build.js';
 import type { PolicySpec } from './types.js';
 

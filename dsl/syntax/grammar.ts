@@ -1,4 +1,4 @@
-// The grammar of LANGUAGE.md section 3 as a Chevrotain CST parser with error recovery.
+// The grammar of docs/language.md#grammar as a Chevrotain CST parser with error recovery.
 // The concrete tree it builds is turned into the typed AST by cst-to-ast.ts; nothing else
 // should look at CST nodes.
 import { CstParser, Lexer, tokenMatcher, type CstNode, type IParserErrorMessageProvider, type TokenType } from '#chevrotain';

@@ -1,4 +1,4 @@
-// Reading number and string literals (LANGUAGE.md section 2), shared by the parser and the formatter.
+// Reading number and string literals (docs/language.md#files-comments-names), shared by the parser and the formatter.
 
 const COUNT_SUFFIX: Record<string, number> = { k: 1e3, M: 1e6 };
 

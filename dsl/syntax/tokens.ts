@@ -1,4 +1,4 @@
-// Tokens of the rlx language (LANGUAGE.md section 2). Whitespace and newlines are skipped:
+// Tokens of the rlx language (docs/language.md#files-comments-names). Whitespace and newlines are skipped:
 // members are separated by newlines or commas, and the grammar never needs a newline to decide.
 // Comments go to their own group so the formatter and hover can still see them.
 import { createToken, Lexer, type TokenType } from '#chevrotain';

@@ -129,7 +129,7 @@ class ModuleEnv implements Env {
 
   constructor(user: UserEnv, readonly kind: string, private readonly origin: string, params: Record<string, unknown>) {
     const missing = ['observationSpace', 'actionSpace', 'reset', 'step'].filter((m) => user[m as keyof UserEnv] === undefined);
-    if (missing.length > 0) throw new EnvModuleError(`the env of ${origin} lacks ${missing.join(', ')}; see docs/language.md (user environments) for the interface`);
+    if (missing.length > 0) throw new EnvModuleError(`the env of ${origin} lacks ${missing.join(', ')}; see docs/language.md#user-environments for the interface`);
     if (typeof user.reset !== 'function' || typeof user.step !== 'function') throw new EnvModuleError(`${origin}: reset and step must be methods`);
     this.observationSpace = checkSpace(user.observationSpace, 'observationSpace', origin);
     this.actionSpace = checkSpace(user.actionSpace, 'actionSpace', origin);

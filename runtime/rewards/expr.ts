@@ -6,7 +6,7 @@
 // the accessors that a NameResolver returns; strings and unknown names from a plan are
 // rejected here, never pasted into code. So a plan file from elsewhere cannot inject code.
 //
-// Values: numbers; booleans count as 0/1 (LANGUAGE.md section 6), so comparisons give 1 or 0
+// Values: numbers; booleans count as 0/1 (docs/language.md#rewards-and-conditions), so comparisons give 1 or 0
 // and conditions test `!== 0`. Vectors (`obs`, `goal`, `[a, b]`) exist only at compile time,
 // as lists of scalar expressions, and are consumed by norm() and dist().
 import type { PlanExpr } from '../../dsl/compile/plan.js';

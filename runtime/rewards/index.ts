@@ -2,7 +2,7 @@
 // function per run that evaluates every term for one transition, writes each term's value
 // and returns their sum. The trainer fills a RewardContext per env step and calls evaluate().
 //
-// Names a term can use (LANGUAGE.md section 6): obs.FIELD and next_obs.FIELD (the env's
+// Names a term can use (docs/language.md#rewards-and-conditions): obs.FIELD and next_obs.FIELD (the env's
 // observation fields; next_obs is the observation that ended the episode on its last step,
 // not the next episode's first), obs / next_obs as vectors, action (a number, or a vector for
 // multi-dimensional boxes), goal and achieved (goal-conditioned envs, after the step),

@@ -1,7 +1,7 @@
 // One or more tests per diagnostic code, each with the exact range (marked ⟦like this⟧ in the
 // source), the severity and the message, and the fixes where the checker offers them. The
 // table is keyed by code, so a new code in DIAGNOSTIC_CODES does not compile until it has a
-// test here (and the last test checks the same at run time). LANGUAGE.md section 9 lists what
+// test here (and the last test checks the same at run time). docs/language.md#what-the-checker-reports lists what
 // the checker must report; each item of it has a case below.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -12,7 +12,7 @@ import { applyEdits } from '../helpers/source.js';
 
 function languageBlocks(): string[] {
   const blocks = codeBlocks(readLanguageDoc(), 'rlx').map((b) => b.text);
-  assert.ok(blocks.length > 0, 'LANGUAGE.md has no ```rlx blocks');
+  assert.ok(blocks.length > 0, 'docs/language.md has no ```rlx blocks');
   return blocks;
 }
 
@@ -60,17 +60,17 @@ function check(before: string, after: string, options?: FormatOptions): void {
 
 // ---- the design document and the examples are already canonical
 
-describe('format: LANGUAGE.md and examples/', () => {
+describe('format: docs/language.md and examples/', () => {
   const blocks = languageBlocks();
 
   blocks.forEach((block, i) => {
-    it(`leaves LANGUAGE.md block ${i + 1} (${block.split('\n')[0]}) unchanged`, () => {
+    it(`leaves docs/language.md block ${i + 1} (${block.split('\n')[0]}) unchanged`, () => {
       assert.equal(formatted(block), block);
       assertSameMeaning(block, block);
     });
   });
 
-  it('leaves all LANGUAGE.md blocks together (section 11) unchanged', () => {
+  it('leaves all docs/language.md blocks together unchanged', () => {
     const all = blocks.join('\n');
     assert.equal(formatted(all), all);
   });
@@ -347,7 +347,7 @@ function assertRobust(text: string): 'formatted' | 'refused' {
 describe('format: robustness', () => {
   const blocks = languageBlocks();
 
-  it('never throws on random edits and truncations of the LANGUAGE.md examples', () => {
+  it('never throws on random edits and truncations of the docs/language.md examples', () => {
     const next = random(1);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)];
     const tally = { formatted: 0, refused: 0 };
@@ -385,7 +385,7 @@ describe('format: robustness', () => {
     assert.ok(formattedCount > 300, `only ${formattedCount} of the commented variants parsed`);
   });
 
-  it('formats every LANGUAGE.md example squeezed onto as few lines as possible', () => {
+  it('formats every docs/language.md example squeezed onto as few lines as possible', () => {
     for (const block of blocks) {
       // Lines are joined with a space unless a line comment needs its line break.
       const squeezed = block.split('\n').reduce((text, line) => text + (/\/\//.test(text.split('\n').pop()!) ? '\n' : ' ') + line.trim());

@@ -1,4 +1,4 @@
-// Robustness: the LANGUAGE.md examples, cut short and edited at random (seeded, so every run
+// Robustness: the docs/language.md examples, cut short and edited at random (seeded, so every run
 // sees the same cases), and random token soup. Whatever the text, parse and analyze return
 // without throwing, every range lies inside its file, no check crashes (internal-error), and
 // an edit that surely breaks the syntax is reported.

@@ -1,4 +1,4 @@
-// The syntax tree for every production of LANGUAGE.md section 3: shapes, precedence and
+// The syntax tree for every production of docs/language.md#grammar: shapes, precedence and
 // associativity (printed as s-expressions so a test reads like the tree), literals, doc
 // comments, and the exact ranges of nodes (marked ⟦like this⟧ in the source).
 import assert from 'node:assert/strict';

@@ -54,7 +54,7 @@ function tools(t: TestContext): { codeServer: string; chromium: string } | undef
   const codeServer = codeServerPath(repoRoot());
   const chromium = chromiumPath();
   const missing = [
-    codeServer ? '' : `code-server ${CODE_SERVER_VERSION} (install it with: bash ../shared/tools/code-server-offline.sh .tmp/code-server, as .ci/run does)`,
+    codeServer ? '' : `code-server ${CODE_SERVER_VERSION} (install it with: bash tools/code-server-offline.sh .tmp/code-server, as .ci/run does)`,
     chromium ? '' : 'chromium (apt-get install chromium)',
   ].filter(Boolean);
   if (missing.length === 0) return { codeServer: codeServer!, chromium: chromium! };

@@ -68,7 +68,7 @@ function scopes(tokenize: Tokenize, line: string): [string, string][] {
 test('the rlx grammar colours what the language has', async (t) => {
   const tokenize = await loadGrammar();
   if (!tokenize) {
-    t.skip('needs code-server (its vscode-textmate): bash ../shared/tools/code-server-offline.sh .tmp/code-server');
+    t.skip('needs code-server (its vscode-textmate): bash tools/code-server-offline.sh .tmp/code-server');
     return;
   }
   assert.deepEqual(scopes(tokenize, '/// The pole stays up.'), [['///', 'punctuation.definition.comment.rlx'], [' The pole stays up.', 'comment.line.documentation.rlx']]);

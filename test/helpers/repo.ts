@@ -16,18 +16,14 @@ export function repoRoot(): string {
   }
 }
 
-/** The language design, kept beside the repository in ../shared. */
+/** The language's normative reference. */
 export function languageDocPath(): string {
-  return path.resolve(repoRoot(), '../shared/LANGUAGE.md');
+  return path.join(repoRoot(), 'docs', 'language.md');
 }
 
-/** LANGUAGE.md's text; throws a message that says where it was looked for when it is missing. */
+/** docs/language.md's text. */
 export function readLanguageDoc(): string {
-  const file = languageDocPath();
-  if (!fs.existsSync(file)) {
-    throw new Error(`LANGUAGE.md not found at ${file} (expected in ../shared beside the repository root ${repoRoot()})`);
-  }
-  return fs.readFileSync(file, 'utf8');
+  return fs.readFileSync(languageDocPath(), 'utf8');
 }
 
 export interface CodeBlock {
@@ -61,7 +57,7 @@ export function exampleFiles(): string[] {
   return fs.readdirSync(examplesDir()).filter((f) => f.endsWith('.rlx')).sort().map((f) => path.join(examplesDir(), f));
 }
 
-/** The Gymnasium reference trajectories, kept beside the repository in ../shared. */
+/** The Gymnasium reference trajectories (test/fixtures/gymnasium/README.md says where they come from). */
 export function gymnasiumFixturesDir(): string {
-  return path.resolve(repoRoot(), '../shared/fixtures/gymnasium');
+  return path.join(repoRoot(), 'test', 'fixtures', 'gymnasium');
 }

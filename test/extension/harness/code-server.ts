@@ -1,6 +1,6 @@
 // Runs the editor suites in a real VS Code without a download: code-server (VS Code 1.100.3 for
-// Node 20) on a loopback port, opened in headless Chromium through playwright-core, as
-// ../shared/ARCHITECTURE.md ("Editor tests") describes. VS Code calls codeAutomationExit(code)
+// Node 20) on a loopback port, opened in headless Chromium through playwright-core
+// (tools/code-server-offline.sh installs both). VS Code calls codeAutomationExit(code)
 // on the page when the tests end; the suites ask for the screenshot through files.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,7 +12,7 @@ import type { SuiteResults } from '../suite/index.js';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 
-/** Where .ci/run installs code-server (tools: ../shared/tools/code-server-offline.sh DIR). */
+/** Where .ci/run installs code-server (tools/code-server-offline.sh DIR). */
 export function codeServerPath(repo: string): string | undefined {
   const candidates = [process.env.RLX_CODE_SERVER, path.join(repo, '.tmp', 'code-server', 'node_modules', '.bin', 'code-server')];
   return candidates.find((c): c is string => !!c && fs.existsSync(c));

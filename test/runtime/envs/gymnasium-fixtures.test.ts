@@ -1,5 +1,5 @@
 // Replays the reference trajectories recorded from Gymnasium 0.29 (see
-// ../shared/fixtures/gymnasium/README.md) through our classic-control
+// test/fixtures/gymnasium/README.md) through our classic-control
 // environments: same start state, same actions, same observations (as
 // float32), states, rewards and flags.
 //
@@ -35,7 +35,7 @@ import { CARTPOLE_CONSTANTS } from '../../../runtime/envs/cartpole.js';
 import { MOUNTAIN_CAR_CONSTANTS } from '../../../runtime/envs/mountain-car.js';
 import { PENDULUM_CONSTANTS } from '../../../runtime/envs/pendulum.js';
 import { makeEnv } from '../../../runtime/envs/registry.js';
-import { gymnasiumFixturesDir } from './repo-paths.js';
+import { gymnasiumFixturesDir } from '../../helpers/repo.js';
 
 interface FixtureStep {
   t: number;
@@ -181,12 +181,11 @@ function loadFixtures(): { file: string; fixture: Fixture }[] {
 const fixtures = loadFixtures();
 
 describe('Gymnasium 0.29 reference trajectories', () => {
-  it('are present beside the repository', () => {
+  it('are present in the repository', () => {
     const dir = gymnasiumFixturesDir();
     assert.ok(
       fixtures.length > 0,
-      `no Gymnasium fixtures found in ${dir}: the tests expect the shared folder next to the repository ` +
-        `(<repo>/../shared/fixtures/gymnasium/*.json); check it out there`,
+      `no Gymnasium fixtures found in ${dir} (test/fixtures/gymnasium/*.json, committed with the repository)`,
     );
   });
 

@@ -1,4 +1,4 @@
-// The server under abuse, over stdio: thousands of random edits of the LANGUAGE.md examples
+// The server under abuse, over stdio: thousands of random edits of the docs/language.md examples
 // interleaved with every kind of request; requests about a version the client has already
 // edited past; requests cancelled as soon as sent. It must never crash, never answer with
 // positions of another version, never hang, and still answer like a fresh server at the end.
