@@ -1,0 +1,110 @@
+// The implementations our users would otherwise pick, run by the bench in the same process and
+// sitting as ours, interleaved (peer, ours, peer, ours), so that a ratio never compares runs
+// from different days or machines: CleanRL's ppo.py and Stable-Baselines3's PPO with
+// rl-baselines3-zoo's settings, on Gymnasium 0.29.0 (bench/peers/README.md says where the
+// copies come from). They need python3 with Debian's torch; without it the bench prints ours
+// alone and says why.
+import { spawn, spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PEERS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/peers');
+/** The python3 that runs the peers: PEER_PY if set, else the first of these that imports torch (pyenv's may shadow Debian's). */
+const PYTHON_CANDIDATES = process.env.PEER_PY ? [process.env.PEER_PY] : ['python3', '/usr/bin/python3'];
+let PYTHON = PYTHON_CANDIDATES[0]!;
+
+/** A peer run's figures: throughput, and where the mean of the last 20 training returns first reached 475. */
+export interface PeerResult {
+  readonly sps: number;
+  readonly stepTo475: number | null;
+  /** Seconds from the start of training (imports excluded) to that step. */
+  readonly secondsTo475: number | null;
+}
+
+/** Null when the peers can run here, else why not (printed by the bench). */
+export function peersMissing(): string | null {
+  const problems: string[] = [];
+  for (const candidate of PYTHON_CANDIDATES) {
+    const probe = spawnSync(candidate, ['-c', 'import torch, numpy, cloudpickle'], { env: peerEnv(), encoding: 'utf8' });
+    if (!probe.error && probe.status === 0) {
+      PYTHON = candidate;
+      return null;
+    }
+    problems.push(probe.error ? `${candidate} not found` : `${candidate}: ${probe.stderr.trim().split('\n').pop()}`);
+  }
+  return `no python3 here imports torch, numpy and cloudpickle (${problems.join('; ')}); install Debian's python3-torch python3-numpy python3-cloudpickle python3-pandas python3-matplotlib python3-typing-extensions`;
+}
+
+/** PYTHONPATH as bench/peers/env.sh sets it; one torch thread (see bench/peers/README.md). */
+function peerEnv(): NodeJS.ProcessEnv {
+  const paths = [path.join(PEERS, 'shims'), PEERS, path.join(PEERS, 'cleanrl')];
+  return { ...process.env, PYTHONPATH: paths.join(path.delimiter), PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', PEER_TORCH_THREADS: '1' };
+}
+
+/** Runs a peer script; calls `onLine` with each stdout line and the seconds since spawn when it arrived. */
+function runPeer(args: readonly string[], onLine: (line: string, seconds: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(PYTHON, args, { cwd: PEERS, env: peerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let pending = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) onLine(line, (performance.now() - start) / 1000);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${PYTHON} ${args.join(' ')} exited with ${code}:\n${stderr}`))));
+  });
+}
+
+/** The first step at which the mean of the last `window` returns is >= `threshold`. */
+class Reach {
+  private readonly returns: number[] = [];
+  hit: { step: number; seconds: number } | null = null;
+
+  constructor(
+    private readonly threshold = 475,
+    private readonly window = 20,
+  ) {}
+
+  add(step: number, episodeReturn: number, seconds: number): void {
+    this.returns.push(episodeReturn);
+    if (this.hit || this.returns.length < this.window) return;
+    const recent = this.returns.slice(-this.window);
+    if (recent.reduce((a, b) => a + b, 0) / this.window >= this.threshold) this.hit = { step, seconds };
+  }
+}
+
+/** CleanRL's ppo.py on CartPole-v1, its defaults (4 envs x 128 steps, 500k steps). */
+export async function cleanrlPpo(seed: number, totalTimesteps = 500_000): Promise<PeerResult> {
+  const reach = new Reach();
+  let trainStart: number | null = null;
+  let sps = NaN;
+  await runPeer(['run_cleanrl.py', 'ppo.py', '--env-id', 'CartPole-v1', '--total-timesteps', String(totalTimesteps), '--seed', String(seed)], (line, seconds) => {
+    // ppo.py prints `global_step=N, episodic_return=[R]` per finished episode and `SPS: N` per update.
+    const episode = /^global_step=(\d+), episodic_return=\[?([-\d.e]+)/.exec(line);
+    if (episode) {
+      trainStart ??= seconds;
+      reach.add(Number(episode[1]), Number(episode[2]), seconds);
+    }
+    const rate = /^SPS: (\d+)/.exec(line);
+    if (rate) sps = Number(rate[1]);
+  });
+  // Training starts before the first episode ends; the first SPS line's rate dates it better,
+  // but an episode or two (tens of steps) is all that separates them at CartPole's start.
+  const secondsTo475 = reach.hit && trainStart !== null ? reach.hit.seconds - trainStart : null;
+  return { sps, stepTo475: reach.hit?.step ?? null, secondsTo475 };
+}
+
+/** SB3 2.3.2's PPO with rl-baselines3-zoo's CartPole-v1 settings, stopping at 475 (bench/peers/run_sb3_zoo.py). */
+export async function sb3ZooPpo(seed: number): Promise<PeerResult> {
+  let result: { sps_train: number; hit: { step: number } | null; hit_wall_from_train?: number } | null = null;
+  await runPeer(['run_sb3_zoo.py', '--seed', String(seed)], (line) => {
+    if (line.startsWith('{')) result = JSON.parse(line) as typeof result;
+  });
+  if (!result) throw new Error('run_sb3_zoo.py printed no result');
+  const r = result as { sps_train: number; hit: { step: number } | null; hit_wall_from_train?: number };
+  return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null };
+}
