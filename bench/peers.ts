@@ -37,7 +37,7 @@ export function peersMissing(): string | null {
 
 /** PYTHONPATH as bench/peers/env.sh sets it; one torch thread (see bench/peers/README.md). */
 function peerEnv(): NodeJS.ProcessEnv {
-  const paths = [path.join(PEERS, 'shims'), PEERS, path.join(PEERS, 'cleanrl')];
+  const paths = [path.join(PEERS, 'shims'), PEERS, path.join(PEERS, 'vendor'), path.join(PEERS, 'vendor', 'cleanrl')];
   return { ...process.env, PYTHONPATH: paths.join(path.delimiter), PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', PEER_TORCH_THREADS: '1' };
 }
 
