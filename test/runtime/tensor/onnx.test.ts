@@ -8,7 +8,6 @@ import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { linearDefault, seededRandom } from '../../../runtime/tensor/init.js';
-import * as nn from '../../../runtime/tensor/nn.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
 import { ParamStore } from '../../../runtime/tensor/params.js';
@@ -28,7 +27,7 @@ function actor() {
   const actions = g.input('actions', 'int64', ['B']);
   const h = g.tanh(g.linear(obs, p['pi.w1']!, p['pi.b1']!));
   const logits = g.linear(h, p['pi.w2']!, p['pi.b2']!);
-  const loss = g.neg(g.mean(nn.categoricalLogProb(logits, actions)));
+  const loss = g.neg(g.mean(g.gatherLast(g.logSoftmax(logits), actions)));
   return { store, g, obs, logits, action: g.argMax(logits), loss };
 }
 
