@@ -10,13 +10,13 @@ import { Graph } from '../../../runtime/tensor/graph.js';
 import { linearDefault, seededRandom } from '../../../runtime/tensor/init.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { Session } from '../../../runtime/tensor/session.js';
 
 /** A small actor: obs [B, 4] -> logits [B, 2], plus a PPO-style loss in the same graph. */
 function actor() {
   const random = seededRandom(7);
-  const store = new ParamStore();
+  const store = new WeightStore();
   store.add('pi.w1', [4, 8], (n) => linearDefault(random, n, 4));
   store.add('pi.b1', [8], (n) => linearDefault(random, n, 4));
   store.add('pi.w2', [8, 2], (n) => linearDefault(random, n, 8));
@@ -35,7 +35,7 @@ const OBS = Float32Array.from({ length: 5 * 4 }, (_, i) => Math.cos(i));
 
 test('an exported policy with baked parameters reproduces the training graph in a fresh InferenceSession', async () => {
   const { store, g, logits, action, loss } = actor();
-  const training = await Session.create(g, { logits, loss }, { params: store });
+  const training = await Session.create(g, { logits, loss }, { weights: store });
   const expected = await training.run({ obs: OBS, actions: new BigInt64Array(5) });
 
   const model = buildModel(g, { outputs: { logits, action }, bake: store });
