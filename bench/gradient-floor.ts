@@ -8,7 +8,7 @@
 // threads the two networks run at once, so the floor of a step is the slower of the two.
 import { Graph } from '../runtime/tensor/graph.js';
 import { seededRandom } from '../runtime/tensor/init.js';
-import { ParamStore } from '../runtime/tensor/params.js';
+import { WeightStore } from '../runtime/tensor/weights.js';
 import { Session } from '../runtime/tensor/session.js';
 import type { Tensor } from '../runtime/tensor/tensor.js';
 
@@ -22,7 +22,7 @@ export function mlpGradientMacsPerRow(obsDim: number, outDim: number): number {
 }
 
 /** Forward and backward of one MLP; returns the flattened parameter gradients. */
-function mlpGradient(g: Graph, store: ParamStore, x: Tensor, obsDim: number, prefix: string, outDim: number, outputGradient: (out: Tensor) => Tensor): Tensor {
+function mlpGradient(g: Graph, store: WeightStore, x: Tensor, obsDim: number, prefix: string, outDim: number, outputGradient: (out: Tensor) => Tensor): Tensor {
   const random = seededRandom(7);
   const param = (name: string, shape: number[]) => {
     store.add(prefix + name, shape, (n) => Float32Array.from({ length: n }, () => random() - 0.5));
@@ -60,10 +60,10 @@ export async function floorSessions(): Promise<FloorSessions> {
   const obsDim = 4;
   const make = async (outDim: number, prefix: string, outputGradient: (g: Graph, out: Tensor) => Tensor) => {
     const g = new Graph();
-    const store = new ParamStore();
+    const store = new WeightStore();
     const x = g.input('obs', 'float32', ['B', obsDim]);
     const flat = mlpGradient(g, store, x, obsDim, prefix, outDim, (out) => outputGradient(g, out));
-    return Session.create(g, { flat }, { params: store });
+    return Session.create(g, { flat }, { weights: store });
   };
   const actor = await make(2, 'actor.', (g, out) => g.sub(g.softmax(out), g.input('onehot', 'float32', ['B', 2])));
   const critic = await make(1, 'critic.', (g, out) => g.sub(out, g.input('target', 'float32', ['B', 1])));

@@ -3,11 +3,13 @@
 import { benchDsl } from './dsl.js';
 import { benchPpo } from './ppo.js';
 import { benchLsp } from './lsp.js';
+import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
   ppo: benchPpo,
+  tensor: () => benchTensor(),
   lsp: benchLsp,
   webview: benchWebview,
 };

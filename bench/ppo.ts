@@ -242,7 +242,7 @@ async function parts(): Promise<number> {
   const jsMicros = await forward(new DenseStack(layers, { simd: false }));
   const g = new Graph();
   const actor = policy.build(g, g.input('obs', 'float32', ['B', 4])).actor.head;
-  const actorSession = await Session.create(g, { logits: actor }, { params: policy.weights });
+  const actorSession = await Session.create(g, { logits: actor }, { weights: policy.weights });
   const ortMicros = await bestMicros(() => actorSession.run({ obs: { data: obs4, dims: [4, 4] } }), 200);
   rows.push([
     'actor forward, 4 rows',

@@ -36,17 +36,13 @@ export interface ActionDistribution {
   mode(head: Float32Array, headOff: number, env: ActionBuffer, envOff: number): void;
 }
 
-const softmaxes = new WeakMap<Tensor, { readonly logp: Tensor; readonly p: Tensor }>();
-
 /** log-softmax and softmax of logits [..., A], built once per logits tensor and shared. */
 function softmaxOf(logits: Tensor): { readonly logp: Tensor; readonly p: Tensor } {
-  let found = softmaxes.get(logits);
-  if (!found) {
-    const logp = logits.graph.logSoftmax(logits);
-    found = { logp, p: logits.graph.exp(logp) };
-    softmaxes.set(logits, found);
-  }
-  return found;
+  const g = logits.graph;
+  return g.memo(`softmax:#${logits.id}`, () => {
+    const logp = g.logSoftmax(logits);
+    return { logp, p: g.exp(logp) };
+  });
 }
 
 export class Categorical implements ActionDistribution {

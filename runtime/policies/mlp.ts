@@ -7,11 +7,11 @@
 // - Continuous actions: the actor outputs the mean; the log-std is a state-independent
 //   parameter initialised to 0 (CleanRL ppo_continuous_action.py).
 //
-// Parameters live in one ParamStore, named `actor.0.weight`, `critic.out.bias`,
+// Parameters live in one WeightStore, named `actor.0.weight`, `critic.out.bias`,
 // `trunk.1.weight`, `actor.log_std`; weights are [in, out] (y = x @ W + b).
 import { PlanParams } from '../plan-params.js';
 import type { Rng } from '../random.js';
-import { buildModel, Graph, ParamStore, type Tensor } from '../tensor/index.js';
+import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
 import { orthogonal } from '../tensor/init.js';
 import { DenseStack, type Activation } from './dense.js';
 import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
@@ -39,7 +39,7 @@ interface LayerSpec {
 
 export class MlpPolicy implements ActorCriticPolicy {
   readonly kind = 'mlp';
-  readonly weights = new ParamStore();
+  readonly weights = new WeightStore();
   readonly distribution: ActionDistribution;
   readonly onnxInterface: OnnxInterface;
   /** The actor's layers in the forward pass used for acting (WebAssembly SIMD, or JS). */

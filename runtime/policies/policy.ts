@@ -12,7 +12,7 @@
 // that builds the families it can; an algorithm asks for the one it trains.
 import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
 import type { Rng } from '../random.js';
-import type { Graph, ParamStore, Tensor } from '../tensor/index.js';
+import type { Graph, WeightStore, Tensor } from '../tensor/index.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
 
 /** What a policy is built for: the size of the observation and the action space. */
@@ -42,7 +42,7 @@ export interface Policy extends Actor {
   readonly kind: string;
   readonly spaces: PolicySpaces;
   /** The trainable weights; algorithms checkpoint them with their optimiser state. */
-  readonly weights: ParamStore;
+  readonly weights: WeightStore;
   /** How the exported model is read: its inputs and outputs. */
   readonly onnxInterface: OnnxInterface;
   /**

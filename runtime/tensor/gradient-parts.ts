@@ -21,7 +21,7 @@ import * as os from 'node:os';
 import { grad } from './grad.js';
 import type { Graph } from './graph.js';
 import { buildModel } from './onnx.js';
-import type { ParamStore } from './params.js';
+import type { WeightStore } from './weights.js';
 import { type ExecutionProvider, type Feed, Session } from './session.js';
 import type { Tensor } from './tensor.js';
 import { WorkerSession } from './worker-session.js';
@@ -29,15 +29,15 @@ import { WorkerSession } from './worker-session.js';
 export interface GradientPart {
   /** The part's scalar loss; the total loss is the sum of the parts. */
   readonly loss: Tensor;
-  /** The parameters whose gradients this part computes: each of the store's in exactly one part. */
-  readonly params: readonly string[];
+  /** The weights whose gradients this part computes: each of the store's in exactly one part. */
+  readonly weights: readonly string[];
   /** Extra float32 outputs with static shapes (metrics), named uniquely across parts. */
   readonly extras?: Readonly<Record<string, Tensor>>;
 }
 
 export interface GradientPartsOptions {
-  /** Parameter values, fed at each run; optimisers update them in place. */
-  readonly store: ParamStore;
+  /** The weights, fed at each run; optimisers update them in place. */
+  readonly weights: WeightStore;
   readonly providers?: readonly ExecutionProvider[];
   /**
    * Run the parts after the first on worker threads. Default: when there is more than one
@@ -143,15 +143,15 @@ export class GradientParts {
   }
 
   static async create(graph: Graph, parts: readonly GradientPart[], options: GradientPartsOptions): Promise<GradientParts> {
-    const { store } = options;
+    const { weights: store } = options;
     const providers = options.providers ?? ['cpu'];
     if (parts.length === 0) throw new Error('GradientParts: no parts given');
     const order = store.names;
     const owner = new Map<string, number>();
     const extraNames = new Set<string>();
     parts.forEach((part, i) => {
-      for (const name of part.params) {
-        if (!store.has(name)) throw new Error(`GradientParts: part ${i} differentiates '${name}', which the ParamStore does not hold`);
+      for (const name of part.weights) {
+        if (!store.has(name)) throw new Error(`GradientParts: part ${i} differentiates '${name}', which the WeightStore does not hold`);
         if (graph.byName(name)?.op !== 'Param') throw new Error(`GradientParts: the graph declares no parameter '${name}'`);
         if (owner.has(name)) throw new Error(`GradientParts: parameter '${name}' is in parts ${owner.get(name)} and ${i}; the parts must be disjoint`);
         owner.set(name, i);
@@ -166,19 +166,19 @@ export class GradientParts {
     const threaded = options.threads ?? (parts.length > 1 && canThread(providers));
     const compiled = await Promise.all(
       parts.map(async (part, i): Promise<Compiled> => {
-        const wrt = part.params.map((name) => graph.byName(name)!);
+        const wrt = part.weights.map((name) => graph.byName(name)!);
         const flat = graph.concat(grad(part.loss, wrt).map((t) => graph.reshape(t, [-1])), 0);
         const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras } });
-        const slots = part.params.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
+        const slots = part.weights.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
         const extraNames = Object.keys(part.extras ?? {});
         if (threaded && i > 0) {
           // Not awaited: a worker takes ~60 ms to start and compile, which the caller's first
           // rollout hides; run() waits for it if it is still starting.
-          const starting = WorkerSession.create(model, { providers, params: store, dimLimits: options.dimLimits });
+          const starting = WorkerSession.create(model, { providers, weights: store, dimLimits: options.dimLimits });
           // A start that fails is reported by run() or release(), not as an unhandled rejection.
           starting.catch(() => {});
           try {
-            const standby = await Session.fromModel(model, { providers, params: store });
+            const standby = await Session.fromModel(model, { providers, weights: store });
             return { part, slots, local: null, remote: null, starting, standby, extraNames, views: new Map() };
           } catch (err) {
             // The model does not compile here, nor will it there: stop the worker.
@@ -186,7 +186,7 @@ export class GradientParts {
             throw err;
           }
         }
-        return { part, slots, local: await Session.fromModel(model, { providers, params: store }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
+        return { part, slots, local: await Session.fromModel(model, { providers, weights: store }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
       }),
     );
     return new GradientParts(compiled, order.length, threaded);

@@ -1,19 +1,19 @@
 // Loss, the gradient of every parameter, and any extra metrics in ONE session.run: the
-// shape of a training minibatch step. The optimiser then updates the ParamStore in JS.
+// shape of a training minibatch step. The optimiser then updates the WeightStore in JS.
 
 import { grad } from './grad.js';
 import type { Graph } from './graph.js';
-import type { ParamStore } from './params.js';
+import type { WeightStore } from './weights.js';
 import { type Feed, Session, type SessionOptions } from './session.js';
 import type { Tensor } from './tensor.js';
 import { formatShape } from './types.js';
 
-export interface GradientSessionOptions extends Omit<SessionOptions, 'params' | 'bake'> {
+export interface GradientSessionOptions extends Omit<SessionOptions, 'weights' | 'bake'> {
   /** The scalar float32 loss. */
   readonly loss: Tensor;
-  /** Values of the graph's parameters, fed at each run and (by the optimiser) updated in place. */
-  readonly params: ParamStore;
-  /** Parameters to differentiate, in this order; all of the store's by default. */
+  /** The graph's weights, fed at each run and (by the optimiser) updated in place. */
+  readonly weights: WeightStore;
+  /** Weights to differentiate, in this order; all of the store's by default. */
   readonly wrt?: readonly string[];
   /** Extra float32 outputs from the same run (entropy, approx KL, clip fraction, ...). */
   readonly extras?: Readonly<Record<string, Tensor>>;
@@ -35,11 +35,11 @@ export class GradientSession {
   ) {}
 
   static async create(graph: Graph, options: GradientSessionOptions): Promise<GradientSession> {
-    const { loss, params, extras = {} } = options;
-    const names = options.wrt ?? params.names;
+    const { loss, weights, extras = {} } = options;
+    const names = options.wrt ?? weights.names;
     const wrt = names.map((name) => {
       const t = graph.byName(name);
-      const p = params.get(name);
+      const p = weights.get(name);
       if (!t || t.op !== 'Param') throw new Error(`GradientSession: the graph declares no parameter '${name}'`);
       if (t.shape.join(',') !== p.shape.join(',')) {
         throw new Error(`GradientSession: parameter '${name}' is ${formatShape(t.shape)} in the graph but ${formatShape(p.shape)} in the store`);
@@ -52,7 +52,7 @@ export class GradientSession {
     const grads = grad(loss, wrt);
     const outputs: Record<string, Tensor> = { loss, ...extras };
     names.forEach((name, i) => (outputs[gradName(name)] = grads[i]!));
-    const session = await Session.create(graph, outputs, { ...options, params });
+    const session = await Session.create(graph, outputs, { ...options, weights });
     return new GradientSession(session, names, Object.keys(extras));
   }
 

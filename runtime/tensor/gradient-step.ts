@@ -9,7 +9,7 @@
 import type { Compute } from './compute.js';
 import { GradientParts, type GradientPart, type ThreadStats } from './gradient-parts.js';
 import type { Graph } from './graph.js';
-import type { ParamStore } from './params.js';
+import type { WeightStore } from './weights.js';
 import type { Feed } from './session.js';
 import type { Tensor } from './tensor.js';
 
@@ -24,7 +24,7 @@ export interface StepPart {
 
 export interface GradientStepOptions {
   /** The weights, fed at each run; the optimiser updates them in place. */
-  readonly weights: ParamStore;
+  readonly weights: WeightStore;
   readonly compute: Compute;
   /** The largest size of each symbolic input dim (needed with threads), e.g. { B: 256 }. */
   readonly dimLimits?: Readonly<Record<string, number>>;
@@ -59,10 +59,10 @@ export class GradientStep {
     const layout = parts.map((p, i) => ({ output: `part${i}`, slots: Object.keys(p.metrics ?? {}).map((m) => metricNames.indexOf(m)) }));
     const gradientParts = parts.map((p, i): GradientPart => {
       const scalars = [p.loss, ...Object.values(p.metrics ?? {})].map((x) => graph.unsqueeze(x, [0]));
-      return { loss: p.loss, params: p.weights, extras: { [layout[i]!.output]: graph.concat(scalars, 0) } };
+      return { loss: p.loss, weights: p.weights, extras: { [layout[i]!.output]: graph.concat(scalars, 0) } };
     });
     const compiled = await GradientParts.create(graph, gradientParts, {
-      store: options.weights,
+      weights: options.weights,
       providers: options.compute.providers,
       threads: options.compute.threads,
       dimLimits: options.dimLimits,

@@ -5,7 +5,6 @@
 
 import { CUSTOM_GRADIENT, type Graph } from './graph.js';
 import type { Tensor } from './tensor.js';
-import { isUnknownDim } from './shape.js';
 import { isFloat } from './types.js';
 
 export type GradientRule = (gradOut: Tensor, node: Tensor) => readonly (Tensor | null)[];
@@ -19,52 +18,10 @@ export function unbroadcast(grad: Tensor, input: Tensor): Tensor {
   const g = grad.graph;
   let y = grad;
   const lead = y.rank - input.rank;
-  if (lead > 0) y = sumLeadingAxes(y, lead);
+  if (lead > 0) y = g.sumLeadingAxes(y, lead);
   const axes = input.shape.flatMap((d, i) => (d === 1 && y.shape[i] !== 1 ? [i] : []));
   if (axes.length > 0) y = g.reduceSum(y, { axes, keepdims: true });
   return y;
-}
-
-/**
- * Sums away the first `lead` axes of y. With the remaining dims known (a bias gradient:
- * [B, 64] -> [64]) this is ones[1, B] @ y: onnxruntime's ReduceSum over leading axes is
- * about 4x slower than that GEMM on CPU (13 us against 3.5 us at [256, 64]), and bias
- * gradients sit on every training step.
- */
-function sumLeadingAxes(y: Tensor, lead: number): Tensor {
-  const g = y.graph;
-  const rest = y.shape.slice(lead);
-  if (rest.length === 0 || !rest.every((d): d is number => typeof d === 'number')) {
-    return g.reduceSum(y, { axes: [...Array(lead).keys()] });
-  }
-  const width = rest.reduce((p, d) => p * d, 1);
-  const flat = lead === 1 && rest.length === 1 ? y : g.reshape(y, [-1, width]);
-  return g.reshape(g.matmul(onesRow(flat), flat), rest);
-}
-
-const onesRows = new WeakMap<Graph, Map<string, Tensor>>();
-
-/**
- * ones[1, rows] for x [rows, width]. A symbolic row count ('B') takes its run-time size
- * from a graph input with that dim, once per graph, so the many bias gradients of a
- * backward pass share one small subgraph instead of building one each.
- */
-function onesRow(x: Tensor): Tensor {
-  const g = x.graph;
-  const rows = x.shape[0]!;
-  if (typeof rows === 'number') return g.const(new Array<number>(rows).fill(1), { dtype: x.dtype, shape: [1, rows] });
-  let cache = onesRows.get(g);
-  if (!cache) onesRows.set(g, (cache = new Map()));
-  const key = `${x.dtype}:${rows}`;
-  const cached = cache.get(key);
-  if (cached) return cached;
-  const input = isUnknownDim(rows) ? undefined : g.inputs().find((t) => t.shape.includes(rows));
-  const [source, axis] = input ? [input, input.shape.indexOf(rows)] : [x, 0];
-  const shape = g.concat([g.const([1], { dtype: 'int64' }), g.shapeOf(source, axis, axis + 1)], 0);
-  const ones = g.fill(shape, 1, x.dtype, [1, rows]);
-  // Only a row built from an input is safe to share: one built from x belongs to x's subgraph.
-  if (source !== x) cache.set(key, ones);
-  return ones;
 }
 
 function swapLastTwo(g: Graph, t: Tensor): Tensor {

@@ -5,6 +5,7 @@
 
 import {
   broadcastShapes,
+  isUnknownDim,
   matmulShape,
   normalizeAxes,
   normalizeAxis,
@@ -64,6 +65,7 @@ export class Graph {
   private readonly named = new Map<string, Tensor>();
   private readonly scalarCache = new Map<string, Tensor>();
   private readonly customRules = new Map<Tensor, CustomGradientRule>();
+  private readonly memos = new Map<string, unknown>();
 
   /** All nodes in creation order, which is a topological order. */
   get nodes(): readonly Tensor[] {
@@ -76,6 +78,19 @@ export class Graph {
 
   params(): Tensor[] {
     return this.nodeList.filter((t) => t.op === 'Param');
+  }
+
+  /**
+   * Builds a subgraph once per graph and shares it afterwards: the first call under `key`
+   * runs `build`, later ones return its result. Keys name what is built and from what
+   * (`softmax:#12` for tensor 12), so two builders never collide. Caches live here, with the
+   * graph, so the ops and rules that use them stay pure functions of their tensors.
+   */
+  memo<T>(key: string, build: () => T): T {
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const built = build();
+    this.memos.set(key, built);
+    return built;
   }
 
   /** The Input or Param declared under `name`, if any. */
@@ -346,6 +361,24 @@ export class Graph {
     return b === undefined ? y : this.add(y, b);
   }
 
+  /**
+   * Sums away the first `lead` axes of y (a bias gradient: [B, 64] -> [64]). With the
+   * remaining dims known this is ones[1, B] @ y: onnxruntime's ReduceSum over leading axes
+   * is about 4x slower than that GEMM on CPU (13 us against 3.5 us at [256, 64]), and bias
+   * gradients sit on every training step.
+   */
+  sumLeadingAxes(y: Tensor, lead: number): Tensor {
+    this.own(y, 'sumLeadingAxes');
+    if (!Number.isInteger(lead) || lead < 1 || lead > y.rank) {
+      throw new Error(`sumLeadingAxes: cannot sum the first ${lead} axes of ${y.describe()}`);
+    }
+    const rest = y.shape.slice(lead);
+    if (rest.length === 0 || !isStatic(rest) || !isFloat(y.dtype)) return this.reduceSum(y, { axes: [...Array(lead).keys()] });
+    const width = numel(rest);
+    const flat = lead === 1 && rest.length === 1 ? y : this.reshape(y, [-1, width]);
+    return this.reshape(this.matmul(this.onesRow(flat), flat), rest);
+  }
+
   // ---- indexing --------------------------------------------------------------------
 
   /** ONNX GatherElements: out[i][j] = x[i][index[i][j]] for axis 1, and so on. */
@@ -542,6 +575,24 @@ export class Graph {
   }
 
   // ---- internals -------------------------------------------------------------------
+
+  /**
+   * ones[1, rows] for x [rows, width]. A symbolic row count ('B') takes its run-time size
+   * from a graph input with that dim, once per graph, so the many bias gradients of a
+   * backward pass share one small subgraph instead of building one each.
+   */
+  private onesRow(x: Tensor): Tensor {
+    const rows = x.shape[0]!;
+    if (typeof rows === 'number') return this.const(new Array<number>(rows).fill(1), { dtype: x.dtype, shape: [1, rows] });
+    const input = isUnknownDim(rows) ? undefined : this.inputs().find((t) => t.shape.includes(rows));
+    const build = (source: Tensor, axis: number) => {
+      const shape = this.concat([this.const([1], { dtype: 'int64' }), this.shapeOf(source, axis, axis + 1)], 0);
+      return this.fill(shape, 1, x.dtype, [1, rows]);
+    };
+    // Only a row built from an input is safe to share: one built from x belongs to x's subgraph.
+    if (!input) return build(x, 0);
+    return this.memo(`onesRow:${x.dtype}:${rows}`, () => build(input, input.shape.indexOf(rows)));
+  }
 
   private declare(name: string, op: 'Input' | 'Param', dtype: DType, shape: Shape): Tensor {
     if (name === '' || name.startsWith('_')) {

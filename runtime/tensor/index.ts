@@ -13,7 +13,7 @@ export { GradientParts, MIN_CORES_FOR_THREADS, type GradientPart, type GradientP
 export { GradientStep, type GradientStepOptions, type StepPart, type StepResult } from './gradient-step.js';
 export { warmUpCompute, type Compute, type ComputeOptions } from './compute.js';
 export { WorkerSession, type WorkerSessionOptions } from './worker-session.js';
-export { ParamStore, type Param, type ParamSnapshot } from './params.js';
+export { WeightStore, type Weight, type WeightSnapshot } from './weights.js';
 export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type AdamStepOptions, type SGDOptions, type SGDState } from './optim.js';
 export * as nn from './nn.js';
 export * as init from './init.js';

@@ -1,5 +1,7 @@
 // Losses and distributions built from graph primitives, so they are differentiable
-// without rules of their own. Each takes its graph from its first tensor.
+// without rules of their own. Each takes its graph from its first tensor. The categorical
+// distribution lives with the policies (runtime/policies/distributions.ts), where its
+// closed-form gradients are.
 
 import type { Operand } from './graph.js';
 import type { Tensor } from './tensor.js';
@@ -25,19 +27,6 @@ export function logSumExp(x: Tensor, axis = -1, keepdims = false): Tensor {
   const shift = g.stopGradient(g.reduceMax(x, { axes: [axis], keepdims: true }));
   const lse = g.add(g.log(g.reduceSum(g.exp(g.sub(x, shift)), { axes: [axis], keepdims: true })), shift);
   return keepdims ? lse : g.squeeze(lse, [axis < 0 ? axis + x.rank : axis]);
-}
-
-/** log pi(a) of a categorical given logits [..., A] and int64 actions [...]. */
-export function categoricalLogProb(logits: Tensor, actions: Tensor): Tensor {
-  const g = logits.graph;
-  return g.gatherLast(g.logSoftmax(logits), actions);
-}
-
-/** Entropy of a categorical given logits [..., A]; result [...]. */
-export function categoricalEntropy(logits: Tensor): Tensor {
-  const g = logits.graph;
-  const logp = g.logSoftmax(logits);
-  return g.neg(g.reduceSum(g.mul(g.exp(logp), logp), { axes: [-1] }));
 }
 
 /** log N(x; mean, exp(logStd)^2) summed over the last (action) axis; result [...]. */

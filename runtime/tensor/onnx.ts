@@ -8,7 +8,7 @@ import { isUnknownDim } from './shape.js';
 import type { AttrValue, ConstValue, Tensor } from './tensor.js';
 import { type DType, type HostArray, type Shape, formatShape } from './types.js';
 
-/** Where baked parameter values come from (a ParamStore fits). */
+/** Where baked parameter values come from (a WeightStore fits). */
 export interface ParamSource {
   find(name: string): { readonly data: Float32Array | Float64Array; readonly shape: readonly number[] } | undefined;
 }

@@ -4,13 +4,13 @@
 // the gradient norm compute in float64. Learning-rate schedules belong to the caller: pass the
 // rate to step() or set `lr` before it.
 
-import type { ParamStore } from './params.js';
+import type { WeightStore } from './weights.js';
 import { WasmAdam, type AdamCoefficients } from './wasm-optim.js';
 
-type ParamList = readonly Float32Array[] | ParamStore;
+type ParamList = readonly Float32Array[] | WeightStore;
 
 function arrays(params: ParamList): Float32Array[] {
-  return Array.isArray(params) ? [...params] : (params as ParamStore).values;
+  return Array.isArray(params) ? [...params] : (params as WeightStore).values;
 }
 
 function checkGrads(where: string, params: readonly Float32Array[], grads: readonly Float32Array[]): void {

@@ -5,7 +5,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Graph } from './graph.js';
 import { type BuiltModel, type ModelIO, type ParamSource, buildModel } from './onnx.js';
-import type { ParamStore } from './params.js';
+import type { WeightStore } from './weights.js';
 import type { Tensor } from './tensor.js';
 import { type DType, type HostArray, dtypeOfArray, formatShape, isStatic, numel, sameDims } from './types.js';
 
@@ -21,7 +21,7 @@ export interface SessionOptions {
   readonly intraOpNumThreads?: number;
   readonly graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all';
   /** Feeds each Param input from this store at every run (its arrays are read live). */
-  readonly params?: ParamStore;
+  readonly weights?: WeightStore;
   /** Bakes parameter values into the model as initializers instead (see buildModel). */
   readonly bake?: ParamSource;
 }
@@ -53,16 +53,16 @@ export class Session {
   private constructor(
     private readonly session: ort.InferenceSession,
     readonly model: BuiltModel,
-    private readonly params: ParamStore | undefined,
+    private readonly weights: WeightStore | undefined,
   ) {}
 
   /** Compiles `outputs` of `graph` (once; reuse the session for every run). */
   static async create(graph: Graph, outputs: Readonly<Record<string, Tensor>>, options: SessionOptions = {}): Promise<Session> {
     const model = buildModel(graph, { outputs, bake: options.bake });
-    if (options.params) {
+    if (options.weights) {
       for (const io of model.inputs) {
-        if (io.isParam && !options.params.has(io.name)) {
-          throw new Error(`Session: graph parameter '${io.name}' has no value in the ParamStore`);
+        if (io.isParam && !options.weights.has(io.name)) {
+          throw new Error(`Session: graph parameter '${io.name}' has no value in the WeightStore`);
         }
       }
     }
@@ -72,7 +72,7 @@ export class Session {
   /** Compiles an already built model. */
   static async fromModel(model: BuiltModel, options: SessionOptions = {}): Promise<Session> {
     const session = await createInferenceSession(model.bytes, options);
-    return new Session(session, model, options.params);
+    return new Session(session, model, options.weights);
   }
 
   get inputNames(): string[] {
@@ -132,7 +132,7 @@ export class Session {
     bound.clear();
     for (const io of this.model.inputs) {
       const feed = feeds[io.name];
-      if (feed === undefined && io.isParam && this.params) {
+      if (feed === undefined && io.isParam && this.weights) {
         out[io.name] = this.paramTensor(io);
         continue;
       }
@@ -172,10 +172,10 @@ export class Session {
 
   /** One ort.Tensor per parameter, wrapping the store's array, which optimisers update in place. */
   private paramTensor(io: ModelIO): ort.Tensor {
-    const param = this.params!.get(io.name);
+    const param = this.weights!.get(io.name);
     let t = this.paramTensors.get(io.name);
     if (!t || t.data !== param.data) {
-      if (io.dtype !== 'float32') throw new Error(`Session.run: parameter '${io.name}' is ${io.dtype}; a ParamStore holds float32 only, feed it explicitly`);
+      if (io.dtype !== 'float32') throw new Error(`Session.run: parameter '${io.name}' is ${io.dtype}; a WeightStore holds float32 only, feed it explicitly`);
       t = new ort.Tensor('float32', param.data, param.shape);
       this.paramTensors.set(io.name, t);
     }

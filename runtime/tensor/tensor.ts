@@ -23,9 +23,6 @@ export interface ConstValue {
   readonly data: HostArray;
 }
 
-/** Leaf kinds carry no inputs; everything else is an op. */
-export type LeafOp = 'Input' | 'Param' | 'Const';
-
 export class Tensor {
   constructor(
     readonly graph: Graph,

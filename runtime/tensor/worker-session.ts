@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { BuiltModel, ModelIO } from './onnx.js';
-import type { ParamStore } from './params.js';
+import type { WeightStore } from './weights.js';
 import { checkFeed, resolveFeed, type ExecutionProvider, type Feed } from './session.js';
 import { ARRAY_TYPES, type HostArray, formatShape, isStatic, numel } from './types.js';
 import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilAtLeast, type SharedSlot, type WorkerHello, type WorkerSetup } from './worker-protocol.js';
@@ -25,7 +25,7 @@ import { CONTROL, ERROR_BYTES, MAX_RANK, claimRun, sharedArray, spinUntilAtLeast
 export interface WorkerSessionOptions {
   readonly providers?: readonly ExecutionProvider[];
   /** Feeds each parameter input from this store at every run (copied at start()). */
-  readonly params?: ParamStore;
+  readonly weights?: WeightStore;
   /** The largest size of each symbolic dim, e.g. { B: 256 }: it sizes the shared input buffers. */
   readonly dimLimits?: Readonly<Record<string, number>>;
   /** Spin this long waiting for a request or an answer before sleeping (default 500 us). */
@@ -56,7 +56,7 @@ export class WorkerSession {
     private readonly worker: Worker,
     private readonly setup: WorkerSetup,
     readonly model: BuiltModel,
-    private readonly params: ParamStore | undefined,
+    private readonly weights: WeightStore | undefined,
     private readonly spinMicros: number,
   ) {
     this.control = new Int32Array(setup.control);
@@ -88,9 +88,9 @@ export class WorkerSession {
         throw new Error(`WorkerSession: output '${io.name}' must be float32 with a static shape, got ${io.dtype} ${formatShape(io.shape)}`);
       }
     }
-    if (options.params) {
+    if (options.weights) {
       for (const io of model.inputs) {
-        if (io.isParam && !options.params.has(io.name)) throw new Error(`WorkerSession: graph parameter '${io.name}' has no value in the ParamStore`);
+        if (io.isParam && !options.weights.has(io.name)) throw new Error(`WorkerSession: graph parameter '${io.name}' has no value in the WeightStore`);
       }
     }
     if (model.inputs.length * MAX_RANK + CONTROL.dims > CONTROL_SLOTS) throw new Error(`WorkerSession: too many inputs (${model.inputs.length})`);
@@ -120,7 +120,7 @@ export class WorkerSession {
     }
     // An idle session must not keep the process alive.
     worker.unref();
-    return new WorkerSession(worker, setup, model, options.params, spinMicros);
+    return new WorkerSession(worker, setup, model, options.weights, spinMicros);
   }
 
   /** Hands the feeds (copied) and the current parameters to the worker, which starts at once. */
@@ -131,7 +131,7 @@ export class WorkerSession {
     bound.clear();
     this.setup.inputs.forEach((s, i) => {
       const feed = feeds[s.name];
-      const param = feed === undefined ? this.params?.find(s.name) : undefined;
+      const param = feed === undefined ? this.weights?.find(s.name) : undefined;
       if (feed === undefined && !param) throw new Error(`WorkerSession: missing input '${s.name}' (${s.dtype} ${formatShape(s.shape)})`);
       // A parameter's own array and shape: no object made per input and run.
       let data: HostArray;

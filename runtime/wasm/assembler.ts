@@ -112,7 +112,6 @@ export const f32x4Div = op.simd(0xe7);
 export const f32x4Min = op.simd(0xe8);
 export const f32x4Max = op.simd(0xe9);
 export const f64x2Add = op.simd(0xf0);
-export const f64x2Mul = op.simd(0xf2);
 
 export function f32x4Const(value: number): number[] {
   const bytes = new Uint8Array(new Float32Array([value, value, value, value]).buffer);

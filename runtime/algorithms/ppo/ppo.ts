@@ -21,7 +21,7 @@
 import type { ActorCriticPolicy } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
-import { Adam, Graph, Session, type Compute, type GradientStep, type ParamSnapshot } from '../../tensor/index.js';
+import { Adam, Graph, Session, type Compute, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { explainedVariance, normalize } from '../stats.js';
 import type { Stepper } from '../stepper.js';
@@ -44,7 +44,7 @@ export interface PpoState {
   iteration: number;
   actionRng: number[];
   shuffleRng: number[];
-  weights: ParamSnapshot;
+  weights: WeightSnapshot;
   optimizer: { step: number; m: Float32Array[]; v: Float32Array[] };
 }
 
@@ -277,7 +277,7 @@ export class Ppo implements Algorithm {
   }
 
   loadState(saved: unknown): void {
-    const state = saved as PpoState & { params?: ParamSnapshot };
+    const state = saved as PpoState & { params?: WeightSnapshot };
     this.globalStep = state.globalStep;
     this.iteration = state.iteration;
     this.actionRng.setState(state.actionRng);
@@ -298,5 +298,5 @@ export class Ppo implements Algorithm {
 async function valueModel(policy: ActorCriticPolicy, compute: Compute): Promise<Session> {
   const g = new Graph();
   const { value } = policy.build(g, g.input('obs', 'float32', ['B', policy.spaces.obsDim]));
-  return Session.create(g, { value }, { params: policy.weights, providers: compute.providers });
+  return Session.create(g, { value }, { weights: policy.weights, providers: compute.providers });
 }

@@ -156,7 +156,7 @@ describe('the PPO loss', () => {
       const masked = await gradientStep(policy, settings, 64);
       // The reference: min of the surrogates and clip of the ratio and of the value, as written.
       const written = ppoLossAsWritten(policy, settings);
-      const literal = await GradientSession.create(written.graph, { loss: written.loss, params: policy.weights });
+      const literal = await GradientSession.create(written.graph, { loss: written.loss, weights: policy.weights });
       const rows = 32;
       const mb = minibatch(policy, rows, new Rng(11));
       const feeds = { ...lossFeeds(policy, mb, rows), old_logprob: mb.offsets.map((o) => Math.log(1 / 3) + o) };

@@ -19,9 +19,11 @@ export interface GradCase {
   /** Input values at each point; by default uniform in ±[0.2, 2], away from kinks at 0. */
   readonly sample?: Sampler;
   readonly points?: number;
+  /** The finite-difference step; default 1e-5. */
+  readonly step?: number;
 }
 
-const H = 1e-5;
+const DEFAULT_STEP = 1e-5;
 const RTOL = 1e-6;
 const ATOL = 1e-8;
 
@@ -40,13 +42,38 @@ export const distinct: Sampler = (_name, size, random) => {
   return values;
 };
 
-export async function checkGradients(c: GradCase, seed = 1234): Promise<void> {
-  const random = seededRandom(seed);
+function buildCase(c: GradCase): { g: Graph; names: string[]; x: Record<string, Tensor>; y: Tensor } {
   const g = new Graph();
   const names = Object.keys(c.inputs);
   const x: Record<string, Tensor> = {};
   for (const n of names) x[n] = g.input(n, 'float64', c.inputs[n]!);
-  const y = c.build(g, x);
+  return { g, names, x, y: c.build(g, x) };
+}
+
+/**
+ * The ops whose gradient rules a case exercises: those on a path from one of its inputs to
+ * its output. The coverage test reads them from the table of cases, so a rule counts as
+ * tested exactly when some case differentiates through it.
+ */
+export function differentiatedOps(c: GradCase): Set<string> {
+  const { g, x, y } = buildCase(c);
+  const fromInputs = new Set<Tensor>(Object.values(x));
+  for (const t of g.nodes) if (t.inputs.some((i) => fromInputs.has(i))) fromInputs.add(t);
+  const ops = new Set<string>();
+  const toOutput = new Set<Tensor>([y]);
+  for (let i = g.nodes.length - 1; i >= 0; i--) {
+    const t = g.nodes[i]!;
+    if (!toOutput.has(t)) continue;
+    for (const input of t.inputs) toOutput.add(input);
+    if (fromInputs.has(t) && !t.isLeaf) ops.add(t.op);
+  }
+  return ops;
+}
+
+export async function checkGradients(c: GradCase, seed = 1234): Promise<void> {
+  const random = seededRandom(seed);
+  const { g, names, x, y } = buildCase(c);
+  const H = c.step ?? DEFAULT_STEP;
   assert.equal(y.dtype, 'float64', 'the op under test must give float64');
   assert.ok(isStatic(y.shape), `output shape must be static, got [${y.shape.join(', ')}]`);
   // Random weights make every output element count in the loss.

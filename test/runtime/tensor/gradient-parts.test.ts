@@ -6,13 +6,13 @@ import { describe, it } from 'node:test';
 import { GradientParts } from '../../../runtime/tensor/gradient-parts.js';
 import { GradientSession } from '../../../runtime/tensor/gradient-session.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { seededRandom } from '../../helpers/random.js';
 
 /** Two small networks on one input: a 'policy' and a 'value' loss, each over its own weights. */
 function twoNetworks() {
   const random = seededRandom(3);
-  const store = new ParamStore();
+  const store = new WeightStore();
   for (const net of ['a', 'b']) {
     store.add(`${net}.w`, [3, 4], (n) => Array.from({ length: n }, () => random() - 0.5));
     store.add(`${net}.u`, [4, 2], (n) => Array.from({ length: n }, () => random() - 0.5));
@@ -32,11 +32,11 @@ function twoNetworks() {
 async function threadedAndSerial() {
   const { g, store, lossA, lossB, feeds } = twoNetworks();
   const definition = [
-    { loss: lossA, params: ['a.w', 'a.u'] },
-    { loss: lossB, params: ['b.w', 'b.u'] },
+    { loss: lossA, weights: ['a.w', 'a.u'] },
+    { loss: lossB, weights: ['b.w', 'b.u'] },
   ];
-  const threaded = await GradientParts.create(g, definition, { store, threads: true, dimLimits: { B: 5 } });
-  const serial = await GradientParts.create(g, definition, { store, threads: false });
+  const threaded = await GradientParts.create(g, definition, { weights: store, threads: true, dimLimits: { B: 5 } });
+  const serial = await GradientParts.create(g, definition, { weights: store, threads: false });
   return { store, feeds, threaded, serial };
 }
 
@@ -46,12 +46,12 @@ describe('GradientParts', () => {
     const parts = await GradientParts.create(
       g,
       [
-        { loss: lossA, params: ['a.w', 'a.u'], extras: { a_loss: g.unsqueeze(lossA, [0]) } },
-        { loss: lossB, params: ['b.w', 'b.u'], extras: { b_loss: g.unsqueeze(lossB, [0]) } },
+        { loss: lossA, weights: ['a.w', 'a.u'], extras: { a_loss: g.unsqueeze(lossA, [0]) } },
+        { loss: lossB, weights: ['b.w', 'b.u'], extras: { b_loss: g.unsqueeze(lossB, [0]) } },
       ],
-      { store, threads: false },
+      { weights: store, threads: false },
     );
-    const whole = await GradientSession.create(g, { loss: g.add(lossA, lossB), params: store });
+    const whole = await GradientSession.create(g, { loss: g.add(lossA, lossB), weights: store });
     try {
       const ours = await parts.run(feeds);
       const reference = await whole.run(feeds);
@@ -91,10 +91,10 @@ describe('GradientParts', () => {
     const parts = await GradientParts.create(
       g,
       [
-        { loss: lossA, params: ['a.w', 'a.u'] },
-        { loss: lossB, params: ['b.w', 'b.u'] },
+        { loss: lossA, weights: ['a.w', 'a.u'] },
+        { loss: lossB, weights: ['b.w', 'b.u'] },
       ],
-      { store, threads: true, dimLimits: { B: 5 } },
+      { weights: store, threads: true, dimLimits: { B: 5 } },
     );
     await parts.release();
   });
@@ -106,10 +106,10 @@ describe('GradientParts', () => {
     const create = GradientParts.create(
       g,
       [
-        { loss: lossA, params: ['a.w', 'a.u'] },
-        { loss: lossB, params: ['b.w', 'b.u'], extras: { broken: g.unsqueeze(broken, [0]) } },
+        { loss: lossA, weights: ['a.w', 'a.u'] },
+        { loss: lossB, weights: ['b.w', 'b.u'], extras: { broken: g.unsqueeze(broken, [0]) } },
       ],
-      { store, threads: true, dimLimits: { B: 5 } },
+      { weights: store, threads: true, dimLimits: { B: 5 } },
     );
     await assert.rejects(create, /onnxruntime rejected the model .*NoSuchOp/);
   });
@@ -137,10 +137,10 @@ describe('GradientParts', () => {
   it('refuses parts that overlap or leave a parameter out', async () => {
     const { g, store, lossA, lossB } = twoNetworks();
     await assert.rejects(
-      GradientParts.create(g, [{ loss: lossA, params: ['a.w', 'a.u', 'b.w'] }, { loss: lossB, params: ['b.w', 'b.u'] }], { store }),
+      GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'a.u', 'b.w'] }, { loss: lossB, weights: ['b.w', 'b.u'] }], { weights: store }),
       /parameter 'b.w' is in parts 0 and 1; the parts must be disjoint/,
     );
-    await assert.rejects(GradientParts.create(g, [{ loss: lossA, params: ['a.w', 'a.u'] }], { store }), /parameter\(s\) b.w, b.u are in no part/);
-    await assert.rejects(GradientParts.create(g, [{ loss: lossA, params: ['a.w', 'nope'] }], { store }), /differentiates 'nope', which the ParamStore does not hold/);
+    await assert.rejects(GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'a.u'] }], { weights: store }), /parameter\(s\) b.w, b.u are in no part/);
+    await assert.rejects(GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'nope'] }], { weights: store }), /differentiates 'nope', which the WeightStore does not hold/);
   });
 });

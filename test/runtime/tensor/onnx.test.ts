@@ -8,16 +8,15 @@ import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { linearDefault, seededRandom } from '../../../runtime/tensor/init.js';
-import * as nn from '../../../runtime/tensor/nn.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { Session } from '../../../runtime/tensor/session.js';
 
 /** A small actor: obs [B, 4] -> logits [B, 2], plus a PPO-style loss in the same graph. */
 function actor() {
   const random = seededRandom(7);
-  const store = new ParamStore();
+  const store = new WeightStore();
   store.add('pi.w1', [4, 8], (n) => linearDefault(random, n, 4));
   store.add('pi.b1', [8], (n) => linearDefault(random, n, 4));
   store.add('pi.w2', [8, 2], (n) => linearDefault(random, n, 8));
@@ -28,7 +27,7 @@ function actor() {
   const actions = g.input('actions', 'int64', ['B']);
   const h = g.tanh(g.linear(obs, p['pi.w1']!, p['pi.b1']!));
   const logits = g.linear(h, p['pi.w2']!, p['pi.b2']!);
-  const loss = g.neg(g.mean(nn.categoricalLogProb(logits, actions)));
+  const loss = g.neg(g.mean(g.gatherLast(g.logSoftmax(logits), actions)));
   return { store, g, obs, logits, action: g.argMax(logits), loss };
 }
 
@@ -36,7 +35,7 @@ const OBS = Float32Array.from({ length: 5 * 4 }, (_, i) => Math.cos(i));
 
 test('an exported policy with baked parameters reproduces the training graph in a fresh InferenceSession', async () => {
   const { store, g, logits, action, loss } = actor();
-  const training = await Session.create(g, { logits, loss }, { params: store });
+  const training = await Session.create(g, { logits, loss }, { weights: store });
   const expected = await training.run({ obs: OBS, actions: new BigInt64Array(5) });
 
   const model = buildModel(g, { outputs: { logits, action }, bake: store });

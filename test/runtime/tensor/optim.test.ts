@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seededRandom } from '../../../runtime/tensor/init.js';
 import { Adam, SGD, clipGradNorm, gradNorm } from '../../../runtime/tensor/optim.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 
 /** Adam's two implementations: every Adam test runs on both. */
 const BACKENDS = [
@@ -59,7 +59,7 @@ for (const { name, simd } of BACKENDS) {
   });
 
   test(`${name}: Adam state round-trips: a restored optimiser continues identically`, () => {
-    const store = new ParamStore();
+    const store = new WeightStore();
     store.add('w', [3], [1, -2, 0.5]);
     const adam = new Adam(store, { lr: 0.01, simd });
     const gradAt = (w: Float32Array) => [Float32Array.from(w, (x) => 2 * x - 1)];
@@ -241,7 +241,7 @@ test('Adam state moves between the SIMD kernel and the JS fallback and continues
 });
 
 test('Adam updates the very arrays it was given, from gradient views over a SharedArrayBuffer', () => {
-  const store = new ParamStore();
+  const store = new WeightStore();
   store.add('w', [5, 3], (n) => Array.from({ length: n }, (_, i) => i / 10));
   store.add('b', [3], [0, 0, 0]);
   const w = store.get('w').data;

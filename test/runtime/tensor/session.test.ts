@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Graph } from '../../../runtime/tensor/graph.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { Session } from '../../../runtime/tensor/session.js';
 
 function affine() {
@@ -16,7 +16,7 @@ function affine() {
 
 test('a bare buffer is enough when one dim is symbolic; one session serves all batch sizes', async () => {
   const { g, y } = affine();
-  const s = await Session.create(g, { y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const s = await Session.create(g, { y }, { weights: paramsOf([1, 0, 0, 0, 1, 0]) });
   assert.deepEqual([...(await s.run({ x: new Float32Array([1, 2]) })).y!], [1, 2, 0]);
   assert.deepEqual([...(await s.run({ x: new Float32Array([1, 2, 3, 4]) })).y!], [1, 2, 0, 3, 4, 0]);
   assert.deepEqual(s.inputNames, ['x', 'w']);
@@ -24,7 +24,7 @@ test('a bare buffer is enough when one dim is symbolic; one session serves all b
 
 test('feeds are read at each run: the same buffer changed, another view of it, other dims, another buffer', async () => {
   const { g, y } = affine();
-  const s = await Session.create(g, { y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const s = await Session.create(g, { y }, { weights: paramsOf([1, 0, 0, 0, 1, 0]) });
   const buffer = new Float32Array([1, 2, 3, 4]);
   assert.deepEqual([...(await s.run({ x: buffer })).y!], [1, 2, 0, 3, 4, 0]);
   buffer[0] = 7;
@@ -38,21 +38,21 @@ test('runReusingOutputs writes every run into the same arrays; outputs must have
   const g = new Graph();
   const x = g.input('x', 'float32', ['B', 2]);
   const sum = g.reduceSum(g.matmul(x, g.param('w', [2, 3])), { axes: [0] });
-  const s = await Session.create(g, { sum }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const s = await Session.create(g, { sum }, { weights: paramsOf([1, 0, 0, 0, 1, 0]) });
   const first = (await s.runReusingOutputs({ x: new Float32Array([1, 2, 3, 4]) })).sum!;
   assert.deepEqual([...first], [4, 6, 0]);
   const second = (await s.runReusingOutputs({ x: new Float32Array([1, 1]) })).sum!;
   assert.equal(second, first);
   assert.deepEqual([...first], [1, 1, 0]);
   const batch = affine();
-  const dynamic = await Session.create(batch.g, { y: batch.y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const dynamic = await Session.create(batch.g, { y: batch.y }, { weights: paramsOf([1, 0, 0, 0, 1, 0]) });
   await assert.rejects(dynamic.runReusingOutputs({ x: new Float32Array(2) }), /output 'y' must be float32 with a static shape, got float32 \[B, 3\]/);
 });
 
 test('parameters are read live from the store: in-place updates show in the next run', async () => {
   const { g, y } = affine();
   const store = paramsOf([1, 0, 0, 0, 1, 0]);
-  const s = await Session.create(g, { y }, { params: store });
+  const s = await Session.create(g, { y }, { weights: store });
   store.get('w').data[2] = 5;
   const out = await s.run({ x: new Float32Array([1, 2]) });
   assert.deepEqual([...out.y!], [1, 2, 5]);
@@ -60,7 +60,7 @@ test('parameters are read live from the store: in-place updates show in the next
 
 test('outputs are fresh arrays each run, safe to keep', async () => {
   const { g, y } = affine();
-  const s = await Session.create(g, { y }, { params: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const s = await Session.create(g, { y }, { weights: paramsOf([1, 0, 0, 0, 1, 0]) });
   const first = (await s.run({ x: new Float32Array([1, 2]) })).y!;
   const second = (await s.run({ x: new Float32Array([3, 4]) })).y!;
   assert.deepEqual([...first], [1, 2, 0]);
@@ -101,7 +101,7 @@ test('run() wants float32 outputs; runTensors() returns any dtype with dims', as
 
 test('a graph parameter missing from the store is reported when the session is made', async () => {
   const { g, y } = affine();
-  await assert.rejects(Session.create(g, { y }, { params: new ParamStore() }), /graph parameter 'w' has no value in the ParamStore/);
+  await assert.rejects(Session.create(g, { y }, { weights: new WeightStore() }), /graph parameter 'w' has no value in the WeightStore/);
 });
 
 test('an accelerator that cannot start is an error naming it (no silent fallback)', async () => {
@@ -119,8 +119,8 @@ test('an accelerator that cannot start is an error naming it (no silent fallback
   }
 });
 
-function paramsOf(w: number[]): ParamStore {
-  const store = new ParamStore();
+function paramsOf(w: number[]): WeightStore {
+  const store = new WeightStore();
   store.add('w', [2, 3], w);
   return store;
 }

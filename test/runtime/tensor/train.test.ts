@@ -7,10 +7,10 @@ import { Graph } from '../../../runtime/tensor/graph.js';
 import { linearDefault, seededRandom } from '../../../runtime/tensor/init.js';
 import * as nn from '../../../runtime/tensor/nn.js';
 import { Adam, clipGradNorm } from '../../../runtime/tensor/optim.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 
 function mlp(random: () => number) {
-  const store = new ParamStore();
+  const store = new WeightStore();
   store.add('w1', [2, 32], (n) => linearDefault(random, n, 2));
   store.add('b1', [32], (n) => linearDefault(random, n, 2));
   store.add('w2', [32, 1], (n) => linearDefault(random, n, 32));
@@ -39,7 +39,7 @@ function batch(random: () => number, size: number) {
 test('a 2-layer MLP regression trained for 200 Adam steps cuts its loss by more than 10x', async () => {
   const random = seededRandom(42);
   const { store, g, loss, pred } = mlp(random);
-  const step = await GradientSession.create(g, { loss, params: store, extras: { meanPred: g.mean(pred) } });
+  const step = await GradientSession.create(g, { loss, weights: store, extras: { meanPred: g.mean(pred) } });
   assert.deepEqual(step.names, ['w1', 'b1', 'w2', 'b2']);
   const adam = new Adam(store, { lr: 1e-2 });
   const evalSet = batch(random, 512);
@@ -61,7 +61,7 @@ test('a 2-layer MLP regression trained for 200 Adam steps cuts its loss by more 
 test('GradientSession gradients equal finite differences of its own loss (float32, loose)', async () => {
   const random = seededRandom(3);
   const { store, g, loss } = mlp(random);
-  const step = await GradientSession.create(g, { loss, params: store, wrt: ['b2', 'w1'] });
+  const step = await GradientSession.create(g, { loss, weights: store, wrt: ['b2', 'w1'] });
   const mb = batch(random, 64);
   const { grads } = await step.run(mb);
   const b2 = store.get('b2').data;
@@ -80,9 +80,9 @@ test('GradientSession gradients equal finite differences of its own loss (float3
 test('GradientSession names parameters the graph lacks or shapes that differ', async () => {
   const { store, g, loss } = mlp(seededRandom(1));
   store.add('extra', [3]);
-  await assert.rejects(GradientSession.create(g, { loss, params: store }), /the graph declares no parameter 'extra'/);
-  const other = new ParamStore();
+  await assert.rejects(GradientSession.create(g, { loss, weights: store }), /the graph declares no parameter 'extra'/);
+  const other = new WeightStore();
   other.add('w1', [3, 32]);
-  await assert.rejects(GradientSession.create(g, { loss, params: other, wrt: ['w1'] }), /'w1' is \[2, 32\] in the graph but \[3, 32\] in the store/);
-  await assert.rejects(GradientSession.create(g, { loss, params: store, wrt: ['w1'], extras: { loss } }), /extra output name 'loss' is reserved/);
+  await assert.rejects(GradientSession.create(g, { loss, weights: other, wrt: ['w1'] }), /'w1' is \[2, 32\] in the graph but \[3, 32\] in the store/);
+  await assert.rejects(GradientSession.create(g, { loss, weights: store, wrt: ['w1'], extras: { loss } }), /extra output name 'loss' is reserved/);
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { Session } from '../../../runtime/tensor/session.js';
 import { claimRun } from '../../../runtime/tensor/worker-protocol.js';
 import { WorkerSession } from '../../../runtime/tensor/worker-session.js';
@@ -16,7 +16,7 @@ function layer() {
   const x = g.input('x', 'float32', ['B', 2]);
   const w = g.param('w', [2, 3]);
   const y = g.reduceSum(g.tanh(g.matmul(x, w)), { axes: [0] });
-  const store = new ParamStore();
+  const store = new WeightStore();
   store.add('w', [2, 3], [0.1, -0.2, 0.3, 0.4, 0.5, -0.6]);
   return { g, y, store, model: buildModel(g, { outputs: { y } }) };
 }
@@ -29,7 +29,7 @@ function slowModel() {
   let h = x;
   for (let i = 0; i < 16; i++) h = g.tanh(g.matmul(h, w));
   const y = g.reduceSum(h, { axes: [0] });
-  const store = new ParamStore();
+  const store = new WeightStore();
   store.add('w', [256, 256], (n) => Array.from({ length: n }, (_, i) => Math.sin(i) / 16));
   return { g, y, store, model: buildModel(g, { outputs: { y } }) };
 }
@@ -49,8 +49,8 @@ describe('claimRun', () => {
 describe('WorkerSession', () => {
   it('answers as a Session on this thread does, for any batch size up to its limit', async () => {
     const { g, y, store, model } = layer();
-    const local = await Session.create(g, { y }, { params: store });
-    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 8 } });
+    const local = await Session.create(g, { y }, { weights: store });
+    const remote = await WorkerSession.create(model, { weights: store, dimLimits: { B: 8 } });
     try {
       for (const rows of [1, 3, 8]) {
         const x = Float32Array.from({ length: rows * 2 }, (_, i) => Math.sin(i + rows));
@@ -69,9 +69,9 @@ describe('WorkerSession', () => {
     const { g, y, store, model } = layer();
     WorkerSession.warmUp();
     WorkerSession.warmUp(); // a second call while one waits boots no other
-    const local = await Session.create(g, { y }, { params: store });
+    const local = await Session.create(g, { y }, { weights: store });
     // The first create() takes the warmed-up worker, the second starts its own.
-    const remotes = [await WorkerSession.create(model, { params: store, dimLimits: { B: 4 } }), await WorkerSession.create(model, { params: store, dimLimits: { B: 4 } })];
+    const remotes = [await WorkerSession.create(model, { weights: store, dimLimits: { B: 4 } }), await WorkerSession.create(model, { weights: store, dimLimits: { B: 4 } })];
     try {
       const x = Float32Array.from({ length: 6 }, (_, i) => Math.cos(i));
       const mine = await local.run({ x });
@@ -87,7 +87,7 @@ describe('WorkerSession', () => {
 
   it('reads the parameters at each start, so in-place optimiser updates reach the worker', async () => {
     const { store, model } = layer();
-    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 4 } });
+    const remote = await WorkerSession.create(model, { weights: store, dimLimits: { B: 4 } });
     try {
       const x = new Float32Array([1, 0]);
       remote.start({ x });
@@ -103,7 +103,7 @@ describe('WorkerSession', () => {
 
   it('checks feeds before starting: size against the limit, dims, presence', async () => {
     const { store, model } = layer();
-    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 2 } });
+    const remote = await WorkerSession.create(model, { weights: store, dimLimits: { B: 2 } });
     try {
       assert.throws(() => remote.start({ x: new Float32Array(6) }), /input 'x' has 6 elements, more than the 4 its dimLimits allow/);
       assert.throws(() => remote.start({ x: { data: new Float32Array(4), dims: [1, 4] } }), /dim 1 must be 2/);
@@ -119,7 +119,7 @@ describe('WorkerSession', () => {
 
   it('needs a limit for each symbolic dim, and outputs with static shapes', async () => {
     const { store, model } = layer();
-    await assert.rejects(WorkerSession.create(model, { params: store }), /dim 'B' with no limit; pass dimLimits: \{ B: <largest size> \}/);
+    await assert.rejects(WorkerSession.create(model, { weights: store }), /dim 'B' with no limit; pass dimLimits: \{ B: <largest size> \}/);
     const g = new Graph();
     const x = g.input('x', 'float32', ['B']);
     await assert.rejects(WorkerSession.create(buildModel(g, { outputs: { y: g.mul(x, 2) } }), { dimLimits: { B: 4 } }), /output 'y' must be float32 with a static shape/);
@@ -143,8 +143,8 @@ describe('WorkerSession', () => {
 
   it('hands a run back to this thread while the worker is busy, and never answers with a dropped run', async () => {
     const { g, y, store, model } = slowModel();
-    const local = await Session.create(g, { y }, { params: store });
-    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 8192 } });
+    const local = await Session.create(g, { y }, { weights: store });
+    const remote = await WorkerSession.create(model, { weights: store, dimLimits: { B: 8192 } });
     const rows = (n: number, phase: number) => ({ data: Float32Array.from({ length: n * 256 }, (_, i) => Math.cos(i + phase)), dims: [n, 256] });
     try {
       assert.throws(() => remote.takeBack(), /takeBack\(\) without start\(\)/);
@@ -168,8 +168,8 @@ describe('WorkerSession', () => {
 
   it('answers after wake() as before, whether it slept or not', async () => {
     const { g, y, store, model } = layer();
-    const local = await Session.create(g, { y }, { params: store });
-    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 4 }, spinMicros: 0 });
+    const local = await Session.create(g, { y }, { weights: store });
+    const remote = await WorkerSession.create(model, { weights: store, dimLimits: { B: 4 }, spinMicros: 0 });
     try {
       const x = new Float32Array([0.25, 0.75]);
       const expected = [...(await local.run({ x })).y!];
@@ -188,7 +188,7 @@ describe('WorkerSession', () => {
 
   it('runs while this thread works, and a released session refuses to start', async () => {
     const { store, model } = layer();
-    const remote = await WorkerSession.create(model, { params: store, dimLimits: { B: 4 }, spinMicros: 0 });
+    const remote = await WorkerSession.create(model, { weights: store, dimLimits: { B: 4 }, spinMicros: 0 });
     const x = new Float32Array([0.5, -0.5]);
     remote.start({ x });
     // This thread is free meanwhile: a timer fires before the answer is collected.

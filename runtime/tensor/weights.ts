@@ -1,31 +1,32 @@
-// Named float32 parameters with shapes. The arrays are owned here and updated in place
-// by the optimisers, so sessions can keep feeding the same buffers.
+// The trainable weights: named float32 arrays with shapes. The arrays are owned here and
+// updated in place by the optimisers, so sessions can keep feeding the same buffers. In the
+// graph each is a Param leaf (g.param), fed by name from this store.
 
 import type { Graph } from './graph.js';
 import type { Tensor } from './tensor.js';
 import { formatShape, numel } from './types.js';
 
-export interface Param {
+export interface Weight {
   readonly name: string;
   readonly shape: readonly number[];
   readonly data: Float32Array;
 }
 
-/** A plain copy of the parameters, for checkpoints. */
-export type ParamSnapshot = Record<string, { shape: number[]; data: Float32Array }>;
+/** A plain copy of the weights, for checkpoints. */
+export type WeightSnapshot = Record<string, { shape: number[]; data: Float32Array }>;
 
-export class ParamStore {
-  private readonly byName = new Map<string, Param>();
+export class WeightStore {
+  private readonly byName = new Map<string, Weight>();
 
-  /** Adds a parameter; `init` is its initial data (copied) or a function making it. Zeros by default. */
+  /** Adds a weight; `init` is its initial data (copied) or a function making it. Zeros by default. */
   add(name: string, shape: readonly number[], init?: ArrayLike<number> | ((size: number, shape: readonly number[]) => ArrayLike<number>)): Float32Array {
-    if (this.byName.has(name)) throw new Error(`ParamStore: parameter '${name}' already exists`);
-    if (!shape.every((d) => Number.isInteger(d) && d > 0)) throw new Error(`ParamStore: '${name}' has a bad shape ${formatShape(shape)}`);
+    if (this.byName.has(name)) throw new Error(`WeightStore: weight '${name}' already exists`);
+    if (!shape.every((d) => Number.isInteger(d) && d > 0)) throw new Error(`WeightStore: '${name}' has a bad shape ${formatShape(shape)}`);
     const size = numel(shape);
     const values = typeof init === 'function' ? init(size, shape) : init;
     const data = new Float32Array(size);
     if (values !== undefined) {
-      if (values.length !== size) throw new Error(`ParamStore: '${name}' ${formatShape(shape)} needs ${size} values, got ${values.length}`);
+      if (values.length !== size) throw new Error(`WeightStore: '${name}' ${formatShape(shape)} needs ${size} values, got ${values.length}`);
       data.set(values);
     }
     this.byName.set(name, { name, shape: [...shape], data });
@@ -36,13 +37,13 @@ export class ParamStore {
     return this.byName.has(name);
   }
 
-  find(name: string): Param | undefined {
+  find(name: string): Weight | undefined {
     return this.byName.get(name);
   }
 
-  get(name: string): Param {
+  get(name: string): Weight {
     const p = this.byName.get(name);
-    if (!p) throw new Error(`ParamStore: no parameter '${name}' (have: ${this.names.join(', ') || 'none'})`);
+    if (!p) throw new Error(`WeightStore: no weight '${name}' (have: ${this.names.join(', ') || 'none'})`);
     return p;
   }
 
@@ -62,7 +63,7 @@ export class ParamStore {
     return n;
   }
 
-  /** Declares every parameter in `graph` (g.param) and returns them by name. */
+  /** Declares every weight in `graph` (g.param) and returns them by name. */
   declare(graph: Graph): Record<string, Tensor> {
     const out: Record<string, Tensor> = {};
     for (const p of this.byName.values()) out[p.name] = graph.param(p.name, p.shape);
@@ -70,45 +71,45 @@ export class ParamStore {
   }
 
   /** Copies values from another store with the same names and shapes (hard target update). */
-  copyFrom(source: ParamStore): void {
+  copyFrom(source: WeightStore): void {
     for (const p of this.byName.values()) p.data.set(this.matching(source, p).data);
   }
 
   /** this = (1 - tau) * this + tau * source (Polyak / soft target update). */
-  lerpFrom(source: ParamStore, tau: number): void {
+  lerpFrom(source: WeightStore, tau: number): void {
     for (const p of this.byName.values()) {
       const s = this.matching(source, p).data;
       for (let i = 0; i < p.data.length; i++) p.data[i] = p.data[i]! + tau * (s[i]! - p.data[i]!);
     }
   }
 
-  clone(): ParamStore {
-    const copy = new ParamStore();
+  clone(): WeightStore {
+    const copy = new WeightStore();
     for (const p of this.byName.values()) copy.add(p.name, p.shape, p.data);
     return copy;
   }
 
-  snapshot(): ParamSnapshot {
-    const out: ParamSnapshot = {};
+  snapshot(): WeightSnapshot {
+    const out: WeightSnapshot = {};
     for (const p of this.byName.values()) out[p.name] = { shape: [...p.shape], data: p.data.slice() };
     return out;
   }
 
   /** Loads a snapshot into the existing arrays (names and shapes must match). */
-  load(snapshot: ParamSnapshot): void {
+  load(snapshot: WeightSnapshot): void {
     for (const p of this.byName.values()) {
       const s = snapshot[p.name];
-      if (!s) throw new Error(`ParamStore.load: snapshot has no '${p.name}'`);
+      if (!s) throw new Error(`WeightStore.load: snapshot has no '${p.name}'`);
       if (s.shape.join(',') !== p.shape.join(',')) {
-        throw new Error(`ParamStore.load: '${p.name}' is ${formatShape(p.shape)} here but ${formatShape(s.shape)} in the snapshot`);
+        throw new Error(`WeightStore.load: '${p.name}' is ${formatShape(p.shape)} here but ${formatShape(s.shape)} in the snapshot`);
       }
       p.data.set(s.data);
     }
   }
 
-  private matching(source: ParamStore, p: Param): Param {
+  private matching(source: WeightStore, p: Weight): Weight {
     const s = source.get(p.name);
-    if (s.data.length !== p.data.length) throw new Error(`ParamStore: '${p.name}' sizes differ (${p.data.length} vs ${s.data.length})`);
+    if (s.data.length !== p.data.length) throw new Error(`WeightStore: '${p.name}' sizes differ (${p.data.length} vs ${s.data.length})`);
     return s;
   }
 }

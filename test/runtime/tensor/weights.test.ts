@@ -1,13 +1,13 @@
-// ParamStore and initialisers.
+// WeightStore and initialisers.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { linearDefault, normal, orthogonal, seededRandom } from '../../../runtime/tensor/init.js';
-import { ParamStore } from '../../../runtime/tensor/params.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 
-test('ParamStore holds named float32 arrays in insertion order', () => {
-  const store = new ParamStore();
+test('WeightStore holds named float32 arrays in insertion order', () => {
+  const store = new WeightStore();
   const w = store.add('w', [2, 3], [1, 2, 3, 4, 5, 6]);
   store.add('b', [3]);
   assert.deepEqual(store.names, ['w', 'b']);
@@ -16,11 +16,11 @@ test('ParamStore holds named float32 arrays in insertion order', () => {
   assert.equal(store.size, 9);
   assert.throws(() => store.add('w', [1]), /'w' already exists/);
   assert.throws(() => store.add('c', [2], [1]), /needs 2 values, got 1/);
-  assert.throws(() => store.get('nope'), /no parameter 'nope' \(have: w, b\)/);
+  assert.throws(() => store.get('nope'), /no weight 'nope' \(have: w, b\)/);
 });
 
 test('declare() puts every parameter in a graph', () => {
-  const store = new ParamStore();
+  const store = new WeightStore();
   store.add('w', [2, 3]);
   const g = new Graph();
   const p = store.declare(g);
@@ -29,7 +29,7 @@ test('declare() puts every parameter in a graph', () => {
 });
 
 test('copyFrom, lerpFrom (target networks), clone, snapshot and load', () => {
-  const online = new ParamStore();
+  const online = new WeightStore();
   online.add('w', [2], [1, 2]);
   const target = online.clone();
   online.get('w').data.set([3, 6]);
