@@ -6,7 +6,7 @@ import type { Analysis } from '../../dsl/index.js';
 import type * as A from '../../dsl/index.js';
 import { locationOf, toLspRange, type DocumentContext } from '../context.js';
 import { KIND_STYLES } from './shared/kinds.js';
-import { sourceText } from './shared/values.js';
+import { sourceText } from '../../dsl/navigation/value-text.js';
 
 export function documentSymbols(doc: DocumentContext): DocumentSymbol[] {
   const text = doc.unit.text;

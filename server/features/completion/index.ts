@@ -1,14 +1,14 @@
-// Completion: reads where the cursor is from the text before it (shared/prefix.ts works on
-// incomplete text), finds the schema that applies there (shared/cursor.ts), and asks the module
-// for that place: declarations.ts (top level, bases), members.ts (property names), values.ts
-// (values). Every item replaces the whole word under the cursor.
+// Completion: reads where the cursor is from the text before it (dsl/navigation/prefix.ts
+// works on incomplete text), finds the schema that applies there (dsl/navigation/cursor.ts), and
+// asks the module for that place: declarations.ts (top level, bases), members.ts (property
+// names), values.ts (values). Every item replaces the whole word under the cursor.
 import { CompletionItemKind, type CompletionItem, type Position } from 'vscode-languageserver';
 import type { DeclSymbol, Model, SourceUnit } from '../../../dsl/index.js';
 import type * as A from '../../../dsl/index.js';
 import { toLspRange, toOffset, type DocumentContext } from '../../context.js';
-import { bodyPlace, cursorAt, valueScope } from '../shared/cursor.js';
-import type { BodyFrame, Place } from '../shared/prefix.js';
-import { bodySchema } from '../shared/schema.js';
+import { bodyPlace, cursorAt, valueScope } from '../../../dsl/navigation/cursor.js';
+import type { BodyFrame, Place } from '../../../dsl/navigation/prefix.js';
+import { bodySchema } from '../../../dsl/navigation/body-schema.js';
 import { baseItems, topLevelItems } from './declarations.js';
 import { couldMatch, keywordItem, nameItems } from './items.js';
 import { propertyItems, sweepMemberItems, sweepPathItems, type Stated } from './members.js';
