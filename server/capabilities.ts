@@ -9,7 +9,7 @@ import {
 
 /**
  * Completion triggers. A space triggers too, but the server answers it only right after `:` or
- * `=` (see connection.ts), where a value or a base is what comes next.
+ * `=` (see features/completion/index.ts), where a value or a base is what comes next.
  */
 export const COMPLETION_TRIGGERS = ['.', ':', '=', ' '];
 export const SIGNATURE_TRIGGERS = ['(', ','];

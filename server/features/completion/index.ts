@@ -14,8 +14,14 @@ import { couldMatch, keywordItem, nameItems } from './items.js';
 import { propertyItems, sweepMemberItems, sweepPathItems, type Stated } from './members.js';
 import { valueItems } from './values.js';
 
-export function completion(doc: DocumentContext, position: Position): CompletionItem[] {
+export interface CompletionRequest {
+  /** The character typed that asked for completion, when one did (`.`, `:`, `=`, a space). */
+  triggerCharacter?: string;
+}
+
+export function completion(doc: DocumentContext, position: Position, request: CompletionRequest = {}): CompletionItem[] {
   const offset = toOffset(doc.lines, position);
+  if (!answersTrigger(doc.unit.text, offset, request.triggerCharacter)) return [];
   const { scan, symbol } = cursorAt(doc.analysis.model, doc.unit, offset);
   const range = toLspRange(doc.lines, scan.word);
   // Renaming a key that already has its colon (`lea|rning_rate: 1`): insert the name alone.
@@ -27,6 +33,16 @@ export function completion(doc: DocumentContext, position: Position): Completion
       const newText = asKey ? item.label : insertText ?? item.label;
       return { ...item, ...(insertTextFormat && !asKey ? { insertTextFormat } : {}), textEdit: { range, newText } };
     });
+}
+
+/**
+ * A space is a trigger character (capabilities.ts) so that values and bases pop up after `env: `
+ * and `= `; anywhere else a space is just typing, and an answer would be noise.
+ */
+function answersTrigger(text: string, offset: number, triggerCharacter: string | undefined): boolean {
+  if (triggerCharacter !== ' ') return true;
+  const before = text.slice(text.lastIndexOf('\n', offset - 1) + 1, offset).trimEnd();
+  return before.endsWith(':') || before.endsWith('=');
 }
 
 function itemsAt(model: Model, unit: SourceUnit, place: Place, symbol: DeclSymbol | undefined, offset: number): CompletionItem[] {
