@@ -37,6 +37,14 @@ export function documentSymbols(doc: DocumentContext): DocumentSymbol[] {
   ));
 }
 
+/** The outline as a flat list, for a client that cannot show a tree: each symbol names its parent. */
+export function flatSymbols(uri: string, symbols: DocumentSymbol[], containerName?: string): SymbolInformation[] {
+  return symbols.flatMap((s) => [
+    { name: s.name, kind: s.kind, location: { uri, range: s.range }, ...(containerName ? { containerName } : {}) },
+    ...flatSymbols(uri, s.children ?? [], s.name),
+  ]);
+}
+
 /** `algorithm = PPO`, `sweep over Balance`, `experiment`. */
 function header(text: string, d: A.Declaration): string {
   if (d.base) return `${d.declKind} = ${sourceText(text, d.base.range)}`;

@@ -20,7 +20,7 @@ export function registerLifecycle(session: Session): void {
   const { connection, workspace } = session;
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
-    session.client = params.capabilities;
+    session.initialize(params.capabilities);
     workspace.setFolders(workspaceFolders(params));
     return {
       capabilities: serverCapabilities(params.capabilities, SEMANTIC_TOKENS_LEGEND, { completionResolve: false }),

@@ -15,6 +15,7 @@ import {
   type Connection,
   type TextDocumentIdentifier,
 } from 'vscode-languageserver/node';
+import { clientSupport, type ClientSupport } from '../client-support.js';
 import type { DocumentContext } from '../context.js';
 import { toLspDiagnostics } from '../features/diagnostics.js';
 import { RenameError } from '../features/rename.js';
@@ -29,6 +30,8 @@ export class Session {
   readonly publisher: DiagnosticsPublisher;
   /** What the client announced in `initialize`; requests before it are refused. */
   client: ClientCapabilities | undefined;
+  /** The same, as the forms of answers it takes. */
+  support: ClientSupport = clientSupport({});
   /** Requests wait for the first index of the workspace (so importers are known) and for the settings; neither ever rejects. */
   indexed: Promise<void> = Promise.resolve();
   settingsLoaded: Promise<void> = Promise.resolve();
@@ -52,6 +55,11 @@ export class Session {
     });
   }
 
+  initialize(client: ClientCapabilities): void {
+    this.client = client;
+    this.support = clientSupport(client);
+  }
+
   log(message: string): void {
     this.connection.console.log(message);
   }
@@ -69,9 +77,9 @@ export class Session {
    * A handler for a request about one document. `neutral` is the answer when the document is
    * unknown or the feature fails; `run` is the feature call, given what the client can take.
    */
-  onDocument<P extends { textDocument: TextDocumentIdentifier }, R>(what: string, neutral: R, run: (doc: DocumentContext, params: P, client: ClientCapabilities) => R) {
+  onDocument<P extends { textDocument: TextDocumentIdentifier }, R>(what: string, neutral: R, run: (doc: DocumentContext, params: P, support: ClientSupport) => R) {
     return async (params: P, token: CancellationToken): Promise<R> => {
-      const client = this.requireInitialized();
+      const support = this.requireInitialized();
       const uri = params.textDocument.uri;
       const version = this.workspace.versionOf(uri);
       await this.settled(token);
@@ -81,7 +89,7 @@ export class Session {
       try {
         const doc = this.workspace.context(uri);
         if (!doc) return neutral;
-        return this.remap(run(doc.context, params, client));
+        return this.remap(run(doc.context, params, support));
       } catch (err) {
         if (err instanceof RenameError) throw new ResponseError(LSPErrorCodes.RequestFailed, err.message);
         this.logError(`${what} failed at ${uri}`, err);
@@ -91,12 +99,12 @@ export class Session {
   }
 
   /** A handler for a request about the whole workspace (workspace symbols). */
-  onWorkspace<P, R>(what: string, neutral: R, run: (params: P, client: ClientCapabilities) => R) {
+  onWorkspace<P, R>(what: string, neutral: R, run: (params: P, support: ClientSupport) => R) {
     return async (params: P, token: CancellationToken): Promise<R> => {
-      const client = this.requireInitialized();
+      const support = this.requireInitialized();
       await this.settled(token);
       try {
-        return this.remap(run(params, client));
+        return this.remap(run(params, support));
       } catch (err) {
         this.logError(`${what} failed`, err);
         return neutral;
@@ -105,9 +113,9 @@ export class Session {
   }
 
   /** The protocol says a request before `initialize` is answered with ServerNotInitialized. */
-  requireInitialized(): ClientCapabilities {
+  requireInitialized(): ClientSupport {
     if (!this.client) throw new ResponseError(ErrorCodes.ServerNotInitialized, 'the server is not initialized: send `initialize` first');
-    return this.client;
+    return this.support;
   }
 
   /** Waits for the index and the settings, then one turn so that a $/cancelRequest or didChange sent right after the request is seen. */

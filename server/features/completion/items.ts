@@ -10,6 +10,7 @@ import { KIND_STYLES } from '../shared/kinds.js';
 import { visibleOfKind } from '../../../dsl/navigation/body-schema.js';
 import { optionSignature, type Signature } from '../../../dsl/navigation/signatures.js';
 import { defaultText } from '../../../dsl/navigation/value-text.js';
+import { snippetText } from './snippets.js';
 
 export function markdown(value: string): CompletionItem['documentation'] {
   return { kind: MarkupKind.Markdown, value };
@@ -81,7 +82,7 @@ export function snippetItem(label: string, body: string, description: string, in
     labelDetails: { description },
     insertText: body,
     insertTextFormat: InsertTextFormat.Snippet,
-    documentation: markdown(code(body.replace(/\$\{\d+\|([^,|]*)[^}]*\}/g, '$1').replace(/\$\{\d+:([^}]*)\}/g, '$1').replace(/\$\d/g, ''))),
+    documentation: markdown(code(snippetText(body))),
     sortText: sortKey(0, index),
   };
 }
