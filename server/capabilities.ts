@@ -6,16 +6,22 @@ import {
   type SemanticTokensLegend,
   type ServerCapabilities,
 } from 'vscode-languageserver';
+import { clientSupport } from './client-support.js';
+import { APPLY_FIX_COMMAND } from './features/code-actions.js';
 
 /**
  * Completion triggers. A space triggers too, but the server answers it only right after `:` or
- * `=` (see connection.ts), where a value or a base is what comes next.
+ * `=` (see features/completion/index.ts), where a value or a base is what comes next.
  */
 export const COMPLETION_TRIGGERS = ['.', ':', '=', ' '];
 export const SIGNATURE_TRIGGERS = ['(', ','];
 
 export function serverCapabilities(client: ClientCapabilities, legend: SemanticTokensLegend, options: { completionResolve: boolean }): ServerCapabilities {
   const text = client.textDocument;
+  const support = clientSupport(client);
+  // Fixes reach a client as CodeAction literals, or as commands the server runs by asking the
+  // client to apply an edit; a client that takes neither gets no code actions at all.
+  const fixesAsCommands = !support.codeActionLiterals && support.applyEdit;
   return {
     // LineIndex counts UTF-16 code units, the encoding every client supports.
     positionEncoding: 'utf-16',
@@ -33,7 +39,8 @@ export function serverCapabilities(client: ClientCapabilities, legend: SemanticT
     semanticTokensProvider: { legend, full: true, range: false },
     documentFormattingProvider: true,
     documentRangeFormattingProvider: true,
-    codeActionProvider: text?.codeAction?.codeActionLiteralSupport ? { codeActionKinds: [CodeActionKind.QuickFix] } : true,
+    codeActionProvider: support.codeActionLiterals ? { codeActionKinds: [CodeActionKind.QuickFix] } : fixesAsCommands,
+    ...(fixesAsCommands ? { executeCommandProvider: { commands: [APPLY_FIX_COMMAND] } } : {}),
     inlayHintProvider: true,
     signatureHelpProvider: { triggerCharacters: SIGNATURE_TRIGGERS },
     workspace: { workspaceFolders: { supported: true, changeNotifications: true } },

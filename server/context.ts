@@ -1,6 +1,6 @@
 // What every editor feature receives: one document, the analysis of the workspace it belongs to,
 // and conversions between the front end's offsets and LSP positions. Features are pure
-// functions of a DocumentContext (and the request's parameters); only connection.ts talks LSP.
+// functions of a DocumentContext (and the request's parameters); only handlers/ talk LSP.
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import type { Position as LspPosition, Range as LspRange, Location } from 'vscode-languageserver';
 import { LineIndex, type Analysis, type Range, type SourceUnit } from '../dsl/index.js';

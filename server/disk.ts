@@ -34,7 +34,7 @@ export class DiskHost implements FileHost {
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.text;
     let text: string | undefined;
     try {
-      text = stat.isFile() ? fs.readFileSync(filePath, 'utf8') : undefined;
+      text = stat.isFile() ? withoutBom(fs.readFileSync(filePath, 'utf8')) : undefined;
     } catch {
       text = undefined;
     }
@@ -45,6 +45,16 @@ export class DiskHost implements FileHost {
   forget(filePath: string): void {
     this.cache.delete(filePath);
   }
+}
+
+/**
+ * The text an editor shows for a file saved with a UTF-8 byte-order mark: without it (the CLI
+ * reads files the same way, runtime/cli/files.ts). Counted as a character, the mark would shift
+ * every position on the first line by one, and edits for a file that is not open (a rename from
+ * an importer) would land one character off. Editors keep the mark when they save.
+ */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**

@@ -19,7 +19,7 @@ export const MAX_DELAY_MS = 100;
 export interface PublisherOptions {
   /** The front end's diagnostics of one file as LSP diagnostics (features/diagnostics.ts). */
   convert: (doc: DocumentContext) => Diagnostic[];
-  /** Sends them to the client (connection.ts). */
+  /** Sends them to the client (handlers/session.ts). */
   publish: (uri: string, version: number | undefined, diagnostics: Diagnostic[]) => void;
   onError: (err: unknown) => void;
   /** Files analysed again because a file they import changed (their tokens and hints may differ). */

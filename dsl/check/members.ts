@@ -1,7 +1,7 @@
 // Which members a declaration may hold, and checking its own members against them: unknown and
 // duplicate properties, values against their declared types, blocks, and required properties.
 import { didYouMean, closestNames, validList, type Fix } from '../diagnostics.js';
-import { algorithmSpec, DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec } from '../schema/index.js';
+import { algorithmSpec, builtinsOfKind, DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import { propertyKey } from '../semantics/model.js';
@@ -153,7 +153,7 @@ function checkNamed(ctx: CheckContext, member: A.NamedMember, schema: MemberSche
   const baseName = member.base.name.parts[0];
   const target = ctx.model.resolve(ctx.unit, baseName);
   if (!target) {
-    const candidates = [...ctx.model.visibleSymbols(ctx.unit).filter((s) => s.decl.declKind === 'algorithm').map((s) => s.name), 'PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT'];
+    const candidates = [...ctx.model.visibleSymbols(ctx.unit).filter((s) => s.decl.declKind === 'algorithm').map((s) => s.name), ...builtinsOfKind('algorithm').map((b) => b.name)];
     const close = closestNames(baseName.text, candidates);
     ctx.accept('error', 'unknown-name', `unknown algorithm '${baseName.text}'${didYouMean(baseName.text, close)}`, baseName.range,
       { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: baseName.range, newText: c }] })) });

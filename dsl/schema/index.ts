@@ -5,7 +5,7 @@ import { DECLARATION_SCHEMAS } from './declarations.js';
 import { ENVS } from './envs.js';
 import { FUNCTIONS, METRICS, REWARD_NAMES, SCHEDULES } from './expressions.js';
 import { POLICIES } from './policies.js';
-import type { AlgorithmSpec, BuiltinSpec, EnvSpec, FunctionSpec, ParamSpec, PolicySpec } from './types.js';
+import type { AlgorithmSpec, BuiltinSpec, FunctionSpec, ParamSpec } from './types.js';
 
 export * from './types.js';
 export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES };
@@ -26,19 +26,9 @@ export function builtinsOfKind(kind: DeclKind): BuiltinSpec[] {
   return BUILTINS.filter((b) => b.declKind === kind);
 }
 
-export function envSpec(name: string): EnvSpec | undefined {
-  const b = byName.get(name);
-  return b?.declKind === 'env' ? b : undefined;
-}
-
 export function algorithmSpec(name: string): AlgorithmSpec | undefined {
   const b = byName.get(name);
   return b?.declKind === 'algorithm' ? b : undefined;
-}
-
-export function policySpec(name: string): PolicySpec | undefined {
-  const b = byName.get(name);
-  return b?.declKind === 'policy' ? b : undefined;
 }
 
 export function functionSpec(name: string): FunctionSpec | undefined {
@@ -47,8 +37,4 @@ export function functionSpec(name: string): FunctionSpec | undefined {
 
 export function scheduleSpec(name: string): { name: string; doc: string; params: ParamSpec[] } | undefined {
   return schedulesByName.get(name);
-}
-
-export function allBuiltins(): readonly BuiltinSpec[] {
-  return BUILTINS;
 }

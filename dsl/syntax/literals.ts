@@ -14,7 +14,3 @@ export function parseNumber(raw: string): number {
 export function unescapeString(raw: string): string {
   return raw.slice(1, -1).replace(/\\(.)/g, (_, ch: string) => (ch === 'n' ? '\n' : ch));
 }
-
-export function escapeString(value: string): string {
-  return '"' + value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n') + '"';
-}

@@ -34,8 +34,6 @@ export const Or = keyword('or', [BinaryOperator]);
 export const Not = keyword('not', [PrefixOperator]);
 
 export const DECL_KEYWORDS = [Env, Reward, Policy, Algorithm, Experiment, Sweep];
-/** Keywords that may still be used as property names and name segments (`env: Pole`, `param: env.size`). */
-export const NAME_KEYWORDS = [...DECL_KEYWORDS, Term, Stage, Over, Import];
 
 // A count suffix (k, M) must not run into a following identifier: `200kb` is an error, not `200k b`.
 export const NumberLiteral = createToken({

@@ -4,7 +4,7 @@
 // marked preferred (applied by "auto fix" without a look) only when it is not one of several of
 // the same sort (two equally close "did you mean" names) and does not just delete what the user
 // wrote (an unknown property may be a name we cannot guess).
-import { CodeActionKind, type CodeAction, type Range } from 'vscode-languageserver';
+import { CodeActionKind, type CodeAction, type Command, type Range, type WorkspaceEdit } from 'vscode-languageserver';
 import type { Diagnostic as RlxDiagnostic, Fix } from '../../dsl/index.js';
 import { toLspRange, toOffset, type DocumentContext } from '../context.js';
 import { toLspDiagnostic } from './diagnostics.js';
@@ -27,6 +27,22 @@ export function codeActions(doc: DocumentContext, range: Range, only?: string[])
         edit: { changes: { [doc.uri]: fix.edits.map((e) => ({ range: toLspRange(doc.lines, e.range), newText: e.newText })) } },
       }));
     });
+}
+
+/**
+ * The server command behind a fix for a client that takes only Commands (no CodeAction
+ * literals): its argument is the fix's WorkspaceEdit, which the server asks the client to apply.
+ */
+export const APPLY_FIX_COMMAND = 'rlx.server.applyFix';
+
+export function asCommands(actions: CodeAction[]): Command[] {
+  return actions.filter((a) => a.edit).map((a) => ({ title: a.title, command: APPLY_FIX_COMMAND, arguments: [a.edit] }));
+}
+
+/** The edit a fix command carries, or undefined when its argument is not one. */
+export function fixEdit(args: unknown[] | undefined): WorkspaceEdit | undefined {
+  const edit = args?.[0];
+  return typeof edit === 'object' && edit !== null && ('changes' in edit || 'documentChanges' in edit) ? (edit as WorkspaceEdit) : undefined;
 }
 
 function deletesOnly(fix: Fix): boolean {

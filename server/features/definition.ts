@@ -5,8 +5,8 @@ import type { Location, Position } from 'vscode-languageserver';
 import type { DeclSymbol, Model } from '../../dsl/index.js';
 import type * as A from '../../dsl/index.js';
 import { locationOf, pathToUri, toOffset, type DocumentContext } from '../context.js';
-import { occurrenceAt, type Meaning } from './shared/occurrences.js';
-import { inheritedStatement } from './shared/schema.js';
+import { occurrenceAt, type Meaning } from '../../dsl/navigation/occurrences.js';
+import { inheritedStatement } from '../../dsl/navigation/body-schema.js';
 
 export function definition(doc: DocumentContext, position: Position): Location[] {
   const { model } = doc.analysis;

@@ -2,7 +2,7 @@
 // declaration's own name counts as a write, every use as a read.
 import { DocumentHighlightKind, type DocumentHighlight, type Position } from 'vscode-languageserver';
 import { toLspRange, toOffset, type DocumentContext } from '../context.js';
-import { namedAt, usesOf } from './shared/uses.js';
+import { namedAt, usesOf } from '../../dsl/navigation/uses.js';
 
 export function documentHighlights(doc: DocumentContext, position: Position): DocumentHighlight[] {
   const found = namedAt(doc.analysis.model, doc.unit, toOffset(doc.lines, position));

@@ -7,10 +7,10 @@ import { pathToUri, toLspRange, toOffset, type DocumentContext } from '../contex
 import {
   blockDoc, builtinDoc, code, declarationDoc, fieldDoc, join, metricDoc, optionDoc, paramDoc, rewardNameDoc, signatureDoc,
 } from './shared/docs.js';
-import { occurrenceAt, type Meaning } from './shared/occurrences.js';
-import { inheritedStatement } from './shared/schema.js';
-import { MODULE_SIGNATURE } from './shared/signatures.js';
-import { defaultText, sourceText } from './shared/values.js';
+import { occurrenceAt, type Meaning } from '../../dsl/navigation/occurrences.js';
+import { inheritedStatement } from '../../dsl/navigation/body-schema.js';
+import { MODULE_SIGNATURE } from '../../dsl/navigation/signatures.js';
+import { defaultText, sourceText } from '../../dsl/navigation/value-text.js';
 
 export function hover(doc: DocumentContext, position: Position): Hover | null {
   const { model } = doc.analysis;

@@ -9,8 +9,8 @@ import { MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
 import type { DeclSymbol, Model } from '../../dsl/index.js';
 import type * as A from '../../dsl/index.js';
 import { toOffset, type DocumentContext } from '../context.js';
-import { bodySchema, inheritedStatement, type BodyPlace } from './shared/schema.js';
-import { defaultText } from './shared/values.js';
+import { bodySchema, inheritedStatement, type BodyPlace } from '../../dsl/navigation/body-schema.js';
+import { defaultText } from '../../dsl/navigation/value-text.js';
 
 /** Roughly how much of a line the listed defaults may take before the rest is counted instead. */
 const MAX_LABEL = 60;

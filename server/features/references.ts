@@ -2,7 +2,7 @@
 // under the cursor; the declaration itself only when the editor asks for it.
 import type { Location, Position } from 'vscode-languageserver';
 import { locationOf, toOffset, type DocumentContext } from '../context.js';
-import { namedAt, usesOf } from './shared/uses.js';
+import { namedAt, usesOf } from '../../dsl/navigation/uses.js';
 
 export function references(doc: DocumentContext, position: Position, includeDeclaration: boolean): Location[] {
   const found = namedAt(doc.analysis.model, doc.unit, toOffset(doc.lines, position));

@@ -6,7 +6,7 @@ import type { Position, Range, TextEdit, WorkspaceEdit } from 'vscode-languagese
 import type { Analysis, DeclSymbol } from '../../dsl/index.js';
 import { linesOf, pathToUri, toLspRange, toOffset, type DocumentContext } from '../context.js';
 import { IDENTIFIER, KEYWORDS } from './shared/kinds.js';
-import { namedAt, usesOf, type Named } from './shared/uses.js';
+import { namedAt, usesOf, type Named } from '../../dsl/navigation/uses.js';
 
 /** A rename the editor should refuse, with the reason to show. */
 export class RenameError extends Error {

@@ -1,5 +1,5 @@
 // Semantic tokens: colour by meaning, not by shape. Names take their meaning from the shared
-// classification (occurrences.ts); everything else from the lexer. The mapping:
+// classification (dsl/navigation/occurrences.ts); everything else from the lexer. The mapping:
 //   declarations and references by kind   see shared/kinds.ts (env class, policy struct,
 //                                          algorithm type, reward function, experiment namespace,
 //                                          sweep macro); `declaration` on the declaring name,
@@ -19,7 +19,7 @@ import type { SemanticTokens, SemanticTokensLegend } from 'vscode-languageserver
 import { rlxLexer } from '../../dsl/syntax/tokens.js';
 import type { DocumentContext } from '../context.js';
 import { KIND_STYLES } from './shared/kinds.js';
-import { fileOccurrences, type Meaning } from './shared/occurrences.js';
+import { fileOccurrences, type Meaning } from '../../dsl/navigation/occurrences.js';
 
 const TYPES = ['namespace', 'type', 'class', 'struct', 'function', 'macro', 'variable', 'parameter', 'property', 'enumMember', 'keyword', 'comment', 'string', 'number', 'operator'] as const;
 const MODIFIERS = ['declaration', 'defaultLibrary', 'documentation', 'readonly'] as const;

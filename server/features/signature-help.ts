@@ -3,9 +3,9 @@
 // follows the argument being written, by name when it is named (`over: |`), else by position.
 import { MarkupKind, type Position, type SignatureHelp } from 'vscode-languageserver';
 import { toOffset, type DocumentContext } from '../context.js';
-import { declarationAt, descend, valueScope } from './shared/cursor.js';
-import { callsBefore } from './shared/prefix.js';
-import { activeParameter, MODULE_SIGNATURE, type Signature } from './shared/signatures.js';
+import { declarationAt, descend, valueScope } from '../../dsl/navigation/cursor.js';
+import { callsBefore } from '../../dsl/navigation/prefix.js';
+import { activeParameter, MODULE_SIGNATURE, type Signature } from '../../dsl/navigation/signatures.js';
 
 export function signatureHelp(doc: DocumentContext, position: Position): SignatureHelp | null {
   const { model } = doc.analysis;

@@ -6,7 +6,7 @@ import type { Analysis } from '../../dsl/index.js';
 import type * as A from '../../dsl/index.js';
 import { locationOf, toLspRange, type DocumentContext } from '../context.js';
 import { KIND_STYLES } from './shared/kinds.js';
-import { sourceText } from './shared/values.js';
+import { sourceText } from '../../dsl/navigation/value-text.js';
 
 export function documentSymbols(doc: DocumentContext): DocumentSymbol[] {
   const text = doc.unit.text;
@@ -35,6 +35,14 @@ export function documentSymbols(doc: DocumentContext): DocumentSymbol[] {
     d.name?.range ?? d.keywordRange,
     members(d.body),
   ));
+}
+
+/** The outline as a flat list, for a client that cannot show a tree: each symbol names its parent. */
+export function flatSymbols(uri: string, symbols: DocumentSymbol[], containerName?: string): SymbolInformation[] {
+  return symbols.flatMap((s) => [
+    { name: s.name, kind: s.kind, location: { uri, range: s.range }, ...(containerName ? { containerName } : {}) },
+    ...flatSymbols(uri, s.children ?? [], s.name),
+  ]);
 }
 
 /** `algorithm = PPO`, `sweep over Balance`, `experiment`. */

@@ -24,6 +24,7 @@ import {
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
+  type ApplyWorkspaceEditParams,
   type ClientCapabilities,
   type FileEvent,
   type InitializeResult,
@@ -92,6 +93,8 @@ export class TestClient {
   readonly logs: string[] = [];
   readonly configurationRequests: unknown[] = [];
   readonly registrations: Registration[] = [];
+  /** The edits the server asked the client to apply (workspace/applyEdit), all applied. */
+  readonly appliedEdits: ApplyWorkspaceEditParams[] = [];
   /** The refresh requests the server sent (`workspace/semanticTokens/refresh`, ...), in order. */
   readonly refreshes: string[] = [];
   settings: unknown;
@@ -121,6 +124,10 @@ export class TestClient {
       return null;
     });
     connection.onRequest('client/unregisterCapability', () => null);
+    connection.onRequest('workspace/applyEdit', (params: ApplyWorkspaceEditParams) => {
+      this.appliedEdits.push(params);
+      return { applied: true };
+    });
     for (const method of ['workspace/inlayHint/refresh', 'workspace/semanticTokens/refresh']) {
       connection.onRequest(method, () => {
         this.refreshes.push(method);

@@ -5,8 +5,8 @@ import { CompletionItemKind, InsertTextFormat, type CompletionItem } from 'vscod
 import { builtinsOfKind } from '../../../dsl/schema/index.js';
 import type { DeclKind, DeclSymbol, Model, SourceUnit } from '../../../dsl/index.js';
 import { signatureDoc } from '../shared/docs.js';
-import { visibleOfKind } from '../shared/schema.js';
-import { MODULE_SIGNATURE } from '../shared/signatures.js';
+import { visibleOfKind } from '../../../dsl/navigation/body-schema.js';
+import { MODULE_SIGNATURE } from '../../../dsl/navigation/signatures.js';
 import { keywordItem, markdown, nameItems, snippetItem, sortKey } from './items.js';
 
 const KINDS: DeclKind[] = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];

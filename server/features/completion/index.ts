@@ -1,21 +1,27 @@
-// Completion: reads where the cursor is from the text before it (shared/prefix.ts works on
-// incomplete text), finds the schema that applies there (shared/cursor.ts), and asks the module
-// for that place: declarations.ts (top level, bases), members.ts (property names), values.ts
-// (values). Every item replaces the whole word under the cursor.
+// Completion: reads where the cursor is from the text before it (dsl/navigation/prefix.ts
+// works on incomplete text), finds the schema that applies there (dsl/navigation/cursor.ts), and
+// asks the module for that place: declarations.ts (top level, bases), members.ts (property
+// names), values.ts (values). Every item replaces the whole word under the cursor.
 import { CompletionItemKind, type CompletionItem, type Position } from 'vscode-languageserver';
 import type { DeclSymbol, Model, SourceUnit } from '../../../dsl/index.js';
 import type * as A from '../../../dsl/index.js';
 import { toLspRange, toOffset, type DocumentContext } from '../../context.js';
-import { bodyPlace, cursorAt, valueScope } from '../shared/cursor.js';
-import type { BodyFrame, Place } from '../shared/prefix.js';
-import { bodySchema } from '../shared/schema.js';
+import { bodyPlace, cursorAt, valueScope } from '../../../dsl/navigation/cursor.js';
+import type { BodyFrame, Place } from '../../../dsl/navigation/prefix.js';
+import { bodySchema } from '../../../dsl/navigation/body-schema.js';
 import { baseItems, topLevelItems } from './declarations.js';
 import { couldMatch, keywordItem, nameItems } from './items.js';
 import { propertyItems, sweepMemberItems, sweepPathItems, type Stated } from './members.js';
 import { valueItems } from './values.js';
 
-export function completion(doc: DocumentContext, position: Position): CompletionItem[] {
+export interface CompletionRequest {
+  /** The character typed that asked for completion, when one did (`.`, `:`, `=`, a space). */
+  triggerCharacter?: string;
+}
+
+export function completion(doc: DocumentContext, position: Position, request: CompletionRequest = {}): CompletionItem[] {
   const offset = toOffset(doc.lines, position);
+  if (!answersTrigger(doc.unit.text, offset, request.triggerCharacter)) return [];
   const { scan, symbol } = cursorAt(doc.analysis.model, doc.unit, offset);
   const range = toLspRange(doc.lines, scan.word);
   // Renaming a key that already has its colon (`lea|rning_rate: 1`): insert the name alone.
@@ -27,6 +33,16 @@ export function completion(doc: DocumentContext, position: Position): Completion
       const newText = asKey ? item.label : insertText ?? item.label;
       return { ...item, ...(insertTextFormat && !asKey ? { insertTextFormat } : {}), textEdit: { range, newText } };
     });
+}
+
+/**
+ * A space is a trigger character (capabilities.ts) so that values and bases pop up after `env: `
+ * and `= `; anywhere else a space is just typing, and an answer would be noise.
+ */
+function answersTrigger(text: string, offset: number, triggerCharacter: string | undefined): boolean {
+  if (triggerCharacter !== ' ') return true;
+  const before = text.slice(text.lastIndexOf('\n', offset - 1) + 1, offset).trimEnd();
+  return before.endsWith(':') || before.endsWith('=');
 }
 
 function itemsAt(model: Model, unit: SourceUnit, place: Place, symbol: DeclSymbol | undefined, offset: number): CompletionItem[] {

@@ -7,9 +7,10 @@ import { builtinsOfKind, type ChoiceOption } from '../../../dsl/schema/index.js'
 import type { DeclKind, DeclSymbol, Model, SourceUnit } from '../../../dsl/index.js';
 import { builtinDoc, code, declarationHeader, join, optionDoc, signatureDoc, whereDeclared } from '../shared/docs.js';
 import { KIND_STYLES } from '../shared/kinds.js';
-import { visibleOfKind } from '../shared/schema.js';
-import { optionSignature, type Signature } from '../shared/signatures.js';
-import { defaultText } from '../shared/values.js';
+import { visibleOfKind } from '../../../dsl/navigation/body-schema.js';
+import { optionSignature, type Signature } from '../../../dsl/navigation/signatures.js';
+import { defaultText } from '../../../dsl/navigation/value-text.js';
+import { snippetText } from './snippets.js';
 
 export function markdown(value: string): CompletionItem['documentation'] {
   return { kind: MarkupKind.Markdown, value };
@@ -81,7 +82,7 @@ export function snippetItem(label: string, body: string, description: string, in
     labelDetails: { description },
     insertText: body,
     insertTextFormat: InsertTextFormat.Snippet,
-    documentation: markdown(code(body.replace(/\$\{\d+\|([^,|]*)[^}]*\}/g, '$1').replace(/\$\{\d+:([^}]*)\}/g, '$1').replace(/\$\d/g, ''))),
+    documentation: markdown(code(snippetText(body))),
     sortText: sortKey(0, index),
   };
 }

@@ -6,8 +6,8 @@ import { CompletionItemKind, InsertTextFormat, type CompletionItem } from 'vscod
 import { DECLARATION_SCHEMAS, type ParamSpec } from '../../../dsl/schema/index.js';
 import type { DeclSymbol, Model } from '../../../dsl/index.js';
 import { blockDoc, join, paramDoc } from '../shared/docs.js';
-import { inheritedStatement, PARTS, sweepSegment, sweptExperiment, type BodySchema } from '../shared/schema.js';
-import { describeType, defaultText, sourceText } from '../shared/values.js';
+import { inheritedStatement, PARTS, sweepSegment, sweptExperiment, type BodySchema } from '../../../dsl/navigation/body-schema.js';
+import { describeType, defaultText, sourceText } from '../../../dsl/navigation/value-text.js';
 import { markdown, sortKey } from './items.js';
 
 /** What the body around the cursor already holds, from the syntax tree. */

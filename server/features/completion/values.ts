@@ -5,11 +5,11 @@
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
 import { ENVS, FUNCTIONS, METRICS, REWARD_NAMES, SCHEDULES, type EnvSpec, type RewardName, type ValueType } from '../../../dsl/schema/index.js';
 import { fieldDoc, metricDoc, rewardNameDoc } from '../shared/docs.js';
-import { descend, type ValueScope } from '../shared/cursor.js';
-import type { ExpressionPlace } from '../shared/prefix.js';
-import { alternatives, envsOfReward, partSchema, PARTS, type EnvUse } from '../shared/schema.js';
-import { functionSignature, scheduleSignature, type Signature } from '../shared/signatures.js';
-import { defaultText, describeType } from '../shared/values.js';
+import { descend, type ValueScope } from '../../../dsl/navigation/cursor.js';
+import type { ExpressionPlace } from '../../../dsl/navigation/prefix.js';
+import { alternatives, envsOfReward, partSchema, PARTS, type EnvUse } from '../../../dsl/navigation/body-schema.js';
+import { functionSignature, scheduleSignature, type Signature } from '../../../dsl/navigation/signatures.js';
+import { defaultText, describeType } from '../../../dsl/navigation/value-text.js';
 import { callItem, keywordItem, markdown, nameItems, optionItem, sortKey } from './items.js';
 
 const CONDITION_FUNCTIONS = FUNCTIONS.filter((f) => !f.text && f.name !== 'novelty' && f.params.every((p) => p.type !== 'vector'));

@@ -4,9 +4,9 @@ import * as path from 'node:path';
 import type { BlockSpec, BuiltinSpec, ChoiceOption, MetricName, ParamSpec, RewardName } from '../../../dsl/schema/index.js';
 import type { DeclSymbol, Model } from '../../../dsl/index.js';
 import { linesOf, pathToUri } from '../../context.js';
-import type { EnvUse } from './schema.js';
-import type { Signature } from './signatures.js';
-import { defaultText, describeRange, describeType, sourceText } from './values.js';
+import type { EnvUse } from '../../../dsl/navigation/body-schema.js';
+import type { Signature } from '../../../dsl/navigation/signatures.js';
+import { defaultText, describeRange, describeType, sourceText } from '../../../dsl/navigation/value-text.js';
 
 export function code(text: string): string {
   return '```rlx\n' + text + '\n```';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CompletionItemKind, InsertTextFormat, type CompletionItem } from 'vscode-languageserver';
 import { completion } from '../../../server/features/completion/index.js';
+import { snippetText, withoutSnippets } from '../../../server/features/completion/snippets.js';
 import type { Sources } from '../../helpers/source.js';
 import { fixture } from './fixture.js';
 
@@ -301,5 +302,24 @@ describe('completion of conditions and paths', () => {
 
   it('the algorithm of a stage', () => {
     check('algorithm G = GRPO\nexperiment E {\n  stage warm = $0\n}', ['G', ...ALGORITHMS]);
+  });
+});
+
+describe('snippets as plain text (for clients without snippet support)', () => {
+  const cases: [string, string][] = [
+    ['linear(${1:from}, ${2:to})', 'linear(from, to)'],
+    ['env ${1:Name} = ${2|Pole,CartPole|} {\n  $0\n}', 'env Name = Pole {\n  \n}'],
+    ['future(k: ${1})', 'future(k: )'],
+    ['${1:outer(${2:inner})}', 'outer(inner)'],
+    ['cost: \\$${1:5} \\} \\\\', 'cost: $5 } \\'],
+  ];
+  for (const [snippet, plain] of cases) {
+    it(`'${snippet}' inserts '${plain}'`, () => assert.equal(snippetText(snippet), plain));
+  }
+
+  it('items keep their text edits, with the plain text and no snippet format', () => {
+    const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 2 } };
+    const [plain] = withoutSnippets([{ label: 'linear', insertTextFormat: InsertTextFormat.Snippet, textEdit: { range, newText: 'linear(${1:from}, ${2:to})' } }]);
+    assert.deepEqual(plain, { label: 'linear', textEdit: { range, newText: 'linear(from, to)' } });
   });
 });

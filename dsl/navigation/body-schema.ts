@@ -3,10 +3,10 @@
 // reward is paired with. Hover, completion, definition and inlay hints all ask these questions.
 import {
   algorithmSpec, DECLARATION_SCHEMAS, type BlockSpec, type BuiltinSpec, type ChoiceOption, type EnvSpec, type ParamSpec, type ValueType,
-} from '../../../dsl/schema/index.js';
-import type { DeclSymbol, Model, SourceUnit, Target } from '../../../dsl/index.js';
-import type { Effective } from '../../../dsl/semantics/model.js';
-import type * as A from '../../../dsl/index.js';
+} from '../schema/index.js';
+import type { DeclSymbol, Model, SourceUnit, Target } from '../index.js';
+import type { Effective } from '../semantics/model.js';
+import type * as A from '../index.js';
 
 /** Which body of a declaration: its own, one of its blocks (`eval { }`), or a stage's (`stage main = SFT { }`). */
 export type BodyPlace = { kind: 'declaration' } | { kind: 'block'; name: string } | { kind: 'stage'; base: string | undefined };

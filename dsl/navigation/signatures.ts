@@ -3,9 +3,9 @@
 // these, hover shows their labels, completion inserts them as snippets.
 import {
   functionSpec, scheduleSpec, type ChoiceOption, type FunctionSpec, type ParamSpec, type ValueType,
-} from '../../../dsl/schema/index.js';
-import { optionsOf } from './schema.js';
-import { defaultText, describeType, formatNumber } from './values.js';
+} from '../schema/index.js';
+import { optionsOf } from './body-schema.js';
+import { defaultText, describeType, formatNumber } from './value-text.js';
 
 export interface SignatureParam {
   name: string;

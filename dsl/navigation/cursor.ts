@@ -1,12 +1,12 @@
 // The cursor while typing, resolved against the schema: the declaration it is in, and for a
 // value the type expected there, down through open calls and lists (`linear(1, 0, over: |`
 // expects the `over` argument of a schedule). Completion and signature help share this.
-import type { ValueType } from '../../../dsl/schema/index.js';
-import type { DeclSymbol, Model, SourceUnit } from '../../../dsl/index.js';
+import type { ValueType } from '../schema/index.js';
+import type { DeclSymbol, Model, SourceUnit } from '../index.js';
 import { scanBefore, type BodyFrame, type OpenBracket, type Scan } from './prefix.js';
-import { alternatives, bodySchema, optionsOf, sweepParam, type BodyPlace } from './schema.js';
+import { alternatives, bodySchema, optionsOf, sweepParam, type BodyPlace } from './body-schema.js';
 import { signatureOf, type Signature } from './signatures.js';
-import { defaultText } from './values.js';
+import { defaultText } from './value-text.js';
 
 export interface Cursor {
   scan: Scan;

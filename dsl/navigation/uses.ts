@@ -1,7 +1,7 @@
 // The declaration (or built-in) a name stands for, and every place that names it, in every
 // analysed file. References, highlight and rename are three views of this list.
-import type { BuiltinSpec } from '../../../dsl/schema/index.js';
-import type { Analysis, DeclSymbol, Model, Range, SourceUnit } from '../../../dsl/index.js';
+import type { BuiltinSpec } from '../schema/index.js';
+import type { Analysis, DeclSymbol, Model, Range, SourceUnit } from '../index.js';
 import { fileOccurrences, occurrenceAt } from './occurrences.js';
 
 export type Named = { kind: 'decl'; symbol: DeclSymbol } | { kind: 'builtin'; spec: BuiltinSpec };

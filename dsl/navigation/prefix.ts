@@ -5,8 +5,8 @@
 // whether a property name or a value is being typed, and inside which calls and lists.
 // Completion and signature help read this; hover and the like use the syntax tree instead.
 import type { IToken } from 'chevrotain';
-import type * as A from '../../../dsl/index.js';
-import { rlxLexer } from '../../../dsl/syntax/tokens.js';
+import type * as A from '../index.js';
+import { rlxLexer } from '../syntax/tokens.js';
 import { DECL_KEYWORDS, LITERALS, NAME_LIKE, newValue, readValueToken, type OpenBracket, type Token, type ValueReading } from './value-reader.js';
 
 export type { OpenBracket };

@@ -5,13 +5,13 @@
 import {
   DECLARATION_SCHEMAS, METRICS, REWARD_NAMES, functionSpec, scheduleSpec, type BlockSpec, type ChoiceOption, type MetricName,
   type ParamSpec, type RewardName, type ValueType,
-} from '../../../dsl/schema/index.js';
-import { nameText, type DeclSymbol, type Model, type SourceUnit, type Target } from '../../../dsl/index.js';
-import type * as A from '../../../dsl/index.js';
+} from '../schema/index.js';
+import { nameText, type DeclSymbol, type Model, type SourceUnit, type Target } from '../index.js';
+import type * as A from '../index.js';
 import {
   alternatives, bodySchema, envsOfReward, experimentSchema, optionsOf, partSchema, PARTS, sweepParam, sweptExperiment,
   type BodyPlace, type BodySchema, type EnvUse,
-} from './schema.js';
+} from './body-schema.js';
 import { functionSignature, optionSignature, scheduleSignature, type Signature } from './signatures.js';
 
 export type Meaning =

@@ -1,7 +1,7 @@
 // Schema values and types as a person reads them in rlx: defaults written the way a user would
 // write them (`10k`, `linear(1, 0.05, over: 0.5)`, `none`), types in short code-like form.
-import type { NumberType, ParamSpec, PlanValue, ValueType } from '../../../dsl/schema/index.js';
-import { optionsOf } from './schema.js';
+import type { NumberType, ParamSpec, PlanValue, ValueType } from '../schema/index.js';
+import { optionsOf } from './body-schema.js';
 
 /** A number as rlx would write it: `2.5e-4`, `0.99`, `10k`, `1M`. */
 export function formatNumber(value: number): string {
