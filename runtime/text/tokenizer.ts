@@ -22,6 +22,13 @@ export class TokenizerError extends Error {
   override name = 'TokenizerError';
 }
 
+/** The distinct characters of `texts`, in code point order. */
+export function alphabetOf(texts: Iterable<string>): string {
+  const characters = new Set<string>();
+  for (const text of texts) for (const character of text) characters.add(character);
+  return [...characters].sort((a, b) => a.codePointAt(0)! - b.codePointAt(0)!).join('');
+}
+
 export class CharTokenizer {
   private readonly ids: ReadonlyMap<string, number>;
 
@@ -31,10 +38,7 @@ export class CharTokenizer {
 
   /** The tokenizer of an alphabet: every character of `alphabet` (repeats ignored), in code point order. */
   static fromAlphabet(alphabet: Iterable<string>): CharTokenizer {
-    const characters = new Set<string>();
-    for (const text of alphabet) for (const character of text) characters.add(character);
-    const sorted = [...characters].sort((a, b) => a.codePointAt(0)! - b.codePointAt(0)!);
-    return new CharTokenizer(Object.freeze([...SPECIAL_TOKENS, ...sorted]));
+    return new CharTokenizer(Object.freeze([...SPECIAL_TOKENS, ...alphabetOf(alphabet)]));
   }
 
   /** The tokenizer stored as `json` (from toJSON); `where` names the file or field in errors. */
