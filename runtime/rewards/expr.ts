@@ -22,6 +22,8 @@ export type NameResolver = (ref: string) => Code;
 export interface HelperFunctions {
   /** `novelty(v)`: code calling the run-time helper with the vector's elements. */
   readonly novelty?: (args: readonly string[]) => string;
+  /** Text envs only: code for a verifier call (exact, regex, ...), or undefined for another function. */
+  readonly text?: (call: string, args: readonly PlanExpr[], scalar: (expr: PlanExpr) => string) => string | undefined;
 }
 
 /** The functions this compiler implements (the registry's non-text ones). */
@@ -123,6 +125,8 @@ function compile(expr: PlanExpr, resolve: NameResolver, helpers: HelperFunctions
       return { scalar: helpers.novelty(vector(args[0], 'novelty()')) };
     }
   }
+  const verifier = helpers.text?.(call, args, scalar);
+  if (verifier !== undefined) return { scalar: verifier };
   if (Object.hasOwn(NOT_IMPLEMENTED_FUNCTIONS, call)) throw new ExprError(`${call}(): ${NOT_IMPLEMENTED_FUNCTIONS[call]}`);
   throw new ExprError(`unknown function ${call}()`);
 }

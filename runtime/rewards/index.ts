@@ -10,6 +10,7 @@
 import type { PlanReward } from '../../dsl/compile/plan.js';
 import type { Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
+import { TEXT_NAMES, TextVerifiers } from '../text/reward-terms.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
 
 export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
@@ -25,6 +26,8 @@ export interface RewardEnv {
   /** Goal-conditioned envs: the observation fields holding the goal and the achieved goal. */
   readonly goalFields?: readonly string[];
   readonly achievedFields?: readonly string[];
+  /** A text env (TextTask): terms read prompt, completion and target through the verifiers (runtime/text). */
+  readonly text?: boolean;
 }
 
 /** One transition, as the trainer fills it before each evaluate(). */
@@ -36,6 +39,10 @@ export class RewardContext {
   truncated = 0;
   success = 0;
   t = 0;
+  /** Text envs: the texts verifiers read. */
+  prompt = '';
+  completion = '';
+  target = '';
 
   constructor(obsDim: number, actionDim: number) {
     this.obs = new Float32Array(obsDim);
@@ -44,9 +51,11 @@ export class RewardContext {
   }
 }
 
-/** Run-time state some functions need: novelty() counts visits. */
+/** Run-time state some functions need: novelty() counts visits; the verifiers' compiled patterns and literals. */
 class RewardHelpers {
   private readonly visits = new Map<string, number>();
+
+  constructor(readonly text: TextVerifiers | undefined) {}
 
   /** 1/sqrt(n), n the visits so far (this one included) to the observation rounded to 0.1 per element. */
   novelty(...values: number[]): number {
@@ -62,7 +71,6 @@ type TermsFunction = (c: RewardContext, h: RewardHelpers, out: Float64Array) => 
 export class CompiledReward {
   /** Values of the terms at the last evaluate(), in the order of termNames. */
   readonly values: Float64Array;
-  private readonly helpers = new RewardHelpers();
 
   constructor(
     readonly name: string,
@@ -72,6 +80,7 @@ export class CompiledReward {
     private readonly fn: TermsFunction,
     /** The generated JS, for debugging. */
     readonly source: string,
+    private readonly helpers: RewardHelpers,
   ) {
     this.values = new Float64Array(termNames.length);
   }
@@ -86,11 +95,15 @@ export class CompiledReward {
 export function compileReward(reward: PlanReward, env: RewardEnv): CompiledReward {
   const actionDim = env.actionSpace.kind === 'discrete' ? 1 : env.actionSpace.shape.reduce((a, b) => a * b, 1);
   const resolve = rewardResolver(env, actionDim);
+  const text = env.text ? new TextVerifiers() : undefined;
   const lines = ['let s = 0, v = 0;'];
   reward.terms.forEach((term, i) => {
     let code: string;
     try {
-      code = compileScalar(term.expr, resolve, { novelty: (args) => `h.novelty(${args.join(', ')})` });
+      code = compileScalar(term.expr, resolve, {
+        novelty: (args) => `h.novelty(${args.join(', ')})`,
+        text: text && ((call, args, scalar) => text.compileCall(call, args, scalar)),
+      });
     } catch (err) {
       if (err instanceof ExprError) throw new Error(`reward ${reward.name}, term ${term.name}: ${err.message}`);
       throw err;
@@ -101,7 +114,7 @@ export function compileReward(reward: PlanReward, env: RewardEnv): CompiledRewar
   const source = lines.join('\n');
   const fn = new Function('c', 'h', 'out', source) as TermsFunction;
   const context = new RewardContext(env.obsFields.length, actionDim);
-  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source);
+  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source, new RewardHelpers(text));
 }
 
 function rewardResolver(env: RewardEnv, actionDim: number): (ref: string) => Code {
@@ -144,6 +157,7 @@ function rewardResolver(env: RewardEnv, actionDim: number): (ref: string) => Cod
       case 'info':
         throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);
     }
+    if (env.text && (TEXT_NAMES as readonly string[]).includes(head)) throw new ExprError(`"${head}" is text: use it in a verifier such as exact(${head}, target) or length(${head})`);
     if (Object.hasOwn(NOT_IMPLEMENTED_REWARD_NAMES, head)) throw new ExprError(`"${head}": ${NOT_IMPLEMENTED_REWARD_NAMES[head]}`);
     throw new ExprError(`unknown name "${ref}"; reward terms can use ${REWARD_REFS.join(', ')}`);
   };

@@ -1,0 +1,74 @@
+// TextTask's configuration from a plan: `task` (which examples) and `max_tokens`. Names,
+// defaults, docs and ranges are the language's (dsl/schema/envs.ts), read with envParams();
+// a task option's own arguments (`digits`, `len`) are checked against the option's declared
+// params the same way. A plan value of `task` is `{ "kind": "addition", "digits": 2 }` (what
+// the compiler writes for an option with arguments) or a bare option name.
+import { builtin, type ChoiceOption, type PlanValue } from '../../dsl/schema/index.js';
+import { EnvParamError, envParams } from '../envs/params.js';
+import { PlanParams } from '../plan-params.js';
+import { datasetTask, loadDataset } from './dataset.js';
+import { addition, reverse, sort } from './generated.js';
+import type { TextTask } from './task.js';
+
+export interface TextTaskConfig {
+  readonly task: TextTask;
+  /** Longest completion, in tokens (characters). */
+  readonly max_tokens: number;
+}
+
+export interface TextTaskOptions {
+  /** The folder of the .rlx file: where `dataset("...")` paths start. */
+  readonly baseDir?: string;
+}
+
+/** Reads TextTask's configuration and builds its task; errors are EnvParamErrors naming the param. */
+export function textTaskConfig(given: object, options: TextTaskOptions = {}): TextTaskConfig {
+  const p = envParams('TextTask', given);
+  const max_tokens = p.count('max_tokens');
+  const task = buildTask(p, options);
+  if (task.maxTargetLength > max_tokens) {
+    throw new EnvParamError(
+      'TextTask',
+      'max_tokens',
+      `TextTask: max_tokens is ${max_tokens}, but ${task.description} has targets of up to ${task.maxTargetLength} characters, which no completion could reach; raise max_tokens to at least ${task.maxTargetLength}`,
+    );
+  }
+  return { task, max_tokens };
+}
+
+function buildTask(p: PlanParams, options: TextTaskOptions): TextTask {
+  const value = p.value('task') as PlanValue;
+  const { kind, ...args } = typeof value === 'string' ? { kind: value } : typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { kind: undefined };
+  // `dataset(path)` is issue 15's fourth task; the registry does not declare it yet (dsl/schema/envs.ts).
+  if (kind === 'dataset') return datasetFromPlan(args, options);
+  const option = taskOptions().find((o) => o.name === kind);
+  if (!option) return p.fail('task', `one of ${[...taskOptions().map(signature), 'dataset(path)'].join(', ')}`);
+  const q = new PlanParams(`TextTask task ${option.name}`, option.params ?? [], args, (_owner, param, message) => new EnvParamError('TextTask', `task.${param}`, message));
+  switch (option.name) {
+    case 'addition':
+      return addition(q.count('digits'));
+    case 'reverse':
+      return reverse(q.count('len'));
+    case 'sort':
+      return sort(q.count('len'));
+  }
+  throw new Error(`TextTask: the registry declares task "${option.name}", which this runtime does not generate`);
+}
+
+function datasetFromPlan(args: Record<string, unknown>, options: TextTaskOptions): TextTask {
+  const file = args.path;
+  if (typeof file !== 'string' || file === '') {
+    throw new EnvParamError('TextTask', 'task.path', `TextTask: dataset(path) needs the path of a .jsonl file as a string, got ${JSON.stringify(file) ?? 'nothing'}`);
+  }
+  if (options.baseDir === undefined) {
+    throw new EnvParamError('TextTask', 'task.path', `TextTask: dataset(${JSON.stringify(file)}) needs the folder of the .rlx file to find the file relative to`);
+  }
+  return datasetTask(loadDataset(file, options.baseDir), file);
+}
+
+function taskOptions(): readonly ChoiceOption[] {
+  const type = builtin('TextTask')?.params.find((p) => p.name === 'task')?.type;
+  return type?.kind === 'choice' ? type.options : [];
+}
+
+const signature = (o: ChoiceOption) => `${o.name}(${(o.params ?? []).map((p) => p.name).join(', ')})`;

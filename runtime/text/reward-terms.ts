@@ -1,0 +1,96 @@
+// Verifier calls in reward terms (`exact(completion, target)`, `0.1 * regex(completion, "^[0-9]+$")`),
+// compiled to JS like every other term (runtime/rewards/expr.ts) for a text environment.
+//
+// Texts exist only as verifier arguments: the names `prompt`, `completion`, `target` and
+// "string" literals; everything a verifier returns is a number. So this hook compiles a
+// verifier call whole, reading its text arguments itself, and the rest of the compiler never
+// sees a text value. Like the number compiler it pastes nothing from the plan into code: a
+// literal becomes `h.text.strings[k]`, a pattern is compiled here, once (a bad one is an
+// error when the reward is compiled, not when a completion arrives), and the code refers to it
+// by index.
+import type { PlanExpr } from '../../dsl/compile/plan.js';
+import { FUNCTIONS } from '../../dsl/schema/index.js';
+import { ExprError } from '../rewards/expr.js';
+import { contains, exact, length, LinearRegex, numeric, PatternError, regex } from './verifiers.js';
+
+/** The names a text environment gives reward terms (strings, set per completion). */
+export const TEXT_NAMES = ['prompt', 'completion', 'target'] as const;
+
+/** The verifier functions this module compiles. */
+export const TEXT_FUNCTIONS = ['exact', 'numeric', 'regex', 'contains', 'length'] as const;
+
+/** What the generated code reads as `c.prompt`, `c.completion`, `c.target`. */
+export interface TextFields {
+  prompt: string;
+  completion: string;
+  target: string;
+}
+
+/** Compiles a number-valued argument (numeric's `tol`) with the surrounding compiler. */
+export type ScalarCompiler = (expr: PlanExpr) => string;
+
+/** The run-time half: what `h.text` is in the generated code. */
+export class TextVerifiers {
+  readonly strings: string[] = [];
+  readonly patterns: LinearRegex[] = [];
+  readonly exact = exact;
+  readonly numeric = numeric;
+  readonly contains = contains;
+  readonly length = length;
+
+  regex(index: number, s: string): number {
+    return regex(s, this.patterns[index]);
+  }
+
+  /** Code for a verifier call, or undefined when `call` is not a verifier. Throws ExprError. */
+  compileCall(call: string, args: readonly PlanExpr[], scalar: ScalarCompiler): string | undefined {
+    if (!(TEXT_FUNCTIONS as readonly string[]).includes(call)) return undefined;
+    const spec = FUNCTIONS.find((f) => f.name === call)!;
+    const required = spec.params.filter((p) => p.default === undefined).length;
+    if (args.length < required || args.length > spec.params.length) {
+      const count = required === spec.params.length ? `${required}` : `${required} or ${spec.params.length}`;
+      throw new ExprError(`${call}() takes ${count} argument(s), got ${args.length}`);
+    }
+    const text = (k: number) => this.text(call, spec.params[k].name, args[k]);
+    switch (call) {
+      case 'exact':
+      case 'contains':
+        return `h.text.${call}(${text(0)}, ${text(1)})`;
+      case 'length':
+        return `h.text.length(${text(0)})`;
+      case 'numeric': {
+        const tol = args.length > 2 ? scalar(args[2]) : String(spec.params[2].default);
+        return `h.text.numeric(${text(0)}, ${text(1)}, ${tol})`;
+      }
+      case 'regex':
+        return `h.text.regex(${this.pattern(args[1])}, ${text(0)})`;
+    }
+    return undefined;
+  }
+
+  /** Code for a text argument: one of the text names, or a literal. */
+  private text(call: string, param: string, arg: PlanExpr): string {
+    if ('ref' in arg && (TEXT_NAMES as readonly string[]).includes(arg.ref)) return `c.${arg.ref}`;
+    if ('const' in arg && typeof arg.const === 'string') return `h.text.strings[${this.strings.push(arg.const) - 1}]`;
+    throw new ExprError(`${call}(): "${param}" must be text (${TEXT_NAMES.join(', ')} or a "string"), got ${describe(arg)}`);
+  }
+
+  private pattern(arg: PlanExpr): number {
+    if (!('const' in arg) || typeof arg.const !== 'string') {
+      throw new ExprError(`regex(): the pattern must be a "string" literal (it is compiled once, before training), got ${describe(arg)}`);
+    }
+    try {
+      return this.patterns.push(LinearRegex.compile(arg.const)) - 1;
+    } catch (err) {
+      if (err instanceof PatternError) throw new ExprError(`regex(): ${err.message}`);
+      throw err;
+    }
+  }
+}
+
+function describe(arg: PlanExpr): string {
+  if ('ref' in arg) return `"${arg.ref}"`;
+  if ('const' in arg) return JSON.stringify(arg.const);
+  if ('call' in arg) return `${arg.call}(...)`;
+  return 'list' in arg ? 'a list' : 'an arithmetic expression';
+}

@@ -1,0 +1,31 @@
+// What a text task gives the trainer, whatever makes its examples (a generator or a file):
+// training examples on demand, a fixed held-out set, and the alphabet its tokenizer is built from.
+import type { Rng } from '../random.js';
+import { CharTokenizer } from './tokenizer.js';
+
+/** One example: the policy reads `prompt` and should write `target`. */
+export interface TextExample {
+  readonly prompt: string;
+  readonly target: string;
+}
+
+export interface TextTask {
+  /** The task as the plan writes it: `addition(digits: 2)`, `dataset("./sums.jsonl")`. */
+  readonly description: string;
+  /** Every character prompts and targets use, once each, in code point order. */
+  readonly alphabet: string;
+  /** Longest prompt and longest target, in characters (code points). */
+  readonly maxPromptLength: number;
+  readonly maxTargetLength: number;
+  /** A training example drawn with `rng`; never one with a held-out prompt. */
+  sample(rng: Rng): TextExample;
+  /** Whether `prompt` is held out for evaluation (and so never sampled for training). */
+  isHeldOut(prompt: string): boolean;
+  /** The evaluation examples: the same for every seed and run (at most HELD_OUT_LIMIT). */
+  heldOut(): readonly TextExample[];
+}
+
+/** The task's tokenizer: one token per character of its alphabet. */
+export function taskTokenizer(task: TextTask): CharTokenizer {
+  return CharTokenizer.fromAlphabet(task.alphabet);
+}

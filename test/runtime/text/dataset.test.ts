@@ -1,0 +1,99 @@
+// `task: dataset("./file.jsonl")`: the user's prompts and targets, split by the fixed prompt
+// hash, with errors that name the file and the line.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+
+import { Rng } from '../../../runtime/random.js';
+import { datasetTask, DatasetError, loadDataset, parseDataset } from '../../../runtime/text/dataset.js';
+import { taskTokenizer } from '../../../runtime/text/task.js';
+
+const jsonl = (rows: readonly object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const sums = Array.from({ length: 200 }, (_, i) => ({ prompt: `${i}+${i}=`, target: String(2 * i) }));
+
+describe('parseDataset', () => {
+  it('reads one example per line, skipping blank lines, a BOM and CRLF endings, ignoring other fields', () => {
+    const text = '\uFEFF{"prompt": "1+1=", "target": "2", "source": "hand"}\r\n\r\n   \n{"target": "😀", "prompt": "smile é"}\n';
+    assert.deepEqual(parseDataset(text, 'd.jsonl'), [
+      { prompt: '1+1=', target: '2' },
+      { prompt: 'smile é', target: '😀' },
+    ]);
+  });
+
+  it('names the file and line of a bad line and says what a line must be', () => {
+    const cases: [string, RegExp][] = [
+      ['{"prompt": "a", "target": "b"}\n{"prompt": "a", target: "b"}', /^d\.jsonl line 2: not valid JSON \(.+\); each line must be one JSON object like \{"prompt": "12\+34=", "target": "46"\}$/],
+      ['\n\n[1, 2]', /^d\.jsonl line 3: expected an object with "prompt" and "target", got a list/],
+      ['"just text"', /^d\.jsonl line 1: expected an object .*got "just text"/],
+      ['{"prompt": "a"}', /^d\.jsonl line 1: no "target" field/],
+      ['{"question": "a", "target": "b"}', /^d\.jsonl line 1: no "prompt" field/],
+      ['{"prompt": "1+1=", "target": 2}', /^d\.jsonl line 1: "target" must be a string, got 2/],
+      ['{"prompt": null, "target": "2"}', /^d\.jsonl line 1: "prompt" must be a string, got null/],
+    ];
+    for (const [text, message] of cases) assert.throws(() => parseDataset(text, 'd.jsonl'), (err: Error) => err instanceof DatasetError && message.test(err.message), text);
+  });
+});
+
+describe('loadDataset', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-dataset-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the file relative to the folder of the .rlx file', () => {
+    fs.mkdirSync(path.join(dir, 'data'));
+    fs.writeFileSync(path.join(dir, 'data', 'sums.jsonl'), jsonl(sums.slice(0, 3)));
+    assert.deepEqual(loadDataset('./data/sums.jsonl', dir), sums.slice(0, 3));
+  });
+
+  it('a missing file or a folder is an error with the resolved path and where paths start', () => {
+    assert.throws(
+      () => loadDataset('./nope.jsonl', dir),
+      (err: Error) => err instanceof DatasetError && err.message === `dataset "./nope.jsonl": cannot read ${path.join(dir, 'nope.jsonl')}: no such file (the path is relative to the folder of the .rlx file, ${dir})`,
+    );
+    assert.throws(() => loadDataset('data', dir), /cannot read .*data: it is a folder, not a file/);
+  });
+});
+
+describe('datasetTask', () => {
+  it('holds out about a tenth of the prompts by hash, the same whatever the order of lines', () => {
+    const task = datasetTask(sums, 'sums.jsonl');
+    const heldOut = task.heldOut();
+    assert.ok(heldOut.length >= 8 && heldOut.length <= 35, `${heldOut.length} of 200 held out`);
+    assert.deepEqual(datasetTask([...sums].reverse(), 'sums.jsonl').heldOut(), heldOut, 'the split depends on prompts, not positions');
+    assert.ok(heldOut.every((e) => task.isHeldOut(e.prompt)));
+    const rng = new Rng(3);
+    const trained = Array.from({ length: 3000 }, () => task.sample(rng));
+    assert.ok(trained.every((e) => !task.isHeldOut(e.prompt)));
+    assert.equal(new Set(trained.map((e) => e.prompt)).size, 200 - heldOut.length, 'every training example is drawn');
+  });
+
+  it('puts repeated prompts on the same side, so nothing held out was trained on', () => {
+    const repeated = [...sums, ...sums.map((e) => ({ ...e, target: `${e.target} ` }))];
+    const task = datasetTask(repeated, 'r.jsonl');
+    const heldOut = new Set(task.heldOut().map((e) => e.prompt));
+    assert.equal(task.heldOut().length, 2 * heldOut.size);
+    const rng = new Rng(4);
+    for (let k = 0; k < 2000; k++) assert.ok(!heldOut.has(task.sample(rng).prompt));
+  });
+
+  it('takes its alphabet and lengths (in characters) from every example, held out or not', () => {
+    const task = datasetTask([{ prompt: 'smile é', target: '😀' }, { prompt: 'frown', target: '☹️' }], 'faces.jsonl');
+    assert.equal(task.description, 'dataset("faces.jsonl")');
+    assert.equal(task.maxPromptLength, 7);
+    assert.equal(task.maxTargetLength, 2, '☹️ is two code points (with its variation selector)');
+    const tokenizer = taskTokenizer(task);
+    for (const e of [{ prompt: 'smile é', target: '😀' }, { prompt: 'frown', target: '☹️' }]) tokenizer.encode(e.prompt + e.target);
+  });
+
+  it('an empty set or a single prompt is an error that says what is needed', () => {
+    assert.throws(() => datasetTask(parseDataset('\n \n', 'e.jsonl'), 'e.jsonl'), (err: Error) => err instanceof DatasetError && /^e\.jsonl: no examples \(the file is empty or blank\)/.test(err.message));
+    assert.throws(() => datasetTask([{ prompt: 'a', target: 'b' }, { prompt: 'a', target: 'c' }], 'one.jsonl'), /one\.jsonl: every example has the same prompt; a dataset needs at least 2 different prompts/);
+  });
+
+  it('two prompts: one held out, one trained on', () => {
+    const task = datasetTask([{ prompt: 'a', target: '1' }, { prompt: 'b', target: '2' }], 'two.jsonl');
+    assert.equal(task.heldOut().length, 1);
+    assert.notEqual(task.sample(new Rng(1)).prompt, task.heldOut()[0].prompt);
+  });
+});
