@@ -4,12 +4,14 @@ import { benchDsl } from './dsl.js';
 import { benchPpo } from './ppo.js';
 import { benchLsp } from './lsp.js';
 import { benchWebview } from './webview.js';
+import { benchText } from './text.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
   ppo: benchPpo,
   lsp: benchLsp,
   webview: benchWebview,
+  text: benchText,
 };
 
 const wanted = process.argv.slice(2);
