@@ -5,6 +5,7 @@ import { benchPpo } from './ppo.js';
 import { benchLsp } from './lsp.js';
 import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
+import { benchText } from './text.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
@@ -12,6 +13,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   tensor: () => benchTensor(),
   lsp: benchLsp,
   webview: benchWebview,
+  text: benchText,
 };
 
 const wanted = process.argv.slice(2);

@@ -1,0 +1,12 @@
+// The text task layer (issue 15): tasks and their held-out split, the character tokenizer,
+// the verifiers of reward terms, and held-out evaluation. See README.md.
+export { textTaskConfig, type TextTaskConfig, type TextTaskOptions } from './config.js';
+export { datasetTask, DatasetError, loadDataset, parseDataset } from './dataset.js';
+export { evaluateText, scoreWith, type CompleteBatch, type EvaluateOptions, type ScoreCompletion, type TextEvaluation } from './evaluate.js';
+export { addition, reverse, sort } from './generated.js';
+export { LinearRegex, MAX_INSTRUCTIONS, PatternError } from './regex.js';
+export { TEXT_FUNCTIONS, TEXT_NAMES, TextVerifiers, type TextFields } from './reward-terms.js';
+export { HELD_OUT_LIMIT, HELD_OUT_PERCENT, promptHash } from './split.js';
+export { taskTokenizer, type TextExample, type TextTask } from './task.js';
+export { alphabetOf, BOS, CharTokenizer, EOS, PAD, SPECIAL_TOKENS, TokenizerError, type TokenizerJSON } from './tokenizer.js';
+export { contains, exact, length, numeric, parseNumber, regex } from './verifiers.js';
