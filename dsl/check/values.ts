@@ -3,6 +3,7 @@
 import { closestNames, didYouMean, type Fix } from '../diagnostics.js';
 import { builtinsOfKind, scheduleSpec, SCHEDULES, type NumberType, type ParamSpec, type ValueType } from '../schema/index.js';
 import type { DeclKind, Expression, Range } from '../syntax/ast.js';
+import { formatNumber } from '../syntax/literals.js';
 import { bindArguments } from './arguments.js';
 import { constantNumber } from './constant.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
@@ -38,11 +39,6 @@ function expectation(type: ValueType): string {
 
 function replaceFix(title: string, range: Range, newText: string): Fix {
   return { title, edits: [{ range, newText }] };
-}
-
-/** Plain text for a number in a fix: no exponent noise for ordinary values. */
-export function formatNumber(v: number): string {
-  return Number.isInteger(v) || Math.abs(v) >= 1e-3 ? String(v) : v.toExponential().replace('e-', 'e-');
 }
 
 export class ValueChecker {

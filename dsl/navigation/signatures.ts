@@ -5,7 +5,8 @@ import {
   functionSpec, scheduleSpec, type ChoiceOption, type FunctionSpec, type ParamSpec, type ValueType,
 } from '../schema/index.js';
 import { optionsOf } from './body-schema.js';
-import { defaultText, describeType, formatNumber } from './value-text.js';
+import { formatNumber } from '../syntax/literals.js';
+import { defaultText, describeType } from './value-text.js';
 
 export interface SignatureParam {
   name: string;

@@ -1,20 +1,9 @@
 // Schema values and types as a person reads them in rlx: defaults written the way a user would
 // write them (`10k`, `linear(1, 0.05, over: 0.5)`, `none`), types in short code-like form.
 import type { NumberType, ParamSpec, PlanValue, ValueType } from '../schema/index.js';
+import { formatNumber } from '../syntax/literals.js';
 import { optionsOf } from './body-schema.js';
 
-/** A number as rlx would write it: `2.5e-4`, `0.99`, `10k`, `1M`. */
-export function formatNumber(value: number): string {
-  const size = Math.abs(value);
-  if (Number.isInteger(value) && size >= 1e3) {
-    if (size >= 1e9) return value.toExponential().replace('e+', 'e');
-    if (value % 1e6 === 0) return `${value / 1e6}M`;
-    if (value % 1e3 === 0) return `${value / 1e3}k`;
-    return String(value);
-  }
-  if (value !== 0 && size < 1e-3) return value.toExponential();
-  return String(value);
-}
 
 /** A plan value written back as source; strings that are option names stay bare. */
 export function formatValue(value: PlanValue | undefined, type?: ValueType): string {
