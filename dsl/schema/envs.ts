@@ -1,6 +1,6 @@
 // Built-in environments (docs/language.md#built-in-environments). Classic-control envs follow Gymnasium 0.29's
 // dynamics and constants; their parameters keep the names of the physical quantities.
-import { choice, count, int, num, option, param, maxSteps } from './build.js';
+import { choice, count, int, num, option, param, maxSteps, string } from './build.js';
 import type { EnvSpec } from './types.js';
 
 const positive = (max?: number) => num({ min: 0, exclusiveMin: true, max });
@@ -110,6 +110,9 @@ export const TextTask: EnvSpec = {
       option('addition', 'Add two numbers: "12+34=" -> "46".', [param('digits', count({ max: 8 }), 2, 'Digits per operand.')]),
       option('reverse', 'Reverse a string of letters: "abcde" -> "edcba".', [length('Length of the string.')]),
       option('sort', 'Sort a string of digits: "31415" -> "11345".', [length('Length of the string.')]),
+      option('dataset', 'Your own prompts and targets: a JSONL file with one {"prompt": ..., "target": ...} object per line. A fixed hash of each prompt holds out a tenth of them for evaluation.', [
+        param('path', string, undefined, 'The JSONL file, relative to the .rlx file.'),
+      ]),
     ), { kind: 'addition', digits: 2 }, 'Which task generates prompts and targets.'),
     param('max_tokens', count({ max: 256 }), 8, 'Longest completion, in tokens (characters).'),
   ],

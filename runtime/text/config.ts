@@ -39,10 +39,9 @@ export function textTaskConfig(given: object, options: TextTaskOptions = {}): Te
 function buildTask(p: PlanParams, options: TextTaskOptions): TextTask {
   const value = p.value('task') as PlanValue;
   const { kind, ...args } = typeof value === 'string' ? { kind: value } : typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { kind: undefined };
-  // `dataset(path)` is issue 15's fourth task; the registry does not declare it yet (dsl/schema/envs.ts).
-  if (kind === 'dataset') return datasetFromPlan(args, options);
   const option = taskOptions().find((o) => o.name === kind);
-  if (!option) return p.fail('task', `one of ${[...taskOptions().map(signature), 'dataset(path)'].join(', ')}`);
+  if (!option) return p.fail('task', `one of ${taskOptions().map(signature).join(', ')}`);
+  if (option.name === 'dataset') return datasetFromPlan(args, options);
   const q = new PlanParams(`TextTask task ${option.name}`, option.params ?? [], args, (_owner, param, message) => new EnvParamError('TextTask', `task.${param}`, message));
   switch (option.name) {
     case 'addition':
