@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // The `rlx` command: runs the compiled command line (npm install builds it; see package.json).
-import '../out/runtime/cli/run.js';
+import '../out/cli/run.js';

@@ -26,8 +26,10 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
   const rlx = client;
   const serverStatus = new ServerStatusItem(rlx);
 
+  // The panels log to the manager's channel, so the manager comes first; its callback reads
+  // `panels` only when a finished run opens its dashboard, long after both exist.
+  const manager: TrainingManager = new TrainingManager(trainingLogDir(context), (runDir) => DashboardPanel.createOrShow(panels, runDir));
   const panels = panelContext(context, (message) => manager.output.appendLine(`[panels] ${message}`));
-  const manager = new TrainingManager(trainingLogDir(context), (runDir) => DashboardPanel.createOrShow(panels, runDir));
   const trainingStatus = new TrainingStatusItem(manager);
   const launcher = new Launcher(rlx, manager, context.asAbsolutePath('dist/rlx.mjs'));
 

@@ -48,6 +48,8 @@ export interface TrainOptions {
   envModule?: string;
   /** Aborting it stops training cleanly: final checkpoint, status `stopped`. */
   signal?: AbortSignal;
+  /** Called once the run directory exists and says `running`, before the first update (rlx train prints it). */
+  onStart?: (runDir: string) => void;
   /** Called after every update. */
   onProgress?: (progress: TrainProgress) => void;
   /** One-line messages for the user (also written to events.jsonl as log events). */
@@ -236,6 +238,7 @@ class TrainingRun {
     const events = this.dir.events;
     events.add({ type: 'status', step: state?.step ?? 0, status: 'running', pid: process.pid, ...(state ? { resumed: true } : {}) });
     this.writeStatus('running', state?.step ?? 0);
+    this.options.onStart?.(this.dir.dir);
     const { algorithm, stepper } = this.parts;
     try {
       if (this.device.note) this.log('warn', state?.step ?? 0, this.device.note);
@@ -466,6 +469,7 @@ class TrainingRun {
     const file: StatusFile = {
       status,
       pid: process.pid,
+      run_dir: path.resolve(this.dir.dir),
       experiment: this.plan.experiment,
       seed: this.seed,
       started: this.started.toISOString(),

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export const ENTRY_POINTS: Record<string, string> = {
-  rlx: 'runtime/cli/run.ts',
+  rlx: 'cli/run.ts',
   server: 'server/main.ts',
   // The trainer's gradient worker thread (tensor/worker-session.ts finds it next to rlx.mjs).
   'session-worker': 'runtime/tensor/session-worker.ts',

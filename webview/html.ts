@@ -56,6 +56,25 @@ export function pageHtml(options: PageHtmlOptions): string {
 `;
 }
 
+/**
+ * A page with a message and no script (its policy allows nothing at all): what a panel shows
+ * when the pages are not in the build (`npm run bundle` makes dist/webview) or cannot be served.
+ */
+export function noticePageHtml(title: string, lines: readonly string[]): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none';">
+<title>${text(title)}</title>
+</head>
+<body>
+<main>${lines.map((line) => `<p>${text(line)}</p>`).join('')}</main>
+</body>
+</html>
+`;
+}
+
 /** 32 random bytes as base64: what a script must carry to run in the page. */
 export function createNonce(): string {
   const bytes = new Uint8Array(32);

@@ -1,12 +1,10 @@
 // The HTML of a panel's page: the dashboard page bundled from webview/ (dist/webview/<page>.js
-// and .css, HTML and CSP from webview/html.ts), or, in a build without the pages, a fallback
-// that lists the runs' latest metrics over the same protocol. Everything a page may load lies
-// in dist/webview (localResourceRoots).
+// and .css, HTML and CSP from webview/html.ts), or, in a build without the pages, a page that
+// says so (no script). Everything a page may load lies in dist/webview (localResourceRoots).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { createNonce, pageHtml as bundledPageHtml } from '../../webview/html.js';
+import { createNonce, noticePageHtml, pageHtml as bundledPageHtml } from '../../webview/html.js';
 import type { PageKind } from '../../webview/protocol.js';
-import { fallbackPageHtml } from './fallback-page.js';
 
 /** The only folder a page may load from. */
 export function pageRoot(extensionUri: vscode.Uri): vscode.Uri {
@@ -38,8 +36,10 @@ export function pageHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page
       });
     } catch (err) {
       // A page that cannot be served safely must not leave the panel blank.
-      log(`the ${page} page could not be built (${(err as Error).message}); showing the metrics list instead`);
+      log(`the ${page} page could not be built (${(err as Error).message})`);
+      return noticePageHtml(title, [`The ${page} page could not be shown: ${(err as Error).message}`, 'The output channel "rlx" has details.']);
     }
   }
-  return fallbackPageHtml({ page, title, nonce, cspSource: webview.cspSource });
+  log(`the ${page} page is not in this build (${script.fsPath} is missing)`);
+  return noticePageHtml(title, [`The ${page} page is not in this build of the extension (dist/webview/${page}.js is missing).`, 'Build the pages with `npm run bundle` and reload the window.']);
 }

@@ -21,15 +21,15 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
     return picked ? { uri: picked.uri, name: picked.info.name } : undefined;
   };
 
+  const trainExperiment = async (uri?: unknown, name?: unknown): Promise<TrainOutcome | undefined> => {
+    const t = await target(uri, name, 'Train which experiment?');
+    return t && launcher.train(t.uri, t.name);
+  };
+
   return [
-    vscode.commands.registerCommand('rlx.train', async (uri?: unknown, name?: unknown): Promise<TrainOutcome | undefined> => {
-      const t = await target(uri, name, 'Train which experiment?');
-      return t && launcher.train(t.uri, t.name);
-    }),
-    vscode.commands.registerCommand('rlx.trainExperiment', async (uri?: unknown, name?: unknown): Promise<TrainOutcome | undefined> => {
-      const t = await target(uri, name, 'Train which experiment?');
-      return t && launcher.train(t.uri, t.name);
-    }),
+    // One handler, two ids: `rlx.train` is the lens's, `rlx.trainExperiment` the palette's and menus'.
+    vscode.commands.registerCommand('rlx.train', trainExperiment),
+    vscode.commands.registerCommand('rlx.trainExperiment', trainExperiment),
     vscode.commands.registerCommand('rlx.trainSweep', async (uri?: unknown, name?: unknown): Promise<TrainOutcome | undefined> => {
       const t = await target(uri, name, 'Run which sweep?', 'sweep');
       return t && launcher.train(t.uri, t.name);

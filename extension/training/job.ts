@@ -1,6 +1,9 @@
 // One `rlx train` process. It runs detached, writing to a log file, so that training goes on
 // when the editor window reloads or closes (the run directory, not this process, is what the
 // Runs view shows); the log is tailed into the output channel while this window watches it.
+// Where it trains comes from the trainer itself: `rlx train` prints each run directory on stdout
+// as the run starts (stdout goes to a file of its own beside the log), so nothing is guessed from
+// pids or folder times.
 // No VS Code API here: the lifecycle is unit-tested against a stand-in trainer.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -19,7 +22,7 @@ export interface JobOptions {
   runsRoot: string;
   cwd: string;
   device: Device;
-  /** Where the trainer's stdout and stderr go (created, appended to). */
+  /** Where the trainer's stderr goes (created, appended to); its stdout, the run directories, goes to `runDirsFile(logFile)`. */
   logFile: string;
   env?: NodeJS.ProcessEnv;
   /** How often the log and the run directory are read while running. */
@@ -57,8 +60,8 @@ export class TrainJob {
   private readonly lines: string[] = [];
   private readonly splitter = new LineSplitter();
   private logOffset = 0;
+  private runDirsRead = 0;
   private timer: NodeJS.Timeout | undefined;
-  private startedAt = 0;
 
   constructor(readonly options: JobOptions) {
     this.label = requestLabel(options.request);
@@ -93,22 +96,23 @@ export class TrainJob {
     fs.mkdirSync(path.dirname(this.options.logFile), { recursive: true });
     const fd = fs.openSync(this.options.logFile, 'a');
     this.logOffset = fs.fstatSync(fd).size;
-    this.startedAt = Date.now();
+    const out = fs.openSync(runDirsFile(this.options.logFile), 'w');
     let child: ChildProcess;
     try {
       child = spawn(command, args, {
         cwd: this.options.cwd,
         env: this.options.env ?? process.env,
-        stdio: ['ignore', fd, fd],
+        stdio: ['ignore', out, fd],
         detached: true,
         windowsHide: true,
       });
     } catch (err) {
-      fs.closeSync(fd);
       this.finish({ state: 'failed', error: startError(this.options.trainer, err), exitCode: null });
       return this.done;
+    } finally {
+      fs.closeSync(fd); // the child has its own copies
+      fs.closeSync(out);
     }
-    fs.closeSync(fd); // the child has its own copy
     this.child = child;
     this.pid = child.pid;
     this.state = 'running';
@@ -158,7 +162,8 @@ export class TrainJob {
 
   private poll(): void {
     this.readLog();
-    this.findRunDir();
+    this.readRunDirs();
+    this.readProgress();
   }
 
   private readLog(): void {
@@ -186,46 +191,32 @@ export class TrainJob {
     for (const listener of this.lineListeners) listener(line);
   }
 
-  /**
-   * The run directory being written: the newest one whose status.json names this process. The
-   * trainer creates it after compiling the plan, so it appears a moment after the start.
-   */
-  private findRunDir(): void {
-    if (!this.pid) return;
-    let found: { dir: string; step: number; budget: number } | undefined;
-    for (const dir of this.candidateDirs()) {
-      const run = readRun(dir);
-      if (run.status?.pid === this.pid) {
-        found = { dir, step: run.status.step, budget: run.status.budget };
-        break;
-      }
+  /** New run directories the trainer announced on stdout (one per line, as each run starts). */
+  private readRunDirs(): void {
+    let text: string;
+    try {
+      text = fs.readFileSync(runDirsFile(this.options.logFile), 'utf8');
+    } catch {
+      return;
     }
-    if (!found) return;
-    if (!this.runDirs.includes(found.dir)) this.runDirs.push(found.dir);
-    const changed = this.progress?.runDir !== found.dir || this.progress.step !== found.step || this.progress.budget !== found.budget;
-    this.progress = { runDir: found.dir, step: found.step, budget: found.budget };
-    if (changed) this.emitChange();
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    const announced = complete.split('\n').filter((line) => line.trim() !== '');
+    for (const line of announced.slice(this.runDirsRead)) {
+      const dir = path.resolve(this.options.cwd, line.trim());
+      if (!this.runDirs.includes(dir)) this.runDirs.push(dir);
+      this.emitLine(`rlx train: run directory ${line.trim()}`);
+    }
+    this.runDirsRead = announced.length;
   }
 
-  /** Run directories that may belong to this process, newest first. */
-  private candidateDirs(): string[] {
-    if (this.options.request.kind === 'resume') return [this.options.request.runDir];
-    const root = this.options.runsRoot;
-    const since = this.startedAt - 2000;
-    const dirs: { dir: string; mtime: number }[] = [];
-    for (const experiment of readdirSafe(root)) {
-      for (const id of readdirSafe(path.join(root, experiment))) {
-        const dir = path.join(root, experiment, id);
-        try {
-          const stat = fs.statSync(dir);
-          if (stat.isDirectory() && stat.birthtimeMs >= since) dirs.push({ dir, mtime: stat.mtimeMs });
-          else if (stat.isDirectory() && stat.birthtimeMs === 0 && stat.mtimeMs >= since) dirs.push({ dir, mtime: stat.mtimeMs });
-        } catch {
-          // removed meanwhile
-        }
-      }
-    }
-    return dirs.sort((a, b) => b.mtime - a.mtime).map((d) => d.dir);
+  /** Progress of the newest run directory, from its status.json. */
+  private readProgress(): void {
+    const dir = this.runDirs.at(-1);
+    const status = dir ? readRun(dir).status : undefined;
+    if (!dir || !status) return;
+    const changed = this.progress?.runDir !== dir || this.progress.step !== status.step || this.progress.budget !== status.budget;
+    this.progress = { runDir: dir, step: status.step, budget: status.budget };
+    if (changed) this.emitChange();
   }
 
   private outcome(code: number | null): Omit<JobResult, 'runDirs'> {
@@ -257,12 +248,9 @@ export class TrainJob {
   }
 }
 
-function readdirSafe(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
+/** Where a job's trainer writes its stdout: the run directories it trains into, one per line. */
+export function runDirsFile(logFile: string): string {
+  return `${logFile}.runs`;
 }
 
 function startError(trainer: TrainerCommand, err: unknown): string {

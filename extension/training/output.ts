@@ -1,4 +1,4 @@
-// Reading what `rlx train` prints (runtime/cli/commands/train.ts): stderr carries messages
+// Reading what `rlx train` prints (cli/commands/train.ts): stderr carries messages
 // prefixed `rlx train: ` and, when not on a terminal, a progress line every few seconds; stdout
 // the run directory of each finished run. The run directory itself is the source of truth for
 // progress; these lines give the error of a trainer that failed before or outside a run.

@@ -10,6 +10,7 @@
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
 import { envParams } from './params.js';
+import { CARTPOLE_CONSTANTS } from './geometry/cartpole.js';
 
 /** Gymnasium bounds unbounded float32 observations by the largest float32. */
 export const FLOAT32_MAX = 3.4028234663852886e38;
@@ -30,17 +31,6 @@ function cartPoleConfig(given: object): CartPoleConfig {
   const p = envParams('CartPole', given);
   return { max_steps: p.count('max_steps'), gravity: p.number('gravity'), cart_mass: p.number('cart_mass'), pole_mass: p.number('pole_mass'), pole_half_length: p.number('pole_half_length'), force: p.number('force'), tau: p.number('tau') };
 }
-
-/**
- * Gymnasium's fixed parts of CartPole-v1, not parameters in the language: the
- * termination bounds and the (explicit Euler) integrator.
- */
-export const CARTPOLE_CONSTANTS = {
-  x_threshold: 2.4,
-  theta_threshold_degrees: 12,
-  integrator: 'euler',
-} as const;
-
 
 export class CartPole extends BaseEnv {
   readonly config: Readonly<CartPoleConfig>;

@@ -7,6 +7,7 @@
 import type { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
 import { envParams } from './params.js';
+import { MOUNTAIN_CAR_CONSTANTS } from './geometry/mountain-car.js';
 
 /** MountainCar's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
 export interface MountainCarConfig {
@@ -21,17 +22,6 @@ function mountainCarConfig(given: object): MountainCarConfig {
   const p = envParams('MountainCar', given);
   return { max_steps: p.count('max_steps'), force: p.number('force'), gravity: p.number('gravity'), goal_velocity: p.number('goal_velocity') };
 }
-
-
-/** Gymnasium's fixed geometry of MountainCar-v0 (not parameters in the language). */
-export const MOUNTAIN_CAR_CONSTANTS = {
-  max_speed: 0.07,
-  /** Left wall: position is clipped here and the velocity zeroed. */
-  min_position: -1.2,
-  max_position: 0.6,
-  /** Position of the flag. */
-  goal_position: 0.5,
-} as const;
 
 export class MountainCar extends BaseEnv {
   readonly config: Readonly<MountainCarConfig>;

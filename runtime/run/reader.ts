@@ -186,15 +186,3 @@ export function readRollout(file: string): { header: RolloutHeader | undefined; 
   return { header, steps, skipped };
 }
 
-/**
- * After a resume following a crash, the steps between the last checkpoint and the crash appear
- * twice; the later events are the ones that count. Keeps, for metrics and eval events, the last
- * event at each step (other events pass through).
- */
-export function latestPerStep(events: RunEvent[]): RunEvent[] {
-  const last = new Map<string, number>();
-  events.forEach((e, i) => {
-    if (e.type === 'metrics' || e.type === 'eval') last.set(`${e.type}:${e.step}`, i);
-  });
-  return events.filter((e, i) => !(e.type === 'metrics' || e.type === 'eval') || last.get(`${e.type}:${e.step}`) === i);
-}

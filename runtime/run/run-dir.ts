@@ -19,6 +19,8 @@ import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
 export interface StatusFile {
   status: RunStatus;
   pid: number;
+  /** The run directory's absolute path when the trainer wrote this (absent in runs of earlier versions). */
+  run_dir?: string;
   experiment: string;
   seed: number;
   /** ISO times. */

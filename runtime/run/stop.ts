@@ -56,11 +56,12 @@ export class Condition {
 
   /** "eval.mean_return = 480.5" for the metrics the condition uses. */
   describe(values: Partial<Record<ConditionMetric, number>>): string {
-    return this.used.map((name) => `${name} = ${formatNumber(values[name] ?? NaN)}`).join(', ');
+    return this.used.map((name) => `${name} = ${metricText(values[name] ?? NaN)}`).join(', ');
   }
 }
 
-function formatNumber(x: number): string {
+/** A metric's value in a message: three decimals at most, `n/a` before it has one. */
+function metricText(x: number): string {
   return Number.isFinite(x) ? String(Math.round(x * 1000) / 1000) : 'n/a';
 }
 

@@ -2,7 +2,7 @@
 // takes VS Code's real webview.cspSource and refuses anything that could inject a directive.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { contentSecurityPolicy, createNonce, pageHtml } from '../../webview/html.js';
+import { contentSecurityPolicy, createNonce, noticePageHtml, pageHtml } from '../../webview/html.js';
 
 const base = { page: 'dashboard' as const, scriptUri: 'https://file.vscode-cdn.net/dashboard.js', styleUri: 'https://file.vscode-cdn.net/dashboard.css', nonce: 'abcdefghijklmnop0123', title: 'Run' };
 
@@ -40,4 +40,12 @@ test('nonces are fresh each time', () => {
   const nonces = new Set(Array.from({ length: 100 }, createNonce));
   assert.equal(nonces.size, 100);
   assert.match([...nonces][0], /^[A-Za-z0-9+/=]{44}$/);
+});
+
+test('the notice page shows its lines as text and runs nothing', () => {
+  const html = noticePageHtml('Runs <b>', ['the page is <missing> & so', 'second']);
+  assert.match(html, /content="default-src 'none';"/);
+  assert.ok(!/<script|<link|<style/.test(html), 'nothing to load or run');
+  assert.ok(html.includes('<title>Runs &lt;b&gt;</title>'));
+  assert.ok(html.includes('<p>the page is &lt;missing&gt; &amp; so</p><p>second</p>'));
 });

@@ -1,5 +1,5 @@
 // A stand-in for `rlx train` in the job tests: writes a run directory as the real trainer does
-// (status.json with its pid, events.jsonl) and prints its kind of lines. FAKE_MODE picks what
+// (status.json, events.jsonl), announces it on stdout as the run starts, and prints its kind of lines. FAKE_MODE picks what
 // happens: finish, fail-early (before any run directory), fail-run, or wait (until SIGTERM).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -28,6 +28,8 @@ async function main(): Promise<number> {
   fs.mkdirSync(dir, { recursive: true });
   process.stderr.write(`rlx train: ${flag('--experiment') ?? 'resuming'}, seed ${flag('--seed') ?? 1}\n`);
   writeStatus(dir, 'running', 0);
+  // As rlx train: the run directory on stdout once it exists.
+  process.stdout.write(`${path.relative(process.cwd(), dir)}\n`);
   if (mode === 'fail-run') {
     await new Promise((r) => setTimeout(r, 300));
     writeStatus(dir, 'failed', 100, { error: 'the env returned NaN' });
@@ -53,7 +55,6 @@ async function main(): Promise<number> {
   }
   writeStatus(dir, 'finished', 1000, { reason: 'budget reached' });
   process.stderr.write('rlx train: finished at step 1000: budget reached\n');
-  process.stdout.write(`${dir}\n`);
   return 0;
 }
 

@@ -1,5 +1,5 @@
 // A job's life against a stand-in trainer (fake-trainer.ts): the run directory found by the
-// trainer's pid, progress from status.json, the log tailed, and how it ended.
+// trainer's stdout, progress from status.json, the log tailed, and how it ended.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -39,7 +39,7 @@ test('a finished run: its directory, progress on the way, every line', async () 
   assert.deepEqual(result, { state: 'finished', runDirs: [runDir], exitCode: 0 });
   assert.equal(j.state, 'finished');
   assert.ok(steps.length > 0 && steps.at(-1)! >= 500, `progress seen: ${steps.join(',')}`);
-  assert.deepEqual(lines, ['rlx train: Tiny, seed 4', 'rlx train: finished at step 1000: budget reached', runDir]);
+  assert.deepEqual(lines, ['rlx train: Tiny, seed 4', `rlx train: run directory ${path.join('runs', 'Tiny', '20261121-101010-seed4')}`, 'rlx train: finished at step 1000: budget reached']);
   assert.match(fs.readFileSync(path.join(dir, 'logs', 'train.log'), 'utf8'), /budget reached/);
 });
 

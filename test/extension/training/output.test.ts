@@ -1,4 +1,4 @@
-// The error a failed trainer printed, as runtime/cli/main.ts and train.ts print them.
+// The error a failed trainer printed, as cli/main.ts and train.ts print them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LineSplitter, trainerError } from '../../../extension/training/output.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { buildWalls, GridWorld, type GridLayout } from '../../../runtime/envs/grid-world.js';
+import { buildWalls, type GridLayout } from '../../../runtime/envs/geometry/grid-world.js';
+import { GridWorld } from '../../../runtime/envs/grid-world.js';
 import { EnvParamError } from '../../../runtime/envs/params.js';
 
 const UP = 0;

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { EventTail, latestPerStep, listRollouts, listRuns, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
+import { EventTail, listRollouts, listRuns, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-reader-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -72,8 +72,3 @@ test('rollouts are listed by step and read with their header; a missing folder i
   assert.deepEqual(listRollouts(path.join(root, 'nothing')), []);
 });
 
-test('latestPerStep keeps the later metrics of a step repeated after a resume', () => {
-  const m = (step: number, v: number): RunEvent => ({ type: 'metrics', step, time: v, values: { x: v } });
-  const events: RunEvent[] = [m(512, 1), m(1024, 2), { type: 'status', step: 512, time: 3, status: 'running', pid: 1, resumed: true } as RunEvent, m(1024, 4)];
-  assert.deepEqual(latestPerStep(events).map((e) => [e.type, e.step, e.time]), [['metrics', 512, 1], ['status', 512, 3], ['metrics', 1024, 4]]);
-});

@@ -1,6 +1,6 @@
 // GridWorld: the walls of the plan's layout (built by the env's own code, so the drawing and
 // the env never disagree), the goal, the agent, and the path it took so far in the episode.
-import { buildWalls, type GridLayout } from '../../../runtime/envs/grid-world.js';
+import { buildWalls, type GridLayout } from '../../../runtime/envs/geometry/grid-world.js';
 import { field, type Scene } from './scene.js';
 
 const LAYOUTS: GridLayout[] = ['open', 'four_rooms', 'maze'];

@@ -1,6 +1,6 @@
 // rlx plan FILE [--experiment NAME]: the plan JSON the trainer would run, on stdout.
 import * as path from 'node:path';
-import { analyze, compile, stringifyPlan, Workspace, type Plan } from '../../../dsl/index.js';
+import { analyze, compile, stringifyPlan, Workspace, type Plan } from '../../dsl/index.js';
 import { parseCommandArgs, type Command } from '../command.js';
 import { diskHost, readSourceFile, UserError } from '../files.js';
 import { checkFiles } from './check.js';

@@ -3,7 +3,7 @@
 // run's env and prints the mean and standard deviation of the return.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { BoxSpace, DiscreteSpace } from '../../envs/types.js';
+import type { BoxSpace, DiscreteSpace } from '../../runtime/envs/types.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
 
@@ -40,12 +40,12 @@ export const evalCommand: Command = {
     if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
     // Loaded here: they bring onnxruntime, which the other commands do not need.
     const [{ makeVecEnv }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
-      import('../../envs/registry.js'),
-      import('../../evaluate.js'),
-      import('../../policies/onnx-policy.js'),
-      import('../../random.js'),
-      import('../../run/run-dir.js'),
-      import('../../support.js'),
+      import('../../runtime/envs/registry.js'),
+      import('../../runtime/evaluate.js'),
+      import('../../runtime/policies/onnx-policy.js'),
+      import('../../runtime/random.js'),
+      import('../../runtime/run/run-dir.js'),
+      import('../../runtime/support.js'),
     ]);
     const plan = RunDirectory.readPlan(runDir);
     try {

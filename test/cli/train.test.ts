@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { readEvents } from '../../../runtime/run/events.js';
-import { repoRoot } from '../../helpers/repo.js';
-import { makePlan, tempDir } from '../helpers.js';
+import { readEvents } from '../../runtime/run/events.js';
+import { repoRoot } from '../helpers/repo.js';
+import { makePlan, tempDir } from '../runtime/helpers.js';
 
 const RLX = path.join(repoRoot(), 'bin', 'rlx.js');
 
@@ -65,6 +65,25 @@ describe('rlx train (command line)', () => {
     assert.deepEqual(steps, steps.map((_, i) => 512 * (i + 1)), 'one step count across both processes');
     const statuses = readEvents(path.join(dir, 'events.jsonl')).filter((e) => e.type === 'status');
     assert.deepEqual(statuses.map((e) => [e.status, e.resumed ?? false]), [['running', false], ['stopped', false], ['running', true], ['stopped', false]]);
+  });
+
+  it('prints the run directory on stdout as the run starts, and status.json names it', async () => {
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan({ budget: 50_000_000 })));
+    const child = spawn(process.execPath, [RLX, 'train', '--plan', 'plan.json', '--out', 'out', '--device', 'cpu'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await until(() => stdout.includes('\n'), 'the first line on stdout');
+    // The first line arrives while training goes on: the editor follows the run from it.
+    const dir = path.resolve(cwd, stdout.split('\n')[0]!);
+    const status = JSON.parse(fs.readFileSync(path.join(dir, 'status.json'), 'utf8'));
+    assert.equal(status.status, 'running');
+    assert.equal(status.run_dir, fs.realpathSync(dir));
+    assert.equal(path.relative(cwd, dir).split(path.sep).slice(0, 2).join('/'), 'out/Test');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 143);
+    assert.equal(stdout, `${path.relative(cwd, dir)}\n`, 'stdout holds the run directory and nothing else');
   });
 
   it('trains an .rlx file, snapshots its sources, and rlx eval runs the saved policy', () => {

@@ -10,7 +10,7 @@ export const lspCommand: Command = {
   summary: 'run the rlx language server (stdio by default), for editors',
   usage,
   async run(argv) {
-    const { startServer } = await import('../../../server/connection.js');
+    const { startServer } = await import('../../server/connection.js');
     try {
       startServer(argv);
     } catch (err) {

@@ -1,6 +1,6 @@
 // rlx check FILE...: diagnostics as `file:line:col: severity code: message`, exit 1 on errors.
 import * as path from 'node:path';
-import { analyze, LineIndex, Workspace, type Diagnostic } from '../../../dsl/index.js';
+import { analyze, LineIndex, Workspace, type Diagnostic } from '../../dsl/index.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { diskHost, expandSourceArgs, readSourceFile, UserError } from '../files.js';
 

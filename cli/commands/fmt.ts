@@ -1,7 +1,7 @@
 // rlx fmt FILE...: rewrite files in canonical layout (--check: list unformatted ones; --stdout: print).
-import { format } from '../../../dsl/format/index.js';
+import { format } from '../../dsl/format/index.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
-import { writeFileAtomic } from '../../atomic-files.js';
+import { writeFileAtomic } from '../../runtime/atomic-files.js';
 import { expandSourceArgs, readSourceFile, UserError } from '../files.js';
 
 const usage = 'rlx fmt [--check | --stdout] FILE|DIR...';

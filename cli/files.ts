@@ -1,7 +1,7 @@
 // Reading the files a user names on the command line, with errors that say what to do.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { FileHost } from '../../dsl/index.js';
+import type { FileHost } from '../dsl/index.js';
 
 export class UserError extends Error {}
 

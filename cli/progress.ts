@@ -1,6 +1,6 @@
 // Training progress for `rlx train`: a bar redrawn in place on a terminal, plain lines
 // (every few seconds) when the output is a file or a pipe, so logs stay readable.
-import type { TrainProgress } from '../train.js';
+import type { TrainProgress } from '../runtime/train.js';
 
 export interface ProgressReporter {
   update(progress: TrainProgress): void;

@@ -4,10 +4,10 @@
 // `stopped`); a second signal exits at once.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Plan } from '../../../dsl/index.js';
-import { DEVICES, selectDevice, type DeviceRequest } from '../../device.js';
-import type { SourceFile } from '../../run/run-dir.js';
-import type { RunFailedError, TrainOptions, TrainResult } from '../../train.js';
+import type { Plan } from '../../dsl/index.js';
+import { DEVICES, selectDevice, type DeviceRequest } from '../../runtime/device.js';
+import type { SourceFile } from '../../runtime/run/run-dir.js';
+import type { RunFailedError, TrainOptions, TrainResult } from '../../runtime/train.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
 import { progressReporter } from '../progress.js';
@@ -71,7 +71,7 @@ function sourcesOfRun(planPath: string): SourceFile[] {
 }
 
 /** Loaded when needed, not at the top: it brings onnxruntime, which the other commands do not need. */
-const loadTrainer = () => import('../../train.js');
+const loadTrainer = () => import('../../runtime/train.js');
 
 /** The trainer's refusals (by error name: the trainer module is loaded lazily). */
 const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError', 'EnvModuleError']);
@@ -124,6 +124,9 @@ export const trainCommand: Command = {
       signal: controller.signal,
       checkpointEvery,
       compute: threads === undefined ? undefined : { threads: threads > 1 },
+      // stdout carries the run directories only, each as its run starts: scripts and the editor
+      // read where training goes from here instead of guessing it.
+      onStart: (runDir) => process.stdout.write(`${displayPath(runDir)}\n`),
       onProgress: (p) => reporter.update(p),
       log: (message) => reporter.message(`rlx train: ${message}`),
     };
@@ -135,7 +138,6 @@ export const trainCommand: Command = {
         .filter(Boolean)
         .join(', ');
       process.stderr.write(`rlx train: ${result.status} at step ${result.step}: ${result.reason}${figures ? ` (${figures})` : ''}\n`);
-      process.stdout.write(`${displayPath(result.runDir)}\n`);
     };
     try {
       if (values.resume !== undefined) {

@@ -1,0 +1,85 @@
+// The layout's one-way data flow (dsl -> plan -> runtime -> run directory -> editor), checked on
+// the import graph of the sources: the command line (cli/) is the composition root, the one
+// place that brings dsl, runtime and server together; the trainer consumes plans and never
+// reaches for the editor, the server or the command line; the browser pages take from the
+// trainer only the import-free drawing modules of runtime/envs/geometry/.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { repoRoot } from './helpers/repo.js';
+
+interface Import {
+  /** The importing file, relative to the repository root. */
+  readonly from: string;
+  /** The imported module, relative to the repository root (`.js` specifiers mapped to `.ts`). */
+  readonly to: string;
+  /** `import type` / `export type`: erased when compiled, so no code is loaded. */
+  readonly typeOnly: boolean;
+}
+
+const ROOT = repoRoot();
+const SOURCE_FOLDERS = ['dsl', 'runtime', 'cli', 'server', 'extension', 'webview'];
+
+function sourceFiles(folder: string): string[] {
+  return fs.readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => path.join(folder, file).split(path.sep).join('/'));
+}
+
+/** Relative imports of a file: static, re-exports, side-effect imports and dynamic import(). */
+function importsOf(file: string): Import[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const found: Import[] = [];
+  const add = (specifier: string, typeOnly: boolean) => {
+    if (!specifier.startsWith('.')) return;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)).replace(/\.js$/, '.ts');
+    found.push({ from: file, to: target, typeOnly });
+  };
+  for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^'";]*?\bfrom\s+'([^']+)'/gm)) add(m[3]!, m[2] !== undefined);
+  for (const m of text.matchAll(/^\s*import\s+'([^']+)'/gm)) add(m[1]!, false);
+  for (const m of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) add(m[1]!, false);
+  return found;
+}
+
+const ALL = SOURCE_FOLDERS.flatMap(sourceFiles).flatMap(importsOf);
+const within = (folder: string) => (p: string) => p.startsWith(`${folder}/`);
+
+/** The imports from `folder` whose targets `allowed` rejects, as "from -> to" lines. */
+function violations(folder: string, allowed: (imp: Import) => boolean): string[] {
+  return ALL.filter((imp) => within(folder)(imp.from) && !allowed(imp)).map((imp) => `${imp.from} -> ${imp.to}`);
+}
+
+describe('architecture: the import graph', () => {
+  it('finds the imports it checks (the scanner works)', () => {
+    assert.ok(ALL.some((imp) => imp.from === 'cli/commands/lsp.ts' && imp.to === 'server/connection.ts'), 'the lsp command loads the server');
+    assert.ok(ALL.some((imp) => imp.from === 'webview/protocol.ts' && imp.typeOnly), 'type-only imports are recognised');
+  });
+
+  it('dsl/ imports nothing outside itself', () => {
+    assert.deepEqual(violations('dsl', (imp) => within('dsl')(imp.to)), []);
+  });
+
+  it('runtime/ consumes plans: from dsl/ only the schema registry, the plan types and the did-you-mean helper; never cli/, server/, extension/ or webview/', () => {
+    const fromDsl = (to: string) => within('dsl/schema')(to) || to === 'dsl/compile/plan.ts' || to === 'dsl/diagnostics.ts';
+    assert.deepEqual(violations('runtime', (imp) => within('runtime')(imp.to) || fromDsl(imp.to)), []);
+  });
+
+  it('server/ speaks for the dsl only: no runtime/, cli/, extension/ or webview/', () => {
+    assert.deepEqual(violations('server', (imp) => within('server')(imp.to) || within('dsl')(imp.to)), []);
+  });
+
+  it('only the command line (and the server itself) loads the server\'s code; the extension shares its protocol types', () => {
+    const loadsServer = ALL.filter((imp) => within('server')(imp.to) && !within('server')(imp.from) && !within('cli')(imp.from));
+    const allowed = (imp: Import) => imp.typeOnly || imp.to === 'server/protocol.ts';
+    assert.deepEqual(loadsServer.filter((imp) => !allowed(imp)).map((imp) => `${imp.from} -> ${imp.to}`), []);
+  });
+
+  it('the browser pages load from runtime/ only the import-free drawing modules of runtime/envs/geometry/', () => {
+    const drawing = within('runtime/envs/geometry');
+    assert.deepEqual(violations('webview', (imp) => !within('runtime')(imp.to) || imp.typeOnly || drawing(imp.to)), []);
+    const geometry = ALL.filter((imp) => drawing(imp.from) && !imp.typeOnly);
+    assert.deepEqual(geometry.filter((imp) => !drawing(imp.to) && imp.to !== 'runtime/random.ts').map((imp) => `${imp.from} -> ${imp.to}`), []);
+    assert.deepEqual(importsOf('runtime/random.ts'), [], 'the seeded generator the maze uses stays import-free');
+  });
+});
