@@ -2,12 +2,14 @@
 // runs the named ones only.
 import { benchDsl } from './dsl.js';
 import { benchPpo } from './ppo.js';
+import { benchReinforce } from './reinforce.js';
 import { benchLsp } from './lsp.js';
 import { benchWebview } from './webview.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
   ppo: benchPpo,
+  reinforce: benchReinforce,
   lsp: benchLsp,
   webview: benchWebview,
 };
