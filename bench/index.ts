@@ -2,6 +2,7 @@
 // runs the named ones only.
 import { benchDsl } from './dsl.js';
 import { benchPpo } from './ppo.js';
+import { benchReinforce } from './reinforce.js';
 import { benchLsp } from './lsp.js';
 import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
@@ -11,6 +12,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
   ppo: benchPpo,
   tensor: () => benchTensor(),
+  reinforce: benchReinforce,
   lsp: benchLsp,
   webview: benchWebview,
   text: benchText,

@@ -14,7 +14,6 @@ export const NOT_IMPLEMENTED: Readonly<Record<'env' | 'algorithm' | 'policy', Re
   algorithm: {
     DQN: 'only PPO is implemented so far',
     SAC: 'only PPO is implemented so far',
-    REINFORCE: 'only PPO is implemented so far',
     GRPO: 'only PPO is implemented so far',
     SFT: 'only PPO is implemented so far',
   },

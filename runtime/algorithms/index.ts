@@ -4,8 +4,9 @@
 // says how the next ones (DQN, SAC, REINFORCE/RLOO, GRPO, SFT) plug in.
 import type { AlgorithmDefinition } from './algorithm.js';
 import { PPO } from './ppo/ppo.js';
+import { REINFORCE } from './reinforce/reinforce.js';
 
-export const ALGORITHMS: readonly AlgorithmDefinition<never>[] = [PPO as AlgorithmDefinition<never>];
+export const ALGORITHMS: readonly AlgorithmDefinition<never>[] = [PPO as AlgorithmDefinition<never>, REINFORCE as AlgorithmDefinition<never>];
 
 export function algorithmDefinition(name: string): AlgorithmDefinition<unknown> | undefined {
   return ALGORITHMS.find((a) => a.name === name) as AlgorithmDefinition<unknown> | undefined;
