@@ -29,7 +29,7 @@ import { WorkerSession } from './worker-session.js';
 export interface GradientPart {
   /** The part's scalar loss; the total loss is the sum of the parts. */
   readonly loss: Tensor;
-  /** The weights whose gradients this part computes: each of the store's in exactly one part. */
+  /** The weights whose gradients this part computes: each of the store's in exactly one part, or frozen. */
   readonly weights: readonly string[];
   /** Extra float32 outputs with static shapes (metrics), named uniquely across parts. */
   readonly extras?: Readonly<Record<string, Tensor>>;
@@ -46,6 +46,11 @@ export interface GradientPartsOptions {
   readonly threads?: boolean;
   /** The largest size of each symbolic input dim (needed with threads), e.g. { B: 256 }. */
   readonly dimLimits?: Readonly<Record<string, number>>;
+  /**
+   * Weights of the store that no part trains (REINFORCE leaves an actor-critic's critic alone):
+   * nothing is computed for them and their gradient is zero.
+   */
+  readonly frozen?: readonly string[];
 }
 
 export interface PartsResult {
@@ -118,11 +123,14 @@ export class GradientParts {
 
   private constructor(
     private readonly compiled: readonly Compiled[],
-    paramCount: number,
+    /** Per weight of the store: the zero gradient of a frozen one, null for a trained one. */
+    frozenZeros: readonly (Float32Array | null)[],
     /** Whether the parts run on worker threads (for the bench and the tests). */
     readonly threaded: boolean,
   ) {
-    this.result = { grads: new Array<Float32Array>(paramCount), extras: {} };
+    const grads = new Array<Float32Array>(frozenZeros.length);
+    frozenZeros.forEach((zeros, i) => zeros && (grads[i] = zeros));
+    this.result = { grads, extras: {} };
     const pending = compiled.filter((c) => c.starting);
     this.starting =
       pending.length === 0
@@ -161,8 +169,13 @@ export class GradientParts {
         extraNames.add(name);
       }
     });
-    const uncovered = order.filter((name) => !owner.has(name));
-    if (uncovered.length > 0) throw new Error(`GradientParts: parameter(s) ${uncovered.join(', ')} are in no part`);
+    const frozen = new Set(options.frozen ?? []);
+    for (const name of frozen) {
+      if (!store.has(name)) throw new Error(`GradientParts: frozen weight '${name}' is not in the WeightStore`);
+      if (owner.has(name)) throw new Error(`GradientParts: weight '${name}' is both frozen and in part ${owner.get(name)}`);
+    }
+    const uncovered = order.filter((name) => !owner.has(name) && !frozen.has(name));
+    if (uncovered.length > 0) throw new Error(`GradientParts: parameter(s) ${uncovered.join(', ')} are in no part (list weights no part trains in 'frozen')`);
     const threaded = options.threads ?? (parts.length > 1 && canThread(providers));
     const compiled = await Promise.all(
       parts.map(async (part, i): Promise<Compiled> => {
@@ -189,7 +202,8 @@ export class GradientParts {
         return { part, slots, local: await Session.fromModel(model, { providers, weights: store }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
       }),
     );
-    return new GradientParts(compiled, order.length, threaded);
+    const zeros = order.map((name) => (frozen.has(name) ? new Float32Array(store.get(name).data.length) : null));
+    return new GradientParts(compiled, zeros, threaded);
   }
 
   /** Computes every part's gradients and extras for one set of feeds (e.g. a minibatch). */

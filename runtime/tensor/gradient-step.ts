@@ -16,7 +16,7 @@ import type { Tensor } from './tensor.js';
 export interface StepPart {
   /** The part's scalar loss; the step's loss is the sum of the parts. */
   readonly loss: Tensor;
-  /** The weights this part differentiates: every weight of the store in exactly one part. */
+  /** The weights this part differentiates: every weight of the store in exactly one part, or frozen. */
   readonly weights: readonly string[];
   /** Scalar metrics computed with this part's model, by name (unique across parts). */
   readonly metrics?: Readonly<Record<string, Tensor>>;
@@ -28,6 +28,8 @@ export interface GradientStepOptions {
   readonly compute: Compute;
   /** The largest size of each symbolic input dim (needed with threads), e.g. { B: 256 }. */
   readonly dimLimits?: Readonly<Record<string, number>>;
+  /** Weights of the store this step does not train: no part lists them, their gradient is zero. */
+  readonly frozen?: readonly string[];
 }
 
 /** One step's numbers; the arrays are valid until the next run. */
@@ -66,6 +68,7 @@ export class GradientStep {
       providers: options.compute.providers,
       threads: options.compute.threads,
       dimLimits: options.dimLimits,
+      frozen: options.frozen,
     });
     return new GradientStep(compiled, metricNames, layout);
   }

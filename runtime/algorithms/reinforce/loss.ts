@@ -60,22 +60,19 @@ export function buildReinforceLoss(policy: ActorCriticPolicy, settings: Pick<Rei
 }
 
 /**
- * The loss as one gradient step over all the policy's weights. REINFORCE reads only the
- * actor, but the actor-critic family also holds a critic, and a GradientStep differentiates
- * every weight of the store: the weights the loss does not reach are tied to it by zero
- * times their sum, which gives them exactly zero gradients (Adam then leaves them as they
- * are) for one reduction each, not a critic pass.
+ * The loss as one gradient step. REINFORCE reads only the actor, but the actor-critic family
+ * also holds a critic: the weights the loss does not reach are frozen (no gradient computed,
+ * Adam leaves them as they are).
  */
 export function reinforceGradientStep(loss: ReinforceLoss, policy: ActorCriticPolicy, options: { readonly compute: Compute }): Promise<GradientStep> {
-  const g = loss.graph;
-  const unread = weightsNotReaching(loss.loss, policy.weights.names);
-  const total = unread.length === 0 ? loss.loss : g.add(loss.loss, g.mul(unread.map((p) => g.reduceSum(p)).reduce((a, b) => g.add(a, b)), 0));
+  const frozen = weightsNotReaching(loss.loss, policy.weights.names);
+  const trained = policy.weights.names.filter((name) => !frozen.includes(name));
   const metrics = Object.fromEntries(LOSS_METRICS.map((m) => [m, loss.metrics[m]]));
-  return GradientStep.create(g, [{ loss: total, weights: policy.weights.names, metrics }], { weights: policy.weights, compute: options.compute });
+  return GradientStep.create(loss.graph, [{ loss: loss.loss, weights: trained, metrics }], { weights: policy.weights, compute: options.compute, frozen });
 }
 
 /** The weights (Param nodes named in `names`) the loss's gradient does not reach, as grad() walks. */
-function weightsNotReaching(loss: Tensor, names: readonly string[]): Tensor[] {
+function weightsNotReaching(loss: Tensor, names: readonly string[]): string[] {
   const reached = new Set<Tensor>();
   const stack = [loss];
   while (stack.length > 0) {
@@ -86,5 +83,5 @@ function weightsNotReaching(loss: Tensor, names: readonly string[]): Tensor[] {
     // A withGradient() node passes gradients to its rule's targets (inputs 1...), not to y.
     stack.push(...(node.op === CUSTOM_GRADIENT ? node.inputs.slice(1) : node.inputs));
   }
-  return names.map((name) => loss.graph.byName(name)!).filter((p) => !reached.has(p));
+  return names.filter((name) => !reached.has(loss.graph.byName(name)!));
 }

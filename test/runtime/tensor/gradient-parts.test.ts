@@ -143,4 +143,23 @@ describe('GradientParts', () => {
     await assert.rejects(GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'a.u'] }], { weights: store }), /parameter\(s\) b.w, b.u are in no part/);
     await assert.rejects(GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'nope'] }], { weights: store }), /differentiates 'nope', which the WeightStore does not hold/);
   });
+
+  it('leaves frozen weights out: their gradient is zero, the others are the loss\'s own', async () => {
+    const { g, store, lossA, feeds } = twoNetworks();
+    const parts = await GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'a.u'] }], { weights: store, threads: false, frozen: ['b.w', 'b.u'] });
+    const whole = await GradientSession.create(g, { loss: g.add(lossA, g.mul(g.add(g.reduceSum(g.byName('b.w')!), g.reduceSum(g.byName('b.u')!)), 0)), weights: store });
+    try {
+      const ours = await parts.run(feeds);
+      const reference = await whole.run(feeds);
+      store.names.forEach((name, k) => {
+        if (name.startsWith('b.')) assert.ok(ours.grads[k]!.length === store.get(name).data.length && ours.grads[k]!.every((v) => v === 0), `${name} is frozen`);
+        else reference.grads[k]!.forEach((v, i) => assert.ok(Math.abs(ours.grads[k]![i]! - v) <= 1e-6, `d loss / d ${name}[${i}]`));
+      });
+    } finally {
+      await parts.release();
+      await whole.release();
+    }
+    await assert.rejects(GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'a.u'] }], { weights: store, frozen: ['b.w', 'b.u', 'a.u'] }), /weight 'a.u' is both frozen and in part 0/);
+    await assert.rejects(GradientParts.create(g, [{ loss: lossA, weights: ['a.w', 'a.u'] }], { weights: store, frozen: ['b.w'] }), /parameter\(s\) b.u are in no part/);
+  });
 });
