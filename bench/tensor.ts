@@ -1,18 +1,20 @@
-// Micro-benchmark of a training step: one session.run for loss + all gradients of a
-// small MLP, then Adam. Run: npm run bench -- tensor, or node out/bench/tensor.js [batch] [steps]
-// STATIC=1 fixes the batch dim in the model instead of leaving it symbolic (made no
-// measurable difference on our machines). Then Adam alone on PPO's CartPole networks, the
-// WebAssembly SIMD kernel against the JS fallback.
+// Micro-benchmarks of the tensor layer. Run: npm run bench -- tensor, or node out/bench/tensor.js [batch] [steps]
+// - a training step: one session.run for loss + all gradients of a small MLP, then Adam;
+//   STATIC=1 fixes the batch dim in the model instead of leaving it symbolic (made no
+//   measurable difference on our machines);
+// - Adam alone on PPO's CartPole networks, the WebAssembly SIMD kernel against the JS fallback;
+// - an embedding's gradient (gradients.ts, Gather) as ScatterND against a one-hot MatMul.
 
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GradientSession } from '../runtime/tensor/gradient-session.js';
 import { Graph } from '../runtime/tensor/graph.js';
+import { Session } from '../runtime/tensor/session.js';
 import { linearDefault, seededRandom } from '../runtime/tensor/init.js';
 import * as nn from '../runtime/tensor/nn.js';
 import { Adam } from '../runtime/tensor/optim.js';
 import { WeightStore } from '../runtime/tensor/weights.js';
-import { bestMicros } from './stats.js';
+import { bestMicros, report } from './stats.js';
 
 const [inputs, hidden] = [8, 64];
 
@@ -90,10 +92,53 @@ async function adamStep(): Promise<void> {
   );
 }
 
+/**
+ * The gradient of a [vocab, width] embedding table from the gradient of `rows` looked-up
+ * rows: scattered back with ScatterND (what gradients.ts does), or as onehot(index)^T @ dy.
+ */
+async function embeddingGradient(): Promise<void> {
+  const rows: [string, string][] = [];
+  const rand = seededRandom(2);
+  for (const vocab of [16, 64]) {
+    for (const width of [64, 128]) {
+      for (const lookups of [256, 2048]) {
+        const feeds = {
+          dy: { data: Float32Array.from({ length: lookups * width }, () => rand() - 0.5), dims: [lookups, width] },
+          index: { data: BigInt64Array.from({ length: lookups }, () => BigInt(Math.floor(rand() * vocab))), dims: [lookups] },
+        };
+        const micros: Record<string, number> = {};
+        for (const kind of ['scatter', 'one-hot'] as const) {
+          const g = new Graph();
+          const dy = g.input('dy', 'float32', ['N', width]);
+          const index = g.input('index', 'int64', ['N']);
+          const table = g.param('table', [vocab, width]);
+          const oneHotT = () => g.cast(g.equal(g.const([...Array(vocab).keys()], { dtype: 'int64', shape: [vocab, 1] }), g.unsqueeze(index, [0])), 'float32');
+          const out = kind === 'scatter' ? g.scatterAddRows(g.zerosLike(table), index, dy) : g.matmul(oneHotT(), dy);
+          const session = await Session.create(g, { out }, { weights: tableStore(vocab, width) });
+          micros[kind] = await bestMicros(() => session.run(feeds), 200, 10);
+          await session.release();
+        }
+        rows.push([
+          `vocab ${vocab}, width ${width}, ${lookups} lookups`,
+          `ScatterND ${micros.scatter!.toFixed(1)} us, one-hot MatMul ${micros['one-hot']!.toFixed(1)} us (${(micros['one-hot']! / micros.scatter!).toFixed(1)}x)`,
+        ]);
+      }
+    }
+  }
+  report('Embedding gradient (one session.run each, best of 10 blocks)', rows);
+}
+
+function tableStore(vocab: number, width: number): WeightStore {
+  const store = new WeightStore();
+  store.add('table', [vocab, width]);
+  return store;
+}
+
 export async function benchTensor(batch = 2048, steps = 1000): Promise<void> {
   console.log('\nTensor layer');
   await mlpStep(batch, steps);
   await adamStep();
+  await embeddingGradient();
 }
 
 // `node out/bench/tensor.js [batch] [steps]` runs it alone.

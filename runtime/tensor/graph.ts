@@ -1,6 +1,6 @@
 // The graph builder: declares inputs, parameters and constants, and records ops with
 // static shape inference. Ops with a gradient rule in gradients.ts are primitives;
-// the rest (square, gemm, linear, gatherLast, clip with tensor bounds, ...) are built
+// the rest (square, gemm, linear, gatherLast, gelu, clip with tensor bounds, ...) are built
 // from primitives here so they are differentiable without rules of their own.
 
 import {
@@ -308,6 +308,41 @@ export class Graph {
     return this.alongAxis('LogSoftmax', x, axis);
   }
 
+  // ---- transformer blocks ----------------------------------------------------------
+
+  /**
+   * ONNX LayerNormalization over the last axis: (x - mean) / sqrt(var + epsilon) * scale + bias,
+   * with scale and bias of shape [D] for x [..., D]. One fused kernel where the forward pass
+   * runs (acting, inference); its gradient recomputes the normalised x from x.
+   */
+  layerNorm(x: Tensor, scale: Tensor, bias: Tensor, epsilon = 1e-5): Tensor {
+    for (const t of [x, scale, bias]) this.own(t, 'LayerNormalization');
+    this.requireFloat('LayerNormalization', x);
+    this.sameDtype('LayerNormalization', x, scale);
+    this.sameDtype('LayerNormalization', x, bias);
+    const width = x.shape[x.rank - 1];
+    for (const t of [scale, bias]) {
+      if (t.rank !== 1 || (typeof width === 'number' && t.shape[0] !== width)) {
+        throw new Error(`LayerNormalization: scale and bias must be [${String(width)}] for ${x.describe()}, got ${t.describe()}`);
+      }
+    }
+    if (!(epsilon > 0)) throw new Error(`LayerNormalization: epsilon must be positive, got ${epsilon}`);
+    return this.node('LayerNormalization', [x, scale, bias], { axis: -1, epsilon: { float: epsilon } }, x.dtype, x.shape);
+  }
+
+  /**
+   * GELU with GPT-2's tanh approximation, 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))),
+   * composed from Mul, Add and Tanh. ONNX's Gelu op needs opset 20 (we write 18, see
+   * onnx-schema.ts), and onnxruntime has no float64 Erf kernel on the CPU, which the exact
+   * form would need for its finite-difference test.
+   */
+  gelu(x: Tensor): Tensor {
+    this.requireFloat('gelu', x);
+    const cube = this.mul(this.mul(x, x), x);
+    const inner = this.mul(this.add(x, this.mul(cube, 0.044715)), Math.sqrt(2 / Math.PI));
+    return this.mul(this.mul(x, 0.5), this.add(this.tanh(inner), 1));
+  }
+
   // ---- reductions ------------------------------------------------------------------
 
   reduceSum(x: Tensor, options: ReduceOptions = {}): Tensor {
@@ -412,6 +447,38 @@ export class Graph {
     this.sameDtype('ScatterElements', data, updates);
     const ax = normalizeAxis(axis, data.rank, 'ScatterElements');
     return this.node('ScatterElements', [data, index, updates], { axis: ax, reduction: 'add' }, data.dtype, data.shape);
+  }
+
+  /**
+   * Rows of `table` at `index` (ONNX Gather on axis 0): an embedding lookup, table [V, D] and
+   * int64 index [B, T] give [B, T, D]. Indices lie in [-V, V), negative ones counting from the
+   * end (as in numpy, and in the gradient's ScatterND).
+   */
+  gather(table: Tensor, index: Tensor): Tensor {
+    this.own(table, 'Gather');
+    this.own(index, 'Gather');
+    this.requireDtype('Gather', index, 'int64');
+    if (table.rank < 1) throw new Error(`Gather: needs a table of rank >= 1, got ${table.describe()}`);
+    return this.node('Gather', [table, index], { axis: 0 }, table.dtype, [...index.shape, ...table.shape.slice(1)]);
+  }
+
+  /**
+   * data with updates added to its rows: data[index[i]] += updates[i] for each position i of
+   * `index`, repeated indices accumulating (ONNX ScatterND with reduction 'add'). The
+   * gradient of gather(): data [V, D], int64 index [B, T] and updates [B, T, D].
+   */
+  scatterAddRows(data: Tensor, index: Tensor, updates: Tensor): Tensor {
+    this.own(data, 'ScatterND');
+    this.own(index, 'ScatterND');
+    this.requireDtype('ScatterND', index, 'int64');
+    this.sameDtype('ScatterND', data, updates);
+    const expected = [...index.shape, ...data.shape.slice(1)];
+    if (updates.rank !== expected.length || !updates.shape.every((d, i) => d === expected[i] || typeof d === 'string' || typeof expected[i] === 'string')) {
+      throw new Error(`ScatterND: updates must be ${formatShape(expected)} (the index's shape, then a row of ${data.describe()}), got ${updates.describe()}`);
+    }
+    // ScatterND's indices address rows with a trailing axis of one coordinate.
+    const rows = this.unsqueeze(index, [index.rank]);
+    return this.node('ScatterND', [data, rows, updates], { reduction: 'add' }, data.dtype, data.shape);
   }
 
   // ---- shape manipulation ----------------------------------------------------------

@@ -109,6 +109,28 @@ test('indexing: gatherElements, gatherLast', async () => {
   await expectValues((g, x) => g.gatherElements(x, idx(g, [1, 1, 0, 0, 0, 1], [2, 3]), 0), [2, 3], [-4, 5, 3, 1, -2, -6]);
 });
 
+test('gather (an embedding lookup) and scatterAddRows', async () => {
+  const idx = (g: Graph, v: number[], shape: number[]) => g.const(v, { dtype: 'int64', shape });
+  await expectValues((g, x) => g.gather(x, idx(g, [1, 0, 1], [1, 3])), [1, 3, 3], [...X[1]!, ...X[0]!, ...X[1]!]);
+  // Row 1 gets two updates, row 0 one.
+  const updates = (g: Graph) => g.const([1, 2, 3, 10, 20, 30, 100, 200, 300], { dtype: 'float64', shape: [3, 3] });
+  await expectValues((g, x) => g.scatterAddRows(x, idx(g, [1, 0, 1], [3]), updates(g)), [2, 3], [11, 18, 33, 97, 207, 297]);
+});
+
+test('layerNorm and gelu', async () => {
+  const scale = [0.5, 1, 2];
+  const bias = [0, 1, -1];
+  const normalised = X.flatMap((r) => {
+    const mean = r.reduce((a, b) => a + b) / r.length;
+    const variance = r.reduce((a, v) => a + (v - mean) ** 2, 0) / r.length;
+    return r.map((v, j) => ((v - mean) / Math.sqrt(variance + Math.fround(1e-5))) * scale[j]! + bias[j]!);
+  });
+  const f64 = (g: Graph, v: number[]) => g.const(v, { dtype: 'float64' });
+  await expectValues((g, x) => g.layerNorm(x, f64(g, scale), f64(g, bias)), [2, 3], normalised);
+  const gelu = (v: number) => 0.5 * v * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (v + 0.044715 * v ** 3)));
+  await expectValues((g, x) => g.gelu(x), [2, 3], X.flat().map(gelu));
+});
+
 test('shape ops: reshape, transpose, concat, slice, squeeze, unsqueeze, expand', async () => {
   const flat = X.flat();
   await expectValues((g, x) => g.reshape(x, [3, 2]), [3, 2], flat);
@@ -160,6 +182,10 @@ test('shape inference errors name the op and the shapes', () => {
   assert.throws(() => g.input('a', 'float32', [1]), /name already declared/);
   assert.throws(() => g.exp(new Graph().input('z', 'float32', [1])), /belongs to another graph/);
   assert.throws(() => g.exp(g.argMax(a)), /Exp: needs a float tensor, got ArgMax #\d+ int64 \[B\]/);
+  assert.throws(() => g.layerNorm(a, g.param('s', [4]), g.param('t', [3])), /LayerNormalization: scale and bias must be \[3\]/);
+  assert.throws(() => g.gather(a, g.input('i', 'float32', [2])), /Gather: needs a int64 tensor/);
+  const rows = g.input('rows', 'int64', [2]);
+  assert.throws(() => g.scatterAddRows(g.param('e', [5, 3]), rows, g.param('u', [2, 4])), /ScatterND: updates must be \[2, 3\]/);
 });
 
 test('shape inference keeps symbolic dims', () => {
@@ -172,4 +198,6 @@ test('shape inference keeps symbolic dims', () => {
   assert.deepEqual(g.reduceMean(h, { axes: [0] }).shape, [8]);
   assert.deepEqual(g.concat([h, h], 1).shape, ['B', 16]);
   assert.deepEqual(g.gatherLast(h, g.input('a', 'int64', ['B'])).shape, ['B']);
+  assert.deepEqual(g.gather(g.param('wte', [16, 8]), g.input('tokens', 'int64', ['B', 'T'])).shape, ['B', 'T', 8]);
+  assert.deepEqual(g.layerNorm(h, g.param('s', [8]), g.param('t', [8])).shape, ['B', 8]);
 });

@@ -47,6 +47,16 @@ const cases: Record<string, GradCase> = {
   'Sign (zero gradient)': { inputs: { x: [2, 3] }, build: (g, { x }) => g.add(g.sign(x!), x!) },
   Softmax: { inputs: { x: [2, 4] }, build: (g, { x }) => g.softmax(x!) },
   'Softmax on axis 0': { inputs: { x: [3, 2] }, build: (g, { x }) => g.softmax(x!, 0) },
+  'Softmax over the last axis of [B, H, T, T]': { inputs: { x: [2, 2, 3, 3] }, build: (g, { x }) => g.softmax(x!) },
+  // Causal masks: a [T, T] condition (or additive mask) broadcast over batch and heads.
+  'Softmax with a causal mask through Where': {
+    inputs: { x: [2, 2, 3, 3] },
+    build: (g, { x }) => g.softmax(g.where(bool(g, [1, 0, 0, 1, 1, 0, 1, 1, 1], [3, 3]), x!, -1e9)),
+  },
+  'Softmax with an additive causal mask': {
+    inputs: { x: [2, 2, 3, 3] },
+    build: (g, { x }) => g.softmax(g.add(x!, g.const([0, -1e9, -1e9, 0, 0, -1e9, 0, 0, 0], { dtype: 'float64', shape: [3, 3] }))),
+  },
   LogSoftmax: { inputs: { x: [2, 4] }, build: (g, { x }) => g.logSoftmax(x!) },
   ReduceSum: { inputs: { x: [2, 3, 2] }, build: (g, { x }) => g.reduceSum(x!, { axes: [1] }) },
   'ReduceSum keepdims': { inputs: { x: [2, 3, 2] }, build: (g, { x }) => g.reduceSum(x!, { axes: [0, 2], keepdims: true }) },
@@ -57,6 +67,9 @@ const cases: Record<string, GradCase> = {
   'ReduceMax keepdims': { inputs: { x: [3, 4] }, build: (g, { x }) => g.reduceMax(x!, { axes: [0], keepdims: true }), sample: distinct },
   MatMul: { inputs: { a: [2, 3], b: [3, 4] }, build: (g, { a, b }) => g.matmul(a!, b!) },
   'MatMul batched with broadcast': { inputs: { a: [2, 2, 3], b: [3, 4] }, build: (g, { a, b }) => g.matmul(a!, b!) },
+  'MatMul of attention scores [B, H, T, D] @ [B, H, D, T]': { inputs: { q: [2, 2, 3, 2], k: [2, 2, 2, 3] }, build: (g, { q, k }) => g.matmul(q!, k!) },
+  'MatMul broadcasting size-1 batch dims': { inputs: { a: [2, 1, 3, 2], b: [1, 2, 2, 4] }, build: (g, { a, b }) => g.matmul(a!, b!) },
+  'MatMul of a 4-D input with a 2-D weight': { inputs: { x: [2, 2, 2, 3], w: [3, 2] }, build: (g, { x, w }) => g.matmul(x!, w!) },
   Gemm: {
     inputs: { a: [3, 2], b: [4, 3], c: [4] },
     build: (g, { a, b, c }) => g.gemm(a!, b!, c!, { transA: true, transB: true, alpha: 0.7, beta: 1.3 }),
@@ -84,6 +97,29 @@ const cases: Record<string, GradCase> = {
   Where: {
     inputs: { a: [2, 3], b: [3] },
     build: (g, { a, b }) => g.where(bool(g, [1, 0, 1, 0, 0, 1], [2, 3]), a!, b!),
+  },
+  'Where with a broadcast condition': {
+    inputs: { a: [3, 1], b: [4] },
+    build: (g, { a, b }) => g.where(bool(g, [1, 0, 0, 1, 1, 1, 0, 0], [2, 1, 4]), a!, b!),
+  },
+  LayerNormalization: {
+    inputs: { x: [2, 3, 4], scale: [4], bias: [4] },
+    build: (g, { x, scale, bias }) => g.layerNorm(x!, scale!, bias!),
+  },
+  gelu: { inputs: { x: [2, 3] }, build: (g, { x }) => g.gelu(x!) },
+  // An embedding lookup [5, 3] at [2, 3] indices; repeated rows (4 also as -1) accumulate their gradients.
+  Gather: { inputs: { table: [5, 3] }, build: (g, { table }) => g.gather(table!, int64(g, [4, 0, -1, 2, 0, 4], [2, 3])) },
+  ScatterND: {
+    inputs: { data: [4, 3], updates: [2, 2, 3] },
+    build: (g, { data, updates }) => g.scatterAddRows(data!, int64(g, [3, 1, 1, 0], [2, 2]), updates!),
+  },
+  'split heads [B, T, H*D] -> [B, H, T, D]': {
+    inputs: { x: [2, 3, 6] },
+    build: (g, { x }) => g.transpose(g.reshape(x!, [0, 0, 2, 3]), [0, 2, 1, 3]),
+  },
+  'merge heads [B, H, T, D] -> [B, T, H*D]': {
+    inputs: { x: [2, 2, 3, 3] },
+    build: (g, { x }) => g.reshape(g.transpose(x!, [0, 2, 1, 3]), [0, 0, 6]),
   },
   Concat: { inputs: { a: [2, 1], b: [2, 3] }, build: (g, { a, b }) => g.concat([a!, b!, a!], 1) },
   Slice: { inputs: { x: [3, 5] }, build: (g, { x }) => g.slice(x!, 1, 1, -1) },
