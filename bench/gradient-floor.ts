@@ -7,7 +7,7 @@
 // clipping, no entropy, no metrics). PPO's actor and critic parts can only be slower. On two
 // threads the two networks run at once, so the floor of a step is the slower of the two.
 import { Graph } from '../runtime/tensor/graph.js';
-import { seededRandom } from '../runtime/tensor/init.js';
+import { seededRandom } from '../test/helpers/random.js';
 import { WeightStore } from '../runtime/tensor/weights.js';
 import { Session } from '../runtime/tensor/session.js';
 import type { Tensor } from '../runtime/tensor/tensor.js';

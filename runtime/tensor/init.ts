@@ -1,17 +1,5 @@
 // Parameter initialisers with a seeded generator, so runs are reproducible.
 
-/** A small seeded uniform generator on [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Standard normal samples (Box-Muller). */
 export function normal(random: () => number, size: number, std = 1): Float32Array {
   const out = new Float32Array(size);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GradientSession } from '../../../runtime/tensor/gradient-session.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
-import { seededRandom } from '../../../runtime/tensor/init.js';
+import { seededRandom } from '../../helpers/random.js';
 import { Adam } from '../../../runtime/tensor/optim.js';
 import type { Tensor } from '../../../runtime/tensor/tensor.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';

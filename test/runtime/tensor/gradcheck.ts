@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { grad } from '../../../runtime/tensor/grad.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
-import { seededRandom } from '../../../runtime/tensor/init.js';
+import { seededRandom } from '../../helpers/random.js';
 import { Session } from '../../../runtime/tensor/session.js';
 import type { Tensor } from '../../../runtime/tensor/tensor.js';
 import { isStatic, numel } from '../../../runtime/tensor/types.js';

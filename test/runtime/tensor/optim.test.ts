@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { seededRandom } from '../../../runtime/tensor/init.js';
+import { seededRandom } from '../../helpers/random.js';
 import { Adam, SGD, clipGradNorm, gradNorm } from '../../../runtime/tensor/optim.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
 

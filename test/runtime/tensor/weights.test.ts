@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Graph } from '../../../runtime/tensor/graph.js';
-import { linearDefault, normal, orthogonal, seededRandom } from '../../../runtime/tensor/init.js';
+import { linearDefault, normal, orthogonal } from '../../../runtime/tensor/init.js';
+import { seededRandom } from '../../helpers/random.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
 
 test('WeightStore holds named float32 arrays in insertion order', () => {
