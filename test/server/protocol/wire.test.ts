@@ -65,6 +65,13 @@ class RawPipe {
     assert.deepEqual((await this.reply(id)).result, []);
   }
 
+  /** Closes the server's stdin (the client went away); the exit status. */
+  async hangUp(): Promise<number | null> {
+    const exited = new Promise<number | null>((resolve) => this.child.on('exit', resolve));
+    this.child.stdin!.end();
+    return exited;
+  }
+
   kill(): void {
     if (this.child.exitCode === null) this.child.kill();
   }
@@ -98,6 +105,19 @@ describe('before initialize', () => {
     await pipe.initialize(4);
     await pipe.answers(5);
     assert.equal(await pipe.exit(), 0);
+  });
+});
+
+describe('the client going away', () => {
+  test('stdin closing ends the server: status 0 after a shutdown request, 1 without one', async () => {
+    const polite = open();
+    await polite.initialize(1);
+    polite.send({ id: 2, method: 'shutdown' });
+    await polite.reply(2);
+    assert.equal(await polite.hangUp(), 0);
+    const abrupt = open();
+    await abrupt.initialize(1);
+    assert.equal(await abrupt.hangUp(), 1);
   });
 });
 
