@@ -25,6 +25,7 @@ export const DIAGNOSTIC_CODES = {
   'unknown-field': 'An expression name or field the paired environment does not have.',
   'unknown-function': 'A call of a function that does not exist.',
   'wrong-arguments': 'A call with the wrong number or names of arguments.',
+  'invalid-regex': 'A regular expression that JavaScript cannot compile.',
   'conflicting-properties': 'Two properties that cannot be given together.',
   'internal-error': 'A bug in a check; please report it.',
 } as const;

@@ -11,11 +11,13 @@ import {
   LSPErrorCodes,
   ProposedFeatures,
   ResponseError,
+  StreamMessageWriter,
   type Connection,
   type ConnectionOptions,
   type RequestMessage,
 } from 'vscode-languageserver/node';
 import { routeConsole } from './console.js';
+import { FramedMessageReader } from './framing.js';
 import { registerCompletion } from './handlers/completion.js';
 import { registerDocuments } from './handlers/documents.js';
 import { registerEditing } from './handlers/editing.js';
@@ -49,8 +51,7 @@ const CONNECTION_OPTIONS: ConnectionOptions = {
 function openConnection(transport: Transport): Connection {
   switch (transport.kind) {
     case 'stdio':
-      // Passing the streams (not reader objects) keeps the library's exit when stdin closes.
-      return createConnection(ProposedFeatures.all, process.stdin, process.stdout, CONNECTION_OPTIONS);
+      return stdioConnection();
     case 'node-ipc':
       return createConnection(ProposedFeatures.all, new IPCMessageReader(process), new IPCMessageWriter(process), CONNECTION_OPTIONS);
     case 'socket': {
@@ -62,6 +63,26 @@ function openConnection(transport: Transport): Connection {
       return createConnection(ProposedFeatures.all, reader, writer, CONNECTION_OPTIONS);
     }
   }
+}
+
+/**
+ * stdio, read through framing.ts so that a malformed message gets an error reply and the server
+ * reads on. The library exits when stdin closes only when it reads the stream itself; that exit
+ * is kept here: status 0 after a shutdown request, 1 without one, as the protocol says.
+ */
+function stdioConnection(): Connection {
+  const writer = new StreamMessageWriter(process.stdout);
+  let shutdownRequested = false;
+  const reader = new FramedMessageReader(process.stdin, {
+    onMalformed: (reply) => void writer.write(reply),
+    onMessage: (message) => {
+      if ((message as RequestMessage).method === 'shutdown') shutdownRequested = true;
+    },
+  });
+  const exit = () => process.exit(shutdownRequested ? 0 : 1);
+  process.stdin.on('end', exit);
+  process.stdin.on('close', exit);
+  return createConnection(ProposedFeatures.all, reader, writer, CONNECTION_OPTIONS);
 }
 
 function serve(connection: Connection): void {

@@ -14,6 +14,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyze, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
 import { DEFAULT_SETTINGS, linesOf, pathToUri, type DocumentContext, type ServerSettings } from './context.js';
 import { DiskHost, findRlxFiles, isSkippedPath } from './disk.js';
+import { isTooLarge } from './limits.js';
 
 /** A file's analysis and the document versions it saw (open files only). */
 export interface AnalysisEntry {
@@ -36,7 +37,9 @@ export type FileChangeKind = 'created' | 'changed' | 'deleted';
 export class ServerWorkspace {
   settings: ServerSettings = DEFAULT_SETTINGS;
   private readonly disk = new DiskHost();
-  private readonly files = new Workspace(this.disk);
+  private readonly files = new Workspace({ readFile: (p) => this.withinLimit(p, this.disk.readFile(p)) });
+  /** Files over the size limit (limits.ts), analysed as empty: their length in characters. */
+  private readonly oversized = new Map<string, number>();
   private folders: string[] = [];
   /** .rlx files on disk under the workspace folders. */
   private readonly indexed = new Set<string>();
@@ -116,7 +119,7 @@ export class ServerWorkspace {
   documentChanged(doc: TextDocument): string {
     const p = this.pathOf(doc.uri);
     this.open.set(p, doc);
-    this.files.setOverlay(p, doc.getText());
+    this.files.setOverlay(p, this.withinLimit(p, doc.getText()));
     this.dirty.add(p); // parsed when next needed: a burst of keystrokes parses once
     return p;
   }
@@ -143,6 +146,21 @@ export class ServerWorkspace {
   /** A new file saved in a workspace folder joins the index without waiting for the watcher. */
   private indexIfOnDisk(p: string): void {
     if (p.endsWith('.rlx') && !isSkippedPath(p, this.folders) && this.disk.readFile(p) !== undefined) this.indexed.add(p);
+  }
+
+  /** The text to analyse for a file: itself, or nothing when it is over the size limit. */
+  private withinLimit(p: string, text: string | undefined): string | undefined {
+    if (text === undefined || !isTooLarge(text)) {
+      this.oversized.delete(p);
+      return text;
+    }
+    this.oversized.set(p, text.length);
+    return '';
+  }
+
+  /** The length of a file over the size limit, in characters; undefined for files within it. */
+  tooLarge(filePath: string): number | undefined {
+    return this.oversized.get(filePath);
   }
 
   isOpen(filePath: string): boolean {

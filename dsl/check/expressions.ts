@@ -187,9 +187,21 @@ class ExpressionTyper {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be text; found a ${actual}`, arg.value.range);
       } else if ((p.type === 'number' || p.type === 'bool') && actual === 'string') {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found text`, arg.value.range);
+      } else if (p.syntax === 'regex' && arg.value.kind === 'String') {
+        const problem = regexProblem(arg.value.value);
+        if (problem) this.accept('error', 'invalid-regex', `argument '${p.name}' of ${name} is not a regular expression JavaScript can compile: ${problem}`, arg.value.range);
       }
     }
     return spec.returns;
   }
 }
 
+/** Why a regular expression does not compile (JavaScript's own message), or undefined when it does. */
+function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}

@@ -12,6 +12,8 @@ export interface FormatOptions {
   indent?: number;
   /** A body written on one line stays on one line only if it fits in this many columns (default 100). */
   lineWidth?: number;
+  /** Line breaks of the output (default: the text's own, from its first line break; LF when it has none). */
+  lineEnding?: '\n' | '\r\n';
 }
 
 export type FormatResult = { ok: true; text: string } | { ok: false; reason: string };
@@ -26,10 +28,19 @@ export function format(text: string, options: FormatOptions = {}): FormatResult 
     const output = new Printer(source, file.comments, layout).print(file);
     const problem = differences(file, output);
     if (problem) return { ok: false, reason: `internal formatter error: ${problem}; the file was left as it is (please report this)` };
-    return { ok: true, text: output };
+    // A file written with CRLF keeps it: formatting is about layout, and a formatted CRLF file must
+    // read as formatted (no editor edits, `rlx fmt --check` passes).
+    const lineEnding = options.lineEnding ?? lineEndingOf(text);
+    return { ok: true, text: lineEnding === '\n' ? output : output.replace(/\n/g, lineEnding) };
   } catch (err) {
     return { ok: false, reason: `internal formatter error: ${(err as Error)?.message ?? String(err)}; the file was left as it is (please report this)` };
   }
+}
+
+/** The line break a text uses, by its first one: CRLF or LF (also for a text without any). */
+export function lineEndingOf(text: string): '\n' | '\r\n' {
+  const at = text.indexOf('\n');
+  return at > 0 && text[at - 1] === '\r' ? '\r\n' : '\n';
 }
 
 function refusal(source: string, errors: SyntaxError[]): string {

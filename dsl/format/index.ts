@@ -1,3 +1,3 @@
 // The rlx formatter: one canonical layout (printer.ts), and the same as text edits for editors.
-export { format, type FormatOptions, type FormatResult } from './format.js';
+export { format, lineEndingOf, type FormatOptions, type FormatResult } from './format.js';
 export { formatEdits } from './edits.js';

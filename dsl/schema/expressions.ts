@@ -52,7 +52,7 @@ export const FUNCTIONS: FunctionSpec[] = [
     name: 'numeric', doc: 'Verifier: 1 when both strings parse as numbers within `tol` of each other, else 0.', returns: 'bool', text: true,
     params: [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }, { name: 'tol', type: 'number', default: 1e-6, doc: 'Absolute tolerance.' }],
   },
-  { name: 'regex', doc: 'Verifier: 1 when the string matches the regular expression (JavaScript syntax), else 0.', params: [{ name: 's', type: 'string' }, { name: 'pattern', type: 'string' }], returns: 'bool', text: true },
+  { name: 'regex', doc: 'Verifier: 1 when the string matches the regular expression (JavaScript syntax), else 0.', params: [{ name: 's', type: 'string' }, { name: 'pattern', type: 'string', syntax: 'regex' }], returns: 'bool', text: true },
   { name: 'contains', doc: 'Verifier: 1 when the string contains the text, else 0.', params: [{ name: 's', type: 'string' }, { name: 'text', type: 'string' }], returns: 'bool', text: true },
   { name: 'length', doc: 'Number of characters in the string.', params: [{ name: 's', type: 'string' }], returns: 'number', text: true },
   { name: 'novelty', doc: 'Count-based exploration bonus: 1/sqrt(n) where n counts visits to the (discretised) observation.', params: [{ name: 'obs', type: 'vector' }], returns: 'number' },

@@ -92,10 +92,13 @@ export type BuiltinSpec = EnvSpec | AlgorithmSpec | PolicySpec;
 /** What a function in an expression takes and gives; `any` accepts anything. */
 export type ExprType = 'number' | 'bool' | 'string' | 'vector' | 'any';
 
+/** What the text of a string argument must be: `regex`, a JavaScript regular expression (the checker compiles a literal one). */
+export type StringSyntax = 'regex';
+
 export interface FunctionSpec {
   name: string;
   doc: string;
-  params: { name: string; type: ExprType; default?: number; doc?: string }[];
+  params: { name: string; type: ExprType; default?: number; doc?: string; syntax?: StringSyntax }[];
   /** Accepts any number (>= 1) of arguments of the first param's type (min, max). */
   variadic?: boolean;
   returns: ExprType;

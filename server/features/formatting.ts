@@ -6,7 +6,7 @@
 // inserted elsewhere). It also means a declaration can be formatted while another one is broken.
 // The blank lines between declarations are only normalised by whole-document formatting.
 import type { FormattingOptions, Range, TextEdit } from 'vscode-languageserver';
-import { format, formatEdits, type FormatOptions, type TextEdit as RlxEdit } from '../../dsl/index.js';
+import { format, formatEdits, lineEndingOf, type FormatOptions, type TextEdit as RlxEdit } from '../../dsl/index.js';
 import { lineEdits } from '../../dsl/format/edits.js';
 import type * as A from '../../dsl/index.js';
 import { toLspRange, toOffset, type DocumentContext } from '../context.js';
@@ -29,10 +29,11 @@ export function formatRange(doc: DocumentContext, range: Range, options: Formatt
     const span = extent(text, decl, doc.unit.parse.file.comments);
     if (span.end < start || span.start > end) continue;
     const slice = text.slice(span.start, span.end);
-    const result = format(slice, formatOptions(options));
+    // The document's line breaks, also for a declaration on one line that formats to several.
+    const result = format(slice, { ...formatOptions(options), lineEnding: lineEndingOf(text) });
     if (!result.ok) continue; // this declaration has syntax errors: leave it as it is
     // The formatter ends a file with a newline; the slice stops before its line break.
-    const formatted = result.text.replace(/\n$/, '');
+    const formatted = result.text.replace(/\r?\n$/, '');
     for (const e of lineEdits(slice, formatted)) edits.push({ range: { start: e.range.start + span.start, end: e.range.end + span.start }, newText: e.newText });
   }
   return toLsp(doc, edits);

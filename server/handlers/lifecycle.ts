@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import {
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
+  ErrorCodes,
+  ResponseError,
   type InitializeParams,
   type InitializeResult,
 } from 'vscode-languageserver/node';
@@ -52,6 +54,13 @@ export function registerLifecycle(session: Session): void {
   });
 
   connection.onShutdown(() => session.publisher.dispose());
+
+  // Methods the server does not know: before `initialize` the protocol's answer is still
+  // ServerNotInitialized, after it MethodNotFound.
+  connection.onRequest((method) => {
+    session.requireInitialized();
+    throw new ResponseError(ErrorCodes.MethodNotFound, `the rlx server has no method '${method}'`);
+  });
 }
 
 /** The folders to index: the workspace folders, or the older root URI / root path. */

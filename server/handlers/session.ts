@@ -19,6 +19,7 @@ import { clientSupport, type ClientSupport } from '../client-support.js';
 import type { DocumentContext } from '../context.js';
 import { toLspDiagnostics } from '../features/diagnostics.js';
 import { RenameError } from '../features/rename.js';
+import { tooLargeDiagnostic } from '../limits.js';
 import { DiagnosticsPublisher } from '../publisher.js';
 import { remapUris } from '../uris.js';
 import { ServerWorkspace } from '../workspace.js';
@@ -38,7 +39,10 @@ export class Session {
 
   constructor(readonly connection: Connection) {
     this.publisher = new DiagnosticsPublisher(this.workspace, {
-      convert: (doc) => toLspDiagnostics(doc),
+      convert: (doc) => {
+        const tooLarge = this.workspace.tooLarge(doc.unit.path);
+        return tooLarge === undefined ? toLspDiagnostics(doc) : [tooLargeDiagnostic(doc.unit.path, tooLarge)];
+      },
       publish: (uri, version, diagnostics) => {
         const related = this.client?.textDocument?.publishDiagnostics?.relatedInformation ?? false;
         const shown = related ? diagnostics : diagnostics.map(({ relatedInformation: _, ...d }) => d);
@@ -87,6 +91,8 @@ export class Session {
         throw new ResponseError(LSPErrorCodes.ContentModified, `the document changed (version ${version} -> ${this.workspace.versionOf(uri)}) before ${what} could answer`);
       }
       try {
+        // A file over the size limit is analysed as empty: an answer about that text would be wrong (and formatting it would delete the file).
+        if (this.workspace.tooLarge(this.workspace.pathOf(uri)) !== undefined) return neutral;
         const doc = this.workspace.context(uri);
         if (!doc) return neutral;
         return this.remap(run(doc.context, params, support));

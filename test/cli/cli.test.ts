@@ -124,6 +124,13 @@ describe('rlx fmt', () => {
     assert.deepEqual(fs.readdirSync(work).filter((f) => f.includes('.tmp')), [], 'no temporary file left behind');
   });
 
+  test('a CRLF file keeps its line breaks: formatted, --check accepts it; rewritten, it stays CRLF', () => {
+    assert.equal(rlx('fmt', '--check', write('fmt-crlf-tidy.rlx', tidy.replace(/\n/g, '\r\n'))).code, 0);
+    const file = write('fmt-crlf.rlx', 'algorithm T = PPO {\r\nepochs:4}\r\n');
+    assert.equal(rlx('fmt', file).code, 0);
+    assert.equal(fs.readFileSync(path.join(work, file), 'utf8'), 'algorithm T = PPO {\r\n  epochs: 4\r\n}\r\n');
+  });
+
   test('refuses a file with syntax errors and leaves it alone', () => {
     const broken = 'env Pole = CartPole { max_steps: 500\n';
     const file = write('fmt-broken.rlx', broken);

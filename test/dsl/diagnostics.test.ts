@@ -730,6 +730,19 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
   ],
 
+  'invalid-regex': [
+    {
+      name: 'a pattern JavaScript cannot compile, reported at the string with its message',
+      source: 'reward R { term a = regex(completion, ⟦"(["⟧) }',
+      message: "argument 'pattern' of regex is not a regular expression JavaScript can compile: Invalid regular expression: /([/: Unterminated character class",
+    },
+    {
+      name: 'the pattern is the string as written after escapes: `\\d` is a digit class, a lone `\\` is an error',
+      source: 'reward R {\n  term a = regex(completion, "^\\\\d+$")\n  term b = regex(completion, ⟦"x\\\\"⟧)\n}\n',
+      message: "argument 'pattern' of regex is not a regular expression JavaScript can compile: Invalid regular expression: /x\\/: \\ at end of pattern",
+    },
+  ],
+
   'conflicting-properties': [
     {
       name: 'stages and an algorithm in one experiment',

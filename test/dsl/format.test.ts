@@ -191,9 +191,22 @@ describe('format: layout', () => {
     check('// one\n\n\n/* two */   \n// three   \n', '// one\n\n/* two */\n// three\n');
   });
 
-  it('normalises CRLF line breaks to LF and ends with exactly one newline', () => {
-    check('env X = Y {\r\n  a: 1 // c\r\n}\r\n\r\n\r\n', 'env X = Y {\n  a: 1 // c\n}\n');
+  it('ends with exactly one newline', () => {
+    check('env X = Y {\n  a: 1 // c\n}\n\n\n', 'env X = Y {\n  a: 1 // c\n}\n');
     check('env X = Y', 'env X = Y\n');
+  });
+
+  it('keeps CRLF line breaks, going by the first line break of the file', () => {
+    check('env X = Y {\r\n  a: 1 // c\r\n}\r\n\r\n\r\n', 'env X = Y {\r\n  a: 1 // c\r\n}\r\n');
+    check('/* a\r\n   b */\r\nenv X = Y { a: 1,\nb: 2 }', '/* a\r\n   b */\r\nenv X = Y {\r\n  a: 1\r\n  b: 2\r\n}\r\n');
+    check('env X = Y {\n  a: 1\r\n}\r\n', 'env X = Y {\n  a: 1\n}\n');
+    const crlf = 'env Pole = CartPole { max_steps: 500 }\r\n\r\nalgorithm T = PPO {\r\n  epochs: 4\r\n}\r\n';
+    assert.deepEqual(format(crlf), { ok: true, text: crlf }, 'a formatted CRLF file is formatted as it is');
+  });
+
+  it('writes the line breaks it is asked for', () => {
+    check('env X = Y { a: 1, b: 2 }', 'env X = Y {\r\n  a: 1\r\n  b: 2\r\n}\r\n', { lineEnding: '\r\n', lineWidth: 10 });
+    check('env X = Y {\r\n  a: 1\r\n}\r\n', 'env X = Y {\n  a: 1\n}\n', { lineEnding: '\n' });
   });
 });
 
@@ -290,7 +303,7 @@ describe('formatEdits', () => {
     'env   Pole=CartPole{max_steps:500}\n',
     'experiment E {\n  env: X, policy: P\n\n\n\n  budget: 1M   // steps\n}\nenv B = X {}',
     'reward R {\n  term a = 1\n  term longer = 2\n}\n',
-    'env X = Y {\r\n  a: 1\r\n}\r\n',
+    'env X = Y {\r\n  a:1\r\n\r\n\r\n  b: 2}\r\n',
     '\n\n// c\nenv A = X\n\n\nenv B = X\n',
   ];
 
@@ -308,7 +321,10 @@ describe('formatEdits', () => {
   });
 
   it('returns no edits for formatted text or a file that cannot be formatted', () => {
-    for (const block of languageBlocks()) assert.deepEqual(formatEdits(block), []);
+    for (const block of languageBlocks()) {
+      assert.deepEqual(formatEdits(block), []);
+      assert.deepEqual(formatEdits(block.replace(/\n/g, '\r\n')), [], 'the same with CRLF line breaks');
+    }
     assert.deepEqual(formatEdits('env X = {'), []);
     assert.deepEqual(formatEdits(''), []);
   });

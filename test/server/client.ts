@@ -35,6 +35,7 @@ import {
   type Range,
   type Registration,
   type RegistrationParams,
+  type ShowMessageParams,
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
 
@@ -91,6 +92,8 @@ export interface WaitOptions {
 export class TestClient {
   readonly diagnostics: PublishDiagnosticsParams[] = [];
   readonly logs: string[] = [];
+  /** window/showMessage notifications: what the user was told. */
+  readonly messages: ShowMessageParams[] = [];
   readonly configurationRequests: unknown[] = [];
   readonly registrations: Registration[] = [];
   /** The edits the server asked the client to apply (workspace/applyEdit), all applied. */
@@ -114,6 +117,9 @@ export class TestClient {
     });
     connection.onNotification('window/logMessage', (params: LogMessageParams) => {
       this.logs.push(params.message);
+    });
+    connection.onNotification('window/showMessage', (params: ShowMessageParams) => {
+      this.messages.push(params);
     });
     connection.onRequest('workspace/configuration', (params: { items: unknown[] }) => {
       this.configurationRequests.push(params);

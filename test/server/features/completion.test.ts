@@ -305,6 +305,23 @@ describe('completion of conditions and paths', () => {
   });
 });
 
+describe('a space as the trigger', () => {
+  const afterSpace = (source: string) => {
+    const f = fixture(source);
+    return completion(f.doc, f.cursor, { triggerCharacter: ' ' }).map((i) => i.label);
+  };
+
+  it('answers where a value or a base comes next: after `:` and `=`', () => {
+    assert.deepEqual(afterSpace('policy P = mlp {\n  activation: $0\n}\n'), ['tanh', 'relu']);
+    assert.deepEqual(afterSpace('algorithm X = $0'), ALGORITHMS);
+  });
+
+  it('answers nothing elsewhere, where a space is just typing', () => {
+    assert.deepEqual(afterSpace('env Pole = CartPole {\n  max_steps: 500 $0\n}\n'), []);
+    assert.deepEqual(afterSpace('algorithm $0'), []);
+  });
+});
+
 describe('snippets as plain text (for clients without snippet support)', () => {
   const cases: [string, string][] = [
     ['linear(${1:from}, ${2:to})', 'linear(from, to)'],

@@ -47,6 +47,21 @@ describe('document formatting', () => {
   });
 });
 
+describe('CRLF documents', () => {
+  const CRLF = 'env Pole = CartPole { max_steps: 500 }\r\n\r\nalgorithm Tuned = PPO {\r\n  epochs: 4\r\n}\r\n';
+
+  it('no edits for a formatted CRLF document', () => {
+    const f = fixture(CRLF);
+    assert.deepEqual(formatDocument(f.doc, OPTIONS), []);
+  });
+
+  it('edits keep the CRLF line breaks, for the document and for a range', () => {
+    check('env   Pole=CartPole{max_steps:500}\r\nalgorithm Tuned = PPO {\r\nepochs:4}\r\n', CRLF);
+    checkRange('env Pole = CartPole { max_steps: 500 }\r\nalgorithm Tuned = PPO { ⟦⟧epochs: 4, gamma: 0.9, clip: 0.2, gae_lambda: 0.95, entropy_coef: 0.01, value_coef: 0.5, minibatches: 4 }\r\n',
+      'env Pole = CartPole { max_steps: 500 }\r\nalgorithm Tuned = PPO {\r\n  epochs: 4\r\n  gamma: 0.9\r\n  clip: 0.2\r\n  gae_lambda: 0.95\r\n  entropy_coef: 0.01\r\n  value_coef: 0.5\r\n  minibatches: 4\r\n}\r\n');
+  });
+});
+
 describe('range formatting', () => {
   it('formats the declarations the range overlaps, and nothing else', () => {
     checkRange(MESSY.replace('algorithm Tuned', 'algorithm ⟦Tuned⟧'),

@@ -33,3 +33,28 @@ describe('a closed file saved with a byte-order mark', () => {
     assert.deepEqual(found, [{ uri: client.uri('envs.rlx'), range: rangeOf(ENVS, 'Pole') }]);
   });
 });
+
+describe('a document over the size limit', () => {
+  const BIG = `algorithm A = PPO {\n${'  clip: 0.2\n'.repeat(100_000)}}\n`;
+
+  test('is announced once, reported with one warning, and answered with nothing rather than a long wait', async () => {
+    const uri = await client.open('big.rlx', BIG);
+    const { diagnostics } = await client.waitForDiagnostics(uri, { version: 1 });
+    assert.deepEqual(diagnostics.map((d) => [d.code, d.severity, d.range.start]), [['file-too-large', 2, { line: 0, character: 0 }]]);
+    assert.match(String(diagnostics[0].message), /^big\.rlx is 1\.1 MB; the rlx language server reads files up to 1\.0 MB, so it gives no diagnostics, completion or navigation/);
+    const inBody = { line: 1, character: 4 };
+    assert.deepEqual(await client.request('textDocument/completion', { textDocument: { uri }, position: inBody }), []);
+    assert.equal(await client.request('textDocument/hover', { textDocument: { uri }, position: inBody }), null);
+    // Formatting the empty text analysed in its place would delete the document.
+    assert.deepEqual(await client.request('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } }), []);
+    await client.edit(uri, { start: { line: 1, character: 2 }, end: { line: 1, character: 2 } }, 'x');
+    assert.deepEqual(client.messages.filter((m) => m.message.startsWith('big.rlx')).map((m) => m.type), [2], 'one warning message, not one per edit');
+  });
+
+  test('cut down below the limit, it is analysed again', async () => {
+    const uri = client.uri('big.rlx');
+    const version = await client.change(uri, { text: 'algorithm A = PPO {\n  clipp: 0.2\n}\n' });
+    const { diagnostics } = await client.waitForDiagnostics(uri, { version });
+    assert.deepEqual(diagnostics.map((d) => d.code), ['unknown-property']);
+  });
+});
