@@ -11,43 +11,26 @@ import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
 import { closestNames } from '../../dsl/diagnostics.js';
+import { builtin } from '../../dsl/schema/index.js';
 import { describeParams, type ParamDescription } from './params.js';
 import { Pendulum, type PendulumConfig } from './pendulum.js';
 import type { Space } from './types.js';
 import { VecEnv } from './vector.js';
 
-interface BuiltinEnv {
-  // `create` takes the plan's untyped params; the constructors' resolveParams
-  // checks every name and value, hence the casts below.
-  readonly doc: string;
-  readonly create: (params: Record<string, unknown>) => BaseEnv;
-}
+/**
+ * Builds one kind from the plan's untyped params; the constructors read them with envParams(),
+ * which checks every name and value against the registry, hence the casts below. What each
+ * kind is (its doc, its params) is the registry's to say (dsl/schema/envs.ts).
+ */
+type BuiltinEnv = (params: Record<string, unknown>) => BaseEnv;
 
 const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
-  CartPole: {
-    doc: 'Balance a pole on a cart (Gymnasium CartPole-v1).',
-    create: (params) => new CartPole(params as Partial<CartPoleConfig>),
-  },
-  MountainCar: {
-    doc: 'Drive an underpowered car up a hill (Gymnasium MountainCar-v0).',
-    create: (params) => new MountainCar(params as Partial<MountainCarConfig>),
-  },
-  Acrobot: {
-    doc: 'Swing a two-link arm up past a line (Gymnasium Acrobot-v1).',
-    create: (params) => new Acrobot(params as Partial<AcrobotConfig>),
-  },
-  Pendulum: {
-    doc: 'Swing a pendulum upright with continuous torque (Gymnasium Pendulum-v1).',
-    create: (params) => new Pendulum(params as Partial<PendulumConfig>),
-  },
-  GridWorld: {
-    doc: 'Reach a goal cell on a grid; goal-conditioned (layouts open, four_rooms, maze).',
-    create: (params) => new GridWorld(params as Partial<GridWorldConfig>),
-  },
-  Bandit: {
-    doc: 'k-armed Gaussian bandit; one pull per episode.',
-    create: (params) => new Bandit(params as Partial<BanditConfig>),
-  },
+  CartPole: (params) => new CartPole(params as Partial<CartPoleConfig>),
+  MountainCar: (params) => new MountainCar(params as Partial<MountainCarConfig>),
+  Acrobot: (params) => new Acrobot(params as Partial<AcrobotConfig>),
+  Pendulum: (params) => new Pendulum(params as Partial<PendulumConfig>),
+  GridWorld: (params) => new GridWorld(params as Partial<GridWorldConfig>),
+  Bandit: (params) => new Bandit(params as Partial<BanditConfig>),
 };
 
 
@@ -78,21 +61,20 @@ function lookUp(kind: string): BuiltinEnv {
 
 /** Builds a built-in env; throws EnvParamError for an unknown or invalid param. */
 export function makeEnv(kind: string, params: Record<string, unknown> = {}): BaseEnv {
-  return lookUp(kind).create(params);
+  return lookUp(kind)(params);
 }
 
 /** Builds `numEnvs` copies of a built-in env stepped together. */
 export function makeVecEnv(kind: string, params: Record<string, unknown>, numEnvs: number): VecEnv {
-  const builtin = lookUp(kind);
-  return VecEnv.create(() => builtin.create(params), numEnvs);
+  const create = lookUp(kind);
+  return VecEnv.create(() => create(params), numEnvs);
 }
 
 export function envInfo(kind: string): EnvDescription {
-  const builtin = lookUp(kind);
-  const env = builtin.create({});
+  const env = lookUp(kind)({});
   return {
     kind,
-    doc: builtin.doc,
+    doc: builtin(kind)!.doc,
     obsFields: env.obsFields,
     observationSpace: env.observationSpace,
     actionSpace: env.actionSpace,
