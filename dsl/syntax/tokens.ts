@@ -12,7 +12,11 @@ export const PrefixOperator = createToken({ name: 'PrefixOperator', pattern: Lex
 
 export const Identifier = createToken({ name: 'Identifier', pattern: /[A-Za-z_][A-Za-z0-9_]*/, label: 'a name', categories: [NameLike] });
 
+/** Every keyword of the language as written (`env`, `term`, `and`...): none can name a declaration. */
+export const KEYWORDS: string[] = [];
+
 function keyword(word: string, categories: TokenType[] = []): TokenType {
+  KEYWORDS.push(word);
   return createToken({ name: `Kw_${word}`, pattern: new RegExp(`${word}(?![A-Za-z0-9_])`), longer_alt: Identifier, label: `'${word}'`, categories });
 }
 

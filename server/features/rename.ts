@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import type { Position, Range, TextEdit, WorkspaceEdit } from 'vscode-languageserver';
 import type { Analysis, DeclSymbol } from '../../dsl/index.js';
 import { linesOf, pathToUri, toLspRange, toOffset, type DocumentContext } from '../context.js';
-import { IDENTIFIER, KEYWORDS } from './shared/kinds.js';
+import { KEYWORDS } from '../../dsl/syntax/tokens.js';
+import { IDENTIFIER } from './shared/kinds.js';
 import { namedAt, usesOf, type Named } from '../../dsl/navigation/uses.js';
 
 /** A rename the editor should refuse, with the reason to show. */

@@ -25,7 +25,4 @@ export const KIND_STYLES: Record<DeclKind, KindStyle> = {
   sweep: { symbol: SymbolKind.Namespace, completion: CompletionItemKind.Module, token: 'macro' },
 };
 
-/** Words the grammar reserves: never a declaration's name. */
-export const KEYWORDS = ['import', 'env', 'reward', 'policy', 'algorithm', 'experiment', 'sweep', 'term', 'stage', 'over', 'true', 'false', 'none', 'and', 'or', 'not'];
-
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
