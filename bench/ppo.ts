@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plan } from '../dsl/compile/plan.js';
 import { buildPpoLoss, PPO_ADAM_EPS, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
-import { planFile } from '../runtime/cli/commands/plan.js';
+import { planFile } from '../cli/commands/plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { DenseStack, makeActorCritic } from '../runtime/policies/index.js';
 import { Rng } from '../runtime/random.js';
