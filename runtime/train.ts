@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../dsl/compile/plan.js';
-import { algorithmDefinition, Stepper, type Algorithm, type EpisodeRecord } from './algorithms/index.js';
+import { algorithmDefinition, NonFiniteError, Stepper, type Algorithm, type EpisodeRecord } from './algorithms/index.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { makeVecEnv } from './envs/registry.js';
 import { EnvInterruptedError, loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
@@ -160,8 +160,9 @@ export class RunFailedError extends Error {
   constructor(
     readonly runDir: string,
     override readonly cause: Error,
+    message: string = cause.message,
   ) {
-    super(cause.message);
+    super(message);
   }
 }
 
@@ -282,12 +283,12 @@ class TrainingRun {
       return this.finish(algorithm, outcome.status, outcome.reason);
     } catch (err) {
       if (err instanceof EnvInterruptedError) return this.interrupted(algorithm, err.message);
-      const message = (err as Error).message;
       const step = algorithm.globalStep;
+      const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err, step) : (err as Error).message;
       events.add({ type: 'log', step, level: 'error', message });
       events.add({ type: 'status', step, status: 'failed', error: message });
       this.writeStatus('failed', step, { error: message, ended: true });
-      throw new RunFailedError(this.dir.dir, err as Error);
+      throw new RunFailedError(this.dir.dir, err as Error, message);
     } finally {
       this.dir.close();
       this.parts.makeEnvs.close?.();
@@ -473,6 +474,13 @@ class TrainingRun {
     this.dir.events.add({ type: 'status', step, status, reason });
     this.writeStatus(status, step, { reason, ended: true });
     return { runDir: this.dir.dir, status, reason, step, metrics: { ...this.latest } };
+  }
+
+  /** Where the NaN or infinity appeared, and the checkpoint written before it (no later one is). */
+  private nonFiniteMessage(err: NonFiniteError, step: number): string {
+    const latest = latestCheckpoint(this.dir.checkpointsDir);
+    const kept = latest ? `the last good checkpoint is ${this.dir.relative(latest.file)} (step ${latest.step})` : 'no checkpoint was written before it';
+    return `${err.message}, after ${step} steps of training; ${kept}`;
   }
 
   /**
