@@ -5,10 +5,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../dsl/compile/plan.js';
-import { algorithmDefinition, Stepper, type Algorithm, type EpisodeRecord } from './algorithms/index.js';
+import { algorithmDefinition, NonFiniteError, Stepper, type Algorithm, type EpisodeRecord } from './algorithms/index.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { makeVecEnv } from './envs/registry.js';
-import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
+import { EnvInterruptedError, loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { VecEnv } from './envs/vector.js';
 import { writeFileAtomic } from './atomic-files.js';
 import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from './envs/types.js';
@@ -105,10 +105,17 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   const device = await chooseDevice(options.device, plan);
   // Everything the plan describes is built before the run directory exists, so that a plan
   // error (a bad env param, a reward term naming a missing field) leaves no directory behind.
-  const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params) : undefined;
-  const parts = await build(plan, seed, device, envFactory(plan, envModule), options.compute);
-  const run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
-  if (envModule) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_ENV_MODULE), envModule.code);
+  const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params, { name: plan.env.name }) : undefined;
+  let run: RunDirectory;
+  let parts: RunParts;
+  try {
+    parts = await build(plan, seed, device, envFactory(plan, envModule), options.compute);
+    run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
+    if (envModule) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_ENV_MODULE), envModule.code);
+  } catch (err) {
+    envModule?.close();
+    throw err;
+  }
   return new TrainingRun(run, plan, seed, device, options, parts).run(null);
 }
 
@@ -131,8 +138,14 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   const state = loadCheckpoint(latest.file);
   warmUpCompute(options.compute);
   const device = await chooseDevice(options.device, plan);
-  const envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params) : undefined;
-  const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.compute);
+  const envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
+  let parts: RunParts;
+  try {
+    parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.compute);
+  } catch (err) {
+    envModule?.close();
+    throw err;
+  }
   return new TrainingRun(RunDirectory.open(runDir), plan, state.seed, device, options, parts).run(state);
 }
 
@@ -147,8 +160,9 @@ export class RunFailedError extends Error {
   constructor(
     readonly runDir: string,
     override readonly cause: Error,
+    message: string = cause.message,
   ) {
-    super(cause.message);
+    super(message);
   }
 }
 
@@ -166,12 +180,13 @@ function moduleFile(plan: Plan, options: TrainOptions): string {
 type EnvFactory = (n: number) => VecEnv;
 
 function envFactory(plan: Plan, envModule: LoadedEnvModule | undefined): EnvFactory {
-  if (envModule) return (n) => VecEnv.create(() => envModule.create(plan.env.params), n);
+  if (envModule) return Object.assign((n: number) => VecEnv.create(() => envModule.create(plan.env.params), n), { close: () => envModule.close() });
   return (n) => makeVecEnv(plan.env.kind, plan.env.params, n);
 }
 
 interface RunParts {
-  readonly makeEnvs: EnvFactory;
+  /** Its close(), where present, ends the env copies' worker (user modules). */
+  readonly makeEnvs: EnvFactory & { close?(): void };
   readonly algorithm: Algorithm;
   readonly stepper: Stepper;
   readonly obsFields: readonly string[];
@@ -267,14 +282,16 @@ class TrainingRun {
       const outcome = await this.loop(algorithm, stepper, recorder, state !== null);
       return this.finish(algorithm, outcome.status, outcome.reason);
     } catch (err) {
-      const message = (err as Error).message;
+      if (err instanceof EnvInterruptedError) return this.interrupted(algorithm, err.message);
       const step = algorithm.globalStep;
+      const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err, step) : (err as Error).message;
       events.add({ type: 'log', step, level: 'error', message });
       events.add({ type: 'status', step, status: 'failed', error: message });
       this.writeStatus('failed', step, { error: message, ended: true });
-      throw new RunFailedError(this.dir.dir, err as Error);
+      throw new RunFailedError(this.dir.dir, err as Error, message);
     } finally {
       this.dir.close();
+      this.parts.makeEnvs.close?.();
       await algorithm.release();
     }
   }
@@ -457,6 +474,27 @@ class TrainingRun {
     this.dir.events.add({ type: 'status', step, status, reason });
     this.writeStatus(status, step, { reason, ended: true });
     return { runDir: this.dir.dir, status, reason, step, metrics: { ...this.latest } };
+  }
+
+  /** Where the NaN or infinity appeared, and the checkpoint written before it (no later one is). */
+  private nonFiniteMessage(err: NonFiniteError, step: number): string {
+    const latest = latestCheckpoint(this.dir.checkpointsDir);
+    const kept = latest ? `the last good checkpoint is ${this.dir.relative(latest.file)} (step ${latest.step})` : 'no checkpoint was written before it';
+    return `${err.message}, after ${step} steps of training; ${kept}`;
+  }
+
+  /**
+   * Ctrl-C came while a user env's step was running: the update cannot finish, so there is no
+   * final checkpoint; the run is `stopped` and a resume starts from the latest checkpoint.
+   */
+  private interrupted(algorithm: Algorithm, message: string): TrainResult {
+    const step = algorithm.globalStep;
+    const latest = latestCheckpoint(this.dir.checkpointsDir);
+    const reason = `${message}; ${latest ? `--resume continues from the checkpoint at step ${latest.step}` : 'no checkpoint was written yet'}`;
+    this.dir.events.add({ type: 'log', step, level: 'warn', message: reason });
+    this.dir.events.add({ type: 'status', step, status: 'stopped', reason });
+    this.writeStatus('stopped', step, { reason, ended: true });
+    return { runDir: this.dir.dir, status: 'stopped', reason, step, metrics: { ...this.latest } };
   }
 
   private log(level: 'info' | 'warn', step: number, message: string): void {

@@ -6,6 +6,7 @@ import type { Expression, QualifiedName } from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
 import { bindArguments } from './arguments.js';
+import { foldedNumber } from './constant.js';
 
 /** The env a reward term is checked against: a built-in's spec, user code (fields unknown), or none yet. */
 export type PairedEnv = { kind: 'builtin'; spec: EnvSpec; label: string } | { kind: 'module' } | undefined;
@@ -61,6 +62,29 @@ export function checkRewardTerm(ctx: CheckContext, expr: Expression, env: Paired
   if (type === 'string' || type === 'vector') {
     accept('error', 'type-mismatch', `a reward term must be a number (or true/false, counted as 1/0); this is a ${type}`, expr.range);
   }
+  checkFinite(ctx, expr, accept);
+}
+
+/**
+ * The innermost part of a reward term that is NaN or infinite whatever the env does (`1/0`,
+ * `log(0)`, `obs.x / 0`): the trainer would stop at its first step. True when one was reported.
+ */
+function checkFinite(ctx: CheckContext, expr: Expression | undefined, accept: Accept): boolean {
+  if (!expr) return false;
+  const parts = expr.kind === 'Paren' ? [expr.expression] : expr.kind === 'Unary' ? [expr.operand] : expr.kind === 'Binary' ? [expr.left, expr.right]
+    : expr.kind === 'Call' ? expr.args.map((a) => a.value) : expr.kind === 'List' ? expr.items : [];
+  if (parts.some((part) => checkFinite(ctx, part, accept))) return true;
+  const text = ctx.unit.text.slice(expr.range.start, expr.range.end);
+  const value = foldedNumber(expr);
+  if (value !== undefined && !Number.isFinite(value)) {
+    accept('error', 'out-of-range', `\`${text}\` is ${value}: a reward term must stay a finite number`, expr.range);
+    return true;
+  }
+  if (expr.kind === 'Binary' && expr.operator === '/' && foldedNumber(expr.right) === 0) {
+    accept('error', 'out-of-range', `\`${text}\` divides by zero: it is infinite or NaN whatever the env does`, expr.range);
+    return true;
+  }
+  return false;
 }
 
 function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferred {

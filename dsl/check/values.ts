@@ -123,6 +123,11 @@ export class ValueChecker {
         this.check(arg.value, param.type, argLabel, scope);
       }
     }
+    // Annealing to 0 is fine; staying at 0 for a value that must be above 0 does nothing (learning_rate: constant(0)).
+    const ends = ['value', 'from', 'to'].map((name) => bound.get(name)?.value).filter((v) => v !== undefined);
+    if (type.min === 0 && type.exclusiveMin && ends.length > 0 && ends.every((v) => constantNumber(v) === 0)) {
+      this.accept('warning', 'suspicious-value', `${label} is 0 for the whole run with this schedule, so it has no effect; it must be above 0 at some point`, expr.range);
+    }
   }
 
   private list(expr: Expression, type: ValueType & { kind: 'list' }, label: string, scope: ValueScope): void {

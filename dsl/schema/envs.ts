@@ -1,7 +1,7 @@
 // Built-in environments (docs/language.md#built-in-environments). Classic-control envs follow Gymnasium 0.29's
 // dynamics and constants; their parameters keep the names of the physical quantities.
 import { choice, count, int, num, option, param, maxSteps, string } from './build.js';
-import type { EnvSpec } from './types.js';
+import type { EnvSpec, ParamSpec } from './types.js';
 
 const positive = (max?: number) => num({ min: 0, exclusiveMin: true, max });
 
@@ -133,3 +133,13 @@ export const GuessNumber: EnvSpec = {
 };
 
 export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, TextTask, GuessNumber];
+
+/**
+ * What rlx itself reads from a user environment's body (`env X = module("./file.ts") { ... }`);
+ * every other property goes to the module as written. The module runs in a worker thread, so a
+ * reset() or step() that never returns fails the run instead of hanging it.
+ */
+export const MODULE_ENV_PARAMS: ParamSpec[] = [
+  param('env_timeout', positive(86400), 30,
+    'Seconds one reset() or step() of a user environment may take before the run fails with "did not return within N s".'),
+];

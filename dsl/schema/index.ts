@@ -2,13 +2,13 @@
 import type { DeclKind } from '../syntax/ast.js';
 import { ALGORITHMS } from './algorithms.js';
 import { DECLARATION_SCHEMAS } from './declarations.js';
-import { ENVS } from './envs.js';
+import { ENVS, MODULE_ENV_PARAMS } from './envs.js';
 import { FUNCTIONS, METRICS, REWARD_NAMES, SCHEDULES } from './expressions.js';
 import { POLICIES } from './policies.js';
 import type { AlgorithmSpec, BuiltinSpec, FunctionSpec, ParamSpec } from './types.js';
 
 export * from './types.js';
-export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES };
+export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, MODULE_ENV_PARAMS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES };
 
 /** The language version recorded in every plan. */
 export const LANGUAGE_VERSION = '1';

@@ -17,4 +17,4 @@ export { computeGae } from './ppo/gae.js';
 export { buildPpoLoss, LOSS_METRICS, ppoGradientStep, ppoLossAsWritten, type PpoLoss } from './ppo/loss.js';
 export { Ppo, PPO, PPO_ADAM_EPS, type PpoState } from './ppo/ppo.js';
 export { ppoSettings, type PpoSettings } from './ppo/settings.js';
-export { Stepper, type EpisodeRecord, type TransitionSink } from './stepper.js';
+export { NonFiniteError, Stepper, type EpisodeRecord, type TransitionSink } from './stepper.js';

@@ -2,7 +2,9 @@
 // use: the training reward (the env's, plus or replaced by the plan's reward terms), the
 // flags, and finished episodes with their env return, training return and per-term sums.
 // Algorithms share it so that reward shaping, episode statistics and rollout sampling
-// behave the same under every learner.
+// behave the same under every learner. It is also where a NaN or an infinity from the env or
+// a reward term is caught, at its source (as SB3's VecCheckNan): once one reaches the learner,
+// every later update is garbage.
 import type { ActionBuffer } from '../policies/index.js';
 import type { CompiledReward } from '../rewards/index.js';
 import type { FinishedEpisode, VecEnv } from '../envs/vector.js';
@@ -33,6 +35,14 @@ export interface TransitionSink {
     readonly truncated: boolean;
   }): void;
   readonly active: boolean;
+}
+
+/**
+ * A NaN or an infinity came from the env or a reward term; the message says which number,
+ * which env copy and which step of its episode (the trainer adds the run's step).
+ */
+export class NonFiniteError extends Error {
+  override name = 'NonFiniteError';
 }
 
 export class Stepper {
@@ -74,6 +84,7 @@ export class Stepper {
   /** Starts every copy afresh; copy i draws from stream i of `seed`. */
   reset(seed: number): void {
     this.vec.reset(seed);
+    this.checkObs(this.vec.obs, 'reset');
     this.t.fill(0);
     this.trainingReturns.fill(0);
     for (const sums of this.termSums) sums.fill(0);
@@ -84,12 +95,14 @@ export class Stepper {
     const recording = this.sink !== null && this.sink.active;
     if (reward !== null || recording) this.prevObs.set(vec.obs);
     vec.step(actions);
+    this.checkObs(vec.obs, 'step');
     // The VecEnv lists the episodes that ended in this step in copy order; fetched only when
     // one did, so that ordinary steps allocate nothing.
     let ended: FinishedEpisode[] | null = null;
     let nextEnded = 0;
     for (let i = 0; i < this.numEnvs; i++) {
       const envReward = vec.rewards[i];
+      if (!Number.isFinite(envReward)) this.nonFinite(`the env's reward is ${envReward}`, i);
       const terminated = vec.terminated[i] === 1;
       const truncated = vec.truncated[i] === 1;
       let episode: FinishedEpisode | null = null;
@@ -114,7 +127,11 @@ export class Stepper {
         const shaped = reward.evaluate();
         total = reward.replaceEnvReward ? shaped : envReward + shaped;
         const sums = this.termSums[i];
-        for (let k = 0; k < sums.length; k++) sums[k] += reward.values[k];
+        for (let k = 0; k < sums.length; k++) {
+          const value = reward.values[k];
+          if (!Number.isFinite(value)) this.nonFinite(`reward term ${reward.termNames[k]} is ${value}`, i);
+          sums[k] += value;
+        }
       }
       this.rewards[i] = total;
       this.trainingReturns[i] += total;
@@ -122,6 +139,37 @@ export class Stepper {
       if (i === 0 && recording) this.record(actions, total, envReward, terminated, truncated);
       if (episode !== null) this.finishEpisode(i, episode);
     }
+  }
+
+  /** One pass over the new observations (and the final ones of episodes that just ended). */
+  private checkObs(obs: Float32Array, what: 'reset' | 'step'): void {
+    for (let j = 0; j < obs.length; j++) {
+      if (!Number.isFinite(obs[j])) this.checkObsOf(Math.floor(j / this.obsDim), what);
+    }
+    if (what === 'step') {
+      const { finalObs, hasFinalObs } = this.vec;
+      for (let i = 0; i < this.numEnvs; i++) {
+        if (hasFinalObs[i] === 1 && !finite(finalObs, i * this.obsDim, this.obsDim)) this.checkObsOf(i, 'step');
+      }
+    }
+  }
+
+  /** Says which element of copy i's observation is not finite, and where it came from. */
+  private checkObsOf(i: number, what: 'reset' | 'step'): never {
+    const { vec, obsDim } = this;
+    const ended = what === 'step' && vec.hasFinalObs[i] === 1;
+    // After an autoreset the row holds the next episode's first observation; the final one is kept aside.
+    const [rows, from, step] = ended && !finite(vec.finalObs, i * obsDim, obsDim)
+      ? [vec.finalObs, "step()", this.t[i] + 1]
+      : what === 'reset' || ended ? [vec.obs, 'reset()', 0] : [vec.obs, 'step()', this.t[i] + 1];
+    let k = 0;
+    while (k < obsDim - 1 && Number.isFinite(rows[i * obsDim + k])) k++;
+    const field = vec.obsFields[k];
+    this.nonFinite(`observation ${field !== undefined ? `field ${field}` : `element ${k}`} from the env's ${from} is ${rows[i * obsDim + k]}`, i, step);
+  }
+
+  private nonFinite(what: string, copy: number, episodeStep = this.t[copy] + 1): never {
+    throw new NonFiniteError(`${what} in env copy ${copy}, episode step ${episodeStep}`);
   }
 
   /** Episodes that ended since the last call, oldest first. */
@@ -158,4 +206,9 @@ export class Stepper {
       truncated,
     });
   }
+}
+
+function finite(xs: Float32Array, from: number, count: number): boolean {
+  for (let k = from; k < from + count; k++) if (!Number.isFinite(xs[k])) return false;
+  return true;
 }

@@ -110,6 +110,52 @@ describe('rlx train (command line)', () => {
     assert.equal(json.deterministic, false);
   });
 
+  it('a user env whose step never returns: Ctrl-C stops the run at once, and env_timeout fails it', async () => {
+    const cwd = tempDir();
+    // Hangs on its 200th step, after saying so in a file.
+    fs.writeFileSync(path.join(cwd, 'stuck.js'), `import * as fs from 'node:fs';
+let calls = 0;
+export default class Stuck {
+  observationSpace = { kind: 'box', shape: [1], low: [0], high: [1] };
+  actionSpace = { kind: 'discrete', n: 2 };
+  reset() { return { obs: [0], info: {} }; }
+  step() {
+    if (++calls === 200) { fs.writeFileSync('hanging', ''); for (;;) {} }
+    return { obs: [0], reward: 0, terminated: false, truncated: false, info: {} };
+  }
+}
+`);
+    const rlxFile = (timeout: number) =>
+      `env Stuck = module("./stuck.js") { max_steps: 50, env_timeout: ${timeout} }\npolicy P = mlp { hidden: [8] }\nalgorithm A = PPO { rollout_steps: 64 }\n` +
+      'experiment Hang {\n  env: Stuck\n  policy: P\n  algorithm: A\n  budget: 10k\n  envs: 2\n  seeds: [1]\n  device: cpu\n}\n';
+    fs.writeFileSync(path.join(cwd, 'patient.rlx'), rlxFile(600));
+    const child = spawn(process.execPath, [RLX, 'train', 'patient.rlx', '--out', 'out'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let code: number | null | undefined;
+    child.on('exit', (c) => (code = c));
+    await until(() => fs.existsSync(path.join(cwd, 'hanging')), 'the step that hangs');
+    // A SIGINT in the first milliseconds of the wait reaches the event loop, which is blocked
+    // until the step returns; one a moment later interrupts the wait, as a user's Ctrl-C on a
+    // stalled run does. So press again until it exits, well within env_timeout (600 s).
+    const pressing = setInterval(() => child.kill('SIGINT'), 500);
+    child.kill('SIGINT');
+    await until(() => code !== undefined, 'rlx train to exit after SIGINT').finally(() => clearInterval(pressing));
+    assert.equal(code, 130, stderr);
+    const runDir = path.join(cwd, 'out', 'Hang', fs.readdirSync(path.join(cwd, 'out', 'Hang'))[0]);
+    const status = JSON.parse(fs.readFileSync(path.join(runDir, 'status.json'), 'utf8'));
+    assert.equal(status.status, 'stopped', stderr);
+    assert.match(status.reason, /^SIGINT while env Stuck's step\(\) was running \(copy \d\); no checkpoint was written yet$/);
+
+    fs.rmSync(path.join(cwd, 'hanging'));
+    fs.writeFileSync(path.join(cwd, 'impatient.rlx'), rlxFile(1));
+    const failed = rlx(['train', 'impatient.rlx', '--out', 'out2'], cwd);
+    assert.equal(failed.status, 2, failed.stderr);
+    assert.match(failed.stderr, /training failed: env Stuck's step\(\) did not return within 1 s \(copy \d; raise env_timeout in the env's body if it needs longer\)\nthe run directory .* is marked failed\n$/);
+    const failedDir = path.join(cwd, 'out2', 'Hang', fs.readdirSync(path.join(cwd, 'out2', 'Hang'))[0]);
+    assert.equal(JSON.parse(fs.readFileSync(path.join(failedDir, 'status.json'), 'utf8')).status, 'failed');
+  });
+
   it('refuses what is not implemented and GPUs that cannot start, in one message without a stack trace', () => {
     const cwd = tempDir();
     const examples = path.join(repoRoot(), 'examples');

@@ -421,6 +421,15 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'out-of-range': [
     {
+      name: 'parts of a reward term that are never finite',
+      source: 'reward R {\n  term a = ⟦1 / 0⟧\n  term b = 0.1 * ⟦log(0)⟧ + obs.x\n  term c = ⟦obs.x / (2 - 2)⟧\n  term fine = log(1 + abs(obs.x)) / 2\n}\n',
+      expect: [
+        { code: 'out-of-range', message: '`1 / 0` is Infinity: a reward term must stay a finite number' },
+        { code: 'out-of-range', message: '`log(0)` is -Infinity: a reward term must stay a finite number' },
+        { code: 'out-of-range', message: '`obs.x / (2 - 2)` divides by zero: it is infinite or NaN whatever the env does' },
+      ],
+    },
+    {
       name: 'gamma: 1.5 is an error with a clamp fix',
       source: 'algorithm A = PPO { gamma: ⟦1.5⟧ }',
       message: 'gamma must be >= 0 and <= 1; found 1.5',
@@ -464,6 +473,15 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: 'algorithm A = DQN { gamma: ⟦0.5⟧ }',
       severity: 'warning',
       message: 'gamma = 0.5 is unusual: a discount below 0.8 makes the agent very short-sighted',
+    },
+    {
+      name: 'a learning rate that is 0 throughout its schedule',
+      source: 'algorithm A = PPO { learning_rate: ⟦constant(0)⟧, clip: ⟦linear(0, 0)⟧ }',
+      severity: 'warning',
+      expect: [
+        { code: 'suspicious-value', severity: 'warning', message: 'learning_rate is 0 for the whole run with this schedule, so it has no effect; it must be above 0 at some point' },
+        { code: 'suspicious-value', severity: 'warning', message: 'clip is 0 for the whole run with this schedule, so it has no effect; it must be above 0 at some point' },
+      ],
     },
   ],
 

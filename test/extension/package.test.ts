@@ -17,6 +17,7 @@ const NEEDED = [
   'extension/dist/server.mjs',
   'extension/dist/rlx.mjs',
   'extension/dist/session-worker.mjs',
+  'extension/dist/module-worker.mjs',
   'extension/syntaxes/rlx.tmLanguage.json',
   'extension/language-configuration.json',
   'extension/snippets/rlx.code-snippets',

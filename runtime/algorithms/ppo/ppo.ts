@@ -24,7 +24,7 @@ import { scheduleValue } from '../../schedule.js';
 import { Adam, Graph, Session, type Compute, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { explainedVariance, normalize } from '../stats.js';
-import type { Stepper } from '../stepper.js';
+import { NonFiniteError, type Stepper } from '../stepper.js';
 import { computeGae } from './gae.js';
 import { buildPpoLoss, LOSS_METRICS, ppoGradientStep } from './loss.js';
 import { minibatchRows, ppoSettings, type PpoSettings } from './settings.js';
@@ -233,9 +233,15 @@ export class Ppo implements Algorithm {
           ent_coef: this.entCoef,
           inv_n: this.invN,
         });
+        for (let k = 0; k < sums.length; k++) {
+          const value = out.metrics[metricSlots[k]];
+          if (!Number.isFinite(value)) this.diverged(`losses/${LOSS_METRICS[k]} is ${value}`, epoch, steps);
+          sums[k] += value;
+        }
         // Clipping to max_grad_norm happens inside Adam's kernel (one pass over the gradients).
-        gradNorm += this.optimizer.step(out.grads, lr, { maxGradNorm: s.max_grad_norm });
-        for (let k = 0; k < sums.length; k++) sums[k] += out.metrics[metricSlots[k]];
+        const norm = this.optimizer.step(out.grads, lr, { maxGradNorm: s.max_grad_norm });
+        if (!Number.isFinite(norm)) this.diverged(`the gradient's norm is ${norm}`, epoch, steps);
+        gradNorm += norm;
         approxKl = out.metrics[approxKlSlot];
         steps++;
       }
@@ -245,6 +251,14 @@ export class Ppo implements Algorithm {
     const metrics: Record<string, number> = { 'losses/grad_norm': gradNorm / steps, 'losses/gradient_steps': steps };
     LOSS_METRICS.forEach((name, k) => (metrics[`losses/${name}`] = sums[k] / steps));
     return metrics;
+  }
+
+  /**
+   * A loss or gradient that is not finite ruins the weights for good: stop at once. Non-finite
+   * observations and rewards were caught by the stepper, so this is the update itself diverging.
+   */
+  private diverged(what: string, epoch: number, gradientStep: number): never {
+    throw new NonFiniteError(`PPO's update diverged: ${what} (epoch ${epoch + 1}, gradient step ${gradientStep + 1} of this update); try a smaller learning_rate or max_grad_norm`);
   }
 
   /** Copies the rollout rows order[start .. start + n) into the minibatch columns. */

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { loadEnvModule } from '../../../runtime/envs/user-module.js';
+import { loadEnvModule, moduleEnvConfig } from '../../../runtime/envs/user-module.js';
 import { repoRoot } from '../../helpers/repo.js';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-user-env-'));
@@ -69,6 +69,68 @@ test('a module that does not fulfil the interface is refused with what is missin
   const broken = write('broken.ts', 'export default class {\n  step( {\n}\n');
   await assert.rejects(loadEnvModule(broken, {}), /cannot compile the env module .*broken\.ts:\d+:\d+: /);
   await assert.rejects(loadEnvModule(path.join(work, 'missing.ts'), {}), /does not exist; module\("\.\.\."\) paths are relative to the \.rlx file/);
+});
+
+// A module whose step() misbehaves from its `after`-th call on, as params.misbehave says.
+const misbehaving = write('misbehaving.js', `
+let calls = 0;
+export default class Misbehaving {
+  observationSpace = { kind: 'box', shape: [1], low: [0], high: [1] };
+  actionSpace = { kind: 'discrete', n: 2 };
+  constructor(params) { this.params = params; }
+  reset() { return { obs: [0], info: {} }; }
+  step() {
+    if (++calls > (this.params.after ?? 1)) {
+      switch (this.params.misbehave) {
+        case 'hang': for (;;) {}
+        case 'exit': process.exit(0);
+        case 'string': throw 'the pole broke';
+        case 'undefined': throw undefined;
+      }
+    }
+    return { obs: [0], reward: 0, terminated: false, truncated: false, info: {} };
+  }
+}
+`);
+
+test('user code runs in a worker: a step that never returns fails after env_timeout, and the module is ended', async () => {
+  const params = { misbehave: 'hang', after: 1, env_timeout: 0.5 }; // the probe's step is the first call
+  const loaded = await loadEnvModule(misbehaving, params, { name: 'Slow' });
+  const env = loaded.create(params);
+  env.reset(0);
+  assert.throws(() => env.step(0), /^EnvModuleError: env Slow's step\(\) did not return within 0\.5 s \(copy 0; raise env_timeout/);
+  assert.throws(() => env.reset(0), /did not return within 0\.5 s/, 'the module stays ended: its thread was stopped');
+  loaded.close();
+});
+
+test('process.exit(), throw "text" and throw undefined in a module each fail with what happened, where', async () => {
+  const expected: Record<string, RegExp> = {
+    exit: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) called process\.exit\(0\)$/,
+    string: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) threw: the pole broke$/,
+    undefined: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) threw: undefined \(not an Error\)$/,
+  };
+  for (const [misbehave, message] of Object.entries(expected)) {
+    const params = { misbehave, after: 2 }; // the probe's step is the first call
+    const loaded = await loadEnvModule(misbehaving, params, { name: 'E' });
+    const env = loaded.create(params);
+    env.reset(0);
+    env.step(0);
+    assert.throws(() => env.step(0), message, misbehave);
+    loaded.close();
+  }
+});
+
+test('a module that hangs or exits while loading is refused within env_timeout', async () => {
+  const stuck = write('stuck.js', 'for (;;) {}\nexport default class {}\n');
+  await assert.rejects(loadEnvModule(stuck, { env_timeout: 0.5 }, { name: 'Stuck' }), /stuck\.js \(env Stuck\) did not finish loading within 0\.5 s/);
+  const leaving = write('leaving.js', 'process.exit(3);\nexport default class {}\n');
+  await assert.rejects(loadEnvModule(leaving, {}), /leaving\.js ended while loading \(process\.exit\(3\)/);
+});
+
+test('env_timeout comes from the schema registry: 30 s by default, a positive number', () => {
+  assert.deepEqual(moduleEnvConfig('E', { size: 3 }), { timeoutSeconds: 30 });
+  assert.deepEqual(moduleEnvConfig('E', { env_timeout: 2 }), { timeoutSeconds: 2 });
+  assert.throws(() => moduleEnvConfig('E', { env_timeout: 0 }), /env E: param "env_timeout" must be a number > 0/);
 });
 
 test('rlx train trains on a module env, with reward terms over its fields, and keeps the bundle in the run', () => {

@@ -1,0 +1,161 @@
+// A user env module's exports made into checked environments: the class or function it
+// exports, each copy checked against the interface (user-module.ts describes it), and step
+// counting with truncation filled in. Runs inside the module's worker thread
+// (module-worker.ts); nothing here knows about threads.
+import * as path from 'node:path';
+import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
+
+/** A module that cannot be loaded or does not fulfil the interface; the message says what to fix. */
+export class EnvModuleError extends Error {
+  override name = 'EnvModuleError';
+}
+
+interface UserEnv {
+  observationSpace?: unknown;
+  actionSpace?: unknown;
+  obsFields?: unknown;
+  maxSteps?: unknown;
+  reset?: unknown;
+  step?: unknown;
+}
+
+/** What a thrown value says, whatever was thrown: `throw "text"` and `throw undefined` too. */
+export function describeThrown(value: unknown): string {
+  if (value instanceof Error) return value.message || value.name;
+  if (typeof value === 'string') return value === '' ? 'an empty string (not an Error)' : value;
+  if (value === undefined || value === null) return `${String(value)} (not an Error)`;
+  return `${short(value)} (not an Error)`;
+}
+
+/** The copy maker of a module's exports; throws an EnvModuleError when it exports none. */
+export function envMaker(exports: Record<string, unknown>, origin: string): (params: Record<string, unknown>) => ModuleEnv {
+  const make = exports.default ?? exports.createEnv;
+  if (typeof make !== 'function') {
+    throw new EnvModuleError(`the env module ${origin} must export a class or a function as its default export (or \`createEnv\`); it exports: ${Object.keys(exports).join(', ') || 'nothing'}`);
+  }
+  const isClass = typeof (make as { prototype?: { step?: unknown } }).prototype?.step === 'function';
+  const kind = path.basename(origin).replace(/\.(ts|js|mjs|cjs)$/, '');
+  return (params) => {
+    let user: UserEnv;
+    try {
+      user = isClass ? new (make as new (p: Record<string, unknown>) => UserEnv)(params) : (make as (p: Record<string, unknown>) => UserEnv)(params);
+    } catch (err) {
+      throw new EnvModuleError(`creating the env of ${origin} failed: ${describeThrown(err)}`);
+    }
+    return new ModuleEnv(user, kind, origin, params);
+  };
+}
+
+function checkSpace(value: unknown, what: string, origin: string): Space {
+  const space = value as Partial<Space> | undefined;
+  if (space?.kind === 'discrete' && Number.isInteger((space as { n?: unknown }).n) && (space as { n: number }).n > 0) return space as Space;
+  if (space?.kind === 'box') {
+    const box = space as { shape?: unknown; low?: unknown; high?: unknown };
+    if (Array.isArray(box.shape) && box.shape.every((d) => Number.isInteger(d) && d > 0)) {
+      const size = (box.shape as number[]).reduce((a, b) => a * b, 1);
+      // Bounds may be one number for every element, or left out (unbounded).
+      const bound = (b: unknown, unbounded: number): number[] | undefined =>
+        Array.isArray(b) ? (b.length === size ? (b as number[]) : undefined) : new Array<number>(size).fill(typeof b === 'number' ? b : unbounded);
+      const low = bound(box.low, -Infinity);
+      const high = bound(box.high, Infinity);
+      if (low && high) return { kind: 'box', shape: box.shape as number[], low, high };
+    }
+  }
+  throw new EnvModuleError(`${origin}: ${what} must be { kind: 'discrete', n } or { kind: 'box', shape, low, high }; got ${JSON.stringify(value)}`);
+}
+
+/** A user's env with the rest of the Env interface filled in: names, step counting, truncation, checked results. */
+export class ModuleEnv implements Env {
+  readonly observationSpace: Space;
+  readonly actionSpace: Space;
+  readonly obsFields: readonly string[];
+  readonly stateLayout: readonly string[] = [];
+  readonly maxSteps: number;
+  elapsedSteps = 0;
+  private readonly obsSize: number;
+  private readonly resetFn: (seed?: number) => unknown;
+  private readonly stepFn: (action: number | ArrayLike<number>) => unknown;
+
+  constructor(user: UserEnv, readonly kind: string, private readonly origin: string, params: Record<string, unknown>) {
+    const missing = ['observationSpace', 'actionSpace', 'reset', 'step'].filter((m) => user[m as keyof UserEnv] === undefined);
+    if (missing.length > 0) throw new EnvModuleError(`the env of ${origin} lacks ${missing.join(', ')}; see docs/language.md#user-environments for the interface`);
+    if (typeof user.reset !== 'function' || typeof user.step !== 'function') throw new EnvModuleError(`${origin}: reset and step must be methods`);
+    this.observationSpace = checkSpace(user.observationSpace, 'observationSpace', origin);
+    this.actionSpace = checkSpace(user.actionSpace, 'actionSpace', origin);
+    this.obsSize = spaceSize(this.observationSpace);
+    if (user.obsFields !== undefined && !(Array.isArray(user.obsFields) && user.obsFields.every((f) => typeof f === 'string'))) {
+      throw new EnvModuleError(`${origin}: obsFields must be a list of names`);
+    }
+    this.obsFields = (user.obsFields as string[] | undefined) ?? [];
+    const limit = user.maxSteps ?? params.max_steps;
+    this.maxSteps = typeof limit === 'number' && limit > 0 ? limit : Infinity;
+    this.resetFn = (user.reset as (seed?: number) => unknown).bind(user);
+    this.stepFn = (user.step as (action: number | ArrayLike<number>) => unknown).bind(user);
+  }
+
+  reset(seed?: number): ResetResult {
+    this.elapsedSteps = 0;
+    const result = this.call(() => this.resetFn(seed), 'reset()') as ResetResult | undefined;
+    if (!result || !isNumbers(result.obs)) throw new EnvModuleError(`${this.origin}: reset() must return { obs: number[], info }; got ${short(result)}`);
+    this.checkObs(result.obs, 'reset()');
+    return { obs: result.obs, info: result.info ?? {} };
+  }
+
+  step(action: number | ArrayLike<number>): StepResult {
+    const result = this.call(() => this.stepFn(action), 'step()') as Partial<StepResult> | undefined;
+    if (!result || !isNumbers(result.obs) || typeof result.reward !== 'number' || typeof result.terminated !== 'boolean') {
+      throw new EnvModuleError(`${this.origin}: step() must return { obs: number[], reward: number, terminated: boolean, truncated: boolean, info }; got ${short(result)}`);
+    }
+    this.checkObs(result.obs, 'step()');
+    this.elapsedSteps++;
+    const truncated = result.truncated === true || (!result.terminated && this.elapsedSteps >= this.maxSteps);
+    return { obs: result.obs, reward: result.reward, terminated: result.terminated, truncated, info: result.info ?? {} };
+  }
+
+  getState(): number[] {
+    throw new EnvModuleError(`${this.origin}: user environments have no getState()`);
+  }
+
+  setState(): void {
+    throw new EnvModuleError(`${this.origin}: user environments have no setState()`);
+  }
+
+  /** Runs the user's method; whatever it throws becomes an EnvModuleError that names the method. */
+  private call(method: () => unknown, what: string): unknown {
+    try {
+      return method();
+    } catch (err) {
+      throw new EnvModuleError(`${this.origin}: ${what} threw: ${describeThrown(err)}`);
+    }
+  }
+
+  private checkObs(obs: ArrayLike<number>, what: string): void {
+    if (obs.length !== this.obsSize) throw new EnvModuleError(`${this.origin}: ${what} returned ${obs.length} observation numbers, but observationSpace has ${this.obsSize}`);
+  }
+}
+
+function isNumbers(value: unknown): value is number[] | Float64Array | Float32Array {
+  return (Array.isArray(value) && value.every((v) => typeof v === 'number')) || value instanceof Float64Array || value instanceof Float32Array;
+}
+
+function short(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined; // a cycle, a BigInt
+  }
+  return text === undefined ? String(value) : text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/** One reset and one step, so a broken module fails before training with a clear message. */
+export function probe(env: Env, origin: string): void {
+  env.reset(0);
+  const size = spaceSize(env.observationSpace);
+  if (env.obsFields.length > 0 && env.obsFields.length !== size) {
+    throw new EnvModuleError(`${origin}: obsFields names ${env.obsFields.length} fields, but observations have ${size} numbers`);
+  }
+  const space = env.actionSpace;
+  const middle = (lo: number, hi: number) => (Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : 0);
+  env.step(space.kind === 'discrete' ? 0 : space.low.map((lo, i) => middle(lo, space.high[i])));
+}

@@ -1,0 +1,329 @@
+// The trainer's side of a user env module: the module runs in a worker thread
+// (module-worker.ts), and each env copy here forwards reset() and step() to it through shared
+// memory (module-protocol.ts), waiting for the answer synchronously, as the env API is
+// synchronous, but never longer than `env_timeout` seconds. A late answer, a process.exit()
+// in the module or a thrown anything ends the module with a message that says which env and
+// which call; Ctrl-C while a call is pending interrupts the wait.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import { Rng } from '../random.js';
+import { EnvModuleError } from './module-env.js';
+import { Channel, FLAG, OP, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
+import { spaceSize, type Env, type FastEnv, type ResetResult, type Space, type StepResult } from './types.js';
+
+/** A call into the module was cut short by Ctrl-C (SIGINT); the process's SIGINT listeners have been told. */
+export class EnvInterruptedError extends Error {
+  override name = 'EnvInterruptedError';
+}
+
+export interface ModuleHostOptions {
+  /** The env's name in the .rlx file, for messages. */
+  readonly name: string;
+  /** Seconds one load, reset() or step() may take. */
+  readonly timeoutSeconds: number;
+}
+
+/**
+ * Waits shorter than this skip the SIGINT watchdog: starting it costs ~170 us, nothing for a
+ * step that takes this long. (A SIGINT that arrives before the watchdog runs reaches the event
+ * loop instead, and is heard when the step returns or times out.)
+ */
+const PLAIN_WAIT_MS = 10;
+
+interface ModuleInfo {
+  readonly kind: string;
+  readonly observationSpace: Space;
+  readonly actionSpace: Space;
+  readonly obsFields: readonly string[];
+}
+
+/** A running user env module: makes env copies that live in its worker thread. */
+export class ModuleHost {
+  private requests = 0;
+  /** Why the worker is gone, once it is. */
+  private endedBecause: string | null = null;
+  private readonly timeoutMs: number;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly channel: Channel,
+    readonly info: ModuleInfo,
+    private readonly options: ModuleHostOptions,
+  ) {
+    this.timeoutMs = options.timeoutSeconds * 1000;
+    worker.on('exit', (code) => this.end(`env ${options.name}'s module stopped (exit code ${code})`));
+    worker.on('error', (err) => this.end(`env ${options.name}'s module failed: ${err.message}`));
+    // The trainer's process must not stay alive for an idle worker.
+    worker.unref();
+  }
+
+  /**
+   * Starts the worker on bundled module `code`, waits (at most the timeout) until the module
+   * has loaded and a first copy made with `params` passed its probe.
+   */
+  static async start(code: string, origin: string, params: Record<string, unknown>, options: ModuleHostOptions): Promise<ModuleHost> {
+    // The worker imports a file: a private temporary one, removed once it is loaded.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-env-'));
+    const file = path.join(dir, 'env-module.mjs');
+    fs.writeFileSync(file, code);
+    const setup: WorkerSetup = { file, origin, params };
+    const worker = new Worker(workerFile(), { workerData: setup, execArgv: [] });
+    try {
+      const info = await hello(worker, origin, options);
+      const capacity = Math.max(spaceSize(info.observationSpace), spaceSize(info.actionSpace));
+      const channel = Channel.create(capacity);
+      worker.postMessage(channel.buffer);
+      return new ModuleHost(worker, channel, info, options);
+    } catch (err) {
+      void worker.terminate();
+      throw err;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Makes one env copy from the plan's params, in the worker. */
+  create(params: Record<string, unknown>): Env {
+    const text = JSON.stringify(params);
+    this.channel.writeText(text);
+    this.request(OP.create, -1, 'constructor');
+    return new RemoteEnv(this, this.channel.control[SLOT.copy], this.channel.scalars[0]);
+  }
+
+  /** Stops the worker; the copies fail from then on. */
+  close(): void {
+    this.end(`env ${this.options.name}'s module was closed`);
+  }
+
+  /** Asks copy `copy` to reset; the observation is in numbers(). */
+  reset(copy: number, seed: number | undefined): void {
+    const { control, scalars } = this.channel;
+    control[SLOT.flags] = seed === undefined ? 0 : FLAG.seeded;
+    scalars[0] = seed ?? 0;
+    this.request(OP.reset, copy, 'reset()');
+  }
+
+  /** Steps copy `copy` with the action in numbers(); returns the reward (observation in numbers(), flags in flags()). */
+  step(copy: number): number {
+    this.request(OP.step, copy, 'step()');
+    return this.channel.scalars[0];
+  }
+
+  /** Actions in, observations out. */
+  get numbers(): Float64Array {
+    return this.channel.numbers;
+  }
+
+  get flags(): number {
+    return this.channel.control[SLOT.flags];
+  }
+
+  private request(op: number, copy: number, what: string): void {
+    if (this.endedBecause !== null) throw new EnvModuleError(this.endedBecause);
+    const { control } = this.channel;
+    control[SLOT.op] = op;
+    control[SLOT.copy] = copy;
+    const request = ++this.requests;
+    Atomics.store(control, SLOT.request, request);
+    Atomics.notify(control, SLOT.request);
+    this.awaitAnswer(request, copy, what);
+    const status = control[SLOT.status];
+    if (status === STATUS.ok) return;
+    const message = `${this.where(copy)}${this.channel.readText()}`;
+    // After process.exit() the thread is gone; after a throw the module may go on.
+    if (status === STATUS.exited) this.end(message);
+    throw new EnvModuleError(message);
+  }
+
+  private where(copy: number): string {
+    return copy >= 0 ? `env ${this.options.name}, copy ${copy}: ` : `env ${this.options.name}: `;
+  }
+
+  private awaitAnswer(request: number, copy: number, what: string): void {
+    const { control } = this.channel;
+    // No spinning before sleeping: on a machine with few cores it slows both threads down
+    // (measured with bench/module-env.ts).
+    const started = performance.now();
+    while (Atomics.load(control, SLOT.answer) !== request) {
+      const left = started + this.timeoutMs - performance.now();
+      if (left <= 0) {
+        const message = `env ${this.options.name}'s ${what} did not return within ${this.options.timeoutSeconds} s (copy ${copy}; raise env_timeout in the env's body if it needs longer)`;
+        this.end(message);
+        throw new EnvModuleError(message);
+      }
+      if (!waitForAnswer(control, request - 1, left)) {
+        const message = `SIGINT while env ${this.options.name}'s ${what} was running (copy ${copy})`;
+        this.end(message);
+        // breakOnSigint took the signal: hand it to the listeners (rlx train's clean stop) as if it had arrived.
+        process.emit('SIGINT', 'SIGINT');
+        throw new EnvInterruptedError(message);
+      }
+    }
+  }
+
+  private end(reason: string): void {
+    if (this.endedBecause !== null) return;
+    this.endedBecause = reason;
+    void this.worker.terminate();
+  }
+}
+
+/** Waits for the module's hello; rejects with its message, or after the timeout. */
+function hello(worker: Worker, origin: string, options: ModuleHostOptions): Promise<ModuleInfo> {
+  return new Promise<ModuleInfo>((resolve, reject) => {
+    const fail = (message: string) => {
+      cleanup();
+      reject(new EnvModuleError(message));
+    };
+    const timer = setTimeout(() => fail(`the env module ${origin} (env ${options.name}) did not finish loading within ${options.timeoutSeconds} s (env_timeout)`), options.timeoutSeconds * 1000);
+    const onMessage = (message: WorkerHello) => {
+      if (message.type === 'failed') return fail(message.message);
+      cleanup();
+      resolve(message as ModuleInfo);
+    };
+    const onError = (err: Error) => fail(`the env module ${origin} failed while loading: ${err.message}`);
+    const onExit = (code: number) => fail(`the env module ${origin} ended while loading (process.exit(${code}) or similar)`);
+    const cleanup = () => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+/**
+ * Waits until `control[answer]` leaves `previous`, at most `ms`; false if Ctrl-C came first.
+ * A short wait is plain; a longer one runs under vm's breakOnSigint, which wakes Atomics.wait on
+ * SIGINT (the process's own listeners cannot run while this thread is blocked), but only when
+ * someone listens for SIGINT: otherwise the signal's default, ending the process, is left alone.
+ */
+function waitForAnswer(control: Int32Array, previous: number, ms: number): boolean {
+  if (ms <= PLAIN_WAIT_MS || process.listenerCount('SIGINT') === 0) {
+    Atomics.wait(control, SLOT.answer, previous, Math.min(ms, PLAIN_WAIT_MS));
+    return true;
+  }
+  Atomics.wait(control, SLOT.answer, previous, PLAIN_WAIT_MS);
+  if (Atomics.load(control, SLOT.answer) !== previous) return true;
+  pendingWait.control = control;
+  pendingWait.previous = previous;
+  pendingWait.ms = ms - PLAIN_WAIT_MS;
+  try {
+    interruptibleWait.runInThisContext({ breakOnSigint: true });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') return false;
+    throw err;
+  }
+}
+
+const WAIT_KEY = Symbol.for('rlx.envModuleWait');
+const pendingWait: { control: Int32Array; previous: number; ms: number } = { control: new Int32Array(new SharedArrayBuffer(4)), previous: 0, ms: 0 };
+(globalThis as Record<symbol, unknown>)[WAIT_KEY] = pendingWait;
+const interruptibleWait = new vm.Script(`{ const w = globalThis[Symbol.for('rlx.envModuleWait')]; Atomics.wait(w.control, ${SLOT.answer}, w.previous, w.ms); }`);
+
+/** The worker script, next to this file (compiled: module-worker.js; bundled: module-worker.mjs). */
+function workerFile(): URL {
+  for (const name of ['./module-worker.js', './module-worker.mjs']) {
+    const url = new URL(name, import.meta.url);
+    if (fs.existsSync(url)) return url;
+  }
+  throw new Error(`the worker script module-worker.js is missing next to ${new URL('.', import.meta.url).pathname}`);
+}
+
+/** One env copy in the module's worker, with the FastEnv shape the vectorised stepper uses. */
+class RemoteEnv implements FastEnv {
+  readonly obsDim: number;
+  readonly actionDim: number;
+  readonly stateLayout: readonly string[] = [];
+  terminated = false;
+  truncated = false;
+  success = false;
+  elapsedSteps = 0;
+  private pendingSeed: number | undefined;
+
+  constructor(
+    private readonly host: ModuleHost,
+    private readonly copy: number,
+    readonly maxSteps: number,
+  ) {
+    this.obsDim = spaceSize(host.info.observationSpace);
+    this.actionDim = spaceSize(host.info.actionSpace);
+  }
+
+  get kind(): string {
+    return this.host.info.kind;
+  }
+  get observationSpace(): Space {
+    return this.host.info.observationSpace;
+  }
+  get actionSpace(): Space {
+    return this.host.info.actionSpace;
+  }
+  get obsFields(): readonly string[] {
+    return this.host.info.obsFields;
+  }
+
+  seed(seed: number, stream = 0): void {
+    // The plain API takes one number: derive it from (seed, stream).
+    this.pendingSeed = new Rng(seed).fork(stream).uint32();
+  }
+
+  reset(seed?: number): ResetResult {
+    this.startEpisode(seed);
+    return { obs: Array.from(this.host.numbers.subarray(0, this.obsDim)), info: {} };
+  }
+
+  step(action: number | ArrayLike<number>): StepResult {
+    const reward = this.stepWith(typeof action === 'number' ? [action] : action, 0);
+    return { obs: Array.from(this.host.numbers.subarray(0, this.obsDim)), reward, terminated: this.terminated, truncated: this.truncated, info: this.success ? { success: true } : {} };
+  }
+
+  resetInto(obsOut: Float32Array, obsOffset: number): void {
+    this.startEpisode(this.pendingSeed);
+    this.pendingSeed = undefined;
+    const numbers = this.host.numbers;
+    for (let k = 0; k < this.obsDim; k++) obsOut[obsOffset + k] = numbers[k];
+  }
+
+  stepInto(actions: ArrayLike<number>, actionOffset: number, obsOut: Float32Array, obsOffset: number): number {
+    const reward = this.stepWith(actions, actionOffset);
+    const numbers = this.host.numbers;
+    for (let k = 0; k < this.obsDim; k++) obsOut[obsOffset + k] = numbers[k];
+    return reward;
+  }
+
+  getState(): number[] {
+    throw new EnvModuleError(`${this.kind}: user environments have no getState()`);
+  }
+
+  setState(): void {
+    throw new EnvModuleError(`${this.kind}: user environments have no setState()`);
+  }
+
+  private startEpisode(seed: number | undefined): void {
+    this.host.reset(this.copy, seed);
+    this.elapsedSteps = 0;
+    this.terminated = false;
+    this.truncated = false;
+    this.success = false;
+  }
+
+  private stepWith(actions: ArrayLike<number>, offset: number): number {
+    const numbers = this.host.numbers;
+    for (let k = 0; k < this.actionDim; k++) numbers[k] = actions[offset + k];
+    const reward = this.host.step(this.copy);
+    const flags = this.host.flags;
+    this.terminated = (flags & FLAG.terminated) !== 0;
+    this.truncated = (flags & FLAG.truncated) !== 0;
+    this.success = (flags & FLAG.success) !== 0;
+    this.elapsedSteps++;
+    return reward;
+  }
+}

@@ -1,0 +1,86 @@
+// What the trainer (module-host.ts) and the worker thread running a user env module
+// (module-worker.ts) share: the layout of the one SharedArrayBuffer through which each
+// create/reset/step is asked for and answered. Requests go through shared memory rather than
+// messages so that the trainer can wait for an answer synchronously (the env API is
+// synchronous) and give up after a timeout.
+
+/** What the worker is asked to do. */
+export const OP = { create: 1, reset: 2, step: 3 } as const;
+
+/** How a request ended. */
+export const STATUS = { ok: 0, failed: 1, exited: 2 } as const;
+
+/** Bits of the flags slot. */
+export const FLAG = { terminated: 1, truncated: 2, success: 4, seeded: 8 } as const;
+
+/** Int32 slots of the control block. */
+export const SLOT = {
+  /** The number of the latest request (the trainer increments it). */
+  request: 0,
+  /** The number of the latest request answered (the worker sets it to the request's number). */
+  answer: 16,
+  op: 32,
+  /** Which env copy. */
+  copy: 33,
+  status: 34,
+  flags: 35,
+  /** Byte length of the text block's contents (params in, error message out). */
+  textLength: 36,
+} as const;
+
+const CONTROL_BYTES = 64 * 4;
+/** Float64 scalars: the seed (in), the reward or the copy's maxSteps (out). */
+const SCALAR_COUNT = 2;
+export const TEXT_BYTES = 16 * 1024;
+
+/** Typed views over one shared buffer. */
+export class Channel {
+  readonly control: Int32Array;
+  readonly scalars: Float64Array;
+  /** Actions in, observations out. */
+  readonly numbers: Float64Array;
+  readonly text: Uint8Array;
+
+  private constructor(readonly buffer: SharedArrayBuffer, capacity: number) {
+    this.control = new Int32Array(buffer, 0, CONTROL_BYTES / 4);
+    this.scalars = new Float64Array(buffer, CONTROL_BYTES, SCALAR_COUNT);
+    this.numbers = new Float64Array(buffer, CONTROL_BYTES + SCALAR_COUNT * 8, capacity);
+    this.text = new Uint8Array(buffer, CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8, TEXT_BYTES);
+  }
+
+  /** A channel for observations and actions of up to `capacity` numbers. */
+  static create(capacity: number): Channel {
+    return new Channel(new SharedArrayBuffer(CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8 + TEXT_BYTES), capacity);
+  }
+
+  /** The other side's view of a channel's buffer. */
+  static over(buffer: SharedArrayBuffer): Channel {
+    return new Channel(buffer, (buffer.byteLength - CONTROL_BYTES - TEXT_BYTES) / 8 - SCALAR_COUNT);
+  }
+
+  /** Writes `message` (cut to the block's size) and its length. */
+  writeText(message: string): void {
+    const { written } = new TextEncoder().encodeInto(message, this.text);
+    Atomics.store(this.control, SLOT.textLength, written);
+  }
+
+  readText(): string {
+    // TextDecoder refuses views of shared memory: copy the bytes out first.
+    return new TextDecoder().decode(this.text.slice(0, Atomics.load(this.control, SLOT.textLength)));
+  }
+}
+
+/** Sent by the worker once the module loaded and a first copy passed its probe (or failed). */
+export type WorkerHello =
+  | { readonly type: 'ready'; readonly kind: string; readonly observationSpace: unknown; readonly actionSpace: unknown; readonly obsFields: readonly string[] }
+  | { readonly type: 'failed'; readonly message: string };
+
+/** The worker's workerData. */
+export interface WorkerSetup {
+  /** The bundled module, as a file the worker can import. */
+  readonly file: string;
+  /** How messages name the module (its source file). */
+  readonly origin: string;
+  /** The params of the probe copy. */
+  readonly params: Record<string, unknown>;
+}

@@ -1,0 +1,105 @@
+// The worker thread that runs a user env module (module-host.ts starts it). User code runs
+// here and not on the trainer's thread, so that a step that never returns, a process.exit()
+// or a throw of anything cannot take the trainer down: the trainer waits for each answer with
+// a timeout and stops this thread when it is late.
+//
+// It loads the module, checks a first copy (module-env.ts), says hello, then answers
+// create/reset/step requests through the shared channel (module-protocol.ts) for ever; the
+// trainer terminates it.
+import { parentPort, workerData } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { describeThrown, envMaker, probe, type ModuleEnv } from './module-env.js';
+import { Channel, FLAG, OP, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
+
+const setup = workerData as WorkerSetup;
+const copies: ModuleEnv[] = [];
+let channel: Channel | undefined;
+/** The request being answered (0: none), and what it runs, for a process.exit() inside it. */
+let current = 0;
+let currentWhat = '';
+
+function hello(message: WorkerHello): void {
+  parentPort!.postMessage(message);
+}
+
+// A module that calls process.exit() ends this thread only; the trainer hears why.
+process.on('exit', (code) => {
+  if (channel && current !== 0) answer(current, STATUS.exited, `${setup.origin}: ${currentWhat} called process.exit(${code})`);
+});
+
+function answer(request: number, status: number, message?: string): void {
+  const c = channel!;
+  c.control[SLOT.status] = status;
+  if (message !== undefined) c.writeText(message);
+  Atomics.store(c.control, SLOT.answer, request);
+  Atomics.notify(c.control, SLOT.answer);
+}
+
+function serve(c: Channel): void {
+  const op = c.control[SLOT.op];
+  const copy = c.control[SLOT.copy];
+  if (op === OP.create) {
+    currentWhat = 'the constructor';
+    const params = JSON.parse(new TextDecoder().decode(c.text.slice(0, c.control[SLOT.textLength]))) as Record<string, unknown>;
+    const env = make(params);
+    copies.push(env);
+    c.control[SLOT.copy] = copies.length - 1;
+    c.scalars[0] = env.maxSteps;
+    return;
+  }
+  const env = copies[copy];
+  if (op === OP.reset) {
+    currentWhat = 'reset()';
+    const seeded = (c.control[SLOT.flags] & FLAG.seeded) !== 0;
+    writeObs(c, env.reset(seeded ? c.scalars[0] : undefined).obs);
+    return;
+  }
+  currentWhat = 'step()';
+  const action = env.actionSpace.kind === 'discrete' ? c.numbers[0] : Array.from(c.numbers.subarray(0, env.actionSpace.low.length));
+  const result = env.step(action);
+  writeObs(c, result.obs);
+  c.scalars[0] = result.reward;
+  c.control[SLOT.flags] = (result.terminated ? FLAG.terminated : 0) | (result.truncated ? FLAG.truncated : 0) | (result.info.success === true ? FLAG.success : 0);
+}
+
+function writeObs(c: Channel, obs: ArrayLike<number>): void {
+  for (let k = 0; k < obs.length; k++) c.numbers[k] = obs[k];
+}
+
+function loop(c: Channel): never {
+  let last = 0;
+  for (;;) {
+    Atomics.wait(c.control, SLOT.request, last);
+    const request = Atomics.load(c.control, SLOT.request);
+    if (request === last) continue;
+    last = request;
+    current = request;
+    try {
+      serve(c);
+      answer(request, STATUS.ok);
+    } catch (err) {
+      answer(request, STATUS.failed, describeThrown(err));
+    }
+    current = 0;
+  }
+}
+
+let make: (params: Record<string, unknown>) => ModuleEnv;
+try {
+  let exports: Record<string, unknown>;
+  try {
+    exports = (await import(pathToFileURL(setup.file).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new Error(`the env module ${setup.origin} failed while loading: ${describeThrown(err)}`);
+  }
+  make = envMaker(exports, setup.origin);
+  const first = make(setup.params);
+  probe(first, setup.origin);
+  hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields });
+} catch (err) {
+  hello({ type: 'failed', message: describeThrown(err) });
+}
+parentPort!.once('message', (buffer: SharedArrayBuffer) => {
+  channel = Channel.over(buffer);
+  loop(channel);
+});
