@@ -278,6 +278,9 @@ class TrainingRun {
         // Episodes restart: each copy draws from a stream of the seed and the resume step.
         stepper.reset(new Rng(this.seed).fork('resume').fork(state.step).uint32());
         this.log('info', state.step, `resumed from checkpoint at step ${state.step}`);
+        if (this.dir.tornBytes > 0) {
+          this.log('warn', state.step, `events.jsonl ended in a line cut short (${this.dir.tornBytes} bytes, from a trainer killed while writing it); removed that line`);
+        }
       } else {
         stepper.reset(this.seed);
         this.counters = {

@@ -14,7 +14,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
-import { EventLog, type RunStatus } from './events.js';
+import { EventLog, repairTornTail, type RunStatus } from './events.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
 import { RunLock } from './lock.js';
 
@@ -54,14 +54,19 @@ export function snapshotPath(relative: string): string {
 
 export class RunDirectory {
   readonly events: EventLog;
+  /** Bytes of an unfinished last line of events.jsonl that open() cut (a trainer killed while writing). */
+  readonly tornBytes: number = 0;
   private closed = false;
 
   private constructor(
     readonly dir: string,
     private readonly lock: RunLock,
+    repair = false,
   ) {
     try {
-      this.events = new EventLog(path.join(dir, 'events.jsonl'));
+      const events = path.join(dir, 'events.jsonl');
+      if (repair) this.tornBytes = repairTornTail(events);
+      this.events = new EventLog(events);
     } catch (err) {
       lock.release();
       throw err;
@@ -106,14 +111,15 @@ export class RunDirectory {
   }
 
   /**
-   * Opens an existing run directory to resume it: checks that it is one and takes its lock
-   * (a RunLockedError while another trainer holds it).
+   * Opens an existing run directory to resume it: checks that it is one, takes its lock (a
+   * RunLockedError while another trainer holds it) and cuts an unfinished last line of events.jsonl.
    */
   static open(dir: string): RunDirectory {
     for (const needed of ['plan.json', 'checkpoints']) {
       if (!fs.existsSync(path.join(dir, needed))) throw new Error(`${dir} is not a run directory (no ${needed} in it)`);
     }
-    return new RunDirectory(dir, RunLock.acquire(dir));
+    // Under the lock: no other trainer is appending while the torn tail is cut.
+    return new RunDirectory(dir, RunLock.acquire(dir), true);
   }
 
   static readPlan(dir: string): Plan {
