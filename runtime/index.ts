@@ -22,7 +22,7 @@ export { DeviceError, type DeviceRequest } from './device.js';
 export { PlanError } from './support.js';
 export { resume, ResumeError, RunFailedError, train, type TrainOptions, type TrainProgress, type TrainResult } from './train.js';
 export type { RunEvent, RunStatus } from './run/events.js';
-export { readEvents } from './run/events.js';
+export { readEventFile, readEvents } from './run/events.js';
 export type { SourceFile, StatusFile } from './run/run-dir.js';
 export type { Plan } from '../dsl/compile/plan.js';
 

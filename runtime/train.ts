@@ -18,6 +18,7 @@ import { Rng } from './random.js';
 import { compileReward } from './rewards/index.js';
 import { latestCheckpoint, loadCheckpoint, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from './run/checkpoint.js';
 import type { RunStatus } from './run/events.js';
+import { RunLockedError } from './run/lock.js';
 import { processAlive } from './run/reader.js';
 import { RolloutRecorder } from './run/rollouts.js';
 import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
@@ -130,23 +131,36 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   checkPlan(plan);
   const status = RunDirectory.readStatus(runDir);
   if (status?.status === 'finished') throw new ResumeError(`${runDir} finished already (${status.reason ?? 'budget reached'}); nothing to resume`);
-  if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid)) {
-    throw new ResumeError(`${runDir} is being trained by process ${status.pid}; stop it first`);
-  }
-  const latest = latestCheckpoint(path.join(runDir, 'checkpoints'));
-  if (!latest) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
-  const state = loadCheckpoint(latest.file);
-  warmUpCompute(options.compute);
-  const device = await chooseDevice(options.device, plan);
-  const envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
-  let parts: RunParts;
+  // The lock refuses a second trainer; status.json's pid, one of a version that wrote no lock.
+  const run = openToResume(runDir);
+  let envModule: LoadedEnvModule | undefined;
   try {
-    parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.compute);
+    if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid)) {
+      throw new ResumeError(`${runDir} is being trained by process ${status.pid}; stop it first`);
+    }
+    const latest = latestCheckpoint(path.join(runDir, 'checkpoints'));
+    if (!latest) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
+    const state = loadCheckpoint(latest.file);
+    warmUpCompute(options.compute);
+    const device = await chooseDevice(options.device, plan);
+    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
+    const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.compute);
+    return await new TrainingRun(run, plan, state.seed, device, options, parts).run(state);
   } catch (err) {
+    // TrainingRun.run() closes what it was given; before it, nothing else would.
     envModule?.close();
+    run.close();
     throw err;
   }
-  return new TrainingRun(RunDirectory.open(runDir), plan, state.seed, device, options, parts).run(state);
+}
+
+function openToResume(runDir: string): RunDirectory {
+  try {
+    return RunDirectory.open(runDir);
+  } catch (err) {
+    if (err instanceof RunLockedError) throw new ResumeError(err.message);
+    throw err;
+  }
 }
 
 /** A run that cannot be resumed (finished, still running, no checkpoint). */
@@ -264,6 +278,9 @@ class TrainingRun {
         // Episodes restart: each copy draws from a stream of the seed and the resume step.
         stepper.reset(new Rng(this.seed).fork('resume').fork(state.step).uint32());
         this.log('info', state.step, `resumed from checkpoint at step ${state.step}`);
+        if (this.dir.tornBytes > 0) {
+          this.log('warn', state.step, `events.jsonl ended in a line cut short (${this.dir.tornBytes} bytes, from a trainer killed while writing it); removed that line`);
+        }
       } else {
         stepper.reset(this.seed);
         this.counters = {

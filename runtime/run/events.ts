@@ -4,7 +4,8 @@
 //
 // Lines are buffered and appended with one write per flush (the trainer flushes once per
 // update): each write is whole lines, so a reader never sees half a line unless the process
-// dies inside that one write, and a reader should skip a last line that does not parse.
+// dies inside that one write, and a reader should skip a line that does not parse. A resume
+// first cuts such an unfinished last line (repairTornTail), so appends start on a line of their own.
 import * as fs from 'node:fs';
 
 /** Fields every event has. `step`: environment steps so far; `time`: Unix time in seconds. */
@@ -111,16 +112,59 @@ export class EventLog {
   }
 }
 
-/** Reads events.jsonl, skipping a last line cut short by a crash. */
+/**
+ * Reads events.jsonl. A line that is not JSON (cut short by a trainer killed while writing,
+ * wherever it ended up) is skipped, never an error; readEventFile() counts them.
+ */
 export function readEvents(file: string): RunEvent[] {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.length > 0);
+  return readEventFile(file).events;
+}
+
+/** The events of events.jsonl and the number of lines skipped because they are not JSON. */
+export function readEventFile(file: string): { events: RunEvent[]; skipped: number } {
   const events: RunEvent[] = [];
-  lines.forEach((line, i) => {
+  let skipped = 0;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
     try {
       events.push(JSON.parse(line) as RunEvent);
-    } catch (err) {
-      if (i < lines.length - 1) throw new Error(`${file}:${i + 1}: not a JSON line: ${(err as Error).message}`);
+    } catch {
+      skipped++;
     }
-  });
-  return events;
+  }
+  return { events, skipped };
+}
+
+/**
+ * Cuts a last line left unfinished (no newline) by a trainer killed while writing, so that the
+ * next trainer's events start on a line of their own; returns the number of bytes removed.
+ */
+export function repairTornTail(file: string): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const chunk = Buffer.alloc(64 * 1024);
+    // Back from the end to the last newline, a chunk at a time.
+    for (let end = size; end > 0;) {
+      const start = Math.max(0, end - chunk.length);
+      fs.readSync(fd, chunk, 0, end - start, start);
+      const newline = chunk.subarray(0, end - start).lastIndexOf(0x0a);
+      if (newline >= 0) {
+        const keep = start + newline + 1;
+        if (keep < size) fs.ftruncateSync(fd, keep);
+        return size - keep;
+      }
+      end = start;
+    }
+    if (size > 0) fs.ftruncateSync(fd, 0);
+    return size;
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -7,14 +7,16 @@
 //     rollouts/      sampled episodes, one JSONL file each
 //     checkpoints/   policy-<step>.onnx + state-<step>.json, policy-final.onnx
 //     status.json    running | finished | failed | stopped, pid, times, final metrics
+//     run.lock       while a trainer writes the directory: its pid and host (lock.ts)
 //
 // Every file is appended to or replaced atomically (files.ts), so the editor can read the
 // directory at any moment, and a killed trainer leaves it readable.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
-import { EventLog, type RunStatus } from './events.js';
+import { EventLog, repairTornTail, type RunStatus } from './events.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { RunLock } from './lock.js';
 
 export interface StatusFile {
   status: RunStatus;
@@ -52,9 +54,23 @@ export function snapshotPath(relative: string): string {
 
 export class RunDirectory {
   readonly events: EventLog;
+  /** Bytes of an unfinished last line of events.jsonl that open() cut (a trainer killed while writing). */
+  readonly tornBytes: number = 0;
+  private closed = false;
 
-  private constructor(readonly dir: string) {
-    this.events = new EventLog(path.join(dir, 'events.jsonl'));
+  private constructor(
+    readonly dir: string,
+    private readonly lock: RunLock,
+    repair = false,
+  ) {
+    try {
+      const events = path.join(dir, 'events.jsonl');
+      if (repair) this.tornBytes = repairTornTail(events);
+      this.events = new EventLog(events);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
   }
 
   /**
@@ -77,23 +93,33 @@ export class RunDirectory {
         dir = path.join(experimentDir, `${base}-${n}`);
       }
     }
-    for (const sub of ['source', 'rollouts', 'checkpoints']) fs.mkdirSync(path.join(dir, sub));
-    writeJsonAtomic(path.join(dir, 'plan.json'), plan);
-    for (const source of sources) {
-      const target = path.resolve(dir, 'source', snapshotPath(source.path));
-      if (!target.startsWith(path.resolve(dir, 'source') + path.sep)) throw new Error(`source file ${source.path} cannot be placed in the snapshot`);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      writeFileAtomic(target, source.text);
+    const lock = RunLock.acquire(dir);
+    try {
+      for (const sub of ['source', 'rollouts', 'checkpoints']) fs.mkdirSync(path.join(dir, sub));
+      writeJsonAtomic(path.join(dir, 'plan.json'), plan);
+      for (const source of sources) {
+        const target = path.resolve(dir, 'source', snapshotPath(source.path));
+        if (!target.startsWith(path.resolve(dir, 'source') + path.sep)) throw new Error(`source file ${source.path} cannot be placed in the snapshot`);
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        writeFileAtomic(target, source.text);
+      }
+    } catch (err) {
+      lock.release();
+      throw err;
     }
-    return new RunDirectory(dir);
+    return new RunDirectory(dir, lock);
   }
 
-  /** Opens an existing run directory (to resume it); checks that it is one. */
+  /**
+   * Opens an existing run directory to resume it: checks that it is one, takes its lock (a
+   * RunLockedError while another trainer holds it) and cuts an unfinished last line of events.jsonl.
+   */
   static open(dir: string): RunDirectory {
     for (const needed of ['plan.json', 'checkpoints']) {
       if (!fs.existsSync(path.join(dir, needed))) throw new Error(`${dir} is not a run directory (no ${needed} in it)`);
     }
-    return new RunDirectory(dir);
+    // Under the lock: no other trainer is appending while the torn tail is cut.
+    return new RunDirectory(dir, RunLock.acquire(dir), true);
   }
 
   static readPlan(dir: string): Plan {
@@ -122,8 +148,15 @@ export class RunDirectory {
     writeJsonAtomic(path.join(this.dir, 'status.json'), status);
   }
 
+  /** Flushes the events and gives up the lock; once (later calls do nothing). */
   close(): void {
-    this.events.close();
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.events.close();
+    } finally {
+      this.lock.release();
+    }
   }
 }
 

@@ -110,6 +110,37 @@ describe('rlx train (command line)', () => {
     assert.equal(json.deterministic, false);
   });
 
+  it('refuses a second --resume of a run that is training', async () => {
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan({ budget: 50_000_000 })));
+    const runDir = () => {
+      const parent = path.join(cwd, 'out', 'Test');
+      return fs.existsSync(parent) ? fs.readdirSync(parent).map((d) => path.join(parent, d))[0] : undefined;
+    };
+    await trainThenTerminate(['train', '--plan', 'plan.json', '--out', 'out', '--device', 'cpu'], cwd, runDir, 1);
+    const dir = runDir()!;
+    // Both start at once; whichever takes the lock trains, the other is refused.
+    const start = () => {
+      const child = spawn(process.execPath, [RLX, 'train', '--resume', dir], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      const result = { code: undefined as number | null | undefined, stderr: '', child };
+      child.stderr.on('data', (chunk) => (result.stderr += chunk));
+      child.on('exit', (code) => (result.code = code));
+      return result;
+    };
+    const both = [start(), start()];
+    await until(() => both.some((r) => r.code !== undefined), 'one of the two to exit');
+    const refused = both.find((r) => r.code !== undefined)!;
+    const training = both.find((r) => r !== refused)!;
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /^rlx train: resuming .*\nrlx train: .* is being trained by process \d+ since \d{4}-[^;]*; stop it first\n$/);
+    assert.equal(training.code, undefined, 'the other one trains on');
+    training.child.kill('SIGTERM');
+    await until(() => training.code !== undefined, 'the trainer to stop');
+    assert.equal(training.code, 143, training.stderr);
+    const resumed = readEvents(path.join(dir, 'events.jsonl')).filter((e) => e.type === 'status' && e.resumed);
+    assert.equal(resumed.length, 1, 'one trainer resumed the run');
+  });
+
   it('a user env whose step never returns: Ctrl-C stops the run at once, and env_timeout fails it', async () => {
     const cwd = tempDir();
     // Hangs on its 200th step, after saying so in a file.
