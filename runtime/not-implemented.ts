@@ -17,9 +17,7 @@ export const NOT_IMPLEMENTED: Readonly<Record<'env' | 'algorithm' | 'policy', Re
     GRPO: 'only PPO is implemented so far',
     SFT: 'only PPO is implemented so far',
   },
-  policy: {
-    transformer: 'only the mlp policy is implemented so far',
-  },
+  policy: {},
 };
 
 /** Reward-expression functions of the registry the reward compiler does not provide (text verifiers). */
