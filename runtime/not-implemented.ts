@@ -8,39 +8,38 @@
 /** Built-ins by declaration kind: name -> why it cannot run yet (shown to the user). */
 export const NOT_IMPLEMENTED: Readonly<Record<'env' | 'algorithm' | 'policy', Readonly<Record<string, string>>>> = {
   env: {
-    TextTask: 'text environments need a text policy (transformer) and GRPO/SFT, which are not implemented yet',
-    GuessNumber: 'text environments need a text policy (transformer) and GRPO/SFT, which are not implemented yet',
+    GuessNumber: 'multi-turn text dialogues are not implemented yet (single-turn TextTask is)',
   },
   algorithm: {
     DQN: 'only PPO is implemented so far',
     SAC: 'only PPO is implemented so far',
     GRPO: 'only PPO is implemented so far',
-    SFT: 'only PPO is implemented so far',
   },
-  policy: {
-    transformer: 'only the mlp policy is implemented so far',
-  },
+  policy: {},
 };
 
-/** Reward-expression functions of the registry the reward compiler does not provide (text verifiers). */
+/**
+ * Reward-expression functions of the registry the numeric reward compiler does not provide: the
+ * text verifiers, which only a text env (TextTask) compiles (runtime/text/reward-terms.ts).
+ */
 export const NOT_IMPLEMENTED_FUNCTIONS: Readonly<Record<string, string>> = {
-  exact: 'text verifiers need a text environment (TextTask), which is not implemented yet',
-  numeric: 'text verifiers need a text environment (TextTask), which is not implemented yet',
-  regex: 'text verifiers need a text environment (TextTask), which is not implemented yet',
-  contains: 'text verifiers need a text environment (TextTask), which is not implemented yet',
-  length: 'text verifiers need a text environment (TextTask), which is not implemented yet',
+  exact: 'text verifiers need a text environment (TextTask)',
+  numeric: 'text verifiers need a text environment (TextTask)',
+  regex: 'text verifiers need a text environment (TextTask)',
+  contains: 'text verifiers need a text environment (TextTask)',
+  length: 'text verifiers need a text environment (TextTask)',
 };
 
-/** Names a reward term may use that only text environments have. */
+/** Names a reward term may use that only text environments (TextTask) have; runtime/text/reward-terms.ts compiles them there. */
 export const NOT_IMPLEMENTED_REWARD_NAMES: Readonly<Record<string, string>> = {
-  prompt: 'only text environments (not implemented yet) have a prompt',
-  completion: 'only text environments (not implemented yet) have a completion',
-  target: 'only text environments (not implemented yet) have a target',
+  prompt: 'only text environments (TextTask) have a prompt',
+  completion: 'only text environments (TextTask) have a completion',
+  target: 'only text environments (TextTask) have a target',
 };
 
 /** Features of an experiment that the trainer cannot honour yet. */
 export const NOT_IMPLEMENTED_FEATURES = {
   curriculum: 'the `curriculum { }` block is not implemented yet',
-  stages: 'experiments with several stages are not implemented yet (one algorithm + budget only)',
+  stages: 'experiments with several stages are implemented for text envs (SFT then GRPO) only',
   relabel: 'hindsight relabeling needs an off-policy algorithm (DQN, SAC), which is not implemented yet',
 } as const;

@@ -6,6 +6,7 @@ import { ALGORITHMS, algorithmDefinition } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
 import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FEATURES } from './not-implemented.js';
 import { POLICIES, policyDefinition } from './policies/index.js';
+import { isTextEnv, TEXT_ENVS } from './text/env.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends Error {
@@ -40,13 +41,21 @@ export function checkPlan(plan: Plan): void {
   }
   // A user module's spaces are only known once it is loaded (train.ts checks them then).
   if (plan.env.kind !== 'module') {
-    const problem = builtinProblem('env', plan.env.kind, envKinds());
+    const problem = builtinProblem('env', plan.env.kind, [...envKinds(), ...TEXT_ENVS]);
     if (problem) problems.push(problem);
   }
   const policyProblem = builtinProblem('policy', plan.policy.kind, POLICIES.map((p) => p.name));
   if (policyProblem) problems.push(policyProblem);
-  else problems.push(...paramProblems(() => policyDefinition(plan.policy.kind)!.settings(plan.policy.params)));
-  if (plan.stages.length !== 1) problems.push(NOT_IMPLEMENTED_FEATURES.stages);
+  else {
+    const definition = policyDefinition(plan.policy.kind)!;
+    problems.push(...paramProblems(() => definition.settings(plan.policy.params)));
+    // Text envs train a token model, the others an actor-critic over observation vectors.
+    const name = `policy ${plan.policy.name} (${plan.policy.kind})`;
+    if (isTextEnv(plan.env.kind) && !definition.tokenModel) problems.push(`${name} cannot write text: ${plan.env.kind} needs a transformer policy`);
+    if (!isTextEnv(plan.env.kind) && !definition.actorCritic) problems.push(`${name} reads tokens, not observation vectors: ${plan.env.kind} needs an mlp policy`);
+  }
+  const text = isTextEnv(plan.env.kind);
+  if (plan.stages.length !== 1 && !text) problems.push(NOT_IMPLEMENTED_FEATURES.stages);
   for (const stage of plan.stages) {
     const algorithm = stage.algorithm.kind;
     const problem = builtinProblem('algorithm', algorithm, ALGORITHMS.map((a) => a.name));
@@ -54,12 +63,15 @@ export function checkPlan(plan: Plan): void {
     if (problem || !definition) problems.push(problem!);
     else {
       problems.push(...paramProblems(() => definition.params(stage.algorithm.params)));
-      if (envKinds().includes(plan.env.kind)) {
-        const action = envInfo(plan.env.kind).actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
+      if (envKinds().includes(plan.env.kind) || text) {
+        const action = text ? 'text' : envInfo(plan.env.kind).actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
         if (!definition.actions.includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${plan.env.kind})`);
       }
     }
-    if (stage.budget === null || !(stage.budget >= 1)) problems.push(`stage ${stage.name} has no budget (environment steps)`);
+    // SFT runs its own `updates` without a budget; other algorithms need one.
+    if (stage.budget === null && !definition?.lengthWithoutBudget) {
+      problems.push(`stage ${stage.name} has no budget: ${algorithm} needs one (${text ? 'completions' : 'environment steps'}), e.g. \`stage ${stage.name} = ${stage.algorithm.name} { budget: 50k }\``);
+    } else if (stage.budget !== null && !(stage.budget >= 1)) problems.push(`stage ${stage.name}: budget must be at least 1, got ${stage.budget}`);
     const relabel = stage.algorithm.params.relabel;
     if (relabel !== undefined && relabel !== 'none') problems.push(NOT_IMPLEMENTED_FEATURES.relabel);
   }

@@ -25,6 +25,8 @@ import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js
 import { Condition, type ConditionMetric } from './run/stop.js';
 import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
 import { checkPlan, PlanError } from './support.js';
+import { isTextEnv } from './text/env.js';
+import { resumeText, trainText } from './train-text.js';
 
 export { checkPlan, DeviceError, PlanError, selectDevice, type DeviceChoice };
 
@@ -104,6 +106,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   if (!Number.isSafeInteger(seed) || seed < 0) throw new PlanError([`seed must be a whole number >= 0, got ${String(seed)}`]);
   warmUpCompute(options.compute);
   const device = await chooseDevice(options.device, plan);
+  if (isTextEnv(plan.env.kind)) return trainText(plan, seed, device, options);
   // Everything the plan describes is built before the run directory exists, so that a plan
   // error (a bad env param, a reward term naming a missing field) leaves no directory behind.
   const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params, { name: plan.env.name }) : undefined;
@@ -143,6 +146,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const state = loadCheckpoint(latest.file);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
+    if (isTextEnv(plan.env.kind)) return await resumeText(run, plan, state, device, options);
     envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
     const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts).run(state);

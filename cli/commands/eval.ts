@@ -1,9 +1,13 @@
 // rlx eval RUN_DIR [--episodes N] [--checkpoint FILE] [--seed N] [--stochastic]: runs a saved
 // policy (policy-final.onnx by default, else the latest checkpoint) on fresh episodes of the
-// run's env and prints the mean and standard deviation of the return.
+// run's env and prints the mean and standard deviation of the return. For a text task: the
+// greedy completions of its held-out prompts (the first N with --episodes), and their
+// exact-match accuracy and mean reward.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Plan } from '../../dsl/compile/plan.js';
 import type { BoxSpace, DiscreteSpace } from '../../runtime/envs/types.js';
+import { isTextEnv } from '../../runtime/text/env.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
 
@@ -56,6 +60,7 @@ export const evalCommand: Command = {
     }
     const file = values.checkpoint ?? defaultPolicy(runDir);
     if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
+    if (isTextEnv(plan.env.kind)) return evalText(plan, file, values.episodes !== undefined ? episodes : undefined, Boolean(values.json));
     const vec = makeVecEnv(plan.env.kind, plan.env.params, Math.min(episodes, 32));
     const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace });
     const deterministic = !values.stochastic;
@@ -77,3 +82,29 @@ export const evalCommand: Command = {
     return 0;
   },
 };
+
+/** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts. */
+async function evalText(plan: Plan, file: string, limit: number | undefined, json: boolean): Promise<number> {
+  const [{ TextEnvironment }, { OnnxTokenModel }, { evaluateText }] = await Promise.all([
+    import('../../runtime/text/env.js'),
+    import('../../runtime/policies/transformer/onnx-token-model.js'),
+    import('../../runtime/text/evaluate.js'),
+  ]);
+  const env = TextEnvironment.fromPlan(plan);
+  const model = await OnnxTokenModel.load(file);
+  if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
+    throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's task (${env.task.description}) has`);
+  }
+  const examples = env.task.heldOut().slice(0, limit);
+  const result = await evaluateText(examples, (prompts) => model.complete(prompts), { reward: (example, completion) => env.score(example, completion).total, batchSize: 128 });
+  await model.release();
+  if (json) {
+    process.stdout.write(JSON.stringify({ policy: file, prompts: result.count, deterministic: true, 'eval/accuracy': result.accuracy, 'eval/mean_reward': result.meanReward }) + '\n');
+  } else {
+    process.stdout.write(
+      `accuracy ${(100 * result.accuracy).toFixed(1)}% (exact match) on ${result.count} held-out prompts of ${env.task.description}, ` +
+        `mean reward ${result.meanReward!.toFixed(3)} (${displayPath(file)}, greedy)\n`,
+    );
+  }
+  return 0;
+}

@@ -2,9 +2,10 @@
 // AlgorithmDefinition in one file, listed in index.ts; the trainer builds its context from
 // the plan and runs the loop around it (evaluation, stopping, checkpoints, events), knowing
 // nothing of its maths, its networks or how its tensor work is computed.
-import type { PolicyFactory, Policy } from '../policies/index.js';
+import type { PolicyFactory, Policy, TokenModel } from '../policies/index.js';
 import type { Rng } from '../random.js';
 import type { Compute } from '../tensor/index.js';
+import type { TextEnvironment } from '../text/env.js';
 import type { Stepper } from './stepper.js';
 
 /** The action kinds of the language's envs (dsl/schema's ActionKind). */
@@ -24,8 +25,22 @@ export interface AlgorithmContext {
   readonly compute: Compute;
 }
 
-/** An algorithm of the language, by its name there. */
-export interface AlgorithmDefinition<S = unknown> {
+/**
+ * What the trainer hands a text algorithm (SFT, GRPO) for one stage. The model is built once
+ * per run and handed to every stage, so each stage starts from the weights the previous one
+ * left; each algorithm keeps its own optimiser.
+ */
+export interface TextAlgorithmContext {
+  readonly model: TokenModel;
+  readonly env: TextEnvironment;
+  /** The stage's budget (completions or demonstrations); null when the stage gives none. */
+  readonly budget: number | null;
+  readonly rng: Rng;
+  readonly compute: Compute;
+}
+
+/** An algorithm of the language, by its name there; C is what it is built from. */
+export interface AlgorithmDefinition<S = unknown, C = AlgorithmContext> {
   readonly name: string;
   /** The action kinds this implementation trains on (the registry may declare more). */
   readonly actions: readonly ActionKind[];
@@ -35,7 +50,12 @@ export interface AlgorithmDefinition<S = unknown> {
    * built, so a bad value fails before a run directory exists.
    */
   params(hyperparameters: Readonly<Record<string, unknown>>): S;
-  create(context: AlgorithmContext, settings: S): Promise<Algorithm>;
+  create(context: C, settings: S): Promise<Algorithm>;
+  /**
+   * How many steps a stage without a `budget` runs, for algorithms with a length of their own
+   * (SFT: `updates` batches). Absent: a stage of this algorithm needs a budget.
+   */
+  lengthWithoutBudget?(settings: S): number;
 }
 
 /** What the trainer needs from a running algorithm. */

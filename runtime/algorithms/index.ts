@@ -5,14 +5,21 @@
 import type { AlgorithmDefinition } from './algorithm.js';
 import { PPO } from './ppo/ppo.js';
 import { REINFORCE } from './reinforce/reinforce.js';
+import { SFT } from './sft/sft.js';
 
-export const ALGORITHMS: readonly AlgorithmDefinition<never>[] = [PPO as AlgorithmDefinition<never>, REINFORCE as AlgorithmDefinition<never>];
+export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
+  PPO as AlgorithmDefinition<never, never>,
+  REINFORCE as AlgorithmDefinition<never, never>,
+  SFT as AlgorithmDefinition<never, never>,
+];
 
-export function algorithmDefinition(name: string): AlgorithmDefinition<unknown> | undefined {
-  return ALGORITHMS.find((a) => a.name === name) as AlgorithmDefinition<unknown> | undefined;
+export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, unknown> | undefined {
+  return ALGORITHMS.find((a) => a.name === name) as AlgorithmDefinition<unknown, unknown> | undefined;
 }
 
-export type { ActionKind, Algorithm, AlgorithmContext, AlgorithmDefinition } from './algorithm.js';
+export type { ActionKind, Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from './algorithm.js';
+export { Sft, SFT, type SftState } from './sft/sft.js';
+export { sftSettings, type SftSettings } from './sft/settings.js';
 export { computeGae } from './ppo/gae.js';
 export { buildPpoLoss, LOSS_METRICS, ppoGradientStep, ppoLossAsWritten, type PpoLoss } from './ppo/loss.js';
 export { Ppo, PPO, PPO_ADAM_EPS, type PpoState } from './ppo/ppo.js';

@@ -10,6 +10,7 @@ import { CartPole, type CartPoleConfig } from './cartpole.js';
 import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
+import { isTextEnv } from '../text/env.js';
 import { closestNames } from '../../dsl/diagnostics.js';
 import { builtin } from '../../dsl/schema/index.js';
 import { describeParams, type ParamDescription } from './params.js';
@@ -51,6 +52,9 @@ export function envKinds(): string[] {
 
 function lookUp(kind: string): BuiltinEnv {
   if (Object.hasOwn(BUILTIN_ENVS, kind)) return BUILTIN_ENVS[kind];
+  if (isTextEnv(kind)) {
+    throw new Error(`environment kind "${kind}" is a text env: it has prompts and completions, not observation vectors and actions; train it with SFT or GRPO and a transformer policy`);
+  }
   if (Object.hasOwn(NOT_IMPLEMENTED.env, kind)) {
     throw new Error(`environment kind "${kind}" is part of the language but not implemented in this runtime yet: ${NOT_IMPLEMENTED.env[kind]}`);
   }

@@ -4,12 +4,18 @@
 // definition, one line in POLICIES, its line removed from ../not-implemented.ts.
 import type { Rng } from '../random.js';
 import { MlpPolicy, mlpSettings } from './mlp.js';
-import type { ActorCriticPolicy, PolicySpaces } from './policy.js';
+import type { ActorCriticPolicy, PolicySpaces, TokenModel } from './policy.js';
+import type { CharTokenizer } from '../text/tokenizer.js';
+import { TransformerPolicy } from './transformer/transformer.js';
+import { transformerSettings } from './transformer/settings.js';
 
 export { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
-export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces } from './policy.js';
+export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
+export { TransformerPolicy } from './transformer/transformer.js';
+export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
+export type { SampleOptions } from './transformer/sampler.js';
 
 /** A policy kind of the language, and the network families it builds. */
 export interface PolicyDefinition<S = unknown> {
@@ -18,6 +24,8 @@ export interface PolicyDefinition<S = unknown> {
   settings(params: Readonly<Record<string, unknown>>): S;
   /** An actor and a critic over observation vectors (PPO). */
   actorCritic?(settings: S, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy;
+  /** A language model over a text task's tokens (GRPO, SFT). */
+  tokenModel?(settings: S, tokenizer: CharTokenizer, rng: Rng): TokenModel;
 }
 
 const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
@@ -26,8 +34,14 @@ const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
   actorCritic: (settings, spaces, rng) => new MlpPolicy(settings, spaces, rng),
 };
 
+const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
+  name: 'transformer',
+  settings: transformerSettings,
+  tokenModel: (settings, tokenizer, rng) => new TransformerPolicy(settings, tokenizer, rng),
+};
+
 /** The policy kinds this runtime implements. */
-export const POLICIES: readonly PolicyDefinition<never>[] = [MLP as PolicyDefinition<never>];
+export const POLICIES: readonly PolicyDefinition<never>[] = [MLP as PolicyDefinition<never>, TRANSFORMER as PolicyDefinition<never>];
 
 export function policyDefinition(kind: string): PolicyDefinition<unknown> | undefined {
   return POLICIES.find((p) => p.name === kind) as PolicyDefinition<unknown> | undefined;
@@ -50,7 +64,8 @@ export class PolicyFactory {
 
   constructor(
     readonly component: PolicyComponent,
-    readonly spaces: PolicySpaces,
+    /** The env's spaces; null for a text env (its policy reads tokens). */
+    readonly spaces: PolicySpaces | null,
     private readonly rng: Rng,
   ) {
     const definition = policyDefinition(component.kind);
@@ -64,11 +79,23 @@ export class PolicyFactory {
   actorCritic(algorithm: string): ActorCriticPolicy {
     const build = this.definition.actorCritic;
     if (!build) throw new Error(`${algorithm} trains an actor-critic, which policy ${this.component.name} (${this.component.kind}) cannot be`);
+    if (!this.spaces) throw new Error(`${algorithm} trains an actor-critic over observation vectors, which a text env does not have`);
     return build(this.settings, this.spaces, this.rng);
+  }
+
+  tokenModel(algorithm: string, tokenizer: CharTokenizer): TokenModel {
+    const build = this.definition.tokenModel;
+    if (!build) throw new Error(`${algorithm} trains a language model over the task's tokens, which policy ${this.component.name} (${this.component.kind}) cannot be; use a transformer policy`);
+    return build(this.settings, tokenizer, this.rng);
   }
 }
 
 /** The plan's policy as an actor-critic: for tests and tools that build one directly. */
 export function makeActorCritic(component: PolicyComponent, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy {
   return new PolicyFactory(component, spaces, rng).actorCritic('an actor-critic');
+}
+
+/** The plan's policy as a token model over `tokenizer`'s vocabulary: for tests and tools. */
+export function makeTokenModel(component: PolicyComponent, tokenizer: CharTokenizer, rng: Rng): TokenModel {
+  return new PolicyFactory(component, null, rng).tokenModel('a token model', tokenizer);
 }

@@ -13,7 +13,9 @@
 import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
 import type { Rng } from '../random.js';
 import type { Graph, WeightStore, Tensor } from '../tensor/index.js';
+import type { CharTokenizer } from '../text/tokenizer.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
+import type { SampleOptions } from './transformer/sampler.js';
 
 /** What a policy is built for: the size of the observation and the action space. */
 export interface PolicySpaces {
@@ -76,6 +78,25 @@ export interface ActorCriticPolicy extends Policy {
   actorForward(obs: Float32Array, rows: number, head: Float32Array): void;
   /** Makes the fast forward pass see the current weights; call after each update. */
   sync(): void;
+}
+
+/**
+ * A language model over a text task's tokens (GRPO, SFT): next-token logits for training, and
+ * completions sampled with a key/value cache. Token rows follow transformer/layout.ts.
+ * Exports one generation step with past keys/values as inputs and outputs.
+ */
+export interface TokenModel extends Policy {
+  /** The task's tokenizer: its vocabulary is the model's input and output. */
+  readonly tokenizer: CharTokenizer;
+  /** Longest token row the model reads. */
+  readonly context: number;
+  /** Next-token logits [B, T, V] at every position of int64 `tokens` [B, T] (T fixed); declares the weights in `g`. */
+  sequenceLogits(g: Graph, tokens: Tensor): Tensor;
+  /**
+   * `newTokens` completion slots for each of `rows` prompt rows of `width` tokens (left-padded):
+   * characters, then EOS, then PAD.
+   */
+  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Int32Array;
 }
 
 /**

@@ -12,6 +12,8 @@ import * as fs from 'node:fs';
 interface EventBase {
   step: number;
   time: number;
+  /** In a staged experiment: the name of the stage the event belongs to. */
+  stage?: string;
 }
 
 export type RunStatus = 'running' | 'finished' | 'failed' | 'stopped';

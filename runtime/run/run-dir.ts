@@ -32,6 +32,8 @@ export interface StatusFile {
   /** Environment steps so far, and the budget. */
   step: number;
   budget: number;
+  /** In a staged experiment: the stage being trained (or the last one, once ended). */
+  stage?: { name: string; index: number; count: number; algorithm: string };
   reason?: string;
   error?: string;
   /** The latest value of each metric (metrics and eval events), at the end of the run the final ones. */

@@ -196,10 +196,10 @@ describe('train()', () => {
       await assert.rejects(train(plan, { out }), (err: unknown) => err instanceof PlanError && message.test(err.message));
     };
     await refuse(makePlan({ algorithm: 'DQN' }), /algorithm DQN is not implemented yet: only PPO is implemented so far/);
-    await refuse(makePlan({ env: 'TextTask' }), /env TextTask is not implemented yet: text environments need/);
+    await refuse(makePlan({ env: 'TextTask' }), /PPO does not train on text actions \(TextTask\)/);
     await refuse({ ...makePlan(), curriculum: { param: 'env.size', from: 5, to: 9, step: 1, advance: { const: true } } }, /curriculum/);
     await refuse({ ...makePlan(), env: { name: 'Mine', kind: 'module', module: 'mine.ts', params: {} } }, /env Mine is user code \(module "mine.ts"\): pass its file as envModule/);
-    await refuse({ ...makePlan(), policy: { name: 'T', kind: 'transformer', params: {} } }, /policy transformer is not implemented yet/);
+    await refuse({ ...makePlan(), policy: { name: 'T', kind: 'transformer', params: {} } }, /policy T \(transformer\) reads tokens, not observation vectors: CartPole needs an mlp policy/);
     await assert.rejects(train(makePlan({ envParams: { force_mag: 3 } }), { out }), /CartPole: unknown param "force_mag"/);
     await assert.rejects(
       train(makePlan({ reward: { name: 'R', replace_env_reward: false, terms: [{ name: 'x', expr: { ref: 'obs.y' } }] } }), { out }),

@@ -1,0 +1,129 @@
+// Supervised fine-tuning: the token model learns to write the task's own answers. Each update
+// draws `batch_size` training examples (never a held-out prompt), lays each out as its prompt
+// and its target followed by <eos>, and takes one Adam step on the cross-entropy of the target
+// tokens (loss.ts). It runs `updates` steps; a stage budget, when given, counts
+// demonstrations and may end it sooner.
+import type { TokenModel } from '../../policies/index.js';
+import { encodeCompletion, encodePrompts, sequenceWidth, trainingRows } from '../../policies/transformer/layout.js';
+import type { Rng } from '../../random.js';
+import { scheduleValue } from '../../schedule.js';
+import { Adam, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
+import type { TextEnvironment } from '../../text/env.js';
+import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
+import { buildSftLoss } from './loss.js';
+import { sftSettings, type SftSettings } from './settings.js';
+
+export const SFT: AlgorithmDefinition<SftSettings, TextAlgorithmContext> = {
+  name: 'SFT',
+  actions: ['text'],
+  params: sftSettings,
+  create: (context, settings) => Sft.create(context, settings),
+  lengthWithoutBudget: (settings) => settings.updates * settings.batch_size,
+};
+
+/** PyTorch's Adam epsilon. */
+export const SFT_ADAM_EPS = 1e-8;
+
+export interface SftState {
+  globalStep: number;
+  updates: number;
+  rng: number[];
+  weights: WeightSnapshot;
+  optimizer: { step: number; m: Float32Array[]; v: Float32Array[] };
+}
+
+export class Sft implements Algorithm {
+  readonly name = 'SFT';
+  /** Demonstrations trained on so far. */
+  globalStep = 0;
+  updates = 0;
+  private readonly optimizer: Adam;
+  private readonly invTokens = new Float32Array(1);
+
+  private constructor(
+    readonly settings: SftSettings,
+    readonly policy: TokenModel,
+    readonly env: TextEnvironment,
+    /** Demonstrations to train on: the stage's budget, or `updates` batches. */
+    readonly budget: number,
+    private readonly gradients: GradientStep,
+    private readonly rng: Rng,
+  ) {
+    this.optimizer = new Adam(policy.weights, { eps: SFT_ADAM_EPS });
+  }
+
+  static async create(context: TextAlgorithmContext, settings: SftSettings): Promise<Sft> {
+    const { model, env } = context;
+    const loss = buildSftLoss(model, sequenceWidth(env.layout));
+    const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
+      weights: model.weights,
+      compute: context.compute,
+      dimLimits: { B: settings.batch_size },
+    });
+    const budget = Math.min(context.budget ?? Infinity, settings.updates * settings.batch_size);
+    return new Sft(settings, model, env, budget, gradients, context.rng.fork('demos'));
+  }
+
+  get done(): boolean {
+    return this.updates >= this.settings.updates || this.globalStep >= this.budget;
+  }
+
+  hparams(): Record<string, unknown> {
+    return { ...this.settings, adam_eps: SFT_ADAM_EPS };
+  }
+
+  async iterate(): Promise<Record<string, number>> {
+    const s = this.settings;
+    const lr = scheduleValue(s.learning_rate, this.updates, s.updates);
+    const rows = Math.min(s.batch_size, this.budget - this.globalStep);
+    const { env } = this;
+    const examples = Array.from({ length: rows }, () => env.task.sample(this.rng));
+    const layout = env.layout;
+    const prompts = encodePrompts(env.tokenizer, examples.map((e) => e.prompt), layout);
+    const completions = new Int32Array(rows * layout.completionSlots);
+    examples.forEach((e, r) => completions.set(encodeCompletion(env.tokenizer, e.target, layout, `the target of ${JSON.stringify(e.prompt)}`), r * layout.completionSlots));
+    const batch = trainingRows(prompts, completions, rows, layout);
+    const T = sequenceWidth(layout);
+    this.invTokens[0] = 1 / batch.tokenCount;
+    const out = await this.gradients.run({
+      tokens: { data: batch.tokens, dims: [rows, T] },
+      targets: { data: batch.targets, dims: [rows, T] },
+      mask: { data: batch.mask, dims: [rows, T] },
+      inv_tokens: this.invTokens,
+    });
+    const gradNorm = this.optimizer.step(out.grads, lr);
+    this.updates++;
+    this.globalStep += rows;
+    return {
+      'losses/sft_loss': out.loss,
+      'losses/grad_norm': gradNorm,
+      'train/token_accuracy': out.metrics[0]!,
+      'charts/learning_rate': lr,
+      'charts/tokens': batch.tokenCount,
+    };
+  }
+
+  state(): SftState {
+    const adam = this.optimizer.state();
+    return {
+      globalStep: this.globalStep,
+      updates: this.updates,
+      rng: this.rng.getState(),
+      weights: this.policy.weights.snapshot(),
+      optimizer: { step: adam.step, m: [...adam.m], v: [...adam.v] },
+    };
+  }
+
+  loadState(saved: unknown): void {
+    const state = saved as SftState;
+    this.globalStep = state.globalStep;
+    this.updates = state.updates;
+    this.rng.setState(state.rng);
+    this.policy.weights.load(state.weights);
+    this.optimizer.load(state.optimizer);
+  }
+
+  async release(): Promise<void> {
+    await this.gradients.release();
+  }
+}
