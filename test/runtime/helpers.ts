@@ -47,10 +47,14 @@ export function makePlan(o: PlanOptions = {}): Plan {
   };
 }
 
+/** The temporary folders of this process, removed by one exit listener (one per folder tripped Node's listener limit). */
+const tempDirs: string[] = [];
+
 /** A fresh temporary folder, removed when the process exits. */
 export function tempDir(prefix = 'rlx-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  if (tempDirs.length === 0) process.on('exit', () => tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  tempDirs.push(dir);
   return dir;
 }
 
