@@ -31,10 +31,11 @@ const options = {
   threads: { type: 'string' },
 } as const;
 
+/** Digits only: Number() would also take '' (0), '0x10' (16), '1e3' (1000) and ' 7 '. */
 function wholeNumber(value: string | undefined, flag: string, min: number): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) throw new UserError(`--${flag} needs a whole number >= ${min}, got '${value}'`);
+  const n = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw new UserError(`--${flag} needs a whole number >= ${min} written in digits, got '${value}'`);
   return n;
 }
 
