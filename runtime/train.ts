@@ -282,6 +282,7 @@ class TrainingRun {
     this.writeStatus('running', state?.step ?? 0);
     this.options.onStart?.(this.dir.dir);
     const { algorithm, stepper } = this.parts;
+    let failed = false;
     try {
       if (this.device.note) this.log('warn', state?.step ?? 0, this.device.note);
       const recorder = this.recorder();
@@ -292,6 +293,9 @@ class TrainingRun {
         stepper.reset(new Rng(this.seed).fork('resume').fork(state.step).uint32());
         this.log('info', state.step, `resumed from checkpoint at step ${state.step}`);
         for (const note of notes) this.log('warn', state.step, note);
+        if (this.dir.removedTemporaries > 0) {
+          this.log('info', state.step, `removed ${this.dir.removedTemporaries} temporary file(s) of writes cut short when the run was last stopped`);
+        }
         if (this.dir.tornBytes > 0) {
           this.log('warn', state.step, `events.jsonl ended in a line cut short (${this.dir.tornBytes} bytes, from a trainer killed while writing it); removed that line`);
         }
@@ -316,14 +320,19 @@ class TrainingRun {
       if (err instanceof EnvInterruptedError) return this.interrupted(algorithm, err.message);
       const step = algorithm.globalStep;
       const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err, step) : (err as Error).message;
-      events.add({ type: 'log', step, level: 'error', message });
-      events.add({ type: 'status', step, status: 'failed', error: message });
-      this.writeStatus('failed', step, { error: message, ended: true });
+      this.markFailed(step, message);
+      failed = true;
       throw new RunFailedError(this.dir.dir, err as Error, message);
     } finally {
-      this.dir.close();
-      this.parts.makeEnvs.close?.();
-      await algorithm.release();
+      try {
+        this.dir.close();
+      } catch (err) {
+        // After a failure (a full disk, say) the events may not flush: the failure is the news.
+        if (!failed) throw err;
+      } finally {
+        this.parts.makeEnvs.close?.();
+        await algorithm.release();
+      }
     }
   }
 
@@ -506,6 +515,22 @@ class TrainingRun {
     this.dir.events.add({ type: 'status', step, status, reason });
     this.writeStatus(status, step, { reason, ended: true });
     return { runDir: this.dir.dir, status, reason, step, metrics: { ...this.latest } };
+  }
+
+  /**
+   * Records the failure as well as the disk allows: status.json says `failed` even when
+   * events.jsonl cannot grow (writeStatus() falls back to rewriting the file in place).
+   */
+  private markFailed(step: number, message: string): void {
+    const events = this.dir.events;
+    events.add({ type: 'log', step, level: 'error', message });
+    events.add({ type: 'status', step, status: 'failed', error: message });
+    try {
+      events.flush();
+    } catch {
+      // The status file below is what readers look at first.
+    }
+    this.writeStatus('failed', step, { error: message, ended: true });
   }
 
   /** Where the NaN or infinity appeared, and the checkpoint written before it (no later one is). */

@@ -125,6 +125,15 @@ describe('rlx train (command line)', () => {
     assert.ok(!fs.existsSync(path.join(cwd, 'out')), 'nothing trained');
   });
 
+  it("says what the machine refused and where, not 'a bug in rlx'", () => {
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan()));
+    const r = rlx(['train', '--plan', 'plan.json', '--out', 'plan.json/runs'], cwd);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /\nrlx train: cannot mkdir 'plan\.json[/\\]runs[/\\]Test': a part of the path is a file, not a folder \(ENOTDIR\); check the path given to --out\n$/);
+    assert.doesNotMatch(r.stderr, /bug in rlx/);
+  });
+
   it('refuses a second --resume of a run that is training', async () => {
     const cwd = tempDir();
     fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan({ budget: 50_000_000 })));
