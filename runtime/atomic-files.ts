@@ -6,13 +6,19 @@ import * as path from 'node:path';
 
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, data);
   try {
+    fs.writeFileSync(tmp, data);
     fs.renameSync(tmp, file);
   } catch (err) {
+    // A full disk leaves a partial temporary file: remove it (it holds the space too).
     fs.rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+/** Temporary files of writeFileAtomic() left by a process killed mid-write: `.<name>.<pid>.tmp`. */
+export function isOrphanedTemporary(name: string): boolean {
+  return /^\..+\.\d+\.tmp$/.test(name);
 }
 
 export function writeJsonAtomic(file: string, value: unknown): void {

@@ -16,7 +16,7 @@ import { evalMetrics, evaluate } from './evaluate.js';
 import { PolicyFactory } from './policies/index.js';
 import { Rng } from './random.js';
 import { compileReward } from './rewards/index.js';
-import { latestCheckpoint, loadCheckpoint, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from './run/checkpoint.js';
+import { latestCheckpoint, latestIntactCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from './run/checkpoint.js';
 import type { RunStatus } from './run/events.js';
 import { RunLockedError } from './run/lock.js';
 import { processAlive } from './run/reader.js';
@@ -141,15 +141,25 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid)) {
       throw new ResumeError(`${runDir} is being trained by process ${status.pid}; stop it first`);
     }
-    const latest = latestCheckpoint(path.join(runDir, 'checkpoints'));
-    if (!latest) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
-    const state = loadCheckpoint(latest.file);
+    const { state, damaged } = latestIntactCheckpoint(path.join(runDir, 'checkpoints'));
+    if (!state) {
+      if (damaged.length === 0) throw new ResumeError(`${runDir} has no checkpoint to resume from (checkpoints/state-<step>.json)`);
+      throw new ResumeError(`${runDir} has no intact checkpoint to resume from:\n${damaged.map((d) => `  ${d.reason}`).join('\n')}`);
+    }
+    if (state.plan !== undefined && state.plan !== planHash(plan)) {
+      throw new ResumeError(
+        `${path.join(runDir, 'plan.json')} was changed after the run started (its checkpoints were written for another plan); ` +
+          `a resume continues the run as planned: restore plan.json, or train the edited plan as a new run with rlx train --plan ${path.join(runDir, 'plan.json')}`,
+      );
+    }
+    // The newest checkpoints may be cut short (a full disk, a crash before they reached the disk): say which were passed over.
+    const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
     if (isTextEnv(plan.env.kind)) return await resumeText(run, plan, state, device, options);
     envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
     const parts = await build(plan, state.seed, device, envFactory(plan, envModule), options.compute);
-    return await new TrainingRun(run, plan, state.seed, device, options, parts).run(state);
+    return await new TrainingRun(run, plan, state.seed, device, options, parts).run(state, notes);
   } catch (err) {
     // TrainingRun.run() closes what it was given; before it, nothing else would.
     envModule?.close();
@@ -267,12 +277,16 @@ class TrainingRun {
     if (previous) this.started = new Date(previous);
   }
 
-  async run(state: CheckpointState | null): Promise<TrainResult> {
+  /** Trains from `state` (a resume; `notes` are warnings about it) or from the start. */
+  async run(state: CheckpointState | null, notes: readonly string[] = []): Promise<TrainResult> {
     const events = this.dir.events;
+    // status.json keeps the figures the checkpoint knows until the first update brings new ones.
+    if (state) Object.assign(this.latest, windowMetrics(state.trainer), state.trainer.latestEval);
     events.add({ type: 'status', step: state?.step ?? 0, status: 'running', pid: process.pid, ...(state ? { resumed: true } : {}) });
     this.writeStatus('running', state?.step ?? 0);
     this.options.onStart?.(this.dir.dir);
     const { algorithm, stepper } = this.parts;
+    let failed = false;
     try {
       if (this.device.note) this.log('warn', state?.step ?? 0, this.device.note);
       const recorder = this.recorder();
@@ -282,6 +296,10 @@ class TrainingRun {
         // Episodes restart: each copy draws from a stream of the seed and the resume step.
         stepper.reset(new Rng(this.seed).fork('resume').fork(state.step).uint32());
         this.log('info', state.step, `resumed from checkpoint at step ${state.step}`);
+        for (const note of notes) this.log('warn', state.step, note);
+        if (this.dir.removedTemporaries > 0) {
+          this.log('info', state.step, `removed ${this.dir.removedTemporaries} temporary file(s) of writes cut short when the run was last stopped`);
+        }
         if (this.dir.tornBytes > 0) {
           this.log('warn', state.step, `events.jsonl ended in a line cut short (${this.dir.tornBytes} bytes, from a trainer killed while writing it); removed that line`);
         }
@@ -306,19 +324,29 @@ class TrainingRun {
       if (err instanceof EnvInterruptedError) return this.interrupted(algorithm, err.message);
       const step = algorithm.globalStep;
       const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err, step) : (err as Error).message;
-      events.add({ type: 'log', step, level: 'error', message });
-      events.add({ type: 'status', step, status: 'failed', error: message });
-      this.writeStatus('failed', step, { error: message, ended: true });
+      this.markFailed(step, message);
+      failed = true;
       throw new RunFailedError(this.dir.dir, err as Error, message);
     } finally {
-      this.dir.close();
-      this.parts.makeEnvs.close?.();
-      await algorithm.release();
+      try {
+        this.dir.close();
+      } catch (err) {
+        // After a failure (a full disk, say) the events may not flush: the failure is the news.
+        if (!failed) throw err;
+      } finally {
+        this.parts.makeEnvs.close?.();
+        await algorithm.release();
+      }
     }
   }
 
+  /** The option, else what the run was started with (kept in its checkpoints), else a tenth of the budget. */
   private get checkpointEvery(): number {
-    return Math.max(1, this.options.checkpointEvery ?? Math.round(this.budget / 10));
+    return Math.max(1, this.options.checkpointEvery ?? this.counters?.checkpointEvery ?? Math.round(this.budget / 10));
+  }
+
+  private get rolloutEvery(): number {
+    return Math.max(1, this.options.rolloutEvery ?? this.counters?.rolloutEvery ?? Math.round(this.budget / 20));
   }
 
   private recorder(): RolloutRecorder {
@@ -344,7 +372,7 @@ class TrainingRun {
     const stop = this.parts.stop;
     const evalEnv = plan.eval ? this.parts.makeEnvs(Math.min(plan.eval.episodes, 32)) : null;
     const evalRng = new Rng(this.seed).fork('eval');
-    const rolloutEvery = Math.max(1, options.rolloutEvery ?? Math.round(this.budget / 20));
+    const rolloutEvery = this.rolloutEvery;
     let nextRollout = Math.ceil(algorithm.globalStep / rolloutEvery) * rolloutEvery;
     const startStep = algorithm.globalStep;
     const startTime = performance.now();
@@ -430,12 +458,7 @@ class TrainingRun {
         for (const name of Object.keys(episodes[0].terms!)) out[`rewards/${name}`] = mean(episodes.map((e) => e.terms![name]));
       }
     }
-    if (c.recentReturns.length > 0) {
-      out['train/mean_return'] = mean(c.recentReturns);
-      out['train/mean_length'] = mean(c.recentLengths);
-    }
-    if (c.recentSuccesses.length > 0) out['train/success'] = mean(c.recentSuccesses);
-    return out;
+    return { ...out, ...windowMetrics(c) };
   }
 
   private conditionValues(step: number): Partial<Record<ConditionMetric, number>> {
@@ -461,8 +484,9 @@ class TrainingRun {
       step,
       seed: this.seed,
       algorithm: algorithm.name,
-      trainer: { ...this.counters, elapsed: this.counters.elapsed + seconds },
+      trainer: { ...this.counters, elapsed: this.counters.elapsed + seconds, checkpointEvery: this.checkpointEvery, rolloutEvery: this.rolloutEvery },
       algorithmState: algorithm.state(),
+      plan: planHash(this.plan),
     };
     const files = saveCheckpoint(this.dir.checkpointsDir, state, algorithm.policy.exportOnnx(this.policyMetadata(algorithm, step)), final);
     this.dir.events.add({ type: 'checkpoint', step, policy: this.dir.relative(files.policy), state: this.dir.relative(files.state) });
@@ -495,6 +519,22 @@ class TrainingRun {
     this.dir.events.add({ type: 'status', step, status, reason });
     this.writeStatus(status, step, { reason, ended: true });
     return { runDir: this.dir.dir, status, reason, step, metrics: { ...this.latest } };
+  }
+
+  /**
+   * Records the failure as well as the disk allows: status.json says `failed` even when
+   * events.jsonl cannot grow (writeStatus() falls back to rewriting the file in place).
+   */
+  private markFailed(step: number, message: string): void {
+    const events = this.dir.events;
+    events.add({ type: 'log', step, level: 'error', message });
+    events.add({ type: 'status', step, status: 'failed', error: message });
+    try {
+      events.flush();
+    } catch {
+      // The status file below is what readers look at first.
+    }
+    this.writeStatus('failed', step, { error: message, ended: true });
   }
 
   /** Where the NaN or infinity appeared, and the checkpoint written before it (no later one is). */
@@ -543,4 +583,16 @@ class TrainingRun {
     this.dir.writeStatus(file);
     this.lastStatusWrite = Date.now();
   }
+}
+
+/** train/mean_return, train/mean_length and train/success over the last-20 windows (those with episodes). */
+function windowMetrics(c: TrainerCounters): Record<string, number> {
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const out: Record<string, number> = {};
+  if (c.recentReturns.length > 0) {
+    out['train/mean_return'] = mean(c.recentReturns);
+    out['train/mean_length'] = mean(c.recentLengths);
+  }
+  if (c.recentSuccesses.length > 0) out['train/success'] = mean(c.recentSuccesses);
+  return out;
 }

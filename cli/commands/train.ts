@@ -31,10 +31,11 @@ const options = {
   threads: { type: 'string' },
 } as const;
 
+/** Digits only: Number() would also take '' (0), '0x10' (16), '1e3' (1000) and ' 7 '. */
 function wholeNumber(value: string | undefined, flag: string, min: number): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) throw new UserError(`--${flag} needs a whole number >= ${min}, got '${value}'`);
+  const n = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw new UserError(`--${flag} needs a whole number >= ${min} written in digits, got '${value}'`);
   return n;
 }
 
@@ -76,14 +77,38 @@ const loadTrainer = () => import('../../runtime/train.js');
 /** The trainer's refusals (by error name: the trainer module is loaded lazily). */
 const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError', 'EnvModuleError']);
 
-/** Turns the trainer's refusals into messages without a stack trace. */
+/** What the file system said, in words, and what to do, for the errors a user's machine causes (not bugs in rlx). */
+const SYSTEM_ERRORS: Record<string, [reason: string, hint: string]> = {
+  EACCES: ['permission denied', "check the folder's permissions, or train elsewhere with --out DIR"],
+  EPERM: ['operation not permitted', "check the folder's permissions, or train elsewhere with --out DIR"],
+  EROFS: ['the file system is read-only', 'train elsewhere with --out DIR'],
+  ENOSPC: ['no space left on the device', 'free some space, or train elsewhere with --out DIR'],
+  EDQUOT: ['the disk quota is exhausted', 'free some space, or train elsewhere with --out DIR'],
+  ENOTDIR: ['a part of the path is a file, not a folder', 'check the path given to --out'],
+  EMFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
+  ENFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
+  EIO: ['an input/output error', 'check the disk'],
+};
+
+/** "cannot mkdir 'runs/X': permission denied (EACCES); ...", or undefined for an error that is not the system's. */
+function systemErrorMessage(err: Error): string | undefined {
+  const { code, syscall, path: where } = err as NodeJS.ErrnoException;
+  const known = code !== undefined ? SYSTEM_ERRORS[code] : undefined;
+  if (!known) return undefined;
+  return `cannot ${syscall ?? 'write'}${where ? ` '${displayPath(where)}'` : ''}: ${known[0]} (${code}); ${known[1]}`;
+}
+
+/** Turns the trainer's refusals, and what the machine refused, into messages without a stack trace. */
 function asUserError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   if (REFUSALS.has(err.name)) return new UserError(err.message);
   if (err.name === 'RunFailedError') {
-    return new UserError(`training failed: ${err.message}\nthe run directory ${displayPath((err as RunFailedError).runDir)} is marked failed`);
+    const failed = err as RunFailedError;
+    const message = systemErrorMessage(failed.cause) ?? err.message;
+    return new UserError(`training failed: ${message}\nthe run directory ${displayPath(failed.runDir)} is marked failed`);
   }
-  return err;
+  const system = systemErrorMessage(err);
+  return system !== undefined ? new UserError(system) : err;
 }
 
 export const trainCommand: Command = {

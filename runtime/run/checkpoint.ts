@@ -5,6 +5,12 @@
 //
 // Float32Array values are stored exactly, as base64 of their bytes ({"f32": "..."}), so a
 // resumed run continues from bit-identical parameters and optimiser state.
+//
+// A state file also records the sha256 of its algorithm state, the size and sha256 of its
+// policy file and the sha256 of the plan: a resume takes the newest checkpoint that is intact
+// (a file cut short or edited is passed over, and the trainer says so) and refuses a plan.json
+// edited since. States written before these fields existed are taken as they are.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
@@ -24,6 +30,9 @@ export interface TrainerCounters {
   recentSuccesses: number[];
   /** The latest eval's metrics (for stop conditions over eval.*). */
   latestEval: Record<string, number>;
+  /** Environment steps between checkpoints and between sampled rollouts, kept across resumes (absent in older states). */
+  checkpointEvery?: number;
+  rolloutEvery?: number;
 }
 
 export interface CheckpointState {
@@ -35,6 +44,22 @@ export interface CheckpointState {
   trainer: TrainerCounters;
   /** The algorithm's own state, with typed arrays encoded. */
   algorithmState: unknown;
+  /** sha256 of the plan's JSON (planHash()). */
+  plan?: string;
+}
+
+/** What saveCheckpoint() adds to a state file, to tell a damaged checkpoint from an intact one. */
+interface Integrity {
+  /** sha256 of the encoded algorithm state's JSON. */
+  algorithmSha256: string;
+  policy: { file: string; bytes: number; sha256: string };
+}
+
+const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+/** The sha256 a checkpoint records of the plan it was written for. */
+export function planHash(plan: unknown): string {
+  return sha256(JSON.stringify(plan));
 }
 
 /** Writes policy-<step>.onnx and state-<step>.json (and policy-final.onnx when final); returns their paths. */
@@ -42,28 +67,83 @@ export function saveCheckpoint(dir: string, state: CheckpointState, policy: Uint
   const policyFile = path.join(dir, `policy-${state.step}.onnx`);
   const stateFile = path.join(dir, `state-${state.step}.json`);
   writeFileAtomic(policyFile, policy);
+  const algorithmState = encode(state.algorithmState);
+  const integrity: Integrity = {
+    algorithmSha256: sha256(JSON.stringify(algorithmState)),
+    policy: { file: path.basename(policyFile), bytes: policy.byteLength, sha256: sha256(policy) },
+  };
   // The state goes last: a state file is only ever found next to its policy.
-  writeJsonAtomic(stateFile, { ...state, algorithmState: encode(state.algorithmState) });
+  writeJsonAtomic(stateFile, { ...state, ...integrity, algorithmState });
   if (final) writeFileAtomic(path.join(dir, 'policy-final.onnx'), policy);
   return { policy: policyFile, state: stateFile };
 }
 
-/** The state file with the highest step in `dir`, if any. */
-export function latestCheckpoint(dir: string): { step: number; file: string } | undefined {
-  let best: { step: number; file: string } | undefined;
+/** The state files in `dir`, newest first. */
+function stateFiles(dir: string): { step: number; file: string }[] {
+  const found: { step: number; file: string }[] = [];
   for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
     const match = /^state-(\d+)\.json$/.exec(name);
-    if (match && (!best || Number(match[1]) > best.step)) best = { step: Number(match[1]), file: path.join(dir, name) };
+    if (match) found.push({ step: Number(match[1]), file: path.join(dir, name) });
   }
-  return best;
+  return found.sort((a, b) => b.step - a.step);
 }
 
+/** The state file with the highest step in `dir`, if any. */
+export function latestCheckpoint(dir: string): { step: number; file: string } | undefined {
+  return stateFiles(dir)[0];
+}
+
+/** The newest checkpoint in `dir` that loads intact, and the newer ones passed over with why. */
+export function latestIntactCheckpoint(dir: string): { state: CheckpointState; file: string; damaged: { file: string; reason: string }[] } | { state: undefined; damaged: { file: string; reason: string }[] } {
+  const damaged: { file: string; reason: string }[] = [];
+  for (const { file } of stateFiles(dir)) {
+    try {
+      return { state: loadCheckpoint(file), file, damaged };
+    } catch (err) {
+      damaged.push({ file, reason: (err as Error).message });
+    }
+  }
+  return { state: undefined, damaged };
+}
+
+/** Reads and checks a state file: its format, checksum, weights' sizes and policy file. */
 export function loadCheckpoint(file: string): CheckpointState {
-  const raw = readJson<CheckpointState>(file, 'checkpoint state');
+  const raw = readJson<CheckpointState & Partial<Integrity>>(file, 'checkpoint state');
   if (raw.format !== STATE_FORMAT || raw.version !== STATE_VERSION) {
     throw new Error(`${file} is not an rlx trainer state of version ${STATE_VERSION} (format ${String(raw.format)}, version ${String(raw.version)})`);
   }
-  return { ...raw, algorithmState: decode(raw.algorithmState) };
+  if (raw.algorithmSha256 !== undefined && sha256(JSON.stringify(raw.algorithmState)) !== raw.algorithmSha256) {
+    throw new Error(`${file} is damaged: its algorithm state does not match the checksum written with it`);
+  }
+  if (raw.policy !== undefined) checkPolicyFile(path.join(path.dirname(file), raw.policy.file), raw.policy, file);
+  const { algorithmSha256: _sum, policy: _policy, ...state } = raw;
+  const algorithmState = decode(state.algorithmState);
+  checkShapes(algorithmState, file, '');
+  return { ...state, algorithmState };
+}
+
+function checkPolicyFile(policyFile: string, expected: Integrity['policy'], stateFile: string): void {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(policyFile);
+  } catch {
+    throw new Error(`${stateFile} is damaged: its policy file ${expected.file} is missing`);
+  }
+  if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
+    throw new Error(`${stateFile} is damaged: its policy file ${expected.file} has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`);
+  }
+}
+
+/** Every `{ shape, data }` in the state holds as many numbers as its shape says (weights cut short otherwise load silently). */
+function checkShapes(value: unknown, file: string, where: string): void {
+  if (Array.isArray(value)) return value.forEach((v, i) => checkShapes(v, file, `${where}[${i}]`));
+  if (value === null || typeof value !== 'object' || value instanceof Float32Array) return;
+  const { shape, data } = value as { shape?: unknown; data?: unknown };
+  if (Array.isArray(shape) && data instanceof Float32Array) {
+    const size = shape.reduce((a: number, b) => a * (b as number), 1);
+    if (data.length !== size) throw new Error(`${file} is damaged: ${where} holds ${data.length} numbers, but its shape [${shape.join(', ')}] needs ${size}`);
+  }
+  for (const [key, v] of Object.entries(value)) checkShapes(v, file, where ? `${where}.${key}` : key);
 }
 
 function encode(value: unknown): unknown {

@@ -104,13 +104,29 @@ export class EventLog {
 
   flush(): void {
     if (this.buffer.length === 0) return;
-    fs.writeSync(this.fd, this.buffer.join('\n') + '\n');
+    const bytes = Buffer.from(this.buffer.join('\n') + '\n');
+    const before = fs.fstatSync(this.fd).size;
+    try {
+      for (let written = 0; written < bytes.length;) written += fs.writeSync(this.fd, bytes, written);
+    } catch (err) {
+      // A full disk can take part of the lines: cut them off again, so that the file ends on a
+      // whole line and a later flush does not glue onto half of one.
+      try {
+        fs.ftruncateSync(this.fd, before);
+      } catch {
+        // The repair on the next resume cuts it then.
+      }
+      throw err;
+    }
     this.buffer = [];
   }
 
   close(): void {
-    this.flush();
-    fs.closeSync(this.fd);
+    try {
+      this.flush();
+    } finally {
+      fs.closeSync(this.fd);
+    }
   }
 }
 

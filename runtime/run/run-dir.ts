@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { EventLog, repairTornTail, type RunStatus } from './events.js';
-import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { isOrphanedTemporary, readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
 import { RunLock } from './lock.js';
 
 export interface StatusFile {
@@ -58,6 +58,8 @@ export class RunDirectory {
   readonly events: EventLog;
   /** Bytes of an unfinished last line of events.jsonl that open() cut (a trainer killed while writing). */
   readonly tornBytes: number = 0;
+  /** Temporary files of writes cut short (a trainer killed while writing) that open() removed. */
+  readonly removedTemporaries: number = 0;
   private closed = false;
 
   private constructor(
@@ -67,7 +69,10 @@ export class RunDirectory {
   ) {
     try {
       const events = path.join(dir, 'events.jsonl');
-      if (repair) this.tornBytes = repairTornTail(events);
+      if (repair) {
+        this.tornBytes = repairTornTail(events);
+        this.removedTemporaries = removeOrphanedTemporaries(dir);
+      }
       this.events = new EventLog(events);
     } catch (err) {
       lock.release();
@@ -147,7 +152,16 @@ export class RunDirectory {
   }
 
   writeStatus(status: StatusFile): void {
-    writeJsonAtomic(path.join(this.dir, 'status.json'), status);
+    const file = path.join(this.dir, 'status.json');
+    try {
+      writeJsonAtomic(file, status);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOSPC' && code !== 'EDQUOT') || !fs.existsSync(file)) throw err;
+      // A full disk has no room for the temporary copy, but the file's own block can be
+      // rewritten: a run must not stay `running` because the disk filled up.
+      overwriteInPlace(file, JSON.stringify(status, null, 2) + '\n');
+    }
   }
 
   /** Flushes the events and gives up the lock; once (later calls do nothing). */
@@ -165,4 +179,26 @@ export class RunDirectory {
 /** A name usable as one path segment on every platform. */
 function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_') || 'run';
+}
+
+function overwriteInPlace(file: string, text: string): void {
+  const bytes = Buffer.from(text);
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.writeSync(fd, bytes, 0, bytes.length, 0);
+    fs.ftruncateSync(fd, bytes.length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Removes writeFileAtomic()'s temporary files left in the run directory by a killed trainer; returns how many. */
+function removeOrphanedTemporaries(dir: string): number {
+  let removed = 0;
+  for (const name of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]) {
+    if (!isOrphanedTemporary(path.basename(name))) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
 }

@@ -110,6 +110,30 @@ describe('rlx train (command line)', () => {
     assert.equal(json.deterministic, false);
   });
 
+  it('takes seeds, checkpoint intervals and thread counts in digits only', () => {
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan()));
+    const cases: [string, string, number][] = [
+      ['--seed', '', 0], ['--seed', '0x10', 0], ['--seed', '1e3', 0], ['--seed', '-1', 0], ['--seed', '1.5', 0], ['--seed', ' 7', 0], ['--seed', '+7', 0],
+      ['--seed', '9007199254740993', 0], ['--checkpoint-every', '1e3', 1], ['--checkpoint-every', '0', 1], ['--threads', '0x1', 1],
+    ];
+    for (const [flag, value, min] of cases) {
+      const r = rlx(['train', '--plan', 'plan.json', '--out', 'out', `${flag}=${value}`], cwd);
+      assert.equal(r.status, 2, `${flag} '${value}': ${r.stderr}`);
+      assert.equal(r.stderr, `rlx train: ${flag} needs a whole number >= ${min} written in digits, got '${value}'\n`);
+    }
+    assert.ok(!fs.existsSync(path.join(cwd, 'out')), 'nothing trained');
+  });
+
+  it("says what the machine refused and where, not 'a bug in rlx'", () => {
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan()));
+    const r = rlx(['train', '--plan', 'plan.json', '--out', 'plan.json/runs'], cwd);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /\nrlx train: cannot mkdir 'plan\.json[/\\]runs[/\\]Test': a part of the path is a file, not a folder \(ENOTDIR\); check the path given to --out\n$/);
+    assert.doesNotMatch(r.stderr, /bug in rlx/);
+  });
+
   it('refuses a second --resume of a run that is training', async () => {
     const cwd = tempDir();
     fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan({ budget: 50_000_000 })));
