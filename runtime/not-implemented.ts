@@ -13,7 +13,6 @@ export const NOT_IMPLEMENTED: Readonly<Record<'env' | 'algorithm' | 'policy', Re
   algorithm: {
     DQN: 'only PPO is implemented so far',
     SAC: 'only PPO is implemented so far',
-    GRPO: 'only PPO is implemented so far',
   },
   policy: {},
 };

@@ -154,6 +154,7 @@ export class TextTrainingRun {
     } finally {
       this.dir.close();
       await this.algorithm?.release();
+      await this.parts.model.release();
     }
   }
 

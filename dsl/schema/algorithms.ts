@@ -122,9 +122,17 @@ export const GRPO: AlgorithmSpec = {
     learningRate(3e-4),
     param('normalize', choice(
       option('group_std', 'Divide advantages by the group\'s standard deviation.'),
+      option('batch_std', 'Divide advantages by the standard deviation of the whole batch\'s rewards (REINFORCE++).'),
       option('none', 'Only subtract the group mean (Dr. GRPO).'),
     ), 'group_std', 'How advantages are scaled within a group.'),
-    param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled.'),
+    param('clip_high', oneOf(choice(option('none', 'The same range as `clip` on both sides.')), num({ min: 0, exclusiveMin: true, max: 10 })), 'none',
+      'Upper clip range of the ratio, 1 + clip_high (DAPO\'s clip-higher), or `none` for `clip`.'),
+    param('loss', choice(
+      option('sequence', 'Average each completion\'s tokens, then the completions (the GRPO paper).'),
+      option('token', 'Average all tokens of the batch together, so long completions weigh more (DAPO).'),
+    ), 'sequence', 'How the per-token objective is averaged.'),
+    param('iterations', count({ max: 100 }), 1, 'Gradient steps on each batch of completions (GRPO\'s mu); the ratio is 1 on the first.'),
+    param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
     param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature.'),
     gradNorm(1.0),
   ],

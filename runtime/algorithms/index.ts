@@ -5,12 +5,14 @@
 import type { AlgorithmDefinition } from './algorithm.js';
 import { PPO } from './ppo/ppo.js';
 import { REINFORCE } from './reinforce/reinforce.js';
+import { GRPO } from './grpo/grpo.js';
 import { SFT } from './sft/sft.js';
 
 export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   PPO as AlgorithmDefinition<never, never>,
   REINFORCE as AlgorithmDefinition<never, never>,
   SFT as AlgorithmDefinition<never, never>,
+  GRPO as AlgorithmDefinition<never, never>,
 ];
 
 export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, unknown> | undefined {
@@ -19,6 +21,9 @@ export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, 
 
 export type { ActionKind, Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from './algorithm.js';
 export { Sft, SFT, type SftState } from './sft/sft.js';
+export { Grpo, GRPO, type GrpoState } from './grpo/grpo.js';
+export { grpoSettings, type GrpoSettings } from './grpo/settings.js';
+export { groupAdvantages } from './grpo/advantages.js';
 export { sftSettings, type SftSettings } from './sft/settings.js';
 export { computeGae } from './ppo/gae.js';
 export { buildPpoLoss, LOSS_METRICS, ppoGradientStep, ppoLossAsWritten, type PpoLoss } from './ppo/loss.js';

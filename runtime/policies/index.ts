@@ -15,7 +15,7 @@ export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
 export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
 export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
-export type { SampleOptions } from './transformer/sampler.js';
+export type { SampleOptions } from './transformer/sampling.js';
 
 /** A policy kind of the language, and the network families it builds. */
 export interface PolicyDefinition<S = unknown> {

@@ -15,7 +15,7 @@ import type { Rng } from '../random.js';
 import type { Graph, WeightStore, Tensor } from '../tensor/index.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
-import type { SampleOptions } from './transformer/sampler.js';
+import type { SampleOptions } from './transformer/sampling.js';
 
 /** What a policy is built for: the size of the observation and the action space. */
 export interface PolicySpaces {
@@ -96,7 +96,9 @@ export interface TokenModel extends Policy {
    * `newTokens` completion slots for each of `rows` prompt rows of `width` tokens (left-padded):
    * characters, then EOS, then PAD.
    */
-  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Int32Array;
+  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array>;
+  /** Releases what sampling holds (an onnxruntime session). */
+  release(): Promise<void>;
 }
 
 /**

@@ -9,7 +9,7 @@
 // ordinary tokens (no attention mask): it is trained on the same layout it samples from, and
 // the pads carry no information. N is the longest completion plus one slot for its EOS.
 import { EOS, PAD, type CharTokenizer } from '../../text/tokenizer.js';
-import type { SampleOptions } from './sampler.js';
+import type { SampleOptions } from './sampling.js';
 
 /** The widths of a task's token rows. */
 export interface TextLayout {
@@ -98,12 +98,12 @@ export function trainingRows(prompts: Int32Array, completions: Int32Array, rows:
 
 /** Something that writes completion slots for prompt rows (a TokenModel). */
 export interface Generator {
-  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Int32Array;
+  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array>;
 }
 
 /** The texts a model writes for `prompts`: decoded up to EOS. */
-export function completeTexts(model: Generator, tokenizer: CharTokenizer, prompts: readonly string[], layout: TextLayout, options: SampleOptions): string[] {
-  const slots = model.generate(encodePrompts(tokenizer, prompts, layout), prompts.length, layout.promptWidth, layout.completionSlots, options);
+export async function completeTexts(model: Generator, tokenizer: CharTokenizer, prompts: readonly string[], layout: TextLayout, options: SampleOptions): Promise<string[]> {
+  const slots = await model.generate(encodePrompts(tokenizer, prompts, layout), prompts.length, layout.promptWidth, layout.completionSlots, options);
   const N = layout.completionSlots;
   return prompts.map((_, r) => tokenizer.decode(slots.subarray(r * N, (r + 1) * N)));
 }

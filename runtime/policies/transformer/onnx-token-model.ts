@@ -6,9 +6,10 @@ import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import type { Rng } from '../../random.js';
 import { ModelProto } from '../../tensor/onnx-schema.js';
-import { CharTokenizer, EOS, PAD } from '../../text/tokenizer.js';
+import { CharTokenizer } from '../../text/tokenizer.js';
 import { encodePrompts, type TextLayout } from './layout.js';
 import { STEP_IO } from './model.js';
+import { decode } from './sampling.js';
 
 /** What the trainer stores in a token model's doc_string (the fields this reader needs). */
 interface TokenModelMetadata {
@@ -47,60 +48,26 @@ export class OnnxTokenModel {
     const { promptWidth: W, completionSlots: N } = this.layout;
     const rows = prompts.length;
     const [H, D, V] = [this.dims.heads, this.dims.width / this.dims.heads, this.dims.vocab];
-    const promptRows = encodePrompts(this.tokenizer, prompts, this.layout);
-    const out = new Int32Array(rows * N).fill(PAD);
-    const done = new Uint8Array(rows);
-    let finished = 0;
     const feeds: Record<string, ort.Tensor> = {};
     for (let l = 0; l < this.dims.layers; l++) {
-      feeds[STEP_IO.pastKey(l)] = new ort.Tensor('float32', new Float32Array(0), [rows, H, 0, D]);
-      feeds[STEP_IO.pastValue(l)] = new ort.Tensor('float32', new Float32Array(0), [rows, H, 0, D]);
+      feeds[STEP_IO.pastKey(l)] = feeds[STEP_IO.pastValue(l)] = new ort.Tensor('float32', new Float32Array(0), [rows, H, 0, D]);
     }
-    for (let t = 0; t < W + N - 1 && finished < rows; t++) {
-      const slot = t - W;
-      feeds[STEP_IO.token] = new ort.Tensor('int64', BigInt64Array.from({ length: rows }, (_, r) => BigInt(slot < 0 ? promptRows[r * W + t]! : out[r * N + slot]!)), [rows]);
-      feeds[STEP_IO.position] = new ort.Tensor('int64', BigInt64Array.from([BigInt(t)]), [1]);
+    const step = async (tokens: Int32Array, t: number): Promise<Float32Array> => {
+      feeds[STEP_IO.token] = new ort.Tensor('int64', BigInt64Array.from(tokens, (id) => BigInt(id)), [rows]);
+      feeds[STEP_IO.position] = new ort.Tensor('int64', BigInt64Array.of(BigInt(t)), [1]);
       const result = await this.session.run(feeds);
       for (let l = 0; l < this.dims.layers; l++) {
         feeds[STEP_IO.pastKey(l)] = result[STEP_IO.presentKey(l)]!;
         feeds[STEP_IO.pastValue(l)] = result[STEP_IO.presentValue(l)]!;
       }
-      if (t < W - 1) continue;
-      const next = t - W + 1;
-      const logits = result[STEP_IO.logits]!.data as Float32Array;
-      for (let r = 0; r < rows; r++) {
-        if (done[r]) continue;
-        const token = rng ? drawToken(logits, r * V, V, rng) : argMax(logits, r * V, V);
-        if (token === EOS || next === N - 1) {
-          done[r] = 1;
-          finished++;
-        }
-        if (next < N - 1 || token === EOS) out[r * N + next] = token;
-      }
-    }
-    return prompts.map((_, r) => this.tokenizer.decode(out.subarray(r * N, (r + 1) * N)));
+      return result[STEP_IO.logits]!.data as Float32Array;
+    };
+    const options = rng ? { temperature: 1, greedy: false, rng } : { temperature: 1, greedy: true };
+    const slots = await decode(step, V, encodePrompts(this.tokenizer, prompts, this.layout), rows, W, N, options);
+    return prompts.map((_, r) => this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N)));
   }
 
   async release(): Promise<void> {
     await this.session.release();
   }
-}
-
-function argMax(logits: Float32Array, offset: number, n: number): number {
-  let best = 0;
-  for (let k = 1; k < n; k++) if (logits[offset + k]! > logits[offset + best]!) best = k;
-  return best;
-}
-
-function drawToken(logits: Float32Array, offset: number, n: number, rng: Rng): number {
-  let most = -Infinity;
-  for (let k = 0; k < n; k++) most = Math.max(most, logits[offset + k]!);
-  let u = 0;
-  for (let k = 0; k < n; k++) u += Math.exp(logits[offset + k]! - most);
-  u *= rng.uniform();
-  for (let k = 0; k < n; k++) {
-    u -= Math.exp(logits[offset + k]! - most);
-    if (u < 0) return k;
-  }
-  return n - 1;
 }

@@ -1,27 +1,14 @@
-// Sampling from the transformer with a key/value cache, in plain JS: each position's keys and
-// values are computed once and kept, so generating n tokens costs n steps of one position each,
-// not n re-runs of the whole sequence. All rows advance in lockstep (prompts are left-padded to
-// one width), so a whole GRPO group is one batch. The step is generationStep() of model.ts,
-// computed the same way (the tests compare both, and greedy decoding against re-running the
-// full forward pass).
+// The transformer's key/value-cache step in plain JS: each position's keys and values are
+// computed once and kept, the query of the new position attends to all of them. It computes
+// model.ts's generationStep without onnxruntime, and serves as the independent reference the
+// tests check the graphs against (and bench/text.ts times it).
 //
-// Why JS and not an onnxruntime session per step: at this model's size (width 64, a few layers,
-// a batch of ~128 rows) one step is a few million multiply-adds, and the session's per-node
-// overhead and the copying of the growing caches in and out of every run cost more than the
-// arithmetic (bench/text.ts measures both).
-import type { Rng } from '../../random.js';
+// The policy does not sample with it: at width 64 and a batch of 128 rows one step is ~13M
+// multiply-adds, which scalar JS does at ~0.3-0.6 GMAC/s, while onnxruntime's SIMD GEMMs run
+// the same step ~25x faster including its per-node overhead (bench/text.ts); see step-session.ts.
 import type { WeightStore } from '../../tensor/index.js';
-import { EOS, PAD } from '../../text/tokenizer.js';
 import { headWidth, LN_EPSILON, logitBias, type ModelShape } from './model.js';
-
-export interface SampleOptions {
-  /** Divides the logits before the softmax; ignored when greedy. */
-  readonly temperature: number;
-  /** Take the most likely token (ties: the lowest id) instead of drawing one. */
-  readonly greedy: boolean;
-  /** Draws the tokens (unused when greedy). */
-  readonly rng?: Rng;
-}
+import { decode, type SampleOptions } from './sampling.js';
 
 /** y[r, :] = b + x[r, :] @ W for W [K, N] row-major. */
 function linear(x: Float32Array, rows: number, K: number, W: Float32Array, b: Float32Array, N: number, y: Float32Array): void {
@@ -93,44 +80,11 @@ export class KvSampler {
     this.bias = Float32Array.from(logitBias(model.vocab));
   }
 
-  /**
-   * Completions of `rows` prompts, each `width` token ids left-padded with PAD (row r at
-   * r * width), `newTokens` slots each: characters, then EOS, then PAD. The last slot is
-   * EOS or PAD (cut off), so a completion has at most newTokens - 1 characters.
-   */
-  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Int32Array {
-    const m = this.model;
+  /** Completions of prompt rows (sampling.ts's decode) with this step. */
+  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array> {
     const length = width + newTokens - 1;
-    if (length > m.context) throw new Error(`the prompt (${width} tokens) and the completion (${newTokens}) exceed the policy's context of ${m.context} tokens`);
-    if (!options.greedy && !options.rng) throw new Error('KvSampler.generate: sampling needs an rng');
-    const out = new Int32Array(rows * newTokens).fill(PAD);
-    const done = new Uint8Array(rows);
-    const tokens = new Int32Array(rows);
-    let finished = 0;
-    for (let t = 0; t < length && finished < rows; t++) {
-      const slot = t - width; // the completion slot fed at this position (< 0: a prompt position)
-      for (let r = 0; r < rows; r++) tokens[r] = slot < 0 ? prompts[r * width + t]! : out[r * newTokens + slot]!;
-      const logits = this.step(tokens, rows, t, length);
-      if (t < width - 1) continue;
-      const next = t - width + 1;
-      for (let r = 0; r < rows; r++) {
-        if (done[r]) continue;
-        const token = options.greedy ? argMax(logits, r * m.vocab, m.vocab) : draw(logits, r * m.vocab, m.vocab, options.temperature, options.rng!);
-        // The last slot holds only an EOS: a completion has at most newTokens - 1 characters,
-        // and one that reaches it without ending is cut there (PAD: not written, not trained on).
-        if (next === newTokens - 1 && token !== EOS) {
-          done[r] = 1;
-          finished++;
-          continue;
-        }
-        out[r * newTokens + next] = token;
-        if (token === EOS) {
-          done[r] = 1;
-          finished++;
-        }
-      }
-    }
-    return out;
+    if (length > this.model.context) throw new Error(`the prompt (${width} tokens) and the completion (${newTokens}) exceed the policy's context of ${this.model.context} tokens`);
+    return decode((tokens, t) => this.step(tokens, rows, t, length), this.model.vocab, prompts, rows, width, newTokens, options);
   }
 
   /**
@@ -204,24 +158,4 @@ export class KvSampler {
     }
     return b.logits;
   }
-}
-
-function argMax(logits: Float32Array, offset: number, n: number): number {
-  let best = 0;
-  for (let k = 1; k < n; k++) if (logits[offset + k]! > logits[offset + best]!) best = k;
-  return best;
-}
-
-/** A token drawn from softmax(logits / temperature). */
-function draw(logits: Float32Array, offset: number, n: number, temperature: number, rng: Rng): number {
-  let most = -Infinity;
-  for (let k = 0; k < n; k++) most = Math.max(most, logits[offset + k]!);
-  let sum = 0;
-  for (let k = 0; k < n; k++) sum += Math.exp((logits[offset + k]! - most) / temperature);
-  let u = rng.uniform() * sum;
-  for (let k = 0; k < n; k++) {
-    u -= Math.exp((logits[offset + k]! - most) / temperature);
-    if (u < 0) return k;
-  }
-  return n - 1;
 }

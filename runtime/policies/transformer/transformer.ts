@@ -1,14 +1,16 @@
 // The `transformer` policy: a decoder-only GPT over a text task's characters (model.ts), as
 // the TokenModel family GRPO and SFT train. Its weights live in one WeightStore; training
-// graphs read them through `sequenceLogits`, sampling reads the same arrays directly
-// (sampler.ts), so an optimiser step is seen by the next sample without any copy.
+// graphs read them through `sequenceLogits`, sampling through the generation step's session
+// (step-session.ts), both fed the same arrays, so an optimiser step is seen by the next sample
+// without any copy.
 import type { Rng } from '../../random.js';
 import { buildModel, Graph, type Tensor, WeightStore } from '../../tensor/index.js';
 import type { CharTokenizer } from '../../text/tokenizer.js';
 import type { ActionBuffer } from '../distributions.js';
 import type { OnnxInterface, PolicySpaces, TokenModel } from '../policy.js';
 import { addModelWeights, generationStep, sequenceLogits, STEP_IO, type ModelShape } from './model.js';
-import { KvSampler, type SampleOptions } from './sampler.js';
+import type { SampleOptions } from './sampling.js';
+import { StepSession } from './step-session.js';
 import type { TransformerSettings } from './settings.js';
 
 export class TransformerPolicy implements TokenModel {
@@ -17,7 +19,8 @@ export class TransformerPolicy implements TokenModel {
   readonly model: ModelShape;
   readonly spaces: PolicySpaces;
   readonly onnxInterface: OnnxInterface;
-  private readonly sampler: KvSampler;
+  /** The generation step in onnxruntime, compiled at the first sample. */
+  private stepSession: Promise<StepSession> | null = null;
 
   constructor(
     readonly settings: TransformerSettings,
@@ -26,7 +29,6 @@ export class TransformerPolicy implements TokenModel {
   ) {
     this.model = { ...settings, vocab: tokenizer.size };
     addModelWeights(this.weights, this.model, rng);
-    this.sampler = new KvSampler(this.weights, this.model);
     // A token model's "observation" is its context of token ids and its action the next token.
     this.spaces = { obsDim: settings.context, actionSpace: { kind: 'discrete', n: tokenizer.size } };
     const layers = [...Array(settings.layers).keys()];
@@ -44,8 +46,15 @@ export class TransformerPolicy implements TokenModel {
     return sequenceLogits(g, this.weights.declare(g), this.model, tokens);
   }
 
-  generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Int32Array {
-    return this.sampler.generate(prompts, rows, width, newTokens, options);
+  async generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array> {
+    this.stepSession ??= StepSession.create(this.weights, this.model);
+    return (await this.stepSession).generate(prompts, rows, width, newTokens, options);
+  }
+
+  async release(): Promise<void> {
+    const session = this.stepSession;
+    this.stepSession = null;
+    await (await session)?.release();
   }
 
   act(_obs: Float32Array, _rows: number, _actions: ActionBuffer, _deterministic: boolean, _rng: Rng): never {

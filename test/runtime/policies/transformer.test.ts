@@ -77,13 +77,14 @@ test('the KV-cache step gives the logits of the full forward pass at every posit
   }
 });
 
-test('greedy sampling with the cache writes the tokens that re-running the full forward pass writes', async () => {
+test('greedy sampling with the cache (onnxruntime\'s step and the JS one) writes the tokens that re-running the full forward pass writes', async () => {
   const model = policy(6); // a seed whose rows differ, one of them ending early
   const layout = textLayout(6, 5);
   const texts = ['12+34=', '5+6=', '99+99=', '0+0='];
   const prompts = encodePrompts(tokenizer, texts, layout);
   const N = layout.completionSlots;
-  const cached = model.generate(prompts, texts.length, layout.promptWidth, N, { temperature: 1, greedy: true });
+  const cached = await model.generate(prompts, texts.length, layout.promptWidth, N, { temperature: 1, greedy: true });
+  const inJs = await new KvSampler(model.weights, { ...tiny, vocab: tokenizer.size }).generate(prompts, texts.length, layout.promptWidth, N, { temperature: 1, greedy: true });
   // The reference: append the argmax of the full forward pass, one token at a time.
   const T = sequenceWidth(layout);
   const g = new Graph();
@@ -104,16 +105,17 @@ test('greedy sampling with the cache writes the tokens that re-running the full 
     }
   }
   await session.release();
-  assert.deepEqual([...cached], [...slots]);
+  assert.deepEqual([...cached], [...slots], 'onnxruntime stepping the generation step with its cache');
+  assert.deepEqual([...inJs], [...slots], 'the JS step with its cache');
   assert.ok(new Set(cached).size > 3, `the completions should vary: ${[...cached]}`);
 });
 
-test('sampling draws from softmax(logits / temperature), never <pad> or <bos>, and stops each row at its <eos>', () => {
+test('sampling draws from softmax(logits / temperature), never <pad> or <bos>, and stops each row at its <eos>', async () => {
   const model = policy(11);
   const layout = textLayout(6, 5);
   const prompts = encodePrompts(tokenizer, Array(200).fill('12+34='), layout);
   const N = layout.completionSlots;
-  const slots = model.generate(prompts, 200, layout.promptWidth, N, { temperature: 3, greedy: false, rng: new Rng(1) });
+  const slots = await model.generate(prompts, 200, layout.promptWidth, N, { temperature: 3, greedy: false, rng: new Rng(1) });
   let afterEnd = 0;
   for (let r = 0; r < 200; r++) {
     let ended = false;
@@ -128,7 +130,7 @@ test('sampling draws from softmax(logits / temperature), never <pad> or <bos>, a
   assert.equal(afterEnd, 0);
   const firsts = new Set(Array.from({ length: 200 }, (_, r) => slots[r * N]));
   assert.ok(firsts.size > 5, 'a hot temperature spreads the first token');
-  const texts = completeTexts(model, tokenizer, ['1+1='], layout, { temperature: 1, greedy: true });
+  const texts = await completeTexts(model, tokenizer, ['1+1='], layout, { temperature: 1, greedy: true });
   assert.equal(texts.length, 1);
   assert.ok([...texts[0]!].length <= 5);
 });
@@ -166,7 +168,7 @@ test('the exported generation step, stepped by onnxruntime with past keys and va
   await session.release();
 });
 
-test('a layout that does not fit the context, and an mlp asked for a token model, are errors that say what to change', () => {
+test('a layout that does not fit the context, and an mlp asked for a token model, are errors that say what to change', async () => {
   assert.throws(
     () => makeTokenModel({ kind: 'mlp', name: 'Net', params: { hidden: [8], activation: 'tanh', shared_trunk: false } }, tokenizer, new Rng(1)),
     /cannot be; use a transformer policy/,
@@ -174,5 +176,5 @@ test('a layout that does not fit the context, and an mlp asked for a token model
   assert.throws(() => makeTokenModel({ kind: 'transformer', name: 'T', params: { ...tiny, width: 9 } }, tokenizer, new Rng(1)), /width.*multiple of heads/);
   const model = policy();
   const layout = textLayout(12, 8);
-  assert.throws(() => model.generate(encodePrompts(tokenizer, ['1+1='], layout), 1, layout.promptWidth, layout.completionSlots, { temperature: 1, greedy: true }), /context of 16 tokens/);
+  await assert.rejects(model.generate(encodePrompts(tokenizer, ['1+1='], layout), 1, layout.promptWidth, layout.completionSlots, { temperature: 1, greedy: true }), /context of 16 tokens/);
 });

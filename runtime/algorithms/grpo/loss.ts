@@ -1,0 +1,68 @@
+// GRPO's loss (Shao et al. 2024, eq. 3), per token t of completion i with advantage A_i:
+//
+//   ratio_it = pi(o_it) / pi_old(o_it)
+//   J_it     = min(ratio_it A_i, clip(ratio_it, 1 - clip, 1 + clip_high) A_i) - kl_coef * KL_it
+//   KL_it    = pi_ref / pi - log(pi_ref / pi) - 1          (the k3 estimator, always >= 0)
+//
+//   loss = -sum_it w_it J_it,   w_it = mask_it / (G |o_i|)       (loss: sequence, the paper)
+//                               w_it = mask_it / sum_i |o_i|      (loss: token, DAPO)
+//
+// The weights are computed in JS and fed (`token_weight`), so one graph serves both averages.
+// log-probabilities are of the logits divided by the sampling temperature (as TRL computes them),
+// so the ratio compares the distribution the completions were drawn from.
+import type { TokenModel } from '../../policies/index.js';
+import { Graph, type Tensor } from '../../tensor/index.js';
+import { tokenBatchInputs, tokenLogProbs, type TokenBatch } from '../sft/loss.js';
+
+export const LOSS_METRICS = ['policy_loss', 'kl', 'clip_fraction', 'entropy'] as const;
+
+export interface GrpoLoss {
+  readonly graph: Graph;
+  readonly loss: Tensor;
+  readonly metrics: Readonly<Record<(typeof LOSS_METRICS)[number], Tensor>>;
+}
+
+/** Inputs besides the token batch: `advantages` [B], `old_logp`, `ref_logp`, `token_weight` [B, T], and scalars. */
+export function buildGrpoLoss(model: TokenModel, T: number): GrpoLoss {
+  const g = new Graph();
+  const batch = tokenBatchInputs(g, T);
+  const advantages = g.unsqueeze(g.input('advantages', 'float32', ['B']), [1]); // [B, 1]
+  const oldLogp = g.input('old_logp', 'float32', ['B', T]);
+  const refLogp = g.input('ref_logp', 'float32', ['B', T]);
+  const weight = g.input('token_weight', 'float32', ['B', T]);
+  const invTokens = g.input('inv_tokens', 'float32', []);
+  const low = g.input('clip_low', 'float32', []); // 1 - clip
+  const high = g.input('clip_high', 'float32', []); // 1 + clip_high
+  const klCoef = g.input('kl_coef', 'float32', []);
+  const invTemperature = g.input('inv_temperature', 'float32', []);
+
+  const { logProb, logSoftmax } = tokenLogProbs(g, model, batch, invTemperature);
+  const ratio = g.exp(g.sub(logProb, oldLogp));
+  const surrogate = g.min(g.mul(ratio, advantages), g.mul(g.clip(ratio, low, high), advantages));
+  const logRefRatio = g.sub(refLogp, logProb);
+  const kl = g.sub(g.sub(g.exp(logRefRatio), logRefRatio), 1); // k3
+  const policyLoss = g.neg(g.reduceSum(g.mul(weight, surrogate)));
+  const loss = g.add(policyLoss, g.mul(klCoef, g.reduceSum(g.mul(weight, kl))));
+  const meanOverTokens = (x: Tensor) => g.mul(g.reduceSum(g.mul(x, batch.mask)), invTokens);
+  return { graph: g, loss, metrics: { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, low, high)), entropy: meanOverTokens(entropy(g, logSoftmax)) } };
+}
+
+/** 1 where the clip took the gradient away: ratio below the range with A < 0, or above it with A > 0. */
+function clipped(g: Graph, ratio: Tensor, advantages: Tensor, low: Tensor, high: Tensor): Tensor {
+  const below = g.and(g.less(ratio, low), g.less(advantages, 0));
+  const above = g.and(g.greater(ratio, high), g.greater(advantages, 0));
+  return g.cast(g.or(below, above), 'float32');
+}
+
+/** -sum_v p log p at every position. */
+function entropy(g: Graph, logSoftmax: Tensor): Tensor {
+  return g.neg(g.reduceSum(g.mul(g.exp(logSoftmax), logSoftmax), { axes: [-1] }));
+}
+
+/** The log-probabilities of the targets alone (no loss): for pi_old and pi_ref. */
+export function buildLogProbs(model: TokenModel, T: number): { graph: Graph; logProb: Tensor } {
+  const g = new Graph();
+  const batch = { tokens: g.input('tokens', 'int64', ['B', T]), targets: g.input('targets', 'int64', ['B', T]) } as TokenBatch;
+  const { logProb } = tokenLogProbs(g, model, batch, g.input('inv_temperature', 'float32', []));
+  return { graph: g, logProb };
+}

@@ -1,0 +1,72 @@
+// The decoding loop every sampler of the transformer shares: the key/value-cache step in JS
+// (sampler.ts), in an onnxruntime session over the live weights (step-session.ts), or in a
+// model exported to a file (onnx-token-model.ts). All rows advance in lockstep, one position
+// per step (prompts are left-padded to one width), so generating n tokens costs n steps.
+import type { Rng } from '../../random.js';
+import { EOS, PAD } from '../../text/tokenizer.js';
+
+export interface SampleOptions {
+  /** Divides the logits before the softmax; ignored when greedy. */
+  readonly temperature: number;
+  /** Take the most likely token (ties: the lowest id) instead of drawing one. */
+  readonly greedy: boolean;
+  /** Draws the tokens (unused when greedy). */
+  readonly rng?: Rng;
+}
+
+/**
+ * Feeds one token per row at position `t` (the keys and values of positions < t are cached by
+ * the step) and returns the next-token logits [rows, V].
+ */
+export type DecodeStep = (tokens: Int32Array, t: number) => Float32Array | Promise<Float32Array>;
+
+/**
+ * `newTokens` completion slots for each of `rows` prompt rows of `width` token ids (row r at
+ * r * width): characters, then EOS, then PAD. The last slot holds only an EOS: a completion
+ * has at most newTokens - 1 characters, and one that reaches the last slot without ending is
+ * cut there (PAD: not written, not trained on). Stops early once every row has ended.
+ */
+export async function decode(step: DecodeStep, vocab: number, prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array> {
+  if (!options.greedy && !options.rng) throw new Error('sampling needs an rng (or greedy: true)');
+  const out = new Int32Array(rows * newTokens).fill(PAD);
+  const done = new Uint8Array(rows);
+  const tokens = new Int32Array(rows);
+  let finished = 0;
+  for (let t = 0; t < width + newTokens - 1 && finished < rows; t++) {
+    const slot = t - width; // the completion slot fed at this position (< 0: a prompt position)
+    for (let r = 0; r < rows; r++) tokens[r] = slot < 0 ? prompts[r * width + t]! : out[r * newTokens + slot]!;
+    const logits = await step(tokens, t);
+    if (t < width - 1) continue;
+    const next = t - width + 1;
+    for (let r = 0; r < rows; r++) {
+      if (done[r]) continue;
+      const token = options.greedy ? argMax(logits, r * vocab, vocab) : draw(logits, r * vocab, vocab, options.temperature, options.rng!);
+      if (token === EOS || next === newTokens - 1) {
+        done[r] = 1;
+        finished++;
+      }
+      if (token === EOS || next < newTokens - 1) out[r * newTokens + next] = token;
+    }
+  }
+  return out;
+}
+
+export function argMax(logits: Float32Array, offset: number, n: number): number {
+  let best = 0;
+  for (let k = 1; k < n; k++) if (logits[offset + k]! > logits[offset + best]!) best = k;
+  return best;
+}
+
+/** A token drawn from softmax(logits / temperature). */
+export function draw(logits: Float32Array, offset: number, n: number, temperature: number, rng: Rng): number {
+  let most = -Infinity;
+  for (let k = 0; k < n; k++) most = Math.max(most, logits[offset + k]!);
+  let sum = 0;
+  for (let k = 0; k < n; k++) sum += Math.exp((logits[offset + k]! - most) / temperature);
+  let u = rng.uniform() * sum;
+  for (let k = 0; k < n; k++) {
+    u -= Math.exp((logits[offset + k]! - most) / temperature);
+    if (u < 0) return k;
+  }
+  return n - 1;
+}

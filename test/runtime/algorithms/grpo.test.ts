@@ -1,0 +1,117 @@
+// GRPO (runtime/algorithms/grpo/): advantages relative to the group, the loss as the paper
+// writes it (clipped ratio, k3 KL to the reference, sequence or token averaging) computed by
+// the graph, and a short run that learns what its reward asks.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ADVANTAGE_EPS, groupAdvantages } from '../../../runtime/algorithms/grpo/advantages.js';
+import { buildGrpoLoss, buildLogProbs } from '../../../runtime/algorithms/grpo/loss.js';
+import { grpoSettings } from '../../../runtime/algorithms/grpo/settings.js';
+import { makeTokenModel } from '../../../runtime/policies/index.js';
+import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../../../runtime/policies/transformer/layout.js';
+import { Rng } from '../../../runtime/random.js';
+import { readEvents } from '../../../runtime/run/events.js';
+import { GradientStep, Session } from '../../../runtime/tensor/index.js';
+import { CharTokenizer } from '../../../runtime/text/tokenizer.js';
+import { train } from '../../../runtime/train.js';
+import { makePlan, tempDir } from '../helpers.js';
+
+const close = (a: number, b: number, tol = 1e-5) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
+
+test('advantages: each reward against its group, scaled by the group\'s std, the batch\'s, or not at all', () => {
+  const rewards = [1, 0, 0, 0, /* flat group */ 1, 1, 1, 1, 0.5, 0, 1, 0.5];
+  const out = new Float32Array(12);
+  assert.equal(groupAdvantages(rewards, 4, 'none', out), 1);
+  assert.deepEqual([...out], [0.75, -0.25, -0.25, -0.25, 0, 0, 0, 0, 0, -0.5, 0.5, 0]);
+  groupAdvantages(rewards, 4, 'group_std', out);
+  const std = Math.sqrt((0.75 ** 2 + 3 * 0.25 ** 2) / 3); // sample std (n - 1), as TRL
+  assert.ok(close(out[0]!, 0.75 / (std + ADVANTAGE_EPS)) && close(out[1]!, -0.25 / (std + ADVANTAGE_EPS)));
+  assert.equal(out[4], 0, 'a group whose rewards are all equal teaches nothing');
+  groupAdvantages(rewards, 4, 'batch_std', out);
+  const mean = rewards.reduce((a, b) => a + b, 0) / 12;
+  const batchStd = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / 11);
+  assert.ok(close(out[9]!, -0.5 / (batchStd + ADVANTAGE_EPS)));
+});
+
+test('the loss is the clipped surrogate minus kl_coef times the k3 KL, averaged per completion or per token, as written', async () => {
+  const tokenizer = CharTokenizer.fromAlphabet('+0123456789=');
+  const model = makeTokenModel({ kind: 'transformer', name: 'T', params: { layers: 1, width: 8, heads: 2, context: 16 } }, tokenizer, new Rng(4));
+  const layout = textLayout(6, 4);
+  const T = sequenceWidth(layout);
+  const B = 4;
+  const prompts = encodePrompts(tokenizer, ['1+2=', '1+2=', '5+5=', '5+5='], layout);
+  const completions = new Int32Array(B * layout.completionSlots);
+  ['3', '12', '10', '9999'].forEach((t, r) => completions.set(encodeCompletion(tokenizer, t, layout, t), r * layout.completionSlots));
+  const rows = trainingRows(prompts, completions, B, layout);
+  const tokenFeeds = { tokens: { data: rows.tokens, dims: [B, T] }, targets: { data: rows.targets, dims: [B, T] }, inv_temperature: new Float32Array([1 / 1.5]) };
+  const forward = buildLogProbs(model, T);
+  const session = await Session.create(forward.graph, { logp: forward.logProb }, { weights: model.weights });
+  const logp = (await session.run(tokenFeeds)).logp!;
+  await session.release();
+  // pi_old and pi_ref away from pi, so that some ratios fall outside the clip range.
+  const random = new Rng(9);
+  const old = logp.map((x) => x + 0.4 * (random.uniform() - 0.5));
+  const ref = logp.map((x) => x + 0.3 * (random.uniform() - 0.5));
+  const advantages = Float32Array.of(1, -1, 0.5, -2);
+  const [low, high, klCoef] = [0.9, 1.15, 0.3];
+  const loss = buildGrpoLoss(model, T);
+  const step = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], { weights: model.weights, compute: { providers: ['cpu'] } });
+  const lengths = [2, 3, 3, 5];
+  for (const kind of ['sequence', 'token'] as const) {
+    const weight = rows.mask.map((m, i) => (kind === 'sequence' ? m / (B * lengths[Math.floor(i / T)]!) : m / rows.tokenCount));
+    const out = await step.run({
+      ...tokenFeeds,
+      mask: { data: rows.mask, dims: [B, T] },
+      advantages: { data: advantages, dims: [B] },
+      old_logp: { data: old, dims: [B, T] },
+      ref_logp: { data: ref, dims: [B, T] },
+      token_weight: { data: weight, dims: [B, T] },
+      inv_tokens: new Float32Array([1 / rows.tokenCount]),
+      clip_low: new Float32Array([low]),
+      clip_high: new Float32Array([high]),
+      kl_coef: new Float32Array([klCoef]),
+    });
+    let expected = 0;
+    let clippedTokens = 0;
+    for (let i = 0; i < B * T; i++) {
+      if (rows.mask[i] !== 1) continue;
+      const A = advantages[Math.floor(i / T)]!;
+      const ratio = Math.exp(logp[i]! - old[i]!);
+      const surrogate = Math.min(ratio * A, Math.min(Math.max(ratio, low), high) * A);
+      const kl = Math.exp(ref[i]! - logp[i]!) - (ref[i]! - logp[i]!) - 1;
+      expected -= weight[i]! * (surrogate - klCoef * kl);
+      if ((ratio < low && A < 0) || (ratio > high && A > 0)) clippedTokens++;
+    }
+    assert.ok(close(out.loss, expected, 1e-4), `${kind}: ${out.loss} vs ${expected}`);
+    const clipFraction = out.metrics[step.metricNames.indexOf('clip_fraction')]!;
+    assert.ok(clippedTokens > 0 && close(clipFraction, clippedTokens / rows.tokenCount), `clip fraction ${clipFraction}`);
+  }
+  await step.release();
+});
+
+test('settings: clip_high none is the clip, and the options the registry lists', () => {
+  const s = grpoSettings({});
+  assert.deepEqual([s.clip_high, s.loss, s.normalize, s.iterations, s.reference], [null, 'sequence', 'group_std', 1, 'initial']);
+  assert.equal(grpoSettings({ clip_high: 0.28 }).clip_high, 0.28);
+  assert.throws(() => grpoSettings({ loss: 'tokens' }), /param "loss" must be one of sequence, token/);
+});
+
+test('a short GRPO run learns what its reward asks: completions starting with "1" go from ~1 in 12 to most', async () => {
+  const plan = makePlan({
+    env: 'TextTask',
+    envParams: { task: { kind: 'addition', digits: 2 }, max_tokens: 4 },
+    algorithm: 'GRPO',
+    algorithmParams: { group_size: 8, prompts_per_update: 8, learning_rate: 3e-3, kl_coef: 0.01 },
+    budget: 3200,
+    reward: { name: 'R', replace_env_reward: true, terms: [{ name: 'one', expr: { call: 'regex', args: [{ ref: 'completion' }, { const: '^1' }] } }] },
+  });
+  plan.policy = { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 32, heads: 2, context: 16 } };
+  const result = await train(plan, { out: tempDir() });
+  const metrics = readEvents(`${result.runDir}/events.jsonl`).filter((e) => e.type === 'metrics');
+  assert.equal(metrics.length, 50);
+  const first = metrics.slice(0, 5).reduce((a, e) => a + e.values['rewards/one']! / 5, 0);
+  const last = metrics.slice(-5).reduce((a, e) => a + e.values['rewards/one']! / 5, 0);
+  assert.ok(first < 0.25 && last > 0.6, `reward ${first} -> ${last}`);
+  for (const name of ['losses/kl', 'losses/clip_fraction', 'losses/entropy', 'charts/zero_advantage_groups', 'train/accuracy', 'train/completion_length']) {
+    assert.ok(metrics.every((e) => Number.isFinite(e.values[name])), `${name} is logged`);
+  }
+});
