@@ -11,8 +11,8 @@ export const NOT_IMPLEMENTED: Readonly<Record<'env' | 'algorithm' | 'policy', Re
     GuessNumber: 'multi-turn text dialogues are not implemented yet (single-turn TextTask is)',
   },
   algorithm: {
-    DQN: 'only PPO is implemented so far',
-    SAC: 'only PPO is implemented so far',
+    DQN: 'it needs off-policy learning (a replay buffer, target networks), which is not built yet; PPO and REINFORCE/RLOO train today',
+    SAC: 'it needs off-policy learning (a replay buffer, target networks), which is not built yet; PPO and REINFORCE/RLOO train today',
   },
   policy: {},
 };
