@@ -1,12 +1,12 @@
 // npm run bench: every benchmark, figures printed (never asserted). `npm run bench -- dsl`
-// runs the named ones only.
+// runs the named ones only; whole trainings (`text-learning`) run only when named.
 import { benchDsl } from './dsl.js';
 import { benchPpo } from './ppo.js';
 import { benchReinforce } from './reinforce.js';
 import { benchLsp } from './lsp.js';
 import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
-import { benchText } from './text.js';
+import { benchText, benchTextLearning } from './text.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
@@ -16,9 +16,13 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   lsp: benchLsp,
   webview: benchWebview,
   text: benchText,
+  'text-learning': benchTextLearning,
 };
+
+/** Runs of minutes (whole trainings): only when named. */
+const ON_REQUEST = ['text-learning'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {
-  if (wanted.length === 0 || wanted.includes(name)) await run();
+  if (wanted.length === 0 ? !ON_REQUEST.includes(name) : wanted.includes(name)) await run();
 }

@@ -2,12 +2,34 @@
 // compiled and evaluated on one completion, the regex verifier on a plain pattern and on a
 // catastrophic one at the longest completion max_tokens allows (256 characters), V8's own
 // regex on the plain pattern for comparison, and drawing a training example.
+//
+// Then the transformer of examples/addition-grpo.rlx (2 layers, width 64, 4 heads) on
+// addition(2)'s layout (7 prompt tokens + 7 completion slots): sampling a GRPO batch of 128
+// completions with the key/value cache in onnxruntime (what the policy uses) and in plain JS
+// (the reference step), and the SFT and GRPO gradient steps, in tokens per second.
+//
+// `npm run bench -- text-learning` trains examples/addition-grpo.rlx itself (minutes): the
+// held-out accuracy after the SFT warm-up (A0) and after GRPO, and the wall time of each.
 import type { PlanReward } from '../dsl/compile/plan.js';
 import { Rng } from '../runtime/random.js';
 import { compileReward } from '../runtime/rewards/index.js';
 import { addition } from '../runtime/text/generated.js';
 import { LinearRegex } from '../runtime/text/regex.js';
-import { bestMicros, report } from './stats.js';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { planFile } from '../cli/commands/plan.js';
+import { buildGrpoLoss } from '../runtime/algorithms/grpo/loss.js';
+import { buildSftLoss } from '../runtime/algorithms/sft/loss.js';
+import { makeTokenModel } from '../runtime/policies/index.js';
+import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
+import { KvSampler } from '../runtime/policies/transformer/sampler.js';
+import { GradientStep } from '../runtime/tensor/index.js';
+import { taskTokenizer } from '../runtime/text/task.js';
+import { readEvents } from '../runtime/run/events.js';
+import { train } from '../runtime/train.js';
+import { bestMicros, median, report } from './stats.js';
 
 export async function benchText(): Promise<void> {
   const reward: PlanReward = {
@@ -36,4 +58,98 @@ export async function benchText(): Promise<void> {
     ['regex ^(a+)+$ on 256 chars', us(await bestMicros(() => catastrophic.test(long), 200))],
     ['addition(2).sample', us(await bestMicros(() => task.sample(rng), 20_000))],
   ]);
+  await benchTextModel();
+}
+
+const EXAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples/addition-grpo.rlx');
+const TINY = { layers: 2, width: 64, heads: 4, context: 32 };
+
+/** Sampling and gradient-step throughput of the example's transformer. */
+export async function benchTextModel(): Promise<void> {
+  const task = addition(2);
+  const tokenizer = taskTokenizer(task);
+  const model = makeTokenModel({ kind: 'transformer', name: 'Tiny', params: TINY }, tokenizer, new Rng(1));
+  const layout = textLayout(task.maxPromptLength, 6);
+  const rng = new Rng(2);
+  const rows = 128;
+  const examples = Array.from({ length: rows }, () => task.sample(rng));
+  const prompts = encodePrompts(tokenizer, examples.map((e) => e.prompt), layout);
+  const { promptWidth: W, completionSlots: N } = layout;
+  const positions = rows * (W + N - 1);
+  const options = { temperature: 1, greedy: false, rng };
+  const js = new KvSampler(model.weights, { ...TINY, vocab: tokenizer.size });
+  // An untrained model rarely writes <eos>: every row runs all slots, as the figures assume.
+  const ortMs = median(await timeAsync(() => model.generate(prompts, rows, W, N, options), 10));
+  const jsMs = median(await timeAsync(() => js.generate(prompts, rows, W, N, options), 3));
+
+  const T = sequenceWidth(layout);
+  const completions = new Int32Array(rows * N);
+  examples.forEach((e, r) => completions.set(encodeCompletion(tokenizer, e.target, layout, e.prompt), r * N));
+  const batch = trainingRows(prompts, completions, rows, layout);
+  const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, mask: { data: batch.mask, dims: [rows, T] } };
+  const sft = buildSftLoss(model, T);
+  const sftStep = await GradientStep.create(sft.graph, [{ loss: sft.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['cpu'] } });
+  const sftMs = median(await timeAsync(() => sftStep.run({ ...tokenFeeds, inv_tokens: new Float32Array([1 / batch.tokenCount]) }), 10));
+  const grpo = buildGrpoLoss(model, T);
+  const grpoStep = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['cpu'] } });
+  const zeros = new Float32Array(rows * T);
+  const scalar = (x: number) => new Float32Array([x]);
+  const grpoFeeds = {
+    ...tokenFeeds,
+    advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
+    old_logp: { data: zeros, dims: [rows, T] },
+    ref_logp: { data: zeros, dims: [rows, T] },
+    token_weight: { data: batch.mask, dims: [rows, T] },
+    inv_tokens: scalar(1 / batch.tokenCount),
+    clip_low: scalar(0.8),
+    clip_high: scalar(1.2),
+    kl_coef: scalar(0.04),
+    inv_temperature: scalar(1),
+  };
+  const grpoMs = median(await timeAsync(() => grpoStep.run(grpoFeeds), 10));
+  await Promise.all([sftStep.release(), grpoStep.release(), model.release()]);
+
+  const perSecond = (count: number, ms: number) => `${ms.toFixed(1)} ms, ${Math.round((count / ms) * 1000).toLocaleString('en')} tokens/s`;
+  report(`transformer ${TINY.layers}x${TINY.width} (${TINY.heads} heads), addition(2), batch of ${rows}, ${os.cpus().length} CPU(s)`, [
+    [`sample ${rows} x ${W + N - 1} positions, onnxruntime step`, perSecond(positions, ortMs)],
+    [`sample ${rows} x ${W + N - 1} positions, JS step`, perSecond(positions, jsMs)],
+    [`SFT gradient step, ${rows} x ${T}`, perSecond(rows * T, sftMs)],
+    [`GRPO gradient step, ${rows} x ${T}`, perSecond(rows * T, grpoMs)],
+  ]);
+}
+
+async function timeAsync(fn: () => Promise<unknown>, runs: number): Promise<number[]> {
+  for (let i = 0; i < 2; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    out.push(performance.now() - start);
+  }
+  return out;
+}
+
+/** Trains examples/addition-grpo.rlx: held-out accuracy after the warm-up and at the end, and the wall times. */
+export async function benchTextLearning(): Promise<void> {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bench-'));
+  try {
+    const [plan] = planFile(EXAMPLE);
+    const start = performance.now();
+    const result = await train(plan, { out, device: 'cpu' });
+    const seconds = (performance.now() - start) / 1000;
+    const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+    const evals = events.filter((e) => e.type === 'eval');
+    const at = (stage: string) => evals.filter((e) => e.stage === stage).at(-1);
+    const stageStart = (stage: string) => events.find((e) => e.type === 'hparams' && e.stage === stage)!.time;
+    const [first, last] = [plan.stages[0]!.name, plan.stages.at(-1)!.name];
+    const end = events.at(-1)!.time;
+    const pct = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
+    report(`examples/addition-grpo.rlx on ${os.cpus().length} CPU(s), seed ${plan.seeds[0]}: held-out exact match (${at(last)?.returns.length ?? 0} prompts)`, [
+      [`after ${first} (A0)`, `${pct(at(first)?.values['eval/accuracy'])} at step ${at(first)?.step}, ${(stageStart(last) - stageStart(first)).toFixed(1)} s`],
+      [`after ${last}`, `${pct(at(last)?.values['eval/accuracy'])} at step ${at(last)?.step}, ${(end - stageStart(last)).toFixed(1)} s`],
+      ['whole run', `${seconds.toFixed(1)} s`],
+    ]);
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
 }

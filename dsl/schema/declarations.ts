@@ -52,7 +52,7 @@ export const EXPERIMENT: DeclarationSchema = {
 export const STAGE: DeclarationSchema = {
   declKind: 'stage',
   doc: 'One phase of a staged experiment: an algorithm with its own budget (e.g. SFT warm-up, then GRPO).',
-  params: [param('budget', count({ max: 1e12 }), undefined, 'Environment steps (episodes for text tasks count their steps) for this stage.')],
+  params: [param('budget', count({ max: 1e12 }), undefined, 'Environment steps for this stage; on a text task, completions sampled (GRPO) or demonstrations trained on (SFT). An SFT stage without one runs its `updates`.')],
   blocks: [],
 };
 
