@@ -1,6 +1,7 @@
 // What running a user env module in its worker thread costs per step: the same module (a
 // CartPole in plain JavaScript) stepped through VecEnv on the trainer's thread, as before
-// the worker, and through the worker (module-host.ts), for 1 and 8 copies.
+// the worker, and through the worker (module-host.ts), for 1 copy and for 8 (which VecEnv
+// steps together: one round trip for all of them).
 // Run: npx tsc -p . && node out/bench/module-env.js [seconds per case, default 2]
 import * as fs from 'node:fs';
 import * as os from 'node:os';

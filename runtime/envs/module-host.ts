@@ -11,7 +11,8 @@ import * as vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { Rng } from '../random.js';
 import { EnvModuleError } from './module-env.js';
-import { Channel, FLAG, OP, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
+import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
+import type { CopyBatch } from './vector.js';
 import { spaceSize, type Env, type FastEnv, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A call into the module was cut short by Ctrl-C (SIGINT); the process's SIGINT listeners have been told. */
@@ -40,12 +41,23 @@ interface ModuleInfo {
   readonly obsFields: readonly string[];
 }
 
-/** A running user env module: makes env copies that live in its worker thread. */
-export class ModuleHost {
+/** Step records in the shared buffer at most (fewer for large observations; at least one). */
+const MAX_RECORDS = 256;
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
+/** A running user env module: makes env copies that live in its worker thread, and steps them together. */
+export class ModuleHost implements CopyBatch {
+  readonly layout: ReturnType<typeof recordLayout>;
+  /** Results of the last stepAll(), a record per copy, read by the copies' stepInto(). */
+  prepared = new Float64Array(0);
   private requests = 0;
   /** Why the worker is gone, once it is. */
   private endedBecause: string | null = null;
   private readonly timeoutMs: number;
+  private readonly records: number;
+  private readonly actionDim: number;
+  /** Per copy: where its prepared record starts, or -1. */
+  private preparedAt = new Int32Array(0);
 
   private constructor(
     private readonly worker: Worker,
@@ -54,6 +66,9 @@ export class ModuleHost {
     private readonly options: ModuleHostOptions,
   ) {
     this.timeoutMs = options.timeoutSeconds * 1000;
+    this.layout = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace));
+    this.records = channel.numbers.length / this.layout.width;
+    this.actionDim = spaceSize(info.actionSpace);
     worker.on('exit', (code) => this.end(`env ${options.name}'s module stopped (exit code ${code})`));
     worker.on('error', (err) => this.end(`env ${options.name}'s module failed: ${err.message}`));
     // The trainer's process must not stay alive for an idle worker.
@@ -73,8 +88,9 @@ export class ModuleHost {
     const worker = new Worker(workerFile(), { workerData: setup, execArgv: [] });
     try {
       const info = await hello(worker, origin, options);
-      const capacity = Math.max(spaceSize(info.observationSpace), spaceSize(info.actionSpace));
-      const channel = Channel.create(capacity);
+      const { width } = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace));
+      const records = Math.max(1, Math.min(MAX_RECORDS, Math.floor(MAX_RECORD_BYTES / 8 / width)));
+      const channel = Channel.create(records * width);
       worker.postMessage(channel.buffer);
       return new ModuleHost(worker, channel, info, options);
     } catch (err) {
@@ -87,10 +103,15 @@ export class ModuleHost {
 
   /** Makes one env copy from the plan's params, in the worker. */
   create(params: Record<string, unknown>): Env {
-    const text = JSON.stringify(params);
-    this.channel.writeText(text);
+    this.channel.writeText(JSON.stringify(params));
     this.request(OP.create, -1, 'constructor');
-    return new RemoteEnv(this, this.channel.control[SLOT.copy], this.channel.scalars[0]);
+    const copy = this.channel.control[SLOT.copy];
+    if (copy >= this.preparedAt.length) {
+      const grown = new Int32Array(Math.max(8, 2 * (copy + 1))).fill(-1);
+      grown.set(this.preparedAt);
+      this.preparedAt = grown;
+    }
+    return new RemoteEnv(this, copy, this.channel.scalars[0]);
   }
 
   /** Stops the worker; the copies fail from then on. */
@@ -98,7 +119,7 @@ export class ModuleHost {
     this.end(`env ${this.options.name}'s module was closed`);
   }
 
-  /** Asks copy `copy` to reset; the observation is in numbers(). */
+  /** Asks copy `copy` to reset; the observation is at the start of numbers. */
   reset(copy: number, seed: number | undefined): void {
     const { control, scalars } = this.channel;
     control[SLOT.flags] = seed === undefined ? 0 : FLAG.seeded;
@@ -106,19 +127,44 @@ export class ModuleHost {
     this.request(OP.reset, copy, 'reset()');
   }
 
-  /** Steps copy `copy` with the action in numbers(); returns the reward (observation in numbers(), flags in flags()). */
-  step(copy: number): number {
+  /** Steps one copy with actions[offset ..]; its record (layout) is at the start of numbers. */
+  stepOne(copy: number, actions: ArrayLike<number>, offset: number): void {
+    this.writeRecord(0, copy, actions, offset);
+    this.channel.control[SLOT.count] = 1;
     this.request(OP.step, copy, 'step()');
-    return this.channel.scalars[0];
   }
 
-  /** Actions in, observations out. */
+  /** Steps every copy (VecEnv's order and actions) in as few round trips as the buffer allows. */
+  stepAll(copies: readonly FastEnv[], actions: ArrayLike<number>, actionDim: number): void {
+    const { width } = this.layout;
+    if (this.prepared.length < copies.length * width) this.prepared = new Float64Array(copies.length * width);
+    for (let start = 0; start < copies.length; start += this.records) {
+      const count = Math.min(this.records, copies.length - start);
+      for (let j = 0; j < count; j++) this.writeRecord(j, (copies[start + j] as RemoteEnv).copy, actions, (start + j) * actionDim);
+      this.channel.control[SLOT.count] = count;
+      this.request(OP.step, (copies[start] as RemoteEnv).copy, 'step()');
+      this.prepared.set(this.channel.numbers.subarray(0, count * width), start * width);
+      for (let j = 0; j < count; j++) this.preparedAt[(copies[start + j] as RemoteEnv).copy] = (start + j) * width;
+    }
+  }
+
+  /** Where copy `copy`'s record from the last stepAll() starts in `prepared`, once; -1 if there is none. */
+  takePrepared(copy: number): number {
+    const at = this.preparedAt[copy];
+    this.preparedAt[copy] = -1;
+    return at;
+  }
+
+  /** Step records, or a reset's observation. */
   get numbers(): Float64Array {
     return this.channel.numbers;
   }
 
-  get flags(): number {
-    return this.channel.control[SLOT.flags];
+  private writeRecord(j: number, copy: number, actions: ArrayLike<number>, offset: number): void {
+    const numbers = this.channel.numbers;
+    const at = j * this.layout.width;
+    numbers[at] = copy;
+    for (let k = 0; k < this.actionDim; k++) numbers[at + 1 + k] = actions[offset + k];
   }
 
   private request(op: number, copy: number, what: string): void {
@@ -132,7 +178,8 @@ export class ModuleHost {
     this.awaitAnswer(request, copy, what);
     const status = control[SLOT.status];
     if (status === STATUS.ok) return;
-    const message = `${this.where(copy)}${this.channel.readText()}`;
+    // A step of several copies names the one that failed.
+    const message = `${this.where(op === OP.step ? control[SLOT.copy] : copy)}${this.channel.readText()}`;
     // After process.exit() the thread is gone; after a throw the module may go on.
     if (status === STATUS.exited) this.end(message);
     throw new EnvModuleError(message);
@@ -150,12 +197,13 @@ export class ModuleHost {
     while (Atomics.load(control, SLOT.answer) !== request) {
       const left = started + this.timeoutMs - performance.now();
       if (left <= 0) {
-        const message = `env ${this.options.name}'s ${what} did not return within ${this.options.timeoutSeconds} s (copy ${copy}; raise env_timeout in the env's body if it needs longer)`;
+        const late = what === 'step()' ? control[SLOT.copy] : copy;
+        const message = `env ${this.options.name}'s ${what} did not return within ${this.options.timeoutSeconds} s (copy ${late}; raise env_timeout in the env's body if it needs longer)`;
         this.end(message);
         throw new EnvModuleError(message);
       }
       if (!waitForAnswer(control, request - 1, left)) {
-        const message = `SIGINT while env ${this.options.name}'s ${what} was running (copy ${copy})`;
+        const message = `SIGINT while env ${this.options.name}'s ${what} was running (copy ${what === 'step()' ? control[SLOT.copy] : copy})`;
         this.end(message);
         // breakOnSigint took the signal: hand it to the listeners (rlx train's clean stop) as if it had arrived.
         process.emit('SIGINT', 'SIGINT');
@@ -250,11 +298,16 @@ class RemoteEnv implements FastEnv {
 
   constructor(
     private readonly host: ModuleHost,
-    private readonly copy: number,
+    readonly copy: number,
     readonly maxSteps: number,
   ) {
     this.obsDim = spaceSize(host.info.observationSpace);
     this.actionDim = spaceSize(host.info.actionSpace);
+  }
+
+  /** VecEnv steps the copies of one module together (vector.ts CopyBatch). */
+  get batch(): CopyBatch {
+    return this.host;
   }
 
   get kind(): string {
@@ -281,8 +334,9 @@ class RemoteEnv implements FastEnv {
   }
 
   step(action: number | ArrayLike<number>): StepResult {
-    const reward = this.stepWith(typeof action === 'number' ? [action] : action, 0);
-    return { obs: Array.from(this.host.numbers.subarray(0, this.obsDim)), reward, terminated: this.terminated, truncated: this.truncated, info: this.success ? { success: true } : {} };
+    const obs = new Float32Array(this.obsDim);
+    const reward = this.stepInto(typeof action === 'number' ? [action] : action, 0, obs, 0);
+    return { obs: Array.from(obs), reward, terminated: this.terminated, truncated: this.truncated, info: this.success ? { success: true } : {} };
   }
 
   resetInto(obsOut: Float32Array, obsOffset: number): void {
@@ -293,10 +347,22 @@ class RemoteEnv implements FastEnv {
   }
 
   stepInto(actions: ArrayLike<number>, actionOffset: number, obsOut: Float32Array, obsOffset: number): number {
-    const reward = this.stepWith(actions, actionOffset);
-    const numbers = this.host.numbers;
-    for (let k = 0; k < this.obsDim; k++) obsOut[obsOffset + k] = numbers[k];
-    return reward;
+    const { host } = this;
+    // Stepped already with the other copies (VecEnv), or now on its own.
+    let at = host.takePrepared(this.copy);
+    let source: Float64Array = host.prepared;
+    if (at < 0) {
+      host.stepOne(this.copy, actions, actionOffset);
+      at = 0;
+      source = host.numbers;
+    }
+    for (let k = 0; k < this.obsDim; k++) obsOut[obsOffset + k] = source[at + k];
+    const flags = source[at + host.layout.flags];
+    this.terminated = (flags & FLAG.terminated) !== 0;
+    this.truncated = (flags & FLAG.truncated) !== 0;
+    this.success = (flags & FLAG.success) !== 0;
+    this.elapsedSteps++;
+    return source[at + host.layout.reward];
   }
 
   getState(): number[] {
@@ -313,17 +379,5 @@ class RemoteEnv implements FastEnv {
     this.terminated = false;
     this.truncated = false;
     this.success = false;
-  }
-
-  private stepWith(actions: ArrayLike<number>, offset: number): number {
-    const numbers = this.host.numbers;
-    for (let k = 0; k < this.actionDim; k++) numbers[k] = actions[offset + k];
-    const reward = this.host.step(this.copy);
-    const flags = this.host.flags;
-    this.terminated = (flags & FLAG.terminated) !== 0;
-    this.truncated = (flags & FLAG.truncated) !== 0;
-    this.success = (flags & FLAG.success) !== 0;
-    this.elapsedSteps++;
-    return reward;
   }
 }

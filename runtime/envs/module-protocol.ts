@@ -13,7 +13,13 @@ export const STATUS = { ok: 0, failed: 1, exited: 2 } as const;
 /** Bits of the flags slot. */
 export const FLAG = { terminated: 1, truncated: 2, success: 4, seeded: 8 } as const;
 
-/** Int32 slots of the control block. */
+/**
+ * Int32 slots of the control block.
+ *
+ * A step request steps `count` copies, one record each in `numbers` (records of `recordWidth`
+ * numbers): in, the copy's index and its action; out, its observation, reward and flags
+ * (recordLayout()). A reset or create uses record 0: the observation out.
+ */
 export const SLOT = {
   /** The number of the latest request (the trainer increments it). */
   request: 0,
@@ -26,10 +32,17 @@ export const SLOT = {
   flags: 35,
   /** Byte length of the text block's contents (params in, error message out). */
   textLength: 36,
+  /** How many copies a step request steps. */
+  count: 37,
 } as const;
 
+/** Where things sit in a step record: in, [copy, action...]; out, [obs..., reward, flags]. */
+export function recordLayout(obsDim: number, actionDim: number): { width: number; reward: number; flags: number } {
+  return { width: Math.max(obsDim + 2, actionDim + 1), reward: obsDim, flags: obsDim + 1 };
+}
+
 const CONTROL_BYTES = 64 * 4;
-/** Float64 scalars: the seed (in), the reward or the copy's maxSteps (out). */
+/** Float64 scalars: the seed (in), the copy's maxSteps (out). */
 const SCALAR_COUNT = 2;
 export const TEXT_BYTES = 16 * 1024;
 
@@ -37,7 +50,7 @@ export const TEXT_BYTES = 16 * 1024;
 export class Channel {
   readonly control: Int32Array;
   readonly scalars: Float64Array;
-  /** Actions in, observations out. */
+  /** Step records, or a reset's observation. */
   readonly numbers: Float64Array;
   readonly text: Uint8Array;
 
@@ -48,7 +61,7 @@ export class Channel {
     this.text = new Uint8Array(buffer, CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8, TEXT_BYTES);
   }
 
-  /** A channel for observations and actions of up to `capacity` numbers. */
+  /** A channel with room for `capacity` numbers of step records. */
   static create(capacity: number): Channel {
     return new Channel(new SharedArrayBuffer(CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8 + TEXT_BYTES), capacity);
   }

@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { describeThrown, envMaker, probe, type ModuleEnv } from './module-env.js';
-import { Channel, FLAG, OP, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
+import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 
 const setup = workerData as WorkerSetup;
 const copies: ModuleEnv[] = [];
@@ -37,7 +37,6 @@ function answer(request: number, status: number, message?: string): void {
 
 function serve(c: Channel): void {
   const op = c.control[SLOT.op];
-  const copy = c.control[SLOT.copy];
   if (op === OP.create) {
     currentWhat = 'the constructor';
     const params = JSON.parse(new TextDecoder().decode(c.text.slice(0, c.control[SLOT.textLength]))) as Record<string, unknown>;
@@ -47,23 +46,32 @@ function serve(c: Channel): void {
     c.scalars[0] = env.maxSteps;
     return;
   }
-  const env = copies[copy];
   if (op === OP.reset) {
+    const env = copies[c.control[SLOT.copy]];
     currentWhat = 'reset()';
     const seeded = (c.control[SLOT.flags] & FLAG.seeded) !== 0;
     writeObs(c, env.reset(seeded ? c.scalars[0] : undefined).obs);
     return;
   }
   currentWhat = 'step()';
-  const action = env.actionSpace.kind === 'discrete' ? c.numbers[0] : Array.from(c.numbers.subarray(0, env.actionSpace.low.length));
-  const result = env.step(action);
-  writeObs(c, result.obs);
-  c.scalars[0] = result.reward;
-  c.control[SLOT.flags] = (result.terminated ? FLAG.terminated : 0) | (result.truncated ? FLAG.truncated : 0) | (result.info.success === true ? FLAG.success : 0);
+  const numbers = c.numbers;
+  const count = c.control[SLOT.count];
+  for (let j = 0; j < count; j++) {
+    const at = j * layout!.width;
+    const copy = numbers[at];
+    // Set before the call: a failure names the copy that failed.
+    c.control[SLOT.copy] = copy;
+    const env = copies[copy];
+    const action = env.actionSpace.kind === 'discrete' ? numbers[at + 1] : Array.from(numbers.subarray(at + 1, at + 1 + env.actionSpace.low.length));
+    const result = env.step(action);
+    writeObs(c, result.obs, at);
+    numbers[at + layout!.reward] = result.reward;
+    numbers[at + layout!.flags] = (result.terminated ? FLAG.terminated : 0) | (result.truncated ? FLAG.truncated : 0) | (result.info.success === true ? FLAG.success : 0);
+  }
 }
 
-function writeObs(c: Channel, obs: ArrayLike<number>): void {
-  for (let k = 0; k < obs.length; k++) c.numbers[k] = obs[k];
+function writeObs(c: Channel, obs: ArrayLike<number>, at = 0): void {
+  for (let k = 0; k < obs.length; k++) c.numbers[at + k] = obs[k];
 }
 
 function loop(c: Channel): never {
@@ -85,6 +93,7 @@ function loop(c: Channel): never {
 }
 
 let make: (params: Record<string, unknown>) => ModuleEnv;
+let layout: ReturnType<typeof recordLayout> | undefined;
 try {
   let exports: Record<string, unknown>;
   try {
@@ -95,6 +104,7 @@ try {
   make = envMaker(exports, setup.origin);
   const first = make(setup.params);
   probe(first, setup.origin);
+  layout = recordLayout(first.observationSpace.kind === 'discrete' ? 1 : first.observationSpace.low.length, first.actionSpace.kind === 'discrete' ? 1 : first.actionSpace.low.length);
   hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields });
 } catch (err) {
   hello({ type: 'failed', message: describeThrown(err) });

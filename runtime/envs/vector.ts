@@ -113,6 +113,16 @@ class PlainEnvAdapter implements FastEnv {
   }
 }
 
+/**
+ * Env copies that step faster all at once: a user module's copies live in one worker thread,
+ * and one round trip for every copy costs what one for each would. A copy with a `batch`
+ * (the same object for every copy) is stepped by batch.stepAll() before VecEnv reads each
+ * copy's result through stepInto() as usual.
+ */
+export interface CopyBatch {
+  stepAll(copies: readonly FastEnv[], actions: ArrayLike<number>, actionDim: number): void;
+}
+
 export class VecEnv {
   readonly numEnvs: number;
   readonly envs: readonly FastEnv[];
@@ -137,6 +147,7 @@ export class VecEnv {
 
   private readonly discreteActions: number; // n for discrete action spaces, 0 for boxes
   private readonly goalConditioned: boolean;
+  private readonly batch: CopyBatch | null;
   private finishedCount = 0;
   private finishedEnv = new Int32Array(64);
   private finishedReturn = new Float64Array(64);
@@ -163,6 +174,9 @@ export class VecEnv {
       }
     });
     this.discreteActions = this.actionSpace.kind === 'discrete' ? this.actionSpace.n : 0;
+    const batchOf = (env: FastEnv) => (env as FastEnv & { batch?: CopyBatch }).batch;
+    const batch = batchOf(this.envs[0]);
+    this.batch = batch !== undefined && this.envs.every((env) => batchOf(env) === batch) ? batch : null;
 
     const n = this.numEnvs;
     this.obs = new Float32Array(n * this.obsDim);
@@ -224,6 +238,7 @@ export class VecEnv {
       }
     }
     const { envs, obs, rewards, terminated, truncated, finalObs, hasFinalObs, episodeReturns, episodeLengths } = this;
+    this.batch?.stepAll(envs, actions, actionDim);
     for (let i = 0; i < n; i++) {
       const env = envs[i];
       const obsOffset = i * obsDim;

@@ -6,7 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { envMaker } from '../../../runtime/envs/module-env.js';
 import { loadEnvModule, moduleEnvConfig } from '../../../runtime/envs/user-module.js';
+import { VecEnv } from '../../../runtime/envs/vector.js';
 import { repoRoot } from '../../helpers/repo.js';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-user-env-'));
@@ -125,6 +128,47 @@ test('a module that hangs or exits while loading is refused within env_timeout',
   await assert.rejects(loadEnvModule(stuck, { env_timeout: 0.5 }, { name: 'Stuck' }), /stuck\.js \(env Stuck\) did not finish loading within 0\.5 s/);
   const leaving = write('leaving.js', 'process.exit(3);\nexport default class {}\n');
   await assert.rejects(loadEnvModule(leaving, {}), /leaving\.js ended while loading \(process\.exit\(3\)/);
+});
+
+test('VecEnv steps the copies together in the worker, with the results they give on the trainer\'s thread; a failure names its copy', async () => {
+  const file = write('walker.js', `
+let created = 0;
+export default class Walker {
+  observationSpace = { kind: 'box', shape: [2], low: [0, 0], high: [1, 1] };
+  actionSpace = { kind: 'discrete', n: 3 };
+  constructor(params) { this.id = created++; this.params = params; this.pos = 0; this.steps = 0; }
+  reset(seed) { this.pos = (seed ?? 0) % 5; this.steps = 0; return { obs: [this.pos / 10, 0], info: {} }; }
+  step(a) {
+    this.steps++;
+    if (this.params.break && this.id === 3 && this.steps > 5) throw new Error('copy three broke');
+    this.pos = Math.max(0, Math.min(10, this.pos + a - 1));
+    return { obs: [this.pos / 10, this.id / 10], reward: this.pos === 10 ? 1 : -0.1, terminated: this.pos === 10, truncated: false, info: {} };
+  }
+}
+`);
+  const inThread = envMaker((await import(pathToFileURL(file).href)) as Record<string, unknown>, file);
+  inThread({}); // the worker made a first copy for its probe: keep the ids in step
+  const loaded = await loadEnvModule(file, {}, { name: 'Batch' });
+  const here = VecEnv.create(() => inThread({ max_steps: 7 }), 3);
+  const there = VecEnv.create(() => loaded.create({ max_steps: 7 }), 3);
+  here.reset(5);
+  there.reset(5);
+  const actions = new Int32Array(3);
+  for (let t = 0; t < 40; t++) {
+    for (let i = 0; i < 3; i++) actions[i] = (t * 7 + i * 3) % 3;
+    here.step(actions);
+    there.step(actions);
+    assert.deepEqual([there.obs, there.rewards, there.terminated, there.truncated], [here.obs, here.rewards, here.terminated, here.truncated], `step ${t}`);
+  }
+  loaded.close();
+
+  const broken = await loadEnvModule(file, { break: true }, { name: 'Batch' });
+  const vec = VecEnv.create(() => broken.create({ break: true }), 3);
+  vec.reset(1);
+  assert.throws(() => {
+    for (let t = 0; t < 10; t++) vec.step(new Int32Array(3));
+  }, /^EnvModuleError: env Batch, copy 2: .*walker\.js: step\(\) threw: copy three broke$/);
+  broken.close();
 });
 
 test('env_timeout comes from the schema registry: 30 s by default, a positive number', () => {
