@@ -4,8 +4,8 @@
 // tests check the graphs against (and bench/text.ts times it).
 //
 // The policy does not sample with it: at width 64 and a batch of 128 rows one step is ~13M
-// multiply-adds, which scalar JS does at ~0.3-0.6 GMAC/s, while onnxruntime's SIMD GEMMs run
-// the same step ~25x faster including its per-node overhead (bench/text.ts); see step-session.ts.
+// multiply-adds, which scalar JS does at ~0.2-0.6 GMAC/s, while onnxruntime's SIMD GEMMs run
+// the same step 5-20x faster including its per-node overhead (bench/text.ts); see step-session.ts.
 import type { WeightStore } from '../../tensor/index.js';
 import { headWidth, LN_EPSILON, logitBias, type ModelShape } from './model.js';
 import { decode, type SampleOptions } from './sampling.js';

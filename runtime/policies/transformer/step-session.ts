@@ -4,9 +4,13 @@
 // values of the earlier positions fed back in.
 //
 // Why onnxruntime and not the JS step (sampler.ts): at width 64, 2 layers and a batch of 128
-// rows, a whole 13-position decode takes ~31 ms here against ~860 ms in scalar JS on the same
-// 2-core machine (bench/text.ts): the step is dominated by [128, 64] x [64, 256] GEMMs, which
-// onnxruntime's SIMD kernels run far faster than the per-node overhead and cache copies cost.
+// rows the step is dominated by [128, 64] x [64, 256] GEMMs, which onnxruntime's SIMD kernels
+// run 5-20x faster than scalar JS, per-node overhead and cache copies included (bench/text.ts:
+// a 13-position decode of 128 rows in 30-110 ms against 0.5-1.1 s, on 2 shared, loaded cores).
+//
+// The weights are fed, not baked in: baking lets onnxruntime pre-pack the GEMMs (a decode
+// ~20-40% faster), but the model and session must then be rebuilt after every optimiser
+// step, ~20-30 ms, which costs more than it saves at one decode per update.
 import { Graph, Session, type ExecutionProvider, type WeightStore } from '../../tensor/index.js';
 import { generationStep, headWidth, STEP_IO, type ModelShape } from './model.js';
 import { decode, type SampleOptions } from './sampling.js';
