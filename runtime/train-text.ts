@@ -16,7 +16,7 @@ import { checkFits, completeTexts } from './policies/transformer/layout.js';
 import { Rng } from './random.js';
 import { saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from './run/checkpoint.js';
 import type { RunStatus } from './run/events.js';
-import { RunDirectory, type StatusFile } from './run/run-dir.js';
+import { RunDirectory, statusFile } from './run/run-dir.js';
 import { Condition, type ConditionMetric } from './run/stop.js';
 import { PlanError } from './support.js';
 import { TextEnvironment } from './text/env.js';
@@ -319,26 +319,20 @@ export class TextTrainingRun {
   }
 
   private writeStatus(status: RunStatus, extra: { reason?: string; error?: string; ended?: boolean } = {}): void {
-    const now = new Date();
     const i = this.stageIndex;
-    const stage = this.parts.stages[i]!.stage;
-    const file: StatusFile = {
+    const { stage } = this.parts.stages[i]!;
+    this.dir.writeStatus(statusFile(this.dir.dir, {
       status,
-      pid: process.pid,
-      run_dir: path.resolve(this.dir.dir),
       experiment: this.plan.experiment,
       seed: this.seed,
-      started: this.started.toISOString(),
-      updated: now.toISOString(),
-      ...(extra.ended ? { ended: now.toISOString() } : {}),
+      started: this.started,
       step: this.step,
       budget: this.budget,
       stage: { name: stage.name, index: i, count: this.parts.stages.length, algorithm: stage.algorithm.kind },
-      ...(extra.reason ? { reason: extra.reason } : {}),
-      ...(extra.error ? { error: extra.error } : {}),
-      metrics: { ...this.latest },
-    };
-    this.dir.writeStatus(file);
+      metrics: this.latest,
+      ...extra,
+    }));
     this.lastStatusWrite = Date.now();
   }
+
 }

@@ -21,7 +21,7 @@ import type { RunStatus } from './run/events.js';
 import { RunLockedError } from './run/lock.js';
 import { processAlive } from './run/reader.js';
 import { RolloutRecorder } from './run/rollouts.js';
-import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
+import { RunDirectory, statusFile, type SourceFile } from './run/run-dir.js';
 import { Condition, type ConditionMetric } from './run/stop.js';
 import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
 import { checkPlan, PlanError } from './support.js';
@@ -564,25 +564,11 @@ class TrainingRun {
   }
 
   private writeStatus(status: RunStatus, step: number, extra: { reason?: string; error?: string; ended?: boolean } = {}): void {
-    const now = new Date();
-    const file: StatusFile = {
-      status,
-      pid: process.pid,
-      run_dir: path.resolve(this.dir.dir),
-      experiment: this.plan.experiment,
-      seed: this.seed,
-      started: this.started.toISOString(),
-      updated: now.toISOString(),
-      ...(extra.ended ? { ended: now.toISOString() } : {}),
-      step,
-      budget: this.budget,
-      ...(extra.reason ? { reason: extra.reason } : {}),
-      ...(extra.error ? { error: extra.error } : {}),
-      metrics: { ...this.latest },
-    };
-    this.dir.writeStatus(file);
+    const { experiment } = this.plan;
+    this.dir.writeStatus(statusFile(this.dir.dir, { status, experiment, seed: this.seed, started: this.started, step, budget: this.budget, metrics: this.latest, ...extra }));
     this.lastStatusWrite = Date.now();
   }
+
 }
 
 /** train/mean_return, train/mean_length and train/success over the last-20 windows (those with episodes). */

@@ -40,6 +40,35 @@ export interface StatusFile {
   metrics: Record<string, number>;
 }
 
+/** What a trainer knows of its run; statusFile() adds what every status.json says the same way. */
+export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | 'step' | 'budget' | 'metrics' | 'stage' | 'reason' | 'error'> & {
+  readonly started: Date;
+  /** The run has ended: `ended` is now. */
+  readonly ended?: boolean;
+};
+
+/** status.json for this process training `runDir` now: pid, absolute run_dir, ISO times, absent fields left out. */
+export function statusFile(runDir: string, fields: StatusFields): StatusFile {
+  const now = new Date().toISOString();
+  const { started, ended, stage, reason, error, ...rest } = fields;
+  return {
+    status: rest.status,
+    pid: process.pid,
+    run_dir: path.resolve(runDir),
+    experiment: rest.experiment,
+    seed: rest.seed,
+    started: started.toISOString(),
+    updated: now,
+    ...(ended ? { ended: now } : {}),
+    step: rest.step,
+    budget: rest.budget,
+    ...(stage ? { stage } : {}),
+    ...(reason ? { reason } : {}),
+    ...(error ? { error } : {}),
+    metrics: { ...rest.metrics },
+  };
+}
+
 /** A source file to snapshot: its path relative to the entry file's folder, and its text. */
 export interface SourceFile {
   readonly path: string;
