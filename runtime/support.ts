@@ -39,7 +39,7 @@ export function checkPlan(plan: Plan): void {
   if (plan.rlx_plan !== PLAN_FORMAT) {
     throw new PlanError([`plan format ${String(plan.rlx_plan)} is not the one this runtime reads (${PLAN_FORMAT}); recompile the plan with this version of rlx`]);
   }
-  // A user module's spaces are only known once it is loaded (train.ts checks them then).
+  // A user module's spaces are only known once it is loaded (the env workload checks them then).
   if (plan.env.kind !== 'module') {
     const problem = builtinProblem('env', plan.env.kind, [...envKinds(), ...TEXT_ENVS]);
     if (problem) problems.push(problem);

@@ -176,6 +176,8 @@ export const trainCommand: Command = {
       // A user env module's path is relative to the .rlx file; a plan taken from a run directory
       // brings that run's bundled copy (source/env-module.mjs).
       let envModuleFor: (plan: Plan) => string | undefined;
+      // Where a text task's dataset("...") path starts: the .rlx file's folder, or the run directory whose copy a --plan reads.
+      let baseDir: string;
       if (values.plan !== undefined) {
         const planPath = values.plan;
         plans = readPlanFile(planPath);
@@ -184,11 +186,13 @@ export const trainCommand: Command = {
         const bundled = path.join(path.dirname(planPath), 'source', 'env-module.mjs');
         envModuleFor = (plan) => plan.env.module === undefined ? undefined
           : fs.existsSync(bundled) ? bundled : path.resolve(path.dirname(planPath), plan.env.module);
+        baseDir = path.dirname(planPath);
       } else {
         const file = positionals[0];
         plans = planFile(file, values.experiment as string | undefined);
         sourcesFor = (plan) => sourcesBeside(path.dirname(file), plan);
         envModuleFor = (plan) => (plan.env.module === undefined ? undefined : path.resolve(path.dirname(file), plan.env.module));
+        baseDir = path.dirname(file);
       }
       // Probe the device once for all of them, in a child process, while the trainer loads.
       const choosing = selectDevice(device ?? (plans[0].device as DeviceRequest));
@@ -201,7 +205,7 @@ export const trainCommand: Command = {
         for (const runSeed of seed !== undefined ? [seed] : plan.seeds) {
           const member = plan.sweep ? ` (sweep ${plan.sweep.name} ${plan.sweep.index + 1}/${plan.sweep.count})` : '';
           reporter.message(`rlx train: ${plan.experiment}${member}, seed ${runSeed}`);
-          report(await train(plan, { ...common, device: device !== undefined || plan.device === plans[0].device ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan), envModule: envModuleFor(plan) }));
+          report(await train(plan, { ...common, device: device !== undefined || plan.device === plans[0].device ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan), envModule: envModuleFor(plan), baseDir }));
           if (signalled) return exitCode(signalled);
         }
       }

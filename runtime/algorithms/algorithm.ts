@@ -1,4 +1,4 @@
-// The seam between the trainer (../train.ts) and the algorithms. An algorithm is one
+// The seam between the trainer (../trainer/) and the algorithms. An algorithm is one
 // AlgorithmDefinition in one file, listed in index.ts; the trainer builds its context from
 // the plan and runs the loop around it (evaluation, stopping, checkpoints, events), knowing
 // nothing of its maths, its networks or how its tensor work is computed.

@@ -1,6 +1,6 @@
 // What the trainer and the algorithms need of a policy. Two levels:
 //
-// - `Policy`: what the trainer (../train.ts) needs of ANY policy, whatever the algorithm:
+// - `Policy`: what the trainer (../trainer/) needs of ANY policy, whatever the algorithm:
 //   its weights, acting for evaluation and recorded rollouts, and a standalone ONNX export
 //   that says how to read it. Nothing here assumes an actor-critic.
 // - Network families, each what one kind of algorithm trains: `ActorCriticPolicy` (PPO,
@@ -15,7 +15,7 @@ import type { Rng } from '../random.js';
 import type { Graph, WeightStore, Tensor } from '../tensor/index.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
-import type { SampleOptions } from './transformer/sampling.js';
+import type { DecodeStep, SampleOptions } from './transformer/sampling.js';
 
 /** What a policy is built for: the size of the observation and the action space. */
 export interface PolicySpaces {
@@ -97,6 +97,12 @@ export interface TokenModel extends Policy {
    * characters, then EOS, then PAD.
    */
   generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array>;
+  /**
+   * A fresh decoding step over `rows` rows, fed one token per row at positions 0, 1, ... in
+   * order, returning next-token logits [rows, V]: for callers that decide the tokens
+   * themselves (multi-turn dialogues, text/dialogue.ts).
+   */
+  decoder(rows: number): Promise<DecodeStep>;
   /** Releases what sampling holds (an onnxruntime session). */
   release(): Promise<void>;
 }

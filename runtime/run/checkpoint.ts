@@ -33,6 +33,9 @@ export interface TrainerCounters {
   /** Environment steps between checkpoints and between sampled rollouts, kept across resumes (absent in older states). */
   checkpointEvery?: number;
   rolloutEvery?: number;
+  /** Index of the stage being trained, and the run steps taken before it began (absent in older states: 0). */
+  stage?: number;
+  stageStart?: number;
 }
 
 export interface CheckpointState {

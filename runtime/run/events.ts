@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 interface EventBase {
   step: number;
   time: number;
-  /** In a staged experiment: the name of the stage the event belongs to. */
+  /** The name of the stage the event belongs to (`main` without stage declarations; absent in runs of earlier versions). */
   stage?: string;
 }
 

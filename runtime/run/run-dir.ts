@@ -32,7 +32,7 @@ export interface StatusFile {
   /** Environment steps so far, and the budget. */
   step: number;
   budget: number;
-  /** In a staged experiment: the stage being trained (or the last one, once ended). */
+  /** The stage being trained (or the last one, once ended); absent in runs of earlier versions. */
   stage?: { name: string; index: number; count: number; algorithm: string };
   reason?: string;
   error?: string;

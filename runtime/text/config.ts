@@ -3,6 +3,7 @@
 // a task option's own arguments (`digits`, `len`) are checked against the option's declared
 // params the same way. A plan value of `task` is `{ "kind": "addition", "digits": 2 }` (what
 // the compiler writes for an option with arguments) or a bare option name.
+import * as path from 'node:path';
 import { builtin, type ChoiceOption, type PlanValue } from '../../dsl/schema/index.js';
 import { EnvParamError, envParams } from '../envs/params.js';
 import { PlanParams } from '../plan-params.js';
@@ -19,6 +20,8 @@ export interface TextTaskConfig {
 export interface TextTaskOptions {
   /** The folder of the .rlx file: where `dataset("...")` paths start. */
   readonly baseDir?: string;
+  /** Read a `dataset(...)` task from this file instead of its path (a resumed run's own copy). */
+  readonly datasetFile?: string;
 }
 
 /** Reads TextTask's configuration and builds its task; errors are EnvParamErrors naming the param. */
@@ -59,10 +62,11 @@ function datasetFromPlan(args: Record<string, unknown>, options: TextTaskOptions
   if (typeof file !== 'string' || file === '') {
     throw new EnvParamError('TextTask', 'task.path', `TextTask: dataset(path) needs the path of a .jsonl file as a string, got ${JSON.stringify(file) ?? 'nothing'}`);
   }
+  if (options.datasetFile !== undefined) return datasetTask(loadDataset(options.datasetFile, '.'), file, options.datasetFile);
   if (options.baseDir === undefined) {
     throw new EnvParamError('TextTask', 'task.path', `TextTask: dataset(${JSON.stringify(file)}) needs the folder of the .rlx file to find the file relative to`);
   }
-  return datasetTask(loadDataset(file, options.baseDir), file);
+  return datasetTask(loadDataset(file, options.baseDir), file, path.resolve(options.baseDir, file));
 }
 
 function taskOptions(): readonly ChoiceOption[] {

@@ -58,8 +58,8 @@ export function loadDataset(file: string, baseDir: string): TextExample[] {
   return parseDataset(text, file);
 }
 
-/** The text task of a dataset's examples; `file` names it in its description and errors. */
-export function datasetTask(examples: readonly TextExample[], file: string): TextTask {
+/** The text task of a dataset's examples; `file` names it in its description and errors, `resolved` is where it was read. */
+export function datasetTask(examples: readonly TextExample[], file: string, resolved?: string): TextTask {
   if (examples.length === 0) throw new DatasetError(`${file}: no examples (the file is empty or blank); ${SHAPE}`);
   const heldOutSet = heldOutPrompts(examples.map((e) => e.prompt));
   if (!heldOutSet) {
@@ -76,5 +76,6 @@ export function datasetTask(examples: readonly TextExample[], file: string): Tex
     isHeldOut: (prompt) => heldOutSet.has(prompt),
     sample: (rng: Rng) => training[rng.int(training.length)],
     heldOut: () => heldOut,
+    ...(resolved !== undefined ? { source: { file: resolved } } : {}),
   };
 }

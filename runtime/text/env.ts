@@ -1,24 +1,26 @@
-// A text environment as the text learners (SFT, GRPO) and the trainer use it: the task, its
-// tokenizer, the longest completion, the token layout, and the reward of a completion.
+// A single-turn text environment (TextTask): the task, its tokenizer, the longest completion,
+// the token layout, and the reward of a completion; as a TextEnv (text-env.ts), its rollouts
+// are groups of completions of one prompt, its demonstrations the task's own targets, and its
+// evaluation greedy completions of the held-out prompts.
 //
 // A TextTask has no reward of its own: what a completion earns is the experiment's reward
 // terms (their verifiers read `prompt`, `completion`, `target`). An experiment that declares
 // no reward trains on exact match, exact(completion, target). Each term's value is kept, so
 // learners can log them one by one.
 import type { Plan } from '../../dsl/compile/plan.js';
-import { textLayout, type TextLayout } from '../policies/transformer/layout.js';
+import type { TokenModel } from '../policies/index.js';
+import { checkFits, completeTexts, completionLength, encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows, type TextLayout } from '../policies/transformer/layout.js';
+import type { Rng } from '../random.js';
 import { compileReward, type CompiledReward } from '../rewards/index.js';
-import { textTaskConfig } from './config.js';
+import { textTaskConfig, type TextTaskOptions } from './config.js';
+import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
+import type { RolloutOptions, Rollouts, TextEnv, TextEvalOutcome, TokenRows } from './text-env.js';
 import type { CharTokenizer } from './tokenizer.js';
 import { exact } from './verifiers.js';
 
-/** The env kinds whose actions are text, which the text trainer runs. */
-export const TEXT_ENVS = ['TextTask'] as const;
-
-export function isTextEnv(kind: string): boolean {
-  return (TEXT_ENVS as readonly string[]).includes(kind);
-}
+/** Prompts per batch when evaluating. */
+const EVAL_BATCH = 128;
 
 /** What one completion earned: the total and each term (in `termNames` order). */
 export interface CompletionScore {
@@ -26,12 +28,14 @@ export interface CompletionScore {
   readonly terms: readonly number[];
 }
 
-export class TextEnvironment {
+export class TextEnvironment implements TextEnv {
   readonly tokenizer: CharTokenizer;
   /** Prompt width and completion slots for completions of up to `maxTokens` characters. */
   readonly layout: TextLayout;
   /** The reward's term names (`exact` when the plan declares no reward). */
   readonly termNames: readonly string[];
+  readonly description: Readonly<Record<string, unknown>>;
+  readonly policyFields: Readonly<Record<string, unknown>>;
 
   constructor(
     readonly task: TextTask,
@@ -42,10 +46,12 @@ export class TextEnvironment {
     this.tokenizer = taskTokenizer(task);
     this.layout = textLayout(task.maxPromptLength, maxTokens);
     this.termNames = reward ? reward.termNames : ['exact'];
+    this.description = { env: 'TextTask', task: task.description };
+    this.policyFields = { task: task.description, layout: { prompt_width: this.layout.promptWidth, completion_slots: this.layout.completionSlots } };
   }
 
   /** The env of a plan whose env is a TextTask; errors name the param or the reward term. */
-  static fromPlan(plan: Plan, options: { baseDir?: string } = {}): TextEnvironment {
+  static fromPlan(plan: Plan, options: TextTaskOptions = {}): TextEnvironment {
     const { task, max_tokens } = textTaskConfig(plan.env.params, options);
     const reward = plan.reward ? compileReward(plan.reward, { kind: plan.env.kind, obsFields: [], actionSpace: { kind: 'discrete', n: 1 }, text: true }) : null;
     return new TextEnvironment(task, max_tokens, reward);
@@ -64,4 +70,98 @@ export class TextEnvironment {
     const total = this.reward.evaluate();
     return { total, terms: [...this.reward.values] };
   }
+
+  /** The layout of completions of up to `maxNewTokens` characters (at most the task's max_tokens). */
+  private layoutFor(maxNewTokens: number | undefined): TextLayout {
+    return maxNewTokens === undefined ? this.layout : textLayout(this.task.maxPromptLength, Math.min(this.maxTokens, maxNewTokens));
+  }
+
+  rowWidth(maxNewTokens?: number): number {
+    return sequenceWidth(this.layoutFor(maxNewTokens));
+  }
+
+  checkFits(context: number, where: string): void {
+    checkFits(this.layout, context, where);
+  }
+
+  async rollouts(model: TokenModel, o: RolloutOptions): Promise<Rollouts> {
+    const G = o.groupSize;
+    const rows = o.groups * G;
+    const layout = this.layoutFor(o.maxNewTokens);
+    const examples = Array.from({ length: o.groups }, () => this.task.sample(o.startRng));
+    const prompts = encodePrompts(this.tokenizer, examples.flatMap((e) => Array<string>(G).fill(e.prompt)), layout);
+    const N = layout.completionSlots;
+    const slots = await model.generate(prompts, rows, layout.promptWidth, N, { temperature: o.temperature, greedy: false, rng: o.sampleRng });
+
+    // Rewards, each term, and exact-match accuracy of the sampled completions.
+    const rewards = new Float64Array(rows);
+    const termSums = new Float64Array(this.termNames.length);
+    let correct = 0;
+    let characters = 0;
+    for (let r = 0; r < rows; r++) {
+      const example = examples[Math.floor(r / G)]!;
+      const text = this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N));
+      const score = this.score(example, text);
+      rewards[r] = score.total;
+      score.terms.forEach((v, k) => (termSums[k] += v));
+      correct += exact(text, example.target);
+      characters += [...text].length;
+    }
+    const batch = trainingRows(prompts, slots, rows, layout);
+    const perRow = Int32Array.from({ length: rows }, (_, r) => completionLength(slots, r * N, N));
+    const mean = (x: number) => x / rows;
+    const metrics: Record<string, number> = {
+      'rewards/total': mean(rewards.reduce((a, b) => a + b, 0)),
+      'train/mean_reward': mean(rewards.reduce((a, b) => a + b, 0)),
+      'train/accuracy': mean(correct),
+      'train/completion_length': mean(characters),
+      'charts/completions': rows,
+    };
+    this.termNames.forEach((name, k) => (metrics[`rewards/${name}`] = mean(termSums[k]!)));
+    return { ...batch, rows, width: sequenceWidth(layout), perRow, rewards, steps: rows, metrics, episodes: [] };
+  }
+
+  async demonstrations(count: number, rng: Rng): Promise<TokenRows> {
+    const layout = this.layout;
+    const examples = Array.from({ length: count }, () => this.task.sample(rng));
+    const prompts = encodePrompts(this.tokenizer, examples.map((e) => e.prompt), layout);
+    const N = layout.completionSlots;
+    const completions = new Int32Array(count * N);
+    examples.forEach((e, r) => completions.set(encodeCompletion(this.tokenizer, e.target, layout, `the target of ${JSON.stringify(e.prompt)}`), r * N));
+    const batch = trainingRows(prompts, completions, count, layout);
+    const perRow = Int32Array.from({ length: count }, (_, r) => completionLength(completions, r * N, N));
+    return { ...batch, rows: count, width: sequenceWidth(layout), perRow };
+  }
+
+  /** Greedy completions of the held-out prompts: exact-match accuracy and the reward. */
+  async evaluate(model: TokenModel): Promise<TextEvalOutcome> {
+    const rewards: number[] = [];
+    const result = await evaluateText(this.task.heldOut(), (prompts) => completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true }), {
+      reward: (example, completion) => {
+        const { total } = this.score(example, completion);
+        rewards.push(total);
+        return total;
+      },
+      batchSize: EVAL_BATCH,
+    });
+    const lengths = result.completions.map((c) => [...c].length);
+    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const meanReward = result.meanReward!;
+    const values = {
+      'eval/accuracy': result.accuracy,
+      'eval/mean_reward': meanReward,
+      'eval/mean_return': meanReward,
+      'eval/std_return': Math.sqrt(mean(rewards.map((r) => (r - meanReward) ** 2))),
+      'eval/mean_length': mean(lengths),
+    };
+    const message = `held-out accuracy ${(100 * result.accuracy).toFixed(1)}% (${result.count} prompts), mean reward ${meanReward.toFixed(3)}`;
+    return { values, returns: rewards, lengths, message };
+  }
+}
+
+/** The env kinds whose actions are text: the trainer runs them with its text workload. */
+export const TEXT_ENVS = ['TextTask', 'GuessNumber'] as const;
+
+export function isTextEnv(kind: string): boolean {
+  return (TEXT_ENVS as readonly string[]).includes(kind);
 }

@@ -23,6 +23,8 @@ export interface TextTask {
   isHeldOut(prompt: string): boolean;
   /** The evaluation examples: the same for every seed and run (at most HELD_OUT_LIMIT). */
   heldOut(): readonly TextExample[];
+  /** A task read from a file (`dataset(...)`): the file, resolved. */
+  readonly source?: { readonly file: string };
 }
 
 /** The task's tokenizer: one token per character of its alphabet. */

@@ -13,7 +13,7 @@
 // step, ~20-30 ms, which costs more than it saves at one decode per update.
 import { Graph, Session, type ExecutionProvider, type WeightStore } from '../../tensor/index.js';
 import { generationStep, headWidth, STEP_IO, type ModelShape } from './model.js';
-import { decode, type SampleOptions } from './sampling.js';
+import { decode, type DecodeStep, type SampleOptions } from './sampling.js';
 
 export class StepSession {
   private constructor(
@@ -31,6 +31,12 @@ export class StepSession {
   generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array> {
     const m = this.model;
     if (width + newTokens - 1 > m.context) throw new Error(`the prompt (${width} tokens) and the completion (${newTokens}) exceed the policy's context of ${m.context} tokens`);
+    return decode(this.decoder(rows), m.vocab, prompts, rows, width, newTokens, options);
+  }
+
+  /** A fresh decoding step over `rows` rows: positions 0, 1, ... in order, with its own key/value cache. */
+  decoder(rows: number): DecodeStep {
+    const m = this.model;
     const [H, D] = [m.heads, headWidth(m)];
     const empty = { data: new Float32Array(0), dims: [rows, H, 0, D] };
     const past: Record<string, { data: Float32Array; dims: number[] }> = {};
@@ -47,7 +53,7 @@ export class StepSession {
       }
       return out[STEP_IO.logits]!;
     };
-    return decode(step, m.vocab, prompts, rows, width, newTokens, options);
+    return step;
   }
 
   release(): Promise<void> {

@@ -9,7 +9,7 @@ import type { CharTokenizer } from '../../text/tokenizer.js';
 import type { ActionBuffer } from '../distributions.js';
 import type { OnnxInterface, PolicySpaces, TokenModel } from '../policy.js';
 import { addModelWeights, generationStep, sequenceLogits, STEP_IO, type ModelShape } from './model.js';
-import type { SampleOptions } from './sampling.js';
+import type { DecodeStep, SampleOptions } from './sampling.js';
 import { StepSession } from './step-session.js';
 import type { TransformerSettings } from './settings.js';
 
@@ -49,6 +49,11 @@ export class TransformerPolicy implements TokenModel {
   async generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array> {
     this.stepSession ??= StepSession.create(this.weights, this.model);
     return (await this.stepSession).generate(prompts, rows, width, newTokens, options);
+  }
+
+  async decoder(rows: number): Promise<DecodeStep> {
+    this.stepSession ??= StepSession.create(this.weights, this.model);
+    return (await this.stepSession).decoder(rows);
   }
 
   async release(): Promise<void> {

@@ -11,7 +11,7 @@ import { Rng } from '../../../runtime/random.js';
 import { GradientStep, Graph, Session } from '../../../runtime/tensor/index.js';
 import { CharTokenizer, EOS } from '../../../runtime/text/tokenizer.js';
 import { evaluateText } from '../../../runtime/text/evaluate.js';
-import { buildTextRun } from '../../../runtime/train-text.js';
+import { TextWorkload } from '../../../runtime/trainer/text-workload.js';
 import { train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
 
@@ -71,7 +71,7 @@ test('SFT on reverse(len: 3) in a stage without a budget: held-out exact-match a
   const plan = makePlan({ env: 'TextTask', envParams: { task: { kind: 'reverse', len: 3 }, max_tokens: 3 }, algorithm: 'SFT', algorithmParams: { updates: 150, batch_size: 32, learning_rate: 3e-3 } });
   plan.policy = { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 32, heads: 2, context: 16 } };
   plan.stages[0]!.budget = null;
-  const untrained = buildTextRun(plan, 1);
+  const untrained = TextWorkload.create(plan, 1);
   const heldOut = untrained.env.task.heldOut();
   const before = await evaluateText(heldOut, (prompts) => completeTexts(untrained.model, untrained.env.tokenizer, prompts, untrained.env.layout, { temperature: 1, greedy: true }));
   assert.equal(before.accuracy, 0);

@@ -1,0 +1,115 @@
+// A multi-turn text environment (dialogue.ts) as the text learners and the trainer use it
+// (text-env.ts): rollouts are groups of dialogues from one start (the same hidden number),
+// the model writing the agent's turns in lockstep on the dialogue grid; demonstrations are the
+// env's expert dialogues; evaluation runs the env's evaluation dialogues greedily.
+//
+// A dialogue's return is the sum of the env's rewards; it is one episode (return, turns,
+// success) for the trainer's train.* windows. Steps count agent turns, as env steps.
+import type { EpisodeRecord } from '../algorithms/stepper.js';
+import type { TokenModel } from '../policies/index.js';
+import { Rng } from '../random.js';
+import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
+import type { RolloutOptions, Rollouts, TextEnv, TextEvalOutcome, TokenRows } from './text-env.js';
+import { CharTokenizer } from './tokenizer.js';
+
+/** Dialogues per batch when evaluating. */
+const EVAL_BATCH = 128;
+
+export class DialogueEnvironment implements TextEnv {
+  readonly tokenizer: CharTokenizer;
+  readonly layout: DialogueLayout;
+  readonly description: Readonly<Record<string, unknown>>;
+  readonly policyFields: Readonly<Record<string, unknown>>;
+
+  constructor(
+    readonly env: DialogueEnv,
+    kind: string,
+  ) {
+    this.tokenizer = CharTokenizer.fromAlphabet(env.alphabet);
+    this.layout = dialogueLayout(env);
+    this.description = { env: kind, task: env.description };
+    const l = this.layout;
+    this.policyFields = { task: env.description, dialogue: { opening_width: l.openingWidth, turn_slots: l.turnSlots, reply_slots: l.replySlots, turns: l.turns } };
+  }
+
+  rowWidth(): number {
+    return gridWidth(this.layout) - 1;
+  }
+
+  checkFits(context: number, where: string): void {
+    const needed = this.rowWidth();
+    if (needed > context) {
+      const l = this.layout;
+      throw new Error(
+        `${where}: dialogues of ${l.turns} turns (an opening of up to ${l.openingWidth - 1} characters plus <bos>, turns of up to ${l.turnSlots - 1} plus <eos>, ` +
+          `replies of up to ${l.replySlots}) need a context of ${needed} tokens, but the policy's context is ${context}; raise \`context\` to at least ${needed}`,
+      );
+    }
+  }
+
+  async rollouts(model: TokenModel, o: RolloutOptions): Promise<Rollouts> {
+    const G = o.groupSize;
+    const rows = o.groups * G;
+    // A group's dialogues start the same way: each replays the group's draws.
+    const starts = Array.from({ length: o.groups }, () => o.startRng.uint32());
+    const dialogues = starts.flatMap((seed) => Array.from({ length: G }, () => this.env.start(new Rng(seed))));
+    const step = await model.decoder(rows);
+    const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng } });
+    const tokens = dialogueTrainingRows(batch, this.layout);
+    const steps = batch.turns.reduce((a, b) => a + b, 0);
+    const mean = (xs: ArrayLike<number>) => Array.from(xs).reduce((a, b) => a + b, 0) / xs.length;
+    const metrics: Record<string, number> = {
+      'rewards/total': mean(batch.returns),
+      'train/mean_reward': mean(batch.returns),
+      'train/turns': mean(batch.turns),
+      'train/completion_length': tokens.tokenCount / Math.max(1, steps),
+      'charts/dialogues': rows,
+    };
+    if (batch.reportsSuccess) metrics['train/batch_success'] = mean(batch.success);
+    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch) };
+  }
+
+  async demonstrations(count: number, rng: Rng): Promise<TokenRows> {
+    const dialogues = Array.from({ length: count }, () => this.env.start(new Rng(rng.uint32())));
+    if (!dialogues.every((d) => d.expert)) throw new Error(`${this.env.description} has no demonstrations (its dialogues have no expert); SFT cannot train on it`);
+    return dialogueTrainingRows(await runDialogues(dialogues, this.tokenizer, this.layout, { expert: true }), this.layout);
+  }
+
+  async evaluate(model: TokenModel): Promise<TextEvalOutcome> {
+    const all = this.env.evaluationDialogues();
+    const returns: number[] = [];
+    const lengths: number[] = [];
+    let successes = 0;
+    let reports = false;
+    for (let start = 0; start < all.length; start += EVAL_BATCH) {
+      const dialogues = all.slice(start, start + EVAL_BATCH);
+      const step = await model.decoder(dialogues.length);
+      const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: 1, greedy: true } });
+      returns.push(...batch.returns);
+      lengths.push(...batch.turns);
+      successes += batch.success.reduce((a, b) => a + b, 0);
+      reports ||= batch.reportsSuccess;
+    }
+    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const m = mean(returns);
+    const values: Record<string, number> = {
+      'eval/mean_return': m,
+      'eval/std_return': Math.sqrt(mean(returns.map((r) => (r - m) ** 2))),
+      'eval/mean_length': mean(lengths),
+    };
+    if (reports) values['eval/success'] = successes / all.length;
+    const message = reports
+      ? `held-out success ${(100 * values['eval/success']!).toFixed(1)}% (${all.length} dialogues, ${values['eval/mean_length']!.toFixed(2)} turns on average)`
+      : `held-out mean return ${m.toFixed(3)} (${all.length} dialogues)`;
+    return { values, returns, lengths, message };
+  }
+}
+
+function episodesOf(batch: DialogueBatch): EpisodeRecord[] {
+  return Array.from({ length: batch.rows }, (_, r) => ({
+    env: r,
+    return: batch.returns[r]!,
+    length: batch.turns[r]!,
+    ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
+  }));
+}

@@ -1,0 +1,75 @@
+// What the text learners (SFT, GRPO, REINFORCE on text) and the trainer's text workload need of
+// a text environment, whether it is single-turn (TextTask: a prompt, one completion, a verdict;
+// env.ts) or multi-turn (GuessNumber, a user's text module: a dialogue; dialogue-env.ts):
+//
+// - rollouts(): groups of samples from the model, each group from one start (a prompt, or the
+//   same dialogue start), scored, laid out as token rows with the agent's tokens marked;
+// - demonstrations(): token rows of correct answers, for SFT;
+// - evaluate(): greedy samples on the held-out starts.
+//
+// Learners see token rows only, so one learner serves both kinds.
+import type { EpisodeRecord } from '../algorithms/stepper.js';
+import type { TokenModel } from '../policies/index.js';
+import type { Rng } from '../random.js';
+import type { CharTokenizer } from './tokenizer.js';
+
+/** Token rows for training: what the model reads, each position's next token, and 1 where that token is the agent's to learn. */
+export interface TokenRows {
+  readonly rows: number;
+  /** Tokens per row (T). */
+  readonly width: number;
+  readonly tokens: BigInt64Array;
+  readonly targets: BigInt64Array;
+  readonly mask: Float32Array;
+  /** Learned tokens over all rows, and per row. */
+  readonly tokenCount: number;
+  readonly perRow: Int32Array;
+}
+
+/** Sampled groups, scored. */
+export interface Rollouts extends TokenRows {
+  /** Each row's return: the sum of its reward terms (single-turn) or of the env's rewards (dialogues). */
+  readonly rewards: Float64Array;
+  /** Env steps the batch took: completions, or agent turns of dialogues. */
+  readonly steps: number;
+  /** Means over the batch: `rewards/<term>`, `train/accuracy` or `train/success`, `train/completion_length`, ... */
+  readonly metrics: Record<string, number>;
+  /** Dialogues that ended (none for single-turn tasks, whose completions are not episodes). */
+  readonly episodes: readonly EpisodeRecord[];
+}
+
+export interface RolloutOptions {
+  /** Starts (prompts) per batch, and samples per start. */
+  readonly groups: number;
+  readonly groupSize: number;
+  /** Draws the starts, and the tokens. */
+  readonly startRng: Rng;
+  readonly sampleRng: Rng;
+  readonly temperature: number;
+  /** Longest completion sampled, where the env lets the learner choose (single-turn). */
+  readonly maxNewTokens?: number;
+}
+
+/** An evaluation on the held-out starts, as the trainer writes it into an `eval` event. */
+export interface TextEvalOutcome {
+  readonly values: Record<string, number>;
+  readonly returns: readonly number[];
+  readonly lengths: readonly number[];
+  readonly message: string;
+}
+
+export interface TextEnv {
+  readonly tokenizer: CharTokenizer;
+  /** For hparams: the env and its task, as the plan writes them. */
+  readonly description: Readonly<Record<string, unknown>>;
+  /** For the exported model's metadata: what `rlx eval` needs to run it again. */
+  readonly policyFields: Readonly<Record<string, unknown>>;
+  /** Token rows' width (T) for samples of up to `maxNewTokens` tokens where the env lets the learner choose. */
+  rowWidth(maxNewTokens?: number): number;
+  /** Throws a message saying what to change when a model of `context` tokens cannot hold this env's rows. */
+  checkFits(context: number, where: string): void;
+  rollouts(model: TokenModel, options: RolloutOptions): Promise<Rollouts>;
+  /** `count` demonstrations drawn with `rng` (never from held-out starts). */
+  demonstrations(count: number, rng: Rng): Promise<TokenRows>;
+  evaluate(model: TokenModel): Promise<TextEvalOutcome>;
+}

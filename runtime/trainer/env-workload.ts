@@ -1,0 +1,123 @@
+// The workload of runs on observation-vector envs (CartPole, Pendulum, GridWorld, a user's
+// module): env copies stepped with the plan's reward terms by a Stepper that the algorithms
+// share, sampled rollout episodes of copy 0, and evaluation over whole episodes on copies of
+// their own.
+import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
+import { algorithmDefinition, Stepper, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import { makeVecEnv } from '../envs/registry.js';
+import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from '../envs/types.js';
+import type { LoadedEnvModule } from '../envs/user-module.js';
+import { VecEnv } from '../envs/vector.js';
+import { evalMetrics, evaluate } from '../evaluate.js';
+import { PolicyFactory, type PolicySpaces } from '../policies/index.js';
+import { Rng } from '../random.js';
+import { compileReward } from '../rewards/index.js';
+import { RolloutRecorder } from '../run/rollouts.js';
+import type { ConditionMetric } from '../run/stop.js';
+import type { Compute } from '../tensor/index.js';
+import type { EvalOutcome, RunServices, Workload } from './workload.js';
+
+/** Evaluation env copies draw from streams of the run's seed from here on (training's are 0 .. envs-1). */
+const EVAL_STREAMS = 1 << 20;
+/** Evaluation runs its episodes on at most this many copies at once. */
+const EVAL_COPIES = 32;
+
+/** Makes `n` env copies of the plan's env: a built-in, or the user's module. */
+type EnvFactory = (n: number) => VecEnv;
+
+export class EnvWorkload implements Workload {
+  readonly description: Readonly<Record<string, unknown>>;
+  readonly policyFields: Readonly<Record<string, unknown>>;
+  private readonly spaces: PolicySpaces;
+  private evalEnv: VecEnv | null = null;
+  private recorder: RolloutRecorder | null = null;
+
+  private constructor(
+    private readonly plan: Plan,
+    private readonly seed: number,
+    private readonly makeEnvs: EnvFactory,
+    readonly stepper: Stepper,
+    private readonly termNames: readonly string[],
+    /** Ends the worker of a user module's env copies. */
+    private readonly closeEnvs: () => void,
+  ) {
+    const vec = stepper.vec;
+    this.spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace };
+    this.description = { env: plan.env.kind, envs: plan.envs };
+    this.policyFields = { obs_fields: vec.obsFields, obs_dim: vec.obsDim, action: vec.actionSpace };
+  }
+
+  /** The plan's env copies and reward terms; `envModule` is the loaded module of a `module(...)` env. */
+  static create(plan: Plan, seed: number, envModule: LoadedEnvModule | undefined): EnvWorkload {
+    const makeEnvs: EnvFactory = envModule ? (n) => VecEnv.create(() => envModule.create(plan.env.params), n) : (n) => makeVecEnv(plan.env.kind, plan.env.params, n);
+    const vec = makeEnvs(plan.envs);
+    const first = vec.envs[0];
+    const goal = isGoalConditioned(first) ? { goalFields: first.goalFields, achievedFields: first.achievedFields } : {};
+    const reward = plan.reward ? compileReward(plan.reward, { kind: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, ...goal }) : null;
+    return new EnvWorkload(plan, seed, makeEnvs, new Stepper(vec, reward), reward?.termNames ?? [], () => envModule?.close());
+  }
+
+  createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
+    const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
+    const policy = new PolicyFactory(this.plan.policy, this.spaces, new Rng(this.seed).fork('policy'));
+    return definition.create({ policy, stepper: this.stepper, budget: stage.budget!, rng, compute }, settings);
+  }
+
+  begin(_algorithm: Algorithm, run: RunServices, resumedAt: number | null): void {
+    this.rolloutEvery = run.rolloutEvery;
+    // Episodes restart on a resume: each copy draws from a stream of the seed and the resume step.
+    this.stepper.reset(resumedAt === null ? this.seed : new Rng(this.seed).fork('resume').fork(resumedAt).uint32());
+    const vec = this.stepper.vec;
+    this.recorder = new RolloutRecorder(
+      run.dir.rolloutsDir,
+      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames },
+      (episode) => run.dir.events.add({ type: 'rollout', step: run.step(), file: run.dir.relative(episode.file), return: episode.return, length: episode.length }),
+    );
+    this.stepper.sink = this.recorder;
+  }
+
+  /** Environment steps between sampled rollout episodes, and the step of the next. */
+  private rolloutEvery = 1;
+  private nextRollout = -1;
+
+  beforeIterate(step: number, atStart: boolean): void {
+    const every = this.rolloutEvery;
+    if (this.nextRollout < 0) this.nextRollout = Math.ceil(step / every) * every;
+    if (step >= this.nextRollout) {
+      this.recorder!.arm(step, atStart);
+      this.nextRollout += every;
+    }
+  }
+
+  takeEpisodes(): readonly EpisodeRecord[] {
+    return this.stepper.takeEpisodes();
+  }
+
+  evaluates(plan: Plan): boolean {
+    return plan.eval !== null && plan.eval !== undefined;
+  }
+
+  async evaluate(algorithm: Algorithm, index: number): Promise<EvalOutcome> {
+    const spec = this.plan.eval!;
+    this.evalEnv ??= this.makeEnvs(Math.min(spec.episodes, EVAL_COPIES));
+    const rng = new Rng(this.seed).fork('eval').fork(index);
+    const result = await evaluate(algorithm.policy, this.evalEnv, spec.episodes, spec.deterministic, rng, this.seed, EVAL_STREAMS + index * this.evalEnv.numEnvs);
+    return { values: evalMetrics(result), returns: result.returns, lengths: result.lengths, deterministic: spec.deterministic };
+  }
+
+  conditionValues(windows: Readonly<Record<string, number>>, _latest: Readonly<Record<string, number>>, lastEval: Readonly<Record<string, number>>): Partial<Record<ConditionMetric, number>> {
+    return {
+      'eval.mean_return': lastEval['eval/mean_return'],
+      'eval.std_return': lastEval['eval/std_return'],
+      'eval.mean_length': lastEval['eval/mean_length'],
+      'eval.success': lastEval['eval/success'],
+      'train.mean_return': windows['train/mean_return'],
+      'train.mean_length': windows['train/mean_length'],
+      'train.success': windows['train/success'],
+    };
+  }
+
+  async release(): Promise<void> {
+    this.closeEnvs();
+  }
+}

@@ -1,0 +1,441 @@
+// One run of a plan in its run directory: the stages in order, and around each algorithm's
+// iterations everything that is the same for every algorithm and workload: the metrics events,
+// the last-20 episode windows, evaluation at `eval.every` and at the end of each stage, stop
+// conditions, checkpoints, status.json, clean stops and failures.
+//
+// Steps are counted over the whole run: a stage's steps continue from where the previous one
+// ended, and every event and status.json name the stage (`main` where the experiment declares
+// no stages).
+import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
+import { NonFiniteError, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import type { DeviceChoice } from '../device.js';
+import { EnvInterruptedError } from '../envs/user-module.js';
+import { Rng } from '../random.js';
+import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from '../run/checkpoint.js';
+import type { RunStatus } from '../run/events.js';
+import { RunDirectory, statusFile } from '../run/run-dir.js';
+import type { Condition, ConditionMetric } from '../run/stop.js';
+import type { ComputeOptions } from '../tensor/index.js';
+import type { Workload } from './workload.js';
+
+const WINDOW = 20;
+/** At most this many episode events per update. */
+const EPISODE_EVENTS_PER_UPDATE = 64;
+const STATUS_INTERVAL_MS = 2000;
+
+/** One stage as the run trains it: the plan's stage, its checked settings, and its length in steps. */
+export interface RunStage {
+  readonly stage: PlanStage;
+  readonly settings: unknown;
+  /** Its budget, or the algorithm's own length (SFT's updates). */
+  readonly length: number;
+}
+
+/** What a run reports as it trains, and how it is stopped (train.ts's TrainOptions). */
+export interface RunOptions {
+  readonly signal?: AbortSignal;
+  readonly onStart?: (runDir: string) => void;
+  readonly onProgress?: (progress: TrainProgress) => void;
+  readonly log?: (message: string) => void;
+  readonly checkpointEvery?: number;
+  readonly rolloutEvery?: number;
+  readonly compute?: ComputeOptions;
+}
+
+export interface TrainProgress {
+  readonly runDir: string;
+  readonly step: number;
+  readonly budget: number;
+  /** Environment steps per second since this process started training. */
+  readonly sps: number;
+  /** Mean return of the last 20 training episodes (NaN before the first). */
+  readonly meanReturn: number;
+  readonly elapsedSeconds: number;
+  readonly etaSeconds: number;
+}
+
+export interface TrainResult {
+  readonly runDir: string;
+  readonly status: Extract<RunStatus, 'finished' | 'stopped'>;
+  /** Why training ended: the budget, the stop condition that held, or the signal. */
+  readonly reason: string;
+  readonly step: number;
+  /** The latest value of every metric (metrics and eval events). */
+  readonly metrics: Record<string, number>;
+}
+
+/** Training failed after its run directory was created; the directory is marked `failed`. */
+export class RunFailedError extends Error {
+  override name = 'RunFailedError';
+  constructor(
+    readonly runDir: string,
+    override readonly cause: Error,
+    message: string = cause.message,
+  ) {
+    super(message);
+  }
+}
+
+type Outcome = { status: 'finished' | 'stopped'; reason: string };
+
+export class TrainingRun {
+  private readonly budget: number;
+  private readonly started: Date = new Date();
+  private latest: Record<string, number> = {};
+  private counters!: TrainerCounters;
+  private lastStatusWrite = 0;
+  /** Seconds this process has spent in the training loop. */
+  private loopSeconds = 0;
+  private algorithm: Algorithm | null;
+  /** The step of this process's latest evaluation. */
+  private lastEvalStep = -1;
+
+  /**
+   * `first` is the algorithm of the stage the run starts in (stage 0, or the resumed one),
+   * built before the run directory existed so that its errors left none.
+   */
+  constructor(
+    private readonly dir: RunDirectory,
+    private readonly plan: Plan,
+    private readonly seed: number,
+    private readonly device: DeviceChoice,
+    private readonly options: RunOptions,
+    private readonly workload: Workload,
+    private readonly stages: readonly RunStage[],
+    private readonly stop: Condition | null,
+    first: Algorithm,
+  ) {
+    this.budget = stages.reduce((sum, s) => sum + s.length, 0);
+    this.algorithm = first;
+    // A resumed run keeps the start time of the run, not of this process.
+    const previous = RunDirectory.readStatus(dir.dir)?.started;
+    if (previous) this.started = new Date(previous);
+  }
+
+  /** The random stream of stage i's algorithm (stage 0's is the one single-stage runs always had). */
+  static stageRng(seed: number, index: number, stage: PlanStage): Rng {
+    const kind = stage.algorithm.kind;
+    return new Rng(seed).fork(index === 0 ? kind : `stage ${index}: ${kind}`);
+  }
+
+  private get stageIndex(): number {
+    return Math.min(this.counters?.stage ?? 0, this.stages.length - 1);
+  }
+
+  private get stageName(): string {
+    return this.stages[this.stageIndex]!.stage.name;
+  }
+
+  /** Run steps so far: the stages before this one, and this one's own. */
+  private get step(): number {
+    return (this.counters?.stageStart ?? 0) + (this.algorithm?.globalStep ?? 0);
+  }
+
+  /** The option, else what the run was started with (kept in its checkpoints), else a tenth of the budget. */
+  private get checkpointEvery(): number {
+    return Math.max(1, this.options.checkpointEvery ?? this.counters?.checkpointEvery ?? Math.round(this.budget / 10));
+  }
+
+  private get rolloutEvery(): number {
+    return Math.max(1, this.options.rolloutEvery ?? this.counters?.rolloutEvery ?? Math.round(this.budget / 20));
+  }
+
+  /** Trains from `state` (a resume; `notes` are warnings about it) or from the start. */
+  async run(state: CheckpointState | null, notes: readonly string[] = []): Promise<TrainResult> {
+    const events = this.dir.events;
+    this.counters = state
+      ? { stage: 0, stageStart: 0, ...state.trainer }
+      : {
+          elapsed: 0,
+          nextEval: this.plan.eval ? this.plan.eval.every : Number.MAX_SAFE_INTEGER,
+          evalCount: 0,
+          nextCheckpoint: this.checkpointEvery,
+          recentReturns: [],
+          recentLengths: [],
+          recentSuccesses: [],
+          latestEval: {},
+          stage: 0,
+          stageStart: 0,
+        };
+    // status.json keeps the figures the checkpoint knows until the first update brings new ones.
+    if (state) Object.assign(this.latest, windowMetrics(this.counters), this.counters.latestEval);
+    events.add({ type: 'status', step: state?.step ?? 0, status: 'running', pid: process.pid, stage: this.stageName, ...(state ? { resumed: true } : {}) });
+    this.writeStatus('running');
+    this.options.onStart?.(this.dir.dir);
+    let failed = false;
+    try {
+      if (this.device.note) this.log('warn', this.device.note);
+      if (state) {
+        this.algorithm!.loadState(state.algorithmState);
+        this.log('info', `resumed from checkpoint at step ${state.step}${this.stages.length > 1 ? ` (stage ${this.stageName})` : ''}`);
+        for (const note of notes) this.log('warn', note);
+        if (this.dir.removedTemporaries > 0) this.log('info', `removed ${this.dir.removedTemporaries} temporary file(s) of writes cut short when the run was last stopped`);
+        if (this.dir.tornBytes > 0) this.log('warn', `events.jsonl ended in a line cut short (${this.dir.tornBytes} bytes, from a trainer killed while writing it); removed that line`);
+      }
+      const startTime = performance.now();
+      const resumedStage = state ? this.counters.stage! : -1;
+      let outcome: Outcome | null = null;
+      for (let i = this.counters.stage!; i < this.stages.length && !outcome; i++) {
+        const resumed = i === resumedStage;
+        if (i !== this.counters.stage) await this.nextStage(i);
+        this.workload.begin(this.algorithm!, { dir: this.dir, step: () => this.step, rolloutEvery: this.rolloutEvery }, resumed ? state!.step : null);
+        if (!resumed) this.startStage(i);
+        events.flush();
+        outcome = await this.trainStage(startTime, resumed);
+        // Each stage that ran to its end is evaluated before the next one starts from its weights.
+        if (!outcome && i < this.stages.length - 1 && this.workload.evaluates(this.plan)) await this.evaluate();
+      }
+      return await this.finish(outcome ?? { status: 'finished', reason: `budget reached (${this.step} of ${this.budget} steps)` });
+    } catch (err) {
+      if (err instanceof EnvInterruptedError) return this.interrupted(err.message);
+      const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err) : (err as Error).message;
+      this.markFailed(message);
+      failed = true;
+      throw new RunFailedError(this.dir.dir, err as Error, message);
+    } finally {
+      try {
+        this.dir.close();
+      } catch (err) {
+        // After a failure (a full disk, say) the events may not flush: the failure is the news.
+        if (!failed) throw err;
+      } finally {
+        await this.algorithm?.release();
+        await this.workload.release();
+      }
+    }
+  }
+
+  /** Logs a stage's start and its hyperparameters. */
+  private startStage(i: number): void {
+    const { stage, length } = this.stages[i]!;
+    const algorithm = this.algorithm!;
+    if (this.stages.length > 1) this.log('info', `stage ${stage.name} (${stage.algorithm.kind}) starts at step ${this.step}`);
+    const values = { seed: this.seed, device: this.device.provider, ...this.workload.description, policy: this.plan.policy, budget: length, ...algorithm.hparams() };
+    this.dir.events.add({ type: 'hparams', step: this.step, algorithm: algorithm.name, values, stage: stage.name });
+  }
+
+  /** Hands the workload's policy from the stage that ended to stage i's algorithm. */
+  private async nextStage(i: number): Promise<void> {
+    const step = this.step;
+    await this.algorithm!.release();
+    this.algorithm = null;
+    this.counters.stageStart = step;
+    this.counters.stage = i;
+    const { stage, settings } = this.stages[i]!;
+    this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage), this.computeFor());
+  }
+
+  /** Where tensor work runs: the options' threads on the chosen device. */
+  computeFor() {
+    return { ...this.options.compute, providers: [this.device.provider] };
+  }
+
+  private async trainStage(startTime: number, resumed: boolean): Promise<Outcome | null> {
+    const algorithm = this.algorithm!;
+    const { plan, options, dir, stop } = this;
+    const events = dir.events;
+    const startStep = this.step;
+    while (!algorithm.done) {
+      if (options.signal?.aborted) return { status: 'stopped', reason: 'stopped by a signal' };
+      this.workload.beforeIterate(this.step, this.step === 0 && !resumed);
+      const values = await algorithm.iterate();
+      const step = this.step;
+      const seconds = (performance.now() - startTime) / 1000;
+      this.loopSeconds = seconds;
+      const sps = (step - startStep) / Math.max(seconds, 1e-9);
+      const metrics = { ...this.episodeMetrics(this.workload.takeEpisodes(), step), ...values, 'charts/sps': sps };
+      events.add({ type: 'metrics', step, values: metrics, stage: this.stageName });
+      Object.assign(this.latest, metrics);
+      if (plan.eval && step >= this.counters.nextEval) {
+        await this.evaluate();
+        while (this.counters.nextEval <= step) this.counters.nextEval += plan.eval.every;
+      }
+      if (stop) {
+        const current = this.conditionValues(step);
+        if (stop.holds(current)) return { status: 'finished', reason: `stop condition ${stop.text} met (${stop.describe(current)})` };
+      }
+      if (step >= this.counters.nextCheckpoint && !algorithm.done) {
+        this.checkpoint(false);
+        while (this.counters.nextCheckpoint <= step) this.counters.nextCheckpoint += this.checkpointEvery;
+      }
+      events.flush();
+      if (Date.now() - this.lastStatusWrite > STATUS_INTERVAL_MS) this.writeStatus('running');
+      const meanReturn = this.latest['train/mean_return'] ?? this.latest['train/mean_reward'] ?? NaN;
+      options.onProgress?.({ runDir: dir.dir, step, budget: this.budget, sps, meanReturn, elapsedSeconds: seconds, etaSeconds: (this.budget - step) / sps });
+      // Let signal handlers and timers run: onnxruntime's runs resolve without leaving the microtask queue.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return null;
+  }
+
+  private async evaluate(): Promise<void> {
+    const step = this.step;
+    this.lastEvalStep = step;
+    const result = await this.workload.evaluate(this.algorithm!, this.counters.evalCount);
+    this.dir.events.add({ type: 'eval', step, values: result.values, returns: [...result.returns], lengths: [...result.lengths], deterministic: result.deterministic, stage: this.stageName });
+    Object.assign(this.latest, result.values);
+    this.counters.latestEval = result.values;
+    this.counters.evalCount++;
+    if (result.message) this.log('info', `${result.message} at step ${step}${this.stages.length > 1 ? ` (stage ${this.stageName})` : ''}`);
+  }
+
+  /** Per-update episode metrics, the episode events, and the last-20 windows. */
+  private episodeMetrics(episodes: readonly EpisodeRecord[], step: number): Record<string, number> {
+    const c = this.counters;
+    if (episodes.length === 0 && c.recentReturns.length === 0) return {};
+    const out: Record<string, number> = { 'charts/episodes': episodes.length };
+    for (const [i, e] of episodes.entries()) {
+      // Envs with very short episodes (Bandit: one step) would flood events.jsonl; the metrics
+      // and the last-20 windows still count every episode.
+      if (i < EPISODE_EVENTS_PER_UPDATE) {
+        this.dir.events.add({
+          type: 'episode',
+          step,
+          env: e.env,
+          return: e.return,
+          length: e.length,
+          stage: this.stageName,
+          ...(e.success !== undefined ? { success: e.success } : {}),
+          ...(e.trainingReturn !== undefined ? { training_return: e.trainingReturn, terms: e.terms } : {}),
+        });
+      }
+      c.recentReturns.push(e.return);
+      c.recentLengths.push(e.length);
+      if (e.success !== undefined) c.recentSuccesses.push(e.success ? 1 : 0);
+    }
+    for (const window of [c.recentReturns, c.recentLengths, c.recentSuccesses]) window.splice(0, Math.max(0, window.length - WINDOW));
+    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    if (episodes.length > 0) {
+      out['charts/episodic_return'] = mean(episodes.map((e) => e.return));
+      out['charts/episodic_length'] = mean(episodes.map((e) => e.length));
+      if (episodes[0]!.trainingReturn !== undefined) {
+        out['rewards/total'] = mean(episodes.map((e) => e.trainingReturn!));
+        for (const name of Object.keys(episodes[0]!.terms!)) out[`rewards/${name}`] = mean(episodes.map((e) => e.terms![name]!));
+      }
+    }
+    return { ...out, ...windowMetrics(c) };
+  }
+
+  private conditionValues(step: number): Partial<Record<ConditionMetric, number>> {
+    return { ...this.workload.conditionValues(windowMetrics(this.counters), this.latest, this.counters.latestEval), steps: step };
+  }
+
+  private checkpoint(final: boolean): void {
+    const algorithm = this.algorithm!;
+    const step = this.step;
+    const state: CheckpointState = {
+      format: STATE_FORMAT,
+      version: STATE_VERSION,
+      step,
+      seed: this.seed,
+      algorithm: algorithm.name,
+      trainer: { ...this.counters, elapsed: this.counters.elapsed + this.loopSeconds, checkpointEvery: this.checkpointEvery, rolloutEvery: this.rolloutEvery },
+      algorithmState: algorithm.state(),
+      plan: planHash(this.plan),
+    };
+    const files = saveCheckpoint(this.dir.checkpointsDir, state, algorithm.policy.exportOnnx(this.policyMetadata(step)), final);
+    this.dir.events.add({ type: 'checkpoint', step, policy: this.dir.relative(files.policy), state: this.dir.relative(files.state), stage: this.stageName });
+  }
+
+  /** Stored in the exported model (the policy adds its inputs and outputs, and a token model its tokenizer). */
+  private policyMetadata(step: number): Record<string, unknown> {
+    const { plan } = this;
+    return {
+      format: 'rlx-policy',
+      version: 1,
+      experiment: plan.experiment,
+      env: plan.env.kind,
+      ...this.workload.policyFields,
+      policy: { kind: plan.policy.kind, params: plan.policy.params },
+      algorithm: this.algorithm!.name,
+      stage: this.stageName,
+      seed: this.seed,
+      step,
+    };
+  }
+
+  private async finish(outcome: Outcome): Promise<TrainResult> {
+    // A finished run ends on an evaluation of the policy it leaves, unless one ran at this step.
+    if (outcome.status === 'finished' && this.workload.evaluates(this.plan) && this.lastEvalStep !== this.step) await this.evaluate();
+    const step = this.step;
+    this.checkpoint(true);
+    // Into events only: the caller gets the reason in the result.
+    this.dir.events.add({ type: 'log', step, level: 'info', message: outcome.reason, stage: this.stageName });
+    this.dir.events.add({ type: 'status', step, status: outcome.status, reason: outcome.reason, stage: this.stageName });
+    this.writeStatus(outcome.status, { reason: outcome.reason, ended: true });
+    return { runDir: this.dir.dir, status: outcome.status, reason: outcome.reason, step, metrics: { ...this.latest } };
+  }
+
+  /**
+   * Records the failure as well as the disk allows: status.json says `failed` even when
+   * events.jsonl cannot grow (writeStatus() falls back to rewriting the file in place).
+   */
+  private markFailed(message: string): void {
+    const events = this.dir.events;
+    events.add({ type: 'log', step: this.step, level: 'error', message, stage: this.stageName });
+    events.add({ type: 'status', step: this.step, status: 'failed', error: message, stage: this.stageName });
+    try {
+      events.flush();
+    } catch {
+      // The status file below is what readers look at first.
+    }
+    this.writeStatus('failed', { error: message, ended: true });
+  }
+
+  /** Where the NaN or infinity appeared, and the checkpoint written before it (no later one is). */
+  private nonFiniteMessage(err: NonFiniteError): string {
+    const latest = latestCheckpoint(this.dir.checkpointsDir);
+    const kept = latest ? `the last good checkpoint is ${this.dir.relative(latest.file)} (step ${latest.step})` : 'no checkpoint was written before it';
+    return `${err.message}, after ${this.step} steps of training; ${kept}`;
+  }
+
+  /**
+   * Ctrl-C came while a user env's step was running: the update cannot finish, so there is no
+   * final checkpoint; the run is `stopped` and a resume starts from the latest checkpoint.
+   */
+  private interrupted(message: string): TrainResult {
+    const step = this.step;
+    const latest = latestCheckpoint(this.dir.checkpointsDir);
+    const reason = `${message}; ${latest ? `--resume continues from the checkpoint at step ${latest.step}` : 'no checkpoint was written yet'}`;
+    this.dir.events.add({ type: 'log', step, level: 'warn', message: reason, stage: this.stageName });
+    this.dir.events.add({ type: 'status', step, status: 'stopped', reason, stage: this.stageName });
+    this.writeStatus('stopped', { reason, ended: true });
+    return { runDir: this.dir.dir, status: 'stopped', reason, step, metrics: { ...this.latest } };
+  }
+
+  private log(level: 'info' | 'warn', message: string): void {
+    this.dir.events.add({ type: 'log', step: this.step, level, message, stage: this.stageName });
+    this.options.log?.(message);
+  }
+
+  private writeStatus(status: RunStatus, extra: { reason?: string; error?: string; ended?: boolean } = {}): void {
+    const i = this.stageIndex;
+    const { stage } = this.stages[i]!;
+    this.dir.writeStatus(
+      statusFile(this.dir.dir, {
+        status,
+        experiment: this.plan.experiment,
+        seed: this.seed,
+        started: this.started,
+        step: this.step,
+        budget: this.budget,
+        stage: { name: stage.name, index: i, count: this.stages.length, algorithm: stage.algorithm.kind },
+        metrics: this.latest,
+        ...extra,
+      }),
+    );
+    this.lastStatusWrite = Date.now();
+  }
+}
+
+/** train/mean_return, train/mean_length and train/success over the last-20 windows (those with episodes). */
+function windowMetrics(c: TrainerCounters): Record<string, number> {
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const out: Record<string, number> = {};
+  if (c.recentReturns.length > 0) {
+    out['train/mean_return'] = mean(c.recentReturns);
+    out['train/mean_length'] = mean(c.recentLengths);
+  }
+  if (c.recentSuccesses.length > 0) out['train/success'] = mean(c.recentSuccesses);
+  return out;
+}

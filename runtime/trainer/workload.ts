@@ -1,0 +1,62 @@
+// What differs between the kinds of run the trainer runs, behind one interface, so that one
+// TrainingRun (training-run.ts) does everything else the same way for all of them: stages,
+// metrics events, episode windows, evaluation schedule, stop conditions, checkpoints,
+// status.json, clean stops and failures.
+//
+// Two workloads exist: env-workload.ts (env copies stepped by a Stepper: PPO, REINFORCE on
+// CartPole and the like) and text-workload.ts (a token model on a text task: SFT, GRPO).
+import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
+import type { Algorithm, EpisodeRecord } from '../algorithms/index.js';
+import type { Rng } from '../random.js';
+import type { RunDirectory } from '../run/run-dir.js';
+import type { ConditionMetric } from '../run/stop.js';
+import type { Compute } from '../tensor/index.js';
+
+/** What an evaluation found, as the trainer writes it into an `eval` event. */
+export interface EvalOutcome {
+  /** eval/* metrics (eval/mean_return at least). */
+  readonly values: Record<string, number>;
+  readonly returns: readonly number[];
+  readonly lengths: readonly number[];
+  readonly deterministic: boolean;
+  /** A line for the user, where the workload has one worth printing. */
+  readonly message?: string;
+}
+
+/** What a workload may use of the run it serves. */
+export interface RunServices {
+  readonly dir: RunDirectory;
+  /** The run's step now (over all stages). */
+  step(): number;
+  /** Steps between sampled rollout episodes. */
+  readonly rolloutEvery: number;
+}
+
+export interface Workload {
+  /** Fields of every stage's hparams event besides the algorithm's (env, envs or task, ...). */
+  readonly description: Readonly<Record<string, unknown>>;
+  /** Fields of the exported policy's metadata that say what it reads and writes. */
+  readonly policyFields: Readonly<Record<string, unknown>>;
+  /** Builds one stage's algorithm on this workload's envs or model. */
+  createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm>;
+  /**
+   * Called once the run directory exists, before the first iteration of a stage: starts the
+   * episodes (from the seed, or from a stream of the resume step when `resumedAt` is set).
+   */
+  begin(algorithm: Algorithm, run: RunServices, resumedAt: number | null): void;
+  /** Called before each iteration at run step `step` (e.g. to start recording an episode). */
+  beforeIterate(step: number, atStart: boolean): void;
+  /** Episodes that finished during the last iteration. */
+  takeEpisodes(): readonly EpisodeRecord[];
+  /** Whether evaluate() has something to do for `plan` (numeric envs need an `eval` block; text tasks always have held-out prompts). */
+  evaluates(plan: Plan): boolean;
+  /** Evaluates the algorithm's policy; `index` counts evaluations over the run. */
+  evaluate(algorithm: Algorithm, index: number): Promise<EvalOutcome>;
+  /**
+   * The values stop conditions see: `windows` are train.* over the last 20 episodes (those
+   * with episodes), `latest` every metric's latest value, `lastEval` the latest evaluation.
+   */
+  conditionValues(windows: Readonly<Record<string, number>>, latest: Readonly<Record<string, number>>, lastEval: Readonly<Record<string, number>>): Partial<Record<ConditionMetric, number>>;
+  /** Ends what the workload started (env workers, the shared model). */
+  release(): Promise<void>;
+}
