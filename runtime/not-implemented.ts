@@ -7,9 +7,7 @@
 
 /** Built-ins by declaration kind: name -> why it cannot run yet (shown to the user). */
 export const NOT_IMPLEMENTED: Readonly<Record<'env' | 'algorithm' | 'policy', Readonly<Record<string, string>>>> = {
-  env: {
-    GuessNumber: 'multi-turn text dialogues are not implemented yet (single-turn TextTask is)',
-  },
+  env: {},
   algorithm: {
     DQN: 'it needs off-policy learning (a replay buffer, target networks), which is not built yet; PPO and REINFORCE/RLOO train today',
     SAC: 'it needs off-policy learning (a replay buffer, target networks), which is not built yet; PPO and REINFORCE/RLOO train today',
@@ -40,5 +38,6 @@ export const NOT_IMPLEMENTED_REWARD_NAMES: Readonly<Record<string, string>> = {
 export const NOT_IMPLEMENTED_FEATURES = {
   curriculum: 'the `curriculum { }` block is not implemented yet',
   stages: 'experiments with several stages are implemented for text envs (SFT then GRPO) only',
+  dialogueRewards: 'reward terms on a dialogue env (GuessNumber) are not implemented yet: it trains on the env\'s own reward (1 for finding the number)',
   relabel: 'hindsight relabeling needs an off-policy algorithm (DQN, SAC), which is not implemented yet',
 } as const;

@@ -17,7 +17,7 @@ import { RunDirectory, type SourceFile } from './run/run-dir.js';
 import { Condition } from './run/stop.js';
 import { checkPlan, PlanError } from './support.js';
 import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
-import { isTextEnv } from './text/env.js';
+import { isTextEnv, TextEnvironment } from './text/env.js';
 import { EnvWorkload } from './trainer/env-workload.js';
 import { TextWorkload } from './trainer/text-workload.js';
 import { RunFailedError, TrainingRun, type RunStage, type TrainProgress, type TrainResult } from './trainer/training-run.js';
@@ -86,7 +86,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
     if (envModule) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_ENV_MODULE), envModule.code);
-    const dataset = workload instanceof TextWorkload ? workload.env.task.source?.file : undefined;
+    const dataset = workload instanceof TextWorkload && workload.env instanceof TextEnvironment ? workload.env.task.source?.file : undefined;
     if (dataset) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_DATASET), fs.readFileSync(dataset));
   } catch (err) {
     await parts?.first.release();

@@ -5,8 +5,8 @@
 import type { PolicyFactory, Policy, TokenModel } from '../policies/index.js';
 import type { Rng } from '../random.js';
 import type { Compute } from '../tensor/index.js';
-import type { TextEnvironment } from '../text/env.js';
-import type { Stepper } from './stepper.js';
+import type { TextEnv } from '../text/text-env.js';
+import type { EpisodeRecord, Stepper } from './stepper.js';
 
 /** The action kinds of the language's envs (dsl/schema's ActionKind). */
 export type ActionKind = 'discrete' | 'continuous' | 'text';
@@ -32,7 +32,7 @@ export interface AlgorithmContext {
  */
 export interface TextAlgorithmContext {
   readonly model: TokenModel;
-  readonly env: TextEnvironment;
+  readonly env: TextEnv;
   /** The stage's budget (completions or demonstrations); null when the stage gives none. */
   readonly budget: number | null;
   readonly rng: Rng;
@@ -71,6 +71,11 @@ export interface Algorithm {
   iterate(): Promise<Record<string, number>>;
   /** The resolved hyperparameters, logged once at the start. */
   hparams(): Record<string, unknown>;
+  /**
+   * Episodes that ended since the last call, for algorithms that run episodes without the
+   * trainer's Stepper (dialogues of a text env); absent otherwise.
+   */
+  takeEpisodes?(): readonly EpisodeRecord[];
   /** Everything needed to continue exactly (typed arrays allowed), and its inverse. */
   state(): unknown;
   loadState(state: unknown): void;

@@ -21,7 +21,8 @@ export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, 
 
 export type { ActionKind, Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from './algorithm.js';
 export { Sft, SFT, type SftState } from './sft/sft.js';
-export { Grpo, GRPO, type GrpoState } from './grpo/grpo.js';
+export { GRPO, GRPO_ADAM_EPS } from './grpo/grpo.js';
+export { TextPolicyGradient, type TextLearnerConfig, type TextLearnerState } from './grpo/text-learner.js';
 export { grpoSettings, type GrpoSettings } from './grpo/settings.js';
 export { groupAdvantages } from './grpo/advantages.js';
 export { sftSettings, type SftSettings } from './sft/settings.js';

@@ -1,43 +1,52 @@
-// The workload of runs on a text task: one token model, built once per run and handed to every
-// stage (so each stage starts from the weights the previous one left), and evaluation by greedy
-// completions of the task's held-out prompts (exact-match accuracy and the mean reward).
+// The workload of runs on a text env: one token model, built once per run and handed to every
+// stage (so each stage starts from the weights the previous one left), and the env's held-out
+// evaluation (greedy completions of held-out prompts, or greedy dialogues).
 //
-// The learners sample prompts and score completions themselves, so there are no env copies to
-// step here and no episodes of the numeric kind.
+// The learners sample from the env themselves (text/text-env.ts), so there are no env copies to
+// step here; dialogues are episodes, which the learner hands over.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { PolicyFactory, type TokenModel } from '../policies/index.js';
-import { checkFits, completeTexts } from '../policies/transformer/layout.js';
 import { Rng } from '../random.js';
 import type { ConditionMetric } from '../run/stop.js';
 import { PlanError } from '../support.js';
 import type { Compute } from '../tensor/index.js';
 import type { TextTaskOptions } from '../text/config.js';
+import { DialogueEnvironment } from '../text/dialogue-env.js';
 import { TextEnvironment } from '../text/env.js';
-import { evaluateText } from '../text/evaluate.js';
+import { GuessNumber } from '../text/guess-number.js';
+import type { TextEnv } from '../text/text-env.js';
 import type { EvalOutcome, Workload } from './workload.js';
 
-/** Prompts per batch when evaluating. */
-const EVAL_BATCH = 128;
+/** The text env of a plan; errors name the param. */
+export function textEnvOf(plan: Plan, options: TextTaskOptions = {}): TextEnv {
+  switch (plan.env.kind) {
+    case 'TextTask':
+      return TextEnvironment.fromPlan(plan, options);
+    case 'GuessNumber':
+      return new DialogueEnvironment(GuessNumber.fromParams(plan.env.params), 'GuessNumber');
+  }
+  throw new Error(`env kind ${plan.env.kind} is not a text env`);
+}
 
 export class TextWorkload implements Workload {
   readonly description: Readonly<Record<string, unknown>>;
   readonly policyFields: Readonly<Record<string, unknown>>;
 
   private constructor(
-    readonly env: TextEnvironment,
+    readonly env: TextEnv,
     readonly model: TokenModel,
   ) {
-    this.description = { env: 'TextTask', task: env.task.description };
-    this.policyFields = { task: env.task.description, layout: { prompt_width: env.layout.promptWidth, completion_slots: env.layout.completionSlots } };
+    this.description = env.description;
+    this.policyFields = env.policyFields;
   }
 
   /** The plan's task and model for `seed`; `options` say where a dataset's file is. Errors say which param is wrong. */
   static create(plan: Plan, seed: number, options: TextTaskOptions = {}): TextWorkload {
-    const env = TextEnvironment.fromPlan(plan, options);
+    const env = textEnvOf(plan, options);
     const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy')).tokenModel(plan.stages[0]!.algorithm.kind, env.tokenizer);
     try {
-      checkFits(env.layout, model.context, `policy ${plan.policy.name}`);
+      env.checkFits(model.context, `policy ${plan.policy.name}`);
     } catch (err) {
       throw new PlanError([(err as Error).message]);
     }
@@ -53,8 +62,8 @@ export class TextWorkload implements Workload {
 
   beforeIterate(): void {}
 
-  takeEpisodes(): readonly EpisodeRecord[] {
-    return [];
+  takeEpisodes(algorithm: Algorithm): readonly EpisodeRecord[] {
+    return algorithm.takeEpisodes?.() ?? [];
   }
 
   evaluates(): boolean {
@@ -62,37 +71,20 @@ export class TextWorkload implements Workload {
   }
 
   async evaluate(): Promise<EvalOutcome> {
-    const { env, model } = this;
-    const rewards: number[] = [];
-    const result = await evaluateText(env.task.heldOut(), (prompts) => completeTexts(model, env.tokenizer, prompts, env.layout, { temperature: 1, greedy: true }), {
-      reward: (example, completion) => {
-        const { total } = env.score(example, completion);
-        rewards.push(total);
-        return total;
-      },
-      batchSize: EVAL_BATCH,
-    });
-    const lengths = result.completions.map((c) => [...c].length);
-    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const meanReward = result.meanReward!;
-    const values = {
-      'eval/accuracy': result.accuracy,
-      'eval/mean_reward': meanReward,
-      'eval/mean_return': meanReward,
-      'eval/std_return': Math.sqrt(mean(rewards.map((r) => (r - meanReward) ** 2))),
-      'eval/mean_length': mean(lengths),
-    };
-    const message = `held-out accuracy ${(100 * result.accuracy).toFixed(1)}% (${result.count} prompts), mean reward ${meanReward.toFixed(3)}`;
-    return { values, returns: rewards, lengths, deterministic: true, message };
+    return { ...(await this.env.evaluate(this.model)), deterministic: true };
   }
 
-  conditionValues(_windows: Readonly<Record<string, number>>, latest: Readonly<Record<string, number>>, lastEval: Readonly<Record<string, number>>): Partial<Record<ConditionMetric, number>> {
+  conditionValues(windows: Readonly<Record<string, number>>, latest: Readonly<Record<string, number>>, lastEval: Readonly<Record<string, number>>): Partial<Record<ConditionMetric, number>> {
+    // Dialogues are episodes, with train.* windows; a single-turn task's train.* are the last batch's means.
+    const episodic = windows['train/mean_return'] !== undefined;
     return {
       'eval.mean_return': lastEval['eval/mean_return'],
       'eval.std_return': lastEval['eval/std_return'],
       'eval.mean_length': lastEval['eval/mean_length'],
-      'train.mean_return': latest['train/mean_reward'],
-      'train.mean_length': latest['train/completion_length'],
+      'eval.success': lastEval['eval/success'],
+      'train.mean_return': episodic ? windows['train/mean_return'] : latest['train/mean_reward'],
+      'train.mean_length': episodic ? windows['train/mean_length'] : latest['train/completion_length'],
+      'train.success': windows['train/success'],
     };
   }
 

@@ -243,7 +243,7 @@ export class TrainingRun {
       const seconds = (performance.now() - startTime) / 1000;
       this.loopSeconds = seconds;
       const sps = (step - startStep) / Math.max(seconds, 1e-9);
-      const metrics = { ...this.episodeMetrics(this.workload.takeEpisodes(), step), ...values, 'charts/sps': sps };
+      const metrics = { ...this.episodeMetrics(this.workload.takeEpisodes(algorithm), step), ...values, 'charts/sps': sps };
       events.add({ type: 'metrics', step, values: metrics, stage: this.stageName });
       Object.assign(this.latest, metrics);
       if (plan.eval && step >= this.counters.nextEval) {

@@ -46,8 +46,8 @@ export interface Workload {
   begin(algorithm: Algorithm, run: RunServices, resumedAt: number | null): void;
   /** Called before each iteration at run step `step` (e.g. to start recording an episode). */
   beforeIterate(step: number, atStart: boolean): void;
-  /** Episodes that finished during the last iteration. */
-  takeEpisodes(): readonly EpisodeRecord[];
+  /** Episodes that finished during the last iteration of `algorithm`. */
+  takeEpisodes(algorithm: Algorithm): readonly EpisodeRecord[];
   /** Whether evaluate() has something to do for `plan` (numeric envs need an `eval` block; text tasks always have held-out prompts). */
   evaluates(plan: Plan): boolean;
   /** Evaluates the algorithm's policy; `index` counts evaluations over the run. */

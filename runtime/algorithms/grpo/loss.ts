@@ -4,8 +4,12 @@
 //   J_it     = min(ratio_it A_i, clip(ratio_it, 1 - clip, 1 + clip_high) A_i) - kl_coef * KL_it
 //   KL_it    = pi_ref / pi - log(pi_ref / pi) - 1          (the k3 estimator, always >= 0)
 //
-//   loss = -sum_it w_it J_it,   w_it = mask_it / (G |o_i|)       (loss: sequence, the paper)
-//                               w_it = mask_it / sum_i |o_i|      (loss: token, DAPO)
+//   loss = -sum_it w_it J_it - ent_coef * sum_it w_it H_it
+//          w_it = mask_it / (G |o_i|)       (loss: sequence, the paper)
+//          w_it = mask_it / sum_i |o_i|      (loss: token, DAPO)
+//          w_it = mask_it / G                (REINFORCE: sequence log-probabilities, averaged)
+//
+// H_it is the entropy of the policy at token t (REINFORCE's optional bonus; GRPO feeds 0).
 //
 // The weights are computed in JS and fed (`token_weight`), so one graph serves both averages.
 // log-probabilities are of the logits divided by the sampling temperature (as TRL computes them),
@@ -22,7 +26,7 @@ export interface GrpoLoss {
   readonly metrics: Readonly<Record<(typeof LOSS_METRICS)[number], Tensor>>;
 }
 
-/** Inputs besides the token batch: `advantages` [B], `old_logp`, `ref_logp`, `token_weight` [B, T], and scalars. */
+/** Inputs besides the token batch: `advantages` [B], `old_logp`, `ref_logp`, `token_weight` [B, T], and scalars (`ent_coef` among them). */
 export function buildGrpoLoss(model: TokenModel, T: number): GrpoLoss {
   const g = new Graph();
   const batch = tokenBatchInputs(g, T);
@@ -35,6 +39,7 @@ export function buildGrpoLoss(model: TokenModel, T: number): GrpoLoss {
   const high = g.input('clip_high', 'float32', []); // 1 + clip_high
   const klCoef = g.input('kl_coef', 'float32', []);
   const invTemperature = g.input('inv_temperature', 'float32', []);
+  const entCoef = g.input('ent_coef', 'float32', []);
 
   const { logProb, logSoftmax } = tokenLogProbs(g, model, batch, invTemperature);
   const ratio = g.exp(g.sub(logProb, oldLogp));
@@ -42,9 +47,10 @@ export function buildGrpoLoss(model: TokenModel, T: number): GrpoLoss {
   const logRefRatio = g.sub(refLogp, logProb);
   const kl = g.sub(g.sub(g.exp(logRefRatio), logRefRatio), 1); // k3
   const policyLoss = g.neg(g.reduceSum(g.mul(weight, surrogate)));
-  const loss = g.add(policyLoss, g.mul(klCoef, g.reduceSum(g.mul(weight, kl))));
+  const tokenEntropy = entropy(g, logSoftmax);
+  const loss = g.sub(g.add(policyLoss, g.mul(klCoef, g.reduceSum(g.mul(weight, kl)))), g.mul(entCoef, g.reduceSum(g.mul(weight, tokenEntropy))));
   const meanOverTokens = (x: Tensor) => g.mul(g.reduceSum(g.mul(x, batch.mask)), invTokens);
-  return { graph: g, loss, metrics: { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, low, high)), entropy: meanOverTokens(entropy(g, logSoftmax)) } };
+  return { graph: g, loss, metrics: { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, low, high)), entropy: meanOverTokens(tokenEntropy) } };
 }
 
 /** 1 where the clip took the gradient away: ratio below the range with A < 0, or above it with A > 0. */

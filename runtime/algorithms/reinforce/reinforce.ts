@@ -19,18 +19,20 @@ import type { ActorCriticPolicy } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
-import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
+import type { Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
+import { reinforceOnText } from './text.js';
 import type { Stepper } from '../stepper.js';
 import { advantagesOf, discountedReturn } from './advantages.js';
 import { EpisodeStore, type Trajectory } from './episodes.js';
 import { buildReinforceLoss, LOSS_METRICS, reinforceGradientStep } from './loss.js';
 import { reinforceSettings, type ReinforceSettings } from './settings.js';
 
-export const REINFORCE: AlgorithmDefinition<ReinforceSettings> = {
+export const REINFORCE: AlgorithmDefinition<ReinforceSettings, AlgorithmContext | TextAlgorithmContext> = {
   name: 'REINFORCE',
-  actions: ['discrete', 'continuous'],
+  actions: ['discrete', 'continuous', 'text'],
   params: reinforceSettings,
-  create: (context, settings) => Reinforce.create(context, settings),
+  // On a text env the trainer hands a token model (text.ts); on the others, env copies.
+  create: (context, settings) => ('model' in context ? reinforceOnText(context, settings) : Reinforce.create(context, settings)),
 };
 
 /** PyTorch's Adam epsilon (REINFORCE has no reference script that changes it). */

@@ -1,14 +1,14 @@
-// Supervised fine-tuning: the token model learns to write the task's own answers. Each update
-// draws `batch_size` training examples (never a held-out prompt), lays each out as its prompt
-// and its target followed by <eos>, and takes one Adam step on the cross-entropy of the target
-// tokens (loss.ts). It runs `updates` steps; a stage budget, when given, counts
+// Supervised fine-tuning: the token model learns to write the env's own answers. Each update
+// draws `batch_size` demonstrations from the env (a task's prompt and target followed by <eos>,
+// never a held-out prompt; or a dialogue of the env's expert) and takes one Adam step on the
+// cross-entropy of the answer tokens (loss.ts): the prompt, or the env's messages, are read,
+// not learned. It runs `updates` steps; a stage budget, when given, counts
 // demonstrations and may end it sooner.
 import type { TokenModel } from '../../policies/index.js';
-import { encodeCompletion, encodePrompts, sequenceWidth, trainingRows } from '../../policies/transformer/layout.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
-import type { TextEnvironment } from '../../text/env.js';
+import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { buildSftLoss } from './loss.js';
 import { sftSettings, type SftSettings } from './settings.js';
@@ -43,7 +43,7 @@ export class Sft implements Algorithm {
   private constructor(
     readonly settings: SftSettings,
     readonly policy: TokenModel,
-    readonly env: TextEnvironment,
+    readonly env: TextEnv,
     /** Demonstrations to train on: the stage's budget, or `updates` batches. */
     readonly budget: number,
     private readonly gradients: GradientStep,
@@ -54,7 +54,7 @@ export class Sft implements Algorithm {
 
   static async create(context: TextAlgorithmContext, settings: SftSettings): Promise<Sft> {
     const { model, env } = context;
-    const loss = buildSftLoss(model, sequenceWidth(env.layout));
+    const loss = buildSftLoss(model, env.rowWidth());
     const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
       weights: model.weights,
       compute: context.compute,
@@ -76,14 +76,8 @@ export class Sft implements Algorithm {
     const s = this.settings;
     const lr = scheduleValue(s.learning_rate, this.updates, s.updates);
     const rows = Math.min(s.batch_size, this.budget - this.globalStep);
-    const { env } = this;
-    const examples = Array.from({ length: rows }, () => env.task.sample(this.rng));
-    const layout = env.layout;
-    const prompts = encodePrompts(env.tokenizer, examples.map((e) => e.prompt), layout);
-    const completions = new Int32Array(rows * layout.completionSlots);
-    examples.forEach((e, r) => completions.set(encodeCompletion(env.tokenizer, e.target, layout, `the target of ${JSON.stringify(e.prompt)}`), r * layout.completionSlots));
-    const batch = trainingRows(prompts, completions, rows, layout);
-    const T = sequenceWidth(layout);
+    const batch = await this.env.demonstrations(rows, this.rng);
+    const T = batch.width;
     this.invTokens[0] = 1 / batch.tokenCount;
     const out = await this.gradients.run({
       tokens: { data: batch.tokens, dims: [rows, T] },

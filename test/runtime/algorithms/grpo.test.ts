@@ -32,7 +32,7 @@ test('advantages: each reward against its group, scaled by the group\'s std, the
   assert.ok(close(out[9]!, -0.5 / (batchStd + ADVANTAGE_EPS)));
 });
 
-test('the loss is the clipped surrogate minus kl_coef times the k3 KL, averaged per completion or per token, as written', async () => {
+test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent_coef times the entropy), averaged per completion, per token or summed per completion, as written', async () => {
   const tokenizer = CharTokenizer.fromAlphabet('+0123456789=');
   const model = makeTokenModel({ kind: 'transformer', name: 'T', params: { layers: 1, width: 8, heads: 2, context: 16 } }, tokenizer, new Rng(4));
   const layout = textLayout(6, 4);
@@ -56,8 +56,10 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL, averaged 
   const loss = buildGrpoLoss(model, T);
   const step = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], { weights: model.weights, compute: { providers: ['cpu'] } });
   const lengths = [2, 3, 3, 5];
-  for (const kind of ['sequence', 'token'] as const) {
-    const weight = rows.mask.map((m, i) => (kind === 'sequence' ? m / (B * lengths[Math.floor(i / T)]!) : m / rows.tokenCount));
+  for (const kind of ['sequence', 'token', 'sum'] as const) {
+    const weight = rows.mask.map((m, i) => (kind === 'sequence' ? m / (B * lengths[Math.floor(i / T)]!) : kind === 'token' ? m / rows.tokenCount : m / B));
+    // With token weights, sum_t w_t H_t is the entropy metric (the mean over learned tokens).
+    const entCoef = kind === 'token' ? 0.05 : 0;
     const out = await step.run({
       ...tokenFeeds,
       mask: { data: rows.mask, dims: [B, T] },
@@ -69,6 +71,7 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL, averaged 
       clip_low: new Float32Array([low]),
       clip_high: new Float32Array([high]),
       kl_coef: new Float32Array([klCoef]),
+      ent_coef: new Float32Array([entCoef]),
     });
     let expected = 0;
     let clippedTokens = 0;
@@ -81,6 +84,7 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL, averaged 
       expected -= weight[i]! * (surrogate - klCoef * kl);
       if ((ratio < low && A < 0) || (ratio > high && A > 0)) clippedTokens++;
     }
+    expected -= entCoef * out.metrics[step.metricNames.indexOf('entropy')]!;
     assert.ok(close(out.loss, expected, 1e-4), `${kind}: ${out.loss} vs ${expected}`);
     const clipFraction = out.metrics[step.metricNames.indexOf('clip_fraction')]!;
     assert.ok(clippedTokens > 0 && close(clipFraction, clippedTokens / rows.tokenCount), `clip fraction ${clipFraction}`);

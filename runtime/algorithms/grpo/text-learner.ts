@@ -1,0 +1,245 @@
+// The policy-gradient learner of text envs, shared by GRPO and by REINFORCE/RLOO on text: each
+// update samples groups (several samples from one start: one prompt, or one dialogue start)
+// from the env (text/text-env.ts), scores them, turns the scores into one advantage per sample,
+// and takes `iterations` Adam steps on the clipped, KL-penalised token objective (loss.ts).
+//
+// - pi_old is the policy that sampled the batch: its log-probabilities are computed once per
+//   batch, before the first step, by a forward pass of the same graph. With one iteration the
+//   ratio is 1 and the clip never acts: the gradient is REINFORCE's, A * grad log pi.
+// - pi_ref (a KL reference) is the policy as the stage began: a copy of the weights, kept in
+//   the checkpoint so a resumed run penalises the same reference.
+// - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm.
+import type { TokenModel } from '../../policies/index.js';
+import type { Rng } from '../../random.js';
+import { scheduleValue, type Schedulable } from '../../schedule.js';
+import { Adam, GradientStep, Session, type Compute, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import type { TextEnv } from '../../text/text-env.js';
+import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
+import type { EpisodeRecord } from '../stepper.js';
+import { buildGrpoLoss, buildLogProbs, LOSS_METRICS } from './loss.js';
+
+export const TEXT_ADAM_EPS = 1e-8;
+
+/**
+ * How each sample's tokens are weighted in the loss:
+ * - `sequence`: each sample's tokens averaged, then the samples (the GRPO paper);
+ * - `token`: all tokens of the batch averaged together (DAPO);
+ * - `sum`: each sample's tokens summed, then the samples averaged: the gradient of the mean
+ *   sequence log-probability times its advantage, REINFORCE's (and TRL's RLOO).
+ */
+export type TokenWeighting = 'sequence' | 'token' | 'sum';
+
+/** What differs between the learners that share this one. */
+export interface TextLearnerConfig {
+  readonly name: string;
+  /** Starts per update, samples per start. */
+  readonly groups: number;
+  readonly groupSize: number;
+  readonly temperature: number;
+  readonly maxNewTokens?: number;
+  readonly learningRate: Schedulable;
+  readonly clip: Schedulable;
+  /** Upper clip range; null: the same as clip. */
+  readonly clipHigh: number | null;
+  /** KL to the policy as the stage began; 0 keeps no reference. */
+  readonly klCoef: number;
+  readonly entropyCoef: Schedulable;
+  readonly iterations: number;
+  readonly maxGradNorm: number;
+  readonly weighting: TokenWeighting;
+  /** Writes one advantage per sample (groups of groupSize consecutive rows); returns the number of groups whose rewards were all equal. */
+  advantages(rewards: Float64Array, groupSize: number, out: Float32Array): number;
+  /** The resolved settings, as the plan names them (hparams). */
+  readonly settings: Readonly<Record<string, unknown>>;
+}
+
+export interface TextLearnerState {
+  globalStep: number;
+  updates: number;
+  promptRng: number[];
+  sampleRng: number[];
+  weights: WeightSnapshot;
+  reference: WeightSnapshot | null;
+  optimizer: { step: number; m: Float32Array[]; v: Float32Array[] };
+}
+
+export class TextPolicyGradient implements Algorithm {
+  /** Env steps sampled so far (completions, or agent turns of dialogues). */
+  globalStep = 0;
+  updates = 0;
+  private readonly optimizer: Adam;
+  private readonly metricSlots: readonly number[];
+  private readonly scalars = {
+    invTokens: new Float32Array(1),
+    low: new Float32Array(1),
+    high: new Float32Array(1),
+    klCoef: new Float32Array(1),
+    entCoef: new Float32Array(1),
+    invTemperature: new Float32Array(1),
+  };
+  private episodes: EpisodeRecord[] = [];
+
+  private constructor(
+    readonly config: TextLearnerConfig,
+    readonly policy: TokenModel,
+    readonly env: TextEnv,
+    readonly budget: number,
+    /** Tokens per training row. */
+    readonly width: number,
+    private readonly gradients: GradientStep,
+    /** log pi(target) with the policy's current weights, and with the reference's (null without one). */
+    private readonly logProbs: Session,
+    private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
+    private readonly promptRng: Rng,
+    private readonly sampleRng: Rng,
+  ) {
+    this.optimizer = new Adam(policy.weights, { eps: TEXT_ADAM_EPS });
+    this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  static async create(context: TextAlgorithmContext, config: TextLearnerConfig): Promise<TextPolicyGradient> {
+    const { model, env } = context;
+    if (context.budget === null) throw new Error(`${config.name} needs a budget`); // checkPlan() says so first
+    const T = env.rowWidth(config.maxNewTokens);
+    env.checkFits(model.context, config.name);
+    const rows = config.groups * config.groupSize;
+    const loss = buildGrpoLoss(model, T);
+    const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
+      weights: model.weights,
+      compute: context.compute,
+      dimLimits: { B: rows },
+    });
+    const logProbs = await logProbSession(model, T, model.weights, context.compute);
+    let reference = null;
+    if (config.klCoef > 0) {
+      const weights = model.weights.clone();
+      reference = { weights, session: await logProbSession(model, T, weights, context.compute) };
+    }
+    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'));
+  }
+
+  get done(): boolean {
+    return this.globalStep >= this.budget;
+  }
+
+  hparams(): Record<string, unknown> {
+    return { ...this.config.settings, row_width: this.width, adam_eps: TEXT_ADAM_EPS };
+  }
+
+  takeEpisodes(): readonly EpisodeRecord[] {
+    const out = this.episodes;
+    this.episodes = [];
+    return out;
+  }
+
+  async iterate(): Promise<Record<string, number>> {
+    const c = this.config;
+    const G = c.groupSize;
+    const lr = scheduleValue(c.learningRate, this.globalStep, this.budget);
+    const clip = scheduleValue(c.clip, this.globalStep, this.budget);
+    const entCoef = scheduleValue(c.entropyCoef, this.globalStep, this.budget);
+    // The budget may end on a part of a batch: as many whole groups as it still allows (at least
+    // one), counting a sample as at least one step.
+    const groups = Math.max(1, Math.min(c.groups, Math.floor((this.budget - this.globalStep) / G)));
+    const batch = await this.env.rollouts(this.policy, {
+      groups,
+      groupSize: G,
+      startRng: this.promptRng,
+      sampleRng: this.sampleRng,
+      temperature: c.temperature,
+      ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
+    });
+    const { rows, width: T } = batch;
+    const advantages = new Float32Array(rows);
+    const flatGroups = c.advantages(batch.rewards, G, advantages);
+
+    const weight = new Float32Array(rows * T);
+    for (let r = 0; r < rows; r++) {
+      const per = c.weighting === 'token' ? 1 / Math.max(1, batch.tokenCount) : c.weighting === 'sum' ? 1 / rows : 1 / (rows * Math.max(1, batch.perRow[r]!));
+      for (let i = 0; i < T; i++) weight[r * T + i] = batch.mask[r * T + i]! * per;
+    }
+    const s = this.scalars;
+    s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
+    s.low[0] = 1 - clip;
+    s.high[0] = 1 + (c.clipHigh ?? clip);
+    s.klCoef[0] = this.reference ? c.klCoef : 0;
+    s.entCoef[0] = entCoef;
+    s.invTemperature[0] = 1 / c.temperature;
+    const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature };
+    const oldLogp = (await this.logProbs.run(tokenFeeds)).logp!.slice();
+    const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp!.slice() : oldLogp;
+    const feeds = {
+      ...tokenFeeds,
+      mask: { data: batch.mask, dims: [rows, T] },
+      advantages: { data: advantages, dims: [rows] },
+      old_logp: { data: oldLogp, dims: [rows, T] },
+      ref_logp: { data: refLogp, dims: [rows, T] },
+      token_weight: { data: weight, dims: [rows, T] },
+      inv_tokens: s.invTokens,
+      clip_low: s.low,
+      clip_high: s.high,
+      kl_coef: s.klCoef,
+      ent_coef: s.entCoef,
+    };
+    const sums = new Float64Array(LOSS_METRICS.length);
+    let gradNorm = 0;
+    for (let k = 0; k < c.iterations; k++) {
+      const out = await this.gradients.run(feeds);
+      gradNorm = this.optimizer.step(out.grads, lr, { maxGradNorm: c.maxGradNorm });
+      this.metricSlots.forEach((slot, m) => (sums[m] += out.metrics[slot]! / c.iterations));
+    }
+    this.updates++;
+    this.globalStep += batch.steps;
+    this.episodes.push(...batch.episodes);
+
+    const metrics: Record<string, number> = {
+      ...batch.metrics,
+      'charts/zero_advantage_groups': flatGroups / (rows / G),
+      'charts/learning_rate': lr,
+      'charts/clip': clip,
+      'losses/grad_norm': gradNorm,
+    };
+    LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
+    return metrics;
+  }
+
+  state(): TextLearnerState {
+    const adam = this.optimizer.state();
+    return {
+      globalStep: this.globalStep,
+      updates: this.updates,
+      promptRng: this.promptRng.getState(),
+      sampleRng: this.sampleRng.getState(),
+      weights: this.policy.weights.snapshot(),
+      reference: this.reference ? this.reference.weights.snapshot() : null,
+      optimizer: { step: adam.step, m: [...adam.m], v: [...adam.v] },
+    };
+  }
+
+  loadState(saved: unknown): void {
+    const state = saved as TextLearnerState;
+    this.globalStep = state.globalStep;
+    this.updates = state.updates;
+    this.promptRng.setState(state.promptRng);
+    this.sampleRng.setState(state.sampleRng);
+    this.policy.weights.load(state.weights);
+    if (this.reference && state.reference) this.reference.weights.load(state.reference);
+    this.optimizer.load(state.optimizer);
+  }
+
+  async release(): Promise<void> {
+    await this.gradients.release();
+    await this.logProbs.release();
+    await this.reference?.session.release();
+  }
+}
+
+/** A session giving log pi(target) at every position for `weights`. */
+function logProbSession(model: TokenModel, T: number, weights: WeightStore, compute: Compute): Promise<Session> {
+  const forward = buildLogProbs(model, T);
+  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights });
+}

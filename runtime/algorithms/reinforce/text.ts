@@ -1,0 +1,42 @@
+// REINFORCE and RLOO on a text env (TextTask, GuessNumber, a user's text module): each update
+// samples `episodes_per_update` samples from one start (one prompt, or one dialogue start), so
+// that a leave-one-out baseline compares samples of the same problem, as TRL's RLOOTrainer
+// does with its k completions per prompt. The learner is GRPO's (../grpo/text-learner.ts) with
+// one pass per batch, no clip (the ratio is 1), no KL, and each sample's tokens summed: the
+// gradient is the mean over samples of (return - baseline) * grad log pi(sample).
+//
+// A sample's return is its whole reward (the reward terms, or the sum of a dialogue's rewards),
+// undiscounted: `discount` applies to the numeric envs' per-step rewards.
+import type { TextAlgorithmContext } from '../algorithm.js';
+import { TextPolicyGradient } from '../grpo/text-learner.js';
+import { advantagesOf } from './advantages.js';
+import type { ReinforceSettings } from './settings.js';
+
+export function reinforceOnText(context: TextAlgorithmContext, s: ReinforceSettings): Promise<TextPolicyGradient> {
+  return TextPolicyGradient.create(context, {
+    name: 'REINFORCE',
+    groups: 1,
+    groupSize: s.episodes_per_update,
+    temperature: 1,
+    learningRate: s.learning_rate,
+    clip: 0.2,
+    clipHigh: null,
+    klCoef: 0,
+    entropyCoef: s.entropy_coef,
+    iterations: 1,
+    maxGradNorm: s.max_grad_norm,
+    weighting: 'sum',
+    advantages: (returns, G, out) => {
+      const group = new Float64Array(G);
+      let flat = 0;
+      for (let start = 0; start < returns.length; start += G) {
+        const slice = returns.subarray(start, start + G);
+        advantagesOf(slice, G, s.baseline, group);
+        out.set(group, start);
+        if (slice.every((r) => r === slice[0])) flat++;
+      }
+      return flat;
+    },
+    settings: s as unknown as Record<string, unknown>,
+  });
+}

@@ -1,0 +1,149 @@
+// Multi-turn text envs (runtime/text/dialogue.ts, guess-number.ts, dialogue-env.ts): the
+// GuessNumber rules, its bisecting expert, the dialogue grid (the agent's tokens learned, the
+// env's read), a model trained at exactly the positions it sampled at, and a GuessNumber run
+// through train(): SFT on the expert's dialogues, then RLOO, with success counted as the
+// issue asks (train.success, eval.success) and a resume inside the RLOO stage.
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Plan } from '../../../dsl/compile/plan.js';
+import { buildLogProbs } from '../../../runtime/algorithms/grpo/loss.js';
+import { Rng } from '../../../runtime/random.js';
+import { readEvents } from '../../../runtime/run/events.js';
+import { RunDirectory } from '../../../runtime/run/run-dir.js';
+import { Session } from '../../../runtime/tensor/index.js';
+import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
+import { dialogueLayout, gridWidth, runDialogues, turnStart } from '../../../runtime/text/dialogue.js';
+import { GuessNumber } from '../../../runtime/text/guess-number.js';
+import { EOS, PAD } from '../../../runtime/text/tokenizer.js';
+import { resume, train } from '../../../runtime/train.js';
+import { TextWorkload } from '../../../runtime/trainer/text-workload.js';
+import { makePlan, tempDir } from '../helpers.js';
+
+describe('GuessNumber', () => {
+  it('answers higher, lower, correct (reward 1, done), and invalid for what is not a whole number', () => {
+    const d = new GuessNumber(1, 100, 7).dialogue(42);
+    assert.equal(d.opening, '1..100');
+    assert.deepEqual(d.turn('50'), { observation: 'lower', reward: 0, done: false, success: false });
+    assert.deepEqual(d.turn('7'), { observation: 'higher', reward: 0, done: false, success: false });
+    assert.deepEqual(d.turn('4x'), { observation: 'invalid', reward: 0, done: false, success: false });
+    assert.deepEqual(d.turn(''), { observation: 'invalid', reward: 0, done: false, success: false });
+    assert.deepEqual(d.turn('42'), { observation: 'correct', reward: 1, done: true, success: true });
+  });
+
+  it('its expert finds every number of 1..100 within 7 guesses, and its dialogues fit the declared widths', async () => {
+    const env = new GuessNumber(1, 100, 7);
+    const rows = new DialogueEnvironment(env, 'GuessNumber');
+    const batch = await runDialogues(env.evaluationDialogues(), rows.tokenizer, rows.layout, { expert: true });
+    assert.equal(batch.rows, 100);
+    assert.ok(batch.success.every((s) => s === 1), 'bisection always finds the number');
+    assert.ok(Math.max(...batch.turns) <= 7);
+    assert.deepEqual([...batch.returns].every((r) => r === 1), true);
+  });
+
+  it('refuses a range with high below low, naming the param', () => {
+    assert.throws(() => GuessNumber.fromParams({ low: 10, high: 5 }), /high/);
+  });
+});
+
+describe('the dialogue grid', () => {
+  const env = new GuessNumber(1, 100, 3);
+  const rows = new DialogueEnvironment(env, 'GuessNumber');
+  const layout = dialogueLayout(env);
+
+  it('lays out opening, turns and replies at fixed positions; only the agent\'s tokens and their EOS are learned', async () => {
+    const dialogue = env.dialogue(80);
+    const batch = await runDialogues([dialogue], rows.tokenizer, layout, { expert: true });
+    const T = gridWidth(layout);
+    const text = (from: number, to: number) => rows.tokenizer.decode(batch.grid.subarray(from, to).filter((id) => id !== PAD));
+    assert.equal(text(0, layout.openingWidth), '1..100');
+    assert.equal(text(turnStart(layout, 0), turnStart(layout, 0) + layout.turnSlots), '50');
+    assert.equal(batch.grid[turnStart(layout, 0) + 2], EOS);
+    assert.equal(text(turnStart(layout, 0) + layout.turnSlots, turnStart(layout, 1)), 'higher');
+    assert.equal(text(turnStart(layout, 1), turnStart(layout, 1) + layout.turnSlots), '75');
+    assert.deepEqual(batch.transcripts[0], [['env', '1..100'], ['agent', '50'], ['env', 'higher'], ['agent', '75'], ['env', 'higher'], ['agent', '88']]);
+    assert.equal(batch.success[0], 0, '3 guesses do not find 80');
+    const learned = [...batch.agentTokens.keys()].filter((i) => batch.agentTokens[i]);
+    const expected = [0, 1, 2].flatMap((k) => [0, 1, 2].map((j) => turnStart(layout, k) + j));
+    assert.deepEqual(learned, expected, 'two digits and an EOS per turn; nothing of the opening or the replies');
+    assert.equal(batch.grid.length, T);
+  });
+
+  it('a model is trained at exactly the positions it sampled at: the training graph\'s log-probabilities equal the sampler\'s', async () => {
+    const plan = guessPlan([{ name: 'main', algorithm: { name: 'R', kind: 'REINFORCE', params: {} }, budget: 100 }]);
+    const workload = TextWorkload.create(plan, 1);
+    const model = workload.model;
+    const batch = await workload.env.rollouts(model, { groups: 1, groupSize: 3, startRng: new Rng(1), sampleRng: new Rng(2), temperature: 1 });
+    const T = batch.width;
+    const forward = buildLogProbs(model, T);
+    const session = await Session.create(forward.graph, { logp: forward.logProb }, { weights: model.weights });
+    const logp = (await session.run({ tokens: { data: batch.tokens, dims: [batch.rows, T] }, targets: { data: batch.targets, dims: [batch.rows, T] }, inv_temperature: new Float32Array([1]) })).logp!;
+    const step = await model.decoder(batch.rows);
+    const V = workload.env.tokenizer.size;
+    let compared = 0;
+    for (let t = 0; t < T; t++) {
+      const logits = await step(Int32Array.from({ length: batch.rows }, (_, r) => Number(batch.tokens[r * T + t])), t);
+      for (let r = 0; r < batch.rows; r++) {
+        if (!batch.mask[r * T + t]) continue;
+        const row = logits.subarray(r * V, (r + 1) * V);
+        const most = Math.max(...row);
+        const z = row.reduce((sum, x) => sum + Math.exp(x - most), 0);
+        const expected = row[Number(batch.targets[r * T + t])]! - most - Math.log(z);
+        assert.ok(Math.abs(expected - logp[r * T + t]!) < 1e-4, `row ${r} position ${t}: ${expected} vs ${logp[r * T + t]}`);
+        compared++;
+      }
+    }
+    assert.equal(compared, batch.tokenCount);
+    assert.ok(compared > 0);
+    await session.release();
+    await workload.release();
+  });
+});
+
+function guessPlan(stages: Plan['stages']): Plan {
+  const plan = makePlan({ env: 'GuessNumber', envParams: { low: 1, high: 100, max_turns: 7 } });
+  return { ...plan, policy: { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 32, heads: 2, context: 80 } }, stages };
+}
+
+const sftThenRloo = (sftUpdates: number, rlooBudget: number): Plan['stages'] => [
+  { name: 'warmup', algorithm: { name: 'SFT', kind: 'SFT', params: { updates: sftUpdates, batch_size: 32, learning_rate: 3e-3 } }, budget: null },
+  { name: 'main', algorithm: { name: 'Rloo', kind: 'REINFORCE', params: { baseline: 'leave_one_out', episodes_per_update: 8, learning_rate: 1e-5 } }, budget: rlooBudget },
+];
+
+describe('GuessNumber through train()', () => {
+  it('SFT on the expert\'s dialogues teaches bisection; RLOO then trains on whole dialogues, each one an episode with its success', async () => {
+    const plan = guessPlan(sftThenRloo(150, 300));
+    const untrained = TextWorkload.create(plan, 1);
+    const before = (await untrained.evaluate()).values['eval/success']!;
+    await untrained.release();
+    const result = await train(plan, { out: tempDir() });
+    const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+    const evals = events.filter((e) => e.type === 'eval');
+    assert.deepEqual(evals.map((e) => e.stage), ['warmup', 'main']);
+    const warm = evals[0]!.values as Record<string, number>;
+    assert.ok(warm['eval/success']! >= 0.1 && warm['eval/success']! >= 5 * before, `150 SFT updates of a tiny model find the number in ${warm['eval/success']} of held-out dialogues, untrained ${before}`);
+    assert.equal((evals[0]!.returns as number[]).length, 100, 'evaluation plays every number of 1..100');
+    const episodes = events.filter((e) => e.type === 'episode');
+    assert.ok(episodes.length > 0 && episodes.every((e) => e.stage === 'main' && typeof e.success === 'boolean' && (e.length as number) >= 1 && (e.length as number) <= 7));
+    assert.ok(result.metrics['train/success'] !== undefined, 'train.success comes from the dialogues');
+    assert.ok(result.step >= 150 * 32 + 300);
+  });
+
+  it('a run stopped inside the RLOO stage resumes there and ends where an uninterrupted run ends', async () => {
+    const plan = guessPlan(sftThenRloo(5, 400));
+    const whole = await train(plan, { out: tempDir() });
+    const controller = new AbortController();
+    const stopped = await train(plan, {
+      out: tempDir(),
+      checkpointEvery: 1,
+      onProgress: (p) => p.step > 5 * 32 + 150 && controller.abort(),
+      signal: controller.signal,
+    });
+    assert.equal(stopped.status, 'stopped');
+    assert.equal(RunDirectory.readStatus(stopped.runDir)!.stage!.name, 'main');
+    const resumed = await resume(stopped.runDir);
+    assert.equal(resumed.status, 'finished');
+    assert.equal(resumed.step, whole.step);
+    assert.equal(resumed.metrics['eval/success'], whole.metrics['eval/success']);
+  });
+});
