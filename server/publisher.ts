@@ -7,8 +7,10 @@
 // machines, so waiting longer would spend the budget on nothing. What the delay buys is one
 // analysis for a burst of changes that arrive together (a multi-cursor edit, an undo of many
 // steps, a replace-all). MAX_DELAY_MS bounds the wait while changes keep coming, so diagnostics
-// never fall far behind a stream of edits. A request in between analyses at once (workspace.ts)
-// and the publication that follows reuses that analysis.
+// never fall far behind a stream of edits. A request in between that needs diagnostics or
+// importers (references, rename, code actions) analyses at once (workspace.ts) and the
+// publication that follows reuses that analysis; typing features (completion, hover, tokens)
+// answer from a model without the checks and leave the check to the publisher.
 import type { Diagnostic } from 'vscode-languageserver';
 import type { DocumentContext } from './context.js';
 import type { AnalysisEntry, ServerWorkspace } from './workspace.js';

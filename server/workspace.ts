@@ -52,6 +52,8 @@ export class ServerWorkspace {
   private graphGeneration = 0;
   private importersMemo: { generation: number; reverse: Map<string, string[]> } | undefined;
   private readonly latest = new Map<string, AnalysisEntry>();
+  /** Models without checks (modelContext), by the file they were built for. */
+  private readonly models = new Map<string, AnalysisEntry>();
 
   // --- Which files exist -------------------------------------------------------------------
 
@@ -110,6 +112,7 @@ export class ServerWorkspace {
   private forgetFile(p: string): void {
     this.indexed.delete(p);
     this.latest.delete(p);
+    this.models.delete(p);
     this.dirty.add(p);
   }
 
@@ -133,6 +136,7 @@ export class ServerWorkspace {
     this.dirty.add(p);
     this.indexIfOnDisk(p);
     if (!this.indexed.has(p)) this.latest.delete(p);
+    this.models.delete(p);
     return p;
   }
 
@@ -283,14 +287,19 @@ export class ServerWorkspace {
     return [...roots];
   }
 
+  /**
+   * Whether an analysis has every one of `paths`. A file unreadable when analysed (not yet
+   * created) is missing from the analysis: once it can be read, the analysis no longer covers it.
+   */
+  private covers(entry: AnalysisEntry, paths: string[]): boolean {
+    return paths.every((p) => entry.analysis.model.unitByPath(p) !== undefined || this.files.unit(p) === undefined);
+  }
+
   /** The latest analysis valid for all of `paths`, analysing again only if needed. */
   analysisFor(paths: string[]): AnalysisEntry {
     const candidates = new Set(paths.map((p) => this.latest.get(p)));
     const [entry] = candidates;
-    // A file unreadable when analysed (not yet created) is missing from the analysis: once it
-    // can be read, the analysis no longer covers it.
-    const covers = (e: AnalysisEntry) => paths.every((p) => e.analysis.model.unitByPath(p) !== undefined || this.files.unit(p) === undefined);
-    if (candidates.size === 1 && entry && this.isCurrent(entry) && covers(entry)) {
+    if (candidates.size === 1 && entry && this.isCurrent(entry) && this.covers(entry, paths)) {
       const roots = this.rootsFor(paths);
       if (!roots.every((r) => entry.roots.has(r))) return this.analyse(roots);
       // Same texts as when analysed: a document opened or edited back to that text since has a
@@ -331,6 +340,32 @@ export class ServerWorkspace {
       version: entry.versions.get(filePath),
       entry,
     };
+  }
+
+  /**
+   * The document at `uri` with a current model of its names, for the features that read no
+   * diagnostics and no importers (completion, signature help, hover, tokens, inlay hints): the
+   * latest analysis when it is still current, else a model of the file and its imports built
+   * from their parses (incremental after an edit) without running the checks. Typing then never
+   * waits for a re-check (61-77 ms in a 5,000-line file); the publisher runs that after its
+   * debounce, and its analysis serves the next request.
+   */
+  modelContext(uri: string): AnalysedDocument | undefined {
+    const p = this.pathOf(uri);
+    this.refresh();
+    const full = this.latest.get(p);
+    if (full && this.isCurrent(full) && this.covers(full, [p])) {
+      this.recordVersions(full);
+      return this.contextIn(full, p);
+    }
+    let entry = this.models.get(p);
+    if (!entry || !this.isCurrent(entry) || !this.covers(entry, [p])) {
+      const units = this.files.closure([p]);
+      entry = { analysis: { model: new Model(units), units, diagnostics: new Map() }, roots: new Set([p]), versions: new Map() };
+      this.models.set(p, entry);
+    }
+    this.recordVersions(entry);
+    return this.contextIn(entry, p);
   }
 
   /** The document at `uri` with a current analysis; undefined when the file cannot be read. */

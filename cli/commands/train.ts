@@ -8,6 +8,7 @@ import type { Plan } from '../../dsl/index.js';
 import { DEVICES, selectDevice, type DeviceRequest } from '../../runtime/device.js';
 import type { SourceFile } from '../../runtime/run/run-dir.js';
 import type { RunFailedError, TrainOptions, TrainResult } from '../../runtime/train.js';
+import { returnsSummary, type ReturnsFacts } from '../../webview/shared/returns-summary.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
 import { progressReporter } from '../progress.js';
@@ -157,12 +158,8 @@ export const trainCommand: Command = {
     };
     const report = (result: TrainResult) => {
       reporter.done();
-      const ret = result.metrics['train/mean_return'];
-      const evalRet = result.metrics['eval/mean_return'];
-      const figures = [ret !== undefined ? `train return ${ret.toFixed(1)}` : '', evalRet !== undefined ? `eval return ${evalRet.toFixed(1)}` : '']
-        .filter(Boolean)
-        .join(', ');
-      process.stderr.write(`rlx train: ${result.status} at step ${result.step}: ${result.reason}${figures ? ` (${figures})` : ''}\n`);
+      const figures = returnsSummary(returnsFacts(result));
+      process.stderr.write(`rlx train: ${result.status} at step ${result.step}: ${result.reason}${figures ? `; ${figures}` : ''}\n`);
     };
     try {
       if (values.resume !== undefined) {
@@ -219,6 +216,25 @@ export const trainCommand: Command = {
     }
   },
 };
+
+/**
+ * The returns of a finished run with how each was measured: the evaluation's settings come
+ * from the run's own plan.json (a resumed run's too), so the words match what was run.
+ */
+function returnsFacts(result: TrainResult): ReturnsFacts {
+  let evalSettings: Plan['eval'] = null;
+  try {
+    evalSettings = (JSON.parse(fs.readFileSync(path.join(result.runDir, 'plan.json'), 'utf8')) as Plan).eval ?? null;
+  } catch {
+    // No readable plan: the figures go without their notes.
+  }
+  return {
+    evalMean: result.metrics['eval/mean_return'],
+    evalEpisodes: evalSettings?.episodes,
+    evalDeterministic: evalSettings?.deterministic,
+    trainMean: result.metrics['train/mean_return'],
+  };
+}
 
 function exitCode(signal: NodeJS.Signals): number {
   return signal === 'SIGINT' ? 130 : 143;

@@ -11,11 +11,11 @@ import type { Session } from './session.js';
 export function registerCompletion(session: Session): void {
   const { connection } = session;
   connection.onCompletion(session.onDocument('completion', [], (doc, p, support) =>
-    forClient(completion(doc, p.position, { triggerCharacter: p.context?.triggerCharacter }), support)));
+    forClient(completion(doc, p.position, { triggerCharacter: p.context?.triggerCharacter }), support), 'model'));
   connection.onSignatureHelp(session.onDocument('signature help', null, (doc, p, support) => {
     const help = signatureHelp(doc, p.position);
     return help && signaturesForClient(help, support);
-  }));
+  }, 'model'));
 }
 
 function forClient(items: CompletionItem[], support: ClientSupport): CompletionItem[] {

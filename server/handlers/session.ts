@@ -80,8 +80,15 @@ export class Session {
   /**
    * A handler for a request about one document. `neutral` is the answer when the document is
    * unknown or the feature fails; `run` is the feature call, given what the client can take.
+   * `needs: 'model'` for features that read names only, no diagnostics and no importers: they
+   * answer from the parses without waiting for a re-check (workspace.modelContext).
    */
-  onDocument<P extends { textDocument: TextDocumentIdentifier }, R>(what: string, neutral: R, run: (doc: DocumentContext, params: P, support: ClientSupport) => R) {
+  onDocument<P extends { textDocument: TextDocumentIdentifier }, R>(
+    what: string,
+    neutral: R,
+    run: (doc: DocumentContext, params: P, support: ClientSupport) => R,
+    needs: 'analysis' | 'model' = 'analysis',
+  ) {
     return async (params: P, token: CancellationToken): Promise<R> => {
       const support = this.requireInitialized();
       const uri = params.textDocument.uri;
@@ -93,7 +100,7 @@ export class Session {
       try {
         // A file over the size limit is analysed as empty: an answer about that text would be wrong (and formatting it would delete the file).
         if (this.workspace.tooLarge(this.workspace.pathOf(uri)) !== undefined) return neutral;
-        const doc = this.workspace.context(uri);
+        const doc = needs === 'model' ? this.workspace.modelContext(uri) : this.workspace.context(uri);
         if (!doc) return neutral;
         return this.remap(run(doc.context, params, support));
       } catch (err) {

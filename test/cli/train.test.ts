@@ -86,6 +86,19 @@ describe('rlx train (command line)', () => {
     assert.equal(stdout, `${path.relative(cwd, dir)}\n`, 'stdout holds the run directory and nothing else');
   });
 
+  it('ends on one line with both returns and how each was measured (deterministic evaluation, sampled training)', () => {
+    const cwd = tempDir();
+    fs.writeFileSync(
+      path.join(cwd, 'main.rlx'),
+      'env Pole = CartPole { max_steps: 100 }\npolicy Net = mlp { hidden: [16] }\nalgorithm Fast = PPO { rollout_steps: 64 }\n' +
+        'experiment Tiny {\n  env: Pole\n  policy: Net\n  algorithm: Fast\n  budget: 1k\n  envs: 2\n  seeds: [3]\n  device: cpu\n  eval {\n    every: 500\n    episodes: 3\n  }\n}\n',
+    );
+    const result = rlx(['train', 'main.rlx', '--out', 'out'], cwd);
+    assert.equal(result.status, 0, result.stderr);
+    const last = result.stderr.trimEnd().split('\n').at(-1);
+    assert.match(last!, /^rlx train: finished at step 896: budget reached \(896 of 1000 steps\); eval \d+\.\d \(deterministic, 3 episodes\) · train \d+\.\d \(sampled actions, last 20 episodes\)$/);
+  });
+
   it('trains an .rlx file, snapshots its sources, and rlx eval runs the saved policy', () => {
     const cwd = tempDir();
     fs.writeFileSync(path.join(cwd, 'base.rlx'), 'env Pole = CartPole { max_steps: 100 }\npolicy Net = mlp { hidden: [16] }\n');

@@ -168,3 +168,26 @@ describe('analyses', () => {
     assert.equal(model.diagnostics.size, 0);
   });
 });
+
+describe('typing features (modelContext)', () => {
+  test('after an edit, they get a model of the new text and its imports without the checks; once checked, the checked analysis', async () => {
+    const { ws, file, uri } = await workspaceWith(CHAIN);
+    const doc = TextDocument.create(uri('a.rlx'), 'rlx', 1, CHAIN['a.rlx']);
+    ws.documentChanged(doc);
+    ws.analysisFor([file('a.rlx')]);
+    const edited = TextDocument.update(doc, [{ range: { start: { line: 2, character: 0 }, end: { line: 2, character: 0 } }, text: 'env Typed = Longer { max_steps: 0 }\n' }], 2);
+    ws.documentChanged(edited);
+
+    const typing = ws.modelContext(uri('a.rlx'))!;
+    assert.equal(typing.version, 2);
+    const model = typing.context.analysis.model;
+    assert.ok(model.lookup(typing.context.unit, 'Typed'), 'the name just typed');
+    assert.ok(model.lookup(typing.context.unit, 'Longer'), 'a name from an import');
+    assert.equal(typing.context.analysis.diagnostics.size, 0, 'no check ran: max_steps: 0 is not reported yet');
+    assert.equal(ws.modelContext(uri('a.rlx'))!.entry, typing.entry, 'reused while the text stays');
+
+    const checked = ws.analysisFor([file('a.rlx')]);
+    assert.ok((checked.analysis.diagnostics.get(file('a.rlx')) ?? []).length > 0, 'the publisher\'s check reports max_steps: 0');
+    assert.equal(ws.modelContext(uri('a.rlx'))!.entry, checked, 'the checked analysis serves the next request');
+  });
+});

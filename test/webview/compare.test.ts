@@ -124,6 +124,20 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     await page.close();
   });
 
+  test('a text run with stages (the Sums fixture) beside a CartPole run: the table shows both plans, the page does not go blank', async () => {
+    const runs = [...fixtureRuns('Sums'), fixtureRuns('Steady')[0]];
+    const sums = snapshotOf(runs[0]).id;
+    const page = await browser.open('compare', { host: new FakeHost(runs).handle });
+    const s = await page.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 2, 'both runs in the table');
+    assert.ok(s.table!.columns.some((c) => c.key === 'hp:env.task' && c.differs), 'the text task is a differing hyperparameter');
+    const cell = (run: string, column: string) => page.page.locator(`tr[data-run="${run}"] td[data-column="${column}"]`).textContent();
+    assert.equal(await cell(sums, 'env.task'), 'addition(digits: 2)', 'a task call in the language\'s words');
+    assert.equal(await cell(sums, 'algorithm'), 'GRPO');
+    await page.screenshot('text-run');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   test('runs of different experiments and states side by side, in dark and light', async () => {
     const runs = [...fixtureRuns('Steady').slice(0, 2), ...fixtureRuns('Failing'), ...fixtureRuns('Crashed')];
     for (const theme of ['dark', 'light'] as const) {

@@ -82,6 +82,10 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     assert.equal(s.header?.device, 'cpu');
     assert.equal(s.header?.steps, '8,192 / 8,192');
     assert.match(s.header?.notice ?? '', /^Finished: budget reached/);
+    const lastEval = events.filter((e) => e.type === 'eval').at(-1)!;
+    assert.match(s.header?.returns ?? '', /^eval (\d+\.\d) \((deterministic|sampled actions), (\d+) episodes\) · train \d+\.\d \(sampled actions, last 20 episodes\)$/);
+    assert.equal(s.header?.returns.split(' ')[1], lastEval.values['eval/mean_return'].toFixed(1), 'the latest evaluation');
+    assert.equal(await page.page.locator('[data-field="returns"]').textContent(), s.header?.returns, 'shown under the facts');
     assert.deepEqual(
       host.received.map((m) => m.type),
       ['ready'],

@@ -4,81 +4,154 @@
 
 export type Flat = Record<string, string>;
 
-interface PlanLike {
-  experiment?: string;
-  env?: { kind?: string; params?: Record<string, unknown> };
-  policy?: { kind?: string; params?: Record<string, unknown> };
-  stages?: { name?: string; algorithm?: { kind?: string; params?: Record<string, unknown> }; budget?: number | null }[];
-  reward?: { name?: string; replace_env_reward?: boolean; terms?: { name?: string }[] } | null;
-  envs?: number;
-  device?: string;
-  eval?: { every?: number; episodes?: number; deterministic?: boolean } | null;
-  stop?: unknown;
-  curriculum?: { param?: string; from?: number; to?: number; advance?: unknown } | null;
-}
-
-/** A plan value as a person reads it: schedules as `linear(0.00025 → 0)`, lists joined. */
+/**
+ * A plan value as a person reads it: schedules as `linear(0.00025 → 0)`, lists joined, calls
+ * as written (`addition(digits: 2)`). Total: a shape it does not know (a newer plan, an edited
+ * file) reads as its JSON, never as an exception that would blank the page.
+ */
 export function formatPlanValue(value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (typeof value === 'number') return String(Number(value.toPrecision(6)));
   if (typeof value === 'string' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return `[${value.map(formatPlanValue).join(', ')}]`;
+  if (typeof value !== 'object') return rawJson(value);
   const v = value as Record<string, unknown>;
-  if (typeof v.schedule === 'string') {
-    if (v.schedule === 'constant') return formatPlanValue(v.value);
-    if (v.schedule === 'warmup') return `warmup(${formatPlanValue(v.steps)}, then ${formatPlanValue(v.then)})`;
-    const over = v.over !== undefined && v.over !== 1 ? `, over ${formatPlanValue(v.over)}` : '';
-    return `${v.schedule}(${formatPlanValue(v.from)} → ${formatPlanValue(v.to)}${over})`;
-  }
-  if ('const' in v || 'ref' in v || 'op' in v || 'call' in v || 'list' in v) return formatExpr(v);
+  if (typeof v.schedule === 'string') return formatSchedule(v);
+  if (isExpr(v)) return formatExpr(v);
   return `{ ${Object.entries(v)
     .map(([k, x]) => `${k}: ${formatPlanValue(x)}`)
     .join(', ')} }`;
 }
 
-/** A plan expression (stop conditions, curriculum advances) back in the language's syntax. */
-export function formatExpr(expr: unknown): string {
-  const e = expr as Record<string, unknown>;
-  if (e === null || typeof e !== 'object') return String(expr);
-  if ('const' in e) return formatPlanValue(e.const);
-  if ('ref' in e) return String(e.ref);
-  if ('list' in e) return `[${(e.list as unknown[]).map(formatExpr).join(', ')}]`;
-  if ('call' in e) return `${String(e.call)}(${(e.args as unknown[]).map(formatExpr).join(', ')})`;
-  const args = (e.args as unknown[]) ?? [];
-  if (e.op === 'neg') return `-${formatExpr(args[0])}`;
-  if (e.op === 'not') return `not ${formatExpr(args[0])}`;
-  return `${formatExpr(args[0])} ${String(e.op)} ${formatExpr(args[1])}`;
+function formatSchedule(v: Record<string, unknown>): string {
+  if (v.schedule === 'constant' && 'value' in v) return formatPlanValue(v.value);
+  if (v.schedule === 'warmup' && 'steps' in v && 'then' in v) return `warmup(${formatPlanValue(v.steps)}, then ${formatPlanValue(v.then)})`;
+  if ('from' in v && 'to' in v) {
+    const over = v.over !== undefined && v.over !== 1 ? `, over ${formatPlanValue(v.over)}` : '';
+    return `${v.schedule}(${formatPlanValue(v.from)} → ${formatPlanValue(v.to)}${over})`;
+  }
+  return rawJson(v);
 }
 
-/** A plan as `name: value` pairs (the seed is the run's, not the plan's list). */
+function isExpr(v: Record<string, unknown>): boolean {
+  return 'const' in v || 'ref' in v || 'op' in v || 'call' in v || 'list' in v;
+}
+
+/**
+ * A plan expression (stop conditions, curriculum advances, a text task) back in the language's
+ * syntax; the JSON of any part that is not one of the plan's expression shapes.
+ */
+export function formatExpr(expr: unknown): string {
+  if (expr === null || typeof expr !== 'object' || Array.isArray(expr)) return formatPlanValue(expr);
+  const e = expr as Record<string, unknown>;
+  if ('const' in e) return formatPlanValue(e.const);
+  if ('ref' in e) return typeof e.ref === 'string' ? e.ref : rawJson(e);
+  if ('list' in e) return Array.isArray(e.list) ? `[${e.list.map(formatExpr).join(', ')}]` : rawJson(e);
+  if ('call' in e) {
+    if (typeof e.call !== 'string') return rawJson(e);
+    // Positional arguments (a normalised expression) or named ones (a parameter's value, e.g. `task`).
+    const args = Array.isArray(e.args)
+      ? e.args.map(formatExpr)
+      : e.args !== null && typeof e.args === 'object'
+        ? Object.entries(e.args).map(([name, arg]) => `${name}: ${formatExpr(arg)}`)
+        : e.args === undefined
+          ? []
+          : undefined;
+    return args ? `${e.call}(${args.join(', ')})` : rawJson(e);
+  }
+  const args = Array.isArray(e.args) ? e.args : undefined;
+  if (typeof e.op !== 'string' || !args) return rawJson(e);
+  if ((e.op === 'neg' || e.op === 'not') && args.length === 1) return e.op === 'neg' ? `-${formatExpr(args[0])}` : `not ${formatExpr(args[0])}`;
+  if (args.length === 2) return `${formatExpr(args[0])} ${e.op} ${formatExpr(args[1])}`;
+  return rawJson(e);
+}
+
+/** What the page cannot read as a plan value, shown as it is in plan.json. */
+function rawJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Plan fields the table leaves out on purpose: bookkeeping, and the seed list (a row shows its run's seed). */
+const NOT_HYPERPARAMETERS = new Set(['rlx_plan', 'language_version', 'experiment', 'source', 'seeds', 'sweep']);
+/** Plan fields read below; any other field (a newer plan's) is shown as raw JSON under its own name. */
+const READ = new Set(['env', 'envs', 'policy', 'stages', 'reward', 'device', 'eval', 'stop', 'curriculum']);
+
+/**
+ * A plan as `name: value` pairs (the seed is the run's, not the plan's list). Whatever does not
+ * have the shape this page knows is shown whole, as JSON under its field's name, so one odd plan
+ * cannot take the comparison down.
+ */
 export function flattenPlan(plan: unknown): Flat {
-  const p = (plan ?? {}) as PlanLike;
   const flat: Flat = {};
+  if (!isRecord(plan)) {
+    if (plan !== undefined && plan !== null) flat.plan = rawJson(plan);
+    return flat;
+  }
   const put = (key: string, value: unknown) => {
     if (value !== undefined) flat[key] = formatPlanValue(value);
   };
-  put('env', p.env?.kind);
-  for (const [k, v] of Object.entries(p.env?.params ?? {})) put(`env.${k}`, v);
-  put('envs', p.envs);
-  put('policy', p.policy?.kind);
-  for (const [k, v] of Object.entries(p.policy?.params ?? {})) put(`policy.${k}`, v);
-  const stages = p.stages ?? [];
-  for (const stage of stages) {
-    // One stage (the usual case) needs no stage name in front of its parameters.
-    const prefix = stages.length === 1 ? '' : `${stage.name ?? 'stage'}.`;
-    put(`${prefix}algorithm`, stage.algorithm?.kind);
-    for (const [k, v] of Object.entries(stage.algorithm?.params ?? {})) put(`${prefix}algorithm.${k}`, v);
-    put(`${prefix}budget`, stage.budget);
+  /** Reads one field with `read`; the field's JSON when it is not the shape `read` expects. */
+  const field = (name: string, read: (value: unknown) => boolean) => {
+    const value = plan[name];
+    if (value === undefined) return;
+    if (!read(value)) flat[name] = rawJson(value);
+  };
+  const component = (name: string) => (value: unknown) => {
+    if (!isRecord(value) || (value.params !== undefined && !isRecord(value.params))) return false;
+    put(name, value.kind);
+    for (const [k, v] of Object.entries(value.params ?? {})) put(`${name}.${k}`, v);
+    return true;
+  };
+  field('env', component('env'));
+  put('envs', plan.envs);
+  field('policy', component('policy'));
+  field('stages', (stages) => {
+    if (!Array.isArray(stages)) return false;
+    stages.forEach((stage, i) => {
+      // One stage (the usual case) needs no stage name in front of its parameters.
+      const name = isRecord(stage) && typeof stage.name === 'string' ? stage.name : `stage${i + 1}`;
+      const prefix = stages.length === 1 ? '' : `${name}.`;
+      if (!isRecord(stage) || (stage.algorithm !== undefined && !component(`${prefix}algorithm`)(stage.algorithm))) {
+        flat[`${prefix}stage`] = rawJson(stage);
+        return;
+      }
+      put(`${prefix}budget`, stage.budget);
+    });
+    return true;
+  });
+  field('reward', (reward) => {
+    if (reward === null) put('reward', 'none');
+    else if (!isRecord(reward)) return false;
+    else {
+      put('reward', reward.name);
+      put('reward.terms', Array.isArray(reward.terms) ? reward.terms.map((t) => (isRecord(t) && typeof t.name === 'string' ? t.name : rawJson(t))) : reward.terms);
+      put('reward.replace_env_reward', reward.replace_env_reward);
+    }
+    return true;
+  });
+  put('device', plan.device);
+  field('eval', (evaluation) => {
+    if (evaluation === null) return true;
+    if (!isRecord(evaluation)) return false;
+    for (const [k, v] of Object.entries(evaluation)) put(`eval.${k}`, v);
+    return true;
+  });
+  if (plan.stop !== undefined) put('stop', plan.stop === null ? 'none' : formatExpr(plan.stop));
+  field('curriculum', (c) => {
+    if (c === null) return true;
+    if (!isRecord(c)) return false;
+    flat.curriculum = `${formatPlanValue(c.param)} ${formatPlanValue(c.from)} → ${formatPlanValue(c.to)} when ${formatExpr(c.advance)}`;
+    return true;
+  });
+  for (const [name, value] of Object.entries(plan)) {
+    if (!READ.has(name) && !NOT_HYPERPARAMETERS.has(name)) flat[name] = rawJson(value);
   }
-  if (p.reward) {
-    put('reward', p.reward.name);
-    put('reward.terms', (p.reward.terms ?? []).map((t) => t.name));
-    put('reward.replace_env_reward', p.reward.replace_env_reward);
-  } else if (p.reward === null) put('reward', 'none');
-  put('device', p.device);
-  if (p.eval) for (const [k, v] of Object.entries(p.eval)) put(`eval.${k}`, v);
-  if (p.stop !== undefined) put('stop', p.stop === null ? 'none' : formatExpr(p.stop));
-  if (p.curriculum) put('curriculum', `${p.curriculum.param} ${formatPlanValue(p.curriculum.from)} → ${formatPlanValue(p.curriculum.to)} when ${formatExpr(p.curriculum.advance)}`);
   return flat;
 }
 

@@ -104,8 +104,9 @@ function compareSpecs(a: ChartSpec, b: ChartSpec): number {
 
 /** The reward terms a run's plan declares: their charts wait for data like the others. */
 function plannedTerms(run: RunModel): string[] {
-  const terms = (run.snapshot.plan as { reward?: { terms?: { name?: unknown }[] } | null } | undefined)?.reward?.terms;
-  return (terms ?? []).map((t) => t.name).filter((n): n is string => typeof n === 'string');
+  // Read defensively: the plan is a file on disk, any shape can turn up.
+  const terms: unknown = (run.snapshot.plan as { reward?: { terms?: unknown } | null } | undefined)?.reward?.terms;
+  return (Array.isArray(terms) ? terms : []).map((t) => (t as { name?: unknown } | null)?.name).filter((n): n is string => typeof n === 'string');
 }
 
 export interface ChartBoardOptions {

@@ -3,6 +3,7 @@
 // the explanation of a crashed one where nobody can miss it.
 import { h, replaceChildren, setText } from '../shared/dom.js';
 import { formatDuration, formatRate, formatSteps, formatTime } from '../shared/format.js';
+import { returnsSummary, type ReturnsFacts } from '../shared/returns-summary.js';
 import type { RunModel } from '../shared/run-model.js';
 
 export interface HeaderFacts {
@@ -16,6 +17,8 @@ export interface HeaderFacts {
   sps: string;
   elapsed: string;
   eta: string;
+  /** The latest evaluation and training returns, each with how it was measured ('' before either). */
+  returns: string;
   /** The failed run's error, the crash explanation, or the reason a run ended. */
   notice: string;
   noticeKind: 'error' | 'warning' | 'info' | 'none';
@@ -59,6 +62,7 @@ export function headerFacts(run: RunModel, now: number): HeaderFacts {
     sps: formatRate(sps),
     elapsed: formatDuration(elapsed),
     eta: state === 'running' ? formatDuration(eta) : '–',
+    returns: returnsSummary(returnsFacts(run)),
     ...notice,
   };
 }
@@ -87,6 +91,19 @@ function noticeOf(run: RunModel): Pick<HeaderFacts, 'notice' | 'noticeKind'> {
   }
 }
 
+/** The same facts `rlx train` prints on its last line, from the events (status.json's metrics before they arrive). */
+function returnsFacts(run: RunModel): ReturnsFacts {
+  const last = run.evals.at(-1);
+  const planned = (run.snapshot.plan as { eval?: { deterministic?: unknown; episodes?: unknown } | null } | undefined)?.eval;
+  return {
+    evalMean: last?.values['eval/mean_return'] ?? run.status?.metrics?.['eval/mean_return'],
+    evalEpisodes: last && last.returns.length > 0 ? last.returns.length : typeof planned?.episodes === 'number' ? planned.episodes : undefined,
+    evalDeterministic: last?.deterministic ?? (typeof planned?.deterministic === 'boolean' ? planned.deterministic : undefined),
+    trainMean: run.latestMetric('train/mean_return'),
+    trainEpisodes: run.trainingEpisodes(),
+  };
+}
+
 function planAlgorithm(run: RunModel): string | undefined {
   const stages = (run.snapshot.plan as { stages?: { algorithm?: { kind?: unknown } }[] } | undefined)?.stages;
   const kind = stages?.[0]?.algorithm?.kind;
@@ -110,6 +127,7 @@ export class RunHeader {
   private readonly progress = h('div', { class: 'progress', attrs: { role: 'progressbar', 'aria-label': 'steps of the budget', 'aria-valuemin': 0, 'aria-valuemax': 100 } });
   private readonly progressFill = h('div', { class: 'progress-fill' });
   private readonly values = new Map<keyof HeaderFacts, HTMLElement>();
+  private readonly returns = h('p', { class: 'returns', attrs: { 'data-field': 'returns' }, hidden: true });
   private readonly notice = h('p', { class: 'notice', hidden: true });
   private readonly logs = h('details', { class: 'logs', hidden: true });
   private logCount = -1;
@@ -122,7 +140,7 @@ export class RunHeader {
       this.values.set(key, value);
       facts.append(h('div', { class: 'fact' }, h('dt', { text: label }), value));
     }
-    this.element = h('header', { class: 'run-header' }, h('div', { class: 'title-row' }, this.stateBadge, this.title), facts, this.progress, this.notice, this.logs);
+    this.element = h('header', { class: 'run-header' }, h('div', { class: 'title-row' }, this.stateBadge, this.title), facts, this.returns, this.progress, this.notice, this.logs);
   }
 
   update(run: RunModel, now: number): HeaderFacts {
@@ -136,6 +154,8 @@ export class RunHeader {
     this.progressFill.style.width = `${(fraction * 100).toFixed(1)}%`;
     this.progress.setAttribute('aria-valuenow', (fraction * 100).toFixed(0));
     this.progress.dataset.state = run.state;
+    this.returns.hidden = facts.returns === '';
+    setText(this.returns, facts.returns);
     this.notice.hidden = facts.noticeKind === 'none';
     this.notice.dataset.kind = facts.noticeKind;
     // Errors are announced; the other notices are read when reached.

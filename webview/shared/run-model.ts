@@ -129,6 +129,8 @@ export interface EvalPoint {
   time: number;
   values: Record<string, number>;
   returns: number[];
+  /** Whether it took the most likely action (absent from events of older trainers). */
+  deterministic?: boolean;
 }
 
 export interface LogLine {
@@ -209,7 +211,7 @@ export class RunModel {
         break;
       case 'eval':
         this.evals = this.evals.filter((e) => e.step < event.step);
-        this.evals.push({ step: event.step, time: event.time, values: event.values ?? {}, returns: event.returns ?? [] });
+        this.evals.push({ step: event.step, time: event.time, values: event.values ?? {}, returns: event.returns ?? [], deterministic: typeof event.deterministic === 'boolean' ? event.deterministic : undefined });
         break;
       case 'status':
         this.lastStatusEvent = event;
@@ -254,6 +256,27 @@ export class RunModel {
   latestMetric(key: string): number | undefined {
     return this.metrics.latest(key) ?? this.status?.metrics?.[key];
   }
+
+  /**
+   * Training episodes finished so far (the sum of `charts/episodes`; episode events are capped
+   * per update, so they undercount), undefined before the metric appears. Summed incrementally:
+   * the header asks every second.
+   */
+  trainingEpisodes(): number | undefined {
+    if (!this.metrics.has('charts/episodes')) return undefined;
+    const t = this.metrics;
+    if (this.episodeSum.revision !== t.revision || this.episodeSum.rows > t.length) this.episodeSum = { rows: 0, revision: t.revision, sum: 0 };
+    const column = t.column('charts/episodes');
+    let { sum } = this.episodeSum;
+    for (let i = this.episodeSum.rows; i < t.length; i++) {
+      const v = column.get(i);
+      if (Number.isFinite(v)) sum += v;
+    }
+    this.episodeSum = { rows: t.length, revision: t.revision, sum };
+    return sum;
+  }
+
+  private episodeSum = { rows: 0, revision: 0, sum: 0 };
 
   /** Steps so far: whichever of the events and status.json is further along. */
   get step(): number {

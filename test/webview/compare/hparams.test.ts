@@ -41,3 +41,40 @@ test('seeds of one experiment have nothing that differs, and form one group', ()
   assert.deepEqual(table.differing, []);
   assert.equal(groupRuns(runs, table).length, 1);
 });
+
+test('a text run\'s plan (the Sums fixture): its task call reads as written, with named arguments', () => {
+  const flat = flattenPlan(readPlan(fixtureRuns('Sums')[0].dir));
+  assert.equal(flat.env, 'TextTask');
+  assert.equal(flat['env.task'], 'addition(digits: 2)');
+  assert.equal(flat.algorithm, 'GRPO');
+  assert.equal(flat.budget, '50000');
+  assert.equal(flat['reward.terms'], '[answer, format]');
+});
+
+test('any plan shape flattens without throwing: what is not understood is shown as its JSON', () => {
+  const odd: unknown[] = [
+    undefined,
+    null,
+    7,
+    'plan',
+    [],
+    { env: 5, policy: { kind: 'mlp', params: [1, 2] }, stages: 'main', reward: { terms: [null, 3, { name: 'alive' }] }, eval: [1], curriculum: 'x' },
+    { stages: [null, { name: 'b', algorithm: 'PPO' }, { algorithm: { kind: 'PPO', params: { lr: { schedule: 'linear' } } } }] },
+    { stop: { op: '>=' }, env: { kind: 'TextTask', params: { task: { call: 3 }, other: { call: 'f', args: 'x' }, l: { list: 'no' } } } },
+    { future_field: { a: [1, { b: 2 }] } },
+  ];
+  for (const plan of odd) assert.doesNotThrow(() => flattenPlan(plan), JSON.stringify(plan));
+  const flat = flattenPlan(odd[5]);
+  assert.equal(flat.env, '5');
+  assert.equal(flat.policy, '{"kind":"mlp","params":[1,2]}');
+  assert.equal(flat.stages, '"main"');
+  assert.equal(flat['reward.terms'], '[null, 3, alive]');
+  assert.equal(flat.eval, '[1]');
+  assert.equal(flattenPlan(odd[6])['stage1.stage'], 'null');
+  assert.equal(flattenPlan(odd[6])['b.stage'], '{"name":"b","algorithm":"PPO"}');
+  assert.equal(flattenPlan(odd[6])['stage3.algorithm.lr'], '{"schedule":"linear"}');
+  assert.equal(flattenPlan(odd[7]).stop, '{"op":">="}');
+  assert.equal(flattenPlan(odd[7])['env.task'], '{"call":3}');
+  assert.equal(flattenPlan(odd[8]).future_field, '{"a":[1,{"b":2}]}');
+  assert.deepEqual(flattenPlan('plan'), { plan: '"plan"' });
+});

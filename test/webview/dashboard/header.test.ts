@@ -48,3 +48,16 @@ test('a failed run shows its error; a run without status.json says so', () => {
   assert.equal(headerFacts(unknown, 0).state, 'status unknown');
   assert.match(headerFacts(unknown, 0).notice, /status\.json is missing/);
 });
+
+test('the returns line: the latest evaluation (deterministic, its episodes) beside the training return over its window', () => {
+  const run = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'finished', status: status({ status: 'finished' }) });
+  run.addEvents([
+    { type: 'metrics', step: 512, time: 1, values: { 'charts/episodes': 12, 'train/mean_return': 30 } },
+    { type: 'eval', step: 512, time: 1, values: { 'eval/mean_return': 42 }, returns: [40, 44], lengths: [40, 44], deterministic: true },
+    { type: 'metrics', step: 1024, time: 2, values: { 'charts/episodes': 5, 'train/mean_return': 251.34 } },
+    { type: 'eval', step: 1024, time: 2, values: { 'eval/mean_return': 500 }, returns: [500, 500, 500], lengths: [500, 500, 500], deterministic: true },
+  ]);
+  assert.equal(headerFacts(run, 0).returns, 'eval 500.0 (deterministic, 3 episodes) · train 251.3 (sampled actions, last 17 episodes)');
+  const fresh = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'running', status: status({}) });
+  assert.equal(headerFacts(fresh, 0).returns, '', 'nothing before the first episode');
+});

@@ -1,0 +1,25 @@
+// The words for a run's two returns, shared by `rlx train`'s last line and the dashboard.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { returnsSummary, type ReturnsFacts } from '../../../webview/shared/returns-summary.js';
+
+function check(facts: ReturnsFacts, expected: string): void {
+  assert.equal(returnsSummary(facts), expected);
+}
+
+test('both returns, each with how it was measured', () => {
+  check(
+    { evalMean: 500, evalEpisodes: 10, evalDeterministic: true, trainMean: 251.34, trainEpisodes: 900 },
+    'eval 500.0 (deterministic, 10 episodes) · train 251.3 (sampled actions, last 20 episodes)',
+  );
+});
+
+test('a sampled evaluation says so; the training window is smaller before the 20th episode', () => {
+  check({ evalMean: 12.25, evalEpisodes: 1, evalDeterministic: false, trainMean: 9, trainEpisodes: 7 }, 'eval 12.3 (sampled actions, 1 episode) · train 9.0 (sampled actions, last 7 episodes)');
+});
+
+test('either alone, nothing when neither is known or finite', () => {
+  check({ trainMean: 21.5 }, 'train 21.5 (sampled actions, last 20 episodes)');
+  check({ evalMean: 3 }, 'eval 3.0');
+  check({ evalMean: NaN, trainMean: undefined }, '');
+});
