@@ -5,6 +5,7 @@
 import type { PolicyFactory, Policy, TokenModel } from '../policies/index.js';
 import type { Rng } from '../random.js';
 import type { Compute } from '../tensor/index.js';
+import type { TextRolloutRecorder } from '../run/text-rollouts.js';
 import type { TextEnv } from '../text/text-env.js';
 import type { EpisodeRecord, Stepper } from './stepper.js';
 
@@ -37,6 +38,8 @@ export interface TextAlgorithmContext {
   readonly budget: number | null;
   readonly rng: Rng;
   readonly compute: Compute;
+  /** Writes some batches into rollouts/ for the rollout inspector; the learner offers it each batch with its advantages. */
+  readonly recorder?: TextRolloutRecorder;
 }
 
 /** An algorithm of the language, by its name there; C is what it is built from. */

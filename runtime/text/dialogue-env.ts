@@ -18,7 +18,8 @@ const EVAL_BATCH = 128;
 export class DialogueEnvironment implements TextEnv {
   readonly tokenizer: CharTokenizer;
   readonly layout: DialogueLayout;
-  readonly description: Readonly<Record<string, unknown>>;
+  readonly description: Readonly<{ env: string; task: string }>;
+  readonly termNames: readonly string[] = [];
   readonly policyFields: Readonly<Record<string, unknown>>;
 
   constructor(
@@ -66,7 +67,13 @@ export class DialogueEnvironment implements TextEnv {
       'charts/dialogues': rows,
     };
     if (batch.reportsSuccess) metrics['train/batch_success'] = mean(batch.success);
-    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch) };
+    const samples = batch.transcripts.map((transcript, r) => ({
+      start: dialogues[r]!.opening,
+      turns: transcript.slice(1),
+      reward: batch.returns[r]!,
+      ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
+    }));
+    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples };
   }
 
   async demonstrations(count: number, rng: Rng): Promise<TokenRows> {

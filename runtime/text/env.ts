@@ -15,7 +15,7 @@ import { compileReward, type CompiledReward } from '../rewards/index.js';
 import { textTaskConfig, type TextTaskOptions } from './config.js';
 import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
-import type { RolloutOptions, Rollouts, TextEnv, TextEvalOutcome, TokenRows } from './text-env.js';
+import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows } from './text-env.js';
 import type { CharTokenizer } from './tokenizer.js';
 import { exact } from './verifiers.js';
 
@@ -34,7 +34,7 @@ export class TextEnvironment implements TextEnv {
   readonly layout: TextLayout;
   /** The reward's term names (`exact` when the plan declares no reward). */
   readonly termNames: readonly string[];
-  readonly description: Readonly<Record<string, unknown>>;
+  readonly description: Readonly<{ env: string; task: string }>;
   readonly policyFields: Readonly<Record<string, unknown>>;
 
   constructor(
@@ -98,14 +98,18 @@ export class TextEnvironment implements TextEnv {
     const termSums = new Float64Array(this.termNames.length);
     let correct = 0;
     let characters = 0;
+    const samples: SampleRecord[] = [];
     for (let r = 0; r < rows; r++) {
       const example = examples[Math.floor(r / G)]!;
       const text = this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N));
       const score = this.score(example, text);
       rewards[r] = score.total;
       score.terms.forEach((v, k) => (termSums[k] += v));
-      correct += exact(text, example.target);
+      const right = exact(text, example.target);
+      correct += right;
       characters += [...text].length;
+      const terms = Object.fromEntries(this.termNames.map((name, k) => [name, score.terms[k]!]));
+      samples.push({ start: example.prompt, target: example.target, text, reward: score.total, terms, correct: right === 1 });
     }
     const batch = trainingRows(prompts, slots, rows, layout);
     const perRow = Int32Array.from({ length: rows }, (_, r) => completionLength(slots, r * N, N));
@@ -118,7 +122,7 @@ export class TextEnvironment implements TextEnv {
       'charts/completions': rows,
     };
     this.termNames.forEach((name, k) => (metrics[`rewards/${name}`] = mean(termSums[k]!)));
-    return { ...batch, rows, width: sequenceWidth(layout), perRow, rewards, steps: rows, metrics, episodes: [] };
+    return { ...batch, rows, width: sequenceWidth(layout), perRow, rewards, steps: rows, metrics, episodes: [], samples };
   }
 
   async demonstrations(count: number, rng: Rng): Promise<TokenRows> {

@@ -26,8 +26,27 @@ export interface TokenRows {
   readonly perRow: Int32Array;
 }
 
+/** One sample as the rollout inspector shows it. */
+export interface SampleRecord {
+  /** The start it was sampled from: the prompt, or the dialogue's opening. */
+  readonly start: string;
+  /** Single-turn: the task's target and the completion. */
+  readonly target?: string;
+  readonly text?: string;
+  /** Dialogues: the turns after the opening, [speaker, text]. */
+  readonly turns?: readonly (readonly [speaker: 'env' | 'agent', text: string])[];
+  readonly reward: number;
+  /** Each reward term's value (single-turn tasks with a reward declaration, or `exact`). */
+  readonly terms?: Readonly<Record<string, number>>;
+  /** Exact match (single-turn), or whether the dialogue reached its goal. */
+  readonly correct?: boolean;
+  readonly success?: boolean;
+}
+
 /** Sampled groups, scored. */
 export interface Rollouts extends TokenRows {
+  /** Each row as text, for the rollout inspector. */
+  readonly samples: readonly SampleRecord[];
   /** Each row's return: the sum of its reward terms (single-turn) or of the env's rewards (dialogues). */
   readonly rewards: Float64Array;
   /** Env steps the batch took: completions, or agent turns of dialogues. */
@@ -60,8 +79,10 @@ export interface TextEvalOutcome {
 
 export interface TextEnv {
   readonly tokenizer: CharTokenizer;
-  /** For hparams: the env and its task, as the plan writes them. */
-  readonly description: Readonly<Record<string, unknown>>;
+  /** For hparams: the env kind and its task, as the plan writes them. */
+  readonly description: Readonly<{ env: string; task: string }>;
+  /** Names of the reward terms a sample's `terms` carry (none for dialogues: the env's own reward). */
+  readonly termNames: readonly string[];
   /** For the exported model's metadata: what `rlx eval` needs to run it again. */
   readonly policyFields: Readonly<Record<string, unknown>>;
   /** Token rows' width (T) for samples of up to `maxNewTokens` tokens where the env lets the learner choose. */

@@ -9,6 +9,7 @@ import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algo
 import { PolicyFactory, type TokenModel } from '../policies/index.js';
 import { Rng } from '../random.js';
 import type { ConditionMetric } from '../run/stop.js';
+import { TextRolloutRecorder } from '../run/text-rollouts.js';
 import { PlanError } from '../support.js';
 import type { Compute } from '../tensor/index.js';
 import type { TextTaskOptions } from '../text/config.js';
@@ -16,7 +17,7 @@ import { DialogueEnvironment } from '../text/dialogue-env.js';
 import { TextEnvironment } from '../text/env.js';
 import { GuessNumber } from '../text/guess-number.js';
 import type { TextEnv } from '../text/text-env.js';
-import type { EvalOutcome, Workload } from './workload.js';
+import type { EvalOutcome, RunServices, Workload } from './workload.js';
 
 /** The text env of a plan; errors name the param. */
 export function textEnvOf(plan: Plan, options: TextTaskOptions = {}): TextEnv {
@@ -32,6 +33,10 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}): TextEnv {
 export class TextWorkload implements Workload {
   readonly description: Readonly<Record<string, unknown>>;
   readonly policyFields: Readonly<Record<string, unknown>>;
+  /** Batches for the rollout inspector, armed every `rolloutEvery` steps once the run directory exists. */
+  private readonly recorder: TextRolloutRecorder;
+  private run: RunServices | null = null;
+  private nextRollout = -1;
 
   private constructor(
     readonly env: TextEnv,
@@ -39,6 +44,17 @@ export class TextWorkload implements Workload {
   ) {
     this.description = env.description;
     this.policyFields = env.policyFields;
+    const { env: kind, task } = env.description;
+    this.recorder = new TextRolloutRecorder({ env: kind, task, terms: env.termNames }, () => {
+      const run = this.run;
+      if (!run) return null;
+      return {
+        dir: run.dir.rolloutsDir,
+        step: run.step(),
+        stage: run.stage(),
+        onRecorded: (batch) => run.dir.events.add({ type: 'rollout', step: run.step(), file: run.dir.relative(batch.file), return: batch.return, length: batch.length, stage: run.stage() }),
+      };
+    });
   }
 
   /** The plan's task and model for `seed`; `options` say where a dataset's file is. Errors say which param is wrong. */
@@ -55,12 +71,21 @@ export class TextWorkload implements Workload {
 
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
-    return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute }, settings);
+    return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder }, settings);
   }
 
-  begin(): void {}
+  begin(_algorithm: Algorithm, run: RunServices): void {
+    this.run = run;
+  }
 
-  beforeIterate(): void {}
+  beforeIterate(step: number): void {
+    const every = this.run!.rolloutEvery;
+    if (this.nextRollout < 0) this.nextRollout = Math.ceil(step / every) * every;
+    if (step >= this.nextRollout) {
+      this.recorder.arm();
+      while (this.nextRollout <= step) this.nextRollout += every;
+    }
+  }
 
   takeEpisodes(algorithm: Algorithm): readonly EpisodeRecord[] {
     return algorithm.takeEpisodes?.() ?? [];

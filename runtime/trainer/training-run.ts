@@ -178,7 +178,7 @@ export class TrainingRun {
       for (let i = this.counters.stage!; i < this.stages.length && !outcome; i++) {
         const resumed = i === resumedStage;
         if (i !== this.counters.stage) await this.nextStage(i);
-        this.workload.begin(this.algorithm!, { dir: this.dir, step: () => this.step, rolloutEvery: this.rolloutEvery }, resumed ? state!.step : null);
+        this.workload.begin(this.algorithm!, { dir: this.dir, step: () => this.step, rolloutEvery: this.rolloutEvery, stage: () => this.stageName }, resumed ? state!.step : null);
         if (!resumed) this.startStage(i);
         events.flush();
         outcome = await this.trainStage(startTime, resumed);

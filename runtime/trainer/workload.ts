@@ -30,6 +30,8 @@ export interface RunServices {
   step(): number;
   /** Steps between sampled rollout episodes. */
   readonly rolloutEvery: number;
+  /** The name of the stage being trained. */
+  stage(): string;
 }
 
 export interface Workload {

@@ -13,6 +13,7 @@ import type { TokenModel } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
 import { Adam, GradientStep, Session, type Compute, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import type { EpisodeRecord } from '../stepper.js';
@@ -92,6 +93,7 @@ export class TextPolicyGradient implements Algorithm {
     private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
+    private readonly recorder: TextRolloutRecorder | undefined,
   ) {
     this.optimizer = new Adam(policy.weights, { eps: TEXT_ADAM_EPS });
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
@@ -119,7 +121,7 @@ export class TextPolicyGradient implements Algorithm {
       const weights = model.weights.clone();
       reference = { weights, session: await logProbSession(model, T, weights, context.compute) };
     }
-    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'));
+    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
   }
 
   get done(): boolean {
@@ -156,6 +158,7 @@ export class TextPolicyGradient implements Algorithm {
     const { rows, width: T } = batch;
     const advantages = new Float32Array(rows);
     const flatGroups = c.advantages(batch.rewards, G, advantages);
+    this.recorder?.offer(c.name, batch, G, advantages);
 
     const weight = new Float32Array(rows * T);
     for (let r = 0; r < rows; r++) {

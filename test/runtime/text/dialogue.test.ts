@@ -4,6 +4,7 @@
 // through train(): SFT on the expert's dialogues, then RLOO, with success counted as the
 // issue asks (train.success, eval.success) and a resume inside the RLOO stage.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
@@ -126,6 +127,18 @@ describe('GuessNumber through train()', () => {
     const episodes = events.filter((e) => e.type === 'episode');
     assert.ok(episodes.length > 0 && episodes.every((e) => e.stage === 'main' && typeof e.success === 'boolean' && (e.length as number) >= 1 && (e.length as number) <= 7));
     assert.ok(result.metrics['train/success'] !== undefined, 'train.success comes from the dialogues');
+    // The rollout inspector's files hold whole dialogues, turn by turn, with RLOO's advantages.
+    const rollout = events.find((e) => e.type === 'rollout')!;
+    const [header, group] = fs.readFileSync(path.join(result.runDir, rollout.file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([header.kind, header.env, header.algorithm, header.group_size], ['text', 'GuessNumber', 'REINFORCE', 8]);
+    assert.equal(group.start, '1..100');
+    for (const sample of group.samples) {
+      assert.equal(sample.turns[0][0], 'agent');
+      assert.equal(sample.success, sample.turns.at(-1)[1] !== undefined && sample.reward === 1);
+      const others = group.samples.filter((o: unknown) => o !== sample);
+      const leaveOneOut = sample.reward - others.reduce((s: number, o: { reward: number }) => s + o.reward, 0) / others.length;
+      assert.ok(Math.abs(sample.advantage - leaveOneOut) < 1e-6, 'RLOO: the return minus the mean of the others');
+    }
     assert.ok(result.step >= 150 * 32 + 300);
   });
 

@@ -3,6 +3,7 @@
 // every event names its stage, each stage ends with a held-out evaluation, and a run stopped
 // inside a stage resumes inside it and ends exactly where an uninterrupted run ends.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
@@ -38,6 +39,24 @@ describe('stages', () => {
     assert.deepEqual(evals.map((e) => [e.stage, e.step]), [['warmup', 4800], ['main', 5440]]);
     assert.deepEqual(events.filter((e) => e.type === 'hparams').map((e) => [e.stage, e.algorithm]), [['warmup', 'SFT'], ['main', 'GRPO']]);
     assert.deepEqual(RunDirectory.readStatus(result.runDir)!.stage, { name: 'main', index: 1, count: 2, algorithm: 'GRPO' });
+
+    // The rollout inspector's files: GRPO batches, group by group, with each sample's verdict and advantage.
+    const rollouts = events.filter((e) => e.type === 'rollout');
+    assert.ok(rollouts.length > 0 && rollouts.every((e) => e.stage === 'main' && (e.step as number) >= 4800));
+    const lines = fs.readFileSync(path.join(result.runDir, rollouts[0]!.file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([lines[0].type, lines[0].kind, lines[0].algorithm, lines[0].group_size, lines[0].step], ['header', 'text', 'GRPO', 8, rollouts[0]!.step]);
+    const groups = lines.slice(1);
+    assert.equal(groups.length, 8);
+    for (const group of groups) {
+      assert.equal(group.samples.length, 8);
+      for (const sample of group.samples) {
+        assert.equal(sample.correct, sample.text === group.target, `${sample.text} for ${group.start} (target ${group.target})`);
+        assert.equal(sample.reward, sample.terms.exact);
+      }
+      // group_std advantages: relative to the group's mean, so they sum to zero.
+      const sum = group.samples.reduce((s: number, x: { advantage: number }) => s + x.advantage, 0);
+      assert.ok(Math.abs(sum) < 1e-3, `advantages of ${group.start} sum to ${sum}`);
+    }
   });
 
   it('a run stopped inside the second stage resumes there and ends where an uninterrupted run ends', async () => {
