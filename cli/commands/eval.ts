@@ -43,8 +43,8 @@ export const evalCommand: Command = {
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
     if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
     // Loaded here: they bring onnxruntime, which the other commands do not need.
-    const [{ makeVecEnv }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
-      import('../../runtime/envs/registry.js'),
+    const [{ openRunEnvs }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
+      import('../../runtime/envs/run-envs.js'),
       import('../../runtime/evaluate.js'),
       import('../../runtime/policies/onnx-policy.js'),
       import('../../runtime/random.js'),
@@ -61,14 +61,21 @@ export const evalCommand: Command = {
     const file = values.checkpoint ?? defaultPolicy(runDir);
     if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
     if (isTextEnv(plan.env.kind)) return evalText(plan, file, values.episodes !== undefined ? episodes : undefined, Boolean(values.json));
-    const vec = makeVecEnv(plan.env.kind, plan.env.params, Math.min(episodes, 32));
-    const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace });
+    const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32)));
     const deterministic = !values.stochastic;
     // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
     // same problem; episodes come from streams no training or in-run evaluation used.
     const runSeed = seedGiven ? seed : (RunDirectory.readStatus(runDir)?.seed ?? plan.seeds[0]);
-    const result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30);
-    await policy.release();
+    let result: Awaited<ReturnType<typeof evaluate>>;
+    try {
+      const { vec } = envs;
+      const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace });
+      result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30).finally(() => policy.release());
+    } catch (err) {
+      throw asUserError(err);
+    } finally {
+      envs.close();
+    }
     const metrics = evalMetrics(result);
     if (values.json) {
       process.stdout.write(JSON.stringify({ policy: file, episodes, deterministic, ...metrics, returns: result.returns, lengths: result.lengths }) + '\n');
@@ -82,6 +89,19 @@ export const evalCommand: Command = {
     return 0;
   },
 };
+
+/** A user env module that cannot load or fails during the episodes says so, without a stack trace. */
+function asUserError(err: unknown): unknown {
+  return err instanceof Error && err.name === 'EnvModuleError' ? new UserError(err.message) : err;
+}
+
+async function openEnvs<T>(open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (err) {
+    throw asUserError(err);
+  }
+}
 
 /** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts. */
 async function evalText(plan: Plan, file: string, limit: number | undefined, json: boolean): Promise<number> {

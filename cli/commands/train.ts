@@ -76,7 +76,7 @@ function sourcesOfRun(planPath: string): SourceFile[] {
 const loadTrainer = () => import('../../runtime/train.js');
 
 /** The trainer's refusals (by error name: the trainer module is loaded lazily). */
-const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError', 'EnvModuleError']);
+const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError', 'EnvModuleError', 'RewardError']);
 
 /** What the file system said, in words, and what to do, for the errors a user's machine causes (not bugs in rlx). */
 const SYSTEM_ERRORS: Record<string, [reason: string, hint: string]> = {

@@ -1,11 +1,27 @@
 // Checks of a declaration's base: `= Name`, `= module("./file.ts")`, `over Experiment`.
 import { closestNames, didYouMean } from '../diagnostics.js';
 import { builtinsOfKind } from '../schema/index.js';
-import type { DeclKind, Identifier } from '../syntax/ast.js';
+import type { DeclKind, Identifier, Range } from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 
 const BUILTIN_BASED: DeclKind[] = ['env', 'policy', 'algorithm'];
+
+/** The module's file exists, and what it declares (`export const spec`) can be read; reported at the path. */
+function checkModuleFile(ctx: CheckContext, symbol: DeclSymbol, at: Range): void {
+  const module = ctx.model.envModule(symbol);
+  if (!module) return;
+  const { read, written } = module;
+  if (read.kind === 'missing') {
+    ctx.accept('error', 'module-not-found', `cannot read '${written}' (looked for ${module.file}); module("...") paths are relative to this file`, at);
+  } else if (read.kind === 'invalid') {
+    ctx.accept('error', 'invalid-module-spec', `${written}:${read.line}: ${read.message} (docs/language.md#user-environments)`, at);
+  } else if (read.kind === 'undeclared') {
+    ctx.accept('info', 'undeclared-module-spec',
+      `${written} does not declare its names, so reward terms are checked against them only when training starts; ` +
+        "add `export const spec = { observations: ['x', ...], actions: 'discrete', info: [...] }` to it (docs/language.md#user-environments)", at);
+  }
+}
 
 function article(kind: string): string {
   return /^[aeiou]/.test(kind) ? 'an' : 'a';
@@ -45,6 +61,8 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
       ctx.accept('error', 'wrong-arguments', 'module takes one file path in quotes: module("./my_env.ts")', base.range);
     } else if (!/\.(ts|js|mjs|cjs)$/.test(arg.value.value)) {
       ctx.accept('error', 'type-mismatch', `module("${arg.value.value}") must name a .ts or .js file`, arg.value.range);
+    } else {
+      checkModuleFile(ctx, symbol, arg.value.range);
     }
     return;
   }

@@ -36,7 +36,7 @@ export interface Analysis {
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
 export function analyze(workspace: Workspace, roots: string[]): Analysis {
   const units = workspace.closure(roots);
-  const model = new Model(units);
+  const model = new Model(units, (file) => workspace.envModule(file));
   const diagnostics = new Map<string, Diagnostic[]>();
   const contexts = new Map<SourceUnit, CheckContext>();
   const contextFor = (unit: SourceUnit): CheckContext => {

@@ -20,9 +20,9 @@ function targetLabel(target: Target): string {
 export function pairedEnv(ctx: CheckContext, experiment: DeclSymbol): PairedEnv {
   const target = ctx.model.referencedTarget(experiment, 'env');
   if (!target) return undefined;
-  if (target.kind === 'decl' && ctx.model.effective(target.symbol).root.kind === 'module') return { kind: 'module' };
-  const spec = specOf(ctx, target);
-  return spec?.declKind === 'env' ? { kind: 'builtin', spec, label: targetLabel(target) } : undefined;
+  const spec = ctx.model.envSpec(target);
+  if (spec) return { kind: 'builtin', spec, label: targetLabel(target) };
+  return target.kind === 'decl' && ctx.model.effective(target.symbol).root.kind === 'module' ? { kind: 'module' } : undefined;
 }
 
 export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
@@ -69,8 +69,8 @@ function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: Effec
   const props = model.effective(symbol).properties;
   const envProp = props.get('env');
   const envTarget = model.referencedTarget(symbol, 'env');
-  const env = specOf(ctx, envTarget);
-  if (!envProp || !envTarget || env?.declKind !== 'env') return;
+  const env = model.envSpec(envTarget);
+  if (!envProp || !envTarget || !env) return;
   const envLabel = `${targetLabel(envTarget)}${envTarget.kind === 'decl' ? ` (${env.name})` : ''}`;
   // A mismatch is reported where this experiment makes it: at its own choice of algorithm or
   // policy, else at its own env (the other part inherited, maybe from another file), else not

@@ -8,7 +8,10 @@ import type { Accept, CheckContext, ValueScope } from './context.js';
 import { bindArguments } from './arguments.js';
 import { foldedNumber } from './constant.js';
 
-/** The env a reward term is checked against: a built-in's spec, user code (fields unknown), or none yet. */
+/**
+ * The env a reward term is checked against: a built-in's spec (or the spec a user module declares,
+ * env-module.ts), user code that declares none (fields unknown), or none yet.
+ */
 export type PairedEnv = { kind: 'builtin'; spec: EnvSpec; label: string } | { kind: 'module' } | undefined;
 
 type Inferred = ExprType | 'unknown';
@@ -121,6 +124,15 @@ function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferr
     accept('error', 'unknown-field', fields.length === 0
       ? `${env.label} (${env.spec.name}) has no named observation fields`
       : `${env.label} (${env.spec.name}) has no observation field '${field.text}'; its fields are: ${fields.join(', ')}${didYouMean(field.text, close)}`,
+    field.range, { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: field.range, newText: c }] })) });
+    return 'unknown';
+  }
+  if (spec.fields === 'info' && env?.kind === 'builtin' && !(env.spec.infoFields ?? []).includes(field.text)) {
+    const fields = env.spec.infoFields ?? [];
+    const close = closestNames(field.text, fields);
+    accept('error', 'unknown-field', fields.length === 0
+      ? `${env.label} (${env.spec.name}) reports no info values to reward terms`
+      : `${env.label} (${env.spec.name}) reports no info value '${field.text}'; it reports: ${fields.join(', ')}${didYouMean(field.text, close)}`,
     field.range, { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: field.range, newText: c }] })) });
     return 'unknown';
   }

@@ -155,8 +155,9 @@ export function envsOfReward(model: Model, reward: DeclSymbol): EnvUse[] {
       const rewardTarget = model.referencedTarget(experiment, 'reward');
       if (rewardTarget?.kind !== 'decl' || rewardTarget.symbol.decl.declKind !== 'reward') continue;
       const envTarget = model.referencedTarget(experiment, 'env');
-      const spec = specOf(model, envTarget);
-      if (!envTarget || spec?.declKind !== 'env') continue;
+      if (!envTarget) continue;
+      const spec = model.envSpec(envTarget) ?? undeclaredModule(model, envTarget);
+      if (!spec) continue;
       const label = envTarget.kind === 'decl' ? `${envTarget.symbol.name} (${spec.name})` : spec.name;
       for (const owner of model.effective(rewardTarget.symbol).chain) {
         const list = byReward.get(owner) ?? [];
@@ -166,6 +167,16 @@ export function envsOfReward(model: Model, reward: DeclSymbol): EnvUse[] {
     }
   }
   return byReward.get(reward) ?? [];
+}
+
+/**
+ * A user module that declares no spec: its names are unknown, so it offers none (rather than
+ * every built-in's, as a reward paired with nothing does).
+ */
+function undeclaredModule(model: Model, target: Target): EnvSpec | undefined {
+  const module = target.kind === 'decl' ? model.envModule(target.symbol) : undefined;
+  if (!module) return undefined;
+  return { declKind: 'env', name: `module("${module.written}")`, doc: '', params: [], obsFields: [], action: 'discrete', infoFields: [] };
 }
 
 /** Declarations visible in a file that are of a kind, own file first. */

@@ -2,7 +2,10 @@
 // and each declaration's effective members after inheritance. Computed lazily and memoised;
 // a Model is built per analysis and thrown away after (it is cheap).
 import type * as A from '../syntax/ast.js';
-import { builtin, type BuiltinSpec } from '../schema/index.js';
+import { builtin, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
+import * as path from 'node:path';
+import { moduleEnvSpec } from '../schema/env-module.js';
+import type { EnvModuleRead } from './env-module.js';
 import type { SourceUnit } from './workspace.js';
 
 export interface DeclSymbol {
@@ -52,6 +55,15 @@ export function propertyKey(p: A.Property): string {
   return p.path.map((s) => s.text).join('.');
 }
 
+/** An env whose chain ends in `module("./file.ts")`: the file, resolved, and what it declares. */
+export interface EnvModuleUse {
+  /** The path as written, relative to the file that declares the module base. */
+  readonly written: string;
+  /** Absolute. */
+  readonly file: string;
+  readonly read: EnvModuleRead;
+}
+
 export class Model {
   /** Declarations by name in each file (a name may be declared twice: that is a diagnostic). */
   private readonly ownSymbols = new Map<SourceUnit, Map<string, DeclSymbol[]>>();
@@ -61,7 +73,11 @@ export class Model {
   readonly references: Reference[] = [];
   private readonly recorded = new Set<string>();
 
-  constructor(readonly units: SourceUnit[]) {
+  constructor(
+    readonly units: SourceUnit[],
+    /** What the env module at an absolute path declares (Workspace.envModule); unknown without it. */
+    private readonly readEnvModule: (file: string) => EnvModuleRead = () => ({ kind: 'undeclared' }),
+  ) {
     for (const unit of units) {
       this.unitsByPath.set(unit.path, unit);
       const table = new Map<string, DeclSymbol[]>();
@@ -192,6 +208,25 @@ export class Model {
   rootBuiltin(symbol: DeclSymbol): BuiltinSpec | undefined {
     const root = this.effective(symbol).root;
     return root.kind === 'builtin' ? root.spec : undefined;
+  }
+
+  /** For an env that is user code (`module("./file.ts")`, maybe through other envs): its file and what it declares. */
+  envModule(symbol: DeclSymbol): EnvModuleUse | undefined {
+    const effective = this.effective(symbol);
+    if (effective.root.kind !== 'module' || effective.root.path === undefined) return undefined;
+    // The path is relative to the file of the declaration that wrote module(...): the chain's last.
+    const declaring = effective.chain[effective.chain.length - 1];
+    const file = path.resolve(path.dirname(declaring.unit.path), effective.root.path);
+    return { written: effective.root.path, file, read: this.readEnvModule(file) };
+  }
+
+  /** What an env target offers reward terms and algorithms: a built-in's spec, or the spec its module declares. */
+  envSpec(target: Target | undefined): EnvSpec | undefined {
+    if (!target) return undefined;
+    const spec = target.kind === 'builtin' ? target.spec : this.rootBuiltin(target.symbol);
+    if (spec) return spec.declKind === 'env' ? spec : undefined;
+    const module = target.kind === 'decl' ? this.envModule(target.symbol) : undefined;
+    return module?.read.kind === 'declared' ? moduleEnvSpec(module.read.spec, module.written) : undefined;
   }
 
   /** What a reference-valued property (`env: Pole`) names, through inheritance; resolved in the file that states it. */

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { Import } from '../syntax/ast.js';
 import { parse, type ParseResult } from '../syntax/parse.js';
 import { reparse } from '../syntax/incremental.js';
+import { readEnvModuleSpec, type EnvModuleRead } from './env-module.js';
 
 /** Where file texts come from: the disk for the command line, open editors plus disk for the server. */
 export interface FileHost {
@@ -27,6 +28,8 @@ export interface SourceUnit {
 export class Workspace {
   private readonly units = new Map<string, SourceUnit>();
   private readonly overlays = new Map<string, string>();
+  /** What each env module declares, as of the text it was read from. */
+  private readonly envModules = new Map<string, { text: string; read: EnvModuleRead }>();
 
   constructor(private readonly host: FileHost) {}
 
@@ -57,6 +60,20 @@ export class Workspace {
     const unit: SourceUnit = { path: key, text, parse: parsed, imports };
     this.units.set(key, unit);
     return unit;
+  }
+
+  /** What the user env module at an absolute path declares (env-module.ts); read again only when its text changed. */
+  envModule(filePath: string): EnvModuleRead {
+    const text = this.host.readFile(filePath);
+    if (text === undefined) {
+      this.envModules.delete(filePath);
+      return { kind: 'missing' };
+    }
+    const cached = this.envModules.get(filePath);
+    if (cached?.text === text) return cached.read;
+    const read = readEnvModuleSpec(text);
+    this.envModules.set(filePath, { text, read });
+    return read;
   }
 
   /** The units of `roots` and of every file they import, transitively, each once. */

@@ -74,6 +74,7 @@ export class Stepper {
     this.trainingReturns = new Float64Array(this.numEnvs);
     this.termSums = Array.from({ length: this.numEnvs }, () => new Float64Array(reward?.termNames.length ?? 0));
     this.actionRow = new Float32Array(this.actionDim);
+    reward?.bindInfo(vec); // a term reading an info value the env does not report fails here, before training
   }
 
   /** The current observation of every copy, row i at i * obsDim. */
@@ -124,6 +125,7 @@ export class Stepper {
         // After an autoreset the env's own flag belongs to the new episode.
         c.success = (episode !== null ? episode.success === true : vec.envs[i].success) ? 1 : 0;
         c.t = this.t[i];
+        reward.readInfo(vec.info, i);
         const shaped = reward.evaluate();
         total = reward.replaceEnvReward ? shaped : envReward + shaped;
         const sums = this.termSums[i];

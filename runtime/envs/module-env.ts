@@ -3,6 +3,7 @@
 // counting with truncation filled in. Runs inside the module's worker thread
 // (module-worker.ts); nothing here knows about threads.
 import * as path from 'node:path';
+import { envModuleSpec, type EnvModuleSpec } from '../../dsl/schema/env-module.js';
 import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A module that cannot be loaded or does not fulfil the interface; the message says what to fix. */
@@ -35,6 +36,12 @@ export function envMaker(exports: Record<string, unknown>, origin: string): (par
   }
   const isClass = typeof (make as { prototype?: { step?: unknown } }).prototype?.step === 'function';
   const kind = path.basename(origin).replace(/\.(ts|js|mjs|cjs)$/, '');
+  let spec: EnvModuleSpec | undefined;
+  if (exports.spec !== undefined) {
+    const read = envModuleSpec(exports.spec);
+    if ('problem' in read) throw new EnvModuleError(`${origin}: ${read.problem} (docs/language.md#user-environments)`);
+    spec = read.spec;
+  }
   return (params) => {
     let user: UserEnv;
     try {
@@ -42,7 +49,7 @@ export function envMaker(exports: Record<string, unknown>, origin: string): (par
     } catch (err) {
       throw new EnvModuleError(`creating the env of ${origin} failed: ${describeThrown(err)}`);
     }
-    return new ModuleEnv(user, kind, origin, params);
+    return new ModuleEnv(user, kind, origin, params, spec);
   };
 }
 
@@ -69,6 +76,8 @@ export class ModuleEnv implements Env {
   readonly observationSpace: Space;
   readonly actionSpace: Space;
   readonly obsFields: readonly string[];
+  /** What step() reports in info, as `spec.info` declares: numbers, true/false as 1/0. */
+  readonly infoFields: readonly string[];
   readonly stateLayout: readonly string[] = [];
   readonly maxSteps: number;
   elapsedSteps = 0;
@@ -76,7 +85,7 @@ export class ModuleEnv implements Env {
   private readonly resetFn: (seed?: number) => unknown;
   private readonly stepFn: (action: number | ArrayLike<number>) => unknown;
 
-  constructor(user: UserEnv, readonly kind: string, private readonly origin: string, params: Record<string, unknown>) {
+  constructor(user: UserEnv, readonly kind: string, private readonly origin: string, params: Record<string, unknown>, spec?: EnvModuleSpec) {
     const missing = ['observationSpace', 'actionSpace', 'reset', 'step'].filter((m) => user[m as keyof UserEnv] === undefined);
     if (missing.length > 0) throw new EnvModuleError(`the env of ${origin} lacks ${missing.join(', ')}; see docs/language.md#user-environments for the interface`);
     if (typeof user.reset !== 'function' || typeof user.step !== 'function') throw new EnvModuleError(`${origin}: reset and step must be methods`);
@@ -86,7 +95,9 @@ export class ModuleEnv implements Env {
     if (user.obsFields !== undefined && !(Array.isArray(user.obsFields) && user.obsFields.every((f) => typeof f === 'string'))) {
       throw new EnvModuleError(`${origin}: obsFields must be a list of names`);
     }
-    this.obsFields = (user.obsFields as string[] | undefined) ?? [];
+    this.obsFields = (user.obsFields as string[] | undefined) ?? spec?.observations ?? [];
+    this.infoFields = spec?.info ?? [];
+    if (spec) this.checkSpec(spec);
     const limit = user.maxSteps ?? params.max_steps;
     this.maxSteps = typeof limit === 'number' && limit > 0 ? limit : Infinity;
     this.resetFn = (user.reset as (seed?: number) => unknown).bind(user);
@@ -107,9 +118,37 @@ export class ModuleEnv implements Env {
       throw new EnvModuleError(`${this.origin}: step() must return { obs: number[], reward: number, terminated: boolean, truncated: boolean, info }; got ${short(result)}`);
     }
     this.checkObs(result.obs, 'step()');
+    this.checkInfo(result.info);
     this.elapsedSteps++;
     const truncated = result.truncated === true || (!result.terminated && this.elapsedSteps >= this.maxSteps);
     return { obs: result.obs, reward: result.reward, terminated: result.terminated, truncated, info: result.info ?? {} };
+  }
+
+  /** The declared info values of a step's info, in infoFields order (true/false as 1/0). */
+  infoValues(info: Record<string, unknown>): number[] {
+    return this.infoFields.map((name) => Number(info[name] ?? 0));
+  }
+
+  /** What the module declares (env-module.ts) agrees with what it is. */
+  private checkSpec(spec: EnvModuleSpec): void {
+    const kind = this.actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
+    if (spec.actions !== kind) throw new EnvModuleError(`${this.origin}: spec.actions says '${spec.actions}', but actionSpace is ${this.actionSpace.kind === 'discrete' ? 'discrete' : "a box (actions: 'continuous')"}`);
+    const named = spec.observations.length;
+    if (named > 0 && named !== this.obsSize) throw new EnvModuleError(`${this.origin}: spec.observations names ${named} numbers, but observationSpace has ${this.obsSize}`);
+    if (named > 0 && this.obsFields.join() !== spec.observations.join()) {
+      throw new EnvModuleError(`${this.origin}: obsFields (${this.obsFields.join(', ')}) and spec.observations (${spec.observations.join(', ')}) differ; keep one of them`);
+    }
+  }
+
+  /** Each declared info value is in the info, a number or true/false; `success` may be left out (false). */
+  private checkInfo(info: Record<string, unknown> | undefined): void {
+    for (const name of this.infoFields) {
+      const value = info?.[name];
+      if (typeof value === 'number' || typeof value === 'boolean' || (value === undefined && name === 'success')) continue;
+      throw new EnvModuleError(value === undefined
+        ? `${this.origin}: step() returned an info without '${name}', which spec.info declares; report it on every step`
+        : `${this.origin}: step()'s info.${name} must be a number or true/false; got ${short(value)}`);
+    }
   }
 
   getState(): number[] {

@@ -39,6 +39,7 @@ interface ModuleInfo {
   readonly observationSpace: Space;
   readonly actionSpace: Space;
   readonly obsFields: readonly string[];
+  readonly infoFields: readonly string[];
 }
 
 /** Step records in the shared buffer at most (fewer for large observations; at least one). */
@@ -66,7 +67,7 @@ export class ModuleHost implements CopyBatch {
     private readonly options: ModuleHostOptions,
   ) {
     this.timeoutMs = options.timeoutSeconds * 1000;
-    this.layout = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace));
+    this.layout = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace), info.infoFields.length);
     this.records = channel.numbers.length / this.layout.width;
     this.actionDim = spaceSize(info.actionSpace);
     worker.on('exit', (code) => this.end(`env ${options.name}'s module stopped (exit code ${code})`));
@@ -88,7 +89,7 @@ export class ModuleHost implements CopyBatch {
     const worker = new Worker(workerFile(), { workerData: setup, execArgv: [] });
     try {
       const info = await hello(worker, origin, options);
-      const { width } = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace));
+      const { width } = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace), info.infoFields.length);
       const records = Math.max(1, Math.min(MAX_RECORDS, Math.floor(MAX_RECORD_BYTES / 8 / width)));
       const channel = Channel.create(records * width);
       worker.postMessage(channel.buffer);
@@ -294,6 +295,8 @@ class RemoteEnv implements FastEnv {
   truncated = false;
   success = false;
   elapsedSteps = 0;
+  /** The declared info values of the last step, in infoFields order. */
+  readonly info: Float64Array;
   private pendingSeed: number | undefined;
 
   constructor(
@@ -303,6 +306,7 @@ class RemoteEnv implements FastEnv {
   ) {
     this.obsDim = spaceSize(host.info.observationSpace);
     this.actionDim = spaceSize(host.info.actionSpace);
+    this.info = new Float64Array(host.info.infoFields.length);
   }
 
   /** VecEnv steps the copies of one module together (vector.ts CopyBatch). */
@@ -322,6 +326,9 @@ class RemoteEnv implements FastEnv {
   get obsFields(): readonly string[] {
     return this.host.info.obsFields;
   }
+  get infoFields(): readonly string[] {
+    return this.host.info.infoFields;
+  }
 
   seed(seed: number, stream = 0): void {
     // The plain API takes one number: derive it from (seed, stream).
@@ -336,7 +343,9 @@ class RemoteEnv implements FastEnv {
   step(action: number | ArrayLike<number>): StepResult {
     const obs = new Float32Array(this.obsDim);
     const reward = this.stepInto(typeof action === 'number' ? [action] : action, 0, obs, 0);
-    return { obs: Array.from(obs), reward, terminated: this.terminated, truncated: this.truncated, info: this.success ? { success: true } : {} };
+    const info: Record<string, number | boolean> = Object.fromEntries(this.infoFields.map((name, k) => [name, this.info[k]]));
+    if (this.success) info.success = true;
+    return { obs: Array.from(obs), reward, terminated: this.terminated, truncated: this.truncated, info };
   }
 
   resetInto(obsOut: Float32Array, obsOffset: number): void {
@@ -361,6 +370,7 @@ class RemoteEnv implements FastEnv {
     this.terminated = (flags & FLAG.terminated) !== 0;
     this.truncated = (flags & FLAG.truncated) !== 0;
     this.success = (flags & FLAG.success) !== 0;
+    for (let k = 0; k < this.info.length; k++) this.info[k] = source[at + host.layout.info + k];
     this.elapsedSteps++;
     return source[at + host.layout.reward];
   }

@@ -36,9 +36,9 @@ export const SLOT = {
   count: 37,
 } as const;
 
-/** Where things sit in a step record: in, [copy, action...]; out, [obs..., reward, flags]. */
-export function recordLayout(obsDim: number, actionDim: number): { width: number; reward: number; flags: number } {
-  return { width: Math.max(obsDim + 2, actionDim + 1), reward: obsDim, flags: obsDim + 1 };
+/** Where things sit in a step record: in, [copy, action...]; out, [obs..., reward, flags, info...] (the declared info values). */
+export function recordLayout(obsDim: number, actionDim: number, infoDim = 0): { width: number; reward: number; flags: number; info: number } {
+  return { width: Math.max(obsDim + 2 + infoDim, actionDim + 1), reward: obsDim, flags: obsDim + 1, info: obsDim + 2 };
 }
 
 const CONTROL_BYTES = 64 * 4;
@@ -85,7 +85,7 @@ export class Channel {
 
 /** Sent by the worker once the module loaded and a first copy passed its probe (or failed). */
 export type WorkerHello =
-  | { readonly type: 'ready'; readonly kind: string; readonly observationSpace: unknown; readonly actionSpace: unknown; readonly obsFields: readonly string[] }
+  | { readonly type: 'ready'; readonly kind: string; readonly observationSpace: unknown; readonly actionSpace: unknown; readonly obsFields: readonly string[]; readonly infoFields: readonly string[] }
   | { readonly type: 'failed'; readonly message: string };
 
 /** The worker's workerData. */

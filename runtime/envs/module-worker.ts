@@ -9,6 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { describeThrown, envMaker, probe, type ModuleEnv } from './module-env.js';
+import { spaceSize } from './types.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 
 const setup = workerData as WorkerSetup;
@@ -67,6 +68,8 @@ function serve(c: Channel): void {
     writeObs(c, result.obs, at);
     numbers[at + layout!.reward] = result.reward;
     numbers[at + layout!.flags] = (result.terminated ? FLAG.terminated : 0) | (result.truncated ? FLAG.truncated : 0) | (result.info.success === true ? FLAG.success : 0);
+    const info = env.infoValues(result.info);
+    for (let k = 0; k < info.length; k++) numbers[at + layout!.info + k] = info[k];
   }
 }
 
@@ -104,8 +107,8 @@ try {
   make = envMaker(exports, setup.origin);
   const first = make(setup.params);
   probe(first, setup.origin);
-  layout = recordLayout(first.observationSpace.kind === 'discrete' ? 1 : first.observationSpace.low.length, first.actionSpace.kind === 'discrete' ? 1 : first.actionSpace.low.length);
-  hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields });
+  layout = recordLayout(spaceSize(first.observationSpace), spaceSize(first.actionSpace), first.infoFields.length);
+  hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields, infoFields: first.infoFields });
 } catch (err) {
   hello({ type: 'failed', message: describeThrown(err) });
 }

@@ -52,6 +52,11 @@ export interface Env {
    * Empty for an observation whose elements have no names (Bandit's constant input).
    */
   readonly obsFields: readonly string[];
+  /**
+   * Values step() reports in info for reward terms (`info.NAME`), as a user module's spec
+   * declares them; none when absent. With `success` among them, episodes report success.
+   */
+  readonly infoFields?: readonly string[];
   /** Names of getState()'s elements, in order. */
   readonly stateLayout: readonly string[];
   /** An episode is truncated when `elapsedSteps` reaches this. */
@@ -80,6 +85,8 @@ export interface FastEnv extends Env {
   readonly truncated: boolean;
   /** Whether the episode so far reached its goal (goal-conditioned envs; false elsewhere). */
   readonly success: boolean;
+  /** The infoFields values of the last step, in order (true/false as 1/0). */
+  readonly info?: ArrayLike<number>;
   /** Restart the random stream as copy `stream` of a run seeded with `seed`. */
   seed(seed: number, stream?: number): void;
   /** Start an episode and write its first observation at obsOut[obsOffset ..]. */

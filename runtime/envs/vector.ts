@@ -19,7 +19,7 @@ export interface FinishedEpisode {
   readonly env: number;
   readonly return: number;
   readonly length: number;
-  /** Whether it reached its goal; present for goal-conditioned envs only. */
+  /** Whether it reached its goal; present for envs that report success (goal-conditioned, or `success` in infoFields). */
   readonly success?: boolean;
 }
 
@@ -33,11 +33,13 @@ class PlainEnvAdapter implements FastEnv {
   terminated = false;
   truncated = false;
   success = false;
+  readonly info: Float64Array;
   private pendingSeed: number | undefined;
 
   constructor(private readonly env: Env) {
     this.obsDim = spaceSize(env.observationSpace);
     this.actionDim = spaceSize(env.actionSpace);
+    this.info = new Float64Array(env.infoFields?.length ?? 0);
   }
 
   get kind(): string {
@@ -51,6 +53,9 @@ class PlainEnvAdapter implements FastEnv {
   }
   get obsFields(): readonly string[] {
     return this.env.obsFields;
+  }
+  get infoFields(): readonly string[] | undefined {
+    return this.env.infoFields;
   }
   get stateLayout(): readonly string[] {
     return this.env.stateLayout;
@@ -102,6 +107,7 @@ class PlainEnvAdapter implements FastEnv {
     this.terminated = result.terminated;
     this.truncated = result.truncated;
     this.success = result.info.success === true;
+    this.env.infoFields?.forEach((name, k) => (this.info[k] = Number(result.info[name] ?? 0)));
     return result.reward;
   }
 
@@ -130,6 +136,8 @@ export class VecEnv {
   readonly observationSpace: Space;
   readonly actionSpace: Space;
   readonly obsFields: readonly string[];
+  /** What each step reports for reward terms (`info.NAME`); row i of `info` is copy i's. */
+  readonly infoFields: readonly string[];
   readonly obsDim: number;
   readonly actionDim: number;
 
@@ -141,12 +149,15 @@ export class VecEnv {
   /** Row i is the observation that ended copy i's episode in the last step, where hasFinalObs[i] is 1. */
   readonly finalObs: Float32Array;
   readonly hasFinalObs: Uint8Array;
+  /** The infoFields values of each copy's last step, row i at [i * infoFields.length, ...). */
+  readonly info: Float64Array;
   /** Return and length of each copy's episode in progress. */
   readonly episodeReturns: Float64Array;
   readonly episodeLengths: Int32Array;
 
   private readonly discreteActions: number; // n for discrete action spaces, 0 for boxes
-  private readonly goalConditioned: boolean;
+  /** Episodes say whether they succeeded: goal-conditioned envs, and those that report `success` in infoFields. */
+  private readonly reportsSuccess: boolean;
   private readonly batch: CopyBatch | null;
   private finishedCount = 0;
   private finishedEnv = new Int32Array(64);
@@ -157,7 +168,8 @@ export class VecEnv {
   constructor(envs: readonly Env[]) {
     if (envs.length === 0) throw new RangeError('VecEnv: needs at least one environment copy');
     const first = envs[0];
-    this.goalConditioned = isGoalConditioned(first);
+    this.infoFields = first.infoFields ?? [];
+    this.reportsSuccess = isGoalConditioned(first) || this.infoFields.includes('success');
     this.envs = envs.map((env) => (isFastEnv(env) ? env : new PlainEnvAdapter(env)));
     this.numEnvs = envs.length;
     this.kind = first.kind;
@@ -185,6 +197,7 @@ export class VecEnv {
     this.truncated = new Uint8Array(n);
     this.finalObs = new Float32Array(n * this.obsDim);
     this.hasFinalObs = new Uint8Array(n);
+    this.info = new Float64Array(n * this.infoFields.length);
     this.episodeReturns = new Float64Array(n);
     this.episodeLengths = new Int32Array(n);
   }
@@ -238,12 +251,15 @@ export class VecEnv {
       }
     }
     const { envs, obs, rewards, terminated, truncated, finalObs, hasFinalObs, episodeReturns, episodeLengths } = this;
+    const infoDim = this.infoFields.length;
     this.batch?.stepAll(envs, actions, actionDim);
     for (let i = 0; i < n; i++) {
       const env = envs[i];
       const obsOffset = i * obsDim;
       const reward = env.stepInto(actions, i * actionDim, obs, obsOffset);
       rewards[i] = reward;
+      // Before an autoreset: the info is the step's that ended the episode.
+      if (infoDim > 0) this.info.set((env.info as ArrayLike<number>), i * infoDim);
       const episodeReturn = episodeReturns[i] + reward;
       const episodeLength = episodeLengths[i] + 1;
       const isTerminated = env.terminated;
@@ -276,7 +292,7 @@ export class VecEnv {
     const episodes: FinishedEpisode[] = [];
     for (let j = 0; j < this.finishedCount; j++) {
       const episode = { env: this.finishedEnv[j], return: this.finishedReturn[j], length: this.finishedLength[j] };
-      episodes.push(this.goalConditioned ? { ...episode, success: this.finishedSuccess[j] === 1 } : episode);
+      episodes.push(this.reportsSuccess ? { ...episode, success: this.finishedSuccess[j] === 1 } : episode);
     }
     this.finishedCount = 0;
     return episodes;

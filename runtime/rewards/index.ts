@@ -6,7 +6,8 @@
 // observation fields; next_obs is the observation that ended the episode on its last step,
 // not the next episode's first), obs / next_obs as vectors, action (a number, or a vector for
 // multi-dimensional boxes), goal and achieved (goal-conditioned envs, after the step),
-// terminated, truncated, success, t (the step's index in its episode, from 0).
+// terminated, truncated, success, t (the step's index in its episode, from 0), info.NAME (what
+// a user module's spec declares it reports; bound to the env's values by bindInfo()).
 import type { PlanReward } from '../../dsl/compile/plan.js';
 import type { Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
@@ -17,6 +18,14 @@ export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, typ
 
 /** The names (and name prefixes) a reward term may use with this runtime's envs. */
 export const REWARD_REFS = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info'] as const;
+
+/**
+ * A reward that cannot be evaluated against its env: a name the env lacks (`obs.positon`,
+ * `info.distnce`). The message names the reward, the term and what the env has instead.
+ */
+export class RewardError extends Error {
+  override name = 'RewardError';
+}
 
 /** What the reward compiler needs to know about the env. */
 export interface RewardEnv {
@@ -39,6 +48,8 @@ export class RewardContext {
   truncated = 0;
   success = 0;
   t = 0;
+  /** The info values the terms read (CompiledReward.infoNames), in that order. */
+  info: Float64Array = new Float64Array(0);
   /** Text envs: the texts verifiers read. */
   prompt = '';
   completion = '';
@@ -71,6 +82,9 @@ type TermsFunction = (c: RewardContext, h: RewardHelpers, out: Float64Array) => 
 export class CompiledReward {
   /** Values of the terms at the last evaluate(), in the order of termNames. */
   readonly values: Float64Array;
+  /** Where each of infoNames sits in the env's info row (bindInfo()). */
+  private infoIndex: Int32Array | null = null;
+  private infoWidth = 0;
 
   constructor(
     readonly name: string,
@@ -81,8 +95,32 @@ export class CompiledReward {
     /** The generated JS, for debugging. */
     readonly source: string,
     private readonly helpers: RewardHelpers,
+    /** The `info.NAME`s the terms read, each once. */
+    readonly infoNames: readonly string[] = [],
   ) {
     this.values = new Float64Array(termNames.length);
+    this.context.info = new Float64Array(infoNames.length);
+  }
+
+  /**
+   * Finds the info values the terms read among those the env reports (VecEnv.infoFields);
+   * a RewardError names the first missing one. The stepper calls it once, before training.
+   */
+  bindInfo(env: { readonly kind: string; readonly infoFields: readonly string[] }): void {
+    const missing = this.infoNames.find((n) => !env.infoFields.includes(n));
+    if (missing !== undefined) {
+      const has = env.infoFields.length > 0 ? `it reports ${env.infoFields.join(', ')}` : "it reports none (a user module declares what it reports in its spec's info)";
+      throw new RewardError(`reward ${this.name}: env ${env.kind} reports no info value "${missing}" (info.${missing}); ${has}`);
+    }
+    this.infoIndex = Int32Array.from(this.infoNames, (n) => env.infoFields.indexOf(n));
+    this.infoWidth = env.infoFields.length;
+  }
+
+  /** Loads copy `copy`'s row of the env's info values (VecEnv.info) into the context. */
+  readInfo(info: Float64Array, copy: number): void {
+    const index = this.infoIndex;
+    if (index === null) return;
+    for (let k = 0; k < index.length; k++) this.context.info[k] = info[copy * this.infoWidth + index[k]];
   }
 
   /** Evaluates every term for the transition in `context`; returns their sum. */
@@ -94,7 +132,8 @@ export class CompiledReward {
 /** Compiles the plan's reward for `env`; errors name the reward, the term and the bad name. */
 export function compileReward(reward: PlanReward, env: RewardEnv): CompiledReward {
   const actionDim = env.actionSpace.kind === 'discrete' ? 1 : env.actionSpace.shape.reduce((a, b) => a * b, 1);
-  const resolve = rewardResolver(env, actionDim);
+  const infoNames: string[] = [];
+  const resolve = rewardResolver(env, actionDim, infoNames);
   const text = env.text ? new TextVerifiers() : undefined;
   const lines = ['let s = 0, v = 0;'];
   reward.terms.forEach((term, i) => {
@@ -105,7 +144,7 @@ export function compileReward(reward: PlanReward, env: RewardEnv): CompiledRewar
         text: text && ((call, args, scalar) => text.compileCall(call, args, scalar)),
       });
     } catch (err) {
-      if (err instanceof ExprError) throw new Error(`reward ${reward.name}, term ${term.name}: ${err.message}`);
+      if (err instanceof ExprError) throw new RewardError(`reward ${reward.name}, term ${term.name}: ${err.message}`);
       throw err;
     }
     lines.push(`v = ${code};`, `out[${i}] = v;`, 's += v;');
@@ -114,10 +153,11 @@ export function compileReward(reward: PlanReward, env: RewardEnv): CompiledRewar
   const source = lines.join('\n');
   const fn = new Function('c', 'h', 'out', source) as TermsFunction;
   const context = new RewardContext(env.obsFields.length, actionDim);
-  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source, new RewardHelpers(text));
+  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source, new RewardHelpers(text), infoNames);
 }
 
-function rewardResolver(env: RewardEnv, actionDim: number): (ref: string) => Code {
+/** `infoNames` collects the info values the terms read, each once. */
+function rewardResolver(env: RewardEnv, actionDim: number, infoNames: string[]): (ref: string) => Code {
   const fields = env.obsFields;
   const field = (vector: 'obs' | 'nextObs', name: string, shown: string): Code => {
     const index = fields.indexOf(name);
@@ -154,8 +194,12 @@ function rewardResolver(env: RewardEnv, actionDim: number): (ref: string) => Cod
       case 'success':
       case 't':
         return { scalar: `c.${head}` };
-      case 'info':
-        throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);
+      case 'info': {
+        // Text envs report none; others report what they declare, bound by bindInfo().
+        if (env.text || !sub) throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);
+        if (!infoNames.includes(sub)) infoNames.push(sub);
+        return { scalar: `c.info[${infoNames.indexOf(sub)}]` };
+      }
     }
     if (env.text && (TEXT_NAMES as readonly string[]).includes(head)) throw new ExprError(`"${head}" is text: use it in a verifier such as exact(${head}, target) or length(${head})`);
     if (Object.hasOwn(NOT_IMPLEMENTED_REWARD_NAMES, head)) throw new ExprError(`"${head}": ${NOT_IMPLEMENTED_REWARD_NAMES[head]}`);

@@ -179,3 +179,22 @@ describe('rlx', () => {
     assert.match(badFlag.stderr, /Unknown option '--nope'[\s\S]*usage: rlx check/);
   });
 });
+
+describe('a fresh checkout', () => {
+  test('bin/rlx.js before `npm run build`: says what to run, not a stack trace', () => {
+    const checkout = path.join(work, 'unbuilt');
+    fs.mkdirSync(path.join(checkout, 'bin'), { recursive: true });
+    fs.copyFileSync(bin, path.join(checkout, 'bin', 'rlx.js'));
+    fs.writeFileSync(path.join(checkout, 'package.json'), '{ "type": "module" }\n');
+    const r = spawnSync(process.execPath, [path.join(checkout, 'bin', 'rlx.js'), '--version'], { encoding: 'utf8' });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, 'rlx: not built yet (no out/cli/run.js); run `npm run build` in the rlx folder first\n');
+  });
+
+  test("npm prints no warnings about the project's .npmrc (every npm command in the folder read it)", (t) => {
+    const npm = spawnSync('npm', ['pkg', 'get', 'name'], { cwd: repoRoot(), encoding: 'utf8' });
+    if (npm.error) return t.skip(`npm is not available: ${npm.error.message}`);
+    assert.equal(npm.status, 0, npm.stderr);
+    assert.deepEqual(npm.stderr.split('\n').filter((l) => l.startsWith('npm warn')), []);
+  });
+});

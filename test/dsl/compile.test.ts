@@ -178,6 +178,7 @@ sweep Scan over Balance {
   test('a user-code env keeps its parameters as written and its module path relative to the entry', () => {
     const [plan] = plansOf({
       'envs/mine.rlx': 'env Mine = module("./mine.ts") { size: 3, mode: "hard" }',
+      'envs/mine.ts': 'export default class Mine {}\n',
       'main.rlx': 'import "./envs/mine.rlx"\npolicy P = mlp {}\nalgorithm A = PPO {}\nexperiment E { env: Mine, policy: P, algorithm: A, budget: 1k }',
     });
     assert.deepEqual(plan.env, { name: 'Mine', kind: 'module', module: 'envs/mine.ts', params: { mode: 'hard', size: 3 } });

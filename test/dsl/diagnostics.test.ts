@@ -30,6 +30,17 @@ const BALANCE = `experiment Balance {
 }
 `;
 
+/** An experiment on a user env module (walk.ts below declares its names), with reward R. */
+const WALK = `env Walk = module("./walk.ts")\n${PRELUDE}experiment Go {\n  env: Walk\n  policy: Actor\n  algorithm: Tuned\n  budget: 10k\n  reward: R\n}\n`;
+const WALK_TS = `export default class Walk { /* observationSpace, actionSpace, reset, step */ }
+// Read by rlx without running the module.
+export const spec = {
+  observations: ['position'],
+  actions: 'discrete',
+  info: ['success', 'distance'],  // trailing commas and comments are fine
+};
+`;
+
 interface Case {
   name: string;
   /** The source, with one marked range for the diagnostic under test (and one per `also`). */
@@ -45,6 +56,8 @@ interface Case {
   expect?: Expected[];
   /** A test that cannot be written as a source with marks. */
   run?: () => void;
+  /** The files analysed (all by default); others are only read (an env module's .ts). */
+  roots?: string[];
 }
 
 /** Re-checks the file after applying a fix: the diagnostic's code must be gone from it. */
@@ -595,7 +608,55 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
   ],
 
+  'module-not-found': [
+    {
+      name: 'a module file that does not exist, at its path',
+      source: 'env Mine = module(⟦"./nowhere.ts"⟧)\n',
+      message: /^cannot read '\.\/nowhere\.ts' \(looked for \/.*nowhere\.ts\); module\("\.\.\."\) paths are relative to this file$/,
+    },
+  ],
+
+  'invalid-module-spec': [
+    {
+      name: 'a spec that is not valid: at the module path, with the line in the module',
+      source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export default class {}\nexport const spec = { observations: ['x'], actions: 'discrte' };\n" },
+      roots: ['main.rlx'],
+      message: `./mine.ts:2: spec.actions must be 'discrete' or 'continuous', not "discrte" (docs/language.md#user-environments)`,
+    },
+    {
+      name: 'a spec that is not a literal (rlx does not run user code to check it)',
+      source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "const FIELDS = ['x'];\nexport const spec = {\n  observations: FIELDS,\n  actions: 'discrete',\n};\n" },
+      roots: ['main.rlx'],
+      message: './mine.ts:3: rlx reads spec without running the module, so it must be written out as a literal: found FIELDS (docs/language.md#user-environments)',
+    },
+    {
+      name: 'a misspelt key of the spec',
+      source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export const spec = { observation: ['x'], actions: 'discrete' };\n" },
+      roots: ['main.rlx'],
+      message: "./mine.ts:1: spec has no key 'observation'; its keys are observations, actions, info (docs/language.md#user-environments)",
+    },
+  ],
+
+  'undeclared-module-spec': [
+    {
+      name: 'a module without a spec: a hint, not a problem',
+      source: { 'main.rlx': 'env Mine = module(⟦"./mine.js"⟧)\n', 'mine.js': 'export default class {}\n' },
+      roots: ['main.rlx'],
+      severity: 'info',
+      message: /^\.\/mine\.js does not declare its names, so reward terms are checked against them only when training starts; add `export const spec = /,
+    },
+  ],
+
   'incompatible-env': [
+    {
+      name: 'an algorithm for discrete actions on a module that declares continuous ones',
+      source: {
+        'main.rlx': WALK.replace('algorithm: Tuned', 'algorithm: ⟦DQN⟧').replace('  reward: R\n', ''),
+        'walk.ts': WALK_TS.replace("actions: 'discrete'", "actions: 'continuous'"),
+      },
+      roots: ['main.rlx'],
+      message: /^DQN cannot train on Walk \(module\("\.\/walk\.ts"\)\): it needs discrete actions, and module\("\.\/walk\.ts"\) has continuous actions/,
+    },
     {
       name: 'DQN on continuous Pendulum, at the algorithm',
       source: `${PRELUDE}experiment X {\n  env: Swing\n  policy: Actor\n  algorithm: ⟦DQN⟧\n  budget: 10k\n}\n`,
@@ -666,6 +727,24 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: `${PRELUDE}reward R { term a = -dist(⟦achieved⟧, ⟦goal⟧) }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}`,
       message: "'achieved' is not available with Pole (CartPole): only goal-conditioned envs have it",
       also: [{ code: 'unknown-field', message: "'goal' is not available with Pole (CartPole): only goal-conditioned envs have it" }],
+    },
+    {
+      name: "a misspelt observation field of a user module, from the module's spec",
+      source: { 'main.rlx': `${WALK}reward R { term a = -obs.⟦positon⟧ }\n`, 'walk.ts': WALK_TS },
+      roots: ['main.rlx'],
+      message: `Walk (module("./walk.ts")) has no observation field 'positon'; its fields are: position; did you mean 'position'?`,
+    },
+    {
+      name: "an info value a user module does not report, from the module's spec",
+      source: { 'main.rlx': `${WALK}reward R { term a = -info.⟦distnce⟧ + info.distance + if(info.success, 1, 0) }\n`, 'walk.ts': WALK_TS },
+      roots: ['main.rlx'],
+      message: `Walk (module("./walk.ts")) reports no info value 'distnce'; it reports: success, distance; did you mean 'distance'?`,
+      then: (found) => assert.match(fixRemoves(found), /-info\.distance \+/),
+    },
+    {
+      name: 'info values of a built-in that reports none (they passed the checker, then failed in training)',
+      source: `${PRELUDE}reward R { term a = info.⟦speed⟧ }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}`,
+      message: 'Pole (CartPole) reports no info values to reward terms',
     },
     {
       name: 'fields of a name that has none',
@@ -811,7 +890,7 @@ function runCase(code: DiagnosticCode, c: Case): void {
   if (c.run) return c.run();
   const expected: Expected[] = c.expect ?? [{ code, message: c.message, severity: c.severity }, ...(c.also ?? [])];
   assert.ok(expected.some((e) => e.code === code), `a case of ${code} must expect it`);
-  const found = expectDiagnostics(c.source!, expected);
+  const found = expectDiagnostics(c.source!, expected, { roots: c.roots });
   c.then?.(found.find((f) => f.diagnostic.code === code)!);
 }
 
@@ -879,7 +958,7 @@ describe('inheritance', () => {
 
 describe('valid sources check clean (no false positives)', () => {
   test('every built-in, option, function and reward name in use', () => {
-    expectClean(`env Pole = CartPole { max_steps: 500, gravity: 9.8, force: 10 }
+    expectClean({ 'main.rlx': `env Pole = CartPole { max_steps: 500, gravity: 9.8, force: 10 }
 env Car = MountainCar { goal_velocity: 0 }
 env Bot = Acrobot {}
 env Rooms = GridWorld { layout: maze, size: 11, goal: fixed(3, 4) }
@@ -887,10 +966,12 @@ env Arith = TextTask { task: reverse(len: 5), max_tokens: 6 }
 env Guess = GuessNumber { low: 1, high: 100 }
 env Arms = Bandit { arms: 5 }
 env Mine = module("./mine.ts") { anything: [1, 2], nested: "x" }
+env Walk = module("./walk.ts") { max_steps: 50 }
+reward Walking { term w = -obs.position + info.distance + if(info.success, 1, 0) }
 policy Actor = mlp { hidden: [64], activation: relu, shared_trunk: true }
 policy Tiny = transformer { width: 64, heads: 8 }
 reward Phys {
-  term a = if(success, 1, 0) + novelty(obs) + norm(obs) + abs(action) + t / 100 + info.anything
+  term a = if(success, 1, 0) + novelty(obs) + norm(obs) + abs(action) + t / 100
   term b = terminated and not truncated
   term c = min(obs.x, 1, 2) * max(1) + sqrt(2) ^ 2 + exp(1) - log(2) + clip(obs.x, -1, 1)
 }
@@ -898,7 +979,6 @@ reward Goal { term d = -dist(achieved, goal) + obs.goal_x }
 reward Text {
   term e = numeric(completion, target, tol: 1e-3) + length(completion) + contains(prompt, "x") + regex(completion, "a")
   term f = length(completion) > 3
-  term g = info.turns
 }
 algorithm P = PPO { learning_rate: warmup(1k, cosine(3e-4, 0, over: 0.5)), target_kl: 0.01, clip: constant(0.2) }
 algorithm Q = PPO { target_kl: none }
@@ -913,12 +993,13 @@ experiment E2 { env: Rooms, policy: Actor, algorithm: D, budget: 1k, reward: Goa
 experiment E3 { env: Arith, policy: Tiny, reward: Text, stage w = F { updates: 10 }, stage m = G { budget: 1k } }
 experiment E4 { env: Guess, policy: Tiny, algorithm: R, budget: 1k, reward: Text }
 experiment E5 { env: Mine, policy: Actor, algorithm: S, budget: 1k, reward: Phys }
+experiment E10 { env: Walk, policy: Actor, algorithm: P, budget: 1k, reward: Walking }
 experiment E6 { env: Arms, policy: Actor, algorithm: Q, budget: 1k }
 experiment E7 { env: Rooms, policy: Actor, algorithm: Plain, budget: 1k, curriculum { param: env.size, from: 5, to: 11, step: 2, advance: eval.success >= 0.8 } }
 experiment E8 { env: Car, policy: Actor, algorithm: PPO, budget: 1.5M, seeds: [1, 2, 3], envs: 8 }
 experiment E9 { env: Bot, policy: Actor, algorithm: SAC, budget: 500k, seed: 7, eval { every: 10k, episodes: 5, deterministic: false } }
 sweep S1 over E1 { strategy: random(samples: 5), backend: slurm, slurm { partition: "gpu", time: "02:00:00" }, env.max_steps: [100, 200], policy.hidden: [[32], [64, 64]], seeds: [1, 2], budget: [1k, 2k], eval.every: [1k] }
-`);
+`, 'mine.ts': 'export default class Mine {}\n', 'walk.ts': WALK_TS }, ['main.rlx']);
   });
 });
 

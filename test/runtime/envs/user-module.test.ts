@@ -208,3 +208,104 @@ experiment Go {
   const events = fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8');
   assert.match(events, /"rewards\/forward"/, 'the reward term over the module env field is logged');
 });
+
+// A corridor that declares its names (docs/language.md#user-environments): the checker reads
+// the spec from the text; the trainer checks it against what the module does.
+const specWalk = write('spec-walk.ts', `
+export const spec = {
+  observations: ['position'],
+  actions: 'discrete',
+  info: ['success', 'left'],
+};
+export default class SpecWalk {
+  readonly observationSpace = { kind: 'box' as const, shape: [1], low: [0], high: [1] };
+  readonly actionSpace = { kind: 'discrete' as const, n: 2 };
+  private position = 0;
+  private readonly length: number;
+  constructor(params: { length?: number }) { this.length = params.length ?? 2; }
+  reset() { this.position = 0; return { obs: [0], info: {} }; }
+  step(action: number) {
+    this.position = Math.max(0, this.position + (action === 1 ? 1 : -1));
+    const done = this.position >= this.length;
+    return { obs: [this.position / this.length], reward: done ? 1 : 0, terminated: done, truncated: false, info: { success: done, left: this.length - this.position } };
+  }
+}
+`);
+
+test("a module's spec names its observations and info values; info and success reach the trainer through the worker", async () => {
+  const loaded = await loadEnvModule(specWalk, { length: 2 }, { name: 'Walk' });
+  const vec = VecEnv.create(() => loaded.create({ length: 2 }), 2);
+  assert.deepEqual([vec.obsFields, vec.infoFields], [['position'], ['success', 'left']]);
+  vec.reset(0);
+  vec.step(Int32Array.from([1, 0]));
+  assert.deepEqual([...vec.info], [0, 1, 0, 2], 'per copy: success, left');
+  vec.step(Int32Array.from([1, 1]));
+  assert.deepEqual([...vec.info], [1, 0, 0, 1], "the info of the step that ended copy 0's episode, not of the reset after it");
+  assert.deepEqual(vec.takeFinishedEpisodes(), [{ env: 0, return: 1, length: 2, success: true }], 'episodes of a module that reports success say whether they succeeded');
+  loaded.close();
+});
+
+test('a spec that disagrees with the module, or step() infos that lack what it declares, are refused with what to fix', async () => {
+  const variant = (name: string, from: string, to: string) => write(name, fs.readFileSync(specWalk, 'utf8').replace(from, to));
+  await assert.rejects(loadEnvModule(variant('spec-actions.ts', "actions: 'discrete'", "actions: 'continuous'"), {}),
+    /spec-actions\.ts: spec\.actions says 'continuous', but actionSpace is discrete/);
+  await assert.rejects(loadEnvModule(variant('spec-count.ts', "observations: ['position']", "observations: ['position', 'speed']"), {}),
+    /spec-count\.ts: spec\.observations names 2 numbers, but observationSpace has 1/);
+  await assert.rejects(loadEnvModule(variant('spec-key.ts', "info: ['success', 'left']", "infos: ['left']"), {}),
+    /spec-key\.ts: spec has no key 'infos'; its keys are observations, actions, info/);
+  await assert.rejects(loadEnvModule(variant('spec-info.ts', "info: ['success', 'left']", "info: ['success', 'lfet']"), {}),
+    /spec-info\.ts: step\(\) returned an info without 'lfet', which spec\.info declares; report it on every step/);
+  await assert.rejects(loadEnvModule(variant('spec-value.ts', 'left: this.length - this.position', "left: 'far'"), {}),
+    /spec-value\.ts: step\(\)'s info\.left must be a number or true\/false; got "far"/);
+});
+
+test('rlx train and rlx eval on a module that declares its names: info terms train, success feeds train.success and eval.success', () => {
+  const rlx = (args: string[]) => spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), ...args], { cwd: work, encoding: 'utf8' });
+  const spec = (reward: string) => `env Walk = module("./spec-walk.ts") { length: 2, max_steps: 20 }
+policy P = mlp { hidden: [8] }
+algorithm A = PPO { rollout_steps: 64 }
+reward Near { term near = ${reward} }
+experiment Go {
+  env: Walk
+  policy: P
+  algorithm: A
+  reward: Near
+  budget: 1k
+  seeds: [1]
+  eval { every: 512, episodes: 4 }
+  device: cpu
+}
+`;
+  write('walk.rlx', spec('-0.1 * info.left + if(success, 1, 0)'));
+  const trained = rlx(['train', 'walk.rlx', '--out', 'walk-runs']);
+  assert.equal(trained.status, 0, trained.stderr);
+  const runDir = path.join(work, 'walk-runs', 'Go', fs.readdirSync(path.join(work, 'walk-runs', 'Go'))[0]);
+  const { metrics } = JSON.parse(fs.readFileSync(path.join(runDir, 'status.json'), 'utf8'));
+  assert.equal(typeof metrics['train/success'], 'number', 'train.success from info.success');
+  assert.equal(typeof metrics['eval/success'], 'number', 'eval.success from info.success');
+  assert.equal(typeof metrics['rewards/near'], 'number');
+
+  // rlx eval runs the module the run keeps (its source file may have changed since).
+  const evaluated = rlx(['eval', runDir, '--episodes', '3', '--json']);
+  assert.equal(evaluated.status, 0, evaluated.stderr);
+  const result = JSON.parse(evaluated.stdout);
+  assert.equal(result.returns.length, 3);
+  assert.equal(typeof result['eval/success'], 'number');
+
+  // Misspelt names: the checker says so at the name; a plan that skips the checker gets a clean refusal, not an internal error.
+  write('walk-typo.rlx', spec('-0.1 * info.lfet'));
+  const checked = rlx(['check', 'walk-typo.rlx']);
+  assert.equal(checked.status, 1);
+  assert.match(checked.stderr + checked.stdout, /walk-typo\.rlx:4:39: error unknown-field: Walk \(module\("\.\/spec-walk\.ts"\)\) reports no info value 'lfet'; it reports: success, left; did you mean 'left'\?/);
+  const plan = JSON.parse(rlx(['plan', 'walk.rlx']).stdout);
+  for (const [name, expr, message] of [
+    ['lfet', { ref: 'info.lfet' }, /^rlx train: reward Near: env spec-walk reports no info value "lfet" \(info\.lfet\); it reports success, left\n$/],
+    ['positon', { ref: 'obs.positon' }, /^rlx train: reward Near, term near: spec-walk has no observation field "positon" \(in obs\.positon\); its fields are position\n$/],
+  ] as const) {
+    plan.reward.terms[0].expr = expr;
+    fs.writeFileSync(path.join(work, `plan-${name}.json`), JSON.stringify(plan));
+    const refused = rlx(['train', '--plan', `plan-${name}.json`, '--out', 'walk-runs']);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(refused.stderr.split('\n').slice(-2).join('\n'), message);
+  }
+});

@@ -88,8 +88,24 @@ describe('reward terms', () => {
     fails({ n: R('obs') }, CARTPOLE, /term n: expected a number, got a vector of 4 \(use norm\(\) or dist\(\)\)/);
     fails({ e: call('exact', R('completion'), R('target')) }, CARTPOLE, /term e: exact\(\): text verifiers need a text environment/);
     fails({ p: R('prompt') }, CARTPOLE, /term p: "prompt": only text environments/);
-    fails({ i: R('info.turns') }, CARTPOLE, /term i: CartPole reports no info value "turns"/);
     fails({ s: C(1 as number), q: call('abs', C(1), C(2)) }, CARTPOLE, /term q: abs\(\) takes 1 argument\(s\), got 2/);
+  });
+
+  it('info.NAME reads what the env reports; a name it does not report fails before training, as a RewardError', () => {
+    const compiled = compileReward(reward({ far: op('*', C(-1), R('info.left')), won: R('info.success') }), CARTPOLE);
+    assert.deepEqual(compiled.infoNames, ['left', 'success']);
+    compiled.bindInfo({ kind: 'Walk', infoFields: ['success', 'left', 'other'] });
+    compiled.readInfo(Float64Array.from([0, 3, 9, 1, 0, 9]), 1); // copy 1's row: success 1, left 0
+    compiled.evaluate();
+    assert.deepEqual([...compiled.values], [-0, 1]);
+    compiled.readInfo(Float64Array.from([0, 3, 9, 1, 0, 9]), 0);
+    compiled.evaluate();
+    assert.deepEqual([...compiled.values], [-3, 0]);
+    // CartPole reports nothing: the Stepper binds the reward to the env and refuses it.
+    const turns = compileReward(reward({ i: R('info.turns') }), CARTPOLE);
+    assert.throws(() => new Stepper(makeVecEnv('CartPole', {}, 1), turns), (err: Error) => err.name === 'RewardError'
+      && /^reward Shaped: env CartPole reports no info value "turns" \(info\.turns\); it reports none/.test(err.message));
+    assert.throws(() => compileReward(reward({ t: R('obs.thta') }), CARTPOLE), (err: Error) => err.name === 'RewardError', 'a user error, not an internal one');
   });
 
   it('compiles to plain JS: no tree walk at run time', () => {

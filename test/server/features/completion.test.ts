@@ -259,6 +259,16 @@ describe('completion in reward terms', () => {
     }, ['cos_theta', 'sin_theta', 'theta_dot']);
   });
 
+  it("obs. and info. with a user module: the names its spec declares, not every built-in's", () => {
+    const main = 'env Walk = module("./walk.ts")\nreward R { term a = obs.$0 }\nexperiment E { env: Walk, reward: R }';
+    const walk = "export default class Walk {}\nexport const spec = { observations: ['position', 'speed'], actions: 'discrete', info: ['success', 'distance'] };\n";
+    check({ 'main.rlx': main, 'walk.ts': walk }, ['position', 'speed']);
+    assert.deepEqual(item({ 'main.rlx': main, 'walk.ts': walk }, 'speed').labelDetails, { description: 'Walk (module("./walk.ts"))' });
+    check({ 'main.rlx': main.replace('obs.$0', 'info.$0'), 'walk.ts': walk }, ['success', 'distance']);
+    // A module that declares nothing offers nothing.
+    check({ 'main.rlx': main, 'walk.ts': 'export default class Walk {}\n' }, []);
+  });
+
   it('obs. with no experiment using the reward: the fields of every env, marked with their envs', () => {
     const items = complete('reward R { term a = obs.$0 }');
     assert.deepEqual(items.slice(0, 4).map((i) => [i.label, i.labelDetails?.description]),

@@ -1,0 +1,128 @@
+// Reading what a user env module declares (`export const spec = {...}`, schema/env-module.ts)
+// from its text, without running it: the checker and the language server must never run user
+// code. So the spec must be a literal; where it is not, the checker says so at the module path.
+import { envModuleSpec, type EnvModuleSpec } from '../schema/env-module.js';
+
+/** What the checker learned from a module's text. */
+export type EnvModuleRead =
+  | { readonly kind: 'missing' }
+  /** The module exports no `spec`: its names are known only once it runs. */
+  | { readonly kind: 'undeclared' }
+  | { readonly kind: 'declared'; readonly spec: EnvModuleSpec }
+  /** `line`: 1-based, in the module's file. */
+  | { readonly kind: 'invalid'; readonly message: string; readonly line: number };
+
+/** What a module's text declares, read without running it. */
+export function readEnvModuleSpec(text: string): EnvModuleRead {
+  // A top-level declaration at the start of a line (comments and strings cannot start one there).
+  const found = /^[ \t]*export[ \t]+const[ \t]+spec\b[^=\n]*=/m.exec(text);
+  if (!found) return { kind: 'undeclared' };
+  const reader = new LiteralReader(text, found.index + found[0].length);
+  try {
+    const value = reader.value();
+    const read = envModuleSpec(value);
+    return 'spec' in read ? { kind: 'declared', spec: read.spec } : { kind: 'invalid', message: read.problem, line: lineOf(text, found.index) };
+  } catch (err) {
+    if (!(err instanceof NotLiteral)) throw err;
+    return { kind: 'invalid', message: `rlx reads spec without running the module, so it must be written out as a literal: ${err.message}`, line: lineOf(text, err.offset) };
+  }
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+class NotLiteral extends Error {
+  constructor(message: string, readonly offset: number) {
+    super(message);
+  }
+}
+
+/** Reads one JavaScript literal (objects, lists, strings, numbers, true/false/null), comments allowed. */
+class LiteralReader {
+  constructor(private readonly text: string, private at: number) {}
+
+  value(): unknown {
+    this.skip();
+    const c = this.text[this.at];
+    if (c === '{') return this.object();
+    if (c === '[') return this.list();
+    if (c === '"' || c === "'") return this.string();
+    const word = /^(-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|true|false|null)\b/.exec(this.text.slice(this.at, this.at + 64));
+    if (word) {
+      this.at += word[0].length;
+      return word[0] === 'true' ? true : word[0] === 'false' ? false : word[0] === 'null' ? null : Number(word[0]);
+    }
+    const what = /^[^\s,}\]]{1,30}/.exec(this.text.slice(this.at))?.[0] ?? 'the end of the file';
+    throw new NotLiteral(`found ${what}`, this.at);
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.at++;
+    for (;;) {
+      this.skip();
+      if (this.eat('}')) return out;
+      const c = this.text[this.at];
+      const key = c === '"' || c === "'" ? this.string() : this.identifier();
+      this.skip();
+      if (!this.eat(':')) throw new NotLiteral(`expected ':' after '${key}'`, this.at);
+      out[key] = this.value();
+      this.skip();
+      if (!this.eat(',') && this.text[this.at] !== '}') throw new NotLiteral("expected ',' or '}'", this.at);
+    }
+  }
+
+  private list(): unknown[] {
+    const out: unknown[] = [];
+    this.at++;
+    for (;;) {
+      this.skip();
+      if (this.eat(']')) return out;
+      out.push(this.value());
+      this.skip();
+      if (!this.eat(',') && this.text[this.at] !== ']') throw new NotLiteral("expected ',' or ']'", this.at);
+    }
+  }
+
+  private string(): string {
+    const quote = this.text[this.at];
+    const start = this.at;
+    let out = '';
+    for (this.at++; this.at < this.text.length; this.at++) {
+      const c = this.text[this.at];
+      if (c === quote) {
+        this.at++;
+        return out;
+      }
+      if (c === '\n') break;
+      if (c === '\\') this.at++;
+      out += this.text[this.at];
+    }
+    throw new NotLiteral('a string that does not end on its line', start);
+  }
+
+  private identifier(): string {
+    const name = /^[A-Za-z_$][\w$]*/.exec(this.text.slice(this.at, this.at + 256))?.[0];
+    if (!name) throw new NotLiteral('expected a key', this.at);
+    this.at += name.length;
+    return name;
+  }
+
+  private eat(c: string): boolean {
+    if (this.text[this.at] !== c) return false;
+    this.at++;
+    return true;
+  }
+
+  /** Skips white space and comments. */
+  private skip(): void {
+    for (;;) {
+      const rest = /^(?:\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/)/.exec(this.text.slice(this.at, this.at + 4096));
+      if (!rest || rest[0].length === 0) return;
+      this.at += rest[0].length;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+// The env copies of a saved run (rlx eval): a built-in from the plan, or the user module the
+// run directory keeps bundled (source/env-module.mjs, written by the trainer), so that a run
+// is evaluated on exactly the code it trained on, whatever became of the module's file since.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Plan } from '../../dsl/compile/plan.js';
+import { makeVecEnv } from './registry.js';
+import { EnvModuleError, loadBundledEnvModule } from './user-module.js';
+import { VecEnv } from './vector.js';
+
+/** Where a run directory keeps its bundled env module (the trainer writes it there). */
+export const BUNDLED_ENV_MODULE = path.join('source', 'env-module.mjs');
+
+export interface RunEnvs {
+  readonly vec: VecEnv;
+  /** Stops a module's worker thread; nothing for a built-in. */
+  close(): void;
+}
+
+/** `count` copies of the env of the run in `runDir`. */
+export async function openRunEnvs(runDir: string, plan: Plan, count: number): Promise<RunEnvs> {
+  if (plan.env.kind !== 'module') return { vec: makeVecEnv(plan.env.kind, plan.env.params, count), close: () => {} };
+  const file = path.join(runDir, BUNDLED_ENV_MODULE);
+  if (!fs.existsSync(file)) {
+    throw new EnvModuleError(`${runDir} has no copy of env ${plan.env.name}'s module (${BUNDLED_ENV_MODULE}); the run directory is incomplete`);
+  }
+  const module = await loadBundledEnvModule(file, plan.env.params, { name: plan.env.name });
+  try {
+    return { vec: VecEnv.create(() => module.create(plan.env.params), count), close: () => module.close() };
+  } catch (err) {
+    module.close();
+    throw err;
+  }
+}
