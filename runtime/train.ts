@@ -198,7 +198,7 @@ async function prepare(plan: Plan, seed: number, device: DeviceChoice, workload:
   });
   const stop = plan.stop ? Condition.compile(plan.stop, 'stop') : null;
   const { stage, settings } = stages[startStage]!;
-  const first = await workload.createAlgorithm(stage, settings, TrainingRun.stageRng(seed, startStage, stage), { ...compute, providers: [device.provider] });
+  const first = await workload.createAlgorithm(stage, settings, TrainingRun.stageRng(seed, startStage, stage, workload), { ...compute, providers: [device.provider] });
   return { workload, stages, stop, first };
 }
 

@@ -57,6 +57,10 @@ export class EnvWorkload implements Workload {
     return new EnvWorkload(plan, seed, makeEnvs, new Stepper(vec, reward), reward?.termNames ?? [], () => envModule?.close());
   }
 
+  streamName(index: number, algorithm: string): string {
+    return index === 0 ? algorithm : `stage ${index}: ${algorithm}`;
+  }
+
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
     const policy = new PolicyFactory(this.plan.policy, this.spaces, new Rng(this.seed).fork('policy'));

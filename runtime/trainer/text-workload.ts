@@ -69,6 +69,10 @@ export class TextWorkload implements Workload {
     return new TextWorkload(env, model);
   }
 
+  streamName(index: number, algorithm: string): string {
+    return `stage ${index}: ${algorithm}`;
+  }
+
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
     return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder }, settings);

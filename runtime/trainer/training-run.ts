@@ -112,10 +112,9 @@ export class TrainingRun {
     if (previous) this.started = new Date(previous);
   }
 
-  /** The random stream of stage i's algorithm (stage 0's is the one single-stage runs always had). */
-  static stageRng(seed: number, index: number, stage: PlanStage): Rng {
-    const kind = stage.algorithm.kind;
-    return new Rng(seed).fork(index === 0 ? kind : `stage ${index}: ${kind}`);
+  /** The random stream of stage i's algorithm, as the workload names it. */
+  static stageRng(seed: number, index: number, stage: PlanStage, workload: Workload): Rng {
+    return new Rng(seed).fork(workload.streamName(index, stage.algorithm.kind));
   }
 
   private get stageIndex(): number {
@@ -222,7 +221,7 @@ export class TrainingRun {
     this.counters.stageStart = step;
     this.counters.stage = i;
     const { stage, settings } = this.stages[i]!;
-    this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage), this.computeFor());
+    this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage, this.workload), this.computeFor());
   }
 
   /** Where tensor work runs: the options' threads on the chosen device. */

@@ -39,6 +39,12 @@ export interface Workload {
   readonly description: Readonly<Record<string, unknown>>;
   /** Fields of the exported policy's metadata that say what it reads and writes. */
   readonly policyFields: Readonly<Record<string, unknown>>;
+  /**
+   * The name of stage `index`'s random stream (Rng.fork). The two kinds keep the names their
+   * trainers used before they were one, so that a seed trains as it did in earlier versions:
+   * the results of short runs depend on the exact draws.
+   */
+  streamName(index: number, algorithm: string): string;
   /** Builds one stage's algorithm on this workload's envs or model. */
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm>;
   /**
