@@ -125,6 +125,7 @@ export const GuessNumber: EnvSpec = {
   obsFields: [],
   action: 'text',
   infoFields: ['turns', 'hidden'],
+  notImplemented: 'multi-turn text dialogues are not implemented yet (single-turn TextTask is)',
   params: [
     param('low', int(), 1, 'Smallest possible number.'),
     param('high', int(), 100, 'Largest possible number.'),
