@@ -432,6 +432,11 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'out-of-range': [
     {
+      name: 'a sweep of 10^8 members, at its name, with the count (the plans are never made)',
+      source: `${PRELUDE}${BALANCE}sweep ⟦Huge⟧ over Balance {\n${['algorithm.epochs', 'algorithm.minibatches', 'algorithm.rollout_steps', 'budget'].map((p) => `  ${p}: [${Array.from({ length: 100 }, (_, k) => k + 1).join(', ')}]\n`).join('')}}\n`,
+      message: 'sweep Huge has 100,000,000 members (100 x 100 x 100 x 100 combinations); at most 1,000,000 are allowed: sweep fewer values, or draw some with strategy: random(samples: N)',
+    },
+    {
       name: 'parts of a reward term that are never finite',
       source: 'reward R {\n  term a = ⟦1 / 0⟧\n  term b = 0.1 * ⟦log(0)⟧ + obs.x\n  term c = ⟦obs.x / (2 - 2)⟧\n  term fine = log(1 + abs(obs.x)) / 2\n}\n',
       expect: [
@@ -473,6 +478,18 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   ],
 
   'suspicious-value': [
+    {
+      name: 'a sweep of more than 10k members, at its name',
+      source: `${PRELUDE}${BALANCE}sweep ⟦Wide⟧ over Balance {\n  algorithm.epochs: [${Array.from({ length: 200 }, (_, k) => k + 1).join(', ')}]\n  budget: [${Array.from({ length: 100 }, (_, k) => k + 1).join(', ')}]\n}\n`,
+      severity: 'warning',
+      message: 'sweep Wide has 20,000 members (200 x 100 combinations): each is a training run; is that meant? strategy: random(samples: N) draws fewer',
+    },
+    {
+      name: 'a random sweep counts its samples, not the grid it draws from',
+      source: `${PRELUDE}${BALANCE}sweep ⟦Drawn⟧ over Balance {\n  strategy: random(samples: 20000)\n  algorithm.epochs: [${Array.from({ length: 200 }, (_, k) => k + 1).join(', ')}]\n  budget: [${Array.from({ length: 1000 }, (_, k) => k + 1).join(', ')}]\n}\n`,
+      severity: 'warning',
+      message: /^sweep Drawn has 20,000 members/,
+    },
     {
       name: 'learning_rate: 0.5 is a warning',
       source: 'algorithm A = PPO { learning_rate: ⟦0.5⟧ }',
