@@ -70,3 +70,35 @@ describe('rlx check says what rlx train does not run yet (issue 15 item 10)', ()
     assert.match(r.stderr, /0 errors, 1 warning in 1 file/);
   });
 });
+
+describe('rlx fmt replaces the text of a file, not the file (issue 14 item 10)', () => {
+  const UNFORMATTED = 'env   Pole=CartPole{max_steps:500}\n';
+  const FORMATTED = 'env Pole = CartPole { max_steps: 500 }\n';
+
+  test('through a symbolic link: the link stays a link, the file it points to is formatted', () => {
+    const target = write('fmt/real.rlx', UNFORMATTED);
+    fs.symlinkSync('real.rlx', path.join(work, 'fmt/link.rlx'));
+    const r = rlx('fmt', 'fmt/link.rlx');
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(fs.lstatSync(path.join(work, 'fmt/link.rlx')).isSymbolicLink(), 'the link is still a link');
+    assert.equal(fs.readFileSync(path.join(work, target), 'utf8'), FORMATTED);
+  });
+
+  test('the mode is kept', () => {
+    const file = write('fmt/script.rlx', UNFORMATTED);
+    fs.chmodSync(path.join(work, file), 0o640);
+    assert.equal(rlx('fmt', file).code, 0);
+    assert.equal(fs.statSync(path.join(work, file)).mode & 0o777, 0o640);
+    assert.equal(fs.readFileSync(path.join(work, file), 'utf8'), FORMATTED);
+  });
+
+  test('a read-only file is refused with a clear message and left alone', () => {
+    const file = write('fmt/locked.rlx', UNFORMATTED);
+    fs.chmodSync(path.join(work, file), 0o444);
+    const r = rlx('fmt', file);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, 'fmt/locked.rlx: not formatted: the file is read-only; make it writable (chmod u+w), or print the result with --stdout\n');
+    assert.equal(fs.readFileSync(path.join(work, file), 'utf8'), UNFORMATTED);
+    assert.equal(fs.statSync(path.join(work, file)).mode & 0o777, 0o444);
+  });
+});
