@@ -102,3 +102,33 @@ describe('rlx fmt replaces the text of a file, not the file (issue 14 item 10)',
     assert.equal(fs.statSync(path.join(work, file)).mode & 0o777, 0o444);
   });
 });
+
+describe('files that are not what they seem (issue 14 item 11)', () => {
+  test('import "/dev/zero" is an error at the import, not a hang', { skip: !fs.existsSync('/dev/zero') && 'no /dev/zero here' }, () => {
+    const r = rlx('check', write('zero.rlx', `import "/dev/zero"\n${GOOD}`));
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^zero\.rlx:1:8: error import-not-found: cannot read '\/dev\/zero'/m);
+  });
+
+  test('naming a device is refused: regular files only', { skip: !fs.existsSync('/dev/zero') && 'no /dev/zero here' }, () => {
+    const r = rlx('check', '/dev/zero');
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, "rlx check: '/dev/zero' is not a regular file; name an .rlx file\n");
+  });
+
+  test('a file over the size limit is refused with its size', () => {
+    const file = write('big.rlx', Buffer.alloc(17 * 2 ** 20, 0x20));
+    const r = rlx('check', file);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /'big\.rlx' is 17\.0 MiB; an \.rlx file may be at most 16 MiB/);
+  });
+
+  test('rlx check DIR does not follow a directory link back up the tree', () => {
+    write('loop/a.rlx', GOOD);
+    write('loop/sub/b.rlx', GOOD.replace('Balance', 'Other'));
+    fs.symlinkSync('..', path.join(work, 'loop/sub/up'));
+    const r = rlx('check', 'loop');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /0 errors, 0 warnings in 2 files/);
+  });
+});
