@@ -5,7 +5,7 @@
 // the checker must report; each item of it has a case below.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyze, DIAGNOSTIC_CODES, Workspace, type DiagnosticCode, type Severity } from '../../dsl/index.js';
+import { analyze, DIAGNOSTIC_CODES, Model, Workspace, type DiagnosticCode, type Severity } from '../../dsl/index.js';
 import {
   applyEdits, applyFix, check, expectClean, expectDiagnostic, expectDiagnostics, fixOf, MemoryHost, virtualPath, withFile,
   type Expected, type Found, type Sources,
@@ -946,6 +946,30 @@ describe('inheritance', () => {
   test('a reward paired through inheritance is checked with the child\'s env', () => {
     const source = `${PRELUDE}reward R { term a = obs.⟦x⟧ }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}experiment Swung = Balance { env: Swing, algorithm: SAC }\n`;
     expectDiagnostic(source, 'unknown-field', "Swing (Pendulum) has no observation field 'x'; its fields are: cos_theta, sin_theta, theta_dot");
+  });
+
+  test('a chain of 2,000 declarations is resolved link by link once, not once per declaration (issue 14 item 11)', () => {
+    const lines = ['algorithm A0 = PPO { learning_rate: 1e-3 }'];
+    for (let i = 1; i < 2000; i++) lines.push(`algorithm A${i} = A${i - 1} { epochs: ${1 + (i % 9)} }`);
+    lines.push(`experiment E { env: Pole, policy: Actor, algorithm: A1999, budget: 1k }`);
+    const original = Model.prototype.base;
+    let steps = 0;
+    Model.prototype.base = function (this: Model, symbol) {
+      steps++;
+      return original.call(this, symbol);
+    };
+    try {
+      const checked = expectClean(`${PRELUDE}${lines.join('\n')}\n`);
+      const last = [...checked.analysis.model.allSymbols()].find((s) => s.name === 'A1999')!;
+      const effective = checked.analysis.model.effective(last);
+      assert.equal(effective.chain.length, 2000);
+      assert.equal(effective.properties.get('learning_rate')!.owner.name, 'A0');
+      assert.equal(effective.properties.get('epochs')!.owner.name, 'A1999');
+    } finally {
+      Model.prototype.base = original;
+    }
+    // Before: every declaration walked its whole chain (2,000 x 1,000 steps on average).
+    assert.ok(steps < 20 * 2000, `${steps} base look-ups for a chain of 2,000`);
   });
 
   test('declarations from imported files are in scope and can be inherited', () => {
