@@ -42,5 +42,28 @@ export function benchDsl(): void {
     ['throughput', `${Math.round(lines / (median(full) / 1000)).toLocaleString('en-US')} lines/s`],
     ['re-check after a 1-char edit (median)', `${median(edit).toFixed(2)} ms  (target < 20 ms; the edited declaration re-parsed, the workspace re-checked)`],
     ['check share of parse + check', `${((1 - median(parseOnly) / median(full)) * 100).toFixed(0)}%`],
+    ...inheritanceChains().map(([links, ms]): [string, string] => [`inheritance chain of ${links.toLocaleString('en-US')} links, parse + check`, `${ms.toFixed(0)} ms`]),
   ]);
+}
+
+/**
+ * `algorithm A1 = PPO { ... }`, `algorithm A2 = A1 { ... }`, ... with an experiment at the end:
+ * the checker merges each declaration's members onto its base's once, so the time grows
+ * linearly with the length of the chain (issue 14 item 11: 2,000 links took 9.5 s, 10,000 over 120 s).
+ */
+function inheritanceChains(): [links: number, ms: number][] {
+  return [2_000, 10_000].map((links) => {
+    const lines = ['algorithm A0 = PPO { learning_rate: 1e-3 }'];
+    for (let i = 1; i < links; i++) lines.push(`algorithm A${i} = A${i - 1} { epochs: ${1 + (i % 9)} }`);
+    lines.push(`env Pole = CartPole\npolicy Actor = mlp\nexperiment E { env: Pole, policy: Actor, algorithm: A${links - 1}, budget: 1k }`);
+    const text = lines.join('\n') + '\n';
+    const file = path.resolve(`bench-chain-${links}.rlx`);
+    const run = () => {
+      const ws = new Workspace({ readFile: () => undefined });
+      ws.setOverlay(file, text);
+      const errors = [...analyze(ws, [file]).diagnostics.values()].flat().filter((d) => d.severity === 'error');
+      if (errors.length > 0) throw new Error(`the chain of ${links} has errors: ${errors[0].message}`);
+    };
+    return [links, median(time(run, 3, 1))];
+  });
 }

@@ -7,6 +7,9 @@ export class UserError extends Error {}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The largest source file read: far above any spec written by hand, far below what hurts. */
+export const MAX_SOURCE_BYTES = 16 * 2 ** 20;
+
 /** A file's text; a UserError for a missing file, a directory, or text that is not UTF-8. */
 export function readSourceFile(file: string): string {
   let stat: fs.Stats;
@@ -16,6 +19,11 @@ export function readSourceFile(file: string): string {
     throw new UserError(`cannot read '${file}': no such file`);
   }
   if (stat.isDirectory()) throw new UserError(`'${file}' is a directory; name an .rlx file in it`);
+  // A device or a pipe (`import "/dev/zero"`) would never end, or never start.
+  if (!stat.isFile()) throw new UserError(`'${file}' is not a regular file; name an .rlx file`);
+  if (stat.size > MAX_SOURCE_BYTES) {
+    throw new UserError(`'${file}' is ${(stat.size / 2 ** 20).toFixed(1)} MiB; an .rlx file may be at most ${MAX_SOURCE_BYTES / 2 ** 20} MiB (split it into files that import each other)`);
+  }
   const bytes = fs.readFileSync(file);
   try {
     const text = utf8.decode(bytes);
@@ -64,14 +72,47 @@ export function expandSourceArgs(args: string[]): string[] {
       out.push(arg);
       continue;
     }
-    const found = (fs.readdirSync(arg, { recursive: true, encoding: 'utf8' }) as string[])
-      .filter((f) => f.endsWith('.rlx') && !f.split(path.sep).includes('node_modules'))
-      .sort()
-      .map((f) => path.join(arg, f));
+    const found = rlxFilesUnder(arg);
     if (found.length === 0) throw new UserError(`'${arg}' is a directory with no .rlx files in it`);
     out.push(...found);
   }
   return out;
+}
+
+/**
+ * The .rlx files under a directory, sorted. Links to directories are followed, but no directory
+ * is entered twice (by its real path): a link back up the tree would loop for ever.
+ */
+function rlxFilesUnder(root: string): string[] {
+  const found: string[] = [];
+  const entered = new Set<string>();
+  const pending = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      continue; // a dangling link
+    }
+    if (entered.has(real)) continue;
+    entered.add(real);
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules') continue;
+      const full = path.join(dir, entry.name);
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        try {
+          isDir = fs.statSync(full).isDirectory();
+        } catch {
+          continue;
+        }
+      }
+      if (isDir) pending.push(full);
+      else if (entry.name.endsWith('.rlx')) found.push(full);
+    }
+  }
+  return found.sort();
 }
 
 /** The disk, for imports; files the user named were read (and validated) already. */

@@ -30,6 +30,7 @@ export const DIAGNOSTIC_CODES = {
   'wrong-arguments': 'A call with the wrong number or names of arguments.',
   'invalid-regex': 'A regular expression that JavaScript cannot compile.',
   'conflicting-properties': 'Two properties that cannot be given together.',
+  'not-implemented': 'A built-in or feature the language declares but the trainer does not run yet (a warning: `rlx train` would refuse it).',
   'internal-error': 'A bug in a check; please report it.',
 } as const;
 

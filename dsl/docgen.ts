@@ -56,22 +56,30 @@ function paramTable(params: ParamSpec[]): string[] {
   ];
 }
 
+/** The sentence that says the trainer does not run something yet (the checker warns about it). */
+function notYet(reason: string | undefined): string[] {
+  return reason === undefined ? [] : [`**Not run by the trainer yet** (\`rlx check\` warns, \`rlx train\` refuses): ${reason}.`, ''];
+}
+
 function blockSections(blocks: BlockSpec[], level: string): string[] {
-  return blocks.flatMap((b) => [`${level} \`${b.name} { }\``, '', b.doc, '', ...paramTable(b.params)]);
+  return blocks.flatMap((b) => [`${level} \`${b.name} { }\``, '', b.doc, '', ...notYet(b.notImplemented), ...paramTable(b.params)]);
 }
 
 export function renderReference(): string {
   const out: string[] = [];
   out.push('## Built-in environments', '');
   for (const env of ENVS) {
-    out.push(`### \`${env.name}\``, '', env.doc, '');
+    out.push(`### \`${env.name}\``, '', env.doc, '', ...notYet(env.notImplemented));
     out.push(`Actions: ${env.action}${env.goalConditioned ? '; goal-conditioned (`goal`, `achieved`)' : ''}. ` +
       (env.obsFields.length ? `Observation fields: ${env.obsFields.map((f) => `\`${f}\``).join(', ')}.` : 'No named observation fields.'), '');
     out.push(...paramTable(env.params));
   }
   out.push('## Built-in algorithms', '');
   for (const alg of ALGORITHMS) {
-    out.push(`### \`${alg.name}\``, '', alg.doc, '', `Trains on envs with ${alg.actions.join(', ')} actions.`, '', ...paramTable(alg.params));
+    const actionsNotYet = Object.entries(alg.actionsNotImplemented ?? {}).map(([action, why]) => `Not on ${action} actions yet: ${why}.`);
+    out.push(`### \`${alg.name}\``, '', alg.doc, '', ...notYet(alg.notImplemented), [`Trains on envs with ${alg.actions.join(', ')} actions.`, ...actionsNotYet].join(' '), '');
+    if (alg.lengthParam) out.push(`A stage of ${alg.name} may leave out \`budget\`: \`${alg.lengthParam}\` gives its length.`, '');
+    out.push(...paramTable(alg.params));
   }
   out.push('## Built-in policies', '');
   for (const policy of POLICIES) out.push(`### \`${policy.name}\``, '', policy.doc, '', ...paramTable(policy.params));
@@ -86,7 +94,7 @@ export function renderReference(): string {
   out.push('', '## Names in reward terms', '');
   for (const n of REWARD_NAMES) out.push(`- \`${n.name}${n.fields ? '.NAME' : ''}\`: ${n.doc}${n.availableFor === 'all' ? '' : ` (${{ goal: 'goal-conditioned envs', text: 'text tasks', nontext: 'non-text envs' }[n.availableFor]})`}`);
   out.push('', '## Metrics in conditions (`stop:`, `advance:`)', '');
-  for (const m of METRICS) out.push(`- \`${m.name}\`: ${m.doc}`);
+  for (const m of METRICS) out.push(`- \`${m.name}\`: ${m.doc}${m.notImplemented ? ` Not testable yet: ${m.notImplemented}.` : ''}`);
   out.push('', '## Diagnostics', '', '| code | meaning |', '|---|---|');
   for (const [code, meaning] of Object.entries(DIAGNOSTIC_CODES)) out.push(`| \`${code}\` | ${meaning.replace(/\|/g, '\\|')} |`);
   return out.join('\n') + '\n';

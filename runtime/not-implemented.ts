@@ -1,43 +1,30 @@
-// The ONE list of what the language declares (dsl/schema) but this runtime does not run yet.
+// What the language declares (dsl/schema) but this runtime does not run yet, read from the
+// schema registry, which holds the ONE list: a built-in, block or metric the trainer cannot
+// run carries a `notImplemented` reason there, so `rlx check` warns at check time with the
+// same words `rlx train` refuses with (support.ts).
 //
-// `rlx train` refuses a plan that needs anything here, with the reason below (see
-// support.ts); the registry drift test (test/runtime/registry-drift.test.ts) fails when a
-// built-in of the schema registry is neither implemented nor listed here, or is both.
-// Implementing one means: add it to its registry in the runtime, delete its line here.
+// The registry drift test (test/runtime/registry-drift.test.ts) fails when a built-in of the
+// registry is neither implemented here nor marked there, or is both. Implementing one means:
+// add it to its registry in the runtime, delete its `notImplemented` in dsl/schema.
+import {
+  FUNCTIONS, NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS, REWARD_NAMES,
+} from '../dsl/schema/index.js';
 
 /** Built-ins by declaration kind: name -> why it cannot run yet (shown to the user). */
-export const NOT_IMPLEMENTED: Readonly<Record<'env' | 'algorithm' | 'policy', Readonly<Record<string, string>>>> = {
-  env: {},
-  algorithm: {
-    DQN: 'it needs off-policy learning (a replay buffer, target networks), which is not built yet; PPO and REINFORCE/RLOO train today',
-    SAC: 'it needs off-policy learning (a replay buffer, target networks), which is not built yet; PPO and REINFORCE/RLOO train today',
-  },
-  policy: {},
-};
+export const NOT_IMPLEMENTED = NOT_IMPLEMENTED_BUILTINS;
+
+export { NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS };
 
 /**
  * Reward-expression functions of the registry the numeric reward compiler does not provide: the
- * text verifiers, which only a text env (TextTask) compiles (runtime/text/reward-terms.ts).
+ * text verifiers (`text: true` in the registry), which only a text env (TextTask) compiles
+ * (runtime/text/reward-terms.ts).
  */
-export const NOT_IMPLEMENTED_FUNCTIONS: Readonly<Record<string, string>> = {
-  exact: 'text verifiers need a text environment (TextTask)',
-  numeric: 'text verifiers need a text environment (TextTask)',
-  regex: 'text verifiers need a text environment (TextTask)',
-  contains: 'text verifiers need a text environment (TextTask)',
-  length: 'text verifiers need a text environment (TextTask)',
-};
+export const NOT_IMPLEMENTED_FUNCTIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  FUNCTIONS.filter((f) => f.text).map((f) => [f.name, 'text verifiers need a text environment (TextTask)']),
+);
 
 /** Names a reward term may use that only text environments (TextTask) have; runtime/text/reward-terms.ts compiles them there. */
-export const NOT_IMPLEMENTED_REWARD_NAMES: Readonly<Record<string, string>> = {
-  prompt: 'only text environments (TextTask) have a prompt',
-  completion: 'only text environments (TextTask) have a completion',
-  target: 'only text environments (TextTask) have a target',
-};
-
-/** Features of an experiment that the trainer cannot honour yet. */
-export const NOT_IMPLEMENTED_FEATURES = {
-  curriculum: 'the `curriculum { }` block is not implemented yet',
-  stages: 'experiments with several stages are implemented for text envs (SFT then GRPO) only',
-  dialogueRewards: 'reward terms on a dialogue env (GuessNumber) are not implemented yet: it trains on the env\'s own reward (1 for finding the number)',
-  relabel: 'hindsight relabeling needs an off-policy algorithm (DQN, SAC), which is not implemented yet',
-} as const;
+export const NOT_IMPLEMENTED_REWARD_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  REWARD_NAMES.filter((n) => n.availableFor === 'text').map((n) => [n.name, `only text environments (TextTask) have a ${n.name}`]),
+);

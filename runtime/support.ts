@@ -6,7 +6,8 @@ import { ALGORITHMS, algorithmDefinition } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
 import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FEATURES } from './not-implemented.js';
 import { POLICIES, policyDefinition } from './policies/index.js';
-import { isDialogueEnv, isTextEnv, TEXT_ENVS } from './text/env.js';
+import { isTextEnv, TEXT_ENVS } from './text/env.js';
+import { builtin, type EnvSpec } from '../dsl/schema/index.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends Error {
@@ -76,7 +77,8 @@ export function checkPlan(plan: Plan): void {
     if (relabel !== undefined && relabel !== 'none') problems.push(NOT_IMPLEMENTED_FEATURES.relabel);
   }
   if (plan.curriculum) problems.push(NOT_IMPLEMENTED_FEATURES.curriculum);
-  if (plan.reward && isDialogueEnv(plan.env.kind)) problems.push(NOT_IMPLEMENTED_FEATURES.dialogueRewards);
+  const rewardWhy = builtin(plan.env.kind)?.declKind === 'env' ? (builtin(plan.env.kind) as EnvSpec).rewardTermsNotImplemented : undefined;
+  if (plan.reward && rewardWhy) problems.push(rewardWhy);
   if (!Number.isSafeInteger(plan.envs) || plan.envs < 1) problems.push(`envs must be a positive whole number, got ${String(plan.envs)}`);
   if (plan.seeds.length === 0) problems.push('the plan lists no seeds');
   if (problems.length > 0) throw new PlanError(problems);

@@ -1,4 +1,5 @@
 // rlx fmt FILE...: rewrite files in canonical layout (--check: list unformatted ones; --stdout: print).
+import * as fs from 'node:fs';
 import { format } from '../../dsl/format/index.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { writeFileAtomic } from '../../runtime/atomic-files.js';
@@ -29,13 +30,29 @@ export const fmtCommand: Command = {
       } else if (result.text !== text) {
         unformatted++;
         if (values.check) process.stdout.write(`${displayPath(file)}\n`);
-        else {
-          writeFileAtomic(file, result.text);
-          process.stderr.write(`formatted ${displayPath(file)}\n`);
-        }
+        else if (rewrite(file, result.text)) process.stderr.write(`formatted ${displayPath(file)}\n`);
+        else failed++;
       }
     }
     if (values.check && unformatted > 0) process.stderr.write(`${unformatted} file${unformatted === 1 ? '' : 's'} would be reformatted; run rlx fmt on ${unformatted === 1 ? 'it' : 'them'}\n`);
     return failed > 0 || (values.check && unformatted > 0) ? 1 : 0;
   },
 };
+
+/**
+ * Replaces a file's text as an editor would: through a symbolic link (the link stays a link),
+ * keeping the file's mode, and never over a read-only file (the user made it so: say so and
+ * leave it). False, with the reason on stderr, when the file was left alone.
+ */
+function rewrite(file: string, text: string): boolean {
+  const target = fs.realpathSync(file);
+  const mode = fs.statSync(target).mode & 0o7777;
+  // The write bits, not access(): root may write anywhere, but a read-only file is still a "no".
+  if ((mode & 0o222) === 0) {
+    process.stderr.write(`${displayPath(file)}: not formatted: the file is read-only; make it writable (chmod u+w), or print the result with --stdout\n`);
+    return false;
+  }
+  writeFileAtomic(target, text);
+  fs.chmodSync(target, mode);
+  return true;
+}

@@ -1,6 +1,6 @@
 // rlx plan FILE [--experiment NAME]: the plan JSON the trainer would run, on stdout.
 import * as path from 'node:path';
-import { analyze, compile, stringifyPlan, Workspace, type Plan } from '../../dsl/index.js';
+import { analyze, compile, stringifyPlan, Workspace, writePlanList, type Plans } from '../../dsl/index.js';
 import { parseCommandArgs, type Command } from '../command.js';
 import { diskHost, readSourceFile, UserError } from '../files.js';
 import { checkFiles } from './check.js';
@@ -8,7 +8,7 @@ import { checkFiles } from './check.js';
 const usage = 'rlx plan FILE [--experiment NAME]';
 
 /** Compiles one experiment or sweep of a file; a UserError listing the problems otherwise. */
-export function planFile(file: string, experiment?: string): Plan[] {
+export function planFile(file: string, experiment?: string): Plans {
   const text = readSourceFile(file);
   const workspace = new Workspace(diskHost);
   workspace.setOverlay(file, text);
@@ -29,8 +29,10 @@ export const planCommand: Command = {
     const { values, positionals } = parseCommandArgs('plan', argv, { experiment: { type: 'string', short: 'e' } }, usage);
     if (positionals.length !== 1) throw new UserError(`name one .rlx file\nusage: ${usage}`);
     const plans = planFile(positionals[0], values.experiment as string | undefined);
-    const isSweep = plans.length > 0 && plans[0].sweep !== null;
-    process.stdout.write(stringifyPlan(isSweep ? plans : plans[0]));
+    const isSweep = plans.count > 0 && plans.at(0).sweep !== null;
+    // A sweep's list is written a plan at a time: it may be larger than memory.
+    if (isSweep) writePlanList(plans, (chunk) => process.stdout.write(chunk));
+    else process.stdout.write(stringifyPlan(plans.at(0)));
     return 0;
   },
 };

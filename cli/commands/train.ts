@@ -4,7 +4,7 @@
 // `stopped`); a second signal exits at once.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Plan } from '../../dsl/index.js';
+import { Plans, type Plan } from '../../dsl/index.js';
 import { DEVICES, selectDevice, type DeviceRequest } from '../../runtime/device.js';
 import type { SourceFile } from '../../runtime/run/run-dir.js';
 import type { RunFailedError, TrainOptions, TrainResult } from '../../runtime/train.js';
@@ -49,6 +49,7 @@ function readPlanFile(file: string): Plan[] {
     throw new UserError(`cannot read the plan '${file}': ${(err as Error).message}`);
   }
   const plans = Array.isArray(value) ? value : [value];
+  if (plans.length === 0) throw new UserError(`'${file}' lists no plans; write one with \`rlx plan FILE > plan.json\``);
   for (const plan of plans) {
     if (typeof plan !== 'object' || plan === null || !('rlx_plan' in plan)) {
       throw new UserError(`'${file}' is not an rlx plan (no "rlx_plan" field); write one with \`rlx plan FILE > plan.json\``);
@@ -168,7 +169,7 @@ export const trainCommand: Command = {
         report(await resume(values.resume, common));
         return signalled ? exitCode(signalled) : 0;
       }
-      let plans: Plan[];
+      let plans: Plans;
       let sourcesFor: (plan: Plan) => SourceFile[];
       // A user env module's path is relative to the .rlx file; a plan taken from a run directory
       // brings that run's bundled copy (source/env-module.mjs).
@@ -177,7 +178,7 @@ export const trainCommand: Command = {
       let baseDir: string;
       if (values.plan !== undefined) {
         const planPath = values.plan;
-        plans = readPlanFile(planPath);
+        plans = Plans.of(readPlanFile(planPath));
         const sources = sourcesOfRun(planPath);
         sourcesFor = () => sources.filter((s) => s.path.endsWith('.rlx'));
         const bundled = path.join(path.dirname(planPath), 'source', 'env-module.mjs');
@@ -192,7 +193,9 @@ export const trainCommand: Command = {
         baseDir = path.dirname(file);
       }
       // Probe the device once for all of them, in a child process, while the trainer loads.
-      const choosing = selectDevice(device ?? (plans[0].device as DeviceRequest));
+      // A sweep's members are made one at a time as they train: there may be very many.
+      const firstDevice = plans.at(0).device;
+      const choosing = selectDevice(device ?? (firstDevice as DeviceRequest));
       choosing.catch(() => {}); // awaited below, after the plans are checked
       const { checkPlan, train } = await loadTrainer();
       // Refuse before training any of them.
@@ -202,7 +205,7 @@ export const trainCommand: Command = {
         for (const runSeed of seed !== undefined ? [seed] : plan.seeds) {
           const member = plan.sweep ? ` (sweep ${plan.sweep.name} ${plan.sweep.index + 1}/${plan.sweep.count})` : '';
           reporter.message(`rlx train: ${plan.experiment}${member}, seed ${runSeed}`);
-          report(await train(plan, { ...common, device: device !== undefined || plan.device === plans[0].device ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan), envModule: envModuleFor(plan), baseDir }));
+          report(await train(plan, { ...common, device: device !== undefined || plan.device === firstDevice ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan), envModule: envModuleFor(plan), baseDir }));
           if (signalled) return exitCode(signalled);
         }
       }

@@ -11,6 +11,7 @@ import { collectingAccept, type CheckContext } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
+import { checkSupport } from './support.js';
 import { checkSweep } from './sweeps.js';
 
 type FileCheck = (ctx: CheckContext) => void;
@@ -24,6 +25,7 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: ['env', 'policy', 'algorithm'], check: checkConsistency },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },
+  { kinds: 'all', check: checkSupport },
 ];
 
 export interface Analysis {

@@ -165,7 +165,15 @@ function checkNamed(ctx: CheckContext, member: A.NamedMember, schema: MemberSche
     return;
   }
   const spec = target.kind === 'builtin' ? algorithmSpec(target.spec.name) : ctx.model.rootBuiltin(target.symbol);
-  if (!spec || !member.body) return;
+  if (spec?.declKind !== 'algorithm') return;
+  // The trainer needs a length for every stage: its budget, or the algorithm's own (SFT's `updates`).
+  const hasBudget = member.body?.members.some((m) => m.kind === 'Property' && propertyKey(m) === 'budget');
+  if (!hasBudget && spec.lengthParam === undefined && member.name) {
+    const stageName = member.name.text;
+    ctx.accept('error', 'missing-property', `stage ${stageName} needs a 'budget': ${spec.name} has no length of its own (the budget counts environment steps, or on a text task the completions sampled), e.g. \`stage ${stageName} = ${baseName.text} { budget: 50k }\``,
+      member.name.range, member.body?.closed ? { fixes: [insertPropertiesFix(ctx.unit.text, member.body, ['budget: 50k'])] } : undefined);
+  }
+  if (!member.body) return;
   checkProperties(ctx, member.body, [...DECLARATION_SCHEMAS.stage.params, ...spec.params], `stage ${member.name?.text ?? ''} (${spec.name})`, scope);
 }
 

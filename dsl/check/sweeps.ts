@@ -8,6 +8,7 @@ import { propertyKey } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkProperties, removeMemberFix } from './members.js';
 import { ValueChecker } from './values.js';
+import { SWEEP_MEMBERS_MAX, SWEEP_MEMBERS_WARN, sweepMemberCount } from '../compile/sweep.js';
 
 const SWEEP = DECLARATION_SCHEMAS.sweep;
 const EXPERIMENT = DECLARATION_SCHEMAS.experiment;
@@ -55,6 +56,38 @@ export function checkSweep(ctx: CheckContext, symbol: DeclSymbol): void {
     if (member.value.items.length === 0) ctx.accept('error', 'type-mismatch', 'a swept property needs at least one value', member.value.range);
     for (const item of member.value.items) values.check(item, param.type, propertyKey(member), { owner: symbol, experiment });
   }
+  checkMemberCount(ctx, symbol);
+}
+
+/**
+ * Members are counted, never listed: the product of the list lengths (or the random samples).
+ * A sweep with more than a trainer could ever run is an error at its name, before `rlx plan`,
+ * `rlx train` or the editor try to make its plans.
+ */
+function checkMemberCount(ctx: CheckContext, symbol: DeclSymbol): void {
+  const members = symbol.decl.body?.members ?? [];
+  const own = new Set(SWEEP.params.map((p) => p.name));
+  const lengths = members.flatMap((m) => (m.kind === 'Property' && !own.has(propertyKey(m)) && m.value?.kind === 'List' ? [m.value.items.length] : []));
+  const count = sweepMemberCount(lengths, randomSamples(members));
+  const at = symbol.decl.name?.range ?? symbol.decl.keywordRange;
+  const what = `sweep ${symbol.name} has ${count.toLocaleString('en-US')} members (${lengths.join(' x ')}${lengths.length === 1 ? ' values' : ' combinations'})`;
+  if (count > SWEEP_MEMBERS_MAX) {
+    ctx.accept('error', 'out-of-range', `${what}; at most ${SWEEP_MEMBERS_MAX.toLocaleString('en-US')} are allowed: sweep fewer values, or draw some with strategy: random(samples: N)`, at);
+  } else if (count > SWEEP_MEMBERS_WARN) {
+    ctx.accept('warning', 'suspicious-value', `${what}: each is a training run; is that meant? strategy: random(samples: N) draws fewer`, at);
+  }
+}
+
+/** `strategy: random(samples: N)` (or bare `random`, with its default): N; undefined for a grid. */
+function randomSamples(members: A.Member[]): number | undefined {
+  const strategy = members.find((m): m is A.Property => m.kind === 'Property' && propertyKey(m) === 'strategy')?.value;
+  const name = strategy?.kind === 'Name' ? strategy.parts[0]?.text : strategy?.kind === 'Call' ? strategy.callee.parts[0]?.text : undefined;
+  if (name !== 'random') return undefined;
+  const strategyType = SWEEP.params.find((p) => p.name === 'strategy')!.type;
+  const samplesParam = strategyType.kind === 'choice' ? strategyType.options.find((o) => o.name === 'random')?.params?.[0] : undefined;
+  const given = strategy?.kind === 'Call' ? strategy.args.find((a) => !a.name || a.name.text === 'samples')?.value : undefined;
+  if (given?.kind === 'Number') return given.value;
+  return typeof samplesParam?.default === 'number' ? samplesParam.default : undefined;
 }
 
 /** The parameter a sweep path points to, reporting an unknown path; undefined when unknown. */

@@ -9,8 +9,10 @@ import type { DeclSymbol, Model, Target } from '../semantics/model.js';
 import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanReward, type PlanStage } from './plan.js';
 import { paramValue, toPlanExpr, untypedValue } from './values.js';
 import { expandSweep } from './sweep.js';
+import { Plans } from './plans.js';
 
-export type CompileResult = { ok: true; plans: Plan[] } | { ok: false; error: string };
+/** The plans are made on demand (a sweep may have a million members): iterate, or take `first(n)`. */
+export type CompileResult = { ok: true; plans: Plans } | { ok: false; error: string };
 
 /** The experiments and sweeps declared in a file, in order: what `--experiment` may name. */
 export function runnableNames(analysis: Analysis, entry: string): string[] {
@@ -39,7 +41,7 @@ export function compile(analysis: Analysis, entry: string, name?: string): Compi
   const symbol = analysis.model.declaredIn(unit).get(chosen)![0];
   const compiler = new PlanCompiler(analysis, entryPath);
   if (symbol.decl.declKind === 'sweep') return { ok: true, plans: expandSweep(compiler, symbol) };
-  return { ok: true, plans: [compiler.experiment(symbol)] };
+  return { ok: true, plans: Plans.of([compiler.experiment(symbol)]) };
 }
 
 export class PlanCompiler {

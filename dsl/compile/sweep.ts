@@ -5,6 +5,7 @@ import { builtin, DECLARATION_SCHEMAS, type ParamSpec, type PlanValue } from '..
 import type * as A from '../syntax/ast.js';
 import { propertyKey, type DeclSymbol } from '../semantics/model.js';
 import type { Plan } from './plan.js';
+import { Plans } from './plans.js';
 import type { PlanCompiler } from './compiler.js';
 import { paramValue, toPlanExpr } from './values.js';
 
@@ -16,10 +17,21 @@ interface Axis {
   values: A.Expression[];
 }
 
-export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plan[] {
+/** Members above this make the checker warn: each is a training run (times its seeds). */
+export const SWEEP_MEMBERS_WARN = 10_000;
+/** Members above this are an error: nobody trains that many, and a typo (a list of 1000 where 10 was meant) is likelier. */
+export const SWEEP_MEMBERS_MAX = 1_000_000;
+
+/** How many members a sweep has: every combination (grid), or `samples` distinct ones of them (random). */
+export function sweepMemberCount(axisLengths: readonly number[], randomSamples: number | undefined): number {
+  const total = axisLengths.reduce((n, k) => n * k, 1);
+  return randomSamples === undefined ? total : Math.min(randomSamples, total);
+}
+
+export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plans {
   const { model } = compiler;
   const experiment = model.lookup(sweep.unit, sweep.decl.over!.parts[0].text);
-  if (experiment?.kind !== 'decl') return [];
+  if (experiment?.kind !== 'decl') return Plans.of([]);
   const base = compiler.experiment(experiment.symbol);
   const own = new Map<string, A.Expression | undefined>();
   const axes: Axis[] = [];
@@ -35,7 +47,7 @@ export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plan[] {
   }
   const setting = (name: string) => paramValue(SWEEP.params.find((p) => p.name === name)!, own.get(name));
   const strategy = setting('strategy');
-  const combos = typeof strategy === 'object' && strategy !== null && !Array.isArray(strategy) && strategy.kind === 'random'
+  const combination = typeof strategy === 'object' && strategy !== null && !Array.isArray(strategy) && strategy.kind === 'random'
     ? randomCombinations(axes, strategy.samples as number, sweep.name)
     : gridCombinations(axes);
   const seeds = setting('seeds');
@@ -44,10 +56,10 @@ export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plan[] {
     ? Object.fromEntries(slurmBlock.params.map((p) => [p.name, paramValue(p, slurm.get(p.name))]))
     : null;
 
-  return combos.map((combo, index) => {
+  return new Plans(combination.count, (index) => {
     const plan: Plan = structuredClone(base);
     const values: Record<string, PlanValue> = {};
-    combo.forEach((valueIndex, axisIndex) => {
+    combination.at(index).forEach((valueIndex, axisIndex) => {
       const axis = axes[axisIndex];
       values[axis.path] = applyPath(plan, axis.path, axis.values[valueIndex]);
     });
@@ -55,7 +67,7 @@ export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plan[] {
     plan.sweep = {
       name: sweep.name,
       index,
-      count: combos.length,
+      count: combination.count,
       values,
       parallel: setting('parallel') as number,
       backend: setting('backend') as string,
@@ -63,6 +75,12 @@ export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plan[] {
     };
     return plan;
   });
+}
+
+/** The members' value indexes (one per axis), by member index, without listing them all. */
+interface Combinations {
+  count: number;
+  at(index: number): number[];
 }
 
 /** Sets one swept value in a plan; returns the value as written into it. */
@@ -97,28 +115,47 @@ function applyPath(plan: Plan, key: string, expr: A.Expression): PlanValue {
   return value;
 }
 
-function gridCombinations(axes: Axis[]): number[][] {
-  let combos: number[][] = [[]];
-  for (const axis of axes) {
-    combos = combos.flatMap((c) => axis.values.map((_, i) => [...c, i]));
-  }
-  return combos;
+/** Every combination, the last axis varying fastest: member i is i written in the axes' mixed radix. */
+function gridCombinations(axes: Axis[]): Combinations {
+  return {
+    count: sweepMemberCount(axes.map((a) => a.values.length), undefined),
+    at(index) {
+      const combo = new Array<number>(axes.length);
+      let rest = index;
+      for (let a = axes.length - 1; a >= 0; a--) {
+        const k = axes[a].values.length;
+        combo[a] = rest % k;
+        rest = Math.floor(rest / k);
+      }
+      return combo;
+    },
+  };
 }
 
-function randomCombinations(axes: Axis[], samples: number, seedText: string): number[][] {
-  const total = axes.reduce((n, a) => n * a.values.length, 1);
-  const wanted = Math.min(samples, total);
+/**
+ * `samples` distinct combinations drawn with a generator seeded by the sweep's name, so the same
+ * sweep always yields the same members. Drawn in order up to the highest member asked for, and
+ * kept as one row of axis indexes each (samples are at most 1e6 by the registry).
+ */
+function randomCombinations(axes: Axis[], samples: number, seedText: string): Combinations {
+  const lengths = axes.map((a) => a.values.length);
+  const count = sweepMemberCount(lengths, samples);
   const random = mulberry32(hashString(seedText));
   const seen = new Set<string>();
-  const out: number[][] = [];
-  while (out.length < wanted) {
-    const combo = axes.map((a) => Math.floor(random() * a.values.length));
-    const key = combo.join(',');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(combo);
-  }
-  return out;
+  const drawn: number[][] = [];
+  return {
+    count,
+    at(index) {
+      while (drawn.length <= index) {
+        const combo = lengths.map((k) => Math.floor(random() * k));
+        const key = combo.join(',');
+        if (seen.has(key)) continue;
+        seen.add(key);
+        drawn.push(combo);
+      }
+      return drawn[index];
+    },
+  };
 }
 
 function hashString(text: string): number {

@@ -38,6 +38,7 @@ export const EXPERIMENT: DeclarationSchema = {
     {
       name: 'curriculum',
       doc: 'Make the task harder as the agent improves: move an env parameter from `from` to `to` one `step` at a time, each time `advance` holds.',
+      notImplemented: 'the `curriculum { }` block is not implemented yet',
       params: [
         required('param', path, 'The parameter to change, e.g. `env.size`.'),
         required('from', num(), 'Starting value.'),

@@ -125,6 +125,7 @@ export const GuessNumber: EnvSpec = {
   obsFields: [],
   action: 'text',
   infoFields: ['turns', 'hidden'],
+  rewardTermsNotImplemented: 'reward terms on a dialogue env (GuessNumber) are not implemented yet: it trains on the env\'s own reward (1 for finding the number)',
   params: [
     param('low', int(), 1, 'Smallest possible number.'),
     param('high', int(), 100, 'Largest possible number.'),

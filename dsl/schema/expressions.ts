@@ -75,14 +75,17 @@ export const REWARD_NAMES: RewardName[] = [
   { name: 'target', doc: 'The correct answer of a text task.', type: 'string', availableFor: 'text' },
 ];
 
+
 /** Metrics that `stop:` and curriculum `advance:` conditions may test. */
 export const METRICS: MetricName[] = [
   { name: 'eval.mean_return', doc: 'Mean return of the latest evaluation.' },
   { name: 'eval.std_return', doc: 'Standard deviation of the returns of the latest evaluation.' },
   { name: 'eval.mean_length', doc: 'Mean episode length of the latest evaluation.' },
   { name: 'eval.success', doc: 'Fraction of successful episodes in the latest evaluation.' },
+  { name: 'eval.accuracy', doc: 'Fraction of held-out prompts answered exactly right in the latest evaluation (text tasks).', textOnly: true },
   { name: 'train.mean_return', doc: 'Mean return of the last 20 training episodes.' },
   { name: 'train.mean_length', doc: 'Mean length of the last 20 training episodes.' },
   { name: 'train.success', doc: 'Fraction of successful training episodes among the last 20.' },
+  { name: 'train.accuracy', doc: 'Fraction of the latest update\'s completions that were exactly right (text tasks).', textOnly: true },
   { name: 'steps', doc: 'Environment steps taken so far.' },
 ];

@@ -56,6 +56,8 @@ export interface BlockSpec {
   name: string;
   doc: string;
   params: ParamSpec[];
+  /** Why the trainer does not honour this block yet; absent when it does. */
+  notImplemented?: string;
 }
 
 export type ActionKind = 'discrete' | 'continuous' | 'text';
@@ -64,6 +66,11 @@ interface BuiltinBase {
   name: string;
   doc: string;
   params: ParamSpec[];
+  /**
+   * Why the trainer does not run this built-in yet; absent when it does. The checker warns at
+   * the name, `rlx train` refuses it (runtime/not-implemented.ts reads it from here).
+   */
+  notImplemented?: string;
 }
 
 export interface EnvSpec extends BuiltinBase {
@@ -71,6 +78,8 @@ export interface EnvSpec extends BuiltinBase {
   /** Named observation fields, as reward expressions write them: `obs.theta`. */
   obsFields: string[];
   action: ActionKind;
+  /** Why an experiment's `reward` cannot apply to this env yet; absent when it can. The checker warns at `reward`, `rlx train` refuses it. */
+  rewardTermsNotImplemented?: string;
   /** Has `goal` and `achieved`, so hindsight relabeling applies. */
   goalConditioned?: boolean;
   /** Extra names in `info.NAME`. */
@@ -81,6 +90,10 @@ export interface AlgorithmSpec extends BuiltinBase {
   declKind: 'algorithm';
   /** Action kinds of the envs this algorithm can train on. */
   actions: ActionKind[];
+  /** Action kinds of `actions` the trainer does not train this algorithm on yet, with why. */
+  actionsNotImplemented?: Partial<Record<ActionKind, string>>;
+  /** The parameter that gives the algorithm a length of its own, so a stage may omit `budget` (SFT: `updates`). */
+  lengthParam?: string;
 }
 
 export interface PolicySpec extends BuiltinBase {
@@ -119,6 +132,10 @@ export interface RewardName {
 export interface MetricName {
   name: string;
   doc: string;
+  /** Only text runs report it. */
+  textOnly?: boolean;
+  /** Why the trainer cannot test it in a condition yet; absent when it can. */
+  notImplemented?: string;
 }
 
 /** The members a user declaration of a kind may hold (experiment, reward, sweep, and a stage). */

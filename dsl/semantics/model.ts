@@ -162,46 +162,53 @@ export class Model {
     return target.symbol.decl.declKind === decl.declKind ? { kind: 'decl', symbol: target.symbol } : { kind: 'unresolved' };
   }
 
-  /** The declaration with its inherited members merged in. */
+  /**
+   * The declaration with its inherited members merged in. Memoised along the chain: each
+   * declaration's members are merged once onto its base's (already merged) members, so a chain
+   * of n declarations costs O(n) merges, not O(n^2), and is walked without recursion.
+   */
   effective(symbol: DeclSymbol): EffectiveDeclaration {
     const cached = this.effectiveCache.get(symbol);
     if (cached) return cached;
-    const chain: DeclSymbol[] = [symbol];
-    let cyclic = false;
+    // Walk up to a declaration already merged, the root, or a cycle.
+    const path: DeclSymbol[] = [];
+    const onPath = new Map<DeclSymbol, number>();
+    let next: EffectiveDeclaration | undefined;
     let root: BaseResolution = { kind: 'none' };
+    let cycleAt = -1;
     for (let current = symbol; ;) {
+      const done = this.effectiveCache.get(current);
+      if (done) {
+        next = done;
+        break;
+      }
+      const seen = onPath.get(current);
+      if (seen !== undefined) {
+        cycleAt = seen;
+        break;
+      }
+      onPath.set(current, path.length);
+      path.push(current);
       const base = this.base(current);
       if (base.kind !== 'decl') {
         root = base;
         break;
       }
-      if (chain.includes(base.symbol)) {
-        cyclic = true;
-        root = { kind: 'unresolved' };
-        break;
-      }
-      chain.push(base.symbol);
       current = base.symbol;
     }
-    const result: EffectiveDeclaration = { chain, cyclic, root, properties: new Map(), blocks: new Map(), named: new Map() };
-    // Farthest base first, so that nearer declarations override.
-    for (const owner of [...chain].reverse()) {
-      for (const member of owner.decl.body?.members ?? []) {
-        if (member.kind === 'Property') {
-          result.properties.set(propertyKey(member), { node: member, owner });
-        } else if (member.kind === 'Block') {
-          const block = result.blocks.get(member.name.text) ?? new Map<string, Effective<A.Property>>();
-          for (const inner of member.body.members) {
-            if (inner.kind === 'Property') block.set(propertyKey(inner), { node: inner, owner });
-          }
-          result.blocks.set(member.name.text, block);
-        } else if (member.name) {
-          result.named.set(member.name.text, { node: member, owner });
-        }
-      }
+    let end = path.length;
+    if (cycleAt >= 0) {
+      // Each member of a cycle: its chain goes once round the loop (a diagnostic reports it).
+      const loop = path.slice(cycleAt);
+      loop.forEach((member, i) => this.effectiveCache.set(member, mergeChain([...loop.slice(i), ...loop.slice(0, i)], true, { kind: 'unresolved' })));
+      next = this.effectiveCache.get(path[cycleAt]);
+      end = cycleAt;
     }
-    this.effectiveCache.set(symbol, result);
-    return result;
+    for (let i = end - 1; i >= 0; i--) {
+      next = next ? mergeOnto(next, path[i]) : mergeChain([path[i]], false, root);
+      this.effectiveCache.set(path[i], next);
+    }
+    return this.effectiveCache.get(symbol)!;
   }
 
   /** The built-in at the root of a declaration's chain, if any. */
@@ -244,6 +251,66 @@ export class Model {
         const symbol = this.symbolOfDecl.get(decl);
         if (symbol) yield symbol;
       }
+    }
+  }
+}
+
+/** Merges a chain's members, farthest base first, so that nearer declarations override. */
+function mergeChain(chain: DeclSymbol[], cyclic: boolean, root: BaseResolution): EffectiveDeclaration {
+  const result: EffectiveDeclaration = { chain, cyclic, root, properties: new Map(), blocks: new Map(), named: new Map() };
+  for (const owner of [...chain].reverse()) addOwnMembers(result, owner);
+  return result;
+}
+
+/** A declaration's own members merged onto its base's effective members (the base is not changed). */
+function mergeOnto(base: EffectiveDeclaration, owner: DeclSymbol): EffectiveDeclaration {
+  const result: EffectiveDeclaration = {
+    get chain() {
+      return listChain(result);
+    },
+    cyclic: base.cyclic,
+    root: base.root,
+    properties: new Map(base.properties),
+    blocks: new Map([...base.blocks].map(([name, members]) => [name, new Map(members)])),
+    named: new Map(base.named),
+  };
+  links.set(result, { owner, base });
+  addOwnMembers(result, owner);
+  return result;
+}
+
+/**
+ * The chain is listed only when asked for (hover, a cycle's message), walking the links without
+ * recursion: copying it at every link would make a long chain quadratic again.
+ */
+const links = new WeakMap<EffectiveDeclaration, { owner: DeclSymbol; base: EffectiveDeclaration; chain?: DeclSymbol[] }>();
+
+function listChain(effective: EffectiveDeclaration): DeclSymbol[] {
+  const first = links.get(effective)!;
+  if (first.chain) return first.chain;
+  const owners: DeclSymbol[] = [];
+  let at = effective;
+  for (let link = links.get(at); link && !link.chain; link = links.get(at)) {
+    owners.push(link.owner);
+    at = link.base;
+  }
+  const rest = links.get(at)?.chain ?? at.chain; // a listed link, or the plain array of mergeChain
+  first.chain = [...owners, ...rest];
+  return first.chain;
+}
+
+function addOwnMembers(result: EffectiveDeclaration, owner: DeclSymbol): void {
+  for (const member of owner.decl.body?.members ?? []) {
+    if (member.kind === 'Property') {
+      result.properties.set(propertyKey(member), { node: member, owner });
+    } else if (member.kind === 'Block') {
+      const block = result.blocks.get(member.name.text) ?? new Map<string, Effective<A.Property>>();
+      for (const inner of member.body.members) {
+        if (inner.kind === 'Property') block.set(propertyKey(inner), { node: inner, owner });
+      }
+      result.blocks.set(member.name.text, block);
+    } else if (member.name) {
+      result.named.set(member.name.text, { node: member, owner });
     }
   }
 }

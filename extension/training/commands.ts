@@ -78,7 +78,8 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
         void vscode.window.showErrorMessage(`No plan for ${t.name}: ${plan ? plan.error : 'the language server is not running'}.`);
         return;
       }
-      const json = JSON.stringify(plan.plans.length === 1 ? plan.plans[0] : plan.plans, null, 2);
+      // A large sweep comes as its first plans only (server/features/experiments.ts PLANS_SHOWN).
+      const json = JSON.stringify(plan.count === 1 ? plan.plans[0] : plan.plans, null, 2);
       const doc = await vscode.workspace.openTextDocument({ language: 'json', content: json + '\n' });
       await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
     }),

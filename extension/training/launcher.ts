@@ -68,7 +68,7 @@ export class Launcher {
     if (info.kind === 'sweep') {
       // One process trains the members in turn: the command line has no way to name one member.
       specs = [{ ...base, request: { kind: 'train', file, experiment: name } }];
-      label = `sweep ${name} (${plan.plans.length} member${plan.plans.length === 1 ? '' : 's'})`;
+      label = `sweep ${name} (${plan.count} member${plan.count === 1 ? '' : 's'})`;
     } else if (seed !== undefined || seeds.length <= 1) {
       specs = [{ ...base, request: { kind: 'train', file, experiment: name, seed } }];
       label = seed !== undefined ? `${name} seed ${seed}` : name;

@@ -11,9 +11,11 @@ export const CONDITION_METRICS = [
   'eval.std_return',
   'eval.mean_length',
   'eval.success',
+  'eval.accuracy',
   'train.mean_return',
   'train.mean_length',
   'train.success',
+  'train.accuracy',
   'steps',
 ] as const;
 

@@ -170,7 +170,3 @@ export function isTextEnv(kind: string): boolean {
   return (TEXT_ENVS as readonly string[]).includes(kind);
 }
 
-/** The text envs that are multi-turn dialogues (text/dialogue.ts). */
-export function isDialogueEnv(kind: string): boolean {
-  return kind === 'GuessNumber';
-}

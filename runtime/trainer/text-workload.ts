@@ -111,6 +111,8 @@ export class TextWorkload implements Workload {
       'eval.std_return': lastEval['eval/std_return'],
       'eval.mean_length': lastEval['eval/mean_length'],
       'eval.success': lastEval['eval/success'],
+      'eval.accuracy': lastEval['eval/accuracy'],
+      'train.accuracy': latest['train/accuracy'],
       'train.mean_return': episodic ? windows['train/mean_return'] : latest['train/mean_reward'],
       'train.mean_length': episodic ? windows['train/mean_length'] : latest['train/completion_length'],
       'train.success': windows['train/success'],

@@ -25,9 +25,14 @@ export function experiments(doc: DocumentContext): ExperimentInfo[] {
   });
 }
 
-export function planFor(doc: DocumentContext, name: string): { ok: true; plans: Plan[] } | { ok: false; error: string } {
+/** Plans sent for a sweep: the editor shows a few; the trainer makes the others itself. */
+export const PLANS_SHOWN = 100;
+
+/** The plans of an experiment, or the first PLANS_SHOWN of a sweep's `count` (a sweep may have a million). */
+export function planFor(doc: DocumentContext, name: string): { ok: true; plans: Plan[]; count: number } | { ok: false; error: string } {
   try {
-    return compile(closureAnalysis(doc).analysis, doc.unit.path, name);
+    const result = compile(closureAnalysis(doc).analysis, doc.unit.path, name);
+    return result.ok ? { ok: true, plans: result.plans.first(PLANS_SHOWN), count: result.plans.count } : result;
   } catch (err) {
     // The compiler trusts a checked spec; should that trust be misplaced, say so instead of failing the request.
     return { ok: false, error: `internal compiler error: ${(err as Error).message} (please report this)` };

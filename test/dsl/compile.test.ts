@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { analyze, compile, runnableNames, stringifyPlan, Workspace, type Plan } from '../../dsl/index.js';
+import { analyze, compile, runnableNames, stringifyPlan, Workspace, writePlanList, type Plan } from '../../dsl/index.js';
 import { exampleFiles } from '../helpers/repo.js';
 
 const ROOT = path.resolve('/virtual-rlx');
@@ -13,7 +13,7 @@ function plansOf(files: Record<string, string>, name?: string, entry = 'main.rlx
   const entryPath = path.join(ROOT, entry);
   const result = compile(analyze(ws, [entryPath]), entryPath, name);
   if (!result.ok) throw new Error(result.error);
-  return result.plans;
+  return [...result.plans];
 }
 
 const BALANCE = `
@@ -156,6 +156,35 @@ sweep Scan over Balance {
     assert.deepEqual(a, b);
   });
 
+  test('a sweep of a million members is counted, and each member made only when asked for (issue 14 item 5)', () => {
+    // 10 x 10 x 10 x 10 x 10 x 10 = 10^6, the most a sweep may have.
+    const ten = '[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]';
+    const files = { 'main.rlx': `${BALANCE}\nsweep Big over Balance {\n  algorithm.epochs: ${ten}\n  algorithm.minibatches: ${ten}\n  algorithm.rollout_steps: ${ten}\n  env.max_steps: ${ten}\n  envs: ${ten}\n  seed: ${ten}\n}` };
+    const ws = new Workspace({ readFile: (p) => files[path.relative(ROOT, p) as 'main.rlx'] });
+    const entry = path.join(ROOT, 'main.rlx');
+    const analysis = analyze(ws, [entry]);
+    assert.deepEqual([...analysis.diagnostics.values()].flat().filter((d) => d.severity === 'error'), []);
+    const result = compile(analysis, entry, 'Big');
+    assert.ok(result.ok);
+    assert.equal(result.plans.count, 1_000_000);
+    const last = result.plans.at(999_999);
+    assert.deepEqual(last.sweep!.values, { 'algorithm.epochs': 10, 'algorithm.minibatches': 10, 'algorithm.rollout_steps': 10, 'env.max_steps': 10, envs: 10, seed: 10 });
+    assert.deepEqual(result.plans.at(123_456).sweep!.values, { 'algorithm.epochs': 2, 'algorithm.minibatches': 3, 'algorithm.rollout_steps': 4, 'env.max_steps': 5, envs: 6, seed: 7 });
+    assert.equal(result.plans.first(3).length, 3);
+    assert.deepEqual(result.plans.first(3).map((p) => p.sweep!.index), [0, 1, 2]);
+  });
+
+  test('the list of a sweep written a plan at a time is byte for byte the list written whole', () => {
+    const files = { 'main.rlx': `${BALANCE}\nsweep Scan over Balance { algorithm.epochs: [1, 2], budget: [1k, 2k, 3k] }` };
+    const plans = plansOf(files, 'Scan');
+    let streamed = '';
+    writePlanList(plans, (chunk) => (streamed += chunk));
+    assert.equal(streamed, stringifyPlan(plans));
+    let empty = '';
+    writePlanList([], (chunk) => (empty += chunk));
+    assert.equal(empty, stringifyPlan([]));
+  });
+
   test('plans are byte-identical for the same input, and independent of the folder', () => {
     const one = stringifyPlan(plansOf({ 'main.rlx': BALANCE }));
     const two = stringifyPlan(plansOf({ 'main.rlx': BALANCE }));
@@ -206,7 +235,7 @@ sweep Scan over Balance {
       for (const name of runnableNames(analysis, file)) {
         const result = compile(analysis, file, name);
         assert.ok(result.ok, `${path.basename(file)} ${name}: ${result.ok ? '' : result.error}`);
-        assert.ok(result.plans.length >= 1);
+        assert.ok(result.plans.count >= 1);
       }
     }
   });

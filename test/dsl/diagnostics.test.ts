@@ -5,7 +5,7 @@
 // the checker must report; each item of it has a case below.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyze, DIAGNOSTIC_CODES, Workspace, type DiagnosticCode, type Severity } from '../../dsl/index.js';
+import { analyze, DIAGNOSTIC_CODES, Model, Workspace, type DiagnosticCode, type Severity } from '../../dsl/index.js';
 import {
   applyEdits, applyFix, check, expectClean, expectDiagnostic, expectDiagnostics, fixOf, MemoryHost, virtualPath, withFile,
   type Expected, type Found, type Sources,
@@ -380,6 +380,17 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: `${PRELUDE}${BALANCE}sweep ⟦S⟧ { parallel: 2 }\n`,
       message: 'sweep S needs the experiment it varies: `sweep S over Experiment { ... }`',
     },
+    {
+      name: 'a stage whose algorithm has no length of its own needs a budget (the trainer refuses it otherwise)',
+      source: `${PRELUDE}experiment X {\n  env: Arith\n  policy: Tiny\n  stage warm = SFT { updates: 10 }\n  stage ⟦main⟧ = GRPO { group_size: 4 }\n}\n`,
+      message: "stage main needs a 'budget': GRPO has no length of its own (the budget counts environment steps, or on a text task the completions sampled), e.g. `stage main = GRPO { budget: 50k }`",
+      then: (found) => assert.match(fixIsClean(found), /stage main = GRPO \{ group_size: 4, budget: 50k \}/),
+    },
+    {
+      name: 'a stage of an inherited algorithm declaration without a length needs a budget too',
+      source: `${PRELUDE}algorithm Rl = GRPO { group_size: 4 }\nexperiment X { env: Arith, policy: Tiny, stage ⟦main⟧ = Rl {} }\n`,
+      message: /^stage main needs a 'budget': GRPO has no length/,
+    },
   ],
 
   'type-mismatch': [
@@ -434,6 +445,11 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'out-of-range': [
     {
+      name: 'a sweep of 10^8 members, at its name, with the count (the plans are never made)',
+      source: `${PRELUDE}${BALANCE}sweep ⟦Huge⟧ over Balance {\n${['algorithm.epochs', 'algorithm.minibatches', 'algorithm.rollout_steps', 'budget'].map((p) => `  ${p}: [${Array.from({ length: 100 }, (_, k) => k + 1).join(', ')}]\n`).join('')}}\n`,
+      message: 'sweep Huge has 100,000,000 members (100 x 100 x 100 x 100 combinations); at most 1,000,000 are allowed: sweep fewer values, or draw some with strategy: random(samples: N)',
+    },
+    {
       name: 'parts of a reward term that are never finite',
       source: 'reward R {\n  term a = ⟦1 / 0⟧\n  term b = 0.1 * ⟦log(0)⟧ + obs.x\n  term c = ⟦obs.x / (2 - 2)⟧\n  term fine = log(1 + abs(obs.x)) / 2\n}\n',
       expect: [
@@ -475,6 +491,18 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   ],
 
   'suspicious-value': [
+    {
+      name: 'a sweep of more than 10k members, at its name',
+      source: `${PRELUDE}${BALANCE}sweep ⟦Wide⟧ over Balance {\n  algorithm.epochs: [${Array.from({ length: 200 }, (_, k) => k + 1).join(', ')}]\n  budget: [${Array.from({ length: 100 }, (_, k) => k + 1).join(', ')}]\n}\n`,
+      severity: 'warning',
+      message: 'sweep Wide has 20,000 members (200 x 100 combinations): each is a training run; is that meant? strategy: random(samples: N) draws fewer',
+    },
+    {
+      name: 'a random sweep counts its samples, not the grid it draws from',
+      source: `${PRELUDE}${BALANCE}sweep ⟦Drawn⟧ over Balance {\n  strategy: random(samples: 20000)\n  algorithm.epochs: [${Array.from({ length: 200 }, (_, k) => k + 1).join(', ')}]\n  budget: [${Array.from({ length: 1000 }, (_, k) => k + 1).join(', ')}]\n}\n`,
+      severity: 'warning',
+      message: /^sweep Drawn has 20,000 members/,
+    },
     {
       name: 'learning_rate: 0.5 is a warning',
       source: 'algorithm A = PPO { learning_rate: ⟦0.5⟧ }',
@@ -798,7 +826,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'arguments to an option that takes none, with a fix',
       source: 'algorithm A = DQN { relabel: ⟦final(3)⟧ }',
       message: "final takes no arguments; write it as 'final'",
-      then: (found) => assert.equal(fixIsClean(found), 'algorithm A = DQN { relabel: final }'),
+      then: (found) => assert.equal(fixRemoves(found), 'algorithm A = DQN { relabel: final }'),
     },
     {
       name: 'an option that needs arguments, written bare',
@@ -862,6 +890,51 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   // Every check runs guarded: a check that throws becomes this diagnostic on the declaration
   // instead of a crash. parse() never builds a tree that makes a check throw (the fuzz test
   // looks for one), so this case breaks a parsed tree by hand, the way a bug would.
+  'not-implemented': [
+    {
+      name: 'reward terms on a dialogue env, at the reward property',
+      source: `${PRELUDE}env Guess = GuessNumber { max_turns: 7 }\nexperiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, ⟦reward⟧: Text }\nreward Text { term a = length(completion) }\n`,
+      severity: 'warning',
+      message: '`rlx train` will refuse this: reward terms on a dialogue env (GuessNumber) are not implemented yet: it trains on the env\'s own reward (1 for finding the number)',
+    },
+    {
+      name: 'an algorithm named directly in an experiment',
+      source: `${PRELUDE}experiment X { env: Pole, policy: Actor, algorithm: ⟦DQN⟧, budget: 1k }\n`,
+      severity: 'warning',
+      message: /^algorithm DQN is not implemented in the trainer yet \(`rlx train` will refuse it\): it needs off-policy learning/,
+    },
+    {
+      name: 'an algorithm named in a stage, and hindsight relabeling in its body',
+      source: `${PRELUDE}experiment X { env: Rooms, policy: Actor, stage main = ⟦SAC⟧ { budget: 1k, ⟦relabel⟧: final } }\n`,
+      severity: 'warning',
+      message: /^algorithm SAC is not implemented/,
+      also: [{ code: 'not-implemented', severity: 'warning', message: '`rlx train` will refuse this: hindsight relabeling needs an off-policy algorithm (DQN, SAC), which is not implemented yet' }],
+    },
+    {
+      name: 'a curriculum block, at its name',
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  ⟦curriculum⟧ { param: env.size, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
+      severity: 'warning',
+      message: '`rlx train` will refuse this: the `curriculum { }` block is not implemented yet',
+    },
+    {
+      name: 'several stages on an env that is not a text task, at the first stage',
+      source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  ⟦stage⟧ warm = PPO { budget: 1k }\n  stage main = PPO { budget: 10k }\n}\n`,
+      severity: 'warning',
+      message: '`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only',
+    },
+    {
+      name: 'a stop condition on a metric only text tasks report, with a numeric env: at the metric',
+      source: `${PRELUDE}experiment X { env: Pole, policy: Actor, algorithm: PPO, budget: 1k, stop: ⟦eval.accuracy⟧ >= 0.95 }\n`,
+      severity: 'warning',
+      message: /^eval.accuracy is reported by text tasks only; with CartPole this condition never holds/,
+    },
+    {
+      name: 'a user declaration inheriting a built-in the trainer does not run: at its base, not again where it is used',
+      source: `${PRELUDE}algorithm Off = ⟦DQN⟧ { double: true }\nexperiment X { env: Pole, policy: Actor, algorithm: Off, budget: 1k }\n`,
+      severity: 'warning',
+      message: /^algorithm DQN is not implemented/,
+    },
+  ],
   'internal-error': [{ name: 'a check that throws is reported at the declaration, and the other checks go on', run: internalErrorTest }],
 };
 
@@ -948,6 +1021,30 @@ describe('inheritance', () => {
     expectDiagnostic(source, 'unknown-field', "Swing (Pendulum) has no observation field 'x'; its fields are: cos_theta, sin_theta, theta_dot");
   });
 
+  test('a chain of 2,000 declarations is resolved link by link once, not once per declaration (issue 14 item 11)', () => {
+    const lines = ['algorithm A0 = PPO { learning_rate: 1e-3 }'];
+    for (let i = 1; i < 2000; i++) lines.push(`algorithm A${i} = A${i - 1} { epochs: ${1 + (i % 9)} }`);
+    lines.push(`experiment E { env: Pole, policy: Actor, algorithm: A1999, budget: 1k }`);
+    const original = Model.prototype.base;
+    let steps = 0;
+    Model.prototype.base = function (this: Model, symbol) {
+      steps++;
+      return original.call(this, symbol);
+    };
+    try {
+      const checked = expectClean(`${PRELUDE}${lines.join('\n')}\n`);
+      const last = [...checked.analysis.model.allSymbols()].find((s) => s.name === 'A1999')!;
+      const effective = checked.analysis.model.effective(last);
+      assert.equal(effective.chain.length, 2000);
+      assert.equal(effective.properties.get('learning_rate')!.owner.name, 'A0');
+      assert.equal(effective.properties.get('epochs')!.owner.name, 'A1999');
+    } finally {
+      Model.prototype.base = original;
+    }
+    // Before: every declaration walked its whole chain (2,000 x 1,000 steps on average).
+    assert.ok(steps < 20 * 2000, `${steps} base look-ups for a chain of 2,000`);
+  });
+
   test('declarations from imported files are in scope and can be inherited', () => {
     expectClean({
       'main.rlx': `import "./base.rlx"\nalgorithm Fast = Tuned { learning_rate: 1e-3 }\nexperiment B = Balance { algorithm: Fast }\n`,
@@ -957,8 +1054,8 @@ describe('inheritance', () => {
 });
 
 describe('valid sources check clean (no false positives)', () => {
-  test('every built-in, option, function and reward name in use', () => {
-    expectClean({ 'main.rlx': `env Pole = CartPole { max_steps: 500, gravity: 9.8, force: 10 }
+  test('every built-in, option, function and reward name in use: no errors, and warnings only where the trainer cannot run it yet', () => {
+    const checked = check({ 'main.rlx': `env Pole = CartPole { max_steps: 500, gravity: 9.8, force: 10 }
 env Car = MountainCar { goal_velocity: 0 }
 env Bot = Acrobot {}
 env Rooms = GridWorld { layout: maze, size: 11, goal: fixed(3, 4) }
@@ -1000,6 +1097,17 @@ experiment E8 { env: Car, policy: Actor, algorithm: PPO, budget: 1.5M, seeds: [1
 experiment E9 { env: Bot, policy: Actor, algorithm: SAC, budget: 500k, seed: 7, eval { every: 10k, episodes: 5, deterministic: false } }
 sweep S1 over E1 { strategy: random(samples: 5), backend: slurm, slurm { partition: "gpu", time: "02:00:00" }, env.max_steps: [100, 200], policy.hidden: [[32], [64, 64]], seeds: [1, 2], budget: [1k, 2k], eval.every: [1k] }
 `, 'mine.ts': 'export default class Mine {}\n', 'walk.ts': WALK_TS }, ['main.rlx']);
+    const text = checked.files[0].text;
+    const problems = checked.problems().map((d) => `${d.severity} ${d.code} ${text.slice(d.range.start, d.range.end)}`);
+    assert.deepEqual(problems, [
+      'warning not-implemented SAC',
+      'warning not-implemented DQN',
+      'warning not-implemented relabel',
+      'warning not-implemented DQN',
+      'warning not-implemented reward', // reward terms on the dialogue env Guess
+      'warning not-implemented curriculum',
+      'warning not-implemented SAC',
+    ], checked.render());
   });
 });
 

@@ -1,6 +1,8 @@
 // docs/language.md's examples are normative: each ```rlx block parses on its own, and all of them
 // together, in order, form one file that checks with no errors and no warnings. The files in
-// examples/ are what a new user opens first: each must check clean too.
+// examples/ are what a new user opens first: each must check clean too. Both may show what the
+// language declares and the trainer does not run yet: those `not-implemented` warnings are
+// expected (test/cli/check-agrees-with-train.test.ts tests them).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -8,6 +10,9 @@ import { describe, test } from 'node:test';
 import { analyze, parse, Workspace } from '../../dsl/index.js';
 import { codeBlocks, readLanguageDoc, repoRoot } from '../helpers/repo.js';
 import { check, renderDiagnostics } from '../helpers/source.js';
+import type { Diagnostic } from '../../dsl/index.js';
+
+const notRunYet = (d: Diagnostic) => d.code === 'not-implemented';
 
 const blocks = codeBlocks(readLanguageDoc(), 'rlx');
 
@@ -28,7 +33,7 @@ describe('docs/language.md examples', () => {
   test('all blocks together check with no errors and no warnings', () => {
     const text = blocks.map((b) => b.text).join('\n');
     const checked = check(text);
-    assert.deepEqual(checked.problems(), [], `docs/language.md's examples, put together, must check clean:\n${checked.render()}`);
+    assert.deepEqual(checked.problems().filter((d) => !notRunYet(d)), [], `docs/language.md's examples, put together, must check clean:\n${checked.render()}`);
     // Every declaration of every block is there once (nothing swallowed by recovery).
     const names = checked.analysis.units[0].parse.file.declarations.map((d) => d.name?.text);
     for (const expected of ['Pole', 'Actor', 'Tuned', 'Fast', 'Faster', 'Balance', 'Upright', 'Reach', 'Sums', 'LrScan', 'Rooms', 'Her', 'Dialogue']) {
@@ -39,7 +44,7 @@ describe('docs/language.md examples', () => {
   test('with Windows line endings too', () => {
     const text = blocks.map((b) => b.text).join('\n').replace(/\n/g, '\r\n');
     const checked = check(text);
-    assert.deepEqual(checked.problems(), [], checked.render());
+    assert.deepEqual(checked.problems().filter((d) => !notRunYet(d)), [], checked.render());
     const her = checked.analysis.units[0].parse.file.declarations.find((d) => d.name?.text === 'Her');
     assert.equal(her?.doc, 'Goal-reaching with hindsight: failed episodes still teach.');
   });
@@ -57,7 +62,7 @@ describe('docs/language.md examples', () => {
     const last = blocks.length - 1;
     for (let i = 0; i < last; i++) files[`block${i}.rlx`] = `import "./block${last}.rlx"\n` + files[`block${i}.rlx`];
     const checked = check(files);
-    const problems = checked.problems().filter((d) => d.code !== 'import-cycle');
+    const problems = checked.problems().filter((d) => d.code !== 'import-cycle' && !notRunYet(d));
     assert.deepEqual(problems, [], checked.render());
   });
 });
@@ -75,7 +80,7 @@ describe('examples/*.rlx', () => {
     test(`examples/${name} checks with no errors and no warnings`, () => {
       const filePath = path.join(dir, name);
       const analysis = analyze(new Workspace(host), [filePath]);
-      const problems = [...analysis.diagnostics.values()].flat().filter((d) => d.severity !== 'info');
+      const problems = [...analysis.diagnostics.values()].flat().filter((d) => d.severity !== 'info' && !notRunYet(d));
       const marked = analysis.units.map((u) => ({ name: path.relative(dir, u.path), path: u.path, text: u.text, marks: [] }));
       assert.deepEqual(problems, [], `examples/${name} must check clean:\n${renderDiagnostics(marked, problems)}`);
     });

@@ -201,7 +201,10 @@ export function expectDiagnostics(sources: Sources, expected: Expected[], option
     return { diagnostic: hit, file, checked };
   });
   if ((options.others ?? 'none') === 'none') {
-    const extra = checked.problems().filter((d) => !used.has(d));
+    // Warnings that a built-in is not run by the trainer yet are tested by their own cases;
+    // elsewhere (DQN on Pendulum, a curriculum path) they are beside the point.
+    const aboutSupport = expected.some((e) => e.code === 'not-implemented');
+    const extra = checked.problems().filter((d) => !used.has(d) && (aboutSupport || d.code !== 'not-implemented'));
     assert.equal(extra.length, 0, `unexpected diagnostics besides the expected ones:\n${renderDiagnostics(checked.files, extra)}\nall:\n${checked.render()}`);
   }
   return found;

@@ -44,7 +44,7 @@ const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Ba
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
 const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target'];
 const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'novelty'];
-const METRICS = ['eval.mean_return', 'eval.std_return', 'eval.mean_length', 'eval.success', 'train.mean_return', 'train.mean_length', 'train.success', 'steps'];
+const METRICS = ['eval.mean_return', 'eval.std_return', 'eval.mean_length', 'eval.success', 'eval.accuracy', 'train.mean_return', 'train.mean_length', 'train.success', 'train.accuracy', 'steps'];
 
 const ZOO = `env Pole = CartPole
 policy Actor = mlp
@@ -289,8 +289,8 @@ describe('completion in reward terms', () => {
 describe('completion of conditions and paths', () => {
   it('metrics in stop:, by full name or after the qualifier', () => {
     check('experiment E { stop: $0 }', [...METRICS, 'abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'if']);
-    check('experiment E { stop: eval.$0 }', ['mean_return', 'std_return', 'mean_length', 'success']);
-    check('experiment E { stop: eval.mean_return >= 400 and train.$0 }', ['mean_return', 'mean_length', 'success']);
+    check('experiment E { stop: eval.$0 }', ['mean_return', 'std_return', 'mean_length', 'success', 'accuracy']);
+    check('experiment E { stop: eval.mean_return >= 400 and train.$0 }', ['mean_return', 'mean_length', 'success', 'accuracy']);
   });
 
   it('metrics in a curriculum\'s advance:, numeric env parameters in its param:', () => {

@@ -1,0 +1,32 @@
+// What the language declares but the trainer does not run yet. Built-ins, blocks and metrics
+// carry their own `notImplemented` reason; this file adds the features that are not one name
+// (several stages, hindsight relabeling) and gathers everything for the runtime, which refuses
+// a plan that needs any of it (runtime/not-implemented.ts re-exports these). The checker warns
+// at the place a spec uses one, so a spec that checks clean does not fail at `rlx train`.
+import { ALGORITHMS } from './algorithms.js';
+import { EXPERIMENT } from './declarations.js';
+import { ENVS } from './envs.js';
+import { METRICS } from './expressions.js';
+import { POLICIES } from './policies.js';
+
+const curriculum = EXPERIMENT.blocks.find((b) => b.name === 'curriculum')!;
+
+/** Features of an experiment that the trainer cannot honour yet. */
+export const NOT_IMPLEMENTED_FEATURES = {
+  curriculum: curriculum.notImplemented!,
+  stages: 'experiments with several stages are implemented for text envs (SFT then GRPO) only',
+  relabel: 'hindsight relabeling needs an off-policy algorithm (DQN, SAC), which is not implemented yet',
+} as const;
+
+const reasons = (specs: readonly { name: string; notImplemented?: string }[]): Readonly<Record<string, string>> =>
+  Object.fromEntries(specs.flatMap((s) => (s.notImplemented === undefined ? [] : [[s.name, s.notImplemented]])));
+
+/** Built-ins by declaration kind: name -> why the trainer cannot run it yet. */
+export const NOT_IMPLEMENTED_BUILTINS: Readonly<Record<'env' | 'algorithm' | 'policy', Readonly<Record<string, string>>>> = {
+  env: reasons(ENVS),
+  algorithm: reasons(ALGORITHMS),
+  policy: reasons(POLICIES),
+};
+
+/** Condition metrics the trainer cannot test yet: name -> why. */
+export const NOT_IMPLEMENTED_METRICS: Readonly<Record<string, string>> = reasons(METRICS);

@@ -1,0 +1,86 @@
+// `rlx check` and `rlx train` agree (issue 15 item 10): a spec that checks without errors and
+// without a `not-implemented` warning passes the trainer's own check (runtime/support.ts
+// checkPlan), and one the trainer refuses has a `not-implemented` warning saying the same
+// reason, or an error. Each source is one experiment; the plan is what `rlx train FILE` runs.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { analyze, compile, Workspace } from '../../dsl/index.js';
+import { checkPlan, PlanError } from '../../runtime/support.js';
+import { MemoryHost, virtualPath } from '../helpers/source.js';
+
+const PRELUDE = `env Pole = CartPole {}
+env Arith = TextTask { task: addition(digits: 2) }
+env Rooms = GridWorld {}
+policy Actor = mlp { hidden: [16] }
+policy Tiny = transformer { layers: 1, width: 16, heads: 2 }
+`;
+
+function checkAndTrain(experiment: string): { errors: string[]; warnings: string[]; refusals: string[] } {
+  const text = PRELUDE + experiment;
+  const workspace = new Workspace(new MemoryHost({ 'main.rlx': text }));
+  const analysis = analyze(workspace, [virtualPath('main.rlx')]);
+  const diagnostics = analysis.diagnostics.get(virtualPath('main.rlx')) ?? [];
+  const errors = diagnostics.filter((d) => d.severity === 'error').map((d) => d.message);
+  const warnings = diagnostics.filter((d) => d.code === 'not-implemented').map((d) => d.message);
+  if (errors.length > 0) return { errors, warnings, refusals: [] };
+  const result = compile(analysis, virtualPath('main.rlx'));
+  assert.ok(result.ok, `a spec without errors compiles: ${!result.ok && result.error}`);
+  const refusals: string[] = [];
+  for (const plan of result.plans) {
+    try {
+      checkPlan(plan);
+    } catch (err) {
+      assert.ok(err instanceof PlanError, String(err));
+      refusals.push(...err.problems);
+    }
+  }
+  return { errors, warnings, refusals };
+}
+
+/** The trainer refuses, and the checker warned with the same reason beforehand. */
+function refusedWithWarning(experiment: string, reason: RegExp): void {
+  const { errors, warnings, refusals } = checkAndTrain(experiment);
+  assert.deepEqual(errors, []);
+  assert.ok(refusals.some((r) => reason.test(r)), `the trainer refuses for ${reason}: ${refusals.join(' | ')}`);
+  assert.ok(warnings.some((w) => reason.test(w)), `rlx check warned for ${reason}: ${warnings.join(' | ') || 'no warning'}`);
+}
+
+describe('rlx check warns about what rlx train refuses, and passes what it runs', () => {
+  test('what the trainer runs checks clean and passes the trainer', () => {
+    for (const source of [
+      'experiment X { env: Pole, policy: Actor, algorithm: PPO, budget: 1k }',
+      'experiment X { env: Pole, policy: Actor, algorithm: REINFORCE, budget: 1k, stop: eval.mean_return >= 475 }',
+      'experiment X { env: Arith, policy: Tiny, stage warm = SFT { updates: 10 }, stage main = GRPO { budget: 1k } }',
+      'experiment X { env: Arith, policy: Tiny, stage warm = SFT { budget: 640 } }',
+    ]) {
+      assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);
+    }
+  });
+
+  test('a built-in env or algorithm the trainer does not run', () => {
+    refusedWithWarning('env Guess = GuessNumber {}\nreward Long { term a = length(completion) }\nexperiment X { env: Guess, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Long }', /reward terms on a dialogue env \(GuessNumber\) are not implemented yet/);
+    refusedWithWarning('experiment X { env: Pole, policy: Actor, algorithm: DQN, budget: 1k }', /DQN.*off-policy learning/);
+    refusedWithWarning('experiment X { env: Pole, policy: Actor, algorithm: SAC, budget: 1k }', /SAC.*off-policy learning/);
+  });
+
+  test('REINFORCE on a text task, GuessNumber, stops on accuracy: checked clean and run', () => {
+    for (const source of [
+      'experiment X { env: Arith, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
+      'env Guess = GuessNumber {}\nexperiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
+      'experiment X { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, stop: eval.accuracy >= 0.95 or train.accuracy > 0.99 }',
+    ]) {
+      assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);
+    }
+  });
+
+  test('a curriculum, several stages on a numeric env, hindsight relabeling', () => {
+    refusedWithWarning('experiment X { env: Rooms, policy: Actor, algorithm: PPO, budget: 1k, curriculum { param: env.size, from: 5, to: 9, advance: eval.success > 0.5 } }', /curriculum \{ \}` block is not implemented yet/);
+    refusedWithWarning('experiment X { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = PPO { budget: 1k } }', /several stages are implemented for text envs/);
+    refusedWithWarning('experiment X { env: Rooms, policy: Actor, stage a = DQN { budget: 1k, relabel: final } }', /hindsight relabeling needs an off-policy algorithm/);
+  });
+
+  test('a stage without a budget is an error of the checker where the trainer would refuse it', () => {
+    const { errors } = checkAndTrain('experiment X { env: Arith, policy: Tiny, stage warm = SFT { updates: 10 }, stage main = GRPO { group_size: 4 } }');
+    assert.deepEqual(errors, ["stage main needs a 'budget': GRPO has no length of its own (the budget counts environment steps, or on a text task the completions sampled), e.g. `stage main = GRPO { budget: 50k }`"]);
+  });
+});
