@@ -108,3 +108,15 @@ export async function sb3ZooPpo(seed: number): Promise<PeerResult> {
   const r = result as { sps_train: number; hit: { step: number } | null; hit_wall_from_train?: number };
   return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null };
 }
+
+/** Median milliseconds of the PyTorch transformer (bench/peers/text_gpt.py): sampling with a key/value cache, and a training step with Adam. */
+export async function torchTextModel(model: { layers: number; width: number; heads: number; context: number; vocab: number }, rows: number, promptWidth: number, slots: number, runs: number): Promise<{ sampleMs: number; trainMs: number }> {
+  let result: { sample_ms: number; train_ms: number } | null = null;
+  const args = [model.layers, model.width, model.heads, model.context, model.vocab, rows, promptWidth, slots, runs].map(String);
+  await runPeer(['text_gpt.py', ...args], (line) => {
+    if (line.startsWith('{')) result = JSON.parse(line) as { sample_ms: number; train_ms: number };
+  });
+  if (!result) throw new Error('text_gpt.py printed no figures');
+  const { sample_ms, train_ms } = result;
+  return { sampleMs: sample_ms, trainMs: train_ms };
+}

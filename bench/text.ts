@@ -4,9 +4,10 @@
 // regex on the plain pattern for comparison, and drawing a training example.
 //
 // Then the transformer of examples/addition-grpo.rlx (2 layers, width 64, 4 heads) on
-// addition(2)'s layout (7 prompt tokens + 7 completion slots): sampling a GRPO batch of 128
-// completions with the key/value cache in onnxruntime (what the policy uses) and in plain JS
-// (the reference step), and the SFT and GRPO gradient steps, in tokens per second.
+// addition(2)'s layout (7 prompt tokens + 7 completion slots), at batch 64 and 256: sampling
+// with the key/value cache in onnxruntime (what the policy uses; and the plain-JS reference
+// step at 64), and the SFT and GRPO training steps (gradients and Adam), in tokens per second,
+// each beside the same model in PyTorch measured in the same run when torch is here.
 //
 // `npm run bench -- text-learning` trains examples/addition-grpo.rlx itself (minutes): the
 // held-out accuracy after the SFT warm-up (A0) and after GRPO, and the wall time of each.
@@ -25,7 +26,8 @@ import { buildSftLoss } from '../runtime/algorithms/sft/loss.js';
 import { makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
 import { KvSampler } from '../runtime/policies/transformer/sampler.js';
-import { GradientStep } from '../runtime/tensor/index.js';
+import { Adam, GradientStep } from '../runtime/tensor/index.js';
+import { peersMissing, torchTextModel } from './peers.js';
 import { taskTokenizer } from '../runtime/text/task.js';
 import { readEvents } from '../runtime/run/events.js';
 import { train } from '../runtime/train.js';
@@ -64,58 +66,87 @@ export async function benchText(): Promise<void> {
 const EXAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples/addition-grpo.rlx');
 const TINY = { layers: 2, width: 64, heads: 4, context: 32 };
 
-/** Sampling and gradient-step throughput of the example's transformer. */
+/** Batches the issue asks figures for. */
+const BATCHES = [64, 256];
+
+/**
+ * Sampling and training throughput of the example's transformer, at batch 64 and 256: rlx's
+ * (onnxruntime step with the key/value cache; gradient step plus Adam) and, interleaved in the
+ * same run, the same model in PyTorch (bench/peers/text_gpt.py, eager, CPU, one thread as our
+ * sessions use) when python3 with torch is here.
+ */
 export async function benchTextModel(): Promise<void> {
   const task = addition(2);
   const tokenizer = taskTokenizer(task);
   const model = makeTokenModel({ kind: 'transformer', name: 'Tiny', params: TINY }, tokenizer, new Rng(1));
   const layout = textLayout(task.maxPromptLength, 6);
-  const rng = new Rng(2);
-  const rows = 128;
-  const examples = Array.from({ length: rows }, () => task.sample(rng));
-  const prompts = encodePrompts(tokenizer, examples.map((e) => e.prompt), layout);
   const { promptWidth: W, completionSlots: N } = layout;
-  const positions = rows * (W + N - 1);
-  const options = { temperature: 1, greedy: false, rng };
-  const js = new KvSampler(model.weights, { ...TINY, vocab: tokenizer.size });
-  // An untrained model rarely writes <eos>: every row runs all slots, as the figures assume.
-  const ortMs = median(await timeAsync(() => model.generate(prompts, rows, W, N, options), 10));
-  const jsMs = median(await timeAsync(() => js.generate(prompts, rows, W, N, options), 3));
-
   const T = sequenceWidth(layout);
-  const completions = new Int32Array(rows * N);
-  examples.forEach((e, r) => completions.set(encodeCompletion(tokenizer, e.target, layout, e.prompt), r * N));
-  const batch = trainingRows(prompts, completions, rows, layout);
-  const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, mask: { data: batch.mask, dims: [rows, T] } };
-  const sft = buildSftLoss(model, T);
-  const sftStep = await GradientStep.create(sft.graph, [{ loss: sft.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['cpu'] } });
-  const sftMs = median(await timeAsync(() => sftStep.run({ ...tokenFeeds, inv_tokens: new Float32Array([1 / batch.tokenCount]) }), 10));
+  const rng = new Rng(2);
+  const js = new KvSampler(model.weights, { ...TINY, vocab: tokenizer.size });
   const grpo = buildGrpoLoss(model, T);
   const grpoStep = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['cpu'] } });
-  const zeros = new Float32Array(rows * T);
-  const scalar = (x: number) => new Float32Array([x]);
-  const grpoFeeds = {
-    ...tokenFeeds,
-    advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
-    old_logp: { data: zeros, dims: [rows, T] },
-    ref_logp: { data: zeros, dims: [rows, T] },
-    token_weight: { data: batch.mask, dims: [rows, T] },
-    inv_tokens: scalar(1 / batch.tokenCount),
-    clip_low: scalar(0.8),
-    clip_high: scalar(1.2),
-    kl_coef: scalar(0.04),
-    inv_temperature: scalar(1),
-  };
-  const grpoMs = median(await timeAsync(() => grpoStep.run(grpoFeeds), 10));
-  await Promise.all([sftStep.release(), grpoStep.release(), model.release()]);
-
+  const sft = buildSftLoss(model, T);
+  const sftStep = await GradientStep.create(sft.graph, [{ loss: sft.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['cpu'] } });
+  const adam = new Adam(model.weights, { eps: 1e-8 });
+  const peers = peersMissing();
+  const rowsOut: [string, string][] = [];
   const perSecond = (count: number, ms: number) => `${ms.toFixed(1)} ms, ${Math.round((count / ms) * 1000).toLocaleString('en')} tokens/s`;
-  report(`transformer ${TINY.layers}x${TINY.width} (${TINY.heads} heads), addition(2), batch of ${rows}, ${os.cpus().length} CPU(s)`, [
-    [`sample ${rows} x ${W + N - 1} positions, onnxruntime step`, perSecond(positions, ortMs)],
-    [`sample ${rows} x ${W + N - 1} positions, JS step`, perSecond(positions, jsMs)],
-    [`SFT gradient step, ${rows} x ${T}`, perSecond(rows * T, sftMs)],
-    [`GRPO gradient step, ${rows} x ${T}`, perSecond(rows * T, grpoMs)],
-  ]);
+  for (const rows of BATCHES) {
+    const examples = Array.from({ length: rows }, () => task.sample(rng));
+    const prompts = encodePrompts(tokenizer, examples.map((e) => e.prompt), layout);
+    const positions = rows * (W + N - 1);
+    const options = { temperature: 1, greedy: false, rng };
+    // An untrained model rarely writes <eos>: every row runs all slots, as the figures assume.
+    const ortMs = median(await timeAsync(() => model.generate(prompts, rows, W, N, options), 10));
+    const completions = new Int32Array(rows * N);
+    examples.forEach((e, r) => completions.set(encodeCompletion(tokenizer, e.target, layout, e.prompt), r * N));
+    const batch = trainingRows(prompts, completions, rows, layout);
+    const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, mask: { data: batch.mask, dims: [rows, T] } };
+    const sftMs = median(await timeAsync(async () => {
+      const out = await sftStep.run({ ...tokenFeeds, inv_tokens: new Float32Array([1 / batch.tokenCount]) });
+      adam.step(out.grads, 1e-4);
+    }, 10));
+    const zeros = new Float32Array(rows * T);
+    const scalar = (x: number) => new Float32Array([x]);
+    const grpoFeeds = {
+      ...tokenFeeds,
+      advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
+      old_logp: { data: zeros, dims: [rows, T] },
+      ref_logp: { data: zeros, dims: [rows, T] },
+      token_weight: { data: batch.mask, dims: [rows, T] },
+      inv_tokens: scalar(1 / batch.tokenCount),
+      clip_low: scalar(0.8),
+      clip_high: scalar(1.2),
+      kl_coef: scalar(0.04),
+      ent_coef: scalar(0),
+      inv_temperature: scalar(1),
+    };
+    const grpoMs = median(await timeAsync(async () => {
+      const out = await grpoStep.run(grpoFeeds);
+      adam.step(out.grads, 1e-4);
+    }, 10));
+    rowsOut.push(
+      [`batch ${rows}: sample ${rows} x ${W + N - 1} positions, onnxruntime step`, perSecond(positions, ortMs)],
+      [`batch ${rows}: SFT step + Adam, ${rows} x ${T}`, perSecond(rows * T, sftMs)],
+      [`batch ${rows}: GRPO step + Adam, ${rows} x ${T}`, perSecond(rows * T, grpoMs)],
+    );
+    if (rows === 64) {
+      const jsMs = median(await timeAsync(() => js.generate(prompts, rows, W, N, options), 3));
+      rowsOut.push([`batch ${rows}: sample, the JS reference step`, perSecond(positions, jsMs)]);
+    }
+    if (peers === null) {
+      // Interleaved: PyTorch right after ours at the same batch, so both see the same machine load.
+      const torch = await torchTextModel({ ...TINY, vocab: tokenizer.size }, rows, W, N, 5);
+      rowsOut.push(
+        [`batch ${rows}: PyTorch sample (eager, KV cache)`, `${perSecond(positions, torch.sampleMs)}; rlx ${(torch.sampleMs / ortMs).toFixed(1)}x`],
+        [`batch ${rows}: PyTorch training step + Adam`, `${perSecond(rows * T, torch.trainMs)}; rlx SFT ${(torch.trainMs / sftMs).toFixed(1)}x`],
+      );
+    }
+  }
+  await Promise.all([sftStep.release(), grpoStep.release(), model.release()]);
+  if (peers !== null) rowsOut.push(['PyTorch comparison', `skipped: ${peers}`]);
+  report(`transformer ${TINY.layers}x${TINY.width} (${TINY.heads} heads), addition(2), ${os.cpus().length} CPU(s)`, rowsOut);
 }
 
 async function timeAsync(fn: () => Promise<unknown>, runs: number): Promise<number[]> {

@@ -167,7 +167,7 @@ const BUNDLED_ENV_MODULE = 'env-module.mjs';
 const BUNDLED_DATASET = 'dataset.jsonl';
 
 /** Where a text run of `dir`'s plan reads its dataset when `dir` is a run directory: the copy train() kept there. */
-function bundledDataset(dir: string | undefined): { datasetFile?: string } {
+export function bundledDataset(dir: string | undefined): { datasetFile?: string } {
   if (dir === undefined || !fs.existsSync(path.join(dir, 'plan.json'))) return {};
   const file = path.join(dir, 'source', BUNDLED_DATASET);
   return fs.existsSync(file) ? { datasetFile: file } : {};

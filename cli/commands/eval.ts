@@ -60,7 +60,8 @@ export const evalCommand: Command = {
     }
     const file = values.checkpoint ?? defaultPolicy(runDir);
     if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
-    if (isTextEnv(plan.env.kind)) return evalText(plan, file, values.episodes !== undefined ? episodes : undefined, Boolean(values.json));
+    // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
+    if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, values.episodes !== undefined ? episodes : undefined, Boolean(values.json));
     const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32)));
     const deterministic = !values.stochastic;
     // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
@@ -103,28 +104,32 @@ async function openEnvs<T>(open: () => Promise<T>): Promise<T> {
   }
 }
 
-/** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts. */
-async function evalText(plan: Plan, file: string, limit: number | undefined, json: boolean): Promise<number> {
-  const [{ TextEnvironment }, { OnnxTokenModel }, { evaluateText }] = await Promise.all([
-    import('../../runtime/text/env.js'),
+/** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts or dialogues. */
+async function evalText(runDir: string, plan: Plan, file: string, limit: number | undefined, json: boolean): Promise<number> {
+  const [{ textEnvOf }, { bundledDataset }, { OnnxTokenModel }] = await Promise.all([
+    import('../../runtime/trainer/text-workload.js'),
+    import('../../runtime/train.js'),
     import('../../runtime/policies/transformer/onnx-token-model.js'),
-    import('../../runtime/text/evaluate.js'),
   ]);
-  const env = TextEnvironment.fromPlan(plan);
+  // A dataset task reads the run's own copy of its file.
+  const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) });
   const model = await OnnxTokenModel.load(file);
   if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
-    throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's task (${env.task.description}) has`);
+    throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's env (${env.description.task}) has`);
   }
-  const examples = env.task.heldOut().slice(0, limit);
-  const result = await evaluateText(examples, (prompts) => model.complete(prompts), { reward: (example, completion) => env.score(example, completion).total, batchSize: 128 });
+  const result = await env.evaluate(model, limit);
   await model.release();
+  const values = result.values;
+  const count = result.returns.length;
   if (json) {
-    process.stdout.write(JSON.stringify({ policy: file, prompts: result.count, deterministic: true, 'eval/accuracy': result.accuracy, 'eval/mean_reward': result.meanReward }) + '\n');
-  } else {
+    process.stdout.write(JSON.stringify({ policy: file, [values['eval/accuracy'] !== undefined ? 'prompts' : 'dialogues']: count, deterministic: true, ...values }) + '\n');
+  } else if (values['eval/accuracy'] !== undefined) {
     process.stdout.write(
-      `accuracy ${(100 * result.accuracy).toFixed(1)}% (exact match) on ${result.count} held-out prompts of ${env.task.description}, ` +
-        `mean reward ${result.meanReward!.toFixed(3)} (${displayPath(file)}, greedy)\n`,
+      `accuracy ${(100 * values['eval/accuracy']).toFixed(1)}% (exact match) on ${count} held-out prompts of ${env.description.task}, ` +
+        `mean reward ${values['eval/mean_reward']!.toFixed(3)} (${displayPath(file)}, greedy)\n`,
     );
+  } else {
+    process.stdout.write(`${result.message} of ${env.description.task} (${displayPath(file)}, greedy)\n`);
   }
   return 0;
 }

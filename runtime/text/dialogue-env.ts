@@ -9,7 +9,7 @@ import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { TokenModel } from '../policies/index.js';
 import { Rng } from '../random.js';
 import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
-import type { RolloutOptions, Rollouts, TextEnv, TextEvalOutcome, TokenRows } from './text-env.js';
+import type { RolloutOptions, Rollouts, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import { CharTokenizer } from './tokenizer.js';
 
 /** Dialogues per batch when evaluating. */
@@ -82,8 +82,8 @@ export class DialogueEnvironment implements TextEnv {
     return dialogueTrainingRows(await runDialogues(dialogues, this.tokenizer, this.layout, { expert: true }), this.layout);
   }
 
-  async evaluate(model: TokenModel): Promise<TextEvalOutcome> {
-    const all = this.env.evaluationDialogues();
+  async evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome> {
+    const all = this.env.evaluationDialogues().slice(0, limit);
     const returns: number[] = [];
     const lengths: number[] = [];
     let successes = 0;

@@ -15,7 +15,7 @@ import { compileReward, type CompiledReward } from '../rewards/index.js';
 import { textTaskConfig, type TextTaskOptions } from './config.js';
 import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
-import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows } from './text-env.js';
+import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import type { CharTokenizer } from './tokenizer.js';
 import { exact } from './verifiers.js';
 
@@ -138,9 +138,9 @@ export class TextEnvironment implements TextEnv {
   }
 
   /** Greedy completions of the held-out prompts: exact-match accuracy and the reward. */
-  async evaluate(model: TokenModel): Promise<TextEvalOutcome> {
+  async evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome> {
     const rewards: number[] = [];
-    const result = await evaluateText(this.task.heldOut(), (prompts) => completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true }), {
+    const result = await evaluateText(this.task.heldOut().slice(0, limit), (prompts) => completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true }), {
       reward: (example, completion) => {
         const { total } = this.score(example, completion);
         rewards.push(total);

@@ -77,6 +77,9 @@ export interface TextEvalOutcome {
   readonly message: string;
 }
 
+/** What evaluation needs of a model: the training one, or one loaded from its file (rlx eval). */
+export type TokenSampler = Pick<TokenModel, 'generate' | 'decoder'>;
+
 export interface TextEnv {
   readonly tokenizer: CharTokenizer;
   /** For hparams: the env kind and its task, as the plan writes them. */
@@ -92,5 +95,6 @@ export interface TextEnv {
   rollouts(model: TokenModel, options: RolloutOptions): Promise<Rollouts>;
   /** `count` demonstrations drawn with `rng` (never from held-out starts). */
   demonstrations(count: number, rng: Rng): Promise<TokenRows>;
-  evaluate(model: TokenModel): Promise<TextEvalOutcome>;
+  /** Greedy samples on the held-out starts (the first `limit` of them, where given: rlx eval --episodes). */
+  evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome>;
 }

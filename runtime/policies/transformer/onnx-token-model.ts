@@ -4,25 +4,25 @@
 // (its doc_string) carries the tokenizer, the dimensions and the token layout it was trained on.
 import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import type { Rng } from '../../random.js';
 import { ModelProto } from '../../tensor/onnx-schema.js';
 import { CharTokenizer } from '../../text/tokenizer.js';
-import { encodePrompts, type TextLayout } from './layout.js';
 import { STEP_IO } from './model.js';
-import { decode } from './sampling.js';
+import { decode, type DecodeStep, type SampleOptions } from './sampling.js';
 
 /** What the trainer stores in a token model's doc_string (the fields this reader needs). */
 interface TokenModelMetadata {
   readonly tokenizer: unknown;
   readonly model: { readonly layers: number; readonly width: number; readonly heads: number; readonly context: number; readonly vocab: number };
-  readonly layout: { readonly prompt_width: number; readonly completion_slots: number };
 }
 
+/**
+ * A token model loaded from its file, with what the text envs' evaluation needs of a model
+ * (text/text-env.ts's TokenSampler): completions of prompt rows, and a fresh decoding step.
+ */
 export class OnnxTokenModel {
   private constructor(
     private readonly session: ort.InferenceSession,
     readonly tokenizer: CharTokenizer,
-    readonly layout: TextLayout,
     private readonly dims: TokenModelMetadata['model'],
   ) {}
 
@@ -34,25 +34,20 @@ export class OnnxTokenModel {
     } catch {
       throw new Error(`${file} has no rlx metadata (a token model exported by rlx train stores it in its doc_string)`);
     }
-    if (!meta.model || !meta.layout || !meta.tokenizer) throw new Error(`${file} is not a token model exported by rlx train (no tokenizer, model or layout in its metadata)`);
+    if (!meta.model || !meta.tokenizer) throw new Error(`${file} is not a token model exported by rlx train (no tokenizer or model in its metadata)`);
     const tokenizer = CharTokenizer.fromJSON(meta.tokenizer, `${file}: tokenizer`);
     const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
-    return new OnnxTokenModel(session, tokenizer, { promptWidth: meta.layout.prompt_width, completionSlots: meta.layout.completion_slots }, meta.model);
+    return new OnnxTokenModel(session, tokenizer, meta.model);
   }
 
-  /**
-   * Completions of `prompts`: the most likely token at each step, or one drawn with `rng`
-   * (temperature 1). Same layout and same stopping rule as the trainer's sampler.
-   */
-  async complete(prompts: readonly string[], rng?: Rng): Promise<string[]> {
-    const { promptWidth: W, completionSlots: N } = this.layout;
-    const rows = prompts.length;
-    const [H, D, V] = [this.dims.heads, this.dims.width / this.dims.heads, this.dims.vocab];
+  /** A fresh decoding step over `rows` rows: positions 0, 1, ... in order, its own key/value cache. */
+  async decoder(rows: number): Promise<DecodeStep> {
+    const [H, D] = [this.dims.heads, this.dims.width / this.dims.heads];
     const feeds: Record<string, ort.Tensor> = {};
     for (let l = 0; l < this.dims.layers; l++) {
       feeds[STEP_IO.pastKey(l)] = feeds[STEP_IO.pastValue(l)] = new ort.Tensor('float32', new Float32Array(0), [rows, H, 0, D]);
     }
-    const step = async (tokens: Int32Array, t: number): Promise<Float32Array> => {
+    return async (tokens: Int32Array, t: number): Promise<Float32Array> => {
       feeds[STEP_IO.token] = new ort.Tensor('int64', BigInt64Array.from(tokens, (id) => BigInt(id)), [rows]);
       feeds[STEP_IO.position] = new ort.Tensor('int64', BigInt64Array.of(BigInt(t)), [1]);
       const result = await this.session.run(feeds);
@@ -62,9 +57,11 @@ export class OnnxTokenModel {
       }
       return result[STEP_IO.logits]!.data as Float32Array;
     };
-    const options = rng ? { temperature: 1, greedy: false, rng } : { temperature: 1, greedy: true };
-    const slots = await decode(step, V, encodePrompts(this.tokenizer, prompts, this.layout), rows, W, N, options);
-    return prompts.map((_, r) => this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N)));
+  }
+
+  /** Completion slots of prompt rows, with the same decoding loop and stopping rule as the trainer's sampler. */
+  async generate(prompts: Int32Array, rows: number, width: number, newTokens: number, options: SampleOptions): Promise<Int32Array> {
+    return decode(await this.decoder(rows), this.dims.vocab, prompts, rows, width, newTokens, options);
   }
 
   async release(): Promise<void> {

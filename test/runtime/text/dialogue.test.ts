@@ -4,6 +4,7 @@
 // through train(): SFT on the expert's dialogues, then RLOO, with success counted as the
 // issue asks (train.success, eval.success) and a resume inside the RLOO stage.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -20,6 +21,7 @@ import { EOS, PAD } from '../../../runtime/text/tokenizer.js';
 import { resume, train } from '../../../runtime/train.js';
 import { TextWorkload } from '../../../runtime/trainer/text-workload.js';
 import { makePlan, tempDir } from '../helpers.js';
+import { repoRoot } from '../../helpers/repo.js';
 
 describe('GuessNumber', () => {
   it('answers higher, lower, correct (reward 1, done), and invalid for what is not a whole number', () => {
@@ -140,6 +142,12 @@ describe('GuessNumber through train()', () => {
       assert.ok(Math.abs(sample.advantage - leaveOneOut) < 1e-6, 'RLOO: the return minus the mean of the others');
     }
     assert.ok(result.step >= 150 * 32 + 300);
+    // rlx eval plays the same held-out dialogues with the exported model, stepped by plain onnxruntime.
+    const evaluated = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', result.runDir, '--json'], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(evaluated.status, 0, evaluated.stderr);
+    const report = JSON.parse(evaluated.stdout);
+    assert.equal(report.dialogues, 100);
+    assert.equal(report['eval/success'], result.metrics['eval/success']);
   });
 
   it('a run stopped inside the RLOO stage resumes there and ends where an uninterrupted run ends', async () => {
