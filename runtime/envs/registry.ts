@@ -53,7 +53,7 @@ export function envKinds(): string[] {
 function lookUp(kind: string): BuiltinEnv {
   if (Object.hasOwn(BUILTIN_ENVS, kind)) return BUILTIN_ENVS[kind];
   if (isTextEnv(kind)) {
-    throw new Error(`environment kind "${kind}" is a text env: it has prompts and completions, not observation vectors and actions; train it with SFT or GRPO and a transformer policy`);
+    throw new Error(`environment kind "${kind}" is a text env: its actions are text, not numbers; train it with SFT, GRPO or REINFORCE and a transformer policy`);
   }
   if (Object.hasOwn(NOT_IMPLEMENTED.env, kind)) {
     throw new Error(`environment kind "${kind}" is part of the language but not implemented in this runtime yet: ${NOT_IMPLEMENTED.env[kind]}`);

@@ -26,8 +26,8 @@ describe('env registry', () => {
       /unknown environment kind "Cartpole" \(did you mean "CartPole"\?\); built-in kinds: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit/,
     );
     assert.throws(() => envInfo('Nope'), /unknown environment kind "Nope"; built-in kinds:/);
-    assert.throws(() => makeEnv('TextTask', {}), /environment kind "TextTask" is a text env: .* train it with SFT or GRPO and a transformer policy/);
-    assert.throws(() => makeEnv('GuessNumber', {}), /environment kind "GuessNumber" is part of the language but not implemented in this runtime yet: multi-turn/);
+    assert.throws(() => makeEnv('TextTask', {}), /environment kind "TextTask" is a text env: .* train it with SFT, GRPO or REINFORCE and a transformer policy/);
+    assert.throws(() => makeEnv('GuessNumber', {}), /environment kind "GuessNumber" is a text env: its actions are text, not numbers; train it with SFT, GRPO or REINFORCE and a transformer policy/);
   });
 
   it('names the param and the valid ones for an unknown param', () => {
