@@ -356,6 +356,9 @@ const PREFIX: Record<string, { power: number; allowedBelow: number }> = {
   '-': { power: 13, allowedBelow: 15 },
 };
 
+/** Operators of one chain (a + b + ...) the tree keeps; see Precedence.expression. */
+export const MAX_OPERATORS = 1000;
+
 class Precedence {
   private position = 0;
   /** A doubled prefix is one mistake: the second prefix is not reported again. */
@@ -369,6 +372,7 @@ class Precedence {
 
   private expression(minPower: number): A.Expression | undefined {
     let left = this.operand(minPower);
+    let operators = 0;
     for (;;) {
       const item = this.stream[this.position];
       if (!item || !('operator' in item)) return left;
@@ -377,6 +381,13 @@ class Precedence {
       if (power.left < minPower) return left;
       this.position++;
       const right = this.expression(power.right);
+      // The tree of a long chain is as deep as the chain, and the checks walk it recursively.
+      if (++operators > MAX_OPERATORS) {
+        if (operators === MAX_OPERATORS + 1) {
+          this.errors.push({ message: `expression too long: more than ${MAX_OPERATORS} operators in a row; split it into several terms (a reward's terms are summed)`, range: tokenRange(item.operator) });
+        }
+        continue;
+      }
       if (power.comparison && left?.kind === 'Binary' && INFIX[left.operator]?.comparison) {
         this.errors.push({ message: `comparisons do not chain: write 'a < b and b < c' instead of 'a < b < c'`, range: tokenRange(item.operator) });
       }

@@ -5,7 +5,7 @@ import { EOF as EOF_TOKEN, tokenLabel } from '#chevrotain';
 import type * as A from './ast.js';
 import { RlxGrammar } from './grammar.js';
 import { CstToAst } from './cst-to-ast.js';
-import { InvalidNumber, rlxLexer, UnterminatedString } from './tokens.js';
+import { InvalidNumber, LBrace, LBracket, LParen, NumberLiteral, RBrace, RBracket, RParen, rlxLexer, UnterminatedString } from './tokens.js';
 
 export interface SyntaxError {
   code: 'syntax-error' | 'invalid-character';
@@ -58,6 +58,57 @@ function sharedGrammar(): RlxGrammar {
   return grammar;
 }
 
+/**
+ * Brackets open at once that the parser follows. The grammar, the tree and the checks recurse
+ * once per level (and each level is several grammar rules deep), so a spec nested hundreds deep
+ * would overflow the stack; no spec a person writes comes near this.
+ */
+export const MAX_NESTING = 100;
+
+const OPENERS = new Set<TokenType>([LParen, LBracket, LBrace]);
+const CLOSERS = new Set<TokenType>([RParen, RBracket, RBrace]);
+
+/**
+ * The tokens with every bracket nested deeper than MAX_NESTING replaced, up to its matching
+ * closer, by a single 0, and an error there that says so; the rest of the file parses as usual.
+ */
+function limitNesting(tokens: IToken[], errors: SyntaxError[]): IToken[] {
+  let depth = 0;
+  for (const t of tokens) {
+    if (OPENERS.has(t.tokenType) && ++depth > MAX_NESTING) break;
+    if (CLOSERS.has(t.tokenType)) depth = Math.max(0, depth - 1);
+  }
+  if (depth <= MAX_NESTING) return tokens;
+  const out: IToken[] = [];
+  depth = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (OPENERS.has(t.tokenType) && depth + 1 > MAX_NESTING) {
+      // Skip to the matching closer (or the end), counting brackets of every kind alike.
+      let open = 0;
+      let j = i;
+      for (; j < tokens.length; j++) {
+        if (OPENERS.has(tokens[j]!.tokenType)) open++;
+        else if (CLOSERS.has(tokens[j]!.tokenType) && --open === 0) break;
+      }
+      const last = tokens[Math.min(j, tokens.length - 1)]!;
+      errors.push({
+        code: 'syntax-error',
+        message: `nested too deeply: more than ${MAX_NESTING} brackets open at once; write the inner part as a separate term or declaration`,
+        range: { start: t.startOffset, end: t.startOffset + t.image.length },
+      });
+      // Chevrotain matches tokens by tokenTypeIdx, which createToken() sets on the type.
+      out.push({ ...t, image: '0', tokenType: NumberLiteral, tokenTypeIdx: NumberLiteral.tokenTypeIdx!, endOffset: last.endOffset });
+      i = j;
+      continue;
+    }
+    if (OPENERS.has(t.tokenType)) depth++;
+    if (CLOSERS.has(t.tokenType)) depth = Math.max(0, depth - 1);
+    out.push(t);
+  }
+  return out;
+}
+
 export function parse(text: string): ParseResult {
   try {
     return parseUnsafe(text);
@@ -91,7 +142,7 @@ function parseUnsafe(text: string): ParseResult {
   }));
 
   const parser = sharedGrammar();
-  parser.input = lexed.tokens;
+  parser.input = limitNesting(lexed.tokens, errors);
   const cst = parser.file();
   for (const e of parser.errors) {
     const t = e.token;

@@ -1,0 +1,40 @@
+// Input deep or long enough to overflow the stack of a recursive parser or checker gets a clear
+// error at its place (issue 14 item 11), never an internal error; input just inside the limits
+// checks clean.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { MAX_OPERATORS } from '../../dsl/syntax/cst-to-ast.js';
+import { MAX_NESTING } from '../../dsl/syntax/parse.js';
+import { check } from '../helpers/source.js';
+
+const problems = (text: string) => {
+  const checked = check({ 'main.rlx': text });
+  return checked.problems().map((d) => ({ code: d.code, message: d.message, at: text.slice(d.range.start, d.range.end), offset: d.range.start }));
+};
+
+describe('limits', () => {
+  test('brackets nested deeper than the limit: one error at the first bracket past it', () => {
+    const text = `env E = CartPole {}\nreward R { term a = ${'('.repeat(500)}1${')'.repeat(500)} }\n`;
+    const found = problems(text);
+    assert.equal(found.length, 1, JSON.stringify(found));
+    assert.equal(found[0]!.code, 'syntax-error');
+    assert.match(found[0]!.message, new RegExp(`^nested too deeply: more than ${MAX_NESTING} brackets open at once`));
+    // The reward's `{` is the first bracket; the 100th `(` is the 101st.
+    assert.equal(found[0]!.offset, text.indexOf('(') + MAX_NESTING - 1);
+  });
+
+  test('a chain of 10,000 operators: one error at the first operator past the limit', () => {
+    const text = `env E = CartPole {}\nreward R { term a = ${Array(10_000).fill('obs.x').join(' + ')} }\n`;
+    const found = problems(text);
+    assert.deepEqual(found.map((f) => [f.code, f.at]), [['syntax-error', '+']]);
+    assert.match(found[0]!.message, new RegExp(`^expression too long: more than ${MAX_OPERATORS} operators in a row`));
+    const plus = [...text.matchAll(/\+/g)].map((m) => m.index);
+    assert.equal(found[0]!.offset, plus[MAX_OPERATORS]);
+  });
+
+  test('input at the limits checks clean', () => {
+    const inner = `${'('.repeat(MAX_NESTING - 1)}1${')'.repeat(MAX_NESTING - 1)}`;
+    const chain = Array(MAX_OPERATORS).fill('obs.x').join(' * ');
+    assert.deepEqual(problems(`env E = CartPole {}\nreward R { term a = ${inner} + ${chain} }\n`).length, 0);
+  });
+});
