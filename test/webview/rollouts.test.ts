@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { listRollouts, readRollout, type RolloutHeader, type RolloutStep, type RunInfo, type TextGroup, type TextRolloutHeader } from '../../runtime/run/reader.js';
-import { eventsOf, FakeHost, fixtureRuns } from './fake-host.js';
+import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
 import { Browser, chromiumMissing, type PageUnderTest } from './harness.js';
 
 interface StepFacts {
@@ -384,6 +384,22 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     }
     assert.match(s.episodeLabels[0], /^step 0 · REINFORCE · mean reward [\d.]+$/);
     await page.screenshot('dialogue');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a live text run in its SFT warm-up: no batch yet, and the notice says when batches come', async () => {
+    const plan = snapshotOf(fixtureRuns('Sums')[0]).plan;
+    const page = await browser.open('rollouts', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [{ id: 'Sums/live', experiment: 'Sums', runId: 'live', state: 'running', plan }] });
+        await p.post({ type: 'rollouts', runId: 'Sums/live', episodes: [] });
+      },
+    });
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.notice.startsWith('No recorded batches yet'), 'the notice');
+    assert.match(s.notice, /an SFT stage records none/);
+    assert.match((await page.page.locator('h1').textContent()) ?? '', /^Recorded batches: Sums/);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

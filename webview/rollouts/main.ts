@@ -168,7 +168,9 @@ function refresh(): void {
     return;
   }
   state.runId = run.id;
-  setText(title, `Recorded episodes: ${run.snapshot.experiment} / ${run.snapshot.runId}`);
+  const text = isTextRun(run);
+  setText(title, `Recorded ${text ? 'batches' : 'episodes'}: ${run.snapshot.experiment} / ${run.snapshot.runId}`);
+  setText(episodePicker.element.querySelector('.control-label')!, text ? 'Batch' : 'Episode');
   const listing = listings.get(run.id);
   if (!listing) {
     setNotice('Looking for recorded episodes…', 'info');
@@ -199,6 +201,11 @@ function refresh(): void {
 }
 
 function whyNoEpisodes(run: RunModel, missing: boolean): string {
+  if (isTextRun(run)) {
+    if (missing) return 'No recorded batches: this run has no rollouts folder; the folder may have been deleted, or not copied with the run.';
+    const when = 'A text run records a learner’s batch about 20 times per run, from the first step of a GRPO or REINFORCE stage (an SFT stage records none).';
+    return run.state === 'running' ? `No recorded batches yet. ${when} Step ${formatSteps(run.step)} so far.` : `No recorded batches: the run ${run.state === 'unknown' ? 'has no readable status' : `is ${run.state}`} and its rollouts folder is empty. ${when}`;
+  }
   if (missing) {
     return 'No recorded episodes: this run has no rollouts folder. The trainer writes about 20 sampled training episodes there over a run (the first from step 0); the folder may have been deleted, or not copied with the run.';
   }
