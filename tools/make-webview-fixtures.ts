@@ -1,12 +1,14 @@
 // Regenerates test/fixtures/runs/: the run directories the webview tests and screenshots load.
 //   npm run build && node out/tools/make-webview-fixtures.js
 //
-// Every run here is a real, short `rlx train` (PPO on classic control: the only algorithm the
-// trainer implements today), trimmed to stay small: checkpoints are dropped (no page reads
-// them) and a few recorded episodes are kept. The broken cases (a failed run, a crash that
-// left a half-written line, a missing rollouts folder) are derived from real runs by the edits
-// a crash or a user would make; the text-task episode is hand-written, because the trainer
-// cannot train text tasks yet (see test/fixtures/runs/README.md).
+//   node out/tools/make-webview-fixtures.js Sums Guesses   (only these experiments, the rest kept)
+//
+// Every run here is a real, short `rlx train` (PPO on classic control; SFT then GRPO on a
+// TextTask; REINFORCE on GuessNumber dialogues), trimmed to stay small: checkpoints are
+// dropped (no page reads them) and a few recorded episodes (text runs: batches) are kept. The
+// broken cases (a failed run, a crash that left a half-written line, a missing rollouts
+// folder) are derived from real runs by the edits a crash or a user would make
+// (see test/fixtures/runs/README.md).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -80,6 +82,32 @@ experiment Climb { env: Car policy: Small algorithm: Quick budget: 1024 envs: 2 
 experiment Links { env: Arm policy: Small algorithm: Quick budget: 1024 envs: 2 seed: 1 }
 experiment Reach { env: Rooms policy: Small algorithm: Quick budget: 1024 envs: 2 seed: 1 }
 `,
+  'sums.rlx': `// A text task: an SFT warm-up, then GRPO; its recorded batches for the rollout inspector.
+env Arith = TextTask { task: addition(digits: 1), max_tokens: 3 }
+policy Tiny = transformer { layers: 1, width: 32, heads: 2, context: 16 }
+reward Correct {
+  term answer = exact(completion, target)
+  term format = 0.1 * regex(completion, "^[0-9]+$")
+}
+algorithm G = GRPO { group_size: 4, prompts_per_update: 4 }
+experiment Sums {
+  env: Arith
+  policy: Tiny
+  reward: Correct
+  stage warmup = SFT { updates: 60, batch_size: 32, learning_rate: 3e-3 }
+  stage main = G { budget: 800 }
+}
+`,
+  'guesses.rlx': `// Multi-turn dialogues: REINFORCE with a leave-one-out baseline on GuessNumber.
+env Guess = GuessNumber { low: 1, high: 8, max_turns: 3 }
+policy Tiny = transformer { layers: 1, width: 32, heads: 2, context: 32 }
+algorithm Rl = REINFORCE { baseline: leave_one_out }
+experiment Guesses {
+  env: Guess
+  policy: Tiny
+  stage main = Rl { budget: 300 }
+}
+`,
 };
 
 /** [spec file, experiment or sweep name] in training order. */
@@ -90,10 +118,12 @@ const TRAININGS: [string, string][] = [
   ['classic.rlx', 'Climb'],
   ['classic.rlx', 'Links'],
   ['classic.rlx', 'Reach'],
+  ['sums.rlx', 'Sums'],
+  ['guesses.rlx', 'Guesses'],
 ];
 
 /** Recorded episodes kept per run: enough to pick from, few enough to keep the fixtures small. */
-const ROLLOUTS_KEPT: Record<string, number> = { Steady: 3, Quick: 1 };
+const ROLLOUTS_KEPT: Record<string, number> = { Steady: 3, Quick: 1, Sums: 3 };
 const ROLLOUTS_KEPT_OTHERWISE = 2;
 
 /**
@@ -103,11 +133,18 @@ const ROLLOUTS_KEPT_OTHERWISE = 2;
 const DEAD_PID = 999_999_999;
 
 function main(): void {
+  // Names on the command line retrain only those experiments; the other fixtures stay as they are.
+  const only = process.argv.slice(2);
+  const unknown = only.filter((name) => !TRAININGS.some(([, experiment]) => experiment === name));
+  if (unknown.length > 0) throw new Error(`unknown experiment ${unknown.join(', ')}; one of ${TRAININGS.map(([, e]) => e).join(', ')}`);
+  // Failing, Crashed and NoRollouts are copies of a Steady run: they are remade with all of them.
+  if (only.includes('Steady')) throw new Error('Steady is retrained with every fixture (the broken variants copy it): run without names');
+  const trainings = only.length > 0 ? TRAININGS.filter(([, experiment]) => only.includes(experiment)) : TRAININGS;
   fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
   const work = fs.mkdtempSync(path.join(root, '.tmp', 'webview-fixtures-'));
   try {
     for (const [name, text] of Object.entries(SPECS)) fs.writeFileSync(path.join(work, name), text);
-    for (const [spec, experiment] of TRAININGS) {
+    for (const [spec, experiment] of trainings) {
       // The trainer writes paths relative to the run directory; running from the work folder
       // with a relative --out keeps even its console output free of this machine's paths.
       execFileSync(process.execPath, [path.join(root, 'bin', 'rlx.js'), 'train', spec, '--experiment', experiment, '--out', 'runs', '--device', 'cpu'], {
@@ -115,17 +152,17 @@ function main(): void {
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     }
-    for (const entry of fs.readdirSync(target, { withFileTypes: true })) {
-      if (entry.isDirectory()) fs.rmSync(path.join(target, entry.name), { recursive: true });
-    }
     const runs = path.join(work, 'runs');
+    for (const entry of fs.readdirSync(target, { withFileTypes: true })) {
+      const retrained = only.length === 0 || fs.existsSync(path.join(runs, entry.name));
+      if (entry.isDirectory() && retrained) fs.rmSync(path.join(target, entry.name), { recursive: true });
+    }
     for (const experiment of fs.readdirSync(runs)) {
       for (const id of fs.readdirSync(path.join(runs, experiment))) {
         copyTrimmed(path.join(runs, experiment, id), path.join(target, experiment, id), ROLLOUTS_KEPT[experiment] ?? ROLLOUTS_KEPT_OTHERWISE);
       }
     }
-    makeBrokenVariants();
-    makeTextTask();
+    if (only.length === 0) makeBrokenVariants();
     checkNoMachinePaths(target, [work, root, os.homedir(), os.tmpdir()]);
     console.log(`${path.relative(root, target)}: ${(sizeOf(target) / 1024).toFixed(0)} KiB`);
   } finally {
@@ -136,7 +173,10 @@ function main(): void {
 /** Copies a run directory without checkpoints and with at most `keep` recorded episodes. */
 function copyTrimmed(from: string, to: string, keep: number): void {
   fs.mkdirSync(to, { recursive: true });
-  for (const name of ['plan.json', 'events.jsonl', 'status.json']) fs.copyFileSync(path.join(from, name), path.join(to, name));
+  for (const name of ['plan.json', 'events.jsonl']) fs.copyFileSync(path.join(from, name), path.join(to, name));
+  // status.json's run_dir is this machine's absolute path (optional: runs of earlier versions lack it).
+  const status = JSON.parse(fs.readFileSync(path.join(from, 'status.json'), 'utf8')) as Record<string, unknown>;
+  writeStatus(to, { ...status, run_dir: undefined });
   fs.cpSync(path.join(from, 'source'), path.join(to, 'source'), { recursive: true });
   const episodes = fs
     .readdirSync(path.join(from, 'rollouts'))
@@ -214,60 +254,6 @@ function writeStatus(dir: string, status: Record<string, unknown>): void {
 /** Keeps only the first recorded episode (written early, so before the run broke off), for size. */
 function keepFirstRollout(dir: string): void {
   for (const file of fs.readdirSync(path.join(dir, 'rollouts'))) if (stepOf(file) > 0) fs.rmSync(path.join(dir, 'rollouts', file));
-}
-
-/**
- * A text task's recorded episode, by hand: the trainer does not train text tasks yet, so the
- * step lines carry the fields webview/protocol.ts proposes for them (`text`: prompt,
- * completion, target) beside the usual ones; its terms are the verifiers' verdicts.
- */
-function makeTextTask(): void {
-  const dir = path.join(target, 'Sums', '20261121-120000-seed1');
-  fs.mkdirSync(path.join(dir, 'rollouts'), { recursive: true });
-  const started = Date.UTC(2026, 10, 21, 12, 0, 0) / 1000;
-  const plan = {
-    rlx_plan: 1,
-    language_version: '1',
-    experiment: 'Sums',
-    source: { entry: 'addition-grpo.rlx', files: ['addition-grpo.rlx'], hash: 'sha256:0' },
-    env: { name: 'Arith', kind: 'TextTask', params: { task: { call: 'addition', args: { digits: 2 } }, max_tokens: 6 } },
-    policy: { name: 'Tiny', kind: 'transformer', params: { layers: 2, width: 64, heads: 4, context: 32 } },
-    stages: [{ name: 'main', algorithm: { name: 'Grpo', kind: 'GRPO', params: { group_size: 8, kl_coef: 0.04, clip: 0.2 } }, budget: 50000 }],
-    reward: { name: 'Correct', replace_env_reward: true, terms: [{ name: 'answer', expr: { const: 0 } }, { name: 'format', expr: { const: 0 } }] },
-    envs: 1,
-    seeds: [1],
-    device: 'cpu',
-    eval: null,
-    stop: null,
-    curriculum: null,
-    sweep: null,
-  };
-  fs.writeFileSync(path.join(dir, 'plan.json'), JSON.stringify(plan, null, 2));
-  const header = { type: 'header', env: 'TextTask', obs_fields: [], action: { kind: 'tokens', max_tokens: 6 }, terms: ['answer', 'format'], step: 0 };
-  const steps = [
-    { prompt: '37+45=', completion: '82', target: '82', answer: 1, format: 0.1 },
-    { prompt: '19+64=', completion: '73', target: '83', answer: 0, format: 0.1 },
-    { prompt: '58+27=', completion: '8 5', target: '85', answer: 0, format: 0 },
-  ].map((s, t) => ({
-    type: 'step',
-    t,
-    obs: [],
-    action: [],
-    reward: s.answer + s.format,
-    env_reward: 0,
-    terms: { answer: s.answer, format: s.format },
-    terminated: t === 2,
-    truncated: false,
-    text: { prompt: s.prompt, completion: s.completion, target: s.target },
-  }));
-  fs.writeFileSync(path.join(dir, 'rollouts', 'episode-0.jsonl'), [header, ...steps].map((l) => JSON.stringify(l)).join('\n') + '\n');
-  const events = [
-    { type: 'status', step: 0, time: started, status: 'finished', reason: 'hand-written fixture: text tasks are not trainable yet' },
-    { type: 'rollout', step: 3, time: started, file: 'rollouts/episode-0.jsonl', return: 1.2, length: 3 },
-  ];
-  fs.writeFileSync(path.join(dir, 'events.jsonl'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
-  const iso = new Date(started * 1000).toISOString();
-  writeStatus(dir, { status: 'finished', pid: DEAD_PID, experiment: 'Sums', seed: 1, started: iso, updated: iso, ended: iso, step: 3, budget: 50000, reason: 'hand-written fixture', metrics: {} });
 }
 
 /** Fails when any fixture file names a folder of this machine (the fixtures are committed). */

@@ -2,9 +2,20 @@
 // direction, shared by both sides. The host reads run directories (runtime/run/reader.ts) and
 // posts what changed; pages never read files and know no VS Code API beyond postMessage and
 // getState/setState.
-import type { RolloutHeader, RolloutListing, RolloutStep, RunEvent, RunState, StatusFile } from '../runtime/run/reader.js';
+import type {
+  RolloutContents,
+  RolloutHeader,
+  RolloutListing,
+  RolloutStep,
+  RunEvent,
+  RunState,
+  StatusFile,
+  TextGroup,
+  TextRolloutHeader,
+  TextSample,
+} from '../runtime/run/reader.js';
 
-export type { RolloutHeader, RolloutListing, RolloutStep, RunEvent, RunState, StatusFile };
+export type { RolloutContents, RolloutHeader, RolloutListing, RolloutStep, RunEvent, RunState, StatusFile, TextGroup, TextRolloutHeader, TextSample };
 
 export type PageKind = 'dashboard' | 'compare' | 'rollouts';
 
@@ -19,21 +30,6 @@ export interface RunSnapshot {
   /** plan.json, when readable (hyperparameters for the comparison table, env kind for drawings). */
   plan?: unknown;
 }
-
-/**
- * Text tasks' steps (TextTask, GuessNumber): the trainer does not write text rollouts yet (no
- * text algorithm is implemented), so this is the shape the rollout inspector proposes and
- * shows when a step carries it: the prompt the policy saw, its completion, and the target the
- * verifiers compared against. The step's `terms` are then the verifiers' verdicts.
- */
-export interface TextStepFields {
-  prompt?: string;
-  completion?: string;
-  target?: string;
-}
-
-/** A recorded step as the inspector reads it: the trainer's fields, plus text for text tasks. */
-export type InspectorStep = RolloutStep & { text?: TextStepFields };
 
 /** In both unions, `runId` is a RunSnapshot's `id` (its path relative to the runs folder). */
 export type HostMessage =
@@ -69,8 +65,11 @@ export type HostMessage =
        */
       missing?: boolean;
     }
-  /** One recorded episode, asked for with `openEpisode`. */
-  | { type: 'episode'; runId: string; file: string; header?: RolloutHeader; steps: InspectorStep[]; skipped: number };
+  /**
+   * One file of rollouts/, asked for with `openEpisode`, as readRollout reads it: a numeric
+   * env's episode (`kind: 'episode'`, its steps) or a text run's batch (`kind: 'text'`, its groups).
+   */
+  | ({ type: 'episode'; runId: string; file: string } & RolloutContents);
 
 /**
  * What every page keeps in its webview state (beside its own view state): the ids of the runs

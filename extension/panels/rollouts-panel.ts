@@ -1,5 +1,6 @@
 // The recorded episodes of one run: pick an episode, step through observations, actions and
-// reward terms (the page asks for an episode with `openEpisode`).
+// reward terms; a text run's recorded batches: each prompt's samples with their rewards,
+// advantages and verdicts (the page asks for a file with `openEpisode`).
 import * as vscode from 'vscode';
 import { feedRun } from './run-feed.js';
 import { RunPanel, type PanelContext } from './run-panel.js';

@@ -78,14 +78,13 @@ export class RunFeed {
     return messages;
   }
 
-  /** A recorded episode the page asked for; undefined when the file is not one of the run's. */
+  /** A recorded episode or text batch the page asked for; undefined when the file is not one of the run's. */
   episode(runId: string, file: string): HostMessage | undefined {
     const run = this.find(runId);
     if (!run) return undefined;
     const known = listRollouts(run.dir).find((e) => path.resolve(e.file) === path.resolve(run.dir, file));
     if (!known) return undefined;
-    const { header, steps, skipped } = readRollout(known.file);
-    return { type: 'episode', runId, file, header, steps, skipped };
+    return { type: 'episode', runId, file, ...readRollout(known.file) };
   }
 
   /** A file of a run the page wants opened; undefined when the path leaves the run directory. */

@@ -122,6 +122,7 @@ export class EventTail {
   }
 }
 
+/** Line 1 of a numeric env's episode file. */
 export interface RolloutHeader {
   type: 'header';
   env: string;
@@ -146,9 +147,54 @@ export interface RolloutStep {
   value?: number;
 }
 
+/** Line 1 of a text run's batch file (`kind: 'text'`, runtime/run/text-rollouts.ts). */
+export interface TextRolloutHeader {
+  type: 'header';
+  kind: 'text';
+  env: string;
+  /** The task as written (`addition(digits: 1)`), or the dialogue env's settings. */
+  task: string;
+  /** Reward term names; none for dialogues (the env's own reward). */
+  terms: string[];
+  algorithm: string;
+  stage: string;
+  group_size: number;
+  /** The step the batch was sampled at. */
+  step: number;
+}
+
+/** One sample of a group: a completion (`text`) or a dialogue (`turns` after the opening). */
+export interface TextSample {
+  text?: string;
+  turns?: [speaker: 'agent' | 'env', text: string][];
+  reward: number;
+  terms?: Record<string, number>;
+  advantage: number;
+  /** Single-turn: whether the completion is right. */
+  correct?: boolean;
+  /** Dialogues: whether the dialogue reached its goal. */
+  success?: boolean;
+}
+
+/** The samples drawn from one start: a prompt (with its target), or a dialogue's opening. */
+export interface TextGroup {
+  type: 'group';
+  start: string;
+  target?: string;
+  samples: TextSample[];
+}
+
+/**
+ * A rollouts/ file as read: a numeric env's episode (its steps) or a text run's batch (its
+ * groups), told apart by the header's `kind`. A file without a header reads as an episode.
+ */
+export type RolloutContents =
+  | { kind: 'episode'; header: RolloutHeader | undefined; steps: RolloutStep[]; skipped: number }
+  | { kind: 'text'; header: TextRolloutHeader; groups: TextGroup[]; skipped: number };
+
 export interface RolloutListing {
   file: string;
-  /** The training step the episode started at. */
+  /** The training step the episode started at (a text batch: the step it was sampled at). */
   step: number;
 }
 
@@ -168,21 +214,23 @@ export function listRollouts(dir: string): RolloutListing[] {
     .sort((a, b) => a.step - b.step);
 }
 
-/** One recorded episode; lines that do not parse are skipped and counted. */
-export function readRollout(file: string): { header: RolloutHeader | undefined; steps: RolloutStep[]; skipped: number } {
-  let header: RolloutHeader | undefined;
+/** One recorded episode or text batch; lines that do not parse are skipped and counted. */
+export function readRollout(file: string): RolloutContents {
+  let header: RolloutHeader | TextRolloutHeader | undefined;
   const steps: RolloutStep[] = [];
+  const groups: TextGroup[] = [];
   let skipped = 0;
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
     try {
-      const value = JSON.parse(line) as RolloutHeader | RolloutStep;
+      const value = JSON.parse(line) as RolloutHeader | TextRolloutHeader | RolloutStep | TextGroup;
       if (value.type === 'header') header = value;
       else if (value.type === 'step') steps.push(value);
+      else if (value.type === 'group' && Array.isArray(value.samples)) groups.push(value);
     } catch {
       skipped++;
     }
   }
-  return { header, steps, skipped };
+  if (header !== undefined && 'kind' in header && header.kind === 'text') return { kind: 'text', header, groups, skipped };
+  return { kind: 'episode', header: header as RolloutHeader | undefined, steps, skipped };
 }
-

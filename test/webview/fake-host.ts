@@ -60,8 +60,7 @@ export class FakeHost {
     if (message.type === 'openEpisode') {
       const run = this.byId.get(message.runId);
       if (!run) return;
-      const { header, steps, skipped } = readRollout(message.file);
-      await page.post({ type: 'episode', runId: message.runId, file: message.file, header, steps, skipped });
+      await page.post({ type: 'episode', runId: message.runId, file: message.file, ...readRollout(message.file) });
     }
   };
 

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { listRollouts, readRollout, type RunInfo } from '../../runtime/run/reader.js';
-import { FakeHost, fixtureRuns } from './fake-host.js';
+import { listRollouts, readRollout, type RolloutHeader, type RolloutStep, type RunInfo, type TextGroup, type TextRolloutHeader } from '../../runtime/run/reader.js';
+import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
 import { Browser, chromiumMissing, type PageUnderTest } from './harness.js';
 
 interface StepFacts {
@@ -16,7 +16,16 @@ interface StepFacts {
   termSums: Record<string, number>;
   terminated: boolean;
   truncated: boolean;
-  text?: { prompt?: string; completion?: string; target?: string };
+}
+
+interface SampleRow {
+  index: number;
+  text?: string;
+  turns?: [string, string][];
+  reward: number;
+  terms: Record<string, number>;
+  advantage: number;
+  verdict: string;
 }
 
 interface InspectorSnapshot {
@@ -25,6 +34,7 @@ interface InspectorSnapshot {
   file?: string;
   loading: string | null;
   env?: string;
+  kind?: 'episode' | 'text';
   steps: number;
   t: number;
   playing: boolean;
@@ -32,19 +42,40 @@ interface InspectorSnapshot {
   notice: string;
   drawn: string | null;
   step: StepFacts | null;
+  text: { algorithm: string; step: number; groups: { start: string; target?: string }[]; selected: number; rows: SampleRow[] } | null;
+  episodeLabels: string[];
+}
+
+/** A numeric env's episode file, read as the host reads it. */
+function readEpisode(file: string): { header: RolloutHeader; steps: RolloutStep[] } {
+  const contents = readRollout(file);
+  assert.ok(contents.kind === 'episode' && contents.header, `${file} is a numeric episode with a header`);
+  return { header: contents.header, steps: contents.steps };
+}
+
+/** A text run's batch file, read as the host reads it. */
+function readBatch(file: string): { header: TextRolloutHeader; groups: TextGroup[] } {
+  const contents = readRollout(file);
+  assert.ok(contents.kind === 'text', `${file} is a text batch`);
+  return contents;
 }
 
 /** What the page must show at step t of an episode file: read straight from the file. */
 function expected(file: string, t: number): { obs: Record<string, number>; terms: Record<string, number>; terminated: boolean; truncated: boolean; reward: number } {
-  const { header, steps } = readRollout(file);
+  const { header, steps } = readEpisode(file);
   const step = steps[t];
   return {
-    obs: Object.fromEntries(header!.obs_fields.map((f, i) => [f, step.obs[i]])),
-    terms: Object.fromEntries(header!.terms.map((name) => [name, step.terms![name]])),
+    obs: Object.fromEntries(header.obs_fields.map((f, i) => [f, step.obs[i]])),
+    terms: Object.fromEntries(header.terms.map((name) => [name, step.terms![name]])),
     terminated: step.terminated,
     truncated: step.truncated,
     reward: step.reward,
   };
+}
+
+/** A string matched literally inside a RegExp. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function assertStep(s: InspectorSnapshot, file: string, t: number): void {
@@ -76,7 +107,7 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     const run = fixtureRuns('Steady')[0];
     const episodes = listRollouts(run.dir);
     const latest = episodes[episodes.length - 1].file;
-    const steps = readRollout(latest).steps.length;
+    const steps = readEpisode(latest).steps.length;
     const { page, host } = await open(run);
     let s = await page.waitFor<InspectorSnapshot>((s) => s.file === latest && s.step !== null, 'the latest episode');
     assert.deepEqual(
@@ -102,7 +133,7 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     await page.page.keyboard.press('ArrowLeft');
     s = await page.waitFor<InspectorSnapshot>((s) => s.t === 2, 'step 2');
     assertStep(s, latest, 2);
-    const sums = readRollout(latest).steps.slice(0, 3).reduce((sum, step) => sum + step.terms!.tilt, 0);
+    const sums = readEpisode(latest).steps.slice(0, 3).reduce((sum, step) => sum + step.terms!.tilt, 0);
     assert.ok(Math.abs(s.step!.termSums.tilt - sums) < 1e-12, 'the tilt term summed over the first three steps');
     await page.page.keyboard.press('End');
     s = await page.waitFor<InspectorSnapshot>((s) => s.t === steps - 1, 'the last step');
@@ -205,20 +236,170 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     await page.close();
   });
 
-  test('a text task shows prompt, completion and the verifiers’ verdicts', async () => {
+  /** Waits for the batch `file` with group `group` selected, and checks the rows against the file. */
+  async function assertGroup(page: PageUnderTest, file: string, group: number): Promise<InspectorSnapshot> {
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.text?.selected === group, `group ${group} of ${path.basename(file)}`);
+    const { header, groups } = readBatch(file);
+    const samples = groups[group].samples;
+    assert.equal(s.text!.rows.length, samples.length);
+    for (const row of s.text!.rows) {
+      const sample = samples[row.index - 1];
+      assert.equal(row.text, sample.text);
+      assert.deepEqual(row.turns, sample.turns);
+      assert.equal(row.reward, sample.reward);
+      assert.equal(row.advantage, sample.advantage);
+      assert.deepEqual(row.terms, Object.fromEntries(header.terms.map((t) => [t, sample.terms![t]])));
+      assert.equal(row.verdict, sample.correct !== undefined ? (sample.correct ? 'correct' : 'wrong') : sample.success ? 'success' : 'failed');
+    }
+    const advantages = s.text!.rows.map((r) => r.advantage);
+    assert.deepEqual(advantages, [...advantages].sort((a, b) => b - a), 'highest advantage first');
+    // What a user reads in the table, row by row, in the order shown.
+    const shown = await page.page.locator('table.samples tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+    assert.equal(shown.length, samples.length);
+    shown.forEach((cells, i) => {
+      const row = s.text!.rows[i];
+      assert.equal(cells[0], String(row.index));
+      const advantage = cells[cells.length - 2]!;
+      assert.match(advantage, row.advantage > 0 ? /^\+/ : row.advantage < 0 ? /^−/ : /^0$/, 'the advantage carries its sign');
+      assert.equal(cells[cells.length - 1], { correct: '✓ correct', wrong: '✗ wrong', success: '✓ success', failed: '✗ failed' }[row.verdict]);
+    });
+    return s;
+  }
+
+  test('a text run: each prompt’s completions with their reward terms, signed advantages and verdicts', async () => {
     const run = fixtureRuns('Sums')[0];
-    const { page } = await open(run);
-    let s = await page.waitFor<InspectorSnapshot>((s) => s.step !== null, 'the text episode');
+    const episodes = listRollouts(run.dir);
+    const latest = episodes[episodes.length - 1].file;
+    const { page, host } = await open(run);
+    let s = await assertGroup(page, latest, 0);
+    assert.equal(s.kind, 'text');
     assert.equal(s.env, 'TextTask');
     assert.equal(s.drawn, null);
-    assert.deepEqual(s.step!.text, { prompt: '37+45=', completion: '82', target: '82' });
-    assert.deepEqual(s.step!.terms, { answer: 1, format: 0.1 });
-    assert.equal(await page.page.locator('pre.completion').textContent(), '82');
-    await page.page.locator('#step-forward').click();
-    s = await page.waitFor<InspectorSnapshot>((s) => s.t === 1, 'the second turn');
-    assert.deepEqual(s.step!.terms, { answer: 0, format: 0.1 });
-    assert.match((await page.page.locator('[data-table="rewards"]').textContent()) ?? '', /answer ✗/);
+    assert.equal(await page.page.locator('.timeline').isHidden(), true, 'no timeline for a batch');
+    assert.equal(await page.page.locator('.reward-chart').isHidden(), true);
+    assert.deepEqual(s.text!.groups, readBatch(latest).groups.map((g) => ({ start: g.start, target: g.target })));
+    assert.deepEqual(
+      await page.page.locator('table.samples thead th').allTextContents(),
+      ['#', 'completion', 'reward', 'term: answer', 'term: format', 'advantage', 'verdict'],
+    );
+    assert.match((await page.page.locator('.group-title').textContent()) ?? '', new RegExp(`^Prompt ${escape(readBatch(latest).groups[0].start)} · target \\d+$`));
+
+    // The picker: the step, the algorithm and the batch's mean reward (from the run's rollout events).
+    const notes = eventsOf(run).filter((e) => e.type === 'rollout');
+    assert.deepEqual(
+      s.episodeLabels,
+      episodes.map((e) => {
+        const note = notes.find((n) => n.type === 'rollout' && n.step === e.step)!;
+        return `step ${e.step.toLocaleString('en-US')} · GRPO · mean reward ${Number((note as { return: number }).return.toPrecision(4))}`;
+      }),
+    );
+    assert.match(s.episodeLabels[0], /^step 1,920 · GRPO · mean reward 0\.\d+$/);
+
+    // Keyboard: the list of prompts takes arrows, Home and End; a click picks too.
+    await page.page.locator('#group-list').focus();
+    await page.page.keyboard.press('ArrowDown');
+    await assertGroup(page, latest, 1);
+    await page.page.keyboard.press('End');
+    const last = readBatch(latest).groups.length - 1;
+    await assertGroup(page, latest, last);
+    await page.page.keyboard.press('Home');
+    await assertGroup(page, latest, 0);
+    await page.page.locator('#group-1').click();
+    await assertGroup(page, latest, 1);
     await page.screenshot('text');
+
+    // The first batch, then the choice of batch and group survives a reload.
+    const first = episodes[0].file;
+    await page.page.locator('#episode-picker').click();
+    await page.page.locator(`#episode-picker vscode-option[value="${first}"]`).click();
+    await assertGroup(page, first, 0);
+    await page.page.locator('#group-list').focus();
+    await page.page.keyboard.press('ArrowDown');
+    await assertGroup(page, first, 1);
+    await page.page.waitForTimeout(200);
+    await page.reload();
+    s = await assertGroup(page, first, 1);
+    assert.deepEqual(
+      host.received.filter((m) => m.type === 'openEpisode').map((m) => (m as { file: string }).file),
+      [latest, first, first],
+    );
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a text batch in the light theme, and a completion that reads as markup stays text', async () => {
+    const run = fixtureRuns('Sums')[0];
+    const episodes = listRollouts(run.dir);
+    const file = episodes[episodes.length - 1].file;
+    const batch = readBatch(file);
+    const markup = '<script>window.injected = 1</script><img src=x onerror="window.injected = 2">';
+    // The real batch, one completion replaced: the page must show it as the characters it is.
+    batch.groups[0].samples[0].text = markup;
+    const host = new FakeHost([run]);
+    const page = await browser.open('rollouts', {
+      theme: 'light',
+      host: async (m, p) => {
+        if (m.type === 'openEpisode' && m.file === file) await p.post({ type: 'episode', runId: m.runId, file: m.file, kind: 'text', header: batch.header, groups: batch.groups, skipped: 0 });
+        else await host.handle(m, p);
+      },
+    });
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.text?.rows.some((r) => r.text === markup) === true, 'the batch with markup');
+    const row = s.text!.rows.find((r) => r.text === markup)!;
+    const cell = page.page.locator(`tr[data-sample="${row.index}"] td.sample`);
+    assert.equal(await cell.textContent(), markup);
+    assert.equal(await cell.locator('script, img').count(), 0, 'no element made from the completion');
+    assert.equal(await page.page.evaluate(() => (window as { injected?: number }).injected), undefined);
+    await page.screenshot('text');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a dialogue run: each sample’s dialogue turn by turn, agent and env told apart, with its verdict', async () => {
+    const run = fixtureRuns('Guesses')[0];
+    const episodes = listRollouts(run.dir);
+    const latest = episodes[episodes.length - 1].file;
+    const { page } = await open(run);
+    await assertGroup(page, latest, 0);
+    // The first batch: sampled before training, some dialogues found the number and some did not.
+    const first = episodes[0].file;
+    await page.page.locator('#episode-picker').click();
+    await page.page.locator(`#episode-picker vscode-option[value="${first}"]`).click();
+    const s = await assertGroup(page, first, 0);
+    assert.equal(s.env, 'GuessNumber');
+    const { groups } = readBatch(first);
+    assert.ok(s.text!.rows.some((r) => r.verdict === 'success') && s.text!.rows.some((r) => r.verdict === 'failed'), 'the fixture batch has both verdicts');
+    assert.deepEqual(s.text!.groups, [{ start: '1..8', target: undefined }]);
+    assert.deepEqual(await page.page.locator('table.samples thead th').allTextContents(), ['#', 'dialogue', 'reward', 'advantage', 'verdict']);
+    assert.equal(await page.page.locator('.group-title').textContent(), 'Opening 1..8');
+    for (const row of s.text!.rows) {
+      const turns = page.page.locator(`tr[data-sample="${row.index}"] .dialogue li`);
+      const sample = groups[0].samples[row.index - 1];
+      assert.equal(await turns.count(), sample.turns!.length);
+      for (const [i, [who, said]] of sample.turns!.entries()) {
+        const turn = turns.nth(i);
+        assert.equal(await turn.getAttribute('class'), `turn ${who}`);
+        assert.equal(await turn.locator('.speaker').textContent(), who);
+        assert.equal((await turn.textContent())!.slice(who.length), said === '' ? '(empty)' : said);
+      }
+    }
+    assert.match(s.episodeLabels[0], /^step 0 · REINFORCE · mean reward [\d.]+$/);
+    await page.screenshot('dialogue');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a live text run in its SFT warm-up: no batch yet, and the notice says when batches come', async () => {
+    const plan = snapshotOf(fixtureRuns('Sums')[0]).plan;
+    const page = await browser.open('rollouts', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [{ id: 'Sums/live', experiment: 'Sums', runId: 'live', state: 'running', plan }] });
+        await p.post({ type: 'rollouts', runId: 'Sums/live', episodes: [] });
+      },
+    });
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.notice.startsWith('No recorded batches yet'), 'the notice');
+    assert.match(s.notice, /an SFT stage records none/);
+    assert.match((await page.page.locator('h1').textContent()) ?? '', /^Recorded batches: Sums/);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

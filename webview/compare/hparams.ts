@@ -6,7 +6,7 @@ export type Flat = Record<string, string>;
 
 /**
  * A plan value as a person reads it: schedules as `linear(0.00025 → 0)`, lists joined, calls
- * as written (`addition(digits: 2)`). Total: a shape it does not know (a newer plan, an edited
+ * and options with parameters as written (`addition(digits: 2)`). Total: a shape it does not know (a newer plan, an edited
  * file) reads as its JSON, never as an exception that would blank the page.
  */
 export function formatPlanValue(value: unknown): string {
@@ -18,6 +18,11 @@ export function formatPlanValue(value: unknown): string {
   const v = value as Record<string, unknown>;
   if (typeof v.schedule === 'string') return formatSchedule(v);
   if (isExpr(v)) return formatExpr(v);
+  // An option with parameters (`task: addition(digits: 1)` is `{"kind":"addition","digits":1}` in a plan).
+  if (typeof v.kind === 'string') {
+    const args = Object.entries(v).filter(([k]) => k !== 'kind');
+    return args.length === 0 ? v.kind : `${v.kind}(${args.map(([k, x]) => `${k}: ${formatPlanValue(x)}`).join(', ')})`;
+  }
   return `{ ${Object.entries(v)
     .map(([k, x]) => `${k}: ${formatPlanValue(x)}`)
     .join(', ')} }`;

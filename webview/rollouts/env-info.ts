@@ -15,8 +15,6 @@ const STEPS_PER_SECOND: Record<string, number> = {
   Acrobot: 5,
   Pendulum: 20,
   GridWorld: 4,
-  TextTask: 1,
-  GuessNumber: 1,
 };
 
 export const TEXT_ENVS = new Set(['TextTask', 'GuessNumber']);

@@ -1,7 +1,8 @@
 // The rollout inspector: pick a recorded episode of a run, step or play through it, and see
-// the env, the observation, the action and every reward term at each step. Entry point of
+// the env, the observation, the action and every reward term at each step; for a text run,
+// pick a recorded batch and see each group's samples (text-view.ts). Entry point of
 // dist/webview/rollouts.js.
-import type { HostMessage, InspectorStep, PersistedPageState, RolloutHeader, RolloutListing } from '../protocol.js';
+import type { HostMessage, PersistedPageState, RolloutContents, RolloutListing } from '../protocol.js';
 import { Bridge, exposeTestHook } from '../shared/bridge.js';
 import { h, replaceChildren, setText } from '../shared/dom.js';
 import { formatSteps, formatValue } from '../shared/format.js';
@@ -13,6 +14,7 @@ import { drawingFor } from './draw/index.js';
 import { stepsPerSecond, TEXT_ENVS } from './env-info.js';
 import { RewardChart } from './reward-chart.js';
 import { stepFacts, StepView, type StepFacts } from './step-view.js';
+import { TextBatchView } from './text-view.js';
 import { Timeline } from './timeline.js';
 
 interface InspectorState extends PersistedPageState {
@@ -21,15 +23,12 @@ interface InspectorState extends PersistedPageState {
   file?: string;
   t: number;
   speed: number;
+  /** The group shown of a text batch. */
+  group?: number;
 }
 
-interface Episode {
-  runId: string;
-  file: string;
-  header: RolloutHeader | undefined;
-  steps: InspectorStep[];
-  skipped: number;
-}
+/** The file shown: a numeric episode (steps) or a text batch (groups). */
+type Episode = { runId: string; file: string } & RolloutContents;
 
 const runs = new Runs();
 const listings = new Map<string, { episodes: RolloutListing[]; missing: boolean }>();
@@ -73,15 +72,19 @@ const rewardChart = new RewardChart(
     timeline.seek(t);
   },
 );
+const textView = new TextBatchView((group) => {
+  state.group = group;
+  bridge.saveState(state);
+});
 const skippedNote = h('p', { class: 'hint', hidden: true });
-const inspector = h(
+const episodeView = h(
   'div',
-  { class: 'inspector', hidden: true },
+  { class: 'episode-view' },
   h('div', { class: 'stage' }, h('div', { class: 'drawing' }, canvas, noDrawing), stepView.element),
   timeline.element,
-  skippedNote,
   rewardChart.element,
 );
+const inspector = h('div', { class: 'inspector', hidden: true }, episodeView, textView.element, skippedNote);
 // Keys on the drawing drive the timeline too.
 canvas.addEventListener('keydown', (e) => timeline.onKey(e));
 
@@ -114,7 +117,8 @@ function applyBatch(messages: HostMessage[]): void {
     } else if (message.type === 'episode' && message.runId === state.runId && message.file === loading) {
       // Only the episode asked for last: a slow answer for an earlier pick is dropped.
       loading = undefined;
-      episode = { runId: message.runId, file: message.file, header: message.header, steps: message.steps, skipped: message.skipped };
+      const { type: _type, ...contents } = message;
+      episode = contents;
       loadEpisode();
     }
   }
@@ -139,7 +143,10 @@ function openEpisode(file: string): void {
   const run = currentRun();
   if (!run || !file || (file === state.file && (episode?.file === file || loading === file))) return;
   timeline.pause();
-  if (file !== state.file) state.t = 0;
+  if (file !== state.file) {
+    state.t = 0;
+    state.group = 0;
+  }
   state.file = file;
   bridge.saveState(state);
   loading = file;
@@ -161,7 +168,9 @@ function refresh(): void {
     return;
   }
   state.runId = run.id;
-  setText(title, `Recorded episodes: ${run.snapshot.experiment} / ${run.snapshot.runId}`);
+  const text = isTextRun(run);
+  setText(title, `Recorded ${text ? 'batches' : 'episodes'}: ${run.snapshot.experiment} / ${run.snapshot.runId}`);
+  setText(episodePicker.element.querySelector('.control-label')!, text ? 'Batch' : 'Episode');
   const listing = listings.get(run.id);
   if (!listing) {
     setNotice('Looking for recorded episodes…', 'info');
@@ -186,11 +195,17 @@ function refresh(): void {
   } else episodePicker.setValue(wanted);
   if (wanted !== state.file || (!episode && !loading)) openEpisode(wanted);
   loadingRing.hidden = loading === undefined;
-  if (episode && episode.steps.length === 0) setNotice('This episode file holds no steps.', 'warning');
+  if (episode?.kind === 'episode' && episode.steps.length === 0) setNotice('This episode file holds no steps.', 'warning');
+  else if (episode?.kind === 'text' && episode.groups.length === 0) setNotice('This batch file holds no groups.', 'warning');
   else setNotice('', 'none');
 }
 
 function whyNoEpisodes(run: RunModel, missing: boolean): string {
+  if (isTextRun(run)) {
+    if (missing) return 'No recorded batches: this run has no rollouts folder; the folder may have been deleted, or not copied with the run.';
+    const when = 'A text run records a learner’s batch about 20 times per run, from the first step of a GRPO or REINFORCE stage (an SFT stage records none).';
+    return run.state === 'running' ? `No recorded batches yet. ${when} Step ${formatSteps(run.step)} so far.` : `No recorded batches: the run ${run.state === 'unknown' ? 'has no readable status' : `is ${run.state}`} and its rollouts folder is empty. ${when}`;
+  }
   if (missing) {
     return 'No recorded episodes: this run has no rollouts folder. The trainer writes about 20 sampled training episodes there over a run (the first from step 0); the folder may have been deleted, or not copied with the run.';
   }
@@ -200,11 +215,33 @@ function whyNoEpisodes(run: RunModel, missing: boolean): string {
   return `No recorded episodes: the run ${run.state === 'unknown' ? 'has no readable status' : `is ${run.state}`} and its rollouts folder is empty; it ended before its first recorded episode did.`;
 }
 
-/** `step 2,048 · return 37 · 37 steps`, the return and length from the run's rollout events. */
+/**
+ * `from step 2,048 · return 37 · 37 steps` for an episode; `step 1,920 · GRPO · mean reward 0.34`
+ * for a text batch. The return and length come from the run's rollout events (for a batch: its
+ * mean reward and its number of groups), the algorithm from the plan's stage of the event.
+ */
 function episodeLabel(run: RunModel, listing: RolloutListing): string {
   const name = listing.file.split(/[\\/]/).pop()!;
   const note = run.rollouts.find((r) => r.file.split('/').pop() === name);
+  if (isTextRun(run)) {
+    const algorithm = algorithmOf(run, note?.stage);
+    const parts = [`step ${formatSteps(listing.step)}`, algorithm, note ? `mean reward ${formatValue(note.return)}` : name];
+    return parts.filter(Boolean).join(' · ');
+  }
   return note ? `from step ${formatSteps(listing.step)} · return ${formatValue(note.return)} · ${note.length} steps` : `from step ${formatSteps(listing.step)} (${name})`;
+}
+
+function isTextRun(run: RunModel): boolean {
+  const plan = run.snapshot.plan as { env?: { kind?: string } } | undefined;
+  return TEXT_ENVS.has(plan?.env?.kind ?? '');
+}
+
+/** The algorithm of the plan's stage by that name (or of its only stage). */
+function algorithmOf(run: RunModel, stage: string | undefined): string | undefined {
+  const plan = run.snapshot.plan as { stages?: { name?: string; algorithm?: { kind?: string } }[] } | undefined;
+  const stages = Array.isArray(plan?.stages) ? plan.stages : [];
+  const found = stages.find((s) => s?.name === stage) ?? (stages.length === 1 ? stages[0] : undefined);
+  return typeof found?.algorithm?.kind === 'string' ? found.algorithm.kind : undefined;
 }
 
 function setNotice(text: string, kind: 'info' | 'warning' | 'none'): void {
@@ -216,38 +253,42 @@ function setNotice(text: string, kind: 'info' | 'warning' | 'none'): void {
 
 function loadEpisode(): void {
   const ep = episode!;
-  const env = ep.header?.env;
-  const text = isText(ep);
   inspector.hidden = false;
-  inspector.dataset.env = env ?? '';
-  const drawing = drawingFor(env);
-  canvas.hidden = text || !drawing;
-  noDrawing.hidden = text || Boolean(drawing);
-  noDrawing.textContent = env ? `No drawing for ${env}; its observation is listed beside.` : 'The episode file has no header: the env and its fields are unknown.';
+  inspector.dataset.env = ep.header?.env ?? '';
+  inspector.dataset.kind = ep.kind;
   skippedNote.hidden = ep.skipped === 0;
-  skippedNote.textContent = `${ep.skipped} line${ep.skipped === 1 ? '' : 's'} of the episode file could not be read and were skipped.`;
+  skippedNote.textContent = `${ep.skipped} line${ep.skipped === 1 ? '' : 's'} of the ${ep.kind === 'text' ? 'batch' : 'episode'} file could not be read and were skipped.`;
+  episodeView.hidden = ep.kind === 'text';
+  textView.element.hidden = ep.kind !== 'text';
+  if (ep.kind === 'text') {
+    timeline.pause();
+    facts = undefined;
+    textView.load(ep.header, ep.groups, state.group ?? 0);
+    return;
+  }
+  const env = ep.header?.env;
+  const drawing = drawingFor(env);
+  canvas.hidden = !drawing;
+  noDrawing.hidden = Boolean(drawing);
+  noDrawing.textContent = env ? `No drawing for ${env}; its observation is listed beside.` : 'The episode file has no header: the env and its fields are unknown.';
   rewardChart.load(ep.header, ep.steps);
   timeline.load(ep.steps.length, state.t);
 }
 
-function isText(ep: Episode): boolean {
-  return TEXT_ENVS.has(ep.header?.env ?? '') || ep.steps.some((s) => s.text !== undefined);
-}
-
 function show(t: number): void {
-  if (!episode) return;
+  if (episode?.kind !== 'episode') return;
   if (state.t !== t) {
     state.t = t;
     bridge.saveState(state);
   }
   facts = stepFacts(episode.header, episode.steps, t);
-  stepView.render(facts, episode.header, isText(episode));
+  stepView.render(facts, episode.header);
   rewardChart.setStep(t);
   draw();
 }
 
 function draw(): void {
-  const ep = episode;
+  const ep = episode?.kind === 'episode' ? episode : undefined;
   const drawing = drawingFor(ep?.header?.env);
   drawn = undefined;
   if (!ep || !drawing || canvas.hidden) return;
@@ -274,13 +315,25 @@ exposeTestHook(() => ({
   file: episode?.file,
   loading: loading ?? null,
   env: episode?.header?.env,
-  steps: episode?.steps.length ?? 0,
+  kind: episode?.kind,
+  steps: episode?.kind === 'episode' ? episode.steps.length : 0,
   t: timeline.t,
   playing: timeline.isPlaying,
   speed: timeline.currentSpeed,
   notice: noticeText,
   drawn: drawn ?? null,
   step: facts ?? null,
+  text:
+    episode?.kind === 'text'
+      ? {
+          algorithm: episode.header.algorithm,
+          step: episode.header.step,
+          groups: episode.groups.map((g) => ({ start: g.start, target: g.target })),
+          selected: textView.selected,
+          rows: textView.rows,
+        }
+      : null,
+  episodeLabels: JSON.parse(episodeChoicesKey || '[]').map((c: { label: string }) => c.label),
 }));
 
 bridge.ready();

@@ -1,6 +1,6 @@
 // The per-step reward of the episode, each term beside it, linked to the timeline: a marker
 // follows the current step, and a click on the chart moves the timeline there.
-import type { InspectorStep, RolloutHeader } from '../protocol.js';
+import type { RolloutStep, RolloutHeader } from '../protocol.js';
 import { h } from '../shared/dom.js';
 import { formatValue } from '../shared/format.js';
 import { createPlot, type Plot, type uPlot } from '../shared/plot.js';
@@ -22,7 +22,7 @@ export class RewardChart {
     this.element = h('section', { class: 'chart reward-chart', attrs: { 'aria-label': 'Reward per step; click to move the timeline there' } }, h('header', { class: 'chart-head' }, h('h3', { text: 'Reward per step' })), this.host);
   }
 
-  load(header: RolloutHeader | undefined, steps: InspectorStep[]): void {
+  load(header: RolloutHeader | undefined, steps: RolloutStep[]): void {
     this.plot?.destroy();
     const xs = steps.map((_, t) => t);
     const series: { label: string; values: number[]; color: number; width: number }[] = [{ label: 'reward', values: steps.map((s) => s.reward), color: 0, width: 2 }];

@@ -1,8 +1,8 @@
 // Everything recorded at one step: the observation by field name, the action (with its name,
 // and probabilities and value estimate when the trainer logged them), the reward and each
-// reward term (this step's value and the sum so far), and the done flags. For text tasks:
-// the prompt, the completion and the target, and the terms as the verifiers' verdicts.
-import type { InspectorStep, RolloutHeader } from '../protocol.js';
+// reward term (this step's value and the sum so far), and the done flags. Text runs record
+// batches, not episodes: text-view.ts shows those.
+import type { RolloutStep, RolloutHeader } from '../protocol.js';
 import { h, replaceChildren } from '../shared/dom.js';
 import { formatValue } from '../shared/format.js';
 import { actionName } from './env-info.js';
@@ -22,10 +22,9 @@ export interface StepFacts {
   returnSoFar: number;
   terminated: boolean;
   truncated: boolean;
-  text?: { prompt?: string; completion?: string; target?: string };
 }
 
-export function stepFacts(header: RolloutHeader | undefined, steps: InspectorStep[], t: number): StepFacts | undefined {
+export function stepFacts(header: RolloutHeader | undefined, steps: RolloutStep[], t: number): StepFacts | undefined {
   const step = steps[t];
   if (!step) return undefined;
   const fields = header?.obs_fields ?? [];
@@ -54,11 +53,10 @@ export function stepFacts(header: RolloutHeader | undefined, steps: InspectorSte
     returnSoFar,
     terminated: step.terminated,
     truncated: step.truncated,
-    text: step.text,
   };
 }
 
-function describeAction(header: RolloutHeader | undefined, action: InspectorStep['action']): string {
+function describeAction(header: RolloutHeader | undefined, action: RolloutStep['action']): string {
   if (Array.isArray(action)) return action.length === 0 ? '–' : `[${action.map(formatValue).join(', ')}]`;
   const name = actionName(header?.env, action);
   return name ? `${action} (${name})` : String(action);
@@ -67,7 +65,7 @@ function describeAction(header: RolloutHeader | undefined, action: InspectorStep
 export class StepView {
   readonly element = h('div', { class: 'step-view', attrs: { 'aria-label': 'This step' } });
 
-  render(facts: StepFacts | undefined, header: RolloutHeader | undefined, text: boolean): void {
+  render(facts: StepFacts | undefined, header: RolloutHeader | undefined): void {
     if (!facts) {
       replaceChildren(this.element);
       return;
@@ -81,25 +79,21 @@ export class StepView {
     );
     replaceChildren(
       this.element,
-      text ? textBlock(facts) : null,
-      !text ? section('Observation', table(['field', 'value'], Object.entries(facts.obs).map(([k, v]) => [k, formatValue(v)]), 'obs')) : null,
-      // A text task's action is its completion, shown above.
-      text
-        ? null
-        : section(
+      section('Observation', table(['field', 'value'], Object.entries(facts.obs).map(([k, v]) => [k, formatValue(v)]), 'obs')),
+      section(
         'Action',
         h('p', { class: 'action', attrs: { 'data-action': facts.action } }, facts.action),
         facts.probs ? probabilities(facts.probs, header) : null,
         facts.value !== undefined ? h('p', {}, 'value estimate ', h('strong', { text: formatValue(facts.value) })) : null,
       ),
       section(
-        text ? 'Verdicts' : 'Reward',
+        'Reward',
         table(
           ['', 'this step', 'episode so far'],
           [
             ['reward (trained on)', formatValue(facts.reward), formatValue(facts.returnSoFar)],
             ...(facts.envReward !== facts.reward ? [['env reward', formatValue(facts.envReward), '']] : []),
-            ...Object.keys(facts.terms).map((name) => [text ? `${name} ${verdict(facts.terms[name])}` : `term: ${name}`, formatValue(facts.terms[name]), formatValue(facts.termSums[name])]),
+            ...Object.keys(facts.terms).map((name) => [`term: ${name}`, formatValue(facts.terms[name]), formatValue(facts.termSums[name])]),
           ],
           'rewards',
         ),
@@ -107,10 +101,6 @@ export class StepView {
       section('Done', flags),
     );
   }
-}
-
-function verdict(value: number): string {
-  return value > 0 ? '✓' : '✗';
 }
 
 function section(title: string, ...children: (Node | null)[]): HTMLElement {
@@ -140,18 +130,5 @@ function probabilities(probs: number[], header: RolloutHeader | undefined): HTML
       const name = actionName(header?.env, i);
       return h('li', {}, h('span', { class: 'prob-label', text: name ? `${i} ${name}` : String(i) }), h('span', { class: 'bar-track' }, bar), h('span', { class: 'num', text: `${(p * 100).toFixed(1)}%` }));
     }),
-  );
-}
-
-function textBlock(facts: StepFacts): HTMLElement {
-  const { prompt, completion, target } = facts.text ?? {};
-  return section(
-    'Text',
-    h('p', { class: 'text-label', text: 'prompt' }),
-    h('pre', { class: 'text prompt', text: prompt ?? '–' }),
-    h('p', { class: 'text-label', text: 'completion' }),
-    h('pre', { class: 'text completion', text: completion ?? '–' }),
-    target !== undefined ? h('p', { class: 'text-label', text: 'target' }) : null,
-    target !== undefined ? h('pre', { class: 'text target', text: target }) : null,
   );
 }

@@ -145,6 +145,8 @@ export interface RolloutNote {
   step: number;
   return: number;
   length: number;
+  /** The stage the episode or text batch was recorded in (absent in runs of earlier versions). */
+  stage?: string;
 }
 
 const LOGS_KEPT = 200;
@@ -232,7 +234,7 @@ export class RunModel {
         if (this.logs.length > LOGS_KEPT) this.logs.splice(0, this.logs.length - LOGS_KEPT);
         break;
       case 'rollout':
-        this.rollouts.push({ file: event.file, step: event.step, return: event.return, length: event.length });
+        this.rollouts.push({ file: event.file, step: event.step, return: event.return, length: event.length, ...(event.stage !== undefined ? { stage: event.stage } : {}) });
         break;
       default:
         break;

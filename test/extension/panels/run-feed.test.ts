@@ -52,7 +52,7 @@ test('episodes and files only from inside the run', () => {
   const feed = new RunFeed([feedRun(dir)]);
   const id = 'Balance/20261121-101010-seed1';
   const episode = feed.episode(id, path.join(dir, 'rollouts', 'episode-512.jsonl'));
-  assert.ok(episode?.type === 'episode' && episode.steps.length === 1 && episode.skipped === 1 && episode.header?.env === 'CartPole');
+  assert.ok(episode?.type === 'episode' && episode.kind === 'episode' && episode.steps.length === 1 && episode.skipped === 1 && episode.header?.env === 'CartPole');
   assert.ok(feed.episode(id, 'rollouts/episode-512.jsonl'), 'relative to the run');
   assert.equal(feed.episode(id, path.join(dir, 'plan.json')), undefined, 'not an episode');
   assert.equal(feed.episode('Other/run', 'rollouts/episode-512.jsonl'), undefined);

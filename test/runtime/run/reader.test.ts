@@ -66,9 +66,23 @@ test('rollouts are listed by step and read with their header; a missing folder i
   fs.writeFileSync(path.join(dir, 'rollouts', 'notes.txt'), 'ignored');
   assert.deepEqual(listRollouts(dir).map((r) => r.step), [0, 512]);
   const episode = readRollout(listRollouts(dir)[1].file);
+  assert.ok(episode.kind === 'episode', 'a header without kind: a numeric episode');
   assert.equal(episode.header?.env, 'CartPole');
   assert.deepEqual(episode.steps.map((s) => s.action), [1]);
   assert.equal(episode.skipped, 1);
   assert.deepEqual(listRollouts(path.join(root, 'nothing')), []);
+});
+
+test('a text batch (header kind text) is read as its groups', () => {
+  const dir = path.join(root, 'text-run');
+  fs.mkdirSync(path.join(dir, 'rollouts'), { recursive: true });
+  const header = { type: 'header', kind: 'text', env: 'TextTask', task: 'addition(digits: 1)', terms: ['answer'], algorithm: 'GRPO', stage: 'main', group_size: 2, step: 64 };
+  const group = { type: 'group', start: '1+2=', target: '3', samples: [{ text: '3', reward: 1, terms: { answer: 1 }, advantage: 0.5, correct: true }] };
+  fs.writeFileSync(path.join(dir, 'rollouts', 'episode-64.jsonl'), `${JSON.stringify(header)}\n${JSON.stringify(group)}\n{"type":"gro`);
+  const batch = readRollout(listRollouts(dir)[0].file);
+  assert.ok(batch.kind === 'text');
+  assert.equal(batch.header.algorithm, 'GRPO');
+  assert.deepEqual(batch.groups, [group]);
+  assert.equal(batch.skipped, 1);
 });
 

@@ -45,9 +45,11 @@ test('seeds of one experiment have nothing that differs, and form one group', ()
 test('a text run\'s plan (the Sums fixture): its task call reads as written, with named arguments', () => {
   const flat = flattenPlan(readPlan(fixtureRuns('Sums')[0].dir));
   assert.equal(flat.env, 'TextTask');
-  assert.equal(flat['env.task'], 'addition(digits: 2)');
-  assert.equal(flat.algorithm, 'GRPO');
-  assert.equal(flat.budget, '50000');
+  assert.equal(flat['env.task'], 'addition(digits: 1)');
+  assert.equal(flat['warmup.algorithm'], 'SFT');
+  assert.equal(flat['warmup.budget'], 'none', 'an SFT stage counts updates, not steps');
+  assert.equal(flat['main.algorithm'], 'GRPO');
+  assert.equal(flat['main.budget'], '800');
   assert.equal(flat['reward.terms'], '[answer, format]');
 });
 

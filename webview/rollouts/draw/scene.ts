@@ -1,6 +1,6 @@
 // What every env drawing receives: the canvas, the step to draw (and the episode so far, for
 // trails), the run's plan for the env's parameters, and the theme's colours.
-import type { InspectorStep, RolloutHeader } from '../../protocol.js';
+import type { RolloutStep, RolloutHeader } from '../../protocol.js';
 import type { Theme } from '../../shared/theme.js';
 
 export interface Scene {
@@ -9,7 +9,7 @@ export interface Scene {
   width: number;
   height: number;
   header: RolloutHeader | undefined;
-  steps: InspectorStep[];
+  steps: RolloutStep[];
   t: number;
   /** The env's parameters from plan.json (defaults filled by the compiler). */
   params: Record<string, unknown>;

@@ -1,0 +1,199 @@
+// A text run's recorded batch (TextTask, GuessNumber; runtime/run/text-rollouts.ts): the
+// groups of the batch in a list (each group's start: a prompt with its target, or a
+// dialogue's opening), and the selected group's samples in a table: the completion or the
+// dialogue turn by turn, the reward, each reward term, the advantage the learner trained on,
+// and the verdict. Samples are sorted by advantage, highest first; `#` keeps the sampled order.
+// Every text from the file goes in as text nodes (a completion may read "<script>").
+import type { TextGroup, TextRolloutHeader, TextSample } from '../protocol.js';
+import { h, replaceChildren } from '../shared/dom.js';
+import { formatSteps, formatValue } from '../shared/format.js';
+
+/** What a row of the samples table says, for the page's test hook. */
+export interface SampleRow {
+  /** 1-based position in the sampled order. */
+  index: number;
+  text?: string;
+  turns?: [string, string][];
+  reward: number;
+  terms: Record<string, number>;
+  advantage: number;
+  verdict: Verdict;
+}
+
+export type Verdict = 'correct' | 'wrong' | 'success' | 'failed' | 'none';
+
+export function verdictOf(sample: TextSample): Verdict {
+  if (sample.correct !== undefined) return sample.correct ? 'correct' : 'wrong';
+  if (sample.success !== undefined) return sample.success ? 'success' : 'failed';
+  return 'none';
+}
+
+const VERDICT_TEXT: Record<Verdict, string> = { correct: '✓ correct', wrong: '✗ wrong', success: '✓ success', failed: '✗ failed', none: '–' };
+
+/** `+0.5`, `−0.25`, `0`: the sign always shown, since it says whether the sample was pushed up or down. */
+export function signed(value: number): string {
+  if (!Number.isFinite(value) || value === 0) return formatValue(value);
+  return value > 0 ? `+${formatValue(value)}` : `−${formatValue(-value)}`;
+}
+
+/** The group's samples in table order: advantage, highest first; ties in the sampled order. */
+export function sampleRows(group: TextGroup, terms: readonly string[]): SampleRow[] {
+  return group.samples
+    .map((s, i) => ({
+      index: i + 1,
+      ...(s.text !== undefined ? { text: s.text } : {}),
+      ...(s.turns !== undefined ? { turns: s.turns.map(([who, said]) => [who, said] as [string, string]) } : {}),
+      reward: s.reward,
+      terms: Object.fromEntries(terms.map((name) => [name, s.terms?.[name] ?? Number.NaN])),
+      advantage: s.advantage,
+      verdict: verdictOf(s),
+    }))
+    .sort((a, b) => b.advantage - a.advantage || a.index - b.index);
+}
+
+/** `3/4 correct · mean reward 0.55`: a group at a glance, for the list. */
+function groupSummary(group: TextGroup): string {
+  const verdicts = group.samples.map(verdictOf).filter((v) => v !== 'none');
+  const good = verdicts.filter((v) => v === 'correct' || v === 'success').length;
+  const word = group.samples.some((s) => s.success !== undefined) ? 'succeed' : 'correct';
+  const mean = group.samples.reduce((sum, s) => sum + s.reward, 0) / Math.max(1, group.samples.length);
+  return [verdicts.length > 0 ? `${good}/${verdicts.length} ${word}` : '', `mean reward ${formatValue(mean)}`].filter(Boolean).join(' · ');
+}
+
+export class TextBatchView {
+  readonly element: HTMLElement;
+  private readonly summary = h('p', { class: 'batch-summary' });
+  private readonly list = h('ol', {
+    class: 'group-list',
+    id: 'group-list',
+    role: 'listbox',
+    tabIndex: 0,
+    attrs: { 'aria-label': 'Groups of the batch: one start each' },
+  });
+  private readonly detail = h('section', { class: 'group-detail', attrs: { 'aria-live': 'polite' } });
+  private header: TextRolloutHeader | undefined;
+  private groups: TextGroup[] = [];
+  private selectedIndex = 0;
+  rows: SampleRow[] = [];
+
+  constructor(private readonly onSelect: (group: number) => void) {
+    this.element = h(
+      'div',
+      { class: 'text-batch', hidden: true },
+      this.summary,
+      h('div', { class: 'text-batch-body' }, h('nav', { class: 'groups', attrs: { 'aria-label': 'Groups' } }, h('h3', { text: 'Starts' }), this.list), this.detail),
+    );
+    this.list.addEventListener('keydown', (e) => this.onKey(e));
+  }
+
+  get selected(): number {
+    return this.selectedIndex;
+  }
+
+  load(header: TextRolloutHeader, groups: TextGroup[], selected: number): void {
+    this.header = header;
+    this.groups = groups;
+    const dialogue = groups.some((g) => g.samples.some((s) => s.turns !== undefined));
+    const samples = groups.flatMap((g) => g.samples);
+    const mean = samples.reduce((sum, s) => sum + s.reward, 0) / Math.max(1, samples.length);
+    replaceChildren(
+      this.summary,
+      h('strong', { text: header.env }),
+      ` ${header.task} · step ${formatSteps(header.step)} · ${header.algorithm}, stage ${header.stage} · `,
+      `${groups.length} group${groups.length === 1 ? '' : 's'} of ${header.group_size} · mean reward ${formatValue(mean)}`,
+    );
+    replaceChildren(
+      this.list,
+      ...groups.map((g, i) =>
+        h(
+          'li',
+          { role: 'option', id: `group-${i}`, attrs: { 'data-group': i }, on: { click: () => this.select(i) } },
+          h('code', { class: 'start', text: g.start }),
+          g.target !== undefined ? h('span', { class: 'target' }, ' → ', h('code', { text: g.target })) : null,
+          h('span', { class: 'group-summary', text: groupSummary(g) }),
+        ),
+      ),
+    );
+    this.list.setAttribute('aria-label', dialogue ? 'Dialogue openings of the batch' : 'Prompts of the batch');
+    this.select(Math.min(Math.max(0, selected), groups.length - 1), false);
+  }
+
+  select(index: number, notify = true): void {
+    if (index < 0 || index >= this.groups.length) {
+      replaceChildren(this.detail, h('p', { class: 'placeholder', text: 'This batch file holds no groups.' }));
+      this.rows = [];
+      return;
+    }
+    this.selectedIndex = index;
+    for (const item of this.list.children) item.setAttribute('aria-selected', String(item.id === `group-${index}`));
+    this.list.setAttribute('aria-activedescendant', `group-${index}`);
+    this.list.children[index]?.scrollIntoView?.({ block: 'nearest' });
+    this.renderGroup(this.groups[index]);
+    if (notify) this.onSelect(index);
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const last = this.groups.length - 1;
+    const next = { ArrowDown: this.selectedIndex + 1, ArrowUp: this.selectedIndex - 1, Home: 0, End: last }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    this.select(Math.min(Math.max(0, next), last));
+  }
+
+  private renderGroup(group: TextGroup): void {
+    const terms = this.header?.terms ?? [];
+    this.rows = sampleRows(group, terms);
+    const dialogue = group.samples.some((s) => s.turns !== undefined);
+    const head = ['#', dialogue ? 'dialogue' : 'completion', 'reward', ...terms.map((t) => `term: ${t}`), 'advantage', 'verdict'];
+    replaceChildren(
+      this.detail,
+      h(
+        'h3',
+        { class: 'group-title' },
+        dialogue ? 'Opening ' : 'Prompt ',
+        h('code', { text: group.start }),
+        group.target !== undefined ? ' · target ' : null,
+        group.target !== undefined ? h('code', { text: group.target }) : null,
+      ),
+      h(
+        'table',
+        { class: 'samples', attrs: { 'data-table': 'samples' } },
+        h('caption', { class: 'hint', text: `${group.samples.length} samples, highest advantage first (# is the order they were sampled in)` }),
+        h('thead', {}, h('tr', {}, ...head.map((c, i) => h('th', { class: i === 1 || i === head.length - 1 ? '' : 'num', text: c, attrs: { scope: 'col' } })))),
+        h(
+          'tbody',
+          {},
+          ...this.rows.map((row) =>
+            h(
+              'tr',
+              { attrs: { 'data-sample': row.index, 'data-verdict': row.verdict } },
+              h('th', { class: 'num', text: String(row.index), attrs: { scope: 'row' } }),
+              h('td', { class: 'sample' }, row.turns ? dialogueView(row.turns) : completionView(row.text)),
+              h('td', { class: 'num', text: formatValue(row.reward) }),
+              ...terms.map((t) => h('td', { class: 'num', attrs: { 'data-term': t }, text: formatValue(row.terms[t]) })),
+              h('td', { class: `num advantage ${row.advantage > 0 ? 'positive' : row.advantage < 0 ? 'negative' : 'zero'}`, text: signed(row.advantage) }),
+              h('td', { class: `verdict ${row.verdict}`, text: VERDICT_TEXT[row.verdict] }),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+}
+
+function completionView(text: string | undefined): HTMLElement {
+  if (text === undefined) return h('span', { class: 'placeholder', text: 'no text recorded' });
+  if (text === '') return h('span', { class: 'placeholder', text: '(empty)' });
+  return h('code', { class: 'completion', text });
+}
+
+/** The turns after the opening, one line each, the speaker named (not told by colour alone). */
+function dialogueView(turns: [string, string][]): HTMLElement {
+  return h(
+    'ol',
+    { class: 'dialogue' },
+    ...turns.map(([who, said]) =>
+      h('li', { class: `turn ${who === 'agent' ? 'agent' : 'env'}` }, h('span', { class: 'speaker', text: who }), said === '' ? h('span', { class: 'placeholder', text: '(empty)' }) : h('code', { class: 'said', text: said })),
+    ),
+  );
+}
