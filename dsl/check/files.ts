@@ -28,22 +28,84 @@ export function checkImports(ctx: CheckContext): void {
   }
 }
 
-/** A path of imports from `from` back to `target`, if there is one. */
+/**
+ * A path of imports from `from` back to `target`, if there is one: a breadth-first search
+ * within the component of files that import each other (components are computed once per
+ * model), so that a long chain of imports costs linear time, and no recursion.
+ */
 function findCycle(ctx: CheckContext, from: string, target: string): string[] | undefined {
-  const seen = new Set<string>();
-  const walk = (current: string): string[] | undefined => {
-    if (current === target) return [current];
-    if (seen.has(current)) return undefined;
-    seen.add(current);
-    const unit = ctx.model.unitByPath(current);
-    for (const imp of unit?.imports ?? []) {
-      if (!imp.path) continue;
-      const rest = walk(imp.path);
-      if (rest) return [current, ...rest];
+  const component = componentsOf(ctx.model);
+  if (component.get(from) === undefined || component.get(from) !== component.get(target)) return undefined;
+  const parent = new Map<string, string | null>([[from, null]]);
+  const queue = [from];
+  for (let head = 0; head < queue.length; head++) {
+    const current = queue[head]!;
+    if (current === target) {
+      const route: string[] = [];
+      for (let at: string | null = current; at !== null; at = parent.get(at)!) route.push(at);
+      return route.reverse();
     }
-    return undefined;
-  };
-  return walk(from);
+    for (const imp of ctx.model.unitByPath(current)?.imports ?? []) {
+      if (imp.path && !parent.has(imp.path) && component.get(imp.path) === component.get(from)) {
+        parent.set(imp.path, current);
+        queue.push(imp.path);
+      }
+    }
+  }
+  return undefined;
+}
+
+const COMPONENTS = new WeakMap<CheckContext['model'], Map<string, number>>();
+
+/** Each file's strongly connected component of the import graph (Tarjan's algorithm, iteratively). */
+function componentsOf(model: CheckContext['model']): Map<string, number> {
+  const cached = COMPONENTS.get(model);
+  if (cached) return cached;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const component = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  let counter = 0;
+  let components = 0;
+  const importsOf = (p: string) => (model.unitByPath(p)?.imports ?? []).flatMap((imp) => (imp.path && model.unitByPath(imp.path) ? [imp.path] : []));
+  for (const unit of model.units) {
+    if (index.has(unit.path)) continue;
+    const work: { node: string; next: number; edges: string[] }[] = [];
+    const open = (node: string) => {
+      index.set(node, counter);
+      low.set(node, counter++);
+      stack.push(node);
+      onStack.add(node);
+      work.push({ node, next: 0, edges: importsOf(node) });
+    };
+    open(unit.path);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      if (frame.next < frame.edges.length) {
+        const to = frame.edges[frame.next++]!;
+        if (!index.has(to)) open(to);
+        else if (onStack.has(to)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const up = work[work.length - 1]!.node;
+        low.set(up, Math.min(low.get(up)!, low.get(frame.node)!));
+      }
+      if (low.get(frame.node) === index.get(frame.node)) {
+        for (;;) {
+          const member = stack.pop()!;
+          onStack.delete(member);
+          component.set(member, components);
+          if (member === frame.node) break;
+        }
+        components++;
+      }
+    }
+  }
+  COMPONENTS.set(model, component);
+  return component;
 }
 
 export function checkDuplicateNames(ctx: CheckContext): void {

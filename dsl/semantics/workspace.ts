@@ -76,18 +76,24 @@ export class Workspace {
     return read;
   }
 
-  /** The units of `roots` and of every file they import, transitively, each once. */
+  /**
+   * The units of `roots` and of every file they import, transitively, each once, depth first
+   * in import order. Iterative: an import chain may be thousands of files long.
+   */
   closure(roots: string[]): SourceUnit[] {
     const seen = new Map<string, SourceUnit>();
-    const visit = (p: string) => {
-      const key = path.resolve(p);
-      if (seen.has(key)) return;
+    const stack = [...roots].reverse();
+    while (stack.length > 0) {
+      const key = path.resolve(stack.pop()!);
+      if (seen.has(key)) continue;
       const unit = this.unit(key);
-      if (!unit) return;
+      if (!unit) continue;
       seen.set(key, unit);
-      for (const imp of unit.imports) if (imp.path) visit(imp.path);
-    };
-    roots.forEach(visit);
+      for (let i = unit.imports.length - 1; i >= 0; i--) {
+        const imported = unit.imports[i]!.path;
+        if (imported) stack.push(imported);
+      }
+    }
     return [...seen.values()];
   }
 }

@@ -3,32 +3,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { repoRoot } from '../helpers/repo.js';
+import { GOOD, scratch } from './scratch.js';
 
-const bin = path.join(repoRoot(), 'bin', 'rlx.js');
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-cli-'));
-after(() => fs.rmSync(work, { recursive: true, force: true }));
-
-function rlx(...args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: work, encoding: 'utf8' });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function write(name: string, text: string | Buffer): string {
-  const file = path.join(work, name);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  return name;
-}
-
-const GOOD = `env Pole = CartPole { max_steps: 500 }
-policy Actor = mlp { hidden: [64, 64] }
-algorithm Tuned = PPO { learning_rate: linear(2.5e-4, 0) }
-experiment Balance { env: Pole, policy: Actor, algorithm: Tuned, budget: 10k }
-`;
+const { work, rlx, write } = scratch('rlx-cli-');
 
 describe('rlx check', () => {
   test('a clean file: exit 0 and a summary', () => {
@@ -184,7 +164,7 @@ describe('a fresh checkout', () => {
   test('bin/rlx.js before `npm run build`: says what to run, not a stack trace', () => {
     const checkout = path.join(work, 'unbuilt');
     fs.mkdirSync(path.join(checkout, 'bin'), { recursive: true });
-    fs.copyFileSync(bin, path.join(checkout, 'bin', 'rlx.js'));
+    fs.copyFileSync(path.join(repoRoot(), 'bin', 'rlx.js'), path.join(checkout, 'bin', 'rlx.js'));
     fs.writeFileSync(path.join(checkout, 'package.json'), '{ "type": "module" }\n');
     const r = spawnSync(process.execPath, [path.join(checkout, 'bin', 'rlx.js'), '--version'], { encoding: 'utf8' });
     assert.equal(r.status, 2, r.stderr);

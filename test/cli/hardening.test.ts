@@ -2,35 +2,13 @@
 // items 5, 10, 11), and check-time honesty (issue 15 item 10): each fails cleanly, with where
 // and what to do, instead of exhausting the heap, hanging or replacing a file it should not.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { repoRoot } from '../helpers/repo.js';
+import { describe, test } from 'node:test';
+import { GOOD, scratch } from './scratch.js';
 
-const bin = path.join(repoRoot(), 'bin', 'rlx.js');
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-hardening-'));
-after(() => fs.rmSync(work, { recursive: true, force: true }));
-
-function rlx(...args: string[]): { code: number; stdout: string; stderr: string } {
-  // A small heap: materialising a large sweep would exhaust it at once.
-  const r = spawnSync(process.execPath, ['--max-old-space-size=256', bin, ...args], { cwd: work, encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 30 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function write(name: string, text: string | Buffer): string {
-  const file = path.join(work, name);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  return name;
-}
-
-const GOOD = `env Pole = CartPole { max_steps: 500 }
-policy Actor = mlp { hidden: [64, 64] }
-algorithm Tuned = PPO { learning_rate: linear(2.5e-4, 0) }
-experiment Balance { env: Pole, policy: Actor, algorithm: Tuned, budget: 10k }
-`;
+// A small heap: materialising a large sweep would exhaust it at once.
+const { work, rlx, write } = scratch('rlx-hardening-', ['--max-old-space-size=256']);
 
 const values = (n: number) => `[${Array.from({ length: n }, (_, k) => k + 1).join(', ')}]`;
 

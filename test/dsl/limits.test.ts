@@ -37,4 +37,15 @@ describe('limits', () => {
     const chain = Array(MAX_OPERATORS).fill('obs.x').join(' * ');
     assert.deepEqual(problems(`env E = CartPole {}\nreward R { term a = ${inner} + ${chain} }\n`).length, 0);
   });
+
+  test('an import chain of 10,000 files checks clean, and a cycle at its end is still found', () => {
+    const n = 10_000;
+    const files: Record<string, string> = {};
+    for (let i = 0; i < n; i++) files[`f${i}.rlx`] = `${i + 1 < n ? `import "./f${i + 1}.rlx"\n` : ''}env E${i} = CartPole {}\n`;
+    assert.deepEqual(check(files, ['f0.rlx']).problems(), []);
+    files[`f${n - 1}.rlx`] = `import "./f${n - 3}.rlx"\nenv E${n - 1} = CartPole {}\n`;
+    const cycles = check(files, ['f0.rlx']).problems().filter((d) => d.code === 'import-cycle');
+    assert.equal(cycles.length, 3, 'each of the three files in the loop reports it');
+    assert.ok(cycles.some((d) => d.message === `import cycle: f${n - 1}.rlx -> f${n - 3}.rlx -> f${n - 2}.rlx -> f${n - 1}.rlx`), cycles.map((d) => d.message).join(' | '));
+  });
 });
