@@ -8,6 +8,7 @@ import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FEATURES } from './not-implemented.js'
 import { POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, type EnvSpec } from '../dsl/schema/index.js';
+import { textModuleRewardTermsWhy } from '../dsl/schema/env-module.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends Error {
@@ -34,17 +35,25 @@ function paramProblems(read: () => unknown): string[] {
   }
 }
 
-/** Throws a PlanError unless this runtime implements everything `plan` uses. */
-export function checkPlan(plan: Plan): void {
+/**
+ * Throws a PlanError unless this runtime implements everything `plan` uses. A user module's
+ * kind (text or numeric) is known once it is loaded: pass `envModule` then; before, what
+ * depends on it is left to that second check.
+ */
+export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): void {
   const problems: string[] = [];
   if (plan.rlx_plan !== PLAN_FORMAT) {
     throw new PlanError([`plan format ${String(plan.rlx_plan)} is not the one this runtime reads (${PLAN_FORMAT}); recompile the plan with this version of rlx`]);
   }
   // A user module's spaces are only known once it is loaded (the env workload checks them then).
-  if (plan.env.kind !== 'module') {
+  const isModule = plan.env.kind === 'module';
+  if (!isModule) {
     const problem = builtinProblem('env', plan.env.kind, [...envKinds(), ...TEXT_ENVS]);
     if (problem) problems.push(problem);
   }
+  /** Whether the env's actions are text; undefined for a module not loaded yet. */
+  const text = isModule ? (envModule ? Boolean(envModule.text) : undefined) : isTextEnv(plan.env.kind);
+  const envLabel = isModule ? `env ${plan.env.name} (module "${plan.env.module ?? ''}")` : plan.env.kind;
   const policyProblem = builtinProblem('policy', plan.policy.kind, POLICIES.map((p) => p.name));
   if (policyProblem) problems.push(policyProblem);
   else {
@@ -52,11 +61,10 @@ export function checkPlan(plan: Plan): void {
     problems.push(...paramProblems(() => definition.settings(plan.policy.params)));
     // Text envs train a token model, the others an actor-critic over observation vectors.
     const name = `policy ${plan.policy.name} (${plan.policy.kind})`;
-    if (isTextEnv(plan.env.kind) && !definition.tokenModel) problems.push(`${name} cannot write text: ${plan.env.kind} needs a transformer policy`);
-    if (!isTextEnv(plan.env.kind) && !definition.actorCritic) problems.push(`${name} reads tokens, not observation vectors: ${plan.env.kind} needs an mlp policy`);
+    if (text === true && !definition.tokenModel) problems.push(`${name} cannot write text: ${envLabel} needs a transformer policy`);
+    if (text === false && !definition.actorCritic) problems.push(`${name} reads tokens, not observation vectors: ${envLabel} needs an mlp policy`);
   }
-  const text = isTextEnv(plan.env.kind);
-  if (plan.stages.length !== 1 && !text) problems.push(NOT_IMPLEMENTED_FEATURES.stages);
+  if (plan.stages.length !== 1 && text === false) problems.push(NOT_IMPLEMENTED_FEATURES.stages);
   for (const stage of plan.stages) {
     const algorithm = stage.algorithm.kind;
     const problem = builtinProblem('algorithm', algorithm, ALGORITHMS.map((a) => a.name));
@@ -64,9 +72,9 @@ export function checkPlan(plan: Plan): void {
     if (problem || !definition) problems.push(problem!);
     else {
       problems.push(...paramProblems(() => definition.params(stage.algorithm.params)));
-      if (envKinds().includes(plan.env.kind) || text) {
+      if (envKinds().includes(plan.env.kind) || text === true) {
         const action = text ? 'text' : envInfo(plan.env.kind).actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
-        if (!definition.actions.includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${plan.env.kind})`);
+        if (!definition.actions.includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${envLabel})`);
       }
     }
     // SFT runs its own `updates` without a budget; other algorithms need one.
@@ -79,6 +87,8 @@ export function checkPlan(plan: Plan): void {
   if (plan.curriculum) problems.push(NOT_IMPLEMENTED_FEATURES.curriculum);
   const rewardWhy = builtin(plan.env.kind)?.declKind === 'env' ? (builtin(plan.env.kind) as EnvSpec).rewardTermsNotImplemented : undefined;
   if (plan.reward && rewardWhy) problems.push(rewardWhy);
+  // A text module's dialogues train on the rewards its step() returns, as GuessNumber's do.
+  if (plan.reward && isModule && text === true) problems.push(textModuleRewardTermsWhy(envLabel));
   if (!Number.isSafeInteger(plan.envs) || plan.envs < 1) problems.push(`envs must be a positive whole number, got ${String(plan.envs)}`);
   if (plan.seeds.length === 0) problems.push('the plan lists no seeds');
   if (problems.length > 0) throw new PlanError(problems);

@@ -82,7 +82,8 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   let parts: RunParts | undefined;
   let run: RunDirectory;
   try {
-    const workload = isTextEnv(plan.env.kind) ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }) : EnvWorkload.create(plan, seed, envModule);
+    if (envModule) checkPlan(plan, envModule);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
     if (envModule) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_ENV_MODULE), envModule.code);
@@ -132,7 +133,8 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
     envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
-    const workload = isTextEnv(plan.env.kind) ? TextWorkload.create(plan, state.seed, bundledDataset(runDir)) : EnvWorkload.create(plan, state.seed, envModule);
+    if (envModule) checkPlan(plan, envModule);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, notes);
   } catch (err) {

@@ -59,7 +59,8 @@ function envOf(ctx: CheckContext, experiment: DeclSymbol): EnvSpec | 'module' | 
   if (!target) return undefined;
   if (target.kind === 'builtin') return target.spec.declKind === 'env' ? target.spec : undefined;
   const root = ctx.model.effective(target.symbol).root;
-  if (root.kind === 'module') return 'module';
+  // A module that declares its spec (a text env, say) is paired like the built-in it resembles.
+  if (root.kind === 'module') return ctx.model.envSpec(target) ?? 'module';
   return root.kind === 'builtin' && root.spec.declKind === 'env' ? root.spec : undefined;
 }
 

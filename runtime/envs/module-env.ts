@@ -4,6 +4,7 @@
 // (module-worker.ts); nothing here knows about threads.
 import * as path from 'node:path';
 import { envModuleSpec, type EnvModuleSpec } from '../../dsl/schema/env-module.js';
+import { TextModuleEnv } from './module-text-env.js';
 import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A module that cannot be loaded or does not fulfil the interface; the message says what to fix. */
@@ -28,13 +29,19 @@ export function describeThrown(value: unknown): string {
   return `${short(value)} (not an Error)`;
 }
 
+/** What makes a module's copies: numeric envs, or text envs (a spec with `actions: 'text'`). */
+export type ModuleMaker =
+  | { readonly text: false; make(params: Record<string, unknown>): ModuleEnv }
+  | { readonly text: true; make(params: Record<string, unknown>): TextModuleEnv };
+
 /** The copy maker of a module's exports; throws an EnvModuleError when it exports none. */
-export function envMaker(exports: Record<string, unknown>, origin: string): (params: Record<string, unknown>) => ModuleEnv {
+export function moduleMaker(exports: Record<string, unknown>, origin: string): ModuleMaker {
   const make = exports.default ?? exports.createEnv;
   if (typeof make !== 'function') {
     throw new EnvModuleError(`the env module ${origin} must export a class or a function as its default export (or \`createEnv\`); it exports: ${Object.keys(exports).join(', ') || 'nothing'}`);
   }
-  const isClass = typeof (make as { prototype?: { step?: unknown } }).prototype?.step === 'function';
+  // A class without a step() is still a class: construct it, so the copy's check can say what it lacks.
+  const isClass = typeof (make as { prototype?: { step?: unknown } }).prototype?.step === 'function' || /^class\b/.test(Function.prototype.toString.call(make));
   const kind = path.basename(origin).replace(/\.(ts|js|mjs|cjs)$/, '');
   let spec: EnvModuleSpec | undefined;
   if (exports.spec !== undefined) {
@@ -42,15 +49,22 @@ export function envMaker(exports: Record<string, unknown>, origin: string): (par
     if ('problem' in read) throw new EnvModuleError(`${origin}: ${read.problem} (docs/language.md#user-environments)`);
     spec = read.spec;
   }
-  return (params) => {
-    let user: UserEnv;
+  const user = (params: Record<string, unknown>): UserEnv => {
     try {
-      user = isClass ? new (make as new (p: Record<string, unknown>) => UserEnv)(params) : (make as (p: Record<string, unknown>) => UserEnv)(params);
+      return isClass ? new (make as new (p: Record<string, unknown>) => UserEnv)(params) : (make as (p: Record<string, unknown>) => UserEnv)(params);
     } catch (err) {
       throw new EnvModuleError(`creating the env of ${origin} failed: ${describeThrown(err)}`);
     }
-    return new ModuleEnv(user, kind, origin, params, spec);
   };
+  if (spec?.text) return { text: true, make: (params) => new TextModuleEnv(user(params), kind, origin, spec) };
+  return { text: false, make: (params) => new ModuleEnv(user(params), kind, origin, params, spec) };
+}
+
+/** The copy maker of a numeric module's exports. */
+export function envMaker(exports: Record<string, unknown>, origin: string): (params: Record<string, unknown>) => ModuleEnv {
+  const maker = moduleMaker(exports, origin);
+  if (maker.text) throw new EnvModuleError(`${origin} is a text env (spec.actions: 'text'); it makes dialogues, not numeric env copies`);
+  return maker.make;
 }
 
 function checkSpace(value: unknown, what: string, origin: string): Space {
@@ -177,7 +191,7 @@ function isNumbers(value: unknown): value is number[] | Float64Array | Float32Ar
   return (Array.isArray(value) && value.every((v) => typeof v === 'number')) || value instanceof Float64Array || value instanceof Float32Array;
 }
 
-function short(value: unknown): string {
+export function short(value: unknown): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);

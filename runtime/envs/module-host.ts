@@ -12,7 +12,9 @@ import { Worker } from 'node:worker_threads';
 import { Rng } from '../random.js';
 import { EnvModuleError } from './module-env.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
+import type { TextReset, TextStep } from './module-text-env.js';
 import type { CopyBatch } from './vector.js';
+import type { TextModuleSpec } from '../../dsl/schema/env-module.js';
 import { spaceSize, type Env, type FastEnv, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A call into the module was cut short by Ctrl-C (SIGINT); the process's SIGINT listeners have been told. */
@@ -33,6 +35,14 @@ export interface ModuleHostOptions {
  * loop instead, and is heard when the step returns or times out.)
  */
 const PLAIN_WAIT_MS = 10;
+
+/** What a text module's worker says of it (module-text-env.ts). */
+export interface TextModuleInfo {
+  readonly kind: string;
+  readonly bounds: TextModuleSpec;
+  readonly infoFields: readonly string[];
+  readonly hasExpert: boolean;
+}
 
 interface ModuleInfo {
   readonly kind: string;
@@ -63,13 +73,13 @@ export class ModuleHost implements CopyBatch {
   private constructor(
     private readonly worker: Worker,
     private readonly channel: Channel,
-    readonly info: ModuleInfo,
+    private readonly module: ModuleInfo | TextModuleInfo,
     private readonly options: ModuleHostOptions,
   ) {
     this.timeoutMs = options.timeoutSeconds * 1000;
-    this.layout = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace), info.infoFields.length);
+    this.layout = layoutOf(module);
     this.records = channel.numbers.length / this.layout.width;
-    this.actionDim = spaceSize(info.actionSpace);
+    this.actionDim = 'actionSpace' in module ? spaceSize(module.actionSpace) : 0;
     worker.on('exit', (code) => this.end(`env ${options.name}'s module stopped (exit code ${code})`));
     worker.on('error', (err) => this.end(`env ${options.name}'s module failed: ${err.message}`));
     // The trainer's process must not stay alive for an idle worker.
@@ -89,7 +99,7 @@ export class ModuleHost implements CopyBatch {
     const worker = new Worker(workerFile(), { workerData: setup, execArgv: [] });
     try {
       const info = await hello(worker, origin, options);
-      const { width } = recordLayout(spaceSize(info.observationSpace), spaceSize(info.actionSpace), info.infoFields.length);
+      const { width } = layoutOf(info);
       const records = Math.max(1, Math.min(MAX_RECORDS, Math.floor(MAX_RECORD_BYTES / 8 / width)));
       const channel = Channel.create(records * width);
       worker.postMessage(channel.buffer);
@@ -102,8 +112,20 @@ export class ModuleHost implements CopyBatch {
     }
   }
 
+  /** What a numeric module is (its spaces and names). */
+  get info(): ModuleInfo {
+    if (!('observationSpace' in this.module)) throw new EnvModuleError(`env ${this.options.name} is a text env (spec.actions: 'text'): it has dialogues, not observation vectors`);
+    return this.module;
+  }
+
+  /** What a text module declares; null for a numeric one. */
+  get text(): TextModuleInfo | null {
+    return 'bounds' in this.module ? this.module : null;
+  }
+
   /** Makes one env copy from the plan's params, in the worker. */
   create(params: Record<string, unknown>): Env {
+    const info = this.info;
     this.channel.writeText(JSON.stringify(params));
     this.request(OP.create, -1, 'constructor');
     const copy = this.channel.control[SLOT.copy];
@@ -112,7 +134,35 @@ export class ModuleHost implements CopyBatch {
       grown.set(this.preparedAt);
       this.preparedAt = grown;
     }
-    return new RemoteEnv(this, copy, this.channel.scalars[0]);
+    return new RemoteEnv(this, info, copy, this.channel.scalars[0]);
+  }
+
+  /** Makes one copy of a text module from the plan's params, in the worker; its number for the calls below. */
+  createText(params: Record<string, unknown>): number {
+    if (!this.text) throw new EnvModuleError(`env ${this.options.name} is not a text env (its spec does not say actions: 'text')`);
+    this.channel.writeText(JSON.stringify(params));
+    this.request(OP.create, -1, 'constructor');
+    return this.channel.control[SLOT.copy];
+  }
+
+  /** A text copy's reset(seed): the env's opening message. */
+  textReset(copy: number, seed: number): TextReset {
+    this.channel.scalars[0] = seed;
+    this.request(OP.textReset, copy, 'reset()');
+    return JSON.parse(this.channel.readText()) as TextReset;
+  }
+
+  /** A text copy's step(text): the env's reply, reward, done and success. */
+  textStep(copy: number, text: string): TextStep {
+    this.channel.writeText(JSON.stringify(text));
+    this.request(OP.textStep, copy, 'step()');
+    return JSON.parse(this.channel.readText()) as TextStep;
+  }
+
+  /** A text copy's expert(): the next good agent turn (null when the module has no expert). */
+  textExpert(copy: number): string | null {
+    this.request(OP.expert, copy, 'expert()');
+    return JSON.parse(this.channel.readText()) as string | null;
   }
 
   /** Stops the worker; the copies fail from then on. */
@@ -220,9 +270,14 @@ export class ModuleHost implements CopyBatch {
   }
 }
 
+/** Step records of a numeric module; a text module's calls use none (its results travel as JSON). */
+function layoutOf(module: ModuleInfo | TextModuleInfo): ReturnType<typeof recordLayout> {
+  return 'observationSpace' in module ? recordLayout(spaceSize(module.observationSpace), spaceSize(module.actionSpace), module.infoFields.length) : recordLayout(0, 0);
+}
+
 /** Waits for the module's hello; rejects with its message, or after the timeout. */
-function hello(worker: Worker, origin: string, options: ModuleHostOptions): Promise<ModuleInfo> {
-  return new Promise<ModuleInfo>((resolve, reject) => {
+function hello(worker: Worker, origin: string, options: ModuleHostOptions): Promise<ModuleInfo | TextModuleInfo> {
+  return new Promise<ModuleInfo | TextModuleInfo>((resolve, reject) => {
     const fail = (message: string) => {
       cleanup();
       reject(new EnvModuleError(message));
@@ -231,7 +286,7 @@ function hello(worker: Worker, origin: string, options: ModuleHostOptions): Prom
     const onMessage = (message: WorkerHello) => {
       if (message.type === 'failed') return fail(message.message);
       cleanup();
-      resolve(message as ModuleInfo);
+      resolve(message as ModuleInfo | TextModuleInfo);
     };
     const onError = (err: Error) => fail(`the env module ${origin} failed while loading: ${err.message}`);
     const onExit = (code: number) => fail(`the env module ${origin} ended while loading (process.exit(${code}) or similar)`);
@@ -301,12 +356,13 @@ class RemoteEnv implements FastEnv {
 
   constructor(
     private readonly host: ModuleHost,
+    private readonly module: ModuleInfo,
     readonly copy: number,
     readonly maxSteps: number,
   ) {
-    this.obsDim = spaceSize(host.info.observationSpace);
-    this.actionDim = spaceSize(host.info.actionSpace);
-    this.info = new Float64Array(host.info.infoFields.length);
+    this.obsDim = spaceSize(module.observationSpace);
+    this.actionDim = spaceSize(module.actionSpace);
+    this.info = new Float64Array(module.infoFields.length);
   }
 
   /** VecEnv steps the copies of one module together (vector.ts CopyBatch). */
@@ -315,19 +371,19 @@ class RemoteEnv implements FastEnv {
   }
 
   get kind(): string {
-    return this.host.info.kind;
+    return this.module.kind;
   }
   get observationSpace(): Space {
-    return this.host.info.observationSpace;
+    return this.module.observationSpace;
   }
   get actionSpace(): Space {
-    return this.host.info.actionSpace;
+    return this.module.actionSpace;
   }
   get obsFields(): readonly string[] {
-    return this.host.info.obsFields;
+    return this.module.obsFields;
   }
   get infoFields(): readonly string[] {
-    return this.host.info.infoFields;
+    return this.module.infoFields;
   }
 
   seed(seed: number, stream = 0): void {

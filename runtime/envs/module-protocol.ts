@@ -4,8 +4,13 @@
 // messages so that the trainer can wait for an answer synchronously (the env API is
 // synchronous) and give up after a timeout.
 
-/** What the worker is asked to do. */
-export const OP = { create: 1, reset: 2, step: 3 } as const;
+import type { TextModuleSpec } from '../../dsl/schema/env-module.js';
+
+/**
+ * What the worker is asked to do. A text env's calls (textReset, textStep, expert) carry their
+ * arguments and results as JSON in the text block: the agent's turn in, the checked result out.
+ */
+export const OP = { create: 1, reset: 2, step: 3, textReset: 4, textStep: 5, expert: 6 } as const;
 
 /** How a request ended. */
 export const STATUS = { ok: 0, failed: 1, exited: 2 } as const;
@@ -86,6 +91,7 @@ export class Channel {
 /** Sent by the worker once the module loaded and a first copy passed its probe (or failed). */
 export type WorkerHello =
   | { readonly type: 'ready'; readonly kind: string; readonly observationSpace: unknown; readonly actionSpace: unknown; readonly obsFields: readonly string[]; readonly infoFields: readonly string[] }
+  | { readonly type: 'ready-text'; readonly kind: string; readonly bounds: TextModuleSpec; readonly infoFields: readonly string[]; readonly hasExpert: boolean }
   | { readonly type: 'failed'; readonly message: string };
 
 /** The worker's workerData. */

@@ -8,12 +8,15 @@
 // trainer terminates it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { describeThrown, envMaker, probe, type ModuleEnv } from './module-env.js';
+import { describeThrown, moduleMaker, probe, type ModuleEnv } from './module-env.js';
+import { probeText, type TextModuleEnv } from './module-text-env.js';
 import { spaceSize } from './types.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 
 const setup = workerData as WorkerSetup;
 const copies: ModuleEnv[] = [];
+/** A text module's copies (the module is one kind or the other). */
+const textCopies: TextModuleEnv[] = [];
 let channel: Channel | undefined;
 /** The request being answered (0: none), and what it runs, for a process.exit() inside it. */
 let current = 0;
@@ -40,7 +43,12 @@ function serve(c: Channel): void {
   const op = c.control[SLOT.op];
   if (op === OP.create) {
     currentWhat = 'the constructor';
-    const params = JSON.parse(new TextDecoder().decode(c.text.slice(0, c.control[SLOT.textLength]))) as Record<string, unknown>;
+    const params = JSON.parse(c.readText()) as Record<string, unknown>;
+    if (makeText) {
+      textCopies.push(makeText(params));
+      c.control[SLOT.copy] = textCopies.length - 1;
+      return;
+    }
     const env = make(params);
     copies.push(env);
     c.control[SLOT.copy] = copies.length - 1;
@@ -52,6 +60,13 @@ function serve(c: Channel): void {
     currentWhat = 'reset()';
     const seeded = (c.control[SLOT.flags] & FLAG.seeded) !== 0;
     writeObs(c, env.reset(seeded ? c.scalars[0] : undefined).obs);
+    return;
+  }
+  if (op === OP.textReset || op === OP.textStep || op === OP.expert) {
+    const env = textCopies[c.control[SLOT.copy]];
+    currentWhat = op === OP.textReset ? 'reset()' : op === OP.textStep ? 'step()' : 'expert()';
+    const result = op === OP.textReset ? env.reset(c.scalars[0]) : op === OP.textStep ? env.step(JSON.parse(c.readText()) as string) : env.expert();
+    c.writeText(JSON.stringify(result));
     return;
   }
   currentWhat = 'step()';
@@ -96,6 +111,7 @@ function loop(c: Channel): never {
 }
 
 let make: (params: Record<string, unknown>) => ModuleEnv;
+let makeText: ((params: Record<string, unknown>) => TextModuleEnv) | undefined;
 let layout: ReturnType<typeof recordLayout> | undefined;
 try {
   let exports: Record<string, unknown>;
@@ -104,11 +120,19 @@ try {
   } catch (err) {
     throw new Error(`the env module ${setup.origin} failed while loading: ${describeThrown(err)}`);
   }
-  make = envMaker(exports, setup.origin);
-  const first = make(setup.params);
-  probe(first, setup.origin);
-  layout = recordLayout(spaceSize(first.observationSpace), spaceSize(first.actionSpace), first.infoFields.length);
-  hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields, infoFields: first.infoFields });
+  const maker = moduleMaker(exports, setup.origin);
+  if (maker.text) {
+    makeText = maker.make;
+    const first = makeText(setup.params);
+    probeText(first);
+    hello({ type: 'ready-text', kind: first.kind, bounds: first.bounds, infoFields: first.infoFields, hasExpert: first.hasExpert });
+  } else {
+    make = maker.make;
+    const first = make(setup.params);
+    probe(first, setup.origin);
+    layout = recordLayout(spaceSize(first.observationSpace), spaceSize(first.actionSpace), first.infoFields.length);
+    hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields, infoFields: first.infoFields });
+  }
 } catch (err) {
   hello({ type: 'failed', message: describeThrown(err) });
 }

@@ -16,22 +16,40 @@
 //     reset(seed) { return { obs: [...], info: {} }; }
 //     step(action) { return { obs, reward, terminated, truncated, info: {} }; }
 //   }
+//
+// A text env (a dialogue) declares `spec.actions: 'text'` and has reset(seed) -> { observation },
+// step(text) -> { observation, reward, done, info } and optionally expert() (module-text-env.ts).
 import * as fs from 'node:fs';
 import { MODULE_ENV_PARAMS } from '../../dsl/schema/index.js';
 import { PlanParams } from '../plan-params.js';
 import { EnvModuleError } from './module-env.js';
-import { EnvInterruptedError, ModuleHost } from './module-host.js';
+import { EnvInterruptedError, ModuleHost, type TextModuleInfo } from './module-host.js';
+import type { TextReset, TextStep } from './module-text-env.js';
 import type { Env } from './types.js';
 
 export { EnvInterruptedError, EnvModuleError };
 
 export interface LoadedEnvModule {
-  /** Makes one env copy from the plan's params. */
+  /** Makes one env copy from the plan's params (a numeric module). */
   create(params: Record<string, unknown>): Env;
+  /** A text module's copies (spec.actions: 'text'); null for a numeric one. */
+  readonly text: TextModule | null;
   /** The bundled code, to keep in the run directory. */
   code: string;
   /** Stops the module's worker thread; its copies fail from then on. */
   close(): void;
+}
+
+/** A text module's copies, each a dialogue env in the worker, called by number (text/module-dialogue.ts). */
+export interface TextModule {
+  /** The bounds and names the module declares, and whether it has an expert. */
+  readonly info: TextModuleInfo;
+  /** Makes a copy from the plan's params; its number. */
+  create(params: Record<string, unknown>): number;
+  reset(copy: number, seed: number): TextReset;
+  step(copy: number, text: string): TextStep;
+  /** The next good agent turn; null when the module has no expert(). */
+  expert(copy: number): string | null;
 }
 
 /** How the trainer runs a module: the env's name (for messages); its params give env_timeout. */
@@ -74,5 +92,13 @@ export async function loadBundledEnvModule(file: string, params: Record<string, 
 async function instantiate(code: string, origin: string, params: Record<string, unknown>, options: EnvModuleOptions): Promise<LoadedEnvModule> {
   const name = options.name ?? origin.replace(/^.*[\\/]/, '').replace(/\.(ts|js|mjs|cjs)$/, '');
   const host = await ModuleHost.start(code, origin, params, { name, ...moduleEnvConfig(name, params) });
-  return { create: (p) => host.create(p), code, close: () => host.close() };
+  const info = host.text;
+  const text: TextModule | null = info && {
+    info,
+    create: (p) => host.createText(p),
+    reset: (copy, seed) => host.textReset(copy, seed),
+    step: (copy, turn) => host.textStep(copy, turn),
+    expert: (copy) => host.textExpert(copy),
+  };
+  return { create: (p) => host.create(p), text, code, close: () => host.close() };
 }

@@ -5,6 +5,7 @@
 // The learners sample from the env themselves (text/text-env.ts), so there are no env copies to
 // step here; dialogues are episodes, which the learner hands over.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
+import type { LoadedEnvModule } from '../envs/user-module.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { PolicyFactory, type TokenModel } from '../policies/index.js';
 import { Rng } from '../random.js';
@@ -16,16 +17,20 @@ import type { TextTaskOptions } from '../text/config.js';
 import { DialogueEnvironment } from '../text/dialogue-env.js';
 import { TextEnvironment } from '../text/env.js';
 import { GuessNumber } from '../text/guess-number.js';
+import { ModuleDialogueEnv } from '../text/module-dialogue.js';
 import type { TextEnv } from '../text/text-env.js';
 import type { EvalOutcome, RunServices, Workload } from './workload.js';
 
-/** The text env of a plan; errors name the param. */
-export function textEnvOf(plan: Plan, options: TextTaskOptions = {}): TextEnv {
+/** The text env of a plan (`envModule`: the loaded module of a `module(...)` env); errors name the param. */
+export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?: LoadedEnvModule): TextEnv {
   switch (plan.env.kind) {
     case 'TextTask':
       return TextEnvironment.fromPlan(plan, options);
     case 'GuessNumber':
       return new DialogueEnvironment(GuessNumber.fromParams(plan.env.params), 'GuessNumber');
+    case 'module':
+      if (envModule?.text) return new DialogueEnvironment(new ModuleDialogueEnv(envModule.text, plan.env.params, `${plan.env.name} = module("${plan.env.module ?? ''}")`), 'module');
+      break;
   }
   throw new Error(`env kind ${plan.env.kind} is not a text env`);
 }
@@ -41,6 +46,8 @@ export class TextWorkload implements Workload {
   private constructor(
     readonly env: TextEnv,
     readonly model: TokenModel,
+    /** Stops what the env runs on (a user module's worker thread). */
+    private readonly closeEnv: () => void = () => {},
   ) {
     this.description = env.description;
     this.policyFields = env.policyFields;
@@ -58,15 +65,15 @@ export class TextWorkload implements Workload {
   }
 
   /** The plan's task and model for `seed`; `options` say where a dataset's file is. Errors say which param is wrong. */
-  static create(plan: Plan, seed: number, options: TextTaskOptions = {}): TextWorkload {
-    const env = textEnvOf(plan, options);
+  static create(plan: Plan, seed: number, options: TextTaskOptions = {}, envModule?: LoadedEnvModule): TextWorkload {
+    const env = textEnvOf(plan, options, envModule);
     const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy')).tokenModel(plan.stages[0]!.algorithm.kind, env.tokenizer);
     try {
       env.checkFits(model.context, `policy ${plan.policy.name}`);
     } catch (err) {
       throw new PlanError([(err as Error).message]);
     }
-    return new TextWorkload(env, model);
+    return new TextWorkload(env, model, () => envModule?.close());
   }
 
   streamName(index: number, algorithm: string): string {
@@ -120,6 +127,7 @@ export class TextWorkload implements Workload {
   }
 
   async release(): Promise<void> {
+    this.closeEnv();
     await this.model.release();
   }
 }

@@ -12,6 +12,8 @@ import {
 } from '../helpers/source.js';
 
 /** Declarations most cases lean on; each is clean on its own. */
+/** A user text env's module (only its spec is read). */
+const TOOL_TS = "export const spec = { actions: 'text', max_turns: 3, max_observation: 10, max_action: 11, info: ['success', 'calls'] };\nexport default class {}\n";
 const PRELUDE = `env Pole = CartPole { max_steps: 500 }
 env Swing = Pendulum { max_steps: 200 }
 env Arith = TextTask { task: addition(digits: 2) }
@@ -649,7 +651,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'a spec that is not valid: at the module path, with the line in the module',
       source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export default class {}\nexport const spec = { observations: ['x'], actions: 'discrte' };\n" },
       roots: ['main.rlx'],
-      message: `./mine.ts:2: spec.actions must be 'discrete' or 'continuous', not "discrte" (docs/language.md#user-environments)`,
+      message: `./mine.ts:2: spec.actions must be 'discrete', 'continuous' or 'text', not "discrte" (docs/language.md#user-environments)`,
     },
     {
       name: 'a spec that is not a literal (rlx does not run user code to check it)',
@@ -676,6 +678,15 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   ],
 
   'incompatible-env': [
+    {
+      name: 'an mlp policy on a module that declares itself a text env',
+      source: {
+        'main.rlx': 'env Tool = module("./tool.ts")\npolicy Actor = mlp { hidden: [64] }\nexperiment X { env: Tool, policy: ⟦Actor⟧, algorithm: REINFORCE, budget: 1k }\n',
+        'tool.ts': TOOL_TS,
+      },
+      roots: ['main.rlx'],
+      message: /an mlp cannot read or write text; use transformer/,
+    },
     {
       name: 'an algorithm for discrete actions on a module that declares continuous ones',
       source: {
@@ -891,6 +902,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   // instead of a crash. parse() never builds a tree that makes a check throw (the fuzz test
   // looks for one), so this case breaks a parsed tree by hand, the way a bug would.
   'not-implemented': [
+    {
+      name: 'reward terms on a user text env, at the reward property',
+      source: {
+        'main.rlx': `${PRELUDE}env Tool = module("./tool.ts")\nexperiment X { env: Tool, policy: Tiny, algorithm: REINFORCE, budget: 1k, ⟦reward⟧: Calls }\nreward Calls { term a = info.calls }\n`,
+        'tool.ts': TOOL_TS,
+      },
+      roots: ['main.rlx'],
+      severity: 'warning',
+      message: '`rlx train` will refuse this: reward terms on a user text env (./tool.ts) are not implemented yet: it trains on the rewards its step() returns',
+    },
     {
       name: 'reward terms on a dialogue env, at the reward property',
       source: `${PRELUDE}env Guess = GuessNumber { max_turns: 7 }\nexperiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, ⟦reward⟧: Text }\nreward Text { term a = length(completion) }\n`,

@@ -269,6 +269,13 @@ describe('completion in reward terms', () => {
     check({ 'main.rlx': main, 'walk.ts': 'export default class Walk {}\n' }, []);
   });
 
+  it('info. with a user text env: the names its spec declares; obs. offers none (its observations are text)', () => {
+    const main = 'env Tool = module("./tool.ts")\nreward R { term a = info.$0 }\nexperiment E { env: Tool, reward: R }';
+    const tool = "export const spec = { actions: 'text', max_turns: 3, max_observation: 10, max_action: 11, info: ['success', 'calls'] };\nexport default class Tool {}\n";
+    check({ 'main.rlx': main, 'tool.ts': tool }, ['success', 'calls']);
+    check({ 'main.rlx': main.replace('info.$0', 'obs.$0'), 'tool.ts': tool }, []);
+  });
+
   it('obs. with no experiment using the reward: the fields of every env, marked with their envs', () => {
     const items = complete('reward R { term a = obs.$0 }');
     assert.deepEqual(items.slice(0, 4).map((i) => [i.label, i.labelDetails?.description]),
