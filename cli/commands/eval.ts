@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import type { BoxSpace, DiscreteSpace } from '../../runtime/envs/types.js';
 import { isTextEnv } from '../../runtime/text/env.js';
+import type { LoadedEnvModule } from '../../runtime/envs/user-module.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
 
@@ -61,7 +62,17 @@ export const evalCommand: Command = {
     const file = values.checkpoint ?? defaultPolicy(runDir);
     if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
     // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
-    if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, values.episodes !== undefined ? episodes : undefined, Boolean(values.json));
+    const limit = values.episodes !== undefined ? episodes : undefined;
+    if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, limit, Boolean(values.json));
+    // A user module may be a text env (spec.actions: 'text'): its run evaluates as one.
+    const textModule = plan.env.kind === 'module' ? await loadRunTextModule(runDir, plan) : undefined;
+    if (textModule) {
+      try {
+        return await evalText(runDir, plan, file, limit, Boolean(values.json), textModule);
+      } finally {
+        textModule.close();
+      }
+    }
     const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32)));
     const deterministic = !values.stochastic;
     // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
@@ -104,15 +115,26 @@ async function openEnvs<T>(open: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The run's bundled module when it is a text env (else it is closed and undefined). */
+async function loadRunTextModule(runDir: string, plan: Plan): Promise<LoadedEnvModule | undefined> {
+  const [{ BUNDLED_ENV_MODULE }, { loadBundledEnvModule }] = await Promise.all([import('../../runtime/envs/run-envs.js'), import('../../runtime/envs/user-module.js')]);
+  const file = path.join(runDir, BUNDLED_ENV_MODULE);
+  if (!fs.existsSync(file)) return undefined; // openRunEnvs says what is missing
+  const loaded = await loadBundledEnvModule(file, plan.env.params, { name: plan.env.name });
+  if (loaded.text) return loaded;
+  loaded.close();
+  return undefined;
+}
+
 /** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts or dialogues. */
-async function evalText(runDir: string, plan: Plan, file: string, limit: number | undefined, json: boolean): Promise<number> {
+async function evalText(runDir: string, plan: Plan, file: string, limit: number | undefined, json: boolean, envModule?: LoadedEnvModule): Promise<number> {
   const [{ textEnvOf }, { bundledDataset }, { OnnxTokenModel }] = await Promise.all([
     import('../../runtime/trainer/text-workload.js'),
     import('../../runtime/train.js'),
     import('../../runtime/policies/transformer/onnx-token-model.js'),
   ]);
   // A dataset task reads the run's own copy of its file.
-  const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) });
+  const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) }, envModule);
   const model = await OnnxTokenModel.load(file);
   if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
     throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's env (${env.description.task}) has`);

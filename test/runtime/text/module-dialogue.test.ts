@@ -4,6 +4,7 @@
 // the agent may call) trains through train(): an SFT warm-up on its expert, then RLOO, resumed
 // from the module bundled in the run directory.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -149,6 +150,10 @@ describe('examples/calculator-tool.ts through train()', () => {
     const last = result.metrics['eval/success']!;
     assert.ok(warm >= before + 0.3 && last >= before + 0.3, `held-out success: untrained ${before}, after SFT ${warm}, at the end ${last}`);
     assert.equal((evals[0]!.returns as number[]).length, 100, 'evaluation runs seeds 0..99');
+    // rlx eval plays the same dialogues with the run's bundled module and its exported model.
+    const evaluated = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', result.runDir, '--json'], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(evaluated.status, 0, evaluated.stderr);
+    assert.equal(JSON.parse(evaluated.stdout)['eval/success'], last);
     const episodes = events.filter((e) => e.type === 'episode');
     assert.ok(episodes.length > 0 && episodes.every((e) => typeof e.success === 'boolean' && (e.length as number) >= 1 && (e.length as number) <= 3));
     const rollout = events.find((e) => e.type === 'rollout')!;
