@@ -231,11 +231,17 @@ function returnsFacts(result: TrainResult): ReturnsFacts {
   } catch {
     // No readable plan: the figures go without their notes.
   }
+  const m = result.metrics;
+  // Text runs evaluate on their env's own held-out prompts or dialogues, not `eval { episodes }`.
+  const text = m['train/mean_reward'] !== undefined || m['eval/accuracy'] !== undefined;
   return {
-    evalMean: result.metrics['eval/mean_return'],
-    evalEpisodes: evalSettings?.episodes,
+    evalMean: m['eval/mean_return'],
+    evalEpisodes: text ? undefined : evalSettings?.episodes,
     evalDeterministic: evalSettings?.deterministic,
-    trainMean: result.metrics['train/mean_return'],
+    trainMean: m['train/mean_return'],
+    evalAccuracy: m['eval/accuracy'],
+    evalSuccess: m['eval/success'],
+    trainReward: m['train/mean_reward'],
   };
 }
 

@@ -101,6 +101,9 @@ function returnsFacts(run: RunModel): ReturnsFacts {
     evalDeterministic: last?.deterministic ?? (typeof planned?.deterministic === 'boolean' ? planned.deterministic : undefined),
     trainMean: run.latestMetric('train/mean_return'),
     trainEpisodes: run.trainingEpisodes(),
+    evalAccuracy: last?.values['eval/accuracy'] ?? run.status?.metrics?.['eval/accuracy'],
+    evalSuccess: last?.values['eval/success'] ?? run.status?.metrics?.['eval/success'],
+    trainReward: run.latestMetric('train/mean_reward'),
   };
 }
 

@@ -23,3 +23,16 @@ test('either alone, nothing when neither is known or finite', () => {
   check({ evalMean: 3 }, 'eval 3.0');
   check({ evalMean: NaN, trainMean: undefined }, '');
 });
+
+test('text runs: held-out accuracy or dialogue success (greedy) instead of an eval return, and the latest batch reward', () => {
+  check(
+    { evalMean: 1.01, evalEpisodes: 256, evalDeterministic: true, evalAccuracy: 0.914, trainReward: 1.0625 },
+    'held-out accuracy 91.4% (greedy, 256 prompts) · train reward 1.063 (sampled, latest batch)',
+  );
+  check(
+    { evalMean: 0.99, evalSuccess: 0.99, trainReward: 0.75, trainMean: 0.7, trainEpisodes: 500 },
+    'held-out success 99.0% (greedy) · train 0.7 (sampled actions, last 20 episodes)',
+  );
+  // A goal-conditioned numeric env reports success too, but its eval return stays the headline.
+  check({ evalMean: -3.5, evalEpisodes: 10, evalDeterministic: true, evalSuccess: 0.8 }, 'eval -3.5 (deterministic, 10 episodes)');
+});
