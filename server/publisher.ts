@@ -48,7 +48,17 @@ export class DiagnosticsPublisher {
     clearTimeout(this.timer);
     const debounce = this.options.debounceMs ?? DEBOUNCE_MS;
     const latest = this.firstPendingAt + (this.options.maxDelayMs ?? MAX_DELAY_MS);
-    this.timer = setTimeout(() => this.flush(), Math.max(0, Math.min(debounce, latest - now)));
+    this.timer = setTimeout(() => this.flushAfterPendingInput(), Math.max(0, Math.min(debounce, latest - now)));
+  }
+
+  /**
+   * Lets messages that have already arrived go first: the check takes tens of milliseconds on a
+   * large file, and a completion read just after the timer fired would wait for all of it. The
+   * connection hands each message on with setImmediate, so two turns of the check phase let
+   * the input already read (and the requests it holds) run before the analysis starts.
+   */
+  private flushAfterPendingInput(): void {
+    setImmediate(() => setImmediate(() => (this.timer !== undefined || this.pending.size > 0 ? this.flush() : undefined)));
   }
 
   /** Analyses and publishes what is pending now. */
