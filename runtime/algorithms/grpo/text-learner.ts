@@ -12,7 +12,7 @@
 import type { TokenModel } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, GradientStep, Session, type Compute, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, type AdamState, GradientStep, Session, type Compute, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
@@ -61,7 +61,7 @@ export interface TextLearnerState {
   sampleRng: number[];
   weights: WeightSnapshot;
   reference: WeightSnapshot | null;
-  optimizer: { step: number; m: Float32Array[]; v: Float32Array[] };
+  optimizer: AdamState;
 }
 
 export class TextPolicyGradient implements Algorithm {
@@ -211,7 +211,6 @@ export class TextPolicyGradient implements Algorithm {
   }
 
   state(): TextLearnerState {
-    const adam = this.optimizer.state();
     return {
       globalStep: this.globalStep,
       updates: this.updates,
@@ -219,7 +218,7 @@ export class TextPolicyGradient implements Algorithm {
       sampleRng: this.sampleRng.getState(),
       weights: this.policy.weights.snapshot(),
       reference: this.reference ? this.reference.weights.snapshot() : null,
-      optimizer: { step: adam.step, m: [...adam.m], v: [...adam.v] },
+      optimizer: this.optimizer.state(),
     };
   }
 

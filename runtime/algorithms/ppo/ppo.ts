@@ -21,7 +21,7 @@
 import type { ActorCriticPolicy } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
-import { Adam, Graph, Session, type Compute, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
+import { Adam, type AdamState, Graph, Session, type Compute, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { explainedVariance, normalize } from '../stats.js';
 import { NonFiniteError, type Stepper } from '../stepper.js';
@@ -45,7 +45,7 @@ export interface PpoState {
   actionRng: number[];
   shuffleRng: number[];
   weights: WeightSnapshot;
-  optimizer: { step: number; m: Float32Array[]; v: Float32Array[] };
+  optimizer: AdamState;
 }
 
 type MinibatchColumn = 'obs' | 'action' | 'old_logprob' | 'advantages' | 'returns' | 'old_values';
@@ -279,14 +279,13 @@ export class Ppo implements Algorithm {
   }
 
   state(): PpoState {
-    const adam = this.optimizer.state();
     return {
       globalStep: this.globalStep,
       iteration: this.iteration,
       actionRng: this.actionRng.getState(),
       shuffleRng: this.shuffleRng.getState(),
       weights: this.policy.weights.snapshot(),
-      optimizer: { step: adam.step, m: [...adam.m], v: [...adam.v] },
+      optimizer: this.optimizer.state(),
     };
   }
 

@@ -18,7 +18,7 @@
 import type { ActorCriticPolicy } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
-import { Adam, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
+import { Adam, type AdamState, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { reinforceOnText } from './text.js';
 import type { Stepper } from '../stepper.js';
@@ -43,7 +43,7 @@ export interface ReinforceState {
   updates: number;
   actionRng: number[];
   weights: WeightSnapshot;
-  optimizer: { step: number; m: Float32Array[]; v: Float32Array[] };
+  optimizer: AdamState;
 }
 
 export class Reinforce implements Algorithm {
@@ -184,13 +184,12 @@ export class Reinforce implements Algorithm {
   }
 
   state(): ReinforceState {
-    const adam = this.optimizer.state();
     return {
       globalStep: this.globalStep,
       updates: this.updates,
       actionRng: this.actionRng.getState(),
       weights: this.policy.weights.snapshot(),
-      optimizer: { step: adam.step, m: [...adam.m], v: [...adam.v] },
+      optimizer: this.optimizer.state(),
     };
   }
 

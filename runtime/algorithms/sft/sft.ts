@@ -7,7 +7,7 @@
 import type { TokenModel } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
-import { Adam, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
+import { Adam, type AdamState, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { buildSftLoss } from './loss.js';
@@ -29,7 +29,7 @@ export interface SftState {
   updates: number;
   rng: number[];
   weights: WeightSnapshot;
-  optimizer: { step: number; m: Float32Array[]; v: Float32Array[] };
+  optimizer: AdamState;
 }
 
 export class Sft implements Algorithm {
@@ -98,13 +98,12 @@ export class Sft implements Algorithm {
   }
 
   state(): SftState {
-    const adam = this.optimizer.state();
     return {
       globalStep: this.globalStep,
       updates: this.updates,
       rng: this.rng.getState(),
       weights: this.policy.weights.snapshot(),
-      optimizer: { step: adam.step, m: [...adam.m], v: [...adam.v] },
+      optimizer: this.optimizer.state(),
     };
   }
 
