@@ -9,8 +9,9 @@ import type { Plan } from '../dsl/compile/plan.js';
 import { algorithmDefinition, type Algorithm } from './algorithms/index.js';
 import { writeFileAtomic } from './atomic-files.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
+import { BUNDLED_ENV_MODULE } from './envs/run-envs.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
-import { latestIntactCheckpoint, planHash, type CheckpointState } from './run/checkpoint.js';
+import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { RunLockedError } from './run/lock.js';
 import { processAlive } from './run/reader.js';
 import { RunDirectory, type SourceFile } from './run/run-dir.js';
@@ -20,7 +21,7 @@ import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
 import { isTextEnv, TextEnvironment } from './text/env.js';
 import { EnvWorkload } from './trainer/env-workload.js';
 import { TextWorkload } from './trainer/text-workload.js';
-import { RunFailedError, TrainingRun, type RunStage, type TrainProgress, type TrainResult } from './trainer/training-run.js';
+import { computeOn, RunFailedError, TrainingRun, type RunStage, type TrainProgress, type TrainResult } from './trainer/training-run.js';
 import type { Workload } from './trainer/workload.js';
 
 export { checkPlan, DeviceError, PlanError, RunFailedError, selectDevice, type DeviceChoice, type TrainProgress, type TrainResult };
@@ -86,7 +87,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
-    if (envModule) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_ENV_MODULE), envModule.code);
+    if (envModule) writeFileAtomic(path.join(run.dir, BUNDLED_ENV_MODULE), envModule.code);
     const dataset = workload instanceof TextWorkload && workload.env instanceof TextEnvironment ? workload.env.task.source?.file : undefined;
     if (dataset) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_DATASET), fs.readFileSync(dataset));
   } catch (err) {
@@ -132,7 +133,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
-    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, 'source', BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
+    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
@@ -163,8 +164,6 @@ export class ResumeError extends Error {
   override name = 'ResumeError';
 }
 
-/** The run directory's copy of a user env module, bundled into one file. */
-const BUNDLED_ENV_MODULE = 'env-module.mjs';
 /** The run directory's copy of a text task's `dataset(...)` file. */
 const BUNDLED_DATASET = 'dataset.jsonl';
 
@@ -200,7 +199,7 @@ async function prepare(plan: Plan, seed: number, device: DeviceChoice, workload:
   });
   const stop = plan.stop ? Condition.compile(plan.stop, 'stop') : null;
   const { stage, settings } = stages[startStage]!;
-  const first = await workload.createAlgorithm(stage, settings, TrainingRun.stageRng(seed, startStage, stage, workload), { ...compute, providers: [device.provider] });
+  const first = await workload.createAlgorithm(stage, settings, TrainingRun.stageRng(seed, startStage, stage, workload), computeOn(device, compute));
   return { workload, stages, stop, first };
 }
 

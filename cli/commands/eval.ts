@@ -44,7 +44,7 @@ export const evalCommand: Command = {
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
     if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
     // Loaded here: they bring onnxruntime, which the other commands do not need.
-    const [{ openRunEnvs }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
+    const [{ loadRunModule, openRunEnvs }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
       import('../../runtime/envs/run-envs.js'),
       import('../../runtime/evaluate.js'),
       import('../../runtime/policies/onnx-policy.js'),
@@ -64,16 +64,16 @@ export const evalCommand: Command = {
     // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
     const limit = values.episodes !== undefined ? episodes : undefined;
     if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, limit, Boolean(values.json));
-    // A user module may be a text env (spec.actions: 'text'): its run evaluates as one.
-    const textModule = plan.env.kind === 'module' ? await loadRunTextModule(runDir, plan) : undefined;
-    if (textModule) {
+    // A user module is loaded once: it may be a text env (spec.actions: 'text'), whose run evaluates as one.
+    const module = plan.env.kind === 'module' ? await openEnvs(() => loadRunModule(runDir, plan)) : undefined;
+    if (module?.text) {
       try {
-        return await evalText(runDir, plan, file, limit, Boolean(values.json), textModule);
+        return await evalText(runDir, plan, file, limit, Boolean(values.json), module);
       } finally {
-        textModule.close();
+        module.close();
       }
     }
-    const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32)));
+    const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32), module));
     const deterministic = !values.stochastic;
     // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
     // same problem; episodes come from streams no training or in-run evaluation used.
@@ -113,17 +113,6 @@ async function openEnvs<T>(open: () => Promise<T>): Promise<T> {
   } catch (err) {
     throw asUserError(err);
   }
-}
-
-/** The run's bundled module when it is a text env (else it is closed and undefined). */
-async function loadRunTextModule(runDir: string, plan: Plan): Promise<LoadedEnvModule | undefined> {
-  const [{ BUNDLED_ENV_MODULE }, { loadBundledEnvModule }] = await Promise.all([import('../../runtime/envs/run-envs.js'), import('../../runtime/envs/user-module.js')]);
-  const file = path.join(runDir, BUNDLED_ENV_MODULE);
-  if (!fs.existsSync(file)) return undefined; // openRunEnvs says what is missing
-  const loaded = await loadBundledEnvModule(file, plan.env.params, { name: plan.env.name });
-  if (loaded.text) return loaded;
-  loaded.close();
-  return undefined;
 }
 
 /** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts or dialogues. */

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { makeVecEnv } from './registry.js';
-import { EnvModuleError, loadBundledEnvModule } from './user-module.js';
+import { EnvModuleError, loadBundledEnvModule, type LoadedEnvModule } from './user-module.js';
 import { VecEnv } from './vector.js';
 
 /** Where a run directory keeps its bundled env module (the trainer writes it there). */
@@ -17,14 +17,22 @@ export interface RunEnvs {
   close(): void;
 }
 
-/** `count` copies of the env of the run in `runDir`. */
-export async function openRunEnvs(runDir: string, plan: Plan, count: number): Promise<RunEnvs> {
-  if (plan.env.kind !== 'module') return { vec: makeVecEnv(plan.env.kind, plan.env.params, count), close: () => {} };
+/** The module the run in `runDir` keeps bundled (its plan's env is `module(...)`). */
+export async function loadRunModule(runDir: string, plan: Plan): Promise<LoadedEnvModule> {
   const file = path.join(runDir, BUNDLED_ENV_MODULE);
   if (!fs.existsSync(file)) {
     throw new EnvModuleError(`${runDir} has no copy of env ${plan.env.name}'s module (${BUNDLED_ENV_MODULE}); the run directory is incomplete`);
   }
-  const module = await loadBundledEnvModule(file, plan.env.params, { name: plan.env.name });
+  return loadBundledEnvModule(file, plan.env.params, { name: plan.env.name });
+}
+
+/**
+ * `count` copies of the env of the run in `runDir`; a module env's from `loaded` when the
+ * caller has loaded it already (its close() then ends it), else from the run's bundle.
+ */
+export async function openRunEnvs(runDir: string, plan: Plan, count: number, loaded?: LoadedEnvModule): Promise<RunEnvs> {
+  if (plan.env.kind !== 'module') return { vec: makeVecEnv(plan.env.kind, plan.env.params, count), close: () => {} };
+  const module = loaded ?? (await loadRunModule(runDir, plan));
   try {
     return { vec: VecEnv.create(() => module.create(plan.env.params), count), close: () => module.close() };
   } catch (err) {

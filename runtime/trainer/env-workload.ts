@@ -68,7 +68,6 @@ export class EnvWorkload implements Workload {
   }
 
   begin(_algorithm: Algorithm, run: RunServices, resumedAt: number | null): void {
-    this.rolloutEvery = run.rolloutEvery;
     // Episodes restart on a resume: each copy draws from a stream of the seed and the resume step.
     this.stepper.reset(resumedAt === null ? this.seed : new Rng(this.seed).fork('resume').fork(resumedAt).uint32());
     const vec = this.stepper.vec;
@@ -80,17 +79,8 @@ export class EnvWorkload implements Workload {
     this.stepper.sink = this.recorder;
   }
 
-  /** Environment steps between sampled rollout episodes, and the step of the next. */
-  private rolloutEvery = 1;
-  private nextRollout = -1;
-
-  beforeIterate(step: number, atStart: boolean): void {
-    const every = this.rolloutEvery;
-    if (this.nextRollout < 0) this.nextRollout = Math.ceil(step / every) * every;
-    if (step >= this.nextRollout) {
-      this.recorder!.arm(step, atStart);
-      this.nextRollout += every;
-    }
+  recordNext(step: number, atStart: boolean): void {
+    this.recorder!.arm(step, atStart);
   }
 
   takeEpisodes(): readonly EpisodeRecord[] {

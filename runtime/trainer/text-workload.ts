@@ -38,10 +38,9 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
 export class TextWorkload implements Workload {
   readonly description: Readonly<Record<string, unknown>>;
   readonly policyFields: Readonly<Record<string, unknown>>;
-  /** Batches for the rollout inspector, armed every `rolloutEvery` steps once the run directory exists. */
+  /** Batches for the rollout inspector, armed by recordNext() once the run directory exists. */
   private readonly recorder: TextRolloutRecorder;
   private run: RunServices | null = null;
-  private nextRollout = -1;
 
   private constructor(
     readonly env: TextEnv,
@@ -89,13 +88,8 @@ export class TextWorkload implements Workload {
     this.run = run;
   }
 
-  beforeIterate(step: number): void {
-    const every = this.run!.rolloutEvery;
-    if (this.nextRollout < 0) this.nextRollout = Math.ceil(step / every) * every;
-    if (step >= this.nextRollout) {
-      this.recorder.arm();
-      while (this.nextRollout <= step) this.nextRollout += every;
-    }
+  recordNext(): void {
+    this.recorder.arm();
   }
 
   takeEpisodes(algorithm: Algorithm): readonly EpisodeRecord[] {

@@ -15,7 +15,7 @@ import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION
 import type { RunStatus } from '../run/events.js';
 import { RunDirectory, statusFile } from '../run/run-dir.js';
 import type { Condition, ConditionMetric } from '../run/stop.js';
-import type { ComputeOptions } from '../tensor/index.js';
+import type { Compute, ComputeOptions } from '../tensor/index.js';
 import type { Workload } from './workload.js';
 
 const WINDOW = 20;
@@ -78,6 +78,11 @@ export class RunFailedError extends Error {
 
 type Outcome = { status: 'finished' | 'stopped'; reason: string };
 
+/** Where an algorithm's tensor work runs: the options' threads, on the chosen device. */
+export function computeOn(device: DeviceChoice, compute: ComputeOptions | undefined): Compute {
+  return { ...compute, providers: [device.provider] };
+}
+
 export class TrainingRun {
   private readonly budget: number;
   private readonly started: Date = new Date();
@@ -87,6 +92,8 @@ export class TrainingRun {
   /** Seconds this process has spent in the training loop. */
   private loopSeconds = 0;
   private algorithm: Algorithm | null;
+  /** The run step at which the next rollout is recorded (-1: not yet computed). */
+  private nextRollout = -1;
   /** The step of this process's latest evaluation. */
   private lastEvalStep = -1;
 
@@ -177,7 +184,7 @@ export class TrainingRun {
       for (let i = this.counters.stage!; i < this.stages.length && !outcome; i++) {
         const resumed = i === resumedStage;
         if (i !== this.counters.stage) await this.nextStage(i);
-        this.workload.begin(this.algorithm!, { dir: this.dir, step: () => this.step, rolloutEvery: this.rolloutEvery, stage: () => this.stageName }, resumed ? state!.step : null);
+        this.workload.begin(this.algorithm!, { dir: this.dir, step: () => this.step, stage: () => this.stageName }, resumed ? state!.step : null);
         if (!resumed) this.startStage(i);
         events.flush();
         outcome = await this.trainStage(startTime, resumed);
@@ -221,13 +228,9 @@ export class TrainingRun {
     this.counters.stageStart = step;
     this.counters.stage = i;
     const { stage, settings } = this.stages[i]!;
-    this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage, this.workload), this.computeFor());
+    this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage, this.workload), computeOn(this.device, this.options.compute));
   }
 
-  /** Where tensor work runs: the options' threads on the chosen device. */
-  computeFor() {
-    return { ...this.options.compute, providers: [this.device.provider] };
-  }
 
   private async trainStage(startTime: number, resumed: boolean): Promise<Outcome | null> {
     const algorithm = this.algorithm!;
@@ -236,7 +239,7 @@ export class TrainingRun {
     const startStep = this.step;
     while (!algorithm.done) {
       if (options.signal?.aborted) return { status: 'stopped', reason: 'stopped by a signal' };
-      this.workload.beforeIterate(this.step, this.step === 0 && !resumed);
+      this.scheduleRecording(resumed);
       const values = await algorithm.iterate();
       const step = this.step;
       const seconds = (performance.now() - startTime) / 1000;
@@ -265,6 +268,16 @@ export class TrainingRun {
       await new Promise((resolve) => setImmediate(resolve));
     }
     return null;
+  }
+
+  /** Every `rolloutEvery` steps (over the whole run), the workload records what the next iteration samples. */
+  private scheduleRecording(resumed: boolean): void {
+    const step = this.step;
+    const every = this.rolloutEvery;
+    if (this.nextRollout < 0) this.nextRollout = Math.ceil(step / every) * every;
+    if (step < this.nextRollout) return;
+    this.workload.recordNext(step, step === 0 && !resumed);
+    while (this.nextRollout <= step) this.nextRollout += every;
   }
 
   private async evaluate(): Promise<void> {

@@ -28,8 +28,6 @@ export interface RunServices {
   readonly dir: RunDirectory;
   /** The run's step now (over all stages). */
   step(): number;
-  /** Steps between sampled rollout episodes. */
-  readonly rolloutEvery: number;
   /** The name of the stage being trained. */
   stage(): string;
 }
@@ -52,8 +50,12 @@ export interface Workload {
    * episodes (from the seed, or from a stream of the resume step when `resumedAt` is set).
    */
   begin(algorithm: Algorithm, run: RunServices, resumedAt: number | null): void;
-  /** Called before each iteration at run step `step` (e.g. to start recording an episode). */
-  beforeIterate(step: number, atStart: boolean): void;
+  /**
+   * Records what the next iteration samples for the rollout inspector (an episode of env copy 0,
+   * or a learner's batch); `atStart` when the run is at its very first step. The trainer calls
+   * it every `rolloutEvery` steps.
+   */
+  recordNext(step: number, atStart: boolean): void;
   /** Episodes that finished during the last iteration of `algorithm`. */
   takeEpisodes(algorithm: Algorithm): readonly EpisodeRecord[];
   /** Whether evaluate() has something to do for `plan` (numeric envs need an `eval` block; text tasks always have held-out prompts). */
