@@ -120,3 +120,32 @@ export async function torchTextModel(model: { layers: number; width: number; hea
   const { sample_ms, train_ms } = result;
   return { sampleMs: sample_ms, trainMs: train_ms };
 }
+
+/** A CleanRL off-policy run: its last printed SPS (steps over the whole run so far, as CleanRL counts) and the episode returns by step. */
+export interface CleanrlOffPolicyResult {
+  readonly sps: number;
+  readonly episodes: readonly { readonly step: number; readonly return: number }[];
+}
+
+/** CleanRL's dqn.py or sac_continuous_action.py (or another script printing the same lines), unchanged, with `args` (e.g. --env-id, --total-timesteps). */
+export async function cleanrlOffPolicy(script: string, args: readonly string[]): Promise<CleanrlOffPolicyResult> {
+  let sps = NaN;
+  const episodes: { step: number; return: number }[] = [];
+  await runPeer(['run_cleanrl.py', script, ...args], (line) => {
+    const episode = /^global_step=(\d+), episodic_return=\[?([-\d.e]+)/.exec(line);
+    if (episode) episodes.push({ step: Number(episode[1]), return: Number(episode[2]) });
+    const rate = /^SPS: (\d+)/.exec(line);
+    if (rate) sps = Number(rate[1]);
+  });
+  return { sps, episodes };
+}
+
+/** Median milliseconds of one DQN or SAC update in PyTorch (bench/peers/offpolicy_torch.py): the same networks and batch as CleanRL's. */
+export async function torchOffPolicyUpdate(kind: 'dqn' | 'sac', obsDim: number, actions: number, batch: number, runs: number): Promise<number> {
+  let ms = NaN;
+  await runPeer(['offpolicy_torch.py', kind, String(obsDim), String(actions), String(batch), String(runs)], (line) => {
+    if (line.startsWith('{')) ms = (JSON.parse(line) as { update_ms: number }).update_ms;
+  });
+  if (!Number.isFinite(ms)) throw new Error('offpolicy_torch.py printed no figure');
+  return ms;
+}

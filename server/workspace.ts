@@ -94,7 +94,10 @@ export class ServerWorkspace {
     const touched: string[] = [];
     for (const { uri, kind } of changes) {
       const p = this.pathOf(uri);
-      if (!p.endsWith('.rlx')) continue;
+      if (!p.endsWith('.rlx')) {
+        touched.push(...this.readersOfModule(p));
+        continue;
+      }
       this.disk.forget(p);
       if (kind === 'deleted') {
         this.forgetFile(p);
@@ -107,6 +110,21 @@ export class ServerWorkspace {
       touched.push(p);
     }
     return touched;
+  }
+
+  /**
+   * The files whose latest analysis read the env module at `p` (`module("./x.ts")`): an edit of
+   * the module can change what they may say (its declared observation fields, say), so they are
+   * checked again. The disk cache's stat check would see the change at the next request anyway;
+   * this makes the diagnostics follow without one.
+   */
+  private readersOfModule(p: string): string[] {
+    this.disk.forget(p);
+    const readers = new Set<string>();
+    for (const [root, entry] of this.latest) {
+      if (entry.analysis.modules?.has(p)) readers.add(root);
+    }
+    return [...readers];
   }
 
   private forgetFile(p: string): void {
@@ -273,6 +291,10 @@ export class ServerWorkspace {
         current = false;
         this.dirty.add(u.path);
       }
+    }
+    // An env module's text changed (Workspace.envModule reads it again only then).
+    for (const [file, read] of entry.analysis.modules ?? []) {
+      if (this.files.envModule(file) !== read) current = false;
     }
     return current;
   }

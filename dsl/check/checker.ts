@@ -4,6 +4,7 @@
 import type { Diagnostic } from '../diagnostics.js';
 import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
+import type { EnvModuleRead } from '../semantics/env-module.js';
 import type { SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
@@ -33,12 +34,22 @@ export interface Analysis {
   units: SourceUnit[];
   /** Diagnostics by absolute file path, sorted by position; every analysed file has an entry. */
   diagnostics: Map<string, Diagnostic[]>;
+  /**
+   * The user env modules (`module("./x.ts")`) the model read, by absolute path, with what it read:
+   * a cache sees the analysis is stale when one of them now reads differently.
+   */
+  modules?: ReadonlyMap<string, EnvModuleRead>;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
 export function analyze(workspace: Workspace, roots: string[]): Analysis {
   const units = workspace.closure(roots);
-  const model = new Model(units, (file) => workspace.envModule(file));
+  const modules = new Map<string, EnvModuleRead>();
+  const model = new Model(units, (file) => {
+    const read = workspace.envModule(file);
+    modules.set(file, read);
+    return read;
+  });
   const diagnostics = new Map<string, Diagnostic[]>();
   const contexts = new Map<SourceUnit, CheckContext>();
   const contextFor = (unit: SourceUnit): CheckContext => {
@@ -65,7 +76,7 @@ export function analyze(workspace: Workspace, roots: string[]): Analysis {
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics };
+  return { model, units, diagnostics, modules };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {

@@ -18,6 +18,9 @@ import type { Session } from './session.js';
 /** Requests wait for the settings; a client that never answers must not hold them for ever. */
 const SETTINGS_TIMEOUT_MS = 2000;
 
+/** User env modules (`module("./x.ts")`, runtime/envs/user-module.ts): what they declare is checked, so their changes re-check the specs that read them. */
+const ENV_MODULE_GLOB = '**/*.{ts,js,mjs}';
+
 export function registerLifecycle(session: Session): void {
   const { connection, workspace } = session;
 
@@ -33,7 +36,7 @@ export function registerLifecycle(session: Session): void {
   connection.onInitialized(() => {
     const ws = session.client?.workspace;
     if (ws?.didChangeWatchedFiles?.dynamicRegistration) {
-      void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.rlx' }] });
+      void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.rlx' }, { globPattern: ENV_MODULE_GLOB }] });
     }
     if (ws?.didChangeConfiguration?.dynamicRegistration) {
       void connection.client.register(DidChangeConfigurationNotification.type, { section: SETTINGS_SECTION });

@@ -154,6 +154,25 @@ describe('analyses', () => {
     assert.deepEqual(codes(ws, file('p.rlx')), ['unknown-name']);
   });
 
+  test("an edit of an env module re-checks the specs that read it, with or without the watcher's event", async () => {
+    const spec = (fields: string) => `export default class {}\nexport const spec = { observations: [${fields}], actions: 'discrete' };\n`;
+    const { ws, file, uri } = await workspaceWith({
+      'walk.ts': spec("'x'"),
+      'p.rlx': 'env Walk = module("./walk.ts")\npolicy Net = mlp {}\nalgorithm Tuned = PPO {}\nreward R {\n  term far = obs.distance\n}\nexperiment Go {\n  env: Walk\n  policy: Net\n  algorithm: Tuned\n  budget: 10k\n  reward: R\n}\n',
+      'other.rlx': 'env Pole = CartPole {}\n',
+    });
+    const termCodes = () => codes(ws, file('p.rlx'));
+    assert.ok(termCodes().length > 0, 'obs.distance is not among the module\'s declared fields yet');
+    ws.analysisFor([file('other.rlx')]);
+    fs.writeFileSync(file('walk.ts'), spec("'x', 'distance'"));
+    // The watcher's event names the specs to publish again: the one that reads the module, not the other.
+    assert.deepEqual(ws.filesChanged([{ uri: uri('walk.ts'), kind: 'changed' }]), [file('p.rlx')]);
+    assert.deepEqual(termCodes(), []);
+    // Without an event (a client that does not watch files) the next request sees it too.
+    fs.writeFileSync(file('walk.ts'), spec("'y'") + '// longer now\n');
+    assert.ok(termCodes().length > 0);
+  });
+
   test('a file asked about before it exists is read once it does', async () => {
     const { ws, file, uri } = await workspaceWith({});
     assert.equal(ws.context(uri('later.rlx')), undefined);
