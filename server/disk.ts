@@ -11,6 +11,8 @@ interface CachedFile {
   text: string | undefined;
   mtimeMs: number;
   size: number;
+  /** Set when the file was over `maxBytes` and so not read. */
+  tooLarge: boolean;
 }
 
 /**
@@ -22,6 +24,9 @@ interface CachedFile {
 export class DiskHost implements FileHost {
   private readonly cache = new Map<string, CachedFile>();
 
+  /** Files over `maxBytes` are not read at all (a multi-gigabyte file would take the heap): see tooLargeBytes(). */
+  constructor(private readonly maxBytes = Infinity) {}
+
   readFile(filePath: string): string | undefined {
     let stat: fs.Stats;
     try {
@@ -32,14 +37,21 @@ export class DiskHost implements FileHost {
     }
     const cached = this.cache.get(filePath);
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.text;
+    const tooLarge = stat.isFile() && stat.size > this.maxBytes;
     let text: string | undefined;
     try {
-      text = stat.isFile() ? withoutBom(fs.readFileSync(filePath, 'utf8')) : undefined;
+      text = stat.isFile() && !tooLarge ? withoutBom(fs.readFileSync(filePath, 'utf8')) : undefined;
     } catch {
       text = undefined;
     }
-    this.cache.set(filePath, { text, mtimeMs: stat.mtimeMs, size: stat.size });
+    this.cache.set(filePath, { text, mtimeMs: stat.mtimeMs, size: stat.size, tooLarge });
     return text;
+  }
+
+  /** The size in bytes of a file readFile() left unread for being over `maxBytes`; undefined otherwise. */
+  tooLargeBytes(filePath: string): number | undefined {
+    const cached = this.cache.get(filePath);
+    return cached?.tooLarge ? cached.size : undefined;
   }
 
   forget(filePath: string): void {

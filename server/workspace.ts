@@ -14,7 +14,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyze, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
 import { DEFAULT_SETTINGS, linesOf, pathToUri, type DocumentContext, type ServerSettings } from './context.js';
 import { DiskHost, findRlxFiles, isSkippedPath } from './disk.js';
-import { isTooLarge } from './limits.js';
+import { isTooLarge, MAX_DOCUMENT_CHARS } from './limits.js';
 
 /** A file's analysis and the document versions it saw (open files only). */
 export interface AnalysisEntry {
@@ -36,8 +36,10 @@ export type FileChangeKind = 'created' | 'changed' | 'deleted';
 
 export class ServerWorkspace {
   settings: ServerSettings = DEFAULT_SETTINGS;
-  private readonly disk = new DiskHost();
-  private readonly files = new Workspace({ readFile: (p) => this.withinLimit(p, this.disk.readFile(p)) });
+  // A UTF-8 file of n bytes holds at least n / 3 UTF-16 code units (3 bytes at most per unit):
+  // past three times the limit a file cannot be within it, so it is not read at all.
+  private readonly disk = new DiskHost(3 * MAX_DOCUMENT_CHARS);
+  private readonly files = new Workspace({ readFile: (p) => this.readWithinLimit(p) });
   /** Files over the size limit (limits.ts), analysed as empty: their length in characters. */
   private readonly oversized = new Map<string, number>();
   private folders: string[] = [];
@@ -171,6 +173,15 @@ export class ServerWorkspace {
   }
 
   /** The text to analyse for a file: itself, or nothing when it is over the size limit. */
+  /** The disk's text of `p`, or '' for a file over the size limit (recorded for tooLarge()). */
+  private readWithinLimit(p: string): string | undefined {
+    const text = this.disk.readFile(p);
+    const unreadBytes = this.disk.tooLargeBytes(p);
+    if (unreadBytes === undefined) return this.withinLimit(p, text);
+    this.oversized.set(p, unreadBytes); // in bytes, not characters: near enough for the message
+    return '';
+  }
+
   private withinLimit(p: string, text: string | undefined): string | undefined {
     if (text === undefined || !isTooLarge(text)) {
       this.oversized.delete(p);

@@ -173,6 +173,18 @@ describe('analyses', () => {
     assert.ok(termCodes().length > 0);
   });
 
+  test('a file on disk over the size limit is analysed as empty and reported; one far over it is not even read', async () => {
+    const body = (bytes: number) => `algorithm A = PPO {\n${'  clip: 0.2\n'.repeat(Math.ceil(bytes / 12))}}\n`;
+    const { ws, file } = await workspaceWith({ 'over.rlx': body(1.5 * 2 ** 20), 'huge.rlx': body(4 * 2 ** 20) });
+    for (const name of ['over.rlx', 'huge.rlx']) {
+      assert.deepEqual(codes(ws, file(name)), [], `${name} is analysed as empty`);
+      assert.equal(ws.tooLarge(file(name)), fs.statSync(file(name)).size, `${name} is reported with its size`);
+    }
+    fs.writeFileSync(file('huge.rlx'), 'algorithm A = PPO { clipp: 0.2 }\n');
+    assert.deepEqual(codes(ws, file('huge.rlx')), ['unknown-property'], 'cut down, it is read again');
+    assert.equal(ws.tooLarge(file('huge.rlx')), undefined);
+  });
+
   test('a file asked about before it exists is read once it does', async () => {
     const { ws, file, uri } = await workspaceWith({});
     assert.equal(ws.context(uri('later.rlx')), undefined);
