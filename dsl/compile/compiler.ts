@@ -118,6 +118,16 @@ export class PlanCompiler {
     };
   }
 
+  /**
+   * What a swept reference (`env: [Pole, Mine]` in a sweep) puts into a plan, as the
+   * experiment's own reference would: the env, policy, algorithm or reward it names.
+   */
+  referenced(property: 'env' | 'policy' | 'algorithm' | 'reward', target: Target): PlanEnv | PlanComponent | PlanReward | null {
+    if (property === 'env') return this.env(target);
+    if (property === 'reward') return this.reward(target);
+    return this.component(target);
+  }
+
   private env(target: Target): PlanEnv {
     if (target.kind === 'decl' && this.model.effective(target.symbol).root.kind === 'module') {
       const effective = this.model.effective(target.symbol);

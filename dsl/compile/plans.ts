@@ -5,11 +5,28 @@
 import type { Plan } from './plan.js';
 
 export class Plans implements Iterable<Plan> {
-  /** `count` plans, the i-th made by `make(i)` each time it is asked for. */
-  constructor(readonly count: number, private readonly make: (index: number) => Plan) {}
+  /**
+   * `count` plans, the i-th made by `make(i)` each time it is asked for. `variants` makes a few
+   * plans between them holding every value any plan has (a sweep: each value of each axis once),
+   * for questions about all members that a sample of the first ones cannot answer.
+   */
+  constructor(
+    readonly count: number,
+    private readonly make: (index: number) => Plan,
+    private readonly makeVariants: () => Plan[] = () => this.first(count),
+  ) {}
 
   static of(plans: readonly Plan[]): Plans {
     return new Plans(plans.length, (i) => structuredClone(plans[i]));
+  }
+
+  /**
+   * Plans that between them hold every value of every plan (for a sweep, one per value of each
+   * axis: their number is the sum of the axes' lengths, not their product). Which user env
+   * modules a sweep may load, say, is a question about these.
+   */
+  variants(): Plan[] {
+    return this.makeVariants();
   }
 
   /** The plan at `index` (0-based); a fresh object each time. */
@@ -28,4 +45,13 @@ export class Plans implements Iterable<Plan> {
   *[Symbol.iterator](): Iterator<Plan> {
     for (let i = 0; i < this.count; i++) yield this.make(i);
   }
+}
+
+/** The user env modules (`module("./x.ts")`) the plans would load, each once, as the plans write them. */
+export function userModules(plans: Iterable<Plan>): string[] {
+  const modules = new Set<string>();
+  for (const plan of plans) {
+    if (plan.env.kind === 'module') modules.add(plan.env.module ?? plan.env.name);
+  }
+  return [...modules];
 }

@@ -56,12 +56,13 @@ export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plans {
     ? Object.fromEntries(slurmBlock.params.map((p) => [p.name, paramValue(p, slurm.get(p.name))]))
     : null;
 
-  return new Plans(combination.count, (index) => {
+  const build = (index: number, valueIndexes: readonly number[]): Plan => {
     const plan: Plan = structuredClone(base);
     const values: Record<string, PlanValue> = {};
-    combination.at(index).forEach((valueIndex, axisIndex) => {
+    valueIndexes.forEach((valueIndex, axisIndex) => {
       const axis = axes[axisIndex];
-      values[axis.path] = applyPath(plan, axis.path, axis.values[valueIndex]);
+      const value = axis.values[valueIndex];
+      values[axis.path] = applyReference(compiler, sweep, plan, axis.path, value) ?? applyPath(plan, axis.path, value);
     });
     if (Array.isArray(seeds)) plan.seeds = seeds as number[];
     plan.sweep = {
@@ -74,13 +75,36 @@ export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plans {
       slurm: slurmSettings,
     };
     return plan;
-  });
+  };
+  // Each value of each axis once, the other axes at their first value (index: the member that has it in a grid).
+  const variants = (): Plan[] =>
+    axes.flatMap((axis, a) => axis.values.map((_, v) => build(0, axes.map((_, b) => (b === a ? v : 0)))));
+  return new Plans(combination.count, (index) => build(index, combination.at(index)), variants);
 }
 
 /** The members' value indexes (one per axis), by member index, without listing them all. */
 interface Combinations {
   count: number;
   at(index: number): number[];
+}
+
+/** The experiment's references a sweep may vary by naming other declarations. */
+const REFERENCES = ['env', 'policy', 'algorithm', 'reward'] as const;
+
+/**
+ * Sets a swept reference (`env: [Pole, Mine]`): the plan gets the named declaration compiled as
+ * the experiment's own would be. Returns the name, as the member's value; undefined for a path
+ * that is not a reference (applyPath sets those).
+ */
+function applyReference(compiler: PlanCompiler, sweep: DeclSymbol, plan: Plan, key: string, expr: A.Expression): PlanValue | undefined {
+  const property = REFERENCES.find((r) => r === key);
+  if (!property || expr.kind !== 'Name' || expr.parts.length !== 1) return undefined;
+  const target = compiler.model.lookup(sweep.unit, expr.parts[0].text);
+  if (!target) return undefined;
+  const compiled = compiler.referenced(property, target);
+  if (property === 'algorithm') plan.stages[0].algorithm = compiled as Plan['stages'][number]['algorithm'];
+  else (plan as unknown as Record<string, unknown>)[property] = compiled;
+  return expr.parts[0].text;
 }
 
 /** Sets one swept value in a plan; returns the value as written into it. */

@@ -48,7 +48,8 @@ export class Launcher {
     if (!plan) return refuse(serverNotRunning(), RESTART_SERVER);
     if (!plan.ok) return refuse(`Cannot train ${name}: ${plan.error}`, SHOW_PROBLEMS);
     if (!vscode.workspace.isTrusted) {
-      const modules = userModules(plan.plans);
+      // Over every member of a sweep (the server's `modules`), not only the plans it sent.
+      const modules = plan.modules ?? userModules(plan.plans);
       if (modules.length > 0) return refuse(untrustedModules(name, modules), MANAGE_TRUST);
     }
 

@@ -3,7 +3,7 @@
 // unrelated file of the workspace must not stop this one from training (the command line, which
 // analyses the entry file and its imports, would not be stopped either).
 import type { Range } from 'vscode-languageserver';
-import { compile, type Analysis, type Plan, type SourceUnit } from '../../dsl/index.js';
+import { compile, userModules, type Analysis, type Plan, type SourceUnit } from '../../dsl/index.js';
 import { toLspRange, type DocumentContext } from '../context.js';
 
 export interface ExperimentInfo {
@@ -29,10 +29,12 @@ export function experiments(doc: DocumentContext): ExperimentInfo[] {
 export const PLANS_SHOWN = 100;
 
 /** The plans of an experiment, or the first PLANS_SHOWN of a sweep's `count` (a sweep may have a million). */
-export function planFor(doc: DocumentContext, name: string): { ok: true; plans: Plan[]; count: number } | { ok: false; error: string } {
+export function planFor(doc: DocumentContext, name: string): { ok: true; plans: Plan[]; count: number; modules: string[] } | { ok: false; error: string } {
   try {
     const result = compile(closureAnalysis(doc).analysis, doc.unit.path, name);
-    return result.ok ? { ok: true, plans: result.plans.first(PLANS_SHOWN), count: result.plans.count } : result;
+    if (!result.ok) return result;
+    // Every member's modules, not only the shown ones': the editor asks trust for them before training.
+    return { ok: true, plans: result.plans.first(PLANS_SHOWN), count: result.plans.count, modules: userModules(result.plans.variants()) };
   } catch (err) {
     // The compiler trusts a checked spec; should that trust be misplaced, say so instead of failing the request.
     return { ok: false, error: `internal compiler error: ${(err as Error).message} (please report this)` };

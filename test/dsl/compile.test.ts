@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { analyze, compile, runnableNames, stringifyPlan, Workspace, writePlanList, type Plan } from '../../dsl/index.js';
+import { analyze, compile, runnableNames, stringifyPlan, userModules, Workspace, writePlanList, type Plan } from '../../dsl/index.js';
 import { exampleFiles } from '../helpers/repo.js';
 
 const ROOT = path.resolve('/virtual-rlx');
@@ -145,6 +145,36 @@ sweep Scan over Balance {
       [[1e-4, 200], [1e-4, 500], [3e-4, 200], [3e-4, 500]]);
     assert.deepEqual(plans[3].sweep!.values, { 'algorithm.learning_rate': { schedule: 'constant', value: 3e-4 }, 'env.max_steps': 500 });
     assert.ok(plans.every((p) => p.seeds.length === 1 && p.seeds[0] === 7 && p.sweep!.parallel === 2));
+  });
+
+  test('a sweep over references puts the named declarations into the plans, and its variants name every module any member loads', () => {
+    const files = {
+      'main.rlx': `${BALANCE}
+env Walk = module("./walk.ts") { speed: 2 }
+algorithm Fast = PPO { learning_rate: 1e-3 }
+sweep Swap over Balance {
+  algorithm: [Tuned, Fast]
+  algorithm.epochs: ${JSON.stringify(Array.from({ length: 60 }, (_, i) => i + 1))}
+  env: [Pole, Walk]
+}`,
+      'walk.ts': "export const spec = { observations: ['x'], actions: 'discrete' };\nexport default class {}\n",
+    };
+    const ws = new Workspace({ readFile: (p) => (files as Record<string, string>)[path.relative(ROOT, p)] });
+    const entry = path.join(ROOT, 'main.rlx');
+    const result = compile(analyze(ws, [entry]), entry, 'Swap');
+    assert.ok(result.ok);
+    const plans = [...result.plans];
+    assert.equal(plans.length, 240);
+    const [first, second] = plans;
+    assert.deepEqual([first.env.name, first.env.kind, first.env.params.max_steps, first.stages[0].algorithm.name], ['Pole', 'CartPole', 500, 'Tuned']);
+    assert.deepEqual(second.env, { name: 'Walk', kind: 'module', module: 'walk.ts', params: { speed: 2 } });
+    assert.deepEqual(second.sweep!.values, { algorithm: 'Tuned', 'algorithm.epochs': 1, env: 'Walk' });
+    const fast = plans.find((p) => p.sweep!.values.algorithm === 'Fast')!;
+    assert.deepEqual(fast.stages[0].algorithm.params.learning_rate, { schedule: 'constant', value: 1e-3 });
+    // 2 + 60 + 2 variants, not 240 plans; the module is among them though only odd members load it.
+    assert.equal(result.plans.variants().length, 64);
+    assert.deepEqual(userModules(result.plans.variants()), ['walk.ts']);
+    assert.deepEqual(userModules(result.plans.first(1)), []);
   });
 
   test('random sweeps draw distinct combinations, the same ones every time', () => {
