@@ -12,6 +12,9 @@ import { readRun } from '../../runtime/run/reader.js';
 import { requestLabel, trainArgs, type Device, type TrainerCommand, type TrainRequest } from './command-line.js';
 import { LineSplitter, trainerError } from './output.js';
 
+/** What Stop sends a trainer: see stop(). */
+export const STOP_SIGNAL: NodeJS.Signals = 'SIGINT';
+
 export type JobState = 'queued' | 'running' | 'finished' | 'stopped' | 'failed' | 'cancelled';
 
 export interface JobOptions {
@@ -133,7 +136,12 @@ export class TrainJob {
     return this.done;
   }
 
-  /** Cancels a queued job, or asks a running trainer to stop cleanly (SIGTERM: final checkpoint). */
+  /**
+   * Cancels a queued job, or asks a running trainer to stop cleanly (final checkpoint). SIGINT,
+   * as Ctrl-C in a terminal: the trainer stops on SIGTERM too, but only SIGINT can wake it from
+   * a call into a user env module that hangs (runtime/envs/module-host.ts); SIGTERM waits for
+   * the module's env_timeout.
+   */
   stop(): void {
     if (this.state === 'queued') {
       this.finish({ state: 'cancelled', exitCode: null });
@@ -142,7 +150,7 @@ export class TrainJob {
     if (this.state !== 'running' || !this.child?.pid) return;
     this.stopRequested = true;
     try {
-      this.child.kill('SIGTERM');
+      this.child.kill(STOP_SIGNAL);
     } catch {
       // already gone: its exit event settles the job
     }

@@ -9,7 +9,7 @@ import { processAlive, readRun } from '../../runtime/run/reader.js';
 import { firstLine, plural, trainerBroken, trainingFailed } from '../messages.js';
 import { readSettings } from '../settings.js';
 import type { Device, TrainerCommand, TrainRequest } from './command-line.js';
-import { TrainJob, type JobResult } from './job.js';
+import { STOP_SIGNAL, TrainJob, type JobResult } from './job.js';
 import { batchProgress } from './progress.js';
 import { JobQueue } from './queue.js';
 
@@ -141,7 +141,7 @@ export class TrainingManager implements vscode.Disposable {
     const run = readRun(runDir);
     if (run.state !== 'running' || !run.status || !processAlive(run.status.pid)) return false;
     try {
-      process.kill(run.status.pid, 'SIGTERM');
+      process.kill(run.status.pid, STOP_SIGNAL);
       return true;
     } catch {
       return false;

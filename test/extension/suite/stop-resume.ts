@@ -1,4 +1,4 @@
-// Stopping (SIGTERM: the trainer checkpoints and writes `stopped`), resuming from the Runs view,
+// Stopping (SIGINT, as Ctrl-C: the trainer checkpoints and writes `stopped`), resuming from the Runs view,
 // and the queue beyond rlx.train.maxParallel.
 /// <reference types="mocha" />
 import * as assert from 'node:assert/strict';

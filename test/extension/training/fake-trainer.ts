@@ -1,6 +1,6 @@
 // A stand-in for `rlx train` in the job tests: writes a run directory as the real trainer does
 // (status.json, events.jsonl), announces it on stdout as the run starts, and prints its kind of lines. FAKE_MODE picks what
-// happens: finish, fail-early (before any run directory), fail-run, or wait (until SIGTERM).
+// happens: finish, fail-early (before any run directory), fail-run, or wait (until SIGINT or SIGTERM).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -38,7 +38,13 @@ async function main(): Promise<number> {
   }
   if (mode === 'wait') {
     let stop = false;
-    process.on('SIGTERM', () => (stop = true));
+    let signal = 'SIGTERM' as NodeJS.Signals;
+    const onSignal = (s: NodeJS.Signals) => {
+      stop = true;
+      signal = s;
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     let step = 0;
     while (!stop) {
       step += 10;
@@ -47,7 +53,7 @@ async function main(): Promise<number> {
     }
     writeStatus(dir, 'stopped', step, { reason: 'stopped by a signal' });
     process.stderr.write(`rlx train: stopped at step ${step}: stopped by a signal\n`);
-    return 143;
+    return signal === 'SIGINT' ? 130 : 143;
   }
   for (const step of [250, 500, 1000]) {
     await new Promise((r) => setTimeout(r, 100));

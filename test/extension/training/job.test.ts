@@ -57,7 +57,7 @@ test('a run that fails: the error from its status.json', async () => {
   assert.equal(result.runDirs.length, 1);
 });
 
-test('stop() sends SIGTERM and the run ends stopped', async () => {
+test('stop() sends SIGINT (which wakes a trainer waiting on a hung user env) and the run ends stopped', async () => {
   const { job: j } = job('wait');
   void j.start();
   await new Promise<void>((resolve) => {
@@ -71,7 +71,7 @@ test('stop() sends SIGTERM and the run ends stopped', async () => {
   j.stop();
   const result = await j.done;
   assert.equal(result.state, 'stopped');
-  assert.equal(result.exitCode, 143);
+  assert.equal(result.exitCode, 130);
 });
 
 test('stop() on a queued job cancels it without a process', async () => {
