@@ -17,6 +17,11 @@ import type { AnalysisEntry, ServerWorkspace } from './workspace.js';
 
 export const DEBOUNCE_MS = 10;
 export const MAX_DELAY_MS = 100;
+/**
+ * The longest the publisher's check runs before letting waiting requests in (workspace.ts
+ * analysisInSlices): a completion that arrives during a check waits at most about this long.
+ */
+export const CHECK_SLICE_MS = 4;
 
 export interface PublisherOptions {
   /** The front end's diagnostics of one file as LSP diagnostics (features/diagnostics.ts). */
@@ -58,19 +63,43 @@ export class DiagnosticsPublisher {
    * the input already read (and the requests it holds) run before the analysis starts.
    */
   private flushAfterPendingInput(): void {
-    setImmediate(() => setImmediate(() => (this.timer !== undefined || this.pending.size > 0 ? this.flush() : undefined)));
+    setImmediate(() => setImmediate(() => (this.timer !== undefined || this.pending.size > 0 ? void this.flushInSlices() : undefined)));
   }
 
-  /** Analyses and publishes what is pending now. */
+  /** Analyses and publishes what is pending now, at once (start-up, tests). */
   flush(): void {
     try {
-      this.flushPending();
+      const live = this.takePending();
+      if (live.size > 0) this.publishEntry(this.workspace.analysisFor([...live]), live);
     } catch (err) {
       this.options.onError(err); // from a timer: nothing above would catch it
     }
   }
 
-  private flushPending(): void {
+  /** Flushes whose checks run in slices, one after another: each takes what is pending when it starts. */
+  private flushes: Promise<void> = Promise.resolve();
+
+  private flushInSlices(): Promise<void> {
+    this.flushes = this.flushes.then(() => this.flushPendingInSlices());
+    return this.flushes;
+  }
+
+  private async flushPendingInSlices(): Promise<void> {
+    try {
+      const live = this.takePending();
+      if (live.size === 0) return;
+      const entry = await this.workspace.analysisInSlices([...live], CHECK_SLICE_MS);
+      // A file changed during the check, so it checked texts that are gone: check again soon
+      // (the change scheduled its own files; these were changed before it and are not yet published).
+      if (!entry) this.schedule(live);
+      else this.publishEntry(entry, live);
+    } catch (err) {
+      this.options.onError(err);
+    }
+  }
+
+  /** The pending files that are still known; files that left are cleared, and their importers checked. */
+  private takePending(): Set<string> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const changed = [...this.pending];
@@ -86,14 +115,10 @@ export class DiagnosticsPublisher {
         for (const importer of this.workspace.importersOf(p)) live.add(importer);
       }
     }
-    if (live.size === 0) return;
-    let entry: AnalysisEntry;
-    try {
-      entry = this.workspace.analysisFor([...live]);
-    } catch (err) {
-      this.options.onError(err);
-      return;
-    }
+    return live;
+  }
+
+  private publishEntry(entry: AnalysisEntry, live: ReadonlySet<string>): void {
     for (const unit of entry.analysis.units) {
       if (!this.workspace.isKnown(unit.path)) continue; // imported from outside the workspace: no watcher tells us when to clear it
       this.publishFile(entry, unit.path, live.has(unit.path));

@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyze, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
+import { analyze, analyzeInSteps, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
 import { DEFAULT_SETTINGS, linesOf, pathToUri, type DocumentContext, type ServerSettings } from './context.js';
 import { DiskHost, findRlxFiles, isSkippedPath } from './disk.js';
 import { isTooLarge, MAX_DOCUMENT_CHARS } from './limits.js';
@@ -330,17 +330,46 @@ export class ServerWorkspace {
 
   /** The latest analysis valid for all of `paths`, analysing again only if needed. */
   analysisFor(paths: string[]): AnalysisEntry {
+    return this.reusable(paths) ?? this.analyse(this.rootsFor(paths));
+  }
+
+  /**
+   * analysisFor() for the publisher: the checks run in slices of about `sliceMs` milliseconds,
+   * with a turn of the event loop between them, so that a completion or hover that arrives
+   * during a long check (a 5,000-line file takes 20-60 ms) is answered between two slices
+   * instead of after the whole check. Null when a file changed while it ran: that analysis is
+   * of texts that are gone (the change has scheduled another).
+   */
+  async analysisInSlices(paths: string[], sliceMs: number): Promise<AnalysisEntry | null> {
+    const reused = this.reusable(paths);
+    if (reused) return reused;
+    const roots = this.rootsFor(paths);
+    const steps = analyzeInSteps(this.files, roots);
+    let step = steps.next();
+    while (!step.done) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const sliceEnd = performance.now() + sliceMs;
+      do step = steps.next();
+      while (!step.done && performance.now() < sliceEnd);
+    }
+    const entry: AnalysisEntry = { analysis: step.value, roots: new Set(roots), versions: new Map() };
+    if (!this.isCurrent(entry)) return null;
+    this.recordVersions(entry);
+    for (const r of roots) this.latest.set(r, entry);
+    return entry;
+  }
+
+  /** The latest analysis when it is still valid for all of `paths`. */
+  private reusable(paths: string[]): AnalysisEntry | undefined {
     const candidates = new Set(paths.map((p) => this.latest.get(p)));
     const [entry] = candidates;
-    if (candidates.size === 1 && entry && this.isCurrent(entry) && this.covers(entry, paths)) {
-      const roots = this.rootsFor(paths);
-      if (!roots.every((r) => entry.roots.has(r))) return this.analyse(roots);
-      // Same texts as when analysed: a document opened or edited back to that text since has a
-      // newer version number for the very text the analysis saw.
-      this.recordVersions(entry);
-      return entry;
-    }
-    return this.analyse(this.rootsFor(paths));
+    if (candidates.size !== 1 || !entry || !this.isCurrent(entry) || !this.covers(entry, paths)) return undefined;
+    const roots = this.rootsFor(paths);
+    if (!roots.every((r) => entry.roots.has(r))) return undefined;
+    // Same texts as when analysed: a document opened or edited back to that text since has a
+    // newer version number for the very text the analysis saw.
+    this.recordVersions(entry);
+    return entry;
   }
 
   /** Analyses every known file at once (at start-up): one pass, one entry for all. */

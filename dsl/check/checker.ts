@@ -43,6 +43,18 @@ export interface Analysis {
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
 export function analyze(workspace: Workspace, roots: string[]): Analysis {
+  const steps = analyzeInSteps(workspace, roots);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * analyze() as a generator that pauses after each declaration's checks: a caller that must stay
+ * responsive (the language server, whose check of a large file takes tens of milliseconds)
+ * spreads the work over several turns of its event loop. The files are read at the start.
+ */
+export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generator<void, Analysis, void> {
   const units = workspace.closure(roots);
   const modules = new Map<string, EnvModuleRead>();
   const model = new Model(units, (file) => {
@@ -73,6 +85,7 @@ export function analyze(workspace: Workspace, roots: string[]): Analysis {
       for (const { kinds, check } of DECLARATION_CHECKS) {
         if (kinds === 'all' || kinds.includes(decl.declKind)) guarded(ctx, decl.name?.range ?? decl.keywordRange, () => check(ctx, symbol));
       }
+      yield;
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));

@@ -136,6 +136,26 @@ describe('analyses', () => {
     assert.equal(at3.version, 3, 'the earlier answer keeps its version');
   });
 
+  test("the publisher's check in slices lets the event loop run between them, finds what the whole check finds, and gives up on texts edited meanwhile", async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `env E${i} = CartPol${i % 2 === 0 ? 'e' : ''} {}\n`).join('');
+    const { ws, file, uri } = await workspaceWith({ 'p.rlx': text });
+    const doc = TextDocument.create(uri('p.rlx'), 'rlx', 1, text);
+    ws.documentChanged(doc);
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    const sliced = await ws.analysisInSlices([file('p.rlx')], 0).finally(() => clearInterval(counting));
+    assert.ok(sliced);
+    assert.ok(turns > 0, 'timers ran while it checked');
+    assert.equal(sliced.analysis.diagnostics.get(file('p.rlx'))?.filter((d) => d.code === 'unknown-name').length, 20);
+    assert.equal(ws.analysisFor([file('p.rlx')]), sliced, 'requests reuse it');
+
+    ws.documentChanged(TextDocument.update(doc, [{ text: text.replace('E0 =', 'F0 =') }], 2));
+    const pending = ws.analysisInSlices([file('p.rlx')], 0);
+    ws.documentChanged(TextDocument.update(doc, [{ text: text.replace('E0 =', 'G0 =') }], 3));
+    assert.equal(await pending, null, 'its text changed while it ran');
+    assert.match(ws.context(uri('p.rlx'))!.context.unit.text, /G0 =/);
+  });
+
   test('a document that is not a file (untitled) is analysed under a path of its own', async () => {
     const { ws } = await workspaceWith({});
     const doc = TextDocument.create('untitled:Untitled-1', 'rlx', 1, 'env E = CartPol {}\n');

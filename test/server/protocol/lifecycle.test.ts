@@ -33,7 +33,7 @@ describe('lifecycle', () => {
       // After `initialized`: a watcher for .rlx files and the configuration section.
       await client.request('workspace/symbol', { query: '' }); // answered after the first index: registrations went out by then
       assert.deepEqual(client.registrations.map((r) => [r.method, r.registerOptions]), [
-        ['workspace/didChangeWatchedFiles', { watchers: [{ globPattern: '**/*.rlx' }] }],
+        ['workspace/didChangeWatchedFiles', { watchers: [{ globPattern: '**/*.rlx' }, { globPattern: '**/*.{ts,js,mjs}' }] }],
         ['workspace/didChangeConfiguration', { section: 'rlx' }],
       ]);
       assert.equal(client.configurationRequests.length, 1);
