@@ -43,8 +43,13 @@ export interface ReplayOptions {
   goals?: GoalLayout | null;
 }
 
-/** Everything a buffer holds, for checkpoints; the typed arrays are the buffer's own storage, not copies. */
+/**
+ * Everything a buffer holds, for checkpoints; the typed arrays are the buffer's own storage,
+ * not copies. `droppable` puts them in the checkpoint's binary side file, which only the
+ * newest checkpoint keeps (run/checkpoint.ts).
+ */
 export interface ReplayState {
+  droppable: true;
   positions: number;
   numEnvs: number;
   obsDim: number;
@@ -167,7 +172,7 @@ export class ReplayBuffer {
 
   state(): ReplayState {
     const { positions, numEnvs, obsDim, actionWidth, pos, full, obs, actions, rewards, nextObs, dones } = this;
-    const state: ReplayState = { positions, numEnvs, obsDim, actionWidth, pos, full, obs, actions, rewards, nextObs, dones };
+    const state: ReplayState = { droppable: true, positions, numEnvs, obsDim, actionWidth, pos, full, obs, actions, rewards, nextObs, dones };
     if (this.episodes !== null) state.episodes = this.episodes.state();
     return state;
   }
