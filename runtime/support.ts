@@ -82,7 +82,11 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
       problems.push(`stage ${stage.name} has no budget: ${algorithm} needs one (${text ? 'completions' : 'environment steps'}), e.g. \`stage ${stage.name} = ${stage.algorithm.name} { budget: 50k }\``);
     } else if (stage.budget !== null && !(stage.budget >= 1)) problems.push(`stage ${stage.name}: budget must be at least 1, got ${stage.budget}`);
     const relabel = stage.algorithm.params.relabel;
-    if (relabel !== undefined && relabel !== 'none') problems.push(NOT_IMPLEMENTED_FEATURES.relabel);
+    const envSpec = builtin(plan.env.kind);
+    if (relabel !== undefined && relabel !== 'none' && envSpec?.declKind === 'env' && !(envSpec as EnvSpec).goalConditioned) {
+      const how = typeof relabel === 'string' ? relabel : String((relabel as { kind?: unknown }).kind);
+      problems.push(`${algorithm} relabels goals (relabel: ${how}), but ${envLabel} is not goal-conditioned; use GridWorld or set relabel: none`);
+    }
   }
   if (plan.curriculum) problems.push(NOT_IMPLEMENTED_FEATURES.curriculum);
   const rewardWhy = builtin(plan.env.kind)?.declKind === 'env' ? (builtin(plan.env.kind) as EnvSpec).rewardTermsNotImplemented : undefined;

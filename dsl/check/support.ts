@@ -25,15 +25,11 @@ export function checkSupport(ctx: CheckContext, symbol: DeclSymbol): void {
         const values = member.value?.kind === 'List' ? member.value.items : member.value ? [member.value] : [];
         for (const v of values) if (v.kind === 'Name' && v.parts.length === 1) warnIfBuiltinNotImplemented(ctx, symbol.unit, v.parts[0]);
       }
-      if (key === 'relabel') warnIfRelabels(ctx, member);
     } else if (member.kind === 'Block' && member.name.text === 'curriculum' && decl.declKind === 'experiment') {
       ctx.accept('warning', 'not-implemented', `\`rlx train\` will refuse this: ${NOT_IMPLEMENTED_FEATURES.curriculum}`, member.name.range);
     } else if (member.kind === 'Named' && member.memberKind === 'stage') {
       const stageBase = member.base?.name.parts;
       if (stageBase?.length === 1) warnIfBuiltinNotImplemented(ctx, symbol.unit, stageBase[0]);
-      for (const inner of member.body?.members ?? []) {
-        if (inner.kind === 'Property' && inner.path.length === 1 && inner.path[0].text === 'relabel') warnIfRelabels(ctx, inner);
-      }
     }
   }
   if (decl.declKind === 'experiment') checkExperimentSupport(ctx, symbol);
@@ -44,13 +40,6 @@ function warnIfBuiltinNotImplemented(ctx: CheckContext, unit: CheckContext['unit
   if (target?.kind !== 'builtin' || target.spec.notImplemented === undefined) return;
   const spec = target.spec;
   ctx.accept('warning', 'not-implemented', `${spec.declKind} ${spec.name} is not implemented in the trainer yet (\`rlx train\` will refuse it): ${spec.notImplemented}`, name.range);
-}
-
-function warnIfRelabels(ctx: CheckContext, property: A.Property): void {
-  const v = property.value;
-  const option = v?.kind === 'Name' ? nameText(v) : v?.kind === 'Call' ? nameText(v.callee) : undefined;
-  if (option === undefined || option === 'none') return;
-  ctx.accept('warning', 'not-implemented', `\`rlx train\` will refuse this: ${NOT_IMPLEMENTED_FEATURES.relabel}`, property.path[0].range);
 }
 
 /** The built-in env at the root of what the experiment trains in; `module` for user code. */

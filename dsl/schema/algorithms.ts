@@ -51,7 +51,6 @@ export const DQN: AlgorithmSpec = {
   name: 'DQN',
   doc: 'Deep Q-Network (Mnih et al. 2015), as in CleanRL dqn.py: off-policy, replay buffer, target network, epsilon-greedy exploration; optional Double DQN and hindsight relabeling.',
   actions: ['discrete'],
-  notImplemented: OFF_POLICY,
   params: [
     learningRate(2.5e-4),
     buffer(10_000),
@@ -59,11 +58,18 @@ export const DQN: AlgorithmSpec = {
     discount(0.99),
     param('target_update', count(), 500, 'Environment steps between copies of the online network into the target network.'),
     param('tau', num({ min: 0, exclusiveMin: true, max: 1 }), 1.0, 'Target network update rate: 1 copies, smaller values blend (Polyak averaging).'),
-    param('train_every', count(), 10, 'Environment steps between gradient steps.'),
+    param('train_every', count(), 10, 'Environment steps between updates (SB3\'s train_freq).'),
+    param('gradient_steps', count({ max: 1e5 }), 1, 'Gradient steps per update, each on its own sampled batch.'),
     learningStarts(10_000),
     param('epsilon', num({ min: 0, max: 1, schedule: true }), { schedule: 'linear', from: 1, to: 0.05, over: 0.5 },
       'Probability of a random action; usually a schedule such as `linear(1.0, 0.05, over: 0.5)`.'),
     param('double', bool, false, 'Double DQN: the online network picks the next action, the target network values it.'),
+    param('loss', choice(
+      option('mse', 'Mean squared TD error (CleanRL).'),
+      option('huber', 'Huber (smooth L1) TD error (Stable-Baselines3).'),
+    ), 'mse', 'Loss on the TD error.'),
+    param('max_grad_norm', oneOf(choice(option('none', 'No clipping (CleanRL).')), num({ min: 0, exclusiveMin: true })), 'none',
+      'Rescale gradients so their global norm is at most this (Stable-Baselines3 uses 10), or `none`.'),
     relabel,
   ],
 };

@@ -1,6 +1,6 @@
 // What the language declares but the trainer does not run yet. Built-ins, blocks and metrics
 // carry their own `notImplemented` reason; this file adds the features that are not one name
-// (several stages, hindsight relabeling) and gathers everything for the runtime, which refuses
+// (several stages) and gathers everything for the runtime, which refuses
 // a plan that needs any of it (runtime/not-implemented.ts re-exports these). The checker warns
 // at the place a spec uses one, so a spec that checks clean does not fail at `rlx train`.
 import { ALGORITHMS } from './algorithms.js';
@@ -15,7 +15,6 @@ const curriculum = EXPERIMENT.blocks.find((b) => b.name === 'curriculum')!;
 export const NOT_IMPLEMENTED_FEATURES = {
   curriculum: curriculum.notImplemented!,
   stages: 'experiments with several stages are implemented for text envs (SFT then GRPO) only',
-  relabel: 'hindsight relabeling needs an off-policy algorithm (DQN, SAC), which is not implemented yet',
 } as const;
 
 const reasons = (specs: readonly { name: string; notImplemented?: string }[]): Readonly<Record<string, string>> =>

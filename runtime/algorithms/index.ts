@@ -3,6 +3,7 @@
 // in ALGORITHMS, and its line removed from ../not-implemented.ts. README.md in this folder
 // says how the next ones (DQN, SAC, REINFORCE/RLOO, GRPO, SFT) plug in.
 import type { AlgorithmDefinition } from './algorithm.js';
+import { DQN } from './dqn/dqn.js';
 import { PPO } from './ppo/ppo.js';
 import { REINFORCE } from './reinforce/reinforce.js';
 import { GRPO } from './grpo/grpo.js';
@@ -10,6 +11,7 @@ import { SFT } from './sft/sft.js';
 
 export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   PPO as AlgorithmDefinition<never, never>,
+  DQN as AlgorithmDefinition<never, never>,
   REINFORCE as AlgorithmDefinition<never, never>,
   SFT as AlgorithmDefinition<never, never>,
   GRPO as AlgorithmDefinition<never, never>,
@@ -30,4 +32,5 @@ export { computeGae } from './ppo/gae.js';
 export { buildPpoLoss, LOSS_METRICS, ppoGradientStep, ppoLossAsWritten, type PpoLoss } from './ppo/loss.js';
 export { Ppo, PPO, PPO_ADAM_EPS, type PpoState } from './ppo/ppo.js';
 export { ppoSettings, type PpoSettings } from './ppo/settings.js';
+export { Dqn, DQN, type DqnState } from './dqn/dqn.js';
 export { NonFiniteError, Stepper, type EpisodeRecord, type TransitionSink } from './stepper.js';

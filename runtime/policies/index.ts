@@ -5,6 +5,7 @@
 import type { Rng } from '../random.js';
 import { MlpPolicy, mlpSettings } from './mlp.js';
 import type { ActorCriticPolicy, PolicySpaces, TokenModel } from './policy.js';
+import { MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import { TransformerPolicy } from './transformer/transformer.js';
 import { transformerSettings } from './transformer/settings.js';
@@ -14,6 +15,7 @@ export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
 export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
+export { argmax, MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
 export type { SampleOptions } from './transformer/sampling.js';
 
@@ -24,6 +26,8 @@ export interface PolicyDefinition<S = unknown> {
   settings(params: Readonly<Record<string, unknown>>): S;
   /** An actor and a critic over observation vectors (PPO). */
   actorCritic?(settings: S, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy;
+  /** Observation -> one Q-value per action (DQN). */
+  qNetwork?(settings: S, spaces: PolicySpaces, rng: Rng): QNetworkPolicy;
   /** A language model over a text task's tokens (GRPO, SFT). */
   tokenModel?(settings: S, tokenizer: CharTokenizer, rng: Rng): TokenModel;
 }
@@ -32,6 +36,7 @@ const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
   name: 'mlp',
   settings: mlpSettings,
   actorCritic: (settings, spaces, rng) => new MlpPolicy(settings, spaces, rng),
+  qNetwork: (settings, spaces, rng) => new MlpQNetwork(settings, spaces, rng),
 };
 
 const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
@@ -80,6 +85,13 @@ export class PolicyFactory {
     const build = this.definition.actorCritic;
     if (!build) throw new Error(`${algorithm} trains an actor-critic, which policy ${this.component.name} (${this.component.kind}) cannot be`);
     if (!this.spaces) throw new Error(`${algorithm} trains an actor-critic over observation vectors, which a text env does not have`);
+    return build(this.settings, this.spaces, this.rng);
+  }
+
+  qNetwork(algorithm: string): QNetworkPolicy {
+    const build = this.definition.qNetwork;
+    if (!build) throw new Error(`${algorithm} trains a Q-network, which policy ${this.component.name} (${this.component.kind}) cannot be; use an mlp policy`);
+    if (!this.spaces) throw new Error(`${algorithm} trains a Q-network over observation vectors, which a text env does not have`);
     return build(this.settings, this.spaces, this.rng);
   }
 

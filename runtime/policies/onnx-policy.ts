@@ -1,22 +1,30 @@
 // A policy exported by the trainer (checkpoints/policy-*.onnx), loaded back with plain
 // onnxruntime, as any other program would: input `obs` [B, obsDim]; outputs `logits`
-// (discrete) or `mean` and `log_std` (continuous), and `value`. Used by `rlx eval`.
+// (discrete) or `mean` and `log_std` (continuous), and `value`; or a Q-network's `q_values`
+// (DQN), whose action is their argmax. Used by `rlx eval`.
 import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import type { Rng } from '../random.js';
 import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
 import { actFromHead, type Actor, type PolicySpaces } from './policy.js';
+import { argmax } from './q-network.js';
 
 export class OnnxPolicy implements Actor {
   readonly distribution: ActionDistribution;
   private readonly logStd: Float32Array;
-  private readonly head: 'logits' | 'mean';
+  private readonly head: 'logits' | 'mean' | 'q_values';
 
   private constructor(
     private readonly session: ort.InferenceSession,
     readonly spaces: PolicySpaces,
   ) {
     const space = spaces.actionSpace;
+    if (space.kind === 'discrete' && session.outputNames.includes('q_values')) {
+      this.head = 'q_values';
+      this.logStd = new Float32Array(0);
+      this.distribution = new Categorical(space.n);
+      return;
+    }
     if (space.kind === 'discrete') {
       this.head = 'logits';
       this.logStd = new Float32Array(0);
@@ -40,6 +48,13 @@ export class OnnxPolicy implements Actor {
 
   async act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): Promise<void> {
     const out = await this.run(obs, rows);
+    if (this.head === 'q_values') {
+      // A Q-network acts greedily, deterministic or not: its exploration was the learner's.
+      const q = out.q_values.data as Float32Array;
+      const n = this.distribution.headWidth;
+      for (let i = 0; i < rows; i++) actions[i] = argmax(q, i * n, n);
+      return;
+    }
     if (this.head === 'mean') this.logStd.set((out.log_std.data as Float32Array).subarray(0, this.logStd.length));
     const dist = this.distribution;
     actFromHead(dist, out[this.head].data as Float32Array, rows, actions, deterministic, rng, new Float32Array(rows * dist.encodedWidth));

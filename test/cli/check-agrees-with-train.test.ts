@@ -37,6 +37,14 @@ function checkAndTrain(experiment: string): { errors: string[]; warnings: string
   return { errors, warnings, refusals };
 }
 
+/** The plan of a spec, errors or not (the trainer's own check, without the checker's). */
+function compiledPlan(experiment: string): Parameters<typeof checkPlan>[0] {
+  const workspace = new Workspace(new MemoryHost({ 'main.rlx': PRELUDE + experiment }));
+  const result = compile(analyze(workspace, [virtualPath('main.rlx')]), virtualPath('main.rlx'));
+  assert.ok(result.ok, `compiles: ${!result.ok && result.error}`);
+  return [...result.plans][0];
+}
+
 /** The trainer refuses, and the checker warned with the same reason beforehand. */
 function refusedWithWarning(experiment: string, reason: RegExp): void {
   const { errors, warnings, refusals } = checkAndTrain(experiment);
@@ -52,6 +60,8 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
       'experiment X { env: Pole, policy: Actor, algorithm: REINFORCE, budget: 1k, stop: eval.mean_return >= 475 }',
       'experiment X { env: Arith, policy: Tiny, stage warm = SFT { updates: 10 }, stage main = GRPO { budget: 1k } }',
       'experiment X { env: Arith, policy: Tiny, stage warm = SFT { budget: 640 } }',
+      'experiment X { env: Pole, policy: Actor, algorithm: DQN, budget: 1k }',
+      'experiment X { env: Rooms, policy: Actor, stage a = DQN { budget: 1k, relabel: final } }',
     ]) {
       assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);
     }
@@ -59,7 +69,6 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
 
   test('a built-in env or algorithm the trainer does not run', () => {
     refusedWithWarning('env Guess = GuessNumber {}\nreward Long { term a = length(completion) }\nexperiment X { env: Guess, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Long }', /reward terms on a dialogue env \(GuessNumber\) are not implemented yet/);
-    refusedWithWarning('experiment X { env: Pole, policy: Actor, algorithm: DQN, budget: 1k }', /DQN.*off-policy learning/);
     refusedWithWarning('experiment X { env: Pole, policy: Actor, algorithm: SAC, budget: 1k }', /SAC.*off-policy learning/);
   });
 
@@ -73,10 +82,16 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
     }
   });
 
-  test('a curriculum, several stages on a numeric env, hindsight relabeling', () => {
+  test('hindsight relabeling on an env without goals: an error of the checker, refused by the trainer', () => {
+    const { errors } = checkAndTrain('algorithm H = DQN { relabel: final }\nexperiment X { env: Pole, policy: Actor, algorithm: H, budget: 1k }');
+    assert.match(errors.join(' | '), /relabels goals \(relabel: final\), but .*CartPole.* is not goal-conditioned/);
+    const plan = compiledPlan('experiment X { env: Pole, policy: Actor, stage a = DQN { budget: 1k, relabel: final } }');
+    assert.throws(() => checkPlan(plan), (err: unknown) => err instanceof PlanError && err.problems.some((p) => /DQN relabels goals \(relabel: final\), but CartPole is not goal-conditioned/.test(p)));
+  });
+
+  test('a curriculum, several stages on a numeric env', () => {
     refusedWithWarning('experiment X { env: Rooms, policy: Actor, algorithm: PPO, budget: 1k, curriculum { param: env.size, from: 5, to: 9, advance: eval.success > 0.5 } }', /curriculum \{ \}` block is not implemented yet/);
     refusedWithWarning('experiment X { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = PPO { budget: 1k } }', /several stages are implemented for text envs/);
-    refusedWithWarning('experiment X { env: Rooms, policy: Actor, stage a = DQN { budget: 1k, relabel: final } }', /hindsight relabeling needs an off-policy algorithm/);
   });
 
   test('a stage without a budget is an error of the checker where the trainer would refuse it', () => {

@@ -42,9 +42,9 @@ describe('a sweep of 10^8 members (issue 14 item 5)', () => {
 
 describe('rlx check says what rlx train does not run yet (issue 15 item 10)', () => {
   test('a warning at the name, with the reason; the check still passes', () => {
-    const r = rlx('check', write('dqn.rlx', GOOD.replace('algorithm: Tuned', 'algorithm: DQN')));
+    const r = rlx('check', write('sac.rlx', GOOD.replace('algorithm: Tuned', 'algorithm: SAC')));
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^dqn\.rlx:4:59: warning not-implemented: algorithm DQN is not implemented in the trainer yet \(`rlx train` will refuse it\): it needs off-policy learning/m);
+    assert.match(r.stdout, /^sac\.rlx:4:59: warning not-implemented: algorithm SAC is not implemented in the trainer yet \(`rlx train` will refuse it\): it needs off-policy learning/m);
     assert.match(r.stderr, /0 errors, 1 warning in 1 file/);
   });
 });

@@ -1,0 +1,225 @@
+// Deep Q-Network (Mnih et al. 2015), as CleanRL's dqn.py: epsilon-greedy collection into a
+// replay buffer, and after `learning_starts` steps, every `train_every` steps, gradient steps
+// on the TD loss of uniformly sampled batches (loss.ts) against a target network that follows
+// the online one every `target_update` steps (a copy, or Polyak averaging with tau < 1).
+// Options from SB3's DQN: `gradient_steps` per update, the Huber loss, max_grad_norm; Double
+// DQN (`double`); hindsight relabeling (`relabel`, ../replay/her.ts) on goal-conditioned envs.
+//
+// Differences from CleanRL, each deliberate:
+// - truncated episodes (time limits) bootstrap from their real final observation (dones are
+//   terminations only), as SB3's handle_timeout_termination and CleanRL's real_next_obs;
+// - with several env copies, each copy explores with its own draw, and steps count env steps
+//   (train_every and target_update are crossed, not hit exactly, when numEnvs > 1);
+// - the loss metrics are averaged over the update's gradient steps (CleanRL logs the last).
+import type { QNetworkPolicy } from '../../policies/index.js';
+import { isGoalConditioned } from '../../envs/types.js';
+import type { Rng } from '../../random.js';
+import { scheduleValue } from '../../schedule.js';
+import { Adam, type AdamState, type GradientStep, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import type { DenseStack } from '../../policies/index.js';
+import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
+import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
+import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
+import { goalLayout } from '../replay/her.js';
+import { NonFiniteError, type Stepper } from '../stepper.js';
+import { dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
+import { dqnSettings, type DqnSettings } from './settings.js';
+
+export const DQN: AlgorithmDefinition<DqnSettings> = {
+  name: 'DQN',
+  actions: ['discrete'],
+  params: dqnSettings,
+  create: (context, settings) => Dqn.create(context, settings),
+};
+
+export interface DqnState {
+  globalStep: number;
+  updates: number;
+  actionRng: number[];
+  sampleRng: number[];
+  weights: WeightSnapshot;
+  targetWeights: WeightSnapshot;
+  optimizer: AdamState;
+  /** null when loaded from a checkpoint older than the newest, which keeps no buffer: collection starts afresh. */
+  buffer: ReplayState | null;
+}
+
+export class Dqn implements Algorithm {
+  readonly name = 'DQN';
+  globalStep = 0;
+  /** Updates (rounds of gradient_steps) taken so far. */
+  updates = 0;
+  private readonly optimizer: Adam;
+  private readonly target: WeightStore;
+  private readonly targetForward: DenseStack;
+  private readonly envActions;
+  private readonly scratch: StoreScratch;
+  private readonly batch: ReplayBatch;
+  private readonly actionMask: Float32Array;
+  private readonly tdTarget: Float32Array;
+  private readonly nextQTarget: Float32Array;
+  private readonly nextQOnline: Float32Array;
+  private readonly invN: Float32Array;
+  private readonly metricSlots: readonly number[];
+
+  private constructor(
+    readonly settings: DqnSettings,
+    readonly policy: QNetworkPolicy,
+    readonly stepper: Stepper,
+    readonly budget: number,
+    readonly buffer: ReplayBuffer,
+    private readonly gradients: GradientStep,
+    private readonly actionRng: Rng,
+    private readonly sampleRng: Rng,
+  ) {
+    const rows = settings.batch_size;
+    const n = policy.actions;
+    this.optimizer = new Adam(policy.weights);
+    this.target = policy.weights.clone();
+    this.targetForward = policy.forwardOf(this.target);
+    this.envActions = stepper.vec.createActionBuffer();
+    this.scratch = createStoreScratch(stepper);
+    this.batch = buffer.createBatch(rows);
+    this.actionMask = new Float32Array(rows * n);
+    this.tdTarget = new Float32Array(rows);
+    this.nextQTarget = new Float32Array(rows * n);
+    this.nextQOnline = new Float32Array(rows * n);
+    this.invN = Float32Array.of(1 / rows);
+    this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
+  }
+
+  static async create(context: AlgorithmContext, settings: DqnSettings): Promise<Dqn> {
+    const { stepper, compute } = context;
+    const policy = context.policy.qNetwork('DQN');
+    const env = stepper.vec.envs[0];
+    if (settings.relabel !== null && !isGoalConditioned(env)) {
+      throw new Error(`DQN relabels goals (relabel: ${settings.relabel.strategy}), but the env ${stepper.vec.kind} is not goal-conditioned (it has no goalFields, achievedFields and computeReward); set relabel: none`);
+    }
+    const buffer = new ReplayBuffer({
+      capacity: settings.buffer,
+      numEnvs: stepper.numEnvs,
+      obsDim: stepper.obsDim,
+      actionWidth: 1,
+      relabel: settings.relabel,
+      goals: settings.relabel !== null && isGoalConditioned(env) ? goalLayout(stepper.vec.obsFields, env) : null,
+    });
+    const gradients = await dqnGradientStep(policy, settings.loss, { compute, maxRows: settings.batch_size });
+    return new Dqn(settings, policy, stepper, context.budget, buffer, gradients, context.rng.fork('actions'), context.rng.fork('replay'));
+  }
+
+  get done(): boolean {
+    return this.globalStep >= this.budget;
+  }
+
+  hparams(): Record<string, unknown> {
+    const s = this.settings;
+    return { ...s, max_grad_norm: s.max_grad_norm ?? 'none', relabel: s.relabel ?? 'none', buffer_positions: this.buffer.positions, adam_eps: this.optimizer.eps };
+  }
+
+  /** Collects until the next update is due (train_every steps), then takes it once learning has started. */
+  async iterate(): Promise<Record<string, number>> {
+    const s = this.settings;
+    const { stepper, policy } = this;
+    const numEnvs = stepper.numEnvs;
+    const updateDue = (Math.floor(this.globalStep / s.train_every) + 1) * s.train_every;
+    let epsilon = 0;
+    while (this.globalStep < updateDue && !this.done) {
+      // CleanRL's linear_schedule(start_e, end_e, exploration_fraction * total_timesteps, global_step).
+      epsilon = scheduleValue(s.epsilon, this.globalStep, this.budget);
+      policy.epsilon = epsilon;
+      policy.act(stepper.obs, numEnvs, this.envActions, false, this.actionRng);
+      stepAndStore(stepper, this.buffer, this.envActions, this.scratch);
+      const before = this.globalStep;
+      this.globalStep += numEnvs;
+      if (this.globalStep > s.learning_starts && Math.floor(this.globalStep / s.target_update) > Math.floor(before / s.target_update)) {
+        this.updateTarget();
+      }
+    }
+    const metrics: Record<string, number> = { 'charts/epsilon': epsilon };
+    if (this.globalStep > s.learning_starts && this.globalStep >= updateDue) Object.assign(metrics, await this.update());
+    return metrics;
+  }
+
+  /** target = tau * online + (1 - tau) * target (a copy when tau is 1). */
+  private updateTarget(): void {
+    if (this.settings.tau === 1) this.target.copyFrom(this.policy.weights);
+    else this.target.lerpFrom(this.policy.weights, this.settings.tau);
+    this.targetForward.sync();
+  }
+
+  /** gradient_steps steps on sampled batches; returns the mean loss metrics. */
+  private async update(): Promise<Record<string, number>> {
+    const s = this.settings;
+    const { policy, batch, actionMask, tdTarget, metricSlots } = this;
+    const rows = s.batch_size;
+    const n = policy.actions;
+    const obsDim = this.stepper.obsDim;
+    const lr = scheduleValue(s.learning_rate, this.globalStep, this.budget);
+    const sums = new Float64Array(LOSS_METRICS.length);
+    let gradNorm = 0;
+    for (let step = 0; step < s.gradient_steps; step++) {
+      this.buffer.sample(rows, this.sampleRng, batch);
+      this.targetForward.forward(batch.nextObs, rows, this.nextQTarget);
+      if (s.double) policy.qValues(batch.nextObs, rows, this.nextQOnline);
+      tdTargets(batch.rewards, batch.dones, this.nextQTarget, s.double ? this.nextQOnline : this.nextQTarget, rows, n, s.gamma, tdTarget);
+      actionMask.fill(0);
+      for (let j = 0; j < rows; j++) actionMask[j * n + batch.actions[j]] = 1;
+      const out = await this.gradients.run({
+        obs: { data: batch.obs, dims: [rows, obsDim] },
+        action_mask: { data: actionMask, dims: [rows, n] },
+        td_target: { data: tdTarget, dims: [rows] },
+        inv_n: this.invN,
+      });
+      for (let k = 0; k < sums.length; k++) {
+        const value = out.metrics[metricSlots[k]];
+        if (!Number.isFinite(value)) this.diverged(`losses/${LOSS_METRICS[k]} is ${value}`, step);
+        sums[k] += value;
+      }
+      const norm = this.optimizer.step(out.grads, lr, s.max_grad_norm !== null ? { maxGradNorm: s.max_grad_norm } : {});
+      if (!Number.isFinite(norm)) this.diverged(`the gradient's norm is ${norm}`, step);
+      gradNorm += norm;
+      // The next batch's Double-DQN selection and the next collection see the new weights.
+      policy.sync();
+    }
+    this.updates++;
+    const metrics: Record<string, number> = { 'charts/learning_rate': lr, 'losses/grad_norm': gradNorm / s.gradient_steps };
+    LOSS_METRICS.forEach((name, k) => (metrics[`losses/${name}`] = sums[k] / s.gradient_steps));
+    return metrics;
+  }
+
+  /** A loss or gradient that is not finite ruins the weights for good: stop at once. */
+  private diverged(what: string, gradientStep: number): never {
+    throw new NonFiniteError(`DQN's update diverged: ${what} (update ${this.updates + 1}, gradient step ${gradientStep + 1}); try a smaller learning_rate, loss: huber or a max_grad_norm`);
+  }
+
+  state(): DqnState {
+    return {
+      globalStep: this.globalStep,
+      updates: this.updates,
+      actionRng: this.actionRng.getState(),
+      sampleRng: this.sampleRng.getState(),
+      weights: this.policy.weights.snapshot(),
+      targetWeights: this.target.snapshot(),
+      optimizer: this.optimizer.state(),
+      buffer: this.buffer.state(),
+    };
+  }
+
+  loadState(saved: unknown): void {
+    const state = saved as DqnState;
+    this.globalStep = state.globalStep;
+    this.updates = state.updates;
+    this.actionRng.setState(state.actionRng);
+    this.sampleRng.setState(state.sampleRng);
+    this.policy.weights.load(state.weights);
+    this.target.load(state.targetWeights);
+    this.optimizer.load(state.optimizer);
+    if (state.buffer !== null) this.buffer.load(state.buffer);
+    this.policy.sync();
+    this.targetForward.sync();
+  }
+
+  async release(): Promise<void> {
+    await this.gradients.release();
+  }
+}

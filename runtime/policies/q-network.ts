@@ -1,0 +1,122 @@
+// The Q-network family (DQN): an MLP from the observation to one Q-value per action, as
+// CleanRL dqn.py's QNetwork, from the `mlp` policy's `hidden` and `activation`.
+//
+// Initialisation is PyTorch's nn.Linear default (U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for
+// weights and biases), as CleanRL's QNetwork has no layer_init; the mlp's orthogonal
+// actor-critic init is PPO's. Weights are named `q.0.weight`, ..., `q.out.bias`, [in, out].
+//
+// Acting runs outside onnxruntime (DenseStack, as the actor of mlp.ts): greedy argmax when
+// deterministic (evaluation), else epsilon-greedy with the `epsilon` the learner sets.
+// The export is `obs` -> `q_values`; its metadata says the action is their argmax.
+import type { Rng } from '../random.js';
+import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
+import { linearDefault } from '../tensor/init.js';
+import { DenseStack, type Activation } from './dense.js';
+import type { ActionBuffer } from './distributions.js';
+import type { MlpSettings } from './mlp.js';
+import type { OnnxInterface, Policy, PolicySpaces } from './policy.js';
+
+export interface QNetworkPolicy extends Policy {
+  readonly actions: number;
+  /** Probability of a uniformly random action when acting non-deterministically. */
+  epsilon: number;
+  /** Q-values [B, actions] of `obs` [B, obsDim] in `g`; declares the weights in `g`. */
+  build(g: Graph, obs: Tensor): Tensor;
+  /** Q-values [rows, actions] of `rows` observations, outside onnxruntime (fast). */
+  qValues(obs: Float32Array, rows: number, out: Float32Array): void;
+  /** A forward pass over another store of the same weights (the target network); sync() it after changing them. */
+  forwardOf(weights: WeightStore): DenseStack;
+  /** Makes the fast forward pass see the current weights; call after each update. */
+  sync(): void;
+}
+
+interface LayerSpec {
+  readonly name: string;
+  readonly inDim: number;
+  readonly outDim: number;
+  readonly activation: Activation;
+}
+
+export class MlpQNetwork implements QNetworkPolicy {
+  readonly kind = 'mlp';
+  readonly weights = new WeightStore();
+  readonly onnxInterface: OnnxInterface = { inputs: ['obs'], outputs: ['q_values'] };
+  readonly actions: number;
+  epsilon = 0;
+  private readonly layers: LayerSpec[];
+  private readonly stack: DenseStack;
+  private q = new Float32Array(0);
+
+  constructor(
+    readonly settings: MlpSettings,
+    readonly spaces: PolicySpaces,
+    rng: Rng,
+  ) {
+    const space = spaces.actionSpace;
+    if (space.kind !== 'discrete') throw new Error('a Q-network needs a discrete action space');
+    this.actions = space.n;
+    const { hidden, activation } = settings;
+    this.layers = [
+      ...hidden.map((width, i) => ({ name: `q.${i}`, inDim: i === 0 ? spaces.obsDim : hidden[i - 1], outDim: width, activation })),
+      { name: 'q.out', inDim: hidden[hidden.length - 1], outDim: space.n, activation: 'none' as const },
+    ];
+    const random = () => rng.uniform();
+    for (const layer of this.layers) {
+      this.weights.add(`${layer.name}.weight`, [layer.inDim, layer.outDim], (size) => linearDefault(random, size, layer.inDim));
+      this.weights.add(`${layer.name}.bias`, [layer.outDim], (size) => linearDefault(random, size, layer.inDim));
+    }
+    this.stack = this.forwardOf(this.weights);
+  }
+
+  build(g: Graph, obs: Tensor): Tensor {
+    const p = this.weights.declare(g);
+    return this.layers.reduce((h, layer) => {
+      const y = g.linear(h, p[`${layer.name}.weight`], p[`${layer.name}.bias`]);
+      return layer.activation === 'tanh' ? g.tanh(y) : layer.activation === 'relu' ? g.relu(y) : y;
+    }, obs);
+  }
+
+  forwardOf(weights: WeightStore): DenseStack {
+    return new DenseStack(
+      this.layers.map((layer) => ({
+        weight: weights.get(`${layer.name}.weight`).data,
+        bias: weights.get(`${layer.name}.bias`).data,
+        inDim: layer.inDim,
+        outDim: layer.outDim,
+        activation: layer.activation,
+      })),
+    );
+  }
+
+  qValues(obs: Float32Array, rows: number, out: Float32Array): void {
+    this.stack.forward(obs, rows, out);
+  }
+
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
+    const n = this.actions;
+    if (this.q.length < rows * n) this.q = new Float32Array(rows * n);
+    this.qValues(obs, rows, this.q);
+    for (let i = 0; i < rows; i++) {
+      // CleanRL draws one number per step for all copies; one per copy explores them independently.
+      actions[i] = !deterministic && rng.uniform() < this.epsilon ? rng.int(n) : argmax(this.q, i * n, n);
+    }
+  }
+
+  sync(): void {
+    this.stack.sync();
+  }
+
+  exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {
+    const g = new Graph();
+    const q = this.build(g, g.input('obs', 'float32', ['B', this.spaces.obsDim]));
+    const docString = JSON.stringify({ ...metadata, ...this.onnxInterface, action: 'argmax(q_values)' });
+    return buildModel(g, { outputs: { q_values: q }, bake: this.weights, graphName: 'rlx_q_network', docString }).bytes;
+  }
+}
+
+/** Index of the largest of xs[from .. from + n) (the first on ties, as torch.argmax). */
+export function argmax(xs: ArrayLike<number>, from: number, n: number): number {
+  let best = 0;
+  for (let k = 1; k < n; k++) if (xs[from + k] > xs[from + best]) best = k;
+  return best;
+}
