@@ -197,7 +197,7 @@ describe('train()', () => {
     };
     await refuse(makePlan({ algorithm: 'DQN' }), /algorithm DQN is not implemented yet: it needs off-policy learning \(a replay buffer, target networks\), which is not built yet; PPO and REINFORCE\/RLOO train today/);
     await refuse(makePlan({ env: 'TextTask' }), /PPO does not train on text actions \(TextTask\)/);
-    await refuse({ ...makePlan(), curriculum: { param: 'env.size', from: 5, to: 9, step: 1, advance: { const: true } } }, /curriculum/);
+    await refuse({ ...makePlan(), curriculum: { param: 'env.size', from: 5, to: 9, step: 1, advance: { const: true } } }, /curriculum param env.size: CartPole has no parameter size/);
     await refuse({ ...makePlan(), env: { name: 'Mine', kind: 'module', module: 'mine.ts', params: {} } }, /env Mine is user code \(module "mine.ts"\): pass its file as envModule/);
     await refuse({ ...makePlan(), policy: { name: 'T', kind: 'transformer', params: {} } }, /policy T \(transformer\) reads tokens, not observation vectors: CartPole needs an mlp policy/);
     await assert.rejects(train(makePlan({ envParams: { force_mag: 3 } }), { out }), /CartPole: unknown param "force_mag"/);
