@@ -55,19 +55,26 @@ function layoutIn(ctx: CheckContext, symbol: DeclSymbol): { value: GridLayout; s
   return name === 'open' || name === 'four_rooms' || name === 'maze' ? { value: name, stated } : undefined;
 }
 
-/** A fixed goal off the grid or on a wall of the layout, where layout, size and goal are constants. */
-function checkGridGoal(ctx: CheckContext, symbol: DeclSymbol, at: (x: { stated?: Effective<A.Property> } | undefined) => A.Range | undefined): void {
+/** A GridWorld's fixed goal and layout, where both are constants; undefined for a random goal. */
+export function fixedGridGoal(ctx: CheckContext, symbol: DeclSymbol): { x: number; y: number; layout: GridLayout; goal: Effective<A.Property>; layoutStated?: Effective<A.Property> } | undefined {
   const goal = ctx.model.effective(symbol).properties.get('goal');
   const call = goal?.node.value;
-  if (!goal || call?.kind !== 'Call' || call.callee.parts[0]?.text !== 'fixed') return;
-  const size = numberIn(ctx, symbol, 'size');
+  if (!goal || call?.kind !== 'Call' || call.callee.parts[0]?.text !== 'fixed') return undefined;
   const layout = layoutIn(ctx, symbol);
   const { bound } = bindArguments(call.args, [{ name: 'x' }, { name: 'y' }], 'fixed', call.range);
   const x = constantNumber(bound.get('x')?.value);
   const y = constantNumber(bound.get('y')?.value);
-  if (!size || !layout || x === undefined || y === undefined || !Number.isInteger(size.value) || !Number.isInteger(x) || !Number.isInteger(y)) return;
+  if (!layout || x === undefined || y === undefined || !Number.isInteger(x) || !Number.isInteger(y)) return undefined;
+  return { x, y, layout: layout.value, goal, layoutStated: layout.stated };
+}
+
+/** A fixed goal off the grid or on a wall of the layout, where layout, size and goal are constants. */
+function checkGridGoal(ctx: CheckContext, symbol: DeclSymbol, at: (x: { stated?: Effective<A.Property> } | undefined) => A.Range | undefined): void {
+  const fixed = fixedGridGoal(ctx, symbol);
+  const size = numberIn(ctx, symbol, 'size');
+  if (!fixed || !size || !Number.isInteger(size.value)) return;
   // Reported where this declaration makes the conflict: its goal, else its size or layout.
-  const range = goal.owner === symbol ? call.range : at(size) ?? at(layout);
-  const problem = fixedGoalProblem(layout.value, size.value, x, y);
+  const range = fixed.goal.owner === symbol ? fixed.goal.node.value!.range : at(size) ?? at({ stated: fixed.layoutStated });
+  const problem = fixedGoalProblem(fixed.layout, size.value, fixed.x, fixed.y);
   if (problem && range) ctx.accept('error', 'out-of-range', `the goal ${problem}; pick a free cell or goal: random`, range);
 }

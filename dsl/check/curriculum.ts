@@ -6,7 +6,9 @@ import type { NumberType } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
 import type { DeclSymbol, Effective } from '../semantics/model.js';
+import { fixedGoalProblem } from '../../runtime/envs/geometry/grid-world.js';
 import { constantNumber } from './constant.js';
+import { fixedGridGoal } from './consistency.js';
 import type { CheckContext } from './context.js';
 
 export function checkCurriculum(ctx: CheckContext, symbol: DeclSymbol): void {
@@ -49,6 +51,25 @@ export function checkCurriculum(ctx: CheckContext, symbol: DeclSymbol): void {
   const stepValue = constantNumber(step?.node.value);
   if (step && type.integer && stepValue !== undefined && !Number.isInteger(stepValue)) {
     ctx.accept('error', 'type-mismatch', `env.${spec.name} is a whole number, so its curriculum moves in whole steps; found step ${stepValue}`, step.node.value!.range);
+  }
+  if (env!.name === 'GridWorld' && spec.name === 'size' && param) checkGridSizes(ctx, symbol, block, param);
+}
+
+/** Every size a GridWorld curriculum reaches must hold the env's fixed goal. */
+function checkGridSizes(ctx: CheckContext, symbol: DeclSymbol, block: Map<string, Effective<A.Property>>, param: Effective<A.Property>): void {
+  const target = ctx.model.referencedTarget(symbol, 'env');
+  const fixed = target?.kind === 'decl' ? fixedGridGoal(ctx, target.symbol) : undefined;
+  const [from, to] = [constantNumber(block.get('from')?.node.value), constantNumber(block.get('to')?.node.value)];
+  const step = block.has('step') ? constantNumber(block.get('step')!.node.value) : 1;
+  if (!fixed || from === undefined || to === undefined || step === undefined || !(step > 0) || ![from, to, step].every(Number.isInteger)) return;
+  const direction = Math.sign(to - from);
+  for (let size = from, n = 0; n < 1000; size = direction > 0 ? Math.min(to, size + step) : Math.max(to, size - step), n++) {
+    const problem = fixedGoalProblem(fixed.layout, size, fixed.x, fixed.y);
+    if (problem) {
+      ctx.accept('error', 'out-of-range', `at env.size ${size} the goal ${problem}: every size the curriculum reaches must hold env ${target!.kind === 'decl' ? target!.symbol.name : ''}'s fixed goal`, param.node.value!.range);
+      return;
+    }
+    if (size === to) return;
   }
 }
 

@@ -462,6 +462,11 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'out-of-range': [
     {
+      name: 'a GridWorld curriculum through sizes that cannot hold its fixed goal',
+      source: `env Fixed = GridWorld { goal: fixed(8, 8) }\n${PRELUDE}experiment C {\n  env: Fixed\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: ⟦env.size⟧, from: 5, to: 11, step: 2, advance: eval.success > 0.5 }\n}\n`,
+      message: "at env.size 5 the goal fixed(8, 8) is outside the 5x5 grid (coordinates run from 0 to 4): every size the curriculum reaches must hold env Fixed's fixed goal",
+    },
+    {
       name: 'a curriculum value outside its parameter\'s range',
       source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: env.size, from: 5, to: ⟦201⟧, advance: eval.success > 0.5 }\n}\n`,
       message: 'to (env.size) must be >= 5 and <= 101; found 201',
@@ -1114,7 +1119,7 @@ describe('valid sources check clean (no false positives)', () => {
     const checked = check({ 'main.rlx': `env Pole = CartPole { max_steps: 500, gravity: 9.8, force: 10 }
 env Car = MountainCar { goal_velocity: 0 }
 env Bot = Acrobot {}
-env Rooms = GridWorld { layout: maze, size: 11, goal: fixed(3, 4) }
+env Rooms = GridWorld { layout: maze, size: 11, goal: fixed(2, 4) }
 env Arith = TextTask { task: reverse(len: 5), max_tokens: 6 }
 env Guess = GuessNumber { low: 1, high: 100 }
 env Arms = Bandit { arms: 5 }
