@@ -689,6 +689,12 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'invalid-module-spec': [
     {
+      name: 'a goal-conditioned spec whose goal is not among its observations',
+      source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export default class {}\nexport const spec = { observations: ['x', 'gx'], actions: 'discrete', goal: ['g'], achieved: ['x'] };\n" },
+      roots: ['main.rlx'],
+      message: "./mine.ts:2: spec.goal names 'g', which is not among spec.observations (x, gx) (docs/language.md#user-environments)",
+    },
+    {
       name: 'a spec that is not valid: at the module path, with the line in the module',
       source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export default class {}\nexport const spec = { observations: ['x'], actions: 'discrte' };\n" },
       roots: ['main.rlx'],
@@ -704,7 +710,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'a misspelt key of the spec',
       source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export const spec = { observation: ['x'], actions: 'discrete' };\n" },
       roots: ['main.rlx'],
-      message: "./mine.ts:1: spec has no key 'observation'; its keys are observations, actions, info (docs/language.md#user-environments)",
+      message: "./mine.ts:1: spec has no key 'observation'; its keys are observations, actions, info, goal, achieved (docs/language.md#user-environments)",
     },
   ],
 
