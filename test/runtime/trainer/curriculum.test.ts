@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
 import type { Plan, PlanExpr } from '../../../dsl/compile/plan.js';
+import type { GridWorld } from '../../../runtime/envs/grid-world.js';
+import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { loadCheckpoint } from '../../../runtime/run/checkpoint.js';
 import { readEvents, type CurriculumEvent, type EpisodeEvent, type RunEvent } from '../../../runtime/run/events.js';
 import { PlanError, resume, train } from '../../../runtime/train.js';
@@ -94,6 +96,9 @@ describe('a run with a curriculum', () => {
     assert.equal(sizes[sizes.length - 1][1], 9);
     for (let i = 1; i < sizes.length; i++) assert.ok(sizes[i][1] >= sizes[i - 1][1], `the sizes of the recorded episodes only grow: ${JSON.stringify(sizes)}`);
     for (const [step, size] of sizes) assert.ok(size >= (step < 512 ? 5 : step < 1024 ? 7 : 9), `the episode recorded from step ${step} ran on size ${size}`);
+    // rlx eval judges the policy on the size the run ended on.
+    const envs = await openRunEnvs(result.runDir, plan, 1);
+    assert.equal((envs.vec.envs[0] as GridWorld).size, 9);
   });
 
   it('refuses a plan whose curriculum cannot run, before creating anything', async () => {
