@@ -8,6 +8,7 @@ import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FEATURES } from './not-implemented.js'
 import { POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, type EnvSpec } from '../dsl/schema/index.js';
+import { curriculumProblems } from './trainer/curriculum.js';
 import { textModuleRewardTermsWhy } from '../dsl/schema/env-module.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
@@ -88,7 +89,7 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
       problems.push(`${algorithm} relabels goals (relabel: ${how}), but ${envLabel} is not goal-conditioned; use GridWorld or set relabel: none`);
     }
   }
-  if (plan.curriculum) problems.push(NOT_IMPLEMENTED_FEATURES.curriculum);
+  if (plan.curriculum) problems.push(...curriculumProblems(plan, text));
   const rewardWhy = builtin(plan.env.kind)?.declKind === 'env' ? (builtin(plan.env.kind) as EnvSpec).rewardTermsNotImplemented : undefined;
   if (plan.reward && rewardWhy) problems.push(rewardWhy);
   // A text module's dialogues train on the rewards its step() returns, as GuessNumber's do.

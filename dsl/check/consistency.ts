@@ -5,6 +5,9 @@ import type { CheckContext } from './context.js';
 import type { DeclSymbol, Effective } from '../semantics/model.js';
 import type * as A from '../syntax/ast.js';
 import { builtin, type PlanValue } from '../schema/index.js';
+import { bindArguments } from './arguments.js';
+// The grid's geometry is the env's own, import-free (test/architecture.test.ts allows it).
+import { fixedGoalProblem, type GridLayout } from '../../runtime/envs/geometry/grid-world.js';
 
 /** The number a parameter has in effect: stated (here or in a base) or the default. */
 function numberIn(ctx: CheckContext, symbol: DeclSymbol, name: string): { value: number; stated?: Effective<A.Property> } | undefined {
@@ -39,17 +42,39 @@ export function checkConsistency(ctx: CheckContext, symbol: DeclSymbol): void {
       ctx.accept('error', 'out-of-range', `low (${low.value}) must be smaller than high (${high.value})`, range);
     }
   }
-  if (root.name === 'GridWorld') {
-    const size = numberIn(ctx, symbol, 'size');
-    const goal = ctx.model.effective(symbol).properties.get('goal');
-    const v = goal?.node.value;
-    if (size && v?.kind === 'Call' && goal!.owner === symbol) {
-      for (const arg of v.args) {
-        const n = constantNumber(arg.value);
-        if (n !== undefined && arg.value && (n < 1 || n > size.value - 2)) {
-          ctx.accept('error', 'out-of-range', `the goal must be inside the walls: 1 to ${size.value - 2} for size ${size.value}; found ${n}`, arg.value.range);
-        }
-      }
-    }
-  }
+  if (root.name === 'GridWorld') checkGridGoal(ctx, symbol, at);
+
+}
+
+/** The layout a GridWorld has in effect, when it is a constant name (or the default). */
+function layoutIn(ctx: CheckContext, symbol: DeclSymbol): { value: GridLayout; stated?: Effective<A.Property> } | undefined {
+  const stated = ctx.model.effective(symbol).properties.get('layout');
+  if (!stated) return { value: 'open' };
+  const v = stated.node.value;
+  const name = v?.kind === 'Name' && v.parts.length === 1 ? v.parts[0].text : undefined;
+  return name === 'open' || name === 'four_rooms' || name === 'maze' ? { value: name, stated } : undefined;
+}
+
+/** A GridWorld's fixed goal and layout, where both are constants; undefined for a random goal. */
+export function fixedGridGoal(ctx: CheckContext, symbol: DeclSymbol): { x: number; y: number; layout: GridLayout; goal: Effective<A.Property>; layoutStated?: Effective<A.Property> } | undefined {
+  const goal = ctx.model.effective(symbol).properties.get('goal');
+  const call = goal?.node.value;
+  if (!goal || call?.kind !== 'Call' || call.callee.parts[0]?.text !== 'fixed') return undefined;
+  const layout = layoutIn(ctx, symbol);
+  const { bound } = bindArguments(call.args, [{ name: 'x' }, { name: 'y' }], 'fixed', call.range);
+  const x = constantNumber(bound.get('x')?.value);
+  const y = constantNumber(bound.get('y')?.value);
+  if (!layout || x === undefined || y === undefined || !Number.isInteger(x) || !Number.isInteger(y)) return undefined;
+  return { x, y, layout: layout.value, goal, layoutStated: layout.stated };
+}
+
+/** A fixed goal off the grid or on a wall of the layout, where layout, size and goal are constants. */
+function checkGridGoal(ctx: CheckContext, symbol: DeclSymbol, at: (x: { stated?: Effective<A.Property> } | undefined) => A.Range | undefined): void {
+  const fixed = fixedGridGoal(ctx, symbol);
+  const size = numberIn(ctx, symbol, 'size');
+  if (!fixed || !size || !Number.isInteger(size.value)) return;
+  // Reported where this declaration makes the conflict: its goal, else its size or layout.
+  const range = fixed.goal.owner === symbol ? fixed.goal.node.value!.range : at(size) ?? at({ stated: fixed.layoutStated });
+  const problem = fixedGoalProblem(fixed.layout, size.value, fixed.x, fixed.y);
+  if (problem && range) ctx.accept('error', 'out-of-range', `the goal ${problem}; pick a free cell or goal: random`, range);
 }

@@ -4,6 +4,7 @@ import { algorithmSpec, builtinsOfKind, ALGORITHMS, type AlgorithmSpec, type Bui
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
+import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
 
@@ -55,6 +56,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   }
   checkCompatibility(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
+  checkCurriculum(ctx, symbol);
 }
 
 function suggestValue(ctx: CheckContext, symbol: DeclSymbol, property: string): string {

@@ -25,8 +25,6 @@ export function checkSupport(ctx: CheckContext, symbol: DeclSymbol): void {
         const values = member.value?.kind === 'List' ? member.value.items : member.value ? [member.value] : [];
         for (const v of values) if (v.kind === 'Name' && v.parts.length === 1) warnIfBuiltinNotImplemented(ctx, symbol.unit, v.parts[0]);
       }
-    } else if (member.kind === 'Block' && member.name.text === 'curriculum' && decl.declKind === 'experiment') {
-      ctx.accept('warning', 'not-implemented', `\`rlx train\` will refuse this: ${NOT_IMPLEMENTED_FEATURES.curriculum}`, member.name.range);
     } else if (member.kind === 'Named' && member.memberKind === 'stage') {
       const stageBase = member.base?.name.parts;
       if (stageBase?.length === 1) warnIfBuiltinNotImplemented(ctx, symbol.unit, stageBase[0]);

@@ -37,12 +37,15 @@ export const EXPERIMENT: DeclarationSchema = {
     },
     {
       name: 'curriculum',
-      doc: 'Make the task harder as the agent improves: move an env parameter from `from` to `to` one `step` at a time, each time `advance` holds.',
-      notImplemented: 'the `curriculum { }` block is not implemented yet',
+      doc: 'Make the task harder as the agent improves: move an env parameter from `from` to `to` one `step` at a time, each time `advance` holds. '
+        + '`advance` is tested after each evaluation (after each update when the experiment has no `eval` block); each advance makes new env copies with the new value: '
+        + 'each training copy hands over at the end of its episode in flight (no episode is cut), evaluation uses the new value from its next run. '
+        + 'The train.* windows and the latest evaluation restart, so that `advance` and `stop:` judge the new value; each advance is a `curriculum` event in events.jsonl. A resumed run continues at the value its checkpoint reached. '
+        + 'Observation envs only; the parameter must not change the observation or action size.',
       params: [
-        required('param', path, 'The parameter to change, e.g. `env.size`.'),
-        required('from', num(), 'Starting value.'),
-        required('to', num(), 'Final value.'),
+        required('param', path, 'The env parameter to change, e.g. `env.size` (whole-number parameters move in whole steps).'),
+        required('from', num(), 'Starting value (within the parameter\'s range).'),
+        required('to', num(), 'Final value (within the parameter\'s range).'),
         param('step', num({ min: 0, exclusiveMin: true }), 1, 'Change per advance (towards `to`).'),
         required('advance', condition, 'Move one step when this holds, e.g. `eval.success >= 0.8`.'),
       ],

@@ -5,7 +5,14 @@
 //     observations: ['x', 'y'],          // the observation numbers, in order: obs.x, obs.y
 //     actions: 'discrete',               // 'discrete' | 'continuous' | 'text'
 //     info: ['success', 'distance'],     // what step() reports in info: info.distance
+//     goal: ['goal_x', 'goal_y'],        // optional, goal-conditioned: the observation numbers of the goal
+//     achieved: ['x', 'y'],              // and of what the agent achieved, as many, in the same order
 //   };
+//
+// A goal-conditioned module also exports `computeReward(achieved, goal, info)`: the reward step()
+// would give for `achieved` when asked for `goal`. Hindsight relabeling calls it on the trainer's
+// thread for each relabeled sample (the module is loaded there too), so it must be pure: no state,
+// no I/O, the same answer for the same numbers. `info` is `{}` there (the replay buffer keeps no infos).
 //
 // A text env (a multi-turn dialogue: reset() returns the env's opening message, step() takes
 // the agent's text) declares `actions: 'text'` and the bounds of its dialogues instead of
@@ -37,6 +44,8 @@ export interface EnvModuleSpec {
   readonly info: readonly string[];
   /** For `actions: 'text'`: the dialogue's bounds. */
   readonly text?: TextModuleSpec;
+  /** A goal-conditioned module: the observation names of the desired goal and of the achieved one (as many). */
+  readonly goal?: { readonly goal: readonly string[]; readonly achieved: readonly string[] };
 }
 
 /** The action kinds a module may declare. */
@@ -48,7 +57,7 @@ export const DEFAULT_TEXT_ALPHABET = Array.from({ length: 95 }, (_, i) => String
 /** The bounds a text env's spec may set; at most this many turns and characters. */
 const TEXT_LIMITS = { max_turns: 100, max_observation: 1000, max_action: 1000 } as const;
 
-const NUMERIC_KEYS = ['observations', 'actions', 'info'];
+const NUMERIC_KEYS = ['observations', 'actions', 'info', 'goal', 'achieved'];
 const TEXT_KEYS = ['actions', 'info', 'max_turns', 'max_observation', 'max_action', 'alphabet'];
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -69,7 +78,7 @@ export function envModuleSpec(value: unknown): { spec: EnvModuleSpec } | { probl
     const choices = ENV_MODULE_ACTIONS.map((a) => `'${a}'`);
     return { problem: `spec.actions must be ${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}${actions === undefined ? '' : `, not ${JSON.stringify(actions)}`}` };
   }
-  const names = (key: 'observations' | 'info'): string[] | string => {
+  const names = (key: 'observations' | 'info' | 'goal' | 'achieved'): string[] | string => {
     const list = record[key] ?? [];
     if (!Array.isArray(list) || !list.every((n) => typeof n === 'string' && NAME.test(n))) return `spec.${key} must be a list of names such as ['x', 'y']`;
     const twice = list.find((n, i) => list.indexOf(n) !== i);
@@ -79,10 +88,30 @@ export function envModuleSpec(value: unknown): { spec: EnvModuleSpec } | { probl
   if (typeof observations === 'string') return { problem: observations };
   const info = names('info');
   if (typeof info === 'string') return { problem: info };
-  if (!text) return { spec: { observations, actions: actions as ActionKind, info } };
+  if (!text) {
+    const goal = goalFields(record, observations);
+    if (typeof goal === 'string') return { problem: goal };
+    return { spec: { observations, actions: actions as ActionKind, info, ...(goal ? { goal } : {}) } };
+  }
   const bounds = textBounds(record);
   if (typeof bounds === 'string') return { problem: bounds };
   return { spec: { observations: [], actions: 'text', info, text: bounds } };
+}
+
+/** A goal-conditioned spec's goal and achieved names (both or neither, as many, each an observation), or what is wrong. */
+function goalFields(record: Record<string, unknown>, observations: readonly string[]): EnvModuleSpec['goal'] | string | undefined {
+  if (record.goal === undefined && record.achieved === undefined) return undefined;
+  if (record.goal === undefined || record.achieved === undefined) return `a goal-conditioned spec names both goal and achieved (the observation numbers of the desired goal and of the achieved one); it has only ${record.goal === undefined ? 'achieved' : 'goal'}`;
+  const lists: Record<string, string[]> = {};
+  for (const key of ['goal', 'achieved'] as const) {
+    const list = record[key];
+    if (!Array.isArray(list) || list.length === 0 || !list.every((n) => typeof n === 'string')) return `spec.${key} must be a non-empty list of observation names such as ['x', 'y']`;
+    const missing = list.find((n) => !observations.includes(n));
+    if (missing !== undefined) return `spec.${key} names '${missing}', which is not among spec.observations (${observations.join(', ') || 'none declared'})`;
+    lists[key] = list as string[];
+  }
+  if (lists.goal!.length !== lists.achieved!.length) return `spec.goal names ${lists.goal!.length} numbers and spec.achieved ${lists.achieved!.length}: a goal and what was achieved are compared number by number`;
+  return { goal: lists.goal!, achieved: lists.achieved! };
 }
 
 /** A text spec's bounds, or what is wrong with them. */
@@ -115,6 +144,7 @@ export function moduleEnvSpec(spec: EnvModuleSpec, file: string): EnvSpec {
     obsFields: [...spec.observations],
     action: spec.actions,
     infoFields: [...spec.info],
+    ...(spec.goal ? { goalConditioned: true } : {}),
     // A dialogue trains on the env's own rewards, as GuessNumber does.
     ...(spec.text ? { rewardTermsNotImplemented: textModuleRewardTermsWhy(file) } : {}),
   };

@@ -72,7 +72,7 @@ export const GridWorld: EnvSpec = {
       option('four_rooms', 'Four rooms joined by doorways (Sutton, Precup and Singh).'),
       option('maze', 'A maze generated from the seed, every cell reachable.'),
     ), 'open', 'Arrangement of walls.'),
-    param('size', int({ min: 5, max: 101 }), 11, 'Width and height of the grid in cells, walls included (odd sizes suit four_rooms and maze).'),
+    param('size', int({ min: 5, max: 101 }), 11, 'Width and height of the grid in cells: coordinates run from 0 to size - 1 (odd sizes suit four_rooms and maze).'),
     param('goal', choice(
       option('random', 'A new random free cell each episode.'),
       option('fixed', 'Always the same cell.', [
@@ -91,7 +91,7 @@ export const Bandit: EnvSpec = {
   obsFields: [],
   action: 'discrete',
   params: [
-    param('arms', int({ min: 2, max: 1000 }), 10, 'Number of arms.'),
+    { ...param('arms', int({ min: 2, max: 1000 }), 10, 'Number of arms.'), changesSpaces: true },
     param('reward_std', num({ min: 0, max: 100 }), 1.0, 'Standard deviation of the reward around an arm\'s mean.'),
     maxSteps(1),
   ],

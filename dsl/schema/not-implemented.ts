@@ -4,16 +4,12 @@
 // a plan that needs any of it (runtime/not-implemented.ts re-exports these). The checker warns
 // at the place a spec uses one, so a spec that checks clean does not fail at `rlx train`.
 import { ALGORITHMS } from './algorithms.js';
-import { EXPERIMENT } from './declarations.js';
 import { ENVS } from './envs.js';
 import { METRICS } from './expressions.js';
 import { POLICIES } from './policies.js';
 
-const curriculum = EXPERIMENT.blocks.find((b) => b.name === 'curriculum')!;
-
 /** Features of an experiment that the trainer cannot honour yet. */
 export const NOT_IMPLEMENTED_FEATURES = {
-  curriculum: curriculum.notImplemented!,
   stages: 'experiments with several stages are implemented for text envs (SFT then GRPO) only',
 } as const;
 

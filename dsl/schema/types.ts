@@ -46,6 +46,8 @@ export type ValueType =
 export interface ParamSpec {
   name: string;
   type: ValueType;
+  /** Changing it changes the observation or action size, so a curriculum cannot move it (Bandit's arms). */
+  changesSpaces?: boolean;
   /** Filled into the plan when the source does not state it; absent for required or optional-without-default. */
   default?: PlanValue;
   required?: boolean;

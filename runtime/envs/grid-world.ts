@@ -23,7 +23,7 @@
 
 import { Rng } from '../random.js';
 import { BaseEnv } from './base.js';
-import { ACTION_DX, ACTION_DY, buildWalls, type GridLayout } from './geometry/grid-world.js';
+import { ACTION_DX, ACTION_DY, buildWalls, fixedGoalProblem, type GridLayout } from './geometry/grid-world.js';
 import { EnvParamError, envParams } from './params.js';
 import type { PlanParams } from '../plan-params.js';
 import type { GoalConditioned } from './types.js';
@@ -96,10 +96,8 @@ export class GridWorld extends BaseEnv implements GoalConditioned {
     this.freeCells = Int32Array.from(free);
 
     const goal = resolved.goal;
-    if (goal !== 'random' && (goal.x >= size || goal.y >= size || this.isWall(goal.x, goal.y))) {
-      const why = goal.x >= size || goal.y >= size ? `outside the ${size}x${size} grid` : `a wall in the ${resolved.layout} layout`;
-      throw new EnvParamError('GridWorld', 'goal', `GridWorld: param "goal" fixed(${goal.x}, ${goal.y}) is ${why}`);
-    }
+    const problem = goal === 'random' ? undefined : fixedGoalProblem(resolved.layout, size, goal.x, goal.y);
+    if (problem) throw new EnvParamError('GridWorld', 'goal', `GridWorld: param "goal" ${problem}`);
   }
 
   isWall(x: number, y: number): boolean {

@@ -57,7 +57,34 @@ export function moduleMaker(exports: Record<string, unknown>, origin: string): M
     }
   };
   if (spec?.text) return { text: true, make: (params) => new TextModuleEnv(user(params), kind, origin, spec) };
+  if (spec?.goal) goalRewardOf(exports, origin); // a goal-conditioned module without computeReward fails at load
   return { text: false, make: (params) => new ModuleEnv(user(params), kind, origin, params, spec) };
+}
+
+/** What a goal-conditioned module's reward is: (achieved, goal) -> the reward step() would give. */
+export type GoalReward = (achieved: ArrayLike<number>, goal: ArrayLike<number>) => number;
+
+/**
+ * The `computeReward(achieved, goal, info)` a goal-conditioned module exports, checked on every
+ * call: what it throws, or a reward that is not a finite number, says which module and why.
+ * Relabeling has no step info to give it: `info` is `{}`.
+ */
+export function goalRewardOf(exports: Record<string, unknown>, origin: string): GoalReward {
+  const fn = exports.computeReward;
+  if (typeof fn !== 'function') {
+    throw new EnvModuleError(`${origin}: its spec declares goal and achieved, so it must export a pure function computeReward(achieved, goal, info) returning the reward for reaching \`achieved\` when asked for \`goal\` (docs/language.md#user-environments)`);
+  }
+  const info = Object.freeze({});
+  return (achieved, goal) => {
+    let reward: unknown;
+    try {
+      reward = (fn as (a: ArrayLike<number>, g: ArrayLike<number>, i: object) => unknown)(achieved, goal, info);
+    } catch (err) {
+      throw new EnvModuleError(`${origin}: computeReward() threw: ${describeThrown(err)}`);
+    }
+    if (typeof reward !== 'number' || !Number.isFinite(reward)) throw new EnvModuleError(`${origin}: computeReward() must return a finite number; got ${short(reward)}`);
+    return reward;
+  };
 }
 
 /** The copy maker of a numeric module's exports. */
@@ -92,6 +119,8 @@ export class ModuleEnv implements Env {
   readonly obsFields: readonly string[];
   /** What step() reports in info, as `spec.info` declares: numbers, true/false as 1/0. */
   readonly infoFields: readonly string[];
+  /** A goal-conditioned module's goal and achieved observation names (`spec.goal`, `spec.achieved`). */
+  readonly goal: EnvModuleSpec['goal'];
   readonly stateLayout: readonly string[] = [];
   readonly maxSteps: number;
   elapsedSteps = 0;
@@ -111,6 +140,7 @@ export class ModuleEnv implements Env {
     }
     this.obsFields = (user.obsFields as string[] | undefined) ?? spec?.observations ?? [];
     this.infoFields = spec?.info ?? [];
+    this.goal = spec?.goal;
     if (spec) this.checkSpec(spec);
     const limit = user.maxSteps ?? params.max_steps;
     this.maxSteps = typeof limit === 'number' && limit > 0 ? limit : Infinity;

@@ -10,12 +10,12 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { Rng } from '../random.js';
-import { EnvModuleError } from './module-env.js';
+import { EnvModuleError, type GoalReward } from './module-env.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 import type { TextReset, TextStep } from './module-text-env.js';
 import type { CopyBatch } from './vector.js';
 import type { TextModuleSpec } from '../../dsl/schema/env-module.js';
-import { spaceSize, type Env, type FastEnv, type ResetResult, type Space, type StepResult } from './types.js';
+import { spaceSize, type Env, type FastEnv, type GoalConditioned, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A call into the module was cut short by Ctrl-C (SIGINT); the process's SIGINT listeners have been told. */
 export class EnvInterruptedError extends Error {
@@ -50,6 +50,8 @@ interface ModuleInfo {
   readonly actionSpace: Space;
   readonly obsFields: readonly string[];
   readonly infoFields: readonly string[];
+  /** A goal-conditioned module's goal and achieved observation names. */
+  readonly goal?: { readonly goal: readonly string[]; readonly achieved: readonly string[] };
 }
 
 /** Step records in the shared buffer at most (fewer for large observations; at least one). */
@@ -69,6 +71,8 @@ export class ModuleHost implements CopyBatch {
   private readonly actionDim: number;
   /** Per copy: where its prepared record starts, or -1. */
   private preparedAt = new Int32Array(0);
+  /** A goal-conditioned module's computeReward, loaded on this thread (user-module.ts). */
+  private goalReward: GoalReward | null = null;
 
   private constructor(
     private readonly worker: Worker,
@@ -123,6 +127,14 @@ export class ModuleHost implements CopyBatch {
     return 'bounds' in this.module ? this.module : null;
   }
 
+  /**
+   * Gives the copies of a goal-conditioned module the GoalConditioned shape: hindsight
+   * relabeling calls `reward` on this thread, synchronously, for each relabeled sample.
+   */
+  useGoalReward(reward: GoalReward): void {
+    this.goalReward = reward;
+  }
+
   /** Makes one env copy from the plan's params, in the worker. */
   create(params: Record<string, unknown>): Env {
     const info = this.info;
@@ -134,7 +146,9 @@ export class ModuleHost implements CopyBatch {
       grown.set(this.preparedAt);
       this.preparedAt = grown;
     }
-    return new RemoteEnv(this, info, copy, this.channel.scalars[0]);
+    const maxSteps = this.channel.scalars[0];
+    if (info.goal && this.goalReward) return new GoalRemoteEnv(this, info, copy, maxSteps, info.goal, this.goalReward);
+    return new RemoteEnv(this, info, copy, maxSteps);
   }
 
   /** Makes one copy of a text module from the plan's params, in the worker; its number for the calls below. */
@@ -445,5 +459,21 @@ class RemoteEnv implements FastEnv {
     this.terminated = false;
     this.truncated = false;
     this.success = false;
+  }
+}
+
+/** A copy of a goal-conditioned module: its reward for any (achieved, goal) comes from the module's computeReward. */
+class GoalRemoteEnv extends RemoteEnv implements GoalConditioned {
+  readonly goalFields: readonly string[];
+  readonly achievedFields: readonly string[];
+
+  constructor(host: ModuleHost, module: ModuleInfo, copy: number, maxSteps: number, goal: NonNullable<ModuleInfo['goal']>, private readonly reward: GoalReward) {
+    super(host, module, copy, maxSteps);
+    this.goalFields = goal.goal;
+    this.achievedFields = goal.achieved;
+  }
+
+  computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number {
+    return this.reward(achieved, goal);
   }
 }

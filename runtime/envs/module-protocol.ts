@@ -90,7 +90,11 @@ export class Channel {
 
 /** Sent by the worker once the module loaded and a first copy passed its probe (or failed). */
 export type WorkerHello =
-  | { readonly type: 'ready'; readonly kind: string; readonly observationSpace: unknown; readonly actionSpace: unknown; readonly obsFields: readonly string[]; readonly infoFields: readonly string[] }
+  | {
+      readonly type: 'ready'; readonly kind: string; readonly observationSpace: unknown; readonly actionSpace: unknown; readonly obsFields: readonly string[]; readonly infoFields: readonly string[];
+      /** A goal-conditioned module's goal and achieved observation names. */
+      readonly goal?: { readonly goal: readonly string[]; readonly achieved: readonly string[] };
+    }
   | { readonly type: 'ready-text'; readonly kind: string; readonly bounds: TextModuleSpec; readonly infoFields: readonly string[]; readonly hasExpert: boolean }
   | { readonly type: 'failed'; readonly message: string };
 

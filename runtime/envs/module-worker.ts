@@ -131,7 +131,7 @@ try {
     const first = make(setup.params);
     probe(first, setup.origin);
     layout = recordLayout(spaceSize(first.observationSpace), spaceSize(first.actionSpace), first.infoFields.length);
-    hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields, infoFields: first.infoFields });
+    hello({ type: 'ready', kind: first.kind, observationSpace: first.observationSpace, actionSpace: first.actionSpace, obsFields: first.obsFields, infoFields: first.infoFields, ...(first.goal ? { goal: first.goal } : {}) });
   }
 } catch (err) {
   hello({ type: 'failed', message: describeThrown(err) });

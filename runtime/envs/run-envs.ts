@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
+import { RunDirectory } from '../run/run-dir.js';
 import { makeVecEnv } from './registry.js';
 import { EnvModuleError, loadBundledEnvModule, type LoadedEnvModule } from './user-module.js';
 import { VecEnv } from './vector.js';
@@ -27,14 +28,25 @@ export async function loadRunModule(runDir: string, plan: Plan): Promise<LoadedE
 }
 
 /**
- * `count` copies of the env of the run in `runDir`; a module env's from `loaded` when the
- * caller has loaded it already (its close() then ends it), else from the run's bundle.
+ * The env params a run's policy is evaluated with: the plan's, with a curriculum's parameter at
+ * the value the run reached (status.json), so that a policy is judged on the task it ended on.
+ */
+export function runEnvParams(runDir: string, plan: Plan): Record<string, unknown> {
+  const reached = plan.curriculum ? RunDirectory.readStatus(runDir)?.curriculum : undefined;
+  if (!reached || reached.param !== plan.curriculum!.param) return plan.env.params;
+  return { ...plan.env.params, [reached.param.slice('env.'.length)]: reached.value };
+}
+
+/**
+ * `count` copies of the env of the run in `runDir` (with runEnvParams()); a module env's from
+ * `loaded` when the caller has loaded it already (its close() then ends it), else from the run's bundle.
  */
 export async function openRunEnvs(runDir: string, plan: Plan, count: number, loaded?: LoadedEnvModule): Promise<RunEnvs> {
-  if (plan.env.kind !== 'module') return { vec: makeVecEnv(plan.env.kind, plan.env.params, count), close: () => {} };
+  const params = runEnvParams(runDir, plan);
+  if (plan.env.kind !== 'module') return { vec: makeVecEnv(plan.env.kind, params, count), close: () => {} };
   const module = loaded ?? (await loadRunModule(runDir, plan));
   try {
-    return { vec: VecEnv.create(() => module.create(plan.env.params), count), close: () => module.close() };
+    return { vec: VecEnv.create(() => module.create(params), count), close: () => module.close() };
   } catch (err) {
     module.close();
     throw err;

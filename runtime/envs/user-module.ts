@@ -20,9 +20,12 @@
 // A text env (a dialogue) declares `spec.actions: 'text'` and has reset(seed) -> { observation },
 // step(text) -> { observation, reward, done, info } and optionally expert() (module-text-env.ts).
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { MODULE_ENV_PARAMS } from '../../dsl/schema/index.js';
 import { PlanParams } from '../plan-params.js';
-import { EnvModuleError } from './module-env.js';
+import { describeThrown, EnvModuleError, goalRewardOf, type GoalReward } from './module-env.js';
 import { EnvInterruptedError, ModuleHost, type TextModuleInfo } from './module-host.js';
 import type { TextReset, TextStep } from './module-text-env.js';
 import type { Env } from './types.js';
@@ -92,6 +95,14 @@ export async function loadBundledEnvModule(file: string, params: Record<string, 
 async function instantiate(code: string, origin: string, params: Record<string, unknown>, options: EnvModuleOptions): Promise<LoadedEnvModule> {
   const name = options.name ?? origin.replace(/^.*[\\/]/, '').replace(/\.(ts|js|mjs|cjs)$/, '');
   const host = await ModuleHost.start(code, origin, params, { name, ...moduleEnvConfig(name, params) });
+  if (!host.text && host.info.goal) {
+    try {
+      host.useGoalReward(await loadGoalReward(code, origin));
+    } catch (err) {
+      host.close();
+      throw err;
+    }
+  }
   const info = host.text;
   const text: TextModule | null = info && {
     info,
@@ -101,4 +112,27 @@ async function instantiate(code: string, origin: string, params: Record<string, 
     expert: (copy) => host.textExpert(copy),
   };
   return { create: (p) => host.create(p), text, code, close: () => host.close() };
+}
+
+/**
+ * A goal-conditioned module's computeReward, loaded on the trainer's thread: the replay buffer
+ * relabels on this thread, synchronously, for every sampled row, and a round trip to the
+ * module's worker per row would cost more than the gradient step. The module's top-level code
+ * therefore runs here too; computeReward must be pure (docs/language.md#user-environments).
+ */
+async function loadGoalReward(code: string, origin: string): Promise<GoalReward> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-env-'));
+  const file = path.join(dir, 'env-module.mjs');
+  try {
+    fs.writeFileSync(file, code);
+    let exports: Record<string, unknown>;
+    try {
+      exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (err) {
+      throw new EnvModuleError(`the env module ${origin} failed while loading for computeReward: ${describeThrown(err)}`);
+    }
+    return goalRewardOf(exports, origin);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -131,7 +131,6 @@ export interface CopyBatch {
 
 export class VecEnv {
   readonly numEnvs: number;
-  readonly envs: readonly FastEnv[];
   readonly kind: string;
   readonly observationSpace: Space;
   readonly actionSpace: Space;
@@ -159,6 +158,10 @@ export class VecEnv {
   /** Episodes say whether they succeeded: goal-conditioned envs, and those that report `success` in infoFields. */
   private readonly reportsSuccess: boolean;
   private readonly batch: CopyBatch | null;
+  /** The copies; copy i is replaced at the end of its episode where `successors[i]` is set (replaceCopies). */
+  private readonly copies: FastEnv[];
+  private successors: (FastEnv | null)[] | null = null;
+  private successorSeed = 0;
   private finishedCount = 0;
   private finishedEnv = new Int32Array(64);
   private finishedReturn = new Float64Array(64);
@@ -170,7 +173,7 @@ export class VecEnv {
     const first = envs[0];
     this.infoFields = first.infoFields ?? [];
     this.reportsSuccess = isGoalConditioned(first) || this.infoFields.includes('success');
-    this.envs = envs.map((env) => (isFastEnv(env) ? env : new PlainEnvAdapter(env)));
+    this.copies = envs.map((env) => (isFastEnv(env) ? env : new PlainEnvAdapter(env)));
     this.numEnvs = envs.length;
     this.kind = first.kind;
     this.observationSpace = first.observationSpace;
@@ -202,6 +205,27 @@ export class VecEnv {
     this.episodeLengths = new Int32Array(n);
   }
 
+  /** The copies, in order. */
+  get envs(): readonly FastEnv[] {
+    return this.copies;
+  }
+
+  /**
+   * Hands each copy over to `next`'s copy of the same index at the end of its current episode
+   * (a curriculum's new parameter value): the episodes in flight finish as they began, so no
+   * learner sees an episode cut without a done flag. Copy i of `next` then starts its episodes
+   * from stream i of `seed`. `next` must be the same env with the same sizes; do not step it.
+   */
+  replaceCopies(next: VecEnv, seed: number): void {
+    if (next.numEnvs !== this.numEnvs || next.kind !== this.kind || next.obsDim !== this.obsDim || next.actionDim !== this.actionDim || next.infoFields.join() !== this.infoFields.join()) {
+      throw new Error(`the new ${next.kind} copies (${next.numEnvs} copies, obs ${next.obsDim}, action ${next.actionDim}) do not match the running ${this.kind} copies (${this.numEnvs}, obs ${this.obsDim}, action ${this.actionDim}): a curriculum may not change the observation or action size`);
+    }
+    // A module's copies are stepped together by its worker (CopyBatch): old and new copies must share it.
+    if (next.batch !== this.batch) throw new Error(`the new ${next.kind} copies run in another worker than the running ones`);
+    this.successors = [...next.copies];
+    this.successorSeed = seed;
+  }
+
   /** Builds `numEnvs` copies with `makeCopy(index)`. */
   static create(makeCopy: (index: number) => Env, numEnvs: number): VecEnv {
     if (!Number.isSafeInteger(numEnvs) || numEnvs < 1) {
@@ -216,6 +240,8 @@ export class VecEnv {
    * same seed); without one, each copy's stream continues.
    */
   reset(seed?: number): Float32Array {
+    // Every episode restarts: copies waiting for theirs to end take over now.
+    for (let i = 0; i < this.numEnvs && this.successors !== null; i++) if (this.successors[i] !== null) this.handOver(i);
     for (let i = 0; i < this.numEnvs; i++) {
       const env = this.envs[i];
       if (seed !== undefined) env.seed(seed, i);
@@ -250,7 +276,7 @@ export class VecEnv {
         }
       }
     }
-    const { envs, obs, rewards, terminated, truncated, finalObs, hasFinalObs, episodeReturns, episodeLengths } = this;
+    const { copies: envs, obs, rewards, terminated, truncated, finalObs, hasFinalObs, episodeReturns, episodeLengths } = this;
     const infoDim = this.infoFields.length;
     this.batch?.stepAll(envs, actions, actionDim);
     for (let i = 0; i < n; i++) {
@@ -272,7 +298,8 @@ export class VecEnv {
         this.recordFinished(i, episodeReturn, episodeLength, env.success);
         episodeReturns[i] = 0;
         episodeLengths[i] = 0;
-        env.resetInto(obs, obsOffset);
+        if (this.successors !== null && this.successors[i] !== null) this.handOver(i);
+        envs[i].resetInto(obs, obsOffset);
       } else {
         hasFinalObs[i] = 0;
         episodeReturns[i] = episodeReturn;
@@ -296,6 +323,16 @@ export class VecEnv {
     }
     this.finishedCount = 0;
     return episodes;
+  }
+
+  /** Copy i's episode ended: its successor takes its place. */
+  private handOver(i: number): void {
+    const successors = this.successors!;
+    const next = successors[i]!;
+    next.seed(this.successorSeed, i);
+    this.copies[i] = next;
+    successors[i] = null;
+    if (successors.every((s) => s === null)) this.successors = null;
   }
 
   private recordFinished(env: number, episodeReturn: number, length: number, success: boolean): void {

@@ -45,6 +45,8 @@ export interface TrainerCounters {
   /** Index of the stage being trained, and the run steps taken before it began (absent in older states: 0). */
   stage?: number;
   stageStart?: number;
+  /** The value a `curriculum { }` has reached (absent without one). */
+  curriculum?: number;
 }
 
 export interface CheckpointState {

@@ -82,7 +82,18 @@ export interface RolloutEvent extends EventBase {
   length: number;
 }
 
-export type RunEvent = StatusEvent | HparamsEvent | MetricsEvent | EpisodeEvent | EvalEvent | LogEvent | CheckpointEvent | RolloutEvent;
+/** A curriculum moved its env parameter (`curriculum { }`): the env copies now run with `value`. */
+export interface CurriculumEvent extends EventBase {
+  type: 'curriculum';
+  /** As the plan writes it: `env.size`. */
+  param: string;
+  value: number;
+  previous: number;
+  /** For people: what held, and that the episodes in flight restarted. */
+  message: string;
+}
+
+export type RunEvent = StatusEvent | HparamsEvent | MetricsEvent | EpisodeEvent | EvalEvent | LogEvent | CheckpointEvent | RolloutEvent | CurriculumEvent;
 
 /** Distributes Omit over the union, so each event kind keeps its own fields. */
 export type EventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> : never) : never;

@@ -130,6 +130,8 @@ export interface RolloutHeader {
   action: { kind: 'discrete'; n: number } | { kind: 'box'; shape: number[]; low: number[]; high: number[] } | Record<string, unknown>;
   terms: string[];
   step: number;
+  /** The env's params when the episode started (a curriculum changes them); absent in runs of earlier versions. */
+  env_params?: Record<string, unknown>;
 }
 
 export interface RolloutStep {

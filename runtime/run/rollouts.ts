@@ -2,7 +2,7 @@
 // inspector. The trainer arms the recorder every so many updates; it then records env copy
 // 0's next whole episode (from its first step) and writes it in one atomic write when the
 // episode ends. Line 1 is a header, then one line per step:
-//   {"type":"header","env":"CartPole","obs_fields":[...],"action":{...},"terms":[...],"step":N}
+//   {"type":"header","env":"CartPole","obs_fields":[...],"action":{...},"terms":[...],"step":N,"env_params":{...}}
 //   {"type":"step","t":0,"obs":[...],"action":1,"reward":1,"env_reward":1,"terms":{...},"terminated":false,"truncated":false}
 import * as path from 'node:path';
 import type { TransitionSink } from '../algorithms/stepper.js';
@@ -22,11 +22,13 @@ export class RolloutRecorder implements TransitionSink {
   private lines: string[] = [];
   private startStep = 0;
   private episodeReturn = 0;
+  private envParams: Readonly<Record<string, unknown>> | undefined;
   private readonly discrete: boolean;
 
   constructor(
     private readonly dir: string,
-    private readonly header: { env: string; obsFields: readonly string[]; actionSpace: Space; terms: readonly string[] },
+    /** `envParams`: the env's params in effect when a recorded episode starts (a curriculum changes them). */
+    private readonly header: { env: string; obsFields: readonly string[]; actionSpace: Space; terms: readonly string[]; envParams?: () => Readonly<Record<string, unknown>> },
     /** Called with each finished recording. */
     private readonly onRecorded: (episode: RecordedEpisode) => void,
   ) {
@@ -44,6 +46,7 @@ export class RolloutRecorder implements TransitionSink {
   arm(step: number, atEpisodeStart: boolean): void {
     if (this.phase !== 'idle') return;
     this.phase = atEpisodeStart ? 'recording' : 'waiting';
+    if (atEpisodeStart) this.envParams = this.header.envParams?.();
     this.startStep = step;
     this.lines = [];
     this.episodeReturn = 0;
@@ -52,7 +55,11 @@ export class RolloutRecorder implements TransitionSink {
   transition(s: Parameters<TransitionSink['transition']>[0]): void {
     const done = s.terminated || s.truncated;
     if (this.phase === 'waiting') {
-      if (done) this.phase = 'recording';
+      if (done) {
+        this.phase = 'recording';
+        // The env copy has been reset (and handed over, under a curriculum) for the episode to record.
+        this.envParams = this.header.envParams?.();
+      }
       return;
     }
     const terms: Record<string, number> | undefined = s.terms ? {} : undefined;
@@ -83,6 +90,7 @@ export class RolloutRecorder implements TransitionSink {
       action: this.header.actionSpace,
       terms: this.header.terms,
       step: this.startStep,
+      ...(this.envParams ? { env_params: this.envParams } : {}),
     });
     writeFileAtomic(file, [header, ...this.lines].join('\n') + '\n');
     this.onRecorded({ file, return: this.episodeReturn, length: this.lines.length });

@@ -38,10 +38,12 @@ export interface StatusFile {
   error?: string;
   /** The latest value of each metric (metrics and eval events), at the end of the run the final ones. */
   metrics: Record<string, number>;
+  /** With a `curriculum { }`: the env parameter and its value now. */
+  curriculum?: { param: string; value: number; from: number; to: number };
 }
 
 /** What a trainer knows of its run; statusFile() adds what every status.json says the same way. */
-export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | 'step' | 'budget' | 'metrics' | 'stage' | 'reason' | 'error'> & {
+export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | 'step' | 'budget' | 'metrics' | 'stage' | 'reason' | 'error' | 'curriculum'> & {
   readonly started: Date;
   /** The run has ended: `ended` is now. */
   readonly ended?: boolean;
@@ -66,6 +68,7 @@ export function statusFile(runDir: string, fields: StatusFields): StatusFile {
     ...(reason ? { reason } : {}),
     ...(error ? { error } : {}),
     metrics: { ...rest.metrics },
+    ...(rest.curriculum ? { curriculum: rest.curriculum } : {}),
   };
 }
 

@@ -22,8 +22,8 @@ const EVAL_STREAMS = 1 << 20;
 /** Evaluation runs its episodes on at most this many copies at once. */
 const EVAL_COPIES = 32;
 
-/** Makes `n` env copies of the plan's env: a built-in, or the user's module. */
-type EnvFactory = (n: number) => VecEnv;
+/** Makes `n` env copies of the plan's env (a built-in, or the user's module) with `params`. */
+type EnvFactory = (params: Record<string, unknown>, n: number) => VecEnv;
 
 export class EnvWorkload implements Workload {
   readonly description: Readonly<Record<string, unknown>>;
@@ -31,6 +31,10 @@ export class EnvWorkload implements Workload {
   private readonly spaces: PolicySpaces;
   private evalEnv: VecEnv | null = null;
   private recorder: RolloutRecorder | null = null;
+  /** The env's params in effect: the plan's, then a curriculum's values. */
+  private params: Record<string, unknown>;
+  /** The params each training copy was made with (they differ while a curriculum hands copies over). */
+  private readonly paramsOf = new WeakMap<object, Record<string, unknown>>();
 
   private constructor(
     private readonly plan: Plan,
@@ -42,6 +46,8 @@ export class EnvWorkload implements Workload {
     private readonly closeEnvs: () => void,
   ) {
     const vec = stepper.vec;
+    this.params = plan.env.params;
+    for (const env of vec.envs) this.paramsOf.set(env, this.params);
     this.spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace };
     this.description = { env: plan.env.kind, envs: plan.envs };
     this.policyFields = { obs_fields: vec.obsFields, obs_dim: vec.obsDim, action: vec.actionSpace };
@@ -49,8 +55,8 @@ export class EnvWorkload implements Workload {
 
   /** The plan's env copies and reward terms; `envModule` is the loaded module of a `module(...)` env. */
   static create(plan: Plan, seed: number, envModule: LoadedEnvModule | undefined): EnvWorkload {
-    const makeEnvs: EnvFactory = envModule ? (n) => VecEnv.create(() => envModule.create(plan.env.params), n) : (n) => makeVecEnv(plan.env.kind, plan.env.params, n);
-    const vec = makeEnvs(plan.envs);
+    const makeEnvs: EnvFactory = envModule ? (params, n) => VecEnv.create(() => envModule.create(params), n) : (params, n) => makeVecEnv(plan.env.kind, params, n);
+    const vec = makeEnvs(plan.env.params, plan.envs);
     const first = vec.envs[0];
     const goal = isGoalConditioned(first) ? { goalFields: first.goalFields, achievedFields: first.achievedFields } : {};
     const reward = plan.reward ? compileReward(plan.reward, { kind: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, ...goal }) : null;
@@ -73,7 +79,8 @@ export class EnvWorkload implements Workload {
     const vec = this.stepper.vec;
     this.recorder = new RolloutRecorder(
       run.dir.rolloutsDir,
-      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames },
+      // Copy 0's params when its recorded episode starts: a curriculum changes them over the run.
+      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames, envParams: () => this.paramsOf.get(vec.envs[0]!) ?? this.params },
       (episode) => run.dir.events.add({ type: 'rollout', step: run.step(), file: run.dir.relative(episode.file), return: episode.return, length: episode.length }),
     );
     this.stepper.sink = this.recorder;
@@ -93,7 +100,7 @@ export class EnvWorkload implements Workload {
 
   async evaluate(algorithm: Algorithm, index: number): Promise<EvalOutcome> {
     const spec = this.plan.eval!;
-    this.evalEnv ??= this.makeEnvs(Math.min(spec.episodes, EVAL_COPIES));
+    this.evalEnv ??= this.makeEnvs(this.params, Math.min(spec.episodes, EVAL_COPIES));
     const rng = new Rng(this.seed).fork('eval').fork(index);
     const result = await evaluate(algorithm.policy, this.evalEnv, spec.episodes, spec.deterministic, rng, this.seed, EVAL_STREAMS + index * this.evalEnv.numEnvs);
     return { values: evalMetrics(result), returns: result.returns, lengths: result.lengths, deterministic: spec.deterministic };
@@ -109,6 +116,17 @@ export class EnvWorkload implements Workload {
       'train.mean_length': windows['train/mean_length'],
       'train.success': windows['train/success'],
     };
+  }
+
+  setEnvParam(name: string, value: number, step: number): void {
+    if (this.params[name] === value) return;
+    this.params = { ...this.params, [name]: value };
+    const vec = this.stepper.vec;
+    const next = this.makeEnvs(this.params, vec.numEnvs);
+    for (const env of next.envs) this.paramsOf.set(env, this.params);
+    vec.replaceCopies(next, new Rng(this.seed).fork('curriculum').fork(step).uint32());
+    // Evaluation copies are made afresh for the next evaluation (a module's old ones idle in its worker).
+    this.evalEnv = null;
   }
 
   async release(): Promise<void> {

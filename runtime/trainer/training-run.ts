@@ -16,6 +16,7 @@ import type { RunStatus } from '../run/events.js';
 import { RunDirectory, statusFile } from '../run/run-dir.js';
 import type { Condition, ConditionMetric } from '../run/stop.js';
 import type { Compute, ComputeOptions } from '../tensor/index.js';
+import { Curriculum } from './curriculum.js';
 import type { Workload } from './workload.js';
 
 const WINDOW = 20;
@@ -96,6 +97,7 @@ export class TrainingRun {
   private nextRollout = -1;
   /** The step of this process's latest evaluation. */
   private lastEvalStep = -1;
+  private readonly curriculum: Curriculum | null;
 
   /**
    * `first` is the algorithm of the stage the run starts in (stage 0, or the resumed one),
@@ -114,6 +116,7 @@ export class TrainingRun {
   ) {
     this.budget = stages.reduce((sum, s) => sum + s.length, 0);
     this.algorithm = first;
+    this.curriculum = Curriculum.of(plan);
     // A resumed run keeps the start time of the run, not of this process.
     const previous = RunDirectory.readStatus(dir.dir)?.started;
     if (previous) this.started = new Date(previous);
@@ -163,6 +166,8 @@ export class TrainingRun {
           stage: 0,
           stageStart: 0,
         };
+    // A resume continues at the value the curriculum had reached.
+    if (this.curriculum) this.counters.curriculum ??= this.curriculum.from;
     // status.json keeps the figures the checkpoint knows until the first update brings new ones.
     if (state) Object.assign(this.latest, windowMetrics(this.counters), this.counters.latestEval);
     events.add({ type: 'status', step: state?.step ?? 0, status: 'running', pid: process.pid, stage: this.stageName, ...(state ? { resumed: true } : {}) });
@@ -178,6 +183,7 @@ export class TrainingRun {
         if (this.dir.removedTemporaries > 0) this.log('info', `removed ${this.dir.removedTemporaries} temporary file(s) of writes cut short when the run was last stopped`);
         if (this.dir.tornBytes > 0) this.log('warn', `events.jsonl ended in a line cut short (${this.dir.tornBytes} bytes, from a trainer killed while writing it); removed that line`);
       }
+      if (this.curriculum) this.workload.setEnvParam!(this.curriculum.envParam, this.counters.curriculum!, state?.step ?? 0);
       const startTime = performance.now();
       const resumedStage = state ? this.counters.stage! : -1;
       let outcome: Outcome | null = null;
@@ -248,10 +254,14 @@ export class TrainingRun {
       const metrics = { ...this.episodeMetrics(this.workload.takeEpisodes(algorithm), step), ...values, 'charts/sps': sps };
       events.add({ type: 'metrics', step, values: metrics, stage: this.stageName });
       Object.assign(this.latest, metrics);
+      let evaluated = false;
       if (plan.eval && step >= this.counters.nextEval) {
         await this.evaluate();
+        evaluated = true;
         while (this.counters.nextEval <= step) this.counters.nextEval += plan.eval.every;
       }
+      // A curriculum is tested after each evaluation, or after every update without evaluations.
+      if (this.curriculum && (evaluated || !this.workload.evaluates(plan))) this.advanceCurriculum(step);
       if (stop) {
         const current = this.conditionValues(step);
         if (stop.holds(current)) return { status: 'finished', reason: `stop condition ${stop.text} met (${stop.describe(current)})` };
@@ -289,6 +299,32 @@ export class TrainingRun {
     this.counters.latestEval = result.values;
     this.counters.evalCount++;
     if (result.message) this.log('info', `${result.message} at step ${step}${this.stages.length > 1 ? ` (stage ${this.stageName})` : ''}`);
+  }
+
+  /**
+   * Moves the curriculum's parameter one step when its `advance` holds. The train.* windows and
+   * the latest evaluation restart, so that conditions (this one, `stop:`) judge the new value.
+   */
+  private advanceCurriculum(step: number): void {
+    const curriculum = this.curriculum!;
+    const value = this.counters.curriculum!;
+    if (curriculum.finished(value)) return;
+    const current = this.conditionValues(step);
+    if (!curriculum.advance.holds(current)) return;
+    const next = curriculum.next(value);
+    this.workload.setEnvParam!(curriculum.envParam, next, step);
+    this.counters.curriculum = next;
+    const c = this.counters;
+    c.recentReturns = [];
+    c.recentLengths = [];
+    c.recentSuccesses = [];
+    c.latestEval = {};
+    for (const key of ['train/mean_return', 'train/mean_length', 'train/success']) delete this.latest[key];
+    const message = `curriculum: ${curriculum.param} ${value} -> ${next} at step ${step} (${curriculum.advance.text}: ${curriculum.advance.describe(current)}); `
+      + `each env copy takes the new value at the end of its episode in flight${curriculum.finished(next) ? '; the curriculum has reached its last value' : ''}`;
+    this.dir.events.add({ type: 'curriculum', step, param: curriculum.param, value: next, previous: value, message, stage: this.stageName });
+    this.options.log?.(message);
+    this.writeStatus('running');
   }
 
   /** Per-update episode metrics, the episode events, and the last-20 windows. */
@@ -433,6 +469,9 @@ export class TrainingRun {
         budget: this.budget,
         stage: { name: stage.name, index: i, count: this.stages.length, algorithm: stage.algorithm.kind },
         metrics: this.latest,
+        ...(this.curriculum && this.counters?.curriculum !== undefined
+          ? { curriculum: { param: this.curriculum.param, value: this.counters.curriculum, from: this.curriculum.from, to: this.curriculum.to } }
+          : {}),
         ...extra,
       }),
     );

@@ -67,6 +67,12 @@ export interface Workload {
    * with episodes), `latest` every metric's latest value, `lastEval` the latest evaluation.
    */
   conditionValues(windows: Readonly<Record<string, number>>, latest: Readonly<Record<string, number>>, lastEval: Readonly<Record<string, number>>): Partial<Record<ConditionMetric, number>>;
+  /**
+   * Sets env parameter `name` to `value` for every env copy from now on (a curriculum's
+   * advance): the training and evaluation copies are rebuilt, and the episodes in flight
+   * restart from a stream of the seed and `step`. Absent where the env has no such copies.
+   */
+  setEnvParam?(name: string, value: number, step: number): void;
   /** Ends what the workload started (env workers, the shared model). */
   release(): Promise<void>;
 }

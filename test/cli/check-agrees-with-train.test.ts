@@ -62,6 +62,8 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
       'experiment X { env: Arith, policy: Tiny, stage warm = SFT { budget: 640 } }',
       'experiment X { env: Pole, policy: Actor, algorithm: DQN, budget: 1k }',
       'experiment X { env: Rooms, policy: Actor, stage a = DQN { budget: 1k, relabel: final } }',
+      'experiment X { env: Rooms, policy: Actor, algorithm: PPO, budget: 1k, eval { every: 500 }, curriculum { param: env.size, from: 5, to: 9, advance: eval.success > 0.5 } }',
+      'experiment X { env: Pole, policy: Actor, algorithm: REINFORCE, budget: 1k, curriculum { param: env.max_steps, from: 100, to: 500, step: 100, advance: train.mean_return > 90 } }',
     ]) {
       assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);
     }
@@ -89,8 +91,14 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
     assert.throws(() => checkPlan(plan), (err: unknown) => err instanceof PlanError && err.problems.some((p) => /DQN relabels goals \(relabel: final\), but CartPole is not goal-conditioned/.test(p)));
   });
 
-  test('a curriculum, several stages on a numeric env', () => {
-    refusedWithWarning('experiment X { env: Rooms, policy: Actor, algorithm: PPO, budget: 1k, curriculum { param: env.size, from: 5, to: 9, advance: eval.success > 0.5 } }', /curriculum \{ \}` block is not implemented yet/);
+  test('a curriculum the trainer cannot run is an error of the checker', () => {
+    assert.deepEqual(checkAndTrain('experiment X { env: Pole, policy: Actor, algorithm: PPO, budget: 1k, curriculum { param: env.max_steps, from: 100, to: 2M, advance: train.mean_return > 90 } }').errors,
+      ['to (env.max_steps) must be >= 1 and <= 1000000; found 2000000']);
+    assert.deepEqual(checkAndTrain('experiment X { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, curriculum { param: env.max_tokens, from: 2, to: 4, advance: eval.accuracy > 0.5 } }').errors,
+      ['a curriculum moves a parameter of an observation env; TextTask is a text task, whose parameters fix its token model: remove the curriculum']);
+  });
+
+  test('several stages on a numeric env', () => {
     refusedWithWarning('experiment X { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = PPO { budget: 1k } }', /several stages are implemented for text envs/);
   });
 

@@ -182,7 +182,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
     {
       name: 'a curriculum path must start with a part of the experiment',
-      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: ⟦world⟧.size, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: ⟦world⟧.size, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
       message: "a path starts with env, policy, algorithm; found 'world'",
     },
   ],
@@ -316,7 +316,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
     {
       name: 'a curriculum parameter the env does not have',
-      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: env.⟦sise⟧, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: env.⟦sise⟧, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
       message: "GridWorld has no parameter 'sise'; did you mean 'size'?",
     },
   ],
@@ -397,6 +397,21 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'type-mismatch': [
     {
+      name: 'a curriculum moves env parameters only',
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: ⟦algorithm⟧.learning_rate, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
+      message: 'a curriculum moves an env parameter (env.NAME), not algorithm.learning_rate',
+    },
+    {
+      name: 'a curriculum cannot move a parameter that sizes the observations or actions',
+      source: `env Arms = Bandit {}\n${PRELUDE}experiment C {\n  env: Arms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: env.⟦arms⟧, from: 2, to: 9, advance: train.mean_return > 0.5 }\n}\n`,
+      message: "env.arms changes the size of Bandit's observations or actions, which the policy cannot follow: a curriculum cannot move it",
+    },
+    {
+      name: 'a curriculum of a whole-number parameter moves in whole steps',
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: env.size, from: 5, to: 9, step: ⟦0.5⟧, advance: eval.success > 0.5 }\n}\n`,
+      message: 'env.size is a whole number, so its curriculum moves in whole steps; found step 0.5',
+    },
+    {
       name: 'a number where true or false goes',
       source: 'algorithm A = PPO { clip_value: ⟦1⟧ }',
       message: 'clip_value expects true or false; found the number 1',
@@ -447,6 +462,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'out-of-range': [
     {
+      name: 'a GridWorld curriculum through sizes that cannot hold its fixed goal',
+      source: `env Fixed = GridWorld { goal: fixed(8, 8) }\n${PRELUDE}experiment C {\n  env: Fixed\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: ⟦env.size⟧, from: 5, to: 11, step: 2, advance: eval.success > 0.5 }\n}\n`,
+      message: "at env.size 5 the goal fixed(8, 8) is outside the 5x5 grid (coordinates run from 0 to 4): every size the curriculum reaches must hold env Fixed's fixed goal",
+    },
+    {
+      name: 'a curriculum value outside its parameter\'s range',
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: env.size, from: 5, to: ⟦201⟧, advance: eval.success > 0.5 }\n}\n`,
+      message: 'to (env.size) must be >= 5 and <= 101; found 201',
+    },
+    {
       name: 'a sweep of 10^8 members, at its name, with the count (the plans are never made)',
       source: `${PRELUDE}${BALANCE}sweep ⟦Huge⟧ over Balance {\n${['algorithm.epochs', 'algorithm.minibatches', 'algorithm.rollout_steps', 'budget'].map((p) => `  ${p}: [${Array.from({ length: 100 }, (_, k) => k + 1).join(', ')}]\n`).join('')}}\n`,
       message: 'sweep Huge has 100,000,000 members (100 x 100 x 100 x 100 combinations); at most 1,000,000 are allowed: sweep fewer values, or draw some with strategy: random(samples: N)',
@@ -486,13 +511,29 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: 'width (30) must be a multiple of heads (4)',
     },
     {
-      name: 'a GridWorld goal inside the walls',
-      source: 'env G = GridWorld { size: 7, goal: fixed(⟦6⟧, 1) }',
-      message: 'the goal must be inside the walls: 1 to 5 for size 7; found 6',
+      name: 'a GridWorld goal off the grid',
+      source: 'env G = GridWorld { size: 7, goal: ⟦fixed(7, 1)⟧ }',
+      message: 'the goal fixed(7, 1) is outside the 7x7 grid (coordinates run from 0 to 6); pick a free cell or goal: random',
+    },
+    {
+      name: 'a GridWorld goal on a wall of its layout',
+      source: 'env G = GridWorld { layout: four_rooms, goal: ⟦fixed(y: 0, x: 5)⟧ }',
+      message: 'the goal fixed(5, 0) is a wall in the four_rooms layout of size 11; pick a free cell or goal: random',
+    },
+    {
+      name: 'a GridWorld whose smaller size leaves its inherited goal off the grid, at the size',
+      source: 'env G = GridWorld { size: 9, goal: fixed(7, 7) }\nenv Small = G { size: ⟦5⟧ }',
+      message: 'the goal fixed(7, 7) is outside the 5x5 grid (coordinates run from 0 to 4); pick a free cell or goal: random',
     },
   ],
 
   'suspicious-value': [
+    {
+      name: 'a curriculum advance over eval metrics in an experiment without evaluations',
+      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: env.size, from: 5, to: 9, advance: ⟦eval.success > 0.5 or steps > 1k⟧ }\n}\n`,
+      severity: 'warning',
+      message: 'advance reads eval.success, which has no value without an `eval { every: N }` block: the curriculum would never advance; add one, or test train.* metrics',
+    },
     {
       name: 'a sweep of more than 10k members, at its name',
       source: `${PRELUDE}${BALANCE}sweep ⟦Wide⟧ over Balance {\n  algorithm.epochs: [${Array.from({ length: 200 }, (_, k) => k + 1).join(', ')}]\n  budget: [${Array.from({ length: 100 }, (_, k) => k + 1).join(', ')}]\n}\n`,
@@ -648,6 +689,12 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'invalid-module-spec': [
     {
+      name: 'a goal-conditioned spec whose goal is not among its observations',
+      source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export default class {}\nexport const spec = { observations: ['x', 'gx'], actions: 'discrete', goal: ['g'], achieved: ['x'] };\n" },
+      roots: ['main.rlx'],
+      message: "./mine.ts:2: spec.goal names 'g', which is not among spec.observations (x, gx) (docs/language.md#user-environments)",
+    },
+    {
       name: 'a spec that is not valid: at the module path, with the line in the module',
       source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export default class {}\nexport const spec = { observations: ['x'], actions: 'discrte' };\n" },
       roots: ['main.rlx'],
@@ -663,7 +710,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'a misspelt key of the spec',
       source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export const spec = { observation: ['x'], actions: 'discrete' };\n" },
       roots: ['main.rlx'],
-      message: "./mine.ts:1: spec has no key 'observation'; its keys are observations, actions, info (docs/language.md#user-environments)",
+      message: "./mine.ts:1: spec has no key 'observation'; its keys are observations, actions, info, goal, achieved (docs/language.md#user-environments)",
     },
   ],
 
@@ -678,6 +725,11 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   ],
 
   'incompatible-env': [
+    {
+      name: 'a curriculum on a text task',
+      source: `${PRELUDE}experiment C {\n  env: Arith\n  policy: Tiny\n  algorithm: GRPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: ⟦env.max_tokens⟧, from: 2, to: 4, advance: eval.accuracy > 0.5 }\n}\n`,
+      message: 'a curriculum moves a parameter of an observation env; TextTask is a text task, whose parameters fix its token model: remove the curriculum',
+    },
     {
       name: 'an mlp policy on a module that declares itself a text env',
       source: {
@@ -931,12 +983,6 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: /^algorithm SAC is not implemented/,
     },
     {
-      name: 'a curriculum block, at its name',
-      source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  ⟦curriculum⟧ { param: env.size, from: 5, to: 9, advance: eval.success > 0.5 }\n}\n`,
-      severity: 'warning',
-      message: '`rlx train` will refuse this: the `curriculum { }` block is not implemented yet',
-    },
-    {
       name: 'several stages on an env that is not a text task, at the first stage',
       source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  ⟦stage⟧ warm = PPO { budget: 1k }\n  stage main = PPO { budget: 10k }\n}\n`,
       severity: 'warning',
@@ -1078,7 +1124,7 @@ describe('valid sources check clean (no false positives)', () => {
     const checked = check({ 'main.rlx': `env Pole = CartPole { max_steps: 500, gravity: 9.8, force: 10 }
 env Car = MountainCar { goal_velocity: 0 }
 env Bot = Acrobot {}
-env Rooms = GridWorld { layout: maze, size: 11, goal: fixed(3, 4) }
+env Rooms = GridWorld { layout: maze, size: 11, goal: fixed(2, 4) }
 env Arith = TextTask { task: reverse(len: 5), max_tokens: 6 }
 env Guess = GuessNumber { low: 1, high: 100 }
 env Arms = Bandit { arms: 5 }
@@ -1112,7 +1158,7 @@ experiment E4 { env: Guess, policy: Tiny, algorithm: R, budget: 1k, reward: Text
 experiment E5 { env: Mine, policy: Actor, algorithm: S, budget: 1k, reward: Phys }
 experiment E10 { env: Walk, policy: Actor, algorithm: P, budget: 1k, reward: Walking }
 experiment E6 { env: Arms, policy: Actor, algorithm: Q, budget: 1k }
-experiment E7 { env: Rooms, policy: Actor, algorithm: Plain, budget: 1k, curriculum { param: env.size, from: 5, to: 11, step: 2, advance: eval.success >= 0.8 } }
+experiment E7 { env: Rooms, policy: Actor, algorithm: Plain, budget: 1k, eval { every: 500 }, curriculum { param: env.size, from: 5, to: 11, step: 2, advance: eval.success >= 0.8 } }
 experiment E8 { env: Car, policy: Actor, algorithm: PPO, budget: 1.5M, seeds: [1, 2, 3], envs: 8 }
 experiment E9 { env: Bot, policy: Actor, algorithm: SAC, budget: 500k, seed: 7, eval { every: 10k, episodes: 5, deterministic: false } }
 sweep S1 over E1 { strategy: random(samples: 5), backend: slurm, slurm { partition: "gpu", time: "02:00:00" }, env.max_steps: [100, 200], policy.hidden: [[32], [64, 64]], seeds: [1, 2], budget: [1k, 2k], eval.every: [1k] }
@@ -1122,7 +1168,6 @@ sweep S1 over E1 { strategy: random(samples: 5), backend: slurm, slurm { partiti
     assert.deepEqual(problems, [
       'warning not-implemented SAC',
       'warning not-implemented reward', // reward terms on the dialogue env Guess
-      'warning not-implemented curriculum',
       'warning not-implemented SAC',
     ], checked.render());
   });

@@ -41,6 +41,6 @@ test('a text env declares its dialogue bounds instead of observations; its alpha
   assert.equal(problem("{ actions: 'text', max_turns: 3, max_observation: 10 }"), "a text env's spec needs max_action: a whole number from 1 to 1000 (the longest turn the agent may write, in characters)");
   assert.equal(problem("{ actions: 'text', max_turns: 0, max_observation: 10, max_action: 4 }"), 'spec.max_turns must be a whole number from 1 to 100, not 0');
   assert.equal(problem("{ actions: 'text', observations: ['x'], max_turns: 3, max_observation: 10, max_action: 4 }"), "spec has no key 'observations' (a text env's observations are its messages, bounded by max_observation); its keys are actions, info, max_turns, max_observation, max_action, alphabet");
-  assert.equal(problem("{ actions: 'discrete', max_turns: 3 }"), "spec has no key 'max_turns' (only text envs, actions: 'text', have them); its keys are observations, actions, info");
+  assert.equal(problem("{ actions: 'discrete', max_turns: 3 }"), "spec has no key 'max_turns' (only text envs, actions: 'text', have them); its keys are observations, actions, info, goal, achieved");
   assert.equal(problem("{ actions: 'text', max_turns: 3, max_observation: 10, max_action: 4, alphabet: '' }"), 'spec.alphabet must be a non-empty string of the characters the env and the agent write, not ""');
 });

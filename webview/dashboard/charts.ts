@@ -3,8 +3,8 @@
 // PPO user looks at first are there from the start, saying what they wait for.
 import { h } from '../shared/dom.js';
 import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
-import { LiveChart, type Markers, type Range, type SeriesSource } from '../shared/live-chart.js';
-import type { RunModel, Table } from '../shared/run-model.js';
+import { LiveChart, type Markers, type Range, type SeriesSource, type VerticalLines } from '../shared/live-chart.js';
+import { curriculumLines, type RunModel, type Table } from '../shared/run-model.js';
 import type { Theme } from '../shared/theme.js';
 import type { XMode } from '../shared/x-axis.js';
 
@@ -125,6 +125,7 @@ export class ChartBoard {
   /** Bumped per run shown, so a chart never mistakes a new run's rows for the old one's. */
   private generation = 0;
   private evalsSeen = 0;
+  private curriculumSeen = 0;
   /** Where the next render starts, and its frame when one is pending. */
   private nextToRender = 0;
   private continuation = 0;
@@ -174,6 +175,7 @@ export class ChartBoard {
     this.run = run;
     this.generation++;
     this.evalsSeen = 0;
+    this.curriculumSeen = 0;
     if (run) this.update();
   }
 
@@ -213,6 +215,10 @@ export class ChartBoard {
     if (run.evals.length !== this.evalsSeen) {
       this.evalsSeen = run.evals.length;
       for (const { spec, chart } of this.charts.values()) if (spec.evalKey) chart.markDirty();
+    }
+    if (run.curriculum.length !== this.curriculumSeen) {
+      this.curriculumSeen = run.curriculum.length;
+      for (const { chart } of this.charts.values()) chart.markDirty();
     }
     this.render();
   }
@@ -257,7 +263,7 @@ export class ChartBoard {
     chart.setSmoothing(this.options.smoothing);
     const zoom = this.options.zoom[spec.id];
     if (zoom) chart.setZoom(zoom);
-    chart.setSource(this.sourceOf(run, spec), spec.evalKey ? () => this.markersOf(run, spec.evalKey!) : undefined);
+    chart.setSource(this.sourceOf(run, spec), spec.evalKey ? () => this.markersOf(run, spec.evalKey!) : undefined, () => this.curriculumLines(run));
     this.charts.set(spec.id, { spec, chart });
     this.sections.get(spec.section)!.hidden = false;
     this.visibility.observe(chart.element);
@@ -280,6 +286,12 @@ export class ChartBoard {
       ys: () => table.column(spec.key).values,
       revision: () => `${generation}:${table.revision}:${this.options.xMode}`,
     };
+  }
+
+  /** A line at each advance of the run's curriculum, labelled with the new value (`size 7`). */
+  private curriculumLines(run: RunModel): VerticalLines | undefined {
+    if (run.curriculum.length === 0) return undefined;
+    return curriculumLines(run, this.options.xMode);
   }
 
   private markersOf(run: RunModel, key: string): Markers | undefined {

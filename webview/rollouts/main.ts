@@ -304,7 +304,9 @@ function draw(): void {
   ctx.fillStyle = theme.background;
   ctx.fillRect(0, 0, width, height);
   const plan = runs.get(ep.runId)?.snapshot.plan as { env?: { params?: Record<string, unknown> } } | undefined;
-  drawing({ ctx, width, height, header: ep.header, steps: ep.steps, t: timeline.t, params: plan?.env?.params ?? {}, theme });
+  // The params the episode ran with (a curriculum changes them over the run), else the plan's.
+  const params = { ...(plan?.env?.params ?? {}), ...(ep.header?.env_params ?? {}) };
+  drawing({ ctx, width, height, header: ep.header, steps: ep.steps, t: timeline.t, params, theme });
   drawn = ep.header?.env;
 }
 

@@ -6,7 +6,7 @@ import { lowerBound } from './columns.js';
 import { h, setAttr, setText } from './dom.js';
 import { Decimator, decimateRange } from './decimate.js';
 import { formatValue } from './format.js';
-import { createPlot, type Plot } from './plot.js';
+import { createPlot, type Plot, type uPlot } from './plot.js';
 import { emaInto, emptyEma, type EmaState } from './smoothing.js';
 import type { Theme } from './theme.js';
 
@@ -25,6 +25,12 @@ export interface Markers {
   label: string;
   xs: number[];
   ys: number[];
+}
+
+/** Vertical lines across the plot at these x (a curriculum's advances), each with a short label. */
+export interface VerticalLines {
+  xs: number[];
+  labels: string[];
 }
 
 export type Range = { min: number; max: number };
@@ -54,6 +60,7 @@ export class LiveChart {
   private plot: Plot | undefined;
   private source: SeriesSource | undefined;
   private markers: (() => Markers | undefined) | undefined;
+  private lines: (() => VerticalLines | undefined) | undefined;
 
   private smoothing = 0;
   private zoom: Range | null = null;
@@ -92,9 +99,10 @@ export class LiveChart {
     );
   }
 
-  setSource(source: SeriesSource, markers?: () => Markers | undefined): void {
+  setSource(source: SeriesSource, markers?: () => Markers | undefined, lines?: () => VerticalLines | undefined): void {
     this.source = source;
     this.markers = markers;
+    this.lines = lines;
     this.dirty = true;
   }
 
@@ -238,7 +246,35 @@ export class LiveChart {
         this.dirty = true;
         options.onZoom(options.id, range);
       },
+      onDraw: (u) => this.drawLines(u),
     });
+  }
+
+  /** A dashed line and its label at each x of `lines` inside the plot's x range. */
+  private drawLines(u: uPlot): void {
+    const lines = this.lines?.();
+    if (!lines || lines.xs.length === 0) return;
+    const theme = this.options.theme();
+    const { ctx } = u;
+    const { left, top, width, height } = u.bbox;
+    const ratio = devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = theme.palette[3 % theme.palette.length];
+    ctx.fillStyle = ctx.strokeStyle;
+    ctx.lineWidth = ratio;
+    ctx.setLineDash([4 * ratio, 3 * ratio]);
+    ctx.font = `${Math.round(theme.fontSize * 0.85 * ratio)}px ${theme.font}`;
+    ctx.textBaseline = 'top';
+    lines.xs.forEach((x, i) => {
+      const px = u.valToPos(x, 'x', true);
+      if (!(px >= left && px <= left + width)) return;
+      ctx.beginPath();
+      ctx.moveTo(px, top);
+      ctx.lineTo(px, top + height);
+      ctx.stroke();
+      ctx.fillText(lines.labels[i] ?? '', px + 3 * ratio, top + 2 * ratio);
+    });
+    ctx.restore();
   }
 
   /**

@@ -4,6 +4,7 @@
 // docs/run-directory.md asks of readers.
 import type { RunEvent, RunSnapshot, RunState, StatusFile } from '../protocol.js';
 import { Column } from './columns.js';
+import type { XMode } from './x-axis.js';
 
 /** Rows sharing one x: metrics (one row per update) or episodes (one row per episode). */
 export class Table {
@@ -149,6 +150,15 @@ export interface RolloutNote {
   stage?: string;
 }
 
+/** A curriculum's advance (a `curriculum` event): the env parameter's new value from this step on. */
+export interface CurriculumStep {
+  step: number;
+  time: number;
+  param: string;
+  value: number;
+  previous: number;
+}
+
 const LOGS_KEPT = 200;
 
 export class RunModel {
@@ -156,6 +166,8 @@ export class RunModel {
   /** Per finished training episode: `return`, `length`, `training_return`. */
   readonly episodes = new Table();
   evals: EvalPoint[] = [];
+  /** The curriculum's advances, oldest first (the charts draw a line at each). */
+  curriculum: CurriculumStep[] = [];
   logs: LogLine[] = [];
   rollouts: RolloutNote[] = [];
   hparams: Record<string, unknown> | undefined;
@@ -215,6 +227,11 @@ export class RunModel {
         this.evals = this.evals.filter((e) => e.step < event.step);
         this.evals.push({ step: event.step, time: event.time, values: event.values ?? {}, returns: event.returns ?? [], deterministic: typeof event.deterministic === 'boolean' ? event.deterministic : undefined });
         break;
+      case 'curriculum':
+        if (typeof event.value !== 'number') break;
+        this.curriculum = this.curriculum.filter((c) => c.step < event.step);
+        this.curriculum.push({ step: event.step, time: event.time, param: String(event.param), value: event.value, previous: event.previous });
+        break;
       case 'status':
         this.lastStatusEvent = event;
         if (event.resumed) {
@@ -222,6 +239,7 @@ export class RunModel {
           this.metrics.truncateAfter(event.step);
           this.episodes.truncateAfter(event.step);
           this.evals = this.evals.filter((e) => e.step <= event.step);
+          this.curriculum = this.curriculum.filter((c) => c.step <= event.step);
           this.lastStep = event.step;
         }
         break;
@@ -307,4 +325,15 @@ export class RunModel {
   get error(): string | undefined {
     return this.status?.error ?? this.lastStatusEvent?.error ?? [...this.logs].reverse().find((l) => l.level === 'error')?.message;
   }
+}
+
+/**
+ * Where the charts draw a run's curriculum advances: x by the charts' mode (steps, or seconds
+ * since the run's first event) and a label with the new value (`size 7` for `env.size`).
+ */
+export function curriculumLines(run: RunModel, mode: XMode): { xs: number[]; labels: string[] } {
+  return {
+    xs: run.curriculum.map((c) => (mode === 'step' ? c.step : c.time - (run.startTime ?? 0))),
+    labels: run.curriculum.map((c) => `${c.param.replace(/^env\./, '')} ${c.value}`),
+  };
 }

@@ -66,3 +66,14 @@ export function buildWalls(layout: GridLayout, size: number): Uint8Array {
   }
   return walls;
 }
+
+/**
+ * Why a fixed goal at (x, y) cannot be used on this grid (off it, or on a wall of the layout),
+ * or undefined when it can. The checker reports it where the values are constants, the env
+ * when it is built.
+ */
+export function fixedGoalProblem(layout: GridLayout, size: number, x: number, y: number): string | undefined {
+  if (x >= size || y >= size || x < 0 || y < 0) return `fixed(${x}, ${y}) is outside the ${size}x${size} grid (coordinates run from 0 to ${size - 1})`;
+  if (buildWalls(layout, size)[y * size + x] === 1) return `fixed(${x}, ${y}) is a wall in the ${layout} layout of size ${size}`;
+  return undefined;
+}

@@ -208,4 +208,36 @@ describe('VecEnv', () => {
     assert.equal(counters[0].seeds[1], undefined, 'autoreset continues the stream');
     assert.deepEqual(vec.takeFinishedEpisodes(), [{ env: 0, return: 3, length: 3 }]);
   });
+
+  it('hands each copy over to its replacement at the end of its episode in flight (a curriculum), seeded from the given stream', () => {
+    const vec = makeVecEnv('GridWorld', { size: 5, max_steps: 3 }, 2);
+    vec.reset(1);
+    const actions = new Int32Array(2);
+    // Copy 0 is one step into its episode when the replacements arrive; copy 1 resets before its first step.
+    vec.step(actions);
+    const next = makeVecEnv('GridWorld', { size: 9, max_steps: 6 }, 2);
+    const [old0, new0, new1] = [vec.envs[0], next.envs[0], next.envs[1]];
+    vec.replaceCopies(next, 7);
+    assert.equal(vec.envs[0], old0, 'the episode in flight goes on in its copy');
+    vec.reset();
+    assert.deepEqual([vec.envs[0], vec.envs[1]], [new0, new1], 'a reset restarts every episode: all copies take over');
+    const single = new GridWorld({ size: 9, max_steps: 6 });
+    single.seed(7, 1);
+    const expected = new Float32Array(4);
+    single.resetInto(expected, 0);
+    assert.deepEqual(row(vec.obs, 1, 4), Array.from(expected), 'copy 1 starts from stream 1 of the given seed');
+    // At the end of an episode: the copy of the same index takes over only then.
+    const other = makeVecEnv('GridWorld', { size: 7, max_steps: 6 }, 2);
+    vec.replaceCopies(other, 8);
+    for (let t = 0; t < 6 && vec.envs[0] === new0; t++) vec.step(actions);
+    assert.equal(vec.envs[0], other.envs[0]);
+    assert.equal(vec.terminated[0] | vec.truncated[0], 1, 'the copy was handed over at the step that ended its episode');
+    assert.ok(vec.takeFinishedEpisodes().every((e) => e.length <= 6));
+  });
+
+  it('refuses replacements that change what the learner sees', () => {
+    const vec = makeVecEnv('GridWorld', {}, 2);
+    assert.throws(() => vec.replaceCopies(makeVecEnv('CartPole', {}, 2), 1), /the new CartPole copies \(2 copies, obs 4, action 1\) do not match the running GridWorld copies/);
+    assert.throws(() => vec.replaceCopies(makeVecEnv('GridWorld', {}, 3), 1), /a curriculum may not change the observation or action size/);
+  });
 });

@@ -197,7 +197,7 @@ describe('train()', () => {
     };
     await refuse(makePlan({ algorithm: 'DQN', algorithmParams: { relabel: 'final' } }), /DQN relabels goals \(relabel: final\), but CartPole is not goal-conditioned; use GridWorld or set relabel: none/);
     await refuse(makePlan({ env: 'TextTask' }), /PPO does not train on text actions \(TextTask\)/);
-    await refuse({ ...makePlan(), curriculum: { param: 'env.size', from: 5, to: 9, step: 1, advance: { const: true } } }, /curriculum/);
+    await refuse({ ...makePlan(), curriculum: { param: 'env.size', from: 5, to: 9, step: 1, advance: { const: true } } }, /curriculum param env.size: CartPole has no parameter size/);
     await refuse({ ...makePlan(), env: { name: 'Mine', kind: 'module', module: 'mine.ts', params: {} } }, /env Mine is user code \(module "mine.ts"\): pass its file as envModule/);
     await refuse({ ...makePlan(), policy: { name: 'T', kind: 'transformer', params: {} } }, /policy T \(transformer\) reads tokens, not observation vectors: CartPole needs an mlp policy/);
     await assert.rejects(train(makePlan({ envParams: { force_mag: 3 } }), { out }), /CartPole: unknown param "force_mag"/);

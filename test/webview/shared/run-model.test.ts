@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RunEvent } from '../../../webview/protocol.js';
-import { RunModel } from '../../../webview/shared/run-model.js';
+import { curriculumLines, RunModel } from '../../../webview/shared/run-model.js';
 
 const metrics = (step: number, values: Record<string, number | null>): RunEvent => ({ type: 'metrics', step, time: 1000 + step / 100, values: values as Record<string, number> });
 const episode = (step: number, ret: number): RunEvent => ({ type: 'episode', step, time: 1000 + step / 100, env: 0, return: ret, length: ret });
@@ -68,4 +68,15 @@ test('status.json fills in what events lack; the error comes from wherever it wa
   assert.equal(run.error, 'disk full');
   run.addEvents([{ type: 'status', step: 2048, time: 1, status: 'failed', error: 'ENOSPC' }]);
   assert.equal(run.error, 'ENOSPC');
+});
+
+test('curriculum advances become lines on the charts, by step or by time; a resume drops those after its checkpoint', () => {
+  const run = model();
+  const advance = (step: number, value: number, previous: number): RunEvent =>
+    ({ type: 'curriculum', step, time: 1000 + step / 100, param: 'env.size', value, previous, message: `env.size ${previous} -> ${value}` });
+  run.addEvents([metrics(0, { a: 1 }), advance(1024, 7, 5), advance(2048, 9, 7)]);
+  assert.deepEqual(curriculumLines(run, 'step'), { xs: [1024, 2048], labels: ['size 7', 'size 9'] });
+  assert.deepEqual(curriculumLines(run, 'time').xs.map((x) => Math.round(x * 100) / 100), [10.24, 20.48], 'seconds since the first event');
+  run.addEvents([{ type: 'status', step: 1536, time: 2000, status: 'running', pid: 2, resumed: true }]);
+  assert.deepEqual(curriculumLines(run, 'step').xs, [1024]);
 });

@@ -1,17 +1,37 @@
-// GridWorld: the walls of the plan's layout (built by the env's own code, so the drawing and
-// the env never disagree), the goal, the agent, and the path it took so far in the episode.
+// GridWorld: the walls of the layout the episode ran on (built by the env's own code, so the
+// drawing and the env never disagree), the goal, the achieved position (the agent's cell), and
+// the path it took so far in the episode.
 import { buildWalls, type GridLayout } from '../../../runtime/envs/geometry/grid-world.js';
-import { field, type Scene } from './scene.js';
+import { field, label, type Scene } from './scene.js';
 
 const LAYOUTS: GridLayout[] = ['open', 'four_rooms', 'maze'];
 
+/** What the drawing shows at step t: the grid, the goal and the achieved cell, and whether they meet. */
+export interface GridWorldView {
+  layout: GridLayout;
+  size: number;
+  walls: Uint8Array;
+  goal: { x: number; y: number };
+  achieved: { x: number; y: number };
+  reached: boolean;
+}
+
+export function gridWorldView(scene: Pick<Scene, 'header' | 'steps' | 't' | 'params'>): GridWorldView {
+  const layout = LAYOUTS.find((l) => l === scene.params.layout) ?? 'open';
+  // The episode's own size (its header's env_params, which a curriculum changes), else the plan's.
+  let size = typeof scene.params.size === 'number' ? scene.params.size : 11;
+  // Runs of earlier versions record no env_params: fit what the agent saw.
+  for (const step of scene.steps) for (const v of step.obs) if (Number.isInteger(v) && v >= size) size = v + 1;
+  const at = (name: string) => field(scene as Scene, name);
+  const goal = { x: at('goal_x'), y: at('goal_y') };
+  const achieved = { x: at('x'), y: at('y') };
+  return { layout, size, walls: buildWalls(layout, size), goal, achieved, reached: goal.x === achieved.x && goal.y === achieved.y };
+}
+
 export function drawGridWorld(scene: Scene): void {
   const { ctx, width, height, theme } = scene;
-  const layout = LAYOUTS.find((l) => l === scene.params.layout) ?? 'open';
-  let size = typeof scene.params.size === 'number' ? scene.params.size : 11;
-  // A curriculum may grow the grid beyond the plan's starting size: fit what the agent saw.
-  for (const step of scene.steps) for (const v of step.obs) if (Number.isInteger(v) && v >= size) size = v + 1;
-  const walls = buildWalls(layout, size);
+  const view = gridWorldView(scene);
+  const { size, walls } = view;
   const cell = Math.floor(Math.min(width, height) / size);
   const ox = Math.floor((width - cell * size) / 2);
   const oy = Math.floor((height - cell * size) / 2);
@@ -34,7 +54,7 @@ export function drawGridWorld(scene: Scene): void {
     ctx.stroke();
   }
 
-  const goal = centre(field(scene, 'goal_x'), field(scene, 'goal_y'));
+  const goal = centre(view.goal.x, view.goal.y);
   if (Number.isFinite(goal.x) && Number.isFinite(goal.y)) {
     ctx.fillStyle = theme.success;
     ctx.fillRect(goal.x - cell * 0.35, goal.y - cell * 0.35, cell * 0.7, cell * 0.7);
@@ -52,11 +72,13 @@ export function drawGridWorld(scene: Scene): void {
   }
   ctx.stroke();
   ctx.globalAlpha = 1;
-  const agent = centre(field(scene, 'x'), field(scene, 'y'));
+  const agent = centre(view.achieved.x, view.achieved.y);
   if (Number.isFinite(agent.x) && Number.isFinite(agent.y)) {
     ctx.fillStyle = theme.palette[0];
     ctx.beginPath();
     ctx.arc(agent.x, agent.y, cell * 0.32, 0, 2 * Math.PI);
     ctx.fill();
   }
+  const reached = view.reached ? ' · reached' : '';
+  label(ctx, `goal (${view.goal.x}, ${view.goal.y}) · achieved (${view.achieved.x}, ${view.achieved.y})${reached} · ${view.layout} ${size}x${size}`, 6, height - Math.round(theme.fontSize * 1.2) - 4, theme);
 }

@@ -1,0 +1,25 @@
+// What the rollout inspector draws of a GridWorld step: the grid the episode ran on (its
+// header's env_params, which a curriculum changes, over the plan's), the goal, the achieved
+// cell, and whether they meet.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildWalls } from '../../../../runtime/envs/geometry/grid-world.js';
+import type { RolloutHeader, RolloutStep } from '../../../../webview/protocol.js';
+import { gridWorldView } from '../../../../webview/rollouts/draw/grid-world.js';
+
+const header: RolloutHeader = { type: 'header', env: 'GridWorld', obs_fields: ['x', 'y', 'goal_x', 'goal_y'], action: { kind: 'discrete', n: 4 }, terms: [], step: 0 };
+const step = (t: number, obs: number[]): RolloutStep => ({ type: 'step', t, obs, action: 1, reward: 0, env_reward: 0, terminated: false, truncated: false });
+
+test('the goal and the achieved cell of each step, on the layout and size the episode ran on', () => {
+  const steps = [step(0, [1, 1, 3, 1]), step(1, [2, 1, 3, 1]), step(2, [3, 1, 3, 1])];
+  const params = { layout: 'four_rooms', size: 7 };
+  const first = gridWorldView({ header, steps, t: 0, params });
+  assert.deepEqual([first.layout, first.size, first.goal, first.achieved, first.reached], ['four_rooms', 7, { x: 3, y: 1 }, { x: 1, y: 1 }, false]);
+  assert.deepEqual(first.walls, buildWalls('four_rooms', 7));
+  assert.deepEqual(gridWorldView({ header, steps, t: 2, params }).reached, true);
+});
+
+test('a run of an earlier version (no env_params) grows the plan\'s grid to what the agent saw', () => {
+  const view = gridWorldView({ header, steps: [step(0, [8, 1, 3, 1])], t: 0, params: { size: 5 } });
+  assert.equal(view.size, 9);
+});
