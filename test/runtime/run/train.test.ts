@@ -195,7 +195,7 @@ describe('train()', () => {
     const refuse = async (plan: ReturnType<typeof makePlan>, message: RegExp) => {
       await assert.rejects(train(plan, { out }), (err: unknown) => err instanceof PlanError && message.test(err.message));
     };
-    await refuse(makePlan({ algorithm: 'DQN' }), /algorithm DQN is not implemented yet: it needs off-policy learning \(a replay buffer, target networks\), which is not built yet; PPO and REINFORCE\/RLOO train today/);
+    await refuse(makePlan({ algorithm: 'DQN', algorithmParams: { relabel: 'final' } }), /DQN relabels goals \(relabel: final\), but CartPole is not goal-conditioned; use GridWorld or set relabel: none/);
     await refuse(makePlan({ env: 'TextTask' }), /PPO does not train on text actions \(TextTask\)/);
     await refuse({ ...makePlan(), curriculum: { param: 'env.size', from: 5, to: 9, step: 1, advance: { const: true } } }, /curriculum/);
     await refuse({ ...makePlan(), env: { name: 'Mine', kind: 'module', module: 'mine.ts', params: {} } }, /env Mine is user code \(module "mine.ts"\): pass its file as envModule/);
