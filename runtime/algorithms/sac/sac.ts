@@ -21,7 +21,7 @@
 import type { SacActor, SacCritics } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
-import { Adam, WeightStore, type AdamState, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
+import { Adam, WeightStore, type AdamState, type Feed, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
@@ -88,6 +88,11 @@ export class Sac implements Algorithm {
   private readonly actorGrads: { readonly slots: readonly number[]; readonly grads: Float32Array[] };
   private readonly alphaGrad = [new Float32Array(1)];
   private readonly sums = new Float64Array(SUMMED.length);
+  /** The feeds of both steps, made once: they view the batch's, the noise's and the scalars' fixed arrays. */
+  private readonly criticFeeds: Record<string, Feed>;
+  private readonly actorFeeds: Record<string, Feed>;
+  /** Where each step's metrics go in `sums`. */
+  private readonly slots: { readonly critic: readonly number[]; readonly actor: readonly number[] };
   private readonly counts = { critic: 0, actor: 0 };
 
   private constructor(
@@ -119,6 +124,27 @@ export class Sac implements Algorithm {
     this.scratch = createStoreScratch(stepper);
     this.scalars.gamma[0] = settings.gamma;
     this.scalars.invN[0] = 1 / settings.batch_size;
+    const b = settings.batch_size;
+    const rows = (data: Float32Array, width: number): Feed => ({ data, dims: [b, width] });
+    const column = (data: Float32Array): Feed => ({ data, dims: [b] });
+    const { obsDim } = stepper;
+    const { alpha, gamma, invN } = this.scalars;
+    const noise: Record<string, Feed> = actor.discrete ? {} : { eps: rows(this.eps, actor.actionDim) };
+    const { batch } = this;
+    this.criticFeeds = {
+      obs: rows(batch.obs, obsDim),
+      action: rows(this.batchActions, actor.actionDim),
+      reward: column(batch.rewards),
+      next_obs: rows(batch.nextObs, obsDim),
+      done: column(batch.dones),
+      alpha,
+      gamma,
+      inv_n: invN,
+      ...noise,
+    };
+    this.actorFeeds = { obs: this.criticFeeds.obs, alpha, inv_n: invN, ...noise };
+    const summed = SUMMED as readonly string[];
+    this.slots = { critic: criticStep.metricNames.map((n) => summed.indexOf(n)), actor: actorStep.metricNames.map((n) => summed.indexOf(n)) };
     const slotsOf = (names: readonly string[], of: readonly string[]) => of.map((n) => names.indexOf(n));
     this.criticGrads = { slots: slotsOf(storeNames.critic, critics.weights.names), grads: [] };
     this.actorGrads = { slots: slotsOf(storeNames.actor, actor.weights.names), grads: [] };
@@ -132,7 +158,8 @@ export class Sac implements Algorithm {
       throw new Error(`SAC relabels goals (relabel: ${settings.relabel.strategy}), but the env ${stepper.vec.kind} is not goal-conditioned (it has no goalFields, achievedFields and computeReward); set relabel: none`);
     }
     const buffer = new ReplayBuffer({
-      capacity: settings.buffer,
+      // A buffer never holds more than the budget's transitions: the rest would be memory (and checkpoint) for nothing.
+      capacity: Math.min(settings.buffer, Math.max(context.budget, 1)),
       numEnvs: stepper.numEnvs,
       obsDim: stepper.obsDim,
       actionWidth: actor.discrete ? 1 : actor.actionDim,
@@ -211,26 +238,13 @@ export class Sac implements Algorithm {
 
   /** One critic step on a fresh batch; every policy_frequency of them, that many actor (and temperature) steps on it. */
   private async train(lr: number): Promise<void> {
-    const { batch, settings: s, scalars } = this;
-    this.buffer.sample(s.batch_size, this.rngs.replay, batch);
+    const { settings: s, scalars } = this;
+    this.buffer.sample(s.batch_size, this.rngs.replay, this.batch);
     if (this.discrete) this.oneHotActions();
+    else this.drawNoise();
     scalars.alpha[0] = this.alpha;
-    const rows = (a: Float32Array, w: number) => ({ data: a, dims: [s.batch_size, w] });
-    const column = (a: Float32Array) => ({ data: a, dims: [s.batch_size] });
-    const obsDim = this.stepper.obsDim;
-    const feeds: Record<string, { data: Float32Array; dims: number[] } | Float32Array> = {
-      obs: rows(batch.obs, obsDim),
-      action: rows(this.batchActions, this.actionDim),
-      reward: column(batch.rewards),
-      next_obs: rows(batch.nextObs, obsDim),
-      done: column(batch.dones),
-      alpha: scalars.alpha,
-      gamma: scalars.gamma,
-      inv_n: scalars.invN,
-    };
-    if (!this.discrete) feeds.eps = rows(this.drawNoise(), this.actionDim);
-    const critic = await this.criticStep.run(feeds);
-    this.record(critic.metrics, this.criticStep.metricNames, 'critic');
+    const critic = await this.criticStep.run(this.criticFeeds);
+    this.record(critic.metrics, this.criticStep.metricNames, this.slots.critic, 'critic');
     const norm = this.criticOptimizer.step(pick(critic.grads, this.criticGrads));
     if (!Number.isFinite(norm)) this.diverged(`the critics' gradient norm is ${norm}`);
     this.criticSteps++;
@@ -238,14 +252,13 @@ export class Sac implements Algorithm {
     if (this.criticSteps % s.policy_frequency === 0) {
       for (let k = 0; k < s.policy_frequency; k++) {
         scalars.alpha[0] = this.alpha;
-        const actorFeeds: Record<string, { data: Float32Array; dims: number[] } | Float32Array> = { obs: feeds.obs, alpha: scalars.alpha, inv_n: scalars.invN };
-        if (!this.discrete) actorFeeds.eps = rows(this.drawNoise(), this.actionDim);
-        const actor = await this.actorStep.run(actorFeeds);
-        this.record(actor.metrics, this.actorStep.metricNames, 'actor');
+        if (!this.discrete) this.drawNoise();
+        const actor = await this.actorStep.run(this.actorFeeds);
+        this.record(actor.metrics, this.actorStep.metricNames, this.slots.actor, 'actor');
         const actorNorm = this.actorOptimizer.step(pick(actor.grads, this.actorGrads), lr);
         if (!Number.isFinite(actorNorm)) this.diverged(`the actor's gradient norm is ${actorNorm}`);
         this.actorSteps++;
-        if (this.alphaOptimizer) this.temperatureStep(actor.metrics[this.actorStep.metricNames.indexOf('entropy')]);
+        if (this.alphaOptimizer) this.temperatureStep(actor.metrics[this.entropySlot]);
       }
       this.policy.sync();
     }
@@ -273,18 +286,21 @@ export class Sac implements Algorithm {
     for (let i = 0; i < this.settings.batch_size; i++) out[i * n + this.batch.actions[i]] = 1;
   }
 
-  private drawNoise(): Float32Array {
+  private drawNoise(): void {
     const { eps } = this;
     const rng = this.rngs.noise;
     for (let i = 0; i < eps.length; i++) eps[i] = rng.normal();
-    return eps;
   }
 
-  private record(values: Float64Array, names: readonly string[], which: 'critic' | 'actor'): void {
+  private get entropySlot(): number {
+    return this.actorStep.metricNames.indexOf('entropy');
+  }
+
+  private record(values: Float64Array, names: readonly string[], slots: readonly number[], which: 'critic' | 'actor'): void {
     for (let k = 0; k < names.length; k++) {
       const value = values[k];
       if (!Number.isFinite(value)) this.diverged(`losses/${names[k]} is ${value}`);
-      this.sums[SUMMED.indexOf(names[k] as (typeof SUMMED)[number])] += value;
+      this.sums[slots[k]] += value;
     }
     this.counts[which]++;
   }
