@@ -21,8 +21,6 @@ const learningStarts = (defaultValue: number): ParamSpec =>
 const clip = (defaultValue: number, doc: string): ParamSpec =>
   param('clip', num({ min: 0, exclusiveMin: true, max: 10, schedule: true, suspicious: { above: 1, why: 'a clip range above 1 hardly constrains the policy update' } }), defaultValue, doc);
 
-const OFF_POLICY = 'it needs off-policy learning (a replay buffer, target networks), which is not built yet; PPO and REINFORCE/RLOO train today';
-
 export const PPO: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'PPO',
@@ -79,9 +77,10 @@ export const SAC: AlgorithmSpec = {
   name: 'SAC',
   doc: 'Soft Actor-Critic (Haarnoja et al. 2018), as in CleanRL sac_continuous_action.py (and its discrete-action variant): off-policy, twin Q networks, entropy regularisation with automatic temperature.',
   actions: ['discrete', 'continuous'],
-  notImplemented: OFF_POLICY,
   params: [
     learningRate(3e-4),
+    param('critic_learning_rate', oneOf(choice(option('same', 'The actor\'s `learning_rate`.')), num({ min: 0, exclusiveMin: true, max: 10 })), 1e-3,
+      'Adam step size of the twin critics and of the temperature (CleanRL\'s q_lr); `learning_rate` is the actor\'s (policy_lr).'),
     buffer(1_000_000),
     batchSize(256),
     discount(0.99),
@@ -92,6 +91,9 @@ export const SAC: AlgorithmSpec = {
       'Entropy the automatic temperature aims for.'),
     learningStarts(5_000),
     param('train_every', count(), 1, 'Environment steps between gradient steps.'),
+    param('gradient_steps', count({ max: 1000 }), 1, 'Gradient steps on the critics each time the learner trains (SB3\'s gradient_steps).'),
+    param('policy_frequency', count({ max: 1000 }), 2,
+      'The actor and the temperature train after every this many critic steps, that many times (CleanRL\'s delayed policy update; 1: every step, as SB3).'),
     relabel,
   ],
 };

@@ -8,6 +8,7 @@ import { PPO } from './ppo/ppo.js';
 import { REINFORCE } from './reinforce/reinforce.js';
 import { GRPO } from './grpo/grpo.js';
 import { SFT } from './sft/sft.js';
+import { SAC } from './sac/sac.js';
 
 export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   PPO as AlgorithmDefinition<never, never>,
@@ -15,6 +16,7 @@ export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   REINFORCE as AlgorithmDefinition<never, never>,
   SFT as AlgorithmDefinition<never, never>,
   GRPO as AlgorithmDefinition<never, never>,
+  SAC as AlgorithmDefinition<never, never>,
 ];
 
 export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, unknown> | undefined {
@@ -33,4 +35,6 @@ export { buildPpoLoss, LOSS_METRICS, ppoGradientStep, ppoLossAsWritten, type Ppo
 export { Ppo, PPO, PPO_ADAM_EPS, type PpoState } from './ppo/ppo.js';
 export { ppoSettings, type PpoSettings } from './ppo/settings.js';
 export { Dqn, DQN, type DqnState } from './dqn/dqn.js';
+export { Sac, SAC, SAC_ADAM_EPS, type SacState } from './sac/sac.js';
+export { sacSettings, type SacSettings } from './sac/settings.js';
 export { NonFiniteError, Stepper, type EpisodeRecord, type TransitionSink } from './stepper.js';

@@ -4,6 +4,7 @@
 // definition, one line in POLICIES, its line removed from ../not-implemented.ts.
 import type { Rng } from '../random.js';
 import { MlpPolicy, mlpSettings } from './mlp.js';
+import { SacActor, SacCritics } from './sac-networks.js';
 import type { ActorCriticPolicy, PolicySpaces, TokenModel } from './policy.js';
 import { MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
@@ -13,6 +14,7 @@ import { transformerSettings } from './transformer/settings.js';
 export { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
+export { LOG_STD_MAX, LOG_STD_MIN, SacActor, SacCritics, sampleLogits, squashLogStd, type SacActorOutput } from './sac-networks.js';
 export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
 export { argmax, MlpQNetwork, type QNetworkPolicy } from './q-network.js';
@@ -28,6 +30,9 @@ export interface PolicyDefinition<S = unknown> {
   actorCritic?(settings: S, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy;
   /** Observation -> one Q-value per action (DQN). */
   qNetwork?(settings: S, spaces: PolicySpaces, rng: Rng): QNetworkPolicy;
+  /** SAC's actor (the policy the trainer evaluates) and its twin critics with their targets. */
+  sacActor?(settings: S, spaces: PolicySpaces, rng: Rng): SacActor;
+  sacCritics?(settings: S, spaces: PolicySpaces, rng: Rng): SacCritics;
   /** A language model over a text task's tokens (GRPO, SFT). */
   tokenModel?(settings: S, tokenizer: CharTokenizer, rng: Rng): TokenModel;
 }
@@ -37,6 +42,8 @@ const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
   settings: mlpSettings,
   actorCritic: (settings, spaces, rng) => new MlpPolicy(settings, spaces, rng),
   qNetwork: (settings, spaces, rng) => new MlpQNetwork(settings, spaces, rng),
+  sacActor: (settings, spaces, rng) => new SacActor(settings, spaces, rng),
+  sacCritics: (settings, spaces, rng) => new SacCritics(settings, spaces, rng),
 };
 
 const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
@@ -93,6 +100,14 @@ export class PolicyFactory {
     if (!build) throw new Error(`${algorithm} trains a Q-network, which policy ${this.component.name} (${this.component.kind}) cannot be; use an mlp policy`);
     if (!this.spaces) throw new Error(`${algorithm} trains a Q-network over observation vectors, which a text env does not have`);
     return build(this.settings, this.spaces, this.rng);
+  }
+
+  /** SAC's actor and twin critics (with targets), both built from the plan's policy settings. */
+  sacNetworks(algorithm: string): { actor: SacActor; critics: SacCritics } {
+    const { sacActor, sacCritics } = this.definition;
+    if (!sacActor || !sacCritics) throw new Error(`${algorithm} trains an actor and twin Q networks, which policy ${this.component.name} (${this.component.kind}) cannot be; use an mlp policy`);
+    if (!this.spaces) throw new Error(`${algorithm} trains networks over observation vectors, which a text env does not have`);
+    return { actor: sacActor(this.settings, this.spaces, this.rng), critics: sacCritics(this.settings, this.spaces, this.rng) };
   }
 
   tokenModel(algorithm: string, tokenizer: CharTokenizer): TokenModel {

@@ -1,10 +1,13 @@
 // A policy exported by the trainer (checkpoints/policy-*.onnx), loaded back with plain
 // onnxruntime, as any other program would: input `obs` [B, obsDim]; outputs `logits`
-// (discrete) or `mean` and `log_std` (continuous), and `value`; or a Q-network's `q_values`
-// (DQN), whose action is their argmax. Used by `rlx eval`.
+// (discrete) or `mean` and `log_std` (continuous), and `value` (PPO's; SAC's actor has none);
+// or a Q-network's `q_values` (DQN), whose action is their argmax. A SAC actor's metadata says
+// `squash: tanh` with the bounds: its actions are tanh(mean + std eps) rescaled to them, as
+// the trainer acts (sac-networks.ts). Used by `rlx eval`.
 import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import type { Rng } from '../random.js';
+import { ModelProto } from '../tensor/onnx-schema.js';
 import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
 import { actFromHead, type Actor, type PolicySpaces } from './policy.js';
 import { argmax } from './q-network.js';
@@ -17,6 +20,8 @@ export class OnnxPolicy implements Actor {
   private constructor(
     private readonly session: ort.InferenceSession,
     readonly spaces: PolicySpaces,
+    /** A SAC actor's squash: actions are tanh(x) rescaled to [low, high]; null for a plain Gaussian. */
+    private readonly squash: { readonly low: readonly number[]; readonly high: readonly number[] } | null = null,
   ) {
     const space = spaces.actionSpace;
     if (space.kind === 'discrete' && session.outputNames.includes('q_values')) {
@@ -35,7 +40,7 @@ export class OnnxPolicy implements Actor {
       this.logStd = new Float32Array(width);
       this.distribution = new DiagGaussian(width, this.logStd, space.low, space.high);
     }
-    for (const name of [this.head, 'value']) {
+    for (const name of space.kind === 'discrete' ? ['logits'] : ['mean', 'log_std']) {
       if (!session.outputNames.includes(name)) throw new Error(`the policy model has no output "${name}" (outputs: ${session.outputNames.join(', ')})`);
     }
   }
@@ -43,7 +48,9 @@ export class OnnxPolicy implements Actor {
   static async load(file: string, spaces: PolicySpaces): Promise<OnnxPolicy> {
     const bytes = fs.readFileSync(file);
     const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
-    return new OnnxPolicy(session, spaces);
+    const meta = readMetadata(bytes);
+    const squash = meta.squash === 'tanh' && Array.isArray(meta.low) && Array.isArray(meta.high) ? { low: meta.low as number[], high: meta.high as number[] } : null;
+    return new OnnxPolicy(session, spaces, squash);
   }
 
   async act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): Promise<void> {
@@ -56,8 +63,19 @@ export class OnnxPolicy implements Actor {
       return;
     }
     if (this.head === 'mean') this.logStd.set((out.log_std.data as Float32Array).subarray(0, this.logStd.length));
+    if (this.squash) return this.actSquashed(out.mean.data as Float32Array, out.log_std.data as Float32Array, rows, actions, deterministic, rng);
     const dist = this.distribution;
     actFromHead(dist, out[this.head].data as Float32Array, rows, actions, deterministic, rng, new Float32Array(rows * dist.encodedWidth));
+  }
+
+  private actSquashed(mean: Float32Array, logStd: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
+    const { low, high } = this.squash!;
+    const a = low.length;
+    for (let i = 0; i < rows * a; i++) {
+      const k = i % a;
+      const x = deterministic ? mean[i] : mean[i] + Math.exp(logStd[i]) * rng.normal();
+      actions[i] = Math.tanh(x) * ((high[k] - low[k]) / 2) + (high[k] + low[k]) / 2;
+    }
   }
 
   /** Every output for `rows` observations. */
@@ -68,5 +86,14 @@ export class OnnxPolicy implements Actor {
 
   async release(): Promise<void> {
     await this.session.release();
+  }
+}
+
+/** The JSON the trainer stores in the model's doc_string; empty when there is none. */
+function readMetadata(bytes: Uint8Array): Record<string, unknown> {
+  try {
+    return JSON.parse((ModelProto.decode(bytes) as unknown as { doc_string?: string }).doc_string ?? '{}') as Record<string, unknown>;
+  } catch {
+    return {};
   }
 }

@@ -83,6 +83,21 @@ export class WeightStore {
     }
   }
 
+  /**
+   * A store over the same arrays as `stores` (not copies): one loss over several networks
+   * (an actor and its critics) feeds them all, while each network keeps its own store.
+   */
+  static union(...stores: readonly WeightStore[]): WeightStore {
+    const union = new WeightStore();
+    for (const store of stores) {
+      for (const p of store.byName.values()) {
+        if (union.byName.has(p.name)) throw new Error(`WeightStore.union: weight '${p.name}' is in two stores`);
+        union.byName.set(p.name, p);
+      }
+    }
+    return union;
+  }
+
   clone(): WeightStore {
     const copy = new WeightStore();
     for (const p of this.byName.values()) copy.add(p.name, p.shape, p.data);

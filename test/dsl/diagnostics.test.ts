@@ -971,18 +971,6 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: '`rlx train` will refuse this: reward terms on a dialogue env (GuessNumber) are not implemented yet: it trains on the env\'s own reward (1 for finding the number)',
     },
     {
-      name: 'an algorithm named directly in an experiment',
-      source: `${PRELUDE}experiment X { env: Pole, policy: Actor, algorithm: ⟦SAC⟧, budget: 1k }\n`,
-      severity: 'warning',
-      message: /^algorithm SAC is not implemented in the trainer yet \(`rlx train` will refuse it\): it needs off-policy learning/,
-    },
-    {
-      name: 'an algorithm named in a stage',
-      source: `${PRELUDE}experiment X { env: Rooms, policy: Actor, stage main = ⟦SAC⟧ { budget: 1k, relabel: final } }\n`,
-      severity: 'warning',
-      message: /^algorithm SAC is not implemented/,
-    },
-    {
       name: 'several stages on an env that is not a text task, at the first stage',
       source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  ⟦stage⟧ warm = PPO { budget: 1k }\n  stage main = PPO { budget: 10k }\n}\n`,
       severity: 'warning',
@@ -993,12 +981,6 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: `${PRELUDE}experiment X { env: Pole, policy: Actor, algorithm: PPO, budget: 1k, stop: ⟦eval.accuracy⟧ >= 0.95 }\n`,
       severity: 'warning',
       message: /^eval.accuracy is reported by text tasks only; with CartPole this condition never holds/,
-    },
-    {
-      name: 'a user declaration inheriting a built-in the trainer does not run: at its base, not again where it is used',
-      source: `${PRELUDE}algorithm Off = ⟦SAC⟧ { tau: 0.01 }\nexperiment X { env: Pole, policy: Actor, algorithm: Off, budget: 1k }\n`,
-      severity: 'warning',
-      message: /^algorithm SAC is not implemented/,
     },
   ],
   'internal-error': [{ name: 'a check that throws is reported at the declaration, and the other checks go on', run: internalErrorTest }],
@@ -1166,9 +1148,7 @@ sweep S1 over E1 { strategy: random(samples: 5), backend: slurm, slurm { partiti
     const text = checked.files[0].text;
     const problems = checked.problems().map((d) => `${d.severity} ${d.code} ${text.slice(d.range.start, d.range.end)}`);
     assert.deepEqual(problems, [
-      'warning not-implemented SAC',
       'warning not-implemented reward', // reward terms on the dialogue env Guess
-      'warning not-implemented SAC',
     ], checked.render());
   });
 });

@@ -18,7 +18,7 @@ test('the bundled rlx checks the examples and reports errors like the compiled o
     const clean = spawnSync(process.execPath, [cli, 'check', examplesDir()], { encoding: 'utf8' });
     assert.equal(clean.status, 0, clean.stderr);
     assert.match(clean.stderr, /0 errors, \d+ warnings? in \d+ files/);
-    // The only warnings: examples of what the trainer does not run yet (DQN, SAC, GuessNumber).
+    // The only warnings: examples of what the trainer does not run yet.
     for (const line of clean.stdout.split('\n').filter(Boolean)) assert.match(line, /: warning not-implemented: /);
     const bad = path.join(out, 'bad.rlx');
     fs.writeFileSync(bad, 'env Pole = CartPole { gravity: -1 }\n');

@@ -1,0 +1,104 @@
+// SAC's two losses (Haarnoja et al. 2018), as CleanRL computes them, each one GradientStep:
+//
+// - the critics': qf1_loss + qf2_loss, each mean((Q_i(s, a) - y)^2) with the soft target
+//     continuous: y = r + gamma (1 - done) (min_i Q_targ_i(s', a') - alpha log pi(a'|s')), a' ~ pi(s')
+//     discrete:   y = r + gamma (1 - done) sum_a' pi(a'|s') (min_i Q_targ_i(s', a') - alpha log pi(a'|s'))
+//   computed in the same graph from the target weights and the actor, both frozen and behind a
+//   stop-gradient: one run gives both critics' gradients and the target (CleanRL's no_grad block);
+// - the actor's: mean(alpha log pi(a|s) - min_i Q_i(s, a)), a ~ pi(s) reparameterised
+//   (continuous), or sum_a pi(a|s) (alpha log pi(a|s) - min_i Q_i(s, a)) averaged over rows and
+//   actions (discrete, CleanRL's .mean()); the critics are frozen there, so the actor's loss
+//   moves only the actor.
+//
+// Noise is fed (`eps` ~ N(0, 1), [B, A]), drawn by the learner from its own stream, so a seed
+// gives the same run. Means are sums times `inv_n` (1 / rows, fed).
+import type { SacActor, SacCritics } from '../../policies/index.js';
+import { Graph, GradientStep, WeightStore, type Compute, type Tensor } from '../../tensor/index.js';
+
+export const CRITIC_METRICS = ['qf1_loss', 'qf2_loss', 'qf1_values', 'qf2_values'] as const;
+/** `entropy`: -mean log pi of the sampled actions (continuous), the mean entropy of pi (discrete); the temperature's loss reads it. */
+export const ACTOR_METRICS = ['actor_loss', 'entropy'] as const;
+
+export interface SacLoss {
+  readonly graph: Graph;
+  readonly loss: Tensor;
+  readonly metrics: Readonly<Record<string, Tensor>>;
+}
+
+/** The critics' loss and its metrics. Inputs: obs, action ([B, A] env units, or one-hot [B, n]), reward, next_obs, done, eps (continuous), alpha, gamma, inv_n. */
+export function buildCriticLoss(actor: SacActor, critics: SacCritics): SacLoss {
+  const g = new Graph();
+  const { obsDim } = actor.spaces;
+  const a = actor.actionDim;
+  const obs = g.input('obs', 'float32', ['B', obsDim]);
+  const action = g.input('action', 'float32', ['B', a]);
+  const reward = g.input('reward', 'float32', ['B']);
+  const nextObs = g.input('next_obs', 'float32', ['B', obsDim]);
+  const done = g.input('done', 'float32', ['B']);
+  const alpha = g.input('alpha', 'float32', []);
+  const gamma = g.input('gamma', 'float32', []);
+  const invN = g.input('inv_n', 'float32', []);
+
+  const next = actor.build(g, nextObs);
+  let nextValue: Tensor;
+  if (next.kind === 'continuous') {
+    const eps = g.input('eps', 'float32', ['B', a]);
+    const { action: nextAction, logProb } = actor.squashedSample(g, next, eps);
+    const minQ = g.min(critics.q(g, 'q1', nextObs, nextAction, true), critics.q(g, 'q2', nextObs, nextAction, true));
+    nextValue = g.sub(minQ, g.mul(alpha, logProb));
+  } else {
+    // The expectation over the next action is exact for a softmax: no sample (sac_atari.py).
+    const logp = g.logSoftmax(next.logits);
+    const minQ = g.min(critics.q(g, 'q1', nextObs, null, true), critics.q(g, 'q2', nextObs, null, true));
+    nextValue = g.reduceSum(g.mul(g.exp(logp), g.sub(minQ, g.mul(alpha, logp))), { axes: [-1] });
+  }
+  // The easy step to get wrong: no bootstrap past a terminal state, but past a time limit yes (done is 0 there).
+  const y = g.stopGradient(g.add(reward, g.mul(g.mul(gamma, g.sub(1, done)), nextValue)));
+
+  const qOf = (which: 'q1' | 'q2') => (critics.discrete ? g.reduceSum(g.mul(critics.q(g, which, obs, null), action), { axes: [-1] }) : critics.q(g, which, obs, action));
+  const mean = (t: Tensor) => g.mul(g.reduceSum(t), invN);
+  const q1 = qOf('q1');
+  const q2 = qOf('q2');
+  const qf1Loss = mean(g.square(g.sub(q1, y)));
+  const qf2Loss = mean(g.square(g.sub(q2, y)));
+  return { graph: g, loss: g.add(qf1Loss, qf2Loss), metrics: { qf1_loss: qf1Loss, qf2_loss: qf2Loss, qf1_values: mean(q1), qf2_values: mean(q2) } };
+}
+
+/** The actor's loss and its metrics. Inputs: obs, eps (continuous), alpha, inv_n. */
+export function buildActorLoss(actor: SacActor, critics: SacCritics): SacLoss {
+  const g = new Graph();
+  const obs = g.input('obs', 'float32', ['B', actor.spaces.obsDim]);
+  const alpha = g.input('alpha', 'float32', []);
+  const invN = g.input('inv_n', 'float32', []);
+  const out = actor.build(g, obs);
+  const mean = (t: Tensor) => g.mul(g.reduceSum(t), invN);
+  if (out.kind === 'continuous') {
+    const eps = g.input('eps', 'float32', ['B', actor.actionDim]);
+    const { action, logProb } = actor.squashedSample(g, out, eps);
+    // The gradient reaches the actor through the action the critics value (reparameterisation).
+    const minQ = g.min(critics.q(g, 'q1', obs, action), critics.q(g, 'q2', obs, action));
+    const loss = mean(g.sub(g.mul(alpha, logProb), minQ));
+    return { graph: g, loss, metrics: { actor_loss: loss, entropy: g.neg(mean(logProb)) } };
+  }
+  const logp = g.logSoftmax(out.logits);
+  const p = g.exp(logp);
+  const minQ = g.stopGradient(g.min(critics.q(g, 'q1', obs, null), critics.q(g, 'q2', obs, null)));
+  const perAction = 1 / actor.actionDim;
+  const loss = g.mul(mean(g.reduceSum(g.mul(p, g.sub(g.mul(alpha, logp), minQ)), { axes: [-1] })), perAction);
+  return { graph: g, loss, metrics: { actor_loss: loss, entropy: g.neg(mean(g.reduceSum(g.mul(p, logp), { axes: [-1] }))) } };
+}
+
+/**
+ * `loss` as one gradient step over the weights of `trained`; `store` holds every weight the
+ * graph reads (WeightStore.union of the networks), the others frozen: no gradient is computed
+ * for them. The gradients come back in `store`'s order.
+ */
+export function sacGradientStep(loss: SacLoss, store: WeightStore, trained: WeightStore, options: { readonly compute: Compute; readonly maxRows: number }): Promise<GradientStep> {
+  const names = new Set(trained.names);
+  return GradientStep.create(loss.graph, [{ loss: loss.loss, weights: trained.names, metrics: loss.metrics }], {
+    weights: store,
+    compute: options.compute,
+    dimLimits: { B: options.maxRows },
+    frozen: store.names.filter((n) => !names.has(n)),
+  });
+}

@@ -1,0 +1,369 @@
+// Soft Actor-Critic (Haarnoja et al. 2018), as CleanRL's sac_continuous_action.py (continuous
+// actions) and sac_atari.py (discrete, with an MLP): uniform random actions until
+// learning_starts, then every step a batch from the replay buffer, a gradient step on the twin
+// critics, every policy_frequency critic steps that many actor steps (each followed by a
+// temperature step), and a Polyak update of the target critics. Settings in settings.ts, the
+// networks in ../../policies/sac-networks.ts, the losses in loss.ts.
+//
+// Where the compute goes: acting runs the actor outside onnxruntime (DenseStack, the
+// WebAssembly kernel) on one row per env copy; each critic update is one GradientStep run
+// (both critics, the actor on the next observations and both target critics for the target);
+// each actor update another. The temperature's loss is a scalar: its gradient is written out.
+//
+// Differences from CleanRL, each deliberate:
+// - `train_every` and `gradient_steps` (SB3's train_freq, gradient_steps) generalise CleanRL's
+//   one critic step per env step (both 1 by default);
+// - the actor's update counts critic steps, not global_step parity (the same rate);
+// - the temperature's loss uses log pi of the actions the actor step just sampled (as SB3),
+//   where CleanRL samples again after the actor's update: one forward pass less per update;
+// - with several env copies, truncated episodes bootstrap (the buffer stores done = terminated
+//   only, SB3's handle_timeout_termination); CleanRL's buffer does too for Pendulum's time limit.
+import type { SacActor, SacCritics } from '../../policies/index.js';
+import type { Rng } from '../../random.js';
+import { scheduleValue } from '../../schedule.js';
+import { Adam, WeightStore, type AdamState, type Feed, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
+import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
+import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
+import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
+import { goalLayout } from '../replay/her.js';
+import { NonFiniteError, type Stepper } from '../stepper.js';
+import { isGoalConditioned } from '../../envs/types.js';
+import { ACTOR_METRICS, buildActorLoss, buildCriticLoss, CRITIC_METRICS, sacGradientStep } from './loss.js';
+import { sacSettings, targetEntropy, type SacSettings } from './settings.js';
+
+export const SAC: AlgorithmDefinition<SacSettings> = {
+  name: 'SAC',
+  actions: ['discrete', 'continuous'],
+  params: sacSettings,
+  create: (context, settings) => Sac.create(context, settings),
+};
+
+/** Adam's epsilon: torch's default in sac_continuous_action.py; sac_atari.py uses 1e-4 "for numerical stability". */
+export const SAC_ADAM_EPS = { continuous: 1e-8, discrete: 1e-4 } as const;
+
+/** Env steps per iterate(): the trainer logs, evaluates and checks its stop condition between them. */
+const STEPS_PER_ITERATE = 1000;
+
+export interface SacState {
+  globalStep: number;
+  criticSteps: number;
+  actorSteps: number;
+  rngs: { actions: number[]; noise: number[]; replay: number[] };
+  actor: WeightSnapshot;
+  critics: WeightSnapshot;
+  target: WeightSnapshot;
+  logAlpha: number;
+  optimizers: { actor: AdamState; critic: AdamState; alpha: AdamState | null };
+  /** null in a checkpoint older than the newest (only the newest keeps the buffer): collection starts afresh. */
+  buffer: ReplayState | null;
+}
+
+/** The metrics of one iterate, averaged over its gradient steps. */
+const SUMMED = [...CRITIC_METRICS, ...ACTOR_METRICS, 'alpha_loss'] as const;
+
+export class Sac implements Algorithm {
+  readonly name = 'SAC';
+  globalStep = 0;
+  /** Gradient steps taken on the critics and on the actor. */
+  criticSteps = 0;
+  actorSteps = 0;
+  readonly policy: SacActor;
+  private readonly discrete: boolean;
+  private readonly actionDim: number;
+  private readonly criticOptimizer: Adam;
+  private readonly actorOptimizer: Adam;
+  private readonly alphaOptimizer: Adam | null;
+  /** log(alpha), trained when `alpha: auto` (CleanRL starts it at 0: alpha 1). */
+  private readonly logAlpha: Float32Array;
+  private readonly targetEntropy: number;
+  private readonly batch: ReplayBatch;
+  /** The batch's actions as the critics' graph reads them: env units (continuous) or one-hot rows (discrete). */
+  private readonly batchActions: Float32Array;
+  private readonly eps: Float32Array;
+  private readonly envActions;
+  private readonly scratch: StoreScratch;
+  private readonly scalars = { alpha: new Float32Array(1), gamma: new Float32Array(1), invN: new Float32Array(1) };
+  /** Where each network's gradients sit in its step's store order. */
+  private readonly criticGrads: { readonly slots: readonly number[]; readonly grads: Float32Array[] };
+  private readonly actorGrads: { readonly slots: readonly number[]; readonly grads: Float32Array[] };
+  private readonly alphaGrad = [new Float32Array(1)];
+  private readonly sums = new Float64Array(SUMMED.length);
+  /** The feeds of both steps, made once: they view the batch's, the noise's and the scalars' fixed arrays. */
+  private readonly criticFeeds: Record<string, Feed>;
+  private readonly actorFeeds: Record<string, Feed>;
+  /** Where each step's metrics go in `sums`. */
+  private readonly slots: { readonly critic: readonly number[]; readonly actor: readonly number[] };
+  private readonly counts = { critic: 0, actor: 0 };
+
+  private constructor(
+    readonly settings: SacSettings,
+    private readonly critics: SacCritics,
+    readonly stepper: Stepper,
+    readonly budget: number,
+    readonly buffer: ReplayBuffer,
+    private readonly criticStep: GradientStep,
+    private readonly actorStep: GradientStep,
+    storeNames: { readonly critic: readonly string[]; readonly actor: readonly string[] },
+    private readonly rngs: { readonly actions: Rng; readonly noise: Rng; readonly replay: Rng },
+    actor: SacActor,
+  ) {
+    this.policy = actor;
+    this.discrete = actor.discrete;
+    this.actionDim = actor.actionDim;
+    const eps = actor.discrete ? SAC_ADAM_EPS.discrete : SAC_ADAM_EPS.continuous;
+    const criticLr = settings.critic_learning_rate ?? scheduleValue(settings.learning_rate, 0, budget);
+    this.criticOptimizer = new Adam(critics.weights, { lr: criticLr, eps });
+    this.actorOptimizer = new Adam(actor.weights, { eps });
+    this.logAlpha = new Float32Array([settings.alpha === null ? 0 : Math.log(settings.alpha)]);
+    this.alphaOptimizer = settings.alpha === null ? new Adam([this.logAlpha], { lr: criticLr, eps }) : null;
+    this.targetEntropy = targetEntropy(settings, actor.discrete, actor.actionDim);
+    this.batch = buffer.createBatch(settings.batch_size);
+    this.batchActions = actor.discrete ? new Float32Array(settings.batch_size * actor.actionDim) : this.batch.actions;
+    this.eps = new Float32Array(settings.batch_size * actor.actionDim);
+    this.envActions = stepper.vec.createActionBuffer();
+    this.scratch = createStoreScratch(stepper);
+    this.scalars.gamma[0] = settings.gamma;
+    this.scalars.invN[0] = 1 / settings.batch_size;
+    const b = settings.batch_size;
+    const rows = (data: Float32Array, width: number): Feed => ({ data, dims: [b, width] });
+    const column = (data: Float32Array): Feed => ({ data, dims: [b] });
+    const { obsDim } = stepper;
+    const { alpha, gamma, invN } = this.scalars;
+    const noise: Record<string, Feed> = actor.discrete ? {} : { eps: rows(this.eps, actor.actionDim) };
+    const { batch } = this;
+    this.criticFeeds = {
+      obs: rows(batch.obs, obsDim),
+      action: rows(this.batchActions, actor.actionDim),
+      reward: column(batch.rewards),
+      next_obs: rows(batch.nextObs, obsDim),
+      done: column(batch.dones),
+      alpha,
+      gamma,
+      inv_n: invN,
+      ...noise,
+    };
+    this.actorFeeds = { obs: this.criticFeeds.obs, alpha, inv_n: invN, ...noise };
+    const summed = SUMMED as readonly string[];
+    this.slots = { critic: criticStep.metricNames.map((n) => summed.indexOf(n)), actor: actorStep.metricNames.map((n) => summed.indexOf(n)) };
+    const slotsOf = (names: readonly string[], of: readonly string[]) => of.map((n) => names.indexOf(n));
+    this.criticGrads = { slots: slotsOf(storeNames.critic, critics.weights.names), grads: [] };
+    this.actorGrads = { slots: slotsOf(storeNames.actor, actor.weights.names), grads: [] };
+  }
+
+  static async create(context: AlgorithmContext, settings: SacSettings): Promise<Sac> {
+    const { stepper, compute, rng } = context;
+    const { actor, critics } = context.policy.sacNetworks('SAC');
+    const env = stepper.vec.envs[0];
+    if (settings.relabel !== null && !isGoalConditioned(env)) {
+      throw new Error(`SAC relabels goals (relabel: ${settings.relabel.strategy}), but the env ${stepper.vec.kind} is not goal-conditioned (it has no goalFields, achievedFields and computeReward); set relabel: none`);
+    }
+    const buffer = new ReplayBuffer({
+      // A buffer never holds more than the budget's transitions: the rest would be memory (and checkpoint) for nothing.
+      capacity: Math.min(settings.buffer, Math.max(context.budget, 1)),
+      numEnvs: stepper.numEnvs,
+      obsDim: stepper.obsDim,
+      actionWidth: actor.discrete ? 1 : actor.actionDim,
+      relabel: settings.relabel,
+      goals: settings.relabel !== null && isGoalConditioned(env) ? goalLayout(stepper.vec.obsFields, env) : null,
+    });
+    const options = { compute, maxRows: settings.batch_size };
+    // Each loss reads several networks: one store over their arrays, the untrained ones frozen.
+    const criticStore = WeightStore.union(actor.weights, critics.weights, critics.target);
+    const actorStore = WeightStore.union(actor.weights, critics.weights);
+    const [criticStep, actorStep] = await Promise.all([
+      sacGradientStep(buildCriticLoss(actor, critics), criticStore, critics.weights, options),
+      sacGradientStep(buildActorLoss(actor, critics), actorStore, actor.weights, options),
+    ]);
+    const rngs = { actions: rng.fork('actions'), noise: rng.fork('noise'), replay: rng.fork('replay') };
+    return new Sac(settings, critics, stepper, context.budget, buffer, criticStep, actorStep, { critic: criticStore.names, actor: actorStore.names }, rngs, actor);
+  }
+
+  get done(): boolean {
+    return this.globalStep >= this.budget;
+  }
+
+  get alpha(): number {
+    return Math.exp(this.logAlpha[0]);
+  }
+
+  hparams(): Record<string, unknown> {
+    const s = this.settings;
+    return {
+      ...s,
+      alpha: s.alpha ?? 'auto',
+      target_entropy: this.targetEntropy,
+      critic_learning_rate: s.critic_learning_rate ?? 'same',
+      relabel: s.relabel ?? 'none',
+      buffer_positions: this.buffer.positions,
+      adam_eps: this.discrete ? SAC_ADAM_EPS.discrete : SAC_ADAM_EPS.continuous,
+    };
+  }
+
+  /** STEPS_PER_ITERATE env steps (fewer at the budget's end), learning as it goes; the mean losses. */
+  async iterate(): Promise<Record<string, number>> {
+    const { stepper, settings: s } = this;
+    const end = Math.min(this.budget, this.globalStep + STEPS_PER_ITERATE);
+    this.sums.fill(0);
+    this.counts.critic = this.counts.actor = 0;
+    const lr = scheduleValue(s.learning_rate, this.globalStep, this.budget);
+    while (this.globalStep < end) {
+      const before = this.globalStep;
+      this.collect();
+      // Every train_every env steps (crossed, with several env copies, as DQN); CleanRL trains
+      // from the step after learning_starts on (`global_step > learning_starts`).
+      const due = Math.floor(this.globalStep / s.train_every) > Math.floor(before / s.train_every);
+      if (this.globalStep > s.learning_starts && due) {
+        for (let k = 0; k < s.gradient_steps; k++) await this.train(lr);
+      }
+    }
+    return this.metrics(lr);
+  }
+
+  /** One step of every env copy, stored: random actions before learning_starts, then the actor's samples. */
+  private collect(): void {
+    const { stepper, envActions, policy } = this;
+    const rng = this.rngs.actions;
+    if (this.globalStep < this.settings.learning_starts) {
+      const space = stepper.vec.actionSpace;
+      for (let i = 0; i < envActions.length; i++) {
+        if (space.kind === 'discrete') envActions[i] = Math.floor(rng.uniform() * space.n);
+        else envActions[i] = rng.uniformRange(space.low[i % this.actionDim], space.high[i % this.actionDim]);
+      }
+    } else {
+      policy.act(stepper.obs, stepper.numEnvs, envActions, false, rng);
+    }
+    stepAndStore(stepper, this.buffer, envActions, this.scratch);
+    this.globalStep += stepper.numEnvs;
+  }
+
+  /** One critic step on a fresh batch; every policy_frequency of them, that many actor (and temperature) steps on it. */
+  private async train(lr: number): Promise<void> {
+    const { settings: s, scalars } = this;
+    this.buffer.sample(s.batch_size, this.rngs.replay, this.batch);
+    if (this.discrete) this.oneHotActions();
+    else this.drawNoise();
+    scalars.alpha[0] = this.alpha;
+    const critic = await this.criticStep.run(this.criticFeeds);
+    this.record(critic.metrics, this.criticStep.metricNames, this.slots.critic, 'critic');
+    const norm = this.criticOptimizer.step(pick(critic.grads, this.criticGrads));
+    if (!Number.isFinite(norm)) this.diverged(`the critics' gradient norm is ${norm}`);
+    this.criticSteps++;
+
+    if (this.criticSteps % s.policy_frequency === 0) {
+      for (let k = 0; k < s.policy_frequency; k++) {
+        scalars.alpha[0] = this.alpha;
+        if (!this.discrete) this.drawNoise();
+        const actor = await this.actorStep.run(this.actorFeeds);
+        this.record(actor.metrics, this.actorStep.metricNames, this.slots.actor, 'actor');
+        const actorNorm = this.actorOptimizer.step(pick(actor.grads, this.actorGrads), lr);
+        if (!Number.isFinite(actorNorm)) this.diverged(`the actor's gradient norm is ${actorNorm}`);
+        this.actorSteps++;
+        if (this.alphaOptimizer) this.temperatureStep(actor.metrics[this.entropySlot]);
+      }
+      this.policy.sync();
+    }
+    this.critics.updateTarget(s.tau);
+  }
+
+  /**
+   * alpha_loss = -alpha (H_target - H) per CleanRL (its mean over the actions divides the discrete
+   * one by n); d alpha_loss / d log_alpha is the same number, so one Adam step on log_alpha.
+   */
+  private temperatureStep(entropy: number): void {
+    const perAction = this.discrete ? 1 / this.actionDim : 1;
+    const alphaLoss = -this.alpha * (this.targetEntropy - entropy) * perAction;
+    this.alphaGrad[0][0] = alphaLoss;
+    this.alphaOptimizer!.step(this.alphaGrad);
+    this.sums[SUMMED.indexOf('alpha_loss')] += alphaLoss;
+    if (!Number.isFinite(this.logAlpha[0])) this.diverged(`log_alpha is ${this.logAlpha[0]}`);
+  }
+
+  /** The batch's action indices as one-hot rows (the critics' graph picks Q(s, a) with them). */
+  private oneHotActions(): void {
+    const n = this.actionDim;
+    const out = this.batchActions;
+    out.fill(0);
+    for (let i = 0; i < this.settings.batch_size; i++) out[i * n + this.batch.actions[i]] = 1;
+  }
+
+  private drawNoise(): void {
+    const { eps } = this;
+    const rng = this.rngs.noise;
+    for (let i = 0; i < eps.length; i++) eps[i] = rng.normal();
+  }
+
+  private get entropySlot(): number {
+    return this.actorStep.metricNames.indexOf('entropy');
+  }
+
+  private record(values: Float64Array, names: readonly string[], slots: readonly number[], which: 'critic' | 'actor'): void {
+    for (let k = 0; k < names.length; k++) {
+      const value = values[k];
+      if (!Number.isFinite(value)) this.diverged(`losses/${names[k]} is ${value}`);
+      this.sums[slots[k]] += value;
+    }
+    this.counts[which]++;
+  }
+
+  private metrics(lr: number): Record<string, number> {
+    const out: Record<string, number> = { 'charts/learning_rate': lr, 'losses/alpha': this.alpha, 'charts/buffer_size': this.buffer.size };
+    const { critic, actor } = this.counts;
+    SUMMED.forEach((name, k) => {
+      const n = (CRITIC_METRICS as readonly string[]).includes(name) ? critic : actor;
+      if (n > 0 && (name !== 'alpha_loss' || this.alphaOptimizer)) out[`losses/${name}`] = this.sums[k] / n;
+    });
+    if (critic > 0) out['losses/qf_values'] = (out['losses/qf1_values'] + out['losses/qf2_values']) / 2;
+    out['losses/gradient_steps'] = critic;
+    return out;
+  }
+
+  /** A loss or gradient that is not finite ruins the weights for good: stop at once. */
+  private diverged(what: string): never {
+    throw new NonFiniteError(`SAC's update diverged: ${what} (critic step ${this.criticSteps + 1}); try a smaller learning_rate or critic_learning_rate`);
+  }
+
+  state(): SacState {
+    return {
+      globalStep: this.globalStep,
+      criticSteps: this.criticSteps,
+      actorSteps: this.actorSteps,
+      rngs: { actions: this.rngs.actions.getState(), noise: this.rngs.noise.getState(), replay: this.rngs.replay.getState() },
+      actor: this.policy.weights.snapshot(),
+      critics: this.critics.weights.snapshot(),
+      target: this.critics.target.snapshot(),
+      logAlpha: this.logAlpha[0],
+      optimizers: { actor: this.actorOptimizer.state(), critic: this.criticOptimizer.state(), alpha: this.alphaOptimizer?.state() ?? null },
+      buffer: this.buffer.state(),
+    };
+  }
+
+  loadState(saved: unknown): void {
+    const state = saved as SacState;
+    this.globalStep = state.globalStep;
+    this.criticSteps = state.criticSteps;
+    this.actorSteps = state.actorSteps;
+    this.rngs.actions.setState(state.rngs.actions);
+    this.rngs.noise.setState(state.rngs.noise);
+    this.rngs.replay.setState(state.rngs.replay);
+    this.policy.weights.load(state.actor);
+    this.critics.weights.load(state.critics);
+    this.critics.target.load(state.target);
+    this.logAlpha[0] = state.logAlpha;
+    this.actorOptimizer.load(state.optimizers.actor);
+    this.criticOptimizer.load(state.optimizers.critic);
+    if (this.alphaOptimizer && state.optimizers.alpha) this.alphaOptimizer.load(state.optimizers.alpha);
+    if (state.buffer !== null) this.buffer.load(state.buffer);
+    this.policy.sync();
+  }
+
+  async release(): Promise<void> {
+    await Promise.all([this.criticStep.release(), this.actorStep.release()]);
+  }
+}
+
+/** The gradients of one network, picked from its step's (the store's order) into a reused array. */
+function pick(all: readonly Float32Array[], into: { readonly slots: readonly number[]; readonly grads: Float32Array[] }): Float32Array[] {
+  const { slots, grads } = into;
+  for (let k = 0; k < slots.length; k++) grads[k] = all[slots[k]];
+  return grads;
+}

@@ -1,0 +1,244 @@
+// SAC's networks, as CleanRL builds them, on an `mlp` policy's `hidden` and `activation`:
+//
+// - SacActor (the trainer's Policy): continuous actions as sac_continuous_action.py's Actor,
+//   obs -> (mean, log_std) with log_std squashed into [LOG_STD_MIN, LOG_STD_MAX] by a tanh,
+//   actions tanh(mean + std * eps) rescaled to the Box bounds; discrete actions as
+//   sac_atari.py's Actor with an MLP trunk, obs -> logits.
+// - SacCritics: twin soft Q networks and their target copies. Continuous: Q(s, a) from
+//   obs ++ action -> 1 (SoftQNetwork); discrete: obs -> one Q per action.
+//
+// Both heads of the continuous actor (fc_mean, fc_logstd in CleanRL) are one layer
+// `actor.head` [hidden, 2A] (means first), so acting runs one DenseStack; it is the same
+// model. Weights start as PyTorch's nn.Linear defaults (U(+-1/sqrt(fan_in)), biases too), as
+// CleanRL's continuous SAC does; the discrete variant keeps them too (sac_atari.py's
+// orthogonal layer_init is for its convolutional trunk).
+import type { BoxSpace } from '../envs/types.js';
+import type { Rng } from '../random.js';
+import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
+import { linearDefault } from '../tensor/init.js';
+import { DenseStack, type Activation } from './dense.js';
+import type { ActionBuffer } from './distributions.js';
+import type { MlpSettings } from './mlp.js';
+import type { OnnxInterface, Policy, PolicySpaces } from './policy.js';
+
+export const LOG_STD_MIN = -5;
+export const LOG_STD_MAX = 2;
+const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
+
+interface LayerSpec {
+  readonly name: string;
+  readonly inDim: number;
+  readonly outDim: number;
+  readonly activation: Activation;
+}
+
+/** Hidden layers `${prefix}.i` then `${prefix}.out`, their weights added to `store`. */
+function mlpLayers(store: WeightStore, prefix: string, inDim: number, outDim: number, settings: MlpSettings, rng: Rng): LayerSpec[] {
+  const { hidden, activation } = settings;
+  const widths = [inDim, ...hidden, outDim];
+  const random = () => rng.uniform();
+  return widths.slice(1).map((width, i) => {
+    const last = i === widths.length - 2;
+    const layer: LayerSpec = { name: last ? `${prefix}.out` : `${prefix}.${i}`, inDim: widths[i], outDim: width, activation: last ? 'none' : activation };
+    store.add(`${layer.name}.weight`, [layer.inDim, width], (size) => linearDefault(random, size, layer.inDim));
+    store.add(`${layer.name}.bias`, [width], (size) => linearDefault(random, size, layer.inDim));
+    return layer;
+  });
+}
+
+/** The layers in `g`; each weight is declared once per graph (a network may appear twice). */
+function forward(g: Graph, store: WeightStore, layers: readonly LayerSpec[], x: Tensor, rename: (name: string) => string = (n) => n): Tensor {
+  const param = (name: string) => g.byName(rename(name)) ?? g.param(rename(name), store.get(name).shape);
+  return layers.reduce((h, layer) => {
+    const y = g.linear(h, param(`${layer.name}.weight`), param(`${layer.name}.bias`));
+    return layer.activation === 'tanh' ? g.tanh(y) : layer.activation === 'relu' ? g.relu(y) : y;
+  }, x);
+}
+
+function actionWidth(spaces: PolicySpaces): number {
+  const space = spaces.actionSpace;
+  return space.kind === 'discrete' ? space.n : space.shape.reduce((a, b) => a * b, 1);
+}
+
+/** The actor's outputs in a graph: a Gaussian before the squash, or logits. */
+export type SacActorOutput = { readonly kind: 'continuous'; readonly mean: Tensor; readonly logStd: Tensor } | { readonly kind: 'discrete'; readonly logits: Tensor };
+
+export class SacActor implements Policy {
+  readonly kind = 'mlp';
+  readonly weights = new WeightStore();
+  readonly onnxInterface: OnnxInterface;
+  readonly discrete: boolean;
+  /** Action dimension (continuous) or the number of actions (discrete). */
+  readonly actionDim: number;
+  /** (high - low) / 2 and (high + low) / 2 per action dimension: tanh's [-1, 1] to the Box. */
+  readonly actionScale: Float32Array;
+  readonly actionBias: Float32Array;
+  private readonly layers: LayerSpec[];
+  private readonly stack: DenseStack;
+  private head = new Float32Array(0);
+
+  constructor(
+    readonly settings: MlpSettings,
+    readonly spaces: PolicySpaces,
+    rng: Rng,
+  ) {
+    const space = spaces.actionSpace;
+    this.discrete = space.kind === 'discrete';
+    this.actionDim = actionWidth(spaces);
+    const box = space as BoxSpace;
+    this.actionScale = Float32Array.from({ length: this.discrete ? 0 : this.actionDim }, (_, k) => (box.high[k] - box.low[k]) / 2);
+    this.actionBias = Float32Array.from({ length: this.discrete ? 0 : this.actionDim }, (_, k) => (box.high[k] + box.low[k]) / 2);
+    this.layers = mlpLayers(this.weights, 'actor', spaces.obsDim, this.discrete ? this.actionDim : 2 * this.actionDim, settings, rng);
+    this.onnxInterface = { inputs: ['obs'], outputs: this.discrete ? ['logits'] : ['mean', 'log_std'] };
+    const w = (name: string) => this.weights.get(name).data;
+    this.stack = new DenseStack(this.layers.map((l) => ({ weight: w(`${l.name}.weight`), bias: w(`${l.name}.bias`), inDim: l.inDim, outDim: l.outDim, activation: l.activation })));
+  }
+
+  /** Numbers the actor's last layer gives per row: logits, or means then raw log-stds. */
+  get headWidth(): number {
+    return this.discrete ? this.actionDim : 2 * this.actionDim;
+  }
+
+  /** The forward pass in `g` from `obs` [B, obsDim]. */
+  build(g: Graph, obs: Tensor): SacActorOutput {
+    const head = forward(g, this.weights, this.layers, obs);
+    if (this.discrete) return { kind: 'discrete', logits: head };
+    const a = this.actionDim;
+    const mean = g.slice(head, 1, 0, a);
+    // From SpinUp / Denis Yarats (CleanRL's comment): a tanh keeps log_std in [MIN, MAX] smoothly.
+    const logStd = g.add(g.mul(g.add(g.tanh(g.slice(head, 1, a, 2 * a)), 1), 0.5 * (LOG_STD_MAX - LOG_STD_MIN)), LOG_STD_MIN);
+    return { kind: 'continuous', mean, logStd };
+  }
+
+  /**
+   * A reparameterised squashed sample in `g` (CleanRL's get_action): with `eps` ~ N(0, 1) fed
+   * [B, A], x = mean + std eps, the action tanh(x) * scale + bias [B, A] and its
+   * log-probability [B]: log N(x; mean, std) - sum log(scale (1 - tanh(x)^2) + 1e-6).
+   */
+  squashedSample(g: Graph, out: Extract<SacActorOutput, { kind: 'continuous' }>, eps: Tensor): { action: Tensor; logProb: Tensor } {
+    const x = g.add(out.mean, g.mul(g.exp(out.logStd), eps));
+    const y = g.tanh(x);
+    const scale = g.const(this.actionScale);
+    const action = g.add(g.mul(y, scale), g.const(this.actionBias));
+    // log N(x; mean, std) = -eps^2 / 2 - log std - log(2 pi) / 2, eps being (x - mean) / std.
+    const gaussian = g.sub(g.sub(g.mul(g.square(eps), -0.5), out.logStd), HALF_LOG_2PI);
+    const squash = g.log(g.add(g.mul(scale, g.sub(1, g.square(y))), 1e-6));
+    return { action, logProb: g.reduceSum(g.sub(gaussian, squash), { axes: [-1] }) };
+  }
+
+  /** The last layer's rows for `rows` observations, outside onnxruntime. */
+  forwardHead(obs: Float32Array, rows: number): Float32Array {
+    if (this.head.length < rows * this.headWidth) this.head = new Float32Array(rows * this.headWidth);
+    this.stack.forward(obs, rows, this.head);
+    return this.head;
+  }
+
+  /**
+   * Actions for `rows` observations: deterministic, tanh(mean) rescaled (continuous) or the
+   * most likely action (discrete); else a sample of the squashed Gaussian or the softmax.
+   */
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
+    const head = this.forwardHead(obs, rows);
+    const a = this.actionDim;
+    const w = this.headWidth;
+    for (let i = 0; i < rows; i++) {
+      if (this.discrete) {
+        actions[i] = deterministic ? argmax(head, i * w, a) : sampleLogits(head, i * w, a, rng);
+        continue;
+      }
+      for (let k = 0; k < a; k++) {
+        let x = head[i * w + k];
+        if (!deterministic) x += Math.exp(squashLogStd(head[i * w + a + k])) * rng.normal();
+        actions[i * a + k] = Math.tanh(x) * this.actionScale[k] + this.actionBias[k];
+      }
+    }
+  }
+
+  /** Makes acting see the current weights; call after each actor update. */
+  sync(): void {
+    this.stack.sync();
+  }
+
+  /**
+   * `obs` -> `mean`, `log_std` (before the squash; the metadata records `squash: tanh` and the
+   * bounds, so that a reader acts as the trainer does) or `logits`; weights baked in.
+   */
+  exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {
+    const g = new Graph();
+    const out = this.build(g, g.input('obs', 'float32', ['B', this.spaces.obsDim]));
+    const outputs: Record<string, Tensor> = out.kind === 'discrete' ? { logits: out.logits } : { mean: out.mean, log_std: out.logStd };
+    const box = this.spaces.actionSpace as BoxSpace;
+    const squash = this.discrete ? {} : { squash: 'tanh', low: box.low, high: box.high };
+    const docString = JSON.stringify({ ...metadata, ...squash, ...this.onnxInterface });
+    return buildModel(g, { outputs, bake: this.weights, graphName: 'rlx_sac_actor', docString }).bytes;
+  }
+}
+
+/** The actor's log-std from the raw head value, as build() computes it. */
+export function squashLogStd(raw: number): number {
+  return LOG_STD_MIN + 0.5 * (LOG_STD_MAX - LOG_STD_MIN) * (Math.tanh(raw) + 1);
+}
+
+function argmax(xs: ArrayLike<number>, from: number, n: number): number {
+  let best = 0;
+  for (let k = 1; k < n; k++) if (xs[from + k] > xs[from + best]) best = k;
+  return best;
+}
+
+/** An index drawn from softmax(logits) by the inverse CDF of one uniform draw. */
+export function sampleLogits(logits: ArrayLike<number>, from: number, n: number, rng: Rng): number {
+  let max = -Infinity;
+  for (let k = 0; k < n; k++) if (logits[from + k] > max) max = logits[from + k];
+  let total = 0;
+  for (let k = 0; k < n; k++) total += Math.exp(logits[from + k] - max);
+  let u = rng.uniform() * total;
+  for (let k = 0; k < n - 1; k++) {
+    u -= Math.exp(logits[from + k] - max);
+    if (u < 0) return k;
+  }
+  return n - 1;
+}
+
+/** Twin soft Q networks `q1`, `q2` and their targets (`target.q1`, `target.q2`, started as copies). */
+export class SacCritics {
+  readonly weights = new WeightStore();
+  readonly target = new WeightStore();
+  readonly discrete: boolean;
+  private readonly layers: { readonly q1: LayerSpec[]; readonly q2: LayerSpec[] };
+
+  constructor(
+    readonly settings: MlpSettings,
+    readonly spaces: PolicySpaces,
+    rng: Rng,
+  ) {
+    this.discrete = spaces.actionSpace.kind === 'discrete';
+    const a = actionWidth(spaces);
+    const [inDim, outDim] = this.discrete ? [spaces.obsDim, a] : [spaces.obsDim + a, 1];
+    this.layers = { q1: mlpLayers(this.weights, 'q1', inDim, outDim, settings, rng), q2: mlpLayers(this.weights, 'q2', inDim, outDim, settings, rng) };
+    for (const name of this.weights.names) this.target.add(`target.${name}`, this.weights.get(name).shape, this.weights.get(name).data);
+    this.arrays = { source: this.weights.values, target: this.target.values };
+  }
+
+  private readonly arrays: { readonly source: readonly Float32Array[]; readonly target: readonly Float32Array[] };
+
+  /**
+   * Q of network `which` in `g`: continuous, Q(obs, action) [B] with `action` [B, A] in env
+   * units; discrete, one Q per action [B, n] (`action` absent). `target` reads the target copy.
+   */
+  q(g: Graph, which: 'q1' | 'q2', obs: Tensor, action: Tensor | null, target = false): Tensor {
+    const x = this.discrete ? obs : g.concat([obs, action!], 1);
+    const store = this.weights;
+    const out = forward(g, store, this.layers[which], x, target ? (n) => `target.${n}` : undefined);
+    return this.discrete ? out : g.squeeze(out, [1]);
+  }
+
+  /** target = (1 - tau) target + tau online, weight by weight (Polyak averaging). */
+  updateTarget(tau: number): void {
+    const { source, target } = this.arrays;
+    for (let k = 0; k < source.length; k++) {
+      const s = source[k];
+      const t = target[k];
+      for (let i = 0; i < t.length; i++) t[i] += tau * (s[i] - t[i]);
+    }
+  }
+}
