@@ -7,6 +7,7 @@ import { benchLsp } from './lsp.js';
 import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
 import { benchText, benchTextLearning } from './text.js';
+import { benchOffPolicy, benchOffPolicyLearning } from './offpolicy.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
@@ -17,10 +18,12 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   webview: benchWebview,
   text: benchText,
   'text-learning': benchTextLearning,
+  offpolicy: benchOffPolicy,
+  'offpolicy-learning': benchOffPolicyLearning,
 };
 
 /** Runs of minutes (whole trainings): only when named. */
-const ON_REQUEST = ['text-learning'];
+const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

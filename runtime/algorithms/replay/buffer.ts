@@ -171,8 +171,15 @@ export class ReplayBuffer {
   }
 
   state(): ReplayState {
-    const { positions, numEnvs, obsDim, actionWidth, pos, full, obs, actions, rewards, nextObs, dones } = this;
-    const state: ReplayState = { droppable: true, positions, numEnvs, obsDim, actionWidth, pos, full, obs, actions, rewards, nextObs, dones };
+    const { positions, numEnvs, obsDim, actionWidth, pos, full } = this;
+    // Only the rows written so far: a run shorter than the capacity saves what it collected,
+    // not the whole allocation (load() sets them back at the front).
+    const rows = (full ? positions : pos) * numEnvs;
+    const filled = <T extends Float32Array | Uint8Array>(a: T, width: number): T => a.subarray(0, rows * width) as T;
+    const state: ReplayState = {
+      droppable: true, positions, numEnvs, obsDim, actionWidth, pos, full,
+      obs: filled(this.obs, obsDim), actions: filled(this.actions, actionWidth), rewards: filled(this.rewards, 1), nextObs: filled(this.nextObs, obsDim), dones: filled(this.dones, 1),
+    };
     if (this.episodes !== null) state.episodes = this.episodes.state();
     return state;
   }

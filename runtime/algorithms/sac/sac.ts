@@ -18,6 +18,7 @@
 //   where CleanRL samples again after the actor's update: one forward pass less per update;
 // - with several env copies, truncated episodes bootstrap (the buffer stores done = terminated
 //   only, SB3's handle_timeout_termination); CleanRL's buffer does too for Pendulum's time limit.
+import { PhaseClock } from '../phase-clock.js';
 import type { SacActor, SacCritics } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
@@ -94,6 +95,8 @@ export class Sac implements Algorithm {
   /** Where each step's metrics go in `sums`. */
   private readonly slots: { readonly critic: readonly number[]; readonly actor: readonly number[] };
   private readonly counts = { critic: 0, actor: 0 };
+  /** Where the time goes (time/* metrics; the bench prints them). */
+  private readonly clock = new PhaseClock();
 
   private constructor(
     readonly settings: SacSettings,
@@ -206,6 +209,7 @@ export class Sac implements Algorithm {
     this.sums.fill(0);
     this.counts.critic = this.counts.actor = 0;
     const lr = scheduleValue(s.learning_rate, this.globalStep, this.budget);
+    this.clock.restart();
     while (this.globalStep < end) {
       const before = this.globalStep;
       this.collect();
@@ -234,6 +238,7 @@ export class Sac implements Algorithm {
     }
     stepAndStore(stepper, this.buffer, envActions, this.scratch);
     this.globalStep += stepper.numEnvs;
+    this.clock.mark('acting');
   }
 
   /** One critic step on a fresh batch; every policy_frequency of them, that many actor (and temperature) steps on it. */
@@ -243,6 +248,7 @@ export class Sac implements Algorithm {
     if (this.discrete) this.oneHotActions();
     else this.drawNoise();
     scalars.alpha[0] = this.alpha;
+    this.clock.mark('sampling');
     const critic = await this.criticStep.run(this.criticFeeds);
     this.record(critic.metrics, this.criticStep.metricNames, this.slots.critic, 'critic');
     const norm = this.criticOptimizer.step(pick(critic.grads, this.criticGrads));
@@ -263,6 +269,8 @@ export class Sac implements Algorithm {
       this.policy.sync();
     }
     this.critics.updateTarget(s.tau);
+    this.clock.countGradientStep();
+    this.clock.mark('gradient');
   }
 
   /**
@@ -314,7 +322,7 @@ export class Sac implements Algorithm {
     });
     if (critic > 0) out['losses/qf_values'] = (out['losses/qf1_values'] + out['losses/qf2_values']) / 2;
     out['losses/gradient_steps'] = critic;
-    return out;
+    return { ...out, ...this.clock.metrics() };
   }
 
   /** A loss or gradient that is not finite ruins the weights for good: stop at once. */

@@ -97,6 +97,16 @@ describe('ReplayBuffer', () => {
     const other = new ReplayBuffer({ capacity: 10, numEnvs: 2, obsDim: 2, actionWidth: 1 });
     assert.throws(() => other.load(a.state()), /positions 4, this one 5/);
   });
+
+  it('saves only the rows it holds, so a short run does not write its whole capacity', () => {
+    const a = new ReplayBuffer({ capacity: 1000, numEnvs: 2, obsDim: 2, actionWidth: 1 });
+    for (let t = 0; t < 3; t++) addStep(a, t, flags(0, t === 2 ? 1 : 0));
+    const saved = a.state();
+    assert.deepEqual([saved.obs.length, saved.nextObs.length, saved.actions.length, saved.rewards.length, saved.dones.length], [12, 12, 6, 6, 6]);
+    const b = new ReplayBuffer({ capacity: 1000, numEnvs: 2, obsDim: 2, actionWidth: 1 });
+    b.load(structuredClone(saved));
+    assert.deepEqual(sampleMany(b, 32, 3), sampleMany(a, 32, 3));
+  });
 });
 
 describe('hindsight relabeling', () => {

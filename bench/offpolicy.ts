@@ -1,0 +1,188 @@
+// Off-policy learners (DQN, SAC) end to end through train(), against issue 16's targets, with the
+// peers measured in the same run (peers.ts; when python3 with Debian's torch is here):
+//
+// Speed (`npm run bench -- offpolicy`, a few minutes):
+// - DQN on CartPole and SAC on Pendulum with CleanRL's settings (dqn.py; sac_continuous_action.py
+//   on Pendulum-v1) for the same number of steps, CleanRL's script run unchanged beside ours,
+//   interleaved: steps per second over the whole run as CleanRL counts them, our time split
+//   into acting, sampling and gradient steps (the learners' time/* metrics), and the ratio;
+// - one update alone, ours (time/gradient_s over the gradient steps) against the least PyTorch
+//   does for it (bench/peers/offpolicy_torch.py: the same networks and batch);
+// - a full 1M-transition Pendulum replay buffer saved and loaded through the checkpoint files.
+//
+// Learning (`npm run bench -- offpolicy-learning`, minutes): the issue's targets over seeds 1-3:
+// examples/cartpole-dqn.rlx (rl-zoo: mean-20 >= 475 within 50k), examples/pendulum-sac.rlx
+// (rl-zoo 20k: mean of the last 20 returns >= -200), examples/gridworld-her.rlx with and without
+// relabeling (eval success), examples/cartpole-sac.rlx (discrete SAC: the curve's end).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { planFile } from '../cli/commands/plan.js';
+import type { Plan } from '../dsl/compile/plan.js';
+import { train, type TrainResult } from '../runtime/train.js';
+import { cleanrlOffPolicy, peersMissing, torchOffPolicyUpdate } from './peers.js';
+import { replayCheckpointFigures } from './replay.js';
+import { report } from './stats.js';
+
+const EXAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
+const SEEDS = [1, 2, 3];
+
+const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+const fixed = (n: number | undefined, digits = 1) => (n === undefined || !Number.isFinite(n) ? 'n/a' : n.toFixed(digits));
+
+/** CleanRL dqn.py's defaults on CartPole-v1, as rlx writes them. */
+const CLEANRL_DQN = (budget: number) => `
+env Pole = CartPole { max_steps: 500 }
+policy QNet = mlp { hidden: [120, 84], activation: relu }
+algorithm Dqn = DQN {
+  learning_rate: 2.5e-4
+  buffer: 10k
+  batch_size: 128
+  gamma: 0.99
+  tau: 1.0
+  target_update: 500
+  train_every: 10
+  learning_starts: 10k
+  epsilon: linear(1.0, 0.05, over: 0.5)
+}
+experiment CleanrlDqn { env: Pole, policy: QNet, algorithm: Dqn, budget: ${budget}, seed: 1, device: cpu }
+`;
+
+/** CleanRL sac_continuous_action.py's defaults, on Pendulum-v1. */
+const CLEANRL_SAC = (budget: number) => `
+env Swing = Pendulum { max_steps: 200 }
+policy Actor = mlp { hidden: [256, 256], activation: relu }
+algorithm Sac = SAC {
+  learning_rate: 3e-4
+  critic_learning_rate: 1e-3
+  buffer: 1000k
+  batch_size: 256
+  gamma: 0.99
+  tau: 0.005
+  learning_starts: 5k
+  policy_frequency: 2
+  alpha: auto
+}
+experiment CleanrlSac { env: Swing, policy: Actor, algorithm: Sac, budget: ${budget}, seed: 1, device: cpu }
+`;
+
+/** The plan of `text`, written to a file in `dir` (plans are compiled from files). */
+function planOf(dir: string, name: string, text: string): Plan {
+  const file = path.join(dir, `${name}.rlx`);
+  fs.writeFileSync(file, text);
+  return planFile(file).at(0);
+}
+
+interface OurRun {
+  readonly result: TrainResult;
+  readonly seconds: number;
+  readonly sps: number;
+}
+
+async function ours(plan: Plan, out: string, seed = plan.seeds[0]!): Promise<OurRun> {
+  const start = performance.now();
+  const result = await train(plan, { out, seed, device: 'cpu' });
+  const seconds = (performance.now() - start) / 1000;
+  return { result, seconds, sps: result.step / seconds };
+}
+
+/** Our time split, from the learner's cumulative time/* metrics. */
+function split(run: OurRun): string {
+  const m = run.result.metrics;
+  const parts = [['acting', m['time/acting_s']], ['sampling', m['time/sampling_s']], ['gradient steps', m['time/gradient_s']]] as const;
+  if (parts.some(([, s]) => s === undefined)) return 'split not reported';
+  const rest = run.seconds - parts.reduce((a, [, s]) => a + (s ?? 0), 0);
+  return [...parts.map(([name, s]) => `${name} ${fixed(s, 2)} s`), `the rest ${fixed(rest, 2)} s`].join(', ');
+}
+
+/** Our milliseconds per gradient step (runtime/algorithms/phase-clock.ts counts them). */
+function msPerGradientStep(run: OurRun): number {
+  const m = run.result.metrics;
+  return (1000 * (m['time/gradient_s'] ?? NaN)) / (m['time/gradient_steps'] ?? NaN);
+}
+
+export async function benchOffPolicy(): Promise<void> {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bench-'));
+  const missing = peersMissing();
+  try {
+    console.log(`\nOff-policy speed on ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}); figures vary with other load on the machine`);
+    if (missing) console.log(`  peers not run: ${missing}`);
+    const cases = [
+      { name: 'DQN CartPole (CleanRL dqn.py settings)', budget: 30_000, plan: planOf(out, 'dqn', CLEANRL_DQN(30_000)), script: 'dqn.py', env: 'CartPole-v1', torch: ['dqn', 4, 2, 128] as const },
+      { name: 'SAC Pendulum (CleanRL sac_continuous_action.py settings)', budget: 8_000, plan: planOf(out, 'sac', CLEANRL_SAC(8_000)), script: 'sac_continuous_action.py', env: 'Pendulum-v1', torch: ['sac', 3, 1, 256] as const },
+    ];
+    for (const c of cases) {
+      const rows: [string, string][] = [];
+      // Interleaved: the peer, then ours.
+      const peer = missing ? null : await cleanrlOffPolicy(c.script, ['--env-id', c.env, '--total-timesteps', String(c.budget), '--seed', '1']);
+      const run = await ours(c.plan, out);
+      const learningSteps = c.budget - (c.plan.stages[0]!.algorithm.params.learning_starts as number);
+      rows.push(['steps', `${k(c.budget)} (${k(learningSteps)} of them learning)`]);
+      rows.push(['rlx', `${Math.round(run.sps)} steps/s (${run.seconds.toFixed(1)} s; ${split(run)})`]);
+      if (peer) rows.push(['CleanRL', `${peer.sps} steps/s (its last SPS line); rlx / CleanRL = ${(run.sps / peer.sps).toFixed(2)}x (target >= 5x)`]);
+      const ourUpdate = msPerGradientStep(run);
+      if (!missing) {
+        const [kind, a, b, batch] = c.torch;
+        const torchMs = await torchOffPolicyUpdate(kind, a, b, batch, kind === 'dqn' ? 300 : 100);
+        rows.push(['one update', `rlx ${fixed(ourUpdate, 2)} ms, PyTorch ${fixed(torchMs, 2)} ms (PyTorch / rlx = ${(torchMs / ourUpdate).toFixed(2)}x)`]);
+      } else {
+        rows.push(['one update', `rlx ${fixed(ourUpdate, 2)} ms`]);
+      }
+      report(c.name, rows);
+    }
+    const replay = replayCheckpointFigures();
+    report('replay buffer in checkpoints (1M Pendulum transitions)', [
+      ['side file', `${(replay.sideFileBytes / 2 ** 20).toFixed(1)} MiB`],
+      ['save / load', `${replay.saveSeconds.toFixed(2)} s / ${replay.loadSeconds.toFixed(2)} s`],
+    ]);
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** The issue's learning targets, seeds 1-3 (minutes). */
+export async function benchOffPolicyLearning(): Promise<void> {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bench-'));
+  try {
+    console.log(`\nOff-policy learning on ${os.cpus().length} CPU(s); seeds ${SEEDS.join(', ')}`);
+    const example = (name: string) => planFile(path.join(EXAMPLES, name)).at(0);
+
+    const dqn = example('cartpole-dqn.rlx');
+    const dqnRows: [string, string][] = [];
+    for (const seed of SEEDS) {
+      const run = await ours(dqn, out, seed);
+      const reached = run.result.reason.startsWith('stop condition');
+      dqnRows.push([`seed ${seed}`, reached ? `475 at ${k(run.result.step)} steps (${run.seconds.toFixed(1)} s)` : `not reached in ${k(run.result.step)} (mean-20 ${fixed(run.result.metrics['train/mean_return'])}, ${run.seconds.toFixed(1)} s)`]);
+    }
+    report('DQN CartPole, examples/cartpole-dqn.rlx (rl-zoo); target: mean-20 >= 475 within 50k on 2 of 3 seeds', dqnRows);
+
+    const sac = example('pendulum-sac.rlx');
+    const sacRows: [string, string][] = [];
+    for (const seed of SEEDS) {
+      const run = await ours(sac, out, seed);
+      const last20 = run.result.metrics['train/mean_return'];
+      sacRows.push([`seed ${seed}`, `mean of the last 20 returns ${fixed(last20)} at ${k(run.result.step)} (${run.seconds.toFixed(1)} s; ${last20 >= -200 ? 'meets' : 'MISSES'} -200)`]);
+    }
+    report('SAC Pendulum, examples/pendulum-sac.rlx (rl-zoo); target: >= -200 on 3 seeds', sacRows);
+
+    const her = example('gridworld-her.rlx');
+    const stage = her.stages[0]!;
+    const without: Plan = { ...her, stages: [{ ...stage, algorithm: { ...stage.algorithm, params: { ...stage.algorithm.params, relabel: 'none' } } }] };
+    const herRows: [string, string][] = [];
+    for (const [label, plan] of [['future(k: 4)', her], ['no relabeling', without]] as const) {
+      const run = await ours(plan, out);
+      herRows.push([label, `eval success ${fixed(run.result.metrics['eval/success'], 2)} at ${k(run.result.step)} (${run.result.reason}; ${run.seconds.toFixed(1)} s)`]);
+    }
+    report(`DQN + HER, examples/gridworld-her.rlx, seed ${her.seeds[0]}; target: eval success >= 0.9 within the budget`, herRows);
+
+    const discrete = example('cartpole-sac.rlx');
+    const run = await ours(discrete, out);
+    report('discrete SAC CartPole, examples/cartpole-sac.rlx', [[`seed ${discrete.seeds[0]}`, `mean-20 ${fixed(run.result.metrics['train/mean_return'])} at ${k(run.result.step)} (${run.seconds.toFixed(1)} s)`]]);
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}
+
+// `node out/bench/offpolicy.js` runs the speed part alone.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await benchOffPolicy();
