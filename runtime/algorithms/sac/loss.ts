@@ -23,6 +23,11 @@ export interface SacLoss {
   readonly graph: Graph;
   readonly loss: Tensor;
   readonly metrics: Readonly<Record<string, Tensor>>;
+  /**
+   * The loss cut into terms over disjoint weights (the two critics: qf1_loss moves only Q1),
+   * each with its metrics: GradientStep runs them at once on two threads where it can.
+   */
+  readonly parts?: readonly { readonly loss: Tensor; readonly prefix: string; readonly metrics: Readonly<Record<string, Tensor>> }[];
 }
 
 /** The critics' loss and its metrics. Inputs: obs, action ([B, A] env units, or one-hot [B, n]), reward, next_obs, done, eps (continuous), alpha, gamma, inv_n. */
@@ -61,7 +66,16 @@ export function buildCriticLoss(actor: SacActor, critics: SacCritics): SacLoss {
   const q2 = qOf('q2');
   const qf1Loss = mean(g.square(g.sub(q1, y)));
   const qf2Loss = mean(g.square(g.sub(q2, y)));
-  return { graph: g, loss: g.add(qf1Loss, qf2Loss), metrics: { qf1_loss: qf1Loss, qf2_loss: qf2Loss, qf1_values: mean(q1), qf2_values: mean(q2) } };
+  const metrics = { qf1_loss: qf1Loss, qf2_loss: qf2Loss, qf1_values: mean(q1), qf2_values: mean(q2) };
+  return {
+    graph: g,
+    loss: g.add(qf1Loss, qf2Loss),
+    metrics,
+    parts: [
+      { loss: qf1Loss, prefix: 'q1.', metrics: { qf1_loss: metrics.qf1_loss, qf1_values: metrics.qf1_values } },
+      { loss: qf2Loss, prefix: 'q2.', metrics: { qf2_loss: metrics.qf2_loss, qf2_values: metrics.qf2_values } },
+    ],
+  };
 }
 
 /** The actor's loss and its metrics. Inputs: obs, eps (continuous), alpha, inv_n. */
@@ -95,7 +109,11 @@ export function buildActorLoss(actor: SacActor, critics: SacCritics): SacLoss {
  */
 export function sacGradientStep(loss: SacLoss, store: WeightStore, trained: WeightStore, options: { readonly compute: Compute; readonly maxRows: number }): Promise<GradientStep> {
   const names = new Set(trained.names);
-  return GradientStep.create(loss.graph, [{ loss: loss.loss, weights: trained.names, metrics: loss.metrics }], {
+  // Each critic's term from its own model: both models compute the target (a forward pass of
+  // the actor and the target critics, a third of the work), but the two run at once.
+  const parts = loss.parts?.map((p) => ({ loss: p.loss, weights: trained.names.filter((n) => n.startsWith(p.prefix)), metrics: p.metrics }))
+    ?? [{ loss: loss.loss, weights: trained.names, metrics: loss.metrics }];
+  return GradientStep.create(loss.graph, parts, {
     weights: store,
     compute: options.compute,
     dimLimits: { B: options.maxRows },

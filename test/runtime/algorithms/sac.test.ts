@@ -269,7 +269,9 @@ describe('SAC trains', () => {
       a.loadState(a.state());
       a.stepper.reset(7);
       b.stepper.reset(7);
-      for (let k = 0; k < 2; k++) assert.deepEqual(await b.iterate(), await a.iterate(), `iteration ${k} after resuming`);
+      // time/* are wall-clock figures (the bench's), the rest must match exactly.
+      const learned = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([name]) => !name.startsWith('time/')));
+      for (let k = 0; k < 2; k++) assert.deepEqual(learned(await b.iterate()), learned(await a.iterate()), `iteration ${k} after resuming`);
       assert.deepEqual(b.state(), a.state());
       assert.ok(a.criticSteps > 1000 && a.actorSteps === a.criticSteps, `${a.criticSteps} critic and ${a.actorSteps} actor steps`);
     } finally {
