@@ -1,7 +1,7 @@
 // The implementations our users would otherwise pick, run by the bench in the same process and
 // sitting as ours, interleaved (peer, ours, peer, ours), so that a ratio never compares runs
 // from different days or machines: CleanRL's ppo.py and Stable-Baselines3's PPO with
-// rl-baselines3-zoo's settings, on Gymnasium 0.29.0 (bench/peers/README.md says where the
+// rl-baselines3-zoo's settings (and its DQN), on Gymnasium 0.29.0 (bench/peers/README.md says where the
 // copies come from). They need python3 with Debian's torch; without it the bench prints ours
 // alone and says why.
 import { spawn, spawnSync } from 'node:child_process';
@@ -107,6 +107,18 @@ export async function sb3ZooPpo(seed: number): Promise<PeerResult> {
   if (!result) throw new Error('run_sb3_zoo.py printed no result');
   const r = result as { sps_train: number; hit: { step: number } | null; hit_wall_from_train?: number };
   return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null };
+}
+
+/** SB3 2.3.2's DQN with rl-baselines3-zoo's CartPole-v1 settings (50k steps), stopping at 475 (bench/peers/run_sb3_dqn.py); `mean20` is the last-20 training mean where it stopped. */
+export async function sb3ZooDqn(seed: number): Promise<PeerResult & { readonly mean20: number | null }> {
+  type Printed = { sps_train: number; hit: { step: number } | null; hit_wall_from_train?: number; final_mean20: number | null };
+  let result: Printed | null = null;
+  await runPeer(['run_sb3_dqn.py', '--seed', String(seed)], (line) => {
+    if (line.startsWith('{')) result = JSON.parse(line) as Printed;
+  });
+  if (!result) throw new Error('run_sb3_dqn.py printed no result');
+  const r = result as Printed;
+  return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null, mean20: r.final_mean20 };
 }
 
 /** Median milliseconds of the PyTorch transformer (bench/peers/text_gpt.py): sampling with a key/value cache, and a training step with Adam. */
