@@ -161,3 +161,13 @@ export async function torchOffPolicyUpdate(kind: 'dqn' | 'sac', obsDim: number, 
   if (!Number.isFinite(ms)) throw new Error('offpolicy_torch.py printed no figure');
   return ms;
 }
+
+/** Replays rlx's DQN updates written to `file` in PyTorch (bench/peers/dqn_step_parity.py); the largest differences. */
+export async function torchDqnStepParity(file: string): Promise<{ loss: number; grad_norm: number; weights: number }> {
+  let worst: { loss: number; grad_norm: number; weights: number } | null = null;
+  await runPeer(['dqn_step_parity.py', file], (line) => {
+    if (line.startsWith('{')) worst = JSON.parse(line) as typeof worst;
+  });
+  if (!worst) throw new Error('dqn_step_parity.py printed no result');
+  return worst;
+}
