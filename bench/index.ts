@@ -1,5 +1,6 @@
 // npm run bench: every benchmark, figures printed (never asserted). `npm run bench -- dsl`
 // runs the named ones only; whole trainings (`text-learning`) run only when named.
+import { benchDqnParity } from './dqn-parity.js';
 import { benchDsl } from './dsl.js';
 import { benchPpo } from './ppo.js';
 import { benchReinforce } from './reinforce.js';
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   'text-learning': benchTextLearning,
   offpolicy: benchOffPolicy,
   'offpolicy-learning': benchOffPolicyLearning,
+  'dqn-parity': benchDqnParity,
 };
 
 /** Runs of minutes (whole trainings): only when named. */

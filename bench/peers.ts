@@ -1,7 +1,7 @@
 // The implementations our users would otherwise pick, run by the bench in the same process and
 // sitting as ours, interleaved (peer, ours, peer, ours), so that a ratio never compares runs
 // from different days or machines: CleanRL's ppo.py and Stable-Baselines3's PPO with
-// rl-baselines3-zoo's settings, on Gymnasium 0.29.0 (bench/peers/README.md says where the
+// rl-baselines3-zoo's settings (and its DQN), on Gymnasium 0.29.0 (bench/peers/README.md says where the
 // copies come from). They need python3 with Debian's torch; without it the bench prints ours
 // alone and says why.
 import { spawn, spawnSync } from 'node:child_process';
@@ -109,6 +109,18 @@ export async function sb3ZooPpo(seed: number): Promise<PeerResult> {
   return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null };
 }
 
+/** SB3 2.3.2's DQN with rl-baselines3-zoo's CartPole-v1 settings (50k steps), stopping at 475 (bench/peers/run_sb3_dqn.py); `mean20` is the last-20 training mean where it stopped. */
+export async function sb3ZooDqn(seed: number): Promise<PeerResult & { readonly mean20: number | null }> {
+  type Printed = { sps_train: number; hit: { step: number } | null; hit_wall_from_train?: number; final_mean20: number | null };
+  let result: Printed | null = null;
+  await runPeer(['run_sb3_dqn.py', '--seed', String(seed)], (line) => {
+    if (line.startsWith('{')) result = JSON.parse(line) as Printed;
+  });
+  if (!result) throw new Error('run_sb3_dqn.py printed no result');
+  const r = result as Printed;
+  return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null, mean20: r.final_mean20 };
+}
+
 /** Median milliseconds of the PyTorch transformer (bench/peers/text_gpt.py): sampling with a key/value cache, and a training step with Adam. */
 export async function torchTextModel(model: { layers: number; width: number; heads: number; context: number; vocab: number }, rows: number, promptWidth: number, slots: number, runs: number): Promise<{ sampleMs: number; trainMs: number }> {
   let result: { sample_ms: number; train_ms: number } | null = null;
@@ -148,4 +160,14 @@ export async function torchOffPolicyUpdate(kind: 'dqn' | 'sac', obsDim: number, 
   });
   if (!Number.isFinite(ms)) throw new Error('offpolicy_torch.py printed no figure');
   return ms;
+}
+
+/** Replays rlx's DQN updates written to `file` in PyTorch (bench/peers/dqn_step_parity.py); the largest differences. */
+export async function torchDqnStepParity(file: string): Promise<{ loss: number; grad_norm: number; weights: number }> {
+  let worst: { loss: number; grad_norm: number; weights: number } | null = null;
+  await runPeer(['dqn_step_parity.py', file], (line) => {
+    if (line.startsWith('{')) worst = JSON.parse(line) as typeof worst;
+  });
+  if (!worst) throw new Error('dqn_step_parity.py printed no result');
+  return worst;
 }
