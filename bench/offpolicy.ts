@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { planFile } from '../cli/commands/plan.js';
 import type { Plan } from '../dsl/compile/plan.js';
 import { train, type TrainResult } from '../runtime/train.js';
-import { cleanrlOffPolicy, peersMissing, torchOffPolicyUpdate } from './peers.js';
+import { cleanrlOffPolicy, peersMissing, sb3ZooDqn, torchOffPolicyUpdate } from './peers.js';
 import { replayCheckpointFigures } from './replay.js';
 import { report } from './stats.js';
 
@@ -150,10 +150,17 @@ export async function benchOffPolicyLearning(): Promise<void> {
 
     const dqn = example('cartpole-dqn.rlx');
     const dqnRows: [string, string][] = [];
+    const missing = peersMissing();
+    if (missing) dqnRows.push(['SB3', `not run: ${missing}`]);
     for (const seed of SEEDS) {
+      // Interleaved: SB3 with the same zoo settings, then ours.
+      if (!missing) {
+        const sb3 = await sb3ZooDqn(seed);
+        dqnRows.push([`seed ${seed}, SB3`, sb3.stepTo475 !== null ? `475 at ${k(sb3.stepTo475)} steps` : `not reached in 50k (mean-20 ${fixed(sb3.mean20 ?? undefined)})`]);
+      }
       const run = await ours(dqn, out, seed);
       const reached = run.result.reason.startsWith('stop condition');
-      dqnRows.push([`seed ${seed}`, reached ? `475 at ${k(run.result.step)} steps (${run.seconds.toFixed(1)} s)` : `not reached in ${k(run.result.step)} (mean-20 ${fixed(run.result.metrics['train/mean_return'])}, ${run.seconds.toFixed(1)} s)`]);
+      dqnRows.push([`seed ${seed}, rlx`, reached ? `475 at ${k(run.result.step)} steps (${run.seconds.toFixed(1)} s)` : `not reached in ${k(run.result.step)} (mean-20 ${fixed(run.result.metrics['train/mean_return'])}, ${run.seconds.toFixed(1)} s)`]);
     }
     report('DQN CartPole, examples/cartpole-dqn.rlx (rl-zoo); target: mean-20 >= 475 within 50k on 2 of 3 seeds', dqnRows);
 

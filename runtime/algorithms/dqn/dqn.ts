@@ -21,6 +21,7 @@ import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algori
 import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
 import { goalLayout } from '../replay/her.js';
+import { PhaseClock } from '../phase-clock.js';
 import { NonFiniteError, type Stepper } from '../stepper.js';
 import { dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
 import { dqnSettings, type DqnSettings } from './settings.js';
@@ -61,6 +62,8 @@ export class Dqn implements Algorithm {
   private readonly nextQOnline: Float32Array;
   private readonly invN: Float32Array;
   private readonly metricSlots: readonly number[];
+  /** Where the time goes (time/* metrics; the bench prints them). */
+  private readonly clock = new PhaseClock();
 
   private constructor(
     readonly settings: DqnSettings,
@@ -123,6 +126,7 @@ export class Dqn implements Algorithm {
     const numEnvs = stepper.numEnvs;
     const updateDue = (Math.floor(this.globalStep / s.train_every) + 1) * s.train_every;
     let epsilon = 0;
+    this.clock.restart();
     while (this.globalStep < updateDue && !this.done) {
       // CleanRL's linear_schedule(start_e, end_e, exploration_fraction * total_timesteps, global_step).
       epsilon = scheduleValue(s.epsilon, this.globalStep, this.budget);
@@ -135,9 +139,10 @@ export class Dqn implements Algorithm {
         this.updateTarget();
       }
     }
+    this.clock.mark('acting');
     const metrics: Record<string, number> = { 'charts/epsilon': epsilon };
     if (this.globalStep > s.learning_starts && this.globalStep >= updateDue) Object.assign(metrics, await this.update());
-    return metrics;
+    return { ...metrics, ...this.clock.metrics() };
   }
 
   /** target = tau * online + (1 - tau) * target (a copy when tau is 1). */
@@ -164,6 +169,7 @@ export class Dqn implements Algorithm {
       tdTargets(batch.rewards, batch.dones, this.nextQTarget, s.double ? this.nextQOnline : this.nextQTarget, rows, n, s.gamma, tdTarget);
       actionMask.fill(0);
       for (let j = 0; j < rows; j++) actionMask[j * n + batch.actions[j]] = 1;
+      this.clock.mark('sampling');
       const out = await this.gradients.run({
         obs: { data: batch.obs, dims: [rows, obsDim] },
         action_mask: { data: actionMask, dims: [rows, n] },
@@ -180,6 +186,8 @@ export class Dqn implements Algorithm {
       gradNorm += norm;
       // The next batch's Double-DQN selection and the next collection see the new weights.
       policy.sync();
+      this.clock.countGradientStep();
+      this.clock.mark('gradient');
     }
     this.updates++;
     const metrics: Record<string, number> = { 'charts/learning_rate': lr, 'losses/grad_norm': gradNorm / s.gradient_steps };
