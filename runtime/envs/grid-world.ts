@@ -108,6 +108,11 @@ export class GridWorld extends BaseEnv implements GoalConditioned {
     return achieved[0] === goal[0] && achieved[1] === goal[1] ? 1 : 0;
   }
 
+  /** Reaching the goal ends the episode, so a relabeled transition that reaches its goal is terminal. */
+  computeTerminated(achieved: ArrayLike<number>, goal: ArrayLike<number>): boolean {
+    return achieved[0] === goal[0] && achieved[1] === goal[1];
+  }
+
   protected drawInitialState(rng: Rng): void {
     const goal = this.config.goal;
     let goalCell: number;

@@ -103,6 +103,12 @@ export interface GoalConditioned {
   readonly goalFields: readonly string[];
   /** The reward the environment would have given for reaching `achieved` when asked for `goal`. */
   computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number;
+  /**
+   * Whether reaching `achieved` when asked for `goal` ends the episode (gymnasium-robotics'
+   * GoalEnv.compute_terminated), for envs that terminate on success. Relabeling sets a
+   * relabeled transition's done from it; without it, relabeled rows keep their stored dones.
+   */
+  computeTerminated?(achieved: ArrayLike<number>, goal: ArrayLike<number>): boolean;
 }
 
 export function isGoalConditioned(env: Env): env is Env & GoalConditioned {

@@ -8,9 +8,16 @@
 // Where this differs from SB3:
 // - `final` relabels k/(k+1) of the batch with SB3's default k = 4 (the language gives `final`
 //   no k);
-// - relabeled rows keep their stored `dones` as SB3 does, and their reward is the env's
-//   computeReward alone: reward terms of the plan are not re-evaluated for a new goal.
+// - relabeled rows keep their stored `dones` as SB3 does, except on envs that end an episode on
+//   reaching its goal (computeTerminated, e.g. GridWorld): there a relabeled row is terminal
+//   exactly where it reaches its new goal, as the env would have ended it. Keeping the stored
+//   done there teaches r + gamma * Q(at the goal) for the step into a relabeled goal, while the
+//   real episodes teach r alone for the same observation: conflicting targets, and values that
+//   grow toward 1 / (1 - gamma) wherever the agent can stay on a relabeled goal;
+// - the reward of a relabeled row is the env's computeReward alone: reward terms of the plan
+//   are not re-evaluated for a new goal.
 import type { Rng } from '../../random.js';
+import type { GoalConditioned } from '../../envs/types.js';
 import type { ReplayBatch } from './buffer.js';
 
 export type RelabelStrategy = 'future' | 'final' | 'episode';
@@ -31,6 +38,8 @@ export interface GoalLayout {
   /** Observation indices of the achieved goal, in the same order. */
   readonly achieved: readonly number[];
   computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number;
+  /** Whether reaching `achieved` when asked for `goal` ends the episode; null: relabeled rows keep their stored dones. */
+  readonly computeTerminated: ((achieved: ArrayLike<number>, goal: ArrayLike<number>) => boolean) | null;
 }
 
 /** The plan's `relabel` value (`none`, `final`, or `{ kind, k }`) as a Relabel, null for none. */
@@ -43,14 +52,20 @@ export function relabelOf(value: unknown): Relabel | null {
 }
 
 /** The goal layout of an env with these observation fields and goal-conditioned interface. */
-export function goalLayout(obsFields: readonly string[], env: { goalFields: readonly string[]; achievedFields: readonly string[]; computeReward(a: ArrayLike<number>, g: ArrayLike<number>): number }): GoalLayout {
+export function goalLayout(obsFields: readonly string[], env: GoalConditioned): GoalLayout {
   const index = (field: string) => {
     const i = obsFields.indexOf(field);
     if (i < 0) throw new Error(`goal-conditioned env: field ${field} is not one of its observation fields (${obsFields.join(', ')})`);
     return i;
   };
   if (env.goalFields.length !== env.achievedFields.length) throw new Error('goal-conditioned env: goalFields and achievedFields must have the same length');
-  return { goal: env.goalFields.map(index), achieved: env.achievedFields.map(index), computeReward: (a, g) => env.computeReward(a, g) };
+  const terminated = env.computeTerminated;
+  return {
+    goal: env.goalFields.map(index),
+    achieved: env.achievedFields.map(index),
+    computeReward: (a, g) => env.computeReward(a, g),
+    computeTerminated: terminated !== undefined ? (a, g) => terminated.call(env, a, g) : null,
+  };
 }
 
 /**
@@ -167,6 +182,7 @@ export function relabelBatch(relabel: Relabel, goals: GoalLayout, episodes: Epis
       achieved[k] = batch.nextObs[j * obsDim + goals.achieved[k]];
     }
     batch.rewards[j] = goals.computeReward(achieved, goal);
+    if (goals.computeTerminated !== null) batch.dones[j] = goals.computeTerminated(achieved, goal) ? 1 : 0;
   }
 }
 

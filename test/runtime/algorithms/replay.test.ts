@@ -154,6 +154,35 @@ describe('hindsight relabeling', () => {
     });
   }
 
+  it('on real GridWorld episodes: reward 1 and a terminal done exactly where the next cell is the goal', () => {
+    // Random walks in an open 5x5 grid, where reaching the goal ends the episode: a relabeled row
+    // that reaches its goal must be terminal as the env would have made it (else its target
+    // bootstraps past the goal while real rows of the same observation do not).
+    const vec = makeVecEnv('GridWorld', { size: 5, goal: 'random', max_steps: 12 }, 2);
+    const stepper = new Stepper(vec, null);
+    stepper.reset(3);
+    const buffer = new ReplayBuffer({ capacity: 2000, numEnvs: 2, obsDim: 4, actionWidth: 1, relabel: { strategy: 'future', k: 4 }, goals: goalLayout(vec.obsFields, vec.envs[0] as GridWorld) });
+    const scratch = createStoreScratch(stepper);
+    const actions = vec.createActionBuffer();
+    const rng = new Rng(9);
+    for (let t = 0; t < 500; t++) {
+      for (let i = 0; i < 2; i++) actions[i] = rng.int(4);
+      stepAndStore(stepper, buffer, actions, scratch);
+    }
+    const batch = sampleMany(buffer, 1000, 2);
+    let reached = 0;
+    for (let j = 0; j < 1000; j++) {
+      const [, , gx, gy] = batch.obs.subarray(4 * j, 4 * j + 4);
+      const [nx, ny, ngx, ngy] = batch.nextObs.subarray(4 * j, 4 * j + 4);
+      assert.deepEqual([ngx, ngy], [gx, gy], `row ${j}: the next observation has the same goal`);
+      const atGoal = nx === gx && ny === gy;
+      reached += atGoal ? 1 : 0;
+      assert.equal(batch.rewards[j], atGoal ? 1 : 0, `row ${j}: reward`);
+      assert.equal(batch.dones[j], atGoal ? 1 : 0, `row ${j}: done`);
+    }
+    assert.ok(reached > 100, `relabeled goals are reached often (${reached} of 1000)`);
+  });
+
   it('refuses to sample before an episode finished, and forgets episodes cut by the ring', () => {
     const buffer = new ReplayBuffer({ capacity: 6, numEnvs: 1, obsDim: 4, actionWidth: 1, relabel: { strategy: 'future', k: 1 }, goals });
     walk(buffer, 0, 4, 'running');
