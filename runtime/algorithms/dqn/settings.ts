@@ -3,7 +3,7 @@
 // ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
-import { relabelOf, type Relabel } from '../replay/her.js';
+import { relabelParam, type Relabel } from '../replay/her.js';
 
 export interface DqnSettings {
   learning_rate: Schedulable;
@@ -25,12 +25,7 @@ export interface DqnSettings {
 /** Reads the plan's DQN params, defaults for missing ones; errors name the param. */
 export function dqnSettings(params: Readonly<Record<string, unknown>>): DqnSettings {
   const p = PlanParams.of('DQN', params);
-  let relabel: Relabel | null;
-  try {
-    relabel = relabelOf(p.value('relabel'));
-  } catch (err) {
-    return p.fail('relabel', (err as Error).message.replace(/^relabel must be /, '').replace(/, got .*$/, ''));
-  }
+  const relabel = relabelParam(p);
   return {
     learning_rate: p.schedule('learning_rate'),
     buffer: p.count('buffer'),

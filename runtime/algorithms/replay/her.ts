@@ -16,6 +16,7 @@
 //   grow toward 1 / (1 - gamma) wherever the agent can stay on a relabeled goal;
 // - the reward of a relabeled row is the env's computeReward alone: reward terms of the plan
 //   are not re-evaluated for a new goal.
+import type { PlanParams } from '../../plan-params.js';
 import type { Rng } from '../../random.js';
 import type { GoalConditioned } from '../../envs/types.js';
 import type { ReplayBatch } from './buffer.js';
@@ -49,6 +50,15 @@ export function relabelOf(value: unknown): Relabel | null {
   const k = typeof value === 'object' ? (value as { k?: unknown }).k : undefined;
   if (kind !== 'future' && kind !== 'final' && kind !== 'episode') throw new Error(`relabel must be none, future(k), final or episode(k), got ${JSON.stringify(value)}`);
   return { strategy: kind, k: typeof k === 'number' ? k : DEFAULT_RELABEL_K };
+}
+
+/** Reads an algorithm's `relabel` param through its PlanParams: a bad value is an error that names the param. */
+export function relabelParam(p: PlanParams): Relabel | null {
+  try {
+    return relabelOf(p.value('relabel'));
+  } catch (err) {
+    return p.fail('relabel', (err as Error).message.replace(/^relabel must be /, '').replace(/, got .*$/, ''));
+  }
 }
 
 /** The goal layout of an env with these observation fields and goal-conditioned interface. */

@@ -2,7 +2,7 @@
 // (CleanRL's sac_continuous_action.py), docs and ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
-import { relabelOf, type Relabel } from '../replay/her.js';
+import { relabelParam, type Relabel } from '../replay/her.js';
 
 /** The resolved params, named as the language names them (CleanRL's `args`). */
 export interface SacSettings {
@@ -30,12 +30,7 @@ export interface SacSettings {
 export function sacSettings(params: Readonly<Record<string, unknown>>): SacSettings {
   const p = PlanParams.of('SAC', params);
   const auto = (name: string) => (p.value(name) === 'auto' ? null : p.number(name));
-  let relabel: Relabel | null;
-  try {
-    relabel = relabelOf(p.value('relabel'));
-  } catch (err) {
-    return p.fail('relabel', (err as Error).message.replace(/^relabel must be /, '').replace(/, got .*$/, ''));
-  }
+  const relabel = relabelParam(p);
   return {
     learning_rate: p.schedule('learning_rate'),
     critic_learning_rate: p.value('critic_learning_rate') === 'same' ? null : p.number('critic_learning_rate'),
