@@ -26,6 +26,9 @@ import { NonFiniteError, type Stepper } from '../stepper.js';
 import { dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
 import { dqnSettings, type DqnSettings } from './settings.js';
 
+/** Env steps one iterate() covers at least (SAC's too): the trainer's events and checks run once per call. */
+const STEPS_PER_ITERATE = 1000;
+
 export const DQN: AlgorithmDefinition<DqnSettings> = {
   name: 'DQN',
   actions: ['discrete'],
@@ -119,14 +122,37 @@ export class Dqn implements Algorithm {
     return { ...s, max_grad_norm: s.max_grad_norm ?? 'none', relabel: s.relabel ?? 'none', buffer_positions: this.buffer.positions, adam_eps: this.optimizer.eps };
   }
 
-  /** Collects until the next update is due (train_every steps), then takes it once learning has started. */
+  /**
+   * Rounds of collecting until an update is due (train_every steps) and taking it once learning
+   * has started, until at least STEPS_PER_ITERATE steps have passed (or the budget is spent);
+   * returns the updates' mean losses. Many rounds per call keep the trainer's per-call work
+   * (events, metrics, stop checks) off the path: with train_every 10 it was a fifth of the time.
+   */
   async iterate(): Promise<Record<string, number>> {
+    const end = Math.min(this.budget, this.globalStep + STEPS_PER_ITERATE);
+    const sums: Record<string, number> = {};
+    let updates = 0;
+    let epsilon = 0;
+    this.clock.restart();
+    while (this.globalStep < end) {
+      epsilon = this.collectUntilUpdate();
+      if (this.globalStep > this.settings.learning_starts && this.globalStep % this.settings.train_every < this.stepper.numEnvs) {
+        for (const [name, value] of Object.entries(await this.update())) sums[name] = (sums[name] ?? 0) + value;
+        updates++;
+      }
+    }
+    const metrics: Record<string, number> = { 'charts/epsilon': epsilon };
+    for (const [name, sum] of Object.entries(sums)) metrics[name] = sum / updates;
+    return { ...metrics, ...this.clock.metrics() };
+  }
+
+  /** Collects until the next update is due (a multiple of train_every steps) or the budget ends; the last epsilon used. */
+  private collectUntilUpdate(): number {
     const s = this.settings;
     const { stepper, policy } = this;
     const numEnvs = stepper.numEnvs;
     const updateDue = (Math.floor(this.globalStep / s.train_every) + 1) * s.train_every;
     let epsilon = 0;
-    this.clock.restart();
     while (this.globalStep < updateDue && !this.done) {
       // CleanRL's linear_schedule(start_e, end_e, exploration_fraction * total_timesteps, global_step).
       epsilon = scheduleValue(s.epsilon, this.globalStep, this.budget);
@@ -140,9 +166,7 @@ export class Dqn implements Algorithm {
       }
     }
     this.clock.mark('acting');
-    const metrics: Record<string, number> = { 'charts/epsilon': epsilon };
-    if (this.globalStep > s.learning_starts && this.globalStep >= updateDue) Object.assign(metrics, await this.update());
-    return { ...metrics, ...this.clock.metrics() };
+    return epsilon;
   }
 
   /** target = tau * online + (1 - tau) * target (a copy when tau is 1). */
