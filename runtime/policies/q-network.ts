@@ -10,8 +10,8 @@
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
 import type { Rng } from '../random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
-import { linearDefault } from '../tensor/init.js';
-import { DenseStack, type Activation } from './dense.js';
+import type { DenseStack } from './dense.js';
+import { layersForward, layersStack, mlpLayers, type LayerSpec } from './linear-layers.js';
 import type { ActionBuffer } from './distributions.js';
 import type { MlpSettings } from './mlp.js';
 import type { OnnxInterface, Policy, PolicySpaces } from './policy.js';
@@ -28,13 +28,6 @@ export interface QNetworkPolicy extends Policy {
   forwardOf(weights: WeightStore): DenseStack;
   /** Makes the fast forward pass see the current weights; call after each update. */
   sync(): void;
-}
-
-interface LayerSpec {
-  readonly name: string;
-  readonly inDim: number;
-  readonly outDim: number;
-  readonly activation: Activation;
 }
 
 export class MlpQNetwork implements QNetworkPolicy {
@@ -55,37 +48,16 @@ export class MlpQNetwork implements QNetworkPolicy {
     const space = spaces.actionSpace;
     if (space.kind !== 'discrete') throw new Error('a Q-network needs a discrete action space');
     this.actions = space.n;
-    const { hidden, activation } = settings;
-    this.layers = [
-      ...hidden.map((width, i) => ({ name: `q.${i}`, inDim: i === 0 ? spaces.obsDim : hidden[i - 1], outDim: width, activation })),
-      { name: 'q.out', inDim: hidden[hidden.length - 1], outDim: space.n, activation: 'none' as const },
-    ];
-    const random = () => rng.uniform();
-    for (const layer of this.layers) {
-      this.weights.add(`${layer.name}.weight`, [layer.inDim, layer.outDim], (size) => linearDefault(random, size, layer.inDim));
-      this.weights.add(`${layer.name}.bias`, [layer.outDim], (size) => linearDefault(random, size, layer.inDim));
-    }
+    this.layers = mlpLayers(this.weights, 'q', spaces.obsDim, space.n, settings, rng);
     this.stack = this.forwardOf(this.weights);
   }
 
   build(g: Graph, obs: Tensor): Tensor {
-    const p = this.weights.declare(g);
-    return this.layers.reduce((h, layer) => {
-      const y = g.linear(h, p[`${layer.name}.weight`], p[`${layer.name}.bias`]);
-      return layer.activation === 'tanh' ? g.tanh(y) : layer.activation === 'relu' ? g.relu(y) : y;
-    }, obs);
+    return layersForward(g, this.weights, this.layers, obs);
   }
 
   forwardOf(weights: WeightStore): DenseStack {
-    return new DenseStack(
-      this.layers.map((layer) => ({
-        weight: weights.get(`${layer.name}.weight`).data,
-        bias: weights.get(`${layer.name}.bias`).data,
-        inDim: layer.inDim,
-        outDim: layer.outDim,
-        activation: layer.activation,
-      })),
-    );
+    return layersStack(weights, this.layers);
   }
 
   qValues(obs: Float32Array, rows: number, out: Float32Array): void {

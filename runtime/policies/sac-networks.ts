@@ -15,8 +15,8 @@
 import type { BoxSpace } from '../envs/types.js';
 import type { Rng } from '../random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
-import { linearDefault } from '../tensor/init.js';
-import { DenseStack, type Activation } from './dense.js';
+import type { DenseStack } from './dense.js';
+import { layersForward, layersStack, mlpLayers, type LayerSpec } from './linear-layers.js';
 import type { ActionBuffer } from './distributions.js';
 import type { MlpSettings } from './mlp.js';
 import type { OnnxInterface, Policy, PolicySpaces } from './policy.js';
@@ -24,36 +24,6 @@ import type { OnnxInterface, Policy, PolicySpaces } from './policy.js';
 export const LOG_STD_MIN = -5;
 export const LOG_STD_MAX = 2;
 const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
-
-interface LayerSpec {
-  readonly name: string;
-  readonly inDim: number;
-  readonly outDim: number;
-  readonly activation: Activation;
-}
-
-/** Hidden layers `${prefix}.i` then `${prefix}.out`, their weights added to `store`. */
-function mlpLayers(store: WeightStore, prefix: string, inDim: number, outDim: number, settings: MlpSettings, rng: Rng): LayerSpec[] {
-  const { hidden, activation } = settings;
-  const widths = [inDim, ...hidden, outDim];
-  const random = () => rng.uniform();
-  return widths.slice(1).map((width, i) => {
-    const last = i === widths.length - 2;
-    const layer: LayerSpec = { name: last ? `${prefix}.out` : `${prefix}.${i}`, inDim: widths[i], outDim: width, activation: last ? 'none' : activation };
-    store.add(`${layer.name}.weight`, [layer.inDim, width], (size) => linearDefault(random, size, layer.inDim));
-    store.add(`${layer.name}.bias`, [width], (size) => linearDefault(random, size, layer.inDim));
-    return layer;
-  });
-}
-
-/** The layers in `g`; each weight is declared once per graph (a network may appear twice). */
-function forward(g: Graph, store: WeightStore, layers: readonly LayerSpec[], x: Tensor, rename: (name: string) => string = (n) => n): Tensor {
-  const param = (name: string) => g.byName(rename(name)) ?? g.param(rename(name), store.get(name).shape);
-  return layers.reduce((h, layer) => {
-    const y = g.linear(h, param(`${layer.name}.weight`), param(`${layer.name}.bias`));
-    return layer.activation === 'tanh' ? g.tanh(y) : layer.activation === 'relu' ? g.relu(y) : y;
-  }, x);
-}
 
 function actionWidth(spaces: PolicySpaces): number {
   const space = spaces.actionSpace;
@@ -90,8 +60,7 @@ export class SacActor implements Policy {
     this.actionBias = Float32Array.from({ length: this.discrete ? 0 : this.actionDim }, (_, k) => (box.high[k] + box.low[k]) / 2);
     this.layers = mlpLayers(this.weights, 'actor', spaces.obsDim, this.discrete ? this.actionDim : 2 * this.actionDim, settings, rng);
     this.onnxInterface = { inputs: ['obs'], outputs: this.discrete ? ['logits'] : ['mean', 'log_std'] };
-    const w = (name: string) => this.weights.get(name).data;
-    this.stack = new DenseStack(this.layers.map((l) => ({ weight: w(`${l.name}.weight`), bias: w(`${l.name}.bias`), inDim: l.inDim, outDim: l.outDim, activation: l.activation })));
+    this.stack = layersStack(this.weights, this.layers);
   }
 
   /** Numbers the actor's last layer gives per row: logits, or means then raw log-stds. */
@@ -101,7 +70,7 @@ export class SacActor implements Policy {
 
   /** The forward pass in `g` from `obs` [B, obsDim]. */
   build(g: Graph, obs: Tensor): SacActorOutput {
-    const head = forward(g, this.weights, this.layers, obs);
+    const head = layersForward(g, this.weights, this.layers, obs);
     if (this.discrete) return { kind: 'discrete', logits: head };
     const a = this.actionDim;
     const mean = g.slice(head, 1, 0, a);
@@ -228,7 +197,7 @@ export class SacCritics {
   q(g: Graph, which: 'q1' | 'q2', obs: Tensor, action: Tensor | null, target = false): Tensor {
     const x = this.discrete ? obs : g.concat([obs, action!], 1);
     const store = this.weights;
-    const out = forward(g, store, this.layers[which], x, target ? (n) => `target.${n}` : undefined);
+    const out = layersForward(g, store, this.layers[which], x, target ? (n) => `target.${n}` : undefined);
     return this.discrete ? out : g.squeeze(out, [1]);
   }
 
