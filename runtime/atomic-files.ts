@@ -4,15 +4,28 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+/** Writes `data` to `file` atomically; chunks (a list of byte arrays) are written one after another, without joining them first. */
+export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   try {
-    fs.writeFileSync(tmp, data);
+    if (typeof data === 'string' || data instanceof Uint8Array) fs.writeFileSync(tmp, data);
+    else writeChunks(tmp, data);
     fs.renameSync(tmp, file);
   } catch (err) {
     // A full disk leaves a partial temporary file: remove it (it holds the space too).
     fs.rmSync(tmp, { force: true });
     throw err;
+  }
+}
+
+function writeChunks(file: string, chunks: readonly Uint8Array[]): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of chunks) {
+      for (let at = 0; at < chunk.length; ) at += fs.writeSync(fd, chunk, at, chunk.length - at);
+    }
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -108,24 +108,11 @@ export function saveCheckpoint(dir: string, state: CheckpointState, policy: Uint
 
 /** Writes the arrays' bytes one after another into `file` (atomically); returns their size and sha256. */
 function writeArraysAtomic(file: string, arrays: readonly BulkArray[]): { bytes: number; sha256: string } {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const views = arrays.map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   const hash = createHash('sha256');
-  let bytes = 0;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    for (const a of arrays) {
-      const view = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-      hash.update(view);
-      for (let at = 0; at < view.length; ) at += fs.writeSync(fd, view, at, view.length - at);
-      bytes += view.length;
-    }
-    fs.closeSync(fd);
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-  return { bytes, sha256: hash.digest('hex') };
+  for (const view of views) hash.update(view);
+  writeFileAtomic(file, views);
+  return { bytes: views.reduce((sum, v) => sum + v.length, 0), sha256: hash.digest('hex') };
 }
 
 /** The state files in `dir`, newest first. */
