@@ -15,6 +15,7 @@ import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { RunLockedError } from './run/lock.js';
 import { processAlive } from './run/reader.js';
 import { RunDirectory, type SourceFile } from './run/run-dir.js';
+import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
 import { Condition } from './run/stop.js';
 import { checkPlan, PlanError } from './support.js';
 import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
@@ -65,6 +66,11 @@ export interface TrainOptions {
   rolloutEvery?: number;
   /** How tensor work runs besides the device (tensor/compute.ts): worker threads or not. */
   compute?: ComputeOptions;
+  /**
+   * Also write the metrics as TensorBoard event files into `<run>/tensorboard/`. A resume keeps
+   * writing them when the run has that folder already.
+   */
+  tensorboard?: boolean;
 }
 
 /**
@@ -87,6 +93,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
+    mirrorToTensorBoard(run, options.tensorboard);
     if (envModule) writeFileAtomic(path.join(run.dir, BUNDLED_ENV_MODULE), envModule.code);
     const dataset = workload instanceof TextWorkload && workload.env instanceof TextEnvironment ? workload.env.task.source?.file : undefined;
     if (dataset) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_DATASET), fs.readFileSync(dataset));
@@ -115,6 +122,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   let envModule: LoadedEnvModule | undefined;
   let parts: RunParts | undefined;
   try {
+    mirrorToTensorBoard(run, options.tensorboard);
     if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid)) {
       throw new ResumeError(`${runDir} is being trained by process ${status.pid}; stop it first`);
     }
@@ -148,6 +156,10 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     }
     throw err;
   }
+}
+
+function mirrorToTensorBoard(run: RunDirectory, asked: boolean | undefined): void {
+  if (TensorBoardMirror.wanted(run.dir, asked)) run.events.mirrorTo(new TensorBoardMirror(TensorBoardWriter.open(run.dir)));
 }
 
 function openToResume(runDir: string): RunDirectory {

@@ -18,7 +18,7 @@ const usage = [
   'rlx train FILE [--experiment NAME] [--seed N] [--out DIR] [--device auto|cpu|cuda|webgpu]',
   '       rlx train --plan PLAN.json [--seed N] [--out DIR] [--device ...]',
   '       rlx train --resume RUN_DIR [--device ...]',
-  '       (also --checkpoint-every STEPS, --threads 1|2)',
+  '       (also --checkpoint-every STEPS, --threads 1|2, --tensorboard: TensorBoard files in <run>/tensorboard/)',
 ].join('\n');
 
 const options = {
@@ -30,6 +30,7 @@ const options = {
   resume: { type: 'string' },
   'checkpoint-every': { type: 'string' },
   threads: { type: 'string' },
+  tensorboard: { type: 'boolean' },
 } as const;
 
 /** Digits only: Number() would also take '' (0), '0x10' (16), '1e3' (1000) and ' 7 '. */
@@ -151,6 +152,7 @@ export const trainCommand: Command = {
       signal: controller.signal,
       checkpointEvery,
       compute: threads === undefined ? undefined : { threads: threads > 1 },
+      tensorboard: values.tensorboard,
       // stdout carries the run directories only, each as its run starts: scripts and the editor
       // read where training goes from here instead of guessing it.
       onStart: (runDir) => process.stdout.write(`${displayPath(runDir)}\n`),

@@ -98,9 +98,17 @@ export type RunEvent = StatusEvent | HparamsEvent | MetricsEvent | EpisodeEvent 
 /** Distributes Omit over the union, so each event kind keeps its own fields. */
 export type EventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> : never) : never;
 
+/** Another record of the events, kept beside events.jsonl (TensorBoard files: tensorboard.ts). */
+export interface EventSink {
+  add(event: RunEvent): void;
+  flush(): void;
+  close(): void;
+}
+
 export class EventLog {
   private readonly fd: number;
   private buffer: string[] = [];
+  private readonly sinks: EventSink[] = [];
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a');
@@ -109,11 +117,24 @@ export class EventLog {
   /** Queues one event (stamped with the current time); written at the next flush(). */
   add(event: EventInput): void {
     const { type, step, ...rest } = event;
+    const stamped = { type, step, time: Date.now() / 1000, ...rest };
     // JSON has no NaN or infinities: JSON.stringify writes them as null ("no value").
-    this.buffer.push(JSON.stringify({ type, step, time: Date.now() / 1000, ...rest }));
+    this.buffer.push(JSON.stringify(stamped));
+    for (const sink of this.sinks) sink.add(stamped as RunEvent);
+  }
+
+  /** Every event from now on also goes to `sink`, flushed and closed with this log. */
+  mirrorTo(sink: EventSink): void {
+    this.sinks.push(sink);
   }
 
   flush(): void {
+    this.flushLines();
+    // After events.jsonl, whose failure (a full disk) is the one to report.
+    for (const sink of this.sinks) sink.flush();
+  }
+
+  private flushLines(): void {
     if (this.buffer.length === 0) return;
     const bytes = Buffer.from(this.buffer.join('\n') + '\n');
     const before = fs.fstatSync(this.fd).size;
@@ -137,6 +158,13 @@ export class EventLog {
       this.flush();
     } finally {
       fs.closeSync(this.fd);
+      for (const sink of this.sinks) {
+        try {
+          sink.close();
+        } catch {
+          // A side record that cannot be completed must not fail the run: events.jsonl has it all.
+        }
+      }
     }
   }
 }
