@@ -5,7 +5,9 @@
 // The spec names the goal and what the agent achieved (observation numbers), and the module
 // exports computeReward(achieved, goal, info): what step() would pay for reaching `achieved`
 // when asked for `goal`. Hindsight relabeling calls it for goals the agent did reach, on the
-// trainer's thread, so it is a pure function of its arguments.
+// trainer's thread, so it is a pure function of its arguments. Reaching the goal ends the
+// episode here, so the module also exports computeTerminated: a relabeled step that reaches its
+// hindsight goal is then a last step too, and its value is not bootstrapped past it.
 export const spec = {
   observations: ['x', 'goal_x'],
   actions: 'discrete',
@@ -16,6 +18,10 @@ export const spec = {
 
 export function computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number {
   return achieved[0] === goal[0] ? 1 : 0;
+}
+
+export function computeTerminated(achieved: ArrayLike<number>, goal: ArrayLike<number>): boolean {
+  return achieved[0] === goal[0];
 }
 
 interface Params {
@@ -59,8 +65,7 @@ export default class PointReach {
 
   step(action: number) {
     this.x = Math.min(this.length - 1, Math.max(0, this.x + (action === 1 ? 1 : -1)));
-    const reward = computeReward([this.x], [this.goal]);
-    const success = reward === 1;
-    return { obs: [this.x, this.goal], reward, terminated: success, truncated: false, info: { success } };
+    const success = computeTerminated([this.x], [this.goal]);
+    return { obs: [this.x, this.goal], reward: computeReward([this.x], [this.goal]), terminated: success, truncated: false, info: { success } };
   }
 }

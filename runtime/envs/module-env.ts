@@ -57,33 +57,56 @@ export function moduleMaker(exports: Record<string, unknown>, origin: string): M
     }
   };
   if (spec?.text) return { text: true, make: (params) => new TextModuleEnv(user(params), kind, origin, spec) };
-  if (spec?.goal) goalRewardOf(exports, origin); // a goal-conditioned module without computeReward fails at load
+  if (spec?.goal) goalFunctionsOf(exports, origin); // a goal-conditioned module without computeReward fails at load
   return { text: false, make: (params) => new ModuleEnv(user(params), kind, origin, params, spec) };
 }
 
-/** What a goal-conditioned module's reward is: (achieved, goal) -> the reward step() would give. */
-export type GoalReward = (achieved: ArrayLike<number>, goal: ArrayLike<number>) => number;
+/**
+ * What a goal-conditioned module computes for any (achieved, goal): the reward step() would give,
+ * and, when the module exports computeTerminated, whether reaching `achieved` ends the episode.
+ */
+export interface GoalFunctions {
+  reward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number;
+  terminated?: (achieved: ArrayLike<number>, goal: ArrayLike<number>) => boolean;
+}
 
 /**
- * The `computeReward(achieved, goal, info)` a goal-conditioned module exports, checked on every
- * call: what it throws, or a reward that is not a finite number, says which module and why.
- * Relabeling has no step info to give it: `info` is `{}`.
+ * The `computeReward(achieved, goal, info)` a goal-conditioned module exports, and its optional
+ * `computeTerminated(achieved, goal, info)`, checked on every call: what they throw, or a result
+ * of the wrong type, says which module and why. Relabeling has no step info to give: `info` is `{}`.
  */
-export function goalRewardOf(exports: Record<string, unknown>, origin: string): GoalReward {
-  const fn = exports.computeReward;
-  if (typeof fn !== 'function') {
+export function goalFunctionsOf(exports: Record<string, unknown>, origin: string): GoalFunctions {
+  const reward = exports.computeReward;
+  if (typeof reward !== 'function') {
     throw new EnvModuleError(`${origin}: its spec declares goal and achieved, so it must export a pure function computeReward(achieved, goal, info) returning the reward for reaching \`achieved\` when asked for \`goal\` (docs/language.md#user-environments)`);
   }
+  const terminated = exports.computeTerminated;
+  if (terminated !== undefined && typeof terminated !== 'function') {
+    throw new EnvModuleError(`${origin}: computeTerminated must be a function (achieved, goal, info) => boolean, or not exported; got ${short(terminated)}`);
+  }
   const info = Object.freeze({});
-  return (achieved, goal) => {
-    let reward: unknown;
+  type GoalFunction = (achieved: ArrayLike<number>, goal: ArrayLike<number>, info: object) => unknown;
+  const call = (fn: GoalFunction, name: string, achieved: ArrayLike<number>, goal: ArrayLike<number>): unknown => {
     try {
-      reward = (fn as (a: ArrayLike<number>, g: ArrayLike<number>, i: object) => unknown)(achieved, goal, info);
+      return fn(achieved, goal, info);
     } catch (err) {
-      throw new EnvModuleError(`${origin}: computeReward() threw: ${describeThrown(err)}`);
+      throw new EnvModuleError(`${origin}: ${name}() threw: ${describeThrown(err)}`);
     }
-    if (typeof reward !== 'number' || !Number.isFinite(reward)) throw new EnvModuleError(`${origin}: computeReward() must return a finite number; got ${short(reward)}`);
-    return reward;
+  };
+  return {
+    reward: (achieved, goal) => {
+      const value = call(reward as GoalFunction, 'computeReward', achieved, goal);
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw new EnvModuleError(`${origin}: computeReward() must return a finite number; got ${short(value)}`);
+      return value;
+    },
+    terminated:
+      typeof terminated === 'function'
+        ? (achieved, goal) => {
+            const value = call(terminated as GoalFunction, 'computeTerminated', achieved, goal);
+            if (typeof value !== 'boolean') throw new EnvModuleError(`${origin}: computeTerminated() must return true or false; got ${short(value)}`);
+            return value;
+          }
+        : undefined,
   };
 }
 

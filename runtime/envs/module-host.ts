@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { Rng } from '../random.js';
-import { EnvModuleError, type GoalReward } from './module-env.js';
+import { EnvModuleError, type GoalFunctions } from './module-env.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 import type { TextReset, TextStep } from './module-text-env.js';
 import type { CopyBatch } from './vector.js';
@@ -72,7 +72,7 @@ export class ModuleHost implements CopyBatch {
   /** Per copy: where its prepared record starts, or -1. */
   private preparedAt = new Int32Array(0);
   /** A goal-conditioned module's computeReward, loaded on this thread (user-module.ts). */
-  private goalReward: GoalReward | null = null;
+  private goalFunctions: GoalFunctions | null = null;
 
   private constructor(
     private readonly worker: Worker,
@@ -129,10 +129,10 @@ export class ModuleHost implements CopyBatch {
 
   /**
    * Gives the copies of a goal-conditioned module the GoalConditioned shape: hindsight
-   * relabeling calls `reward` on this thread, synchronously, for each relabeled sample.
+   * relabeling calls them on this thread, synchronously, for each relabeled sample.
    */
-  useGoalReward(reward: GoalReward): void {
-    this.goalReward = reward;
+  useGoalFunctions(functions: GoalFunctions): void {
+    this.goalFunctions = functions;
   }
 
   /** Makes one env copy from the plan's params, in the worker. */
@@ -147,7 +147,7 @@ export class ModuleHost implements CopyBatch {
       this.preparedAt = grown;
     }
     const maxSteps = this.channel.scalars[0];
-    if (info.goal && this.goalReward) return new GoalRemoteEnv(this, info, copy, maxSteps, info.goal, this.goalReward);
+    if (info.goal && this.goalFunctions) return new GoalRemoteEnv(this, info, copy, maxSteps, info.goal, this.goalFunctions);
     return new RemoteEnv(this, info, copy, maxSteps);
   }
 
@@ -462,18 +462,24 @@ class RemoteEnv implements FastEnv {
   }
 }
 
-/** A copy of a goal-conditioned module: its reward for any (achieved, goal) comes from the module's computeReward. */
+/**
+ * A copy of a goal-conditioned module: its reward for any (achieved, goal) comes from the module's
+ * computeReward, and whether that ends the episode from its computeTerminated when it has one.
+ */
 class GoalRemoteEnv extends RemoteEnv implements GoalConditioned {
   readonly goalFields: readonly string[];
   readonly achievedFields: readonly string[];
+  /** Absent when the module exports none: relabeled rows then keep their stored dones. */
+  readonly computeTerminated?: (achieved: ArrayLike<number>, goal: ArrayLike<number>) => boolean;
 
-  constructor(host: ModuleHost, module: ModuleInfo, copy: number, maxSteps: number, goal: NonNullable<ModuleInfo['goal']>, private readonly reward: GoalReward) {
+  constructor(host: ModuleHost, module: ModuleInfo, copy: number, maxSteps: number, goal: NonNullable<ModuleInfo['goal']>, private readonly functions: GoalFunctions) {
     super(host, module, copy, maxSteps);
     this.goalFields = goal.goal;
     this.achievedFields = goal.achieved;
+    if (functions.terminated) this.computeTerminated = functions.terminated;
   }
 
   computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number {
-    return this.reward(achieved, goal);
+    return this.functions.reward(achieved, goal);
   }
 }

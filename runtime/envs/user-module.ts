@@ -25,7 +25,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MODULE_ENV_PARAMS } from '../../dsl/schema/index.js';
 import { PlanParams } from '../plan-params.js';
-import { describeThrown, EnvModuleError, goalRewardOf, type GoalReward } from './module-env.js';
+import { describeThrown, EnvModuleError, goalFunctionsOf, type GoalFunctions } from './module-env.js';
 import { EnvInterruptedError, ModuleHost, type TextModuleInfo } from './module-host.js';
 import type { TextReset, TextStep } from './module-text-env.js';
 import type { Env } from './types.js';
@@ -97,7 +97,7 @@ async function instantiate(code: string, origin: string, params: Record<string, 
   const host = await ModuleHost.start(code, origin, params, { name, ...moduleEnvConfig(name, params) });
   if (!host.text && host.info.goal) {
     try {
-      host.useGoalReward(await loadGoalReward(code, origin));
+      host.useGoalFunctions(await loadGoalFunctions(code, origin));
     } catch (err) {
       host.close();
       throw err;
@@ -115,12 +115,12 @@ async function instantiate(code: string, origin: string, params: Record<string, 
 }
 
 /**
- * A goal-conditioned module's computeReward, loaded on the trainer's thread: the replay buffer
- * relabels on this thread, synchronously, for every sampled row, and a round trip to the
- * module's worker per row would cost more than the gradient step. The module's top-level code
- * therefore runs here too; computeReward must be pure (docs/language.md#user-environments).
+ * A goal-conditioned module's computeReward (and computeTerminated), loaded on the trainer's
+ * thread: the replay buffer relabels on this thread, synchronously, for every sampled row, and a
+ * round trip to the module's worker per row would cost more than the gradient step. The module's
+ * top-level code therefore runs here too; both must be pure (docs/language.md#user-environments).
  */
-async function loadGoalReward(code: string, origin: string): Promise<GoalReward> {
+async function loadGoalFunctions(code: string, origin: string): Promise<GoalFunctions> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-env-'));
   const file = path.join(dir, 'env-module.mjs');
   try {
@@ -131,7 +131,7 @@ async function loadGoalReward(code: string, origin: string): Promise<GoalReward>
     } catch (err) {
       throw new EnvModuleError(`the env module ${origin} failed while loading for computeReward: ${describeThrown(err)}`);
     }
-    return goalRewardOf(exports, origin);
+    return goalFunctionsOf(exports, origin);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -42,9 +42,36 @@ test('the copies of a goal-conditioned module compute rewards for any goal, on t
     assert.deepEqual([env.goalFields, env.achievedFields], [['goal_x'], ['x']]);
     assert.equal(env.computeReward(Float32Array.of(3), Float32Array.of(3)), 1);
     assert.equal(env.computeReward([2], [3]), 0);
+    // Reaching the goal ends its episodes: relabeled rows that reach their goal become last steps.
+    assert.equal(env.computeTerminated?.(Float32Array.of(3), Float32Array.of(3)), true);
+    assert.equal(env.computeTerminated?.([2], [3]), false);
   } finally {
     loaded.close();
   }
+});
+
+test('computeTerminated is optional; one that is not a function, throws or answers no boolean is refused, saying why', async () => {
+  const source = fs.readFileSync(example, 'utf8');
+  const without = (replacement: string) => source.replace(/export function computeTerminated[\s\S]*?\n}\n/, replacement).replace('computeTerminated([this.x], [this.goal])', '(this.x === this.goal)');
+  const plain = await loadEnvModule(write('plain.ts', without('')), {});
+  const counted = await loadEnvModule(write('counted.ts', without('export function computeTerminated() { return 1; }\n')), {});
+  const thrower = await loadEnvModule(write('throws-terminated.ts', without('export function computeTerminated() { throw new Error("never ends"); }\n')), {});
+  try {
+    const env = plain.create({});
+    assert.ok(isGoalConditioned(env));
+    assert.equal(env.computeTerminated, undefined, 'relabeled rows then keep their stored dones');
+    const one = counted.create({});
+    assert.ok(isGoalConditioned(one));
+    assert.throws(() => one.computeTerminated?.([1], [1]), /counted\.ts: computeTerminated\(\) must return true or false; got 1/);
+    const other = thrower.create({});
+    assert.ok(isGoalConditioned(other));
+    assert.throws(() => other.computeTerminated?.([1], [1]), /throws-terminated\.ts: computeTerminated\(\) threw: never ends/);
+  } finally {
+    plain.close();
+    counted.close();
+    thrower.close();
+  }
+  await assert.rejects(loadEnvModule(write('not-a-function.ts', without('export const computeTerminated = true;\n')), {}), /not-a-function\.ts: computeTerminated must be a function \(achieved, goal, info\) => boolean, or not exported; got true/);
 });
 
 test('a module that declares goals without a usable computeReward is refused, saying why', async () => {
