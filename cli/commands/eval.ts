@@ -44,7 +44,7 @@ export const evalCommand: Command = {
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
     if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
     // Loaded here: they bring onnxruntime, which the other commands do not need.
-    const [{ loadRunModule, openRunEnvs }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
+    const [{ loadRunModule, openRunEnvs, runEnvParams }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
       import('../../runtime/envs/run-envs.js'),
       import('../../runtime/evaluate.js'),
       import('../../runtime/policies/onnx-policy.js'),
@@ -73,7 +73,7 @@ export const evalCommand: Command = {
         module.close();
       }
     }
-    const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32), module));
+    const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32), module, file));
     const deterministic = !values.stochastic;
     // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
     // same problem; episodes come from streams no training or in-run evaluation used.
@@ -93,9 +93,12 @@ export const evalCommand: Command = {
       process.stdout.write(JSON.stringify({ policy: file, episodes, deterministic, ...metrics, returns: result.returns, lengths: result.lengths }) + '\n');
     } else {
       const success = metrics['eval/success'] !== undefined ? `, success ${(100 * metrics['eval/success']).toFixed(0)}%` : '';
+      // With a curriculum, say which task the policy was judged on: the value it had reached when saved.
+      const param = plan.curriculum?.param;
+      const task = param !== undefined ? `, ${param} ${String(runEnvParams(runDir, plan, file)[param.slice('env.'.length)])}` : '';
       process.stdout.write(
         `mean return ${metrics['eval/mean_return'].toFixed(2)} +- ${metrics['eval/std_return'].toFixed(2)} over ${episodes} episodes ` +
-          `(mean length ${metrics['eval/mean_length'].toFixed(1)}${success}; ${displayPath(file)}, ${deterministic ? 'deterministic' : 'sampled actions'})\n`,
+          `(mean length ${metrics['eval/mean_length'].toFixed(1)}${success}${task}; ${displayPath(file)}, ${deterministic ? 'deterministic' : 'sampled actions'})\n`,
       );
     }
     return 0;

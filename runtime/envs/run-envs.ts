@@ -29,20 +29,37 @@ export async function loadRunModule(runDir: string, plan: Plan): Promise<LoadedE
 
 /**
  * The env params a run's policy is evaluated with: the plan's, with a curriculum's parameter at
- * the value the run reached (status.json), so that a policy is judged on the task it ended on.
+ * the value it had when that policy was saved, so that a policy is judged on the task it was
+ * training on: for `checkpoints/policy-<step>.onnx` the value its state-<step>.json recorded,
+ * otherwise (the final policy, or a file of another name) the value the run reached (status.json).
  */
-export function runEnvParams(runDir: string, plan: Plan): Record<string, unknown> {
-  const reached = plan.curriculum ? RunDirectory.readStatus(runDir)?.curriculum : undefined;
-  if (!reached || reached.param !== plan.curriculum!.param) return plan.env.params;
-  return { ...plan.env.params, [reached.param.slice('env.'.length)]: reached.value };
+export function runEnvParams(runDir: string, plan: Plan, policyFile?: string): Record<string, unknown> {
+  if (!plan.curriculum) return plan.env.params;
+  const value = policyFile !== undefined ? curriculumAtCheckpoint(policyFile) : undefined;
+  const reached = RunDirectory.readStatus(runDir)?.curriculum;
+  const current = value ?? (reached?.param === plan.curriculum.param ? reached.value : undefined);
+  if (current === undefined) return plan.env.params;
+  return { ...plan.env.params, [plan.curriculum.param.slice('env.'.length)]: current };
+}
+
+/** The curriculum value that the checkpoint beside `policy-<step>.onnx` recorded, if it did. */
+function curriculumAtCheckpoint(policyFile: string): number | undefined {
+  const step = /^policy-(\d+)\.onnx$/.exec(path.basename(policyFile))?.[1];
+  if (step === undefined) return undefined;
+  try {
+    const state = JSON.parse(fs.readFileSync(path.join(path.dirname(policyFile), `state-${step}.json`), 'utf8')) as { trainer?: { curriculum?: unknown } };
+    return typeof state.trainer?.curriculum === 'number' ? state.trainer.curriculum : undefined;
+  } catch {
+    return undefined; // no state beside it (copied elsewhere) or a damaged one: the run's own value
+  }
 }
 
 /**
- * `count` copies of the env of the run in `runDir` (with runEnvParams()); a module env's from
+ * `count` copies of the env of the run in `runDir` (with runEnvParams() for `policyFile`); a module env's from
  * `loaded` when the caller has loaded it already (its close() then ends it), else from the run's bundle.
  */
-export async function openRunEnvs(runDir: string, plan: Plan, count: number, loaded?: LoadedEnvModule): Promise<RunEnvs> {
-  const params = runEnvParams(runDir, plan);
+export async function openRunEnvs(runDir: string, plan: Plan, count: number, loaded?: LoadedEnvModule, policyFile?: string): Promise<RunEnvs> {
+  const params = runEnvParams(runDir, plan, policyFile);
   if (plan.env.kind !== 'module') return { vec: makeVecEnv(plan.env.kind, params, count), close: () => {} };
   const module = loaded ?? (await loadRunModule(runDir, plan));
   try {

@@ -96,9 +96,16 @@ describe('a run with a curriculum', () => {
     assert.equal(sizes[sizes.length - 1][1], 9);
     for (let i = 1; i < sizes.length; i++) assert.ok(sizes[i][1] >= sizes[i - 1][1], `the sizes of the recorded episodes only grow: ${JSON.stringify(sizes)}`);
     for (const [step, size] of sizes) assert.ok(size >= (step < 512 ? 5 : step < 1024 ? 7 : 9), `the episode recorded from step ${step} ran on size ${size}`);
-    // rlx eval judges the policy on the size the run ended on.
+    // rlx eval judges the policy on the size the run ended on, and a checkpoint's policy on the size it was training on.
     const envs = await openRunEnvs(result.runDir, plan, 1);
     assert.equal((envs.vec.envs[0] as GridWorld).size, 9);
+    const checkpoints = path.join(result.runDir, 'checkpoints');
+    const policySteps = fs.readdirSync(checkpoints).flatMap((f) => /^policy-(\d+)\.onnx$/.exec(f)?.[1] ?? []).map(Number).filter((step) => step % 512 !== 0);
+    assert.ok(policySteps.some((step) => step < 512) && policySteps.some((step) => step > 512 && step < 1024), `checkpoints before and between the advances: ${policySteps}`);
+    for (const step of policySteps) {
+      const atCheckpoint = await openRunEnvs(result.runDir, plan, 1, undefined, path.join(checkpoints, `policy-${step}.onnx`));
+      assert.equal((atCheckpoint.vec.envs[0] as GridWorld).size, step < 512 ? 5 : step < 1024 ? 7 : 9, `the policy saved at step ${step}`);
+    }
   });
 
   it('refuses a plan whose curriculum cannot run, before creating anything', async () => {
