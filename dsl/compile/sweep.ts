@@ -7,7 +7,7 @@ import { propertyKey, type DeclSymbol } from '../semantics/model.js';
 import type { Plan } from './plan.js';
 import { Plans } from './plans.js';
 import type { PlanCompiler } from './compiler.js';
-import { paramValue, toPlanExpr } from './values.js';
+import { paramValue, toPlanExpr, untypedValue } from './values.js';
 
 const SWEEP = DECLARATION_SCHEMAS.sweep;
 const EXPERIMENT = DECLARATION_SCHEMAS.experiment;
@@ -118,6 +118,8 @@ function applyPath(plan: Plan, key: string, expr: A.Expression): PlanValue {
     else (plan as unknown as Record<string, PlanValue>)[head] = value;
     return value;
   }
+  // A user module's params have no schema here: its values go in as written, as the env's own do (compiler.ts).
+  if (head === 'env' && plan.env.kind === 'module') return (plan.env.params[name] = untypedValue(expr));
   const fromSpec = (kind: string) => builtin(kind)?.params.find((p) => p.name === name);
   let param: ParamSpec | undefined;
   let target: Record<string, PlanValue> | undefined;

@@ -177,6 +177,22 @@ sweep Swap over Balance {
     assert.deepEqual(userModules(result.plans.first(1)), []);
   });
 
+  test("a sweep over a user module's params puts each value into the member's env params", () => {
+    const files = {
+      'main.rlx': `env Walk = module("./walk.ts") { speed: 2 }
+policy P = mlp { }
+algorithm A = PPO { }
+experiment Run { env: Walk, policy: P, algorithm: A, budget: 1k }
+sweep Speeds over Run { env.speed: [1, 5] }`,
+      'walk.ts': "export const spec = { observations: ['x'], actions: 'discrete' };\nexport default class {}\n",
+    };
+    const ws = new Workspace({ readFile: (p) => (files as Record<string, string>)[path.relative(ROOT, p)] });
+    const entry = path.join(ROOT, 'main.rlx');
+    const result = compile(analyze(ws, [entry]), entry, 'Speeds');
+    assert.ok(result.ok, JSON.stringify(result));
+    assert.deepEqual([...result.plans].map((p) => [p.env.params.speed, p.sweep!.values['env.speed']]), [[1, 1], [5, 5]]);
+  });
+
   test('random sweeps draw distinct combinations, the same ones every time', () => {
     const files = { 'main.rlx': `${BALANCE}\nsweep R over Balance { algorithm.epochs: [1, 2, 3, 4, 5], budget: [1k, 2k, 3k], strategy: random(samples: 6) }` };
     const a = plansOf(files, 'R').map((p) => JSON.stringify(p.sweep!.values));
