@@ -79,11 +79,12 @@ export const sweepCommand: Command = {
     if (values.resume === true && previous === undefined) {
       throw new UserError(`there is no sweep ${name} to resume in ${displayPath(dir)} (no sweep.json); start it with rlx sweep ${file}${values.out ? ` --out ${values.out}` : ''}`);
     }
-    if (previous !== undefined && previous.count !== members.count) {
-      throw new UserError(`sweep ${name} has ${members.count} members now and had ${previous.count} when it started: its lists changed, so member numbers mean other runs; start it anew with --out DIR`);
+    const numbering = members.numbering();
+    if (previous !== undefined && (previous.count !== members.count || previous.numbering !== numbering)) {
+      throw new UserError(`sweep ${name}'s lists changed since it started in ${displayPath(dir)} (${previous.count} members then, ${members.count} now): member numbers would mean other runs; start it anew with --out DIR`);
     }
     const state: SweepState = previous ?? {
-      rlx_sweep: 1, file: path.resolve(file), sweep: name, experiment: first.experiment, count: members.count,
+      rlx_sweep: 1, file: path.resolve(file), sweep: name, experiment: first.experiment, count: members.count, numbering,
       backend: 'local', started: new Date().toISOString(), members: {},
     };
     writeSweepState(dir, state);

@@ -5,6 +5,7 @@
 // edit elsewhere in the file keeps every index, and `--member K` on a Slurm array task or after
 // `--resume` means the same run. Members are made on demand from the lazy Plans: member 5 of a
 // sweep of 10^8 makes one plan.
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { parse, type Plan, type Plans } from '../../dsl/index.js';
 import type { PlanValue } from '../../dsl/schema/types.js';
@@ -38,6 +39,17 @@ export class SweepMembers implements Iterable<SweepMember> {
     const plan = this.plans.at(Math.floor(index / this.seedsPerPlan));
     if (plan.seeds.length !== this.seedsPerPlan) throw new Error(`sweep ${this.name}: combination ${plan.sweep?.index} has ${plan.seeds.length} seeds, the first has ${this.seedsPerPlan}`);
     return { index, plan, seed: plan.seeds[index % this.seedsPerPlan], values: plan.sweep?.values ?? {} };
+  }
+
+  /**
+   * What the numbering depends on, hashed: the swept values in their order (each once, through
+   * Plans.variants()), the seeds, and the count. The same after edits elsewhere in the file;
+   * different when the sweep's lists change, so that member numbers would mean other runs.
+   */
+  numbering(): string {
+    const variants = this.plans.variants().map((p) => p.sweep?.values ?? {});
+    const seeds = this.plans.count === 0 ? [] : this.plans.at(0).seeds;
+    return createHash('sha256').update(JSON.stringify({ name: this.name, count: this.count, seeds, variants })).digest('hex').slice(0, 16);
   }
 
   *[Symbol.iterator](): Iterator<SweepMember> {

@@ -18,6 +18,8 @@ export interface SweepState {
   experiment: string;
   /** Members (combinations x seeds), as `rlx train --list-members` numbers them. */
   count: number;
+  /** SweepMembers.numbering(): a resume refuses a sweep whose lists changed since. */
+  numbering: string;
   backend: string;
   /** ISO time the sweep was first started. */
   started: string;

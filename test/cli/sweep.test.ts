@@ -69,6 +69,14 @@ describe('rlx sweep', () => {
     assert.equal(resumed.status, 0, resumed.stderr);
     assert.equal(resumed.stdout, '');
     assert.match(resumed.stderr, /4\/4 finished in/);
+    // An edit elsewhere keeps the numbering (resume goes on); reordering the sweep's values changes it (refused).
+    const text = fs.readFileSync(path.join(cwd, 'sweep.rlx'), 'utf8');
+    fs.writeFileSync(path.join(cwd, 'sweep.rlx'), text.replace('max_steps: 50', 'max_steps: 60'));
+    assert.equal(rlx(['sweep', 'sweep.rlx', '--resume', '--device', 'cpu'], cwd).status, 0);
+    fs.writeFileSync(path.join(cwd, 'sweep.rlx'), text.replace('[1e-3, 3e-3]', '[3e-3, 1e-3]'));
+    const reordered = rlx(['sweep', 'sweep.rlx', '--resume', '--device', 'cpu'], cwd);
+    assert.equal(reordered.status, 2);
+    assert.match(reordered.stderr, /sweep S's lists changed since it started in runs\/S \(4 members then, 4 now\): member numbers would mean other runs; start it anew with --out DIR/);
   });
 
   it('reports a failing member with its error while the others finish', () => {
