@@ -1,8 +1,8 @@
 // rlx train FILE | --plan PLAN.json | --resume RUN_DIR: trains and writes run directories.
 // Several seeds (or the members of a sweep) run one after another, each in its own run
 // directory, unless --seed picks one, or --member one member of a sweep (what `rlx sweep` and a
-// Slurm array task run; --list-members prints the members instead). SIGINT/SIGTERM stop cleanly (final checkpoint, status
-// `stopped`); a second signal exits at once.
+// Slurm array task run; --list-members prints the members instead). SIGINT/SIGTERM stop cleanly
+// (final checkpoint, status `stopped`); a second signal exits at once.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Plans, type Plan } from '../../dsl/index.js';
@@ -138,7 +138,7 @@ export const trainCommand: Command = {
     if (values.sweep !== undefined && values.experiment !== undefined) throw new UserError('--sweep and --experiment both name what to train; give one');
     const memberIndex = wholeNumber(values.member, 'member', 0);
     const addressesMembers = memberIndex !== undefined || values['list-members'] === true;
-    if (addressesMembers && positionals.length !== 1) throw new UserError(`--member and --list-members take an .rlx file: rlx train FILE --sweep NAME --member K\nusage: ${usage}`);
+    if ((addressesMembers || values.sweep !== undefined) && positionals.length !== 1) throw new UserError(`--sweep, --member and --list-members take an .rlx file: rlx train FILE --sweep NAME --member K\nusage: ${usage}`);
     if (memberIndex !== undefined && values.seed !== undefined) throw new UserError('a member has its own seed: --seed does not apply with --member (see --list-members)');
     const name = (values.sweep ?? values.experiment) as string | undefined;
     // --member/--list-members address a sweep's members (cli/sweep/members.ts); --sweep must name a sweep.
@@ -263,11 +263,24 @@ async function listMembers(members: SweepMembers, only: number | undefined): Pro
   process.stdout.on('error', onError);
   try {
     for (let k = 0; k < members.count && !closed; k++) {
-      if (!process.stdout.write(line(k))) await new Promise<void>((resolve) => { process.stdout.once('drain', resolve); process.stdout.once('error', () => resolve()); });
+      if (!process.stdout.write(line(k))) await drained(process.stdout);
     }
   } finally {
     process.stdout.off('error', onError);
   }
+}
+
+/** Resolves when `stream` takes more writes (or fails: the reader went away). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('error', done);
+  });
 }
 
 /**
