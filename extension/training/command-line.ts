@@ -40,8 +40,11 @@ export function trainerFile(trainer: TrainerCommand): string | undefined {
 export type Device = 'auto' | 'cpu' | 'cuda' | 'webgpu';
 
 export type TrainRequest =
-  /** An experiment (or a sweep, which trains its members one after another in one process). */
+  /** An experiment: its seeds one after another (or the one `seed`). */
   | { kind: 'train'; file: string; experiment: string; seed?: number }
+  /** `rlx sweep FILE --sweep NAME`: the members as parallel processes, as on the command line. */
+  /** (`experiment`: the one it sweeps over, whose folder the members' runs go into.) */
+  | { kind: 'sweep'; file: string; sweep: string; experiment: string }
   /** `rlx train --resume RUN_DIR`: continues a stopped or crashed run from its last checkpoint. */
   | { kind: 'resume'; runDir: string };
 
@@ -49,6 +52,7 @@ export type TrainRequest =
 export function trainArgs(request: TrainRequest, out: string, device: Device): string[] {
   const deviceArgs = device === 'auto' ? [] : ['--device', device];
   if (request.kind === 'resume') return ['train', '--resume', request.runDir, ...deviceArgs];
+  if (request.kind === 'sweep') return ['sweep', request.file, '--sweep', request.sweep, '--out', out, ...deviceArgs];
   const seedArgs = request.seed === undefined ? [] : ['--seed', String(request.seed)];
   return ['train', request.file, '--experiment', request.experiment, ...seedArgs, '--out', out, ...deviceArgs];
 }
@@ -56,5 +60,6 @@ export function trainArgs(request: TrainRequest, out: string, device: Device): s
 /** A short name for a request, for the status bar, notifications and the output channel. */
 export function requestLabel(request: TrainRequest): string {
   if (request.kind === 'resume') return `${path.basename(path.dirname(request.runDir))}/${path.basename(request.runDir)}`;
+  if (request.kind === 'sweep') return `sweep ${request.sweep}`;
   return request.seed === undefined ? request.experiment : `${request.experiment} seed ${request.seed}`;
 }

@@ -67,8 +67,8 @@ export class Launcher {
     let specs: JobSpec[];
     let label: string;
     if (info.kind === 'sweep') {
-      // One process trains the members in turn: the command line has no way to name one member.
-      specs = [{ ...base, request: { kind: 'train', file, experiment: name } }];
+      // `rlx sweep`, as on the command line: it runs the members as processes of their own, parallel: at a time.
+      specs = [{ ...base, request: { kind: 'sweep', file, sweep: name, experiment: plan.plans[0]?.experiment ?? name } }];
       label = `sweep ${name} (${plan.count} member${plan.count === 1 ? '' : 's'})`;
     } else if (seed !== undefined || seeds.length <= 1) {
       specs = [{ ...base, request: { kind: 'train', file, experiment: name, seed } }];

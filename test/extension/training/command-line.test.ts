@@ -39,6 +39,12 @@ test('train arguments: file, experiment, optional seed, runs folder, device unle
   ]);
 });
 
+test("a sweep runs as `rlx sweep`, the same command as on the command line (members as parallel processes)", () => {
+  assert.deepEqual(trainArgs({ kind: 'sweep', file: '/p/a.rlx', sweep: 'LrScan', experiment: 'Balance' }, '/p/runs', 'auto'), ['sweep', '/p/a.rlx', '--sweep', 'LrScan', '--out', '/p/runs']);
+  assert.deepEqual(trainArgs({ kind: 'sweep', file: '/p/a.rlx', sweep: 'LrScan', experiment: 'Balance' }, '/p/runs', 'cpu'), ['sweep', '/p/a.rlx', '--sweep', 'LrScan', '--out', '/p/runs', '--device', 'cpu']);
+  assert.equal(requestLabel({ kind: 'sweep', file: 'a.rlx', sweep: 'LrScan', experiment: 'Balance' }), 'sweep LrScan');
+});
+
 test('resume arguments: the run directory only (its plan, seed and folder are its own)', () => {
   assert.deepEqual(trainArgs({ kind: 'resume', runDir: '/p/runs/Balance/x' }, '/p/runs', 'auto'), ['train', '--resume', '/p/runs/Balance/x']);
   assert.deepEqual(trainArgs({ kind: 'resume', runDir: '/p/runs/Balance/x' }, '/p/runs', 'webgpu'), ['train', '--resume', '/p/runs/Balance/x', '--device', 'webgpu']);
