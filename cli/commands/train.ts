@@ -1,6 +1,7 @@
 // rlx train FILE | --plan PLAN.json | --resume RUN_DIR: trains and writes run directories.
 // Several seeds (or the members of a sweep) run one after another, each in its own run
-// directory, unless --seed picks one. SIGINT/SIGTERM stop cleanly (final checkpoint, status
+// directory, unless --seed picks one, or --member one member of a sweep (what `rlx sweep` and a
+// Slurm array task run; --list-members prints the members instead). SIGINT/SIGTERM stop cleanly (final checkpoint, status
 // `stopped`); a second signal exits at once.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,10 +13,15 @@ import { returnsSummary, type ReturnsFacts } from '../../webview/shared/returns-
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
 import { progressReporter } from '../progress.js';
+import { chooseSweep, describeMember, SweepMembers } from '../sweep/members.js';
 import { planFile } from './plan.js';
 
 const usage = [
   'rlx train FILE [--experiment NAME] [--seed N] [--out DIR] [--device auto|cpu|cuda|webgpu]',
+  '       rlx train FILE [--sweep NAME] --member K [--out DIR] [--device ...]',
+  '         (member K of the sweep, 0-based: one combination of its values and one seed)',
+  '       rlx train FILE [--sweep NAME] --list-members [--member K]',
+  '         (one line per member: index, its values and seed)',
   '       rlx train --plan PLAN.json [--seed N] [--out DIR] [--device ...]',
   '       rlx train --resume RUN_DIR [--device ...]',
   '       (also --checkpoint-every STEPS, --threads 1|2)',
@@ -23,6 +29,9 @@ const usage = [
 
 const options = {
   experiment: { type: 'string', short: 'e' },
+  sweep: { type: 'string' },
+  member: { type: 'string' },
+  'list-members': { type: 'boolean' },
   seed: { type: 'string' },
   out: { type: 'string', short: 'o' },
   device: { type: 'string' },
@@ -123,10 +132,27 @@ export const trainCommand: Command = {
     if (sourcesGiven !== 1 || positionals.length > 1) throw new UserError(`name one .rlx file, or --plan PLAN.json, or --resume RUN_DIR\nusage: ${usage}`);
     const device = values.device as DeviceRequest | undefined;
     if (device !== undefined && !DEVICES.includes(device)) throw new UserError(`--device must be one of ${DEVICES.join(', ')}, got '${device}'`);
-    if (values.resume !== undefined && (values.seed !== undefined || values.out !== undefined || values.experiment !== undefined)) {
-      throw new UserError('--resume continues a run as it was: --seed, --out and --experiment do not apply');
+    if (values.resume !== undefined && (values.seed !== undefined || values.out !== undefined || values.experiment !== undefined || values.sweep !== undefined)) {
+      throw new UserError('--resume continues a run as it was: --seed, --out, --experiment and --sweep do not apply');
     }
-    const seed = wholeNumber(values.seed, 'seed', 0);
+    if (values.sweep !== undefined && values.experiment !== undefined) throw new UserError('--sweep and --experiment both name what to train; give one');
+    const memberIndex = wholeNumber(values.member, 'member', 0);
+    const addressesMembers = memberIndex !== undefined || values['list-members'] === true;
+    if (addressesMembers && positionals.length !== 1) throw new UserError(`--member and --list-members take an .rlx file: rlx train FILE --sweep NAME --member K\nusage: ${usage}`);
+    if (memberIndex !== undefined && values.seed !== undefined) throw new UserError('a member has its own seed: --seed does not apply with --member (see --list-members)');
+    const name = (values.sweep ?? values.experiment) as string | undefined;
+    // --member/--list-members address a sweep's members (cli/sweep/members.ts); --sweep must name a sweep.
+    const members = () => {
+      const sweep = chooseSweep(positionals[0], name);
+      return new SweepMembers(sweep, planFile(positionals[0], sweep));
+    };
+    if (values.sweep !== undefined && !addressesMembers) chooseSweep(positionals[0], values.sweep as string);
+    if (values['list-members'] === true) {
+      await listMembers(members(), memberIndex);
+      return 0;
+    }
+    const member = memberIndex !== undefined ? members().at(memberIndex) : undefined;
+    const seed = member?.seed ?? wholeNumber(values.seed, 'seed', 0);
     const checkpointEvery = wholeNumber(values['checkpoint-every'], 'checkpoint-every', 1);
     const threads = wholeNumber(values.threads, 'threads', 1);
     if (threads !== undefined && threads > 2) throw new UserError(`--threads must be 1 or 2, got '${values.threads}'`);
@@ -187,7 +213,7 @@ export const trainCommand: Command = {
         baseDir = path.dirname(planPath);
       } else {
         const file = positionals[0];
-        plans = planFile(file, values.experiment as string | undefined);
+        plans = member !== undefined ? Plans.of([member.plan]) : planFile(file, name);
         sourcesFor = (plan) => sourcesBeside(path.dirname(file), plan);
         envModuleFor = (plan) => (plan.env.module === undefined ? undefined : path.resolve(path.dirname(file), plan.env.module));
         baseDir = path.dirname(file);
@@ -203,8 +229,9 @@ export const trainCommand: Command = {
       const choice = await choosing;
       for (const plan of plans) {
         for (const runSeed of seed !== undefined ? [seed] : plan.seeds) {
-          const member = plan.sweep ? ` (sweep ${plan.sweep.name} ${plan.sweep.index + 1}/${plan.sweep.count})` : '';
-          reporter.message(`rlx train: ${plan.experiment}${member}, seed ${runSeed}`);
+          const which = member !== undefined ? ` (sweep ${plan.sweep!.name} member ${member.index}: ${describeMember(member)})`
+            : plan.sweep ? ` (sweep ${plan.sweep.name} ${plan.sweep.index + 1}/${plan.sweep.count})` : '';
+          reporter.message(`rlx train: ${plan.experiment}${which}, seed ${runSeed}`);
           report(await train(plan, { ...common, device: device !== undefined || plan.device === firstDevice ? choice : undefined, seed: runSeed, out: values.out, sources: sourcesFor(plan), envModule: envModuleFor(plan), baseDir }));
           if (signalled) return exitCode(signalled);
         }
@@ -219,6 +246,29 @@ export const trainCommand: Command = {
     }
   },
 };
+
+/**
+ * `--list-members`: `K<tab>values seed=S` a line per member (or member K's only), made as they
+ * are written, waiting for the reader (a sweep may have millions); a reader that stops (`| head`)
+ * ends the listing, not with an error.
+ */
+async function listMembers(members: SweepMembers, only: number | undefined): Promise<void> {
+  const line = (k: number) => `${k}\t${describeMember(members.at(k))}\n`;
+  if (only !== undefined) {
+    process.stdout.write(line(only));
+    return;
+  }
+  let closed = false;
+  const onError = () => (closed = true);
+  process.stdout.on('error', onError);
+  try {
+    for (let k = 0; k < members.count && !closed; k++) {
+      if (!process.stdout.write(line(k))) await new Promise<void>((resolve) => { process.stdout.once('drain', resolve); process.stdout.once('error', () => resolve()); });
+    }
+  } finally {
+    process.stdout.off('error', onError);
+  }
+}
 
 /**
  * The returns of a finished run with how each was measured: the evaluation's settings come
