@@ -183,5 +183,7 @@ describe('squeue and member states', () => {
     ]);
     assert.equal(summarize(statuses), '8 members: 1 finished, 1 running, 1 pending, 2 failed, 1 stopped, 1 crashed, 1 unknown');
     assert.equal(memberStatuses(8, new Map(), (k) => traces[k] ?? {}, true)[7].state, 'cancelled', 'after --cancel, a task never started was cancelled');
+    const requeued = memberStatuses(3, new Map([[2, 'PENDING']]), (k) => traces[k] ?? {}, false)[2];
+    assert.deepEqual(requeued, { member: 2, state: 'pending', runDir: '/r/2', detail: 'requeued' }, 'a requeued task waits with the run it will resume');
   });
 });

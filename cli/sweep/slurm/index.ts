@@ -106,13 +106,18 @@ export function slurmSweepStatus(dir: string): { record: SlurmJobRecord; members
   return { record, members, summary: summarize(members) };
 }
 
-/** scancel of the whole array: running members stop cleanly (SIGTERM, final checkpoint), pending ones never start. */
-export function cancelSlurmSweep(dir: string): SlurmJobRecord {
+/**
+ * scancel of the whole array: running members stop cleanly (SIGTERM, final checkpoint), pending
+ * ones never start. A job with no task left in the queue is left alone (`queued` 0).
+ */
+export function cancelSlurmSweep(dir: string): { record: SlurmJobRecord; queued: number } {
   const record = slurmJob(dir);
+  const queued = squeueTasks(record.job_id).size;
+  if (queued === 0) return { record, queued };
   scancel(record.job_id);
   const cancelled = { ...record, cancelled: new Date().toISOString() };
   writeJsonAtomic(recordFile(dir), cancelled);
-  return cancelled;
+  return { record: cancelled, queued };
 }
 
 function readRecord(dir: string): SlurmJobRecord | undefined {

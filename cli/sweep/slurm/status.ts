@@ -31,9 +31,10 @@ export function memberStatuses(members: number, queue: QueuedTasks, trace: (memb
   const statuses: MemberStatus[] = [];
   for (let member = 0; member < members; member++) {
     const queued = queue.get(member);
-    const t = queued === 'PENDING' ? {} : trace(member);
+    const t = trace(member);
     const base = { member, ...(t.runDir !== undefined ? { runDir: t.runDir } : {}) };
-    if (queued === 'PENDING') statuses.push({ ...base, state: 'pending' });
+    // Pending with a run directory: requeued (node failure, scontrol requeue); it resumes that run.
+    if (queued === 'PENDING') statuses.push({ ...base, state: 'pending', ...(t.runDir !== undefined ? { detail: 'requeued' } : {}) });
     else if (queued !== undefined && RUNNING.has(queued)) statuses.push({ ...base, state: 'running' });
     // Suspended, requeued, held: Slurm's own word says most.
     else if (queued !== undefined) statuses.push({ ...base, state: 'pending', detail: queued.toLowerCase() });
