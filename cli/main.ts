@@ -11,8 +11,9 @@ import { planCommand } from './commands/plan.js';
 import { evalCommand } from './commands/eval.js';
 import { trainCommand } from './commands/train.js';
 import { lspCommand } from './commands/lsp.js';
+import { sweepCommand } from './commands/sweep.js';
 
-const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, evalCommand, lspCommand];
+const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, sweepCommand, evalCommand, lspCommand];
 
 /** rlx's version from its package.json, found above this file (compiled or bundled alike). */
 function version(): string {
