@@ -10,8 +10,8 @@ import { fmtCommand } from './commands/fmt.js';
 import { planCommand } from './commands/plan.js';
 import { evalCommand } from './commands/eval.js';
 import { trainCommand } from './commands/train.js';
-import { lspCommand } from './commands/lsp.js';
 import { sweepCommand } from './commands/sweep.js';
+import { lspCommand } from './commands/lsp.js';
 
 const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, sweepCommand, evalCommand, lspCommand];
 

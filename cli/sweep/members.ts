@@ -65,24 +65,31 @@ function formatValue(value: PlanValue): string {
 }
 
 /**
- * The sweep `--member` / `--list-members` address: `name` when given (it must be a sweep of the
- * file), else the file's only sweep. Read from the syntax alone (parsing never fails); the
- * compiler reports the file's errors afterwards.
+ * The sweep a command addresses: `name` when given (it must be a sweep of the file), else the
+ * file's only sweep. Read from the syntax alone (parsing never fails); the compiler reports the
+ * file's errors afterwards. `purpose` opens the refusal of a file without sweeps ("rlx sweep runs
+ * the members of a sweep").
  */
-export function chooseSweep(file: string, name: string | undefined): string {
+export function chooseSweep(file: string, name: string | undefined, purpose = '--member and --list-members pick a member of a sweep'): string {
   const declarations = parse(readSourceFile(file)).file.declarations;
   const named = (kind: string) => declarations.filter((d) => d.declKind === kind && d.name).map((d) => d.name!.text);
   const sweeps = named('sweep');
   const base = path.basename(file);
   if (name !== undefined) {
     if (sweeps.includes(name)) return name;
-    if (named('experiment').includes(name)) throw new UserError(`${name} is an experiment, not a sweep: --member and --list-members pick a member of a sweep${sweeps.length > 0 ? ` (${base} has: ${sweeps.join(', ')})` : ''}; train an experiment's seed with --seed N`);
+    if (named('experiment').includes(name)) throw new UserError(`${name} is an experiment, not a sweep: ${purpose}${sweeps.length > 0 ? ` (${base} has: ${sweeps.join(', ')})` : ''}; train an experiment's seed with rlx train --seed N`);
     throw new UserError(sweeps.length > 0 ? `${base} has no sweep '${name}'; its sweeps: ${sweeps.join(', ')}` : `${base} declares no sweep (looking for '${name}')`);
   }
   if (sweeps.length === 1) return sweeps[0];
   if (sweeps.length === 0) {
     const experiments = named('experiment');
-    throw new UserError(`--member and --list-members pick a member of a sweep, and ${base} declares none${experiments.length > 0 ? ` (its experiments: ${experiments.join(', ')}; train one's seed with --seed N)` : ''}`);
+    throw new UserError(`${purpose}, and ${base} declares none${experiments.length > 0 ? ` (its experiments: ${experiments.join(', ')}; train one's seed with --seed N)` : ''}`);
   }
   throw new UserError(`${base} has ${sweeps.length} sweeps (${sweeps.join(', ')}); choose one with --sweep NAME`);
+}
+
+/** Whether the sweep states `parallel:` itself (the plan holds the registry's default otherwise). */
+export function statesParallel(file: string, sweep: string): boolean {
+  const declaration = parse(readSourceFile(file)).file.declarations.find((d) => d.declKind === 'sweep' && d.name?.text === sweep);
+  return (declaration?.body?.members ?? []).some((m) => m.kind === 'Property' && m.path.map((p) => p.text).join('.') === 'parallel');
 }

@@ -106,6 +106,10 @@ describe('the array script', () => {
     assert.match(script, /--member "\$SLURM_ARRAY_TASK_ID" --out \/lab\/runs --threads 1\n/);
   });
 
+  test('a sweep that states no parallel leaves the array unthrottled: Slurm gives what it can', () => {
+    assert.ok(sbatchLines(arraySbatch(job(defaults, { parallel: undefined }))).includes('#SBATCH --array=0-5'));
+  });
+
   test('paths with blanks and % are quoted for sbatch, whose patterns keep working', () => {
     assert.equal(sbatchPath('/lab/my runs/S/slurm', '/member-%a.out'), '"/lab/my runs/S/slurm/member-%a.out"');
     assert.equal(sbatchPath('/lab/100%/S', '/member-%a.out'), '/lab/100%%/S/member-%a.out');

@@ -9,31 +9,13 @@ import { describe, it } from 'node:test';
 
 import { repoRoot } from '../helpers/repo.js';
 import { tempDir } from '../runtime/helpers.js';
+import { TINY_EXPERIMENT } from './sweep-fixtures.js';
 
 const RLX = path.join(repoRoot(), 'bin', 'rlx.js');
 
 function rlx(args: string[], cwd: string) {
   return spawnSync(process.execPath, [RLX, ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
 }
-
-/** A CartPole PPO experiment small enough to train in a second or two (256 steps). */
-export const TINY_EXPERIMENT = `
-env Pole = CartPole { max_steps: 50 }
-policy P = mlp { hidden: [8] }
-algorithm A = PPO {
-  rollout_steps: 32
-  epochs: 1
-  minibatches: 1
-}
-experiment E {
-  env: Pole
-  envs: 2
-  policy: P
-  algorithm: A
-  budget: 256
-  seeds: [1, 2]
-}
-`;
 
 const SWEEP = `
 sweep S over E {

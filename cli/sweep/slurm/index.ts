@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { PlanValue } from '../../../dsl/schema/index.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from '../../../runtime/atomic-files.js';
 import { UserError } from '../../files.js';
+import { sweepDir } from '../state.js';
 import { sbatch, scancel, squeueTasks } from './client.js';
 import { arraySbatch, memberLog } from './script.js';
 import { slurmSettings } from './settings.js';
@@ -33,7 +34,8 @@ export interface SlurmSweepOptions {
   file: string;
   sweep: string;
   members: number;
-  parallel: number;
+  /** Tasks at the same time; undefined: as many as Slurm gives. */
+  parallel: number | undefined;
   /** The plan's `sweep.slurm` (null: no `slurm { }` block, every setting at its default). */
   slurm: Record<string, PlanValue> | null;
   /** The runs folder (`--out`). */
@@ -44,7 +46,7 @@ export interface SlurmSweepOptions {
 }
 
 /** The folder of a sweep's Slurm files. */
-export const slurmDir = (runsDir: string, sweep: string): string => path.resolve(runsDir, sweep, 'slurm');
+export const slurmDir = (runsDir: string, sweep: string): string => path.join(sweepDir(path.resolve(runsDir), sweep), 'slurm');
 
 const recordFile = (dir: string) => path.join(dir, 'job.json');
 
@@ -68,7 +70,7 @@ export function runSlurmSweep(options: SlurmSweepOptions): SlurmJobRecord {
     sweep: options.sweep,
     file: path.resolve(options.file),
     members: options.members,
-    parallel: Math.min(options.parallel, options.members),
+    parallel: options.parallel === undefined ? undefined : Math.min(options.parallel, options.members),
     settings,
     workDir: process.cwd(),
     runsDir: path.resolve(options.runsDir),

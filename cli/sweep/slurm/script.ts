@@ -10,8 +10,8 @@ export interface SlurmArrayJob {
   /** The .rlx file, absolute (the cluster's nodes share the file system). */
   file: string;
   members: number;
-  /** Tasks at the same time: the sweep's `parallel`. */
-  parallel: number;
+  /** Tasks at the same time: the sweep's `parallel` when it states one; undefined: as many as Slurm gives. */
+  parallel?: number;
   settings: SlurmSettings;
   /** Where the tasks start (the folder `rlx sweep` ran in), absolute. */
   workDir: string;
@@ -57,8 +57,10 @@ export function arraySbatch(job: SlurmArrayJob): string {
     '# `--cancel` follow the job it submitted. Task K trains member K (`rlx train --list-members` lists',
     '# them) into the runs folder, which every node must see at the same path.',
     `#SBATCH --job-name=${shellQuote(`rlx-${job.sweep}`)}`,
-    `# Members 0 to ${job.members - 1}, at most ${job.parallel} at a time (the sweep's parallel).`,
-    `#SBATCH --array=0-${job.members - 1}%${job.parallel}`,
+    job.parallel !== undefined
+      ? `# Members 0 to ${job.members - 1}, at most ${job.parallel} at a time (the sweep's parallel).`
+      : `# Members 0 to ${job.members - 1}, as many at a time as Slurm gives (the sweep states no parallel).`,
+    `#SBATCH --array=0-${job.members - 1}${job.parallel !== undefined ? `%${job.parallel}` : ''}`,
     `#SBATCH --chdir=${sbatchPath(job.workDir)}`,
     '# Per task: its run directories on stdout (one line per start, so the last is the current one)',
     '# and its log on stderr, appended to when a task runs again.',

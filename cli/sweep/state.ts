@@ -1,0 +1,67 @@
+// A sweep's own directory, <runs>/<sweep name>/: sweep.json says which file and sweep it runs,
+// how many members it has, and which run directory each started member trains in, so that
+// `rlx sweep --resume` and the editor find the members without guessing from folder names.
+// Members' states are not copied here: each run directory's status.json is the one source.
+// logs/member-<K>.log keeps each member's stderr.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeJsonAtomic } from '../../runtime/atomic-files.js';
+import { UserError } from '../files.js';
+
+export const SWEEP_STATE_FORMAT = 1;
+
+export interface SweepState {
+  rlx_sweep: typeof SWEEP_STATE_FORMAT;
+  /** The .rlx file, absolute. */
+  file: string;
+  sweep: string;
+  experiment: string;
+  /** Members (combinations x seeds), as `rlx train --list-members` numbers them. */
+  count: number;
+  backend: string;
+  /** ISO time the sweep was first started. */
+  started: string;
+  /** backend: slurm: the job array's id (its script and log files are in slurm/ beside sweep.json). */
+  slurm_job?: string;
+  /** Member index -> its run directory, relative to the runs folder (the sweep directory's parent). */
+  members: Record<string, string>;
+}
+
+export function sweepDir(runsRoot: string, sweep: string): string {
+  return path.join(runsRoot, sweep.replace(/[^A-Za-z0-9_.-]/g, '_'));
+}
+
+export function stateFile(dir: string): string {
+  return path.join(dir, 'sweep.json');
+}
+
+export function memberLog(dir: string, index: number): string {
+  return path.join(dir, 'logs', `member-${index}.log`);
+}
+
+/** The state of the sweep in `dir`, or undefined when none was started there. */
+export function readSweepState(dir: string): SweepState | undefined {
+  const file = stateFile(dir);
+  if (!fs.existsSync(file)) return undefined;
+  let state: SweepState;
+  try {
+    state = JSON.parse(fs.readFileSync(file, 'utf8')) as SweepState;
+  } catch (err) {
+    throw new UserError(`cannot read ${file}: ${(err as Error).message}; remove it to start the sweep again`);
+  }
+  if (state?.rlx_sweep !== SWEEP_STATE_FORMAT || typeof state.members !== 'object') {
+    throw new UserError(`${file} is not a sweep state rlx can read (rlx_sweep ${String(state?.rlx_sweep)}); remove it to start the sweep again`);
+  }
+  return state;
+}
+
+export function writeSweepState(dir: string, state: SweepState): void {
+  fs.mkdirSync(dir, { recursive: true });
+  writeJsonAtomic(stateFile(dir), state);
+}
+
+/** A member's run directory, absolute, from the state's relative record. */
+export function memberRunDir(dir: string, state: SweepState, index: number): string | undefined {
+  const rel = state.members[String(index)];
+  return rel === undefined ? undefined : path.resolve(path.dirname(dir), rel);
+}
