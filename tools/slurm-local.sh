@@ -151,6 +151,6 @@ case "${1:-}" in
     for daemon in munged slurmctld slurmd; do
       if running "$daemon"; then say "$daemon runs"; else say "$daemon does not run"; fi
     done
-    command -v sinfo >/dev/null && sinfo || true ;;
+    if running slurmctld; then sinfo; fi ;;
   *) echo "usage: bash tools/slurm-local.sh start|stop|status" >&2; exit 2 ;;
 esac
