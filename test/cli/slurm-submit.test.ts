@@ -76,6 +76,12 @@ describe('rlx sweep, backend: slurm', () => {
     assert.match(status.stdout, /\n0 {2}running\n1 {2}pending\n(.*\n){3}5 members: 1 running, 4 pending\n$/);
   });
 
+  test('--status of a sweep never submitted to Slurm says what --status follows', () => {
+    const r = rlxSweep([fakeSlurm('none', {})], '--out', 'never', '--status');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^rlx sweep: no Slurm job recorded in never\/Seeds\/slurm: --status and --cancel follow a sweep submitted with backend: slurm/);
+  });
+
   test('without sbatch on PATH: what it needs and where to get it', () => {
     const r = rlxSweep([fakeSlurm('none', {})], '--out', 'elsewhere');
     assert.equal(r.code, 2);

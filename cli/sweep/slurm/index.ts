@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PlanValue } from '../../../dsl/schema/index.js';
 import { readJson, writeFileAtomic, writeJsonAtomic } from '../../../runtime/atomic-files.js';
+import { displayPath } from '../../command.js';
 import { UserError } from '../../files.js';
 import { sweepDir } from '../state.js';
 import { sbatch, scancel, squeueTasks } from './client.js';
@@ -97,7 +98,9 @@ export function runSlurmSweep(options: SlurmSweepOptions): SlurmJobRecord {
 /** The job of the sweep whose Slurm files are in `dir`; a UserError when it was never submitted. */
 export function slurmJob(dir: string): SlurmJobRecord {
   const record = readRecord(dir);
-  if (!record) throw new UserError(`no Slurm job recorded in ${dir}; submit the sweep first (rlx sweep FILE with backend: slurm)`);
+  if (!record) {
+    throw new UserError(`no Slurm job recorded in ${displayPath(dir)}: --status and --cancel follow a sweep submitted with backend: slurm (submit it with rlx sweep FILE; a local sweep shows its progress while it runs, and Ctrl-C stops it)`);
+  }
   return record;
 }
 
