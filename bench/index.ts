@@ -9,6 +9,7 @@ import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
 import { benchText, benchTextLearning } from './text.js';
 import { benchOffPolicy, benchOffPolicyLearning } from './offpolicy.js';
+import { benchSlurm } from './slurm.js';
 import { benchSweep } from './sweep.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
@@ -24,10 +25,11 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   'offpolicy-learning': benchOffPolicyLearning,
   'dqn-parity': benchDqnParity,
   sweep: benchSweep,
+  slurm: benchSlurm,
 };
 
-/** Runs of minutes (whole trainings): only when named. */
-const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning', 'sweep'];
+/** Runs of minutes (whole trainings), and the Slurm one (it needs a cluster): only when named. */
+const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning', 'sweep', 'slurm'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

@@ -13,12 +13,14 @@ import { formatDuration } from '../progress.js';
 import { chooseSweep, describeMember, statesParallel, SweepMembers } from '../sweep/members.js';
 import { SweepProgress, type SweepCounts } from '../sweep/progress.js';
 import { SweepScheduler, type MemberLaunch, type MemberOutcome } from '../sweep/scheduler.js';
+import { followSlurmSweep, submitSlurmSweep } from '../sweep/slurm/command.js';
 import { memberLog, memberRunDir, readSweepState, stateFile, sweepDir, writeSweepState, type SweepState } from '../sweep/state.js';
 import { planFile } from './plan.js';
 
 const usage = [
   'rlx sweep FILE [--sweep NAME] [--out DIR] [--parallel N] [--device auto|cpu|cuda|webgpu]',
   '       rlx sweep FILE [--sweep NAME] [--out DIR] --resume',
+  '       rlx sweep FILE [--sweep NAME] [--out DIR] --status | --cancel   (backend: slurm: its members; scancel)',
   '       (each member is an `rlx train FILE --sweep NAME --member K` process; --parallel overrides the',
   "        sweep's parallel:, which defaults to what the machine affords; state in DIR/NAME/sweep.json)",
 ].join('\n');
@@ -29,6 +31,8 @@ const options = {
   parallel: { type: 'string' },
   device: { type: 'string' },
   resume: { type: 'boolean' },
+  status: { type: 'boolean' },
+  cancel: { type: 'boolean' },
 } as const;
 
 /** The trainer's refusals of a plan (by error name: the trainer module is loaded lazily). */
@@ -58,6 +62,9 @@ export const sweepCommand: Command = {
     if (parallelFlag !== undefined && !(Number.isSafeInteger(parallelFlag) && parallelFlag >= 1)) throw new UserError(`--parallel needs a whole number >= 1 written in digits, got '${values.parallel}'`);
 
     const name = chooseSweep(file, values.sweep as string | undefined, 'rlx sweep trains the members of a sweep');
+    if (values.status === true || values.cancel === true) {
+      return followSlurmSweep({ file, sweep: name, runsDir: path.resolve(values.out ?? 'runs') }, values.cancel === true ? 'cancel' : 'status', process.stdout);
+    }
     const plans = planFile(file, name);
     const members = new SweepMembers(name, plans);
     if (members.count === 0) throw new UserError(`sweep ${name} has no members`);
@@ -68,6 +75,12 @@ export const sweepCommand: Command = {
       for (const plan of plans.variants()) checkPlan(plan);
     } catch (err) {
       throw REFUSALS.has((err as Error).name) ? new UserError((err as Error).message) : err;
+    }
+    // backend: slurm: one job array; Slurm queues the members (cli/sweep/slurm/).
+    if (first.sweep!.backend === 'slurm') {
+      if (values.resume === true) throw new UserError(`--resume continues a local sweep; a Slurm sweep's stopped members resume with rlx train --resume RUN_DIR (see rlx sweep ${file} --status)`);
+      const parallel = parallelFlag ?? (statesParallel(file, name) ? first.sweep!.parallel : undefined);
+      return submitSlurmSweep({ file, sweep: name, runsDir: path.resolve(values.out ?? 'runs'), members, parallel }, process.stdout);
     }
 
     const runsRoot = path.resolve(values.out ?? 'runs');

@@ -23,6 +23,8 @@ export interface SweepState {
   backend: string;
   /** ISO time the sweep was first started. */
   started: string;
+  /** backend: slurm: the job array's id (its script and log files are in slurm/ beside sweep.json). */
+  slurm_job?: string;
   /** Member index -> its run directory, relative to the runs folder (the sweep directory's parent). */
   members: Record<string, string>;
 }

@@ -86,12 +86,15 @@ export const SWEEP: DeclarationSchema = {
   blocks: [
     {
       name: 'slurm',
-      doc: 'Settings of the Slurm job array (backend: slurm).',
+      doc: 'Settings of the Slurm job array (backend: slurm): `rlx sweep` writes them as `#SBATCH` lines of `<runs>/<sweep>/slurm/array.sbatch`, one array task per member (docs/slurm.md).',
       params: [
-        param('partition', string, undefined, 'Partition to submit to.'),
-        param('time', string, '01:00:00', 'Time limit of each task (HH:MM:SS).'),
-        param('cpus', count({ max: 1024 }), 2, 'CPUs per task.'),
-        param('gpus', int({ min: 0, max: 64 }), 0, 'GPUs per task.'),
+        param('partition', string, undefined, 'Partition to submit to (`--partition`); the cluster\'s default partition otherwise.'),
+        param('time', string, '01:00:00', 'Time limit of each task (`--time`): `MM`, `HH:MM:SS` or `D-HH:MM:SS`. At the limit Slurm sends SIGTERM and the member ends `stopped`, resumable.'),
+        param('cpus', count({ max: 1024 }), 2, 'CPUs per task (`--cpus-per-task`).'),
+        param('mem', string, undefined, 'Memory per task (`--mem`): a whole number with a unit, `K`, `M`, `G` or `T` (megabytes without one), e.g. `"4G"`; the cluster\'s default otherwise.'),
+        param('gpus', int({ min: 0, max: 64 }), 0, 'GPUs per task (`--gpus`, left out at 0).'),
+        param('account', string, undefined, 'Account to charge (`--account`); your default account otherwise.'),
+        param('extra', list(string), [], 'More sbatch options, one per string, each written as an `#SBATCH` line after the others, e.g. `["--qos=long", "--constraint=a100"]`.'),
       ],
     },
   ],
