@@ -36,7 +36,7 @@ export function submitSlurmSweep(request: SlurmSweepRequest & { members: SweepMe
     runsDir: request.runsDir,
   });
   writeSweepState(sweepDir(request.runsDir, request.sweep), {
-    rlx_sweep: 1, file: record.file, sweep: request.sweep, experiment: first.experiment, count: record.members,
+    rlx_sweep: 1, file: record.file, sweep: request.sweep, experiment: first.experiment, count: record.members, numbering: request.members.numbering(),
     backend: 'slurm', slurm_job: record.job_id, started: record.submitted, members: {},
   });
   const throttle = request.parallel !== undefined ? `, at most ${Math.min(request.parallel, record.members)} at a time` : '';
