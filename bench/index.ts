@@ -9,6 +9,7 @@ import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
 import { benchText, benchTextLearning } from './text.js';
 import { benchOffPolicy, benchOffPolicyLearning } from './offpolicy.js';
+import { benchGpu } from './gpu.js';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   dsl: benchDsl,
@@ -22,10 +23,11 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   offpolicy: benchOffPolicy,
   'offpolicy-learning': benchOffPolicyLearning,
   'dqn-parity': benchDqnParity,
+  gpu: benchGpu,
 };
 
-/** Runs of minutes (whole trainings): only when named. */
-const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning'];
+/** Runs of minutes (whole trainings), or meant for a GPU machine: only when named. */
+const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning', 'gpu'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {
