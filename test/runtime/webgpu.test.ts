@@ -22,8 +22,9 @@ const INSTALL = 'install Mesa >= 25 software Vulkan: apt-get install -y -t bookw
 async function webgpuOrSkip(): Promise<string | false> {
   const probe = await probeProvider('webgpu');
   if (probe.ok) return false;
-  if (process.env.CI) assert.fail(`the webgpu provider does not start in CI: ${probe.reason}; .ci/run must ${INSTALL}`);
-  return `no WebGPU adapter (${probe.reason.split('\n')[0]}); ${INSTALL}`;
+  if (process.env.CI) assert.fail(`the webgpu provider does not start in CI (${probe.reason}); .ci/run must ${INSTALL}`);
+  // onnxruntime's message starts with its source file and the failed check: keep what follows.
+  return `the webgpu provider does not start (${probe.reason.replace(/^[^]*? was false\. /, '').split('\n')[0]}); ${INSTALL}`;
 }
 
 /** CartPole's actor-critic as `rlx train` builds it (hidden [64, 64], tanh). */
