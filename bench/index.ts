@@ -9,6 +9,7 @@ import { benchTensor } from './tensor.js';
 import { benchWebview } from './webview.js';
 import { benchText, benchTextLearning } from './text.js';
 import { benchOffPolicy, benchOffPolicyLearning } from './offpolicy.js';
+import { benchGpu } from './gpu.js';
 import { benchSlurm } from './slurm.js';
 import { benchSweep } from './sweep.js';
 
@@ -26,10 +27,11 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   'dqn-parity': benchDqnParity,
   sweep: benchSweep,
   slurm: benchSlurm,
+  gpu: benchGpu,
 };
 
-/** Runs of minutes (whole trainings), and the Slurm one (it needs a cluster): only when named. */
-const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning', 'sweep', 'slurm'];
+/** Runs of minutes (whole trainings), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
+const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning', 'sweep', 'slurm', 'gpu'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

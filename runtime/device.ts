@@ -1,12 +1,15 @@
 // Which onnxruntime execution provider trains: `device: auto | cpu | cuda | webgpu`.
-// auto tries the GPU providers and falls back to the CPU, saying why in one line; an explicit
-// GPU that cannot start is an error. (The acting forward pass runs outside onnxruntime either way;
+// auto trains on a GPU only where the plan's gradient steps are big enough for a GPU to beat
+// the CPU (device-rule.ts) and a hardware GPU starts; else on the CPU, saying why in one line.
+// An explicit GPU that cannot start is an error. (The acting forward pass runs outside onnxruntime either way;
 // the device carries the batched value pass and the gradient steps.)
 import { execFile, type ExecFileException } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Plan } from '../dsl/compile/plan.js';
+import { gpuWorthIt, planWork } from './device-rule.js';
 import type { ExecutionProvider } from './tensor/session.js';
 
 export type DeviceRequest = 'auto' | 'cpu' | 'cuda' | 'webgpu';
@@ -19,16 +22,25 @@ export class DeviceError extends Error {
 
 export interface DeviceChoice {
   readonly provider: ExecutionProvider;
-  /** One line for the user when auto fell back to the CPU. */
+  /** Why this device, in a few words (printed first by `rlx train`, kept in status.json). */
+  readonly reason: string;
+  /** One line for the user when auto fell back to the CPU because no GPU started. */
   readonly note?: string;
 }
+
+/** The reason of a device the plan or the command line named (nothing to explain). */
+export const ASKED_FOR = 'asked for';
 
 // The probe runs in a child process: a provider that fails to start writes native error noise
 // to stderr (which the parent keeps from the user) and could in principle take its process
 // down. The child's code is inline (no script file beside this one), so the probe works the
 // same from out/ and from a bundle; it loads the same onnxruntime-node as this process.
+// At log level info onnxruntime lists on stderr the hardware it discovered, each device with
+// its type (0 CPU, 1 GPU, 2 NPU): a WebGPU provider that starts on a machine without a GPU
+// runs on a software adapter (Mesa's llvmpipe, SwiftShader).
 const PROBE = `
 const ort = await import(process.env.RLX_PROBE_ORT);
+ort.env.logLevel = 'info';
 try {
   const session = await ort.InferenceSession.create(Buffer.from(process.env.RLX_PROBE_MODEL, 'base64'), { executionProviders: [process.env.RLX_PROBE_PROVIDER] });
   const { y } = await session.run({ x: new ort.Tensor('float32', new Float32Array([1, 2]), [2]) });
@@ -48,24 +60,37 @@ export const PROBE_MODEL = 'CAgSA3JseBoFMC4xLjA6TwoXCgF4CgNfYzESAXkaBUFkZF8yIgNB
  * Tries to start `provider` in a child process; the reason when it cannot. Asynchronous, so the
  * caller can do other work meanwhile (a probe process costs ~150 ms: it loads onnxruntime).
  */
-export async function probeProvider(provider: ExecutionProvider): Promise<{ ok: true } | { ok: false; reason: string }> {
+export type ProbeResult = { ok: true; hardwareGpu?: boolean } | { ok: false; reason: string };
+
+export async function probeProvider(provider: ExecutionProvider): Promise<ProbeResult> {
   // Skip the process when it can only fail.
   if (provider === 'cuda' && cudaLibraryMissing()) return { ok: false, reason: 'Failed to load shared library (no CUDA provider library beside onnxruntime)' };
   const ort = pathToFileURL(onnxruntimeEntry()).href;
-  const { error, stdout } = await new Promise<{ error: ExecFileException | null; stdout: string }>((resolve) => {
+  const { error, stdout, stderr } = await new Promise<{ error: ExecFileException | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
       ['--input-type=module', '-e', PROBE],
-      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, RLX_PROBE_ORT: ort, RLX_PROBE_PROVIDER: provider, RLX_PROBE_MODEL: PROBE_MODEL } },
-      (err, out) => resolve({ error: err, stdout: out }),
+      { encoding: 'utf8', timeout: 60_000, maxBuffer: 16 << 20, env: { ...process.env, RLX_PROBE_ORT: ort, RLX_PROBE_PROVIDER: provider, RLX_PROBE_MODEL: PROBE_MODEL } },
+      (err, out, errOut) => resolve({ error: err, stdout: out, stderr: errOut }),
     );
   });
   try {
-    return JSON.parse(stdout) as { ok: true } | { ok: false; reason: string };
+    const result = JSON.parse(stdout) as ProbeResult;
+    const discovered = hardwareGpuDiscovered(stderr);
+    return result.ok && provider !== 'cpu' && discovered !== undefined ? { ok: true, hardwareGpu: discovered } : result;
   } catch {
     const why = error?.signal ? `killed by ${error.signal}` : error ? error.message.split('\n')[0] : 'it printed no answer';
     return { ok: false, reason: `the probe process failed (${why})` };
   }
+}
+
+/**
+ * Whether onnxruntime's log (level info) lists a GPU among the hardware it discovered;
+ * undefined when it lists no devices at all (another platform's build, say).
+ */
+export function hardwareGpuDiscovered(log: string): boolean | undefined {
+  const types = [...log.matchAll(/Discovered OrtHardwareDevice \{[^}]*\btype:(\d+)/g)].map((m) => Number(m[1]));
+  return types.length === 0 ? undefined : types.includes(1);
 }
 
 /** The onnxruntime-node this process loads (its dist/index.js). */
@@ -99,21 +124,30 @@ function shortReason(reason: string): string {
 
 /**
  * The device for a request: cpu at once; a GPU after probing it (a DeviceError if it cannot
- * start); auto probes the GPU providers at the same time and takes the first that starts, in
- * the order cuda, webgpu, else the cpu with a note saying why.
+ * start). auto, given the plan, first asks device-rule.ts whether its gradient steps are big
+ * enough for a GPU; if so it probes the GPU providers at the same time and takes the first
+ * that starts on a hardware GPU, in the order cuda, webgpu; else the cpu, with the reason.
  */
-export async function selectDevice(request: DeviceRequest): Promise<DeviceChoice> {
+export async function selectDevice(request: DeviceRequest, plan?: Plan): Promise<DeviceChoice> {
   if (!DEVICES.includes(request)) throw new DeviceError(`unknown device "${String(request)}"; use one of ${DEVICES.join(', ')}`);
-  if (request === 'cpu') return { provider: 'cpu' };
+  if (request === 'cpu') return { provider: 'cpu', reason: ASKED_FOR };
   if (request === 'cuda' || request === 'webgpu') {
     const probe = await probeProvider(request);
-    if (!probe.ok) throw new DeviceError(`device ${request} cannot start: ${shortReason(probe.reason)}. Use --device cpu (or auto) to train on the CPU.`);
-    return { provider: request };
+    if (!probe.ok) throw new DeviceError(`device ${request} cannot start: ${shortReason(probe.reason)}. Use --device cpu (or auto) to train on the CPU; docs/gpu.md says how to install the ${request} provider's runtime.`);
+    const software = probe.hardwareGpu === false ? ' (a software adapter: no GPU found, slower than the cpu)' : '';
+    return { provider: request, reason: `${ASKED_FOR}${software}` };
   }
+  const work = plan ? gpuWorthIt(planWork(plan)) : { worth: true, reason: '' };
+  if (!work.worth) return { provider: 'cpu', reason: `auto: ${work.reason}` };
   const gpus = ['cuda', 'webgpu'] as const;
   const probes = await Promise.all(gpus.map((provider) => probeProvider(provider)));
-  const started = gpus.find((_, i) => probes[i]!.ok);
-  if (started) return { provider: started };
-  const reasons = gpus.map((provider, i) => `${provider}: ${shortReason((probes[i] as { reason: string }).reason)}`);
-  return { provider: 'cpu', note: `device auto: no GPU provider started (${reasons.join('; ')}); training on the cpu` };
+  const why = work.reason ? `: ${work.reason}` : '';
+  const started = gpus.find((_, i) => { const p = probes[i]!; return p.ok && p.hardwareGpu !== false; });
+  if (started) return { provider: started, reason: `auto${why}` };
+  const reasons = gpus.map((provider, i) => {
+    const p = probes[i]!;
+    return `${provider}: ${p.ok ? 'a software adapter only (no GPU found), slower than the cpu' : shortReason(p.reason)}`;
+  });
+  const reason = `auto: no GPU provider started on a GPU (${reasons.join('; ')})`;
+  return { provider: 'cpu', reason, note: `device ${reason}; training on the cpu` };
 }

@@ -217,5 +217,5 @@ async function prepare(plan: Plan, seed: number, device: DeviceChoice, workload:
 
 async function chooseDevice(given: DeviceRequest | DeviceChoice | undefined, plan: Plan): Promise<DeviceChoice> {
   if (typeof given === 'object') return given;
-  return selectDevice(given ?? (plan.device as DeviceRequest));
+  return selectDevice(given ?? (plan.device as DeviceRequest), plan);
 }

@@ -223,7 +223,7 @@ export const trainCommand: Command = {
       // Probe the device once for all of them, in a child process, while the trainer loads.
       // A sweep's members are made one at a time as they train: there may be very many.
       const firstDevice = plans.at(0).device;
-      const choosing = selectDevice(device ?? (firstDevice as DeviceRequest));
+      const choosing = selectDevice(device ?? (firstDevice as DeviceRequest), plans.at(0));
       choosing.catch(() => {}); // awaited below, after the plans are checked
       const { checkPlan, train } = await loadTrainer();
       // Refuse before training any of them.

@@ -32,6 +32,8 @@ export interface StatusFile {
   /** Environment steps so far, and the budget. */
   step: number;
   budget: number;
+  /** The execution provider training runs on, and why it was chosen (absent in runs of earlier versions). */
+  device?: { provider: string; reason: string };
   /** The stage being trained (or the last one, once ended); absent in runs of earlier versions. */
   stage?: { name: string; index: number; count: number; algorithm: string };
   reason?: string;
@@ -43,7 +45,7 @@ export interface StatusFile {
 }
 
 /** What a trainer knows of its run; statusFile() adds what every status.json says the same way. */
-export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | 'step' | 'budget' | 'metrics' | 'stage' | 'reason' | 'error' | 'curriculum'> & {
+export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | 'step' | 'budget' | 'device' | 'metrics' | 'stage' | 'reason' | 'error' | 'curriculum'> & {
   readonly started: Date;
   /** The run has ended: `ended` is now. */
   readonly ended?: boolean;
@@ -52,7 +54,7 @@ export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | '
 /** status.json for this process training `runDir` now: pid, absolute run_dir, ISO times, absent fields left out. */
 export function statusFile(runDir: string, fields: StatusFields): StatusFile {
   const now = new Date().toISOString();
-  const { started, ended, stage, reason, error, ...rest } = fields;
+  const { started, ended, device, stage, reason, error, ...rest } = fields;
   return {
     status: rest.status,
     pid: process.pid,
@@ -64,6 +66,7 @@ export function statusFile(runDir: string, fields: StatusFields): StatusFile {
     ...(ended ? { ended: now } : {}),
     step: rest.step,
     budget: rest.budget,
+    ...(device ? { device } : {}),
     ...(stage ? { stage } : {}),
     ...(reason ? { reason } : {}),
     ...(error ? { error } : {}),

@@ -190,6 +190,7 @@ async function createInferenceSession(bytes: Uint8Array, options: SessionOptions
       executionProviders: [...providers],
       intraOpNumThreads: options.intraOpNumThreads ?? 1,
       graphOptimizationLevel: options.graphOptimizationLevel ?? 'all',
+      logSeverityLevel: logSeverity(providers),
     });
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
@@ -202,6 +203,17 @@ async function createInferenceSession(bytes: Uint8Array, options: SessionOptions
     }
     throw new Error(`Session: onnxruntime rejected the model (providers ${providers.join(', ')}): ${reason}`);
   }
+}
+
+/**
+ * onnxruntime's log level for a session: verbose when RLX_ORT_PLACEMENT=1 (its log then lists
+ * the provider of every node, which placement.ts reads); errors only on a GPU provider, whose
+ * warning that some nodes run on the CPU would repeat for every session (bench gpu lists them);
+ * onnxruntime's default (warnings) otherwise.
+ */
+function logSeverity(providers: readonly ExecutionProvider[]): 0 | 2 | 3 {
+  if (process.env.RLX_ORT_PLACEMENT === '1') return 0;
+  return providers.some((p) => p !== 'cpu') ? 3 : 2;
 }
 
 function looksLikeProviderFailure(reason: string): boolean {

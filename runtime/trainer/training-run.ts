@@ -8,7 +8,7 @@
 // no stages).
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import { NonFiniteError, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
-import type { DeviceChoice } from '../device.js';
+import { ASKED_FOR, type DeviceChoice } from '../device.js';
 import { EnvInterruptedError } from '../envs/user-module.js';
 import { Rng } from '../random.js';
 import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from '../run/checkpoint.js';
@@ -176,6 +176,7 @@ export class TrainingRun {
     let failed = false;
     try {
       if (this.device.note) this.log('warn', this.device.note);
+      else if (this.device.reason !== ASKED_FOR) this.log('info', `device ${this.device.provider} (${this.device.reason})`);
       if (state) {
         this.algorithm!.loadState(state.algorithmState);
         this.log('info', `resumed from checkpoint at step ${state.step}${this.stages.length > 1 ? ` (stage ${this.stageName})` : ''}`);
@@ -467,6 +468,7 @@ export class TrainingRun {
         started: this.started,
         step: this.step,
         budget: this.budget,
+        device: { provider: this.device.provider, reason: this.device.reason },
         stage: { name: stage.name, index: i, count: this.stages.length, algorithm: stage.algorithm.kind },
         metrics: this.latest,
         ...(this.curriculum && this.counters?.curriculum !== undefined

@@ -240,7 +240,7 @@ export default class Stuck {
 
     const cuda = rlx(['train', path.join(examples, 'cartpole.rlx'), '--device', 'cuda', '--out', 'out'], cwd);
     if (cuda.status !== 2) return; // a machine where CUDA works: nothing to check here
-    assert.match(cuda.stderr, /^rlx train: device cuda cannot start: .*\. Use --device cpu \(or auto\) to train on the CPU\.\n$/);
+    assert.match(cuda.stderr, /^rlx train: device cuda cannot start: its provider library is not installed\. Use --device cpu \(or auto\) to train on the CPU; docs\/gpu\.md says how to install the cuda provider's runtime\.\n$/);
     assert.doesNotMatch(cuda.stderr, /\n\s+at /);
 
     const threads = rlx(['train', path.join(examples, 'cartpole.rlx'), '--threads', '3', '--out', 'out'], cwd);

@@ -1,9 +1,12 @@
 // Device choice: cpu always works; auto falls back to the cpu with one line saying why; an
 // explicit GPU that cannot start is a DeviceError; the probe's model is what buildModel writes.
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { DeviceError, probeProvider, PROBE_MODEL, selectDevice } from '../../runtime/device.js';
+import { DeviceError, hardwareGpuDiscovered, probeProvider, PROBE_MODEL, selectDevice } from '../../runtime/device.js';
+import { GPU_MIN_MACS_PER_STEP, gpuWorthIt, planWork } from '../../runtime/device-rule.js';
+import { parsePlacements, summarize } from '../../runtime/tensor/placement.js';
+import { makePlan } from './helpers.js';
 import { Graph } from '../../runtime/tensor/graph.js';
 import { buildModel } from '../../runtime/tensor/onnx.js';
 
@@ -15,17 +18,81 @@ it('probes with a model buildModel writes as it is stored', () => {
 
 it('starts the cpu, and treats GPUs as the machine allows', async () => {
   assert.deepEqual(await probeProvider('cpu'), { ok: true });
-  assert.deepEqual(await selectDevice('cpu'), { provider: 'cpu' });
+  assert.deepEqual(await selectDevice('cpu'), { provider: 'cpu', reason: 'asked for' });
   const auto = await selectDevice('auto');
   const [cuda, webgpu] = [await probeProvider('cuda'), await probeProvider('webgpu')];
   if (cuda.ok) {
     assert.equal(auto.provider, 'cuda');
-    assert.deepEqual(await selectDevice('cuda'), { provider: 'cuda' });
+    assert.equal((await selectDevice('cuda')).provider, 'cuda');
   } else {
+    // The default onnxruntime-node has no CUDA provider: a clear error, naming the way out.
     await assert.rejects(selectDevice('cuda'), (err: unknown) => err instanceof DeviceError && /^device cuda cannot start: .+\. Use --device cpu/.test(err.message));
-    // auto takes webgpu when it starts, else the cpu with both reasons.
-    if (webgpu.ok) assert.deepEqual(auto, { provider: 'webgpu' });
-    else assert.match(auto.note ?? '', /^device auto: no GPU provider started \(cuda: .+; webgpu: .+\); training on the cpu$/);
+    // auto takes webgpu when it starts on a GPU, else the cpu with both reasons (a software
+    // adapter such as llvmpipe counts as none).
+    if (webgpu.ok && webgpu.hardwareGpu !== false) assert.equal(auto.provider, 'webgpu');
+    else assert.match(auto.note ?? '', /^device auto: no GPU provider started on a GPU \(cuda: .+; webgpu: .+\); training on the cpu$/);
   }
+  if (webgpu.ok) assert.equal((await selectDevice('webgpu')).provider, 'webgpu');
   await assert.rejects(selectDevice('tpu' as never), /unknown device "tpu"; use one of auto, cpu, cuda, webgpu/);
+});
+
+describe('device auto', () => {
+  it('trains small MLPs on the cpu without probing a GPU, saying why', async () => {
+    // CartPole's PPO (examples/cartpole.rlx): 128-row minibatches through two 64x64 MLPs.
+    const plan = makePlan({ algorithmParams: { rollout_steps: 128, minibatches: 4 }, policyParams: { hidden: [64, 64] } });
+    const work = planWork(plan);
+    assert.equal(work.rows, 128);
+    assert.ok(work.macsPerStep > 1e6 && work.macsPerStep < 1e7, String(work.macsPerStep));
+    const choice = await selectDevice('auto', plan);
+    assert.equal(choice.provider, 'cpu');
+    assert.match(choice.reason, /^auto: a gradient step is ~3\.\d+M multiply-adds \(128 rows\), under the 100M a GPU needs to beat the CPU$/);
+    assert.equal(choice.note, undefined);
+  });
+
+  it('wants a GPU for big minibatches, wide MLPs and transformer batches', () => {
+    const ppo = (minibatchRows: number, hidden: number[]) =>
+      planWork(makePlan({ envs: 8, algorithmParams: { rollout_steps: minibatchRows / 8, minibatches: 1 }, policyParams: { hidden } }));
+    assert.equal(gpuWorthIt(ppo(2048, [64, 64])).worth, false);
+    assert.equal(gpuWorthIt(ppo(16384, [256, 256])).worth, true);
+    assert.equal(gpuWorthIt(planWork(makePlan({ algorithm: 'DQN', algorithmParams: { batch_size: 64 }, policyParams: { hidden: [256, 256] } }))).worth, false);
+    const transformer = { ...makePlan({ algorithm: 'SFT', algorithmParams: { batch_size: 64 } }), policy: { name: 'T', kind: 'transformer', params: { layers: 2, width: 64, heads: 4, context: 32 } } };
+    const work = planWork(transformer);
+    assert.equal(work.rows, 64);
+    assert.ok(work.macsPerStep >= GPU_MIN_MACS_PER_STEP, String(work.macsPerStep));
+  });
+
+  it("reads onnxruntime's discovered hardware", () => {
+    const line = (type: number) => `2026-11-26 00:40:05.9 [I:onnxruntime:onnxruntime-node, device_discovery_common.cc:34 operator()] Discovered OrtHardwareDevice {vendor_id:0x10de, device_id:0x2330, vendor:NVIDIA, type:${type}, metadata: []}`;
+    assert.equal(hardwareGpuDiscovered(line(0)), false);
+    assert.equal(hardwareGpuDiscovered(`${line(0)}\n${line(1)}`), true);
+    assert.equal(hardwareGpuDiscovered('no discovery here'), undefined);
+  });
+});
+
+describe("onnxruntime's node placement log", () => {
+  const at = (text: string) => `2026-11-26 00:16:18.797 [V:onnxruntime:, session_state.cc:1385 VerifyEachNodeIsAssignedToAnEp] ${text}`;
+  it('lists each session: fallbacks, shape work kept on the CPU, copies', () => {
+    const log = [
+      at('Node placements'),
+      at(' Node(s) placed on [CPUExecutionProvider]. Number of nodes: 3'),
+      at('  LogSoftmax (LogSoftmax_38)'),
+      at('  Concat (Concat_134)'),
+      at('  ConstantOfShape (ConstantOfShape_135)'),
+      at(' Node(s) placed on [WebGpuExecutionProvider]. Number of nodes: 4'),
+      at('  MatMul (MatMul_31)'),
+      at('  Tanh (Tanh_8)'),
+      at('  MemcpyFromHost (Memcpy)'),
+      at('  MemcpyToHost (Memcpy_token_1)'),
+      '2026-11-26 00:16:18.814 [W:onnxruntime:, session_state.cc:1397 VerifyEachNodeIsAssignedToAnEp] Some nodes were not assigned to the preferred execution providers',
+      at('Node placements'),
+      at(' All nodes placed on [WebGpuExecutionProvider]. Number of nodes: 6'),
+    ].join('\n');
+    const [first, second, ...rest] = parsePlacements(log).map(summarize);
+    assert.equal(rest.length, 0);
+    assert.deepEqual(first!.fallbacks, [{ op: 'LogSoftmax', name: 'LogSoftmax_38' }]);
+    assert.deepEqual(first!.shapeNodes.map((n) => n.op), ['Concat', 'ConstantOfShape']);
+    assert.equal(first!.copies, 2);
+    assert.equal(first!.onDevice, 2);
+    assert.deepEqual(second, { fallbacks: [], shapeNodes: [], copies: 0, onDevice: 6 });
+  });
 });

@@ -85,9 +85,14 @@ export function buildPpoLoss(policy: ActorCriticPolicy, settings: LossSettings):
   const lo = g.sub(1, clipCoef);
   const hi = g.add(1, clipCoef);
   const positive = g.greaterOrEqual(x.advantages, 0);
-  const unclipped = g.or(g.and(positive, g.lessOrEqual(ratio, hi)), g.and(g.not(positive), g.greaterOrEqual(ratio, lo)));
+  // The ratio is unclipped on the side of its bound that does not cut the gradient: r <= hi
+  // for A >= 0, r >= lo for A < 0, i.e. (r - bound) * sign(A) <= 0 (exact in floats). Not
+  // written with Or: onnxruntime's WebGPU provider has no Or kernel (it would run on the CPU,
+  // with a copy each way per step); and these are two nodes fewer than Or/And/And/Not.
+  const bound = g.where(positive, hi, lo);
+  const unclipped = g.lessOrEqual(g.mul(g.sub(ratio, bound), g.where(positive, g.scalar(1, 'float32'), -1)), 0);
   const negAdvantages = g.neg(x.advantages);
-  const pgRow = g.mul(negAdvantages, g.where(unclipped, ratio, g.where(positive, hi, lo)));
+  const pgRow = g.mul(negAdvantages, g.where(unclipped, ratio, bound));
   // d pg / d log pi = -A r / n on the unclipped side, 0 elsewhere: 4 nodes, not the 7 derived.
   const policyLoss = g.withGradient(mean(pgRow), [x.logProb], (dy) => [g.where(unclipped, g.mul(g.mul(negAdvantages, ratio), g.mul(dy, invN)), 0)]);
 
@@ -97,7 +102,8 @@ export function buildPpoLoss(policy: ActorCriticPolicy, settings: LossSettings):
     // The value may move at most clip_coef from the value it had when the rollout was taken.
     const change = g.stopGradient(g.sub(x.value, x.oldValues));
     const vLossClipped = g.square(g.sub(g.add(x.oldValues, g.clip(change, g.neg(clipCoef), clipCoef)), x.returns));
-    const useUnclipped = g.or(g.lessOrEqual(g.abs(change), clipCoef), g.greaterOrEqual(g.stopGradient(vLossUnclipped), vLossClipped));
+    // |change| <= c or unclipped >= clipped, written without Or (no WebGPU kernel, see above).
+    const useUnclipped = g.not(g.and(g.greater(g.abs(change), clipCoef), g.less(g.stopGradient(vLossUnclipped), vLossClipped)));
     vRow = g.where(useUnclipped, vLossUnclipped, vLossClipped);
   }
   const valueLoss = g.mul(mean(vRow), 0.5);

@@ -1,0 +1,85 @@
+// When `device: auto` trains on a GPU: a rule read from the plan, no measurement. A gradient
+// step on a GPU pays a fixed cost (uploading the minibatch, dispatching each of the graph's
+// ~100 kernels, reading the gradients back) of roughly a millisecond, where onnxruntime's CPU
+// kernels (one thread) do ~10 multiply-adds per nanosecond. The GPU only wins once a step has
+// work enough to hide that cost: GPU_MIN_MACS_PER_STEP multiply-adds, ~10 ms on the CPU.
+// The threshold is an estimate until `npm run bench -- gpu` has measured it on a real GPU
+// (docs/gpu.md); software GPUs (llvmpipe) never win, and auto never picks them.
+import type { Plan } from '../dsl/compile/plan.js';
+import { PlanParams } from './plan-params.js';
+
+/** Multiply-adds per gradient step from which auto prefers a hardware GPU to the CPU. */
+export const GPU_MIN_MACS_PER_STEP = 100e6;
+
+/** Rows an episode is assumed to last where the plan does not bound it (REINFORCE's batches). */
+const ASSUMED_EPISODE_ROWS = 200;
+
+/** The work of the plan's largest gradient step, and what it was estimated from. */
+export interface PlanWork {
+  /** Multiply-adds of one gradient step (forward and backward, ~3x the forward). */
+  readonly macsPerStep: number;
+  /** Rows (samples or sequences) of that step. */
+  readonly rows: number;
+}
+
+/**
+ * Estimates a gradient step's multiply-adds: rows times the policy's multiply-adds per row
+ * (its weight matrices between hidden layers; for a transformer, per token, 12 width^2 per
+ * block plus attention over the context), times 3 for the backward pass. The largest step of
+ * all stages counts: the device serves every stage.
+ */
+export function planWork(plan: Plan): PlanWork {
+  const perRow = policyMacsPerRow(plan);
+  let rows = 0;
+  for (const stage of plan.stages) rows = Math.max(rows, stageRows(plan, stage.algorithm.kind, stage.algorithm.params));
+  return { macsPerStep: 3 * rows * perRow, rows };
+}
+
+function policyMacsPerRow(plan: Plan): number {
+  const params = PlanParams.of(plan.policy.kind, plan.policy.params, `policy ${plan.policy.kind}`);
+  if (plan.policy.kind === 'transformer') {
+    const width = params.count('width');
+    const context = params.count('context');
+    return params.count('layers') * context * (12 * width * width + 2 * context * width);
+  }
+  if (plan.policy.kind === 'mlp') {
+    const hidden = params.counts('hidden');
+    let between = 0;
+    for (let i = 1; i < hidden.length; i++) between += hidden[i - 1]! * hidden[i]!;
+    // Input and output layers are narrow (an observation, a few actions): a row per unit.
+    const layers = between + hidden[0]! + hidden.at(-1)!;
+    // Actor and critic are two networks unless they share the trunk.
+    return params.flag('shared_trunk') ? layers : 2 * layers;
+  }
+  return 0;
+}
+
+function stageRows(plan: Plan, kind: string, given: Readonly<Record<string, unknown>>): number {
+  const params = PlanParams.of(kind, given);
+  const declared = new Set(params.declared.map((p) => p.name));
+  if (declared.has('rollout_steps') && declared.has('minibatches')) {
+    return Math.max(1, Math.floor((params.count('rollout_steps') * plan.envs) / params.count('minibatches')));
+  }
+  if (declared.has('batch_size')) return params.count('batch_size');
+  if (declared.has('episodes_per_update')) {
+    const maxSteps = plan.env.params.max_steps;
+    return params.number('episodes_per_update') * (typeof maxSteps === 'number' ? maxSteps : ASSUMED_EPISODE_ROWS);
+  }
+  return 1;
+}
+
+/** Whether a hardware GPU is worth it for this work, and the reason in a few words. */
+export function gpuWorthIt(work: PlanWork): { worth: boolean; reason: string } {
+  const macs = formatMacs(work.macsPerStep);
+  const threshold = formatMacs(GPU_MIN_MACS_PER_STEP);
+  return work.macsPerStep >= GPU_MIN_MACS_PER_STEP
+    ? { worth: true, reason: `a gradient step is ~${macs} multiply-adds (${work.rows} rows), at least ${threshold}` }
+    : { worth: false, reason: `a gradient step is ~${macs} multiply-adds (${work.rows} rows), under the ${threshold} a GPU needs to beat the CPU` };
+}
+
+function formatMacs(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toPrecision(3)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toPrecision(3)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toPrecision(3)}k`;
+  return String(Math.round(n));
+}

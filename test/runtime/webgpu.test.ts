@@ -1,0 +1,115 @@
+// Training on onnxruntime's WebGPU provider: one PPO update's loss, metrics and gradients equal
+// the CPU provider's within float32 tolerance, the graph runs on the GPU but for the nodes we
+// know have no WebGPU kernel, and a short run learns. Without a GPU these run on Mesa's
+// software Vulkan (lavapipe, Mesa >= 25: docs/gpu.md); where no adapter starts they are skipped,
+// saying how to install one, except in CI (CI=1), where they fail.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { before, describe, it } from 'node:test';
+
+import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../../runtime/algorithms/index.js';
+import { probeProvider } from '../../runtime/device.js';
+import { makeActorCritic, type ActorCriticPolicy } from '../../runtime/policies/index.js';
+import { Rng } from '../../runtime/random.js';
+import { train } from '../../runtime/train.js';
+import type { ExecutionProvider } from '../../runtime/tensor/session.js';
+import { parsePlacements, summarize } from '../../runtime/tensor/placement.js';
+import { makePlan, tempDir, ZOO_PPO } from './helpers.js';
+
+const INSTALL = 'install Mesa >= 25 software Vulkan: apt-get install -y -t bookworm-backports mesa-vulkan-drivers libvulkan1 (docs/gpu.md)';
+
+/** Whether the WebGPU provider starts here; in CI it must. */
+async function webgpuOrSkip(): Promise<string | false> {
+  const probe = await probeProvider('webgpu');
+  if (probe.ok) return false;
+  if (process.env.CI) assert.fail(`the webgpu provider does not start in CI (${probe.reason}); .ci/run must ${INSTALL}`);
+  // onnxruntime's message starts with its source file and the failed check: keep what follows.
+  return `the webgpu provider does not start (${probe.reason.replace(/^[^]*? was false\. /, '').split('\n')[0]}); ${INSTALL}`;
+}
+
+/** CartPole's actor-critic as `rlx train` builds it (hidden [64, 64], tanh). */
+const cartpolePolicy = (seed: number): ActorCriticPolicy =>
+  makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(seed));
+
+/** A minibatch whose old log-probs are offset so that some ratios are clipped on each side. */
+function minibatch(rows: number, rng: Rng) {
+  const action = new Float32Array(rows * 2);
+  for (let r = 0; r < rows; r++) action[r * 2 + rng.int(2)] = 1;
+  const uniform = (n: number, lo: number, hi: number) => Float32Array.from({ length: n }, () => rng.uniformRange(lo, hi));
+  return {
+    obs: { data: uniform(rows * 4, -2, 2), dims: [rows, 4] },
+    action: { data: action, dims: [rows, 2] },
+    old_logprob: uniform(rows, -1.2, -0.3),
+    advantages: uniform(rows, -2, 2),
+    returns: uniform(rows, -1, 1),
+    old_values: uniform(rows, -0.6, 0.6),
+    clip_coef: new Float32Array([0.2]),
+    ent_coef: new Float32Array([0.01]),
+    inv_n: new Float32Array([1 / rows]),
+  };
+}
+
+async function ppoUpdate(provider: ExecutionProvider, rows: number) {
+  const policy = cartpolePolicy(5);
+  const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({ clip_value: true })), policy, { compute: { providers: [provider], threads: false }, maxRows: rows });
+  try {
+    const result = await step.run(minibatch(rows, new Rng(11)));
+    return { loss: result.loss, metrics: Array.from(result.metrics), names: step.metricNames, grads: result.grads.map((g) => Float32Array.from(g)) };
+  } finally {
+    await step.release();
+  }
+}
+
+describe('the webgpu provider', () => {
+  let skip: string | false = false;
+  before(async () => {
+    skip = await webgpuOrSkip();
+  });
+
+  it("computes one PPO update's loss, metrics and gradients as the cpu does (float32 tolerance)", async (t) => {
+    if (skip) return t.skip(skip);
+    const rows = 128;
+    const [cpu, gpu] = [await ppoUpdate('cpu', rows), await ppoUpdate('webgpu', rows)];
+    const close = (a: number, b: number, scale: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-5 + 1e-4 * scale, `${what}: webgpu ${a}, cpu ${b}`);
+    close(gpu.loss, cpu.loss, Math.abs(cpu.loss), 'loss');
+    cpu.metrics.forEach((m, i) => close(gpu.metrics[i]!, m, Math.abs(m), cpu.names[i]!));
+    assert.ok(cpu.metrics[cpu.names.indexOf('clipfrac')]! > 0, 'the minibatch exercises the clip');
+    assert.equal(gpu.grads.length, cpu.grads.length);
+    cpu.grads.forEach((g, k) => {
+      const scale = g.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      assert.ok(scale > 0, `gradient ${k} is not all zero`);
+      g.forEach((x, i) => close(gpu.grads[k]![i]!, x, scale, `gradient ${k}[${i}]`));
+    });
+  });
+
+  it('runs the PPO graphs on the GPU but for LogSoftmax, which it has no kernel for', async (t) => {
+    if (skip) return t.skip(skip);
+    // A child process, as onnxruntime writes its placement log to stderr from native code.
+    const script = `
+      const { buildPpoLoss, ppoGradientStep, ppoSettings } = await import(${JSON.stringify(new URL('../../runtime/algorithms/index.js', import.meta.url).href)});
+      const { makeActorCritic } = await import(${JSON.stringify(new URL('../../runtime/policies/index.js', import.meta.url).href)});
+      const { Rng } = await import(${JSON.stringify(new URL('../../runtime/random.js', import.meta.url).href)});
+      const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+      const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({ clip_value: true })), policy, { compute: { providers: ['webgpu'], threads: false }, maxRows: 64 });
+      await step.release();`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, RLX_ORT_PLACEMENT: '1' } });
+    assert.equal(run.status, 0, run.stderr.slice(-2000));
+    const sessions = parsePlacements(run.stderr).map(summarize);
+    assert.ok(sessions.length >= 1, 'onnxruntime logged the placement');
+    const fallbacks = sessions.flatMap((s) => s.fallbacks.map((n) => n.op));
+    // The categorical's log-softmax (policies/distributions.ts) is the one op left on the CPU:
+    // a copy of the logits each way per step (docs/gpu.md). A new op here is a new fallback.
+    assert.deepEqual([...new Set(fallbacks)], ['LogSoftmax']);
+    assert.ok(sessions.every((s) => s.onDevice > 50), 'the graph runs on the GPU');
+  });
+
+  it('trains CartPole with --device webgpu: a short PPO run learns', async (t) => {
+    if (skip) return t.skip(skip);
+    const plan = makePlan({ budget: 8192, envs: 8, algorithmParams: ZOO_PPO });
+    const result = await train(plan, { device: 'webgpu', out: tempDir(), compute: { threads: false } });
+    assert.equal(result.status, 'finished');
+    // A random policy lasts ~22 steps; the CPU run of these settings reaches ~100-200 here.
+    const mean = result.metrics['train/mean_return']!;
+    assert.ok(mean > 60, `mean return over the last episodes ${mean}, expected > 60 after 8k steps`);
+  });
+});
