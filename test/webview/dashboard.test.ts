@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { RunEvent } from '../../webview/protocol.js';
 import { ema } from '../../webview/shared/smoothing.js';
 import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
-import { Browser, chromiumMissing, type PageUnderTest } from './harness.js';
+import { Browser, chromiumMissing, screenshotDir, type PageUnderTest } from './harness.js';
 
 interface ChartInfo {
   id: string;
@@ -17,6 +17,7 @@ interface ChartInfo {
   visible: boolean;
   empty: boolean;
   lastSmoothed: number | null;
+  marks?: { total: number; drawn: number; stopDrawn: boolean };
 }
 
 interface DashboardSnapshot {
@@ -170,6 +171,49 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     await page.page.mouse.move(obox.x + obox.width * 0.6, obox.y + obox.height / 2, { steps: 5 });
     await page.page.mouse.up();
     await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/entropy').zoom !== null, 'a drag zoom');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('every evaluation is drawn, the last one (at the run\'s last step) too', async () => {
+    const { page, host } = await open('Steady');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const evals = eventsOf(host.runs[0]).filter((e) => e.type === 'eval');
+    assert.equal(evals.at(-1)!.step, host.runs[0].status!.step, 'the fixture evaluates at its last step');
+    const s = await showChart(page, 'episode/return');
+    await page.settle();
+    const marks = chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').marks;
+    assert.deepEqual(marks, { total: evals.length, drawn: evals.length, stopDrawn: false }, JSON.stringify(chart(s, 'episode/return')));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a run stopped by its condition after one evaluation: that evaluation is drawn, marked as the one that met the stop', async () => {
+    const run = fixtureRuns('Steady')[0];
+    const all = eventsOf(run);
+    const lastEval = all.filter((e) => e.type === 'eval').at(-1)!;
+    const reason = `stop condition eval.mean_return >= 100 met (eval.mean_return = ${lastEval.values['eval/mean_return']})`;
+    // The same history with only its last evaluation, ended by a stop condition instead of the budget.
+    const events = all
+      .filter((e) => e.type !== 'eval' || e === lastEval)
+      .map((e) => (e.type === 'status' && e.status === 'finished' ? { ...e, reason } : e));
+    const snapshot = { ...snapshotOf(run), status: { ...run.status!, reason } };
+    const page = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [snapshot] });
+        await p.post({ type: 'events', runId: snapshot.id, events, reset: true });
+      },
+    });
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(page, 'episode/return');
+    await page.settle();
+    for (const id of ['episode/return', 'episode/length']) {
+      await showChart(page, id);
+      await page.settle();
+      assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true }, id);
+    }
+    await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-stop-marker-${page.theme}.png` });
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -298,10 +298,12 @@ export class ChartBoard {
     const points = run.evals.filter((e) => Number.isFinite(e.values[key]));
     if (points.length === 0) return undefined;
     const step = this.options.xMode === 'step';
+    const stop = run.stopStep === undefined ? -1 : points.findIndex((e) => e.step === run.stopStep);
     return {
       label: 'eval',
       xs: points.map((e) => (step ? e.step : e.time - (run.startTime ?? 0))),
       ys: points.map((e) => e.values[key]),
+      ...(stop >= 0 ? { stop } : {}),
     };
   }
 

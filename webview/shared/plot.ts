@@ -14,6 +14,9 @@ export interface PlotSeries {
   width?: number;
   /** Markers only (evaluation points), no line. */
   pointsOnly?: boolean;
+  /** pointsOnly: the marker's diameter in CSS pixels (default 8) and whether it is filled with its colour. */
+  pointSize?: number;
+  filled?: boolean;
   /** Dashed line. */
   dash?: number[];
   /** Alpha for the line colour, e.g. raw values behind smoothed ones. */
@@ -61,6 +64,8 @@ export interface Plot {
   setData(data: uPlot.AlignedData, range: { min: number; max: number } | null): void;
   /** The full x extent of the current data, for reset and panning limits. */
   dataRange(): { min: number; max: number } | null;
+  /** Markers of a pointsOnly series drawn at the last draw (tests read it: a marker must never vanish). */
+  pointsDrawn(label: string): number;
   destroy(): void;
 }
 
@@ -70,6 +75,7 @@ export function createPlot(options: PlotOptions): Plot {
     const base = () => (typeof s.color === 'function' ? s.color(theme()) : theme().palette[s.color % theme().palette.length]);
     return s.alpha === undefined ? base : () => withAlphaCached(base(), s.alpha!);
   };
+  const drawn = new Map<number, number>();
   const fontOf = () => `${Math.round(theme().fontSize * 0.9)}px ${theme().font}`;
   const axis = (values: (v: number) => string, size: number, integer = false): uPlot.Axis => ({
     ...(integer ? { incrs: INTEGER_INCREMENTS } : {}),
@@ -101,7 +107,18 @@ export function createPlot(options: PlotOptions): Plot {
           spanGaps: true,
           value: (_u, v) => (v === null || v === undefined ? '–' : options.yValue(v)),
           ...(s.pointsOnly
-            ? { paths: () => null, points: { show: true, size: 8, width: 2, stroke, fill: () => theme().background } }
+            ? {
+                paths: () => null,
+                points: {
+                  show: true,
+                  size: s.pointSize ?? 8,
+                  width: 2,
+                  stroke,
+                  fill: s.filled ? stroke : () => theme().background,
+                  filter: markersInView,
+                  paths: countingPoints(drawn),
+                },
+              }
             : options.autoPoints && !s.noPoints
               ? {}
               : { points: { show: false } }),
@@ -145,6 +162,10 @@ export function createPlot(options: PlotOptions): Plot {
         u.setData(data, range === null);
         if (range) u.setScale('x', range);
       });
+    },
+    pointsDrawn(label) {
+      const index = options.series.findIndex((s) => s.label === label);
+      return index < 0 ? 0 : (drawn.get(index + 1) ?? 0);
     },
     dataRange() {
       const xs = u.data[0];
@@ -230,6 +251,33 @@ function attachZoomPan(plot: Plot, options: PlotOptions): void {
     })();
     if (handled) e.preventDefault();
   });
+}
+
+/**
+ * Every marker inside the x range. uPlot's own choice (its first and last index in view)
+ * stops at the first of several points that share the last x: an evaluation at the run's
+ * last step, merged after that step's episodes, was never drawn.
+ */
+function markersInView(u: uPlot, seriesIdx: number): number[] {
+  const xs = u.data[0];
+  const ys = u.data[seriesIdx];
+  const min = u.scales.x.min ?? -Infinity;
+  const max = u.scales.x.max ?? Infinity;
+  const out: number[] = [];
+  for (let k = 0; k < xs.length; k++) if (ys[k] !== null && ys[k] !== undefined && xs[k] >= min && xs[k] <= max) out.push(k);
+  return out;
+}
+
+/** uPlot's point drawing, counting the points it is given (Plot.pointsDrawn). */
+function countingPoints(drawn: Map<number, number>): uPlot.Series.Points.PathBuilder {
+  const draw = uPlot.paths.points!();
+  return (u, seriesIdx, idx0, idx1, filtIdxs) => {
+    let count = 0;
+    if (filtIdxs) count = filtIdxs.length;
+    else for (let k = idx0; k <= idx1; k++) if (u.data[seriesIdx][k] !== null && u.data[seriesIdx][k] !== undefined) count++;
+    drawn.set(seriesIdx, count);
+    return draw(u, seriesIdx, idx0, idx1, filtIdxs);
+  };
 }
 
 const INTEGER_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000, 100000];

@@ -321,6 +321,15 @@ export class RunModel {
     return typeof planned === 'string' ? planned : undefined;
   }
 
+  /**
+   * The step at which the run's stop condition held (its last status event says so), or
+   * undefined: the evaluation at that step is the one that stopped the run.
+   */
+  get stopStep(): number | undefined {
+    const last = this.lastStatusEvent;
+    return last?.status === 'finished' && typeof last.reason === 'string' && last.reason.startsWith('stop condition') ? last.step : undefined;
+  }
+
   /** The error of a failed run: status.json's, else the failed status event's, else the last error log. */
   get error(): string | undefined {
     return this.status?.error ?? this.lastStatusEvent?.error ?? [...this.logs].reverse().find((l) => l.level === 'error')?.message;
