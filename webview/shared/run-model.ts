@@ -148,6 +148,8 @@ export interface RolloutNote {
   length: number;
   /** The stage the episode or text batch was recorded in (absent in runs of earlier versions). */
   stage?: string;
+  /** `train`, `eval` or `final` (absent in runs of earlier versions: training episodes). */
+  recorded?: 'train' | 'eval' | 'final';
 }
 
 /** A curriculum's advance (a `curriculum` event): the env parameter's new value from this step on. */
@@ -252,7 +254,14 @@ export class RunModel {
         if (this.logs.length > LOGS_KEPT) this.logs.splice(0, this.logs.length - LOGS_KEPT);
         break;
       case 'rollout':
-        this.rollouts.push({ file: event.file, step: event.step, return: event.return, length: event.length, ...(event.stage !== undefined ? { stage: event.stage } : {}) });
+        this.rollouts.push({
+          file: event.file,
+          step: event.step,
+          return: event.return,
+          length: event.length,
+          ...(event.stage !== undefined ? { stage: event.stage } : {}),
+          ...(event.recorded !== undefined ? { recorded: event.recorded } : {}),
+        });
         break;
       default:
         break;
