@@ -18,6 +18,7 @@ interface ChartInfo {
   empty: boolean;
   lastSmoothed: number | null;
   marks?: { total: number; drawn: number; stopDrawn: boolean };
+  yAxis?: { labels: string[]; size: number; font: string };
 }
 
 interface DashboardSnapshot {
@@ -214,6 +215,47 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
       assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true }, id);
     }
     await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-stop-marker-${page.theme}.png` });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('long y tick labels (a value of -0.000325 to -0.000335) fit the axis; hovering never moves the legend', async () => {
+    const run = fixtureRuns('Steady')[0];
+    // The same history with a learning rate whose ticks need long labels.
+    const events = eventsOf(run).map((e) => (e.type === 'metrics' ? { ...e, values: { ...e.values, 'charts/learning_rate': -(3.25e-4 + (1e-5 * e.step) / 8192) } } : e));
+    const snapshot = snapshotOf(run);
+    const page = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [snapshot] });
+        await p.post({ type: 'events', runId: snapshot.id, events, reset: true });
+      },
+    });
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const id = 'charts/learning_rate';
+    await showChart(page, id);
+    await page.settle();
+    const axis = chart(await page.snapshot<DashboardSnapshot>(), id).yAxis!;
+    const widths = await page.page.evaluate(({ labels, font }) => {
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = font;
+      return labels.map((l) => ctx.measureText(l).width);
+    }, axis);
+    assert.ok(axis.labels.some((l) => l.length >= 8), `long labels: ${axis.labels.join(' ')}`);
+    const widest = Math.max(...widths);
+    assert.ok(widest + 4 <= axis.size, `the widest label (${widest.toFixed(1)} px, ${axis.labels[widths.indexOf(widest)]}) fits the axis (${axis.size} px) with its tick`);
+
+    // The legend's entries stay where they are while the pointer moves over the plot.
+    const card = page.page.locator(`[data-metric="${id}"]`);
+    const boxes = () => card.locator('.u-legend .u-series').evaluateAll((rows) => rows.map((r) => { const b = r.getBoundingClientRect(); return [b.x, b.y, b.width, b.height].map(Math.round); }));
+    const before = await boxes();
+    const over = (await card.locator('.u-over').boundingBox())!;
+    for (const f of [0.1, 0.5, 0.9]) {
+      await page.page.mouse.move(over.x + over.width * f, over.y + over.height / 2);
+      await page.settle();
+      assert.match((await card.locator('.u-legend .u-series').nth(1).textContent()) ?? '', /\d/, 'a value is read out');
+      assert.deepEqual(await boxes(), before, `the legend at ${f * 100}% across`);
+    }
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -10,6 +10,8 @@ export interface TableRow {
   id: string;
   label: string;
   color: string;
+  /** In the best configuration (main.ts's bestGroup): marked with a star. */
+  best?: boolean;
   included: boolean;
   seed: string;
   state: string;
@@ -130,6 +132,7 @@ export class CompareTable {
             },
             c.kind === 'run' ? swatch : null,
             cellText(row, c),
+            c.kind === 'run' && row.best ? h('span', { class: 'best', text: ' ★', attrs: { title: 'the best configuration', 'aria-label': 'best configuration' } }) : null,
           ),
         ),
       );

@@ -307,6 +307,8 @@ export class LiveChart {
     lastSmoothed: number | null;
     /** Evaluation markers: how many there are, how many uPlot drew, and whether the one that stopped the run was drawn. */
     marks?: { total: number; drawn: number; stopDrawn: boolean };
+    /** The y axis as laid out (its labels, width and font): tests measure whether the labels fit. */
+    yAxis?: { labels: string[]; size: number; font: string };
   } {
     const n = this.consumed;
     return {
@@ -322,6 +324,7 @@ export class LiveChart {
       smoothing: this.smoothing,
       empty: !this.empty.hidden,
       lastSmoothed: n > 0 && Number.isFinite(this.smoothed[n - 1]) ? this.smoothed[n - 1] : null,
+      ...(this.plot ? { yAxis: this.plot.yAxis() } : {}),
       ...(this.marks && this.plot
         ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0 } }
         : {}),

@@ -23,6 +23,8 @@ export interface PlotSeries {
   alpha?: number;
   /** Never mark points (a band's edges), even where the plot marks them (autoPoints). */
   noPoints?: boolean;
+  /** The legend's read-out at data index `index` (default: yValue of the value), e.g. with how many runs a mean averages. */
+  legendValue?: (value: number, index: number) => string;
 }
 
 export interface PlotOptions {
@@ -37,7 +39,7 @@ export interface PlotOptions {
   /** Charts with the same key show the cursor at the same x. */
   syncKey?: string;
   /** uPlot bands: pairs of series indices (1-based, as uPlot counts) filled between. */
-  bands?: { upper: number; lower: number; color: number }[];
+  bands?: { upper: number; lower: number; color: number | ((theme: Theme) => string) }[];
   /** The user zoomed (a range) or reset the zoom (null): by dragging, wheel or keyboard. */
   onUserZoom?: (range: { min: number; max: number } | null) => void;
   /** A click on the plot at x (the rollout chart seeks the timeline). */
@@ -66,6 +68,8 @@ export interface Plot {
   dataRange(): { min: number; max: number } | null;
   /** Markers of a pointsOnly series drawn at the last draw (tests read it: a marker must never vanish). */
   pointsDrawn(label: string): number;
+  /** The y axis as uPlot laid it out: its tick labels, its width and font (tests measure whether they fit). */
+  yAxis(): { labels: string[]; size: number; font: string };
   destroy(): void;
 }
 
@@ -77,7 +81,7 @@ export function createPlot(options: PlotOptions): Plot {
   };
   const drawn = new Map<number, number>();
   const fontOf = () => `${Math.round(theme().fontSize * 0.9)}px ${theme().font}`;
-  const axis = (values: (v: number) => string, size: number, integer = false): uPlot.Axis => ({
+  const axis = (values: (v: number) => string, size: uPlot.Axis.Size, integer = false): uPlot.Axis => ({
     ...(integer ? { incrs: INTEGER_INCREMENTS } : {}),
     stroke: () => theme().muted,
     grid: { stroke: () => theme().grid, width: 1 },
@@ -94,7 +98,9 @@ export function createPlot(options: PlotOptions): Plot {
       // A constant series (a reward of -1 every step) gets a range around its value, not 0..100.
       y: { range: (_u, min, max) => (min === max ? [min - (Math.abs(min) * 0.1 || 1), max + (Math.abs(max) * 0.1 || 1)] : uPlot.rangeNum(min, max, 0.1, true)) },
     },
-    axes: [axis(options.xTick, 36, options.integerX), axis(options.yValue, 56)],
+    // The y axis is as wide as its widest tick label (`-2.5e-4` needs more room than `100`):
+    // a fixed width clipped long labels on the left.
+    axes: [axis(options.xTick, 36, options.integerX), axis(options.yValue, (u, labels) => yAxisSize(u, labels, fontOf()))],
     series: [
       { label: options.xLabel ?? 'at', value: (_u, v) => (v === null ? '–' : options.xValue(v)) },
       ...options.series.map((s): uPlot.Series => {
@@ -105,7 +111,7 @@ export function createPlot(options: PlotOptions): Plot {
           width: (s.width ?? 1.5) * theme().lineScale,
           dash: s.dash,
           spanGaps: true,
-          value: (_u, v) => (v === null || v === undefined ? '–' : options.yValue(v)),
+          value: (_u, v, _si, index) => (v === null || v === undefined ? '–' : s.legendValue && index !== null ? s.legendValue(v, index) : options.yValue(v)),
           ...(s.pointsOnly
             ? {
                 paths: () => null,
@@ -127,7 +133,7 @@ export function createPlot(options: PlotOptions): Plot {
     ],
     bands: options.bands?.map((b) => ({
       series: [b.upper, b.lower] as [number, number],
-      fill: () => withAlphaCached(theme().palette[b.color % theme().palette.length], 0.18),
+      fill: () => withAlphaCached(typeof b.color === 'function' ? b.color(theme()) : theme().palette[b.color % theme().palette.length], 0.18),
     })),
     cursor: {
       sync: options.syncKey ? { key: options.syncKey } : undefined,
@@ -162,6 +168,10 @@ export function createPlot(options: PlotOptions): Plot {
         u.setData(data, range === null);
         if (range) u.setScale('x', range);
       });
+    },
+    yAxis() {
+      const axis = u.axes[1] as uPlot.Axis & { _values?: string[]; _size?: number };
+      return { labels: (axis._values ?? []).map(String), size: axis._size ?? 0, font: fontOf() };
     },
     pointsDrawn(label) {
       const index = options.series.findIndex((s) => s.label === label);
@@ -251,6 +261,20 @@ function attachZoomPan(plot: Plot, options: PlotOptions): void {
     })();
     if (handled) e.preventDefault();
   });
+}
+
+const TICK_AND_GAP = 4 + 10;
+let measure: CanvasRenderingContext2D | null = null;
+
+/** CSS pixels the y axis needs: its widest tick label, the tick and a gap (at least the old 56). */
+function yAxisSize(_u: uPlot, labels: string[] | null, font: string): number {
+  if (!labels || labels.length === 0) return 56;
+  measure ??= document.createElement('canvas').getContext('2d');
+  if (!measure) return 56;
+  measure.font = font;
+  let widest = 0;
+  for (const label of labels) if (label) widest = Math.max(widest, measure.measureText(label).width);
+  return Math.max(56, Math.ceil(widest + TICK_AND_GAP));
 }
 
 /**
