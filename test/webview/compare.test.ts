@@ -27,6 +27,22 @@ function metricByStep(run: RunInfo, key: string): Map<number, number> {
   return values;
 }
 
+/** RFC 4180 CSV: fields quoted when they hold commas, quotes or line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  for (const line of text.trimEnd().split('\r\n')) {
+    const fields: string[] = [];
+    const re = /("(?:[^"]|"")*"|[^,]*)(,|$)/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(line)) !== null) {
+      fields.push(m[1].startsWith('"') ? m[1].slice(1, -1).replace(/""/g, '"') : m[1]);
+      if (m[2] === '') break;
+    }
+    rows.push(fields);
+  }
+  return rows;
+}
+
 async function choose(page: PageUnderTest, selector: string, value: string): Promise<void> {
   await page.page.locator(selector).click();
   await page.page.locator(`${selector} vscode-option[value="${value}"]`).click();
@@ -118,6 +134,22 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     await page.page.keyboard.press('Enter'); // the header button kept the focus
     s = await page.waitFor<CompareSnapshot>((s) => s.table!.sort.descending, 'the descending sort');
     assert.deepEqual(s.table!.rows, [...byReturn].reverse());
+
+    // The table as CSV, in the order shown, with the final metrics' full digits.
+    await page.page.getByRole('button', { name: 'CSV' }).click();
+    const [csv] = await page.waitForSaves(1);
+    assert.equal(csv.name, 'compare-runs.csv');
+    const [header, ...rows] = parseCsv(csv.data);
+    assert.equal(rows.length, 4);
+    assert.deepEqual(rows.map((r) => r[0]), [...byReturn].reverse().map((id) => id.split('/').pop()));
+    assert.ok(header.includes('algorithm.learning_rate') && header.includes('train/mean_return'), header.join(','));
+    assert.ok(rows.every((r) => r.length === header.length), 'quoted fields (lists like [64, 64]) stay one field');
+    const column = header.indexOf('train/mean_return');
+    assert.deepEqual(rows.map((r) => Number(r[column])), [...byReturn].reverse().map((id) => finalReturn.get(id)));
+    await page.page.getByRole('button', { name: 'SVG' }).click();
+    const svg = (await page.waitForSaves(2))[1];
+    assert.match(svg.data, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.equal((svg.data.match(/<polygon /g) ?? []).length, 2, 'a band per configuration');
 
     // Each run on its own, one taken off the chart.
     await page.page.getByRole('radio', { name: 'Each run' }).click();

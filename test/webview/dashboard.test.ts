@@ -1,5 +1,7 @@
 // The run dashboard in headless Chromium, fed from fixture run directories by a fake host.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { RunEvent } from '../../webview/protocol.js';
 import { ema } from '../../webview/shared/smoothing.js';
@@ -256,6 +258,44 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
       assert.match((await card.locator('.u-legend .u-series').nth(1).textContent()) ?? '', /\d/, 'a value is read out');
       assert.deepEqual(await boxes(), before, `the legend at ${f * 100}% across`);
     }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a chart exports as PNG (the canvas) and SVG (built from its data: axes, series, evaluations, legend) through the host', async () => {
+    const { page, host } = await open('Steady');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(page, 'episode/return');
+    await page.settle();
+    const card = page.page.locator('[data-metric="episode/return"]');
+    await card.getByRole('button', { name: 'PNG' }).click();
+    await card.getByRole('button', { name: 'SVG' }).click();
+    const saves = await page.waitForSaves(2);
+    assert.deepEqual(saves.map((m) => [m.name, m.format, m.encoding]), [['episode-return.png', 'png', 'base64'], ['episode-return.svg', 'svg', 'utf8']]);
+    const png = Buffer.from(saves[0].data, 'base64');
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
+    assert.ok(png.length > 2000, `a drawn chart, ${png.length} bytes`);
+    // The SVG parses as SVG and holds the run's data: one line per series, a circle per evaluation, the legend's labels.
+    const svg = await page.page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      const root = doc.documentElement;
+      return {
+        root: root.nodeName,
+        error: doc.querySelector('parsererror')?.textContent ?? null,
+        lines: [...root.querySelectorAll('polyline')].map((p) => p.getAttribute('points')!.split(' ').length),
+        circles: root.querySelectorAll('circle').length,
+        texts: [...root.querySelectorAll('text')].map((t) => t.textContent),
+      };
+    }, saves[1].data);
+    const events = eventsOf(host.runs[0]);
+    assert.equal(svg.error, null);
+    assert.equal(svg.root, 'svg');
+    assert.equal(svg.lines.length, 2, 'raw and smoothed');
+    assert.ok(svg.lines[0] > 10, 'the raw series');
+    assert.equal(svg.circles, events.filter((e) => e.type === 'eval').length, 'every evaluation');
+    for (const text of ['Episode return', 'raw', 'smoothed', 'eval', '100', '4k']) assert.ok(svg.texts.includes(text), `"${text}" in ${svg.texts.join(' | ')}`);
+    fs.writeFileSync(path.join(screenshotDir(), 'dashboard-export-episode-return.svg'), saves[1].data);
+    fs.writeFileSync(path.join(screenshotDir(), 'dashboard-export-episode-return.png'), png);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

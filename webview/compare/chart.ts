@@ -3,6 +3,7 @@
 // the set of series changes, otherwise it gets new data.
 import { h } from '../shared/dom.js';
 import { formatValue } from '../shared/format.js';
+import { exportButtons, fileStem, type ExportFile } from '../shared/export.js';
 import { createPlot, type Plot, type PlotSeries } from '../shared/plot.js';
 import type { Theme } from '../shared/theme.js';
 
@@ -48,12 +49,21 @@ export class CompareChart {
       xValue: (x: number) => string;
       xTick: (x: number) => string;
       onZoom: (range: Range | null) => void;
+      onExport: (file: ExportFile) => void;
     },
   ) {
     this.element = h(
       'section',
       { class: 'chart compare-chart', tabIndex: 0, attrs: { 'aria-label': 'Comparison chart: drag to zoom, arrows pan, plus and minus zoom, 0 resets' } },
-      h('header', { class: 'chart-head' }, this.title),
+      h(
+        'header',
+        { class: 'chart-head' },
+        this.title,
+        exportButtons('the comparison chart', [
+          { label: 'PNG', run: () => this.export('png') },
+          { label: 'SVG', run: () => this.export('svg') },
+        ]),
+      ),
       this.host,
       this.empty,
     );
@@ -110,6 +120,17 @@ export class CompareChart {
       });
     }
     this.plot.setData(this.aligned(data), this.zoom);
+  }
+
+  private export(format: 'png' | 'svg'): void {
+    if (!this.plot) return;
+    const title = `compare ${this.title.textContent ?? ''}`;
+    const name = `${fileStem(title)}.${format}`;
+    this.options.onExport(
+      format === 'png'
+        ? { type: 'save', name, format, data: this.plot.toPng(), encoding: 'base64' }
+        : { type: 'save', name, format, data: this.plot.toSvg(this.title.textContent ?? ''), encoding: 'utf8' },
+    );
   }
 
   /** The legend's read-out of series `label` (tests: what the hover shows). */

@@ -14,7 +14,8 @@ import { aggregate, commonGrid, lastPerX, sampleAt } from './aggregate.js';
 import { CompareChart, type ChartData, type ChartSeries, type Range } from './chart.js';
 import { groupRuns, hparamTable, type RunGroup } from './hparams.js';
 import { curveOf, finalValue, metricChoices, type XMode } from './series.js';
-import { CompareTable, finalColumn, hparamColumn, type Column, type Sort, type TableView } from './table.js';
+import { exportButtons } from '../shared/export.js';
+import { CompareTable, finalColumn, hparamColumn, tableCsv, type Column, type Sort, type TableView } from './table.js';
 
 type Mode = 'runs' | 'band';
 
@@ -78,6 +79,7 @@ const chart = new CompareChart({
     state.zoom = range;
     save();
   },
+  onExport: (file) => bridge.post(file),
 });
 chart.setZoom(state.zoom);
 
@@ -171,7 +173,14 @@ const page = [
   summary,
   h('div', { class: 'toolbar', role: 'toolbar', attrs: { 'aria-label': 'Chart settings' } }, metricPicker.element, modeGroup, smoothingSlider.element, xAxisGroup),
   chart.element,
-  h('div', { class: 'table-head' }, h('h2', { text: 'Runs and hyperparameters' }), showAll, h('span', { class: 'hint legend-differs', text: 'highlighted: differs between the runs' })),
+  h(
+    'div',
+    { class: 'table-head' },
+    h('h2', { text: 'Runs and hyperparameters' }),
+    showAll,
+    h('span', { class: 'hint legend-differs', text: 'highlighted: differs between the runs' }),
+    exportButtons('the table', [{ label: 'CSV', run: () => lastView && bridge.post({ type: 'save', name: 'compare-runs.csv', format: 'csv', data: tableCsv(lastView), encoding: 'utf8' }) }]),
+  ),
   table.element,
 ];
 replaceChildren(root, waiting);

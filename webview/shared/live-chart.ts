@@ -5,6 +5,7 @@
 import { lowerBound } from './columns.js';
 import { h, setAttr, setText } from './dom.js';
 import { Decimator, decimateRange } from './decimate.js';
+import { exportButtons, fileStem, type ExportFile } from './export.js';
 import { formatValue } from './format.js';
 import { createPlot, type Plot, type uPlot } from './plot.js';
 import { emaInto, emptyEma, type EmaState } from './smoothing.js';
@@ -53,6 +54,8 @@ export interface LiveChartOptions {
   /** False for exact series (schedules): drawn as they are, never averaged. */
   smoothable: boolean;
   onZoom: (id: string, range: Range | null) => void;
+  /** Hands an export of the chart (PNG, SVG) to the host; without it the chart offers none. */
+  onExport?: (file: ExportFile) => void;
 }
 
 const HEIGHT = 190;
@@ -100,7 +103,16 @@ export class LiveChart {
           'aria-label': `${options.title}: drag to zoom, arrows pan, plus and minus zoom, 0 resets`,
         },
       },
-      h('header', { class: 'chart-head' }, h('h3', { text: options.title }), this.latest),
+      h(
+        'header',
+        { class: 'chart-head' },
+        h('h3', { text: options.title }),
+        this.latest,
+        options.onExport ? exportButtons(`the ${options.title} chart`, [
+          { label: 'PNG', run: () => this.export('png') },
+          { label: 'SVG', run: () => this.export('svg') },
+        ]) : null,
+      ),
       this.plotHost,
       this.empty,
     );
@@ -261,6 +273,16 @@ export class LiveChart {
       },
       onDraw: (u) => this.drawLines(u),
     });
+  }
+
+  private export(format: 'png' | 'svg'): void {
+    if (!this.plot) return;
+    const name = `${fileStem(this.options.title)}.${format}`;
+    const file: ExportFile =
+      format === 'png'
+        ? { type: 'save', name, format, data: this.plot.toPng(), encoding: 'base64' }
+        : { type: 'save', name, format, data: this.plot.toSvg(this.options.title), encoding: 'utf8' };
+    this.options.onExport?.(file);
   }
 
   /** A dashed line and its label at each x of `lines` inside the plot's x range. */
