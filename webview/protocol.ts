@@ -84,4 +84,9 @@ export type PageMessage =
   | { type: 'openEpisode'; runId: string; file: string }
   /** Open a file of the run in an editor (plan.json, an events line...). */
   | { type: 'openFile'; runId: string; relativePath: string }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  /**
+   * Save an export (a chart as PNG or SVG, a table as CSV): the host asks where
+   * (showSaveDialog, `name` suggested beside the first run) and writes `data` there.
+   */
+  | { type: 'save'; name: string; format: 'png' | 'svg' | 'csv'; data: string; encoding: 'base64' | 'utf8' };

@@ -106,6 +106,28 @@ export abstract class RunPanel implements vscode.Disposable {
       case 'error':
         this.context.log(`${this.page} page: ${message.message}`);
         return;
+      case 'save':
+        await this.save(message);
+        return;
+    }
+  }
+
+  /** An export from the page: asks where (beside the first run), then writes it. */
+  private async save(message: Extract<PageMessage, { type: 'save' }>): Promise<void> {
+    const folder = this.runDirs[0] ? vscode.Uri.file(this.runDirs[0]) : vscode.workspace.workspaceFolders?.[0]?.uri;
+    const names = { png: 'PNG image', svg: 'SVG image', csv: 'CSV table' } as const;
+    const name = message.name.replace(/[\\/]/g, '-');
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+      filters: { [names[message.format]]: [message.format] },
+      saveLabel: 'Export',
+      title: `Export ${name}`,
+    });
+    if (!target) return;
+    try {
+      await vscode.workspace.fs.writeFile(target, Buffer.from(message.data, message.encoding));
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Could not save ${target.fsPath}: ${(err as Error).message}`);
     }
   }
 

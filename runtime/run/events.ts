@@ -80,6 +80,8 @@ export interface RolloutEvent extends EventBase {
   file: string;
   return: number;
   length: number;
+  /** What the episode is: `train`, `eval` or `final` (rollouts.ts's Recorded); absent in runs of earlier versions and for text batches. */
+  recorded?: 'train' | 'eval' | 'final';
 }
 
 /** A curriculum moved its env parameter (`curriculum { }`): the env copies now run with `value`. */

@@ -132,6 +132,10 @@ export interface RolloutHeader {
   step: number;
   /** The env's params when the episode started (a curriculum changes them); absent in runs of earlier versions. */
   env_params?: Record<string, unknown>;
+  /** `train`, `eval` or `final` (runtime/run/rollouts.ts); absent in runs of earlier versions, whose episodes are all `train`. */
+  recorded?: 'train' | 'eval' | 'final';
+  /** Eval and final episodes: whether the policy took its most likely action. */
+  deterministic?: boolean;
 }
 
 export interface RolloutStep {
@@ -198,7 +202,11 @@ export interface RolloutListing {
   file: string;
   /** The training step the episode started at (a text batch: the step it was sampled at). */
   step: number;
+  /** What the episode is, from its name: `train` (`episode-<step>.jsonl`), `eval` or `final` (`episode-<step>-final.jsonl`). */
+  recorded: 'train' | 'eval' | 'final';
 }
+
+const RECORDED_ORDER = { train: 0, eval: 1, final: 2 } as const;
 
 /** The recorded episodes of a run, oldest first; empty when the folder is missing. */
 export function listRollouts(dir: string): RolloutListing[] {
@@ -210,10 +218,10 @@ export function listRollouts(dir: string): RolloutListing[] {
     return [];
   }
   return names
-    .map((name) => ({ name, match: /^episode-(\d+)\.jsonl$/.exec(name) }))
+    .map((name) => ({ name, match: /^episode-(\d+)(?:-(eval|final))?\.jsonl$/.exec(name) }))
     .filter((e): e is { name: string; match: RegExpExecArray } => e.match !== null)
-    .map((e) => ({ file: path.join(folder, e.name), step: Number(e.match[1]) }))
-    .sort((a, b) => a.step - b.step);
+    .map((e): RolloutListing => ({ file: path.join(folder, e.name), step: Number(e.match[1]), recorded: (e.match[2] as 'eval' | 'final' | undefined) ?? 'train' }))
+    .sort((a, b) => a.step - b.step || RECORDED_ORDER[a.recorded] - RECORDED_ORDER[b.recorded]);
 }
 
 /** One recorded episode or text batch; lines that do not parse are skipped and counted. */

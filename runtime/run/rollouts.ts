@@ -1,8 +1,9 @@
-// rollouts/: sampled training episodes, one JSONL file each, for the editor's rollout
-// inspector. The trainer arms the recorder every so many updates; it then records env copy
-// 0's next whole episode (from its first step) and writes it in one atomic write when the
-// episode ends. Line 1 is a header, then one line per step:
-//   {"type":"header","env":"CartPole","obs_fields":[...],"action":{...},"terms":[...],"step":N,"env_params":{...}}
+// rollouts/: recorded episodes, one JSONL file each, for the editor's rollout inspector:
+// sampled training episodes (the trainer arms the recorder every so many updates; it then
+// records env copy 0's next whole episode, from its first step), and episodes of the policy
+// as evaluated (at each evaluation, and at the end of the run: `recorded` says which). Each is
+// written in one atomic write when the episode ends. Line 1 is a header, then one line per step:
+//   {"type":"header","env":"CartPole","obs_fields":[...],"action":{...},"terms":[...],"step":N,"recorded":"train","env_params":{...}}
 //   {"type":"step","t":0,"obs":[...],"action":1,"reward":1,"env_reward":1,"terms":{...},"terminated":false,"truncated":false}
 import * as path from 'node:path';
 import type { TransitionSink } from '../algorithms/stepper.js';
@@ -11,10 +12,22 @@ import { writeFileAtomic } from '../atomic-files.js';
 
 type Phase = 'idle' | 'waiting' | 'recording';
 
+/**
+ * What a recorded episode is: a training episode as sampled (`train`), the policy as evaluated
+ * at an evaluation (`eval`), or the policy the run leaves (`final`, at its end).
+ */
+export type Recorded = 'train' | 'eval' | 'final';
+
 export interface RecordedEpisode {
   readonly file: string;
   readonly return: number;
   readonly length: number;
+  readonly recorded: Recorded;
+}
+
+/** `episode-<step>.jsonl` for a training episode, `episode-<step>-eval.jsonl` and `-final` for the policy's. */
+export function rolloutFileName(step: number, recorded: Recorded): string {
+  return recorded === 'train' ? `episode-${step}.jsonl` : `episode-${step}-${recorded}.jsonl`;
 }
 
 export class RolloutRecorder implements TransitionSink {
@@ -23,6 +36,9 @@ export class RolloutRecorder implements TransitionSink {
   private startStep = 0;
   private episodeReturn = 0;
   private envParams: Readonly<Record<string, unknown>> | undefined;
+  private recorded: Recorded = 'train';
+  /** Whether the recorded policy took its most likely action (eval and final episodes). */
+  private deterministic: boolean | undefined;
   private readonly discrete: boolean;
 
   constructor(
@@ -43,8 +59,10 @@ export class RolloutRecorder implements TransitionSink {
    * Records copy 0's next episode; `atEpisodeStart` when copy 0 is just starting one (the
    * beginning of a run), else the recording waits for the current episode to end.
    */
-  arm(step: number, atEpisodeStart: boolean): void {
+  arm(step: number, atEpisodeStart: boolean, recorded: Recorded = 'train', deterministic?: boolean): void {
     if (this.phase !== 'idle') return;
+    this.recorded = recorded;
+    this.deterministic = deterministic;
     this.phase = atEpisodeStart ? 'recording' : 'waiting';
     if (atEpisodeStart) this.envParams = this.header.envParams?.();
     this.startStep = step;
@@ -81,8 +99,14 @@ export class RolloutRecorder implements TransitionSink {
     if (done) this.finish();
   }
 
+  /** Drops a recording in progress (an episode that never ended). */
+  cancel(): void {
+    this.phase = 'idle';
+    this.lines = [];
+  }
+
   private finish(): void {
-    const file = path.join(this.dir, `episode-${this.startStep}.jsonl`);
+    const file = path.join(this.dir, rolloutFileName(this.startStep, this.recorded));
     const header = JSON.stringify({
       type: 'header',
       env: this.header.env,
@@ -90,10 +114,12 @@ export class RolloutRecorder implements TransitionSink {
       action: this.header.actionSpace,
       terms: this.header.terms,
       step: this.startStep,
+      recorded: this.recorded,
+      ...(this.deterministic !== undefined ? { deterministic: this.deterministic } : {}),
       ...(this.envParams ? { env_params: this.envParams } : {}),
     });
     writeFileAtomic(file, [header, ...this.lines].join('\n') + '\n');
-    this.onRecorded({ file, return: this.episodeReturn, length: this.lines.length });
+    this.onRecorded({ file, return: this.episodeReturn, length: this.lines.length, recorded: this.recorded });
     this.phase = 'idle';
     this.lines = [];
   }

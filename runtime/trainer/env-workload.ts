@@ -12,7 +12,7 @@ import { evalMetrics, evaluate } from '../evaluate.js';
 import { PolicyFactory, type PolicySpaces } from '../policies/index.js';
 import { Rng } from '../random.js';
 import { compileReward } from '../rewards/index.js';
-import { RolloutRecorder } from '../run/rollouts.js';
+import { RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
 import type { ConditionMetric } from '../run/stop.js';
 import type { Compute } from '../tensor/index.js';
 import type { EvalOutcome, RunServices, Workload } from './workload.js';
@@ -21,6 +21,8 @@ import type { EvalOutcome, RunServices, Workload } from './workload.js';
 const EVAL_STREAMS = 1 << 20;
 /** Evaluation runs its episodes on at most this many copies at once. */
 const EVAL_COPIES = 32;
+/** A recorded episode of the policy longer than this is given up (an env without a time limit). */
+const RECORDED_EPISODE_LIMIT = 100_000;
 
 /** Makes `n` env copies of the plan's env (a built-in, or the user's module) with `params`. */
 type EnvFactory = (params: Record<string, unknown>, n: number) => VecEnv;
@@ -31,6 +33,9 @@ export class EnvWorkload implements Workload {
   private readonly spaces: PolicySpaces;
   private evalEnv: VecEnv | null = null;
   private recorder: RolloutRecorder | null = null;
+  /** The one env copy the policy's recorded episodes run on (made when first needed). */
+  private showEnv: VecEnv | null = null;
+  private run: RunServices | null = null;
   /** The env's params in effect: the plan's, then a curriculum's values. */
   private params: Record<string, unknown>;
   /** The params each training copy was made with (they differ while a curriculum hands copies over). */
@@ -77,13 +82,45 @@ export class EnvWorkload implements Workload {
     // Episodes restart on a resume: each copy draws from a stream of the seed and the resume step.
     this.stepper.reset(resumedAt === null ? this.seed : new Rng(this.seed).fork('resume').fork(resumedAt).uint32());
     const vec = this.stepper.vec;
+    this.run = run;
     this.recorder = new RolloutRecorder(
       run.dir.rolloutsDir,
       // Copy 0's params when its recorded episode starts: a curriculum changes them over the run.
       { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames, envParams: () => this.paramsOf.get(vec.envs[0]!) ?? this.params },
-      (episode) => run.dir.events.add({ type: 'rollout', step: run.step(), file: run.dir.relative(episode.file), return: episode.return, length: episode.length }),
+      (episode) => this.noteRecorded(episode, run.step()),
     );
     this.stepper.sink = this.recorder;
+  }
+
+  private noteRecorded(episode: RecordedEpisode, step: number): void {
+    const run = this.run!;
+    run.dir.events.add({ type: 'rollout', step, file: run.dir.relative(episode.file), return: episode.return, length: episode.length, recorded: episode.recorded });
+  }
+
+  async recordPolicy(algorithm: Algorithm, recorded: 'eval' | 'final', step: number): Promise<void> {
+    const run = this.run!;
+    this.showEnv ??= this.makeEnvs(this.params, 1);
+    const vec = this.showEnv;
+    // The training stepper's reward terms, on a copy of its own: the episode shows the training
+    // reward and each term as the learner saw them.
+    const stepper = new Stepper(vec, this.stepper.reward);
+    const params = this.params;
+    const deterministic = this.plan.eval?.deterministic ?? true;
+    const recorder = new RolloutRecorder(
+      run.dir.rolloutsDir,
+      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames, envParams: () => params },
+      (episode) => this.noteRecorded(episode, step),
+    );
+    stepper.sink = recorder;
+    stepper.reset(new Rng(this.seed).fork('recorded').fork(step).uint32());
+    recorder.arm(step, true, recorded, deterministic);
+    const rng = new Rng(this.seed).fork('recorded-actions').fork(step);
+    const actions = vec.createActionBuffer();
+    for (let t = 0; recorder.active && t < RECORDED_EPISODE_LIMIT; t++) {
+      await algorithm.policy.act(stepper.obs, 1, actions, deterministic, rng);
+      stepper.step(actions);
+    }
+    recorder.cancel();
   }
 
   recordNext(step: number, atStart: boolean): void {
@@ -127,6 +164,7 @@ export class EnvWorkload implements Workload {
     vec.replaceCopies(next, new Rng(this.seed).fork('curriculum').fork(step).uint32());
     // Evaluation copies are made afresh for the next evaluation (a module's old ones idle in its worker).
     this.evalEnv = null;
+    this.showEnv = null;
   }
 
   async release(): Promise<void> {

@@ -196,7 +196,10 @@ export class TrainingRun {
         events.flush();
         outcome = await this.trainStage(startTime, resumed);
         // Each stage that ran to its end is evaluated before the next one starts from its weights.
-        if (!outcome && i < this.stages.length - 1 && this.workload.evaluates(this.plan)) await this.evaluate();
+        if (!outcome && i < this.stages.length - 1 && this.workload.evaluates(this.plan)) {
+          await this.evaluate();
+          await this.recordPolicy('eval');
+        }
       }
       return await this.finish(outcome ?? { status: 'finished', reason: `budget reached (${this.step} of ${this.budget} steps)` });
     } catch (err) {
@@ -267,6 +270,8 @@ export class TrainingRun {
         const current = this.conditionValues(step);
         if (stop.holds(current)) return { status: 'finished', reason: `stop condition ${stop.text} met (${stop.describe(current)})` };
       }
+      // The evaluation that ended the run is shown by the final policy's episode instead.
+      if (evaluated && !algorithm.done) await this.recordPolicy('eval');
       if (step >= this.counters.nextCheckpoint && !algorithm.done) {
         this.checkpoint(false);
         while (this.counters.nextCheckpoint <= step) this.counters.nextCheckpoint += this.checkpointEvery;
@@ -289,6 +294,11 @@ export class TrainingRun {
     if (step < this.nextRollout) return;
     this.workload.recordNext(step, step === 0 && !resumed);
     while (this.nextRollout <= step) this.nextRollout += every;
+  }
+
+  /** An episode of the policy as evaluated, for the rollout inspector (numeric envs). */
+  private async recordPolicy(recorded: 'eval' | 'final'): Promise<void> {
+    await this.workload.recordPolicy?.(this.algorithm!, recorded, this.step);
   }
 
   private async evaluate(): Promise<void> {
@@ -406,6 +416,7 @@ export class TrainingRun {
   private async finish(outcome: Outcome): Promise<TrainResult> {
     // A finished run ends on an evaluation of the policy it leaves, unless one ran at this step.
     if (outcome.status === 'finished' && this.workload.evaluates(this.plan) && this.lastEvalStep !== this.step) await this.evaluate();
+    await this.recordPolicy('final');
     const step = this.step;
     this.checkpoint(true);
     // Into events only: the caller gets the reason in the result.

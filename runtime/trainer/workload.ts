@@ -56,6 +56,13 @@ export interface Workload {
    * it every `rolloutEvery` steps.
    */
   recordNext(step: number, atStart: boolean): void;
+  /**
+   * Records one episode of the algorithm's policy acting as evaluated (deterministic unless
+   * the plan's eval says otherwise) on an env copy of its own, into rollouts/: `eval` at an
+   * evaluation, `final` at the end of the run. Absent where a workload records no episodes of
+   * that kind (text runs record their learners' batches).
+   */
+  recordPolicy?(algorithm: Algorithm, recorded: 'eval' | 'final', step: number): Promise<void>;
   /** Episodes that finished during the last iteration of `algorithm`. */
   takeEpisodes(algorithm: Algorithm): readonly EpisodeRecord[];
   /** Whether evaluate() has something to do for `plan` (numeric envs need an `eval` block; text tasks always have held-out prompts). */

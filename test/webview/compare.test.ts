@@ -12,7 +12,11 @@ interface CompareSnapshot {
   metric: string;
   mode: string;
   groups: { label: string; runIds: string[] }[];
-  chart?: { xs: number[]; series: { label: string; values: (number | null)[] }[] };
+  best?: string;
+  summary: string;
+  legend: string[];
+  colors: string[];
+  chart?: { xs: number[]; series: { label: string; values: (number | null)[]; counts?: number[] }[] };
   table?: { columns: { key: string; label: string; differs: boolean }[]; rows: string[]; sort: { key: string; descending: boolean } };
 }
 
@@ -21,6 +25,22 @@ function metricByStep(run: RunInfo, key: string): Map<number, number> {
   const values = new Map<number, number>();
   for (const e of eventsOf(run)) if (e.type === 'metrics' && typeof e.values[key] === 'number') values.set(e.step, e.values[key]);
   return values;
+}
+
+/** RFC 4180 CSV: fields quoted when they hold commas, quotes or line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  for (const line of text.trimEnd().split('\r\n')) {
+    const fields: string[] = [];
+    const re = /("(?:[^"]|"")*"|[^,]*)(,|$)/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(line)) !== null) {
+      fields.push(m[1].startsWith('"') ? m[1].slice(1, -1).replace(/""/g, '"') : m[1]);
+      if (m[2] === '') break;
+    }
+    rows.push(fields);
+  }
+  return rows;
 }
 
 async function choose(page: PageUnderTest, selector: string, value: string): Promise<void> {
@@ -76,8 +96,18 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     assert.equal(s.groups.length, 2);
     assert.deepEqual(
       s.groups.map((g) => g.label),
-      ['learning_rate 0.0003', 'learning_rate 0.003'],
+      ['lr=3e-4', 'lr=3e-3'],
+      'configurations labelled by the values they vary',
     );
+    // The best configuration by the final value of the metric shown (mean of its runs' last episode returns).
+    const lastReturn = (r: RunInfo) => eventsOf(r).filter((e) => e.type === 'episode').at(-1)!.return as number;
+    const meanOf = (g: { runIds: string[] }) => g.runIds.map((id) => lastReturn(runs.find((r) => snapshotOf(r).id === id)!)).reduce((a, b) => a + b) / g.runIds.length;
+    const best = [...s.groups].sort((a, b) => meanOf(b) - meanOf(a))[0];
+    assert.notEqual(meanOf(s.groups[0]), meanOf(s.groups[1]), 'the fixture has a better configuration');
+    s = await page.waitFor<CompareSnapshot>((s) => s.best === best.label && s.chart!.series.every((x) => x.values.some((v) => v !== null)), 'every run\'s history and the best configuration');
+    assert.match(s.summary, /^4 runs of sweep LrScan in 2 configurations .* Best by final episode return \(highest mean of its runs' last values\): ★ lr=3e-\d \([\d.]+\)\.$/);
+    assert.ok(s.chart!.series.some((x) => x.label === `${best.label} (mean of 2 runs) ★ best`), s.chart!.series.map((x) => x.label).join(' | '));
+    assert.equal(await page.page.locator('.compare-table .best').count(), 2, 'the best configuration\'s runs starred in the table');
     assert.deepEqual(
       s.table!.columns.filter((c) => c.differs).map((c) => c.key),
       ['hp:algorithm.learning_rate'],
@@ -105,11 +135,30 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     s = await page.waitFor<CompareSnapshot>((s) => s.table!.sort.descending, 'the descending sort');
     assert.deepEqual(s.table!.rows, [...byReturn].reverse());
 
+    // The table as CSV, in the order shown, with the final metrics' full digits.
+    await page.page.getByRole('button', { name: 'CSV' }).click();
+    const [csv] = await page.waitForSaves(1);
+    assert.equal(csv.name, 'compare-runs.csv');
+    const [header, ...rows] = parseCsv(csv.data);
+    assert.equal(rows.length, 4);
+    assert.deepEqual(rows.map((r) => r[0]), [...byReturn].reverse().map((id) => id.split('/').pop()));
+    assert.ok(header.includes('algorithm.learning_rate') && header.includes('train/mean_return'), header.join(','));
+    assert.ok(rows.every((r) => r.length === header.length), 'quoted fields (lists like [64, 64]) stay one field');
+    const column = header.indexOf('train/mean_return');
+    assert.deepEqual(rows.map((r) => Number(r[column])), [...byReturn].reverse().map((id) => finalReturn.get(id)));
+    await page.page.getByRole('button', { name: 'SVG' }).click();
+    const svg = (await page.waitForSaves(2))[1];
+    assert.match(svg.data, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.equal((svg.data.match(/<polygon /g) ?? []).length, 2, 'a band per configuration');
+
     // Each run on its own, one taken off the chart.
     await page.page.getByRole('radio', { name: 'Each run' }).click();
     await page.page.getByRole('checkbox', { name: `show ${runs[0].runId} on the chart` }).uncheck();
     s = await page.waitFor<CompareSnapshot>((s) => s.mode === 'runs' && s.included.length === 3, 'three runs on the chart');
     assert.equal(s.chart!.series.length, 3);
+    assert.deepEqual(s.chart!.series.map((x) => x.label).sort(), ['lr=3e-3, seed 1', 'lr=3e-3, seed 2', 'lr=3e-4, seed 2'].filter((l) => s.chart!.series.some((x) => x.label === l)));
+    for (const label of s.chart!.series.map((x) => x.label)) assert.match(label, /^lr=3e-[34], seed [12]$/);
+    assert.equal(new Set(s.colors).size, 4, `each run its own colour: ${s.colors.join(', ')}`);
     await page.screenshot('sweep');
 
     // All of it survives a reload.
@@ -122,6 +171,55 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     assert.ok(s.table!.columns.some((c) => c.key === 'hp:algorithm.gamma'));
     assert.deepEqual(page.errors, []);
     await page.close();
+  });
+
+  test('a mean over runs of different lengths says how many runs it averages; its band stops where fewer than two remain', async () => {
+    const runs = fixtureRuns('Steady');
+    const cut = 4096;
+    const ids = runs.map((r) => snapshotOf(r).id);
+    // Seeds 2 and 3 as if they had stopped at step 4096: only seed 1 goes on.
+    const page = await browser.open('compare', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: runs.map(snapshotOf) });
+        runs.forEach(async (r, i) => {
+          const events = eventsOf(r).filter((e) => i === 0 || e.step <= cut);
+          await p.post({ type: 'events', runId: ids[i], events, reset: true });
+        });
+      },
+    });
+    await page.waitFor<CompareSnapshot>((s) => s.runs.length === 3 && (s.chart?.xs.length ?? 0) > 0, 'three runs');
+    await page.page.locator('#smoothing').fill('0');
+    await choose(page, '#metric', 'losses/value_loss');
+    const s = await page.waitFor<CompareSnapshot>((s) => s.metric === 'losses/value_loss' && s.chart!.series.length === 3 && s.chart!.xs.at(-1)! > cut, 'the value loss band');
+    const [mean, max, min] = s.chart!.series;
+    s.chart!.xs.forEach((x, i) => {
+      assert.equal(mean.counts![i], x <= cut ? 3 : 1, `runs at step ${x}`);
+      assert.equal(max.values[i] === null, x > cut, `band at step ${x}`);
+      assert.equal(min.values[i] === null, x > cut, `band at step ${x}`);
+      assert.notEqual(mean.values[i], null, `the mean goes on at step ${x}`);
+    });
+    // The hover says it: n=3 of 3 early, n=1 of 3 past the shorter runs' end.
+    const over = (await page.page.locator('.compare-chart .u-over').boundingBox())!;
+    for (const [f, n] of [[0.2, 3], [0.95, 1]] as const) {
+      await page.page.mouse.move(over.x + over.width * f, over.y + over.height / 2);
+      await page.settle();
+      const legend = (await page.snapshot<CompareSnapshot>()).legend;
+      assert.match(legend[1], new RegExp(`\\(n=${n} of 3\\)$`), legend.join(' | '));
+    }
+    await page.screenshot('ragged');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a sweep in light and dark: mean and band per configuration, the best one marked', async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      const page = await browser.open('compare', { host: new FakeHost(fixtureRuns('Quick')).handle, theme });
+      await page.waitFor<CompareSnapshot>((s) => s.best !== undefined && s.chart!.series.length === 6 && s.chart!.series.every((x) => x.values.some((v) => v !== null)), 'the sweep');
+      await page.screenshot('sweep-band');
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
   });
 
   test('a text run with stages (the Sums fixture) beside a CartPole run: the table shows both plans, the page does not go blank', async () => {

@@ -1,10 +1,12 @@
 // The run dashboard in headless Chromium, fed from fixture run directories by a fake host.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { RunEvent } from '../../webview/protocol.js';
 import { ema } from '../../webview/shared/smoothing.js';
 import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
-import { Browser, chromiumMissing, type PageUnderTest } from './harness.js';
+import { Browser, chromiumMissing, screenshotDir, type PageUnderTest } from './harness.js';
 
 interface ChartInfo {
   id: string;
@@ -17,6 +19,8 @@ interface ChartInfo {
   visible: boolean;
   empty: boolean;
   lastSmoothed: number | null;
+  marks?: { total: number; drawn: number; stopDrawn: boolean };
+  yAxis?: { labels: string[]; size: number; font: string };
 }
 
 interface DashboardSnapshot {
@@ -170,6 +174,128 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     await page.page.mouse.move(obox.x + obox.width * 0.6, obox.y + obox.height / 2, { steps: 5 });
     await page.page.mouse.up();
     await page.waitFor<DashboardSnapshot>((s) => chart(s, 'losses/entropy').zoom !== null, 'a drag zoom');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('every evaluation is drawn, the last one (at the run\'s last step) too', async () => {
+    const { page, host } = await open('Steady');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const evals = eventsOf(host.runs[0]).filter((e) => e.type === 'eval');
+    assert.equal(evals.at(-1)!.step, host.runs[0].status!.step, 'the fixture evaluates at its last step');
+    const s = await showChart(page, 'episode/return');
+    await page.settle();
+    const marks = chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').marks;
+    assert.deepEqual(marks, { total: evals.length, drawn: evals.length, stopDrawn: false }, JSON.stringify(chart(s, 'episode/return')));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a run stopped by its condition after one evaluation: that evaluation is drawn, marked as the one that met the stop', async () => {
+    const run = fixtureRuns('Steady')[0];
+    const all = eventsOf(run);
+    const lastEval = all.filter((e) => e.type === 'eval').at(-1)!;
+    const reason = `stop condition eval.mean_return >= 100 met (eval.mean_return = ${lastEval.values['eval/mean_return']})`;
+    // The same history with only its last evaluation, ended by a stop condition instead of the budget.
+    const events = all
+      .filter((e) => e.type !== 'eval' || e === lastEval)
+      .map((e) => (e.type === 'status' && e.status === 'finished' ? { ...e, reason } : e));
+    const snapshot = { ...snapshotOf(run), status: { ...run.status!, reason } };
+    const page = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [snapshot] });
+        await p.post({ type: 'events', runId: snapshot.id, events, reset: true });
+      },
+    });
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(page, 'episode/return');
+    await page.settle();
+    for (const id of ['episode/return', 'episode/length']) {
+      await showChart(page, id);
+      await page.settle();
+      assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true }, id);
+    }
+    await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-stop-marker-${page.theme}.png` });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('long y tick labels (a value of -0.000325 to -0.000335) fit the axis; hovering never moves the legend', async () => {
+    const run = fixtureRuns('Steady')[0];
+    // The same history with a learning rate whose ticks need long labels.
+    const events = eventsOf(run).map((e) => (e.type === 'metrics' ? { ...e, values: { ...e.values, 'charts/learning_rate': -(3.25e-4 + (1e-5 * e.step) / 8192) } } : e));
+    const snapshot = snapshotOf(run);
+    const page = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [snapshot] });
+        await p.post({ type: 'events', runId: snapshot.id, events, reset: true });
+      },
+    });
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    const id = 'charts/learning_rate';
+    await showChart(page, id);
+    await page.settle();
+    const axis = chart(await page.snapshot<DashboardSnapshot>(), id).yAxis!;
+    const widths = await page.page.evaluate(({ labels, font }) => {
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = font;
+      return labels.map((l) => ctx.measureText(l).width);
+    }, axis);
+    assert.ok(axis.labels.some((l) => l.length >= 8), `long labels: ${axis.labels.join(' ')}`);
+    const widest = Math.max(...widths);
+    assert.ok(widest + 4 <= axis.size, `the widest label (${widest.toFixed(1)} px, ${axis.labels[widths.indexOf(widest)]}) fits the axis (${axis.size} px) with its tick`);
+
+    // The legend's entries stay where they are while the pointer moves over the plot.
+    const card = page.page.locator(`[data-metric="${id}"]`);
+    const boxes = () => card.locator('.u-legend .u-series').evaluateAll((rows) => rows.map((r) => { const b = r.getBoundingClientRect(); return [b.x, b.y, b.width, b.height].map(Math.round); }));
+    const before = await boxes();
+    const over = (await card.locator('.u-over').boundingBox())!;
+    for (const f of [0.1, 0.5, 0.9]) {
+      await page.page.mouse.move(over.x + over.width * f, over.y + over.height / 2);
+      await page.settle();
+      assert.match((await card.locator('.u-legend .u-series').nth(1).textContent()) ?? '', /\d/, 'a value is read out');
+      assert.deepEqual(await boxes(), before, `the legend at ${f * 100}% across`);
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a chart exports as PNG (the canvas) and SVG (built from its data: axes, series, evaluations, legend) through the host', async () => {
+    const { page, host } = await open('Steady');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(page, 'episode/return');
+    await page.settle();
+    const card = page.page.locator('[data-metric="episode/return"]');
+    await card.getByRole('button', { name: 'PNG' }).click();
+    await card.getByRole('button', { name: 'SVG' }).click();
+    const saves = await page.waitForSaves(2);
+    assert.deepEqual(saves.map((m) => [m.name, m.format, m.encoding]), [['episode-return.png', 'png', 'base64'], ['episode-return.svg', 'svg', 'utf8']]);
+    const png = Buffer.from(saves[0].data, 'base64');
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
+    assert.ok(png.length > 2000, `a drawn chart, ${png.length} bytes`);
+    // The SVG parses as SVG and holds the run's data: one line per series, a circle per evaluation, the legend's labels.
+    const svg = await page.page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      const root = doc.documentElement;
+      return {
+        root: root.nodeName,
+        error: doc.querySelector('parsererror')?.textContent ?? null,
+        lines: [...root.querySelectorAll('polyline')].map((p) => p.getAttribute('points')!.split(' ').length),
+        circles: root.querySelectorAll('circle').length,
+        texts: [...root.querySelectorAll('text')].map((t) => t.textContent),
+      };
+    }, saves[1].data);
+    const events = eventsOf(host.runs[0]);
+    assert.equal(svg.error, null);
+    assert.equal(svg.root, 'svg');
+    assert.equal(svg.lines.length, 2, 'raw and smoothed');
+    assert.ok(svg.lines[0] > 10, 'the raw series');
+    assert.equal(svg.circles, events.filter((e) => e.type === 'eval').length, 'every evaluation');
+    for (const text of ['Episode return', 'raw', 'smoothed', 'eval', '100', '4k']) assert.ok(svg.texts.includes(text), `"${text}" in ${svg.texts.join(' | ')}`);
+    fs.writeFileSync(path.join(screenshotDir(), 'dashboard-export-episode-return.svg'), saves[1].data);
+    fs.writeFileSync(path.join(screenshotDir(), 'dashboard-export-episode-return.png'), png);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -199,6 +199,16 @@ export class PageUnderTest {
     return this.page.evaluate(() => (window as unknown as { __posted: PageMessage[] }).__posted.slice());
   }
 
+  /** Waits for `count` exports (`save` messages) the page posted, and returns them. */
+  async waitForSaves(count: number): Promise<Extract<PageMessage, { type: 'save' }>[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const saves = (await this.posted()).filter((m): m is Extract<PageMessage, { type: 'save' }> => m.type === 'save');
+      if (saves.length >= count || Date.now() > deadline) return saves;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** What the page last gave setState (what VS Code hands the host's serializer on reload). */
   async savedState<T>(): Promise<T | undefined> {
     return this.page.evaluate(() => {

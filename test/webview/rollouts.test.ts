@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { listRollouts, readRollout, type RolloutHeader, type RolloutStep, type RunInfo, type TextGroup, type TextRolloutHeader } from '../../runtime/run/reader.js';
+import { listRuns } from '../../runtime/run/reader.js';
+import { train } from '../../runtime/train.js';
+import { makePlan, tempDir } from '../runtime/helpers.js';
 import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
 import { Browser, chromiumMissing, type PageUnderTest } from './harness.js';
 
@@ -102,6 +105,31 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     const page = await browser.open('rollouts', { host: host.handle, theme });
     return { page, host };
   }
+
+  test('a finished run opens on its final policy\'s episode; every episode is labelled by what it is', async () => {
+    // A real run (a second of PPO on CartPole): the trainer records the episodes this page labels.
+    const out = tempDir();
+    const result = await train(makePlan({ experiment: 'Trained', budget: 2048, envs: 2, algorithmParams: { rollout_steps: 128 }, eval: { every: 1024, episodes: 2, deterministic: true } }), { out, rolloutEvery: 512 });
+    const run = listRuns(out)[0];
+    const episodes = listRollouts(run.dir);
+    const final = episodes.at(-1)!;
+    assert.equal(final.recorded, 'final');
+    const finalSteps = readEpisode(final.file).steps.length;
+    for (const theme of ['light', 'dark'] as const) {
+      const { page } = await open(run, theme);
+      const s = await page.waitFor<InspectorSnapshot>((s) => s.file === final.file && s.step !== null, 'the final policy\'s episode');
+      assert.equal(s.steps, finalSteps);
+      assert.equal(s.episodeLabels.length, episodes.length);
+      const finalReturn = readEpisode(final.file).steps.reduce((sum, x) => sum + x.env_reward, 0);
+      assert.equal(s.episodeLabels.at(-1), `final policy, return ${finalReturn} · ${finalSteps} steps`);
+      assert.ok(s.episodeLabels.some((l) => /^eval at 1,024, return \d+ · \d+ steps$/.test(l)), s.episodeLabels.join('\n'));
+      assert.match(s.episodeLabels[0], /^training at 0, return \d+ · \d+ steps$/);
+      assert.equal(result.step, final.step);
+      await page.screenshot('final-policy');
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  });
 
   test('steps through a CartPole episode: observation, action, reward terms and done flags at each step', async () => {
     const run = fixtureRuns('Steady')[0];

@@ -3,8 +3,12 @@
 // the set of series changes, otherwise it gets new data.
 import { h } from '../shared/dom.js';
 import { formatValue } from '../shared/format.js';
+import { exportButtons, fileStem, type ExportFile } from '../shared/export.js';
 import { createPlot, type Plot, type PlotSeries } from '../shared/plot.js';
 import type { Theme } from '../shared/theme.js';
+
+/** Comparison colours: the theme's categorical palette (distinct hues for up to ten runs). */
+export const seriesColor = (index: number) => (theme: Theme) => theme.categorical[index % theme.categorical.length];
 
 export interface ChartSeries {
   label: string;
@@ -15,6 +19,9 @@ export interface ChartSeries {
   dash?: number[];
   /** A band's edge: a faint line, no point marks. */
   edge?: boolean;
+  /** A mean: how many runs it averages at each x, of how many in its configuration (the hover says `n=2 of 3`). */
+  counts?: number[];
+  of?: number;
 }
 
 export interface ChartData {
@@ -42,12 +49,21 @@ export class CompareChart {
       xValue: (x: number) => string;
       xTick: (x: number) => string;
       onZoom: (range: Range | null) => void;
+      onExport: (file: ExportFile) => void;
     },
   ) {
     this.element = h(
       'section',
       { class: 'chart compare-chart', tabIndex: 0, attrs: { 'aria-label': 'Comparison chart: drag to zoom, arrows pan, plus and minus zoom, 0 resets' } },
-      h('header', { class: 'chart-head' }, this.title),
+      h(
+        'header',
+        { class: 'chart-head' },
+        this.title,
+        exportButtons('the comparison chart', [
+          { label: 'PNG', run: () => this.export('png') },
+          { label: 'SVG', run: () => this.export('svg') },
+        ]),
+      ),
       this.host,
       this.empty,
     );
@@ -69,7 +85,8 @@ export class CompareChart {
     this.empty.textContent = emptyText;
     this.empty.hidden = hasData;
     this.element.dataset.points = String(hasData ? data.xs.length : 0);
-    const layout = JSON.stringify([data.series.map((s) => [s.label, s.color, s.width, s.alpha, s.dash]), data.bands]);
+    // The counts are read by the legend at hover time: a change of them needs a new plot too.
+    const layout = JSON.stringify([data.series.map((s) => [s.label, s.color, s.width, s.alpha, s.dash, s.of, s.counts]), data.bands]);
     const width = Math.max(200, Math.floor(this.host.clientWidth || this.element.clientWidth - 20));
     if (layout !== this.layout || !this.plot) {
       this.plot?.destroy();
@@ -84,8 +101,18 @@ export class CompareChart {
         yValue: formatValue,
         autoPoints: true,
         keyTarget: this.element,
-        series: data.series.map((s): PlotSeries => ({ label: s.label, color: s.color, width: s.width, alpha: s.alpha, dash: s.dash, noPoints: s.edge })),
-        bands: data.bands.map((b) => ({ upper: b.upper + 1, lower: b.lower + 1, color: b.color })),
+        series: data.series.map(
+          (s): PlotSeries => ({
+            label: s.label,
+            color: seriesColor(s.color),
+            width: s.width,
+            alpha: s.alpha,
+            dash: s.dash,
+            noPoints: s.edge,
+            ...(s.counts && s.of !== undefined && s.of > 1 ? { legendValue: countedValue(s.counts, s.of) } : {}),
+          }),
+        ),
+        bands: data.bands.map((b) => ({ upper: b.upper + 1, lower: b.lower + 1, color: seriesColor(b.color) })),
         onUserZoom: (range) => {
           this.setZoom(range);
           this.options.onZoom(range);
@@ -93,6 +120,22 @@ export class CompareChart {
       });
     }
     this.plot.setData(this.aligned(data), this.zoom);
+  }
+
+  private export(format: 'png' | 'svg'): void {
+    if (!this.plot) return;
+    const title = `compare ${this.title.textContent ?? ''}`;
+    const name = `${fileStem(title)}.${format}`;
+    this.options.onExport(
+      format === 'png'
+        ? { type: 'save', name, format, data: this.plot.toPng(), encoding: 'base64' }
+        : { type: 'save', name, format, data: this.plot.toSvg(this.title.textContent ?? ''), encoding: 'utf8' },
+    );
+  }
+
+  /** The legend's read-out of series `label` (tests: what the hover shows). */
+  legendText(): string[] {
+    return [...this.host.querySelectorAll('.u-legend .u-series')].map((tr) => (tr.textContent ?? '').replace(/\s+/g, ' ').trim());
   }
 
   resize(): void {
@@ -103,4 +146,9 @@ export class CompareChart {
   private aligned(data: ChartData): never {
     return [data.xs, ...data.series.map((s) => s.values)] as never;
   }
+}
+
+/** `212.5 (n=2 of 3)`: the mean's value and how many of the configuration's runs it averages there. */
+function countedValue(counts: number[], of: number): (value: number, index: number) => string {
+  return (value, index) => `${formatValue(value)} (n=${counts[index] ?? 0} of ${of})`;
 }

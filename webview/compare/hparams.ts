@@ -197,7 +197,7 @@ export function groupRuns(runs: { id: string; experiment: string; plan?: unknown
   const groups = new Map<string, RunGroup>();
   for (const run of runs) {
     const flat = table.values.get(run.id) ?? {};
-    const distinct = table.differing.map((k) => `${shortName(k)} ${flat[k] ?? '–'}`);
+    const distinct = table.differing.map((k) => `${labelName(k)}=${compactValue(flat[k] ?? '–')}`);
     const key = `${run.experiment}\u0000${distinct.join('\u0000')}`;
     let group = groups.get(key);
     if (!group) {
@@ -209,6 +209,22 @@ export function groupRuns(runs: { id: string; experiment: string; plan?: unknown
     group.runIds.push(run.id);
   }
   return [...groups.values()];
+}
+
+/** Names a sweep's labels shorten further, as people write them (`lr=3e-4`). */
+const LABEL_NAMES: Record<string, string> = { learning_rate: 'lr' };
+
+function labelName(key: string): string {
+  const short = shortName(key);
+  return LABEL_NAMES[short] ?? short;
+}
+
+/** A value in a label: small numbers as `3e-4` (0.0003 hides its magnitude in zeros), the rest as shown in the table. */
+export function compactValue(text: string): string {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n === 0 || Math.abs(n) >= 0.01) return text;
+  const [mantissa, exponent] = n.toExponential().split('e');
+  return `${String(Number(Number(mantissa).toPrecision(3)))}e${Number(exponent)}`;
 }
 
 /** `algorithm.learning_rate` reads as `learning_rate` in labels. */

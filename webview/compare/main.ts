@@ -4,7 +4,7 @@
 import type { HostMessage, PersistedPageState } from '../protocol.js';
 import { Bridge, exposeTestHook } from '../shared/bridge.js';
 import { h, replaceChildren } from '../shared/dom.js';
-import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
+import { formatClock, formatSteps, formatStepTick, formatValue } from '../shared/format.js';
 import type { RunModel } from '../shared/run-model.js';
 import { Runs } from '../shared/runs.js';
 import { watchTheme } from '../shared/theme.js';
@@ -14,7 +14,8 @@ import { aggregate, commonGrid, lastPerX, sampleAt } from './aggregate.js';
 import { CompareChart, type ChartData, type ChartSeries, type Range } from './chart.js';
 import { groupRuns, hparamTable, type RunGroup } from './hparams.js';
 import { curveOf, finalValue, metricChoices, type XMode } from './series.js';
-import { CompareTable, finalColumn, hparamColumn, type Column, type Sort, type TableView } from './table.js';
+import { exportButtons } from '../shared/export.js';
+import { CompareTable, finalColumn, hparamColumn, tableCsv, type Column, type Sort, type TableView } from './table.js';
 
 type Mode = 'runs' | 'band';
 
@@ -55,6 +56,7 @@ const runs = new Runs();
 let dirty = true;
 let lastChart: ChartData | undefined;
 let lastGroups: RunGroup[] = [];
+let lastBest: { group: number; value: number } | undefined;
 let lastView: TableView | undefined;
 let tableKey = '';
 let metricChoicesKey = '';
@@ -77,6 +79,7 @@ const chart = new CompareChart({
     state.zoom = range;
     save();
   },
+  onExport: (file) => bridge.post(file),
 });
 chart.setZoom(state.zoom);
 
@@ -170,7 +173,14 @@ const page = [
   summary,
   h('div', { class: 'toolbar', role: 'toolbar', attrs: { 'aria-label': 'Chart settings' } }, metricPicker.element, modeGroup, smoothingSlider.element, xAxisGroup),
   chart.element,
-  h('div', { class: 'table-head' }, h('h2', { text: 'Runs and hyperparameters' }), showAll, h('span', { class: 'hint legend-differs', text: 'highlighted: differs between the runs' })),
+  h(
+    'div',
+    { class: 'table-head' },
+    h('h2', { text: 'Runs and hyperparameters' }),
+    showAll,
+    h('span', { class: 'hint legend-differs', text: 'highlighted: differs between the runs' }),
+    exportButtons('the table', [{ label: 'CSV', run: () => lastView && bridge.post({ type: 'save', name: 'compare-runs.csv', format: 'csv', data: tableCsv(lastView), encoding: 'utf8' }) }]),
+  ),
   table.element,
 ];
 replaceChildren(root, waiting);
@@ -224,7 +234,12 @@ function render(withTable: boolean): void {
   // A band is one colour per configuration; each run on its own gets its own colour.
   const colorIndex = (run: RunModel) => (state.mode === 'band' ? groupOf.get(run.id)! : all.indexOf(run));
   const runLabel = (run: RunModel) => `${lastGroups.length > 1 ? lastGroups[groupOf.get(run.id)!].label : run.snapshot.experiment}, seed ${run.seed ?? '?'}`;
-  summary.textContent = `${all.length} run${all.length === 1 ? '' : 's'} in ${lastGroups.length} configuration${lastGroups.length === 1 ? '' : 's'} (runs that differ only in their seed); ${included.length} on the chart.`;
+  lastBest = bestGroup(lastGroups, all, state.metric, state.xAxis);
+  const sweeps = sweepNames(all);
+  const best = lastBest
+    ? ` Best by final ${metricLabel(state.metric)} (${lowerIsBetter(state.metric) ? 'lowest' : 'highest'} mean of its runs' last values): ★ ${lastGroups[lastBest.group].label} (${formatValue(lastBest.value)}).`
+    : '';
+  summary.textContent = `${all.length} run${all.length === 1 ? '' : 's'}${sweeps.length > 0 ? ` of sweep ${sweeps.join(', ')}` : ''} in ${lastGroups.length} configuration${lastGroups.length === 1 ? '' : 's'} (runs that differ only in their seed); ${included.length} on the chart.${best}`;
 
   lastChart = chartData(included, colorIndex, runLabel);
   chart.show(metricLabel(state.metric), lastChart, included.length === 0 ? 'No run selected: tick runs in the table below' : 'No run has logged this metric yet');
@@ -249,8 +264,9 @@ function render(withTable: boolean): void {
         id: run.id,
         // The same run id can appear under several experiments.
         label: new Set(all.map((r) => r.snapshot.experiment)).size > 1 ? `${run.snapshot.experiment} / ${run.snapshot.runId}` : run.snapshot.runId,
-        color: theme.palette[colorIndex(run) % theme.palette.length],
+        color: theme.categorical[colorIndex(run) % theme.categorical.length],
         included: !state.excluded.includes(run.id),
+        ...(lastBest && groupOf.get(run.id) === lastBest.group ? { best: true } : {}),
         seed: run.seed === undefined ? '–' : String(run.seed),
         state: run.state,
         hparams: hp.values.get(run.id) ?? {},
@@ -290,13 +306,45 @@ function chartData(included: RunModel[], colorIndex: (run: RunModel) => number, 
       );
       const seeds = members.length === 1 ? '1 run' : `${members.length} runs`;
       const base = series.length;
-      series.push({ label: `${group.label} (mean of ${seeds})`, color: g, values: agg.mean, width: 2 });
-      series.push({ label: 'max', color: g, values: agg.max, width: 0.5, alpha: 0.4, edge: true });
-      series.push({ label: 'min', color: g, values: agg.min, width: 0.5, alpha: 0.4, edge: true });
+      const star = lastBest?.group === g ? ' ★ best' : '';
+      // A band of one run is no spread: it stops where fewer than two runs remain (the mean
+      // goes on, its read-out saying how many runs it averages there).
+      const spread = (values: (number | null)[]) => values.map((v, i) => (agg.count[i] >= 2 ? v : null));
+      series.push({ label: `${group.label} (mean of ${seeds})${star}`, color: g, values: agg.mean, width: 2, counts: agg.count, of: members.length });
+      series.push({ label: 'max', color: g, values: spread(agg.max), width: 0.5, alpha: 0.4, edge: true });
+      series.push({ label: 'min', color: g, values: spread(agg.min), width: 0.5, alpha: 0.4, edge: true });
       bands.push({ upper: base + 1, lower: base + 2, color: g });
     });
   }
   return { xs, series, bands };
+}
+
+/**
+ * The configuration whose runs end best on `metric`: the mean of its runs' last values, highest
+ * (lowest for losses) first; none with a single configuration or no values yet.
+ */
+function bestGroup(groups: RunGroup[], all: RunModel[], metric: string, xAxis: XMode): { group: number; value: number } | undefined {
+  if (groups.length < 2) return undefined;
+  const byId = new Map(all.map((r) => [r.id, r]));
+  let best: { group: number; value: number } | undefined;
+  groups.forEach((group, g) => {
+    const finals = group.runIds.map((id) => finalValue(curveOf(byId.get(id)!, metric, xAxis, 0))).filter((v): v is number => v !== undefined);
+    if (finals.length === 0) return;
+    const value = finals.reduce((a, b) => a + b, 0) / finals.length;
+    if (!best || (lowerIsBetter(metric) ? value < best.value : value > best.value)) best = { group: g, value };
+  });
+  return best;
+}
+
+/** Losses are better low; returns, successes, rates better high. */
+function lowerIsBetter(metric: string): boolean {
+  return metric.startsWith('losses/');
+}
+
+/** The sweeps the runs belong to (plan.json's `sweep.name`), in first-seen order. */
+function sweepNames(all: RunModel[]): string[] {
+  const names = all.map((r) => (r.snapshot.plan as { sweep?: { name?: unknown } | null } | undefined)?.sweep?.name).filter((n): n is string => typeof n === 'string');
+  return [...new Set(names)];
 }
 
 function metricLabel(metric: string): string {
@@ -319,7 +367,11 @@ exposeTestHook(() => ({
   smoothing: state.smoothing,
   xAxis: state.xAxis,
   groups: lastGroups,
-  chart: lastChart && { xs: lastChart.xs, series: lastChart.series.map((s) => ({ label: s.label, values: s.values })) },
+  best: lastBest ? lastGroups[lastBest.group]?.label : undefined,
+  summary: summary.textContent,
+  legend: chart.legendText(),
+  colors: ordered().map((r) => table.element.querySelector<HTMLElement>(`tr[data-run="${CSS.escape(r.id)}"] .swatch`)?.style.background ?? ''),
+  chart: lastChart && { xs: lastChart.xs, series: lastChart.series.map((s) => ({ label: s.label, values: s.values, counts: s.counts })) },
   table: lastView && {
     columns: lastView.columns.map((c) => ({ key: c.key, label: c.label, differs: c.differs ?? false })),
     rows: [...table.element.querySelectorAll('tbody tr')].map((tr) => (tr as HTMLElement).dataset.run),

@@ -2,6 +2,7 @@
 // hyperparameters that differ between the runs, highlighted, and final metrics; every column
 // sorts, by a button in its header (keyboard: Tab to it, Enter or Space).
 import { h, replaceChildren } from '../shared/dom.js';
+import { toCsv } from '../shared/export.js';
 import { formatValue } from '../shared/format.js';
 import type { Flat } from './hparams.js';
 import { shortName } from './hparams.js';
@@ -10,6 +11,8 @@ export interface TableRow {
   id: string;
   label: string;
   color: string;
+  /** In the best configuration (main.ts's bestGroup): marked with a star. */
+  best?: boolean;
   included: boolean;
   seed: string;
   state: string;
@@ -130,6 +133,7 @@ export class CompareTable {
             },
             c.kind === 'run' ? swatch : null,
             cellText(row, c),
+            c.kind === 'run' && row.best ? h('span', { class: 'best', text: ' ★', attrs: { title: 'the best configuration', 'aria-label': 'best configuration' } }) : null,
           ),
         ),
       );
@@ -153,4 +157,17 @@ export function hparamColumn(name: string, differs: boolean): Column {
 
 export function finalColumn(metric: string, label: string): Column {
   return { key: `final:${metric}`, field: metric, label, kind: 'final' };
+}
+
+/**
+ * The table as CSV, in the order shown: the run, then every column as the table has it, final
+ * metrics with all their digits (the table rounds them for reading).
+ */
+export function tableCsv(view: TableView): string {
+  const columns = view.columns;
+  const rows = sortRows(view).map((row) => columns.map((c) => (c.kind === 'final' ? (row.finals[c.field] === undefined ? '' : String(row.finals[c.field])) : cellText(row, c))));
+  return toCsv(
+    columns.map((c) => (c.kind === 'final' || c.kind === 'hparam' ? c.field : c.label)),
+    rows,
+  );
 }

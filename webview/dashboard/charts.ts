@@ -3,7 +3,7 @@
 // PPO user looks at first are there from the start, saying what they wait for.
 import { h } from '../shared/dom.js';
 import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
-import { LiveChart, type Markers, type Range, type SeriesSource, type VerticalLines } from '../shared/live-chart.js';
+import { LiveChart, type LiveChartOptions, type Markers, type Range, type SeriesSource, type VerticalLines } from '../shared/live-chart.js';
 import { curriculumLines, type RunModel, type Table } from '../shared/run-model.js';
 import type { Theme } from '../shared/theme.js';
 import type { XMode } from '../shared/x-axis.js';
@@ -115,6 +115,7 @@ export interface ChartBoardOptions {
   smoothing: number;
   zoom: Record<string, Range>;
   onZoom: (id: string, range: Range | null) => void;
+  onExport?: LiveChartOptions['onExport'];
 }
 
 export class ChartBoard {
@@ -259,6 +260,7 @@ export class ChartBoard {
       syncKey: 'dashboard',
       smoothable: !NOT_SMOOTHED.has(spec.id),
       onZoom: this.options.onZoom,
+      onExport: this.options.onExport,
     });
     chart.setSmoothing(this.options.smoothing);
     const zoom = this.options.zoom[spec.id];
@@ -298,10 +300,12 @@ export class ChartBoard {
     const points = run.evals.filter((e) => Number.isFinite(e.values[key]));
     if (points.length === 0) return undefined;
     const step = this.options.xMode === 'step';
+    const stop = run.stopStep === undefined ? -1 : points.findIndex((e) => e.step === run.stopStep);
     return {
       label: 'eval',
       xs: points.map((e) => (step ? e.step : e.time - (run.startTime ?? 0))),
       ys: points.map((e) => e.values[key]),
+      ...(stop >= 0 ? { stop } : {}),
     };
   }
 

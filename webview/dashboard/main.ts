@@ -38,6 +38,7 @@ let theme = watchTheme((next) => {
 const header = new RunHeader();
 const board = new ChartBoard({
   theme: () => theme,
+  onExport: (file) => bridge.post(file),
   xMode: state.xAxis,
   smoothing: state.smoothing,
   zoom: state.zoom,

@@ -216,9 +216,11 @@ function whyNoEpisodes(run: RunModel, missing: boolean): string {
 }
 
 /**
- * `from step 2,048 · return 37 · 37 steps` for an episode; `step 1,920 · GRPO · mean reward 0.34`
- * for a text batch. The return and length come from the run's rollout events (for a batch: its
- * mean reward and its number of groups), the algorithm from the plan's stage of the event.
+ * What an episode is, then what it did: `final policy, return 500 · 500 steps`, `eval at 40k,
+ * return 212 · 212 steps`, `training at 25k, return 37 · 37 steps`; for a text batch
+ * `step 1,920 · GRPO · mean reward 0.34`. The return and length come from the run's rollout
+ * events (for a batch: its mean reward and its number of groups), the algorithm from the
+ * plan's stage of the event.
  */
 function episodeLabel(run: RunModel, listing: RolloutListing): string {
   const name = listing.file.split(/[\\/]/).pop()!;
@@ -228,7 +230,10 @@ function episodeLabel(run: RunModel, listing: RolloutListing): string {
     const parts = [`step ${formatSteps(listing.step)}`, algorithm, note ? `mean reward ${formatValue(note.return)}` : name];
     return parts.filter(Boolean).join(' · ');
   }
-  return note ? `from step ${formatSteps(listing.step)} · return ${formatValue(note.return)} · ${note.length} steps` : `from step ${formatSteps(listing.step)} (${name})`;
+  // The listing knows from the file's name; older hosts list no `recorded`.
+  const recorded = listing.recorded ?? note?.recorded ?? 'train';
+  const what = recorded === 'final' ? 'final policy' : recorded === 'eval' ? `eval at ${formatSteps(listing.step)}` : `training at ${formatSteps(listing.step)}`;
+  return note ? `${what}, return ${formatValue(note.return)} · ${note.length} steps` : `${what} (${name})`;
 }
 
 function isTextRun(run: RunModel): boolean {

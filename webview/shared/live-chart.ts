@@ -5,6 +5,7 @@
 import { lowerBound } from './columns.js';
 import { h, setAttr, setText } from './dom.js';
 import { Decimator, decimateRange } from './decimate.js';
+import { exportButtons, fileStem, type ExportFile } from './export.js';
 import { formatValue } from './format.js';
 import { createPlot, type Plot, type uPlot } from './plot.js';
 import { emaInto, emptyEma, type EmaState } from './smoothing.js';
@@ -25,7 +26,12 @@ export interface Markers {
   label: string;
   xs: number[];
   ys: number[];
+  /** The index of the marker that met the run's stop condition: drawn apart, filled. */
+  stop?: number;
 }
+
+/** The legend's name of the evaluation that stopped the run. */
+const STOP_LABEL = 'met stop';
 
 /** Vertical lines across the plot at these x (a curriculum's advances), each with a short label. */
 export interface VerticalLines {
@@ -48,6 +54,8 @@ export interface LiveChartOptions {
   /** False for exact series (schedules): drawn as they are, never averaged. */
   smoothable: boolean;
   onZoom: (id: string, range: Range | null) => void;
+  /** Hands an export of the chart (PNG, SVG) to the host; without it the chart offers none. */
+  onExport?: (file: ExportFile) => void;
 }
 
 const HEIGHT = 190;
@@ -78,6 +86,8 @@ export class LiveChart {
   private indexBuffer = new Int32Array(0);
   /** Points handed to uPlot at the last render (decimated, plus markers). */
   private shown = 0;
+  /** The markers handed to uPlot at the last render. */
+  private marks: { total: number; stop: boolean } | undefined;
 
   constructor(private readonly options: LiveChartOptions) {
     this.latest = h('span', { class: 'chart-latest', attrs: { 'aria-live': 'off' } });
@@ -93,7 +103,16 @@ export class LiveChart {
           'aria-label': `${options.title}: drag to zoom, arrows pan, plus and minus zoom, 0 resets`,
         },
       },
-      h('header', { class: 'chart-head' }, h('h3', { text: options.title }), this.latest),
+      h(
+        'header',
+        { class: 'chart-head' },
+        h('h3', { text: options.title }),
+        this.latest,
+        options.onExport ? exportButtons(`the ${options.title} chart`, [
+          { label: 'PNG', run: () => this.export('png') },
+          { label: 'SVG', run: () => this.export('svg') },
+        ]) : null,
+      ),
       this.plotHost,
       this.empty,
     );
@@ -212,6 +231,7 @@ export class LiveChart {
     this.ensurePlot(marks !== undefined);
     this.plot!.setData(data as never, this.zoom);
     this.shown = data[0].length;
+    this.marks = marks ? { total: marks.xs.length, stop: marks.stop !== undefined } : undefined;
     setAttr(this.element, 'data-shown', this.shown);
     setText(this.latest, n > 0 ? formatValue(ys[n - 1]) : '');
     this.latest.title = n > 0 ? `latest value${this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[n - 1])}` : ''}` : '';
@@ -239,7 +259,12 @@ export class LiveChart {
               { label: 'smoothed', color: options.color, width: 2 },
             ]
           : [{ label: 'value', color: options.color, width: 2 }]),
-        ...(withMarkers ? [{ label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true }] : []),
+        ...(withMarkers
+          ? [
+              { label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true },
+              { label: STOP_LABEL, color: (t: Theme) => t.foreground, pointsOnly: true, filled: true, pointSize: 11 },
+            ]
+          : []),
       ],
       onUserZoom: (range) => {
         this.zoom = range;
@@ -248,6 +273,16 @@ export class LiveChart {
       },
       onDraw: (u) => this.drawLines(u),
     });
+  }
+
+  private export(format: 'png' | 'svg'): void {
+    if (!this.plot) return;
+    const name = `${fileStem(this.options.title)}.${format}`;
+    const file: ExportFile =
+      format === 'png'
+        ? { type: 'save', name, format, data: this.plot.toPng(), encoding: 'base64' }
+        : { type: 'save', name, format, data: this.plot.toSvg(this.options.title), encoding: 'utf8' };
+    this.options.onExport?.(file);
   }
 
   /** A dashed line and its label at each x of `lines` inside the plot's x range. */
@@ -292,6 +327,10 @@ export class LiveChart {
     visible: boolean;
     empty: boolean;
     lastSmoothed: number | null;
+    /** Evaluation markers: how many there are, how many uPlot drew, and whether the one that stopped the run was drawn. */
+    marks?: { total: number; drawn: number; stopDrawn: boolean };
+    /** The y axis as laid out (its labels, width and font): tests measure whether the labels fit. */
+    yAxis?: { labels: string[]; size: number; font: string };
   } {
     const n = this.consumed;
     return {
@@ -307,6 +346,10 @@ export class LiveChart {
       smoothing: this.smoothing,
       empty: !this.empty.hidden,
       lastSmoothed: n > 0 && Number.isFinite(this.smoothed[n - 1]) ? this.smoothed[n - 1] : null,
+      ...(this.plot ? { yAxis: this.plot.yAxis() } : {}),
+      ...(this.marks && this.plot
+        ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0 } }
+        : {}),
     };
   }
 
@@ -351,6 +394,7 @@ function mergeWithMarkers(
   const raw: (number | null)[] = new Array(total);
   const smooth: (number | null)[] = new Array(total);
   const mark: (number | null)[] = new Array(total);
+  const stop: (number | null)[] = new Array(total);
   let r = 0;
   let m = 0;
   for (let k = 0; k < total; k++) {
@@ -359,7 +403,8 @@ function mergeWithMarkers(
       x[k] = mx[m];
       raw[k] = null;
       smooth[k] = null;
-      mark[k] = marks!.ys[m];
+      mark[k] = m === marks!.stop ? null : marks!.ys[m];
+      stop[k] = m === marks!.stop ? marks!.ys[m] : null;
       m++;
     } else {
       const i = rows[r++];
@@ -373,8 +418,9 @@ function mergeWithMarkers(
         smooth[k] = lastAtX && Number.isFinite(s) ? s : null;
       }
       mark[k] = null;
+      stop[k] = null;
     }
   }
   const lines = smoothed ? [x, raw, smooth] : [x, raw];
-  return marks ? [...lines, mark] : lines;
+  return marks ? [...lines, mark, stop] : lines;
 }

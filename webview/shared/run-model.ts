@@ -148,6 +148,8 @@ export interface RolloutNote {
   length: number;
   /** The stage the episode or text batch was recorded in (absent in runs of earlier versions). */
   stage?: string;
+  /** `train`, `eval` or `final` (absent in runs of earlier versions: training episodes). */
+  recorded?: 'train' | 'eval' | 'final';
 }
 
 /** A curriculum's advance (a `curriculum` event): the env parameter's new value from this step on. */
@@ -252,7 +254,14 @@ export class RunModel {
         if (this.logs.length > LOGS_KEPT) this.logs.splice(0, this.logs.length - LOGS_KEPT);
         break;
       case 'rollout':
-        this.rollouts.push({ file: event.file, step: event.step, return: event.return, length: event.length, ...(event.stage !== undefined ? { stage: event.stage } : {}) });
+        this.rollouts.push({
+          file: event.file,
+          step: event.step,
+          return: event.return,
+          length: event.length,
+          ...(event.stage !== undefined ? { stage: event.stage } : {}),
+          ...(event.recorded !== undefined ? { recorded: event.recorded } : {}),
+        });
         break;
       default:
         break;
@@ -319,6 +328,15 @@ export class RunModel {
     if (typeof resolved === 'string') return resolved;
     const planned = (this.snapshot.plan as { device?: unknown } | undefined)?.device;
     return typeof planned === 'string' ? planned : undefined;
+  }
+
+  /**
+   * The step at which the run's stop condition held (its last status event says so), or
+   * undefined: the evaluation at that step is the one that stopped the run.
+   */
+  get stopStep(): number | undefined {
+    const last = this.lastStatusEvent;
+    return last?.status === 'finished' && typeof last.reason === 'string' && last.reason.startsWith('stop condition') ? last.step : undefined;
   }
 
   /** The error of a failed run: status.json's, else the failed status event's, else the last error log. */

@@ -16,12 +16,24 @@ export interface Theme {
   success: string;
   /** Series colours, in the order series are given them. */
   palette: string[];
+  /**
+   * Colours for many series told apart only by colour (each run of a comparison): ten distinct
+   * hues, where VS Code's six chart colours put orange beside yellow and red.
+   */
+  categorical: readonly string[];
   /** Data lines are this much thicker than their nominal width: more in high contrast. */
   lineScale: number;
   font: string;
   monoFont: string;
   fontSize: number;
 }
+
+/**
+ * Observable's ten categorical colours (Observable Plot's default scheme), chosen to stay apart
+ * in hue and lightness on light and dark backgrounds alike: every pair is at least 30 apart in
+ * CIELAB (test/webview/shared/theme.test.ts).
+ */
+export const CATEGORICAL: readonly string[] = ['#4269d0', '#efb118', '#ff725c', '#6cc5b0', '#3ca951', '#ff8ab7', '#a463f2', '#97bbf5', '#9c6b4e', '#9498a0'];
 
 /** Used when a variable is missing (an old VS Code, or a page opened outside one). */
 const FALLBACK_DARK = ['#3794ff', '#f14c4c', '#89d185', '#cca700', '#d18616', '#b180d7'];
@@ -55,6 +67,7 @@ export function readTheme(): Theme {
     error: v('errorForeground', fallback[1]),
     success: v('testing-iconPassed', fallback[2]),
     palette,
+    categorical: CATEGORICAL,
     lineScale: contrast ? 1.4 : 1,
     font: v('font-family', 'system-ui, sans-serif'),
     monoFont: v('editor-font-family', 'monospace'),

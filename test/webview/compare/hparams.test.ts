@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readPlan } from '../../../runtime/run/reader.js';
-import { flattenPlan, formatExpr, formatPlanValue, groupRuns, hparamTable } from '../../../webview/compare/hparams.js';
+import { compactValue, flattenPlan, formatExpr, formatPlanValue, groupRuns, hparamTable } from '../../../webview/compare/hparams.js';
 import { fixtureRuns, snapshotOf } from '../fake-host.js';
 
 test('a plan flattens to the names a user wrote, schedules in the language’s words', () => {
@@ -29,8 +29,8 @@ test('a sweep’s members differ in the swept value only, and group by it over s
   assert.deepEqual(
     groups.map((g) => [g.label, g.runIds.length]),
     [
-      ['learning_rate 0.0003', 2],
-      ['learning_rate 0.003', 2],
+      ['lr=3e-4', 2],
+      ['lr=3e-3', 2],
     ],
   );
 });
@@ -79,4 +79,8 @@ test('any plan shape flattens without throwing: what is not understood is shown 
   assert.equal(flattenPlan(odd[7])['env.task'], '{"call":3}');
   assert.equal(flattenPlan(odd[8]).future_field, '{"a":[1,{"b":2}]}');
   assert.deepEqual(flattenPlan('plan'), { plan: '"plan"' });
+});
+
+test('values in labels: small numbers with their magnitude (3e-4), others as in the table', () => {
+  assert.deepEqual(['0.0003', '0.00025', '0.003', '0.5', '64', '0', 'linear(0.00025 → 0)', 'tanh'].map(compactValue), ['3e-4', '2.5e-4', '3e-3', '0.5', '64', '0', 'linear(0.00025 → 0)', 'tanh']);
 });
