@@ -1,7 +1,7 @@
 // "Train", "Train with seed..." and "Sweep" above each experiment that checks clean, from the
 // server's rlx/experiments; an experiment with errors gets one lens that leads to them.
 import * as vscode from 'vscode';
-import { plural } from '../messages.js';
+import { cannotTrainLens, plural } from '../messages.js';
 import type { RlxClient } from '../server/client.js';
 
 export class TrainCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
@@ -32,6 +32,10 @@ export class TrainCodeLensProvider implements vscode.CodeLensProvider, vscode.Di
       const args = [document.uri, info.name];
       if (!info.clean) {
         lenses.push(new vscode.CodeLens(range, { title: `$(error) fix ${plural(info.errors, 'error')} to train`, command: 'workbench.actions.view.problems', tooltip: `${info.name} cannot train while the file or its imports have errors` }));
+      } else if (info.unsupported.length > 0) {
+        // The trainer would refuse it: say why where "Train" would be (the warning is in Problems too).
+        const { title, tooltip } = cannotTrainLens(info.unsupported);
+        lenses.push(new vscode.CodeLens(range, { title, command: 'workbench.actions.view.problems', tooltip }));
       } else if (info.kind === 'sweep') {
         lenses.push(new vscode.CodeLens(range, { title: '$(play) Sweep', command: 'rlx.trainSweep', arguments: args, tooltip: `Train every member of ${info.name}` }));
       } else {

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readRun } from '../../runtime/run/reader.js';
 import { requestLabel, trainArgs, type Device, type TrainerCommand, type TrainRequest } from './command-line.js';
-import { LineSplitter, trainerError } from './output.js';
+import { LineSplitter, trainerError, trainerMessage } from './output.js';
 
 /** What Stop sends a trainer: see stop(). */
 export const STOP_SIGNAL: NodeJS.Signals = 'SIGINT';
@@ -38,8 +38,16 @@ export interface JobProgress {
   runDir: string;
 }
 
+/**
+ * Why a job failed, for the action a notification offers: the trainer did not start (`start`:
+ * its path), it ended without a word (`crash`: its runtime), it refused before training (`refused`:
+ * the spec, plan or arguments; it said why), or a run failed (`run`: its run directory).
+ */
+export type FailureCause = 'start' | 'crash' | 'refused' | 'run';
+
 export interface JobResult {
   state: Exclude<JobState, 'queued' | 'running'>;
+  cause?: FailureCause;
   /** The run directories this process wrote, in order (several for a sweep). */
   runDirs: string[];
   error?: string;
@@ -110,7 +118,7 @@ export class TrainJob {
         windowsHide: true,
       });
     } catch (err) {
-      this.finish({ state: 'failed', error: startError(this.options.trainer, err), exitCode: null });
+      this.finish({ state: 'failed', cause: 'start', error: startError(this.options.trainer, err), exitCode: null });
       return this.done;
     } finally {
       fs.closeSync(fd); // the child has its own copies
@@ -123,7 +131,7 @@ export class TrainJob {
     child.once('error', (err) => {
       // spawn failures (ENOENT, EACCES) arrive here, without an exit event
       this.stopPolling();
-      this.finish({ state: 'failed', error: startError(this.options.trainer, err), exitCode: null });
+      this.finish({ state: 'failed', cause: 'start', error: startError(this.options.trainer, err), exitCode: null });
     });
     child.once('exit', (code) => {
       this.stopPolling();
@@ -234,8 +242,12 @@ export class TrainJob {
     if (this.stopRequested && (run === undefined || run.state === 'stopped' || run.state === 'running' || run.state === 'crashed')) {
       return { state: 'stopped', exitCode: code };
     }
-    const error = (run?.state === 'failed' ? run.status?.error : undefined) ?? trainerError(this.lines) ?? `the trainer exited with code ${code}`;
-    return { state: 'failed', error, exitCode: code };
+    const runError = run?.state === 'failed' ? run.status?.error : undefined;
+    if (runError !== undefined) return { state: 'failed', cause: 'run', error: runError, exitCode: code };
+    const said = trainerMessage(this.lines);
+    const cause: FailureCause = last ? 'run' : said !== undefined ? 'refused' : 'crash';
+    const error = said ?? trainerError(this.lines) ?? `the trainer exited with code ${code}`;
+    return { state: 'failed', cause, error, exitCode: code };
   }
 
   private finish(result: Omit<JobResult, 'runDirs'>): void {

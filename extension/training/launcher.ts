@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readPlan, readRun } from '../../runtime/run/reader.js';
 import type { ExperimentsResult } from '../../server/protocol.js';
-import { fixErrorsFirst, noExperiment, serverNotRunning, untrustedModules } from '../messages.js';
+import { cannotTrainYet, fixErrorsFirst, noExperiment, serverNotRunning, untrustedModules } from '../messages.js';
 import type { RlxClient } from '../server/client.js';
 import { folderOf, readSettings, runsRootFor } from '../settings.js';
 import { userModules } from '../trust.js';
@@ -44,6 +44,7 @@ export class Launcher {
     const info = (await this.client.experiments(uri))?.find((e) => e.name === name);
     if (!info) return refuse(noExperiment(name, path.basename(uri.fsPath)));
     if (info.errors > 0) return refuse(fixErrorsFirst(name, info.errors), SHOW_PROBLEMS);
+    if (info.unsupported.length > 0) return refuse(cannotTrainYet(name, info.unsupported), SHOW_PROBLEMS);
     const plan = await this.client.plan(uri, name);
     if (!plan) return refuse(serverNotRunning(), RESTART_SERVER);
     if (!plan.ok) return refuse(`Cannot train ${name}: ${plan.error}`, SHOW_PROBLEMS);

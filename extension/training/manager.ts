@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { processAlive, readRun } from '../../runtime/run/reader.js';
-import { firstLine, plural, trainerBroken, trainingFailed } from '../messages.js';
+import { failureReport, firstLine, plural } from '../messages.js';
 import { readSettings } from '../settings.js';
 import type { Device, TrainerCommand, TrainRequest } from './command-line.js';
 import { STOP_SIGNAL, TrainJob, type JobResult } from './job.js';
@@ -41,6 +41,8 @@ export class TrainingManager implements vscode.Disposable {
   private readonly finishedEmitter = new vscode.EventEmitter<{ job: TrainJob; result: JobResult }>();
   readonly onDidFinishJob = this.finishedEmitter.event;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The last failure notification, as shown (the editor tests read it: notifications are out of reach). */
+  lastFailure: { message: string; actions: string[] } | undefined;
 
   constructor(
     private readonly logDir: string,
@@ -180,14 +182,16 @@ export class TrainingManager implements vscode.Disposable {
   private report(batch: TrainingBatch, results: JobResult[]): void {
     const failed = batch.jobs.map((job, i) => ({ job, result: results[i] })).filter((x) => x.result.state === 'failed');
     for (const { job, result } of failed) {
-      const error = firstLine(result.error ?? 'unknown error');
       const runDir = result.runDirs.at(-1);
-      // Without a run directory the trainer never got to training: its setup or the trainer is broken.
-      const message = runDir ? trainingFailed(job.label, error) : trainerBroken(job.label, error);
-      const actions = runDir ? ['Open Log', 'Open Run'] : ['Open Log', 'Open Settings'];
+      const request = job.options.request;
+      const spec = request.kind === 'train' ? request.file : undefined;
+      const cause = result.cause ?? (runDir ? 'run' : 'crash');
+      const { message, actions } = failureReport(job.label, result.error ?? 'unknown error', cause, spec !== undefined);
+      this.lastFailure = { message, actions };
       void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
         if (choice === 'Open Log') void vscode.window.showTextDocument(vscode.Uri.file(job.options.logFile));
         if (choice === 'Open Run' && runDir) this.openDashboard(runDir);
+        if (choice === 'Open Spec' && spec) void vscode.window.showTextDocument(vscode.Uri.file(spec));
         if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'rlx.trainer.path');
       });
     }

@@ -46,7 +46,14 @@ test('a finished run: its directory, progress on the way, every line', async () 
 test('a trainer that fails before training: no run directory, its message', async () => {
   const { job: j } = job('fail-early');
   const result = await j.start();
-  assert.deepEqual(result, { state: 'failed', runDirs: [], exitCode: 2, error: "cannot read the plan 'x.json': ENOENT" });
+  assert.deepEqual(result, { state: 'failed', cause: 'refused', runDirs: [], exitCode: 2, error: "cannot read the plan 'x.json': ENOENT" });
+});
+
+test('a plan the trainer refuses: every problem it listed, and the cause "refused" (the spec, not the trainer)', async () => {
+  const { job: j } = job('refuse-plan');
+  const result = await j.start();
+  assert.equal(result.cause, 'refused');
+  assert.equal(result.error, 'the plan cannot run here:\n  - DQN does not train on continuous actions (Pendulum)\n  - envs must be a positive whole number, got 0');
 });
 
 test('a run that fails: the error from its status.json', async () => {
@@ -54,6 +61,7 @@ test('a run that fails: the error from its status.json', async () => {
   const result = await j.start();
   assert.equal(result.state, 'failed');
   assert.equal(result.error, 'the env returned NaN');
+  assert.equal(result.cause, 'run');
   assert.equal(result.runDirs.length, 1);
 });
 
@@ -87,4 +95,5 @@ test('a trainer that is not there fails with a message that names it', async () 
   const result = await j.start();
   assert.equal(result.state, 'failed');
   assert.equal(result.error, "the trainer '/no/such/dir/rlx' was not found");
+  assert.equal(result.cause, 'start');
 });
