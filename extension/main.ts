@@ -17,6 +17,7 @@ import { TrainCodeLensProvider } from './training/codelens.js';
 import { registerTrainingCommands } from './training/commands.js';
 import { Launcher } from './training/launcher.js';
 import { trainingLogDir, TrainingManager } from './training/manager.js';
+import { PlanDocuments } from './training/plan-documents.js';
 import { TrainingStatusItem } from './training/status.js';
 
 let client: RlxClient | undefined;
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
   const view = vscode.window.createTreeView('rlx.runs', { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
   tree.setVisible(view.visible);
   const lenses = new TrainCodeLensProvider(rlx);
+  const plans = new PlanDocuments();
 
   context.subscriptions.push(
     rlx,
@@ -47,8 +49,9 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
     view,
     view.onDidChangeVisibility((e) => tree.setVisible(e.visible)),
     lenses,
+    plans,
     vscode.languages.registerCodeLensProvider({ language: 'rlx', scheme: 'file' }, lenses),
-    ...registerTrainingCommands(rlx, launcher, manager, tree),
+    ...registerTrainingCommands(rlx, launcher, manager, tree, plans),
     ...registerRunCommands(panels, tree),
     ...registerPanelSerializers(context, panels, runsRoots),
     vscode.commands.registerCommand('rlx.restartServer', () => rlx.restart()),

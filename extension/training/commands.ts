@@ -8,13 +8,14 @@ import type { RunsTreeProvider } from '../runs/runs-view.js';
 import type { RlxClient } from '../server/client.js';
 import type { ExperimentInfo, Launcher, TrainOutcome } from './launcher.js';
 import type { TrainingManager } from './manager.js';
+import type { PlanDocuments } from './plan-documents.js';
 
 interface ExperimentPick extends vscode.QuickPickItem {
   uri: vscode.Uri;
   info: ExperimentInfo;
 }
 
-export function registerTrainingCommands(client: RlxClient, launcher: Launcher, manager: TrainingManager, tree: RunsTreeProvider): vscode.Disposable[] {
+export function registerTrainingCommands(client: RlxClient, launcher: Launcher, manager: TrainingManager, tree: RunsTreeProvider, plans: PlanDocuments): vscode.Disposable[] {
   const target = async (uri: unknown, name: unknown, title: string, kind?: 'sweep'): Promise<{ uri: vscode.Uri; name: string } | undefined> => {
     if (uri instanceof vscode.Uri && typeof name === 'string') return { uri, name };
     const picked = await pickExperiment(client, title, kind);
@@ -80,8 +81,7 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
       }
       // A large sweep comes as its first plans only (server/features/experiments.ts PLANS_SHOWN).
       const json = JSON.stringify(plan.count === 1 ? plan.plans[0] : plan.plans, null, 2);
-      const doc = await vscode.workspace.openTextDocument({ language: 'json', content: json + '\n' });
-      await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+      return plans.show(t.uri, t.name, json + '\n');
     }),
     vscode.commands.registerCommand('rlx.showTrainingOutput', () => manager.output.show(true)),
   ];

@@ -39,6 +39,28 @@ suite('training', () => {
     runDir = result.runDirs[0];
   });
 
+  test('the Plan lens opens the resolved plan read-only, not as an untitled buffer to save', async () => {
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'tiny.rlx'));
+    await open(uri);
+    const lens = await waitFor('the Plan lens of Tiny', async () => (await codeLenses(uri)).find((l) => l.command?.command === 'rlx.showPlan'));
+    await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+    const editor = await waitFor('the plan editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'rlx-plan'));
+    const doc = editor.document;
+    assert.equal(doc.isUntitled, false);
+    assert.equal(doc.languageId, 'json');
+    assert.equal((JSON.parse(doc.getText()) as { experiment: string }).experiment, 'Tiny');
+    let edited = false;
+    try {
+      edited = await editor.edit((b) => b.insert(new vscode.Position(0, 0), 'x'));
+    } catch {
+      edited = false;
+    }
+    assert.equal(edited, false, 'the plan cannot be edited');
+    assert.equal(doc.isDirty, false);
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
   test('writes the run directory under the runs folder', () => {
     assert.equal(path.dirname(path.dirname(runDir)), path.join(workspaceDir(), 'runs'));
     assert.equal(path.basename(path.dirname(runDir)), 'Tiny');
@@ -116,8 +138,13 @@ suite('training', () => {
     await vscode.commands.executeCommand('rlx.openPlan', secondRun);
     assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, path.join(secondRun, 'plan.json'));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-    const deleted = await vscode.commands.executeCommand<boolean>('rlx.deleteRun', secondRun, undefined, { confirmed: true });
+    // One question, whether or not this file system has a trash (code-server's remote one has none).
+    const questions: string[] = [];
+    const ask = async (message: string) => (questions.push(message), true);
+    const deleted = await vscode.commands.executeCommand<boolean>('rlx.deleteRun', secondRun, undefined, { ask });
     assert.equal(deleted, true);
+    assert.equal(questions.length, 1, `asked: ${questions.join(' | ')}`);
+    assert.doesNotMatch(questions[0], /vscode-remote|EntryNotFound|Error/);
     assert.equal(fs.existsSync(secondRun), false);
     api.refreshRuns();
     assert.equal(api.runsTree().find((n) => n.label === 'Tiny')?.children.length, 1);
