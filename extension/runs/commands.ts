@@ -1,13 +1,14 @@
-// What the Runs view's items offer: dashboards, rollouts, comparison, the plan, the folder, and
-// deleting a run (after asking, to the trash where the file system has one).
+// What the Runs view's items offer: dashboards, rollouts, comparison, the plan, the folder, the
+// metrics as CSV, and deleting a run (after asking, to the trash where the file system has one).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { readRun, type RunInfo } from '../../runtime/run/reader.js';
+import { EventTail, readRun, type RunInfo } from '../../runtime/run/reader.js';
 import { ComparePanel } from '../panels/compare-panel.js';
 import { DashboardPanel } from '../panels/dashboard-panel.js';
 import { RolloutsPanel } from '../panels/rollouts-panel.js';
 import type { PanelContext } from '../panels/run-panel.js';
 import { describeRun } from './describe.js';
+import { metricsCsv } from './metrics-csv.js';
 import { isRunsNode, runDirOf, type RunsNode } from './nodes.js';
 import type { RunsTreeProvider } from './runs-view.js';
 
@@ -60,6 +61,21 @@ export function registerRunCommands(panels: PanelContext, tree: RunsTreeProvider
       const deleted = await deleteRun(dir, options ?? {});
       if (deleted) tree.refresh();
       return deleted;
+    }),
+    vscode.commands.registerCommand('rlx.exportMetricsCsv', async (arg?: unknown, _selected?: unknown, target?: vscode.Uri) => {
+      const dir = await runDir(arg, 'Export the metrics of which run?');
+      if (!dir) return undefined;
+      const run = readRun(dir);
+      // Tests (and scripts) name the file; a person picks it in the save dialog.
+      const uri = target ?? (await vscode.window.showSaveDialog({
+        title: `Export the metrics of ${run.experiment}/${run.runId}`,
+        defaultUri: vscode.Uri.file(path.join(path.dirname(path.dirname(path.dirname(dir))), `${run.experiment}-${run.runId}-metrics.csv`)),
+        filters: { CSV: ['csv'] },
+      }));
+      if (!uri) return undefined;
+      const csv = metricsCsv(new EventTail(path.join(dir, 'events.jsonl')).poll());
+      await vscode.workspace.fs.writeFile(uri, Buffer.from(csv, 'utf8'));
+      return uri;
     }),
     vscode.commands.registerCommand('rlx.refreshRuns', () => tree.refresh()),
   ];

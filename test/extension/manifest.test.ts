@@ -22,6 +22,7 @@ interface Manifest {
     menus: Record<string, { command: string }[]>;
     configuration: { properties: Record<string, { default: unknown; enum?: string[] }> };
     viewsContainers: { activitybar: { id: string; icon: string }[] };
+    viewsWelcome: { view: string; contents: string }[];
     views: Record<string, { id: string }[]>;
   };
   icon: string;
@@ -93,10 +94,19 @@ test('the settings the code reads are declared, with their defaults', () => {
   assert.deepEqual(props['rlx.train.device'].enum, ['auto', 'cpu', 'cuda', 'webgpu']);
   assert.equal(props['rlx.train.maxParallel'].default, 2);
   assert.equal(props['rlx.inlayHints.defaults'].default, true);
+  assert.deepEqual(props['rlx.openDashboardOnTrain'].enum, ['open', 'notify', 'never']);
+  assert.equal(props['rlx.openDashboardOnTrain'].default, 'open');
   const code = sources('extension') + sources('server');
   for (const key of Object.keys(props).filter((k) => k !== 'rlx.trace.server')) {
     const tail = key.replace(/^rlx\./, '');
     assert.ok(code.includes(`'${tail}'`) || code.includes(`'${key}'`) || code.includes(`'${tail.split('.').at(-1)}'`), `${key} is read somewhere`);
+  }
+});
+
+test('welcome texts: VS Code draws only links and line breaks in them, so no backticks or other markdown', () => {
+  for (const welcome of manifest.contributes.viewsWelcome) {
+    const text = welcome.contents.replace(/\[[^\]]+\]\(command:[\w.]+\)/g, '');
+    assert.doesNotMatch(text, /[`*_]/, `${welcome.view}: ${welcome.contents}`);
   }
 });
 

@@ -75,6 +75,19 @@ suite('training', () => {
     assert.ok(fs.existsSync(path.join(runDir, 'checkpoints', 'policy-final.onnx')));
   });
 
+  test('exports the run\'s metrics as CSV: a column per scalar metric, a row per logged step', async () => {
+    const target = vscode.Uri.file(path.join(workspaceDir(), 'tiny-metrics.csv'));
+    const written = await vscode.commands.executeCommand<vscode.Uri>('rlx.exportMetricsCsv', runDir, undefined, target);
+    assert.equal(written?.fsPath, target.fsPath);
+    const [header, ...rows] = fs.readFileSync(target.fsPath, 'utf8').trim().split('\n');
+    const events = fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; step: number; values?: Record<string, number> });
+    const logged = events.filter((e) => e.type === 'metrics' || e.type === 'eval');
+    const names = new Set(logged.flatMap((e) => Object.keys(e.values ?? {})));
+    assert.deepEqual(header.split(','), ['step', ...[...names].sort()]);
+    assert.equal(rows.length, new Set(logged.map((e) => e.step)).size);
+    assert.ok(header.includes('charts/sps'));
+  });
+
   test('shows the run in the Runs view', async () => {
     api.refreshRuns();
     const tiny = await waitFor('Tiny in the Runs view', () => api.runsTree().find((n) => n.label === 'Tiny'));
