@@ -52,6 +52,11 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
       return launcher.train(t.uri, t.name, value);
     }),
     vscode.commands.registerCommand('rlx.stopRun', async (arg?: unknown): Promise<boolean> => {
+      // The lens over a training experiment stops all its runs: directories and queued jobs.
+      if (Array.isArray(arg)) {
+        const results = await Promise.all(arg.map((a: unknown) => vscode.commands.executeCommand<boolean>('rlx.stopRun', a)));
+        return results.some((r) => r);
+      }
       if (isRunsNode(arg) && arg.kind === 'job') {
         manager.stopJob(arg.job);
         return true;

@@ -217,12 +217,15 @@ export class TrainJob {
     }
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
     const announced = complete.split('\n').filter((line) => line.trim() !== '');
-    for (const line of announced.slice(this.runDirsRead)) {
+    const fresh = announced.slice(this.runDirsRead);
+    for (const line of fresh) {
       const dir = path.resolve(this.options.cwd, line.trim());
       if (!this.runDirs.includes(dir)) this.runDirs.push(dir);
       this.emitLine(`rlx train: run directory ${line.trim()}`);
     }
     this.runDirsRead = announced.length;
+    // A new run directory is news before its first update (the dashboard opens on it).
+    if (fresh.length > 0) this.emitChange();
   }
 
   /** Progress of the newest run directory, from its status.json. */

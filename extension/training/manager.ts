@@ -83,6 +83,7 @@ export class TrainingManager implements vscode.Disposable {
     const done = Promise.all(jobs.map((j) => j.done));
     const batch: TrainingBatch = { label, jobs, done };
     this.showProgress(batch);
+    this.showFirstRun(batch);
     void done.then((results) => this.report(batch, results));
     this.changeEmitter.fire();
     this.jobsEmitter.fire();
@@ -177,6 +178,34 @@ export class TrainingManager implements vscode.Disposable {
         }
       },
     );
+  }
+
+  /**
+   * Live from the first click: the batch's first run directory, as soon as the trainer announces
+   * it (before its first update), opens in a dashboard or is offered, per rlx.openDashboardOnTrain.
+   */
+  private showFirstRun(batch: TrainingBatch): void {
+    const when = readSettings().openDashboardOnTrain;
+    if (when === 'never') return;
+    const unsubscribe: (() => void)[] = [];
+    let shown = false;
+    const check = () => {
+      const dir = batch.jobs.find((j) => j.state === 'running' && j.runDirs.length > 0)?.runDirs[0];
+      if (shown || !dir) return;
+      shown = true;
+      for (const u of unsubscribe.splice(0)) u();
+      if (when === 'open') this.openDashboard(dir);
+      else {
+        void vscode.window.showInformationMessage(`Training ${batch.label} started.`, 'Open Dashboard').then((choice) => {
+          if (choice === 'Open Dashboard') this.openDashboard(dir);
+        });
+      }
+    };
+    for (const job of batch.jobs) unsubscribe.push(job.onDidChange(check));
+    void batch.done.then(() => {
+      for (const u of unsubscribe.splice(0)) u();
+    });
+    check();
   }
 
   private report(batch: TrainingBatch, results: JobResult[]): void {

@@ -25,8 +25,19 @@ suite('training', () => {
     await open(uri);
     const lens = await waitFor('the Train lens of Tiny', async () => (await codeLenses(uri)).find((l) => l.command?.command === 'rlx.train'));
     assert.deepEqual(lens.command!.arguments?.[1], 'Tiny');
+    const clicked = Date.now();
     const outcome = await vscode.commands.executeCommand<TrainOutcome>(lens.command!.command, ...(lens.command!.arguments ?? []));
     assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
+    // Live from the first click (rlx.openDashboardOnTrain: open): the run's dashboard opens as the run starts.
+    const dashboard = await waitFor('the new run\'s dashboard', () => api.panels().find((p) => p.viewType === 'rlx.dashboard'));
+    const opened = Date.now() - clicked;
+    const dir = dashboard.runDirs[0];
+    const firstUpdate = await waitFor('the first update in events.jsonl', () => {
+      const text = fs.existsSync(path.join(dir, 'events.jsonl')) ? fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8') : '';
+      return text.includes('"type":"metrics"') ? Date.now() - clicked : undefined;
+    }, 60_000, 20);
+    // The page reads the run's events once a second (extension/panels/run-panel.ts POLL_MS).
+    console.log(`[timing] click to dashboard open: ${opened} ms; click to first update written: ${firstUpdate} ms (the page draws it within its 1 s poll)`);
     // While it trains, the status bar says so.
     const seen = await waitFor('the training status item', () => {
       const text = api.statusBar().training;
