@@ -30,12 +30,17 @@ export interface JobOptions {
   env?: NodeJS.ProcessEnv;
   /** How often the log and the run directory are read while running. */
   pollMs?: number;
+  /** How many runs this process trains, one after another (a sweep's members times their seeds); 1 when absent. */
+  runs?: number;
 }
 
 export interface JobProgress {
   step: number;
   budget: number;
   runDir: string;
+  /** Which of the process's runs this is (0-based), and how many it trains. */
+  run: number;
+  runs: number;
 }
 
 /**
@@ -82,6 +87,11 @@ export class TrainJob {
 
   get id(): number {
     return this.options.id;
+  }
+
+  /** How many runs the process trains (a sweep's members times their seeds). */
+  get runCount(): number {
+    return this.options.runs ?? 1;
   }
 
   get commandLine(): string[] {
@@ -234,7 +244,8 @@ export class TrainJob {
     const status = dir ? readRun(dir).status : undefined;
     if (!dir || !status) return;
     const changed = this.progress?.runDir !== dir || this.progress.step !== status.step || this.progress.budget !== status.budget;
-    this.progress = { runDir: dir, step: status.step, budget: status.budget };
+    const run = this.runDirs.length - 1;
+    this.progress = { runDir: dir, step: status.step, budget: status.budget, run, runs: Math.max(run + 1, this.options.runs ?? 1) };
     if (changed) this.emitChange();
   }
 

@@ -5,13 +5,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readPlan, readRun } from '../../runtime/run/reader.js';
 import type { ExperimentsResult } from '../../server/protocol.js';
-import { cannotTrainYet, fixErrorsFirst, noExperiment, serverNotRunning, untrustedModules } from '../messages.js';
+import { cannotTrainYet, fixErrorsFirst, noExperiment, plural, serverNotRunning, untrustedModules } from '../messages.js';
 import type { RlxClient } from '../server/client.js';
 import { folderOf, readSettings, runsRootFor } from '../settings.js';
 import { userModules } from '../trust.js';
 import { trainerCommand, type TrainerCommand } from './command-line.js';
 import type { JobSpec, TrainingBatch, TrainingManager } from './manager.js';
 import { checkRunsFolder, checkTrainer } from './preflight.js';
+import { sweepRuns } from './progress.js';
 
 export type TrainOutcome = { ok: true; batch: TrainingBatch } | { ok: false; reason: string };
 
@@ -69,8 +70,9 @@ export class Launcher {
     let label: string;
     if (info.kind === 'sweep') {
       // One process trains the members in turn: the command line has no way to name one member.
-      specs = [{ ...base, request: { kind: 'train', file, experiment: name } }];
-      label = `sweep ${name} (${plan.count} member${plan.count === 1 ? '' : 's'})`;
+      const runs = sweepRuns(plan.plans, plan.count);
+      specs = [{ ...base, request: { kind: 'train', file, experiment: name }, runs }];
+      label = `sweep ${name} (${plural(runs, 'run')})`;
     } else if (seed !== undefined || seeds.length <= 1) {
       specs = [{ ...base, request: { kind: 'train', file, experiment: name, seed } }];
       label = seed !== undefined ? `${name} seed ${seed}` : name;
@@ -114,3 +116,4 @@ function refuse(reason: string, ...actions: Action[]): TrainOutcome {
   void vscode.window.showErrorMessage(reason, ...actions.map((a) => a.title)).then((choice) => actions.find((a) => a.title === choice)?.run());
   return { ok: false, reason };
 }
+

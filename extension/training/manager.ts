@@ -15,6 +15,8 @@ import { JobQueue } from './queue.js';
 
 export interface JobSpec {
   request: TrainRequest;
+  /** Runs the process trains in turn (a sweep's); 1 when absent. */
+  runs?: number;
   trainer: TrainerCommand;
   runsRoot: string;
   cwd: string;
