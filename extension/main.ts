@@ -71,6 +71,7 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
     whenServerRunning: (timeoutMs = 30_000) => whenRunning(rlx, timeoutMs),
     statusBar: () => ({ server: serverStatus.text, training: trainingStatus.visible ? trainingStatus.text : '' }),
     activeJobs: () => manager.active,
+    lastTrainingNotice: () => manager.lastNotice,
     runsTree: () => snapshot(tree, undefined),
     refreshRuns: () => tree.refresh(),
     runs: () => tree.allRuns(),

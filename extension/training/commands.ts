@@ -3,9 +3,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readRun } from '../../runtime/run/reader.js';
+import { runSeed } from '../runs/describe.js';
 import { isRunsNode, runDirOf } from '../runs/nodes.js';
 import type { RunsTreeProvider } from '../runs/runs-view.js';
 import type { RlxClient } from '../server/client.js';
+import { runsRootFor } from '../settings.js';
+import { nextUnusedSeed } from './command-line.js';
 import type { ExperimentInfo, Launcher, TrainOutcome } from './launcher.js';
 import type { TrainingManager } from './manager.js';
 import type { PlanDocuments } from './plan-documents.js';
@@ -40,10 +43,13 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
       if (!t) return undefined;
       let value = typeof seed === 'number' ? seed : undefined;
       if (value === undefined) {
+        // Offer a seed no run of this experiment used (in the file's runs folder).
+        const root = runsRootFor(t.uri);
+        const used = tree.allRuns().filter((r) => r.experiment === t.name && path.dirname(path.dirname(r.dir)) === root).map(runSeed);
         const text = await vscode.window.showInputBox({
           title: `Train ${t.name} with seed`,
           prompt: 'A whole number; the run is reproducible with the same seed.',
-          value: '1',
+          value: String(nextUnusedSeed(used)),
           validateInput: (s) => (/^\d+$/.test(s.trim()) && Number.isSafeInteger(Number(s)) ? undefined : 'A whole number >= 0'),
         });
         if (text === undefined) return undefined;

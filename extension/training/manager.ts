@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { processAlive, readRun } from '../../runtime/run/reader.js';
-import { failureReport, firstLine, plural } from '../messages.js';
+import { batchEnded, failureReport, firstLine } from '../messages.js';
 import { readSettings } from '../settings.js';
 import type { Device, TrainerCommand, TrainRequest } from './command-line.js';
 import { STOP_SIGNAL, TrainJob, type JobResult } from './job.js';
@@ -43,8 +43,8 @@ export class TrainingManager implements vscode.Disposable {
   private readonly finishedEmitter = new vscode.EventEmitter<{ job: TrainJob; result: JobResult }>();
   readonly onDidFinishJob = this.finishedEmitter.event;
   private readonly disposables: vscode.Disposable[] = [];
-  /** The last failure notification, as shown (the editor tests read it: notifications are out of reach). */
-  lastFailure: { message: string; actions: string[] } | undefined;
+  /** The last notification about a batch's end, as shown (the editor tests read it: notifications are out of their reach). */
+  lastNotice: { message: string; actions: string[] } | undefined;
 
   constructor(
     private readonly logDir: string,
@@ -218,7 +218,7 @@ export class TrainingManager implements vscode.Disposable {
       const spec = request.kind === 'train' ? request.file : undefined;
       const cause = result.cause ?? (runDir ? 'run' : 'crash');
       const { message, actions } = failureReport(job.label, result.error ?? 'unknown error', cause, spec !== undefined);
-      this.lastFailure = { message, actions };
+      this.lastNotice = { message, actions };
       void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
         if (choice === 'Open Log') void vscode.window.showTextDocument(vscode.Uri.file(job.options.logFile));
         if (choice === 'Open Run' && runDir) this.openDashboard(runDir);
@@ -228,11 +228,13 @@ export class TrainingManager implements vscode.Disposable {
     }
     if (failed.length > 0) return;
     const dirs = results.flatMap((r) => r.runDirs);
-    const stopped = results.filter((r) => r.state === 'stopped').length;
+    const stopped = results.flatMap((r) => (r.state === 'stopped' ? r.runDirs.slice(-1) : []));
     const finished = results.filter((r) => r.state === 'finished').length;
-    if (finished === 0 && stopped === 0) return; // cancelled before starting
-    const what = stopped > 0 ? `stopped (${plural(stopped, 'run')} can be resumed from the Runs view)` : `finished (${plural(dirs.length, 'run')})`;
-    void vscode.window.showInformationMessage(`Training ${batch.label} ${what}.`, ...(dirs.length > 0 ? ['Open Dashboard'] : [])).then((choice) => {
+    if (finished === 0 && stopped.length === 0) return; // cancelled before starting
+    const { message, actions } = batchEnded(batch.label, finished, stopped.length, dirs.length);
+    this.lastNotice = { message, actions };
+    void vscode.window.showInformationMessage(message, ...actions).then((choice) => {
+      if (choice === 'Resume') for (const dir of stopped) void vscode.commands.executeCommand('rlx.resumeRun', dir);
       if (choice !== 'Open Dashboard') return;
       if (dirs.length === 1) this.openDashboard(dirs[0]);
       else void vscode.commands.executeCommand('rlx.compareRuns', undefined, undefined, dirs);

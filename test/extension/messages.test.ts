@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Plan } from '../../dsl/compile/plan.js';
-import { cannotTrainLens, failureReport, firstLine, fixErrorsFirst, trainerMissing, untrustedModules } from '../../extension/messages.js';
+import { batchEnded, cannotTrainLens, failureReport, firstLine, fixErrorsFirst, trainerMissing, untrustedModules } from '../../extension/messages.js';
 import { userModules } from '../../extension/trust.js';
 
 test('errors first, with the count', () => {
@@ -48,4 +48,10 @@ test('the lens over an experiment the trainer cannot run yet says why', () => {
   const lens = cannotTrainLens(['`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only']);
   assert.equal(lens.title, '$(warning) Cannot train yet: experiments with several stages are implemented for text envs (SFT then GRPO) only');
   assert.equal(lens.tooltip, 'experiments with several stages are implemented for text envs (SFT then GRPO) only');
+});
+
+test('a stopped run: editor words and a Resume button', () => {
+  assert.deepEqual(batchEnded('Long', 0, 1, 1), { message: 'Training Long stopped. It saved a checkpoint: Resume goes on from there.', actions: ['Resume', 'Open Dashboard'] });
+  assert.deepEqual(batchEnded('Tiny (3 seeds)', 1, 2, 3).message, 'Training Tiny (3 seeds) stopped (1 finished). The 2 stopped runs saved checkpoints: Resume goes on from there.');
+  assert.deepEqual(batchEnded('Tiny', 1, 0, 1), { message: 'Training Tiny finished (1 run).', actions: ['Open Dashboard'] });
 });

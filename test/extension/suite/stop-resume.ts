@@ -56,6 +56,10 @@ suite('stop and resume', () => {
     assert.equal(await vscode.commands.executeCommand<boolean>(stop.command, ...(stop.arguments ?? [])), true);
     const [stopped] = await outcome.batch.done;
     assert.equal(stopped.state, 'stopped');
+    // In the editor's words, with the way on.
+    const notice = await waitFor('the stopped notification', () => api.lastTrainingNotice());
+    assert.match(notice.message, /^Training Long stopped\. It saved a checkpoint: Resume goes on from there\.$/);
+    assert.deepEqual(notice.actions, ['Resume', 'Open Dashboard']);
     const status = readJson<StatusFile>(path.join(runDir, 'status.json'));
     assert.equal(status.status, 'stopped');
     const stoppedAt = status.step;

@@ -173,4 +173,19 @@ suite('training', () => {
     api.refreshRuns();
     assert.equal(api.runsTree().find((n) => n.label === 'Tiny')?.children.length, 1);
   });
+
+  test('"Train with seed…" offers a seed no run of the experiment used', async function () {
+    this.timeout(120_000);
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'tiny.rlx'));
+    api.refreshRuns();
+    const pending = vscode.commands.executeCommand<TrainOutcome | undefined>('rlx.trainWithSeed', uri, 'Tiny');
+    // Accept the input box as offered, as Enter would.
+    await new Promise((r) => setTimeout(r, 1000));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const outcome = await pending;
+    assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'no outcome');
+    const [result] = await outcome.batch.done;
+    assert.equal(result.state, 'finished', result.error);
+    assert.equal(readJson<StatusFile>(path.join(result.runDirs[0], 'status.json')).seed, 2, 'seed 1 was taken by the first run');
+  });
 });
