@@ -64,6 +64,8 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
     vscode.workspace.onDidGrantWorkspaceTrust(() => tree.refresh()),
   );
 
+  // Trainers an earlier window started (a reload): Stop, status bar and progress follow them again.
+  manager.reattach(runsRoots());
   void rlx.start();
 
   return {

@@ -132,6 +132,8 @@ async function pickRunning(manager: TrainingManager, tree: RunsTreeProvider): Pr
     void vscode.window.showInformationMessage('Nothing is training.');
     return undefined;
   }
+  // One run training: that is the one (no question to answer).
+  if (items.length === 1) return items[0].key;
   return (await vscode.window.showQuickPick(items, { title: 'Stop which run?' }))?.key;
 }
 

@@ -8,7 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readRun } from '../../runtime/run/reader.js';
+import * as os from 'node:os';
+import { processAlive, readRun } from '../../runtime/run/reader.js';
 import { requestLabel, trainArgs, type Device, type TrainerCommand, type TrainRequest } from './command-line.js';
 import { LineSplitter, trainerError, trainerMessage } from './output.js';
 
@@ -69,6 +70,8 @@ export class TrainJob {
   readonly done: Promise<JobResult>;
 
   private child: ChildProcess | undefined;
+  /** The trainer this job follows without having started it (after a window reload). */
+  private attachedPid: number | undefined;
   private stopRequested = false;
   private settle!: (result: JobResult) => void;
   private readonly changeListeners = new Set<() => void>();
@@ -155,6 +158,31 @@ export class TrainJob {
   }
 
   /**
+   * Follows a trainer that runs already (started by this editor before a window reload): its
+   * progress from the run directory, Stop by its pid, its end when the process is gone. The
+   * request is `resume` of the run directory, for the label.
+   */
+  static attach(options: JobOptions, pid: number): TrainJob {
+    const job = new TrainJob(options);
+    job.attachedPid = job.pid = pid;
+    job.state = 'running';
+    job.readProgress();
+    job.timer = setInterval(() => {
+      job.readProgress();
+      if (!processAlive(pid)) job.finish(job.attachedOutcome());
+    }, options.pollMs ?? 500);
+    return job;
+  }
+
+  private attachedOutcome(): Omit<JobResult, 'runDirs'> {
+    const run = readRun(this.runDirs[0]);
+    if (run.state === 'finished') return { state: 'finished', exitCode: null };
+    if (run.state === 'stopped' || this.stopRequested) return { state: 'stopped', exitCode: null };
+    if (run.state === 'failed') return { state: 'failed', cause: 'run', error: run.status?.error ?? 'the run failed', exitCode: null };
+    return { state: 'failed', cause: 'run', error: 'the trainer ended without writing how (it was killed, or crashed)', exitCode: null };
+  }
+
+  /**
    * Cancels a queued job, or asks a running trainer to stop cleanly (final checkpoint). SIGINT,
    * as Ctrl-C in a terminal: the trainer stops on SIGTERM too, but only SIGINT can wake it from
    * a call into a user env module that hangs (runtime/envs/module-host.ts); SIGTERM waits for
@@ -163,6 +191,15 @@ export class TrainJob {
   stop(): void {
     if (this.state === 'queued') {
       this.finish({ state: 'cancelled', exitCode: null });
+      return;
+    }
+    if (this.state === 'running' && this.attachedPid !== undefined) {
+      this.stopRequested = true;
+      try {
+        process.kill(this.attachedPid, STOP_SIGNAL);
+      } catch {
+        // already gone: the next poll settles the job
+      }
       return;
     }
     if (this.state !== 'running' || !this.child?.pid) return;
@@ -292,4 +329,21 @@ function startError(trainer: TrainerCommand, err: unknown): string {
   if (code === 'ENOENT') return `the trainer '${trainer.display}' was not found`;
   if (code === 'EACCES') return `the trainer '${trainer.display}' is not executable`;
   return `the trainer '${trainer.display}' did not start: ${(err as Error).message}`;
+}
+
+/**
+ * The trainer writing a run directory now, on this machine: status.json `running` with a live
+ * pid, and the run lock (runtime/run/lock.ts) not held on another host, where a pid means nothing.
+ */
+export function liveTrainer(runDir: string): number | undefined {
+  const run = readRun(runDir);
+  if (run.state !== 'running' || !run.status) return undefined;
+  try {
+    const lock = JSON.parse(fs.readFileSync(path.join(runDir, 'run.lock'), 'utf8')) as { pid?: unknown; host?: unknown };
+    if (typeof lock.host === 'string' && lock.host !== os.hostname()) return undefined;
+    if (typeof lock.pid === 'number' && lock.pid !== run.status.pid) return undefined;
+  } catch {
+    // no lock (runs of earlier versions): status.json's pid alone
+  }
+  return run.status.pid;
 }

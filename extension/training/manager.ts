@@ -5,11 +5,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { processAlive, readRun } from '../../runtime/run/reader.js';
+import { listRuns, processAlive, readRun } from '../../runtime/run/reader.js';
 import { batchEnded, failureReport, firstLine } from '../messages.js';
 import { readSettings } from '../settings.js';
 import type { Device, TrainerCommand, TrainRequest } from './command-line.js';
-import { STOP_SIGNAL, TrainJob, type JobResult } from './job.js';
+import { liveTrainer, STOP_SIGNAL, TrainJob, type JobResult } from './job.js';
 import { batchProgress } from './progress.js';
 import { JobQueue } from './queue.js';
 
@@ -92,16 +92,53 @@ export class TrainingManager implements vscode.Disposable {
     return batch;
   }
 
-  private createJob(spec: JobSpec): TrainJob {
+  /**
+   * After a window reload: follows the trainers still writing runs in these folders (started by
+   * an earlier window: detached, they went on), so that Stop, the status bar and the progress
+   * notification work for them again. A run already followed is left alone.
+   */
+  reattach(runsRoots: readonly string[]): TrainJob[] {
+    const followed = new Set(this.active.flatMap((j) => j.runDirs));
+    const attached: TrainJob[] = [];
+    for (const root of runsRoots) {
+      for (const run of listRuns(root)) {
+        const pid = run.state === 'running' && !followed.has(run.dir) ? liveTrainer(run.dir) : undefined;
+        if (pid === undefined) continue;
+        const job = TrainJob.attach(this.jobOptions({ request: { kind: 'resume', runDir: run.dir }, trainer: { command: '', prefix: [], display: '', bundled: true }, runsRoot: root, cwd: root, device: 'auto' }), pid);
+        this.track(job);
+        this.output.appendLine(`[${job.label}] following the trainer (pid ${pid}) started before the window reloaded`);
+        const batch: TrainingBatch = { label: job.label, jobs: [job], done: job.done.then((r) => [r]) };
+        this.showProgress(batch);
+        void batch.done.then((results) => this.report(batch, results));
+        attached.push(job);
+      }
+    }
+    if (attached.length > 0) {
+      this.changeEmitter.fire();
+      this.jobsEmitter.fire();
+    }
+    return attached;
+  }
+
+  private jobOptions(spec: JobSpec): ConstructorParameters<typeof TrainJob>[0] {
     const id = this.nextId++;
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const job = new TrainJob({
+    return {
       id,
       ...spec,
       logFile: path.join(this.logDir, `${stamp}-${id}.log`),
       // The editor's Node may be Electron: this makes it run the trainer as plain Node.
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-    });
+    };
+  }
+
+  private createJob(spec: JobSpec): TrainJob {
+    const job = new TrainJob(this.jobOptions(spec));
+    this.track(job);
+    return job;
+  }
+
+  private track(job: TrainJob): void {
     this.jobs.add(job);
     const prefix = `[${job.label}]`;
     job.onLine((line) => this.output.appendLine(`${prefix} ${line}`));
@@ -118,7 +155,6 @@ export class TrainingManager implements vscode.Disposable {
       this.changeEmitter.fire();
       this.jobsEmitter.fire();
     });
-    return job;
   }
 
   private run(job: TrainJob): Promise<JobResult> {

@@ -12,8 +12,9 @@ export class TrainingStatusItem implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private hideTimer: NodeJS.Timeout | undefined;
   private shown = false;
-  /** Runs that ended since the status bar last went quiet, oldest first. */
+  /** Runs that ended since training last started after a quiet spell, oldest first. */
   private results: { label: string; state: string; error?: string }[] = [];
+  private idle = true;
 
   constructor(private readonly manager: TrainingManager) {
     this.item = vscode.window.createStatusBarItem('rlx.training', vscode.StatusBarAlignment.Left, 10);
@@ -45,6 +46,9 @@ export class TrainingStatusItem implements vscode.Disposable {
     const running = this.manager.running;
     const queued = this.manager.queued;
     if (running.length + queued.length > 0) {
+      // Training starts again after a quiet spell: the results shown next are of this spell's runs.
+      if (this.idle) this.results = [];
+      this.idle = false;
       if (this.hideTimer) clearTimeout(this.hideTimer);
       this.hideTimer = undefined;
       const one = running.length === 1 ? running[0] : undefined;
@@ -56,6 +60,7 @@ export class TrainingStatusItem implements vscode.Disposable {
       this.show();
       return;
     }
+    this.idle = true;
     if (this.results.length > 0) {
       const summary = resultsSummary(this.results);
       this.item.text = summary.text;

@@ -467,6 +467,8 @@ export class TrainingRun {
         started: this.started,
         step: this.step,
         budget: this.budget,
+        // The checkpoint's training time plus this process's: a resume does not count the stop.
+        training_seconds: (this.counters?.elapsed ?? 0) + this.loopSeconds,
         stage: { name: stage.name, index: i, count: this.stages.length, algorithm: stage.algorithm.kind },
         metrics: this.latest,
         ...(this.curriculum && this.counters?.curriculum !== undefined
