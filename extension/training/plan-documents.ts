@@ -20,7 +20,7 @@ export class PlanDocuments implements vscode.TextDocumentContentProvider, vscode
 
   /** Opens (or refreshes) the plan of `name` in `spec` beside the editor. */
   async show(spec: vscode.Uri, name: string, json: string): Promise<vscode.TextEditor> {
-    // `plan of <name>.json`: the tab's title, and the extension gives it JSON colouring.
+    // `<name>.plan.json`: the tab's title, and its extension gives it JSON colouring.
     const uri = vscode.Uri.from({ scheme: PLAN_SCHEME, path: `/${name}.plan.json`, query: spec.toString() });
     const key = uri.toString();
     const changed = this.texts.has(key) && this.texts.get(key) !== json;
