@@ -10,6 +10,8 @@ export interface RlxApi {
   whenServerRunning(timeoutMs?: number): Promise<void>;
   /** The status bar texts (codicons as `$(name)`), empty when hidden. */
   statusBar(): { server: string; training: string };
+  /** The last notification about training that ended (its text and buttons), if any. */
+  lastTrainingNotice(): { message: string; actions: string[] } | undefined;
   /** Runs queued or training in this window. */
   activeJobs(): readonly TrainJob[];
   /** The Runs view's items, as it would draw them: top level, and the children of each. */

@@ -12,11 +12,14 @@ import type { RunsNode } from './runs/nodes.js';
 import { RunsTreeProvider } from './runs/runs-view.js';
 import { RlxClient } from './server/client.js';
 import { ServerStatusItem } from './server/status.js';
-import { runsRoots } from './settings.js';
+import * as path from 'node:path';
+import { runsRootFor, runsRoots } from './settings.js';
+import type { Training } from './training/live-lens.js';
 import { TrainCodeLensProvider } from './training/codelens.js';
 import { registerTrainingCommands } from './training/commands.js';
 import { Launcher } from './training/launcher.js';
 import { trainingLogDir, TrainingManager } from './training/manager.js';
+import { PlanDocuments } from './training/plan-documents.js';
 import { TrainingStatusItem } from './training/status.js';
 
 let client: RlxClient | undefined;
@@ -36,7 +39,9 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
   const tree = new RunsTreeProvider(manager);
   const view = vscode.window.createTreeView('rlx.runs', { treeDataProvider: tree, canSelectMany: true, showCollapseAll: true });
   tree.setVisible(view.visible);
-  const lenses = new TrainCodeLensProvider(rlx);
+  const trainingChanged = throttledEvent([manager.onDidChange, tree.onDidRefresh], 500);
+  const lenses = new TrainCodeLensProvider(rlx, (uri, name) => trainingOf(manager, tree, uri, name), trainingChanged.event);
+  const plans = new PlanDocuments();
 
   context.subscriptions.push(
     rlx,
@@ -46,9 +51,11 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
     tree,
     view,
     view.onDidChangeVisibility((e) => tree.setVisible(e.visible)),
+    trainingChanged,
     lenses,
+    plans,
     vscode.languages.registerCodeLensProvider({ language: 'rlx', scheme: 'file' }, lenses),
-    ...registerTrainingCommands(rlx, launcher, manager, tree),
+    ...registerTrainingCommands(rlx, launcher, manager, tree, plans),
     ...registerRunCommands(panels, tree),
     ...registerPanelSerializers(context, panels, runsRoots),
     vscode.commands.registerCommand('rlx.restartServer', () => rlx.restart()),
@@ -57,6 +64,8 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
     vscode.workspace.onDidGrantWorkspaceTrust(() => tree.refresh()),
   );
 
+  // Trainers an earlier window started (a reload): Stop, status bar and progress follow them again.
+  manager.reattach(runsRoots());
   void rlx.start();
 
   return {
@@ -64,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
     whenServerRunning: (timeoutMs = 30_000) => whenRunning(rlx, timeoutMs),
     statusBar: () => ({ server: serverStatus.text, training: trainingStatus.visible ? trainingStatus.text : '' }),
     activeJobs: () => manager.active,
+    lastTrainingNotice: () => manager.lastNotice,
     runsTree: () => snapshot(tree, undefined),
     refreshRuns: () => tree.refresh(),
     runs: () => tree.allRuns(),
@@ -108,4 +118,41 @@ function snapshot(tree: RunsTreeProvider, node: RunsNode | undefined): RunsTreeS
       children: snapshot(tree, child),
     };
   });
+}
+
+/** What trains now from a file's experiment: this window's jobs, and running runs in the file's runs folder (a reload, a terminal). */
+function trainingOf(manager: TrainingManager, tree: RunsTreeProvider, uri: vscode.Uri, experiment: string): Training {
+  const root = runsRootFor(uri);
+  const mine = manager.active.filter((j) => j.options.request.kind === 'train' && j.options.request.file === uri.fsPath && j.options.request.experiment === experiment);
+  const runs = new Map<string, { dir: string; step: number; budget: number }>();
+  for (const r of tree.allRuns()) {
+    if (r.state === 'running' && r.experiment === experiment && path.dirname(path.dirname(r.dir)) === root && r.status) runs.set(r.dir, { dir: r.dir, step: r.status.step, budget: r.status.budget });
+  }
+  // This window's jobs know their progress first (they read status.json twice a second).
+  for (const j of mine) if (j.state === 'running' && j.progress) runs.set(j.progress.runDir, { dir: j.progress.runDir, step: j.progress.step, budget: j.progress.budget });
+  const starting = mine.filter((j) => j.state === 'running' && !j.progress);
+  const queued = mine.filter((j) => j.state === 'queued');
+  const jobNode = (job: (typeof mine)[number]) => ({ kind: 'job' as const, job, experiment, root });
+  return { runs: [...runs.values()], starting: starting.length, queued: queued.length, stopTargets: [...runs.keys(), ...starting.map(jobNode), ...queued.map(jobNode)] };
+}
+
+/** One event for several sources, at most once per `ms` (the lenses re-ask the server each time). */
+function throttledEvent(sources: vscode.Event<unknown>[], ms: number): vscode.EventEmitter<void> {
+  const emitter = new vscode.EventEmitter<void>();
+  let timer: NodeJS.Timeout | undefined;
+  const subscriptions = sources.map((source) =>
+    source(() => {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        emitter.fire();
+      }, ms);
+    }),
+  );
+  const dispose = emitter.dispose.bind(emitter);
+  emitter.dispose = () => {
+    if (timer) clearTimeout(timer);
+    for (const s of subscriptions) s.dispose();
+    dispose();
+  };
+  return emitter;
 }

@@ -23,7 +23,38 @@ export function trainerMissing(display: string, bundled: boolean): string {
 }
 
 export function trainerBroken(label: string, error: string): string {
-  return `Training ${label} did not start: ${error}. Check the trainer (setting rlx.trainer.path) and the output in "rlx Training".`;
+  return `Training ${label} did not start: ${oneParagraph(error)}. Check the trainer (setting rlx.trainer.path) and the output in "rlx Training".`;
+}
+
+/** The buttons a failure notification offers, each leading to what can fix it. */
+export type FailureAction = 'Open Log' | 'Open Run' | 'Open Settings' | 'Open Spec';
+
+/**
+ * What a failed job's notification says and offers, by its cause (job.ts FailureCause): every
+ * line of the reason (a refused plan lists all its problems), and the way to the thing to fix.
+ */
+export function failureReport(label: string, error: string, cause: 'start' | 'crash' | 'refused' | 'run', canOpenSpec: boolean): { message: string; actions: FailureAction[] } {
+  switch (cause) {
+    case 'run':
+      return { message: trainingFailed(label, oneParagraph(error)), actions: ['Open Log', 'Open Run'] };
+    case 'refused':
+      // The trainer ran and refused the spec or its plan: the setting is not the problem.
+      return { message: `Training ${label} did not start: ${oneParagraph(error)}`, actions: canOpenSpec ? ['Open Spec', 'Open Log'] : ['Open Log'] };
+    default:
+      return { message: trainerBroken(label, error), actions: ['Open Log', 'Open Settings'] };
+  }
+}
+
+/**
+ * A multi-line reason as one notification paragraph (notifications drop line breaks): "x:\n  - a\n
+ * - b" becomes "x: a; b". Nothing is cut: a notification can be expanded.
+ */
+export function oneParagraph(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const [head = '', ...rest] = lines;
+  const items = rest.map((l) => l.replace(/^[-*]\s+/, '').replace(/[.;]$/, ''));
+  if (items.length === 0) return head.replace(/[.:]$/, '');
+  return `${head.replace(/[.:]$/, '')}: ${items.join('; ')}`;
 }
 
 export function runsFolderUnwritable(folder: string, reason: string): string {
@@ -40,6 +71,32 @@ export function noExperiment(name: string, file: string): string {
 
 export function serverNotRunning(): string {
   return 'The rlx language server is not running, so the experiments of this file are unknown. Restart it with "rlx: Restart Language Server".';
+}
+
+/** The notification when a batch ends without failures: what happened in editor words, and what can follow. */
+export function batchEnded(label: string, finished: number, stopped: number, runs: number): { message: string; actions: ('Resume' | 'Open Dashboard')[] } {
+  const dashboard = runs > 0 ? (['Open Dashboard'] as const) : [];
+  if (stopped === 0) return { message: `Training ${label} finished (${plural(runs, 'run')}).`, actions: [...dashboard] };
+  const which = stopped === 1 ? 'It saved a checkpoint' : `The ${stopped} stopped runs saved checkpoints`;
+  const also = finished > 0 ? ` (${finished} finished)` : '';
+  return { message: `Training ${label} stopped${also}. ${which}: Resume goes on from there.`, actions: ['Resume', ...dashboard] };
+}
+
+/** The trainer's refusal words without the checker's lead-in, for a lens or a notification. */
+function refusalReason(message: string): string {
+  return message.replace(/^`rlx train` will refuse this: /, '');
+}
+
+/** The lens over an experiment the trainer cannot run yet: why, short (the tooltip has all). */
+export function cannotTrainLens(reasons: readonly string[]): { title: string; tooltip: string } {
+  const first = refusalReason(reasons[0] ?? '');
+  const short = first.length > 90 ? `${first.slice(0, 87)}...` : first;
+  const more = reasons.length > 1 ? ` (+${reasons.length - 1} more)` : '';
+  return { title: `$(warning) Cannot train yet: ${short}${more}`, tooltip: reasons.map(refusalReason).join('\n') };
+}
+
+export function cannotTrainYet(name: string, reasons: readonly string[]): string {
+  return `Cannot train ${name}: the trainer does not run this yet. ${reasons.map(refusalReason).join(' ')}`;
 }
 
 /** A message of the trainer or the compiler, shortened to its first line for a notification. */

@@ -9,9 +9,12 @@ export interface RlxSettings {
   runsFolder: string;
   device: Device;
   maxParallel: number;
+  /** What Train does with the new run's dashboard. */
+  openDashboardOnTrain: 'open' | 'notify' | 'never';
 }
 
 const DEVICES: readonly Device[] = ['auto', 'cpu', 'cuda', 'webgpu'];
+const DASHBOARD_ON_TRAIN = ['open', 'notify', 'never'] as const;
 
 export function readSettings(scope?: vscode.Uri): RlxSettings {
   const c = vscode.workspace.getConfiguration('rlx', scope);
@@ -22,6 +25,7 @@ export function readSettings(scope?: vscode.Uri): RlxSettings {
     runsFolder: (c.get<string>('runs.folder', 'runs') ?? '').trim() || 'runs',
     device: DEVICES.includes(device as Device) ? (device as Device) : 'auto',
     maxParallel: Number.isInteger(maxParallel) && maxParallel >= 1 ? maxParallel : 2,
+    openDashboardOnTrain: DASHBOARD_ON_TRAIN.find((v) => v === c.get<string>('openDashboardOnTrain')) ?? 'open',
   };
 }
 

@@ -1,19 +1,22 @@
-// What the Runs view's items offer: dashboards, rollouts, comparison, the plan, the folder, and
-// deleting a run (after asking, to the trash where the file system has one).
+// What the Runs view's items offer: dashboards, rollouts, comparison, the plan, the folder, the
+// metrics as CSV, and deleting a run (after asking, to the trash where the file system has one).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { readRun, type RunInfo } from '../../runtime/run/reader.js';
+import { EventTail, readRun, type RunInfo } from '../../runtime/run/reader.js';
 import { ComparePanel } from '../panels/compare-panel.js';
 import { DashboardPanel } from '../panels/dashboard-panel.js';
 import { RolloutsPanel } from '../panels/rollouts-panel.js';
 import type { PanelContext } from '../panels/run-panel.js';
 import { describeRun } from './describe.js';
+import { metricsCsv } from './metrics-csv.js';
 import { isRunsNode, runDirOf, type RunsNode } from './nodes.js';
 import type { RunsTreeProvider } from './runs-view.js';
 
 export interface DeleteOptions {
   /** Skips the confirmation (for tests and scripts that asked already). */
   confirmed?: boolean;
+  /** Asks a yes/no question (a modal dialog by default); tests answer and count the questions. */
+  ask?: (message: string, detail: string, button: string) => Promise<boolean>;
 }
 
 export function registerRunCommands(panels: PanelContext, tree: RunsTreeProvider): vscode.Disposable[] {
@@ -59,6 +62,21 @@ export function registerRunCommands(panels: PanelContext, tree: RunsTreeProvider
       if (deleted) tree.refresh();
       return deleted;
     }),
+    vscode.commands.registerCommand('rlx.exportMetricsCsv', async (arg?: unknown, _selected?: unknown, target?: vscode.Uri) => {
+      const dir = await runDir(arg, 'Export the metrics of which run?');
+      if (!dir) return undefined;
+      const run = readRun(dir);
+      // Tests (and scripts) name the file; a person picks it in the save dialog.
+      const uri = target ?? (await vscode.window.showSaveDialog({
+        title: `Export the metrics of ${run.experiment}/${run.runId}`,
+        defaultUri: vscode.Uri.file(path.join(path.dirname(path.dirname(path.dirname(dir))), `${run.experiment}-${run.runId}-metrics.csv`)),
+        filters: { CSV: ['csv'] },
+      }));
+      if (!uri) return undefined;
+      const csv = metricsCsv(new EventTail(path.join(dir, 'events.jsonl')).poll());
+      await vscode.workspace.fs.writeFile(uri, Buffer.from(csv, 'utf8'));
+      return uri;
+    }),
     vscode.commands.registerCommand('rlx.refreshRuns', () => tree.refresh()),
   ];
 }
@@ -89,6 +107,9 @@ async function pickRuns(runs: RunInfo[], title: string, many: boolean, preselect
   return picked ? [picked.dir] : undefined;
 }
 
+/** Set once moving to the trash failed here: later deletes ask the one question that fits. */
+let trashUnavailable = false;
+
 async function deleteRun(dir: string, options: DeleteOptions): Promise<boolean> {
   const run = readRun(dir);
   const name = `${run.experiment}/${run.runId}`;
@@ -96,32 +117,39 @@ async function deleteRun(dir: string, options: DeleteOptions): Promise<boolean> 
     void vscode.window.showWarningMessage(`${name} is still training: stop it first.`);
     return false;
   }
+  const ask = options.ask ?? askModal;
+  // A remote workspace's file system has no trash: say "permanently" in the one question asked.
+  let permanent = trashUnavailable || vscode.env.remoteName !== undefined;
   if (!options.confirmed) {
-    const choice = await vscode.window.showWarningMessage(
-      `Delete the run ${name}?`,
-      { modal: true, detail: 'Its folder (events, checkpoints, rollouts) moves to the trash where the file system has one.' },
-      'Delete',
-    );
-    if (choice !== 'Delete') return false;
+    const yes = permanent
+      ? await ask(`Delete the run ${name} permanently?`, 'There is no trash on this file system: its folder (events, checkpoints, rollouts) cannot be restored.', 'Delete Permanently')
+      : await ask(`Delete the run ${name}?`, 'Its folder (events, checkpoints, rollouts) moves to the trash.', 'Delete');
+    if (!yes) return false;
   }
   for (const panel of [...DashboardPanel.all(), ...RolloutsPanel.all()]) if (panel.runDirs.includes(dir)) panel.dispose();
   const uri = vscode.Uri.file(dir);
+  if (!permanent) {
+    try {
+      await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: true });
+      return true;
+    } catch {
+      // The trash was expected and is not there: a second decision, asked in plain words.
+      trashUnavailable = permanent = true;
+      const yes = options.confirmed || (await ask(`${name} cannot be moved to the trash: this file system has none. Delete it permanently?`, 'Its folder cannot be restored afterwards.', 'Delete Permanently'));
+      if (!yes) return false;
+    }
+  }
   try {
-    await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: true });
-    return true;
-  } catch (err) {
-    // No trash here (a remote or container file system): deleting for good is a second decision.
-    const choice = options.confirmed
-      ? 'Delete Permanently'
-      : await vscode.window.showWarningMessage(
-          `${name} could not be moved to the trash (${(err as Error).message}). Delete it permanently?`,
-          { modal: true },
-          'Delete Permanently',
-        );
-    if (choice !== 'Delete Permanently') return false;
     await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: false });
     return true;
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Could not delete ${name} (${dir}): ${(err as vscode.FileSystemError).code || (err as Error).message}. Check its permissions, or delete the folder by hand.`);
+    return false;
   }
+}
+
+async function askModal(message: string, detail: string, button: string): Promise<boolean> {
+  return (await vscode.window.showWarningMessage(message, { modal: true, detail }, button)) === button;
 }
 
 export type { RunsNode };

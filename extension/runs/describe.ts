@@ -59,10 +59,17 @@ export function latestReturn(run: RunInfo): { value: number; kind: 'eval' | 'tra
   return undefined;
 }
 
-/** Seconds from the start to the end (or to the last update of a run still going). */
+/**
+ * Seconds of training: the trainer's own count where status.json has one (a resumed run's time
+ * stopped left out; a running run's grows from its last update to now), else start to end.
+ */
 export function runDuration(run: RunInfo, now: number): number | undefined {
   const s = run.status;
   if (!s) return undefined;
+  if (typeof s.training_seconds === 'number' && Number.isFinite(s.training_seconds)) {
+    const since = run.state === 'running' ? Math.max(0, (now - Date.parse(s.updated)) / 1000) : 0;
+    return s.training_seconds + (Number.isFinite(since) ? since : 0);
+  }
   const start = Date.parse(s.started);
   const end = s.ended ? Date.parse(s.ended) : run.state === 'running' ? now : Date.parse(s.updated);
   return Number.isFinite(start) && Number.isFinite(end) ? Math.max(0, (end - start) / 1000) : undefined;

@@ -9,11 +9,13 @@ import { runsRoots } from '../settings.js';
 import type { TrainJob } from '../training/job.js';
 import type { TrainingManager } from '../training/manager.js';
 import { describeExperiment, describeRun } from './describe.js';
+import { withLatestUpdate } from './latest-update.js';
 import type { RunsNode } from './nodes.js';
 
 const POLL_MS = 2000;
 const IDLE_POLL_MS = 10_000;
 const DEBOUNCE_MS = 200;
+const UPDATE_REFRESH_MS = 1000;
 
 export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<RunsNode | undefined>();
@@ -55,26 +57,28 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     for (const root of runsRoots()) {
       // status.json appears when a run starts and changes every ~2 s while it trains; folders
       // come and go with new and deleted runs.
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '{*,*/*,*/*/status.json}'));
+      // events.jsonl grows with every update, as the dashboard reads it: the view follows it (at
+      // most once a second, the dashboard's pace) rather than status.json's ~2 s.
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '{*,*/*,*/*/status.json,*/*/events.jsonl}'));
       watcher.onDidCreate(() => this.scheduleRefresh());
-      watcher.onDidChange(() => this.scheduleRefresh());
+      watcher.onDidChange((uri) => (uri.path.endsWith('events.jsonl') ? this.scheduleRefresh(UPDATE_REFRESH_MS) : this.scheduleRefresh()));
       watcher.onDidDelete(() => this.scheduleRefresh());
       this.watchers.push(watcher);
     }
     this.refresh();
   }
 
-  scheduleRefresh(): void {
+  scheduleRefresh(delayMs = DEBOUNCE_MS): void {
     if (this.debounce) return;
     this.debounce = setTimeout(() => {
       this.debounce = undefined;
       this.refresh();
-    }, DEBOUNCE_MS);
+    }, delayMs);
   }
 
   refresh(): void {
     const next = new Map<string, RunInfo[]>();
-    for (const root of runsRoots()) next.set(root, listRuns(root));
+    for (const root of runsRoots()) next.set(root, listRuns(root).map(withLatestUpdate));
     this.runsByRoot = next;
     this.changeEmitter.fire(undefined);
     this.refreshedEmitter.fire();

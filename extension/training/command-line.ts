@@ -63,3 +63,11 @@ export function requestLabel(request: TrainRequest): string {
   if (request.kind === 'sweep') return `sweep ${request.sweep}`;
   return request.seed === undefined ? request.experiment : `${request.experiment} seed ${request.seed}`;
 }
+
+/** The seed "Train with seed…" offers: the smallest whole number from 1 that no run of the experiment used. */
+export function nextUnusedSeed(used: Iterable<number | undefined>): number {
+  const taken = new Set(used);
+  let seed = 1;
+  while (taken.has(seed)) seed++;
+  return seed;
+}

@@ -3,18 +3,22 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readRun } from '../../runtime/run/reader.js';
+import { runSeed } from '../runs/describe.js';
 import { isRunsNode, runDirOf } from '../runs/nodes.js';
 import type { RunsTreeProvider } from '../runs/runs-view.js';
 import type { RlxClient } from '../server/client.js';
+import { runsRootFor } from '../settings.js';
+import { nextUnusedSeed } from './command-line.js';
 import type { ExperimentInfo, Launcher, TrainOutcome } from './launcher.js';
 import type { TrainingManager } from './manager.js';
+import type { PlanDocuments } from './plan-documents.js';
 
 interface ExperimentPick extends vscode.QuickPickItem {
   uri: vscode.Uri;
   info: ExperimentInfo;
 }
 
-export function registerTrainingCommands(client: RlxClient, launcher: Launcher, manager: TrainingManager, tree: RunsTreeProvider): vscode.Disposable[] {
+export function registerTrainingCommands(client: RlxClient, launcher: Launcher, manager: TrainingManager, tree: RunsTreeProvider, plans: PlanDocuments): vscode.Disposable[] {
   const target = async (uri: unknown, name: unknown, title: string, kind?: 'sweep'): Promise<{ uri: vscode.Uri; name: string } | undefined> => {
     if (uri instanceof vscode.Uri && typeof name === 'string') return { uri, name };
     const picked = await pickExperiment(client, title, kind);
@@ -39,10 +43,13 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
       if (!t) return undefined;
       let value = typeof seed === 'number' ? seed : undefined;
       if (value === undefined) {
+        // Offer a seed no run of this experiment used (in the file's runs folder).
+        const root = runsRootFor(t.uri);
+        const used = tree.allRuns().filter((r) => r.experiment === t.name && path.dirname(path.dirname(r.dir)) === root).map(runSeed);
         const text = await vscode.window.showInputBox({
           title: `Train ${t.name} with seed`,
           prompt: 'A whole number; the run is reproducible with the same seed.',
-          value: '1',
+          value: String(nextUnusedSeed(used)),
           validateInput: (s) => (/^\d+$/.test(s.trim()) && Number.isSafeInteger(Number(s)) ? undefined : 'A whole number >= 0'),
         });
         if (text === undefined) return undefined;
@@ -51,6 +58,11 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
       return launcher.train(t.uri, t.name, value);
     }),
     vscode.commands.registerCommand('rlx.stopRun', async (arg?: unknown): Promise<boolean> => {
+      // The lens over a training experiment stops all its runs: directories and queued jobs.
+      if (Array.isArray(arg)) {
+        const results = await Promise.all(arg.map((a: unknown) => vscode.commands.executeCommand<boolean>('rlx.stopRun', a)));
+        return results.some((r) => r);
+      }
       if (isRunsNode(arg) && arg.kind === 'job') {
         manager.stopJob(arg.job);
         return true;
@@ -80,8 +92,7 @@ export function registerTrainingCommands(client: RlxClient, launcher: Launcher, 
       }
       // A large sweep comes as its first plans only (server/features/experiments.ts PLANS_SHOWN).
       const json = JSON.stringify(plan.count === 1 ? plan.plans[0] : plan.plans, null, 2);
-      const doc = await vscode.workspace.openTextDocument({ language: 'json', content: json + '\n' });
-      await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+      return plans.show(t.uri, t.name, json + '\n');
     }),
     vscode.commands.registerCommand('rlx.showTrainingOutput', () => manager.output.show(true)),
   ];
@@ -121,6 +132,8 @@ async function pickRunning(manager: TrainingManager, tree: RunsTreeProvider): Pr
     void vscode.window.showInformationMessage('Nothing is training.');
     return undefined;
   }
+  // One run training: that is the one (no question to answer).
+  if (items.length === 1) return items[0].key;
   return (await vscode.window.showQuickPick(items, { title: 'Stop which run?' }))?.key;
 }
 

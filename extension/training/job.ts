@@ -8,9 +8,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readRun } from '../../runtime/run/reader.js';
+import * as os from 'node:os';
+import { processAlive, readRun } from '../../runtime/run/reader.js';
 import { requestLabel, trainArgs, type Device, type TrainerCommand, type TrainRequest } from './command-line.js';
-import { LineSplitter, trainerError } from './output.js';
+import { LineSplitter, trainerError, trainerMessage } from './output.js';
 
 /** What Stop sends a trainer: see stop(). */
 export const STOP_SIGNAL: NodeJS.Signals = 'SIGINT';
@@ -30,16 +31,29 @@ export interface JobOptions {
   env?: NodeJS.ProcessEnv;
   /** How often the log and the run directory are read while running. */
   pollMs?: number;
+  /** How many runs this process trains, one after another (a sweep's members times their seeds); 1 when absent. */
+  runs?: number;
 }
 
 export interface JobProgress {
   step: number;
   budget: number;
   runDir: string;
+  /** Which of the process's runs this is (0-based), and how many it trains. */
+  run: number;
+  runs: number;
 }
+
+/**
+ * Why a job failed, for the action a notification offers: the trainer did not start (`start`:
+ * its path), it ended without a word (`crash`: its runtime), it refused before training (`refused`:
+ * the spec, plan or arguments; it said why), or a run failed (`run`: its run directory).
+ */
+export type FailureCause = 'start' | 'crash' | 'refused' | 'run';
 
 export interface JobResult {
   state: Exclude<JobState, 'queued' | 'running'>;
+  cause?: FailureCause;
   /** The run directories this process wrote, in order (several for a sweep). */
   runDirs: string[];
   error?: string;
@@ -56,6 +70,8 @@ export class TrainJob {
   readonly done: Promise<JobResult>;
 
   private child: ChildProcess | undefined;
+  /** The trainer this job follows without having started it (after a window reload). */
+  private attachedPid: number | undefined;
   private stopRequested = false;
   private settle!: (result: JobResult) => void;
   private readonly changeListeners = new Set<() => void>();
@@ -74,6 +90,11 @@ export class TrainJob {
 
   get id(): number {
     return this.options.id;
+  }
+
+  /** How many runs the process trains (a sweep's members times their seeds). */
+  get runCount(): number {
+    return this.options.runs ?? 1;
   }
 
   get commandLine(): string[] {
@@ -110,7 +131,7 @@ export class TrainJob {
         windowsHide: true,
       });
     } catch (err) {
-      this.finish({ state: 'failed', error: startError(this.options.trainer, err), exitCode: null });
+      this.finish({ state: 'failed', cause: 'start', error: startError(this.options.trainer, err), exitCode: null });
       return this.done;
     } finally {
       fs.closeSync(fd); // the child has its own copies
@@ -123,7 +144,7 @@ export class TrainJob {
     child.once('error', (err) => {
       // spawn failures (ENOENT, EACCES) arrive here, without an exit event
       this.stopPolling();
-      this.finish({ state: 'failed', error: startError(this.options.trainer, err), exitCode: null });
+      this.finish({ state: 'failed', cause: 'start', error: startError(this.options.trainer, err), exitCode: null });
     });
     child.once('exit', (code) => {
       this.stopPolling();
@@ -137,6 +158,31 @@ export class TrainJob {
   }
 
   /**
+   * Follows a trainer that runs already (started by this editor before a window reload): its
+   * progress from the run directory, Stop by its pid, its end when the process is gone. The
+   * request is `resume` of the run directory, for the label.
+   */
+  static attach(options: JobOptions, pid: number): TrainJob {
+    const job = new TrainJob(options);
+    job.attachedPid = job.pid = pid;
+    job.state = 'running';
+    job.readProgress();
+    job.timer = setInterval(() => {
+      job.readProgress();
+      if (!processAlive(pid)) job.finish(job.attachedOutcome());
+    }, options.pollMs ?? 500);
+    return job;
+  }
+
+  private attachedOutcome(): Omit<JobResult, 'runDirs'> {
+    const run = readRun(this.runDirs[0]);
+    if (run.state === 'finished') return { state: 'finished', exitCode: null };
+    if (run.state === 'stopped' || this.stopRequested) return { state: 'stopped', exitCode: null };
+    if (run.state === 'failed') return { state: 'failed', cause: 'run', error: run.status?.error ?? 'the run failed', exitCode: null };
+    return { state: 'failed', cause: 'run', error: 'the trainer ended without writing how (it was killed, or crashed)', exitCode: null };
+  }
+
+  /**
    * Cancels a queued job, or asks a running trainer to stop cleanly (final checkpoint). SIGINT,
    * as Ctrl-C in a terminal: the trainer stops on SIGTERM too, but only SIGINT can wake it from
    * a call into a user env module that hangs (runtime/envs/module-host.ts); SIGTERM waits for
@@ -145,6 +191,15 @@ export class TrainJob {
   stop(): void {
     if (this.state === 'queued') {
       this.finish({ state: 'cancelled', exitCode: null });
+      return;
+    }
+    if (this.state === 'running' && this.attachedPid !== undefined) {
+      this.stopRequested = true;
+      try {
+        process.kill(this.attachedPid, STOP_SIGNAL);
+      } catch {
+        // already gone: the next poll settles the job
+      }
       return;
     }
     if (this.state !== 'running' || !this.child?.pid) return;
@@ -209,12 +264,15 @@ export class TrainJob {
     }
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
     const announced = complete.split('\n').filter((line) => line.trim() !== '');
-    for (const line of announced.slice(this.runDirsRead)) {
+    const fresh = announced.slice(this.runDirsRead);
+    for (const line of fresh) {
       const dir = path.resolve(this.options.cwd, line.trim());
       if (!this.runDirs.includes(dir)) this.runDirs.push(dir);
       this.emitLine(`rlx train: run directory ${line.trim()}`);
     }
     this.runDirsRead = announced.length;
+    // A new run directory is news before its first update (the dashboard opens on it).
+    if (fresh.length > 0) this.emitChange();
   }
 
   /** Progress of the newest run directory, from its status.json. */
@@ -223,7 +281,8 @@ export class TrainJob {
     const status = dir ? readRun(dir).status : undefined;
     if (!dir || !status) return;
     const changed = this.progress?.runDir !== dir || this.progress.step !== status.step || this.progress.budget !== status.budget;
-    this.progress = { runDir: dir, step: status.step, budget: status.budget };
+    const run = this.runDirs.length - 1;
+    this.progress = { runDir: dir, step: status.step, budget: status.budget, run, runs: Math.max(run + 1, this.options.runs ?? 1) };
     if (changed) this.emitChange();
   }
 
@@ -234,8 +293,12 @@ export class TrainJob {
     if (this.stopRequested && (run === undefined || run.state === 'stopped' || run.state === 'running' || run.state === 'crashed')) {
       return { state: 'stopped', exitCode: code };
     }
-    const error = (run?.state === 'failed' ? run.status?.error : undefined) ?? trainerError(this.lines) ?? `the trainer exited with code ${code}`;
-    return { state: 'failed', error, exitCode: code };
+    const runError = run?.state === 'failed' ? run.status?.error : undefined;
+    if (runError !== undefined) return { state: 'failed', cause: 'run', error: runError, exitCode: code };
+    const said = trainerMessage(this.lines);
+    const cause: FailureCause = last ? 'run' : said !== undefined ? 'refused' : 'crash';
+    const error = said ?? trainerError(this.lines) ?? `the trainer exited with code ${code}`;
+    return { state: 'failed', cause, error, exitCode: code };
   }
 
   private finish(result: Omit<JobResult, 'runDirs'>): void {
@@ -266,4 +329,21 @@ function startError(trainer: TrainerCommand, err: unknown): string {
   if (code === 'ENOENT') return `the trainer '${trainer.display}' was not found`;
   if (code === 'EACCES') return `the trainer '${trainer.display}' is not executable`;
   return `the trainer '${trainer.display}' did not start: ${(err as Error).message}`;
+}
+
+/**
+ * The trainer writing a run directory now, on this machine: status.json `running` with a live
+ * pid, and the run lock (runtime/run/lock.ts) not held on another host, where a pid means nothing.
+ */
+export function liveTrainer(runDir: string): number | undefined {
+  const run = readRun(runDir);
+  if (run.state !== 'running' || !run.status) return undefined;
+  try {
+    const lock = JSON.parse(fs.readFileSync(path.join(runDir, 'run.lock'), 'utf8')) as { pid?: unknown; host?: unknown };
+    if (typeof lock.host === 'string' && lock.host !== os.hostname()) return undefined;
+    if (typeof lock.pid === 'number' && lock.pid !== run.status.pid) return undefined;
+  } catch {
+    // no lock (runs of earlier versions): status.json's pid alone
+  }
+  return run.status.pid;
 }

@@ -5,13 +5,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { readPlan, readRun } from '../../runtime/run/reader.js';
 import type { ExperimentsResult } from '../../server/protocol.js';
-import { fixErrorsFirst, noExperiment, serverNotRunning, untrustedModules } from '../messages.js';
+import { cannotTrainYet, fixErrorsFirst, noExperiment, plural, serverNotRunning, untrustedModules } from '../messages.js';
 import type { RlxClient } from '../server/client.js';
 import { folderOf, readSettings, runsRootFor } from '../settings.js';
 import { userModules } from '../trust.js';
 import { trainerCommand, type TrainerCommand } from './command-line.js';
 import type { JobSpec, TrainingBatch, TrainingManager } from './manager.js';
 import { checkRunsFolder, checkTrainer } from './preflight.js';
+import { sweepRuns } from './progress.js';
 
 export type TrainOutcome = { ok: true; batch: TrainingBatch } | { ok: false; reason: string };
 
@@ -44,6 +45,7 @@ export class Launcher {
     const info = (await this.client.experiments(uri))?.find((e) => e.name === name);
     if (!info) return refuse(noExperiment(name, path.basename(uri.fsPath)));
     if (info.errors > 0) return refuse(fixErrorsFirst(name, info.errors), SHOW_PROBLEMS);
+    if (info.unsupported.length > 0) return refuse(cannotTrainYet(name, info.unsupported), SHOW_PROBLEMS);
     const plan = await this.client.plan(uri, name);
     if (!plan) return refuse(serverNotRunning(), RESTART_SERVER);
     if (!plan.ok) return refuse(`Cannot train ${name}: ${plan.error}`, SHOW_PROBLEMS);
@@ -67,9 +69,11 @@ export class Launcher {
     let specs: JobSpec[];
     let label: string;
     if (info.kind === 'sweep') {
-      // `rlx sweep`, as on the command line: it runs the members as processes of their own, parallel: at a time.
-      specs = [{ ...base, request: { kind: 'sweep', file, sweep: name, experiment: plan.plans[0]?.experiment ?? name } }];
-      label = `sweep ${name} (${plan.count} member${plan.count === 1 ? '' : 's'})`;
+      // `rlx sweep`, as on the command line: it runs the members as processes of their own, parallel: at a time;
+      // progress counts the runs it announces (members times seeds).
+      const runs = sweepRuns(plan.plans, plan.count);
+      specs = [{ ...base, request: { kind: 'sweep', file, sweep: name, experiment: plan.plans[0]?.experiment ?? name }, runs }];
+      label = `sweep ${name} (${plural(runs, 'run')})`;
     } else if (seed !== undefined || seeds.length <= 1) {
       specs = [{ ...base, request: { kind: 'train', file, experiment: name, seed } }];
       label = seed !== undefined ? `${name} seed ${seed}` : name;
@@ -113,3 +117,4 @@ function refuse(reason: string, ...actions: Action[]): TrainOutcome {
   void vscode.window.showErrorMessage(reason, ...actions.map((a) => a.title)).then((choice) => actions.find((a) => a.title === choice)?.run());
   return { ok: false, reason };
 }
+

@@ -5,16 +5,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { processAlive, readRun } from '../../runtime/run/reader.js';
-import { firstLine, plural, trainerBroken, trainingFailed } from '../messages.js';
+import { listRuns, processAlive, readRun } from '../../runtime/run/reader.js';
+import { batchEnded, failureReport, firstLine } from '../messages.js';
 import { readSettings } from '../settings.js';
 import type { Device, TrainerCommand, TrainRequest } from './command-line.js';
-import { STOP_SIGNAL, TrainJob, type JobResult } from './job.js';
+import { liveTrainer, STOP_SIGNAL, TrainJob, type JobResult } from './job.js';
 import { batchProgress } from './progress.js';
 import { JobQueue } from './queue.js';
 
 export interface JobSpec {
   request: TrainRequest;
+  /** Runs the process trains in turn (a sweep's); 1 when absent. */
+  runs?: number;
   trainer: TrainerCommand;
   runsRoot: string;
   cwd: string;
@@ -41,6 +43,8 @@ export class TrainingManager implements vscode.Disposable {
   private readonly finishedEmitter = new vscode.EventEmitter<{ job: TrainJob; result: JobResult }>();
   readonly onDidFinishJob = this.finishedEmitter.event;
   private readonly disposables: vscode.Disposable[] = [];
+  /** The last notification about a batch's end, as shown (the editor tests read it: notifications are out of their reach). */
+  lastNotice: { message: string; actions: string[] } | undefined;
 
   constructor(
     private readonly logDir: string,
@@ -81,22 +85,60 @@ export class TrainingManager implements vscode.Disposable {
     const done = Promise.all(jobs.map((j) => j.done));
     const batch: TrainingBatch = { label, jobs, done };
     this.showProgress(batch);
+    this.showFirstRun(batch);
     void done.then((results) => this.report(batch, results));
     this.changeEmitter.fire();
     this.jobsEmitter.fire();
     return batch;
   }
 
-  private createJob(spec: JobSpec): TrainJob {
+  /**
+   * After a window reload: follows the trainers still writing runs in these folders (started by
+   * an earlier window: detached, they went on), so that Stop, the status bar and the progress
+   * notification work for them again. A run already followed is left alone.
+   */
+  reattach(runsRoots: readonly string[]): TrainJob[] {
+    const followed = new Set(this.active.flatMap((j) => j.runDirs));
+    const attached: TrainJob[] = [];
+    for (const root of runsRoots) {
+      for (const run of listRuns(root)) {
+        const pid = run.state === 'running' && !followed.has(run.dir) ? liveTrainer(run.dir) : undefined;
+        if (pid === undefined) continue;
+        const job = TrainJob.attach(this.jobOptions({ request: { kind: 'resume', runDir: run.dir }, trainer: { command: '', prefix: [], display: '', bundled: true }, runsRoot: root, cwd: root, device: 'auto' }), pid);
+        this.track(job);
+        this.output.appendLine(`[${job.label}] following the trainer (pid ${pid}) started before the window reloaded`);
+        const batch: TrainingBatch = { label: job.label, jobs: [job], done: job.done.then((r) => [r]) };
+        this.showProgress(batch);
+        void batch.done.then((results) => this.report(batch, results));
+        attached.push(job);
+      }
+    }
+    if (attached.length > 0) {
+      this.changeEmitter.fire();
+      this.jobsEmitter.fire();
+    }
+    return attached;
+  }
+
+  private jobOptions(spec: JobSpec): ConstructorParameters<typeof TrainJob>[0] {
     const id = this.nextId++;
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const job = new TrainJob({
+    return {
       id,
       ...spec,
       logFile: path.join(this.logDir, `${stamp}-${id}.log`),
       // The editor's Node may be Electron: this makes it run the trainer as plain Node.
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-    });
+    };
+  }
+
+  private createJob(spec: JobSpec): TrainJob {
+    const job = new TrainJob(this.jobOptions(spec));
+    this.track(job);
+    return job;
+  }
+
+  private track(job: TrainJob): void {
     this.jobs.add(job);
     const prefix = `[${job.label}]`;
     job.onLine((line) => this.output.appendLine(`${prefix} ${line}`));
@@ -113,7 +155,6 @@ export class TrainingManager implements vscode.Disposable {
       this.changeEmitter.fire();
       this.jobsEmitter.fire();
     });
-    return job;
   }
 
   private run(job: TrainJob): Promise<JobResult> {
@@ -177,27 +218,59 @@ export class TrainingManager implements vscode.Disposable {
     );
   }
 
+  /**
+   * Live from the first click: the batch's first run directory, as soon as the trainer announces
+   * it (before its first update), opens in a dashboard or is offered, per rlx.openDashboardOnTrain.
+   */
+  private showFirstRun(batch: TrainingBatch): void {
+    const when = readSettings().openDashboardOnTrain;
+    if (when === 'never') return;
+    const unsubscribe: (() => void)[] = [];
+    let shown = false;
+    const check = () => {
+      const dir = batch.jobs.find((j) => j.state === 'running' && j.runDirs.length > 0)?.runDirs[0];
+      if (shown || !dir) return;
+      shown = true;
+      for (const u of unsubscribe.splice(0)) u();
+      if (when === 'open') this.openDashboard(dir);
+      else {
+        void vscode.window.showInformationMessage(`Training ${batch.label} started.`, 'Open Dashboard').then((choice) => {
+          if (choice === 'Open Dashboard') this.openDashboard(dir);
+        });
+      }
+    };
+    for (const job of batch.jobs) unsubscribe.push(job.onDidChange(check));
+    void batch.done.then(() => {
+      for (const u of unsubscribe.splice(0)) u();
+    });
+    check();
+  }
+
   private report(batch: TrainingBatch, results: JobResult[]): void {
     const failed = batch.jobs.map((job, i) => ({ job, result: results[i] })).filter((x) => x.result.state === 'failed');
     for (const { job, result } of failed) {
-      const error = firstLine(result.error ?? 'unknown error');
       const runDir = result.runDirs.at(-1);
-      // Without a run directory the trainer never got to training: its setup or the trainer is broken.
-      const message = runDir ? trainingFailed(job.label, error) : trainerBroken(job.label, error);
-      const actions = runDir ? ['Open Log', 'Open Run'] : ['Open Log', 'Open Settings'];
+      const request = job.options.request;
+      const spec = request.kind === 'train' ? request.file : undefined;
+      const cause = result.cause ?? (runDir ? 'run' : 'crash');
+      const { message, actions } = failureReport(job.label, result.error ?? 'unknown error', cause, spec !== undefined);
+      this.lastNotice = { message, actions };
       void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
         if (choice === 'Open Log') void vscode.window.showTextDocument(vscode.Uri.file(job.options.logFile));
         if (choice === 'Open Run' && runDir) this.openDashboard(runDir);
+        if (choice === 'Open Spec' && spec) void vscode.window.showTextDocument(vscode.Uri.file(spec));
         if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'rlx.trainer.path');
       });
     }
     if (failed.length > 0) return;
     const dirs = results.flatMap((r) => r.runDirs);
-    const stopped = results.filter((r) => r.state === 'stopped').length;
+    const stopped = results.flatMap((r) => (r.state === 'stopped' ? r.runDirs.slice(-1) : []));
     const finished = results.filter((r) => r.state === 'finished').length;
-    if (finished === 0 && stopped === 0) return; // cancelled before starting
-    const what = stopped > 0 ? `stopped (${plural(stopped, 'run')} can be resumed from the Runs view)` : `finished (${plural(dirs.length, 'run')})`;
-    void vscode.window.showInformationMessage(`Training ${batch.label} ${what}.`, ...(dirs.length > 0 ? ['Open Dashboard'] : [])).then((choice) => {
+    if (finished === 0 && stopped.length === 0) return; // cancelled before starting
+    const { message, actions } = batchEnded(batch.label, finished, stopped.length, dirs.length);
+    this.lastNotice = { message, actions };
+    void vscode.window.showInformationMessage(message, ...actions).then((choice) => {
+      if (choice === 'Resume') for (const dir of stopped) void vscode.commands.executeCommand('rlx.resumeRun', dir);
       if (choice !== 'Open Dashboard') return;
       if (dirs.length === 1) this.openDashboard(dirs[0]);
       else void vscode.commands.executeCommand('rlx.compareRuns', undefined, undefined, dirs);

@@ -9,14 +9,19 @@
  * Only what follows the last progress line or clean end counts.
  */
 export function trainerError(lines: readonly string[]): string | undefined {
-  let from = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (isProgress(lines[i]) || isInfo(lines[i])) {
-      from = i + 1;
-      break;
-    }
-  }
-  const tail = lines.slice(from).filter((l) => l.trim() !== '');
+  const reported = trainerMessage(lines);
+  if (reported !== undefined) return reported;
+  const tail = failureTail(lines);
+  const error = [...tail].reverse().find((l) => /error/i.test(l));
+  return error?.trim() ?? tail.at(-1)?.trim();
+}
+
+/**
+ * The trainer's own last `rlx train: ` message with the lines after it (a refused plan lists its
+ * problems on those lines): the trainer ran and said why. Undefined when it did not say.
+ */
+export function trainerMessage(lines: readonly string[]): string | undefined {
+  const tail = failureTail(lines);
   for (let i = tail.length - 1; i >= 0; i--) {
     if (/^rlx( [a-z]+)?: /.test(tail[i])) {
       return tail
@@ -25,8 +30,19 @@ export function trainerError(lines: readonly string[]): string | undefined {
         .join('\n');
     }
   }
-  const error = [...tail].reverse().find((l) => /error/i.test(l));
-  return error?.trim() ?? tail.at(-1)?.trim();
+  return undefined;
+}
+
+/** The non-empty lines after the last progress line or clean end. */
+function failureTail(lines: readonly string[]): string[] {
+  let from = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (isProgress(lines[i]) || isInfo(lines[i])) {
+      from = i + 1;
+      break;
+    }
+  }
+  return lines.slice(from).filter((l) => l.trim() !== '');
 }
 
 function isProgress(line: string): boolean {

@@ -2,6 +2,7 @@
 // from the trainer's output.
 import * as vscode from 'vscode';
 import type { TrainingManager } from './manager.js';
+import { batchProgress, resultsSummary } from './progress.js';
 
 /** How long the last result stays after the last run ended. */
 const RESULT_MS = 20_000;
@@ -11,7 +12,9 @@ export class TrainingStatusItem implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private hideTimer: NodeJS.Timeout | undefined;
   private shown = false;
-  private lastResult: { text: string; tooltip: string; error: boolean } | undefined;
+  /** Runs that ended since training last started after a quiet spell, oldest first. */
+  private results: { label: string; state: string; error?: string }[] = [];
+  private idle = true;
 
   constructor(private readonly manager: TrainingManager) {
     this.item = vscode.window.createStatusBarItem('rlx.training', vscode.StatusBarAlignment.Left, 10);
@@ -21,12 +24,7 @@ export class TrainingStatusItem implements vscode.Disposable {
       this.item,
       manager.onDidChange(() => this.update()),
       manager.onDidFinishJob(({ job, result }) => {
-        const icon = result.state === 'finished' ? '$(check)' : result.state === 'failed' ? '$(error)' : '$(debug-stop)';
-        this.lastResult = {
-          text: `${icon} rlx: ${job.label} ${result.state}`,
-          tooltip: result.error ? `${job.label} ${result.state}: ${result.error}` : `${job.label} ${result.state}`,
-          error: result.state === 'failed',
-        };
+        if (result.state !== 'cancelled') this.results.push({ label: job.label, state: result.state, error: result.error });
       }),
     );
   }
@@ -48,11 +46,13 @@ export class TrainingStatusItem implements vscode.Disposable {
     const running = this.manager.running;
     const queued = this.manager.queued;
     if (running.length + queued.length > 0) {
+      // Training starts again after a quiet spell: the results shown next are of this spell's runs.
+      if (this.idle) this.results = [];
+      this.idle = false;
       if (this.hideTimer) clearTimeout(this.hideTimer);
       this.hideTimer = undefined;
       const one = running.length === 1 ? running[0] : undefined;
-      const p = one?.progress;
-      const percent = p && p.budget > 0 ? ` ${Math.floor((100 * Math.min(p.step, p.budget)) / p.budget)}%` : '';
+      const percent = one?.progress ? ` ${batchProgress([one]).percent}%` : '';
       const head = one ? `${one.label}${percent}` : `${running.length} running`;
       this.item.text = `$(sync~spin) rlx: ${head}${queued.length > 0 ? `, ${queued.length} queued` : ''}`;
       this.item.tooltip = [...running.map((j) => `${j.label}: running`), ...queued.map((j) => `${j.label}: queued`)].join('\n') + '\n\nClick for the trainer output.';
@@ -60,15 +60,18 @@ export class TrainingStatusItem implements vscode.Disposable {
       this.show();
       return;
     }
-    if (this.lastResult) {
-      this.item.text = this.lastResult.text;
-      this.item.tooltip = this.lastResult.tooltip;
-      this.item.backgroundColor = this.lastResult.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    this.idle = true;
+    if (this.results.length > 0) {
+      const summary = resultsSummary(this.results);
+      this.item.text = summary.text;
+      this.item.tooltip = summary.tooltip;
+      this.item.backgroundColor = summary.error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
       this.show();
       if (this.hideTimer) clearTimeout(this.hideTimer);
       this.hideTimer = setTimeout(() => {
         this.hideTimer = undefined;
         this.shown = false;
+        this.results = [];
         this.item.hide();
       }, RESULT_MS);
     }
@@ -79,3 +82,4 @@ export class TrainingStatusItem implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
   }
 }
+

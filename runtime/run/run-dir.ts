@@ -38,6 +38,8 @@ export interface StatusFile {
   stage?: { name: string; index: number; count: number; algorithm: string };
   reason?: string;
   error?: string;
+  /** Seconds spent training, over every process that trained the run (not the time it sat stopped); absent in runs of earlier versions. */
+  training_seconds?: number;
   /** The latest value of each metric (metrics and eval events), at the end of the run the final ones. */
   metrics: Record<string, number>;
   /** With a `curriculum { }`: the env parameter and its value now. */
@@ -45,7 +47,7 @@ export interface StatusFile {
 }
 
 /** What a trainer knows of its run; statusFile() adds what every status.json says the same way. */
-export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | 'step' | 'budget' | 'device' | 'metrics' | 'stage' | 'reason' | 'error' | 'curriculum'> & {
+export type StatusFields = Pick<StatusFile, 'status' | 'experiment' | 'seed' | 'step' | 'budget' | 'device' | 'metrics' | 'stage' | 'reason' | 'error' | 'curriculum' | 'training_seconds'> & {
   readonly started: Date;
   /** The run has ended: `ended` is now. */
   readonly ended?: boolean;
@@ -67,6 +69,7 @@ export function statusFile(runDir: string, fields: StatusFields): StatusFile {
     step: rest.step,
     budget: rest.budget,
     ...(device ? { device } : {}),
+    ...(rest.training_seconds !== undefined ? { training_seconds: Math.round(rest.training_seconds * 1000) / 1000 } : {}),
     ...(stage ? { stage } : {}),
     ...(reason ? { reason } : {}),
     ...(error ? { error } : {}),

@@ -480,6 +480,8 @@ export class TrainingRun {
         step: this.step,
         budget: this.budget,
         device: { provider: this.device.provider, reason: this.device.reason },
+        // The checkpoint's training time plus this process's: a resume does not count the stop.
+        training_seconds: (this.counters?.elapsed ?? 0) + this.loopSeconds,
         stage: { name: stage.name, index: i, count: this.stages.length, algorithm: stage.algorithm.kind },
         metrics: this.latest,
         ...(this.curriculum && this.counters?.curriculum !== undefined

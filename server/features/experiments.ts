@@ -4,6 +4,7 @@
 // analyses the entry file and its imports, would not be stopped either).
 import type { Range } from 'vscode-languageserver';
 import { compile, userModules, type Analysis, type Plan, type SourceUnit } from '../../dsl/index.js';
+import { refusals } from './refusals.js';
 import { toLspRange, type DocumentContext } from '../context.js';
 
 export interface ExperimentInfo {
@@ -15,13 +16,16 @@ export interface ExperimentInfo {
   clean: boolean;
   /** Errors in the import closure. */
   errors: number;
+  /** Why `rlx train` would refuse it (the checker's not-implemented warnings on what it uses); empty when it can train. */
+  unsupported: string[];
 }
 
 export function experiments(doc: DocumentContext): ExperimentInfo[] {
-  const errors = closureAnalysis(doc).errors;
+  const { analysis, errors } = closureAnalysis(doc);
   return doc.unit.parse.file.declarations.flatMap((d) => {
     if ((d.declKind !== 'experiment' && d.declKind !== 'sweep') || !d.name) return [];
-    return [{ name: d.name.text, kind: d.declKind, range: toLspRange(doc.lines, d.range), nameRange: toLspRange(doc.lines, d.name.range), clean: errors === 0, errors }];
+    const unsupported = errors === 0 ? refusals(analysis, d) : [];
+    return [{ name: d.name.text, kind: d.declKind, range: toLspRange(doc.lines, d.range), nameRange: toLspRange(doc.lines, d.name.range), clean: errors === 0, errors, unsupported }];
   });
 }
 

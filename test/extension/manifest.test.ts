@@ -6,7 +6,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '../helpers/repo.js';
-import { ALGORITHMS, ENVS } from '../../dsl/schema/index.js';
 import { EXTENSION_ENTRY } from '../../tools/bundle.js';
 
 interface Manifest {
@@ -17,11 +16,12 @@ interface Manifest {
   contributes: {
     languages: { id: string; extensions: string[]; configuration: string; icon: { light: string; dark: string } }[];
     grammars: { path: string; scopeName: string }[];
-    snippets: { path: string }[];
+    snippets?: { path: string }[];
     commands: { command: string; title: string }[];
     menus: Record<string, { command: string }[]>;
     configuration: { properties: Record<string, { default: unknown; enum?: string[] }> };
     viewsContainers: { activitybar: { id: string; icon: string }[] };
+    viewsWelcome: { view: string; contents: string }[];
     views: Record<string, { id: string }[]>;
   };
   icon: string;
@@ -74,7 +74,6 @@ test('every file the manifest names exists and parses', () => {
     manifest.icon,
     ...manifest.contributes.languages.flatMap((l) => [l.configuration, l.icon.light, l.icon.dark]),
     ...manifest.contributes.grammars.map((g) => g.path),
-    ...manifest.contributes.snippets.map((s) => s.path),
     ...manifest.contributes.viewsContainers.activitybar.map((c) => c.icon),
   ];
   for (const file of files) {
@@ -93,10 +92,19 @@ test('the settings the code reads are declared, with their defaults', () => {
   assert.deepEqual(props['rlx.train.device'].enum, ['auto', 'cpu', 'cuda', 'webgpu']);
   assert.equal(props['rlx.train.maxParallel'].default, 2);
   assert.equal(props['rlx.inlayHints.defaults'].default, true);
+  assert.deepEqual(props['rlx.openDashboardOnTrain'].enum, ['open', 'notify', 'never']);
+  assert.equal(props['rlx.openDashboardOnTrain'].default, 'open');
   const code = sources('extension') + sources('server');
   for (const key of Object.keys(props).filter((k) => k !== 'rlx.trace.server')) {
     const tail = key.replace(/^rlx\./, '');
     assert.ok(code.includes(`'${tail}'`) || code.includes(`'${key}'`) || code.includes(`'${tail.split('.').at(-1)}'`), `${key} is read somewhere`);
+  }
+});
+
+test('welcome texts: VS Code draws only links and line breaks in them, so no backticks or other markdown', () => {
+  for (const welcome of manifest.contributes.viewsWelcome) {
+    const text = welcome.contents.replace(/\[[^\]]+\]\(command:[\w.]+\)/g, '');
+    assert.doesNotMatch(text, /[`*_]/, `${welcome.view}: ${welcome.contents}`);
   }
 });
 
@@ -107,11 +115,6 @@ test('Workspace Trust: limited, with a reason, and the trainer path is not taken
   assert.deepEqual(trust.restrictedConfigurations, ['rlx.trainer.path']);
 });
 
-test('snippets use built-ins the schema registry knows', () => {
-  const snippets = fs.readFileSync(path.join(root, 'snippets', 'rlx.code-snippets'), 'utf8');
-  const choices = [...snippets.matchAll(/\$\{\d+\|([^|]+)\|\}/g)].map((m) => m[1].split(','));
-  const known = new Set([...ENVS, ...ALGORITHMS].map((s) => s.name));
-  const capitalised = choices.filter((l) => l.some((c) => /^[A-Z]/.test(c)));
-  assert.ok(capitalised.length >= 2);
-  for (const list of capitalised) for (const name of list) assert.ok(known.has(name), `snippet choice ${name}`);
+test('no static snippets: VS Code would offer them everywhere (declaration templates inside an algorithm body); the server offers its templates where they fit', () => {
+  assert.equal(manifest.contributes.snippets, undefined);
 });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Plan } from '../../dsl/compile/plan.js';
-import { firstLine, fixErrorsFirst, trainerMissing, untrustedModules } from '../../extension/messages.js';
+import { batchEnded, cannotTrainLens, failureReport, firstLine, fixErrorsFirst, trainerMissing, untrustedModules } from '../../extension/messages.js';
 import { userModules } from '../../extension/trust.js';
 
 test('errors first, with the count', () => {
@@ -31,4 +31,27 @@ test('user modules come from env modules of the plans, once each', () => {
   const plan = (kind: string, module?: string) => ({ env: { name: 'E', kind, params: {}, module } }) as unknown as Plan;
   assert.deepEqual(userModules([plan('CartPole'), plan('module', 'my_env.ts'), plan('module', 'my_env.ts')]), ['my_env.ts']);
   assert.deepEqual(userModules([plan('CartPole')]), []);
+});
+
+test('a refused plan: every problem after the colon, and the spec to open (not the trainer setting)', () => {
+  const error = 'the plan cannot run here:\n  - DQN does not train on continuous actions (Pendulum)\n  - envs must be a positive whole number, got 0';
+  assert.deepEqual(failureReport('Swing', error, 'refused', true), {
+    message: 'Training Swing did not start: the plan cannot run here: DQN does not train on continuous actions (Pendulum); envs must be a positive whole number, got 0',
+    actions: ['Open Spec', 'Open Log'],
+  });
+  // A trainer that never ran, or died without a word: then the setting is what to check.
+  assert.deepEqual(failureReport('Swing', "the trainer '/x/rlx' was not found", 'start', true).actions, ['Open Log', 'Open Settings']);
+  assert.deepEqual(failureReport('Swing', 'the env returned NaN', 'run', true).actions, ['Open Log', 'Open Run']);
+});
+
+test('the lens over an experiment the trainer cannot run yet says why', () => {
+  const lens = cannotTrainLens(['`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only']);
+  assert.equal(lens.title, '$(warning) Cannot train yet: experiments with several stages are implemented for text envs (SFT then GRPO) only');
+  assert.equal(lens.tooltip, 'experiments with several stages are implemented for text envs (SFT then GRPO) only');
+});
+
+test('a stopped run: editor words and a Resume button', () => {
+  assert.deepEqual(batchEnded('Long', 0, 1, 1), { message: 'Training Long stopped. It saved a checkpoint: Resume goes on from there.', actions: ['Resume', 'Open Dashboard'] });
+  assert.deepEqual(batchEnded('Tiny (3 seeds)', 1, 2, 3).message, 'Training Tiny (3 seeds) stopped (1 finished). The 2 stopped runs saved checkpoints: Resume goes on from there.');
+  assert.deepEqual(batchEnded('Tiny', 1, 0, 1), { message: 'Training Tiny finished (1 run).', actions: ['Open Dashboard'] });
 });

@@ -20,7 +20,6 @@ const NEEDED = [
   'extension/dist/module-worker.mjs',
   'extension/syntaxes/rlx.tmLanguage.json',
   'extension/language-configuration.json',
-  'extension/snippets/rlx.code-snippets',
   'extension/icons/rlx.png',
   'extension/icons/activity.svg',
   'extension/dist/node_modules/onnxruntime-node/package.json',

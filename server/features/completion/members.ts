@@ -52,9 +52,16 @@ function propertyItem(model: Model, schema: BodySchema, param: ParamSpec, index:
     labelDetails: description ? { description } : {},
     detail: `${describeType(param.type)}${inheritedValue !== undefined ? ` (inherited from ${inherited!.owner.name}: ${inheritedValue})` : fallback !== undefined ? ` = ${fallback}` : ''}`,
     documentation: markdown(join(paramDoc(param, schema.label), inheritedValue !== undefined && `Inherited from ${inherited!.owner.name}: \`${inheritedValue}\``)),
-    insertText: `${param.name}: `,
+    // The value as a placeholder to type over or Tab past: what it is now (inherited), else its default.
+    insertText: `${param.name}: ${valuePlaceholder(inheritedValue ?? fallback)}`,
+    insertTextFormat: InsertTextFormat.Snippet,
     sortText: sortKey(inheritedValue !== undefined ? 2 : param.required ? 0 : 1, index),
   };
+}
+
+/** `${1:0.99}`, or an empty tab stop for a value with no default; snippet syntax in the text escaped. */
+function valuePlaceholder(value: string | undefined): string {
+  return value === undefined || value === '' ? '$1' : `\${1:${value.replace(/[\\$}]/g, '\\$&')}}`;
 }
 
 /** A sweep's members: its settings, the experiment's own properties, and `part.` paths. */

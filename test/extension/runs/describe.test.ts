@@ -56,3 +56,12 @@ test('an experiment line counts its runs and those running', () => {
   assert.equal(describeExperiment([run('finished', {}), run('running', {})]), '2 runs · 1 running');
   assert.equal(describeExperiment([run('finished', {})]), '1 run');
 });
+
+test('a resumed run counts its training time, not the hour it sat stopped', () => {
+  // Started 10:10:10, stopped, resumed an hour later, ended 11:12:15; the trainer counted 95 s of training.
+  const stopped = run('finished', { status: 'finished', ended: '2026-11-21T11:12:15.000Z', training_seconds: 95 });
+  assert.match(describeRun(stopped).description ?? '', / · 1m 35s$/);
+  // While running, from the last update on.
+  const now = Date.parse('2026-11-21T10:11:50.000Z');
+  assert.match(describeRun(run('running', { training_seconds: 40 }), now).description ?? '', / · 50s$/);
+});

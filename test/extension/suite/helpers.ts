@@ -110,3 +110,10 @@ export async function screenshot(name: string): Promise<boolean> {
   await waitFor(`the harness to take the screenshot ${name}`, () => fs.existsSync(path.join(dir, `done-${name}`)), 30_000, 200);
   return true;
 }
+
+/** A figure the suites measure (click to first update...): printed, and kept beside the results file. */
+export function reportFigure(line: string): void {
+  console.log(line);
+  const results = process.env.RLX_TEST_RESULTS;
+  if (results) fs.appendFileSync(path.join(path.dirname(results), 'figures.log'), line + '\n');
+}

@@ -46,6 +46,32 @@ suite('language', () => {
     const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
     assert.ok(labels.includes('learning_rate'), `completions: ${labels.slice(0, 20).join(', ')}`);
     assert.ok(labels.includes('clip'));
+    // Only what fits a body: no declaration templates (static snippets used to be offered everywhere).
+    const snippets = list.items.filter((i) => i.kind === vscode.CompletionItemKind.Snippet).map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    assert.deepEqual(snippets, []);
+    // An accepted property comes with its value to type over.
+    const clip = list.items.find((i) => (typeof i.label === 'string' ? i.label : i.label.label) === 'clip')!;
+    const text = clip.insertText instanceof vscode.SnippetString ? clip.insertText.value : typeof clip.insertText === 'string' ? clip.insertText : '';
+    assert.match(text, /^clip: \$\{1:0\.2\}$/);
+  });
+
+  test('a Train lens over an experiment the trainer cannot run says why, with a warning at the name', async () => {
+    const uri = writeSpec('staged.rlx', 'env Pole = CartPole\npolicy P = mlp\nexperiment Staged {\n  env: Pole\n  policy: P\n  stage warm = PPO { budget: 1k }\n  stage main = PPO { budget: 1k }\n}\n');
+    await open(uri);
+    const lenses = await waitFor('the cannot-train lens', async () => {
+      const l = await codeLenses(uri);
+      return l.some((x) => /^\$\(warning\) Cannot train yet: /.test(x.command?.title ?? '')) ? l : undefined;
+    });
+    assert.ok(!lenses.some((l) => l.command?.command === 'rlx.train'), 'no Train lens');
+    const lens = lenses.find((l) => /Cannot train yet/.test(l.command?.title ?? ''))!;
+    assert.match(lens.command!.title, /several stages are implemented for text envs/);
+    const warning = vscode.languages.getDiagnostics(uri).find((d) => d.severity === vscode.DiagnosticSeverity.Warning && /rlx train` will refuse/.test(d.message));
+    assert.ok(warning, 'a warning at the unsupported part');
+    assert.equal(warning.range.start.line, 5, 'at the first stage');
+    // Train (from the palette, say) refuses it up front with the same reason.
+    const outcome = await vscode.commands.executeCommand<{ ok: boolean; reason?: string }>('rlx.train', uri, 'Staged');
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.reason ?? '', /^Cannot train Staged: the trainer does not run this yet\. experiments with several stages/);
   });
 
   test('hovers a built-in with its documentation', async () => {

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { RlxApi } from '../../../extension/api.js';
 import type { TrainOutcome } from '../../../extension/training/launcher.js';
 import type { StatusFile } from '../../../runtime/run/reader.js';
-import { EXTENSION_ID, readJson, rlxApi, setSetting, tinySpec, waitFor, workspaceDir, writeSpec } from './helpers.js';
+import { codeLenses, EXTENSION_ID, open, readJson, rlxApi, screenshot, setSetting, tinySpec, waitFor, workspaceDir, writeSpec } from './helpers.js';
 
 suite('stop and resume', () => {
   let api: RlxApi;
@@ -35,9 +35,31 @@ suite('stop and resume', () => {
     assert.equal(runNode.icon, 'sync~spin');
     assert.match(runNode.description ?? '', /\/5M steps/);
 
-    assert.equal(await vscode.commands.executeCommand<boolean>('rlx.stopRun', runDir), true);
+    // The lens over the experiment shows it training, as a running notebook cell does, instead of Train.
+    await open(uri);
+    const live = await waitFor('the live lens of Long', async () => {
+      const lenses = await codeLenses(uri);
+      return lenses.some((l) => /^\$\(sync~spin\) Training \d+%$/.test(l.command?.title ?? '')) ? lenses : undefined;
+    });
+    assert.deepEqual(live.map((l) => l.command?.title.replace(/\d+%/, 'N%')), ['$(sync~spin) Training N%', '$(debug-stop) Stop', 'Dashboard', 'Plan']);
+    assert.equal(live.find((l) => l.command?.title === 'Dashboard')?.command?.arguments?.[0], runDir);
+    for (const theme of ['Default Light Modern', 'Default Dark Modern']) {
+      await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.One });
+      await screenshot(`lens-training-${theme.includes('Light') ? 'light' : 'dark'}`);
+    }
+    await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+
+    // Stop from the lens.
+    const stop = live.find((l) => l.command?.title === '$(debug-stop) Stop')!.command!;
+    assert.equal(await vscode.commands.executeCommand<boolean>(stop.command, ...(stop.arguments ?? [])), true);
     const [stopped] = await outcome.batch.done;
     assert.equal(stopped.state, 'stopped');
+    // In the editor's words, with the way on.
+    const notice = await waitFor('the stopped notification', () => api.lastTrainingNotice());
+    assert.match(notice.message, /^Training Long stopped\. It saved a checkpoint: Resume goes on from there\.$/);
+    assert.deepEqual(notice.actions, ['Resume', 'Open Dashboard']);
     const status = readJson<StatusFile>(path.join(runDir, 'status.json'));
     assert.equal(status.status, 'stopped');
     const stoppedAt = status.step;

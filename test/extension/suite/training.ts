@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { RlxApi, RunsTreeSnapshot } from '../../../extension/api.js';
 import type { TrainOutcome } from '../../../extension/training/launcher.js';
 import type { StatusFile } from '../../../runtime/run/reader.js';
-import { codeLenses, open, readJson, rlxApi, screenshot, tinySpec, waitFor, workspaceDir, writeSpec } from './helpers.js';
+import { codeLenses, open, readJson, reportFigure, rlxApi, screenshot, tinySpec, waitFor, workspaceDir, writeSpec } from './helpers.js';
 
 suite('training', () => {
   let api: RlxApi;
@@ -25,8 +25,19 @@ suite('training', () => {
     await open(uri);
     const lens = await waitFor('the Train lens of Tiny', async () => (await codeLenses(uri)).find((l) => l.command?.command === 'rlx.train'));
     assert.deepEqual(lens.command!.arguments?.[1], 'Tiny');
+    const clicked = Date.now();
     const outcome = await vscode.commands.executeCommand<TrainOutcome>(lens.command!.command, ...(lens.command!.arguments ?? []));
     assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
+    // Live from the first click (rlx.openDashboardOnTrain: open): the run's dashboard opens as the run starts.
+    const dashboard = await waitFor('the new run\'s dashboard', () => api.panels().find((p) => p.viewType === 'rlx.dashboard'));
+    const opened = Date.now() - clicked;
+    const dir = dashboard.runDirs[0];
+    const firstUpdate = await waitFor('the first update in events.jsonl', () => {
+      const text = fs.existsSync(path.join(dir, 'events.jsonl')) ? fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8') : '';
+      return text.includes('"type":"metrics"') ? Date.now() - clicked : undefined;
+    }, 60_000, 20);
+    // The page reads the run's events once a second (extension/panels/run-panel.ts POLL_MS).
+    reportFigure(`[timing] click to dashboard open: ${opened} ms; click to first update written: ${firstUpdate} ms (the page draws it within its 1 s poll)`);
     // While it trains, the status bar says so.
     const seen = await waitFor('the training status item', () => {
       const text = api.statusBar().training;
@@ -37,6 +48,22 @@ suite('training', () => {
     assert.equal(result.state, 'finished', result.error);
     assert.equal(result.runDirs.length, 1);
     runDir = result.runDirs[0];
+  });
+
+  test('the Plan lens opens the resolved plan read-only, not as an untitled buffer to save', async () => {
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'tiny.rlx'));
+    await open(uri);
+    const lens = await waitFor('the Plan lens of Tiny', async () => (await codeLenses(uri)).find((l) => l.command?.command === 'rlx.showPlan'));
+    await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+    const editor = await waitFor('the plan editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'rlx-plan'));
+    const doc = editor.document;
+    assert.equal(doc.isUntitled, false);
+    assert.equal(doc.languageId, 'json');
+    assert.equal((JSON.parse(doc.getText()) as { experiment: string }).experiment, 'Tiny');
+    // A content provider's document: the workbench shows it read-only and never asks to save it.
+    assert.equal(doc.isDirty, false);
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   test('writes the run directory under the runs folder', () => {
@@ -51,6 +78,19 @@ suite('training', () => {
     assert.ok(fs.existsSync(path.join(runDir, 'plan.json')));
     assert.ok(fs.existsSync(path.join(runDir, 'source', 'tiny.rlx')));
     assert.ok(fs.existsSync(path.join(runDir, 'checkpoints', 'policy-final.onnx')));
+  });
+
+  test('exports the run\'s metrics as CSV: a column per scalar metric, a row per logged step', async () => {
+    const target = vscode.Uri.file(path.join(workspaceDir(), 'tiny-metrics.csv'));
+    const written = await vscode.commands.executeCommand<vscode.Uri>('rlx.exportMetricsCsv', runDir, undefined, target);
+    assert.equal(written?.fsPath, target.fsPath);
+    const [header, ...rows] = fs.readFileSync(target.fsPath, 'utf8').trim().split('\n');
+    const events = fs.readFileSync(path.join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; step: number; values?: Record<string, number> });
+    const logged = events.filter((e) => e.type === 'metrics' || e.type === 'eval');
+    const names = new Set(logged.flatMap((e) => Object.keys(e.values ?? {})));
+    assert.deepEqual(header.split(','), ['step', ...[...names].sort()]);
+    assert.equal(rows.length, new Set(logged.map((e) => e.step)).size);
+    assert.ok(header.includes('charts/sps'));
   });
 
   test('shows the run in the Runs view', async () => {
@@ -116,10 +156,30 @@ suite('training', () => {
     await vscode.commands.executeCommand('rlx.openPlan', secondRun);
     assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, path.join(secondRun, 'plan.json'));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
-    const deleted = await vscode.commands.executeCommand<boolean>('rlx.deleteRun', secondRun, undefined, { confirmed: true });
+    // One question, whether or not this file system has a trash (code-server's remote one has none).
+    const questions: string[] = [];
+    const ask = async (message: string) => (questions.push(message), true);
+    const deleted = await vscode.commands.executeCommand<boolean>('rlx.deleteRun', secondRun, undefined, { ask });
     assert.equal(deleted, true);
+    assert.equal(questions.length, 1, `asked: ${questions.join(' | ')}`);
+    assert.doesNotMatch(questions[0], /vscode-remote|EntryNotFound|Error/);
     assert.equal(fs.existsSync(secondRun), false);
     api.refreshRuns();
     assert.equal(api.runsTree().find((n) => n.label === 'Tiny')?.children.length, 1);
+  });
+
+  test('"Train with seed…" offers a seed no run of the experiment used', async function () {
+    this.timeout(120_000);
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'tiny.rlx'));
+    api.refreshRuns();
+    const pending = vscode.commands.executeCommand<TrainOutcome | undefined>('rlx.trainWithSeed', uri, 'Tiny');
+    // Accept the input box as offered, as Enter would.
+    await new Promise((r) => setTimeout(r, 1000));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const outcome = await pending;
+    assert.ok(outcome?.ok, outcome && !outcome.ok ? outcome.reason : 'no outcome');
+    const [result] = await outcome.batch.done;
+    assert.equal(result.state, 'finished', result.error);
+    assert.equal(readJson<StatusFile>(path.join(result.runDirs[0], 'status.json')).seed, 2, 'seed 1 was taken by the first run');
   });
 });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { requestLabel, trainArgs, trainerCommand, trainerFile } from '../../../extension/training/command-line.js';
+import { requestLabel, trainArgs, trainerCommand, trainerFile, nextUnusedSeed } from '../../../extension/training/command-line.js';
 
 const node = '/opt/node/bin/node';
 const cli = '/ext/dist/rlx.mjs';
@@ -54,4 +54,10 @@ test('labels name the experiment and seed, or the resumed run', () => {
   assert.equal(requestLabel({ kind: 'train', file: 'a.rlx', experiment: 'Balance' }), 'Balance');
   assert.equal(requestLabel({ kind: 'train', file: 'a.rlx', experiment: 'Balance', seed: 3 }), 'Balance seed 3');
   assert.equal(requestLabel({ kind: 'resume', runDir: path.join('runs', 'Balance', '20261121-101010-seed1') }), 'Balance/20261121-101010-seed1');
+});
+
+test('"Train with seed…" offers a seed no run used yet', () => {
+  assert.equal(nextUnusedSeed([]), 1);
+  assert.equal(nextUnusedSeed([1, 2, 4, undefined]), 3);
+  assert.equal(nextUnusedSeed([1, 2, 3]), 4);
 });

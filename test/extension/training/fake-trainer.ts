@@ -1,6 +1,6 @@
 // A stand-in for `rlx train` in the job tests: writes a run directory as the real trainer does
 // (status.json, events.jsonl), announces it on stdout as the run starts, and prints its kind of lines. FAKE_MODE picks what
-// happens: finish, fail-early (before any run directory), fail-run, or wait (until SIGINT or SIGTERM).
+// happens: finish, fail-early (before any run directory), refuse-plan (a plan the runtime cannot run), fail-run, or wait (until SIGINT or SIGTERM).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -21,6 +21,11 @@ function writeStatus(dir: string, status: string, step: number, extra: Record<st
 async function main(): Promise<number> {
   if (mode === 'fail-early') {
     process.stderr.write("rlx train: cannot read the plan 'x.json': ENOENT\n");
+    return 2;
+  }
+  if (mode === 'refuse-plan') {
+    // As cli/commands/train.ts prints a PlanError with several problems.
+    process.stderr.write('rlx train: the plan cannot run here:\n  - DQN does not train on continuous actions (Pendulum)\n  - envs must be a positive whole number, got 0\n');
     return 2;
   }
   const resume = flag('--resume');

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { trainerCommand } from '../../../extension/training/command-line.js';
-import { TrainJob } from '../../../extension/training/job.js';
+import { liveTrainer, TrainJob } from '../../../extension/training/job.js';
 
 const FAKE = fileURLToPath(new URL('./fake-trainer.js', import.meta.url));
 
@@ -46,7 +46,14 @@ test('a finished run: its directory, progress on the way, every line', async () 
 test('a trainer that fails before training: no run directory, its message', async () => {
   const { job: j } = job('fail-early');
   const result = await j.start();
-  assert.deepEqual(result, { state: 'failed', runDirs: [], exitCode: 2, error: "cannot read the plan 'x.json': ENOENT" });
+  assert.deepEqual(result, { state: 'failed', cause: 'refused', runDirs: [], exitCode: 2, error: "cannot read the plan 'x.json': ENOENT" });
+});
+
+test('a plan the trainer refuses: every problem it listed, and the cause "refused" (the spec, not the trainer)', async () => {
+  const { job: j } = job('refuse-plan');
+  const result = await j.start();
+  assert.equal(result.cause, 'refused');
+  assert.equal(result.error, 'the plan cannot run here:\n  - DQN does not train on continuous actions (Pendulum)\n  - envs must be a positive whole number, got 0');
 });
 
 test('a run that fails: the error from its status.json', async () => {
@@ -54,6 +61,7 @@ test('a run that fails: the error from its status.json', async () => {
   const result = await j.start();
   assert.equal(result.state, 'failed');
   assert.equal(result.error, 'the env returned NaN');
+  assert.equal(result.cause, 'run');
   assert.equal(result.runDirs.length, 1);
 });
 
@@ -87,4 +95,38 @@ test('a trainer that is not there fails with a message that names it', async () 
   const result = await j.start();
   assert.equal(result.state, 'failed');
   assert.equal(result.error, "the trainer '/no/such/dir/rlx' was not found");
+  assert.equal(result.cause, 'start');
+});
+
+test('after a window reload: a job follows a trainer it did not start (progress, Stop by pid, its end)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-attach-'));
+  const { spawn } = await import('node:child_process');
+  // A trainer an earlier window started.
+  const child = spawn(process.execPath, [FAKE, 'train', 'a.rlx', '--experiment', 'Tiny', '--out', 'runs'], { cwd: dir, env: { ...process.env, FAKE_MODE: 'wait' }, stdio: 'ignore' });
+  const runDir = path.join(dir, 'runs', 'Tiny', '20261121-101010-seed1');
+  const deadline = Date.now() + 20_000;
+  while (liveTrainer(runDir) === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 30));
+  assert.equal(liveTrainer(runDir), child.pid, 'status.json running with a live pid');
+  const j = TrainJob.attach(
+    { id: 7, request: { kind: 'resume', runDir }, trainer: trainerCommand(FAKE, '/unused', process.execPath, dir), runsRoot: path.join(dir, 'runs'), cwd: dir, device: 'auto', logFile: path.join(dir, 'x.log'), pollMs: 30 },
+    child.pid!,
+  );
+  assert.equal(j.state, 'running');
+  assert.equal(j.label, 'Tiny/20261121-101010-seed1');
+  while ((j.progress?.step ?? 0) < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 30));
+  assert.ok(j.progress && j.progress.runDir === runDir && j.progress.step >= 30);
+  j.stop();
+  const result = await j.done;
+  assert.equal(result.state, 'stopped');
+  assert.deepEqual(result.runDirs, [runDir]);
+  assert.equal(liveTrainer(runDir), undefined, 'no live trainer once it stopped');
+});
+
+test('a run locked on another host is not followed: its pid means nothing here', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-host-'));
+  const now = new Date().toISOString();
+  fs.writeFileSync(path.join(dir, 'status.json'), JSON.stringify({ status: 'running', pid: process.pid, experiment: 'X', seed: 1, started: now, updated: now, step: 0, budget: 1, metrics: {} }));
+  assert.equal(liveTrainer(dir), process.pid);
+  fs.writeFileSync(path.join(dir, 'run.lock'), JSON.stringify({ pid: process.pid, host: `not-${os.hostname()}`, since: now }));
+  assert.equal(liveTrainer(dir), undefined);
 });

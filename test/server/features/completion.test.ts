@@ -110,9 +110,18 @@ describe('completion of bases', () => {
 // ---- property names
 
 describe('completion of property names', () => {
-  it('completes the word being typed with the property and a colon', () => {
+  it('completes the word being typed with the property, a colon and its value to type over (the default)', () => {
     check('algorithm X = PPO { lea$0 }', ['learning_rate']);
-    checkAccept('algorithm X = PPO { lea$0 }', 'learning_rate', 'algorithm X = PPO { learning_rate:  }');
+    checkAccept('algorithm X = PPO { lea$0 }', 'learning_rate', 'algorithm X = PPO { learning_rate: ${1:2.5e-4} }');
+    assert.equal(item('algorithm X = PPO { lea$0 }', 'learning_rate').insertTextFormat, InsertTextFormat.Snippet);
+    // No default (required): an empty tab stop; an inherited value is the placeholder.
+    checkAccept('experiment E { bud$0 }', 'budget', 'experiment E { budget: $1 }');
+    checkAccept('algorithm Tuned = PPO { epochs: 8 }\nalgorithm X = Tuned { epo$0 }', 'epochs', 'algorithm Tuned = PPO { epochs: 8 }\nalgorithm X = Tuned { epochs: ${1:8} }');
+  });
+
+  it('an algorithm body offers its properties and blocks, never the top level\'s declaration templates', () => {
+    const labels = complete('algorithm X = PPO { $0 }').map((i) => i.label);
+    for (const kind of [...KINDS, 'import']) assert.ok(!labels.includes(kind), `${kind} offered in a body`);
   });
 
   it('changing a key that has its colon replaces the whole word and keeps the colon', () => {

@@ -28,6 +28,29 @@ describe('experiments of a document', () => {
   });
 });
 
+describe('what the trainer would refuse', () => {
+  it('a clean experiment the trainer cannot run says why (the checker\'s warning), and one it can run says nothing', () => {
+    const f = fixture(`${CARTPOLE}experiment Staged {\n  env: Pole\n  policy: Actor\n  stage warm = PPO { budget: 1k }\n  stage main = PPO { budget: 1k }\n}\nexperiment Balance { env: Pole, policy: Actor, algorithm: Tuned, budget: 1k }\nsweep Scan over Staged { seeds: [1, 2] }`);
+    const found = experiments(f.doc);
+    assert.deepEqual(found.map((e) => [e.name, e.clean, e.unsupported]), [
+      ['Staged', true, ['`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only']],
+      ['Balance', true, []],
+      ['Scan', true, ['`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only']],
+    ]);
+  });
+
+  it('follows what the experiment names, in other files too', () => {
+    const f = fixture({
+      'main.rlx': 'import "./parts.rlx"\nexperiment Guessing = Base { budget: 1k }\nexperiment Fine { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
+      'parts.rlx': 'env Guess = GuessNumber { max_turns: 7 }\npolicy Tiny = transformer\nreward Text { term a = length(completion) }\nexperiment Base { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, reward: Text }\n',
+    });
+    const found = experiments(f.doc);
+    assert.equal(found[0].clean, true);
+    assert.match(found[0].unsupported.join('\n'), /reward terms on a dialogue env \(GuessNumber\)/);
+    assert.deepEqual(found[1].unsupported, []);
+  });
+});
+
 describe('the plan of an experiment', () => {
   it('compiles an experiment (defaults filled, bases merged)', () => {
     const f = fixture({ 'main.rlx': `${CARTPOLE}experiment Balance { env: Pole, policy: Actor, algorithm: Tuned, budget: 1k }`, 'elsewhere.rlx': 'env Bad = Nowhere' });
