@@ -9,6 +9,8 @@ export interface RlxSettings {
   runsFolder: string;
   device: Device;
   maxParallel: number;
+  /** Runs also write TensorBoard event files (`rlx train --tensorboard`). */
+  tensorboard: boolean;
   /** What Train does with the new run's dashboard. */
   openDashboardOnTrain: 'open' | 'notify' | 'never';
 }
@@ -25,6 +27,7 @@ export function readSettings(scope?: vscode.Uri): RlxSettings {
     runsFolder: (c.get<string>('runs.folder', 'runs') ?? '').trim() || 'runs',
     device: DEVICES.includes(device as Device) ? (device as Device) : 'auto',
     maxParallel: Number.isInteger(maxParallel) && maxParallel >= 1 ? maxParallel : 2,
+    tensorboard: c.get<boolean>('train.tensorboard', false) === true,
     openDashboardOnTrain: DASHBOARD_ON_TRAIN.find((v) => v === c.get<string>('openDashboardOnTrain')) ?? 'open',
   };
 }

@@ -18,7 +18,7 @@ import { memberLog, memberRunDir, readSweepState, stateFile, sweepDir, writeSwee
 import { planFile } from './plan.js';
 
 const usage = [
-  'rlx sweep FILE [--sweep NAME] [--out DIR] [--parallel N] [--device auto|cpu|cuda|webgpu]',
+  'rlx sweep FILE [--sweep NAME] [--out DIR] [--parallel N] [--device auto|cpu|cuda|webgpu] [--tensorboard]',
   '       rlx sweep FILE [--sweep NAME] [--out DIR] --resume',
   '       rlx sweep FILE [--sweep NAME] [--out DIR] --status | --cancel   (backend: slurm: its members; scancel)',
   '       (each member is an `rlx train FILE --sweep NAME --member K` process; --parallel overrides the',
@@ -30,6 +30,7 @@ const options = {
   out: { type: 'string', short: 'o' },
   parallel: { type: 'string' },
   device: { type: 'string' },
+  tensorboard: { type: 'boolean' },
   resume: { type: 'boolean' },
   status: { type: 'boolean' },
   cancel: { type: 'boolean' },
@@ -115,7 +116,7 @@ export const sweepCommand: Command = {
 
     // What to run: members never started, and the ones that stopped or failed (resumed from their checkpoint when they have one).
     const counts: SweepCounts = { total: members.count, done: 0, running: 0, failed: 0, stopped: 0 };
-    const common = [...(device ? ['--device', device] : []), ...(parallel > 1 ? ['--threads', '1'] : [])];
+    const common = [...(device ? ['--device', device] : []), ...(values.tensorboard ? ['--tensorboard'] : []), ...(parallel > 1 ? ['--threads', '1'] : [])];
     const skippedRunning: number[] = [];
     for (const [key, rel] of Object.entries(state.members)) {
       const run = readRun(path.resolve(runsRoot, rel));

@@ -77,7 +77,7 @@ export const SWEEP: DeclarationSchema = {
       option('random', 'Random combinations.', [param('samples', count({ max: 1e6 }), 20, 'How many combinations.')]),
     ), 'grid', 'How combinations are chosen.'),
     param('seeds', list(int({ min: 0 }), 1), undefined, 'Seeds for every combination (the experiment\'s own seeds otherwise).'),
-    param('parallel', count({ max: 4096 }), 1, 'Runs at the same time.'),
+    param('parallel', count({ max: 4096 }), 1, 'Runs at the same time. When the sweep does not say, `rlx sweep` runs as many as the machine affords (one per core, fewer when memory is short) and says so; a Slurm array then has no limit of its own.'),
     param('backend', choice(
       option('local', 'Child processes on this machine.'),
       option('slurm', 'One Slurm job array on a cluster.'),

@@ -48,9 +48,12 @@ export type TrainRequest =
   /** `rlx train --resume RUN_DIR`: continues a stopped or crashed run from its last checkpoint. */
   | { kind: 'resume'; runDir: string };
 
-/** The rlx arguments for a request; `out` is the runs folder. `auto` leaves the spec's own device. */
-export function trainArgs(request: TrainRequest, out: string, device: Device): string[] {
-  const deviceArgs = device === 'auto' ? [] : ['--device', device];
+/**
+ * The rlx arguments for a request; `out` is the runs folder. `auto` leaves the spec's own device.
+ * `tensorboard` (rlx.train.tensorboard) adds `--tensorboard`; a resume keeps the run's own choice.
+ */
+export function trainArgs(request: TrainRequest, out: string, device: Device, tensorboard = false): string[] {
+  const deviceArgs = [...(device === 'auto' ? [] : ['--device', device]), ...(tensorboard && request.kind !== 'resume' ? ['--tensorboard'] : [])];
   if (request.kind === 'resume') return ['train', '--resume', request.runDir, ...deviceArgs];
   if (request.kind === 'sweep') return ['sweep', request.file, '--sweep', request.sweep, '--out', out, ...deviceArgs];
   const seedArgs = request.seed === undefined ? [] : ['--seed', String(request.seed)];

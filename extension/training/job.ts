@@ -26,6 +26,8 @@ export interface JobOptions {
   runsRoot: string;
   cwd: string;
   device: Device;
+  /** Also write TensorBoard event files (rlx.train.tensorboard). */
+  tensorboard?: boolean;
   /** Where the trainer's stderr goes (created, appended to); its stdout, the run directories, goes to `runDirsFile(logFile)`. */
   logFile: string;
   env?: NodeJS.ProcessEnv;
@@ -98,8 +100,8 @@ export class TrainJob {
   }
 
   get commandLine(): string[] {
-    const { trainer, request, runsRoot, device } = this.options;
-    return [trainer.command, ...trainer.prefix, ...trainArgs(request, runsRoot, device)];
+    const { trainer, request, runsRoot, device, tensorboard } = this.options;
+    return [trainer.command, ...trainer.prefix, ...trainArgs(request, runsRoot, device, tensorboard)];
   }
 
   onDidChange(listener: () => void): () => void {

@@ -63,7 +63,7 @@ export class Launcher {
     if (folderProblem) return refuse(folderProblem, openSetting('rlx.runs.folder'));
 
     const settings = readSettings(uri);
-    const base = { trainer, runsRoot, cwd: folderOf(uri), device: settings.device };
+    const base = { trainer, runsRoot, cwd: folderOf(uri), device: settings.device, tensorboard: settings.tensorboard };
     const file = uri.fsPath;
     const seeds = plan.plans[0]?.seeds ?? [];
     let specs: JobSpec[];

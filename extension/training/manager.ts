@@ -21,6 +21,8 @@ export interface JobSpec {
   runsRoot: string;
   cwd: string;
   device: Device;
+  /** Also write TensorBoard event files (rlx.train.tensorboard). */
+  tensorboard?: boolean;
 }
 
 export interface TrainingBatch {

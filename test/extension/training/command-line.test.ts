@@ -48,6 +48,10 @@ test("a sweep runs as `rlx sweep`, the same command as on the command line (memb
 test('resume arguments: the run directory only (its plan, seed and folder are its own)', () => {
   assert.deepEqual(trainArgs({ kind: 'resume', runDir: '/p/runs/Balance/x' }, '/p/runs', 'auto'), ['train', '--resume', '/p/runs/Balance/x']);
   assert.deepEqual(trainArgs({ kind: 'resume', runDir: '/p/runs/Balance/x' }, '/p/runs', 'webgpu'), ['train', '--resume', '/p/runs/Balance/x', '--device', 'webgpu']);
+  // rlx.train.tensorboard: new runs and sweeps write TensorBoard files; a resume keeps what the run did.
+  assert.deepEqual(trainArgs({ kind: 'train', file: '/p/a.rlx', experiment: 'Balance' }, '/p/runs', 'auto', true), ['train', '/p/a.rlx', '--experiment', 'Balance', '--out', '/p/runs', '--tensorboard']);
+  assert.deepEqual(trainArgs({ kind: 'sweep', file: '/p/a.rlx', sweep: 'LrScan', experiment: 'Balance' }, '/p/runs', 'auto', true), ['sweep', '/p/a.rlx', '--sweep', 'LrScan', '--out', '/p/runs', '--tensorboard']);
+  assert.deepEqual(trainArgs({ kind: 'resume', runDir: '/p/runs/Balance/x' }, '/p/runs', 'auto', true), ['train', '--resume', '/p/runs/Balance/x']);
 });
 
 test('labels name the experiment and seed, or the resumed run', () => {

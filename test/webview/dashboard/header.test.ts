@@ -31,6 +31,15 @@ test('a running run: elapsed to now, ETA from the remaining budget at the curren
   assert.equal(facts.noticeKind, 'none');
 });
 
+test('a resumed run: elapsed is training time (status.json training_seconds), not the time it sat stopped', () => {
+  // Started a day before, stopped for most of it: 20 minutes of training when status.json was written.
+  const resumed = status({ started: '2026-11-20T10:00:00.000Z', updated: '2026-11-21T10:10:00.000Z', training_seconds: 1200 });
+  const running = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'running', status: resumed });
+  assert.equal(headerFacts(running, at('2026-11-21T10:10:30.000Z')).elapsed, '20m 30s', 'still counting since the status was written');
+  const finished = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'finished', status: { ...resumed, status: 'finished', ended: '2026-11-21T10:10:00.000Z' } });
+  assert.equal(headerFacts(finished, at('2026-11-22T00:00:00.000Z')).elapsed, '20m 00s');
+});
+
 test('a crashed run: the clock stopped at its last sign of life, no ETA, and a notice', () => {
   const run = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'crashed', status: status({}) });
   const facts = headerFacts(run, at('2026-11-22T10:00:00.000Z'));
