@@ -10,35 +10,18 @@ import { makeActorCritic } from '../runtime/policies/index.js';
 import { Rng } from '../runtime/random.js';
 import type { ExecutionProvider } from '../runtime/tensor/session.js';
 import { parsePlacements, summarize } from '../runtime/tensor/placement.js';
+import { ppoMinibatch } from '../test/helpers/ppo-minibatch.js';
 
 const ROWS = (process.env.BENCH_GPU_ROWS ?? '128,2048,16384').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_GPU_SECONDS ?? 2);
 
 const policyFor = () => makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
 
-function minibatch(rows: number) {
-  const rng = new Rng(2);
-  const uniform = (n: number, lo: number, hi: number) => Float32Array.from({ length: n }, () => rng.uniformRange(lo, hi));
-  const action = new Float32Array(rows * 2);
-  for (let r = 0; r < rows; r++) action[r * 2 + rng.int(2)] = 1;
-  return {
-    obs: { data: uniform(rows * 4, -2, 2), dims: [rows, 4] },
-    action: { data: action, dims: [rows, 2] },
-    old_logprob: uniform(rows, -1.2, -0.3),
-    advantages: uniform(rows, -2, 2),
-    returns: uniform(rows, -1, 1),
-    old_values: uniform(rows, -0.6, 0.6),
-    clip_coef: new Float32Array([0.2]),
-    ent_coef: new Float32Array([0.01]),
-    inv_n: new Float32Array([1 / rows]),
-  };
-}
-
 /** Gradient steps per second of one provider at `rows`, after a few warm-up steps. */
 async function stepsPerSecond(provider: ExecutionProvider, rows: number): Promise<number> {
   const policy = policyFor();
   const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({})), policy, { compute: { providers: [provider], threads: false }, maxRows: rows });
-  const feeds = minibatch(rows);
+  const feeds = ppoMinibatch(rows, new Rng(2));
   try {
     for (let i = 0; i < 3; i++) await step.run(feeds);
     let n = 0;

@@ -15,6 +15,7 @@ import { train } from '../../runtime/train.js';
 import type { ExecutionProvider } from '../../runtime/tensor/session.js';
 import { parsePlacements, summarize } from '../../runtime/tensor/placement.js';
 import { makePlan, tempDir, ZOO_PPO } from './helpers.js';
+import { ppoMinibatch } from '../helpers/ppo-minibatch.js';
 
 const INSTALL = 'install Mesa >= 25 software Vulkan: apt-get install -y -t bookworm-backports mesa-vulkan-drivers libvulkan1 (docs/gpu.md)';
 
@@ -32,28 +33,12 @@ const cartpolePolicy = (seed: number): ActorCriticPolicy =>
   makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(seed));
 
 /** A minibatch whose old log-probs are offset so that some ratios are clipped on each side. */
-function minibatch(rows: number, rng: Rng) {
-  const action = new Float32Array(rows * 2);
-  for (let r = 0; r < rows; r++) action[r * 2 + rng.int(2)] = 1;
-  const uniform = (n: number, lo: number, hi: number) => Float32Array.from({ length: n }, () => rng.uniformRange(lo, hi));
-  return {
-    obs: { data: uniform(rows * 4, -2, 2), dims: [rows, 4] },
-    action: { data: action, dims: [rows, 2] },
-    old_logprob: uniform(rows, -1.2, -0.3),
-    advantages: uniform(rows, -2, 2),
-    returns: uniform(rows, -1, 1),
-    old_values: uniform(rows, -0.6, 0.6),
-    clip_coef: new Float32Array([0.2]),
-    ent_coef: new Float32Array([0.01]),
-    inv_n: new Float32Array([1 / rows]),
-  };
-}
 
 async function ppoUpdate(provider: ExecutionProvider, rows: number) {
   const policy = cartpolePolicy(5);
   const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({ clip_value: true })), policy, { compute: { providers: [provider], threads: false }, maxRows: rows });
   try {
-    const result = await step.run(minibatch(rows, new Rng(11)));
+    const result = await step.run(ppoMinibatch(rows, new Rng(11)));
     return { loss: result.loss, metrics: Array.from(result.metrics), names: step.metricNames, grads: result.grads.map((g) => Float32Array.from(g)) };
   } finally {
     await step.release();
