@@ -24,6 +24,8 @@ interface Followed {
   tail: EventTail;
   statusKey: string;
   rolloutsKey: string;
+  /** The state the last snapshot or poll read. */
+  state?: RunInfo['state'];
 }
 
 export class RunFeed {
@@ -35,6 +37,11 @@ export class RunFeed {
 
   get runs(): readonly FeedRun[] {
     return this.followed.map((f) => f.run);
+  }
+
+  /** Whether a run shown is training (as last read): its panel then looks more often. */
+  get live(): boolean {
+    return this.followed.some((f) => f.state === 'running');
   }
 
   /** Everything, from the start: what a page that just loaded (or reloaded) needs. */
@@ -49,6 +56,7 @@ export class RunFeed {
       messages.push(...columns);
       const info = readRun(f.run.dir);
       f.statusKey = statusKey(info);
+      f.state = info.state;
       const episodes = listRollouts(f.run.dir);
       f.rolloutsKey = rolloutsKey(episodes);
       messages.push({ type: 'rollouts', runId: f.run.id, episodes, missing: !fs.existsSync(path.join(f.run.dir, 'rollouts')) });
@@ -63,6 +71,7 @@ export class RunFeed {
       const events = f.tail.poll();
       if (events.length > 0) messages.push({ type: 'events', runId: f.run.id, events });
       const info = readRun(f.run.dir);
+      f.state = info.state;
       const key = statusKey(info);
       if (key !== f.statusKey) {
         f.statusKey = key;

@@ -13,7 +13,12 @@ export interface PanelContext {
   remember(viewType: string, title: string, runDirs: readonly string[] | undefined): void;
 }
 
-/** How often a visible panel looks for new events (the trainer appends once per update). */
+/**
+ * How often a visible panel looks for new events (the trainer appends once per update): a
+ * quarter second while a run it shows trains, so a new point is drawn well within a second of
+ * its update; a second otherwise (a finished run changes only when it is resumed).
+ */
+const LIVE_POLL_MS = 250;
 const POLL_MS = 1000;
 
 export abstract class RunPanel implements vscode.Disposable {
@@ -46,7 +51,7 @@ export abstract class RunPanel implements vscode.Disposable {
     this.viewType = panel.viewType;
     this.title = panel.title;
     this.render();
-    this.timer = setInterval(() => this.poll(), POLL_MS);
+    this.schedulePoll();
     this.context.remember(this.viewType, this.title, this.runDirs);
   }
 
@@ -71,6 +76,13 @@ export abstract class RunPanel implements vscode.Disposable {
 
   protected post(message: HostMessage): void {
     void this.panel.webview.postMessage(message);
+  }
+
+  private schedulePoll(): void {
+    this.timer = setTimeout(() => {
+      this.poll();
+      if (!this.disposed) this.schedulePoll();
+    }, this.feed.live ? LIVE_POLL_MS : POLL_MS);
   }
 
   private poll(): void {
@@ -135,7 +147,7 @@ export abstract class RunPanel implements vscode.Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.context.remember(this.viewType, this.title, undefined);
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose(); // a no-op when the user closed it

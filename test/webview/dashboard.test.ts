@@ -187,6 +187,8 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     await page.settle();
     const marks = chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').marks;
     assert.deepEqual(marks, { total: evals.length, drawn: evals.length, stopDrawn: false }, JSON.stringify(chart(s, 'episode/return')));
+    const legend = await page.page.locator('[data-metric="episode/return"] .u-legend').innerText();
+    assert.ok(legend.includes('eval') && !legend.includes('met stop'), `a run that ran its budget has no 'met stop' entry: ${legend}`);
     assert.deepEqual(page.errors, []);
     await page.close();
   });
@@ -215,6 +217,7 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
       await showChart(page, id);
       await page.settle();
       assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true }, id);
+      assert.match(await page.page.locator(`[data-metric="${id}"] .u-legend`).innerText(), /met stop/, id);
     }
     await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-stop-marker-${page.theme}.png` });
     assert.deepEqual(page.errors, []);

@@ -88,6 +88,8 @@ export class LiveChart {
   private shown = 0;
   /** The markers handed to uPlot at the last render. */
   private marks: { total: number; stop: boolean } | undefined;
+  /** Whether the plot was made with the series of the evaluation that met the stop condition. */
+  private plotWithStop = false;
 
   constructor(private readonly options: LiveChartOptions) {
     this.latest = h('span', { class: 'chart-latest', attrs: { 'aria-live': 'off' } });
@@ -227,8 +229,11 @@ export class LiveChart {
     }
     // A chart that can have markers always has their series, empty until the first arrives.
     const marks = this.markers ? (this.markers() ?? { label: 'eval', xs: [], ys: [] }) : undefined;
-    const data = mergeWithMarkers(rows, xs, offset, ys, this.options.smoothable ? this.smoothed : undefined, marks);
-    this.ensurePlot(marks !== undefined);
+    const merged = mergeWithMarkers(rows, xs, offset, ys, this.options.smoothable ? this.smoothed : undefined, marks);
+    // The stopping evaluation's series (and its legend entry) only once a run has met its stop condition.
+    const withStop = marks?.stop !== undefined;
+    const data = marks && !withStop ? merged.slice(0, -1) : merged;
+    this.ensurePlot(marks !== undefined, withStop);
     this.plot!.setData(data as never, this.zoom);
     this.shown = data[0].length;
     this.marks = marks ? { total: marks.xs.length, stop: marks.stop !== undefined } : undefined;
@@ -237,8 +242,11 @@ export class LiveChart {
     this.latest.title = n > 0 ? `latest value${this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[n - 1])}` : ''}` : '';
   }
 
-  private ensurePlot(withMarkers: boolean): void {
-    if (this.plot) return;
+  private ensurePlot(withMarkers: boolean, withStop: boolean): void {
+    if (this.plot && this.plotWithStop === withStop) return;
+    // A run that just met its stop condition: the plot is made again with the stop's series.
+    this.plot?.destroy();
+    this.plotWithStop = withStop;
     const { options } = this;
     this.plot = createPlot({
       container: this.plotHost,
@@ -262,7 +270,7 @@ export class LiveChart {
         ...(withMarkers
           ? [
               { label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true },
-              { label: STOP_LABEL, color: (t: Theme) => t.foreground, pointsOnly: true, filled: true, pointSize: 11 },
+              ...(withStop ? [{ label: STOP_LABEL, color: (t: Theme) => t.foreground, pointsOnly: true, filled: true, pointSize: 11 }] : []),
             ]
           : []),
       ],

@@ -32,6 +32,7 @@ test('a snapshot, then only what changed: events, status, rollouts', () => {
   assert.ok(runs.type === 'runs' && runs.runs[0].state === 'running' && (runs.runs[0].plan as { experiment: string }).experiment === 'Balance');
   assert.ok(first[1].type === 'events' && first[1].reset === true && first[1].events.length === 1);
   assert.deepEqual(feed.poll(), [], 'nothing new');
+  assert.equal(feed.live, true, 'a training run: the panel looks more often');
 
   // A line written in two parts is sent once it is whole.
   fs.appendFileSync(path.join(dir, 'events.jsonl'), '{"type":"metrics","step":128,"time":2,"values":{"train/mean_return":21}}\n{"type":"metr');
@@ -44,6 +45,7 @@ test('a snapshot, then only what changed: events, status, rollouts', () => {
   const third = feed.poll();
   assert.deepEqual(third.map((m) => m.type), ['events', 'status', 'rollouts']);
   assert.ok(third[1].type === 'status' && third[1].state === 'finished');
+  assert.equal(feed.live, false, 'nothing trains any more');
 });
 
 test('episodes and files only from inside the run', () => {
