@@ -83,7 +83,7 @@ export function registerRunCommands(panels: PanelContext, tree: RunsTreeProvider
 
 function runDirsOf(nodes: unknown[]): string[] {
   const dirs = nodes.flatMap((n) => {
-    if (isRunsNode(n) && n.kind === 'experiment') return n.runs.map((r) => r.dir);
+    if (isRunsNode(n) && (n.kind === 'experiment' || n.kind === 'sweep')) return n.runs.map((r) => r.dir);
     const dir = runDirOf(n);
     return dir ? [dir] : [];
   });

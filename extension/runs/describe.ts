@@ -88,9 +88,9 @@ function startedAt(run: RunInfo): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-export function describeRun(run: RunInfo, now: number = Date.now()): RunDescription {
+/** `member`: a sweep member's varied values (`lr=3e-4`), shown instead of the tag in its id. */
+export function describeRun(run: RunInfo, now: number = Date.now(), member: string | undefined = memberTag(run.runId)): RunDescription {
   const seed = runSeed(run);
-  const member = memberTag(run.runId);
   const label = [member, seed !== undefined ? `seed ${seed}` : run.runId].filter(Boolean).join(' · ');
   const s = run.status;
   const parts: string[] = [];

@@ -11,6 +11,7 @@ import type { TrainingManager } from '../training/manager.js';
 import { describeExperiment, describeRun } from './describe.js';
 import { withLatestUpdate } from './latest-update.js';
 import type { RunsNode } from './nodes.js';
+import { groupBySweep, membershipOf } from './sweeps.js';
 
 const POLL_MS = 2000;
 const IDLE_POLL_MS = 10_000;
@@ -114,8 +115,12 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       const queued: RunsNode[] = this.manager.queued
         .filter((job) => job.options.runsRoot === node.root && jobExperiment(job) === node.name)
         .map((job) => ({ kind: 'job', job, experiment: node.name, root: node.root }));
-      return [...queued, ...node.runs.map((info): RunsNode => ({ kind: 'run', info }))];
+      // A sweep's runs under the sweep, labelled by what they vary; the experiment's own runs beside.
+      const { sweeps, single } = groupBySweep(node.runs);
+      const sweepNodes = sweeps.map((s): RunsNode => ({ kind: 'sweep', root: node.root, experiment: node.name, name: s.name, runs: s.runs }));
+      return [...queued, ...sweepNodes, ...single.map((info): RunsNode => ({ kind: 'run', info }))];
     }
+    if (node.kind === 'sweep') return node.runs.map((info): RunsNode => ({ kind: 'run', info }));
     return [];
   }
 
@@ -153,8 +158,18 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         item.tooltip = path.join(node.root, node.name);
         return item;
       }
+      case 'sweep': {
+        const item = new vscode.TreeItem(`sweep ${node.name}`, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `sweep:${path.join(node.root, node.experiment)}:${node.name}`;
+        item.description = describeExperiment(node.runs);
+        item.iconPath = new vscode.ThemeIcon('list-tree');
+        item.contextValue = 'sweep';
+        item.tooltip = `Sweep ${node.name} of ${node.experiment}: its runs, labelled by the values they vary. Compare Runs… opens them all.`;
+        return item;
+      }
       case 'run': {
-        const d = describeRun(node.info);
+        const member = membershipOf(node.info);
+        const d = member && member.label !== '' ? describeRun(node.info, Date.now(), member.label) : describeRun(node.info);
         const item = new vscode.TreeItem(d.label, vscode.TreeItemCollapsibleState.None);
         item.id = `run:${node.info.dir}`;
         item.description = d.description;
@@ -183,7 +198,11 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     if (node.kind === 'experiment') return rootNode(node.root);
     const root = node.kind === 'run' ? path.dirname(path.dirname(node.info.dir)) : node.root;
     const name = node.kind === 'run' ? node.info.experiment : node.experiment;
-    return this.experiments(root).find((e) => e.kind === 'experiment' && e.name === name);
+    const experiment = this.experiments(root).find((e) => e.kind === 'experiment' && e.name === name);
+    // A sweep member's parent is its sweep.
+    const sweep = node.kind === 'run' ? membershipOf(node.info)?.sweep : undefined;
+    if (sweep !== undefined && experiment) return this.getChildren(experiment).find((n) => n.kind === 'sweep' && n.name === sweep) ?? experiment;
+    return experiment;
   }
 
   dispose(): void {

@@ -211,6 +211,14 @@ export function groupRuns(runs: { id: string; experiment: string; plan?: unknown
   return [...groups.values()];
 }
 
+/** A sweep member's varied values as a label (`lr=3e-4, epochs=4`), from its plan's sweep.values. */
+export function sweepValuesLabel(values: Readonly<Record<string, unknown>>): string {
+  return Object.entries(values)
+    .filter(([key]) => key !== 'seed')
+    .map(([key, value]) => `${labelName(key)}=${compactValue(formatPlanValue(value))}`)
+    .join(', ');
+}
+
 /** Names a sweep's labels shorten further, as people write them (`lr=3e-4`). */
 const LABEL_NAMES: Record<string, string> = { learning_rate: 'lr' };
 
