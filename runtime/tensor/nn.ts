@@ -14,11 +14,16 @@ export function mse(pred: Tensor, target: Operand): Tensor {
   return g.mean(g.square(g.sub(pred, target)));
 }
 
-/** Elementwise Huber (smooth L1) of x: 0.5 x^2 inside [-delta, delta], linear outside. */
+/**
+ * Elementwise Huber (smooth L1) of x: 0.5 x^2 inside [-delta, delta], linear outside. Its
+ * gradient is the closed form clip(x, -delta, delta): two nodes instead of the derived Where,
+ * Square and Abs gradients, and no Sign, which onnxruntime's WebGPU provider runs on the CPU.
+ */
 export function huber(x: Tensor, delta = 1): Tensor {
   const g = x.graph;
   const ax = g.abs(x);
-  return g.where(g.less(ax, delta), g.mul(g.square(x), 0.5), g.mul(g.sub(ax, 0.5 * delta), delta));
+  const y = g.where(g.less(ax, delta), g.mul(g.square(x), 0.5), g.mul(g.sub(ax, 0.5 * delta), delta));
+  return g.withGradient(y, [x], (dy) => [g.mul(dy, g.clip(x, -delta, delta))]);
 }
 
 /** log(sum(exp(x))) along `axis`, shifted by the (gradient-free) max for stability. */
