@@ -57,7 +57,9 @@ export function buildGrpoLoss(model: TokenModel, T: number): GrpoLoss {
 function clipped(g: Graph, ratio: Tensor, advantages: Tensor, low: Tensor, high: Tensor): Tensor {
   const below = g.and(g.less(ratio, low), g.less(advantages, 0));
   const above = g.and(g.greater(ratio, high), g.greater(advantages, 0));
-  return g.cast(g.or(below, above), 'float32');
+  // The two never hold together (low < high): their sum is their Or, without an Or node, which
+  // onnxruntime's WebGPU provider runs on the CPU.
+  return g.add(g.cast(below, 'float32'), g.cast(above, 'float32'));
 }
 
 /** -sum_v p log p at every position. */

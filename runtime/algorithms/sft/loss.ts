@@ -32,9 +32,14 @@ export function tokenLogProbs(g: Graph, model: TokenModel, batch: TokenBatch, in
   return { logProb: g.gatherLast(logSoftmax, batch.targets), logSoftmax };
 }
 
-/** The fraction of masked positions where the model's most likely token is the target. */
-export function tokenAccuracy(g: Graph, logSoftmax: Tensor, batch: TokenBatch, invTokens: Tensor): Tensor {
-  const hits = g.cast(g.equal(g.argMax(logSoftmax, -1), batch.targets), 'float32');
+/**
+ * The fraction of masked positions where the model's most likely token is the target: where the
+ * target's log-probability is the row's largest. Compared as floats, not as an int64 ArgMax
+ * against the targets: onnxruntime's WebGPU provider has no int64 Equal and ran it on the CPU.
+ * (A target tied with another token for the largest counts as a hit.)
+ */
+export function tokenAccuracy(g: Graph, logProb: Tensor, logSoftmax: Tensor, batch: TokenBatch, invTokens: Tensor): Tensor {
+  const hits = g.cast(g.greaterOrEqual(logProb, g.reduceMax(logSoftmax, { axes: [-1] })), 'float32');
   return g.mul(g.reduceSum(g.mul(hits, batch.mask)), invTokens);
 }
 
@@ -51,5 +56,5 @@ export function buildSftLoss(model: TokenModel, T: number): SftLoss {
   const invTokens = g.input('inv_tokens', 'float32', []);
   const { logProb, logSoftmax } = tokenLogProbs(g, model, batch);
   const loss = g.neg(g.mul(g.reduceSum(g.mul(logProb, batch.mask)), invTokens));
-  return { graph: g, loss, metrics: { token_accuracy: tokenAccuracy(g, logSoftmax, batch, invTokens) } };
+  return { graph: g, loss, metrics: { token_accuracy: tokenAccuracy(g, logProb, logSoftmax, batch, invTokens) } };
 }

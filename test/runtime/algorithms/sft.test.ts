@@ -40,9 +40,11 @@ test('the SFT loss is the mean cross-entropy of the masked tokens, as written', 
   ['3', '46', '18'].forEach((t, r) => completions.set(encodeCompletion(tokenizer, t, layout, t), r * layout.completionSlots));
   const rows = trainingRows(prompts, completions, 3, layout);
   const loss = buildSftLoss(model, T);
-  const step = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['cpu'] } });
+  const step = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], { weights: model.weights, compute: { providers: ['cpu'] } });
   const feeds = { tokens: { data: rows.tokens, dims: [3, T] }, targets: { data: rows.targets, dims: [3, T] }, mask: { data: rows.mask, dims: [3, T] }, inv_tokens: new Float32Array([1 / rows.tokenCount]) };
-  const got = (await step.run(feeds)).loss;
+  const result = await step.run(feeds);
+  const got = result.loss;
+  const accuracy = result.metrics[step.metricNames.indexOf('token_accuracy')]!;
   await step.release();
   const g = new Graph();
   const logits = model.sequenceLogits(g, g.input('tokens', 'int64', ['B', T]));
@@ -51,14 +53,18 @@ test('the SFT loss is the mean cross-entropy of the masked tokens, as written', 
   await session.release();
   const V = tokenizer.size;
   let sum = 0;
+  let hits = 0;
   for (let i = 0; i < 3 * T; i++) {
     if (rows.mask[i] !== 1) continue;
     const row = out.subarray(i * V, (i + 1) * V);
     const most = Math.max(...row);
     const logZ = most + Math.log(row.reduce((s, x) => s + Math.exp(x - most), 0));
     sum += logZ - row[Number(rows.targets[i])]!;
+    if (row.indexOf(most) === Number(rows.targets[i])) hits++;
   }
   assert.ok(Math.abs(got - sum / rows.tokenCount) < 1e-5, `${got} vs ${sum / rows.tokenCount}`);
+  // token_accuracy: the share of target positions where the target is the most likely token (1 of 8 for this seed).
+  assert.ok(Math.abs(accuracy - hits / rows.tokenCount) < 1e-6, `token accuracy ${accuracy} vs ${hits}/${rows.tokenCount}`);
 });
 
 test('SFT reads only `demos` for now, and says how to train on a file', () => {
