@@ -105,10 +105,10 @@ export class TensorBoardWriter {
   static open(runDir: string): TensorBoardWriter {
     const dir = path.join(runDir, TENSORBOARD_DIR);
     fs.mkdirSync(dir, { recursive: true });
-    const base = `events.out.tfevents.${Math.floor(Date.now() / 1000)}.${safeHost()}.${process.pid}`;
-    // A second writer of this process within the same second (a quick resume) takes the next number.
-    for (let n = 1; ; n++) {
-      const file = path.join(dir, n === 1 ? `${base}.rlx` : `${base}.${n}.rlx`);
+    // TensorBoard reads a folder's files in the order of their names: a second writer of this
+    // process within the same second (a quick resume) takes the next second, so it sorts after.
+    for (let seconds = Math.floor(Date.now() / 1000); ; seconds++) {
+      const file = path.join(dir, `events.out.tfevents.${seconds}.${safeHost()}.${process.pid}.rlx`);
       try {
         return new TensorBoardWriter(file, fs.openSync(file, 'wx'));
       } catch (err) {

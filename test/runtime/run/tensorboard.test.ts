@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import protobuf from 'protobufjs';
 
 import { readEvents, type MetricsEvent } from '../../../runtime/run/events.js';
-import { crc32c, maskedCrc32c } from '../../../runtime/run/tensorboard.js';
+import { crc32c, maskedCrc32c, TensorBoardWriter } from '../../../runtime/run/tensorboard.js';
 import { resume, train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
 
@@ -89,6 +89,16 @@ describe('TensorBoard event files', () => {
     assert.equal(crc32c(Buffer.alloc(32)), 0x8a9136aa, 'RFC 3720 B.4: 32 bytes of zeros');
   });
 
+  it("are named so that a folder's files sort in the order they were written, even within one second", () => {
+    const dir = tempDir();
+    const written = [1, 2, 3].map(() => {
+      const writer = TensorBoardWriter.open(dir);
+      writer.close();
+      return path.basename(writer.file);
+    });
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'tensorboard')).sort(), written);
+  });
+
   it('hold every metric and evaluation of the run, at the same steps as events.jsonl', async () => {
     const result = await train(makePlan({ budget: 2048, eval: { every: 1024, episodes: 2, deterministic: true } }), { out: tempDir(), tensorboard: true });
     const files = tensorBoardFiles(result.runDir);
@@ -120,6 +130,8 @@ describe('TensorBoard event files', () => {
     assert.equal(resumed.status, 'finished');
     const files = tensorBoardFiles(stopped.runDir);
     assert.equal(files.length, 2, 'the resume writes its own file');
+    // Within one second too (as here), the files' names sort in the order they were written, as TensorBoard reads them.
+    assert.ok(readEventFile(files[0])[0].wall_time <= readEventFile(files[1])[0].wall_time, files.join(', '));
     const steps = files.flatMap((file) => [...(scalarsByTag(readEventFile(file)).get('charts/learning_rate') ?? [])].map(([step]) => step));
     assert.equal(steps.at(-1), 2048, 'the resumed part reaches the end of the budget');
     assert.deepEqual(steps, [...steps].sort((a, b) => a - b), 'steps go forward across the files');
