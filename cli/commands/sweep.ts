@@ -81,7 +81,7 @@ export const sweepCommand: Command = {
     if (first.sweep!.backend === 'slurm') {
       if (values.resume === true) throw new UserError(`--resume continues a local sweep; a Slurm sweep's stopped members resume with rlx train --resume RUN_DIR (see rlx sweep ${file} --status)`);
       const parallel = parallelFlag ?? (statesParallel(file, name) ? first.sweep!.parallel : undefined);
-      return submitSlurmSweep({ file, sweep: name, runsDir: path.resolve(values.out ?? 'runs'), members, parallel }, process.stdout);
+      return submitSlurmSweep({ file, sweep: name, runsDir: path.resolve(values.out ?? 'runs'), members, parallel, device, tensorboard: values.tensorboard }, process.stdout);
     }
 
     const runsRoot = path.resolve(values.out ?? 'runs');

@@ -106,6 +106,13 @@ describe('the array script', () => {
     assert.match(script, /--member "\$SLURM_ARRAY_TASK_ID" --out \/lab\/runs --threads 1\n/);
   });
 
+  test("rlx sweep's --device and --tensorboard reach every task; a requeued task's resume keeps the device", () => {
+    const script = arraySbatch(job({ ...defaults, cpus: 1 }, { device: 'cpu', tensorboard: true }));
+    assert.match(script, /--member "\$SLURM_ARRAY_TASK_ID" --out \/lab\/runs --threads 1 --device cpu --tensorboard\n/);
+    assert.match(script, /train --resume "\$run_dir" --threads 1 --device cpu\n/);
+    assert.doesNotMatch(arraySbatch(job(defaults)), /--device|--tensorboard/, 'nothing when not given: the plan decides');
+  });
+
   test('a sweep that states no parallel leaves the array unthrottled: Slurm gives what it can', () => {
     assert.ok(sbatchLines(arraySbatch(job(defaults, { parallel: undefined }))).includes('#SBATCH --array=0-5'));
   });

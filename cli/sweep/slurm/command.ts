@@ -14,6 +14,12 @@ export interface SlurmSweepRequest {
   runsDir: string;
 }
 
+/** What a submit passes on to every task's `rlx train`. */
+export interface SlurmTaskFlags {
+  device?: string;
+  tensorboard?: boolean;
+}
+
 /** The command line that addresses this sweep again, for the hints printed. */
 function again(request: SlurmSweepRequest, flag: string): string {
   const parts = ['rlx sweep', displayPath(request.file), '--sweep', request.sweep];
@@ -25,7 +31,7 @@ function again(request: SlurmSweepRequest, flag: string): string {
  * Submits the sweep as one job array, `parallel` tasks at a time (undefined: as many as Slurm
  * gives), records it in sweep.json, and prints the job id and how to follow it. Returns the exit code.
  */
-export function submitSlurmSweep(request: SlurmSweepRequest & { members: SweepMembers; parallel: number | undefined }, out: NodeJS.WritableStream): number {
+export function submitSlurmSweep(request: SlurmSweepRequest & SlurmTaskFlags & { members: SweepMembers; parallel: number | undefined }, out: NodeJS.WritableStream): number {
   const first = request.members.at(0).plan;
   const record = runSlurmSweep({
     file: request.file,
@@ -34,6 +40,8 @@ export function submitSlurmSweep(request: SlurmSweepRequest & { members: SweepMe
     parallel: request.parallel,
     slurm: first.sweep!.slurm,
     runsDir: request.runsDir,
+    device: request.device,
+    tensorboard: request.tensorboard,
   });
   writeSweepState(sweepDir(request.runsDir, request.sweep), {
     rlx_sweep: 1, file: record.file, sweep: request.sweep, experiment: first.experiment, count: record.members, numbering: request.members.numbering(),

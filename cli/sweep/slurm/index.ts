@@ -44,6 +44,9 @@ export interface SlurmSweepOptions {
   /** The Node.js and rlx command line the tasks run; the ones running now by default. */
   node?: string;
   rlxBin?: string;
+  /** `--device` and `--tensorboard` of `rlx sweep`, passed on to every task. */
+  device?: string;
+  tensorboard?: boolean;
 }
 
 /** The folder of a sweep's Slurm files. */
@@ -78,6 +81,8 @@ export function runSlurmSweep(options: SlurmSweepOptions): SlurmJobRecord {
     logDir,
     node: options.node ?? process.execPath,
     rlxBin: path.resolve(options.rlxBin ?? process.argv[1]),
+    device: options.device,
+    tensorboard: options.tensorboard,
   };
   writeFileAtomic(script, arraySbatch(job));
   const record: SlurmJobRecord = {

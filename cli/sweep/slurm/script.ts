@@ -22,6 +22,10 @@ export interface SlurmArrayJob {
   /** The Node.js and the rlx command line that submitted it, absolute. */
   node: string;
   rlxBin: string;
+  /** `rlx sweep --device D`, given to every task (the plan's own device otherwise). */
+  device?: string;
+  /** `rlx sweep --tensorboard`: every task writes TensorBoard files (a resumed run keeps them by itself). */
+  tensorboard?: boolean;
 }
 
 /** The name of member K's stdout (its run directories, one line per start) and stderr (its log) in the log folder; `%a` for sbatch. */
@@ -50,6 +54,8 @@ export function arraySbatch(job: SlurmArrayJob): string {
   const rlx = [job.node, job.rlxBin].map(shellQuote).join(' ');
   // One CPU per task: the trainer's own thread pool would only contend with itself.
   const threads = s.cpus === 1 ? ' --threads 1' : '';
+  const device = job.device !== undefined ? ` --device ${shellQuote(job.device)}` : '';
+  const tensorboard = job.tensorboard ? ' --tensorboard' : '';
   const lines = [
     '#!/bin/bash',
     `# rlx sweep ${job.sweep} (${job.file}) as one Slurm job array: one task per member, ${job.members} in all.`,
@@ -87,9 +93,9 @@ export function arraySbatch(job: SlurmArrayJob): string {
     `log_dir=${shellQuote(job.logDir)}`,
     `run_dir=$(tail -n 1 "$log_dir/${memberLog('$SLURM_ARRAY_TASK_ID', 'out')}" 2>/dev/null || true)`,
     'if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] && [ -n "$run_dir" ] && compgen -G "$run_dir/checkpoints/state-*.json" >/dev/null; then',
-    `  exec ${rlx} train --resume "$run_dir"${threads}`,
+    `  exec ${rlx} train --resume "$run_dir"${threads}${device}`,
     'fi',
-    `exec ${rlx} train ${shellQuote(job.file)} --sweep ${shellQuote(job.sweep)} --member "$SLURM_ARRAY_TASK_ID" --out ${shellQuote(job.runsDir)}${threads}`,
+    `exec ${rlx} train ${shellQuote(job.file)} --sweep ${shellQuote(job.sweep)} --member "$SLURM_ARRAY_TASK_ID" --out ${shellQuote(job.runsDir)}${threads}${device}${tensorboard}`,
     '',
   );
   return lines.join('\n');
