@@ -1,6 +1,7 @@
 // How a run reads in the Runs view: label, one-line description, tooltip, icon. Pure, so the
 // wording is tested without an editor.
 import type { RunInfo, RunState } from '../../runtime/run/reader.js';
+import { trainedSeconds } from '../../webview/shared/training-time.js';
 
 export interface RunDescription {
   label: string;
@@ -66,10 +67,8 @@ export function latestReturn(run: RunInfo): { value: number; kind: 'eval' | 'tra
 export function runDuration(run: RunInfo, now: number): number | undefined {
   const s = run.status;
   if (!s) return undefined;
-  if (typeof s.training_seconds === 'number' && Number.isFinite(s.training_seconds)) {
-    const since = run.state === 'running' ? Math.max(0, (now - Date.parse(s.updated)) / 1000) : 0;
-    return s.training_seconds + (Number.isFinite(since) ? since : 0);
-  }
+  const trained = trainedSeconds(s, run.state === 'running', now / 1000);
+  if (trained !== undefined) return trained;
   const start = Date.parse(s.started);
   const end = s.ended ? Date.parse(s.ended) : run.state === 'running' ? now : Date.parse(s.updated);
   return Number.isFinite(start) && Number.isFinite(end) ? Math.max(0, (end - start) / 1000) : undefined;

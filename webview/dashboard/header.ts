@@ -5,6 +5,7 @@ import { h, replaceChildren, setText } from '../shared/dom.js';
 import { formatDuration, formatRate, formatSteps, formatTime } from '../shared/format.js';
 import { returnsSummary, type ReturnsFacts } from '../shared/returns-summary.js';
 import type { RunModel } from '../shared/run-model.js';
+import { trainedSeconds } from '../shared/training-time.js';
 
 export interface HeaderFacts {
   state: string;
@@ -48,11 +49,9 @@ export function headerFacts(run: RunModel, now: number): HeaderFacts {
       : status?.ended
         ? Date.parse(status.ended) / 1000
         : Math.max(status?.updated ? Date.parse(status.updated) / 1000 : 0, run.lastTime ?? 0) || undefined;
-  // Training time where the trainer counts it (status.json's training_seconds: a resumed run's
-  // leaves out the time it sat stopped), running on from the status's last write; else wall time.
-  const trained = status?.training_seconds;
-  const sinceWrite = state === 'running' && status?.updated ? Math.max(0, now - Date.parse(status.updated) / 1000) : 0;
-  const elapsed = trained !== undefined ? trained + sinceWrite : started !== undefined && end !== undefined ? end - started : undefined;
+  // Training time where the trainer counts it; else wall time from start to end.
+  const trained = status ? trainedSeconds(status, state === 'running', now) : undefined;
+  const elapsed = trained ?? (started !== undefined && end !== undefined ? end - started : undefined);
   const eta = state === 'running' && budget !== undefined && sps && sps > 0 ? Math.max(0, budget - step) / sps : undefined;
   const notice = noticeOf(run);
   return {
