@@ -1,77 +1,246 @@
-// npm run bench -- gpu: gradient steps per second of PPO's CartPole MLP (hidden [64, 64]) at
-// minibatch 128, 2048 and 16k rows on the webgpu provider and on the cpu in the same run, and
-// the nodes onnxruntime leaves to the CPU on webgpu (with the copies they cost per step).
-// Each size runs for about BENCH_GPU_SECONDS seconds per provider (default 2). On a software
-// adapter (Mesa's llvmpipe) the figures say nothing about speed: it checks that the bench runs.
+// npm run bench -- gpu: the webgpu provider against the CPU, in the same run.
+//
+// 1. PPO's gradient step (CartPole's MLP, hidden [64, 64]) at minibatch 128, 2048 and 16k rows,
+//    and a wider MLP ([256, 256]) at 2k and 16k: gradient steps per second.
+// 2. The transformer's GRPO gradient step with Adam, as the text learner runs it: the example's
+//    2 x 64 model (addition(2), 13 tokens a row) at batch 64, 256 and 1024, and a 4 x 256 model
+//    (64 tokens a row) at batch 16 and 64: tokens per second.
+// 3. Sampling with the key/value cache (one onnxruntime step per position): the same two models.
+// 4. Where each training graph's nodes run on webgpu (PPO, GRPO, SFT, DQN, SAC): the nodes the
+//    provider leaves to the CPU, and the host<->GPU copies per step they cost.
+//
+// Each row shows the multiply-adds per step that `device: auto` estimates (runtime/device-rule.ts),
+// so the figures say where its threshold (GPU_MIN_MACS_PER_STEP) should sit. The CPU runs one
+// thread per session, as the trainer does. Each cell runs for about BENCH_GPU_SECONDS (default 2).
+// On a software adapter (Mesa's llvmpipe) the figures say nothing about speed: it checks that the
+// bench runs (BENCH_GPU_QUICK=1 keeps the smallest case of each table, for that).
 import { spawnSync } from 'node:child_process';
+import { buildGrpoLoss } from '../runtime/algorithms/grpo/loss.js';
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
+import { GPU_MIN_MACS_PER_STEP, policyMacsPerRow } from '../runtime/device-rule.js';
 import { probeProvider } from '../runtime/device.js';
-import { makeActorCritic } from '../runtime/policies/index.js';
+import { makeActorCritic, makeTokenModel } from '../runtime/policies/index.js';
+import { encodeCompletion, encodePrompts, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
+import { StepSession } from '../runtime/policies/transformer/step-session.js';
 import { Rng } from '../runtime/random.js';
-import type { ExecutionProvider } from '../runtime/tensor/session.js';
+import { addition } from '../runtime/text/generated.js';
+import { taskTokenizer } from '../runtime/text/task.js';
+import { Adam, GradientStep } from '../runtime/tensor/index.js';
 import { parsePlacements, summarize } from '../runtime/tensor/placement.js';
+import type { ExecutionProvider } from '../runtime/tensor/session.js';
 import { ppoMinibatch } from '../test/helpers/ppo-minibatch.js';
 
-const ROWS = (process.env.BENCH_GPU_ROWS ?? '128,2048,16384').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_GPU_SECONDS ?? 2);
+const QUICK = process.env.BENCH_GPU_QUICK === '1';
+const ALL_PPO_CASES: readonly { hidden: readonly number[]; rows: number }[] = [
+  { hidden: [64, 64], rows: 128 },
+  { hidden: [64, 64], rows: 2048 },
+  { hidden: [64, 64], rows: 16384 },
+  { hidden: [256, 256], rows: 2048 },
+  { hidden: [256, 256], rows: 16384 },
+];
+interface TransformerCase {
+  readonly name: string;
+  readonly params: { layers: number; width: number; heads: number; context: number };
+  /** Tokens a training row holds (prompt and completion slots less one). */
+  readonly tokens: number;
+  readonly batches: readonly number[];
+}
+const ALL_TRANSFORMERS: readonly TransformerCase[] = [
+  { name: '2x64 (the example)', params: { layers: 2, width: 64, heads: 4, context: 32 }, tokens: 13, batches: [64, 256, 1024] },
+  { name: '4x256', params: { layers: 4, width: 256, heads: 8, context: 64 }, tokens: 64, batches: [16, 64] },
+];
+const PPO_CASES = QUICK ? ALL_PPO_CASES.slice(0, 1) : ALL_PPO_CASES;
+const TRANSFORMERS = QUICK ? [{ ...ALL_TRANSFORMERS[0]!, batches: [64] }] : ALL_TRANSFORMERS;
 
-const policyFor = () => makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+/** Calls per second of `fn` over about SECONDS, after `warmups` calls (at least 3 timed). */
+async function rate(fn: () => Promise<unknown>, warmups = 2): Promise<number> {
+  for (let i = 0; i < warmups; i++) await fn();
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < SECONDS * 1000 || n < 3) {
+    await fn();
+    n++;
+  }
+  return (n * 1000) / (performance.now() - start);
+}
 
-/** Gradient steps per second of one provider at `rows`, after a few warm-up steps. */
-async function stepsPerSecond(provider: ExecutionProvider, rows: number): Promise<number> {
-  const policy = policyFor();
+const mlp = (hidden: readonly number[]) => ({ kind: 'mlp', name: 'p', params: { hidden: [...hidden] } });
+const macs = (x: number) => (x >= 1e9 ? `${(x / 1e9).toFixed(1)}G` : `${(x / 1e6).toFixed(1)}M`);
+const cell = (x: number, width: number) => (Number.isNaN(x) ? '-' : x >= 1e4 ? Math.round(x).toLocaleString('en') : x.toFixed(1)).padStart(width);
+
+/** PPO gradient steps per second on one provider. */
+async function ppoRate(provider: ExecutionProvider, hidden: readonly number[], rows: number): Promise<number> {
+  const policy = makeActorCritic(mlp(hidden), { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
   const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({})), policy, { compute: { providers: [provider], threads: false }, maxRows: rows });
   const feeds = ppoMinibatch(rows, new Rng(2));
   try {
-    for (let i = 0; i < 3; i++) await step.run(feeds);
-    let n = 0;
-    const start = performance.now();
-    while (performance.now() - start < SECONDS * 1000 || n < 3) {
-      await step.run(feeds);
-      n++;
-    }
-    return (n * 1000) / (performance.now() - start);
+    return await rate(() => step.run(feeds));
   } finally {
     await step.release();
   }
 }
 
-/** The PPO step's placement on webgpu, from onnxruntime's verbose log in a child process. */
+/** A transformer case's model on addition(2)'s tokenizer, and `rows` training rows of `tokens` tokens. */
+function transformerSetup(c: TransformerCase, rows: number) {
+  const task = addition(2);
+  const tokenizer = taskTokenizer(task);
+  const model = makeTokenModel({ kind: 'transformer', name: 'T', params: c.params }, tokenizer, new Rng(1));
+  const layout = textLayout(task.maxPromptLength, c.tokens - task.maxPromptLength - 1);
+  const rng = new Rng(2);
+  const examples = Array.from({ length: rows }, () => task.sample(rng));
+  const prompts = encodePrompts(tokenizer, examples.map((e) => e.prompt), layout);
+  const completions = new Int32Array(rows * layout.completionSlots);
+  examples.forEach((e, r) => completions.set(encodeCompletion(tokenizer, e.target, layout, e.prompt), r * layout.completionSlots));
+  return { model, layout, prompts, batch: trainingRows(prompts, completions, rows, layout) };
+}
+
+/** GRPO gradient steps (with Adam on the host, as the learner does) per second on one provider. */
+async function grpoRate(provider: ExecutionProvider, c: TransformerCase, rows: number): Promise<number> {
+  const { model, batch } = transformerSetup(c, rows);
+  const T = c.tokens;
+  const grpo = buildGrpoLoss(model, T);
+  const step = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false } });
+  const adam = new Adam(model.weights, { eps: 1e-8 });
+  const scalar = (x: number) => new Float32Array([x]);
+  const feeds = {
+    tokens: { data: batch.tokens, dims: [rows, T] },
+    targets: { data: batch.targets, dims: [rows, T] },
+    mask: { data: batch.mask, dims: [rows, T] },
+    advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
+    old_logp: { data: new Float32Array(rows * T), dims: [rows, T] },
+    ref_logp: { data: new Float32Array(rows * T), dims: [rows, T] },
+    token_weight: { data: batch.mask, dims: [rows, T] },
+    inv_tokens: scalar(1 / batch.tokenCount),
+    clip_low: scalar(0.8),
+    clip_high: scalar(1.2),
+    kl_coef: scalar(0.04),
+    ent_coef: scalar(0),
+    inv_temperature: scalar(1),
+  };
+  try {
+    return await rate(async () => adam.step((await step.run(feeds)).grads, 1e-5), 1);
+  } finally {
+    await Promise.all([step.release(), model.release()]);
+  }
+}
+
+/** Completions sampled per second (every row writes all its slots) on one provider. */
+async function samplingRate(provider: ExecutionProvider, c: TransformerCase, rows: number): Promise<number> {
+  const { model, layout, prompts } = transformerSetup(c, rows);
+  const session = await StepSession.create(model.weights, { ...c.params, vocab: model.tokenizer.size }, [provider]);
+  const options = { temperature: 1, greedy: false, rng: new Rng(3) };
+  try {
+    return await rate(() => session.generate(prompts, rows, layout.promptWidth, layout.completionSlots, options), 1);
+  } finally {
+    await Promise.all([session.release(), model.release()]);
+  }
+}
+
+/** Each training graph's placement on webgpu, from onnxruntime's verbose log in a child process. */
 function placementReport(): string[] {
   const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
-  const script = `
-    const { buildPpoLoss, ppoGradientStep, ppoSettings } = await import(${module('../runtime/algorithms/index.js')});
-    const { makeActorCritic } = await import(${module('../runtime/policies/index.js')});
+  const graphs: Record<string, string> = {
+    'PPO (value pass, gradient step)': `
+      const { buildPpoLoss, ppoGradientStep, ppoSettings } = await import(${module('../runtime/algorithms/index.js')});
+      const { makeActorCritic } = await import(${module('../runtime/policies/index.js')});
+      const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+      await (await ppoGradientStep(buildPpoLoss(policy, ppoSettings({})), policy, { compute, maxRows: 128 })).release();`,
+    'GRPO step (transformer 2x64)': `
+      const { buildGrpoLoss } = await import(${module('../runtime/algorithms/grpo/loss.js')});
+      const model = tokenModel();
+      const loss = buildGrpoLoss(model, 13);
+      await (await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names }], { weights: model.weights, compute })).release();`,
+    'SFT step (transformer 2x64)': `
+      const { buildSftLoss } = await import(${module('../runtime/algorithms/sft/loss.js')});
+      const model = tokenModel();
+      const loss = buildSftLoss(model, 13);
+      await (await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names }], { weights: model.weights, compute })).release();`,
+    'sampling step (transformer 2x64)': `
+      const { StepSession } = await import(${module('../runtime/policies/transformer/step-session.js')});
+      const model = tokenModel();
+      await (await StepSession.create(model.weights, { layers: 2, width: 64, heads: 4, context: 32, vocab: model.tokenizer.size }, ['webgpu'])).release();`,
+    'DQN step': `
+      const { dqnGradientStep } = await import(${module('../runtime/algorithms/dqn/loss.js')});
+      const { MlpQNetwork } = await import(${module('../runtime/policies/q-network.js')});
+      const q = new MlpQNetwork(mlpSettings({ hidden: [120, 84], activation: 'relu' }), { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+      await (await dqnGradientStep(q, 'huber', { compute, maxRows: 128 })).release();`,
+    'SAC critic and actor steps': `
+      const sac = await import(${module('../runtime/algorithms/sac/loss.js')});
+      const { SacActor, SacCritics } = await import(${module('../runtime/policies/sac-networks.js')});
+      const { WeightStore } = await import(${module('../runtime/tensor/index.js')});
+      const spaces = { obsDim: 3, actionSpace: { kind: 'box', shape: [1], low: [-2], high: [2] } };
+      const settings = mlpSettings({ hidden: [256, 256], activation: 'relu' });
+      const actor = new SacActor(settings, spaces, new Rng(1));
+      const critics = new SacCritics(settings, spaces, new Rng(2));
+      const options = { compute, maxRows: 256 };
+      await (await sac.sacGradientStep(sac.buildCriticLoss(actor, critics), WeightStore.union(actor.weights, critics.weights, critics.target), critics.weights, options)).release();
+      await (await sac.sacGradientStep(sac.buildActorLoss(actor, critics), WeightStore.union(actor.weights, critics.weights), actor.weights, options)).release();`,
+  };
+  const prelude = `
     const { Rng } = await import(${module('../runtime/random.js')});
-    const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
-    const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({})), policy, { compute: { providers: ['webgpu'], threads: false }, maxRows: 128 });
-    await step.release();`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20, env: { ...process.env, RLX_ORT_PLACEMENT: '1' } });
-  if (run.status !== 0) return [`  placement: the child process failed: ${run.stderr.split('\n').slice(-3).join(' ')}`];
-  return parsePlacements(run.stderr).map((placement, i) => {
-    const s = summarize(placement);
-    const fallbacks = s.fallbacks.length ? s.fallbacks.map((n) => n.op).join(', ') : 'none';
-    return `  session ${i}: ${s.onDevice} nodes on the GPU; CPU fallbacks: ${fallbacks}; shape nodes on the CPU: ${s.shapeNodes.length}; host<->GPU copies per step: ${s.copies}`;
-  });
+    const { GradientStep } = await import(${module('../runtime/tensor/index.js')});
+    const { makeTokenModel } = await import(${module('../runtime/policies/index.js')});
+    const { addition } = await import(${module('../runtime/text/generated.js')});
+    const { taskTokenizer } = await import(${module('../runtime/text/task.js')});
+    const { mlpSettings } = await import(${module('../runtime/policies/mlp.js')});
+    const compute = { providers: ['webgpu'], threads: false };
+    const tokenModel = () => makeTokenModel({ kind: 'transformer', name: 'T', params: { layers: 2, width: 64, heads: 4, context: 32 } }, taskTokenizer(addition(2)), new Rng(1));`;
+  const lines: string[] = [];
+  for (const [name, body] of Object.entries(graphs)) {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', prelude + body], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20, env: { ...process.env, RLX_ORT_PLACEMENT: '1' } });
+    if (run.status !== 0) {
+      lines.push(`  ${name}: the child process failed: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
+      continue;
+    }
+    for (const s of parsePlacements(run.stderr).map(summarize)) {
+      const fallbacks = s.fallbacks.length ? [...new Set(s.fallbacks.map((n) => n.op))].join(', ') : 'none';
+      lines.push(`  ${name}: ${s.onDevice} nodes on the GPU; CPU fallbacks: ${fallbacks}; shape nodes on the CPU: ${s.shapeNodes.length}; host<->GPU copies per step: ${s.copies}`);
+    }
+  }
+  return lines;
 }
 
 export async function benchGpu(): Promise<void> {
-  console.log('\n== gpu: PPO MLP gradient steps/s, webgpu vs cpu (same run)');
+  console.log('\n== gpu: webgpu vs cpu (same run; cpu: one thread per session, as the trainer runs)');
   const probe = await probeProvider('webgpu');
-  if (!probe.ok) {
-    console.log(`  webgpu does not start (${probe.reason.split('\n')[0]}); cpu only`);
-  } else if (probe.hardwareGpu === false) {
-    console.log('  webgpu runs on a software adapter (no GPU found): its figures check that it runs, not its speed');
+  if (!probe.ok) console.log(`  webgpu does not start (${probe.reason.split('\n')[0]}); cpu only`);
+  else if (probe.hardwareGpu === false) console.log('  webgpu runs on a software adapter (no GPU found): its figures check that it runs, not its speed');
+  else console.log(`  webgpu starts; onnxruntime's device discovery ${probe.hardwareGpu ? 'lists a hardware GPU' : 'says nothing of a GPU'} (what device: auto reads)`);
+  const gpu = probe.ok;
+  console.log(`  device: auto picks a GPU from ${macs(GPU_MIN_MACS_PER_STEP)} multiply-adds per step (its estimate per row below)`);
+
+  console.log('\n  PPO gradient steps/s');
+  console.log('  hidden      rows   est. MACs/step   cpu steps/s   webgpu steps/s   webgpu/cpu');
+  for (const { hidden, rows } of PPO_CASES) {
+    const estimate = 3 * rows * policyMacsPerRow(mlp(hidden));
+    const cpu = await ppoRate('cpu', hidden, rows);
+    const onGpu = gpu ? await ppoRate('webgpu', hidden, rows) : NaN;
+    console.log(`  ${`[${hidden.join(', ')}]`.padEnd(10)} ${String(rows).padStart(6)} ${macs(estimate).padStart(16)} ${cell(cpu, 13)} ${cell(onGpu, 16)} ${cell(onGpu / cpu, 12)}`);
   }
-  console.log('  rows     cpu steps/s   webgpu steps/s   webgpu/cpu');
-  for (const rows of ROWS) {
-    const cpu = await stepsPerSecond('cpu', rows);
-    const gpu = probe.ok ? await stepsPerSecond('webgpu', rows) : NaN;
-    const cell = (x: number, width: number) => (Number.isNaN(x) ? '-' : x.toFixed(1)).padStart(width);
-    console.log(`  ${String(rows).padEnd(6)} ${cell(cpu, 12)} ${cell(gpu, 16)} ${cell(gpu / cpu, 12)}`);
+
+  console.log('\n  transformer GRPO step + Adam, tokens/s (batch x tokens a row per step)');
+  console.log('  model                batch   est. MACs/step    cpu tokens/s   webgpu tokens/s   webgpu/cpu');
+  for (const c of TRANSFORMERS) {
+    for (const rows of c.batches) {
+      const estimate = 3 * rows * policyMacsPerRow({ kind: 'transformer', params: c.params });
+      const cpu = (await grpoRate('cpu', c, rows)) * rows * c.tokens;
+      const onGpu = gpu ? (await grpoRate('webgpu', c, rows)) * rows * c.tokens : NaN;
+      console.log(`  ${c.name.padEnd(20)} ${String(rows).padStart(5)} ${macs(estimate).padStart(16)} ${cell(cpu, 15)} ${cell(onGpu, 17)} ${cell(onGpu / cpu, 12)}`);
+    }
   }
-  if (probe.ok) {
-    console.log('  node placement of the PPO step on webgpu:');
+
+  console.log('\n  transformer sampling with the key/value cache, tokens/s (all slots of every row)');
+  console.log('  model                batch    cpu tokens/s   webgpu tokens/s   webgpu/cpu');
+  for (const c of TRANSFORMERS) {
+    const rows = c.batches.at(-1)!;
+    const cpu = (await samplingRate('cpu', c, rows)) * rows * c.tokens;
+    const onGpu = gpu ? (await samplingRate('webgpu', c, rows)) * rows * c.tokens : NaN;
+    console.log(`  ${c.name.padEnd(20)} ${String(rows).padStart(5)} ${cell(cpu, 15)} ${cell(onGpu, 17)} ${cell(onGpu / cpu, 12)}`);
+  }
+
+  if (gpu) {
+    console.log('\n  node placement of each training graph on webgpu:');
     for (const line of placementReport()) console.log(line);
   }
 }

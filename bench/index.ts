@@ -1,33 +1,22 @@
 // npm run bench: every benchmark, figures printed (never asserted). `npm run bench -- dsl`
 // runs the named ones only; whole trainings (`text-learning`) run only when named.
-import { benchDqnParity } from './dqn-parity.js';
-import { benchDsl } from './dsl.js';
-import { benchPpo } from './ppo.js';
-import { benchReinforce } from './reinforce.js';
-import { benchLsp } from './lsp.js';
-import { benchTensor } from './tensor.js';
-import { benchWebview } from './webview.js';
-import { benchText, benchTextLearning } from './text.js';
-import { benchOffPolicy, benchOffPolicyLearning } from './offpolicy.js';
-import { benchGpu } from './gpu.js';
-import { benchSlurm } from './slurm.js';
-import { benchSweep } from './sweep.js';
-
-const BENCHES: Record<string, () => void | Promise<void>> = {
-  dsl: benchDsl,
-  ppo: benchPpo,
-  tensor: () => benchTensor(),
-  reinforce: benchReinforce,
-  lsp: benchLsp,
-  webview: benchWebview,
-  text: benchText,
-  'text-learning': benchTextLearning,
-  offpolicy: benchOffPolicy,
-  'offpolicy-learning': benchOffPolicyLearning,
-  'dqn-parity': benchDqnParity,
-  sweep: benchSweep,
-  slurm: benchSlurm,
-  gpu: benchGpu,
+// Each bench module is imported only when it runs, so a bench needs only its own packages
+// (the gpu one runs on a GPU machine that has no browser or language-server client).
+const BENCHES: Record<string, () => Promise<void>> = {
+  dsl: async () => (await import('./dsl.js')).benchDsl(),
+  ppo: async () => (await import('./ppo.js')).benchPpo(),
+  tensor: async () => (await import('./tensor.js')).benchTensor(),
+  reinforce: async () => (await import('./reinforce.js')).benchReinforce(),
+  lsp: async () => (await import('./lsp.js')).benchLsp(),
+  webview: async () => (await import('./webview.js')).benchWebview(),
+  text: async () => (await import('./text.js')).benchText(),
+  'text-learning': async () => (await import('./text.js')).benchTextLearning(),
+  offpolicy: async () => (await import('./offpolicy.js')).benchOffPolicy(),
+  'offpolicy-learning': async () => (await import('./offpolicy.js')).benchOffPolicyLearning(),
+  'dqn-parity': async () => (await import('./dqn-parity.js')).benchDqnParity(),
+  sweep: async () => (await import('./sweep.js')).benchSweep(),
+  slurm: async () => (await import('./slurm.js')).benchSlurm(),
+  gpu: async () => (await import('./gpu.js')).benchGpu(),
 };
 
 /** Runs of minutes (whole trainings), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */

@@ -29,20 +29,21 @@ export interface PlanWork {
  * all stages counts: the device serves every stage.
  */
 export function planWork(plan: Plan): PlanWork {
-  const perRow = policyMacsPerRow(plan);
+  const perRow = policyMacsPerRow(plan.policy);
   let rows = 0;
   for (const stage of plan.stages) rows = Math.max(rows, stageRows(plan, stage.algorithm.kind, stage.algorithm.params));
   return { macsPerStep: 3 * rows * perRow, rows };
 }
 
-function policyMacsPerRow(plan: Plan): number {
-  const params = PlanParams.of(plan.policy.kind, plan.policy.params, `policy ${plan.policy.kind}`);
-  if (plan.policy.kind === 'transformer') {
+/** Multiply-adds of one forward pass of a row (a sample; for a transformer, a sequence of `context` tokens). */
+export function policyMacsPerRow(policy: Pick<Plan['policy'], 'kind' | 'params'>): number {
+  const params = PlanParams.of(policy.kind, policy.params, `policy ${policy.kind}`);
+  if (policy.kind === 'transformer') {
     const width = params.count('width');
     const context = params.count('context');
     return params.count('layers') * context * (12 * width * width + 2 * context * width);
   }
-  if (plan.policy.kind === 'mlp') {
+  if (policy.kind === 'mlp') {
     const hidden = params.counts('hidden');
     let between = 0;
     for (let i = 1; i < hidden.length; i++) between += hidden[i - 1]! * hidden[i]!;

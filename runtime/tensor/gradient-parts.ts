@@ -181,7 +181,7 @@ export class GradientParts {
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.weights.map((name) => graph.byName(name)!);
         const flat = graph.concat(grad(part.loss, wrt).map((t) => graph.reshape(t, [-1])), 0);
-        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras } });
+        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu') });
         const slots = part.weights.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
         const extraNames = Object.keys(part.extras ?? {});
         if (threaded && i > 0) {

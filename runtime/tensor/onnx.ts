@@ -2,6 +2,7 @@
 // outputs depend on are written, so one graph can hold forward, gradients and extras
 // and be cut into several models.
 
+import { WEBGPU_LOWERINGS, type LoweringWriter } from './webgpu-lowering.js';
 import { CUSTOM_GRADIENT, type Graph } from './graph.js';
 import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
 import { isUnknownDim } from './shape.js';
@@ -23,6 +24,11 @@ export interface ModelOptions {
   readonly bake?: ParamSource;
   readonly graphName?: string;
   readonly docString?: string;
+  /**
+   * For the webgpu provider: write the ops it would leave to the CPU as equivalent ops it has
+   * kernels for (webgpu-lowering.ts), so no node falls back and copies every run.
+   */
+  readonly forWebGpu?: boolean;
 }
 
 export interface ModelIO {
@@ -52,7 +58,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
     if (graph.byName(name)) throw new Error(`buildModel: output name '${name}' is already an input or parameter name`);
   }
 
-  const writer = new ModelWriter(options.bake);
+  const writer = new ModelWriter(options.bake, options.forWebGpu ?? false);
   const needed = reachableFrom(outputs.map(([, t]) => t));
 
   // An op computing exactly one output writes it under the output's name; other outputs
@@ -100,13 +106,18 @@ function reachableFrom(roots: readonly Tensor[]): Tensor[] {
   return [...seen].sort((a, b) => a.id - b.id);
 }
 
-class ModelWriter {
+class ModelWriter implements LoweringWriter {
   readonly nodes: object[] = [];
   readonly initializers: object[] = [];
   readonly inputs: ModelIO[] = [];
   private readonly axesNames = new Map<string, string>();
+  /** Names of the nodes and initializers a lowering adds (`_l0`, `_l1`, ...). */
+  private lowered = 0;
 
-  constructor(private readonly bake: ParamSource | undefined) {}
+  constructor(
+    private readonly bake: ParamSource | undefined,
+    private readonly forWebGpu: boolean,
+  ) {}
 
   add(t: Tensor, nameOf: (t: Tensor) => string): void {
     switch (t.op) {
@@ -125,10 +136,15 @@ class ModelWriter {
       return;
     }
     const inputs = t.inputs.map(nameOf);
+    const lowering = this.forWebGpu ? WEBGPU_LOWERINGS[t.op] : undefined;
+    if (lowering) {
+      lowering(t, inputs, nameOf(t), this);
+      return;
+    }
     const attrs: [string, AttrValue][] = [];
     let op = t.op;
     for (const [key, value] of Object.entries(t.attrs)) {
-      if (key === 'axes' && AXES_AS_INPUT.has(op)) inputs.push(this.axesInput(value as number[]));
+      if (key === 'axes' && AXES_AS_INPUT.has(op)) inputs.push(this.axes(value as number[]));
       else if (key === 'to' && op === 'Cast') attrs.push([key, DataType[value as DType]]);
       else attrs.push([key, value]);
     }
@@ -138,6 +154,18 @@ class ModelWriter {
 
   node(opType: string, inputs: string[], output: string, name: string, attrs: readonly [string, AttrValue][]): void {
     this.nodes.push({ op_type: opType, input: inputs, output: [output], name, attribute: attrs.map(([k, v]) => attribute(k, v, name)) });
+  }
+
+  emit(op: string, inputs: readonly string[], attrs: readonly [string, AttrValue][] = [], output?: string): string {
+    const name = output ?? `_l${this.lowered++}`;
+    this.node(op, [...inputs], name, `${op}${name}`, attrs);
+    return name;
+  }
+
+  constant(value: ConstValue): string {
+    const name = `_l${this.lowered++}`;
+    this.initializers.push(tensorProto(name, value));
+    return name;
   }
 
   private addParam(t: Tensor): void {
@@ -155,7 +183,7 @@ class ModelWriter {
   }
 
   /** One shared int64 initializer per distinct axes list. */
-  private axesInput(axes: readonly number[]): string {
+  axes(axes: readonly number[]): string {
     const key = axes.join(',');
     let name = this.axesNames.get(key);
     if (!name) {

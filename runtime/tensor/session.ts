@@ -58,7 +58,7 @@ export class Session {
 
   /** Compiles `outputs` of `graph` (once; reuse the session for every run). */
   static async create(graph: Graph, outputs: Readonly<Record<string, Tensor>>, options: SessionOptions = {}): Promise<Session> {
-    const model = buildModel(graph, { outputs, bake: options.bake });
+    const model = buildModel(graph, { outputs, bake: options.bake, forWebGpu: options.providers?.includes('webgpu') });
     if (options.weights) {
       for (const io of model.inputs) {
         if (io.isParam && !options.weights.has(io.name)) {

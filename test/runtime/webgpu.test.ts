@@ -67,25 +67,39 @@ describe('the webgpu provider', () => {
     });
   });
 
-  it('runs the PPO graphs on the GPU but for LogSoftmax, which it has no kernel for', async (t) => {
+  it("runs PPO's graphs and the transformer's GRPO step on the GPU with no node left to the CPU", async (t) => {
     if (skip) return t.skip(skip);
     // A child process, as onnxruntime writes its placement log to stderr from native code.
+    const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
     const script = `
-      const { buildPpoLoss, ppoGradientStep, ppoSettings } = await import(${JSON.stringify(new URL('../../runtime/algorithms/index.js', import.meta.url).href)});
-      const { makeActorCritic } = await import(${JSON.stringify(new URL('../../runtime/policies/index.js', import.meta.url).href)});
-      const { Rng } = await import(${JSON.stringify(new URL('../../runtime/random.js', import.meta.url).href)});
+      const { buildPpoLoss, ppoGradientStep, ppoSettings } = await import(${module('../../runtime/algorithms/index.js')});
+      const { buildGrpoLoss } = await import(${module('../../runtime/algorithms/grpo/loss.js')});
+      const { makeActorCritic, makeTokenModel } = await import(${module('../../runtime/policies/index.js')});
+      const { addition } = await import(${module('../../runtime/text/generated.js')});
+      const { taskTokenizer } = await import(${module('../../runtime/text/task.js')});
+      const { GradientStep } = await import(${module('../../runtime/tensor/index.js')});
+      const { Rng } = await import(${module('../../runtime/random.js')});
       const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
       const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({ clip_value: true })), policy, { compute: { providers: ['webgpu'], threads: false }, maxRows: 64 });
-      await step.release();`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, RLX_ORT_PLACEMENT: '1' } });
+      await step.release();
+      console.error('--- transformer');
+      const model = makeTokenModel({ kind: 'transformer', name: 'Tiny', params: { layers: 1, width: 32, heads: 2, context: 16 } }, taskTokenizer(addition(2)), new Rng(1));
+      const grpo = buildGrpoLoss(model, 13);
+      const grpoStep = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['webgpu'], threads: false } });
+      await grpoStep.release();`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20, env: { ...process.env, RLX_ORT_PLACEMENT: '1' } });
     assert.equal(run.status, 0, run.stderr.slice(-2000));
-    const sessions = parsePlacements(run.stderr).map(summarize);
-    assert.ok(sessions.length >= 1, 'onnxruntime logged the placement');
-    const fallbacks = sessions.flatMap((s) => s.fallbacks.map((n) => n.op));
-    // The categorical's log-softmax (policies/distributions.ts) is the one op left on the CPU:
-    // a copy of the logits each way per step (docs/gpu.md). A new op here is a new fallback.
-    assert.deepEqual([...new Set(fallbacks)], ['LogSoftmax']);
-    assert.ok(sessions.every((s) => s.onDevice > 50), 'the graph runs on the GPU');
+    const [ppoLog, transformerLog] = run.stderr.split('--- transformer');
+    const ppo = parsePlacements(ppoLog!).map(summarize);
+    const transformer = parsePlacements(transformerLog!).map(summarize);
+    assert.ok(ppo.length >= 1 && transformer.length === 1, 'onnxruntime logged the placements');
+    // LogSoftmax (no webgpu kernel) and ConstantOfShape (placed on the CPU) are written as other
+    // ops for webgpu (runtime/tensor/webgpu-lowering.ts); a new op here is a new fallback.
+    assert.deepEqual([...ppo, ...transformer].flatMap((s) => s.fallbacks.map((n) => n.op)), []);
+    assert.ok(ppo.every((s) => s.onDevice > 50), 'the PPO graphs run on the GPU');
+    assert.ok(transformer[0]!.onDevice > 200, 'the GRPO step runs on the GPU');
+    // Before the lowering, each bias gradient's ones-row was a CPU ConstantOfShape: ~13 copies here.
+    assert.ok(transformer[0]!.copies <= 4, `host<->GPU copies per GRPO step: ${transformer[0]!.copies}`);
   });
 
   it('trains CartPole with --device webgpu: a short PPO run learns', async (t) => {
