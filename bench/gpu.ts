@@ -208,7 +208,7 @@ export async function benchGpu(): Promise<void> {
   else if (probe.hardwareGpu === false) console.log('  webgpu runs on a software adapter (no GPU found): its figures check that it runs, not its speed');
   else console.log(`  webgpu starts; onnxruntime's device discovery ${probe.hardwareGpu ? 'lists a hardware GPU' : 'says nothing of a GPU'} (what device: auto reads)`);
   const gpu = probe.ok;
-  console.log(`  device: auto picks a GPU from ${macs(GPU_MIN_MACS_PER_STEP)} multiply-adds per step (its estimate per row below)`);
+  console.log(`  device: auto picks a GPU from ${macs(GPU_MIN_MACS_PER_STEP.mlp)} (MLP) and ${macs(GPU_MIN_MACS_PER_STEP.transformer)} (transformer) multiply-adds per step, by its estimate (below)`);
 
   console.log('\n  PPO gradient steps/s');
   console.log('  hidden      rows   est. MACs/step   cpu steps/s   webgpu steps/s   webgpu/cpu');

@@ -1,15 +1,24 @@
-// When `device: auto` trains on a GPU: a rule read from the plan, no measurement. A gradient
-// step on a GPU pays a fixed cost (uploading the minibatch, dispatching each of the graph's
-// ~100 kernels, reading the gradients back) of roughly a millisecond, where onnxruntime's CPU
-// kernels (one thread) do ~10 multiply-adds per nanosecond. The GPU only wins once a step has
-// work enough to hide that cost: GPU_MIN_MACS_PER_STEP multiply-adds, ~10 ms on the CPU.
-// The threshold is an estimate until `npm run bench -- gpu` has measured it on a real GPU
-// (docs/gpu.md); software GPUs (llvmpipe) never win, and auto never picks them.
+// When `device: auto` trains on a GPU: a rule read from the plan, no measurement at run time.
+// A gradient step on the webgpu provider pays a fixed cost however small it is (uploading the
+// minibatch, dispatching each of the graph's kernels, reading the gradients back), which grows
+// with the graph's nodes; the CPU (one thread) pays for the arithmetic alone. The GPU wins once
+// a step has work enough to hide that cost. Measured with `npm run bench -- gpu` on an NVIDIA
+// H200 (docs/gpu.md, 2026-11-26):
+// - PPO's MLP graph (~160 nodes): ~9 ms per step on the GPU at any size up to 16k rows, where the
+//   CPU does ~20G multiply-adds per second: even at ~250M (webgpu/cpu 0.2x at 52M, 1.3-1.7x at 415M).
+// - the transformer's GRPO step (~500 nodes): ~12 ms per step, where the CPU does ~46G of the
+//   estimate's multiply-adds (it counts the whole context) per second: even at ~550M (1.0-1.2x
+//   at 654M, 5.3-5.7x at 2.6G).
+// A smaller GPU computes slower but dispatches about as fast, so the thresholds stay near these.
+// Software GPUs (llvmpipe) never win, and auto never picks them.
 import type { Plan } from '../dsl/compile/plan.js';
 import { PlanParams } from './plan-params.js';
 
-/** Multiply-adds per gradient step from which auto prefers a hardware GPU to the CPU. */
-export const GPU_MIN_MACS_PER_STEP = 100e6;
+/** Multiply-adds per gradient step from which auto prefers a hardware GPU to the CPU, by policy kind. */
+export const GPU_MIN_MACS_PER_STEP: Readonly<Record<'mlp' | 'transformer', number>> = { mlp: 250e6, transformer: 600e6 };
+
+/** The threshold for a policy kind (the MLP's for kinds without their own measurement). */
+export const gpuMinMacs = (policyKind: string): number => (policyKind === 'transformer' ? GPU_MIN_MACS_PER_STEP.transformer : GPU_MIN_MACS_PER_STEP.mlp);
 
 /** Rows an episode is assumed to last where the plan does not bound it (REINFORCE's batches). */
 const ASSUMED_EPISODE_ROWS = 200;
@@ -20,6 +29,8 @@ export interface PlanWork {
   readonly macsPerStep: number;
   /** Rows (samples or sequences) of that step. */
   readonly rows: number;
+  /** Multiply-adds per step from which a GPU beats the CPU for this policy (GPU_MIN_MACS_PER_STEP). */
+  readonly gpuFrom: number;
 }
 
 /**
@@ -32,7 +43,7 @@ export function planWork(plan: Plan): PlanWork {
   const perRow = policyMacsPerRow(plan.policy);
   let rows = 0;
   for (const stage of plan.stages) rows = Math.max(rows, stageRows(plan, stage.algorithm.kind, stage.algorithm.params));
-  return { macsPerStep: 3 * rows * perRow, rows };
+  return { macsPerStep: 3 * rows * perRow, rows, gpuFrom: gpuMinMacs(plan.policy.kind) };
 }
 
 /** Multiply-adds of one forward pass of a row (a sample; for a transformer, a sequence of `context` tokens). */
@@ -72,8 +83,8 @@ function stageRows(plan: Plan, kind: string, given: Readonly<Record<string, unkn
 /** Whether a hardware GPU is worth it for this work, and the reason in a few words. */
 export function gpuWorthIt(work: PlanWork): { worth: boolean; reason: string } {
   const macs = formatMacs(work.macsPerStep);
-  const threshold = formatMacs(GPU_MIN_MACS_PER_STEP);
-  return work.macsPerStep >= GPU_MIN_MACS_PER_STEP
+  const threshold = formatMacs(work.gpuFrom);
+  return work.macsPerStep >= work.gpuFrom
     ? { worth: true, reason: `a gradient step is ~${macs} multiply-adds (${work.rows} rows), at least ${threshold}` }
     : { worth: false, reason: `a gradient step is ~${macs} multiply-adds (${work.rows} rows), under the ${threshold} a GPU needs to beat the CPU` };
 }

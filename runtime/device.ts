@@ -117,7 +117,7 @@ function shortReason(reason: string): string {
   // Session's message wraps onnxruntime's: "could not start execution provider(s) X (WHY); install ..."
   const why = /could not start execution provider\(s\) \w+ \((.*)\); install/s.exec(reason)?.[1] ?? reason;
   if (/Failed to load shared library/i.test(why)) return 'its provider library is not installed';
-  if (/RequestAdapterStatus|adapter/i.test(why)) return 'no GPU adapter (no Vulkan loader or GPU driver)';
+  if (/RequestAdapterStatus|adapter/i.test(why)) return 'no usable GPU adapter: install libvulkan1 and the GPU\'s Vulkan driver (NVIDIA\'s needs libglvnd0 too; docs/gpu.md)';
   const line = why.split('\n')[0];
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
 }
