@@ -56,6 +56,7 @@ suite('problems', () => {
     await vscode.commands.executeCommand('notifications.clearAll');
     try {
       const uri = writeSpec('broken-trainer.rlx', tinySpec('BrokenTrainer'));
+      await open(uri);
       const outcome = await vscode.commands.executeCommand<TrainOutcome>('rlx.train', uri, 'BrokenTrainer');
       assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
       const [result] = await outcome.batch.done;
