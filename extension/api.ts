@@ -29,5 +29,7 @@ export interface RunsTreeSnapshot {
   description?: string;
   icon?: string;
   contextValue?: string;
+  /** The item's element, as the view passes it to the commands of its context menu (opaque). */
+  element: unknown;
   children: RunsTreeSnapshot[];
 }

@@ -115,6 +115,7 @@ function snapshot(tree: RunsTreeProvider, node: RunsNode | undefined): RunsTreeS
       description: typeof item.description === 'string' ? item.description : undefined,
       icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
       contextValue: item.contextValue,
+      element: child,
       children: snapshot(tree, child),
     };
   });

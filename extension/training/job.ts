@@ -53,6 +53,9 @@ export interface JobProgress {
  */
 export type FailureCause = 'start' | 'crash' | 'refused' | 'run';
 
+/** The exit status of `rlx` on an internal error (cli/main.ts), as sysexits' EX_SOFTWARE. */
+const INTERNAL_ERROR_EXIT = 70;
+
 export interface JobResult {
   state: Exclude<JobState, 'queued' | 'running'>;
   cause?: FailureCause;
@@ -298,7 +301,10 @@ export class TrainJob {
     const runError = run?.state === 'failed' ? run.status?.error : undefined;
     if (runError !== undefined) return { state: 'failed', cause: 'run', error: runError, exitCode: code };
     const said = trainerMessage(this.lines);
-    const cause: FailureCause = last ? 'run' : said !== undefined ? 'refused' : 'crash';
+    // It refused (the spec, its plan, the arguments) when it said why and did not break doing so:
+    // an internal error (cli/main.ts: exit 70) is the trainer's, whatever it printed.
+    const refused = said !== undefined && code !== INTERNAL_ERROR_EXIT && !/^internal error:/.test(said);
+    const cause: FailureCause = last ? 'run' : refused ? 'refused' : 'crash';
     const error = said ?? trainerError(this.lines) ?? `the trainer exited with code ${code}`;
     return { state: 'failed', cause, error, exitCode: code };
   }

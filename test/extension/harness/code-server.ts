@@ -36,6 +36,16 @@ export interface CodeServerRun {
   seconds: number;
 }
 
+/** What a screenshot shows, as text (written to the suite beside each screenshot it asked for). */
+export interface WorkbenchText {
+  statusBar: string[];
+  /** The notification toasts on screen, each as one text (message, source, buttons). */
+  notifications: string[];
+  sideBarRows: string[];
+  /** The text of each webview's page (dashboards, comparisons) open in the workbench. */
+  webviews: string[];
+}
+
 export interface CodeServerOptions {
   codeServer: string;
   chromium: string;
@@ -86,6 +96,9 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
     RLX_TEST_RESULTS: resultsFile,
     RLX_TEST_SCREENSHOT_DIR: options.screenshots ? signals : '',
     RLX_TEST_GREP: options.grep ?? '',
+    // The suites may reload the window here (suite/session.ts): this harness keeps the page's
+    // bindings across the reload, and the suites carry their results over it.
+    RLX_TEST_CAN_RELOAD: '1',
   });
   const args = [
     '--bind-addr', `127.0.0.1:${port}`,
@@ -138,15 +151,20 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
     const request = path.join(signals, 'request');
     while (!done && Date.now() < deadline) {
       if (options.screenshots && fs.existsSync(request)) {
-        // The suite names the picture; `workbench` is the one the test asserts on.
-        const name = fs.readFileSync(request, 'utf8').trim().replace(/[^\w-]/g, '_') || 'workbench';
+        // The suite names the picture (`workbench` is the one this harness asserts on), and may
+        // ask for the mouse over an element of a webview first (a chart's read-out shows on hover).
+        const asked = readRequest(fs.readFileSync(request, 'utf8'));
+        const name = asked.name;
         fs.rmSync(request);
+        if (asked.hover) await hoverInWebviews(page, asked.hover);
         const file = path.join(options.screenshots, `${name}.png`);
         fs.mkdirSync(options.screenshots, { recursive: true });
         await page.screenshot({ path: file });
         screenshots.push(file);
-        if (name === 'workbench') dom = await workbenchText(page);
-        fs.writeFileSync(path.join(signals, `done-${name}`), '');
+        const seen = await workbenchText(page);
+        if (name === 'workbench') dom = { statusBar: seen.statusBar, sideBarRows: seen.sideBarRows };
+        // What the picture shows, as text the suite can assert on (helpers.ts screenshot()).
+        fs.writeFileSync(path.join(signals, `done-${name}`), JSON.stringify(seen));
       }
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -161,12 +179,44 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
   return { exitCode, results, log: text, screenshots, dom, seconds: (Date.now() - started) / 1000 };
 }
 
-async function workbenchText(page: Page): Promise<{ statusBar: string[]; sideBarRows: string[] }> {
-  return page.evaluate(() => {
+/** A screenshot request: a name, or JSON `{ name, hover }` (helpers.ts screenshot()). */
+function readRequest(text: string): { name: string; hover?: string } {
+  const raw = text.trim();
+  const asked = raw.startsWith('{') ? (JSON.parse(raw) as { name: string; hover?: string }) : { name: raw };
+  return { ...asked, name: asked.name.replace(/[^\w-]/g, '_') || 'workbench' };
+}
+
+/** Moves the mouse over the first element matching `selector` in a webview, at 90% of its width. */
+async function hoverInWebviews(page: Page, selector: string): Promise<void> {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.childFrames().length > 0) continue;
+    const target = frame.locator(selector).first();
+    const box = (await target.count().catch(() => 0)) > 0 ? await target.boundingBox() : null;
+    if (!box) continue;
+    await target.hover({ position: { x: Math.floor(box.width * 0.9), y: Math.floor(box.height / 2) } });
+    return;
+  }
+}
+
+/** The workbench's texts a person reads in a screenshot: status bar, notifications, side bar rows, and each webview's page. */
+async function workbenchText(page: Page): Promise<WorkbenchText> {
+  const seen = await page.evaluate(() => {
     const texts = (selector: string) =>
       [...document.querySelectorAll<HTMLElement>(selector)].map((e) => (e.getAttribute('aria-label') ?? e.innerText ?? '').trim()).filter(Boolean);
-    return { statusBar: texts('.statusbar-item'), sideBarRows: texts('.part.sidebar .monaco-list-row') };
+    return {
+      statusBar: texts('.statusbar-item'),
+      notifications: [...document.querySelectorAll<HTMLElement>('.notification-toast')].map((e) => e.innerText.trim()).filter(Boolean),
+      sideBarRows: texts('.part.sidebar .monaco-list-row'),
+    };
   });
+  // A webview is a frame in a frame (the host page, then its content): read the innermost ones.
+  const webviews: string[] = [];
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.childFrames().length > 0) continue;
+    const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+    if (text.trim() !== '') webviews.push(text.trim());
+  }
+  return { ...seen, webviews };
 }
 
 function freePort(): Promise<number> {

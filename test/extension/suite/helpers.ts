@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RlxApi } from '../../../extension/api.js';
+import type { WorkbenchText } from '../harness/code-server.js';
 
 export const EXTENSION_ID = 'rlx.rlx';
 
@@ -100,15 +101,19 @@ export function readJson<T>(file: string): T {
 
 /**
  * Asks the harness for a screenshot of the workbench as it is now (code-server only: it watches
- * RLX_TEST_SCREENSHOT_DIR); false when nobody takes screenshots.
+ * RLX_TEST_SCREENSHOT_DIR) and returns what it shows as text (status bar, notifications, side bar
+ * rows, webview pages); undefined when nobody takes screenshots.
  */
-export async function screenshot(name: string): Promise<boolean> {
+export async function screenshot(name: string, options: { hover?: string } = {}): Promise<WorkbenchText | undefined> {
   const dir = process.env.RLX_TEST_SCREENSHOT_DIR;
-  if (!dir) return false;
+  if (!dir) return undefined;
   await new Promise((r) => setTimeout(r, 1500)); // let the workbench lay out and paint
-  fs.writeFileSync(path.join(dir, 'request'), name);
-  await waitFor(`the harness to take the screenshot ${name}`, () => fs.existsSync(path.join(dir, `done-${name}`)), 30_000, 200);
-  return true;
+  const done = path.join(dir, `done-${name}`);
+  fs.rmSync(done, { force: true });
+  // `hover`: a selector in a webview the mouse is put over first (a chart's read-out shows on hover).
+  fs.writeFileSync(path.join(dir, 'request'), options.hover ? JSON.stringify({ name, hover: options.hover }) : name);
+  // Read until whole: the harness may be writing it.
+  return waitFor(`the harness to take the screenshot ${name}`, () => fs.existsSync(done) && (JSON.parse(fs.readFileSync(done, 'utf8')) as WorkbenchText), 30_000, 200);
 }
 
 /** A figure the suites measure (click to first update...): printed, and kept beside the results file. */

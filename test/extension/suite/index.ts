@@ -5,6 +5,7 @@
 /// <reference types="mocha" />
 import * as fs from 'node:fs';
 import Mocha from 'mocha';
+import { results, takeCarriedResults } from './session.js';
 
 export interface SuiteResults {
   passed: string[];
@@ -22,11 +23,20 @@ export async function run(): Promise<void> {
   await import('./language.js');
   await import('./training.js');
   await import('./stop-resume.js');
+  await import('./sweeps.js');
+  // Reloads the window (session.ts): the suites after it run in the new extension host.
+  await import('./reattach.js');
   await import('./problems.js');
   await import('./trust.js');
   await import('./screenshot.js');
 
-  const results: SuiteResults = { passed: [], failed: [], pending: [] };
+  // After a reload a test asked for: its results so far, and only the tests not run yet.
+  const carried = takeCarriedResults();
+  if (carried) {
+    Object.assign(results, carried);
+    const done = new Set([...carried.passed, ...carried.failed.map((f) => f.title), ...carried.pending]);
+    dropTests(mocha.suite, (t) => done.has(t.fullTitle()));
+  }
   const failures = await new Promise<number>((resolve) => {
     const runner = mocha.run(resolve);
     runner.on('pass', (t) => results.passed.push(t.fullTitle()));
@@ -35,5 +45,11 @@ export async function run(): Promise<void> {
   });
   const file = process.env.RLX_TEST_RESULTS;
   if (file) fs.writeFileSync(file, JSON.stringify(results, null, 2));
-  if (failures > 0) throw new Error(`${failures} editor test(s) failed`);
+  if (failures > 0 || results.failed.length > 0) throw new Error(`${results.failed.length} editor test(s) failed`);
+}
+
+/** Removes the tests `drop` picks from a suite and its children (a suite left empty runs no hooks). */
+function dropTests(suite: Mocha.Suite, drop: (t: Mocha.Test) => boolean): void {
+  suite.tests = suite.tests.filter((t) => !drop(t));
+  for (const child of suite.suites) dropTests(child, drop);
 }

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RlxApi } from '../../../extension/api.js';
 import type { TrainOutcome } from '../../../extension/training/launcher.js';
-import { open, rlxApi, setSetting, tinySpec, waitFor, waitForDiagnostics, workspaceDir, writeSpec } from './helpers.js';
+import { codeLenses, open, rlxApi, screenshot, setSetting, tinySpec, waitFor, waitForDiagnostics, workspaceDir, writeSpec } from './helpers.js';
 
 suite('problems', () => {
   let api: RlxApi;
@@ -53,8 +53,10 @@ suite('problems', () => {
     // What a trainer whose native module does not load prints (as the bundle would).
     fs.writeFileSync(path.join(workspaceDir(), 'broken-trainer.mjs'), "process.stderr.write('rlx train: internal error: cannot load onnxruntime_binding.node\\n');\nprocess.exitCode = 70;\n");
     const restore = await setSetting('trainer.path', 'broken-trainer.mjs');
+    await vscode.commands.executeCommand('notifications.clearAll');
     try {
       const uri = writeSpec('broken-trainer.rlx', tinySpec('BrokenTrainer'));
+      await open(uri);
       const outcome = await vscode.commands.executeCommand<TrainOutcome>('rlx.train', uri, 'BrokenTrainer');
       assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
       const [result] = await outcome.batch.done;
@@ -62,8 +64,56 @@ suite('problems', () => {
       assert.equal(result.error, 'internal error: cannot load onnxruntime_binding.node');
       assert.deepEqual(result.runDirs, []);
       await waitFor('the failure in the status bar', () => /\$\(error\) rlx: BrokenTrainer failed/.test(api.statusBar().training));
+      // The trainer is what to fix, not the spec: the notification leads to the setting.
+      const notice = await waitFor('the failure notification', () => (/BrokenTrainer/.test(api.lastTrainingNotice()?.message ?? '') ? api.lastTrainingNotice() : undefined));
+      assert.equal(notice.message, 'Training BrokenTrainer did not start: internal error: cannot load onnxruntime_binding.node. Check the trainer (setting rlx.trainer.path) and the output in "rlx Training".');
+      assert.deepEqual(notice.actions, ['Open Log', 'Open Settings']);
+      const seen = await screenshot('failed-start-bad-trainer');
+      if (seen) assert.ok(seen.notifications.some((n) => n.includes('Training BrokenTrainer did not start') && n.includes('Open Settings')), `notifications: ${seen.notifications.join(' | ')}`);
     } finally {
       await restore();
+    }
+  });
+
+  test('shows every line of a plan the trainer refuses at start, and leads to the spec, not the settings', async function () {
+    this.timeout(60_000);
+    // A text env whose spec the checker cannot read without running it (exported under another
+    // name): the checker passes the spec, and the trainer, once it loads the module, refuses
+    // an mlp policy and PPO for text actions: two problems.
+    fs.writeFileSync(
+      path.join(workspaceDir(), 'talk_env.ts'),
+      `const textSpec = { actions: 'text', max_turns: 2, max_observation: 6, max_action: 4, alphabet: 'abcdefghijklmnopqrstuvwxyz' };
+export { textSpec as spec };
+export default class Talk {
+  reset(_seed: number) { return { observation: 'go', info: {} }; }
+  step(text: string) { return { observation: text.slice(0, 6), reward: text === 'ab' ? 1 : 0, done: true, info: {} }; }
+}
+`,
+    );
+    const uri = writeSpec('refused.rlx', tinySpec('Refused').replace('env Pole = CartPole { max_steps: 200 }', 'env Pole = module("./talk_env.ts")'));
+    await open(uri);
+    const lens = await waitFor('the Train lens of Refused', async () => (await codeLenses(uri)).find((l) => l.command?.command === 'rlx.train'));
+    assert.deepEqual(vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error), [], 'the checker passes it');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const outcome = await vscode.commands.executeCommand<TrainOutcome>(lens.command!.command, ...(lens.command!.arguments ?? []));
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
+    const [result] = await outcome.batch.done;
+    assert.equal(result.state, 'failed');
+    assert.equal(result.cause, 'refused');
+    assert.deepEqual(result.runDirs, []);
+    const notice = await waitFor('the failure notification', () => (/Refused/.test(api.lastTrainingNotice()?.message ?? '') ? api.lastTrainingNotice() : undefined));
+    assert.equal(
+      notice.message,
+      'Training Refused did not start: the plan cannot run here: policy Small (mlp) cannot write text: env Pole (module "talk_env.ts") needs a transformer policy; PPO does not train on text actions (env Pole (module "talk_env.ts"))',
+    );
+    assert.deepEqual(notice.actions, ['Open Spec', 'Open Log']);
+    const seen = await screenshot('failed-start-refused-plan');
+    if (seen) {
+      const toast = seen.notifications.find((n) => n.includes('Training Refused did not start'));
+      assert.ok(toast, `notifications: ${seen.notifications.join(' | ')}`);
+      assert.match(toast, /PPO does not train on text actions/);
+      assert.match(toast, /Open Spec/);
+      assert.doesNotMatch(toast, /Open Settings/);
     }
   });
 

@@ -1,6 +1,6 @@
 // A stand-in for `rlx train` in the job tests: writes a run directory as the real trainer does
 // (status.json, events.jsonl), announces it on stdout as the run starts, and prints its kind of lines. FAKE_MODE picks what
-// happens: finish, fail-early (before any run directory), refuse-plan (a plan the runtime cannot run), fail-run, or wait (until SIGINT or SIGTERM).
+// happens: finish, fail-early (before any run directory), internal-error (the trainer breaks before training), refuse-plan (a plan the runtime cannot run), fail-run, or wait (until SIGINT or SIGTERM).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -22,6 +22,11 @@ async function main(): Promise<number> {
   if (mode === 'fail-early') {
     process.stderr.write("rlx train: cannot read the plan 'x.json': ENOENT\n");
     return 2;
+  }
+  if (mode === 'internal-error') {
+    // As cli/main.ts prints an error it did not expect (a native module that does not load).
+    process.stderr.write('rlx train: internal error: cannot load onnxruntime_binding.node\nThis is a bug in rlx; run again with RLX_DEBUG=1 for details and report it.\n');
+    return 70;
   }
   if (mode === 'refuse-plan') {
     // As cli/commands/train.ts prints a PlanError with several problems.

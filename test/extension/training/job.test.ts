@@ -56,6 +56,14 @@ test('a plan the trainer refuses: every problem it listed, and the cause "refuse
   assert.equal(result.error, 'the plan cannot run here:\n  - DQN does not train on continuous actions (Pendulum)\n  - envs must be a positive whole number, got 0');
 });
 
+test('a trainer that breaks before training (an internal error): the cause "crash", the trainer to check, not the spec', async () => {
+  const { job: j } = job('internal-error');
+  const result = await j.start();
+  assert.equal(result.cause, 'crash');
+  assert.equal(result.exitCode, 70);
+  assert.match(result.error ?? '', /^internal error: cannot load onnxruntime_binding\.node/);
+});
+
 test('a run that fails: the error from its status.json', async () => {
   const { job: j } = job('fail-run');
   const result = await j.start();
