@@ -9,7 +9,6 @@ import { POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, type EnvSpec } from '../dsl/schema/index.js';
 import { curriculumProblems } from './trainer/curriculum.js';
-import { textModuleRewardTermsWhy } from '../dsl/schema/env-module.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends Error {
@@ -90,10 +89,6 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     }
   }
   if (plan.curriculum) problems.push(...curriculumProblems(plan, text));
-  const rewardWhy = builtin(plan.env.kind)?.declKind === 'env' ? (builtin(plan.env.kind) as EnvSpec).rewardTermsNotImplemented : undefined;
-  if (plan.reward && rewardWhy) problems.push(rewardWhy);
-  // A text module's dialogues train on the rewards its step() returns, as GuessNumber's do.
-  if (plan.reward && isModule && text === true) problems.push(textModuleRewardTermsWhy(envLabel));
   if (!Number.isSafeInteger(plan.envs) || plan.envs < 1) problems.push(`envs must be a positive whole number, got ${String(plan.envs)}`);
   if (plan.seeds.length === 0) problems.push('the plan lists no seeds');
   if (problems.length > 0) throw new PlanError(problems);

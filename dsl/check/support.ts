@@ -78,13 +78,6 @@ function checkExperimentSupport(ctx: CheckContext, symbol: DeclSymbol): void {
     if (spec?.declKind === 'algorithm') warnAction(spec, stage.owner === symbol ? name!.range : ownEnv);
   }
 
-  const reward = effective.properties.get('reward');
-  const rewardWhy = env !== 'module' ? env.rewardTermsNotImplemented : undefined;
-  if (reward && rewardWhy) {
-    const at = reward.owner === symbol ? reward.node.path[0].range : ownEnv;
-    if (at) ctx.accept('warning', 'not-implemented', `\`rlx train\` will refuse this: ${rewardWhy}`, at);
-  }
-
   if (stages.length > 1 && !text) {
     const ownStage = stages.find((s) => s.owner === symbol);
     const at = ownStage?.node.keywordRange ?? ownEnv;

@@ -71,14 +71,11 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
     }
   });
 
-  test('a built-in env feature the trainer does not run', () => {
-    refusedWithWarning('env Guess = GuessNumber {}\nreward Long { term a = length(completion) }\nexperiment X { env: Guess, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Long }', /reward terms on a dialogue env \(GuessNumber\) are not implemented yet/);
-  });
-
   test('REINFORCE on a text task, GuessNumber, stops on accuracy: checked clean and run', () => {
     for (const source of [
       'experiment X { env: Arith, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
       'env Guess = GuessNumber {}\nexperiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
+      'env Guess = GuessNumber {}\nreward Short { term a = -0.01 * length(completion) + contains(reply, "higher") + env_reward + info.turns }\nexperiment X { env: Guess, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Short }',
       'experiment X { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, stop: eval.accuracy >= 0.95 or train.accuracy > 0.99 }',
     ]) {
       assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);

@@ -41,12 +41,12 @@ describe('what the trainer would refuse', () => {
 
   it('follows what the experiment names, in other files too', () => {
     const f = fixture({
-      'main.rlx': 'import "./parts.rlx"\nexperiment Guessing = Base { budget: 1k }\nexperiment Fine { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
-      'parts.rlx': 'env Guess = GuessNumber { max_turns: 7 }\npolicy Tiny = transformer\nreward Text { term a = length(completion) }\nexperiment Base { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, reward: Text }\n',
+      'main.rlx': 'import "./parts.rlx"\nexperiment Guessing = Base { seeds: [2] }\nexperiment Fine { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
+      'parts.rlx': 'env Guess = GuessNumber { max_turns: 7 }\nenv Pole = CartPole\npolicy Tiny = transformer\npolicy Actor = mlp\nexperiment Base { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = PPO { budget: 1k } }\n',
     });
     const found = experiments(f.doc);
     assert.equal(found[0].clean, true);
-    assert.match(found[0].unsupported.join('\n'), /reward terms on a dialogue env \(GuessNumber\)/);
+    assert.match(found[0].unsupported.join('\n'), /several stages/);
     assert.deepEqual(found[1].unsupported, []);
   });
 });
