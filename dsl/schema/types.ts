@@ -96,6 +96,12 @@ export interface AlgorithmSpec extends BuiltinBase {
   actionsNotImplemented?: Partial<Record<ActionKind, string>>;
   /** The parameter that gives the algorithm a length of its own, so a stage may omit `budget` (SFT: `updates`). */
   lengthParam?: string;
+  /**
+   * The networks it trains over observation vectors, in words ("an actor-critic"): a stage
+   * starts from the previous stage's networks, so consecutive stages on a numeric env must
+   * train the same ones. Absent for algorithms of text envs only (one language model).
+   */
+  networks?: string;
 }
 
 export interface PolicySpec extends BuiltinBase {

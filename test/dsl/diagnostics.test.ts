@@ -976,16 +976,22 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   // looks for one), so this case breaks a parsed tree by hand, the way a bug would.
   'not-implemented': [
     {
-      name: 'several stages on an env that is not a text task, at the first stage',
-      source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  ⟦stage⟧ warm = PPO { budget: 1k }\n  stage main = PPO { budget: 10k }\n}\n`,
-      severity: 'warning',
-      message: '`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only',
-    },
-    {
       name: 'a stop condition on a metric only text tasks report, with a numeric env: at the metric',
       source: `${PRELUDE}experiment X { env: Pole, policy: Actor, algorithm: PPO, budget: 1k, stop: ⟦eval.accuracy⟧ >= 0.95 }\n`,
       severity: 'warning',
       message: /^eval.accuracy is reported by text tasks only; with CartPole this condition never holds/,
+    },
+  ],
+  'incompatible-stages': [
+    {
+      name: 'PPO then DQN on an env of numbers: at the later stage',
+      source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  stage warm = Tuned { budget: 1k }\n  stage main = ⟦DQN⟧ { budget: 10k }\n}\n`,
+      message: 'stage main (DQN) cannot start from the weights of stage warm (PPO): PPO trains an actor-critic, DQN a Q-network. Each stage starts from the networks the one before it trained, so consecutive stages on an env of numbers train the same ones (PPO an actor-critic, DQN a Q-network, SAC an actor and twin Q-networks, REINFORCE an actor-critic)',
+    },
+    {
+      name: 'a stage added to inherited ones: at its own stage',
+      source: `${PRELUDE}experiment X {\n  env: Swing\n  policy: Actor\n  stage warm = SAC { budget: 1k }\n}\nexperiment Y = X {\n  stage main = ⟦PPO⟧ { budget: 10k }\n}\n`,
+      message: /^stage main \(PPO\) cannot start from the weights of stage warm \(SAC\): SAC trains an actor and twin Q-networks, PPO an actor-critic\./,
     },
   ],
   'internal-error': [{ name: 'a check that throws is reported at the declaration, and the other checks go on', run: internalErrorTest }],
