@@ -25,6 +25,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-module-spec': 'A user env module whose `export const spec` rlx cannot read or that is not valid.',
   'undeclared-module-spec': 'A user env module that does not declare its names (`export const spec`), so reward terms are checked only when training starts.',
   'incompatible-env': 'An algorithm that cannot train on the environment (DQN on continuous actions).',
+  'incompatible-stages': 'Consecutive stages whose networks cannot pass from one to the next (PPO, then DQN).',
   'unknown-field': 'An expression name or field the paired environment does not have.',
   'unknown-function': 'A call of a function that does not exist.',
   'wrong-arguments': 'A call with the wrong number or names of arguments.',

@@ -3,7 +3,7 @@
 // `npm run docs` rewrites it, so the reference cannot drift from the registry.
 import { DIAGNOSTIC_CODES } from './diagnostics.js';
 import {
-  ALGORITHMS, DECLARATION_SCHEMAS, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES,
+  ALGORITHMS, DECLARATION_SCHEMAS, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAME_ENVS, REWARD_NAMES, SCHEDULES,
   type BlockSpec, type ParamSpec, type PlanValue, type ValueType,
 } from './schema/index.js';
 
@@ -92,7 +92,7 @@ export function renderReference(): string {
   out.push('', '## Functions in expressions', '');
   for (const f of FUNCTIONS) out.push(`- \`${f.name}(${f.params.map((p) => p.name).join(', ')}${f.variadic ? ', ...' : ''})\`: ${f.doc}${f.text ? ' (text tasks)' : ''}`);
   out.push('', '## Names in reward terms', '');
-  for (const n of REWARD_NAMES) out.push(`- \`${n.name}${n.fields ? '.NAME' : ''}\`: ${n.doc}${n.availableFor === 'all' ? '' : ` (${{ goal: 'goal-conditioned envs', text: 'text tasks', nontext: 'non-text envs' }[n.availableFor]})`}`);
+  for (const n of REWARD_NAMES) out.push(`- \`${n.name}${n.fields ? '.NAME' : ''}\`: ${n.doc}${n.availableFor === 'all' ? '' : ` (${REWARD_NAME_ENVS[n.availableFor]})`}`);
   out.push('', '## Metrics in conditions (`stop:`, `advance:`)', '');
   for (const m of METRICS) out.push(`- \`${m.name}\`: ${m.doc}${m.notImplemented ? ` Not testable yet: ${m.notImplemented}.` : ''}`);
   out.push('', '## Diagnostics', '', '| code | meaning |', '|---|---|');

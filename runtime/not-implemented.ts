@@ -7,7 +7,7 @@
 // registry is neither implemented here nor marked there, or is both. Implementing one means:
 // add it to its registry in the runtime, delete its `notImplemented` in dsl/schema.
 import {
-  FUNCTIONS, NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS, REWARD_NAMES,
+  FUNCTIONS, NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS, REWARD_NAME_ENVS, REWARD_NAMES,
 } from '../dsl/schema/index.js';
 
 /** Built-ins by declaration kind: name -> why it cannot run yet (shown to the user). */
@@ -24,7 +24,7 @@ export const NOT_IMPLEMENTED_FUNCTIONS: Readonly<Record<string, string>> = Objec
   FUNCTIONS.filter((f) => f.text).map((f) => [f.name, 'text verifiers need a text environment (TextTask)']),
 );
 
-/** Names a reward term may use that only text environments (TextTask) have; runtime/text/reward-terms.ts compiles them there. */
+/** Names a reward term may use that only text environments have; runtime/text/reward-terms.ts compiles them there. */
 export const NOT_IMPLEMENTED_REWARD_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
-  REWARD_NAMES.filter((n) => n.availableFor === 'text').map((n) => [n.name, `only text environments (TextTask) have a ${n.name}`]),
+  REWARD_NAMES.flatMap((n) => (n.availableFor === 'text' || n.availableFor === 'task' || n.availableFor === 'dialogue' ? [[n.name, `only ${REWARD_NAME_ENVS[n.availableFor]} have a ${n.name}`]] : [])),
 );

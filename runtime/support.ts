@@ -4,12 +4,11 @@
 import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
 import { ALGORITHMS, algorithmDefinition } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
-import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FEATURES } from './not-implemented.js';
+import { NOT_IMPLEMENTED } from './not-implemented.js';
 import { POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
-import { builtin, type EnvSpec } from '../dsl/schema/index.js';
+import { builtin, stageHandoverProblem, type EnvSpec } from '../dsl/schema/index.js';
 import { curriculumProblems } from './trainer/curriculum.js';
-import { textModuleRewardTermsWhy } from '../dsl/schema/env-module.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends Error {
@@ -65,7 +64,14 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     if (text === true && !definition.tokenModel) problems.push(`${name} cannot write text: ${envLabel} needs a transformer policy`);
     if (text === false && !definition.actorCritic) problems.push(`${name} reads tokens, not observation vectors: ${envLabel} needs an mlp policy`);
   }
-  if (plan.stages.length !== 1 && text === false) problems.push(NOT_IMPLEMENTED_FEATURES.stages);
+  // On an env of numbers each stage starts from the networks the one before it trained.
+  if (text !== true) {
+    plan.stages.slice(1).forEach((next, i) => {
+      const previous = plan.stages[i]!;
+      const problem = stageHandoverProblem({ name: previous.name, algorithm: previous.algorithm.kind }, { name: next.name, algorithm: next.algorithm.kind });
+      if (problem) problems.push(problem);
+    });
+  }
   for (const stage of plan.stages) {
     const algorithm = stage.algorithm.kind;
     const problem = builtinProblem('algorithm', algorithm, ALGORITHMS.map((a) => a.name));
@@ -90,10 +96,6 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     }
   }
   if (plan.curriculum) problems.push(...curriculumProblems(plan, text));
-  const rewardWhy = builtin(plan.env.kind)?.declKind === 'env' ? (builtin(plan.env.kind) as EnvSpec).rewardTermsNotImplemented : undefined;
-  if (plan.reward && rewardWhy) problems.push(rewardWhy);
-  // A text module's dialogues train on the rewards its step() returns, as GuessNumber's do.
-  if (plan.reward && isModule && text === true) problems.push(textModuleRewardTermsWhy(envLabel));
   if (!Number.isSafeInteger(plan.envs) || plan.envs < 1) problems.push(`envs must be a positive whole number, got ${String(plan.envs)}`);
   if (plan.seeds.length === 0) problems.push('the plan lists no seeds');
   if (problems.length > 0) throw new PlanError(problems);

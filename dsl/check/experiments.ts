@@ -1,6 +1,6 @@
 // Checks that look at an experiment as a whole: required parts, whether the algorithm, policy
 // and reward fit the environment, and seeds.
-import { algorithmSpec, builtinsOfKind, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec } from '../schema/index.js';
+import { algorithmSpec, builtinsOfKind, stageHandoverProblem, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
@@ -55,6 +55,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
     }
   }
   checkCompatibility(ctx, symbol, stages);
+  checkStageHandover(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
 }
@@ -121,6 +122,31 @@ function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: Effec
     } else if (policy.name === 'mlp' && env.action === 'text') {
       ctx.accept('error', 'incompatible-env', `${envLabel} is a text task; an mlp cannot read or write text; use transformer`, policyAt);
     }
+  }
+}
+
+/**
+ * On an env of numbers each stage starts from the networks the one before it trained, so
+ * consecutive stages must train the same ones (PPO then DQN cannot). Reported at the later
+ * stage's algorithm where this experiment declares it, else at the earlier one's. Text envs
+ * train one language model in every stage.
+ */
+function checkStageHandover(ctx: CheckContext, symbol: DeclSymbol, stages: Effective<A.NamedMember>[]): void {
+  const { model } = ctx;
+  if (stages.length < 2 || model.envSpec(model.referencedTarget(symbol, 'env'))?.action === 'text') return;
+  const algorithmOf = (stage: Effective<A.NamedMember>) => {
+    const baseName = stage.node.base?.name.parts[0];
+    const target = baseName && model.lookup(stage.owner.unit, baseName.text);
+    const spec = target?.kind === 'builtin' ? algorithmSpec(target.spec.name) : target ? model.rootBuiltin(target.symbol) : undefined;
+    return spec?.declKind === 'algorithm' && baseName ? { name: spec.name, at: baseName.range } : undefined;
+  };
+  for (let i = 1; i < stages.length; i++) {
+    const [previous, next] = [stages[i - 1]!, stages[i]!];
+    const [from, to] = [algorithmOf(previous), algorithmOf(next)];
+    if (!from || !to) continue;
+    const problem = stageHandoverProblem({ name: previous.node.name?.text ?? '?', algorithm: from.name }, { name: next.node.name?.text ?? '?', algorithm: to.name });
+    const at = next.owner === symbol ? to.at : previous.owner === symbol ? from.at : undefined;
+    if (problem && at) ctx.accept('error', 'incompatible-stages', problem, at);
   }
 }
 

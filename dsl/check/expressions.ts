@@ -1,7 +1,7 @@
 // Expressions that are not plain values: reward terms (over the env's named fields), stop and
 // advance conditions (over run metrics), and paths into an experiment (`env.size`).
 import { closestNames, didYouMean, validList } from '../diagnostics.js';
-import { FUNCTIONS, functionSpec, METRICS, REWARD_NAMES, type EnvSpec, type ExprType } from '../schema/index.js';
+import { FUNCTIONS, functionSpec, METRICS, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, type EnvSpec, type ExprType } from '../schema/index.js';
 import type { Expression, QualifiedName } from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
@@ -101,12 +101,8 @@ function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferr
   }
   if (env?.kind === 'builtin') {
     const e = env.spec;
-    const available = spec.availableFor === 'all'
-      || (spec.availableFor === 'text' && e.action === 'text')
-      || (spec.availableFor === 'nontext' && e.action !== 'text')
-      || (spec.availableFor === 'goal' && e.goalConditioned === true);
-    if (!available) {
-      const why = spec.availableFor === 'text' ? 'only text tasks have it' : spec.availableFor === 'goal' ? 'only goal-conditioned envs have it' : 'text tasks do not have it';
+    if (!rewardNameAvailable(spec, e)) {
+      const why = spec.availableFor === 'nontext' ? 'text envs do not have it' : `only ${REWARD_NAME_ENVS[spec.availableFor as Exclude<typeof spec.availableFor, 'all'>]} have it`;
       accept('error', 'unknown-field', `'${head.text}' is not available with ${env.label} (${e.name}): ${why}`, head.range);
       return 'unknown';
     }

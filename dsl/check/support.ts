@@ -3,7 +3,7 @@
 // that a spec never checks clean and then fails at train time. Each warning sits at the name
 // the user wrote: the built-in, the block, the stage, the metric.
 import {
-  NOT_IMPLEMENTED_FEATURES, algorithmSpec, METRICS, type AlgorithmSpec, type EnvSpec,
+  algorithmSpec, METRICS, type AlgorithmSpec, type EnvSpec,
 } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
@@ -76,19 +76,6 @@ function checkExperimentSupport(ctx: CheckContext, symbol: DeclSymbol): void {
     const target = name && model.lookup(stage.owner.unit, name.text);
     const spec = target?.kind === 'builtin' ? algorithmSpec(target.spec.name) : target ? model.rootBuiltin(target.symbol) : undefined;
     if (spec?.declKind === 'algorithm') warnAction(spec, stage.owner === symbol ? name!.range : ownEnv);
-  }
-
-  const reward = effective.properties.get('reward');
-  const rewardWhy = env !== 'module' ? env.rewardTermsNotImplemented : undefined;
-  if (reward && rewardWhy) {
-    const at = reward.owner === symbol ? reward.node.path[0].range : ownEnv;
-    if (at) ctx.accept('warning', 'not-implemented', `\`rlx train\` will refuse this: ${rewardWhy}`, at);
-  }
-
-  if (stages.length > 1 && !text) {
-    const ownStage = stages.find((s) => s.owner === symbol);
-    const at = ownStage?.node.keywordRange ?? ownEnv;
-    if (at) ctx.accept('warning', 'not-implemented', `\`rlx train\` will refuse this: ${NOT_IMPLEMENTED_FEATURES.stages}`, at);
   }
 
   const stop = effective.properties.get('stop');

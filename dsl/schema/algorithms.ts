@@ -24,6 +24,7 @@ const clip = (defaultValue: number, doc: string): ParamSpec =>
 export const PPO: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'PPO',
+  networks: 'an actor-critic',
   doc: 'Proximal Policy Optimization (Schulman et al. 2017) with GAE, as in CleanRL ppo.py: on-policy, clipped surrogate objective.',
   actions: ['discrete', 'continuous'],
   params: [
@@ -47,6 +48,7 @@ export const PPO: AlgorithmSpec = {
 export const DQN: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'DQN',
+  networks: 'a Q-network',
   doc: 'Deep Q-Network (Mnih et al. 2015), as in CleanRL dqn.py: off-policy, replay buffer, target network, epsilon-greedy exploration; optional Double DQN and hindsight relabeling.',
   actions: ['discrete'],
   params: [
@@ -75,6 +77,7 @@ export const DQN: AlgorithmSpec = {
 export const SAC: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'SAC',
+  networks: 'an actor and twin Q-networks',
   doc: 'Soft Actor-Critic (Haarnoja et al. 2018), as in CleanRL sac_continuous_action.py (and its discrete-action variant): off-policy, twin Q networks, entropy regularisation with automatic temperature.',
   actions: ['discrete', 'continuous'],
   params: [
@@ -101,6 +104,7 @@ export const SAC: AlgorithmSpec = {
 export const REINFORCE: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'REINFORCE',
+  networks: 'an actor-critic',
   doc: 'Monte-Carlo policy gradient (Williams 1992) over whole episodes, with an optional baseline; `leave_one_out` is RLOO (Kool et al. 2019; Ahmadian et al. 2024).',
   actions: ['discrete', 'continuous', 'text'],
   params: [
@@ -166,3 +170,17 @@ export const SFT: AlgorithmSpec = {
 };
 
 export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT];
+
+/**
+ * Why stage `next` cannot follow stage `previous` on an env of numbers (undefined when it can):
+ * a stage starts from the networks the stage before it trained, so both must train the same
+ * ones. The checker reports it at the stage (incompatible-stages), `rlx train` refuses it.
+ */
+export function stageHandoverProblem(previous: { name: string; algorithm: string }, next: { name: string; algorithm: string }): string | undefined {
+  const from = ALGORITHMS.find((a) => a.name === previous.algorithm)?.networks;
+  const to = ALGORITHMS.find((a) => a.name === next.algorithm)?.networks;
+  if (from === undefined || to === undefined || from === to) return undefined;
+  const families = ALGORITHMS.filter((a) => a.networks !== undefined).map((a) => `${a.name} ${a.networks}`).join(', ');
+  return `stage ${next.name} (${next.algorithm}) cannot start from the weights of stage ${previous.name} (${previous.algorithm}): ${previous.algorithm} trains ${from}, ${next.algorithm} ${to}. `
+    + `Each stage starts from the networks the one before it trained, so consecutive stages on an env of numbers train the same ones (${families})`;
+}

@@ -55,7 +55,7 @@ export const EXPERIMENT: DeclarationSchema = {
 
 export const STAGE: DeclarationSchema = {
   declKind: 'stage',
-  doc: 'One phase of a staged experiment: an algorithm with its own budget (e.g. SFT warm-up, then GRPO).',
+  doc: 'One phase of a staged experiment: an algorithm with its own budget (an SFT warm-up, then GRPO; PPO with one learning rate, then another). Each stage starts from the weights the one before it trained.',
   params: [param('budget', count({ max: 1e12 }), undefined, 'Environment steps for this stage; on a text task, completions sampled (GRPO) or demonstrations trained on (SFT). An SFT stage without one runs its `updates`.')],
   blocks: [],
 };

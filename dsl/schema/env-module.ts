@@ -145,12 +145,6 @@ export function moduleEnvSpec(spec: EnvModuleSpec, file: string): EnvSpec {
     action: spec.actions,
     infoFields: [...spec.info],
     ...(spec.goal ? { goalConditioned: true } : {}),
-    // A dialogue trains on the env's own rewards, as GuessNumber does.
-    ...(spec.text ? { rewardTermsNotImplemented: textModuleRewardTermsWhy(file) } : {}),
+    ...(spec.text ? { dialogue: true } : {}),
   };
-}
-
-/** Why a text module's experiment may not have reward terms (the checker warns, the trainer refuses). */
-export function textModuleRewardTermsWhy(env: string): string {
-  return `reward terms on a user text env (${env}) are not implemented yet: it trains on the rewards its step() returns`;
 }

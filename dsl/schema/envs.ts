@@ -121,11 +121,11 @@ export const TextTask: EnvSpec = {
 export const GuessNumber: EnvSpec = {
   declKind: 'env',
   name: 'GuessNumber',
-  doc: 'A multi-turn text dialogue: the agent guesses a hidden whole number and the env answers "higher", "lower" or "correct". Reward 1 for finding it.',
+  doc: 'A multi-turn text dialogue: the agent guesses a hidden whole number and the env answers "higher", "lower" or "correct". Reward 1 for finding it. Each turn reports `info.turns` (guesses so far, this one included) and `info.hidden` (the hidden number) to reward terms.',
   obsFields: [],
   action: 'text',
   infoFields: ['turns', 'hidden'],
-  rewardTermsNotImplemented: 'reward terms on a dialogue env (GuessNumber) are not implemented yet: it trains on the env\'s own reward (1 for finding the number)',
+  dialogue: true,
   params: [
     param('low', int(), 1, 'Smallest possible number.'),
     param('high', int(), 100, 'Largest possible number.'),

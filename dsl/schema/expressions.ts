@@ -1,7 +1,7 @@
 // What expressions may call and name: schedules (any schedulable hyperparameter), reward
 // functions and verifiers, the names a reward term sees, and the metrics a stop rule sees.
 import { num, param } from './build.js';
-import type { FunctionSpec, MetricName, ParamSpec, RewardName } from './types.js';
+import type { EnvSpec, FunctionSpec, MetricName, ParamSpec, RewardName, RewardNameAvailability } from './types.js';
 
 const over: ParamSpec = param('over', num({ min: 0, exclusiveMin: true, max: 1 }), 1,
   'Fraction of the budget over which the schedule runs; after it the final value holds.');
@@ -65,16 +65,39 @@ export const REWARD_NAMES: RewardName[] = [
   { name: 'action', doc: 'The action taken (index or vector).', type: 'number', availableFor: 'nontext' },
   { name: 'goal', doc: 'The goal of a goal-conditioned env.', type: 'vector', availableFor: 'goal' },
   { name: 'achieved', doc: 'The goal actually achieved after the step (goal-conditioned envs).', type: 'vector', availableFor: 'goal' },
-  { name: 'terminated', doc: 'The episode ended in a terminal state at this step.', type: 'bool', availableFor: 'all' },
-  { name: 'truncated', doc: 'The episode was cut off by its step limit at this step.', type: 'bool', availableFor: 'all' },
+  { name: 'terminated', doc: 'The episode ended in a terminal state at this step (a dialogue: the env said `done`).', type: 'bool', availableFor: 'all' },
+  { name: 'truncated', doc: 'The episode was cut off by its step limit at this step (a dialogue: its last allowed turn, without `done`).', type: 'bool', availableFor: 'all' },
   { name: 'success', doc: 'The env reports success at this step (goal reached, answer correct).', type: 'bool', availableFor: 'all' },
-  { name: 't', doc: 'Step index within the episode, from 0.', type: 'number', availableFor: 'all' },
+  { name: 't', doc: 'Step index within the episode, from 0 (a dialogue: the agent turn, from 0).', type: 'number', availableFor: 'all' },
   { name: 'info', doc: 'Extra values the env reports; `info.NAME`.', type: 'number', fields: 'info', availableFor: 'all' },
-  { name: 'prompt', doc: 'The prompt of a text task.', type: 'string', availableFor: 'text' },
-  { name: 'completion', doc: 'The text the policy wrote.', type: 'string', availableFor: 'text' },
-  { name: 'target', doc: 'The correct answer of a text task.', type: 'string', availableFor: 'text' },
+  { name: 'prompt', doc: 'What the policy read: the prompt of a text task; in a dialogue, the dialogue before this turn (the opening, then each turn and reply), one message per line.', type: 'string', availableFor: 'text' },
+  { name: 'completion', doc: 'The text the policy wrote: the completion, or in a dialogue this agent turn.', type: 'string', availableFor: 'text' },
+  { name: 'target', doc: 'The correct answer of a text task.', type: 'string', availableFor: 'task' },
+  { name: 'reply', doc: 'The env\'s answer to this agent turn; empty on the turn that ends the dialogue (that reply is never shown).', type: 'string', availableFor: 'dialogue' },
+  { name: 'env_reward', doc: 'The env\'s own reward for this agent turn (what step() returned; GuessNumber: 1 for the right guess).', type: 'number', availableFor: 'dialogue' },
 ];
 
+
+/** What kind of env a name of `REWARD_NAMES` needs, in words (for messages and the reference). */
+export const REWARD_NAME_ENVS: Readonly<Record<Exclude<RewardNameAvailability, 'all'>, string>> = {
+  goal: 'goal-conditioned envs',
+  text: 'text envs',
+  task: 'single-turn text tasks (TextTask)',
+  dialogue: 'dialogue envs (GuessNumber, user text modules)',
+  nontext: 'non-text envs',
+};
+
+/** Whether a reward term on `env` may use `name`. */
+export function rewardNameAvailable(name: RewardName, env: Pick<EnvSpec, 'action' | 'goalConditioned' | 'dialogue'>): boolean {
+  switch (name.availableFor) {
+    case 'all': return true;
+    case 'goal': return env.goalConditioned === true;
+    case 'text': return env.action === 'text';
+    case 'task': return env.action === 'text' && env.dialogue !== true;
+    case 'dialogue': return env.dialogue === true;
+    case 'nontext': return env.action !== 'text';
+  }
+}
 
 /** Metrics that `stop:` and curriculum `advance:` conditions may test. */
 export const METRICS: MetricName[] = [

@@ -1,15 +1,16 @@
 // The schema registry: the one place that says which built-ins exist and what they take.
 import type { DeclKind } from '../syntax/ast.js';
-import { ALGORITHMS } from './algorithms.js';
+import { ALGORITHMS, stageHandoverProblem } from './algorithms.js';
 import { DECLARATION_SCHEMAS } from './declarations.js';
 import { ENVS, MODULE_ENV_PARAMS } from './envs.js';
-import { FUNCTIONS, METRICS, REWARD_NAMES, SCHEDULES } from './expressions.js';
+import { FUNCTIONS, METRICS, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, SCHEDULES } from './expressions.js';
 import { POLICIES } from './policies.js';
 import { NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS } from './not-implemented.js';
 import type { AlgorithmSpec, BuiltinSpec, FunctionSpec, ParamSpec } from './types.js';
 
 export * from './types.js';
-export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, MODULE_ENV_PARAMS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES };
+export { stageHandoverProblem };
+export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, MODULE_ENV_PARAMS, FUNCTIONS, METRICS, POLICIES, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, SCHEDULES };
 export { NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS };
 
 /** The language version recorded in every plan. */

@@ -1,6 +1,6 @@
 // What the language declares but the trainer does not run yet. Built-ins, blocks and metrics
 // carry their own `notImplemented` reason; this file adds the features that are not one name
-// (several stages) and gathers everything for the runtime, which refuses
+// (none at present) and gathers everything for the runtime, which refuses
 // a plan that needs any of it (runtime/not-implemented.ts re-exports these). The checker warns
 // at the place a spec uses one, so a spec that checks clean does not fail at `rlx train`.
 import { ALGORITHMS } from './algorithms.js';
@@ -8,10 +8,8 @@ import { ENVS } from './envs.js';
 import { METRICS } from './expressions.js';
 import { POLICIES } from './policies.js';
 
-/** Features of an experiment that the trainer cannot honour yet. */
-export const NOT_IMPLEMENTED_FEATURES = {
-  stages: 'experiments with several stages are implemented for text envs (SFT then GRPO) only',
-} as const;
+/** Features of an experiment that the trainer cannot honour yet, by name: why (none at present). */
+export const NOT_IMPLEMENTED_FEATURES: Readonly<Record<string, string>> = {};
 
 const reasons = (specs: readonly { name: string; notImplemented?: string }[]): Readonly<Record<string, string>> =>
   Object.fromEntries(specs.flatMap((s) => (s.notImplemented === undefined ? [] : [[s.name, s.notImplemented]])));

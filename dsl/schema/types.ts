@@ -80,8 +80,8 @@ export interface EnvSpec extends BuiltinBase {
   /** Named observation fields, as reward expressions write them: `obs.theta`. */
   obsFields: string[];
   action: ActionKind;
-  /** Why an experiment's `reward` cannot apply to this env yet; absent when it can. The checker warns at `reward`, `rlx train` refuses it. */
-  rewardTermsNotImplemented?: string;
+  /** A multi-turn text env (a dialogue): reward terms are evaluated per agent turn and read `reply`, `env_reward`. */
+  dialogue?: boolean;
   /** Has `goal` and `achieved`, so hindsight relabeling applies. */
   goalConditioned?: boolean;
   /** Extra names in `info.NAME`. */
@@ -96,6 +96,12 @@ export interface AlgorithmSpec extends BuiltinBase {
   actionsNotImplemented?: Partial<Record<ActionKind, string>>;
   /** The parameter that gives the algorithm a length of its own, so a stage may omit `budget` (SFT: `updates`). */
   lengthParam?: string;
+  /**
+   * The networks it trains over observation vectors, in words ("an actor-critic"): a stage
+   * starts from the previous stage's networks, so consecutive stages on a numeric env must
+   * train the same ones. Absent for algorithms of text envs only (one language model).
+   */
+  networks?: string;
 }
 
 export interface PolicySpec extends BuiltinBase {
@@ -128,8 +134,14 @@ export interface RewardName {
   type: ExprType;
   /** `obs.FIELD`: the env's observation fields; `info.NAME`: any name. */
   fields?: 'obs' | 'info';
-  availableFor: 'all' | 'goal' | 'text' | 'nontext';
+  availableFor: RewardNameAvailability;
 }
+
+/**
+ * Which envs have a reward name: every env, goal-conditioned ones, text envs (TextTask and
+ * dialogues), single-turn text tasks only (TextTask), dialogue envs only, or envs of numbers.
+ */
+export type RewardNameAvailability = 'all' | 'goal' | 'text' | 'task' | 'dialogue' | 'nontext';
 
 export interface MetricName {
   name: string;

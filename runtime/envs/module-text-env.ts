@@ -27,6 +27,8 @@ export interface TextStep {
   readonly done: boolean;
   /** info.success, where the module reports it. */
   readonly success?: boolean;
+  /** The info values spec.info declares (true/false as 1/0), for reward terms' `info.NAME`. */
+  readonly info: Readonly<Record<string, number>>;
 }
 
 interface UserTextEnv {
@@ -73,7 +75,8 @@ export class TextModuleEnv {
     this.checkInfo(info);
     // A last reply is never shown: it is neither checked nor passed on.
     const observation = result.done ? '' : this.message(result.observation, 'step()');
-    return { observation, reward: result.reward, done: result.done, ...(info.success !== undefined ? { success: info.success === true } : {}) };
+    const declared = Object.fromEntries(this.infoFields.map((name) => [name, Number(info[name] ?? 0)]));
+    return { observation, reward: result.reward, done: result.done, ...(info.success !== undefined ? { success: info.success === true } : {}), info: declared };
   }
 
   /** The module's next good turn; null when it has no expert. */

@@ -8,6 +8,7 @@ import { SacActor, SacCritics } from './sac-networks.js';
 import type { ActorCriticPolicy, PolicySpaces, TokenModel } from './policy.js';
 import { MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
+import type { NetworkHandover } from './handover.js';
 import { TransformerPolicy } from './transformer/transformer.js';
 import { transformerSettings } from './transformer/settings.js';
 
@@ -19,6 +20,7 @@ export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy,
 export { TransformerPolicy } from './transformer/transformer.js';
 export { argmax, MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
+export { NetworkHandover, type NetworkFamily } from './handover.js';
 export type { SampleOptions } from './transformer/sampling.js';
 
 /** A policy kind of the language, and the network families it builds. */
@@ -79,6 +81,8 @@ export class PolicyFactory {
     /** The env's spaces; null for a text env (its policy reads tokens). */
     readonly spaces: PolicySpaces | null,
     private readonly rng: Rng,
+    /** Passes the previous stage's networks into those built here (stages on an env of numbers). */
+    private readonly handover?: NetworkHandover,
   ) {
     const definition = policyDefinition(component.kind);
     if (!definition) {
@@ -92,14 +96,20 @@ export class PolicyFactory {
     const build = this.definition.actorCritic;
     if (!build) throw new Error(`${algorithm} trains an actor-critic, which policy ${this.component.name} (${this.component.kind}) cannot be`);
     if (!this.spaces) throw new Error(`${algorithm} trains an actor-critic over observation vectors, which a text env does not have`);
-    return build(this.settings, this.spaces, this.rng);
+    const policy = build(this.settings, this.spaces, this.rng);
+    this.handover?.adopt('actor-critic', { policy: policy.weights });
+    policy.sync();
+    return policy;
   }
 
   qNetwork(algorithm: string): QNetworkPolicy {
     const build = this.definition.qNetwork;
     if (!build) throw new Error(`${algorithm} trains a Q-network, which policy ${this.component.name} (${this.component.kind}) cannot be; use an mlp policy`);
     if (!this.spaces) throw new Error(`${algorithm} trains a Q-network over observation vectors, which a text env does not have`);
-    return build(this.settings, this.spaces, this.rng);
+    const q = build(this.settings, this.spaces, this.rng);
+    this.handover?.adopt('q-network', { q: q.weights });
+    q.sync();
+    return q;
   }
 
   /** SAC's actor and twin critics (with targets), both built from the plan's policy settings. */
@@ -107,7 +117,11 @@ export class PolicyFactory {
     const { sacActor, sacCritics } = this.definition;
     if (!sacActor || !sacCritics) throw new Error(`${algorithm} trains an actor and twin Q networks, which policy ${this.component.name} (${this.component.kind}) cannot be; use an mlp policy`);
     if (!this.spaces) throw new Error(`${algorithm} trains networks over observation vectors, which a text env does not have`);
-    return { actor: sacActor(this.settings, this.spaces, this.rng), critics: sacCritics(this.settings, this.spaces, this.rng) };
+    const actor = sacActor(this.settings, this.spaces, this.rng);
+    const critics = sacCritics(this.settings, this.spaces, this.rng);
+    this.handover?.adopt('sac', { actor: actor.weights, critics: critics.weights, targets: critics.target });
+    actor.sync();
+    return { actor, critics };
   }
 
   tokenModel(algorithm: string, tokenizer: CharTokenizer): TokenModel {

@@ -7,11 +7,13 @@
 // not the next episode's first), obs / next_obs as vectors, action (a number, or a vector for
 // multi-dimensional boxes), goal and achieved (goal-conditioned envs, after the step),
 // terminated, truncated, success, t (the step's index in its episode, from 0), info.NAME (what
-// a user module's spec declares it reports; bound to the env's values by bindInfo()).
+// a user module's spec declares it reports; bound to the env's values by bindInfo()). Text envs
+// add their texts (runtime/text/reward-terms.ts); dialogues, evaluated once per agent turn,
+// add env_reward, the env's own reward for the turn.
 import type { PlanReward } from '../../dsl/compile/plan.js';
 import type { Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
-import { TEXT_NAMES, TextVerifiers } from '../text/reward-terms.js';
+import { DIALOGUE_TEXT_NAMES, TASK_TEXT_NAMES, TEXT_NAMES, TextVerifiers } from '../text/reward-terms.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
 
 export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
@@ -35,8 +37,10 @@ export interface RewardEnv {
   /** Goal-conditioned envs: the observation fields holding the goal and the achieved goal. */
   readonly goalFields?: readonly string[];
   readonly achievedFields?: readonly string[];
-  /** A text env (TextTask): terms read prompt, completion and target through the verifiers (runtime/text). */
+  /** A text env: terms read its texts through the verifiers (runtime/text). */
   readonly text?: boolean;
+  /** A multi-turn text env: terms read reply, env_reward and info per agent turn (runtime/text/dialogue-reward.ts). */
+  readonly dialogue?: boolean;
 }
 
 /** One transition, as the trainer fills it before each evaluate(). */
@@ -54,6 +58,9 @@ export class RewardContext {
   prompt = '';
   completion = '';
   target = '';
+  reply = '';
+  /** Dialogues: the env's own reward for the turn. */
+  envReward = 0;
 
   constructor(obsDim: number, actionDim: number) {
     this.obs = new Float32Array(obsDim);
@@ -134,7 +141,7 @@ export function compileReward(reward: PlanReward, env: RewardEnv): CompiledRewar
   const actionDim = env.actionSpace.kind === 'discrete' ? 1 : env.actionSpace.shape.reduce((a, b) => a * b, 1);
   const infoNames: string[] = [];
   const resolve = rewardResolver(env, actionDim, infoNames);
-  const text = env.text ? new TextVerifiers() : undefined;
+  const text = env.text ? new TextVerifiers(env.dialogue ? DIALOGUE_TEXT_NAMES : TASK_TEXT_NAMES) : undefined;
   const lines = ['let s = 0, v = 0;'];
   reward.terms.forEach((term, i) => {
     let code: string;
@@ -194,9 +201,12 @@ function rewardResolver(env: RewardEnv, actionDim: number, infoNames: string[]):
       case 'success':
       case 't':
         return { scalar: `c.${head}` };
+      case 'env_reward':
+        if (!env.dialogue) throw new ExprError(`"env_reward": only dialogue envs (GuessNumber, user text modules) have one; ${env.kind} is not one`);
+        return { scalar: 'c.envReward' };
       case 'info': {
-        // Text envs report none; others report what they declare, bound by bindInfo().
-        if (env.text || !sub) throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);
+        // Single-turn text tasks report none; others report what they declare, bound by bindInfo().
+        if ((env.text && !env.dialogue) || !sub) throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);
         if (!infoNames.includes(sub)) infoNames.push(sub);
         return { scalar: `c.info[${infoNames.indexOf(sub)}]` };
       }

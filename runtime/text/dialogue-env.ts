@@ -3,11 +3,14 @@
 // the model writing the agent's turns in lockstep on the dialogue grid; demonstrations are the
 // env's expert dialogues; evaluation runs the env's evaluation dialogues greedily.
 //
-// A dialogue's return is the sum of the env's rewards; it is one episode (return, turns,
-// success) for the trainer's train.* windows. Steps count agent turns, as env steps.
+// A dialogue's return is the sum of its turns' rewards (the env's, with or replaced by the
+// plan's reward terms: dialogue-reward.ts); it is one episode (return, turns, success) for the
+// trainer's train.* windows, and each term's sum over the dialogue is logged as rewards/<term>.
+// Steps count agent turns, as env steps.
 import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { TokenModel } from '../policies/index.js';
 import { Rng } from '../random.js';
+import { DialogueReward } from './dialogue-reward.js';
 import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
 import type { RolloutOptions, Rollouts, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import { CharTokenizer } from './tokenizer.js';
@@ -19,13 +22,16 @@ export class DialogueEnvironment implements TextEnv {
   readonly tokenizer: CharTokenizer;
   readonly layout: DialogueLayout;
   readonly description: Readonly<{ env: string; task: string }>;
-  readonly termNames: readonly string[] = [];
+  readonly termNames: readonly string[];
   readonly policyFields: Readonly<Record<string, unknown>>;
 
   constructor(
     readonly env: DialogueEnv,
     kind: string,
+    /** The plan's reward terms, evaluated per agent turn (none: the env's own rewards). */
+    private readonly reward = DialogueReward.none(),
   ) {
+    this.termNames = reward.termNames;
     this.tokenizer = CharTokenizer.fromAlphabet(env.alphabet);
     this.layout = dialogueLayout(env);
     this.description = { env: kind, task: env.description };
@@ -55,7 +61,7 @@ export class DialogueEnvironment implements TextEnv {
     const starts = Array.from({ length: o.groups }, () => o.startRng.uint32());
     const dialogues = starts.flatMap((seed) => Array.from({ length: G }, () => this.env.start(new Rng(seed))));
     const step = await model.decoder(rows);
-    const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng } });
+    const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng } }, this.reward);
     const tokens = dialogueTrainingRows(batch, this.layout);
     const steps = batch.turns.reduce((a, b) => a + b, 0);
     const mean = (xs: ArrayLike<number>) => Array.from(xs).reduce((a, b) => a + b, 0) / xs.length;
@@ -67,10 +73,14 @@ export class DialogueEnvironment implements TextEnv {
       'charts/dialogues': rows,
     };
     if (batch.reportsSuccess) metrics['train/batch_success'] = mean(batch.success);
+    const names = this.termNames;
+    const termsOf = (r: number) => Object.fromEntries(names.map((name, k) => [name, batch.termSums[r * names.length + k]!]));
+    names.forEach((name, k) => (metrics[`rewards/${name}`] = mean(Array.from({ length: rows }, (_, r) => batch.termSums[r * names.length + k]!))));
     const samples = batch.transcripts.map((transcript, r) => ({
       start: dialogues[r]!.opening,
       turns: transcript.slice(1),
       reward: batch.returns[r]!,
+      ...(names.length > 0 ? { terms: termsOf(r) } : {}),
       ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
     }));
     return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples };
@@ -91,7 +101,7 @@ export class DialogueEnvironment implements TextEnv {
     for (let start = 0; start < all.length; start += EVAL_BATCH) {
       const dialogues = all.slice(start, start + EVAL_BATCH);
       const step = await model.decoder(dialogues.length);
-      const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: 1, greedy: true } });
+      const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: 1, greedy: true } }, this.reward);
       returns.push(...batch.returns);
       lengths.push(...batch.turns);
       successes += batch.success.reduce((a, b) => a + b, 0);

@@ -16,6 +16,7 @@ import type { TokenRows } from './text-env.js';
 import { BOS, EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import type { DecodeStep, SampleOptions } from '../policies/transformer/sampling.js';
 import { argMax, draw } from '../policies/transformer/sampling.js';
+import { DialogueReward } from './dialogue-reward.js';
 
 /** What the env says after an agent turn. */
 export interface TurnResult {
@@ -25,6 +26,8 @@ export interface TurnResult {
   readonly done: boolean;
   /** Whether the agent reached the goal (GuessNumber: found the number); feeds `success`. */
   readonly success?: boolean;
+  /** The values the env reports for reward terms' `info.NAME` (true/false as 1/0). */
+  readonly info?: Readonly<Record<string, number>>;
 }
 
 /** One dialogue (an episode). */
@@ -83,8 +86,10 @@ export interface DialogueBatch {
   readonly grid: Int32Array;
   /** 1 where the grid holds a token the agent wrote (characters and EOS) [rows, gridWidth]. */
   readonly agentTokens: Uint8Array;
-  /** Sum of the env's rewards, agent turns taken, and whether the goal was reached, per row. */
+  /** Sum of the rewards (the env's, with or replaced by the reward terms), agent turns taken, and whether the goal was reached, per row. */
   readonly returns: Float64Array;
+  /** Each reward term summed over a row's turns [rows, terms] (DialogueReward.termNames; empty without terms). */
+  readonly termSums: Float64Array;
   readonly turns: Int32Array;
   readonly success: Uint8Array;
   /** Whether any dialogue reported success at all (envs without a goal never do). */
@@ -101,15 +106,18 @@ export type TurnWriter = { readonly step: DecodeStep; readonly vocab: number; re
 
 /**
  * Runs `dialogues` (one per row) to their end: the agent's turns are sampled from `writer` at
- * their grid positions, each env reply written into the grid before the model reads it.
+ * their grid positions, each env reply written into the grid before the model reads it. Each
+ * turn's reward is `reward`'s (the env's own, with or replaced by the plan's terms).
  */
-export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: CharTokenizer, layout: DialogueLayout, writer: TurnWriter): Promise<DialogueBatch> {
+export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: CharTokenizer, layout: DialogueLayout, writer: TurnWriter, reward = DialogueReward.none()): Promise<DialogueBatch> {
   const rows = dialogues.length;
   const T = gridWidth(layout);
   const { openingWidth: W, turnSlots: A, replySlots: E } = layout;
   const grid = new Int32Array(rows * T).fill(PAD);
   const agentTokens = new Uint8Array(rows * T);
   const returns = new Float64Array(rows);
+  const terms = reward.termNames.length;
+  const termSums = new Float64Array(rows * terms);
   const turns = new Int32Array(rows);
   const success = new Uint8Array(rows);
   let reportsSuccess = false;
@@ -131,9 +139,11 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
       if (!active[r]) continue;
       const text = tokenizer.decode(grid.subarray(r * T + start, r * T + start + A));
       const result = dialogues[r]!.turn(text);
+      const prompt = transcripts[r]!.map(([, message]) => message).join('\n');
+      const truncated = !result.done && k === layout.turns - 1;
       transcripts[r]!.push(['agent', text]);
       turns[r]++;
-      returns[r] += result.reward;
+      returns[r] += reward.score({ prompt, completion: text, result, t: k, truncated }, termSums, r * terms);
       if (result.success !== undefined) reportsSuccess = true;
       if (result.success) success[r] = 1;
       ended[r] = 0;
@@ -186,7 +196,7 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
       if (slot === A - 1) endTurn(k);
     }
   }
-  return { rows, grid, agentTokens, returns, turns, success, reportsSuccess, transcripts };
+  return { rows, grid, agentTokens, returns, termSums, turns, success, reportsSuccess, transcripts };
 }
 
 /** Training rows of a batch: what the model reads, each position's next token, and 1 where that token is the agent's. */

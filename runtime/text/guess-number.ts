@@ -5,6 +5,7 @@
 //
 // Its expert (demonstrations for SFT) bisects: it guesses the middle of the numbers still
 // possible, which finds any number of [1, 100] within 7 guesses.
+import { builtin, type EnvSpec } from '../../dsl/schema/index.js';
 import { envParams } from '../envs/params.js';
 import type { Rng } from '../random.js';
 import type { Dialogue, DialogueEnv, TurnResult } from './dialogue.js';
@@ -15,6 +16,9 @@ export const REPLIES = { higher: 'higher', lower: 'lower', correct: 'correct', i
 const EVAL_LIMIT = 256;
 
 export class GuessNumber implements DialogueEnv {
+  /** What each turn reports to reward terms' `info.NAME` (the registry's list): guesses so far, and the hidden number. */
+  static readonly INFO_FIELDS: readonly string[] = (builtin('GuessNumber') as EnvSpec).infoFields ?? [];
+
   readonly description: string;
   readonly alphabet: string;
   readonly maxOpening: number;
@@ -61,17 +65,19 @@ export class GuessNumber implements DialogueEnv {
   dialogue(hidden: number): Dialogue & { readonly hidden: number } {
     let low = this.low;
     let high = this.high;
+    let turns = 0;
     return {
       hidden,
       opening: this.opening(),
       turn(text: string): TurnResult {
+        const info = { turns: ++turns, hidden };
         const guess = /^-?[0-9]+$/.test(text.trim()) ? Number(text.trim()) : NaN;
-        if (Number.isNaN(guess)) return { observation: REPLIES.invalid, reward: 0, done: false, success: false };
-        if (guess === hidden) return { observation: REPLIES.correct, reward: 1, done: true, success: true };
+        if (Number.isNaN(guess)) return { observation: REPLIES.invalid, reward: 0, done: false, success: false, info };
+        if (guess === hidden) return { observation: REPLIES.correct, reward: 1, done: true, success: true, info };
         // The expert's interval narrows only on answers it can use: a guess outside it tells nothing new.
         if (guess < hidden) low = Math.max(low, guess + 1);
         else high = Math.min(high, guess - 1);
-        return { observation: guess < hidden ? REPLIES.higher : REPLIES.lower, reward: 0, done: false, success: false };
+        return { observation: guess < hidden ? REPLIES.higher : REPLIES.lower, reward: 0, done: false, success: false, info };
       },
       expert: () => String(Math.floor((low + high) / 2)),
     };

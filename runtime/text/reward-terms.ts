@@ -1,8 +1,8 @@
 // Verifier calls in reward terms (`exact(completion, target)`, `0.1 * regex(completion, "^[0-9]+$")`),
 // compiled to JS like every other term (runtime/rewards/expr.ts) for a text environment.
 //
-// Texts exist only as verifier arguments: the names `prompt`, `completion`, `target` and
-// "string" literals; everything a verifier returns is a number. So this hook compiles a
+// Texts exist only as verifier arguments: the names `prompt`, `completion`, `target` (TextTask),
+// `reply` (dialogues) and "string" literals; everything a verifier returns is a number. So this hook compiles a
 // verifier call whole, reading its text arguments itself, and the rest of the compiler never
 // sees a text value. Like the number compiler it pastes nothing from the plan into code: a
 // literal becomes `h.text.strings[k]`, a pattern is compiled here, once (a bad one is an
@@ -13,17 +13,23 @@ import { FUNCTIONS } from '../../dsl/schema/index.js';
 import { ExprError } from '../rewards/expr.js';
 import { contains, exact, length, LinearRegex, numeric, PatternError, regex } from './verifiers.js';
 
-/** The names a text environment gives reward terms (strings, set per completion). */
-export const TEXT_NAMES = ['prompt', 'completion', 'target'] as const;
+/** The names text environments give reward terms (strings, set per completion or agent turn). */
+export const TEXT_NAMES = ['prompt', 'completion', 'target', 'reply'] as const;
+export type TextName = (typeof TEXT_NAMES)[number];
+
+/** The text names of a single-turn task (TextTask) and of a dialogue (GuessNumber, a user text module). */
+export const TASK_TEXT_NAMES: readonly TextName[] = ['prompt', 'completion', 'target'];
+export const DIALOGUE_TEXT_NAMES: readonly TextName[] = ['prompt', 'completion', 'reply'];
 
 /** The verifier functions this module compiles. */
 export const TEXT_FUNCTIONS = ['exact', 'numeric', 'regex', 'contains', 'length'] as const;
 
-/** What the generated code reads as `c.prompt`, `c.completion`, `c.target`. */
+/** What the generated code reads as `c.prompt`, `c.completion`, `c.target`, `c.reply`. */
 export interface TextFields {
   prompt: string;
   completion: string;
   target: string;
+  reply: string;
 }
 
 /** Compiles a number-valued argument (numeric's `tol`) with the surrounding compiler. */
@@ -37,6 +43,9 @@ export class TextVerifiers {
   readonly numeric = numeric;
   readonly contains = contains;
   readonly length = length;
+
+  /** `names`: the text names this env has (TASK_TEXT_NAMES or DIALOGUE_TEXT_NAMES). */
+  constructor(private readonly names: readonly TextName[] = TASK_TEXT_NAMES) {}
 
   regex(index: number, s: string): number {
     return regex(s, this.patterns[index]);
@@ -70,9 +79,13 @@ export class TextVerifiers {
 
   /** Code for a text argument: one of the text names, or a literal. */
   private text(call: string, param: string, arg: PlanExpr): string {
-    if ('ref' in arg && (TEXT_NAMES as readonly string[]).includes(arg.ref)) return `c.${arg.ref}`;
+    if ('ref' in arg && (this.names as readonly string[]).includes(arg.ref)) return `c.${arg.ref}`;
+    if ('ref' in arg && (TEXT_NAMES as readonly string[]).includes(arg.ref)) {
+      const which = this.names.includes('reply') ? 'a dialogue has no target (single-turn TextTask has)' : 'only dialogue envs have a reply';
+      throw new ExprError(`${call}(): "${arg.ref}": ${which}; this env's texts are ${this.names.join(', ')}`);
+    }
     if ('const' in arg && typeof arg.const === 'string') return `h.text.strings[${this.strings.push(arg.const) - 1}]`;
-    throw new ExprError(`${call}(): "${param}" must be text (${TEXT_NAMES.join(', ')} or a "string"), got ${describe(arg)}`);
+    throw new ExprError(`${call}(): "${param}" must be text (${this.names.join(', ')} or a "string"), got ${describe(arg)}`);
   }
 
   private pattern(arg: PlanExpr): number {

@@ -36,7 +36,7 @@ export interface SampleRecord {
   /** Dialogues: the turns after the opening, [speaker, text]. */
   readonly turns?: readonly (readonly [speaker: 'env' | 'agent', text: string])[];
   readonly reward: number;
-  /** Each reward term's value (single-turn tasks with a reward declaration, or `exact`). */
+  /** Each reward term's value (single-turn tasks: with a reward declaration, or `exact`; dialogues: summed over the turns, with a reward declaration). */
   readonly terms?: Readonly<Record<string, number>>;
   /** Exact match (single-turn), or whether the dialogue reached its goal. */
   readonly correct?: boolean;
@@ -84,7 +84,7 @@ export interface TextEnv {
   readonly tokenizer: CharTokenizer;
   /** For hparams: the env kind and its task, as the plan writes them. */
   readonly description: Readonly<{ env: string; task: string }>;
-  /** Names of the reward terms a sample's `terms` carry (none for dialogues: the env's own reward). */
+  /** Names of the reward terms a sample's `terms` carry (none for a dialogue without a reward declaration: the env's own reward). */
   readonly termNames: readonly string[];
   /** For the exported model's metadata: what `rlx eval` needs to run it again. */
   readonly policyFields: Readonly<Record<string, unknown>>;

@@ -9,7 +9,7 @@ import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from '../envs/ty
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { VecEnv } from '../envs/vector.js';
 import { evalMetrics, evaluate } from '../evaluate.js';
-import { PolicyFactory, type PolicySpaces } from '../policies/index.js';
+import { NetworkHandover, PolicyFactory, type PolicySpaces } from '../policies/index.js';
 import { Rng } from '../random.js';
 import { compileReward } from '../rewards/index.js';
 import { RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
@@ -40,6 +40,10 @@ export class EnvWorkload implements Workload {
   private params: Record<string, unknown>;
   /** The params each training copy was made with (they differ while a curriculum hands copies over). */
   private readonly paramsOf = new WeakMap<object, Record<string, unknown>>();
+  /** Each stage's networks start from those the previous stage trained. */
+  private readonly handover = new NetworkHandover();
+  /** Whether the env copies have been started (begin()); later stages go on with the episodes in flight. */
+  private started = false;
 
   private constructor(
     private readonly plan: Plan,
@@ -74,13 +78,21 @@ export class EnvWorkload implements Workload {
 
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
-    const policy = new PolicyFactory(this.plan.policy, this.spaces, new Rng(this.seed).fork('policy'));
+    const policy = new PolicyFactory(this.plan.policy, this.spaces, new Rng(this.seed).fork('policy'), this.handover);
     return definition.create({ policy, stepper: this.stepper, budget: stage.budget!, rng, compute }, settings);
   }
 
+  handedOver(): string | undefined {
+    const passed = this.handover.passed;
+    return passed ? `the ${passed.family} networks (${passed.weights} weights)` : undefined;
+  }
+
   begin(_algorithm: Algorithm, run: RunServices, resumedAt: number | null): void {
-    // Episodes restart on a resume: each copy draws from a stream of the seed and the resume step.
-    this.stepper.reset(resumedAt === null ? this.seed : new Rng(this.seed).fork('resume').fork(resumedAt).uint32());
+    // Episodes restart on a resume: each copy draws from a stream of the seed and the resume
+    // step. A later stage goes on with the episodes in flight when the previous one ended.
+    if (resumedAt !== null) this.stepper.reset(new Rng(this.seed).fork('resume').fork(resumedAt).uint32());
+    else if (!this.started) this.stepper.reset(this.seed);
+    this.started = true;
     const vec = this.stepper.vec;
     this.run = run;
     this.recorder = new RolloutRecorder(

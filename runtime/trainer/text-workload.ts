@@ -15,6 +15,7 @@ import { PlanError } from '../support.js';
 import type { Compute } from '../tensor/index.js';
 import type { TextTaskOptions } from '../text/config.js';
 import { DialogueEnvironment } from '../text/dialogue-env.js';
+import { DialogueReward } from '../text/dialogue-reward.js';
 import { TextEnvironment } from '../text/env.js';
 import { GuessNumber } from '../text/guess-number.js';
 import { ModuleDialogueEnv } from '../text/module-dialogue.js';
@@ -27,9 +28,12 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
     case 'TextTask':
       return TextEnvironment.fromPlan(plan, options);
     case 'GuessNumber':
-      return new DialogueEnvironment(GuessNumber.fromParams(plan.env.params), 'GuessNumber');
+      return new DialogueEnvironment(GuessNumber.fromParams(plan.env.params), 'GuessNumber', DialogueReward.fromPlan(plan, GuessNumber.INFO_FIELDS));
     case 'module':
-      if (envModule?.text) return new DialogueEnvironment(new ModuleDialogueEnv(envModule.text, plan.env.params, `${plan.env.name} = module("${plan.env.module ?? ''}")`), 'module');
+      if (envModule?.text) {
+        const env = new ModuleDialogueEnv(envModule.text, plan.env.params, `${plan.env.name} = module("${plan.env.module ?? ''}")`);
+        return new DialogueEnvironment(env, 'module', DialogueReward.fromPlan(plan, envModule.text.info.infoFields));
+      }
       break;
   }
   throw new Error(`env kind ${plan.env.kind} is not a text env`);

@@ -43,8 +43,14 @@ export interface Workload {
    * the results of short runs depend on the exact draws.
    */
   streamName(index: number, algorithm: string): string;
-  /** Builds one stage's algorithm on this workload's envs or model. */
+  /**
+   * Builds one stage's algorithm on this workload's envs or model; a later stage starts from
+   * the weights the previous one trained (the shared token model; env-workload: the networks'
+   * weights loaded into the new ones).
+   */
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm>;
+  /** What the latest createAlgorithm() took over from the previous stage, in words, for the log; absent where the stages share one model. */
+  handedOver?(): string | undefined;
   /**
    * Called once the run directory exists, before the first iteration of a stage: starts the
    * episodes (from the seed, or from a stream of the resume step when `resumedAt` is set).

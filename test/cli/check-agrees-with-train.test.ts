@@ -71,14 +71,11 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
     }
   });
 
-  test('a built-in env feature the trainer does not run', () => {
-    refusedWithWarning('env Guess = GuessNumber {}\nreward Long { term a = length(completion) }\nexperiment X { env: Guess, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Long }', /reward terms on a dialogue env \(GuessNumber\) are not implemented yet/);
-  });
-
   test('REINFORCE on a text task, GuessNumber, stops on accuracy: checked clean and run', () => {
     for (const source of [
       'experiment X { env: Arith, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
       'env Guess = GuessNumber {}\nexperiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
+      'env Guess = GuessNumber {}\nreward Short { term a = -0.01 * length(completion) + contains(reply, "higher") + env_reward + info.turns }\nexperiment X { env: Guess, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Short }',
       'experiment X { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, stop: eval.accuracy >= 0.95 or train.accuracy > 0.99 }',
     ]) {
       assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);
@@ -99,8 +96,22 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
       ['a curriculum moves a parameter of an observation env; TextTask is a text task, whose parameters fix its token model: remove the curriculum']);
   });
 
-  test('several stages on a numeric env', () => {
-    refusedWithWarning('experiment X { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = PPO { budget: 1k } }', /several stages are implemented for text envs/);
+  test('several stages on a numeric env: checked clean and run where the networks pass; an error of the checker, refused by the trainer, where they cannot', () => {
+    for (const source of [
+      'experiment X { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = PPO { budget: 1k, learning_rate: 1e-4 } }',
+      'experiment X { env: Pole, policy: Actor, stage a = REINFORCE { budget: 1k }, stage b = PPO { budget: 1k }, stage c = REINFORCE { budget: 1k } }',
+      'experiment X { env: Pole, policy: Actor, stage a = DQN { budget: 1k }, stage b = DQN { budget: 1k, epsilon: 0.01 } }',
+    ]) {
+      assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);
+    }
+    const source = 'experiment X { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = DQN { budget: 1k } }';
+    const reason = /stage b \(DQN\) cannot start from the weights of stage a \(PPO\): PPO trains an actor-critic, DQN a Q-network/;
+    assert.match(checkAndTrain(source).errors.join(' | '), reason);
+    // The plan the checker would not let through, put together from two that it does.
+    const ppo = compiledPlan('experiment X { env: Pole, policy: Actor, stage a = PPO { budget: 1k }, stage b = PPO { budget: 1k } }');
+    const dqn = compiledPlan('experiment X { env: Pole, policy: Actor, algorithm: DQN, budget: 1k }').stages[0]!;
+    const plan = { ...ppo, stages: [ppo.stages[0]!, { ...dqn, name: 'b' }] };
+    assert.throws(() => checkPlan(plan), (err: unknown) => err instanceof PlanError && err.problems.some((p) => reason.test(p)));
   });
 
   test('a stage without a budget is an error of the checker where the trainer would refuse it', () => {

@@ -233,9 +233,10 @@ export default class Stuck {
       'reward Long { term a = length(completion) }',
       'experiment X { env: Guess, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Long }',
     ].join('\n'));
+    // The policy's context (32 tokens by default) cannot hold a dialogue of 7 turns: known once the env is built.
     const refused = rlx(['train', 'guess.rlx', '--out', 'out'], cwd);
     assert.equal(refused.status, 2);
-    assert.match(refused.stderr, /^rlx train: reward terms on a dialogue env \(GuessNumber\) are not implemented yet[^\n]*\n$/);
+    assert.match(refused.stderr, /^rlx train: X, seed 1\nrlx train: policy Tiny: dialogues of 7 turns [^\n]* need a context of 76 tokens, but the policy's context is 32; raise `context` to at least 76\n$/);
     assert.ok(!fs.existsSync(path.join(cwd, 'out')));
 
     const cuda = rlx(['train', path.join(examples, 'cartpole.rlx'), '--device', 'cuda', '--out', 'out'], cwd);

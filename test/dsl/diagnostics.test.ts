@@ -811,7 +811,28 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'text names with a non-text env',
       source: `${PRELUDE}reward R { term a = ⟦exact⟧(⟦completion⟧, "4") }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}`,
       message: "'exact' checks text, but Pole (CartPole) is not a text task",
-      also: [{ code: 'unknown-field', message: "'completion' is not available with Pole (CartPole): only text tasks have it" }],
+      also: [{ code: 'unknown-field', message: "'completion' is not available with Pole (CartPole): only text envs have it" }],
+    },
+    {
+      name: 'a dialogue has no target; a single-turn task has no reply or env_reward',
+      source: `${PRELUDE}env Guess = GuessNumber {}\nreward R { term a = exact(completion, ⟦target⟧) }\nreward S { term b = contains(⟦reply⟧, "x") + ⟦env_reward⟧ }\n`
+        + 'experiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, reward: R }\nexperiment Y { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, reward: S }\n',
+      message: "'target' is not available with Guess (GuessNumber): only single-turn text tasks (TextTask) have it",
+      also: [
+        { code: 'unknown-field', message: "'reply' is not available with Arith (TextTask): only dialogue envs (GuessNumber, user text modules) have it" },
+        { code: 'unknown-field', message: "'env_reward' is not available with Arith (TextTask): only dialogue envs (GuessNumber, user text modules) have it" },
+      ],
+    },
+    {
+      name: "an info value a dialogue env does not report: GuessNumber's from the registry, a text module's from its spec",
+      source: {
+        'main.rlx': `${PRELUDE}env Guess = GuessNumber {}\nenv Tool = module("./tool.ts")\nreward R { term a = info.⟦turn⟧ + info.hidden }\nreward S { term b = info.⟦call⟧ + info.calls }\n`
+          + 'experiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, reward: R }\nexperiment Y { env: Tool, policy: Tiny, algorithm: REINFORCE, budget: 1k, reward: S }\n',
+        'tool.ts': TOOL_TS,
+      },
+      roots: ['main.rlx'],
+      message: "Guess (GuessNumber) reports no info value 'turn'; it reports: turns, hidden; did you mean 'turns'?",
+      also: [{ code: 'unknown-field', message: /^Tool \(module\("\.\/tool\.ts"\)\) reports no info value 'call'; it reports: success, calls/ }],
     },
     {
       name: 'goal names with an env without goals',
@@ -955,32 +976,22 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   // looks for one), so this case breaks a parsed tree by hand, the way a bug would.
   'not-implemented': [
     {
-      name: 'reward terms on a user text env, at the reward property',
-      source: {
-        'main.rlx': `${PRELUDE}env Tool = module("./tool.ts")\nexperiment X { env: Tool, policy: Tiny, algorithm: REINFORCE, budget: 1k, ⟦reward⟧: Calls }\nreward Calls { term a = info.calls }\n`,
-        'tool.ts': TOOL_TS,
-      },
-      roots: ['main.rlx'],
-      severity: 'warning',
-      message: '`rlx train` will refuse this: reward terms on a user text env (./tool.ts) are not implemented yet: it trains on the rewards its step() returns',
-    },
-    {
-      name: 'reward terms on a dialogue env, at the reward property',
-      source: `${PRELUDE}env Guess = GuessNumber { max_turns: 7 }\nexperiment X { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, ⟦reward⟧: Text }\nreward Text { term a = length(completion) }\n`,
-      severity: 'warning',
-      message: '`rlx train` will refuse this: reward terms on a dialogue env (GuessNumber) are not implemented yet: it trains on the env\'s own reward (1 for finding the number)',
-    },
-    {
-      name: 'several stages on an env that is not a text task, at the first stage',
-      source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  ⟦stage⟧ warm = PPO { budget: 1k }\n  stage main = PPO { budget: 10k }\n}\n`,
-      severity: 'warning',
-      message: '`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only',
-    },
-    {
       name: 'a stop condition on a metric only text tasks report, with a numeric env: at the metric',
       source: `${PRELUDE}experiment X { env: Pole, policy: Actor, algorithm: PPO, budget: 1k, stop: ⟦eval.accuracy⟧ >= 0.95 }\n`,
       severity: 'warning',
       message: /^eval.accuracy is reported by text tasks only; with CartPole this condition never holds/,
+    },
+  ],
+  'incompatible-stages': [
+    {
+      name: 'PPO then DQN on an env of numbers: at the later stage',
+      source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  stage warm = Tuned { budget: 1k }\n  stage main = ⟦DQN⟧ { budget: 10k }\n}\n`,
+      message: 'stage main (DQN) cannot start from the weights of stage warm (PPO): PPO trains an actor-critic, DQN a Q-network. Each stage starts from the networks the one before it trained, so consecutive stages on an env of numbers train the same ones (PPO an actor-critic, DQN a Q-network, SAC an actor and twin Q-networks, REINFORCE an actor-critic)',
+    },
+    {
+      name: 'a stage added to inherited ones: at its own stage',
+      source: `${PRELUDE}experiment X {\n  env: Swing\n  policy: Actor\n  stage warm = SAC { budget: 1k }\n}\nexperiment Y = X {\n  stage main = ⟦PPO⟧ { budget: 10k }\n}\n`,
+      message: /^stage main \(PPO\) cannot start from the weights of stage warm \(SAC\): SAC trains an actor and twin Q-networks, PPO an actor-critic\./,
     },
   ],
   'internal-error': [{ name: 'a check that throws is reported at the declaration, and the other checks go on', run: internalErrorTest }],
@@ -1125,6 +1136,10 @@ reward Text {
   term e = numeric(completion, target, tol: 1e-3) + length(completion) + contains(prompt, "x") + regex(completion, "a")
   term f = length(completion) > 3
 }
+reward Turns {
+  term g = 0.1 * env_reward + contains(reply, "higher") + regex(completion, "^[0-9]+$") - 0.01 * length(prompt) - info.turns / 10 + if(success, 1, 0) * t
+  replace_env_reward: true
+}
 algorithm P = PPO { learning_rate: warmup(1k, cosine(3e-4, 0, over: 0.5)), target_kl: 0.01, clip: constant(0.2) }
 algorithm Q = PPO { target_kl: none }
 algorithm S = SAC { alpha: 0.2, target_entropy: -1 }
@@ -1136,7 +1151,7 @@ algorithm R = REINFORCE { baseline: none }
 experiment E1 { env: Pole, policy: Actor, algorithm: P, budget: 1k, reward: Phys, stop: eval.mean_return >= 475 and steps > 1k or false }
 experiment E2 { env: Rooms, policy: Actor, algorithm: D, budget: 1k, reward: Goal, device: cuda }
 experiment E3 { env: Arith, policy: Tiny, reward: Text, stage w = F { updates: 10 }, stage m = G { budget: 1k } }
-experiment E4 { env: Guess, policy: Tiny, algorithm: R, budget: 1k, reward: Text }
+experiment E4 { env: Guess, policy: Tiny, algorithm: R, budget: 1k, reward: Turns }
 experiment E5 { env: Mine, policy: Actor, algorithm: S, budget: 1k, reward: Phys }
 experiment E10 { env: Walk, policy: Actor, algorithm: P, budget: 1k, reward: Walking }
 experiment E6 { env: Arms, policy: Actor, algorithm: Q, budget: 1k }
@@ -1147,9 +1162,7 @@ sweep S1 over E1 { strategy: random(samples: 5), backend: slurm, slurm { partiti
 `, 'mine.ts': 'export default class Mine {}\n', 'walk.ts': WALK_TS }, ['main.rlx']);
     const text = checked.files[0].text;
     const problems = checked.problems().map((d) => `${d.severity} ${d.code} ${text.slice(d.range.start, d.range.end)}`);
-    assert.deepEqual(problems, [
-      'warning not-implemented reward', // reward terms on the dialogue env Guess
-    ], checked.render());
+    assert.deepEqual(problems, [], checked.render());
   });
 });
 

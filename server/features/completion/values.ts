@@ -3,7 +3,7 @@
 // argument; in a reward term, reward names, functions and the paired env's observation fields;
 // in `stop:`/`advance:`, metrics.
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
-import { ENVS, FUNCTIONS, METRICS, REWARD_NAMES, SCHEDULES, type EnvSpec, type RewardName, type ValueType } from '../../../dsl/schema/index.js';
+import { ENVS, FUNCTIONS, METRICS, REWARD_NAMES, rewardNameAvailable, SCHEDULES, type EnvSpec, type RewardName, type ValueType } from '../../../dsl/schema/index.js';
 import { fieldDoc, metricDoc, rewardNameDoc } from '../shared/docs.js';
 import { descend, type ValueScope } from '../../../dsl/navigation/cursor.js';
 import type { ExpressionPlace } from '../../../dsl/navigation/prefix.js';
@@ -85,9 +85,7 @@ function fieldItems(of: RewardName, envs: EnvUse[]): CompletionItem[] {
 }
 
 function rewardNameItems(envs: EnvUse[]): CompletionItem[] {
-  const available = (n: RewardName, e: EnvSpec) => n.availableFor === 'all' || (n.availableFor === 'text' && e.action === 'text')
-    || (n.availableFor === 'nontext' && e.action !== 'text') || (n.availableFor === 'goal' && e.goalConditioned === true);
-  return REWARD_NAMES.filter((n) => envs.length === 0 || envs.some((e) => available(n, e.spec))).map((n, i) => ({
+  return REWARD_NAMES.filter((n) => envs.length === 0 || envs.some((e) => rewardNameAvailable(n, e.spec))).map((n, i) => ({
     label: n.name, kind: CompletionItemKind.Variable, detail: n.type, documentation: markdown(rewardNameDoc(n, envs)), sortText: sortKey(0, i),
   }));
 }

@@ -87,7 +87,7 @@ describe('reward terms', () => {
     fails({ g: R('goal') }, CARTPOLE, /term g: "goal" needs a goal-conditioned env; CartPole is not one/);
     fails({ n: R('obs') }, CARTPOLE, /term n: expected a number, got a vector of 4 \(use norm\(\) or dist\(\)\)/);
     fails({ e: call('exact', R('completion'), R('target')) }, CARTPOLE, /term e: exact\(\): text verifiers need a text environment/);
-    fails({ p: R('prompt') }, CARTPOLE, /term p: "prompt": only text environments/);
+    fails({ p: R('prompt') }, CARTPOLE, /term p: "prompt": only text envs have a prompt/);
     fails({ s: C(1 as number), q: call('abs', C(1), C(2)) }, CARTPOLE, /term q: abs\(\) takes 1 argument\(s\), got 2/);
   });
 

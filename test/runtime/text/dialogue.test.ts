@@ -24,14 +24,14 @@ import { makePlan, tempDir } from '../helpers.js';
 import { repoRoot } from '../../helpers/repo.js';
 
 describe('GuessNumber', () => {
-  it('answers higher, lower, correct (reward 1, done), and invalid for what is not a whole number', () => {
+  it('answers higher, lower, correct (reward 1, done), and invalid for what is not a whole number; each turn reports the guesses so far and the hidden number', () => {
     const d = new GuessNumber(1, 100, 7).dialogue(42);
     assert.equal(d.opening, '1..100');
-    assert.deepEqual(d.turn('50'), { observation: 'lower', reward: 0, done: false, success: false });
-    assert.deepEqual(d.turn('7'), { observation: 'higher', reward: 0, done: false, success: false });
-    assert.deepEqual(d.turn('4x'), { observation: 'invalid', reward: 0, done: false, success: false });
-    assert.deepEqual(d.turn(''), { observation: 'invalid', reward: 0, done: false, success: false });
-    assert.deepEqual(d.turn('42'), { observation: 'correct', reward: 1, done: true, success: true });
+    assert.deepEqual(d.turn('50'), { observation: 'lower', reward: 0, done: false, success: false, info: { turns: 1, hidden: 42 } });
+    assert.deepEqual(d.turn('7'), { observation: 'higher', reward: 0, done: false, success: false, info: { turns: 2, hidden: 42 } });
+    assert.deepEqual(d.turn('4x'), { observation: 'invalid', reward: 0, done: false, success: false, info: { turns: 3, hidden: 42 } });
+    assert.deepEqual(d.turn(''), { observation: 'invalid', reward: 0, done: false, success: false, info: { turns: 4, hidden: 42 } });
+    assert.deepEqual(d.turn('42'), { observation: 'correct', reward: 1, done: true, success: true, info: { turns: 5, hidden: 42 } });
   });
 
   it('its expert finds every number of 1..100 within 7 guesses, and its dialogues fit the declared widths', async () => {

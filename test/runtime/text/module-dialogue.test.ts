@@ -68,8 +68,8 @@ describe('a text env module', () => {
     const again = Array.from({ length: 4 }, (_, i) => env.start(new Rng(i)));
     assert.deepEqual(again.map((d) => d.opening), ['5', '5', '5', '5']);
     const d = again[0]!;
-    assert.deepEqual(d.turn('cd'), { observation: 'cd', reward: 0, done: false, success: false });
-    assert.deepEqual(d.turn('ef'), { observation: 'ef', reward: 0, done: false, success: false });
+    assert.deepEqual(d.turn('cd'), { observation: 'cd', reward: 0, done: false, success: false, info: {} });
+    assert.deepEqual(d.turn('ef'), { observation: 'ef', reward: 0, done: false, success: false, info: {} });
     assert.throws(() => d.turn('gh'), /took a turn after it ended/, 'max_turns ends a dialogue');
   });
 
@@ -109,7 +109,7 @@ const sftThenRloo = (sftUpdates: number, rlooBudget: number): Plan['stages'] => 
 ];
 
 describe('examples/calculator-tool.ts through train()', () => {
-  it('the calculator\'s expert calls it, then answers right; an mlp policy or reward terms are refused for a text module', async () => {
+  it('the calculator\'s expert calls it, then answers right; an mlp policy is refused for a text module', async () => {
     const { plan, file } = calculatorPlan(sftThenRloo(1, 10));
     const module = await load(file, plan.env.params);
     const rows = new DialogueEnvironment(new ModuleDialogueEnv(module.text!, plan.env.params, 'Tool'), 'module');
@@ -119,8 +119,6 @@ describe('examples/calculator-tool.ts through train()', () => {
     const [a, b] = opening![1].split('*').map(Number);
     assert.equal(reply, String(a! * b!));
     await assert.rejects(train({ ...plan, policy: { name: 'P', kind: 'mlp', params: {} } }, { out: tempDir(), envModule: file }), /policy P \(mlp\) cannot write text: env Tool \(module "\.\/calculator-tool\.ts"\) needs a transformer policy/);
-    const reward = { name: 'R', replace_env_reward: false, terms: [{ name: 't', expr: { const: 1 } }] };
-    await assert.rejects(train({ ...plan, reward }, { out: tempDir(), envModule: file }), /reward terms on a user text env \(env Tool \(module "\.\/calculator-tool\.ts"\)\) are not implemented yet/);
   });
 
   it('SFT on the expert\'s dialogues, then RLOO: held-out success rises far above an untrained model\'s, and a resume runs the bundled module', async () => {

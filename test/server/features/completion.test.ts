@@ -42,7 +42,7 @@ const KINDS = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];
 const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT'];
 const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
-const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target'];
+const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'env_reward'];
 const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'novelty'];
 const METRICS = ['eval.mean_return', 'eval.std_return', 'eval.mean_length', 'eval.success', 'eval.accuracy', 'train.mean_return', 'train.mean_length', 'train.success', 'train.accuracy', 'steps'];
 
@@ -295,6 +295,12 @@ describe('completion in reward terms', () => {
   it('with a text task: its names and the verifiers, no observation', () => {
     const source = 'env Arith = TextTask\nreward R { term a = $0 }\nexperiment E { env: Arith, reward: R }';
     check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', ...FUNCTIONS]);
+  });
+
+  it('with a dialogue env: the text names of a turn (no target), its reply and env_reward, and its info values', () => {
+    const source = 'env Guess = GuessNumber\nreward R { term a = $0 }\nexperiment E { env: Guess, reward: R }';
+    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'reply', 'env_reward', ...FUNCTIONS]);
+    check(source.replace('$0', 'info.$0'), ['turns', 'hidden']);
   });
 
   it('inside a verifier: the named argument with a default, and expressions', () => {

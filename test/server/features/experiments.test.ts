@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { experiments, planFor } from '../../../server/features/experiments.js';
 import { fixture, textAt } from './fixture.js';
+import { algorithmSpec } from '../../../dsl/schema/index.js';
 
 const CARTPOLE = 'env Pole = CartPole\npolicy Actor = mlp\nalgorithm Tuned = PPO { epochs: 8 }\n';
 
@@ -29,26 +30,38 @@ describe('experiments of a document', () => {
 });
 
 describe('what the trainer would refuse', () => {
-  it('a clean experiment the trainer cannot run says why (the checker\'s warning), and one it can run says nothing', () => {
-    const f = fixture(`${CARTPOLE}experiment Staged {\n  env: Pole\n  policy: Actor\n  stage warm = PPO { budget: 1k }\n  stage main = PPO { budget: 1k }\n}\nexperiment Balance { env: Pole, policy: Actor, algorithm: Tuned, budget: 1k }\nsweep Scan over Staged { seeds: [1, 2] }`);
+  // Nothing the language declares is left unrun by the trainer today; these tests mark a
+  // built-in as not implemented for their duration, as the registry would.
+  const withDqnNotImplemented = (run: () => void) => {
+    const dqn = algorithmSpec('DQN')!;
+    dqn.notImplemented = 'a reason';
+    try {
+      run();
+    } finally {
+      delete dqn.notImplemented;
+    }
+  };
+
+  it('a clean experiment the trainer cannot run says why (the checker\'s warning), and one it can run says nothing', () => withDqnNotImplemented(() => {
+    const f = fixture(`${CARTPOLE}experiment Staged {\n  env: Pole\n  policy: Actor\n  stage warm = DQN { budget: 1k }\n  stage main = DQN { budget: 1k }\n}\nexperiment Balance { env: Pole, policy: Actor, algorithm: Tuned, budget: 1k }\nsweep Scan over Staged { seeds: [1, 2] }`);
     const found = experiments(f.doc);
     assert.deepEqual(found.map((e) => [e.name, e.clean, e.unsupported]), [
-      ['Staged', true, ['`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only']],
+      ['Staged', true, ['algorithm DQN is not implemented in the trainer yet (`rlx train` will refuse it): a reason']],
       ['Balance', true, []],
-      ['Scan', true, ['`rlx train` will refuse this: experiments with several stages are implemented for text envs (SFT then GRPO) only']],
+      ['Scan', true, ['algorithm DQN is not implemented in the trainer yet (`rlx train` will refuse it): a reason']],
     ]);
-  });
+  }));
 
-  it('follows what the experiment names, in other files too', () => {
+  it('follows what the experiment names, in other files too', () => withDqnNotImplemented(() => {
     const f = fixture({
-      'main.rlx': 'import "./parts.rlx"\nexperiment Guessing = Base { budget: 1k }\nexperiment Fine { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k }',
-      'parts.rlx': 'env Guess = GuessNumber { max_turns: 7 }\npolicy Tiny = transformer\nreward Text { term a = length(completion) }\nexperiment Base { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, reward: Text }\n',
+      'main.rlx': 'import "./parts.rlx"\nexperiment Steady = Base { seeds: [2] }\nexperiment Fine { env: Pole, policy: Actor, algorithm: PPO, budget: 1k }',
+      'parts.rlx': 'env Pole = CartPole\npolicy Actor = mlp\nalgorithm Q = DQN { double: true }\nexperiment Base { env: Pole, policy: Actor, algorithm: Q, budget: 1k }\n',
     });
     const found = experiments(f.doc);
     assert.equal(found[0].clean, true);
-    assert.match(found[0].unsupported.join('\n'), /reward terms on a dialogue env \(GuessNumber\)/);
+    assert.match(found[0].unsupported.join('\n'), /algorithm DQN is not implemented in the trainer yet/);
     assert.deepEqual(found[1].unsupported, []);
-  });
+  }));
 });
 
 describe('the plan of an experiment', () => {
