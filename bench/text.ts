@@ -9,8 +9,8 @@
 // step at 64), and the SFT and GRPO training steps (gradients and Adam), in tokens per second,
 // each beside the same model in PyTorch measured in the same run when torch is here.
 //
-// `npm run bench -- text-learning` trains examples/addition-grpo.rlx itself (minutes): the
-// held-out accuracy after the SFT warm-up (A0) and after GRPO, and the wall time of each.
+// `npm run bench -- text-learning` trains examples/addition-grpo.rlx itself, seeds 1-3 (minutes each):
+// the held-out accuracy after the SFT warm-up (A0) and after GRPO, and the wall time of each.
 import type { PlanReward } from '../dsl/compile/plan.js';
 import { Rng } from '../runtime/random.js';
 import { compileReward } from '../runtime/rewards/index.js';
@@ -160,27 +160,44 @@ async function timeAsync(fn: () => Promise<unknown>, runs: number): Promise<numb
   return out;
 }
 
-/** Trains examples/addition-grpo.rlx: held-out accuracy after the warm-up and at the end, and the wall times. */
+/**
+ * Trains examples/addition-grpo.rlx once per seed (1, 2 and 3; `npm run bench -- text-learning
+ * --seeds 1` for fewer): held-out accuracy after the warm-up (A0) and at the end, the wall time of
+ * each stage and of the whole run, and the load average around it (the machine may be shared).
+ */
 export async function benchTextLearning(): Promise<void> {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bench-'));
-  try {
-    const [plan] = planFile(EXAMPLE);
-    const start = performance.now();
-    const result = await train(plan, { out, device: 'cpu' });
-    const seconds = (performance.now() - start) / 1000;
-    const events = readEvents(path.join(result.runDir, 'events.jsonl'));
-    const evals = events.filter((e) => e.type === 'eval');
-    const at = (stage: string) => evals.filter((e) => e.stage === stage).at(-1);
-    const stageStart = (stage: string) => events.find((e) => e.type === 'hparams' && e.stage === stage)!.time;
-    const [first, last] = [plan.stages[0]!.name, plan.stages.at(-1)!.name];
-    const end = events.at(-1)!.time;
-    const pct = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
-    report(`examples/addition-grpo.rlx on ${os.cpus().length} CPU(s), seed ${plan.seeds[0]}: held-out exact match (${at(last)?.returns.length ?? 0} prompts)`, [
-      [`after ${first} (A0)`, `${pct(at(first)?.values['eval/accuracy'])} at step ${at(first)?.step}, ${(stageStart(last) - stageStart(first)).toFixed(1)} s`],
-      [`after ${last}`, `${pct(at(last)?.values['eval/accuracy'])} at step ${at(last)?.step}, ${(end - stageStart(last)).toFixed(1)} s`],
-      ['whole run', `${seconds.toFixed(1)} s`],
-    ]);
-  } finally {
-    fs.rmSync(out, { recursive: true, force: true });
+  const [plan] = planFile(EXAMPLE);
+  const [first, last] = [plan.stages[0]!.name, plan.stages.at(-1)!.name];
+  const pct = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
+  const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
+  for (const seed of benchSeeds()) {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bench-'));
+    try {
+      const loadBefore = load();
+      const start = performance.now();
+      const result = await train({ ...plan, seeds: [seed] }, { out, device: 'cpu' });
+      const seconds = (performance.now() - start) / 1000;
+      const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+      const evals = events.filter((e) => e.type === 'eval');
+      const at = (stage: string) => evals.filter((e) => e.stage === stage).at(-1);
+      const stageStart = (stage: string) => events.find((e) => e.type === 'hparams' && e.stage === stage)!.time;
+      const end = events.at(-1)!.time;
+      report(`examples/addition-grpo.rlx on ${os.cpus().length} CPU(s), seed ${seed}: held-out exact match (${at(last)?.returns.length ?? 0} prompts)`, [
+        [`after ${first} (A0)`, `${pct(at(first)?.values['eval/accuracy'])} at step ${at(first)?.step}, ${(stageStart(last) - stageStart(first)).toFixed(1)} s`],
+        [`after ${last}`, `${pct(at(last)?.values['eval/accuracy'])} at step ${at(last)?.step}, ${(end - stageStart(last)).toFixed(1)} s`],
+        ['whole run', `${seconds.toFixed(1)} s`],
+        ['load average (1, 5, 15 min)', `${loadBefore} before, ${load()} after`],
+      ]);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
   }
+}
+
+/** The seeds after `--seeds` (`1,2`), else 1, 2 and 3. */
+function benchSeeds(): number[] {
+  const i = process.argv.indexOf('--seeds');
+  const seeds = i < 0 ? [1, 2, 3] : (process.argv[i + 1] ?? '').split(',').map(Number);
+  if (seeds.length === 0 || !seeds.every((x) => Number.isSafeInteger(x) && x >= 0)) throw new Error('text-learning: --seeds takes whole numbers separated by commas, e.g. --seeds 1,2,3');
+  return seeds;
 }

@@ -53,6 +53,22 @@ function paramTable(params: ParamSpec[]): string[] {
     '|---|---|---|---|',
     ...params.map((p) => `| \`${p.name}\` | ${typeText(p.type)} | ${p.required ? '**required**' : valueText(p.default)} | ${p.doc.replace(/\|/g, '\\|')} |`),
     '',
+    ...params.flatMap(optionArguments),
+  ];
+}
+
+/** The options of a choice that take arguments, each with its arguments: the table has room for their names only. */
+function optionArguments(p: ParamSpec): string[] {
+  const options = p.type.kind === 'choice' ? p.type.options.filter((o) => o.params?.length) : [];
+  if (options.length === 0) return [];
+  return [
+    `Arguments of \`${p.name}\`:`,
+    '',
+    ...options.flatMap((o) => [
+      `- \`${o.name}(${o.params!.map((a) => a.name).join(', ')})\`: ${o.doc}`,
+      ...o.params!.map((a) => `  - \`${a.name}\`: ${typeText(a.type)}${a.required ? ', required' : a.default === undefined ? '' : `, default ${valueText(a.default)}`}. ${a.doc}`),
+    ]),
+    '',
   ];
 }
 

@@ -1,6 +1,6 @@
 // Built-in environments (docs/language.md#built-in-environments). Classic-control envs follow Gymnasium 0.29's
 // dynamics and constants; their parameters keep the names of the physical quantities.
-import { choice, count, int, num, option, param, maxSteps, string } from './build.js';
+import { bool, choice, count, int, num, option, param, maxSteps, string } from './build.js';
 import type { EnvSpec, ParamSpec } from './types.js';
 
 const positive = (max?: number) => num({ min: 0, exclusiveMin: true, max });
@@ -107,7 +107,10 @@ export const TextTask: EnvSpec = {
   action: 'text',
   params: [
     param('task', choice(
-      option('addition', 'Add two numbers: "12+34=" -> "46".', [param('digits', count({ max: 8 }), 2, 'Digits per operand.')]),
+      option('addition', 'Add two numbers: "12+34=" -> "46".', [
+        param('digits', count({ max: 8 }), 2, 'Digits per operand.'),
+        param('pad', bool, false, 'Write every number at a fixed width with leading zeros, the operands at `digits` and the sum at `digits + 1`: "05+37=" -> "042". Each digit then has one place in every prompt and answer, which makes the task much easier for a small model.'),
+      ]),
       option('reverse', 'Reverse a string of letters: "abcde" -> "edcba".', [length('Length of the string.')]),
       option('sort', 'Sort a string of digits: "31415" -> "11345".', [length('Length of the string.')]),
       option('dataset', 'Your own prompts and targets: a JSONL file with one {"prompt": ..., "target": ...} object per line. A fixed hash of each prompt holds out a tenth of them for evaluation.', [

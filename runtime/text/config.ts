@@ -48,7 +48,7 @@ function buildTask(p: PlanParams, options: TextTaskOptions): TextTask {
   const q = new PlanParams(`TextTask task ${option.name}`, option.params ?? [], args, (_owner, param, message) => new EnvParamError('TextTask', `task.${param}`, message));
   switch (option.name) {
     case 'addition':
-      return addition(q.count('digits'));
+      return addition(q.count('digits'), { pad: q.flag('pad') });
     case 'reverse':
       return reverse(q.count('len'));
     case 'sort':

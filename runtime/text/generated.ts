@@ -42,20 +42,28 @@ function drawWord(symbols: string, len: number, rng: Rng): string {
   return out;
 }
 
-/** "12+34=" -> "46": two numbers of up to `digits` digits each (uniform in [0, 10^digits)). */
-export function addition(digits: number): TextTask {
+/**
+ * "12+34=" -> "46": two numbers of up to `digits` digits each (uniform in [0, 10^digits)).
+ * With `pad`, every number is written at a fixed width with leading zeros, the operands at
+ * `digits` and the sum at `digits + 1` ("05+37=" -> "042"): each digit then keeps one place in
+ * every prompt and answer, the format that small transformers learn addition from most easily.
+ */
+export function addition(digits: number, { pad = false }: { pad?: boolean } = {}): TextTask {
   const base = 10 ** digits;
+  const operand = (n: number) => (pad ? String(n).padStart(digits, '0') : String(n));
+  const prompt = (a: number, b: number) => `${operand(a)}+${operand(b)}=`;
   return generatedTask({
-    description: `addition(digits: ${digits})`,
+    description: `addition(digits: ${digits}${pad ? ', pad: true' : ''})`,
     alphabet: '+0123456789=',
     maxPromptLength: 2 * digits + 2,
     maxTargetLength: digits + 1,
     promptCount: base * base,
-    promptAt: (i) => `${Math.floor(i / base)}+${i % base}=`,
-    draw: (rng) => `${rng.int(base)}+${rng.int(base)}=`,
-    answer: (prompt) => {
-      const [a, b] = prompt.slice(0, -1).split('+');
-      return String(Number(a) + Number(b));
+    promptAt: (i) => prompt(Math.floor(i / base), i % base),
+    draw: (rng) => prompt(rng.int(base), rng.int(base)),
+    answer: (text) => {
+      const [a, b] = text.slice(0, -1).split('+');
+      const sum = String(Number(a) + Number(b));
+      return pad ? sum.padStart(digits + 1, '0') : sum;
     },
   });
 }

@@ -21,3 +21,14 @@ test('the reference names every built-in, parameter and diagnostic code', () => 
   }
   for (const code of Object.keys(DIAGNOSTIC_CODES)) assert.ok(reference.includes(`| \`${code}\` |`), code);
 });
+
+test('the reference gives each argument of a choice option its type, default and doc', () => {
+  const reference = renderReference();
+  for (const spec of [...ENVS, ...ALGORITHMS, ...POLICIES]) {
+    for (const p of spec.params) {
+      if (p.type.kind !== 'choice') continue;
+      for (const o of p.type.options) for (const a of o.params ?? []) assert.ok(reference.includes(`  - \`${a.name}\`: `) && reference.includes(a.doc), `${spec.name}.${p.name} ${o.name}(${a.name})`);
+    }
+  }
+  assert.ok(reference.includes('  - `pad`: `true` / `false`, default `false`. Write every number at a fixed width'), 'addition(pad)');
+});

@@ -21,6 +21,8 @@ describe('textTaskConfig', () => {
     assert.equal(textTaskConfig({ task: { kind: 'addition', digits: 3 }, max_tokens: 6 }).task.description, 'addition(digits: 3)');
     assert.equal(textTaskConfig({ task: { kind: 'reverse', len: 7 } }).task.description, 'reverse(len: 7)');
     assert.equal(textTaskConfig({ task: { kind: 'sort', len: 3 } }).task.description, 'sort(len: 3)');
+    assert.equal(textTaskConfig({ task: { kind: 'addition', digits: 2, pad: true } }).task.description, 'addition(digits: 2, pad: true)');
+    assert.equal(textTaskConfig({ task: { kind: 'addition', digits: 2, pad: false } }).task.description, 'addition(digits: 2)');
     assert.equal(textTaskConfig({ task: 'sort' }).task.description, 'sort(len: 5)', 'the option\'s own default');
   });
 
@@ -28,8 +30,9 @@ describe('textTaskConfig', () => {
     const cases: [object, string, RegExp][] = [
       [{ task: { kind: 'addition', digits: 9 } }, 'task.digits', /TextTask task addition: param "digits" must be a whole number >= 1 and <= 8, got 9/],
       [{ task: { kind: 'sort', len: 0 } }, 'task.len', /param "len" must be/],
+      [{ task: { kind: 'addition', pad: 'yes' } }, 'task.pad', /TextTask task addition: param "pad" must be true or false, got "yes"/],
       [{ task: { kind: 'reverse', lem: 3 } }, 'task.lem', /unknown param "lem" \(did you mean "len"\?\)/],
-      [{ task: { kind: 'multiply' } }, 'task', /param "task" must be one of addition\(digits\), reverse\(len\), sort\(len\), dataset\(path\), got \{"kind":"multiply"\}/],
+      [{ task: { kind: 'multiply' } }, 'task', /param "task" must be one of addition\(digits, pad\), reverse\(len\), sort\(len\), dataset\(path\), got \{"kind":"multiply"\}/],
       [{ task: 3 }, 'task', /param "task" must be one of/],
       [{ max_tokens: 0 }, 'max_tokens', /param "max_tokens" must be/],
       [{ maxtokens: 8 }, 'maxtokens', /unknown param "maxtokens" \(did you mean "max_tokens"\?\)/],

@@ -29,6 +29,23 @@ describe('generated tasks: examples', () => {
     assert.deepEqual([addition(2).maxPromptLength, addition(2).maxTargetLength], [6, 3]);
   });
 
+  it('addition(digits, pad: true) writes every number at its fixed width: operands at digits, the sum at digits + 1', () => {
+    for (const digits of [1, 2, 8]) {
+      const task = addition(digits, { pad: true });
+      assert.equal(task.description, `addition(digits: ${digits}, pad: true)`);
+      for (const { prompt, target } of [...samples(task, 300), ...task.heldOut()]) {
+        const m = new RegExp(`^(\\d{${digits}})\\+(\\d{${digits}})=$`).exec(prompt);
+        assert.ok(m, prompt);
+        assert.equal(target.length, digits + 1, `${prompt}${target}`);
+        assert.equal(BigInt(target), BigInt(m[1]) + BigInt(m[2]), prompt);
+        assert.equal(prompt.length, task.maxPromptLength);
+      }
+    }
+    const task = addition(2, { pad: true });
+    assert.ok(samples(task, 2000).some((e) => /^0\d\+\d\d=$/.test(e.prompt)), 'one-digit operands are drawn too, with a leading zero');
+    assert.ok(samples(task, 2000).some((e) => /^0\d\+0\d=$/.test(e.prompt) && e.target.startsWith('00')), 'a sum below 10 is written 00d');
+  });
+
   it('reverse(len) and sort(len): letters reversed, digits sorted, exactly len characters', () => {
     for (const { prompt, target } of samples(reverse(5), 200)) {
       assert.match(prompt, /^[a-z]{5}$/);

@@ -43,7 +43,8 @@ describe('signature help', () => {
   it('options that take arguments', () => {
     check('algorithm X = DQN { relabel: future($0) }', 'future([k = 4])');
     check('env X = GridWorld { goal: fixed(3, $0) }', 'fixed(x, [y])');
-    check('env X = TextTask { task: addition(digits: $0) }', 'addition([digits = 2])');
+    check('env X = TextTask { task: addition(digits: $0) }', 'addition([digits = 2], pad = false)');
+    check('env X = TextTask { task: addition(digits: 2, pad: $0) }', 'addition(digits = 2, [pad = false])');
   });
 
   it('reward functions and verifiers, with types; variadic ones stay on their one parameter', () => {
