@@ -29,6 +29,7 @@ import { Adam, GradientStep } from '../runtime/tensor/index.js';
 import { parsePlacements, summarize } from '../runtime/tensor/placement.js';
 import type { ExecutionProvider } from '../runtime/tensor/session.js';
 import { ppoMinibatch } from '../test/helpers/ppo-minibatch.js';
+import { grpoBenchFeeds } from './text.js';
 
 const SECONDS = Number(process.env.BENCH_GPU_SECONDS ?? 2);
 const QUICK = process.env.BENCH_GPU_QUICK === '1';
@@ -102,22 +103,7 @@ async function grpoRate(provider: ExecutionProvider, c: TransformerCase, rows: n
   const grpo = buildGrpoLoss(model, T);
   const step = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false } });
   const adam = new Adam(model.weights, { eps: 1e-8 });
-  const scalar = (x: number) => new Float32Array([x]);
-  const feeds = {
-    tokens: { data: batch.tokens, dims: [rows, T] },
-    targets: { data: batch.targets, dims: [rows, T] },
-    mask: { data: batch.mask, dims: [rows, T] },
-    advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
-    old_logp: { data: new Float32Array(rows * T), dims: [rows, T] },
-    ref_logp: { data: new Float32Array(rows * T), dims: [rows, T] },
-    token_weight: { data: batch.mask, dims: [rows, T] },
-    inv_tokens: scalar(1 / batch.tokenCount),
-    clip_low: scalar(0.8),
-    clip_high: scalar(1.2),
-    kl_coef: scalar(0.04),
-    ent_coef: scalar(0),
-    inv_temperature: scalar(1),
-  };
+  const feeds = grpoBenchFeeds(batch, rows, T);
   try {
     return await rate(async () => adam.step((await step.run(feeds)).grads, 1e-5), 1);
   } finally {

@@ -107,21 +107,7 @@ export async function benchTextModel(): Promise<void> {
       const out = await sftStep.run({ ...tokenFeeds, inv_tokens: new Float32Array([1 / batch.tokenCount]) });
       adam.step(out.grads, 1e-4);
     }, 10));
-    const zeros = new Float32Array(rows * T);
-    const scalar = (x: number) => new Float32Array([x]);
-    const grpoFeeds = {
-      ...tokenFeeds,
-      advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
-      old_logp: { data: zeros, dims: [rows, T] },
-      ref_logp: { data: zeros, dims: [rows, T] },
-      token_weight: { data: batch.mask, dims: [rows, T] },
-      inv_tokens: scalar(1 / batch.tokenCount),
-      clip_low: scalar(0.8),
-      clip_high: scalar(1.2),
-      kl_coef: scalar(0.04),
-      ent_coef: scalar(0),
-      inv_temperature: scalar(1),
-    };
+    const grpoFeeds = grpoBenchFeeds(batch, rows, T);
     const grpoMs = median(await timeAsync(async () => {
       const out = await grpoStep.run(grpoFeeds);
       adam.step(out.grads, 1e-4);
@@ -147,6 +133,27 @@ export async function benchTextModel(): Promise<void> {
   await Promise.all([sftStep.release(), grpoStep.release(), model.release()]);
   if (peers !== null) rowsOut.push(['PyTorch comparison', `skipped: ${peers}`]);
   report(`transformer ${TINY.layers}x${TINY.width} (${TINY.heads} heads), addition(2), ${os.cpus().length} CPU(s)`, rowsOut);
+}
+
+/** A GRPO step's feeds for `batch` (rows x T tokens): advantage 1 each, old and reference log-probs 0. */
+export function grpoBenchFeeds(batch: { tokens: BigInt64Array; targets: BigInt64Array; mask: Float32Array; tokenCount: number }, rows: number, T: number) {
+  const zeros = new Float32Array(rows * T);
+  const scalar = (x: number) => new Float32Array([x]);
+  return {
+    tokens: { data: batch.tokens, dims: [rows, T] },
+    targets: { data: batch.targets, dims: [rows, T] },
+    mask: { data: batch.mask, dims: [rows, T] },
+    advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
+    old_logp: { data: zeros, dims: [rows, T] },
+    ref_logp: { data: zeros, dims: [rows, T] },
+    token_weight: { data: batch.mask, dims: [rows, T] },
+    inv_tokens: scalar(1 / batch.tokenCount),
+    clip_low: scalar(0.8),
+    clip_high: scalar(1.2),
+    kl_coef: scalar(0.04),
+    ent_coef: scalar(0),
+    inv_temperature: scalar(1),
+  };
 }
 
 async function timeAsync(fn: () => Promise<unknown>, runs: number): Promise<number[]> {
