@@ -141,7 +141,9 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     assert.equal(csv.name, 'compare-runs.csv');
     const [header, ...rows] = parseCsv(csv.data);
     assert.equal(rows.length, 4);
-    assert.deepEqual(rows.map((r) => r[0]), [...byReturn].reverse().map((id) => id.split('/').pop()));
+    assert.deepEqual(header.slice(0, 2), ['run', 'run id'], 'a sweep member by its name, and its id');
+    assert.deepEqual(rows.map((r) => r[1]), [...byReturn].reverse().map((id) => id.split('/').pop()));
+    assert.ok(rows.every((r) => /^lr=3e-[34] · seed [12]$/.test(r[0])), rows.map((r) => r[0]).join(' | '));
     assert.ok(header.includes('algorithm.learning_rate') && header.includes('train/mean_return'), header.join(','));
     assert.ok(rows.every((r) => r.length === header.length), 'quoted fields (lists like [64, 64]) stay one field');
     const column = header.indexOf('train/mean_return');
@@ -153,7 +155,7 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
 
     // Each run on its own, one taken off the chart.
     await page.page.getByRole('radio', { name: 'Each run' }).click();
-    await page.page.getByRole('checkbox', { name: `show ${runs[0].runId} on the chart` }).uncheck();
+    await page.page.getByRole('checkbox', { name: 'show lr=3e-4 · seed 1 on the chart' }).uncheck();
     s = await page.waitFor<CompareSnapshot>((s) => s.mode === 'runs' && s.included.length === 3, 'three runs on the chart');
     assert.equal(s.chart!.series.length, 3);
     assert.deepEqual(s.chart!.series.map((x) => x.label).sort(), ['lr=3e-3, seed 1', 'lr=3e-3, seed 2', 'lr=3e-4, seed 2'].filter((l) => s.chart!.series.some((x) => x.label === l)));
@@ -169,6 +171,46 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     assert.equal(s.included.length, 3);
     assert.deepEqual(s.table!.sort, { key: 'final:train/mean_return', descending: true });
     assert.ok(s.table!.columns.some((c) => c.key === 'hp:algorithm.gamma'));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a sweep\'s runs in the table: named by what they vary (the run id under it), by configuration then seed', async () => {
+    // Members start in any order when a sweep runs in parallel: their ids (start times) sort
+    // seed 2 before seed 1, and the second configuration before the first.
+    const started = ['220535', '220533', '220534', '220532'];
+    const sweep = fixtureRuns('Quick').map((r, i) => ({ ...r, runId: r.runId.replace('220533', started[i]) }));
+    const plain = fixtureRuns('Steady')[0];
+    const ids = sweep.map((r) => snapshotOf(r).id);
+    const page = await browser.open('compare', { host: new FakeHost([...[...sweep].reverse(), plain]).handle });
+    let s = await page.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 5, 'five runs');
+    const rowHeaders = () => page.page.locator('.compare-table tbody th[scope="row"]');
+    const names = async () => (await rowHeaders().locator('.run-name').allTextContents());
+    assert.deepEqual(s.table!.sort, { key: 'run', descending: false }, 'the default order');
+    assert.deepEqual(s.table!.rows, [...ids, snapshotOf(plain).id], 'configuration by configuration, seed 1 before seed 2; the plain run after the sweep');
+    assert.deepEqual(await names(), ['Quick / lr=3e-4 · seed 1', 'Quick / lr=3e-4 · seed 2', 'Quick / lr=3e-3 · seed 1', 'Quick / lr=3e-3 · seed 2', `Steady / ${plain.runId}`]);
+    // The run id stays at hand (its directory): under the name, and as the cell's tooltip.
+    const first = rowHeaders().first();
+    assert.equal(await first.locator('.run-id').textContent(), `Quick / ${sweep[0].runId}`);
+    assert.equal(await first.getAttribute('title'), `Quick / ${sweep[0].runId}`);
+    assert.equal(await rowHeaders().last().locator('.run-id').count(), 0, 'a plain run\'s name is its id: not twice');
+    assert.ok(await page.page.getByRole('checkbox', { name: 'show Quick / lr=3e-3 · seed 2 on the chart' }).isChecked());
+    assert.equal(await page.page.getByRole('rowheader', { name: /^Quick \/ lr=3e-4 · seed 2/ }).count(), 1, 'the name is the row header');
+
+    // The run column still sorts both ways by its header; another column as before.
+    await page.page.locator('button[data-sort-key="run"]').click();
+    s = await page.waitFor<CompareSnapshot>((s) => s.table!.sort.descending, 'the descending sort');
+    assert.deepEqual(s.table!.rows, [snapshotOf(plain).id, ...[...ids].reverse()]);
+    await page.page.locator('button[data-sort-key="seed"]').click();
+    s = await page.waitFor<CompareSnapshot>((s) => s.table!.sort.key === 'seed', 'the sort by seed');
+    assert.deepEqual(await page.page.locator('.compare-table tbody td[data-column="seed"]').allTextContents(), ['1', '1', '1', '2', '2']);
+
+    // The CSV keeps both: the name shown and the run id.
+    await page.page.getByRole('button', { name: 'CSV' }).click();
+    const [csv] = await page.waitForSaves(1);
+    const [header, ...rows] = parseCsv(csv.data);
+    assert.deepEqual(header.slice(0, 2), ['run', 'run id']);
+    assert.deepEqual(rows.find((r) => r[0] === 'Quick / lr=3e-3 · seed 1')?.[1], `Quick / ${sweep[2].runId}`);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

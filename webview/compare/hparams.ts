@@ -219,6 +219,14 @@ export function sweepValuesLabel(values: Readonly<Record<string, unknown>>): str
     .join(', ');
 }
 
+/**
+ * A sweep member's name as the Runs view and the chart write it: its varied values and its seed
+ * (`lr=3e-4 · seed 1`); empty when it has neither.
+ */
+export function sweepMemberLabel(values: Readonly<Record<string, unknown>>, seed: number | undefined): string {
+  return [sweepValuesLabel(values), seed === undefined ? '' : `seed ${seed}`].filter(Boolean).join(' · ');
+}
+
 /** Names a sweep's labels shorten further, as people write them (`lr=3e-4`). */
 const LABEL_NAMES: Record<string, string> = { learning_rate: 'lr' };
 

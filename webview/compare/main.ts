@@ -15,7 +15,7 @@ import { CompareChart, type ChartData, type ChartSeries, type Range } from './ch
 import { groupRuns, hparamTable, type RunGroup } from './hparams.js';
 import { curveOf, finalValue, metricChoices, type XMode } from './series.js';
 import { exportButtons } from '../shared/export.js';
-import { CompareTable, finalColumn, hparamColumn, tableCsv, type Column, type Sort, type TableView } from './table.js';
+import { CompareTable, finalColumn, hparamColumn, nameRun, tableCsv, type Column, type Sort, type TableView } from './table.js';
 
 type Mode = 'runs' | 'band';
 
@@ -257,13 +257,14 @@ function render(withTable: boolean): void {
       finalColumn(state.metric, `final ${metricLabel(state.metric)}`),
       ...FINALS.filter(([key]) => key !== state.metric && all.some((r) => r.latestMetric(key) !== undefined)).map(([key, label]) => finalColumn(key, label)),
     ];
+    // The same run id can appear under several experiments.
+    const withExperiment = new Set(all.map((r) => r.snapshot.experiment)).size > 1;
     lastView = {
       columns,
       sort: state.sort,
       rows: all.map((run) => ({
         id: run.id,
-        // The same run id can appear under several experiments.
-        label: new Set(all.map((r) => r.snapshot.experiment)).size > 1 ? `${run.snapshot.experiment} / ${run.snapshot.runId}` : run.snapshot.runId,
+        ...nameRun({ experiment: run.snapshot.experiment, runId: run.snapshot.runId, seed: run.seed, plan: run.snapshot.plan }, withExperiment),
         color: theme.categorical[colorIndex(run) % theme.categorical.length],
         included: !state.excluded.includes(run.id),
         ...(lastBest && groupOf.get(run.id) === lastBest.group ? { best: true } : {}),
