@@ -423,7 +423,7 @@ export class ServerWorkspace {
     let entry = this.models.get(p);
     if (!entry || !this.isCurrent(entry) || !this.covers(entry, [p])) {
       const units = this.files.closure([p]);
-      entry = { analysis: { model: new Model(units), units, diagnostics: new Map() }, roots: new Set([p]), versions: new Map() };
+      entry = { analysis: this.uncheckedAnalysis(units), roots: new Set([p]), versions: new Map() };
       this.models.set(p, entry);
     }
     this.recordVersions(entry);
@@ -443,7 +443,22 @@ export class ServerWorkspace {
   workspaceModel(): Analysis {
     this.refresh();
     const units = this.knownFiles().flatMap((p) => this.files.unit(p) ?? []);
-    return { model: new Model(units), units, diagnostics: new Map() };
+    return this.uncheckedAnalysis(units);
+  }
+
+  /**
+   * A model of these units without the checks. It reads user env modules as the checker does
+   * (so `obs.` offers a module's fields right after an edit) and records what it read, so that
+   * isCurrent finds a module whose text changed since.
+   */
+  private uncheckedAnalysis(units: SourceUnit[]): Analysis {
+    const modules = new Map<string, ReturnType<Workspace['envModule']>>();
+    const model = new Model(units, (file) => {
+      const read = this.files.envModule(file);
+      modules.set(file, read);
+      return read;
+    });
+    return { model, units, diagnostics: new Map(), modules };
   }
 
   /** The unit for a path if it can be read (test and bench helpers use it). */

@@ -52,7 +52,18 @@ function rewrite(file: string, text: string): boolean {
     process.stderr.write(`${displayPath(file)}: not formatted: the file is read-only; make it writable (chmod u+w), or print the result with --stdout\n`);
     return false;
   }
-  writeFileAtomic(target, text);
+  // readSourceFile drops a UTF-8 byte-order mark; put it back, as editors keep it when they save.
+  writeFileAtomic(target, hasByteOrderMark(target) ? `\uFEFF${text}` : text);
   fs.chmodSync(target, mode);
   return true;
+}
+
+function hasByteOrderMark(file: string): boolean {
+  const head = Buffer.alloc(3);
+  const fd = fs.openSync(file, 'r');
+  try {
+    return fs.readSync(fd, head, 0, 3, 0) === 3 && head.equals(Buffer.from([0xef, 0xbb, 0xbf]));
+  } finally {
+    fs.closeSync(fd);
+  }
 }

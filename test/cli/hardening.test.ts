@@ -86,6 +86,13 @@ describe('rlx fmt replaces the text of a file, not the file (issue 14 item 10)',
     assert.equal(fs.readFileSync(path.join(work, file), 'utf8'), UNFORMATTED);
     assert.equal(fs.statSync(path.join(work, file)).mode & 0o777, 0o444);
   });
+
+  test('a byte-order mark is kept, as an editor keeps it when it saves (issue 14 item 7)', () => {
+    const file = write('fmt/bom.rlx', `\uFEFF${UNFORMATTED}`);
+    assert.equal(rlx('fmt', file).code, 0);
+    assert.equal(fs.readFileSync(path.join(work, file), 'utf8'), `\uFEFF${FORMATTED}`);
+    assert.equal(rlx('fmt', '--check', file).code, 0, 'formatted once, the file stays formatted');
+  });
 });
 
 describe('files that are not what they seem (issue 14 item 11)', () => {

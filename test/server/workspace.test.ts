@@ -241,4 +241,23 @@ describe('typing features (modelContext)', () => {
     assert.ok((checked.analysis.diagnostics.get(file('a.rlx')) ?? []).length > 0, 'the publisher\'s check reports max_steps: 0');
     assert.equal(ws.modelContext(uri('a.rlx'))!.entry, checked, 'the checked analysis serves the next request');
   });
+
+  test("a user env module's spec is read there too, and read again when the module changes (obs. right after an edit)", async () => {
+    const walk = (fields: string) => `export default class Walk {}\nexport const spec = { observations: [${fields}], actions: 'discrete' };\n`;
+    const { ws, file, uri } = await workspaceWith({ 'walk.ts': walk("'position', 'speed'"), 'a.rlx': 'env Walk = module("./walk.ts")\n' });
+    const doc = TextDocument.create(uri('a.rlx'), 'rlx', 1, 'env Walk = module("./walk.ts")\n');
+    ws.documentChanged(doc);
+    ws.analysisFor([file('a.rlx')]);
+    ws.documentChanged(TextDocument.update(doc, [{ range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, text: 'env Typed = Walk\n' }], 2));
+    const fields = () => {
+      const typing = ws.modelContext(uri('a.rlx'))!;
+      const model = typing.context.analysis.model;
+      const typed = model.lookup(typing.context.unit, 'Typed');
+      assert.equal(typing.context.analysis.diagnostics.size, 0, 'the typing model, not a checked analysis');
+      return typed ? model.envSpec(typed)?.obsFields : undefined;
+    };
+    assert.deepEqual(fields(), ['position', 'speed']);
+    fs.writeFileSync(file('walk.ts'), walk("'position', 'speed', 'angle'"));
+    assert.deepEqual(fields(), ['position', 'speed', 'angle']);
+  });
 });
