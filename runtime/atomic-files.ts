@@ -51,3 +51,23 @@ export function readJson<T>(file: string, what: string): T {
     throw new Error(`${what} at ${file} is not valid JSON: ${(err as Error).message}`);
   }
 }
+
+/**
+ * `mkdir -p`, one level at a time. Node's `mkdirSync(dir, { recursive: true })` never returns
+ * under a folder that refuses new entries with ENOENT (procfs: `rlx train --out /proc/x` hung
+ * at full CPU); here the first level that cannot be made throws its error.
+ */
+export function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); !fs.existsSync(at); at = path.dirname(at)) {
+    missing.push(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const level of missing.reverse()) {
+    try {
+      fs.mkdirSync(level);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}

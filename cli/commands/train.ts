@@ -100,12 +100,14 @@ const SYSTEM_ERRORS: Record<string, [reason: string, hint: string]> = {
   EMFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
   ENFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
   EIO: ['an input/output error', 'check the disk'],
+  // Not ENOENT in general (a file rlx expected is a bug): a folder that cannot be made, as under /proc.
+  'ENOENT mkdir': ['that folder cannot be created there', 'train elsewhere with --out DIR'],
 };
 
 /** "cannot mkdir 'runs/X': permission denied (EACCES); ...", or undefined for an error that is not the system's. */
 function systemErrorMessage(err: Error): string | undefined {
   const { code, syscall, path: where } = err as NodeJS.ErrnoException;
-  const known = code !== undefined ? SYSTEM_ERRORS[code] : undefined;
+  const known = code === 'ENOENT' && syscall === 'mkdir' ? SYSTEM_ERRORS['ENOENT mkdir'] : code !== undefined ? SYSTEM_ERRORS[code] : undefined;
   if (!known) return undefined;
   return `cannot ${syscall ?? 'write'}${where ? ` '${displayPath(where)}'` : ''}: ${known[0]} (${code}); ${known[1]}`;
 }

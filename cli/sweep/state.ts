@@ -5,7 +5,7 @@
 // logs/member-<K>.log keeps each member's stderr.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeJsonAtomic } from '../../runtime/atomic-files.js';
+import { makeDirs, writeJsonAtomic } from '../../runtime/atomic-files.js';
 import { UserError } from '../files.js';
 
 export const SWEEP_STATE_FORMAT = 1;
@@ -58,7 +58,7 @@ export function readSweepState(dir: string): SweepState | undefined {
 }
 
 export function writeSweepState(dir: string, state: SweepState): void {
-  fs.mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   writeJsonAtomic(stateFile(dir), state);
 }
 

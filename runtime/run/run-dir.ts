@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { EventLog, repairTornTail, type RunStatus } from './events.js';
-import { isOrphanedTemporary, readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { isOrphanedTemporary, makeDirs, readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
 import { RunLock } from './lock.js';
 
 export interface StatusFile {
@@ -124,7 +124,7 @@ export class RunDirectory {
    */
   static create(root: string, plan: Plan, seed: number, sources: readonly SourceFile[]): RunDirectory {
     const experimentDir = path.join(root, safeName(plan.experiment));
-    fs.mkdirSync(experimentDir, { recursive: true });
+    makeDirs(experimentDir);
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
     const member = plan.sweep ? `-${safeName(plan.sweep.name)}${plan.sweep.index}` : '';
     const base = `${stamp}${member}-seed${seed}`;

@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import protobuf from 'protobufjs';
 import type { EventSink, RunEvent } from './events.js';
+import { makeDirs } from '../atomic-files.js';
 
 /** The folder of a run directory that holds its TensorBoard files. */
 export const TENSORBOARD_DIR = 'tensorboard';
@@ -104,7 +105,7 @@ export class TensorBoardWriter {
   /** A new event file in `<runDir>/tensorboard/`, named as TensorFlow names them (the `.rlx` suffix says who wrote it). */
   static open(runDir: string): TensorBoardWriter {
     const dir = path.join(runDir, TENSORBOARD_DIR);
-    fs.mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     // TensorBoard reads a folder's files in the order of their names: a second writer of this
     // process within the same second (a quick resume) takes the next second, so it sorts after.
     for (let seconds = Math.floor(Date.now() / 1000); ; seconds++) {

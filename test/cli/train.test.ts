@@ -143,8 +143,20 @@ describe('rlx train (command line)', () => {
     fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan()));
     const r = rlx(['train', '--plan', 'plan.json', '--out', 'plan.json/runs'], cwd);
     assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /\nrlx train: cannot mkdir 'plan\.json[/\\]runs[/\\]Test': a part of the path is a file, not a folder \(ENOTDIR\); check the path given to --out\n$/);
+    // The first level that cannot be made.
+    assert.match(r.stderr, /\nrlx train: cannot mkdir 'plan\.json[/\\]runs': a part of the path is a file, not a folder \(ENOTDIR\); check the path given to --out\n$/);
     assert.doesNotMatch(r.stderr, /bug in rlx/);
+  });
+
+  it('refuses a folder that cannot be created (under /proc) instead of hanging', (t) => {
+    if (!fs.existsSync('/proc/self')) return t.skip('no /proc on this system');
+    const cwd = tempDir();
+    fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan()));
+    // Node's recursive mkdir never returned here (issue 14 item 9); rlx()'s timeout only ends a hang.
+    const r = rlx(['train', '--plan', 'plan.json', '--out', '/proc/rlx-cannot-exist/runs'], cwd);
+    assert.equal(r.signal, null, 'rlx train returned');
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /\nrlx train: cannot mkdir '\/proc\/rlx-cannot-exist': that folder cannot be created there \(ENOENT\); train elsewhere with --out DIR\n$/);
   });
 
   it('refuses a second --resume of a run that is training', async () => {

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PlanValue } from '../../../dsl/schema/index.js';
-import { readJson, writeFileAtomic, writeJsonAtomic } from '../../../runtime/atomic-files.js';
+import { makeDirs, readJson, writeFileAtomic, writeJsonAtomic } from '../../../runtime/atomic-files.js';
 import { displayPath } from '../../command.js';
 import { UserError } from '../../files.js';
 import { sweepDir } from '../state.js';
@@ -66,7 +66,7 @@ export function runSlurmSweep(options: SlurmSweepOptions): SlurmJobRecord {
       throw new UserError(`sweep ${options.sweep} already has Slurm job ${earlier.job_id} with ${queued.size} task${queued.size === 1 ? '' : 's'} in the queue; follow it with --status, or end it with --cancel before submitting again`);
     }
   }
-  fs.mkdirSync(logDir, { recursive: true });
+  makeDirs(logDir);
   // The tasks append to their logs (a requeued task keeps its history): a new job starts them afresh.
   for (const name of fs.readdirSync(logDir)) if (/^member-\d+\.(out|err)$/.test(name)) fs.rmSync(path.join(logDir, name));
   const script = path.join(logDir, 'array.sbatch');
