@@ -61,8 +61,17 @@ suite('sweeps', () => {
       await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
       await vscode.commands.executeCommand('notifications.clearAll');
       // The mouse over the chart: its legend reads out each mean and how many runs it averages there.
-      const seen = await screenshot(`sweep-compare-${theme.includes('Light') ? 'light' : 'dark'}`, { hover: '.u-over' });
+      const name = `sweep-compare-${theme.includes('Light') ? 'light' : 'dark'}`;
+      let seen = await screenshot(name, { hover: '.u-over' });
       if (!seen) continue;
+      // Now and then code-server leaves a webview's frame empty after the theme change (the
+      // screenshot shows a blank editor; the frame holds only its bootstrap script): reload the
+      // webviews, as Developer: Reload Webviews does, and take the shot again.
+      const drawn = (w: string) => w.includes('of sweep LrPair');
+      for (let tries = 1; tries < 4 && !seen.webviews.some(drawn); tries++) {
+        await vscode.commands.executeCommand('workbench.action.webview.reloadWebviewAction');
+        seen = (await screenshot(name, { hover: '.u-over' }))!;
+      }
       // What the page shows: the sweep, its configurations by their values, and how many runs each mean averages.
       const page = seen.webviews.find((w) => w.includes('of sweep LrPair'));
       assert.ok(page, `webviews: ${seen.webviews.map((w) => w.slice(0, 200)).join('\n---\n')}`);
