@@ -107,7 +107,8 @@ const SYSTEM_ERRORS: Record<string, [reason: string, hint: string]> = {
 /** "cannot mkdir 'runs/X': permission denied (EACCES); ...", or undefined for an error that is not the system's. */
 function systemErrorMessage(err: Error): string | undefined {
   const { code, syscall, path: where } = err as NodeJS.ErrnoException;
-  const known = code === 'ENOENT' && syscall === 'mkdir' ? SYSTEM_ERRORS['ENOENT mkdir'] : code !== undefined ? SYSTEM_ERRORS[code] : undefined;
+  const key = code === 'ENOENT' && syscall === 'mkdir' ? 'ENOENT mkdir' : code;
+  const known = key !== undefined ? SYSTEM_ERRORS[key] : undefined;
   if (!known) return undefined;
   return `cannot ${syscall ?? 'write'}${where ? ` '${displayPath(where)}'` : ''}: ${known[0]} (${code}); ${known[1]}`;
 }
