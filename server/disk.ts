@@ -7,6 +7,15 @@ import type { FileHost } from '../dsl/index.js';
 /** Folders that never hold a user's specs and can be huge. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'out', 'dist', 'runs']);
 
+/**
+ * A run directory's copy of its spec (`<run>/source/*.rlx`, next to the run's status.json):
+ * skipped wherever `--out` put the run, as under `runs/`. Checked as a workspace file, the copy
+ * reports false errors (its imports and modules are named as in the original folder).
+ */
+function isRunSource(dir: string): boolean {
+  return path.basename(dir) === 'source' && fs.existsSync(path.join(path.dirname(dir), 'status.json'));
+}
+
 interface CachedFile {
   text: string | undefined;
   mtimeMs: number;
@@ -87,7 +96,8 @@ export async function findRlxFiles(folder: string): Promise<string[]> {
     }
     for (const entry of entries) {
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRS.has(entry.name)) pending.push(path.join(dir, entry.name));
+        const sub = path.join(dir, entry.name);
+        if (!SKIPPED_DIRS.has(entry.name) && !isRunSource(sub)) pending.push(sub);
       } else if (entry.isFile() && entry.name.endsWith('.rlx')) {
         found.push(path.join(dir, entry.name));
       }
@@ -101,7 +111,7 @@ export function isSkippedPath(filePath: string, folders: string[]): boolean {
   for (const folder of folders) {
     const rel = path.relative(folder, filePath);
     if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
-    return rel.split(path.sep).slice(0, -1).some((part) => SKIPPED_DIRS.has(part));
+    return rel.split(path.sep).slice(0, -1).some((part) => SKIPPED_DIRS.has(part)) || isRunSource(path.dirname(filePath));
   }
   return true; // outside every workspace folder
 }

@@ -44,6 +44,16 @@ describe('index', () => {
     assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('specs/b.rlx')]);
   });
 
+  test("skips a run's copy of its spec wherever --out put the run, not a plain folder named source", async () => {
+    const { ws, file, uri } = await workspaceWith({
+      'a.rlx': '', 'elsewhere/Reach/20261126-seed1/status.json': '{}', 'elsewhere/Reach/20261126-seed1/source/a.rlx': 'env W = module("./walk.ts")\n', 'source/mine.rlx': '',
+    });
+    assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('source/mine.rlx')]);
+    // A watcher event from the copy (a resume rewrites it) is ignored too.
+    ws.filesChanged([{ uri: uri('elsewhere/Reach/20261126-seed1/source/a.rlx'), kind: 'changed' }]);
+    assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('source/mine.rlx')]);
+  });
+
   test('watched-file events add and remove files, and events from skipped folders are ignored', async () => {
     const { ws, file, uri } = await workspaceWith({ 'a.rlx': '' });
     fs.writeFileSync(file('new.rlx'), 'env E = CartPole {}\n');
