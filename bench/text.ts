@@ -28,6 +28,7 @@ import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRow
 import { KvSampler } from '../runtime/policies/transformer/sampler.js';
 import { Adam, GradientStep } from '../runtime/tensor/index.js';
 import { peersMissing, torchTextModel } from './peers.js';
+import { linearFloor } from './text-floor.js';
 import { taskTokenizer } from '../runtime/text/task.js';
 import { readEvents } from '../runtime/run/events.js';
 import { train } from '../runtime/train.js';
@@ -89,6 +90,8 @@ export async function benchTextModel(): Promise<void> {
   const sft = buildSftLoss(model, T);
   const sftStep = await GradientStep.create(sft.graph, [{ loss: sft.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['cpu'] } });
   const adam = new Adam(model.weights, { eps: 1e-8 });
+  const size = { layers: TINY.layers, width: TINY.width, vocab: tokenizer.size };
+  const [sampleFloor, trainFloor] = await Promise.all([linearFloor(size, false), linearFloor(size, true)]);
   const peers = peersMissing();
   const rowsOut: [string, string][] = [];
   const perSecond = (count: number, ms: number) => `${ms.toFixed(1)} ms, ${Math.round((count / ms) * 1000).toLocaleString('en')} tokens/s`;
@@ -112,10 +115,16 @@ export async function benchTextModel(): Promise<void> {
       const out = await grpoStep.run(grpoFeeds);
       adam.step(out.grads, 1e-4);
     }, 10));
+    // The floors: one product run per decoding position; one over every position of the rows.
+    const sampleFloorMs = median(await timeAsync(async () => {
+      for (let t = 0; t < W + N - 1; t++) await sampleFloor.run(rows);
+    }, 10));
+    const trainFloorMs = median(await timeAsync(() => trainFloor.run(rows * T), 10));
     rowsOut.push(
       [`batch ${rows}: sample ${rows} x ${W + N - 1} positions, onnxruntime step`, perSecond(positions, ortMs)],
       [`batch ${rows}: SFT step + Adam, ${rows} x ${T}`, perSecond(rows * T, sftMs)],
       [`batch ${rows}: GRPO step + Adam, ${rows} x ${T}`, perSecond(rows * T, grpoMs)],
+      [`batch ${rows}: floor, linear layers' products alone`, `sample ${sampleFloorMs.toFixed(1)} ms, training step ${trainFloorMs.toFixed(1)} ms`],
     );
     if (rows === 64) {
       const jsMs = median(await timeAsync(() => js.generate(prompts, rows, W, N, options), 3));
@@ -127,10 +136,12 @@ export async function benchTextModel(): Promise<void> {
       rowsOut.push(
         [`batch ${rows}: PyTorch sample (eager, KV cache)`, `${perSecond(positions, torch.sampleMs)}; rlx ${(torch.sampleMs / ortMs).toFixed(1)}x`],
         [`batch ${rows}: PyTorch training step + Adam`, `${perSecond(rows * T, torch.trainMs)}; rlx SFT ${(torch.trainMs / sftMs).toFixed(1)}x`],
+        // Issue 15's target, against what the products alone cost here: below the floor, unreachable.
+        [`batch ${rows}: 3x PyTorch would take`, `sample ${(torch.sampleMs / 3).toFixed(1)} ms (floor ${sampleFloorMs.toFixed(1)}), training step ${(torch.trainMs / 3).toFixed(1)} ms (floor ${trainFloorMs.toFixed(1)})`],
       );
     }
   }
-  await Promise.all([sftStep.release(), grpoStep.release(), model.release()]);
+  await Promise.all([sftStep.release(), grpoStep.release(), model.release(), sampleFloor.release(), trainFloor.release()]);
   if (peers !== null) rowsOut.push(['PyTorch comparison', `skipped: ${peers}`]);
   report(`transformer ${TINY.layers}x${TINY.width} (${TINY.heads} heads), addition(2), ${os.cpus().length} CPU(s)`, rowsOut);
 }
