@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'text-learning': async () => (await import('./text.js')).benchTextLearning(),
   offpolicy: async () => (await import('./offpolicy.js')).benchOffPolicy(),
   'offpolicy-learning': async () => (await import('./offpolicy.js')).benchOffPolicyLearning(),
+  'her-bit-flip': async () => (await import('./offpolicy.js')).benchBitFlip(),
   'dqn-parity': async () => (await import('./dqn-parity.js')).benchDqnParity(),
   sweep: async () => (await import('./sweep.js')).benchSweep(),
   slurm: async () => (await import('./slurm.js')).benchSlurm(),
@@ -20,7 +21,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
 };
 
 /** Runs of minutes (whole trainings), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning', 'sweep', 'slurm', 'gpu'];
+const ON_REQUEST = ['text-learning', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

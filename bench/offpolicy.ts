@@ -13,13 +13,16 @@
 // Learning (`npm run bench -- offpolicy-learning`, minutes): the issue's targets over seeds 1-3:
 // examples/cartpole-dqn.rlx (rl-zoo: mean-20 >= 475 within 50k), examples/pendulum-sac.rlx
 // (rl-zoo 20k: mean of the last 20 returns >= -200), examples/gridworld-her.rlx with and without
-// relabeling (eval success), examples/cartpole-sac.rlx (discrete SAC: the curve's end).
+// relabeling (eval success), examples/bit-flip.rlx with and without relabeling on each seed (eval
+// success: HER's paper demonstration; `npm run bench -- her-bit-flip` runs it alone),
+// examples/cartpole-sac.rlx (discrete SAC: the curve's end).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planFile } from '../cli/commands/plan.js';
 import type { Plan } from '../dsl/compile/plan.js';
+import { readEvents } from '../runtime/run/events.js';
 import { train, type TrainResult } from '../runtime/train.js';
 import { cleanrlOffPolicy, peersMissing, sb3ZooDqn, torchOffPolicyUpdate } from './peers.js';
 import { replayCheckpointFigures } from './replay.js';
@@ -82,11 +85,25 @@ interface OurRun {
 
 async function ours(plan: Plan, out: string, seed = plan.seeds[0]!): Promise<OurRun> {
   const start = performance.now();
-  const result = await train(plan, { out, seed, device: 'cpu' });
+  // A user env module (examples/bit-flip.ts) is found next to its example, as rlx train finds it.
+  const envModule = plan.env.module !== undefined ? path.join(EXAMPLES, plan.env.module) : undefined;
+  const result = await train(plan, { out, seed, device: 'cpu', ...(envModule ? { envModule } : {}) });
   const seconds = (performance.now() - start) / 1000;
   // The trainer's own rate (charts/sps: steps over the training loop's time, as CleanRL's SPS
   // counts from its loop's start), not over train() with its set-up.
   return { result, seconds, sps: result.metrics['charts/sps'] ?? result.step / seconds };
+}
+
+/** The plan with its (first stage's) algorithm's relabeling turned off. */
+function withoutRelabel(plan: Plan): Plan {
+  const stage = plan.stages[0]!;
+  return { ...plan, stages: [{ ...stage, algorithm: { ...stage.algorithm, params: { ...stage.algorithm.params, relabel: 'none' } } }] };
+}
+
+/** The first step at which a run's evaluation reached this success, or null. */
+function firstEvalAtLeast(runDir: string, success: number): number | null {
+  const evals = readEvents(path.join(runDir, 'events.jsonl')).filter((e) => e.type === 'eval');
+  return evals.find((e) => e.values['eval/success'] >= success)?.step ?? null;
 }
 
 /** Our time split, from the learner's cumulative time/* metrics. */
@@ -176,18 +193,42 @@ export async function benchOffPolicyLearning(): Promise<void> {
     report('SAC Pendulum, examples/pendulum-sac.rlx (rl-zoo); target: >= -200 on 3 seeds', sacRows);
 
     const her = example('gridworld-her.rlx');
-    const stage = her.stages[0]!;
-    const without: Plan = { ...her, stages: [{ ...stage, algorithm: { ...stage.algorithm, params: { ...stage.algorithm.params, relabel: 'none' } } }] };
     const herRows: [string, string][] = [];
-    for (const [label, plan] of [['future(k: 4)', her], ['no relabeling', without]] as const) {
+    for (const [label, plan] of [['future(k: 4)', her], ['no relabeling', withoutRelabel(her)]] as const) {
       const run = await ours(plan, out);
       herRows.push([label, `eval success ${fixed(run.result.metrics['eval/success'], 2)} at ${k(run.result.step)} (${run.result.reason}; ${run.seconds.toFixed(1)} s)`]);
     }
     report(`DQN + HER, examples/gridworld-her.rlx, seed ${her.seeds[0]}; target: eval success >= 0.9 within the budget`, herRows);
 
+    await bitFlipComparison(out);
+
     const discrete = example('cartpole-sac.rlx');
     const run = await ours(discrete, out);
     report('discrete SAC CartPole, examples/cartpole-sac.rlx', [[`seed ${discrete.seeds[0]}`, `mean-20 ${fixed(run.result.metrics['train/mean_return'])} at ${k(run.result.step)} (${run.seconds.toFixed(1)} s)`]]);
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** examples/bit-flip.rlx (the HER paper's demonstration), seeds 1-3, with and without relabeling at the same budget. */
+async function bitFlipComparison(out: string): Promise<void> {
+  const flip = planFile(path.join(EXAMPLES, 'bit-flip.rlx')).at(0);
+  const rows: [string, string][] = [];
+  for (const [label, plan] of [['future(k: 4)', flip], ['no relabeling', withoutRelabel(flip)]] as const) {
+    for (const seed of SEEDS) {
+      const run = await ours(plan, out, seed);
+      const first = firstEvalAtLeast(run.result.runDir, 0.9);
+      rows.push([`${label}, seed ${seed}`, `eval success ${fixed(run.result.metrics['eval/success'], 2)} at ${k(run.result.step)}, >= 0.9 ${first === null ? 'never' : `first at ${k(first)}`} (${run.result.reason}; ${run.seconds.toFixed(1)} s)`]);
+    }
+  }
+  report(`DQN + HER on bit flipping, examples/bit-flip.rlx (20 bits), budget ${k(flip.stages[0]!.budget ?? NaN)} each; target: >= 0.9 with relabeling, near 0 without`, rows);
+}
+
+/** Only the bit-flipping comparison of the learning bench (`npm run bench -- her-bit-flip`, a few minutes). */
+export async function benchBitFlip(): Promise<void> {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-bench-'));
+  try {
+    await bitFlipComparison(out);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
