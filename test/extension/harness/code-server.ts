@@ -164,7 +164,7 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
         // waits for its service worker, then our page loads. The picture waits until every webview
         // on screen shows its page, and the log says what it saw and how long it took.
         const before = describeWebviews(await webviewFrames(page));
-        const drawn = await waitForWebviewsDrawn(page, WEBVIEW_DRAWN_MS);
+        const drawn = await waitForWebviewsDrawn(page, WEBVIEW_DRAWN_MS, asked.webviews);
         const waited = describeWait(drawn);
         log.push(`[harness] screenshot ${name}: at the request: ${before}\n[harness] screenshot ${name}: ${waited}\n`);
         if (asked.hover) await hoverInWebviews(page, asked.hover);
@@ -212,11 +212,11 @@ function watchPage(page: Page, log: string[]): void {
   });
 }
 
-/** A screenshot request: a name, or JSON `{ name, hover }` (helpers.ts screenshot()). */
-function readRequest(text: string): { name: string; hover?: string } {
+/** A screenshot request: a name, or JSON `{ name, hover, webviews }` (helpers.ts screenshot()). */
+function readRequest(text: string): { name: string; hover?: string; webviews: number } {
   const raw = text.trim();
-  const asked = raw.startsWith('{') ? (JSON.parse(raw) as { name: string; hover?: string }) : { name: raw };
-  return { ...asked, name: asked.name.replace(/[^\w-]/g, '_') || 'workbench' };
+  const asked = raw.startsWith('{') ? (JSON.parse(raw) as { name: string; hover?: string; webviews?: number }) : { name: raw };
+  return { ...asked, name: asked.name.replace(/[^\w-]/g, '_') || 'workbench', webviews: asked.webviews ?? 0 };
 }
 
 /** Moves the mouse over the first element matching `selector` in a webview, at 90% of its width. */

@@ -43,18 +43,20 @@ export async function webviewFrames(page: Page): Promise<WebviewFrame[]> {
 export interface DrawnReport {
   drawn: boolean;
   waitedMs: number;
-  /** When, after the wait began, the last webview on screen got its page frame, and some text (the "Loading…" placeholder counts). */
+  /** How many webviews the suite said are on screen (its editor groups' active webview tabs). */
+  expected: number;
+  /** When, after the wait began, the last webview on screen got its page frame, and some text (a placeholder counts). */
   framedMs?: number;
   textMs?: number;
   webviews: WebviewFrame[];
 }
 
 /**
- * Waits until every webview on screen shows its page (`ready` says when a page's text counts as
+ * Waits until `expected` webviews are on screen and every one shows its page (`ready` says when a page's text counts as
  * drawn: by default any text but the "Loading…" placeholder), polling; never a fixed sleep.
  * Returns what it saw last, drawn or not, and when each stage was reached, for the log.
  */
-export async function waitForWebviewsDrawn(page: Page, timeoutMs: number, ready: (text: string) => boolean = drawnText): Promise<DrawnReport> {
+export async function waitForWebviewsDrawn(page: Page, timeoutMs: number, expected = 0, ready: (text: string) => boolean = drawnText): Promise<DrawnReport> {
   const started = Date.now();
   let framedMs: number | undefined;
   let textMs: number | undefined;
@@ -62,10 +64,12 @@ export async function waitForWebviewsDrawn(page: Page, timeoutMs: number, ready:
     const webviews = await webviewFrames(page);
     const onScreen = webviews.filter((w) => w.visible);
     const waitedMs = Date.now() - started;
-    if (framedMs === undefined && onScreen.every((w) => w.inner.length > 0)) framedMs = waitedMs;
-    if (textMs === undefined && onScreen.every((w) => w.text !== '')) textMs = waitedMs;
-    const drawn = onScreen.every((w) => ready(w.text));
-    if (drawn || waitedMs > timeoutMs) return { drawn, waitedMs, framedMs, textMs, webviews };
+    // Until VS Code has made the host frames, there is nothing to wait on: count them first.
+    const all = onScreen.length >= expected;
+    if (framedMs === undefined && all && onScreen.every((w) => w.inner.length > 0)) framedMs = waitedMs;
+    if (textMs === undefined && all && onScreen.every((w) => w.text !== '')) textMs = waitedMs;
+    const drawn = all && onScreen.every((w) => ready(w.text));
+    if (drawn || waitedMs > timeoutMs) return { drawn, waitedMs, expected, framedMs, textMs, webviews };
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -74,12 +78,18 @@ export async function waitForWebviewsDrawn(page: Page, timeoutMs: number, ready:
 export function describeWait(report: DrawnReport): string {
   const stage = (ms: number | undefined) => (ms === undefined ? 'never' : `${ms} ms`);
   const outcome = report.drawn ? `drawn after ${report.waitedMs} ms` : `NOT drawn after ${report.waitedMs} ms`;
-  return `webviews ${outcome} (page frame: ${stage(report.framedMs)}, first text: ${stage(report.textMs)}): ${describeWebviews(report.webviews)}`;
+  return `webviews ${outcome} (${report.expected} expected on screen; page frame: ${stage(report.framedMs)}, first text: ${stage(report.textMs)}): ${describeWebviews(report.webviews)}`;
 }
 
-/** Our pages say "Loading <title>…" until their script has the runs (webview/html.ts). */
+/**
+ * Our pages' placeholders: "Loading <title>…" until their script runs (webview/html.ts), then
+ * "Waiting for the run's data from the editor…" (dashboard/main.ts, compare/main.ts) until the
+ * extension answers their `ready`. Anything else is the page drawn.
+ */
+const PLACEHOLDER = /^(Loading .*…|Waiting for .* from the editor…)$/;
+
 function drawnText(text: string): boolean {
-  return text !== '' && !/^Loading .*…$/.test(text);
+  return text !== '' && !PLACEHOLDER.test(text);
 }
 
 /** One line per webview for the log: owner, on screen or not, and the first words of its page. */

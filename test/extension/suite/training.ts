@@ -128,8 +128,10 @@ suite('training', () => {
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputWebview && t.label === title),
     );
     await vscode.commands.executeCommand('rlx.openDashboard', runDir);
-    // Revealed, the dashboard's page is made anew (it was hidden behind the other two): the
-    // harness waits until it is drawn, and the picture must show it, not a blank editor.
+    // Revealed, the dashboard's page is made anew (it was hidden behind the other two): once the
+    // workbench shows its tab, the harness waits until its page is drawn, and the picture must
+    // show it, not a blank editor.
+    await waitFor('the dashboard\'s tab in front', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === title);
     const seen = await screenshot('dashboard');
     if (seen) {
       const page = seen.webviews.find((w) => w.includes(`Tiny / ${path.basename(runDir)}`));
