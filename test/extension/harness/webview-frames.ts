@@ -74,11 +74,16 @@ export async function waitForWebviewsDrawn(page: Page, timeoutMs: number, expect
   }
 }
 
-/** The wait as one line: how long each stage took, and what each webview showed at the end. */
-export function describeWait(report: DrawnReport): string {
+/** How the wait went, without the pages' text: the outcome and when each stage was reached. */
+export function describeTiming(report: DrawnReport): string {
   const stage = (ms: number | undefined) => (ms === undefined ? 'never' : `${ms} ms`);
   const outcome = report.drawn ? `drawn after ${report.waitedMs} ms` : `NOT drawn after ${report.waitedMs} ms`;
-  return `webviews ${outcome} (${report.expected} expected on screen; page frame: ${stage(report.framedMs)}, first text: ${stage(report.textMs)}): ${describeWebviews(report.webviews)}`;
+  return `webviews ${outcome} (${report.expected} expected on screen; page frame: ${stage(report.framedMs)}, first text: ${stage(report.textMs)})`;
+}
+
+/** The wait as one line: its timing, and what each webview showed at the end. */
+export function describeWait(report: DrawnReport): string {
+  return `${describeTiming(report)}: ${describeWebviews(report.webviews)}`;
 }
 
 /**
