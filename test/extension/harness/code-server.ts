@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { SuiteResults } from '../suite/index.js';
+import { describeTiming, describeWait, describeWebviews, shortUrl, waitForWebviewsDrawn, webviewFrames } from './webview-frames.js';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 
@@ -44,6 +45,10 @@ export interface WorkbenchText {
   sideBarRows: string[];
   /** The text of each webview's page (dashboards, comparisons) open in the workbench. */
   webviews: string[];
+  /** Whether every webview on screen showed its page when the picture was taken (the harness waits for it). */
+  webviewsDrawn: boolean;
+  /** What that wait saw, for an assertion's message: how long each stage took, each webview's first words. */
+  webviewWait: string;
 }
 
 export interface CodeServerOptions {
@@ -128,9 +133,7 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') log.push(`[page ${m.type()}] ${m.text()}\n`);
-    });
+    watchPage(page, log);
     let onExit!: (code: number) => void;
     const automationExit = new Promise<number>((resolve) => (onExit = resolve));
     await page.exposeFunction('codeAutomationExit', (code: number) => onExit(code));
@@ -156,12 +159,22 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
         const asked = readRequest(fs.readFileSync(request, 'utf8'));
         const name = asked.name;
         fs.rmSync(request);
+        // A webview created or revealed a moment ago is still being built: VS Code makes its frames
+        // anew (a panel without retainContextWhenHidden loses them when hidden), its host frame
+        // waits for its service worker, then our page loads. The picture waits until every webview
+        // on screen shows its page, and the log says what it saw and how long it took.
+        const before = describeWebviews(await webviewFrames(page));
+        const drawn = await waitForWebviewsDrawn(page, WEBVIEW_DRAWN_MS, asked.webviews);
+        const waited = describeWait(drawn);
+        log.push(`[harness] screenshot ${name}: at the request: ${before}\n[harness] screenshot ${name}: ${waited}\n`);
+        // Beside the suite's figures (figures.log): how long after the request the webviews showed their page.
+        if (asked.webviews > 0) fs.appendFileSync(path.join(scratch, 'figures.log'), `[webview] screenshot ${name}: ${describeTiming(drawn)}\n`);
         if (asked.hover) await hoverInWebviews(page, asked.hover);
         const file = path.join(options.screenshots, `${name}.png`);
         fs.mkdirSync(options.screenshots, { recursive: true });
         await page.screenshot({ path: file });
         screenshots.push(file);
-        const seen = await workbenchText(page);
+        const seen = { ...(await workbenchText(page)), webviewsDrawn: drawn.drawn, webviewWait: waited };
         if (name === 'workbench') dom = { statusBar: seen.statusBar, sideBarRows: seen.sideBarRows };
         // What the picture shows, as text the suite can assert on (helpers.ts screenshot()).
         fs.writeFileSync(path.join(signals, `done-${name}`), JSON.stringify(seen));
@@ -179,11 +192,37 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
   return { exitCode, results, log: text, screenshots, dom, seconds: (Date.now() - started) / 1000 };
 }
 
-/** A screenshot request: a name, or JSON `{ name, hover }` (helpers.ts screenshot()). */
-function readRequest(text: string): { name: string; hover?: string } {
+/**
+ * How long a screenshot waits for the webviews on screen to show their page: up to 12 s seen on
+ * a busy 2-core machine, where each new webview's host frame waited for its service worker to
+ * take over from the previous webview's (code-server serves every webview from one origin).
+ */
+const WEBVIEW_DRAWN_MS = 30_000;
+
+/**
+ * Into the log: the workbench's and the webviews' console errors and warnings (any message of a
+ * webview's own frames: their console is nowhere else), uncaught errors, and requests that
+ * failed or answered >= 400, with their URL (a webview's files come through its service worker).
+ */
+function watchPage(page: Page, log: string[]): void {
+  page.on('console', (m) => {
+    const where = m.location().url;
+    const inWebview = /\/webview\/browser\/pre\//.test(where);
+    if (inWebview) log.push(`[webview ${m.type()}] ${m.text()} (${shortUrl(where)})\n`);
+    else if (m.type() === 'error' || m.type() === 'warning') log.push(`[page ${m.type()}] ${m.text()}${where ? ` (${shortUrl(where)})` : ''}\n`);
+  });
+  page.on('pageerror', (err) => log.push(`[page uncaught] ${err.message}\n`));
+  page.on('requestfailed', (r) => log.push(`[request failed] ${r.url()}: ${r.failure()?.errorText ?? '?'}\n`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) log.push(`[response ${r.status()}] ${r.url()}\n`);
+  });
+}
+
+/** A screenshot request: a name, or JSON `{ name, hover, webviews }` (helpers.ts screenshot()). */
+function readRequest(text: string): { name: string; hover?: string; webviews: number } {
   const raw = text.trim();
-  const asked = raw.startsWith('{') ? (JSON.parse(raw) as { name: string; hover?: string }) : { name: raw };
-  return { ...asked, name: asked.name.replace(/[^\w-]/g, '_') || 'workbench' };
+  const asked = raw.startsWith('{') ? (JSON.parse(raw) as { name: string; hover?: string; webviews?: number }) : { name: raw };
+  return { ...asked, name: asked.name.replace(/[^\w-]/g, '_') || 'workbench', webviews: asked.webviews ?? 0 };
 }
 
 /** Moves the mouse over the first element matching `selector` in a webview, at 90% of its width. */
@@ -199,7 +238,7 @@ async function hoverInWebviews(page: Page, selector: string): Promise<void> {
 }
 
 /** The workbench's texts a person reads in a screenshot: status bar, notifications, side bar rows, and each webview's page. */
-async function workbenchText(page: Page): Promise<WorkbenchText> {
+async function workbenchText(page: Page): Promise<Omit<WorkbenchText, 'webviewsDrawn' | 'webviewWait'>> {
   const seen = await page.evaluate(() => {
     const texts = (selector: string) =>
       [...document.querySelectorAll<HTMLElement>(selector)].map((e) => (e.getAttribute('aria-label') ?? e.innerText ?? '').trim()).filter(Boolean);
@@ -209,13 +248,9 @@ async function workbenchText(page: Page): Promise<WorkbenchText> {
       sideBarRows: texts('.part.sidebar .monaco-list-row'),
     };
   });
-  // A webview is a frame in a frame (the host page, then its content): read the innermost ones.
-  const webviews: string[] = [];
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.childFrames().length > 0) continue;
-    const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
-    if (text.trim() !== '') webviews.push(text.trim());
-  }
+  // Only webviews' pages: other innermost frames (the web worker extension host's iframe) have
+  // text too, their script's source, which once passed for a webview's blank page.
+  const webviews = (await webviewFrames(page)).map((w) => w.text).filter((text) => text !== '');
   return { ...seen, webviews };
 }
 

@@ -111,9 +111,13 @@ export async function screenshot(name: string, options: { hover?: string } = {})
   const done = path.join(dir, `done-${name}`);
   fs.rmSync(done, { force: true });
   // `hover`: a selector in a webview the mouse is put over first (a chart's read-out shows on hover).
-  fs.writeFileSync(path.join(dir, 'request'), options.hover ? JSON.stringify({ name, hover: options.hover }) : name);
+  // `webviews`: how many are on screen (each editor group's active tab), which the harness waits
+  // to see drawn: VS Code makes a webview's frames some time after the command that shows it.
+  const webviews = vscode.window.tabGroups.all.filter((g) => g.activeTab?.input instanceof vscode.TabInputWebview).length;
+  fs.writeFileSync(path.join(dir, 'request'), JSON.stringify({ name, hover: options.hover, webviews }));
   // Read until whole: the harness may be writing it.
-  return waitFor(`the harness to take the screenshot ${name}`, () => fs.existsSync(done) && (JSON.parse(fs.readFileSync(done, 'utf8')) as WorkbenchText), 30_000, 200);
+  // The harness may wait up to 30 s for the webviews on screen to be drawn (harness/code-server.ts).
+  return waitFor(`the harness to take the screenshot ${name}`, () => fs.existsSync(done) && (JSON.parse(fs.readFileSync(done, 'utf8')) as WorkbenchText), 45_000, 200);
 }
 
 /** A figure the suites measure (click to first update...): printed, and kept beside the results file. */

@@ -128,7 +128,18 @@ suite('training', () => {
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputWebview && t.label === title),
     );
     await vscode.commands.executeCommand('rlx.openDashboard', runDir);
-    await screenshot('dashboard');
+    // Revealed, the dashboard's page is made anew (it was hidden behind the other two): once the
+    // workbench shows its tab, the harness waits until its page is drawn, and the picture must
+    // show it, not a blank editor.
+    await waitFor('the dashboard\'s tab in front', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === title);
+    const seen = await screenshot('dashboard');
+    if (seen) {
+      const page = seen.webviews.find((w) => w.includes(`Tiny / ${path.basename(runDir)}`));
+      assert.ok(page, `the dashboard's page in the picture (${seen.webviewWait})`);
+      assert.match(page, /finished/i);
+      assert.match(page, /Episode return/);
+      assert.ok(seen.webviewsDrawn, seen.webviewWait);
+    }
     // Opening the same run again shows the same panel.
     await vscode.commands.executeCommand('rlx.openDashboard', runDir);
     assert.equal(api.panels().filter((p) => p.viewType === 'rlx.dashboard').length, 1);
