@@ -26,10 +26,14 @@ interface Followed {
   rolloutsKey: string;
   /** The state the last snapshot or poll read. */
   state?: RunInfo['state'];
+  /** Why its files could not be read at the last snapshot or poll (reported once). */
+  problem?: string;
 }
 
 export class RunFeed {
   private readonly followed: Followed[];
+  /** Problems not yet taken by takeProblems(). */
+  private readonly unreported: string[] = [];
 
   constructor(runs: readonly FeedRun[]) {
     this.followed = runs.map((run) => ({ run, tail: new EventTail(path.join(run.dir, 'events.jsonl')), statusKey: '', rolloutsKey: '' }));
@@ -44,22 +48,28 @@ export class RunFeed {
     return this.followed.some((f) => f.state === 'running');
   }
 
-  /** Everything, from the start: what a page that just loaded (or reloaded) needs. */
+  /**
+   * Everything, from the start: what a page that just loaded (or reloaded) needs. A run whose
+   * files cannot be read (events.jsonl a folder, no permission) is left out of the events, and
+   * takeProblems() says why; the other runs are shown.
+   */
   snapshot(): HostMessage[] {
     const messages: HostMessage[] = [{ type: 'runs', runs: this.followed.map((f) => snapshotOf(f.run)) }];
     for (const f of this.followed) {
-      f.tail = new EventTail(f.tail.file);
-      // A long history travels as typed-array columns (webview/columnar.ts): a million metric
-      // rows as plain event objects take seconds to post and to take in.
-      const [history, ...columns] = foldHistory(f.run.id, f.tail.poll());
-      if (history.type === 'events') messages.push({ ...history, reset: true });
-      messages.push(...columns);
-      const info = readRun(f.run.dir);
-      f.statusKey = statusKey(info);
-      f.state = info.state;
-      const episodes = listRollouts(f.run.dir);
-      f.rolloutsKey = rolloutsKey(episodes);
-      messages.push({ type: 'rollouts', runId: f.run.id, episodes, missing: !fs.existsSync(path.join(f.run.dir, 'rollouts')) });
+      this.reading(f, () => {
+        f.tail = new EventTail(f.tail.file);
+        // A long history travels as typed-array columns (webview/columnar.ts): a million metric
+        // rows as plain event objects take seconds to post and to take in.
+        const [history, ...columns] = foldHistory(f.run.id, f.tail.poll());
+        if (history.type === 'events') messages.push({ ...history, reset: true });
+        messages.push(...columns);
+        const info = readRun(f.run.dir);
+        f.statusKey = statusKey(info);
+        f.state = info.state;
+        const episodes = listRollouts(f.run.dir);
+        f.rolloutsKey = rolloutsKey(episodes);
+        messages.push({ type: 'rollouts', runId: f.run.id, episodes, missing: !fs.existsSync(path.join(f.run.dir, 'rollouts')) });
+      });
     }
     return messages;
   }
@@ -68,23 +78,41 @@ export class RunFeed {
   poll(): HostMessage[] {
     const messages: HostMessage[] = [];
     for (const f of this.followed) {
-      const events = f.tail.poll();
-      if (events.length > 0) messages.push({ type: 'events', runId: f.run.id, events });
-      const info = readRun(f.run.dir);
-      f.state = info.state;
-      const key = statusKey(info);
-      if (key !== f.statusKey) {
-        f.statusKey = key;
-        messages.push({ type: 'status', runId: f.run.id, state: info.state, status: info.status });
-      }
-      const episodes = listRollouts(f.run.dir);
-      const rKey = rolloutsKey(episodes);
-      if (rKey !== f.rolloutsKey) {
-        f.rolloutsKey = rKey;
-        messages.push({ type: 'rollouts', runId: f.run.id, episodes });
-      }
+      this.reading(f, () => {
+        const events = f.tail.poll();
+        if (events.length > 0) messages.push({ type: 'events', runId: f.run.id, events });
+        const info = readRun(f.run.dir);
+        f.state = info.state;
+        const key = statusKey(info);
+        if (key !== f.statusKey) {
+          f.statusKey = key;
+          messages.push({ type: 'status', runId: f.run.id, state: info.state, status: info.status });
+        }
+        const episodes = listRollouts(f.run.dir);
+        const rKey = rolloutsKey(episodes);
+        if (rKey !== f.rolloutsKey) {
+          f.rolloutsKey = rKey;
+          messages.push({ type: 'rollouts', runId: f.run.id, episodes });
+        }
+      });
     }
     return messages;
+  }
+
+  /** Runs whose files could not be read since the last call, each with the reason: once per problem. */
+  takeProblems(): string[] {
+    return this.unreported.splice(0);
+  }
+
+  private reading(f: Followed, read: () => void): void {
+    try {
+      read();
+      f.problem = undefined;
+    } catch (err) {
+      const problem = `run ${f.run.id}: ${(err as Error).message}`;
+      if (problem !== f.problem) this.unreported.push(problem);
+      f.problem = problem;
+    }
   }
 
   /** A recorded episode or text batch the page asked for; undefined when the file is not one of the run's. */

@@ -87,10 +87,15 @@ export abstract class RunPanel implements vscode.Disposable {
 
   private poll(): void {
     if (!this.ready || !this.panel.visible) return;
-    try {
-      for (const message of this.feed.poll()) this.post(message);
-    } catch (err) {
-      this.context.log(`reading runs for ${this.title}: ${(err as Error).message}`);
+    for (const message of this.feed.poll()) this.post(message);
+    this.reportProblems();
+  }
+
+  /** A run whose files cannot be read: said once, where the user looks, and in the log. */
+  private reportProblems(): void {
+    for (const problem of this.feed.takeProblems()) {
+      this.context.log(`reading runs for ${this.title}: ${problem}`);
+      void vscode.window.showErrorMessage(`rlx cannot read ${problem}. The panel shows what it could read.`);
     }
   }
 
@@ -99,6 +104,7 @@ export abstract class RunPanel implements vscode.Disposable {
       case 'ready':
         this.ready = true;
         for (const m of this.feed.snapshot()) this.post(m);
+        this.reportProblems();
         return;
       case 'openEpisode': {
         const episode = this.feed.episode(message.runId, message.file);

@@ -88,3 +88,33 @@ test('a long history reaches the page as columns after one reset events message'
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a run whose files cannot be read is reported once, and the other runs are shown', () => {
+  const good = runDir();
+  const bad = runDir();
+  // An events.jsonl that is a folder: reading it fails (EISDIR), as a file without permission would.
+  fs.rmSync(path.join(bad, 'events.jsonl'));
+  fs.mkdirSync(path.join(bad, 'events.jsonl'));
+  const feed = new RunFeed([feedRun(bad), feedRun(good)]);
+  const first = feed.snapshot();
+  assert.ok(first[0].type === 'runs' && first[0].runs.length === 2, 'both runs are listed');
+  const events = first.filter((m) => m.type === 'events');
+  assert.equal(events.length, 1);
+  assert.ok(events[0].type === 'events' && events[0].events.length === 1, "the readable run's events");
+  const [problem, ...more] = feed.takeProblems();
+  assert.match(problem ?? '', /^run Balance\/20261121-101010-seed1: EISDIR/);
+  assert.deepEqual(more, []);
+  // The same problem is not said again at every poll, nor at the next page load.
+  assert.deepEqual(feed.poll(), []);
+  feed.snapshot();
+  assert.deepEqual(feed.takeProblems(), []);
+  // Once readable, its events come, and a later breakage is reported again.
+  fs.rmdirSync(path.join(bad, 'events.jsonl'));
+  fs.writeFileSync(path.join(bad, 'events.jsonl'), '{"type":"status","step":0,"time":1,"status":"running","pid":1}\n');
+  assert.ok(feed.poll().some((m) => m.type === 'events'));
+  fs.rmSync(path.join(bad, 'events.jsonl'));
+  fs.mkdirSync(path.join(bad, 'events.jsonl'));
+  fs.appendFileSync(path.join(good, 'events.jsonl'), '');
+  feed.poll();
+  assert.equal(feed.takeProblems().length, 1);
+});
