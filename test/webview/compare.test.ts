@@ -158,8 +158,8 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     await page.page.getByRole('checkbox', { name: 'show lr=3e-4 · seed 1 on the chart' }).uncheck();
     s = await page.waitFor<CompareSnapshot>((s) => s.mode === 'runs' && s.included.length === 3, 'three runs on the chart');
     assert.equal(s.chart!.series.length, 3);
-    assert.deepEqual(s.chart!.series.map((x) => x.label).sort(), ['lr=3e-3, seed 1', 'lr=3e-3, seed 2', 'lr=3e-4, seed 2'].filter((l) => s.chart!.series.some((x) => x.label === l)));
-    for (const label of s.chart!.series.map((x) => x.label)) assert.match(label, /^lr=3e-[34], seed [12]$/);
+    assert.deepEqual(s.chart!.series.map((x) => x.label).sort(), ['lr=3e-3 · seed 1', 'lr=3e-3 · seed 2', 'lr=3e-4 · seed 2'].filter((l) => s.chart!.series.some((x) => x.label === l)));
+    for (const label of s.chart!.series.map((x) => x.label)) assert.match(label, /^lr=3e-[34] · seed [12]$/);
     assert.equal(new Set(s.colors).size, 4, `each run its own colour: ${s.colors.join(', ')}`);
     await page.screenshot('sweep');
 

@@ -233,7 +233,7 @@ function render(withTable: boolean): void {
   const included = all.filter((r) => !state.excluded.includes(r.id));
   // A band is one colour per configuration; each run on its own gets its own colour.
   const colorIndex = (run: RunModel) => (state.mode === 'band' ? groupOf.get(run.id)! : all.indexOf(run));
-  const runLabel = (run: RunModel) => `${lastGroups.length > 1 ? lastGroups[groupOf.get(run.id)!].label : run.snapshot.experiment}, seed ${run.seed ?? '?'}`;
+  const runLabel = (run: RunModel) => `${lastGroups.length > 1 ? lastGroups[groupOf.get(run.id)!].label : run.snapshot.experiment} · seed ${run.seed ?? '?'}`;
   lastBest = bestGroup(lastGroups, all, state.metric, state.xAxis);
   const sweeps = sweepNames(all);
   const best = lastBest
