@@ -98,6 +98,21 @@ describe('mlp policy', () => {
     }
     assert.equal(simd.usesSimd, true, 'Node 20 has WebAssembly SIMD');
     assert.equal(js.usesSimd, false);
+    // An optimiser step, then sync(): both kernels see the new weights (the JS loop's copy is
+    // made when it next runs), and agree with a stack built from them.
+    for (const source of sources) for (let i = 0; i < source.weight.length; i += 3) source.weight[i] += 0.25;
+    simd.sync();
+    js.sync();
+    const fresh = new DenseStack(sources, { simd: false });
+    const x = randomObs(4, 5, 11);
+    const [a, b, c] = [new Float32Array(12), new Float32Array(12), new Float32Array(12)];
+    simd.forward(x, 4, a);
+    js.forward(x, 4, b);
+    fresh.forward(x, 4, c);
+    for (let i = 0; i < a.length; i++) {
+      assert.equal(b[i], c[i], `JS after sync, output ${i}`);
+      assert.ok(Math.abs(a[i] - c[i]) < 1e-5, `SIMD after sync, output ${i}: ${a[i]} vs ${c[i]}`);
+    }
   });
 
   it('has a fast tanh within 3e-8 of Math.tanh', () => {
