@@ -214,24 +214,31 @@ export class WasmDenseStack {
     return stack;
   }
 
+  /**
+   * The kernel's memory as floats. Its size is fixed at instantiation (the module never grows
+   * it), so one view serves every call: a view per call was garbage at every acting step.
+   */
   private get memory(): Float32Array {
-    return new Float32Array(this.kernel.memory.buffer);
+    if (this.view.buffer !== this.kernel.memory.buffer) this.view = new Float32Array(this.kernel.memory.buffer);
+    return this.view;
   }
 
-  /** Copies the current parameters into the kernel's padded layout. */
+  private view = new Float32Array(0);
+
+  /** Copies the current parameters into the kernel's padded layout, a row at a time (DQN does it after every gradient step). */
   sync(): void {
     const mem = this.memory;
     for (const { source, outPad, w, b } of this.layers) {
       const { weight, bias, inDim, outDim } = source;
-      for (let k = 0; k < inDim; k++) for (let j = 0; j < outDim; j++) mem[w + k * outPad + j] = weight[k * outDim + j];
-      for (let j = 0; j < outDim; j++) mem[b + j] = bias[j];
+      for (let k = 0; k < inDim; k++) mem.set(weight.subarray(k * outDim, (k + 1) * outDim), w + k * outPad);
+      mem.set(bias.subarray(0, outDim), b);
     }
   }
 
   forward(x: Float32Array, rows: number, out: Float32Array): void {
     const mem = this.memory;
     const inDim = this.layers[0].source.inDim;
-    for (let i = 0; i < rows * inDim; i++) mem[this.x + i] = x[i];
+    mem.set(x.length === rows * inDim ? x : x.subarray(0, rows * inDim), this.x);
     const padded = Math.ceil(rows / 4) * 4;
     let input = this.x;
     for (const { source, inPad, outPad, w, b, y } of this.layers) {
