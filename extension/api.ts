@@ -20,8 +20,8 @@ export interface RlxApi {
   refreshRuns(): void;
   /** Every run the Runs view knows. */
   runs(): RunInfo[];
-  /** The panels open now, by view type, with the run directories each shows. */
-  panels(): { viewType: string; title: string; runDirs: string[] }[];
+  /** The panels open now, by view type, with the run directories each shows and how many times its page has loaded. */
+  panels(): { viewType: string; title: string; runDirs: string[]; pageLoads: number }[];
 }
 
 export interface RunsTreeSnapshot {

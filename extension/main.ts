@@ -82,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
         viewType: p.panel.viewType,
         title: p.panel.title,
         runDirs: p.runDirs,
+        pageLoads: p.pageLoads,
       })),
   };
 }

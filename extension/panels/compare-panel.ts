@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { feedRun } from './run-feed.js';
 import { RunPanel, type PanelContext } from './run-panel.js';
+import { PANEL_OPTIONS } from './page-html.js';
 
 export class ComparePanel extends RunPanel {
   static readonly viewType = 'rlx.compare';
@@ -20,7 +21,7 @@ export class ComparePanel extends RunPanel {
       current.panel.reveal();
       return current;
     }
-    const panel = vscode.window.createWebviewPanel(ComparePanel.viewType, ComparePanel.title(runs.length), vscode.ViewColumn.Active, {});
+    const panel = vscode.window.createWebviewPanel(ComparePanel.viewType, ComparePanel.title(runs.length), vscode.ViewColumn.Active, PANEL_OPTIONS);
     return new ComparePanel(panel, runDirs, context);
   }
 

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { feedRun } from './run-feed.js';
 import { RunPanel, type PanelContext } from './run-panel.js';
+import { PANEL_OPTIONS } from './page-html.js';
 
 export class DashboardPanel extends RunPanel {
   static readonly viewType = 'rlx.dashboard';
@@ -14,7 +15,7 @@ export class DashboardPanel extends RunPanel {
       existing.panel.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(DashboardPanel.viewType, run.id, vscode.ViewColumn.Active, {});
+    const panel = vscode.window.createWebviewPanel(DashboardPanel.viewType, run.id, vscode.ViewColumn.Active, PANEL_OPTIONS);
     return new DashboardPanel(panel, runDir, context);
   }
 

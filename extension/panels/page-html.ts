@@ -11,6 +11,15 @@ export function pageRoot(extensionUri: vscode.Uri): vscode.Uri {
   return vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
 }
 
+/**
+ * How a panel is created: its page stays loaded while its tab is hidden. Without it, VS Code
+ * unloads a hidden webview and rebuilds it on reveal, and a run's page must then take in its
+ * whole history again (seconds for a long run) while the tab shows blank; in code-server the
+ * rebuild alone took 2-12 s in the editor suite (a new frame waits for its service worker).
+ * The cost is the page's memory while hidden: one per open run panel.
+ */
+export const PANEL_OPTIONS: vscode.WebviewPanelOptions = { retainContextWhenHidden: true };
+
 export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return { enableScripts: true, localResourceRoots: [pageRoot(extensionUri)] };
 }

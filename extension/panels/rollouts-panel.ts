@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { feedRun } from './run-feed.js';
 import { RunPanel, type PanelContext } from './run-panel.js';
+import { PANEL_OPTIONS } from './page-html.js';
 
 export class RolloutsPanel extends RunPanel {
   static readonly viewType = 'rlx.rollouts';
@@ -16,7 +17,7 @@ export class RolloutsPanel extends RunPanel {
       existing.panel.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(RolloutsPanel.viewType, `Rollouts: ${run.id}`, vscode.ViewColumn.Active, {});
+    const panel = vscode.window.createWebviewPanel(RolloutsPanel.viewType, `Rollouts: ${run.id}`, vscode.ViewColumn.Active, PANEL_OPTIONS);
     return new RolloutsPanel(panel, runDir, context);
   }
 

@@ -26,6 +26,8 @@ export abstract class RunPanel implements vscode.Disposable {
   private feed: RunFeed;
   private timer: NodeJS.Timeout | undefined;
   private ready = false;
+  /** How many times the page has loaded (said `ready`): once, unless it was reloaded or rebuilt. */
+  pageLoads = 0;
   private disposed = false;
   /** Kept here: a disposed panel throws on every property. */
   private readonly viewType: string;
@@ -42,11 +44,10 @@ export abstract class RunPanel implements vscode.Disposable {
     panel.iconPath = vscode.Uri.joinPath(context.extensionUri, 'icons', 'rlx-file.svg');
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
+      // A page that loads (again: a reload, or a hidden page VS Code unloaded after all) asks
+      // with `ready` and gets everything; while hidden it is sent nothing (poll), and the
+      // changes since reach it when it shows again.
       panel.webview.onDidReceiveMessage((m: PageMessage) => void this.onMessage(m)),
-      // A hidden page is unloaded (no retainContextWhenHidden): it asks again with `ready`.
-      panel.onDidChangeViewState(() => {
-        if (!panel.visible) this.ready = false;
-      }),
     );
     this.viewType = panel.viewType;
     this.title = panel.title;
@@ -103,6 +104,7 @@ export abstract class RunPanel implements vscode.Disposable {
     switch (message.type) {
       case 'ready':
         this.ready = true;
+        this.pageLoads++;
         for (const m of this.feed.snapshot()) this.post(m);
         this.reportProblems();
         return;

@@ -114,6 +114,8 @@ suite('training', () => {
 
   test('opens the dashboard, rollouts and comparison panels of the run', async () => {
     await vscode.commands.executeCommand('rlx.openDashboard', runDir);
+    const dashboardLoads = () => api.panels().find((p) => p.viewType === 'rlx.dashboard')?.pageLoads ?? 0;
+    await waitFor('the dashboard page to load', () => dashboardLoads() === 1);
     await vscode.commands.executeCommand('rlx.openRollouts', runDir);
     await vscode.commands.executeCommand('rlx.compareRuns', undefined, undefined, [runDir]);
     const panels = api.panels();
@@ -128,9 +130,9 @@ suite('training', () => {
       vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputWebview && t.label === title),
     );
     await vscode.commands.executeCommand('rlx.openDashboard', runDir);
-    // Revealed, the dashboard's page is made anew (it was hidden behind the other two): once the
-    // workbench shows its tab, the harness waits until its page is drawn, and the picture must
-    // show it, not a blank editor.
+    // Revealed, the dashboard shows the page it had (retainContextWhenHidden: hidden behind the
+    // other two, it was not unloaded); the harness still waits until the page on screen is
+    // drawn, and the picture must show it, not a blank editor.
     await waitFor('the dashboard\'s tab in front', () => vscode.window.tabGroups.activeTabGroup.activeTab?.label === title);
     const seen = await screenshot('dashboard');
     if (seen) {
@@ -140,9 +142,11 @@ suite('training', () => {
       assert.match(page, /Episode return/);
       assert.ok(seen.webviewsDrawn, seen.webviewWait);
     }
-    // Opening the same run again shows the same panel.
+    // Opening the same run again shows the same panel, and its page was never reloaded: tab
+    // switches do not make it take in the run's history again.
     await vscode.commands.executeCommand('rlx.openDashboard', runDir);
     assert.equal(api.panels().filter((p) => p.viewType === 'rlx.dashboard').length, 1);
+    assert.equal(dashboardLoads(), 1, 'the dashboard page loaded once');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await waitFor('the panels to close', () => api.panels().length === 0, 10_000);
   });
