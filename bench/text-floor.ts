@@ -28,12 +28,6 @@ function linearShapes(m: TransformerSize): [number, number][] {
   return [...Array.from({ length: m.layers }, () => block).flat(), [C, m.vocab]];
 }
 
-/** Multiply-adds of the floor graph per row: forward only (sampling) or forward plus both gradients. */
-export function linearMacsPerRow(m: TransformerSize, training: boolean): number {
-  const forward = linearShapes(m).reduce((sum, [i, o]) => sum + i * o, 0);
-  return training ? 3 * forward : forward;
-}
-
 export interface FloorSession {
   /** Runs the products for `rows` rows (sampling: sequences; training: sequences x positions). */
   run(rows: number): Promise<void>;

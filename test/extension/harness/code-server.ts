@@ -159,9 +159,9 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
         const asked = readRequest(fs.readFileSync(request, 'utf8'));
         const name = asked.name;
         fs.rmSync(request);
-        // A webview created or revealed a moment ago is still being built: VS Code makes its frames
-        // anew (a panel without retainContextWhenHidden loses them when hidden), its host frame
-        // waits for its service worker, then our page loads. The picture waits until every webview
+        // A webview created a moment ago (or revealed, for a panel without retainContextWhenHidden,
+        // which loses its frames when hidden) is still being built: its host frame waits for its
+        // service worker, then our page loads. The picture waits until every webview
         // on screen shows its page, and the log says what it saw and how long it took.
         const before = describeWebviews(await webviewFrames(page));
         const drawn = await waitForWebviewsDrawn(page, WEBVIEW_DRAWN_MS, asked.webviews);
