@@ -24,8 +24,6 @@ export interface QNetworkPolicy extends Policy {
   build(g: Graph, obs: Tensor): Tensor;
   /** Q-values [rows, actions] of `rows` observations, outside onnxruntime (fast). */
   qValues(obs: Float32Array, rows: number, out: Float32Array): void;
-  /** A forward pass over another store of the same weights (the target network); sync() it after changing them. */
-  forwardOf(weights: WeightStore): DenseStack;
   /** Makes the fast forward pass see the current weights; call after each update. */
   sync(): void;
 }
@@ -49,15 +47,11 @@ export class MlpQNetwork implements QNetworkPolicy {
     if (space.kind !== 'discrete') throw new Error('a Q-network needs a discrete action space');
     this.actions = space.n;
     this.layers = mlpLayers(this.weights, 'q', spaces.obsDim, space.n, settings, rng);
-    this.stack = this.forwardOf(this.weights);
+    this.stack = layersStack(this.weights, this.layers);
   }
 
   build(g: Graph, obs: Tensor): Tensor {
     return layersForward(g, this.weights, this.layers, obs);
-  }
-
-  forwardOf(weights: WeightStore): DenseStack {
-    return layersStack(weights, this.layers);
   }
 
   qValues(obs: Float32Array, rows: number, out: Float32Array): void {

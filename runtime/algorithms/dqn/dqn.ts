@@ -16,14 +16,13 @@ import { isGoalConditioned } from '../../envs/types.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, type GradientStep, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
-import type { DenseStack } from '../../policies/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
 import { goalLayout } from '../replay/her.js';
 import { PhaseClock } from '../phase-clock.js';
 import { NonFiniteError, type Stepper } from '../stepper.js';
-import { dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
+import { BatchQValues, dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
 import { dqnSettings, type DqnSettings } from './settings.js';
 
 /** Env steps one iterate() covers at least (SAC's too): the trainer's events and checks run once per call. */
@@ -54,15 +53,11 @@ export class Dqn implements Algorithm {
   /** Updates (rounds of gradient_steps) taken so far. */
   updates = 0;
   private readonly optimizer: Adam;
-  private readonly target: WeightStore;
-  private readonly targetForward: DenseStack;
   private readonly envActions;
   private readonly scratch: StoreScratch;
   private readonly batch: ReplayBatch;
   private readonly actionMask: Float32Array;
   private readonly tdTarget: Float32Array;
-  private readonly nextQTarget: Float32Array;
-  private readonly nextQOnline: Float32Array;
   private readonly invN: Float32Array;
   private readonly metricSlots: readonly number[];
   /** Where the time goes (time/* metrics; the bench prints them). */
@@ -75,21 +70,21 @@ export class Dqn implements Algorithm {
     readonly budget: number,
     readonly buffer: ReplayBuffer,
     private readonly gradients: GradientStep,
+    /** The target network's weights (a clone of the online store, same names). */
+    private readonly target: WeightStore,
+    /** Q-values of a batch's next observations: the target network's, and the online one's for Double DQN. */
+    private readonly nextQ: { readonly target: BatchQValues; readonly online: BatchQValues | null },
     private readonly actionRng: Rng,
     private readonly sampleRng: Rng,
   ) {
     const rows = settings.batch_size;
     const n = policy.actions;
     this.optimizer = new Adam(policy.weights);
-    this.target = policy.weights.clone();
-    this.targetForward = policy.forwardOf(this.target);
     this.envActions = stepper.vec.createActionBuffer();
     this.scratch = createStoreScratch(stepper);
     this.batch = buffer.createBatch(rows);
     this.actionMask = new Float32Array(rows * n);
     this.tdTarget = new Float32Array(rows);
-    this.nextQTarget = new Float32Array(rows * n);
-    this.nextQOnline = new Float32Array(rows * n);
     this.invN = Float32Array.of(1 / rows);
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
   }
@@ -109,8 +104,14 @@ export class Dqn implements Algorithm {
       relabel: settings.relabel,
       goals: settings.relabel !== null && isGoalConditioned(env) ? goalLayout(stepper.vec.obsFields, env) : null,
     });
-    const gradients = await dqnGradientStep(policy, settings.loss, { compute, maxRows: settings.batch_size });
-    return new Dqn(settings, policy, stepper, context.budget, buffer, gradients, context.rng.fork('actions'), context.rng.fork('replay'));
+    const rows = settings.batch_size;
+    const gradients = await dqnGradientStep(policy, settings.loss, { compute, maxRows: rows });
+    const target = policy.weights.clone();
+    const nextQ = {
+      target: await BatchQValues.create(policy, target, rows, compute),
+      online: settings.double ? await BatchQValues.create(policy, policy.weights, rows, compute) : null,
+    };
+    return new Dqn(settings, policy, stepper, context.budget, buffer, gradients, target, nextQ, context.rng.fork('actions'), context.rng.fork('replay'));
   }
 
   get done(): boolean {
@@ -173,7 +174,6 @@ export class Dqn implements Algorithm {
   private updateTarget(): void {
     if (this.settings.tau === 1) this.target.copyFrom(this.policy.weights);
     else this.target.lerpFrom(this.policy.weights, this.settings.tau);
-    this.targetForward.sync();
   }
 
   /** gradient_steps steps on sampled batches; returns the mean loss metrics. */
@@ -188,9 +188,9 @@ export class Dqn implements Algorithm {
     let gradNorm = 0;
     for (let step = 0; step < s.gradient_steps; step++) {
       this.buffer.sample(rows, this.sampleRng, batch);
-      this.targetForward.forward(batch.nextObs, rows, this.nextQTarget);
-      if (s.double) policy.qValues(batch.nextObs, rows, this.nextQOnline);
-      tdTargets(batch.rewards, batch.dones, this.nextQTarget, s.double ? this.nextQOnline : this.nextQTarget, rows, n, s.gamma, tdTarget);
+      const nextQTarget = await this.nextQ.target.run(batch.nextObs);
+      const selector = this.nextQ.online !== null ? await this.nextQ.online.run(batch.nextObs) : nextQTarget;
+      tdTargets(batch.rewards, batch.dones, nextQTarget, selector, rows, n, s.gamma, tdTarget);
       actionMask.fill(0);
       for (let j = 0; j < rows; j++) actionMask[j * n + batch.actions[j]] = 1;
       this.clock.mark('sampling');
@@ -248,10 +248,11 @@ export class Dqn implements Algorithm {
     this.optimizer.load(state.optimizer);
     if (state.buffer !== null) this.buffer.load(state.buffer);
     this.policy.sync();
-    this.targetForward.sync();
   }
 
   async release(): Promise<void> {
     await this.gradients.release();
+    await this.nextQ.target.release();
+    await this.nextQ.online?.release();
   }
 }
