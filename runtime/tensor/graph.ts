@@ -337,12 +337,23 @@ export class Graph {
    * every position of every transformer block. ONNX's Gelu op needs opset 20 (we write 18, see
    * onnx-schema.ts), and onnxruntime has no float64 Erf kernel on the CPU, which the exact form
    * would need for its finite-difference test.
+   *
+   * Its gradient is the closed form, from the forward's own x^2, s and y: with
+   * u = x (a + b x^2), y = x s, s = sigmoid(u), dy/dx = s + x s (1 - s) u'(x) = s + y (1 - s)
+   * (a + 3 b x^2): seven ops where the derived graph takes seventeen, each a pass over the
+   * MLP's 4C-wide activations (in a transformer's SFT step at batch 256, about 1 ms apiece).
    */
   gelu(x: Tensor): Tensor {
     this.requireFloat('gelu', x);
-    const scale = 2 * Math.sqrt(2 / Math.PI);
-    const u = this.mul(this.add(this.mul(this.mul(x, x), scale * 0.044715), scale), x);
-    return this.mul(x, this.sigmoid(u));
+    const a = 2 * Math.sqrt(2 / Math.PI);
+    const b = a * 0.044715;
+    const x2 = this.mul(x, x);
+    const s = this.sigmoid(this.mul(this.add(this.mul(x2, b), a), x));
+    const y = this.mul(x, s);
+    return this.withGradient(y, [x], (dy) => {
+      const slope = this.add(this.mul(x2, 3 * b), a);
+      return [this.mul(dy, this.add(s, this.mul(this.mul(y, this.sub(1, s)), slope)))];
+    });
   }
 
   // ---- reductions ------------------------------------------------------------------
