@@ -13,7 +13,7 @@
 import type { PlanReward } from '../../dsl/compile/plan.js';
 import type { Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
-import { DIALOGUE_TEXT_NAMES, TASK_TEXT_NAMES, TEXT_NAMES, TextVerifiers } from '../text/reward-terms.js';
+import { TEXT_NAMES, textNamesOf, TextVerifiers } from '../text/reward-terms.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
 
 export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
@@ -141,7 +141,7 @@ export function compileReward(reward: PlanReward, env: RewardEnv): CompiledRewar
   const actionDim = env.actionSpace.kind === 'discrete' ? 1 : env.actionSpace.shape.reduce((a, b) => a * b, 1);
   const infoNames: string[] = [];
   const resolve = rewardResolver(env, actionDim, infoNames);
-  const text = env.text ? new TextVerifiers(env.dialogue ? DIALOGUE_TEXT_NAMES : TASK_TEXT_NAMES) : undefined;
+  const text = env.text ? new TextVerifiers(textNamesOf({ dialogue: env.dialogue === true })) : undefined;
   const lines = ['let s = 0, v = 0;'];
   reward.terms.forEach((term, i) => {
     let code: string;

@@ -9,7 +9,7 @@
 // error when the reward is compiled, not when a completion arrives), and the code refers to it
 // by index.
 import type { PlanExpr } from '../../dsl/compile/plan.js';
-import { FUNCTIONS } from '../../dsl/schema/index.js';
+import { FUNCTIONS, REWARD_NAMES, rewardNameAvailable } from '../../dsl/schema/index.js';
 import { ExprError } from '../rewards/expr.js';
 import { contains, exact, length, LinearRegex, numeric, PatternError, regex } from './verifiers.js';
 
@@ -17,9 +17,18 @@ import { contains, exact, length, LinearRegex, numeric, PatternError, regex } fr
 export const TEXT_NAMES = ['prompt', 'completion', 'target', 'reply'] as const;
 export type TextName = (typeof TEXT_NAMES)[number];
 
-/** The text names of a single-turn task (TextTask) and of a dialogue (GuessNumber, a user text module). */
-export const TASK_TEXT_NAMES: readonly TextName[] = ['prompt', 'completion', 'target'];
-export const DIALOGUE_TEXT_NAMES: readonly TextName[] = ['prompt', 'completion', 'reply'];
+/**
+ * The text names a single-turn task (TextTask) or a dialogue (GuessNumber, a user text module)
+ * gives its reward terms: the registry's string names available there, so that the checker
+ * (which reads the registry) and the compiled reward agree by construction.
+ */
+export function textNamesOf(env: { readonly dialogue: boolean }): readonly TextName[] {
+  const names = REWARD_NAMES.filter((n) => n.type === 'string' && rewardNameAvailable(n, { action: 'text', dialogue: env.dialogue })).map((n) => n.name);
+  const unknown = names.find((name) => !(TEXT_NAMES as readonly string[]).includes(name));
+  // A string name added to the registry needs its field in TextFields and in the envs that set it.
+  if (unknown !== undefined) throw new Error(`reward name '${unknown}' is a string in the registry but not one of TEXT_NAMES`);
+  return names as TextName[];
+}
 
 /** The verifier functions this module compiles. */
 export const TEXT_FUNCTIONS = ['exact', 'numeric', 'regex', 'contains', 'length'] as const;
@@ -44,8 +53,8 @@ export class TextVerifiers {
   readonly contains = contains;
   readonly length = length;
 
-  /** `names`: the text names this env has (TASK_TEXT_NAMES or DIALOGUE_TEXT_NAMES). */
-  constructor(private readonly names: readonly TextName[] = TASK_TEXT_NAMES) {}
+  /** `names`: the text names this env has (textNamesOf). */
+  constructor(private readonly names: readonly TextName[] = textNamesOf({ dialogue: false })) {}
 
   regex(index: number, s: string): number {
     return regex(s, this.patterns[index]);

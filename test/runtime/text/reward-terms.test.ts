@@ -55,6 +55,11 @@ describe('verifiers in reward terms (text envs)', () => {
     assert.deepEqual([...compiled.values], [0, 0, 1, 1, 1], 'an astral character is one character; literals are compared as text');
   });
 
+  it('a TextTask has prompt, completion and target, and no reply (a dialogue\'s), as the checker says', () => {
+    assert.doesNotThrow(() => compileReward(reward({ a: call('contains', R('prompt'), R('target')) }), TEXT_ENV));
+    assert.throws(() => compileReward(reward({ a: call('exact', R('completion'), R('reply')) }), TEXT_ENV), /reply/);
+  });
+
   it('pastes no plan text into the generated code', () => {
     const sneaky = '"); process.exit(1); ("';
     const compiled = compileReward(reward({ t: call('contains', R('completion'), S(sneaky)) }), TEXT_ENV);
