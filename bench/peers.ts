@@ -35,17 +35,17 @@ export function peersMissing(): string | null {
   return `no python3 here imports torch, numpy and cloudpickle (${problems.join('; ')}); install Debian's python3-torch python3-numpy python3-cloudpickle python3-pandas python3-matplotlib python3-typing-extensions`;
 }
 
-/** PYTHONPATH as bench/peers/env.sh sets it; one torch thread (see bench/peers/README.md). */
-function peerEnv(): NodeJS.ProcessEnv {
+/** PYTHONPATH as bench/peers/env.sh sets it; one torch thread unless told (see bench/peers/README.md). */
+function peerEnv(torchThreads = 1): NodeJS.ProcessEnv {
   const paths = [path.join(PEERS, 'shims'), PEERS, path.join(PEERS, 'vendor'), path.join(PEERS, 'vendor', 'cleanrl')];
-  return { ...process.env, PYTHONPATH: paths.join(path.delimiter), PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', PEER_TORCH_THREADS: '1' };
+  return { ...process.env, PYTHONPATH: paths.join(path.delimiter), PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', PEER_TORCH_THREADS: String(torchThreads) };
 }
 
 /** Runs a peer script; calls `onLine` with each stdout line and the seconds since spawn when it arrived. */
-function runPeer(args: readonly string[], onLine: (line: string, seconds: number) => void): Promise<void> {
+function runPeer(args: readonly string[], onLine: (line: string, seconds: number) => void, torchThreads = 1): Promise<void> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(PYTHON, args, { cwd: PEERS, env: peerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(PYTHON, args, { cwd: PEERS, env: peerEnv(torchThreads), stdio: ['ignore', 'pipe', 'pipe'] });
     let pending = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -122,12 +122,12 @@ export async function sb3ZooDqn(seed: number): Promise<PeerResult & { readonly m
 }
 
 /** Median milliseconds of the PyTorch transformer (bench/peers/text_gpt.py): sampling with a key/value cache, and a training step with Adam. */
-export async function torchTextModel(model: { layers: number; width: number; heads: number; context: number; vocab: number }, rows: number, promptWidth: number, slots: number, runs: number): Promise<{ sampleMs: number; trainMs: number }> {
+export async function torchTextModel(model: { layers: number; width: number; heads: number; context: number; vocab: number }, rows: number, promptWidth: number, slots: number, runs: number, torchThreads = 1): Promise<{ sampleMs: number; trainMs: number }> {
   let result: { sample_ms: number; train_ms: number } | null = null;
   const args = [model.layers, model.width, model.heads, model.context, model.vocab, rows, promptWidth, slots, runs].map(String);
   await runPeer(['text_gpt.py', ...args], (line) => {
     if (line.startsWith('{')) result = JSON.parse(line) as { sample_ms: number; train_ms: number };
-  });
+  }, torchThreads);
   if (!result) throw new Error('text_gpt.py printed no figures');
   const { sample_ms, train_ms } = result;
   return { sampleMs: sample_ms, trainMs: train_ms };

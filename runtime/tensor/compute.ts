@@ -1,7 +1,9 @@
-// Where and how the tensor work of training runs: onnxruntime's execution providers, and
-// whether independent gradient parts may use worker threads (gradient-parts.ts). The trainer
-// passes this through to the algorithms untouched; only tensor/ reads it.
-import { GradientParts } from './gradient-parts.js';
+// Where and how the tensor work of training runs: onnxruntime's execution providers, whether
+// independent gradient parts may use worker threads (gradient-parts.ts), and how many threads
+// one op of a large model may use. The trainer passes this through to the algorithms
+// untouched; only tensor/ reads it.
+import * as os from 'node:os';
+import { GradientParts, MIN_CORES_FOR_THREADS } from './gradient-parts.js';
 import type { ExecutionProvider } from './session.js';
 
 /** What a caller of the trainer may choose about compute (the device is chosen apart). */
@@ -18,6 +20,25 @@ export interface ComputeOptions {
 export interface Compute extends ComputeOptions {
   /** onnxruntime's execution providers, in order of preference. */
   readonly providers: readonly ExecutionProvider[];
+  /**
+   * Threads onnxruntime may split one op across, in the sessions that opt in because their ops
+   * are large (a transformer's gradient step and log-probability pass); 1 when absent. An
+   * MLP's ops are too small to split well (gradient-parts.ts), so its sessions keep one.
+   */
+  readonly opThreads?: number;
+}
+
+/**
+ * Two threads per large op where the options allow threads, onnxruntime runs on the CPU and
+ * there are two cores: on our 2-core machines a transformer's SFT step (the example's model,
+ * batch 64 and 256) took 20-30% less time; sampling, one position at a time, gained nothing.
+ * A fixed two, not every core: a seed's numbers depend on how the ops are split (in the last
+ * bits, against threads off), and with two they do not depend on how many cores above two
+ * the machine has. More threads on larger machines were not measured.
+ */
+export function opThreadsFor(options: ComputeOptions, providers: readonly ExecutionProvider[]): number {
+  const cpu = providers.every((p) => p === 'cpu');
+  return options.threads !== false && cpu && os.availableParallelism() >= MIN_CORES_FOR_THREADS ? 2 : 1;
 }
 
 /**

@@ -46,6 +46,8 @@ export interface GradientPartsOptions {
   readonly threads?: boolean;
   /** The largest size of each symbolic input dim (needed with threads), e.g. { B: 256 }. */
   readonly dimLimits?: Readonly<Record<string, number>>;
+  /** Threads onnxruntime splits each op of the calling thread's sessions across (default 1). */
+  readonly intraOpThreads?: number;
   /**
    * Weights of the store that no part trains (REINFORCE leaves an actor-critic's critic alone):
    * nothing is computed for them and their gradient is zero.
@@ -191,7 +193,7 @@ export class GradientParts {
           // A start that fails is reported by run() or release(), not as an unhandled rejection.
           starting.catch(() => {});
           try {
-            const standby = await Session.fromModel(model, { providers, weights: store });
+            const standby = await Session.fromModel(model, { providers, weights: store, intraOpNumThreads: options.intraOpThreads });
             return { part, slots, local: null, remote: null, starting, standby, extraNames, views: new Map() };
           } catch (err) {
             // The model does not compile here, nor will it there: stop the worker.
@@ -199,7 +201,7 @@ export class GradientParts {
             throw err;
           }
         }
-        return { part, slots, local: await Session.fromModel(model, { providers, weights: store }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
+        return { part, slots, local: await Session.fromModel(model, { providers, weights: store, intraOpNumThreads: options.intraOpThreads }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
       }),
     );
     const zeros = order.map((name) => (frozen.has(name) ? new Float32Array(store.get(name).data.length) : null));

@@ -30,6 +30,8 @@ export interface GradientStepOptions {
   readonly dimLimits?: Readonly<Record<string, number>>;
   /** Weights of the store this step does not train: no part lists them, their gradient is zero. */
   readonly frozen?: readonly string[];
+  /** The step's ops are large (a transformer's): onnxruntime splits each across compute.opThreads threads. */
+  readonly largeOps?: boolean;
 }
 
 /** One step's numbers; the arrays are valid until the next run. */
@@ -69,6 +71,7 @@ export class GradientStep {
       threads: options.compute.threads,
       dimLimits: options.dimLimits,
       frozen: options.frozen,
+      intraOpThreads: options.largeOps ? options.compute.opThreads : 1,
     });
     return new GradientStep(compiled, metricNames, layout);
   }

@@ -11,7 +11,7 @@ export { Session, type SessionOptions, type ExecutionProvider, type Feed, type H
 export { GradientSession, type GradientSessionOptions, type LossAndGrads } from './gradient-session.js';
 export { GradientParts, MIN_CORES_FOR_THREADS, type GradientPart, type GradientPartsOptions, type PartsResult, type ThreadStats } from './gradient-parts.js';
 export { GradientStep, type GradientStepOptions, type StepPart, type StepResult } from './gradient-step.js';
-export { warmUpCompute, type Compute, type ComputeOptions } from './compute.js';
+export { opThreadsFor, warmUpCompute, type Compute, type ComputeOptions } from './compute.js';
 export { WorkerSession, type WorkerSessionOptions } from './worker-session.js';
 export { WeightStore, type Weight, type WeightSnapshot } from './weights.js';
 export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type AdamStepOptions, type SGDOptions, type SGDState } from './optim.js';

@@ -15,7 +15,7 @@ import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION
 import type { RunStatus } from '../run/events.js';
 import { RunDirectory, statusFile } from '../run/run-dir.js';
 import type { Condition, ConditionMetric } from '../run/stop.js';
-import type { Compute, ComputeOptions } from '../tensor/index.js';
+import { opThreadsFor, type Compute, type ComputeOptions } from '../tensor/index.js';
 import { Curriculum } from './curriculum.js';
 import type { Workload } from './workload.js';
 
@@ -81,7 +81,8 @@ type Outcome = { status: 'finished' | 'stopped'; reason: string };
 
 /** Where an algorithm's tensor work runs: the options' threads, on the chosen device. */
 export function computeOn(device: DeviceChoice, compute: ComputeOptions | undefined): Compute {
-  return { ...compute, providers: [device.provider] };
+  const providers = [device.provider];
+  return { ...compute, providers, opThreads: opThreadsFor(compute ?? {}, providers) };
 }
 
 export class TrainingRun {

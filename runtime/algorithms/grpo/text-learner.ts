@@ -114,6 +114,7 @@ export class TextPolicyGradient implements Algorithm {
       weights: model.weights,
       compute: context.compute,
       dimLimits: { B: rows },
+      largeOps: true,
     });
     const logProbs = await logProbSession(model, T, model.weights, context.compute);
     let reference = null;
@@ -243,5 +244,5 @@ export class TextPolicyGradient implements Algorithm {
 /** A session giving log pi(target) at every position for `weights`. */
 function logProbSession(model: TokenModel, T: number, weights: WeightStore, compute: Compute): Promise<Session> {
   const forward = buildLogProbs(model, T);
-  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights });
+  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, intraOpNumThreads: compute.opThreads });
 }

@@ -59,6 +59,7 @@ export class Sft implements Algorithm {
       weights: model.weights,
       compute: context.compute,
       dimLimits: { B: settings.batch_size },
+      largeOps: true,
     });
     const budget = Math.min(context.budget ?? Infinity, settings.updates * settings.batch_size);
     return new Sft(settings, model, env, budget, gradients, context.rng.fork('demos'));
