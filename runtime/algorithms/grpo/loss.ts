@@ -12,6 +12,10 @@
 // H_it is the entropy of the policy at token t (REINFORCE's optional bonus; GRPO feeds 0).
 //
 // The weights are computed in JS and fed (`token_weight`), so one graph serves both averages.
+// With one gradient step per batch (`iterations: 1`, GRPO's default and REINFORCE's) pi_old is
+// the policy being differentiated, so the graph takes it from its own log-probabilities with the
+// gradient stopped (TRL does the same): the ratio is exactly 1 and a forward pass over the batch
+// is saved. Without a reference (kl_coef 0) pi_ref is taken the same way, and the KL is 0.
 // log-probabilities are of the logits divided by the sampling temperature (as TRL computes them),
 // so the ratio compares the distribution the completions were drawn from.
 import type { TokenModel } from '../../policies/index.js';
@@ -26,13 +30,23 @@ export interface GrpoLoss {
   readonly metrics: Readonly<Record<(typeof LOSS_METRICS)[number], Tensor>>;
 }
 
-/** Inputs besides the token batch: `advantages` [B], `old_logp`, `ref_logp`, `token_weight` [B, T], and scalars (`ent_coef` among them). */
-export function buildGrpoLoss(model: TokenModel, T: number): GrpoLoss {
+export interface GrpoLossOptions {
+  /** pi_old fed as `old_logp` (several gradient steps per batch), else the policy itself. Default true. */
+  readonly oldFed?: boolean;
+  /** pi_ref fed as `ref_logp` (a KL reference), else the policy itself. Default true. */
+  readonly referenceFed?: boolean;
+}
+
+/**
+ * Inputs besides the token batch: `advantages` [B], `old_logp` and `ref_logp` [B, T] (each
+ * unless its option says otherwise), `token_weight` [B, T], and scalars (`ent_coef` among them).
+ */
+export function buildGrpoLoss(model: TokenModel, T: number, options: GrpoLossOptions = {}): GrpoLoss {
   const g = new Graph();
   const batch = tokenBatchInputs(g, T);
   const advantages = g.unsqueeze(g.input('advantages', 'float32', ['B']), [1]); // [B, 1]
-  const oldLogp = g.input('old_logp', 'float32', ['B', T]);
-  const refLogp = g.input('ref_logp', 'float32', ['B', T]);
+  const fedOldLogp = options.oldFed !== false ? g.input('old_logp', 'float32', ['B', T]) : null;
+  const fedRefLogp = options.referenceFed !== false ? g.input('ref_logp', 'float32', ['B', T]) : null;
   const weight = g.input('token_weight', 'float32', ['B', T]);
   const invTokens = g.input('inv_tokens', 'float32', []);
   const low = g.input('clip_low', 'float32', []); // 1 - clip
@@ -42,6 +56,8 @@ export function buildGrpoLoss(model: TokenModel, T: number): GrpoLoss {
   const entCoef = g.input('ent_coef', 'float32', []);
 
   const { logProb, logSoftmax } = tokenLogProbs(g, model, batch, invTemperature);
+  const oldLogp = fedOldLogp ?? g.stopGradient(logProb);
+  const refLogp = fedRefLogp ?? g.stopGradient(logProb);
   const ratio = g.exp(g.sub(logProb, oldLogp));
   const surrogate = g.min(g.mul(ratio, advantages), g.mul(g.clip(ratio, low, high), advantages));
   const logRefRatio = g.sub(refLogp, logProb);

@@ -3,9 +3,10 @@
 // from the env (text/text-env.ts), scores them, turns the scores into one advantage per sample,
 // and takes `iterations` Adam steps on the clipped, KL-penalised token objective (loss.ts).
 //
-// - pi_old is the policy that sampled the batch: its log-probabilities are computed once per
-//   batch, before the first step, by a forward pass of the same graph. With one iteration the
-//   ratio is 1 and the clip never acts: the gradient is REINFORCE's, A * grad log pi.
+// - pi_old is the policy that sampled the batch. With several iterations its log-probabilities
+//   are computed once per batch, before the first step, by a forward pass of the same model.
+//   With one, the gradient step takes them from its own forward pass (loss.ts): the ratio is 1
+//   and the clip never acts, so the gradient is REINFORCE's, A * grad log pi.
 // - pi_ref (a KL reference) is the policy as the stage began: a copy of the weights, kept in
 //   the checkpoint so a resumed run penalises the same reference.
 // - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm.
@@ -88,8 +89,8 @@ export class TextPolicyGradient implements Algorithm {
     /** Tokens per training row. */
     readonly width: number,
     private readonly gradients: GradientStep,
-    /** log pi(target) with the policy's current weights, and with the reference's (null without one). */
-    private readonly logProbs: Session,
+    /** log pi(target) with the policy's current weights (null with one gradient step per batch), and with the reference's (null without one). */
+    private readonly logProbs: Session | null,
     private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
@@ -109,14 +110,16 @@ export class TextPolicyGradient implements Algorithm {
     const T = env.rowWidth(config.maxNewTokens);
     env.checkFits(model.context, config.name);
     const rows = config.groups * config.groupSize;
-    const loss = buildGrpoLoss(model, T);
+    // One gradient step per batch needs no pass for pi_old (loss.ts), nor kl_coef 0 one for pi_ref.
+    const oldFed = config.iterations > 1;
+    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed: config.klCoef > 0 });
     const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
       weights: model.weights,
       compute: context.compute,
       dimLimits: { B: rows },
       largeOps: true,
     });
-    const logProbs = await logProbSession(model, T, model.weights, context.compute);
+    const logProbs = oldFed ? await logProbSession(model, T, model.weights, context.compute) : null;
     let reference = null;
     if (config.klCoef > 0) {
       const weights = model.weights.clone();
@@ -174,14 +177,14 @@ export class TextPolicyGradient implements Algorithm {
     s.entCoef[0] = entCoef;
     s.invTemperature[0] = 1 / c.temperature;
     const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature };
-    const oldLogp = (await this.logProbs.run(tokenFeeds)).logp!.slice();
-    const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp!.slice() : oldLogp;
+    const oldLogp = this.logProbs ? (await this.logProbs.run(tokenFeeds)).logp! : null;
+    const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp! : null;
     const feeds = {
       ...tokenFeeds,
       mask: { data: batch.mask, dims: [rows, T] },
       advantages: { data: advantages, dims: [rows] },
-      old_logp: { data: oldLogp, dims: [rows, T] },
-      ref_logp: { data: refLogp, dims: [rows, T] },
+      ...(oldLogp ? { old_logp: { data: oldLogp, dims: [rows, T] } } : {}),
+      ...(refLogp ? { ref_logp: { data: refLogp, dims: [rows, T] } } : {}),
       token_weight: { data: weight, dims: [rows, T] },
       inv_tokens: s.invTokens,
       clip_low: s.low,
@@ -236,7 +239,7 @@ export class TextPolicyGradient implements Algorithm {
 
   async release(): Promise<void> {
     await this.gradients.release();
-    await this.logProbs.release();
+    await this.logProbs?.release();
     await this.reference?.session.release();
   }
 }

@@ -92,6 +92,51 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
   await step.release();
 });
 
+test('with one step per batch the loss takes pi_old (and, without a reference, pi_ref) from its own forward pass: the same loss and gradients as feeding them', async () => {
+  const tokenizer = CharTokenizer.fromAlphabet('+0123456789=');
+  const model = makeTokenModel({ kind: 'transformer', name: 'T', params: { layers: 1, width: 8, heads: 2, context: 16 } }, tokenizer, new Rng(5));
+  const layout = textLayout(6, 4);
+  const T = sequenceWidth(layout);
+  const B = 4;
+  const prompts = encodePrompts(tokenizer, ['1+2=', '1+2=', '5+5=', '5+5='], layout);
+  const completions = new Int32Array(B * layout.completionSlots);
+  ['3', '12', '10', '9999'].forEach((t, r) => completions.set(encodeCompletion(tokenizer, t, layout, t), r * layout.completionSlots));
+  const rows = trainingRows(prompts, completions, B, layout);
+  const tokenFeeds = { tokens: { data: rows.tokens, dims: [B, T] }, targets: { data: rows.targets, dims: [B, T] }, inv_temperature: new Float32Array([1]) };
+  const forward = buildLogProbs(model, T);
+  const session = await Session.create(forward.graph, { logp: forward.logProb }, { weights: model.weights });
+  const logp = (await session.run(tokenFeeds)).logp!;
+  await session.release();
+  const common = {
+    ...tokenFeeds,
+    mask: { data: rows.mask, dims: [B, T] },
+    advantages: { data: Float32Array.of(1, -1, 0.5, -2), dims: [B] },
+    token_weight: { data: rows.mask.map((m) => m / rows.tokenCount), dims: [B, T] },
+    inv_tokens: new Float32Array([1 / rows.tokenCount]),
+    clip_low: new Float32Array([0.8]),
+    clip_high: new Float32Array([1.2]),
+    kl_coef: new Float32Array([0.3]),
+    ent_coef: new Float32Array([0]),
+  };
+  const stepOf = async (options: Parameters<typeof buildGrpoLoss>[2]) => {
+    const loss = buildGrpoLoss(model, T, options);
+    return GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], { weights: model.weights, compute: { providers: ['cpu'] } });
+  };
+  const fed = await stepOf({});
+  const own = await stepOf({ oldFed: false, referenceFed: false });
+  const a = await fed.run({ ...common, old_logp: { data: logp, dims: [B, T] }, ref_logp: { data: logp, dims: [B, T] } });
+  const aLoss = a.loss;
+  const aGrads = a.grads.map((g) => g.slice());
+  const b = await own.run(common);
+  assert.ok(close(b.loss, aLoss), `loss ${b.loss} vs ${aLoss}`);
+  assert.equal(b.metrics[own.metricNames.indexOf('kl')], 0, 'pi_ref is the policy: no KL');
+  assert.equal(b.metrics[own.metricNames.indexOf('clip_fraction')], 0);
+  aGrads.forEach((g, i) => g.forEach((x, j) => assert.ok(close(b.grads[i]![j]!, x, 1e-4), `${model.weights.names[i]}[${j}]: ${b.grads[i]![j]} vs ${x}`)));
+  assert.ok(aGrads.some((g) => g.some((x) => Math.abs(x) > 1e-3)), 'the gradients are not all zero');
+  await fed.release();
+  await own.release();
+});
+
 test('settings: clip_high none is the clip, and the options the registry lists', () => {
   const s = grpoSettings({});
   assert.deepEqual([s.clip_high, s.loss, s.normalize, s.iterations, s.reference], [null, 'sequence', 'group_std', 1, 'initial']);
