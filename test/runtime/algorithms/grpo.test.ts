@@ -32,9 +32,10 @@ test('advantages: each reward against its group, scaled by the group\'s std, the
   assert.ok(close(out[9]!, -0.5 / (batchStd + ADVANTAGE_EPS)));
 });
 
-test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent_coef times the entropy), averaged per completion, per token or summed per completion, as written', async () => {
+/** A 1-layer model (weights seeded by `seed`), four completions of two prompts, their token feeds and log pi at `temperature`. */
+async function fourCompletions(seed: number, temperature: number) {
   const tokenizer = CharTokenizer.fromAlphabet('+0123456789=');
-  const model = makeTokenModel({ kind: 'transformer', name: 'T', params: { layers: 1, width: 8, heads: 2, context: 16 } }, tokenizer, new Rng(4));
+  const model = makeTokenModel({ kind: 'transformer', name: 'T', params: { layers: 1, width: 8, heads: 2, context: 16 } }, tokenizer, new Rng(seed));
   const layout = textLayout(6, 4);
   const T = sequenceWidth(layout);
   const B = 4;
@@ -42,11 +43,16 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
   const completions = new Int32Array(B * layout.completionSlots);
   ['3', '12', '10', '9999'].forEach((t, r) => completions.set(encodeCompletion(tokenizer, t, layout, t), r * layout.completionSlots));
   const rows = trainingRows(prompts, completions, B, layout);
-  const tokenFeeds = { tokens: { data: rows.tokens, dims: [B, T] }, targets: { data: rows.targets, dims: [B, T] }, inv_temperature: new Float32Array([1 / 1.5]) };
+  const tokenFeeds = { tokens: { data: rows.tokens, dims: [B, T] }, targets: { data: rows.targets, dims: [B, T] }, inv_temperature: new Float32Array([1 / temperature]) };
   const forward = buildLogProbs(model, T);
   const session = await Session.create(forward.graph, { logp: forward.logProb }, { weights: model.weights });
   const logp = (await session.run(tokenFeeds)).logp!;
   await session.release();
+  return { model, T, B, rows, tokenFeeds, logp };
+}
+
+test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent_coef times the entropy), averaged per completion, per token or summed per completion, as written', async () => {
+  const { model, T, B, rows, tokenFeeds, logp } = await fourCompletions(4, 1.5);
   // pi_old and pi_ref away from pi, so that some ratios fall outside the clip range.
   const random = new Rng(9);
   const old = logp.map((x) => x + 0.4 * (random.uniform() - 0.5));
@@ -93,20 +99,7 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
 });
 
 test('with one step per batch the loss takes pi_old (and, without a reference, pi_ref) from its own forward pass: the same loss and gradients as feeding them', async () => {
-  const tokenizer = CharTokenizer.fromAlphabet('+0123456789=');
-  const model = makeTokenModel({ kind: 'transformer', name: 'T', params: { layers: 1, width: 8, heads: 2, context: 16 } }, tokenizer, new Rng(5));
-  const layout = textLayout(6, 4);
-  const T = sequenceWidth(layout);
-  const B = 4;
-  const prompts = encodePrompts(tokenizer, ['1+2=', '1+2=', '5+5=', '5+5='], layout);
-  const completions = new Int32Array(B * layout.completionSlots);
-  ['3', '12', '10', '9999'].forEach((t, r) => completions.set(encodeCompletion(tokenizer, t, layout, t), r * layout.completionSlots));
-  const rows = trainingRows(prompts, completions, B, layout);
-  const tokenFeeds = { tokens: { data: rows.tokens, dims: [B, T] }, targets: { data: rows.targets, dims: [B, T] }, inv_temperature: new Float32Array([1]) };
-  const forward = buildLogProbs(model, T);
-  const session = await Session.create(forward.graph, { logp: forward.logProb }, { weights: model.weights });
-  const logp = (await session.run(tokenFeeds)).logp!;
-  await session.release();
+  const { model, T, B, rows, tokenFeeds, logp } = await fourCompletions(5, 1);
   const common = {
     ...tokenFeeds,
     mask: { data: rows.mask, dims: [B, T] },
