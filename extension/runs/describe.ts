@@ -97,7 +97,9 @@ export function describeRun(run: RunInfo, now: number = Date.now(), member: stri
     parts.push(run.state === 'running' && s.budget > 0 ? `${formatCount(s.step)}/${formatCount(s.budget)} steps` : `${formatCount(s.step)} steps`);
   }
   const ret = latestReturn(run);
-  if (ret) parts.push(`return ${ret.value.toFixed(1)}`);
+  // A sweep member's return first: it is what tells members apart, and a member's longer label
+  // leaves its description cut off at the side bar's default width.
+  if (ret) parts.splice(member ? 0 : parts.length, 0, `return ${ret.value.toFixed(1)}`);
   const duration = runDuration(run, now);
   if (duration !== undefined) parts.push(formatDuration(duration));
 

@@ -43,6 +43,10 @@ test('a run without status.json shows its id; sweep members their tag', () => {
   assert.equal(bare.description, '');
   assert.equal(bare.icon.id, 'question');
   assert.equal(describeRun(run('finished', {}, '20261121-101010-LrScan2-seed1-2')).label, 'LrScan2 · seed 3');
+  // A sweep member's return leads its description (the side bar cuts long descriptions off).
+  const member = describeRun(run('finished', { status: 'finished', ended: '2026-11-21T10:12:15.000Z', metrics: { 'train/mean_return': 62.5 } }, '20261121-101010-LrScan2-seed1'), Date.now(), 'lr=3e-3');
+  assert.match(member.label, /^lr=3e-3 · seed \d+$/);
+  assert.match(member.description ?? '', /^return 62\.5 · [\d.]+k? steps · /);
   assert.equal(runSeed(run('unknown', undefined, '20261121-101010-seed7-2')), 7);
 });
 
