@@ -2,7 +2,7 @@
 // layers' matrix products and nothing else (no activations, losses, optimiser), on one thread,
 // as the trainer's sessions run. A step of any implementation over onnxruntime's GEMM kernels
 // pays at least this; the benches time it beside the real step to tell whether a speed target
-// is reachable at all on this CPU or lies below the arithmetic (text-floor.ts, sac-floor.ts).
+// is reachable at all on this CPU or lies below the arithmetic (text-floor.ts, offpolicy-floor.ts).
 
 import { Graph } from '../runtime/tensor/graph.js';
 import { Session } from '../runtime/tensor/session.js';

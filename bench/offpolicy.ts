@@ -178,10 +178,10 @@ export async function benchOffPolicy(): Promise<void> {
           rows.push([`CleanRL${label}`, `${peer.sps} steps/s (its last SPS line); rlx / CleanRL = ${(run.sps / peer.sps).toFixed(2)}x`]);
         }
       }
-      const typical = runs.map((r) => r.sps).sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+      const typical = median(runs.map((r) => r.sps));
       const run = runs.find((r) => r.sps === typical)!;
+      const peerTypical = median(peerRates);
       if (peerRates.length > 0) {
-        const peerTypical = median(peerRates);
         const what = c.pairs > 1 ? `medians of ${c.pairs} pairs: ` : '';
         rows.push(['rlx / CleanRL', `${what}${Math.round(typical)} / ${Math.round(peerTypical)} = ${(typical / peerTypical).toFixed(2)}x (target >= 5x)`]);
       }
@@ -197,7 +197,7 @@ export async function benchOffPolicy(): Promise<void> {
       const floorMs = (await bestMicros(() => floor.run(c.rows), c.rows > 128 ? 5 : 50, 10)) / 1000;
       await floor.release();
       rows.push(['floor', `${fixed(floorMs, 2)} ms per update: its matrix products alone, ${c.rows} rows, onnxruntime on one thread`]);
-      if (peerRates.length > 0) rows.push(['5x CleanRL needs', fiveTimesNeeds(run, c.budget, median(peerRates), floorMs)]);
+      if (peerRates.length > 0) rows.push(['5x CleanRL needs', fiveTimesNeeds(run, c.budget, peerTypical, floorMs)]);
       report(c.name, rows);
     }
     const replay = replayCheckpointFigures();

@@ -110,14 +110,12 @@ export async function benchTextModel(): Promise<void> {
     examples.forEach((e, r) => completions.set(encodeCompletion(tokenizer, e.target, layout, e.prompt), r * N));
     const batch = trainingRows(prompts, completions, rows, layout);
     const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, mask: { data: batch.mask, dims: [rows, T] } };
-    const sftMs = median(await timeAsync(async () => {
-      const out = await sftStep.run({ ...tokenFeeds, inv_tokens: new Float32Array([1 / batch.tokenCount]) });
+    const sftMsOf = async (step: GradientStep) => median(await timeAsync(async () => {
+      const out = await step.run({ ...tokenFeeds, inv_tokens: new Float32Array([1 / batch.tokenCount]) });
       adam.step(out.grads, 1e-4);
     }, 10));
-    const sft2Ms = sftStep2 === null ? NaN : median(await timeAsync(async () => {
-      const out = await sftStep2.run({ ...tokenFeeds, inv_tokens: new Float32Array([1 / batch.tokenCount]) });
-      adam.step(out.grads, 1e-4);
-    }, 10));
+    const sftMs = await sftMsOf(sftStep);
+    const sft2Ms = sftStep2 === null ? NaN : await sftMsOf(sftStep2);
     const grpoFeeds = grpoBenchFeeds(batch, rows, T);
     const grpoMs = median(await timeAsync(async () => {
       const out = await grpoStep.run(grpoFeeds);

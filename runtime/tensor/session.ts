@@ -186,14 +186,15 @@ export class Session {
 async function createInferenceSession(bytes: Uint8Array, options: SessionOptions): Promise<ort.InferenceSession> {
   const providers = options.providers ?? ['cpu'];
   try {
+    const threads = options.intraOpNumThreads ?? 1;
     return await ort.InferenceSession.create(bytes, {
       executionProviders: [...providers],
-      intraOpNumThreads: options.intraOpNumThreads ?? 1,
+      intraOpNumThreads: threads,
       // An op's helper threads sleep between ops instead of spinning: spinning, they held a core
       // that the trainer's own work between gradient steps (sampling, rewards) needed, and
       // examples/addition-grpo.rlx on two cores took 243 s instead of 164 s on one thread;
       // sleeping, 101 s.
-      ...((options.intraOpNumThreads ?? 1) > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
+      ...(threads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
       graphOptimizationLevel: options.graphOptimizationLevel ?? 'all',
       logSeverityLevel: logSeverity(providers),
     });

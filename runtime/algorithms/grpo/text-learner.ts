@@ -112,7 +112,8 @@ export class TextPolicyGradient implements Algorithm {
     const rows = config.groups * config.groupSize;
     // One gradient step per batch needs no pass for pi_old (loss.ts), nor kl_coef 0 one for pi_ref.
     const oldFed = config.iterations > 1;
-    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed: config.klCoef > 0 });
+    const referenceFed = config.klCoef > 0;
+    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed });
     const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
       weights: model.weights,
       compute: context.compute,
@@ -121,7 +122,7 @@ export class TextPolicyGradient implements Algorithm {
     });
     const logProbs = oldFed ? await logProbSession(model, T, model.weights, context.compute) : null;
     let reference = null;
-    if (config.klCoef > 0) {
+    if (referenceFed) {
       const weights = model.weights.clone();
       reference = { weights, session: await logProbSession(model, T, weights, context.compute) };
     }
