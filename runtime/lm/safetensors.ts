@@ -1,0 +1,481 @@
+// The safetensors format (Hugging Face's weights files): an 8-byte little-endian header length N,
+// N bytes of JSON naming each tensor's dtype, shape and byte range, then the tensor data; ranges
+// count from the end of the header. Shards of a large model can be tens of GB, so nothing here
+// reads a whole file: the header alone is read (after bounding its length), and each tensor's
+// bytes are read at their offset straight into the Float32Array that is returned. Files come
+// from strangers (the Hub, a user's folder), so every field is checked before it is trusted,
+// and every refusal names the file and the tensor.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { writeFileAtomic, makeDirs } from '../atomic-files.js';
+import { InputError } from '../input-error.js';
+import { formatBytes, InputFileError, openInputFile, readInputJson } from '../input-files.js';
+
+export type StoredDType = 'F32' | 'BF16' | 'F16';
+
+export interface StoredTensor {
+  readonly name: string;
+  readonly dtype: StoredDType;
+  readonly shape: readonly number[];
+  readonly file: string;
+  /** absolute byte offset in file */
+  readonly offset: number;
+  readonly byteLength: number;
+}
+
+/** A weights file or index rlx will not read; the message names the file (and tensor) and what to do. */
+export class SafetensorsError extends InputError {
+  override name = 'SafetensorsError';
+}
+
+export interface WeightIndex {
+  readonly tensors: ReadonlyMap<string, StoredTensor>;
+  readonly files: readonly string[];
+  /** bytes of tensor data as stored */
+  readonly storedBytes: number;
+  readonly dtypes: ReadonlySet<StoredDType>;
+}
+
+export interface TensorToWrite {
+  readonly name: string;
+  readonly shape: readonly number[];
+  readonly data: Float32Array;
+  /** default F32 */
+  readonly dtype?: StoredDType;
+}
+
+const BYTES_PER_VALUE: Record<StoredDType, number> = { F32: 4, BF16: 2, F16: 2 };
+const READ_DTYPES = 'rlx reads F32, BF16 and F16';
+/** The other dtypes of the safetensors specification: refused by name, not as unknown. */
+const OTHER_DTYPES = new Set(['BOOL', 'U8', 'I8', 'U16', 'I16', 'U32', 'I32', 'U64', 'I64', 'F64', 'C64',
+  'F8_E4M3', 'F8_E5M2', 'F8_E8M0', 'F6_E2M3', 'F6_E3M2', 'F4']);
+/** The safetensors library's own bound on the header (MAX_HEADER_SIZE). */
+const MAX_HEADER_BYTES = 100_000_000;
+/** Each tensor is read on its own, so a shard's size bounds no allocation: accept any. */
+const WEIGHTS_FILE = { what: 'model weights', maxBytes: Number.MAX_SAFE_INTEGER };
+const INDEX_FILE = { what: 'weights index', maxBytes: 64 * 2 ** 20 };
+/** One read() call's bytes (Linux returns at most ~2 GiB per call anyway). */
+const READ_CHUNK = 2 ** 30;
+
+export const SINGLE_FILE = 'model.safetensors';
+export const INDEX_NAME = 'model.safetensors.index.json';
+
+// ---------------------------------------------------------------- reading headers
+
+/** Headers of one .safetensors file (reads only the header). */
+export function readSafetensorsHeader(file: string): { tensors: StoredTensor[]; metadata: Record<string, string> } {
+  const { fd, size } = openWeights(file);
+  try {
+    return parseHeader(file, fd, size);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function openWeights(file: string): { fd: number; size: number } {
+  try {
+    return openInputFile(file, WEIGHTS_FILE);
+  } catch (err) {
+    throw err instanceof InputFileError ? new SafetensorsError(err.message) : err;
+  }
+}
+
+function parseHeader(file: string, fd: number, size: number): { tensors: StoredTensor[]; metadata: Record<string, string> } {
+  const fail = (what: string) => new SafetensorsError(`the model weights ${file}: ${what}`);
+  if (size < 8) throw fail(`${size} bytes, too short for a safetensors file (it starts with an 8-byte header length); download it again`);
+  const start = readExactly(fd, 0, Math.min(size, 64), file);
+  const headerLength = start.readBigUInt64LE(0);
+  if (start.toString('latin1').startsWith('version https://git-lfs')) {
+    throw fail('a Git LFS pointer, not the weights: fetch them (git lfs pull, or download the file from the Hub)');
+  }
+  if (headerLength > BigInt(size - 8)) {
+    throw fail(`the header length ${headerLength} is larger than the file (${size} bytes): not a safetensors file, or truncated? download it again`);
+  }
+  if (headerLength > BigInt(MAX_HEADER_BYTES)) {
+    throw fail(`the header length ${headerLength} is more than the ${MAX_HEADER_BYTES} bytes safetensors allows: not a safetensors file`);
+  }
+  const headerBytes = Number(headerLength);
+  const dataStart = 8 + headerBytes;
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(readExactly(fd, 8, headerBytes, file)));
+  } catch (err) {
+    throw fail(`the header is not valid JSON (${(err as Error).message}): not a safetensors file, or damaged? download it again`);
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) throw fail('the header is not a JSON object: not a safetensors file');
+
+  let metadata: Record<string, string> = {};
+  const tensors: StoredTensor[] = [];
+  for (const [name, entry] of Object.entries(header)) {
+    if (name === '__metadata__') {
+      metadata = parseMetadata(entry, fail);
+      continue;
+    }
+    const { dtype, shape, begin, end } = parseEntry(name, entry, fail);
+    const numel = shape.reduce((a, b) => a * b, 1);
+    const needed = numel * BYTES_PER_VALUE[dtype];
+    if (end - begin !== needed) {
+      throw fail(`tensor ${name} holds ${end - begin} bytes but its shape [${shape.join(', ')}] of ${dtype} needs ${needed}`);
+    }
+    if (dataStart + end > size) {
+      throw fail(`tensor ${name} ends at byte ${dataStart + end} but the file has only ${size} bytes: truncated? download it again`);
+    }
+    tensors.push({ name, dtype, shape, file, offset: dataStart + begin, byteLength: end - begin });
+  }
+  tensors.sort((a, b) => a.offset - b.offset || a.byteLength - b.byteLength);
+  let previous: StoredTensor | undefined;
+  for (const tensor of tensors) {
+    if (tensor.byteLength === 0) continue;
+    if (previous && tensor.offset < previous.offset + previous.byteLength) {
+      const range = (t: StoredTensor) => `[${t.offset - dataStart}, ${t.offset - dataStart + t.byteLength}]`;
+      throw fail(`tensors ${previous.name} ${range(previous)} and ${tensor.name} ${range(tensor)} overlap: the file is damaged; download it again`);
+    }
+    previous = tensor;
+  }
+  return { tensors, metadata };
+}
+
+function parseMetadata(entry: unknown, fail: (what: string) => SafetensorsError): Record<string, string> {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw fail('__metadata__ is not a JSON object of strings');
+  for (const [key, value] of Object.entries(entry)) {
+    if (typeof value !== 'string') throw fail(`__metadata__ ${JSON.stringify(key)} is not a string`);
+  }
+  return Object.fromEntries(Object.entries(entry)) as Record<string, string>;
+}
+
+function parseEntry(name: string, entry: unknown, fail: (what: string) => SafetensorsError) {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw fail(`tensor ${name} is not a JSON object of dtype, shape and data_offsets`);
+  const { dtype, shape, data_offsets: offsets } = entry as Record<string, unknown>;
+  for (const [key, value] of [['dtype', dtype], ['shape', shape], ['data_offsets', offsets]] as const) {
+    if (value === undefined) throw fail(`tensor ${name} has no ${key}`);
+  }
+  if (typeof dtype !== 'string') throw fail(`tensor ${name} has dtype ${JSON.stringify(dtype)}, not a string`);
+  if (!(dtype in BYTES_PER_VALUE)) {
+    throw fail(OTHER_DTYPES.has(dtype) ? `tensor ${name} is stored as ${dtype}; ${READ_DTYPES}` : `tensor ${name} has an unknown dtype ${JSON.stringify(dtype)}; ${READ_DTYPES}`);
+  }
+  const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  if (!Array.isArray(shape) || !shape.every(isCount)) throw fail(`tensor ${name} has shape ${JSON.stringify(shape)}; a shape is a list of whole numbers >= 0`);
+  if (!Number.isSafeInteger(shape.reduce((a: number, b: number) => a * b, 1))) throw fail(`tensor ${name} has shape [${shape.join(', ')}], too many values`);
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isCount)) {
+    throw fail(`tensor ${name} has data_offsets ${JSON.stringify(offsets)}; they are [begin, end], whole numbers >= 0`);
+  }
+  const [begin, end] = offsets as [number, number];
+  if (end < begin) throw fail(`tensor ${name} has data_offsets [${begin}, ${end}], ending before they begin: the file is damaged; download it again`);
+  return { dtype: dtype as StoredDType, shape: shape as number[], begin, end };
+}
+
+/** `length` bytes of `fd` from `position`; fewer (the file shrank) is a SafetensorsError. */
+function readExactly(fd: number, position: number, length: number, file: string): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  readInto(fd, bytes, position, file);
+  return bytes;
+}
+
+function readInto(fd: number, target: Uint8Array, position: number, file: string): void {
+  for (let at = 0; at < target.length; ) {
+    const n = fs.readSync(fd, target, at, Math.min(READ_CHUNK, target.length - at), position + at);
+    if (n === 0) throw new SafetensorsError(`the model weights ${file} ended at byte ${position + at} while rlx read it: truncated, or changed while read? download it again`);
+    at += n;
+  }
+}
+
+// ---------------------------------------------------------------- model folders
+
+/** The weights of a Hugging Face model folder: model.safetensors, or the shards named by model.safetensors.index.json (weight_map). Headers only. */
+export function indexModelWeights(modelDir: string): WeightIndex {
+  const single = path.join(modelDir, SINGLE_FILE);
+  const indexFile = path.join(modelDir, INDEX_NAME);
+  // As transformers does, a single model.safetensors wins over an index beside it.
+  if (fs.existsSync(single) || !fs.existsSync(indexFile)) {
+    if (!fs.existsSync(single)) {
+      if (!fs.existsSync(modelDir)) throw new SafetensorsError(`the model folder ${modelDir} does not exist`);
+      if (!fs.statSync(modelDir).isDirectory()) throw new SafetensorsError(`the model folder ${modelDir} is a file, not a folder; give the folder that holds config.json and the weights`);
+      throw new SafetensorsError(`the model folder ${modelDir} has neither ${SINGLE_FILE} nor ${INDEX_NAME}; rlx reads weights saved as safetensors (convert pytorch_model.bin with save_pretrained(..., safe_serialization=True))`);
+    }
+    const { tensors } = readSafetensorsHeader(single);
+    return summarise(new Map(tensors.map((t) => [t.name, t])), [single]);
+  }
+
+  const weightMap = readWeightMap(indexFile);
+  const shardNames = [...new Set(weightMap.values())];
+  const headers = new Map<string, Map<string, StoredTensor>>();
+  for (const shard of shardNames) {
+    const normal = path.normalize(shard);
+    if (path.isAbsolute(shard) || normal === '..' || normal.startsWith(`..${path.sep}`)) {
+      throw new SafetensorsError(`the weights index ${indexFile} names the shard ${shard}, outside the model folder; rlx reads only shards inside it`);
+    }
+    const file = path.join(modelDir, shard);
+    if (!fs.existsSync(file)) throw new SafetensorsError(`the weights index ${indexFile} names the shard ${shard}, which does not exist: download it again`);
+    let header: StoredTensor[];
+    try {
+      header = readSafetensorsHeader(file).tensors;
+    } catch (err) {
+      if (err instanceof SafetensorsError) throw new SafetensorsError(`${err.message} (a shard named by the weights index ${indexFile})`);
+      throw err;
+    }
+    headers.set(shard, new Map(header.map((t) => [t.name, t])));
+  }
+  const tensors = new Map<string, StoredTensor>();
+  for (const [name, shard] of weightMap) {
+    const tensor = headers.get(shard)!.get(name);
+    if (!tensor) throw new SafetensorsError(`the weights index ${indexFile} puts tensor ${name} in the shard ${shard}, whose header lacks it: the shards and the index do not match; download them again`);
+    tensors.set(name, tensor);
+  }
+  return summarise(tensors, shardNames.map((shard) => path.join(modelDir, shard)));
+}
+
+function readWeightMap(indexFile: string): Map<string, string> {
+  let index: unknown;
+  try {
+    index = readInputJson(indexFile, INDEX_FILE);
+  } catch (err) {
+    throw err instanceof InputFileError ? new SafetensorsError(err.message) : err;
+  }
+  const weightMap = (index as { weight_map?: unknown } | null)?.weight_map;
+  if (weightMap === null || typeof weightMap !== 'object' || Array.isArray(weightMap)) {
+    throw new SafetensorsError(`the weights index ${indexFile} has no weight_map object (tensor name -> shard file)`);
+  }
+  const entries = Object.entries(weightMap);
+  for (const [name, shard] of entries) {
+    if (typeof shard !== 'string' || shard === '') throw new SafetensorsError(`the weights index ${indexFile} maps tensor ${name} to ${JSON.stringify(shard)}, not a shard file name`);
+  }
+  return new Map(entries as [string, string][]);
+}
+
+function summarise(tensors: Map<string, StoredTensor>, files: string[]): WeightIndex {
+  let storedBytes = 0;
+  const dtypes = new Set<StoredDType>();
+  for (const t of tensors.values()) {
+    storedBytes += t.byteLength;
+    dtypes.add(t.dtype);
+  }
+  return { tensors, files, storedBytes, dtypes };
+}
+
+// ---------------------------------------------------------------- reading tensors
+
+/** One tensor's values as float32 (BF16 and F16 converted exactly), reading only its byte range. */
+export function readTensor(tensor: StoredTensor): Float32Array {
+  return readTensors([tensor]).get(tensor.name)!;
+}
+
+/** Reads many tensors, opening each file once. */
+export function readTensors(tensors: Iterable<StoredTensor>): Map<string, Float32Array> {
+  const byFile = new Map<string, StoredTensor[]>();
+  for (const t of tensors) {
+    const list = byFile.get(t.file);
+    if (list) list.push(t);
+    else byFile.set(t.file, [t]);
+  }
+  const values = new Map<string, Float32Array>();
+  for (const [file, list] of byFile) {
+    const { fd, size } = openWeights(file);
+    try {
+      for (const t of list) values.set(t.name, readOpen(fd, size, t));
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  return values;
+}
+
+function readOpen(fd: number, size: number, t: StoredTensor): Float32Array {
+  if (os.endianness() !== 'LE') throw new Error('rlx reads safetensors on little-endian machines only');
+  if (t.offset + t.byteLength > size) {
+    throw new SafetensorsError(`the model weights ${t.file}: tensor ${t.name} ends at byte ${t.offset + t.byteLength} but the file has only ${size} bytes now: changed since its header was read? download it again`);
+  }
+  const numel = t.byteLength / BYTES_PER_VALUE[t.dtype];
+  let out: Float32Array;
+  try {
+    out = new Float32Array(numel);
+  } catch (err) {
+    throw new SafetensorsError(`the model weights ${t.file}: tensor ${t.name} (${numel} values, ${formatBytes(numel * 4)} as float32) does not fit in memory: ${(err as Error).message}`);
+  }
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  if (t.dtype === 'F32') {
+    readInto(fd, bytes, t.offset, t.file);
+    return out;
+  }
+  // Half-width values are read into the upper half of the output's own bytes and widened in
+  // place from the front: element i is written to bytes [4i, 4i+4), before the half-width
+  // values still to be read (from byte 2n + 2i + 2 on), so no second buffer is needed.
+  readInto(fd, bytes.subarray(2 * numel), t.offset, t.file);
+  const halves = new Uint16Array(out.buffer, out.byteOffset, 2 * numel);
+  const words = new Uint32Array(out.buffer, out.byteOffset, numel);
+  if (t.dtype === 'BF16') {
+    for (let i = 0; i < numel; i++) words[i] = halves[numel + i]! << 16;
+  } else {
+    const table = f16Table();
+    for (let i = 0; i < numel; i++) words[i] = table[halves[numel + i]!]!;
+  }
+  return out;
+}
+
+let F16_TO_F32: Uint32Array | undefined;
+
+/** The float32 bits of each of the 65536 float16 values (exact: every float16 is a float32). */
+function f16Table(): Uint32Array {
+  if (F16_TO_F32) return F16_TO_F32;
+  const table = new Uint32Array(65536);
+  const scratch = new Float32Array(1);
+  const scratchBits = new Uint32Array(scratch.buffer);
+  for (let h = 0; h < 65536; h++) {
+    const sign = (h & 0x8000) << 16;
+    const exponent = (h >> 10) & 0x1f;
+    const mantissa = h & 0x3ff;
+    if (exponent === 0x1f) table[h] = sign | 0x7f800000 | (mantissa << 13); // inf, NaN (payload kept)
+    else if (exponent !== 0) table[h] = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+    else {
+      scratch[0] = mantissa * 2 ** -24; // zero or subnormal: exact in float32
+      table[h] = sign | scratchBits[0]!;
+    }
+  }
+  return (F16_TO_F32 = table);
+}
+
+// ---------------------------------------------------------------- writing
+
+/** float32 bits -> bfloat16 bits, round to nearest even; NaN becomes 0x7FC0 (as torch does). */
+export function bf16Bits(f32Bits: number): number {
+  const bits = f32Bits >>> 0;
+  if ((bits & 0x7fffffff) > 0x7f800000) return 0x7fc0;
+  return (bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16;
+}
+
+/** float32 bits -> float16 bits, round to nearest even; overflow to inf, NaN to a quiet NaN of its sign (as torch does). */
+export function f16Bits(f32Bits: number): number {
+  const sign = (f32Bits >>> 16) & 0x8000;
+  const exponent = (f32Bits >>> 23) & 0xff;
+  const mantissa = f32Bits & 0x7fffff;
+  if (exponent === 0xff) return sign | (mantissa !== 0 ? 0x7e00 : 0x7c00);
+  const e = exponent - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    // Subnormal in float16: the 24-bit significand shifted right, rounded to nearest even.
+    if (e < -10) return sign; // below half the smallest subnormal: zero
+    const significand = mantissa | 0x800000;
+    const shift = 14 - e;
+    const kept = significand >>> shift;
+    const rest = significand & ((1 << shift) - 1);
+    const half = 1 << (shift - 1);
+    return sign | (kept + (rest > half || (rest === half && (kept & 1) === 1) ? 1 : 0));
+  }
+  const kept = (e << 10) | (mantissa >>> 13);
+  const rest = mantissa & 0x1fff;
+  // A carry out of the mantissa raises the exponent, up to inf: what round to nearest wants.
+  return sign | (kept + (rest > 0x1000 || (rest === 0x1000 && (kept & 1) === 1) ? 1 : 0));
+}
+
+/** Writes a .safetensors file atomically (runtime/atomic-files.ts writeFileAtomic with chunks; never one giant concatenation), tensors sorted by name as the safetensors library does, header padded with spaces to a multiple of 8. */
+export function writeSafetensors(file: string, tensors: readonly TensorToWrite[], metadata?: Record<string, string>): void {
+  writeFileAtomic(file, safetensorsChunks(file, tensors, metadata));
+}
+
+/**
+ * The bytes of a safetensors file, in chunks: F32 data is the caller's own memory, not a copy.
+ * Order as the safetensors library's: wider dtypes first (F32, BF16, F16), then by name (UTF-8
+ * bytes); `format: pt` in the metadata unless given, or transformers refuses the file.
+ */
+function safetensorsChunks(file: string, tensors: readonly TensorToWrite[], metadata: Record<string, string> = {}): Uint8Array[] {
+  checkTensorsToWrite(file, tensors);
+  const rank = (dtype: StoredDType) => ['F32', 'BF16', 'F16'].indexOf(dtype);
+  const sorted = tensors.map((t) => ({ t, rank: rank(t.dtype ?? 'F32'), key: Buffer.from(t.name, 'utf8') }))
+    .sort((a, b) => a.rank - b.rank || Buffer.compare(a.key, b.key))
+    .map(({ t }) => t);
+
+  const header: Record<string, unknown> = { __metadata__: { format: 'pt', ...metadata } };
+  const data: Uint8Array[] = [];
+  let at = 0;
+  for (const t of sorted) {
+    const dtype = t.dtype ?? 'F32';
+    const bytes = encode(t.data, dtype);
+    header[t.name] = { dtype, shape: t.shape, data_offsets: [at, at + bytes.length] };
+    data.push(bytes);
+    at += bytes.length;
+  }
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const padded = Buffer.alloc(json.length + ((8 - (json.length % 8)) % 8), 0x20);
+  json.copy(padded);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(padded.length));
+  return [length, padded, ...data];
+}
+
+/** Mistakes of the calling code, not of user input: plain Errors. */
+function checkTensorsToWrite(where: string, tensors: readonly TensorToWrite[]): void {
+  const names = new Set<string>();
+  for (const t of tensors) {
+    const numel = t.shape.reduce((a, b) => a * b, 1);
+    if (!t.shape.every((d) => Number.isSafeInteger(d) && d >= 0) || numel !== t.data.length) {
+      throw new Error(`writing ${where}: tensor ${t.name} has shape [${t.shape.join(', ')}] but ${t.data.length} values`);
+    }
+    if (t.name === '__metadata__') throw new Error(`writing ${where}: the tensor name __metadata__ is reserved`);
+    if (names.has(t.name)) throw new Error(`writing ${where}: tensor name ${t.name} appears twice`);
+    names.add(t.name);
+  }
+}
+
+function encode(values: Float32Array, dtype: StoredDType): Uint8Array {
+  if (dtype === 'F32') return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  const words = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  const halves = new Uint16Array(values.length);
+  const convert = dtype === 'BF16' ? bf16Bits : f16Bits;
+  for (let i = 0; i < halves.length; i++) halves[i] = convert(words[i]!);
+  return new Uint8Array(halves.buffer);
+}
+
+/**
+ * Writes shards of at most maxShardBytes plus model.safetensors.index.json as transformers does
+ * (model-00001-of-00003.safetensors ...). Tensors are taken in the order given: a shard is closed
+ * when the next tensor would not fit, and a tensor larger than maxShardBytes gets a shard of its
+ * own. As transformers does, weights that fit in one shard are written as model.safetensors with
+ * no index, and weight files of an earlier save in `dir` that this one does not name are removed
+ * (after the new ones are written), so that the folder holds one model.
+ */
+export function writeShardedSafetensors(dir: string, tensors: readonly TensorToWrite[], maxShardBytes: number, metadata?: Record<string, string>): void {
+  if (!(maxShardBytes > 0)) throw new Error(`writing ${dir}: maxShardBytes must be > 0, not ${maxShardBytes}`);
+  checkTensorsToWrite(dir, tensors);
+  const shards: TensorToWrite[][] = [];
+  let shardBytes = 0;
+  for (const t of tensors) {
+    const bytes = t.data.length * BYTES_PER_VALUE[t.dtype ?? 'F32'];
+    if (shards.length === 0 || (shardBytes + bytes > maxShardBytes && shardBytes > 0)) {
+      shards.push([]);
+      shardBytes = 0;
+    }
+    shards[shards.length - 1]!.push(t);
+    shardBytes += bytes;
+  }
+  makeDirs(dir);
+  if (shards.length <= 1) {
+    writeSafetensors(path.join(dir, SINGLE_FILE), shards[0] ?? [], metadata);
+    removeStaleWeights(dir, new Set([SINGLE_FILE]));
+    return;
+  }
+  const pad = (n: number) => String(n).padStart(5, '0');
+  const weightMap: Record<string, string> = {};
+  let totalSize = 0;
+  let totalParameters = 0;
+  shards.forEach((shard, i) => {
+    const name = `model-${pad(i + 1)}-of-${pad(shards.length)}.safetensors`;
+    writeSafetensors(path.join(dir, name), shard, metadata);
+    for (const t of shard) {
+      weightMap[t.name] = name;
+      totalSize += t.data.length * BYTES_PER_VALUE[t.dtype ?? 'F32'];
+      totalParameters += t.data.length;
+    }
+  });
+  // transformers writes json.dumps(index, indent=2, sort_keys=True) + "\n".
+  const sortedMap = Object.fromEntries(Object.keys(weightMap).sort().map((name) => [name, weightMap[name]]));
+  const index = { metadata: { total_parameters: totalParameters, total_size: totalSize }, weight_map: sortedMap };
+  writeFileAtomic(path.join(dir, INDEX_NAME), JSON.stringify(index, null, 2) + '\n');
+  removeStaleWeights(dir, new Set([INDEX_NAME, ...Object.values(weightMap)]));
+}
+
+function removeStaleWeights(dir: string, keep: ReadonlySet<string>): void {
+  for (const name of fs.readdirSync(dir)) {
+    const weights = name === SINGLE_FILE || name === INDEX_NAME || /^model-\d{5}-of-\d{5}\.safetensors$/.test(name);
+    if (weights && !keep.has(name)) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
