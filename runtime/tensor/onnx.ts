@@ -22,6 +22,12 @@ export interface ModelOptions {
    * inputs (a standalone policy). Without it, parameters are graph inputs fed at each run.
    */
   readonly bake?: ParamSource;
+  /**
+   * Bake only the parameters `bake` holds; the others stay inputs fed at each run (frozen base
+   * weights of a language model baked, its LoRA adapters fed). Default: every parameter must
+   * have a value in `bake`.
+   */
+  readonly bakeFound?: boolean;
   readonly graphName?: string;
   readonly docString?: string;
   /**
@@ -58,7 +64,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
     if (graph.byName(name)) throw new Error(`buildModel: output name '${name}' is already an input or parameter name`);
   }
 
-  const writer = new ModelWriter(options.bake, options.forWebGpu ?? false);
+  const writer = new ModelWriter(options.bake, options.forWebGpu ?? false, options.bakeFound ?? false);
   const needed = reachableFrom(outputs.map(([, t]) => t));
 
   // An op computing exactly one output writes it under the output's name; other outputs
@@ -117,6 +123,7 @@ class ModelWriter implements LoweringWriter {
   constructor(
     private readonly bake: ParamSource | undefined,
     private readonly forWebGpu: boolean,
+    private readonly bakeFound: boolean,
   ) {}
 
   add(t: Tensor, nameOf: (t: Tensor) => string): void {
@@ -169,11 +176,11 @@ class ModelWriter implements LoweringWriter {
   }
 
   private addParam(t: Tensor): void {
-    if (!this.bake) {
+    const found = this.bake?.find(t.name!);
+    if (!this.bake || (!found && this.bakeFound)) {
       this.inputs.push({ name: t.name!, dtype: t.dtype, shape: t.shape, isParam: true });
       return;
     }
-    const found = this.bake.find(t.name!);
     if (!found) throw new Error(`buildModel: no value to bake for param '${t.name}'`);
     if (found.shape.join(',') !== t.shape.join(',')) {
       throw new Error(`buildModel: param '${t.name}' is ${formatShape(t.shape)} in the graph but ${formatShape(found.shape)} in the store`);

@@ -22,7 +22,7 @@ export interface SessionOptions {
   readonly graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all';
   /** Feeds each Param input from this store at every run (its arrays are read live). */
   readonly weights?: WeightStore;
-  /** Bakes parameter values into the model as initializers instead (see buildModel). */
+  /** Bakes parameter values into the model as initializers instead (see buildModel); with `weights` too, those `bake` lacks are fed from `weights`. */
   readonly bake?: ParamSource;
 }
 
@@ -58,7 +58,7 @@ export class Session {
 
   /** Compiles `outputs` of `graph` (once; reuse the session for every run). */
   static async create(graph: Graph, outputs: Readonly<Record<string, Tensor>>, options: SessionOptions = {}): Promise<Session> {
-    const model = buildModel(graph, { outputs, bake: options.bake, forWebGpu: options.providers?.includes('webgpu') });
+    const model = buildModel(graph, { outputs, bake: options.bake, bakeFound: options.bake !== undefined && options.weights !== undefined, forWebGpu: options.providers?.includes('webgpu') });
     if (options.weights) {
       for (const io of model.inputs) {
         if (io.isParam && !options.weights.has(io.name)) {

@@ -1,0 +1,107 @@
+// Decoding a language model with onnxruntime: model.ts's graph over T new positions after P
+// cached ones, compiled once with T and P symbolic, so the same session takes a whole prompt at
+// once (prefill: T = prompt width, P = 0) and then one token per step (T = 1), feeding the keys
+// and values it returned back in. Only the last position's logits leave the session: at a
+// vocabulary of 150k a prompt's logits at every position would be gigabytes.
+import { Graph, Session, type ExecutionProvider, type Tensor, type WeightStore } from '../tensor/index.js';
+import type { LmConfig } from './config.js';
+import { causalLm, type LoraWeights } from './model.js';
+import { attentionMask, rowPositions, type PaddedRows } from './rows.js';
+
+const IO = {
+  tokens: 'tokens',
+  positions: 'positions',
+  mask: 'mask',
+  pastKey: (l: number) => `past_key.${l}`,
+  pastValue: (l: number) => `past_value.${l}`,
+  logits: 'logits',
+  presentKey: (l: number) => `present_key.${l}`,
+  presentValue: (l: number) => `present_value.${l}`,
+} as const;
+
+export interface DecoderOptions {
+  /** Weights fed at every run (read live: an optimiser step is seen by the next decode). */
+  readonly weights: WeightStore;
+  /** Weights baked into the session as initializers: frozen base weights under LoRA. */
+  readonly frozen?: WeightStore;
+  readonly lora?: LoraWeights;
+  readonly providers?: readonly ExecutionProvider[];
+  readonly threads?: number;
+}
+
+/** A batch being decoded: its rows' starts and the cache so far. */
+export interface DecodeState {
+  readonly starts: Int32Array;
+  /** Positions decoded so far (the cache's length P). */
+  length: number;
+  cache: Record<string, { data: Float32Array; dims: number[] }>;
+}
+
+export class LmDecoder {
+  private constructor(
+    private readonly session: Session,
+    readonly config: LmConfig,
+  ) {}
+
+  static async create(config: LmConfig, options: DecoderOptions): Promise<LmDecoder> {
+    const g = new Graph();
+    const { kvHeads: KV, headDim: D } = config;
+    const inputs = {
+      tokens: g.input(IO.tokens, 'int64', ['B', 'T']),
+      positions: g.input(IO.positions, 'int64', ['B', 'T']),
+      mask: g.input(IO.mask, 'float32', ['B', 'T', 'S']),
+      past: Array.from({ length: config.layers }, (_, l) => ({
+        key: g.input(IO.pastKey(l), 'float32', ['B', KV, 'P', D]),
+        value: g.input(IO.pastValue(l), 'float32', ['B', KV, 'P', D]),
+      })),
+    };
+    const weights = { ...(options.frozen?.declare(g) ?? {}), ...options.weights.declare(g) };
+    const { logits, present } = causalLm(g, weights, config, inputs, { lora: options.lora, lastPositionOnly: true });
+    const outputs: Record<string, Tensor> = { [IO.logits]: g.reshape(logits, [-1, config.vocab]) };
+    present.forEach((p, l) => {
+      outputs[IO.presentKey(l)] = p.key;
+      outputs[IO.presentValue(l)] = p.value;
+    });
+    const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads });
+    return new LmDecoder(session, config);
+  }
+
+  /** A fresh state for rows starting at `starts` (their left padding). */
+  begin(starts: Int32Array): DecodeState {
+    const rows = starts.length;
+    const empty = { data: new Float32Array(0), dims: [rows, this.config.kvHeads, 0, this.config.headDim] };
+    const cache: DecodeState['cache'] = {};
+    for (let l = 0; l < this.config.layers; l++) cache[IO.pastKey(l)] = cache[IO.pastValue(l)] = empty;
+    return { starts, length: 0, cache };
+  }
+
+  /** Feeds `tokens` [rows, count] at the next `count` positions; returns the last position's logits [rows, V]. */
+  async feed(state: DecodeState, tokens: Int32Array, count: number): Promise<Float32Array> {
+    const rows = state.starts.length;
+    const from = state.length;
+    const out = await this.session.run({
+      [IO.tokens]: { data: BigInt64Array.from(tokens, (t) => BigInt(t)), dims: [rows, count] },
+      [IO.positions]: { data: rowPositions(state.starts, from, count), dims: [rows, count] },
+      [IO.mask]: { data: attentionMask(state.starts, from, count), dims: [rows, count, from + count] },
+      ...state.cache,
+    });
+    const dims = [rows, this.config.kvHeads, from + count, this.config.headDim];
+    for (let l = 0; l < this.config.layers; l++) {
+      state.cache[IO.pastKey(l)] = { data: out[IO.presentKey(l)]!, dims };
+      state.cache[IO.pastValue(l)] = { data: out[IO.presentValue(l)]!, dims };
+    }
+    state.length = from + count;
+    return out[IO.logits]!;
+  }
+
+  /** Starts decoding `prompts` (left-padded rows): feeds them whole; returns the next-token logits [rows, V]. */
+  async prefill(prompts: PaddedRows): Promise<{ state: DecodeState; logits: Float32Array }> {
+    const state = this.begin(prompts.starts);
+    const logits = await this.feed(state, prompts.ids, prompts.width);
+    return { state, logits };
+  }
+
+  release(): Promise<void> {
+    return this.session.release();
+  }
+}

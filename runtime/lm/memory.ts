@@ -1,0 +1,73 @@
+// What a language model run will hold in memory, estimated before anything is loaded, so a run
+// that would die of out-of-memory after minutes of loading is refused at once with the figures
+// (what TRL and verl users ask for most). rlx computes in float32 whatever the checkpoint's
+// dtype, so every weight costs 4 bytes. The activation figure is an estimate of what a training
+// step's graph keeps for its backward pass; the others are exact counts of the arrays held.
+import { parameterCount, type LmConfig } from './config.js';
+
+const F32 = 4;
+
+export interface MemoryShape {
+  /** Parameters trained: all of them (full fine-tuning), the adapters' (LoRA), or none (sampling only). */
+  readonly trainableParameters: number;
+  /** Rows decoded at once (prompts x group size) and the longest row (prompt + completion tokens). */
+  readonly sampleRows: number;
+  readonly sequenceLength: number;
+  /** Rows in one training step, when the run trains. */
+  readonly trainRows: number;
+  /** A frozen copy of the weights as the KL reference (kl_coef > 0 with full fine-tuning). */
+  readonly referenceCopy: boolean;
+}
+
+export interface MemoryEstimate {
+  readonly weights: number;
+  readonly reference: number;
+  readonly gradients: number;
+  /** Adam's two moments. */
+  readonly optimizer: number;
+  readonly kvCache: number;
+  readonly activations: number;
+  readonly total: number;
+}
+
+export function estimateMemory(c: LmConfig, s: MemoryShape): MemoryEstimate {
+  const params = parameterCount(c);
+  const weights = params * F32;
+  const reference = s.referenceCopy ? weights : 0;
+  const gradients = s.trainableParameters * F32;
+  const optimizer = 2 * s.trainableParameters * F32;
+  const kvCache = 2 * c.layers * c.kvHeads * c.headDim * s.sampleRows * s.sequenceLength * F32;
+  const activations = s.trainRows > 0 ? trainingActivations(c, s.trainRows, s.sequenceLength) : 0;
+  return { weights, reference, gradients, optimizer, kvCache, activations, total: weights + reference + gradients + optimizer + kvCache + activations };
+}
+
+/**
+ * Floats a training step keeps per row and position for its backward pass: per block the
+ * norms' inputs and outputs, q, k, v before and after rotation, the attention weights, the
+ * MLP's inner activations; then the logits, their log-softmax and its gradient.
+ */
+function trainingActivations(c: LmConfig, rows: number, T: number): number {
+  const [q, kv] = [c.heads * c.headDim, c.kvHeads * c.headDim];
+  const perBlock = 6 * c.width + 3 * q + 3 * kv + 2 * c.heads * T + (c.mlp === 'swiglu' ? 4 : 2) * c.mlpWidth;
+  return rows * T * (c.layers * perBlock + 3 * c.vocab) * F32;
+}
+
+/** "2.1 GiB" */
+export function formatBytes(bytes: number): string {
+  const GiB = 2 ** 30;
+  if (bytes >= GiB) return `${(bytes / GiB).toFixed(1)} GiB`;
+  return `${(bytes / 2 ** 20).toFixed(bytes >= 100 * 2 ** 20 ? 0 : 1)} MiB`;
+}
+
+/** One line per part, for hover and for the refusal's message. */
+export function describeMemory(m: MemoryEstimate): string {
+  const parts: [string, number][] = [
+    ['weights (float32)', m.weights],
+    ['KL reference copy', m.reference],
+    ['gradients', m.gradients],
+    ['Adam state', m.optimizer],
+    ['KV cache', m.kvCache],
+    ['activations (estimate)', m.activations],
+  ];
+  return [...parts.filter(([, b]) => b > 0).map(([name, b]) => `${name} ${formatBytes(b)}`), `total ${formatBytes(m.total)}`].join(', ');
+}

@@ -1,0 +1,128 @@
+// A causal language model of any family rlx reads (Llama, Qwen2, Qwen3, GPT-2) as Graph ops,
+// written once: the block serves training over whole rows and decoding with a key/value cache
+// alike, as transformers' attention serves prefill and decode. Families differ only in what
+// LmConfig says: the norm (RMSNorm or LayerNorm), positions (rotary or a learned table), the MLP
+// (SwiGLU or GELU), biases, Qwen3's per-head q/k norms, grouped-query attention, tied heads.
+//
+// Weights keep their Hugging Face names (weights.ts lists them), with every linear weight held
+// [in, out] (y = x @ W + b) as everywhere in runtime/: nn.Linear's [out, in] is transposed on
+// loading and back on export; GPT-2's Conv1D is [in, out] already.
+//
+// Inputs, for a batch of B rows, T new positions each, after P cached ones (P = 0 in training):
+// - `tokens` int64 [B, T];
+// - `positions` int64 [B, T]: each token's position in its own row, which starts after its left
+//   padding (rotary angles and GPT-2's position table read it);
+// - `mask` float32 [B, T, P + T]: added to the attention scores, 0 where a query may see a key
+//   and MASKED where not (the future, and each row's padding). The caller builds it (lm/rows.ts),
+//   so one graph serves any padding.
+import type { Graph, Tensor } from '../tensor/index.js';
+import { applyRotary, rmsNorm, rotaryTables, swiglu } from '../tensor/layers.js';
+import type { LmConfig } from './config.js';
+import { inverseFrequencies } from './rope.js';
+import { layerWeightNames, modelWeightNames, type LinearNames } from './weights.js';
+
+/** What the mask adds where a key is hidden: far below any score, finite so a row with nothing visible stays finite. */
+export const MASKED = -1e9;
+
+export type Weights = Readonly<Record<string, Tensor>>;
+
+export interface LmInputs {
+  readonly tokens: Tensor;
+  readonly positions: Tensor;
+  readonly mask: Tensor;
+  /** Per layer, the cached keys and values [B, KV, P, D]: decoding. Absent in training. */
+  readonly past?: readonly { readonly key: Tensor; readonly value: Tensor }[];
+}
+
+export interface LmOutputs {
+  /** Next-token logits [B, T, V]. */
+  readonly logits: Tensor;
+  /** Per layer, the keys and values of all P + T positions [B, KV, P + T, D]. */
+  readonly present: readonly { readonly key: Tensor; readonly value: Tensor }[];
+}
+
+/** A LoRA adapter on a linear layer (Hu et al. 2021): y += scale * (x @ A) @ B, A [in, r], B [r, out]. */
+export interface LoraWeights {
+  readonly scale: number;
+  /** By base weight name (e.g. model.layers.0.self_attn.q_proj.weight): the adapter's A and B names in the weights. */
+  readonly adapters: ReadonlyMap<string, { readonly a: string; readonly b: string }>;
+}
+
+export interface LmOptions {
+  readonly lora?: LoraWeights;
+  /** Logits of the last position only ([B, 1, V]): decoding needs no more, and at a large vocabulary a prompt's logits at every position would take gigabytes. */
+  readonly lastPositionOnly?: boolean;
+}
+
+/** The model over `inputs`; `w` holds every weight of modelWeightNames(c) (and the adapters of `options.lora`). */
+export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, options: LmOptions = {}): LmOutputs {
+  const lora = options.lora;
+  const names = modelWeightNames(c);
+  const weight = (name: string): Tensor => w[name] ?? missing(name);
+  const linear = (x: Tensor, l: LinearNames): Tensor => {
+    const y = g.linear(x, weight(l.weight), l.bias ? weight(l.bias) : undefined);
+    const adapter = lora?.adapters.get(l.weight);
+    if (!adapter) return y;
+    return g.add(y, g.mul(g.matmul(g.matmul(x, weight(adapter.a)), weight(adapter.b)), lora!.scale));
+  };
+  const norm = (x: Tensor, n: { weight: string; bias?: string }): Tensor =>
+    c.norm.kind === 'rms' ? rmsNorm(g, x, weight(n.weight), c.norm.epsilon) : g.layerNorm(x, weight(n.weight), weight(n.bias!), c.norm.epsilon);
+
+  const { tokens, positions } = inputs;
+  let x = g.gather(weight(names.embed), tokens); // [B, T, C]
+  if (names.positionTable) x = g.add(x, g.gather(weight(names.positionTable), positions));
+  const rotary = c.rope ? rotaryTables(g, positions, inverseFrequencies(c)) : undefined;
+  // [B, T, P + T] -> [B, 1, 1, T, P + T]: broadcast over key/value heads and each one's query group.
+  const mask = g.unsqueeze(inputs.mask, [1, 2]);
+
+  const [H, KV, D] = [c.heads, c.kvHeads, c.headDim];
+  const G = H / KV;
+  const present: { key: Tensor; value: Tensor }[] = [];
+  for (let l = 0; l < c.layers; l++) {
+    const n = layerWeightNames(c, l);
+    const h = norm(x, n.attentionNorm);
+    // [B, T, heads * D] -> [B, heads, T, D], with Qwen3's norm over each head's channels first.
+    const heads = (y: Tensor, count: number, headNorm?: string) => {
+      const split = g.reshape(y, [0, 0, count, D]);
+      return g.transpose(headNorm ? rmsNorm(g, split, weight(headNorm), c.norm.epsilon) : split, [0, 2, 1, 3]);
+    };
+    let [q, k, v] = projections(g, h, n, linear, c);
+    q = heads(q, H, n.qNorm);
+    k = heads(k, KV, n.kNorm);
+    v = heads(v, KV);
+    if (rotary) {
+      q = applyRotary(g, q, rotary);
+      k = applyRotary(g, k, rotary);
+    }
+    const past = inputs.past?.[l];
+    const keys = past ? g.concat([past.key, k], 2) : k; // [B, KV, P + T, D]
+    const values = past ? g.concat([past.value, v], 2) : v;
+    present.push({ key: keys, value: values });
+    // Grouped-query attention without repeating keys: queries [B, KV, G, T, D] against keys
+    // [B, KV, 1, D, S], broadcast over the group.
+    const grouped = g.reshape(q, [0, KV, G, -1, D]);
+    const scores = g.add(g.mul(g.matmul(grouped, g.transpose(g.unsqueeze(keys, [2]), [0, 1, 2, 4, 3])), 1 / Math.sqrt(D)), mask);
+    const mixed = g.matmul(g.softmax(scores), g.unsqueeze(values, [2])); // [B, KV, G, T, D]
+    const merged = g.reshape(g.transpose(g.reshape(mixed, [0, H, -1, D]), [0, 2, 1, 3]), [0, 0, H * D]);
+    x = g.add(x, linear(merged, n.out));
+    const m = norm(x, n.mlpNorm);
+    const inner = c.mlp === 'swiglu' ? swiglu(g, linear(m, n.gate!), linear(m, n.up)) : g.gelu(linear(m, n.up));
+    x = g.add(x, linear(inner, n.down));
+  }
+  if (options.lastPositionOnly) x = g.slice(x, 1, -1);
+  x = norm(x, names.finalNorm);
+  const logits = names.head ? g.matmul(x, weight(names.head)) : g.matmul(x, g.transpose(weight(names.embed)));
+  return { logits, present };
+}
+
+/** q, k and v [B, T, heads * D]: three projections, or slices of GPT-2's fused c_attn weight. */
+function projections(g: Graph, h: Tensor, n: ReturnType<typeof layerWeightNames>, linear: (x: Tensor, l: LinearNames) => Tensor, c: LmConfig): [Tensor, Tensor, Tensor] {
+  if (n.q && n.k && n.v) return [linear(h, n.q), linear(h, n.k), linear(h, n.v)];
+  const fused = linear(h, n.qkv!);
+  const C = c.heads * c.headDim;
+  return [0, 1, 2].map((i) => g.slice(fused, -1, i * C, (i + 1) * C)) as [Tensor, Tensor, Tensor];
+}
+
+function missing(name: string): never {
+  throw new Error(`causalLm: no weight '${name}' was declared (a bug: weights.ts names every weight the model reads)`);
+}
