@@ -1,0 +1,175 @@
+// The chat template of a Hugging Face model folder: the Jinja text that turns a list of messages
+// into the one string the model was trained on, rendered by @huggingface/jinja as transformers'
+// apply_chat_template renders it with Python's Jinja (trim_blocks and lstrip_blocks on, the
+// tokenizer's special tokens and raise_exception in scope, tools and documents None).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Environment, Interpreter, Template } from '@huggingface/jinja';
+import { InputError } from '../input-error.js';
+import { readInputText } from '../input-files.js';
+import { readTokenizerConfig, specialTokenText } from './tokenizer.js';
+
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+/** A chat template rlx cannot use or that refused a conversation; the message names the file. */
+export class ChatTemplateError extends InputError {
+  override name = 'ChatTemplateError';
+}
+
+export interface ChatFormat {
+  /**
+   * The conversation as the model expects it. `variables` are the template's other inputs
+   * (`enable_thinking`, `tools`, ...), as keyword arguments of apply_chat_template; they override
+   * the special tokens but not `messages` or `add_generation_prompt`.
+   */
+  render(messages: readonly ChatMessage[], options: { addGenerationPrompt: boolean; variables?: Readonly<Record<string, unknown>> }): string;
+  /** The file the template came from. */
+  readonly source: string;
+}
+
+/** Chat templates of real models are a few KiB; some tool-calling ones reach a few dozen. */
+const TEMPLATE_MAX_BYTES = 4 * 2 ** 20;
+
+/** The special tokens transformers passes to every chat template (its special_tokens_map). */
+const SPECIAL_TOKEN_KEYS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
+
+/** What raise_exception throws: the template's own refusal, told apart from a failure of the engine. */
+class TemplateRaised extends Error {}
+
+/**
+ * The names transformers' Jinja environment defines besides the render arguments. Template.render
+ * of @huggingface/jinja declares its own raise_exception (a plain Error, not to be told from the
+ * engine's failures) and refuses a second declaration, so rlx builds the environment itself:
+ * these are the library's globals (0.5.11) with transformers' raise_exception and a
+ * strftime_now that, like Python's in the C locale, writes English month and day names.
+ */
+function transformersGlobals(): Record<string, unknown> {
+  return {
+    false: false,
+    true: true,
+    none: null,
+    False: false,
+    True: true,
+    None: null,
+    range: pythonRange,
+    strftime_now: (format: string) => strftime(new Date(), String(format)),
+    raise_exception: (message: unknown) => {
+      throw new TemplateRaised(String(message));
+    },
+  };
+}
+
+function pythonRange(start: number, stop?: number, step = 1): number[] {
+  if (stop === undefined) [start, stop] = [0, start];
+  if (step === 0) throw new Error('range() arg 3 must not be zero');
+  const values: number[] = [];
+  for (let i = start; step > 0 ? i < stop : i > stop; i += step) values.push(i);
+  return values;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** Python's datetime.strftime for the directives chat templates use (Llama 3's "%d %b %Y"); others stay as written. */
+function strftime(date: Date, format: string): string {
+  return format.replace(/%[YmdbBaAHMS%]/g, (directive) => {
+    switch (directive) {
+      case '%Y': return String(date.getFullYear());
+      case '%m': return pad2(date.getMonth() + 1);
+      case '%d': return pad2(date.getDate());
+      case '%b': return MONTHS[date.getMonth()]!.slice(0, 3);
+      case '%B': return MONTHS[date.getMonth()]!;
+      case '%a': return DAYS[date.getDay()]!.slice(0, 3);
+      case '%A': return DAYS[date.getDay()]!;
+      case '%H': return pad2(date.getHours());
+      case '%M': return pad2(date.getMinutes());
+      case '%S': return pad2(date.getSeconds());
+      default: return '%';
+    }
+  });
+}
+
+/** Renders a parsed template as Template.render does, in an environment with transformers' globals. */
+function renderWithGlobals(template: Template, context: Record<string, unknown>): string {
+  const env = new Environment();
+  for (const [name, value] of Object.entries({ ...transformersGlobals(), ...context })) env.set(name, value);
+  return new Interpreter(env).run(template.parsed).value as string;
+}
+
+/**
+ * The chat template: chat_template.jinja if present, else tokenizer_config.json's chat_template
+ * (a string, or a list of {name, template}: take "default"); undefined when the model has none.
+ * bos_token/eos_token etc. from tokenizer_config are passed to the template as transformers does.
+ */
+export function loadChatFormat(modelDir: string): ChatFormat | undefined {
+  if (!fs.existsSync(modelDir)) throw new ChatTemplateError(`the model folder ${modelDir} does not exist`);
+  const config = readTokenizerConfig(modelDir);
+  const found = findTemplate(modelDir, config);
+  if (found === undefined) return undefined;
+  const { text, source, where } = found;
+  let template: Template;
+  try {
+    template = new Template(text);
+  } catch (err) {
+    // @huggingface/jinja reports no line or column; its message names the token it stopped at.
+    throw new ChatTemplateError(`the chat template in ${where} does not parse: ${(err as Error).message}; fix the template (Jinja syntax) or remove it`);
+  }
+  const specialTokens: Record<string, string> = {};
+  for (const key of SPECIAL_TOKEN_KEYS) {
+    const token = specialTokenText(config[key]);
+    if (token !== undefined) specialTokens[key] = token;
+  }
+  return {
+    source,
+    render(messages, options) {
+      const context = {
+        ...specialTokens,
+        tools: null,
+        documents: null,
+        ...options.variables,
+        messages,
+        add_generation_prompt: options.addGenerationPrompt,
+      };
+      try {
+        return renderWithGlobals(template, context);
+      } catch (err) {
+        if (err instanceof TemplateRaised) throw new ChatTemplateError(`the chat template in ${where} refused the conversation: ${err.message}`);
+        throw new ChatTemplateError(`the chat template in ${where} failed while rendering: ${(err as Error).message}`);
+      }
+    },
+  };
+}
+
+interface FoundTemplate {
+  readonly text: string;
+  /** The file. */
+  readonly source: string;
+  /** The file and, inside tokenizer_config.json, which template. */
+  readonly where: string;
+}
+
+function findTemplate(modelDir: string, config: Record<string, unknown>): FoundTemplate | undefined {
+  const jinjaFile = path.join(modelDir, 'chat_template.jinja');
+  if (fs.existsSync(jinjaFile)) {
+    return { text: readInputText(jinjaFile, { what: 'chat template', maxBytes: TEMPLATE_MAX_BYTES }), source: jinjaFile, where: jinjaFile };
+  }
+  const configFile = path.join(modelDir, 'tokenizer_config.json');
+  const value = config.chat_template;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return { text: value, source: configFile, where: configFile };
+  if (Array.isArray(value)) {
+    const named = value.filter((t): t is { name: string; template: string } => typeof t?.name === 'string' && typeof t?.template === 'string');
+    const chosen = named.find((t) => t.name === 'default');
+    if (chosen === undefined) {
+      throw new ChatTemplateError(
+        `${configFile} lists chat templates (${named.map((t) => `"${t.name}"`).join(', ') || 'none with a name and a template'}) but none named "default"; name the one to use "default"`,
+      );
+    }
+    return { text: chosen.template, source: configFile, where: `${configFile} (chat_template "default")` };
+  }
+  throw new ChatTemplateError(`${configFile}: chat_template is ${typeof value}, not a template (a string, or a list of {name, template})`);
+}

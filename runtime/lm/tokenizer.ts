@@ -1,0 +1,238 @@
+// The tokenizer of a Hugging Face model folder: tokenizer.json (the `tokenizers` library's file),
+// tokenizer_config.json (special tokens, decode settings) and generation_config.json (the ids
+// that end a completion), run by @huggingface/tokenizers, the pure-JS tokenizers that
+// transformers.js itself uses (README.md beside this file says why that package). Where the
+// library's defaults differ from Python transformers', this module passes transformers' values.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Tokenizer as LibraryTokenizerClass } from '@huggingface/tokenizers';
+import { InputError } from '../input-error.js';
+import { readInputJson } from '../input-files.js';
+
+export interface Tokenizer {
+  /** ids 0..size-1 (including added/special tokens) */
+  readonly size: number;
+  /**
+   * Ids of text; special-token strings in the text (e.g. "<|im_start|>") become their ids, as
+   * transformers does. No BOS/EOS added unless addSpecialTokens (then as the tokenizer's
+   * post-processor says).
+   */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): number[];
+  /**
+   * Text of ids; invalid UTF-8 from byte-level tokens becomes U+FFFD as transformers' decode does.
+   * Ids that are no token (outside 0..size-1) are skipped, as transformers' decode skips them.
+   */
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  /** The id of a token string, if any. */
+  tokenId(token: string): number | undefined;
+  /**
+   * Ids that end a completion: from generation_config.json eos_token_id (a number or a list)
+   * where present, else tokenizer_config.json's eos_token. Ids of generation_config that are no
+   * token of this tokenizer are left out (a config's default carried into a model with another
+   * vocabulary: GPT-2's 50256 in a 400-token model); where none is left, eos_token is used.
+   */
+  readonly eosIds: readonly number[];
+  readonly padId: number | undefined;
+  readonly bosId: number | undefined;
+  /** Ids of special (added, special: true) tokens. */
+  readonly specialIds: ReadonlySet<number>;
+}
+
+/** A model folder whose tokenizer files rlx cannot use; the message names the file and what to do. */
+export class TokenizerFileError extends InputError {
+  override name = 'TokenizerFileError';
+}
+
+const MiB = 2 ** 20;
+/** Real tokenizer.json files run to about 35 MiB (Gemma's); twice that leaves room. */
+const TOKENIZER_JSON_MAX = 64 * MiB;
+/** tokenizer_config.json may list every added token (added_tokens_decoder) and a long chat template. */
+const CONFIG_JSON_MAX = 16 * MiB;
+const GENERATION_CONFIG_MAX = 1 * MiB;
+
+/** The model types @huggingface/tokenizers implements (it guesses "Legacy" for others; rlx does not let it guess). */
+const READABLE_MODEL_TYPES = ['BPE', 'WordPiece', 'Unigram'];
+/** Split behaviours the library runs as the Rust library does; it runs the others as "Isolated". */
+const READABLE_SPLIT_BEHAVIORS = ['Isolated', 'Removed'];
+
+export const MODEL_FOLDER_FILES =
+  'tokenizer.json and tokenizer_config.json (and generation_config.json and chat_template.jinja where the model has them), as the model\'s Hugging Face repository holds them';
+
+/** The part of @huggingface/tokenizers' Tokenizer this module uses (its published types are partly unresolvable). */
+interface LibraryTokenizer {
+  encode(text: string, options: { add_special_tokens: boolean }): { ids: number[] };
+  decode(ids: number[], options: { skip_special_tokens: boolean; clean_up_tokenization_spaces: boolean }): string;
+  token_to_id(token: string): number | undefined;
+  id_to_token(id: number): string | undefined;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A special token's text in tokenizer_config.json: a string, or (older files) an AddedToken
+ * object `{ "__type": "AddedToken", "content": "<s>", ... }`; undefined for null or absent.
+ */
+export function specialTokenText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (isObject(value) && typeof value.content === 'string') return value.content;
+  return undefined;
+}
+
+/** tokenizer_config.json of `modelDir`, or {} where the folder has none (transformers does without it too). */
+export function readTokenizerConfig(modelDir: string): Json {
+  const file = path.join(modelDir, 'tokenizer_config.json');
+  if (!fs.existsSync(file)) return {};
+  const config = readInputJson(file, { what: 'tokenizer settings', maxBytes: CONFIG_JSON_MAX });
+  if (!isObject(config)) throw new TokenizerFileError(`${file} holds ${describeJson(config)}, not an object of tokenizer settings`);
+  return config;
+}
+
+/** Loads tokenizer.json + tokenizer_config.json (+ generation_config.json where present) from a model folder. */
+export function loadModelTokenizer(modelDir: string): Tokenizer {
+  if (!fs.existsSync(modelDir)) throw new TokenizerFileError(`the model folder ${modelDir} does not exist; a model folder holds ${MODEL_FOLDER_FILES}`);
+  const tokenizerFile = path.join(modelDir, 'tokenizer.json');
+  if (!fs.existsSync(tokenizerFile)) {
+    throw new TokenizerFileError(`the model folder ${modelDir} has no tokenizer.json; rlx reads a model's tokenizer from ${MODEL_FOLDER_FILES}`);
+  }
+  const tokenizerJson = readInputJson(tokenizerFile, { what: 'tokenizer', maxBytes: TOKENIZER_JSON_MAX });
+  checkReadable(tokenizerJson, tokenizerFile);
+  const config = readTokenizerConfig(modelDir);
+  if (config.split_special_tokens === true) {
+    throw new TokenizerFileError(
+      `${path.join(modelDir, 'tokenizer_config.json')} sets split_special_tokens: true (special-token text is tokenized as plain text); rlx does not implement that setting: remove it or set it false`,
+    );
+  }
+  let library: LibraryTokenizer;
+  try {
+    library = new LibraryTokenizerClass(tokenizerJson, config) as LibraryTokenizer;
+  } catch (err) {
+    throw new TokenizerFileError(`the tokenizer in ${tokenizerFile} uses a part that @huggingface/tokenizers cannot read: ${(err as Error).message}`);
+  }
+  const generationConfig = readGenerationConfig(modelDir);
+  return new ModelTokenizer(library, tokenizerJson, config, generationConfig, modelDir);
+}
+
+/** Refuses, naming what it found, a tokenizer.json the library would misread or guess at. */
+function checkReadable(json: unknown, file: string): asserts json is Json & { model: Json } {
+  if (!isObject(json) || !isObject(json.model)) {
+    throw new TokenizerFileError(
+      `${file} is not a Hugging Face tokenizer.json: it has no "model" section (${isObject(json) ? `its keys: ${Object.keys(json).slice(0, 8).join(', ') || 'none'}` : `it holds ${describeJson(json)}`}); save the tokenizer with transformers' save_pretrained or copy tokenizer.json from the model's repository`,
+    );
+  }
+  const type = json.model.type;
+  if (typeof type !== 'string' || !READABLE_MODEL_TYPES.includes(type)) {
+    const found = typeof type === 'string' ? `of type "${type}"` : 'of no stated type (model.type is missing)';
+    throw new TokenizerFileError(`the tokenizer in ${file} is ${found}; rlx reads ${READABLE_MODEL_TYPES.join(', ')} tokenizers`);
+  }
+  if (json.added_tokens !== undefined && !Array.isArray(json.added_tokens)) {
+    throw new TokenizerFileError(`${file}: added_tokens is ${describeJson(json.added_tokens)}, not a list of tokens`);
+  }
+  for (const split of splitsOf(json.pre_tokenizer)) {
+    const behavior = split.behavior ?? 'Isolated';
+    if (typeof behavior === 'string' && !READABLE_SPLIT_BEHAVIORS.includes(behavior)) {
+      throw new TokenizerFileError(
+        `the tokenizer in ${file} splits text with behavior "${behavior}" (a ${String(split.type)} pre-tokenizer), which @huggingface/tokenizers runs as "Isolated" and so tokenizes differently from transformers; rlx reads splits that are ${READABLE_SPLIT_BEHAVIORS.join(' or ')}`,
+      );
+    }
+  }
+}
+
+/** The Split and Punctuation pre-tokenizers in a pre_tokenizer tree (Sequence nests them). */
+function splitsOf(node: unknown): Json[] {
+  if (!isObject(node)) return [];
+  if (node.type === 'Sequence' && Array.isArray(node.pretokenizers)) return node.pretokenizers.flatMap(splitsOf);
+  return node.type === 'Split' || node.type === 'Punctuation' ? [node] : [];
+}
+
+function readGenerationConfig(modelDir: string): Json {
+  const file = path.join(modelDir, 'generation_config.json');
+  if (!fs.existsSync(file)) return {};
+  const config = readInputJson(file, { what: 'generation settings', maxBytes: GENERATION_CONFIG_MAX });
+  if (!isObject(config)) throw new TokenizerFileError(`${file} holds ${describeJson(config)}, not an object of generation settings`);
+  return config;
+}
+
+function describeJson(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+class ModelTokenizer implements Tokenizer {
+  readonly size: number;
+  readonly eosIds: readonly number[];
+  readonly padId: number | undefined;
+  readonly bosId: number | undefined;
+  readonly specialIds: ReadonlySet<number>;
+  /** transformers' default is false (the library's is true, which turns " ," into ","). */
+  private readonly cleanUpSpaces: boolean;
+
+  constructor(
+    private readonly library: LibraryTokenizer,
+    tokenizerJson: Json & { model: Json },
+    config: Json,
+    generationConfig: Json,
+    modelDir: string,
+  ) {
+    const addedTokens = (tokenizerJson.added_tokens ?? []) as { id?: unknown; special?: unknown }[];
+    let size = modelVocabSize(tokenizerJson.model);
+    for (const token of addedTokens) if (Number.isInteger(token.id) && (token.id as number) >= size) size = (token.id as number) + 1;
+    this.size = size;
+    this.specialIds = new Set(addedTokens.filter((t) => t.special === true && Number.isInteger(t.id)).map((t) => t.id as number));
+    this.cleanUpSpaces = config.clean_up_tokenization_spaces === true;
+    const idOfConfigToken = (key: string) => {
+      const text = specialTokenText(config[key]);
+      return text === undefined ? undefined : this.tokenId(text);
+    };
+    this.padId = idOfConfigToken('pad_token');
+    this.bosId = idOfConfigToken('bos_token');
+    const fromGeneration = eosIdsOfGenerationConfig(generationConfig, path.join(modelDir, 'generation_config.json')).filter((id) => id < this.size);
+    const fromTokenizer = idOfConfigToken('eos_token');
+    this.eosIds = fromGeneration.length > 0 ? fromGeneration : fromTokenizer === undefined ? [] : [fromTokenizer];
+  }
+
+  encode(text: string, options: { addSpecialTokens?: boolean } = {}): number[] {
+    return this.library.encode(text, { add_special_tokens: options.addSpecialTokens ?? false }).ids;
+  }
+
+  decode(ids: ArrayLike<number>, options: { skipSpecialTokens?: boolean } = {}): string {
+    const skip = options.skipSpecialTokens ?? false;
+    const kept: number[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (!Number.isInteger(id) || id < 0 || id >= this.size || this.library.id_to_token(id) === undefined) continue;
+      if (skip && this.specialIds.has(id)) continue;
+      kept.push(id);
+    }
+    // The library refuses an empty list; transformers decodes it to "".
+    if (kept.length === 0) return '';
+    return this.library.decode(kept, { skip_special_tokens: false, clean_up_tokenization_spaces: this.cleanUpSpaces });
+  }
+
+  tokenId(token: string): number | undefined {
+    return this.library.token_to_id(token);
+  }
+}
+
+/** Ids 0..n-1 of the model's own vocabulary (added tokens may lie beyond). */
+function modelVocabSize(model: Json): number {
+  const vocab = model.vocab;
+  if (Array.isArray(vocab)) return vocab.length; // Unigram: [piece, score] pairs, ids by position
+  if (!isObject(vocab)) return 0;
+  let size = 0;
+  for (const id of Object.values(vocab)) if (typeof id === 'number' && id + 1 > size) size = id + 1;
+  return size;
+}
+
+function eosIdsOfGenerationConfig(config: Json, file: string): number[] {
+  const value = config.eos_token_id;
+  if (value === undefined || value === null) return [];
+  const ids = Array.isArray(value) ? value : [value];
+  for (const id of ids) {
+    if (!Number.isInteger(id) || (id as number) < 0) {
+      throw new TokenizerFileError(`${file}: eos_token_id is ${JSON.stringify(value)}; it must be a token id (a whole number >= 0) or a list of them`);
+    }
+  }
+  return [...new Set(ids as number[])];
+}
