@@ -12,8 +12,11 @@ import { evalCommand } from './commands/eval.js';
 import { trainCommand } from './commands/train.js';
 import { sweepCommand } from './commands/sweep.js';
 import { lspCommand } from './commands/lsp.js';
+import { tokenizeCommand } from './commands/tokenize.js';
+import { generateCommand } from './commands/generate.js';
+import { exportCommand } from './commands/export.js';
 
-const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, sweepCommand, evalCommand, lspCommand];
+const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, sweepCommand, evalCommand, exportCommand, tokenizeCommand, generateCommand, lspCommand];
 
 /** rlx's version from its package.json, found above this file (compiled or bundled alike). */
 function version(): string {

@@ -25,4 +25,11 @@ export const transformer: PolicySpec = {
   ],
 };
 
-export const POLICIES: PolicySpec[] = [mlp, transformer];
+export const pretrained: PolicySpec = {
+  declKind: 'policy',
+  name: 'pretrained',
+  doc: 'A pretrained language model from a Hugging Face model folder (Llama, Qwen2, Qwen3, GPT-2), fine-tuned on text tasks.',
+  params: [],
+};
+
+export const POLICIES: PolicySpec[] = [mlp, transformer, pretrained];

@@ -2,7 +2,7 @@
 // AlgorithmDefinition in one file, listed in index.ts; the trainer builds its context from
 // the plan and runs the loop around it (evaluation, stopping, checkpoints, events), knowing
 // nothing of its maths, its networks or how its tensor work is computed.
-import type { PolicyFactory, Policy, TokenModel } from '../policies/index.js';
+import type { LanguageModel, PolicyFactory, Policy } from '../policies/index.js';
 import type { Rng } from '../random.js';
 import type { Compute } from '../tensor/index.js';
 import type { TextRolloutRecorder } from '../run/text-rollouts.js';
@@ -32,7 +32,7 @@ export interface AlgorithmContext {
  * left; each algorithm keeps its own optimiser.
  */
 export interface TextAlgorithmContext {
-  readonly model: TokenModel;
+  readonly model: LanguageModel;
   readonly env: TextEnv;
   /** The stage's budget (completions or demonstrations); null when the stage gives none. */
   readonly budget: number | null;

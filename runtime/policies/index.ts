@@ -5,7 +5,9 @@
 import type { Rng } from '../random.js';
 import { MlpPolicy, mlpSettings } from './mlp.js';
 import { SacActor, SacCritics } from './sac-networks.js';
-import type { ActorCriticPolicy, PolicySpaces, TokenModel } from './policy.js';
+import type { ActorCriticPolicy, LanguageModel, PolicySpaces, TokenModel } from './policy.js';
+import { PretrainedPolicy } from './pretrained.js';
+import { pretrainedParams, resolvePretrained, type PretrainedParams } from './pretrained-settings.js';
 import { MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { NetworkHandover } from './handover.js';
@@ -16,7 +18,7 @@ export { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, 
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
 export { LOG_STD_MAX, LOG_STD_MIN, SacActor, SacCritics, sampleLogits, squashLogStd, type SacActorOutput } from './sac-networks.js';
-export { actFromHead, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
+export { actFromHead, graphWeights, type LanguageModel, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
 export { argmax, MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
@@ -37,6 +39,8 @@ export interface PolicyDefinition<S = unknown> {
   sacCritics?(settings: S, spaces: PolicySpaces, rng: Rng): SacCritics;
   /** A language model over a text task's tokens (GRPO, SFT). */
   tokenModel?(settings: S, tokenizer: CharTokenizer, rng: Rng): TokenModel;
+  /** A language model with a tokenizer of its own (a pretrained model; its folder relative to `baseDir`): the text env's tokenizer is not used. */
+  languageModel?(settings: S, rng: Rng, baseDir: string | undefined, name: string): LanguageModel;
 }
 
 const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
@@ -54,8 +58,14 @@ const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
   tokenModel: (settings, tokenizer, rng) => new TransformerPolicy(settings, tokenizer, rng),
 };
 
+const PRETRAINED: PolicyDefinition<PretrainedParams> = {
+  name: 'pretrained',
+  settings: (params) => pretrainedParams(params),
+  languageModel: (params, rng, baseDir, name) => PretrainedPolicy.load(resolvePretrained(params, baseDir, `policy ${name}`), rng),
+};
+
 /** The policy kinds this runtime implements. */
-export const POLICIES: readonly PolicyDefinition<never>[] = [MLP as PolicyDefinition<never>, TRANSFORMER as PolicyDefinition<never>];
+export const POLICIES: readonly PolicyDefinition<never>[] = [MLP as PolicyDefinition<never>, TRANSFORMER as PolicyDefinition<never>, PRETRAINED as PolicyDefinition<never>];
 
 export function policyDefinition(kind: string): PolicyDefinition<unknown> | undefined {
   return POLICIES.find((p) => p.name === kind) as PolicyDefinition<unknown> | undefined;
@@ -83,6 +93,8 @@ export class PolicyFactory {
     private readonly rng: Rng,
     /** Passes the previous stage's networks into those built here (stages on an env of numbers). */
     private readonly handover?: NetworkHandover,
+    /** The .rlx file's folder, which a pretrained policy's model folder is relative to. */
+    private readonly baseDir?: string,
   ) {
     const definition = policyDefinition(component.kind);
     if (!definition) {
@@ -122,6 +134,12 @@ export class PolicyFactory {
     this.handover?.adopt('sac', { actor: actor.weights, critics: critics.weights, targets: critics.target });
     actor.sync();
     return { actor, critics };
+  }
+
+  /** The language model a text learner trains: a pretrained one, or one over the task's characters (`tokenizer`). */
+  languageModel(algorithm: string, tokenizer: CharTokenizer): LanguageModel {
+    const pretrained = this.definition.languageModel;
+    return pretrained ? pretrained(this.settings, this.rng, this.baseDir, this.component.name) : this.tokenModel(algorithm, tokenizer);
   }
 
   tokenModel(algorithm: string, tokenizer: CharTokenizer): TokenModel {

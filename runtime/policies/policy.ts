@@ -12,7 +12,7 @@
 // that builds the families it can; an algorithm asks for the one it trains.
 import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
 import type { Rng } from '../random.js';
-import type { Graph, WeightStore, Tensor } from '../tensor/index.js';
+import { WeightStore, type Graph, type Tensor } from '../tensor/index.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
 import type { DecodeStep, SampleOptions } from './transformer/sampling.js';
@@ -52,6 +52,8 @@ export interface Policy extends Actor {
    * as JSON in the model's doc_string, with `inputs` and `outputs` (onnxInterface) added.
    */
   exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array;
+  /** The checkpoint policy file's extension: `onnx` (the default), or `json` where exportOnnx writes a record of what the state's weights belong to (a pretrained model). */
+  readonly policyFileExtension?: string;
 }
 
 /** Graph tensors of one actor-critic forward pass. */
@@ -81,17 +83,44 @@ export interface ActorCriticPolicy extends Policy {
 }
 
 /**
- * A language model over a text task's tokens (GRPO, SFT): next-token logits for training, and
- * completions sampled with a key/value cache. Token rows follow transformer/layout.ts.
- * Exports one generation step with past keys/values as inputs and outputs.
+ * What the text learners (SFT, GRPO, RLOO, REINFORCE on text) need of any language model: the
+ * character-level transformer trained from scratch (TokenModel below) or a pretrained model
+ * loaded from a Hugging Face folder (pretrained.ts). Token rows come from the text env, which
+ * knows which of the two it samples from.
  */
-export interface TokenModel extends Policy {
-  /** The task's tokenizer: its vocabulary is the model's input and output. */
-  readonly tokenizer: CharTokenizer;
+export interface LanguageModel extends Policy {
   /** Longest token row the model reads. */
   readonly context: number;
-  /** Next-token logits [B, T, V] at every position of int64 `tokens` [B, T] (T fixed); declares the weights in `g`. */
+  /**
+   * Weights the model's graphs read but training never changes (a pretrained model's base
+   * weights beside its LoRA adapters); sessions are fed them with `weights` (graphWeights()),
+   * gradients are taken for `weights` only.
+   */
+  readonly frozenWeights?: WeightStore;
+  /** Token rows differ in width from batch to batch (a pretrained model's own tokens), so training graphs take a symbolic width; otherwise the env's fixed layout. */
+  readonly variableRows?: boolean;
+  /**
+   * Next-token logits [B, T, V] at every position of int64 `tokens` [B, T]; declares the weights
+   * in `g` (and any inputs the model needs besides the tokens, which the rows' `modelFeeds` feed).
+   */
   sequenceLogits(g: Graph, tokens: Tensor): Tensor;
+  /** Releases what sampling holds (an onnxruntime session). */
+  release(): Promise<void>;
+}
+
+/** Every weight `model`'s graphs read: `trainable` (its weights, or a copy of them: a KL reference) and its frozen ones. */
+export function graphWeights(model: LanguageModel, trainable: WeightStore = model.weights): WeightStore {
+  return model.frozenWeights ? WeightStore.union(model.frozenWeights, trainable) : trainable;
+}
+
+/**
+ * A language model over a text task's characters (the `transformer` policy): next-token logits
+ * for training, and completions sampled with a key/value cache. Token rows follow
+ * transformer/layout.ts. Exports one generation step with past keys/values as inputs and outputs.
+ */
+export interface TokenModel extends LanguageModel {
+  /** The task's tokenizer: its vocabulary is the model's input and output. */
+  readonly tokenizer: CharTokenizer;
   /**
    * `newTokens` completion slots for each of `rows` prompt rows of `width` tokens (left-padded):
    * characters, then EOS, then PAD.
@@ -103,8 +132,6 @@ export interface TokenModel extends Policy {
    * themselves (multi-turn dialogues, text/dialogue.ts).
    */
   decoder(rows: number): Promise<DecodeStep>;
-  /** Releases what sampling holds (an onnxruntime session). */
-  release(): Promise<void>;
 }
 
 /**

@@ -83,9 +83,13 @@ export function planHash(plan: unknown): string {
   return sha256(JSON.stringify(plan));
 }
 
-/** Writes policy-<step>.onnx and state-<step>.json (and policy-final.onnx when final); returns their paths. */
-export function saveCheckpoint(dir: string, state: CheckpointState, policy: Uint8Array, final: boolean): { policy: string; state: string } {
-  const policyFile = path.join(dir, `policy-${state.step}.onnx`);
+/**
+ * Writes policy-<step>.<extension> and state-<step>.json (and policy-final.<extension> when
+ * final); returns their paths. The policy file is an ONNX model, or for a pretrained model the
+ * JSON record of what its weights (in the state) belong to.
+ */
+export function saveCheckpoint(dir: string, state: CheckpointState, policy: Uint8Array, final: boolean, extension = 'onnx'): { policy: string; state: string } {
+  const policyFile = path.join(dir, `policy-${state.step}.${extension}`);
   const stateFile = path.join(dir, `state-${state.step}.json`);
   writeFileAtomic(policyFile, policy);
   const bulk: BulkArray[] = [];
@@ -98,7 +102,7 @@ export function saveCheckpoint(dir: string, state: CheckpointState, policy: Uint
   if (bulk.length > 0) integrity.binary = { file: path.basename(binaryFile), ...writeArraysAtomic(binaryFile, bulk) };
   // The state goes last: a state file is only ever found next to its policy and side file.
   writeJsonAtomic(stateFile, { ...state, ...integrity, algorithmState });
-  if (final) writeFileAtomic(path.join(dir, 'policy-final.onnx'), policy);
+  if (final) writeFileAtomic(path.join(dir, `policy-final.${extension}`), policy);
   // Only the newest checkpoint keeps its bulk data.
   for (const name of fs.readdirSync(dir)) {
     if (/^state-\d+\.bin$/.test(name) && name !== path.basename(binaryFile)) fs.rmSync(path.join(dir, name), { force: true });

@@ -21,7 +21,7 @@ import * as os from 'node:os';
 import { grad } from './grad.js';
 import type { Graph } from './graph.js';
 import { buildModel } from './onnx.js';
-import type { WeightStore } from './weights.js';
+import { WeightStore } from './weights.js';
 import { type ExecutionProvider, type Feed, Session } from './session.js';
 import type { Tensor } from './tensor.js';
 import { WorkerSession } from './worker-session.js';
@@ -53,6 +53,12 @@ export interface GradientPartsOptions {
    * nothing is computed for them and their gradient is zero.
    */
   readonly frozen?: readonly string[];
+  /**
+   * Weights the graph reads besides the store's, fed at each run but outside the store's order
+   * and never differentiated (a pretrained model's base weights under LoRA): no gradient, not
+   * even a zero one, is made for them.
+   */
+  readonly fed?: WeightStore;
 }
 
 export interface PartsResult {
@@ -154,6 +160,7 @@ export class GradientParts {
 
   static async create(graph: Graph, parts: readonly GradientPart[], options: GradientPartsOptions): Promise<GradientParts> {
     const { weights: store } = options;
+    const feeds = options.fed ? WeightStore.union(options.fed, store) : store;
     const providers = options.providers ?? ['cpu'];
     if (parts.length === 0) throw new Error('GradientParts: no parts given');
     const order = store.names;
@@ -189,11 +196,11 @@ export class GradientParts {
         if (threaded && i > 0) {
           // Not awaited: a worker takes ~60 ms to start and compile, which the caller's first
           // rollout hides; run() waits for it if it is still starting.
-          const starting = WorkerSession.create(model, { providers, weights: store, dimLimits: options.dimLimits });
+          const starting = WorkerSession.create(model, { providers, weights: feeds, dimLimits: options.dimLimits });
           // A start that fails is reported by run() or release(), not as an unhandled rejection.
           starting.catch(() => {});
           try {
-            const standby = await Session.fromModel(model, { providers, weights: store, intraOpNumThreads: options.intraOpThreads });
+            const standby = await Session.fromModel(model, { providers, weights: feeds, intraOpNumThreads: options.intraOpThreads });
             return { part, slots, local: null, remote: null, starting, standby, extraNames, views: new Map() };
           } catch (err) {
             // The model does not compile here, nor will it there: stop the worker.
@@ -201,7 +208,7 @@ export class GradientParts {
             throw err;
           }
         }
-        return { part, slots, local: await Session.fromModel(model, { providers, weights: store, intraOpNumThreads: options.intraOpThreads }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
+        return { part, slots, local: await Session.fromModel(model, { providers, weights: feeds, intraOpNumThreads: options.intraOpThreads }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
       }),
     );
     const zeros = order.map((name) => (frozen.has(name) ? new Float32Array(store.get(name).data.length) : null));

@@ -30,6 +30,8 @@ export interface GradientStepOptions {
   readonly dimLimits?: Readonly<Record<string, number>>;
   /** Weights of the store this step does not train: no part lists them, their gradient is zero. */
   readonly frozen?: readonly string[];
+  /** Weights the graph reads that are fed but never trained, outside `weights` (GradientParts' `fed`). */
+  readonly fed?: WeightStore;
   /** The step's ops are large (a transformer's): onnxruntime splits each across compute.opThreads threads. */
   readonly largeOps?: boolean;
 }
@@ -71,6 +73,7 @@ export class GradientStep {
       threads: options.compute.threads,
       dimLimits: options.dimLimits,
       frozen: options.frozen,
+      fed: options.fed,
       intraOpThreads: options.largeOps ? options.compute.opThreads : 1,
     });
     return new GradientStep(compiled, metricNames, layout);

@@ -8,7 +8,7 @@
 // trainer's train.* windows, and each term's sum over the dialogue is logged as rewards/<term>.
 // Steps count agent turns, as env steps.
 import type { EpisodeRecord } from '../algorithms/stepper.js';
-import type { TokenModel } from '../policies/index.js';
+import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { Rng } from '../random.js';
 import { DialogueReward } from './dialogue-reward.js';
 import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
@@ -54,7 +54,8 @@ export class DialogueEnvironment implements TextEnv {
     }
   }
 
-  async rollouts(model: TokenModel, o: RolloutOptions): Promise<Rollouts> {
+  async rollouts(languageModel: LanguageModel, o: RolloutOptions): Promise<Rollouts> {
+    const model = characterModel(languageModel, this.env.description);
     const G = o.groupSize;
     const rows = o.groups * G;
     // A group's dialogues start the same way: each replays the group's draws.
@@ -100,7 +101,7 @@ export class DialogueEnvironment implements TextEnv {
     let reports = false;
     for (let start = 0; start < all.length; start += EVAL_BATCH) {
       const dialogues = all.slice(start, start + EVAL_BATCH);
-      const step = await model.decoder(dialogues.length);
+      const step = await characterModel(model, this.env.description).decoder(dialogues.length);
       const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: 1, greedy: true } }, this.reward);
       returns.push(...batch.returns);
       lengths.push(...batch.turns);
@@ -129,4 +130,14 @@ function episodesOf(batch: DialogueBatch): EpisodeRecord[] {
     length: batch.turns[r]!,
     ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
   }));
+}
+
+/**
+ * The character-level model dialogues are written with. A pretrained model's dialogues need its
+ * chat template for every turn, which this env does not do yet; checkPlan refuses the pairing
+ * first, this says so if anything gets past it.
+ */
+function characterModel(model: LanguageModel | TokenSampler, env: string): Pick<TokenModel, 'decoder'> {
+  if ('kind' in model && model.kind === 'pretrained') throw new Error(`${env}: dialogues with a pretrained policy are not supported yet; use a TextTask, or a transformer policy`);
+  return model as Pick<TokenModel, 'decoder'>;
 }

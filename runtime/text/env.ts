@@ -8,7 +8,8 @@
 // no reward trains on exact match, exact(completion, target). Each term's value is kept, so
 // learners can log them one by one.
 import type { Plan } from '../../dsl/compile/plan.js';
-import type { TokenModel } from '../policies/index.js';
+import type { LanguageModel, TokenModel } from '../policies/index.js';
+import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { checkFits, completeTexts, completionLength, encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows, type TextLayout } from '../policies/transformer/layout.js';
 import type { Rng } from '../random.js';
 import { compileReward, type CompiledReward } from '../rewards/index.js';
@@ -18,6 +19,7 @@ import { taskTokenizer, type TextExample, type TextTask } from './task.js';
 import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import type { CharTokenizer } from './tokenizer.js';
 import { exact } from './verifiers.js';
+import { tokenRows } from './token-rows.js';
 
 /** Prompts per batch when evaluating. */
 const EVAL_BATCH = 128;
@@ -84,16 +86,29 @@ export class TextEnvironment implements TextEnv {
     checkFits(this.layout, context, where);
   }
 
-  async rollouts(model: TokenModel, o: RolloutOptions): Promise<Rollouts> {
+  async rollouts(model: LanguageModel, o: RolloutOptions): Promise<Rollouts> {
+    if (isPretrained(model)) return this.pretrainedRollouts(model, o);
+    return this.characterRollouts(model as TokenModel, o);
+  }
+
+  /** Samples of a pretrained model: its own tokens, prompts through its chat template, completions up to its EOS or max_tokens tokens. */
+  private async pretrainedRollouts(model: PretrainedPolicy, o: RolloutOptions): Promise<Rollouts> {
     const G = o.groupSize;
     const rows = o.groups * G;
-    const layout = this.layoutFor(o.maxNewTokens);
     const examples = Array.from({ length: o.groups }, () => this.task.sample(o.startRng));
-    const prompts = encodePrompts(this.tokenizer, examples.flatMap((e) => Array<string>(G).fill(e.prompt)), layout);
-    const N = layout.completionSlots;
-    const slots = await model.generate(prompts, rows, layout.promptWidth, N, { temperature: o.temperature, greedy: false, rng: o.sampleRng });
+    const prompts = examples.flatMap((e) => Array<number[]>(G).fill(model.encodePrompt(e.prompt)));
+    const maxNewTokens = Math.min(this.maxTokens, o.maxNewTokens ?? this.maxTokens);
+    const completions = await model.complete(prompts, { maxNewTokens, greedy: false, temperature: o.temperature, rng: o.sampleRng });
+    const texts = completions.map((ids) => model.decodeCompletion(ids));
+    const scored = this.scoreSamples(examples, texts, G);
+    const batch = tokenRows(prompts, completions, model.padId);
+    const tokens = completions.reduce((sum, ids) => sum + ids.length, 0);
+    return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [] };
+  }
 
-    // Rewards, each term, and exact-match accuracy of the sampled completions.
+  /** Rewards, each term and exact-match accuracy of completions (rows in groups of G per example), with the samples for the inspector. */
+  private scoreSamples(examples: readonly TextExample[], texts: readonly string[], G: number): Pick<Rollouts, 'rewards' | 'samples' | 'metrics'> {
+    const rows = texts.length;
     const rewards = new Float64Array(rows);
     const termSums = new Float64Array(this.termNames.length);
     let correct = 0;
@@ -101,7 +116,7 @@ export class TextEnvironment implements TextEnv {
     const samples: SampleRecord[] = [];
     for (let r = 0; r < rows; r++) {
       const example = examples[Math.floor(r / G)]!;
-      const text = this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N));
+      const text = texts[r]!;
       const score = this.score(example, text);
       rewards[r] = score.total;
       score.terms.forEach((v, k) => (termSums[k] += v));
@@ -111,8 +126,6 @@ export class TextEnvironment implements TextEnv {
       const terms = Object.fromEntries(this.termNames.map((name, k) => [name, score.terms[k]!]));
       samples.push({ start: example.prompt, target: example.target, text, reward: score.total, terms, correct: right === 1 });
     }
-    const batch = trainingRows(prompts, slots, rows, layout);
-    const perRow = Int32Array.from({ length: rows }, (_, r) => completionLength(slots, r * N, N));
     const mean = (x: number) => x / rows;
     const metrics: Record<string, number> = {
       'rewards/total': mean(rewards.reduce((a, b) => a + b, 0)),
@@ -122,10 +135,31 @@ export class TextEnvironment implements TextEnv {
       'charts/completions': rows,
     };
     this.termNames.forEach((name, k) => (metrics[`rewards/${name}`] = mean(termSums[k]!)));
-    return { ...batch, rows, width: sequenceWidth(layout), perRow, rewards, steps: rows, metrics, episodes: [], samples };
+    return { rewards, samples, metrics };
   }
 
-  async demonstrations(count: number, rng: Rng): Promise<TokenRows> {
+  private async characterRollouts(model: TokenModel, o: RolloutOptions): Promise<Rollouts> {
+    const G = o.groupSize;
+    const rows = o.groups * G;
+    const layout = this.layoutFor(o.maxNewTokens);
+    const examples = Array.from({ length: o.groups }, () => this.task.sample(o.startRng));
+    const prompts = encodePrompts(this.tokenizer, examples.flatMap((e) => Array<string>(G).fill(e.prompt)), layout);
+    const N = layout.completionSlots;
+    const slots = await model.generate(prompts, rows, layout.promptWidth, N, { temperature: o.temperature, greedy: false, rng: o.sampleRng });
+
+    const texts = Array.from({ length: rows }, (_, r) => this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N)));
+    const scored = this.scoreSamples(examples, texts, G);
+    const batch = trainingRows(prompts, slots, rows, layout);
+    const perRow = Int32Array.from({ length: rows }, (_, r) => completionLength(slots, r * N, N));
+    return { ...batch, rows, width: sequenceWidth(layout), perRow, ...scored, steps: rows, episodes: [] };
+  }
+
+  async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {
+    if (model && isPretrained(model)) {
+      const examples = Array.from({ length: count }, () => this.task.sample(rng));
+      const batch = tokenRows(examples.map((e) => model.encodePrompt(e.prompt)), examples.map((e) => model.encodeCompletion(e.target)), model.padId);
+      return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width) };
+    }
     const layout = this.layout;
     const examples = Array.from({ length: count }, () => this.task.sample(rng));
     const prompts = encodePrompts(this.tokenizer, examples.map((e) => e.prompt), layout);
@@ -140,7 +174,10 @@ export class TextEnvironment implements TextEnv {
   /** Greedy completions of the held-out prompts: exact-match accuracy and the reward. */
   async evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome> {
     const rewards: number[] = [];
-    const result = await evaluateText(this.task.heldOut().slice(0, limit), (prompts) => completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true }), {
+    const complete = isPretrainedSampler(model)
+      ? async (prompts: readonly string[]) => (await model.complete(prompts.map((p) => model.encodePrompt(p)), { maxNewTokens: this.maxTokens, greedy: true })).map((ids) => model.decodeCompletion(ids))
+      : (prompts: readonly string[]) => completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true });
+    const result = await evaluateText(this.task.heldOut().slice(0, limit), complete, {
       reward: (example, completion) => {
         const { total } = this.score(example, completion);
         rewards.push(total);
@@ -161,6 +198,10 @@ export class TextEnvironment implements TextEnv {
     const message = `held-out accuracy ${(100 * result.accuracy).toFixed(1)}% (${result.count} prompts), mean reward ${meanReward.toFixed(3)}`;
     return { values, returns: rewards, lengths, message };
   }
+}
+
+function isPretrainedSampler(model: TokenSampler): model is PretrainedPolicy {
+  return 'kind' in model && isPretrained(model);
 }
 
 /** The env kinds whose actions are text: the trainer runs them with its text workload. */

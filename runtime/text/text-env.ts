@@ -9,7 +9,9 @@
 //
 // Learners see token rows only, so one learner serves both kinds.
 import type { EpisodeRecord } from '../algorithms/stepper.js';
-import type { TokenModel } from '../policies/index.js';
+import type { LanguageModel, TokenModel } from '../policies/index.js';
+import type { PretrainedPolicy } from '../policies/pretrained.js';
+import type { Feed } from '../tensor/index.js';
 import type { Rng } from '../random.js';
 import type { CharTokenizer } from './tokenizer.js';
 
@@ -24,6 +26,8 @@ export interface TokenRows {
   /** Learned tokens over all rows, and per row. */
   readonly tokenCount: number;
   readonly perRow: Int32Array;
+  /** Inputs the model's training graph reads besides the tokens (a pretrained model's positions and attention mask). */
+  readonly modelFeeds?: Readonly<Record<string, Feed>>;
 }
 
 /** One sample as the rollout inspector shows it. */
@@ -77,8 +81,8 @@ export interface TextEvalOutcome {
   readonly message: string;
 }
 
-/** What evaluation needs of a model: the training one, or one loaded from its file (rlx eval). */
-export type TokenSampler = Pick<TokenModel, 'generate' | 'decoder'>;
+/** What evaluation needs of a model: the training one, or one loaded from its file (rlx eval); or a pretrained model. */
+export type TokenSampler = Pick<TokenModel, 'generate' | 'decoder'> | PretrainedPolicy;
 
 export interface TextEnv {
   readonly tokenizer: CharTokenizer;
@@ -88,13 +92,13 @@ export interface TextEnv {
   readonly termNames: readonly string[];
   /** For the exported model's metadata: what `rlx eval` needs to run it again. */
   readonly policyFields: Readonly<Record<string, unknown>>;
-  /** Token rows' width (T) for samples of up to `maxNewTokens` tokens where the env lets the learner choose. */
+  /** Token rows' width (T) for samples of up to `maxNewTokens` tokens where the env lets the learner choose (the character-level layout; a model with `variableRows` gets rows as wide as each batch needs). */
   rowWidth(maxNewTokens?: number): number;
   /** Throws a message saying what to change when a model of `context` tokens cannot hold this env's rows. */
   checkFits(context: number, where: string): void;
-  rollouts(model: TokenModel, options: RolloutOptions): Promise<Rollouts>;
+  rollouts(model: LanguageModel, options: RolloutOptions): Promise<Rollouts>;
   /** `count` demonstrations drawn with `rng` (never from held-out starts). */
-  demonstrations(count: number, rng: Rng): Promise<TokenRows>;
+  demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows>;
   /** Greedy samples on the held-out starts (the first `limit` of them, where given: rlx eval --episodes). */
   evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome>;
 }

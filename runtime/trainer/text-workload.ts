@@ -7,7 +7,7 @@
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
-import { PolicyFactory, type TokenModel } from '../policies/index.js';
+import { PolicyFactory, type LanguageModel } from '../policies/index.js';
 import { Rng } from '../random.js';
 import type { ConditionMetric } from '../run/stop.js';
 import { TextRolloutRecorder } from '../run/text-rollouts.js';
@@ -19,7 +19,7 @@ import { DialogueReward } from '../text/dialogue-reward.js';
 import { TextEnvironment } from '../text/env.js';
 import { GuessNumber } from '../text/guess-number.js';
 import { ModuleDialogueEnv } from '../text/module-dialogue.js';
-import type { TextEnv } from '../text/text-env.js';
+import type { TextEnv, TokenSampler } from '../text/text-env.js';
 import type { EvalOutcome, RunServices, Workload } from './workload.js';
 
 /** The text env of a plan (`envModule`: the loaded module of a `module(...)` env); errors name the param. */
@@ -48,7 +48,7 @@ export class TextWorkload implements Workload {
 
   private constructor(
     readonly env: TextEnv,
-    readonly model: TokenModel,
+    readonly model: LanguageModel,
     /** Stops what the env runs on (a user module's worker thread). */
     private readonly closeEnv: () => void = () => {},
   ) {
@@ -70,9 +70,10 @@ export class TextWorkload implements Workload {
   /** The plan's task and model for `seed`; `options` say where a dataset's file is. Errors say which param is wrong. */
   static create(plan: Plan, seed: number, options: TextTaskOptions = {}, envModule?: LoadedEnvModule): TextWorkload {
     const env = textEnvOf(plan, options, envModule);
-    const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy')).tokenModel(plan.stages[0]!.algorithm.kind, env.tokenizer);
+    const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy'), undefined, options.baseDir).languageModel(plan.stages[0]!.algorithm.kind, env.tokenizer);
     try {
-      env.checkFits(model.context, `policy ${plan.policy.name}`);
+      // A pretrained model's rows are its own tokens: they fit its context or are cut by max_tokens.
+      if (!model.variableRows) env.checkFits(model.context, `policy ${plan.policy.name}`);
     } catch (err) {
       throw new PlanError([(err as Error).message]);
     }
@@ -105,7 +106,8 @@ export class TextWorkload implements Workload {
   }
 
   async evaluate(): Promise<EvalOutcome> {
-    return { ...(await this.env.evaluate(this.model)), deterministic: true };
+    // A language model is a pretrained one or a TokenModel, both of which the env evaluates.
+    return { ...(await this.env.evaluate(this.model as TokenSampler)), deterministic: true };
   }
 
   conditionValues(windows: Readonly<Record<string, number>>, latest: Readonly<Record<string, number>>, lastEval: Readonly<Record<string, number>>): Partial<Record<ConditionMetric, number>> {

@@ -396,7 +396,7 @@ export class TrainingRun {
       algorithmState: algorithm.state(),
       plan: planHash(this.plan),
     };
-    const files = saveCheckpoint(this.dir.checkpointsDir, state, algorithm.policy.exportOnnx(this.policyMetadata(step)), final);
+    const files = saveCheckpoint(this.dir.checkpointsDir, state, algorithm.policy.exportOnnx(this.policyMetadata(step)), final, algorithm.policy.policyFileExtension);
     this.dir.events.add({ type: 'checkpoint', step, policy: this.dir.relative(files.policy), state: this.dir.relative(files.state), stage: this.stageName });
   }
 

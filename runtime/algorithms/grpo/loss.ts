@@ -18,8 +18,8 @@
 // is saved. Without a reference (kl_coef 0) pi_ref is taken the same way, and the KL is 0.
 // log-probabilities are of the logits divided by the sampling temperature (as TRL computes them),
 // so the ratio compares the distribution the completions were drawn from.
-import type { TokenModel } from '../../policies/index.js';
-import { Graph, type Tensor } from '../../tensor/index.js';
+import type { LanguageModel } from '../../policies/index.js';
+import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
 import { tokenBatchInputs, tokenLogProbs, type TokenBatch } from '../sft/loss.js';
 
 export const LOSS_METRICS = ['policy_loss', 'kl', 'clip_fraction', 'entropy'] as const;
@@ -41,7 +41,7 @@ export interface GrpoLossOptions {
  * Inputs besides the token batch: `advantages` [B], `old_logp` and `ref_logp` [B, T] (each
  * unless its option says otherwise), `token_weight` [B, T], and scalars (`ent_coef` among them).
  */
-export function buildGrpoLoss(model: TokenModel, T: number, options: GrpoLossOptions = {}): GrpoLoss {
+export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOptions = {}): GrpoLoss {
   const g = new Graph();
   const batch = tokenBatchInputs(g, T);
   const advantages = g.unsqueeze(g.input('advantages', 'float32', ['B']), [1]); // [B, 1]
@@ -84,7 +84,7 @@ function entropy(g: Graph, logSoftmax: Tensor): Tensor {
 }
 
 /** The log-probabilities of the targets alone (no loss): for pi_old and pi_ref. */
-export function buildLogProbs(model: TokenModel, T: number): { graph: Graph; logProb: Tensor } {
+export function buildLogProbs(model: LanguageModel, T: Dim): { graph: Graph; logProb: Tensor } {
   const g = new Graph();
   const batch = { tokens: g.input('tokens', 'int64', ['B', T]), targets: g.input('targets', 'int64', ['B', T]) } as TokenBatch;
   const { logProb } = tokenLogProbs(g, model, batch, g.input('inv_temperature', 'float32', []));

@@ -10,10 +10,10 @@
 // - pi_ref (a KL reference) is the policy as the stage began: a copy of the weights, kept in
 //   the checkpoint so a resumed run penalises the same reference.
 // - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm.
-import type { TokenModel } from '../../policies/index.js';
+import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, Session, type Compute, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
@@ -83,11 +83,11 @@ export class TextPolicyGradient implements Algorithm {
 
   private constructor(
     readonly config: TextLearnerConfig,
-    readonly policy: TokenModel,
+    readonly policy: LanguageModel,
     readonly env: TextEnv,
     readonly budget: number,
     /** Tokens per training row. */
-    readonly width: number,
+    readonly width: Dim,
     private readonly gradients: GradientStep,
     /** log pi(target) with the policy's current weights (null with one gradient step per batch), and with the reference's (null without one). */
     private readonly logProbs: Session | null,
@@ -107,7 +107,7 @@ export class TextPolicyGradient implements Algorithm {
   static async create(context: TextAlgorithmContext, config: TextLearnerConfig): Promise<TextPolicyGradient> {
     const { model, env } = context;
     if (context.budget === null) throw new Error(`${config.name} needs a budget`); // checkPlan() says so first
-    const T = env.rowWidth(config.maxNewTokens);
+    const T = model.variableRows ? 'T' : env.rowWidth(config.maxNewTokens);
     env.checkFits(model.context, config.name);
     const rows = config.groups * config.groupSize;
     // One gradient step per batch needs no pass for pi_old (loss.ts), nor kl_coef 0 one for pi_ref.
@@ -116,15 +116,16 @@ export class TextPolicyGradient implements Algorithm {
     const loss = buildGrpoLoss(model, T, { oldFed, referenceFed });
     const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
       weights: model.weights,
+      fed: model.frozenWeights,
       compute: context.compute,
       dimLimits: { B: rows },
       largeOps: true,
     });
-    const logProbs = oldFed ? await logProbSession(model, T, model.weights, context.compute) : null;
+    const logProbs = oldFed ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
     let reference = null;
     if (referenceFed) {
       const weights = model.weights.clone();
-      reference = { weights, session: await logProbSession(model, T, weights, context.compute) };
+      reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
     }
     return new TextPolicyGradient(config, model, env, context.budget, T, gradients, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
   }
@@ -177,7 +178,7 @@ export class TextPolicyGradient implements Algorithm {
     s.klCoef[0] = this.reference ? c.klCoef : 0;
     s.entCoef[0] = entCoef;
     s.invTemperature[0] = 1 / c.temperature;
-    const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature };
+    const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature, ...batch.modelFeeds };
     const oldLogp = this.logProbs ? (await this.logProbs.run(tokenFeeds)).logp! : null;
     const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp! : null;
     const feeds = {
@@ -246,7 +247,7 @@ export class TextPolicyGradient implements Algorithm {
 }
 
 /** A session giving log pi(target) at every position for `weights`. */
-function logProbSession(model: TokenModel, T: number, weights: WeightStore, compute: Compute): Promise<Session> {
+function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute): Promise<Session> {
   const forward = buildLogProbs(model, T);
   return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, intraOpNumThreads: compute.opThreads });
 }

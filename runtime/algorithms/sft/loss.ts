@@ -6,8 +6,8 @@
 // learned), averaged over those tokens:
 //
 //   loss = -(1 / sum mask) sum_{b,t} mask_bt log pi(target_bt | tokens_b,<=t)
-import type { TokenModel } from '../../policies/index.js';
-import { Graph, type Tensor } from '../../tensor/index.js';
+import type { LanguageModel } from '../../policies/index.js';
+import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
 
 /** The batch inputs of a token-level loss over rows of fixed width T. */
 export interface TokenBatch {
@@ -16,7 +16,8 @@ export interface TokenBatch {
   readonly mask: Tensor;
 }
 
-export function tokenBatchInputs(g: Graph, T: number): TokenBatch {
+/** Rows of width T: a number, or symbolic where each batch has its own (a pretrained model's tokens). */
+export function tokenBatchInputs(g: Graph, T: Dim): TokenBatch {
   return {
     tokens: g.input('tokens', 'int64', ['B', T]),
     targets: g.input('targets', 'int64', ['B', T]),
@@ -25,7 +26,7 @@ export function tokenBatchInputs(g: Graph, T: number): TokenBatch {
 }
 
 /** log pi(target) at every position [B, T] (scaled logits: divided by `temperature` first, when given), and the log-softmax [B, T, V]. */
-export function tokenLogProbs(g: Graph, model: TokenModel, batch: TokenBatch, invTemperature?: Tensor): { logProb: Tensor; logSoftmax: Tensor } {
+export function tokenLogProbs(g: Graph, model: LanguageModel, batch: TokenBatch, invTemperature?: Tensor): { logProb: Tensor; logSoftmax: Tensor } {
   let logits = model.sequenceLogits(g, batch.tokens);
   if (invTemperature) logits = g.mul(logits, invTemperature);
   const logSoftmax = g.logSoftmax(logits);
@@ -50,7 +51,7 @@ export interface SftLoss {
 }
 
 /** The loss on rows of width T; feeds: tokens, targets, mask, and `inv_tokens` = 1 / sum(mask). */
-export function buildSftLoss(model: TokenModel, T: number): SftLoss {
+export function buildSftLoss(model: LanguageModel, T: Dim): SftLoss {
   const g = new Graph();
   const batch = tokenBatchInputs(g, T);
   const invTokens = g.input('inv_tokens', 'float32', []);

@@ -4,7 +4,7 @@
 // cross-entropy of the answer tokens (loss.ts): the prompt, or the env's messages, are read,
 // not learned. It runs `updates` steps; a stage budget, when given, counts
 // demonstrations and may end it sooner.
-import type { TokenModel } from '../../policies/index.js';
+import type { LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
@@ -42,7 +42,7 @@ export class Sft implements Algorithm {
 
   private constructor(
     readonly settings: SftSettings,
-    readonly policy: TokenModel,
+    readonly policy: LanguageModel,
     readonly env: TextEnv,
     /** Demonstrations to train on: the stage's budget, or `updates` batches. */
     readonly budget: number,
@@ -54,9 +54,10 @@ export class Sft implements Algorithm {
 
   static async create(context: TextAlgorithmContext, settings: SftSettings): Promise<Sft> {
     const { model, env } = context;
-    const loss = buildSftLoss(model, env.rowWidth());
+    const loss = buildSftLoss(model, model.variableRows ? 'T' : env.rowWidth());
     const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
       weights: model.weights,
+      fed: model.frozenWeights,
       compute: context.compute,
       dimLimits: { B: settings.batch_size },
       largeOps: true,
@@ -77,7 +78,7 @@ export class Sft implements Algorithm {
     const s = this.settings;
     const lr = scheduleValue(s.learning_rate, this.updates, s.updates);
     const rows = Math.min(s.batch_size, this.budget - this.globalStep);
-    const batch = await this.env.demonstrations(rows, this.rng);
+    const batch = await this.env.demonstrations(rows, this.rng, this.policy);
     const T = batch.width;
     this.invTokens[0] = 1 / batch.tokenCount;
     const out = await this.gradients.run({
@@ -85,6 +86,7 @@ export class Sft implements Algorithm {
       targets: { data: batch.targets, dims: [rows, T] },
       mask: { data: batch.mask, dims: [rows, T] },
       inv_tokens: this.invTokens,
+      ...batch.modelFeeds,
     });
     const gradNorm = this.optimizer.step(out.grads, lr);
     this.updates++;

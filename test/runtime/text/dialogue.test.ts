@@ -3,6 +3,7 @@
 // env's read), a model trained at exactly the positions it sampled at, and a GuessNumber run
 // through train(): SFT on the expert's dialogues, then RLOO, with success counted as the
 // issue asks (train.success, eval.success) and a resume inside the RLOO stage.
+import type { TokenModel } from '../../../runtime/policies/index.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -75,7 +76,7 @@ describe('the dialogue grid', () => {
   it('a model is trained at exactly the positions it sampled at: the training graph\'s log-probabilities equal the sampler\'s', async () => {
     const plan = guessPlan([{ name: 'main', algorithm: { name: 'R', kind: 'REINFORCE', params: {} }, budget: 100 }]);
     const workload = TextWorkload.create(plan, 1);
-    const model = workload.model;
+    const model = workload.model as TokenModel;
     const batch = await workload.env.rollouts(model, { groups: 1, groupSize: 3, startRng: new Rng(1), sampleRng: new Rng(2), temperature: 1 });
     const T = batch.width;
     const forward = buildLogProbs(model, T);

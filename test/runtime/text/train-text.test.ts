@@ -61,7 +61,7 @@ describe('text runs', () => {
     };
     await refused({ ...reversePlan([sft('main', 5)]), stages: [{ name: 'main', algorithm: { name: 'A', kind: 'PPO', params: {} }, budget: 1000 }] }, /PPO does not train on text actions \(TextTask\)/);
     await refused({ ...reversePlan([sft('main', 5)]), policy: { ...TINY, params: { ...TINY.params, context: 6 } } }, /context of 7 tokens.*raise `context` to at least 7/);
-    await refused({ ...reversePlan([sft('main', 5)]), policy: { name: 'Net', kind: 'mlp', params: {} } }, /policy Net \(mlp\) cannot write text: TextTask needs a transformer policy/);
+    await refused({ ...reversePlan([sft('main', 5)]), policy: { name: 'Net', kind: 'mlp', params: {} } }, /policy Net \(mlp\) cannot write text: TextTask needs a transformer or pretrained policy/);
     const ppoStage = { name: 'main', algorithm: { name: 'P', kind: 'PPO', params: {} }, budget: null };
     await assert.rejects(train({ ...makePlan(), stages: [ppoStage] }, { out }), (err: Error) => err instanceof PlanError && /stage main has no budget: PPO needs one/.test(err.message));
   });

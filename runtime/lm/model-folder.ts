@@ -1,0 +1,51 @@
+// A Hugging Face model folder as a user downloaded it (`hf download Qwen/Qwen3-0.6B --local-dir
+// models/Qwen3-0.6B`): config.json, the weights, tokenizer.json with tokenizer_config.json, a
+// chat template, generation_config.json. Opening one reads and checks the small files; the
+// weights are read by PretrainedLm (pretrained.ts) when a run needs them.
+import * as fs from 'node:fs';
+import { InputError } from '../input-error.js';
+import { loadChatFormat, type ChatFormat, type ChatMessage } from './chat-template.js';
+import { readLmConfig, type LmConfig } from './config.js';
+import { loadModelTokenizer, MODEL_FOLDER_FILES, type Tokenizer } from './tokenizer.js';
+
+export class ModelFolderError extends InputError {
+  override name = 'ModelFolderError';
+}
+
+export interface ModelFolder {
+  readonly dir: string;
+  readonly config: LmConfig;
+  readonly tokenizer: Tokenizer;
+  /** The chat template, where the model has one (base models often do not). */
+  readonly chat: ChatFormat | undefined;
+}
+
+export function openModelFolder(dir: string): ModelFolder {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw new ModelFolderError(`no model folder at ${dir}; download a Hugging Face model there first (for example \`hf download Qwen/Qwen3-0.6B --local-dir ${dir}\`): it needs config.json, model.safetensors (or model.safetensors.index.json and its shards), ${MODEL_FOLDER_FILES}`);
+  }
+  if (!stat.isDirectory()) throw new ModelFolderError(`${dir} is a file; name the model's folder, which holds config.json, the weights and ${MODEL_FOLDER_FILES}`);
+  const config = readLmConfig(dir);
+  const tokenizer = loadModelTokenizer(dir);
+  if (tokenizer.size > config.vocab) {
+    throw new ModelFolderError(`${dir}: tokenizer.json has ${tokenizer.size} tokens but config.json's vocab_size is ${config.vocab}; the tokenizer belongs to another model`);
+  }
+  return { dir, config, tokenizer, chat: loadChatFormat(dir) };
+}
+
+export interface ChatPrompt {
+  readonly system?: string;
+  readonly user: string;
+  /** Template variables (Qwen3's enable_thinking, ...). */
+  readonly variables?: Readonly<Record<string, unknown>>;
+}
+
+/** The prompt's text through the model's chat template, with the generation prompt; a model without one is a ModelFolderError. */
+export function renderChat(folder: ModelFolder, prompt: ChatPrompt): string {
+  if (!folder.chat) throw new ModelFolderError(`${folder.dir} has no chat template (no chat_template.jinja, none in tokenizer_config.json); use the prompt as plain text`);
+  const messages: ChatMessage[] = [...(prompt.system !== undefined ? [{ role: 'system', content: prompt.system }] : []), { role: 'user', content: prompt.user }];
+  return folder.chat.render(messages, { addGenerationPrompt: true, variables: prompt.variables });
+}

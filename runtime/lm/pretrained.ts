@@ -1,0 +1,117 @@
+// A pretrained language model loaded from its folder: the weights (all trainable, or frozen
+// under LoRA adapters that alone train), its tokenizer and chat format, and decoding with a
+// key/value cache. What `rlx tokenize`, `rlx generate` and the text learners use.
+import type { Rng } from '../random.js';
+import { WeightStore, type ExecutionProvider, type Graph } from '../tensor/index.js';
+import { LmDecoder } from './decoder.js';
+import { generate, logSoftmaxAt, type Completion } from './generate.js';
+import { loadLmWeights } from './load.js';
+import { initialAdapter, loraAdapters, loraWeights, type LoraAdapter, type LoraSettings } from './lora.js';
+import { causalLm, type LmInputs, type LmOutputs, type LoraWeights } from './model.js';
+import type { ModelFolder } from './model-folder.js';
+import { loadAdapter } from './peft.js';
+
+export interface PretrainedOptions {
+  /** New LoRA adapters to train (with `rng` for A's initialisation), or a PEFT adapter folder to load. */
+  readonly lora?: { readonly settings: LoraSettings; readonly rng: Rng } | { readonly adapterDir: string };
+  readonly providers?: readonly ExecutionProvider[];
+  readonly threads?: number;
+}
+
+export interface SampleSettings {
+  readonly maxNewTokens: number;
+  readonly greedy: boolean;
+  readonly temperature?: number;
+  readonly rng?: Rng;
+}
+
+export class PretrainedLm {
+  private decoderSession: Promise<LmDecoder> | null = null;
+
+  private constructor(
+    readonly folder: ModelFolder,
+    /** The weights gradients are taken for: every weight, or the adapters only. */
+    readonly trainable: WeightStore,
+    /** The base weights when adapters train (baked into sessions, never re-sent); undefined otherwise. */
+    readonly frozen: WeightStore | undefined,
+    readonly lora: { readonly settings: LoraSettings; readonly adapters: readonly LoraAdapter[]; readonly weights: LoraWeights } | undefined,
+    private readonly options: PretrainedOptions,
+  ) {}
+
+  static load(folder: ModelFolder, options: PretrainedOptions = {}): PretrainedLm {
+    const base = loadLmWeights(folder.dir, folder.config);
+    if (!options.lora) return new PretrainedLm(folder, base, undefined, undefined, options);
+    const adapterStore = new WeightStore();
+    let settings: LoraSettings;
+    let adapters: LoraAdapter[];
+    if ('adapterDir' in options.lora) {
+      ({ settings, adapters } = loadAdapter(options.lora.adapterDir, folder.config, adapterStore));
+    } else {
+      settings = options.lora.settings;
+      adapters = loraAdapters(folder.config, settings);
+      const rng = options.lora.rng;
+      for (const adapter of adapters) {
+        adapterStore.add(adapter.a.name, adapter.a.shape, initialAdapter(adapter, 'a', rng));
+        adapterStore.add(adapter.b.name, adapter.b.shape, initialAdapter(adapter, 'b', rng));
+      }
+    }
+    return new PretrainedLm(folder, adapterStore, base, { settings, adapters, weights: loraWeights(adapters, settings) }, options);
+  }
+
+  get config() {
+    return this.folder.config;
+  }
+
+  get tokenizer() {
+    return this.folder.tokenizer;
+  }
+
+  /** The model in `g` over `inputs`, declaring the trainable weights (and the frozen ones) as params. */
+  forward(g: Graph, inputs: LmInputs, lastPositionOnly = false): LmOutputs {
+    const weights = { ...(this.frozen?.declare(g) ?? {}), ...this.trainable.declare(g) };
+    return causalLm(g, weights, this.config, inputs, { lora: this.lora?.weights, lastPositionOnly });
+  }
+
+  /**
+   * The decoding session, compiled at first use; it reads the trainable weights live. Frozen
+   * weights are fed too on the CPU, where a feed is the JS array itself (no copy), and baked
+   * into the session on a GPU, where a feed would be copied to the device at every run.
+   */
+  decoder(): Promise<LmDecoder> {
+    const onGpu = (this.options.providers ?? ['cpu']).some((p) => p !== 'cpu');
+    const bake = onGpu && this.frozen !== undefined;
+    this.decoderSession ??= LmDecoder.create(this.config, {
+      weights: this.frozen && !bake ? WeightStore.union(this.frozen, this.trainable) : this.trainable,
+      frozen: bake ? this.frozen : undefined,
+      lora: this.lora?.weights,
+      providers: this.options.providers,
+      threads: this.options.threads,
+    });
+    return this.decoderSession;
+  }
+
+  /** Completions of token-id prompts, each ending at one of the tokenizer's EOS ids or after maxNewTokens. */
+  async generate(prompts: readonly (readonly number[])[], settings: SampleSettings): Promise<Completion[]> {
+    const eos = this.tokenizer.eosIds;
+    return generate(await this.decoder(), prompts, { ...settings, stopIds: eos, padId: this.tokenizer.padId ?? eos[0] ?? 0 });
+  }
+
+  /** log p(completion[i] | prompt, completion[<i]) for each completion id. */
+  async score(prompt: readonly number[], completion: readonly number[]): Promise<number[]> {
+    const decoder = await this.decoder();
+    const state = decoder.begin(new Int32Array(1));
+    let logits = await decoder.feed(state, Int32Array.from(prompt), prompt.length);
+    const out: number[] = [];
+    for (const [i, id] of completion.entries()) {
+      out.push(logSoftmaxAt(logits, 0, this.config.vocab, id));
+      if (i + 1 < completion.length) logits = await decoder.feed(state, Int32Array.of(id), 1);
+    }
+    return out;
+  }
+
+  async release(): Promise<void> {
+    const session = this.decoderSession;
+    this.decoderSession = null;
+    await (await session)?.release();
+  }
+}

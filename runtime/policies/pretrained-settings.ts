@@ -1,0 +1,57 @@
+// The `pretrained("…")` policy's settings as the plan carries them: the model folder (relative to
+// the .rlx file's folder, as a module env's file is), and the optional `lora { }` and `chat { }`
+// blocks. Errors name the block and the field.
+import * as path from 'node:path';
+import { InputError } from '../input-error.js';
+import type { LoraSettings } from '../lm/lora.js';
+import type { ChatSettings, PretrainedSettings } from './pretrained.js';
+
+export class PretrainedSettingsError extends InputError {
+  override name = 'PretrainedSettingsError';
+}
+
+type Raw = Readonly<Record<string, unknown>>;
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A plan's pretrained policy settings as written: the folder still relative to the .rlx file's folder. */
+export interface PretrainedParams extends Omit<PretrainedSettings, 'folder'> {
+  readonly model: string | undefined;
+}
+
+/** Reads and checks the plan's params (the folder as written: `params.model`). */
+export function pretrainedParams(params: Raw, where = 'policy pretrained'): PretrainedParams {
+  const fail = (what: string): never => {
+    throw new PretrainedSettingsError(`${where}: ${what}`);
+  };
+  const model = params.model;
+  if (model !== undefined && (typeof model !== 'string' || model === '')) return fail(`the model folder must be a path, got ${JSON.stringify(model)}`);
+  return { model, lora: loraSettings(params.lora, fail), chat: chatSettings(params.chat, fail) };
+}
+
+/** The settings with the model folder resolved against `baseDir` (the .rlx file's folder); a plan without one is refused. */
+export function resolvePretrained(params: PretrainedParams, baseDir: string | undefined, where: string): PretrainedSettings {
+  if (params.model === undefined) throw new PretrainedSettingsError(`${where}: the plan names no model folder (pretrained("./models/NAME"))`);
+  const { model, ...rest } = params;
+  return { ...rest, folder: path.resolve(baseDir ?? process.cwd(), model) };
+}
+
+function loraSettings(raw: unknown, fail: (what: string) => never): LoraSettings | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) return fail('lora must be a block { rank, alpha, targets }');
+  const rank = raw.rank ?? 8;
+  const alpha = raw.alpha ?? 2 * Number(rank);
+  const targets = raw.targets ?? ['q_proj', 'v_proj'];
+  if (typeof rank !== 'number' || typeof alpha !== 'number') return fail('lora: rank and alpha must be numbers');
+  if (!Array.isArray(targets) || !targets.every((t) => typeof t === 'string')) return fail('lora: targets must be a list of layer names');
+  return { rank, alpha, targets: targets as string[], rsLora: raw.rslora === true };
+}
+
+function chatSettings(raw: unknown, fail: (what: string) => never): ChatSettings | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) return fail('chat must be a block { system, user, ... }');
+  const { system, user = '{prompt}', ...variables } = raw;
+  if (system !== undefined && typeof system !== 'string') return fail('chat: system must be a string');
+  if (typeof user !== 'string') return fail('chat: user must be a string');
+  if (!user.includes('{prompt}')) return fail(`chat: user must contain {prompt}, where the task's prompt goes; got ${JSON.stringify(user)}`);
+  return { ...(system !== undefined ? { system } : {}), user, variables };
+}

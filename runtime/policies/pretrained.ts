@@ -1,0 +1,156 @@
+// The `pretrained("…")` policy: a Hugging Face model folder loaded as a language model the text
+// learners train (all weights, or LoRA adapters beside frozen ones). Unlike the character-level
+// transformer it brings its own tokenizer and chat template: text envs ask it to encode prompts
+// (through the chat template) and completions (ending with the model's EOS), to complete prompt
+// ids, and to decode what it wrote. Rows of token ids are left-padded, so the model is told each
+// row's positions and which keys are padding (rowFeeds), as transformers' attention mask does.
+import type { Rng } from '../random.js';
+import type { Feed, Graph, Tensor, WeightStore } from '../tensor/index.js';
+import type { ActionBuffer } from './distributions.js';
+import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';
+import { openModelFolder, renderChat, type ModelFolder } from '../lm/model-folder.js';
+import { PretrainedLm } from '../lm/pretrained.js';
+import type { LoraSettings } from '../lm/lora.js';
+import { attentionMask, rowPositions } from '../lm/rows.js';
+
+/** How a task's prompt becomes the model's chat prompt (the policy's `chat { }` block). */
+export interface ChatSettings {
+  readonly system?: string;
+  /** The user message, with `{prompt}` standing for the task's prompt. */
+  readonly user: string;
+  /** Passed to the chat template (Qwen3's enable_thinking, ...). */
+  readonly variables: Readonly<Record<string, unknown>>;
+}
+
+export interface PretrainedSettings {
+  /** The model folder (absolute, or relative to the working directory). */
+  readonly folder: string;
+  readonly lora?: LoraSettings;
+  readonly chat?: ChatSettings;
+}
+
+/** Graph inputs besides the tokens that a pretrained model's training graph reads (rows.ts). */
+export const ROW_INPUTS = { positions: 'positions', mask: 'attention_mask' } as const;
+
+export interface CompleteOptions {
+  readonly maxNewTokens: number;
+  readonly greedy: boolean;
+  readonly temperature?: number;
+  readonly rng?: Rng;
+}
+
+export class PretrainedPolicy implements LanguageModel {
+  readonly kind = 'pretrained';
+  readonly weights: WeightStore;
+  readonly frozenWeights: WeightStore | undefined;
+  readonly spaces: PolicySpaces;
+  readonly onnxInterface: OnnxInterface = { inputs: [], outputs: [] };
+  readonly policyFileExtension = 'json';
+  readonly variableRows = true;
+
+  constructor(
+    readonly lm: PretrainedLm,
+    readonly settings: PretrainedSettings,
+  ) {
+    this.weights = lm.trainable;
+    this.frozenWeights = lm.frozen;
+    this.spaces = { obsDim: lm.config.context, actionSpace: { kind: 'discrete', n: lm.config.vocab } };
+  }
+
+  /** Loads the folder; `rng` draws new LoRA adapters. */
+  static load(settings: PretrainedSettings, rng: Rng): PretrainedPolicy {
+    const folder = openModelFolder(settings.folder);
+    return new PretrainedPolicy(PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {}), settings);
+  }
+
+  get folder(): ModelFolder {
+    return this.lm.folder;
+  }
+
+  get context(): number {
+    return this.lm.config.context;
+  }
+
+  /** Ids a completion ends with (the first is written after demonstrations). */
+  get stopIds(): readonly number[] {
+    return this.lm.tokenizer.eosIds;
+  }
+
+  /** Fed where a row has no token (left padding, after a completion ended). */
+  get padId(): number {
+    return this.lm.tokenizer.padId ?? this.stopIds[0] ?? 0;
+  }
+
+  sequenceLogits(g: Graph, tokens: Tensor): Tensor {
+    const T = tokens.shape[1]!;
+    const positions = g.byName(ROW_INPUTS.positions) ?? g.input(ROW_INPUTS.positions, 'int64', ['B', T]);
+    const mask = g.byName(ROW_INPUTS.mask) ?? g.input(ROW_INPUTS.mask, 'float32', ['B', T, T]);
+    return this.lm.forward(g, { tokens, positions, mask }).logits;
+  }
+
+  /** The feeds of sequenceLogits' inputs for `rows` rows of `width` tokens starting at `starts` (their left padding). */
+  rowFeeds(starts: Int32Array, width: number): Record<string, Feed> {
+    const rows = starts.length;
+    return {
+      [ROW_INPUTS.positions]: { data: rowPositions(starts, 0, width), dims: [rows, width] },
+      [ROW_INPUTS.mask]: { data: attentionMask(starts, 0, width), dims: [rows, width, width] },
+    };
+  }
+
+  /** A task's prompt as the model reads it: through the chat template where the model has one, else the text with the tokenizer's own special tokens. */
+  encodePrompt(prompt: string): number[] {
+    const { tokenizer } = this.lm;
+    if (!this.folder.chat) return tokenizer.encode(prompt, { addSpecialTokens: true });
+    const chat = this.settings.chat;
+    const user = chat ? chat.user.split('{prompt}').join(prompt) : prompt;
+    return tokenizer.encode(renderChat(this.folder, { system: chat?.system, user, variables: chat?.variables }));
+  }
+
+  /** A completion the model should write: its text, then the model's EOS. */
+  encodeCompletion(text: string): number[] {
+    return [...this.lm.tokenizer.encode(text), this.stopIds[0]!];
+  }
+
+  /** The text of completion ids, without the stop id and special tokens. */
+  decodeCompletion(ids: readonly number[]): string {
+    const stops = new Set(this.stopIds);
+    const end = ids.findIndex((id) => stops.has(id));
+    return this.lm.tokenizer.decode(end < 0 ? ids : ids.slice(0, end), { skipSpecialTokens: true });
+  }
+
+  /** Completion ids of each prompt (ending with a stop id, or cut at maxNewTokens). */
+  async complete(prompts: readonly (readonly number[])[], options: CompleteOptions): Promise<number[][]> {
+    const completions = await this.lm.generate(prompts, options);
+    return completions.map((c) => c.ids);
+  }
+
+  act(_obs: Float32Array, _rows: number, _actions: ActionBuffer, _deterministic: boolean, _rng: Rng): never {
+    throw new Error('a pretrained language model writes completions of text prompts, not actions for observation vectors; pair it with a text env (TextTask)');
+  }
+
+  /**
+   * The checkpoint's policy file: what the weights in the checkpoint's state belong to (the base
+   * folder, LoRA and chat settings). The weights themselves are in the state (all of them, or
+   * the adapters); `rlx export` writes them as a Hugging Face folder or a PEFT adapter.
+   */
+  exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {
+    const { config } = this.lm;
+    const manifest = {
+      ...metadata,
+      kind: 'pretrained',
+      base: { folder: this.folder.dir, model_type: config.family },
+      lora: this.settings.lora ?? null,
+      chat: this.settings.chat ?? null,
+      trainable: this.weights.names,
+    };
+    return new TextEncoder().encode(JSON.stringify(manifest, null, 2) + '\n');
+  }
+
+  release(): Promise<void> {
+    return this.lm.release();
+  }
+}
+
+export function isPretrained(model: LanguageModel): model is PretrainedPolicy {
+  return model.kind === 'pretrained';
+}
