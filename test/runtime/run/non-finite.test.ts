@@ -81,7 +81,7 @@ describe('non-finite numbers', () => {
   it('an update whose loss overflows fails the run instead of writing NaN weights', async () => {
     const plan = makePlan({ reward: { name: 'Huge', replace_env_reward: true, terms: [{ name: 'huge', expr: { const: 1e30 } }] } });
     const { message, files } = await failure(plan, { checkpointEvery: 512 });
-    assert.match(message, /^PPO's update diverged: losses\/\w+ is (NaN|-?Infinity) \(epoch 1, gradient step 1 of this update\); try a smaller learning_rate or max_grad_norm, after 512 steps of training; no checkpoint was written before it$/);
+    assert.match(message, /^PPO's update diverged: losses\/\w+ is (NaN|-?Infinity) \(update 1, epoch 1, gradient step 1 of this update\); try a smaller learning_rate or max_grad_norm, after 512 steps of training; no checkpoint was written before it$/);
     assert.deepEqual(files, []);
   });
 });
