@@ -3,7 +3,6 @@
 // learner fails the run naming the learner, the step and the last good checkpoint, whose
 // weights are finite.
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -14,7 +13,7 @@ import { latestCheckpoint, loadCheckpoint } from '../../../runtime/run/checkpoin
 import { readEvents } from '../../../runtime/run/events.js';
 import { Adam, WeightStore, type StepResult } from '../../../runtime/tensor/index.js';
 import { RunFailedError, train, type TrainOptions } from '../../../runtime/train.js';
-import { tempDir } from '../helpers.js';
+import { brokenCorridor, tempDir } from '../helpers.js';
 import { LEARNERS, learnerPlan, type Learner } from './learners.js';
 
 /**
@@ -138,28 +137,6 @@ describe('CheckedStep', () => {
 });
 
 /**
- * A module env (a corridor) whose reward turns huge from its `after`-th step on, where the agent
- * takes action 1: finite, so the stepper lets it through, but the learner's losses overflow.
- */
-function hugeRewardEnv(after: number): { env: Plan['env']; envModule: string } {
-  const envModule = path.join(tempDir(), 'corridor.js');
-  fs.writeFileSync(envModule, `let steps = 0;
-export default class Corridor {
-  observationSpace = { kind: 'box', shape: [2], low: [0, 0], high: [1, 1] };
-  actionSpace = { kind: 'discrete', n: 2 };
-  obsFields = ['x', 'y'];
-  maxSteps = 20;
-  reset() { return { obs: [0, 0], info: {} }; }
-  step(action) {
-    const huge = ++steps >= ${after} && action === 1;
-    return { obs: [action, 0], reward: huge ? 1e38 : 1, terminated: false, truncated: false, info: {} };
-  }
-}
-`);
-  return { env: { name: 'Corridor', kind: 'module', module: 'corridor.js', params: {} }, envModule };
-}
-
-/**
  * Makes the `call`-th optimiser step of the run (counting every Adam) leave one weight NaN, as a
  * bad kernel or a stray write would.
  */
@@ -212,7 +189,9 @@ const DIVERGING: Record<Learner, { plan: () => Plan; options: TrainOptions; pois
 
 /** A numeric learner on the corridor whose reward turns huge at env step `after`, checkpointing every 256 steps. */
 function numeric(learner: 'PPO' | 'DQN' | 'SAC' | 'REINFORCE', params: Record<string, unknown>, budget: number, after: number): { plan: () => Plan; options: TrainOptions } {
-  const { env, envModule } = hugeRewardEnv(after);
+  // Huge where the agent takes action 1: finite, so the stepper lets it through, but the losses
+  // overflow; and not the same for every episode, or REINFORCE's baseline would cancel it.
+  const { env, envModule } = brokenCorridor('reward', '(action === 1 ? 1e38 : 1)', after);
   return {
     plan: () => {
       const plan = learnerPlan(learner, { env });
