@@ -38,3 +38,4 @@ export { Dqn, DQN, type DqnState } from './dqn/dqn.js';
 export { Sac, SAC, SAC_ADAM_EPS, type SacState } from './sac/sac.js';
 export { sacSettings, type SacSettings } from './sac/settings.js';
 export { NonFiniteError, Stepper, type EpisodeRecord, type TransitionSink } from './stepper.js';
+export { CheckedStep, DivergedError, type CheckedStepOptions, type CheckedWeights, type GradientOptimizer, type GradientRun } from './checked-step.js';

@@ -69,3 +69,26 @@ export const ZOO_PPO = {
   clip: { schedule: 'linear', from: 0.2, to: 0, over: 1 },
   entropy_coef: 0,
 };
+
+/**
+ * A module env (a corridor of 20 cells, two actions, written into a temporary folder) whose
+ * observation's x or reward becomes the JS expression `bad` (it may read `action`) from its
+ * `after`-th step on, counted over every env copy.
+ */
+export function brokenCorridor(what: 'obs' | 'reward', bad: string, after: number): { env: Plan['env']; envModule: string } {
+  const envModule = path.join(tempDir(), 'corridor.js');
+  fs.writeFileSync(envModule, `let steps = 0;
+export default class Corridor {
+  observationSpace = { kind: 'box', shape: [2], low: [0, 0], high: [1, 1] };
+  actionSpace = { kind: 'discrete', n: 2 };
+  obsFields = ['x', 'y'];
+  maxSteps = 20;
+  reset() { return { obs: [0, 0], info: {} }; }
+  step(action) {
+    const broken = ++steps >= ${after};
+    return { obs: [${what === 'obs' ? `broken ? ${bad} : action` : 'action'}, 0], reward: ${what === 'reward' ? `broken ? ${bad} : 1` : '1'}, terminated: false, truncated: false, info: {} };
+  }
+}
+`);
+  return { env: { name: 'Corridor', kind: 'module', module: 'corridor.js', params: {} }, envModule };
+}

@@ -21,7 +21,8 @@ import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buff
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
 import { goalLayout } from '../replay/her.js';
 import { PhaseClock } from '../phase-clock.js';
-import { NonFiniteError, type Stepper } from '../stepper.js';
+import { CheckedStep } from '../checked-step.js';
+import type { Stepper } from '../stepper.js';
 import { BatchQValues, dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
 import { dqnSettings, type DqnSettings } from './settings.js';
 
@@ -53,6 +54,10 @@ export class Dqn implements Algorithm {
   /** Updates (rounds of gradient_steps) taken so far. */
   updates = 0;
   private readonly optimizer: Adam;
+  /** The gradient step, clipping and Adam, checked: a loss or gradient that is not finite stops the run. */
+  private readonly checked: CheckedStep;
+  /** The gradient step of the update under way, for the error when it diverges. */
+  private gradientStep = 0;
   private readonly envActions;
   private readonly scratch: StoreScratch;
   private readonly batch: ReplayBatch;
@@ -80,6 +85,14 @@ export class Dqn implements Algorithm {
     const rows = settings.batch_size;
     const n = policy.actions;
     this.optimizer = new Adam(policy.weights);
+    this.checked = new CheckedStep(gradients, {
+      learner: 'DQN',
+      at: () => `update ${this.updates + 1}, gradient step ${this.gradientStep + 1}`,
+      advice: 'try a smaller learning_rate, loss: huber or a max_grad_norm',
+      weights: policy.weights,
+      optimizer: this.optimizer,
+      maxGradNorm: settings.max_grad_norm,
+    });
     this.envActions = stepper.vec.createActionBuffer();
     this.scratch = createStoreScratch(stepper);
     this.batch = buffer.createBatch(rows);
@@ -142,6 +155,8 @@ export class Dqn implements Algorithm {
         updates++;
       }
     }
+    // Once per call, not per update: updates come every few env steps, and a scan at each would cost a few percent.
+    this.checked.checkWeights(() => `after update ${this.updates}`);
     const metrics: Record<string, number> = { 'charts/epsilon': epsilon };
     for (const [name, sum] of Object.entries(sums)) metrics[name] = sum / updates;
     return { ...metrics, ...this.clock.metrics() };
@@ -194,20 +209,15 @@ export class Dqn implements Algorithm {
       actionMask.fill(0);
       for (let j = 0; j < rows; j++) actionMask[j * n + batch.actions[j]] = 1;
       this.clock.mark('sampling');
-      const out = await this.gradients.run({
+      this.gradientStep = step;
+      const out = await this.checked.step({
         obs: { data: batch.obs, dims: [rows, obsDim] },
         action_mask: { data: actionMask, dims: [rows, n] },
         td_target: { data: tdTarget, dims: [rows] },
         inv_n: this.invN,
-      });
-      for (let k = 0; k < sums.length; k++) {
-        const value = out.metrics[metricSlots[k]];
-        if (!Number.isFinite(value)) this.diverged(`losses/${LOSS_METRICS[k]} is ${value}`, step);
-        sums[k] += value;
-      }
-      const norm = this.optimizer.step(out.grads, lr, s.max_grad_norm !== null ? { maxGradNorm: s.max_grad_norm } : {});
-      if (!Number.isFinite(norm)) this.diverged(`the gradient's norm is ${norm}`, step);
-      gradNorm += norm;
+      }, lr);
+      for (let k = 0; k < sums.length; k++) sums[k] += out.metrics[metricSlots[k]];
+      gradNorm += out.gradNorm;
       // The next batch's Double-DQN selection and the next collection see the new weights.
       policy.sync();
       this.clock.countGradientStep();
@@ -217,11 +227,6 @@ export class Dqn implements Algorithm {
     const metrics: Record<string, number> = { 'charts/learning_rate': lr, 'losses/grad_norm': gradNorm / s.gradient_steps };
     LOSS_METRICS.forEach((name, k) => (metrics[`losses/${name}`] = sums[k] / s.gradient_steps));
     return metrics;
-  }
-
-  /** A loss or gradient that is not finite ruins the weights for good: stop at once. */
-  private diverged(what: string, gradientStep: number): never {
-    throw new NonFiniteError(`DQN's update diverged: ${what} (update ${this.updates + 1}, gradient step ${gradientStep + 1}); try a smaller learning_rate, loss: huber or a max_grad_norm`);
   }
 
   state(): DqnState {

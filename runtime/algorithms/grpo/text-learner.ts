@@ -9,7 +9,8 @@
 //   and the clip never acts, so the gradient is REINFORCE's, A * grad log pi.
 // - pi_ref (a KL reference) is the policy as the stage began: a copy of the weights, kept in
 //   the checkpoint so a resumed run penalises the same reference.
-// - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm.
+// - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm; a loss, gradient
+//   or weight that is not finite stops the run (../checked-step.ts).
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
@@ -17,6 +18,7 @@ import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, ty
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
+import { CheckedStep } from '../checked-step.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { buildGrpoLoss, buildLogProbs, LOSS_METRICS } from './loss.js';
 
@@ -70,6 +72,9 @@ export class TextPolicyGradient implements Algorithm {
   globalStep = 0;
   updates = 0;
   private readonly optimizer: Adam;
+  private readonly checked: CheckedStep;
+  /** The iteration of the update under way, for the error when it diverges. */
+  private iteration = 0;
   private readonly metricSlots: readonly number[];
   private readonly scalars = {
     invTokens: new Float32Array(1),
@@ -97,6 +102,14 @@ export class TextPolicyGradient implements Algorithm {
     private readonly recorder: TextRolloutRecorder | undefined,
   ) {
     this.optimizer = new Adam(policy.weights, { eps: TEXT_ADAM_EPS });
+    this.checked = new CheckedStep(gradients, {
+      learner: config.name,
+      at: () => `update ${this.updates + 1}${config.iterations > 1 ? `, iteration ${this.iteration + 1} of ${config.iterations}` : ''}`,
+      advice: 'try a smaller learning_rate or max_grad_norm',
+      weights: policy.weights,
+      optimizer: this.optimizer,
+      maxGradNorm: config.maxGradNorm,
+    });
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
   }
 
@@ -197,10 +210,12 @@ export class TextPolicyGradient implements Algorithm {
     const sums = new Float64Array(LOSS_METRICS.length);
     let gradNorm = 0;
     for (let k = 0; k < c.iterations; k++) {
-      const out = await this.gradients.run(feeds);
-      gradNorm = this.optimizer.step(out.grads, lr, { maxGradNorm: c.maxGradNorm });
+      this.iteration = k;
+      const out = await this.checked.step(feeds, lr);
+      gradNorm = out.gradNorm;
       this.metricSlots.forEach((slot, m) => (sums[m] += out.metrics[slot]! / c.iterations));
     }
+    this.checked.checkWeights();
     this.updates++;
     this.globalStep += batch.steps;
     this.episodes.push(...batch.episodes);

@@ -12,7 +12,8 @@
 //   observation (they do not change while the weights do not), instead of once per step as
 //   CleanRL does; the result is the same;
 // - update: one gradient step per minibatch gives the loss, every gradient and the metrics
-//   (tensor/gradient-step.ts); clipping and Adam then update the weights in JS.
+//   (tensor/gradient-step.ts); clipping and Adam then update the weights in JS, checked for
+//   divergence (../checked-step.ts).
 //
 // Differences from CleanRL, each deliberate:
 // - truncated episodes (time limits) bootstrap from the value of their final observation,
@@ -24,7 +25,8 @@ import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, Graph, Session, type Compute, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { explainedVariance, normalize } from '../stats.js';
-import { NonFiniteError, type Stepper } from '../stepper.js';
+import { CheckedStep } from '../checked-step.js';
+import type { Stepper } from '../stepper.js';
 import { computeGae } from './gae.js';
 import { buildPpoLoss, LOSS_METRICS, ppoGradientStep } from './loss.js';
 import { minibatchRows, ppoSettings, type PpoSettings } from './settings.js';
@@ -57,6 +59,10 @@ export class Ppo implements Algorithm {
   private readonly batchSize: number;
   private readonly minibatchSize: number;
   private readonly optimizer: Adam;
+  /** The gradient step, clipping and Adam, checked: a loss or gradient that is not finite stops the run. */
+  private readonly checked: CheckedStep;
+  /** Where the update is, for the error when it diverges. */
+  private readonly position = { epoch: 0, step: 0 };
   // Rollout storage, [step][env] flattened. Observations sit at the front of valueObs, which
   // also holds the next observations and truncated episodes' final ones for the value pass.
   private readonly valueObs: Float32Array;
@@ -93,6 +99,15 @@ export class Ppo implements Algorithm {
     this.batchSize = settings.rollout_steps * numEnvs;
     this.minibatchSize = minibatchRows(settings, numEnvs);
     this.optimizer = new Adam(policy.weights, { eps: PPO_ADAM_EPS });
+    const at = this.position;
+    this.checked = new CheckedStep(gradients, {
+      learner: 'PPO',
+      at: () => `update ${this.iteration + 1}, epoch ${at.epoch + 1}, gradient step ${at.step + 1} of this update`,
+      advice: 'try a smaller learning_rate or max_grad_norm',
+      weights: policy.weights,
+      optimizer: this.optimizer,
+      maxGradNorm: settings.max_grad_norm,
+    });
     this.valueObs = new Float32Array((2 * this.batchSize + numEnvs) * obsDim);
     this.actions = new Float32Array(this.batchSize * width);
     this.logprobs = new Float32Array(this.batchSize);
@@ -210,9 +225,11 @@ export class Ppo implements Algorithm {
     const width = this.policy.distribution.encodedWidth;
     const sums = new Float64Array(LOSS_METRICS.length);
     const approxKlSlot = metricSlots[LOSS_METRICS.indexOf('approx_kl')];
+    const at = this.position;
     let steps = 0;
     let gradNorm = 0;
     for (let epoch = 0; epoch < s.epochs; epoch++) {
+      at.epoch = epoch;
       this.shuffleRng.shuffle(order);
       let approxKl = 0;
       for (let start = 0; start < batchSize; start += minibatchSize) {
@@ -222,7 +239,9 @@ export class Ppo implements Algorithm {
         this.invN[0] = 1 / n;
         const rows = (a: Float32Array, w: number) => ({ data: a.subarray(0, n * w), dims: [n, w] });
         const column = (a: Float32Array) => ({ data: a.subarray(0, n), dims: [n] });
-        const out = await this.gradients.run({
+        at.step = steps;
+        // Clipping to max_grad_norm happens inside Adam's kernel (one pass over the gradients).
+        const out = await this.checked.step({
           obs: rows(mb.obs, obsDim),
           action: rows(mb.action, width),
           old_logprob: column(mb.old_logprob),
@@ -232,33 +251,19 @@ export class Ppo implements Algorithm {
           clip_coef: this.clipCoef,
           ent_coef: this.entCoef,
           inv_n: this.invN,
-        });
-        for (let k = 0; k < sums.length; k++) {
-          const value = out.metrics[metricSlots[k]];
-          if (!Number.isFinite(value)) this.diverged(`losses/${LOSS_METRICS[k]} is ${value}`, epoch, steps);
-          sums[k] += value;
-        }
-        // Clipping to max_grad_norm happens inside Adam's kernel (one pass over the gradients).
-        const norm = this.optimizer.step(out.grads, lr, { maxGradNorm: s.max_grad_norm });
-        if (!Number.isFinite(norm)) this.diverged(`the gradient's norm is ${norm}`, epoch, steps);
-        gradNorm += norm;
+        }, lr);
+        for (let k = 0; k < sums.length; k++) sums[k] += out.metrics[metricSlots[k]];
+        gradNorm += out.gradNorm;
         approxKl = out.metrics[approxKlSlot];
         steps++;
       }
       if (s.target_kl !== null && approxKl > s.target_kl) break;
     }
+    this.checked.checkWeights();
     this.policy.sync();
     const metrics: Record<string, number> = { 'losses/grad_norm': gradNorm / steps, 'losses/gradient_steps': steps };
     LOSS_METRICS.forEach((name, k) => (metrics[`losses/${name}`] = sums[k] / steps));
     return metrics;
-  }
-
-  /**
-   * A loss or gradient that is not finite ruins the weights for good: stop at once. Non-finite
-   * observations and rewards were caught by the stepper, so this is the update itself diverging.
-   */
-  private diverged(what: string, epoch: number, gradientStep: number): never {
-    throw new NonFiniteError(`PPO's update diverged: ${what} (epoch ${epoch + 1}, gradient step ${gradientStep + 1} of this update); try a smaller learning_rate or max_grad_norm`);
   }
 
   /** Copies the rollout rows order[start .. start + n) into the minibatch columns. */

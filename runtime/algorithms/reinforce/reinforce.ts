@@ -14,13 +14,15 @@
 // - The policy is the plan's actor-critic, of which REINFORCE trains the actor; the critic
 //   keeps its initial weights (there is no value baseline). Acting, evaluation and the ONNX
 //   export are the actor-critic's, as under PPO.
-// - Adam with PyTorch's default epsilon (1e-8); the gradient is clipped to max_grad_norm.
+// - Adam with PyTorch's default epsilon (1e-8); the gradient is clipped to max_grad_norm; a
+//   loss, gradient or weight that is not finite stops the run (../checked-step.ts).
 import type { ActorCriticPolicy } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { reinforceOnText } from './text.js';
+import { CheckedStep } from '../checked-step.js';
 import type { Stepper } from '../stepper.js';
 import { advantagesOf, discountedReturn } from './advantages.js';
 import { EpisodeStore, type Trajectory } from './episodes.js';
@@ -51,6 +53,7 @@ export class Reinforce implements Algorithm {
   globalStep = 0;
   updates = 0;
   private readonly optimizer: Adam;
+  private readonly checked: CheckedStep;
   private readonly episodes: EpisodeStore;
   private readonly head: Float32Array;
   private readonly encoded: Float32Array;
@@ -76,6 +79,14 @@ export class Reinforce implements Algorithm {
     const { numEnvs, obsDim } = stepper;
     const dist = policy.distribution;
     this.optimizer = new Adam(policy.weights, { eps: REINFORCE_ADAM_EPS });
+    this.checked = new CheckedStep(gradients, {
+      learner: 'REINFORCE',
+      at: () => `update ${this.updates + 1}`,
+      advice: 'try a smaller learning_rate or max_grad_norm',
+      weights: policy.weights,
+      optimizer: this.optimizer,
+      maxGradNorm: settings.max_grad_norm,
+    });
     this.episodes = new EpisodeStore(numEnvs, obsDim, dist.encodedWidth);
     this.head = new Float32Array(numEnvs * dist.headWidth);
     this.encoded = new Float32Array(numEnvs * dist.encodedWidth);
@@ -145,21 +156,21 @@ export class Reinforce implements Algorithm {
     const { batch } = this;
     this.invSamples[0] = 1 / n;
     this.invRows[0] = 1 / rows;
-    const out = await this.gradients.run({
+    // Clipping to max_grad_norm happens inside Adam's kernel (one pass over the gradients).
+    const out = await this.checked.step({
       obs: { data: batch.obs.subarray(0, rows * obsDim), dims: [rows, obsDim] },
       action: { data: batch.action.subarray(0, rows * width), dims: [rows, width] },
       advantages: { data: batch.advantages.subarray(0, rows), dims: [rows] },
       inv_samples: this.invSamples,
       inv_rows: this.invRows,
       ent_coef: this.entCoef,
-    });
-    // Clipping to max_grad_norm happens inside Adam's kernel (one pass over the gradients).
-    const gradNorm = this.optimizer.step(out.grads, lr, { maxGradNorm: s.max_grad_norm });
+    }, lr);
+    this.checked.checkWeights();
     this.policy.sync();
     this.updates++;
     let meanReturn = 0;
     for (let i = 0; i < n; i++) meanReturn += returns[i] / n;
-    const metrics: Record<string, number> = { 'losses/grad_norm': gradNorm, 'losses/gradient_steps': 1, 'charts/group_return': meanReturn, 'charts/group_steps': rows };
+    const metrics: Record<string, number> = { 'losses/grad_norm': out.gradNorm, 'losses/gradient_steps': 1, 'charts/group_return': meanReturn, 'charts/group_steps': rows };
     LOSS_METRICS.forEach((name, k) => (metrics[`losses/${name}`] = out.metrics[this.metricSlots[k]]));
     return metrics;
   }

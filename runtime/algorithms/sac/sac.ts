@@ -27,7 +27,8 @@ import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algori
 import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
 import { goalLayout } from '../replay/her.js';
-import { NonFiniteError, type Stepper } from '../stepper.js';
+import { CheckedStep, type CheckedStepOptions } from '../checked-step.js';
+import type { Stepper } from '../stepper.js';
 import { isGoalConditioned } from '../../envs/types.js';
 import { ACTOR_METRICS, buildActorLoss, buildCriticLoss, CRITIC_METRICS, sacGradientStep } from './loss.js';
 import { sacSettings, targetEntropy, type SacSettings } from './settings.js';
@@ -74,6 +75,8 @@ export class Sac implements Algorithm {
   private readonly criticOptimizer: Adam;
   private readonly actorOptimizer: Adam;
   private readonly alphaOptimizer: Adam | null;
+  /** Each optimiser's step, checked: a loss, gradient or weight that is not finite stops the run. */
+  private readonly checked: { readonly critic: CheckedStep; readonly actor: CheckedStep; readonly alpha: CheckedStep | null };
   /** log(alpha), trained when `alpha: auto` (CleanRL starts it at 0: alpha 1). */
   private readonly logAlpha: Float32Array;
   private readonly targetEntropy: number;
@@ -88,6 +91,8 @@ export class Sac implements Algorithm {
   private readonly criticGrads: { readonly slots: readonly number[]; readonly grads: Float32Array[] };
   private readonly actorGrads: { readonly slots: readonly number[]; readonly grads: Float32Array[] };
   private readonly alphaGrad = [new Float32Array(1)];
+  /** The temperature's step as the checked step takes it: its loss and gradient, no metrics. */
+  private readonly alphaResult = { loss: 0, grads: this.alphaGrad, metrics: new Float64Array(0) };
   private readonly sums = new Float64Array(SUMMED.length);
   /** The feeds of both steps, made once: they view the batch's, the noise's and the scalars' fixed arrays. */
   private readonly criticFeeds: Record<string, Feed>;
@@ -119,6 +124,14 @@ export class Sac implements Algorithm {
     this.actorOptimizer = new Adam(actor.weights, { eps });
     this.logAlpha = new Float32Array([settings.alpha === null ? 0 : Math.log(settings.alpha)]);
     this.alphaOptimizer = settings.alpha === null ? new Adam([this.logAlpha], { lr: criticLr, eps }) : null;
+    const checks = (at: () => string): Pick<CheckedStepOptions, 'learner' | 'at' | 'advice'> => ({ learner: 'SAC', at, advice: 'try a smaller learning_rate or critic_learning_rate' });
+    const criticStepAt = () => `critic step ${this.criticSteps + 1}`;
+    this.checked = {
+      critic: new CheckedStep(criticStep, { ...checks(criticStepAt), weights: critics.weights, optimizer: this.criticOptimizer, pick: (grads) => pick(grads, this.criticGrads) }),
+      actor: new CheckedStep(actorStep, { ...checks(() => `actor step ${this.actorSteps + 1}, critic step ${this.criticSteps}`), weights: actor.weights, optimizer: this.actorOptimizer, pick: (grads) => pick(grads, this.actorGrads) }),
+      // The temperature's gradient is written out (temperatureStep): no session.
+      alpha: this.alphaOptimizer ? new CheckedStep(null, { ...checks(() => `temperature step ${this.actorSteps}, critic step ${this.criticSteps}`), weights: { names: ['log_alpha'], values: [this.logAlpha] }, optimizer: this.alphaOptimizer }) : null,
+    };
     this.targetEntropy = targetEntropy(settings, actor.discrete, actor.actionDim);
     this.batch = buffer.createBatch(settings.batch_size);
     this.batchActions = actor.discrete ? new Float32Array(settings.batch_size * actor.actionDim) : this.batch.actions;
@@ -220,6 +233,9 @@ export class Sac implements Algorithm {
         for (let k = 0; k < s.gradient_steps; k++) await this.train(lr);
       }
     }
+    // Once per call, not per step: a scan of every weight at each would cost several percent (../checked-step.ts).
+    const at = () => `after critic step ${this.criticSteps}`;
+    for (const checked of [this.checked.critic, this.checked.actor, this.checked.alpha]) checked?.checkWeights(at);
     return this.metrics(lr);
   }
 
@@ -249,20 +265,17 @@ export class Sac implements Algorithm {
     else this.drawNoise();
     scalars.alpha[0] = this.alpha;
     this.clock.mark('sampling');
-    const critic = await this.criticStep.run(this.criticFeeds);
-    this.record(critic.metrics, this.criticStep.metricNames, this.slots.critic, 'critic');
-    const norm = this.criticOptimizer.step(pick(critic.grads, this.criticGrads));
-    if (!Number.isFinite(norm)) this.diverged(`the critics' gradient norm is ${norm}`);
+    // The critics' rate is fixed (critic_learning_rate, or learning_rate at step 0, as CleanRL's q_lr).
+    const critic = await this.checked.critic.step(this.criticFeeds);
+    this.record(critic.metrics, this.slots.critic, 'critic');
     this.criticSteps++;
 
     if (this.criticSteps % s.policy_frequency === 0) {
       for (let k = 0; k < s.policy_frequency; k++) {
         scalars.alpha[0] = this.alpha;
         if (!this.discrete) this.drawNoise();
-        const actor = await this.actorStep.run(this.actorFeeds);
-        this.record(actor.metrics, this.actorStep.metricNames, this.slots.actor, 'actor');
-        const actorNorm = this.actorOptimizer.step(pick(actor.grads, this.actorGrads), lr);
-        if (!Number.isFinite(actorNorm)) this.diverged(`the actor's gradient norm is ${actorNorm}`);
+        const actor = await this.checked.actor.step(this.actorFeeds, lr);
+        this.record(actor.metrics, this.slots.actor, 'actor');
         this.actorSteps++;
         if (this.alphaOptimizer) this.temperatureStep(actor.metrics[this.entropySlot]);
       }
@@ -281,9 +294,9 @@ export class Sac implements Algorithm {
     const perAction = this.discrete ? 1 / this.actionDim : 1;
     const alphaLoss = -this.alpha * (this.targetEntropy - entropy) * perAction;
     this.alphaGrad[0][0] = alphaLoss;
-    this.alphaOptimizer!.step(this.alphaGrad);
+    this.alphaResult.loss = alphaLoss;
+    this.checked.alpha!.update(this.alphaResult);
     this.sums[SUMMED.indexOf('alpha_loss')] += alphaLoss;
-    if (!Number.isFinite(this.logAlpha[0])) this.diverged(`log_alpha is ${this.logAlpha[0]}`);
   }
 
   /** The batch's action indices as one-hot rows (the critics' graph picks Q(s, a) with them). */
@@ -304,12 +317,9 @@ export class Sac implements Algorithm {
     return this.actorStep.metricNames.indexOf('entropy');
   }
 
-  private record(values: Float64Array, names: readonly string[], slots: readonly number[], which: 'critic' | 'actor'): void {
-    for (let k = 0; k < names.length; k++) {
-      const value = values[k];
-      if (!Number.isFinite(value)) this.diverged(`losses/${names[k]} is ${value}`);
-      this.sums[slots[k]] += value;
-    }
+  /** Adds a step's metrics (checked finite by the step) to the sums. */
+  private record(values: Float64Array, slots: readonly number[], which: 'critic' | 'actor'): void {
+    for (let k = 0; k < slots.length; k++) this.sums[slots[k]] += values[k];
     this.counts[which]++;
   }
 
@@ -323,11 +333,6 @@ export class Sac implements Algorithm {
     if (critic > 0) out['losses/qf_values'] = (out['losses/qf1_values'] + out['losses/qf2_values']) / 2;
     out['losses/gradient_steps'] = critic;
     return { ...out, ...this.clock.metrics() };
-  }
-
-  /** A loss or gradient that is not finite ruins the weights for good: stop at once. */
-  private diverged(what: string): never {
-    throw new NonFiniteError(`SAC's update diverged: ${what} (critic step ${this.criticSteps + 1}); try a smaller learning_rate or critic_learning_rate`);
   }
 
   state(): SacState {

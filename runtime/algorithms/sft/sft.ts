@@ -3,13 +3,15 @@
 // never a held-out prompt; or a dialogue of the env's expert) and takes one Adam step on the
 // cross-entropy of the answer tokens (loss.ts): the prompt, or the env's messages, are read,
 // not learned. It runs `updates` steps; a stage budget, when given, counts
-// demonstrations and may end it sooner.
+// demonstrations and may end it sooner. A loss, gradient or weight that is not finite stops
+// the run (../checked-step.ts).
 import type { LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
+import { CheckedStep } from '../checked-step.js';
 import { buildSftLoss } from './loss.js';
 import { sftSettings, type SftSettings } from './settings.js';
 
@@ -38,6 +40,7 @@ export class Sft implements Algorithm {
   globalStep = 0;
   updates = 0;
   private readonly optimizer: Adam;
+  private readonly checked: CheckedStep;
   private readonly invTokens = new Float32Array(1);
 
   private constructor(
@@ -50,6 +53,14 @@ export class Sft implements Algorithm {
     private readonly rng: Rng,
   ) {
     this.optimizer = new Adam(policy.weights, { eps: SFT_ADAM_EPS });
+    // No clipping: SFT has no max_grad_norm.
+    this.checked = new CheckedStep(gradients, {
+      learner: 'SFT',
+      at: () => `update ${this.updates + 1}`,
+      advice: 'try a smaller learning_rate',
+      weights: policy.weights,
+      optimizer: this.optimizer,
+    });
   }
 
   static async create(context: TextAlgorithmContext, settings: SftSettings): Promise<Sft> {
@@ -81,19 +92,19 @@ export class Sft implements Algorithm {
     const batch = await this.env.demonstrations(rows, this.rng, this.policy);
     const T = batch.width;
     this.invTokens[0] = 1 / batch.tokenCount;
-    const out = await this.gradients.run({
+    const out = await this.checked.step({
       tokens: { data: batch.tokens, dims: [rows, T] },
       targets: { data: batch.targets, dims: [rows, T] },
       mask: { data: batch.mask, dims: [rows, T] },
       inv_tokens: this.invTokens,
       ...batch.modelFeeds,
-    });
-    const gradNorm = this.optimizer.step(out.grads, lr);
+    }, lr);
+    this.checked.checkWeights();
     this.updates++;
     this.globalStep += rows;
     return {
       'losses/sft_loss': out.loss,
-      'losses/grad_norm': gradNorm,
+      'losses/grad_norm': out.gradNorm,
       'train/token_accuracy': out.metrics[0]!,
       'charts/learning_rate': lr,
       'charts/tokens': batch.tokenCount,

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { RunFailedError, train, type TrainOptions } from '../../../runtime/train.js';
-import { makePlan, tempDir } from '../helpers.js';
+import { brokenCorridor, makePlan, tempDir } from '../helpers.js';
 
 /** Trains `plan`, expecting a failure; returns the message and the run directory. */
 async function failure(plan: Plan, options: TrainOptions = {}): Promise<{ message: string; dir: string; files: string[] }> {
@@ -28,25 +28,10 @@ async function failure(plan: Plan, options: TrainOptions = {}): Promise<{ messag
   return { message: failed.message, dir, files: fs.readdirSync(path.join(dir, 'checkpoints')).sort() };
 }
 
-/** A module env (a corridor of 20 cells) that starts returning `bad` for `what` from its `after`-th step on. */
+/** The corridor of 20 cells (four copies) that starts returning `bad` for `what` from its `after`-th step on. */
 function moduleEnv(what: 'obs' | 'reward', bad: string, after: number): { plan: Plan; envModule: string } {
-  const dir = tempDir();
-  const envModule = path.join(dir, 'corridor.js');
-  fs.writeFileSync(envModule, `let steps = 0;
-export default class Corridor {
-  observationSpace = { kind: 'box', shape: [2], low: [0, 0], high: [1, 1] };
-  actionSpace = { kind: 'discrete', n: 2 };
-  obsFields = ['x', 'y'];
-  maxSteps = 20;
-  reset() { return { obs: [0, 0], info: {} }; }
-  step(action) {
-    const broken = ++steps >= ${after};
-    return { obs: [${what === 'obs' ? `broken ? ${bad} : action` : 'action'}, 0], reward: ${what === 'reward' ? `broken ? ${bad} : 1` : '1'}, terminated: false, truncated: false, info: {} };
-  }
-}
-`);
-  const plan: Plan = { ...makePlan({ budget: 4096, envs: 4 }), env: { name: 'Corridor', kind: 'module', module: 'corridor.js', params: {} } };
-  return { plan, envModule };
+  const { env, envModule } = brokenCorridor(what, bad, after);
+  return { plan: { ...makePlan({ budget: 4096, envs: 4 }), env }, envModule };
 }
 
 describe('non-finite numbers', () => {
@@ -81,7 +66,7 @@ describe('non-finite numbers', () => {
   it('an update whose loss overflows fails the run instead of writing NaN weights', async () => {
     const plan = makePlan({ reward: { name: 'Huge', replace_env_reward: true, terms: [{ name: 'huge', expr: { const: 1e30 } }] } });
     const { message, files } = await failure(plan, { checkpointEvery: 512 });
-    assert.match(message, /^PPO's update diverged: losses\/\w+ is (NaN|-?Infinity) \(epoch 1, gradient step 1 of this update\); try a smaller learning_rate or max_grad_norm, after 512 steps of training; no checkpoint was written before it$/);
+    assert.match(message, /^PPO's update diverged: losses\/\w+ is (NaN|-?Infinity) \(update 1, epoch 1, gradient step 1 of this update\); try a smaller learning_rate or max_grad_norm, after 512 steps of training; no checkpoint was written before it$/);
     assert.deepEqual(files, []);
   });
 });
