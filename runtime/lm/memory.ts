@@ -3,9 +3,14 @@
 // (what TRL and verl users ask for most). rlx computes in float32 whatever the checkpoint's
 // dtype, so every weight costs 4 bytes. The activation figure is an estimate of what a training
 // step's graph keeps for its backward pass; the others are exact counts of the arrays held.
+import * as os from 'node:os';
+import { InputError } from '../input-error.js';
+import { formatBytes } from '../input-files.js';
 import { parameterCount, type LmConfig } from './config.js';
 
 const F32 = 4;
+
+export { formatBytes };
 
 export interface MemoryShape {
   /** Parameters trained: all of them (full fine-tuning), the adapters' (LoRA), or none (sampling only). */
@@ -52,13 +57,6 @@ function trainingActivations(c: LmConfig, rows: number, T: number): number {
   return rows * T * (c.layers * perBlock + 3 * c.vocab) * F32;
 }
 
-/** "2.1 GiB" */
-export function formatBytes(bytes: number): string {
-  const GiB = 2 ** 30;
-  if (bytes >= GiB) return `${(bytes / GiB).toFixed(1)} GiB`;
-  return `${(bytes / 2 ** 20).toFixed(bytes >= 100 * 2 ** 20 ? 0 : 1)} MiB`;
-}
-
 /** One line per part, for hover and for the refusal's message. */
 export function describeMemory(m: MemoryEstimate): string {
   const parts: [string, number][] = [
@@ -70,4 +68,25 @@ export function describeMemory(m: MemoryEstimate): string {
     ['activations (estimate)', m.activations],
   ];
   return [...parts.filter(([, b]) => b > 0).map(([name, b]) => `${name} ${formatBytes(b)}`), `total ${formatBytes(m.total)}`].join(', ');
+}
+
+/** A run whose estimate exceeds the memory there is; the message gives the figures and what to change. */
+export class MemoryEstimateError extends InputError {
+  override name = 'MemoryEstimateError';
+}
+
+/**
+ * Refuses, before anything is loaded, a run whose estimate exceeds `available` bytes (the
+ * machine's free memory by default), saying what each part takes and what would shrink it.
+ */
+export function checkMemory(c: LmConfig, shape: MemoryShape, where: string, available = os.freemem()): MemoryEstimate {
+  const estimate = estimateMemory(c, shape);
+  if (estimate.total > available) {
+    const lora = shape.trainableParameters < parameterCount(c) ? '' : ', LoRA (a lora { } block) instead of full fine-tuning';
+    throw new MemoryEstimateError(
+      `${where}: this run needs about ${formatBytes(estimate.total)} (${describeMemory(estimate)}), more than the ${formatBytes(available)} free on this machine; ` +
+        `use a smaller model${lora}, fewer prompts or samples per update, or shorter completions (max_tokens)`,
+    );
+  }
+  return estimate;
 }

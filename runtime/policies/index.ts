@@ -6,7 +6,7 @@ import type { Rng } from '../random.js';
 import { MlpPolicy, mlpSettings } from './mlp.js';
 import { SacActor, SacCritics } from './sac-networks.js';
 import type { ActorCriticPolicy, LanguageModel, PolicySpaces, TokenModel } from './policy.js';
-import { PretrainedPolicy } from './pretrained.js';
+import { PretrainedPolicy, type ExpectedUse } from './pretrained.js';
 import { pretrainedParams, resolvePretrained, type PretrainedParams } from './pretrained-settings.js';
 import { MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
@@ -40,7 +40,7 @@ export interface PolicyDefinition<S = unknown> {
   /** A language model over a text task's tokens (GRPO, SFT). */
   tokenModel?(settings: S, tokenizer: CharTokenizer, rng: Rng): TokenModel;
   /** A language model with a tokenizer of its own (a pretrained model; its folder relative to `baseDir`): the text env's tokenizer is not used. */
-  languageModel?(settings: S, rng: Rng, baseDir: string | undefined, name: string): LanguageModel;
+  languageModel?(settings: S, rng: Rng, baseDir: string | undefined, name: string, expected?: ExpectedUse): LanguageModel;
 }
 
 const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
@@ -61,7 +61,7 @@ const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
 const PRETRAINED: PolicyDefinition<PretrainedParams> = {
   name: 'pretrained',
   settings: (params) => pretrainedParams(params),
-  languageModel: (params, rng, baseDir, name) => PretrainedPolicy.load(resolvePretrained(params, baseDir, `policy ${name}`), rng),
+  languageModel: (params, rng, baseDir, name, expected) => PretrainedPolicy.load(resolvePretrained(params, baseDir, `policy ${name}`), rng, expected),
 };
 
 /** The policy kinds this runtime implements. */
@@ -137,9 +137,9 @@ export class PolicyFactory {
   }
 
   /** The language model a text learner trains: a pretrained one, or one over the task's characters (`tokenizer`). */
-  languageModel(algorithm: string, tokenizer: CharTokenizer): LanguageModel {
+  languageModel(algorithm: string, tokenizer: CharTokenizer, expected?: ExpectedUse): LanguageModel {
     const pretrained = this.definition.languageModel;
-    return pretrained ? pretrained(this.settings, this.rng, this.baseDir, this.component.name) : this.tokenModel(algorithm, tokenizer);
+    return pretrained ? pretrained(this.settings, this.rng, this.baseDir, this.component.name, expected) : this.tokenModel(algorithm, tokenizer);
   }
 
   tokenModel(algorithm: string, tokenizer: CharTokenizer): TokenModel {

@@ -10,7 +10,9 @@ import type { ActionBuffer } from './distributions.js';
 import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';
 import { openModelFolder, renderChat, type ModelFolder } from '../lm/model-folder.js';
 import { PretrainedLm } from '../lm/pretrained.js';
-import type { LoraSettings } from '../lm/lora.js';
+import { loraAdapters, type LoraSettings } from '../lm/lora.js';
+import { parameterCount } from '../lm/config.js';
+import { checkMemory, type MemoryShape } from '../lm/memory.js';
 import { attentionMask, rowPositions } from '../lm/rows.js';
 
 /** How a task's prompt becomes the model's chat prompt (the policy's `chat { }` block). */
@@ -21,6 +23,9 @@ export interface ChatSettings {
   /** Passed to the chat template (Qwen3's enable_thinking, ...). */
   readonly variables: Readonly<Record<string, unknown>>;
 }
+
+/** What a run will do with the model at once, for the memory estimate (lm/memory.ts). */
+export type ExpectedUse = Omit<MemoryShape, 'trainableParameters'>;
 
 export interface PretrainedSettings {
   /** The model folder (absolute, or relative to the working directory). */
@@ -57,9 +62,19 @@ export class PretrainedPolicy implements LanguageModel {
     this.spaces = { obsDim: lm.config.context, actionSpace: { kind: 'discrete', n: lm.config.vocab } };
   }
 
-  /** Loads the folder; `rng` draws new LoRA adapters. */
-  static load(settings: PretrainedSettings, rng: Rng): PretrainedPolicy {
+  /**
+   * Loads the folder; `rng` draws new LoRA adapters. With `expected` (what the run will sample
+   * and train at once), a run whose memory estimate exceeds the free memory is refused first,
+   * before a byte of the weights is read.
+   */
+  static load(settings: PretrainedSettings, rng: Rng, expected?: ExpectedUse): PretrainedPolicy {
     const folder = openModelFolder(settings.folder);
+    if (expected) {
+      const { config } = folder;
+      const trainableParameters = settings.lora ? loraAdapters(config, settings.lora).reduce((n, a) => n + a.a.shape[0] * a.a.shape[1] + a.b.shape[0] * a.b.shape[1], 0) : parameterCount(config);
+      // A KL reference under LoRA is the adapters' copy; with full fine-tuning a copy of the model.
+      checkMemory(config, { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora }, `policy (pretrained "${settings.folder}")`);
+    }
     return new PretrainedPolicy(PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {}), settings);
   }
 

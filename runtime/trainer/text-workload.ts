@@ -8,6 +8,7 @@ import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { PolicyFactory, type LanguageModel } from '../policies/index.js';
+import type { ExpectedUse } from '../policies/pretrained.js';
 import { Rng } from '../random.js';
 import type { ConditionMetric } from '../run/stop.js';
 import { TextRolloutRecorder } from '../run/text-rollouts.js';
@@ -37,6 +38,29 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
       break;
   }
   throw new Error(`env kind ${plan.env.kind} is not a text env`);
+}
+
+/**
+ * The most a run will sample and train at once over its stages, for a pretrained model's memory
+ * estimate: rows decoded (prompts x samples), rows per gradient step, the longest row (the
+ * longest prompt in characters, a bound on its tokens, plus a chat template's ~32 tokens and the
+ * completion), and whether a KL reference is kept.
+ */
+function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
+  let sampleRows = 0;
+  let trainRows = 0;
+  let referenceCopy = false;
+  for (const stage of plan.stages) {
+    const p = stage.algorithm.params as Record<string, unknown>;
+    const n = (key: string, fallback: number) => (typeof p[key] === 'number' ? (p[key] as number) : fallback);
+    const rows = stage.algorithm.kind === 'SFT' ? n('batch_size', 32) : n('prompts_per_update', 16) * n('group_size', n('episodes_per_update', 8));
+    if (stage.algorithm.kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
+    trainRows = Math.max(trainRows, rows);
+    referenceCopy ||= n('kl_coef', 0) > 0;
+  }
+  const maxTokens = env instanceof TextEnvironment ? env.maxTokens : 64;
+  const prompt = env instanceof TextEnvironment ? env.task.maxPromptLength : 64;
+  return { sampleRows, trainRows, sequenceLength: prompt + 32 + maxTokens, referenceCopy };
 }
 
 export class TextWorkload implements Workload {
@@ -70,7 +94,7 @@ export class TextWorkload implements Workload {
   /** The plan's task and model for `seed`; `options` say where a dataset's file is. Errors say which param is wrong. */
   static create(plan: Plan, seed: number, options: TextTaskOptions = {}, envModule?: LoadedEnvModule): TextWorkload {
     const env = textEnvOf(plan, options, envModule);
-    const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy'), undefined, options.baseDir).languageModel(plan.stages[0]!.algorithm.kind, env.tokenizer);
+    const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy'), undefined, options.baseDir).languageModel(plan.stages[0]!.algorithm.kind, env.tokenizer, expectedUse(plan, env));
     try {
       // A pretrained model's rows are its own tokens: they fit its context or are cut by max_tokens.
       if (!model.variableRows) env.checkFits(model.context, `policy ${plan.policy.name}`);

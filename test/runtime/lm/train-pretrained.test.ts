@@ -89,3 +89,17 @@ test('a pretrained policy on an env of numbers or on a dialogue is refused befor
   dialogue.env = { name: 'E', kind: 'GuessNumber', params: {} };
   assert.throws(() => checkPlan(dialogue), /dialogues \(GuessNumber\) with a pretrained policy are not supported yet/);
 });
+
+test('a model too large for this machine is refused with the memory figures before its weights are read or a run folder is made', async () => {
+  const { mkdtempSync, copyFileSync, writeFileSync, readdirSync, existsSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const big = mkdtempSync(path.join(tmpdir(), 'rlx-big-model-'));
+  for (const file of ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja']) copyFileSync(path.join(QWEN2, file), path.join(big, file));
+  // A 70B-class shape: ~280 GB of float32 weights alone. Its weights file is not even there.
+  writeFileSync(path.join(big, 'config.json'), JSON.stringify({ model_type: 'llama', hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 80, num_attention_heads: 64, num_key_value_heads: 8, vocab_size: 128256, max_position_embeddings: 8192, rope_theta: 500000 }));
+  const plan = pretrainedPlan('GRPO', { group_size: 4 }, 64, { rank: 8, alpha: 16, targets: ['q_proj', 'v_proj'] });
+  plan.policy = { ...plan.policy, params: { ...plan.policy.params, model: big } };
+  const out = tempDir();
+  await assert.rejects(train(plan, { out }), (err: unknown) => /needs about \d+(\.\d)? GiB \(weights \(float32\) \d+(\.\d)? GiB, .*more than the .* free on this machine; use a smaller model/.test((err as Error).message));
+  assert.ok(!existsSync(path.join(out, 'Test')) || readdirSync(path.join(out, 'Test')).length === 0, 'no run folder');
+});
