@@ -125,6 +125,10 @@ export class TextWorkload implements Workload {
     return algorithm.takeEpisodes?.() ?? [];
   }
 
+  evaluatesAtStart(): boolean {
+    return this.model.kind === 'pretrained';
+  }
+
   evaluates(): boolean {
     return true;
   }

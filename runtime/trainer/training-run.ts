@@ -188,6 +188,7 @@ export class TrainingRun {
       if (this.curriculum) this.workload.setEnvParam!(this.curriculum.envParam, this.counters.curriculum!, state?.step ?? 0);
       const startTime = performance.now();
       const resumedStage = state ? this.counters.stage! : -1;
+      if (!state && this.plan.eval && this.workload.evaluatesAtStart?.()) await this.evaluate();
       let outcome: Outcome | null = null;
       for (let i = this.counters.stage!; i < this.stages.length && !outcome; i++) {
         const resumed = i === resumedStage;

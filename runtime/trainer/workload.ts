@@ -73,6 +73,8 @@ export interface Workload {
   takeEpisodes(algorithm: Algorithm): readonly EpisodeRecord[];
   /** Whether evaluate() has something to do for `plan` (numeric envs need an `eval` block; text tasks always have held-out prompts). */
   evaluates(plan: Plan): boolean;
+  /** Evaluate the starting policy before the first update of a new run (a pretrained model: the baseline a fine-tuning run is judged against). */
+  evaluatesAtStart?(): boolean;
   /** Evaluates the algorithm's policy; `index` counts evaluations over the run. */
   evaluate(algorithm: Algorithm, index: number): Promise<EvalOutcome>;
   /**
