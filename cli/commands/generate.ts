@@ -1,4 +1,4 @@
-// rlx generate MODEL_DIR --prompt T | --prompt-ids 1,2,3 [--chat ...] [--max-tokens N]
+// rlx generate MODEL_DIR|RUN_DIR --prompt T | --prompt-ids 1,2,3 [--chat ...] [--max-tokens N]
 // [--greedy | --temperature X] [--seed N] [--score-ids 4,5,6] [--json]: completes a prompt with a
 // pretrained model on the CPU and prints the prompt's ids, the completion's ids, its text and
 // each token's log-probability (under the model at temperature 1). --score-ids prints the
@@ -8,7 +8,7 @@ import { UserError } from '../files.js';
 import { asUserErrors, CHAT_OPTIONS, chatVariables, tokenIds } from './model-args.js';
 
 const usage =
-  'rlx generate MODEL_DIR (--prompt T | --prompt-ids 1,2,3) [--chat [--system S] [--chat-var NAME=VALUE]...]\n' +
+  'rlx generate MODEL_DIR|RUN_DIR (--prompt T | --prompt-ids 1,2,3) [--chat [--system S] [--chat-var NAME=VALUE]...]\n' +
   '  [--max-tokens N] [--greedy | --temperature X] [--seed N] [--score-ids 4,5,6] [--json]';
 
 function positiveNumber(option: string, text: string | undefined, fallback: number, integer: boolean): number {
@@ -39,7 +39,7 @@ export const generateCommand: Command = {
       },
       usage,
     );
-    if (positionals.length !== 1) throw new UserError(`name one model folder\nusage: ${usage}`);
+    if (positionals.length !== 1) throw new UserError(`name one model folder or run directory\nusage: ${usage}`);
     if ((values.prompt === undefined) === (values['prompt-ids'] === undefined)) throw new UserError(`give --prompt or --prompt-ids (one of them)\nusage: ${usage}`);
     if (values.chat && values['prompt-ids'] !== undefined) throw new UserError('--chat renders a --prompt text through the chat template; --prompt-ids are used as they are');
     if (values.greedy && values.temperature !== undefined) throw new UserError('--greedy and --temperature exclude each other');
@@ -48,20 +48,20 @@ export const generateCommand: Command = {
     const seed = values.seed === undefined ? 0 : Number(values.seed);
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
 
-    const [{ openModelFolder, renderChat }, { PretrainedLm }, { Rng }] = await Promise.all([
+    const [{ renderChat }, { loadModelAt }, { Rng }] = await Promise.all([
       import('../../runtime/lm/model-folder.js'),
-      import('../../runtime/lm/pretrained.js'),
+      import('../../runtime/lm/run-policy.js'),
       import('../../runtime/random.js'),
     ]);
     const result = await asUserErrors(async () => {
-      const folder = openModelFolder(positionals[0]!);
+      const { folder, load } = loadModelAt(positionals[0]!);
       const { tokenizer } = folder;
       const prompt =
         values['prompt-ids'] !== undefined
           ? tokenIds('--prompt-ids', values['prompt-ids'], folder.config.vocab)
           : tokenizer.encode(values.chat ? renderChat(folder, { user: values.prompt!, system: values.system, variables: chatVariables(values['chat-var']) }) : values.prompt!);
       if (prompt.length === 0) throw new UserError('the prompt is empty; give at least one token');
-      const model = PretrainedLm.load(folder);
+      const model = load();
       try {
         if (values['score-ids'] !== undefined) {
           const ids = tokenIds('--score-ids', values['score-ids'], folder.config.vocab);

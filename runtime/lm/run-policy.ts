@@ -8,7 +8,10 @@ import { InputError } from '../input-error.js';
 import { readInputJson } from '../input-files.js';
 import { latestIntactCheckpoint } from '../run/checkpoint.js';
 import type { WeightSnapshot } from '../tensor/index.js';
+import type { Rng } from '../random.js';
 import type { PretrainedManifest } from './export.js';
+import { openModelFolder, type ModelFolder } from './model-folder.js';
+import { PretrainedLm, type PretrainedOptions } from './pretrained.js';
 
 export class RunPolicyError extends InputError {
   override name = 'RunPolicyError';
@@ -44,4 +47,27 @@ export function readRunPolicy(runDir: string): RunPolicy {
   const manifest = readInputJson(manifestFile, { what: 'checkpoint policy record', maxBytes: 16 * 2 ** 20 }) as PretrainedManifest;
   if (manifest.kind !== 'pretrained' || typeof manifest.base?.folder !== 'string') throw new RunPolicyError(`${manifestFile} is not the record of a pretrained policy`);
   return { manifest, weights, step: state.step };
+}
+
+/**
+ * The model a path names: a model folder, or a run directory (its base folder with the weights
+ * its newest checkpoint trained: every weight, or the LoRA adapters over the base).
+ */
+export function loadModelAt(pathGiven: string, options: PretrainedOptions = {}): { folder: ModelFolder; load: () => PretrainedLm } {
+  if (!isRunDirectory(pathGiven)) {
+    const folder = openModelFolder(pathGiven);
+    return { folder, load: () => PretrainedLm.load(folder, options) };
+  }
+  const run = readRunPolicy(pathGiven);
+  const folder = openModelFolder(run.manifest.base.folder);
+  return {
+    folder,
+    load: () => {
+      // New adapters' initial values are replaced by the run's at once: no random draws needed.
+      const lora = run.manifest.lora ? { lora: { settings: run.manifest.lora, rng: { uniform: () => 0 } as unknown as Rng } } : {};
+      const lm = PretrainedLm.load(folder, { ...options, ...lora });
+      lm.trainable.load(run.weights);
+      return lm;
+    },
+  };
 }

@@ -56,3 +56,23 @@ test('bad input to the model commands is a message and exit 2, never a stack', (
     assert.doesNotMatch(out.stderr, /internal error|\n\s+at /);
   }
 });
+
+test('rlx generate on a run directory completes with the weights the run trained (LoRA over its base)', async () => {
+  const [{ train }, { makePlan, tempDir }, { loadModelAt }] = await Promise.all([
+    import('../../runtime/train.js'),
+    import('../runtime/helpers.js'),
+    import('../../runtime/lm/run-policy.js'),
+  ]);
+  const plan = makePlan({ env: 'TextTask', envParams: { task: { kind: 'addition', digits: 2, pad: true }, max_tokens: 6 }, algorithm: 'SFT', algorithmParams: { updates: 20, batch_size: 16, learning_rate: 1e-2 } });
+  plan.stages[0]!.budget = null;
+  plan.policy = { name: 'Base', kind: 'pretrained', params: { model: QWEN2, lora: { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] } } as never };
+  const { runDir } = await train(plan, { out: tempDir() });
+  const prompt = '<|im_start|>user\n12+34=<|im_end|>\n<|im_start|>assistant\n';
+  const fromRun = JSON.parse(s.rlx('generate', runDir, '--prompt', prompt, '--greedy', '--max-tokens', '6', '--json').stdout) as { completion_ids: number[] };
+  const fromBase = JSON.parse(s.rlx('generate', QWEN2, '--prompt', prompt, '--greedy', '--max-tokens', '6', '--json').stdout) as { completion_ids: number[] };
+  const model = loadModelAt(runDir).load();
+  const [expected] = await model.generate([model.tokenizer.encode(prompt)], { maxNewTokens: 6, greedy: true });
+  await model.release();
+  assert.deepEqual(fromRun.completion_ids, expected!.ids);
+  assert.notDeepEqual(fromRun.completion_ids, fromBase.completion_ids, 'the run\'s adapters change what the model writes');
+});
