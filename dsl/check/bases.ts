@@ -4,6 +4,7 @@ import { builtinsOfKind } from '../schema/index.js';
 import type { DeclKind, Identifier, Range } from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
+import { checkFolderBase } from './pretrained.js';
 
 const BUILTIN_BASED: DeclKind[] = ['env', 'policy', 'algorithm'];
 
@@ -66,6 +67,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     }
     return;
   }
+  if (checkFolderBase(ctx, symbol)) return;
   if (parts.length !== 1) {
     ctx.accept('error', 'invalid-base', 'a base is a single name', base.name.range);
     return;

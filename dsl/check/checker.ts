@@ -12,6 +12,7 @@ import { collectingAccept, type CheckContext } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
+import { checkPretrainedExperiment, checkPretrainedPolicy } from './pretrained.js';
 import { checkSupport } from './support.js';
 import { checkSweep } from './sweeps.js';
 
@@ -26,6 +27,8 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: ['env', 'policy', 'algorithm'], check: checkConsistency },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },
+  { kinds: ['policy'], check: checkPretrainedPolicy },
+  { kinds: ['experiment'], check: checkPretrainedExperiment },
   { kinds: 'all', check: checkSupport },
 ];
 
@@ -69,7 +72,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     if (!ctx) {
       const list: Diagnostic[] = diagnostics.get(unit.path) ?? [];
       diagnostics.set(unit.path, list);
-      ctx = { model, unit, accept: collectingAccept(list, unit.path), forUnit: contextFor };
+      ctx = { model, unit, accept: collectingAccept(list, unit.path), forUnit: contextFor, freeMemory: () => workspace.freeMemory() };
       contexts.set(unit, ctx);
     }
     return ctx;
