@@ -5,6 +5,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
 import type { EnvModuleRead } from '../semantics/env-module.js';
+import { readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
 import type { SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
@@ -42,6 +43,8 @@ export interface Analysis {
    * a cache sees the analysis is stale when one of them now reads differently.
    */
   modules?: ReadonlyMap<string, EnvModuleRead>;
+  /** The pretrained model folders the checks read, by absolute path: stale when one now reads differently (a download finished). */
+  modelFolders?: ReadonlyMap<string, ModelFolderRead>;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
@@ -60,9 +63,14 @@ export function analyze(workspace: Workspace, roots: string[]): Analysis {
 export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generator<void, Analysis, void> {
   const units = workspace.closure(roots);
   const modules = new Map<string, EnvModuleRead>();
+  const modelFolders = new Map<string, ModelFolderRead>();
   const model = new Model(units, (file) => {
     const read = workspace.envModule(file);
     modules.set(file, read);
+    return read;
+  }, (dir) => {
+    const read = readModelFolder(dir);
+    modelFolders.set(dir, read);
     return read;
   });
   const diagnostics = new Map<string, Diagnostic[]>();
@@ -92,7 +100,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics, modules };
+  return { model, units, diagnostics, modules, modelFolders };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {

@@ -125,3 +125,7 @@ export function experimentMemory(model: Model, experiment: DeclSymbol): Experime
 
 /** Whether a learner writes text: the pretrained model's learners. */
 export const TEXT_LEARNERS = ['SFT', 'GRPO', 'REINFORCE'];
+
+// What the editor shows of a model (server/ speaks for the dsl only, so it takes these from here).
+export { describeMemory, estimateMemory, formatBytes } from '../../runtime/lm/memory.js';
+export { parameterCount, type Family, type LmConfig } from '../../runtime/lm/config.js';

@@ -26,6 +26,11 @@ export function builtin(name: string): BuiltinSpec | undefined {
   return byName.get(name);
 }
 
+/** A built-in written as a call with its folder (`pretrained("./models/x")`), never as a bare name. */
+export function takesFolder(spec: BuiltinSpec): boolean {
+  return spec.declKind === 'policy' && spec.folder !== undefined;
+}
+
 export function builtinsOfKind(kind: DeclKind): BuiltinSpec[] {
   return BUILTINS.filter((b) => b.declKind === kind);
 }
