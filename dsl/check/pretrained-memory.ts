@@ -35,6 +35,8 @@ export interface ExperimentMemory {
   readonly shape: MemoryShape;
   /** The sizes it was estimated at, for people: "GRPO 16 prompts x 8 completions, sequences of 264 tokens (...)". */
   readonly basis: string;
+  /** Only LoRA adapters train. */
+  readonly lora: boolean;
 }
 
 interface Learner {
@@ -118,7 +120,7 @@ export function experimentMemory(model: Model, experiment: DeclSymbol): Experime
       ? `the model's context of ${config.context} tokens`
       : `up to ${ASSUMED_PROMPT_TOKENS} prompt tokens (assumed, chat template included) + ${completionTokens} completion tokens`;
     const basis = `${rows.what}, sequences of ${sequenceLength} tokens (${lengthWhy}), ${lora ? `LoRA training ${trainable.toLocaleString('en-US')} parameters` : 'full fine-tuning'}`;
-    if (!best || estimate.total > best.estimate.total) best = { estimate, shape, basis };
+    if (!best || estimate.total > best.estimate.total) best = { estimate, shape, basis, lora: lora !== null };
   }
   return best;
 }

@@ -156,7 +156,7 @@ export function checkPretrainedExperiment(ctx: CheckContext, symbol: DeclSymbol)
     if (at) {
       ctx.accept('warning', 'exceeds-memory',
         `this run needs about ${formatBytes(memory.estimate.total)}, more than the ${formatBytes(free)} of memory free on this machine (\`rlx train\` will refuse it): ${describeMemory(memory.estimate)}; `
-          + `estimated for ${memory.basis}. Use LoRA (lora { rank: 16 }), fewer prompts or completions per update, or a smaller model`, at);
+          + `estimated for ${memory.basis}. ${memory.lora ? 'Use' : 'Use LoRA (lora { rank: 16 }),'} fewer prompts or completions per update, or a smaller model`, at);
     }
   }
 }

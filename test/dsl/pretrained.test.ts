@@ -93,6 +93,10 @@ describe('pretrained("...") checks', () => {
     expectPretrained(`policy Base = ${tiny('qwen2')}\n${TEXT}${run('⟦pretrained⟧')}`, [{ code: 'type-mismatch', message: 'pretrained needs its model folder: declare `policy Base = pretrained("./models/Qwen3-0.6B")` and write `policy: Base`' }]);
   });
 
+  it('a policy without a base names pretrained with its folder among the bases', () => {
+    expectPretrained('policy ⟦P⟧ { }\n', [{ code: 'invalid-base', message: 'a policy needs a base: mlp, transformer, pretrained("./models/NAME") or another policy' }]);
+  });
+
   it('a transformer\'s or an mlp\'s settings in its body are unknown properties', () => {
     expectPretrained(`policy Base = ${tiny('qwen2')} {\n  ⟦layers⟧: 2\n  ⟦hidden⟧: [64]\n}\n`, [
       { code: 'unknown-property', message: "pretrained has no property 'layers'" },
@@ -149,6 +153,11 @@ describe('pretrained policies in experiments', () => {
     assert.match(d!.message, /KV cache 8\.0 MiB/); // keys and values x 2 layers x 2 heads x 16 x 128 rows x 128 tokens x 4 bytes
     assert.match(d!.message, /estimated for GRPO 16 prompts x 8 completions, sequences of 128 tokens \(the model's context of 128 tokens\), full fine-tuning\./);
     expectPretrained(source.replace('⟦Base⟧', 'Base'), [], 2 ** 40);
+    // With LoRA already (rank 2 on q_proj 64 -> 64 and v_proj 64 -> 32, 2 layers: 896 parameters), the advice is the batch or the model.
+    const lora = source.replace(`${tiny('qwen2')}\n`, `${tiny('qwen2')} { lora { rank: 2 } }\n`);
+    const [l] = expectPretrained(lora, [{ code: 'exceeds-memory', severity: 'warning' }], 2 ** 20);
+    assert.match(l!.message, /LoRA training 896 parameters\. Use fewer prompts or completions per update, or a smaller model$/);
+    assert.match(d!.message, /full fine-tuning\. Use LoRA \(lora \{ rank: 16 \}\), fewer prompts/);
   });
 });
 

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
 import { completion } from '../../../server/features/completion/index.js';
 import { hover } from '../../../server/features/hover.js';
+import { signatureHelp } from '../../../server/features/signature-help.js';
 import { plainText } from '../../../server/markup.js';
 import { HF_TINY, tiny, written } from '../../helpers/pretrained.js';
 import { fixture } from './fixture.js';
@@ -109,5 +110,14 @@ describe('completion of the folder in pretrained("...")', () => {
     assert.ok(edits(start).every((e) => e?.startsWith('./')), `${edits(start).join(', ')}`);
     assert.deepEqual(complete('experiment E { budget: 1 /$0 }\n', '/'), []);
     assert.deepEqual(complete('import "$0"\n', '"'), []);
+  });
+});
+
+describe('signature help in pretrained(', () => {
+  it('shows the folder parameter', () => {
+    const f = fixture('policy Base = pretrained("./mo$0")\n');
+    const help = signatureHelp(f.doc, f.cursor);
+    assert.equal(help?.signatures[0]?.label, 'pretrained(path: string)');
+    assert.equal(help?.activeParameter, 0);
   });
 });
