@@ -5,7 +5,7 @@
 import { estimateMemory, type MemoryEstimate, type MemoryShape } from '../../runtime/lm/memory.js';
 import { parameterCount, type LmConfig } from '../../runtime/lm/config.js';
 import { linearModules } from '../../runtime/lm/lora.js';
-import type { AlgorithmSpec, EnvSpec, PlanValue } from '../schema/index.js';
+import { ALGORITHMS, type AlgorithmSpec, type EnvSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Model, ModelFolderUse, Target } from '../semantics/model.js';
 import { fillParams } from '../compile/compiler.js';
@@ -125,8 +125,8 @@ export function experimentMemory(model: Model, experiment: DeclSymbol): Experime
   return best;
 }
 
-/** Whether a learner writes text: the pretrained model's learners. */
-export const TEXT_LEARNERS = ['SFT', 'GRPO', 'REINFORCE'];
+/** The learners that train language models: those of text envs (SFT, GRPO, REINFORCE). */
+export const TEXT_LEARNERS = ALGORITHMS.filter((a) => a.actions.includes('text')).map((a) => a.name);
 
 // What the editor shows of a model (server/ speaks for the dsl only, so it takes these from here).
 export { describeMemory, estimateMemory, formatBytes } from '../../runtime/lm/memory.js';

@@ -140,7 +140,7 @@ describe('pretrained policies in experiments', () => {
     const source = `policy Base = ${tiny('qwen2')}\nexperiment E {\n  env: Pole\n  policy: ⟦Base⟧\n  algorithm: ⟦PPO⟧\n  budget: 1k\n}\nenv Pole = CartPole\n`;
     expectPretrained(source, [
       { code: 'incompatible-env', severity: 'warning', message: 'policy Base is a pretrained language model, which only writes text, and CartPole has discrete actions; pair it with a text env' },
-      { code: 'incompatible-env', severity: 'warning', message: 'policy Base is a pretrained language model; PPO does not train language models: use SFT, GRPO, REINFORCE' },
+      { code: 'incompatible-env', severity: 'warning', message: 'policy Base is a pretrained language model; PPO does not train language models: use REINFORCE, GRPO, SFT' },
     ]);
     expectPretrained(`policy Base = ${tiny('qwen2')}\n${TEXT}experiment E {\n  env: Arith\n  policy: Base\n  stage warm = SFT { updates: 10 }\n  stage rl = GRPO { budget: 100 }\n}\n`, []);
   });
