@@ -24,6 +24,8 @@ export type ModelFolderRead =
 export const WEIGHT_FILES = ['model.safetensors', 'model.safetensors.index.json'];
 
 const cache = new Map<string, { stamp: string; read: ModelFolderRead }>();
+/** Folder completion reads every folder it lists: past this many, the cache starts over. */
+const MAX_CACHED = 2000;
 
 /** The modification times that change when the folder's entries or its config.json change. */
 function stampOf(dir: string): string | undefined {
@@ -47,6 +49,7 @@ export function readModelFolder(dir: string): ModelFolderRead {
   const cached = cache.get(dir);
   if (cached?.stamp === stamp) return cached.read;
   const read = stamp === 'file' ? NOT_A_FOLDER : readFolder(dir);
+  if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(dir, { stamp, read });
   return read;
 }
