@@ -78,7 +78,8 @@ function notYet(reason: string | undefined): string[] {
 }
 
 function blockSections(blocks: BlockSpec[], level: string): string[] {
-  return blocks.flatMap((b) => [`${level} \`${b.name} { }\``, '', b.doc, '', ...notYet(b.notImplemented), ...paramTable(b.params)]);
+  return blocks.flatMap((b) => [`${level} \`${b.name} { }\``, '', b.doc, '', ...notYet(b.notImplemented), ...paramTable(b.params),
+    ...(b.otherKeys ? [`Other keys: ${typeText(b.otherKeys.type)}. ${b.otherKeys.doc}`, ''] : [])]);
 }
 
 export function renderReference(): string {
@@ -98,7 +99,11 @@ export function renderReference(): string {
     out.push(...paramTable(alg.params));
   }
   out.push('## Built-in policies', '');
-  for (const policy of POLICIES) out.push(`### \`${policy.name}\``, '', policy.doc, '', ...paramTable(policy.params));
+  for (const policy of POLICIES) {
+    out.push(`### \`${policy.name}\``, '', policy.doc, '', ...notYet(policy.notImplemented));
+    if (policy.folder) out.push(`Written \`${policy.name}("PATH")\`. PATH: ${policy.folder.doc}`, '');
+    out.push(...(policy.params.length > 0 || !policy.blocks ? paramTable(policy.params) : []), ...blockSections(policy.blocks ?? [], '####'));
+  }
   out.push('## Declarations', '');
   for (const schema of Object.values(DECLARATION_SCHEMAS)) {
     out.push(`### \`${schema.declKind}\``, '', schema.doc, '', ...paramTable(schema.params), ...blockSections(schema.blocks, '####'));

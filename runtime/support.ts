@@ -58,7 +58,7 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
   if (policyProblem) problems.push(policyProblem);
   else {
     const definition = policyDefinition(plan.policy.kind)!;
-    problems.push(...paramProblems(() => definition.settings(plan.policy.params)));
+    problems.push(...paramProblems(() => definition.settings(plan.policy.params, plan.policy)));
     // Text envs train a token model, the others an actor-critic over observation vectors.
     const name = `policy ${plan.policy.name} (${plan.policy.kind})`;
     if (text === true && !definition.tokenModel && !definition.languageModel) problems.push(`${name} cannot write text: ${envLabel} needs a ${plan.env.kind === 'TextTask' ? 'transformer or pretrained' : 'transformer'} policy`);

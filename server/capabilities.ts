@@ -13,7 +13,9 @@ import { APPLY_FIX_COMMAND } from './features/code-actions.js';
  * Completion triggers. A space triggers too, but the server answers it only right after `:` or
  * `=` (see features/completion/index.ts), where a value or a base is what comes next.
  */
-export const COMPLETION_TRIGGERS = ['.', ':', '=', ' '];
+export const COMPLETION_TRIGGERS = ['.', ':', '=', ' ', '"', '/'];
+/** Triggers answered only inside the folder path of `pretrained("...")` (features/completion/folders.ts). */
+export const PATH_TRIGGERS = ['"', '/'];
 export const SIGNATURE_TRIGGERS = ['(', ','];
 
 export function serverCapabilities(client: ClientCapabilities, legend: SemanticTokensLegend, options: { completionResolve: boolean }): ServerCapabilities {

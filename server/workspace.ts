@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyze, analyzeInSteps, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
+import { readModelFolder } from '../dsl/semantics/model-folder.js';
 import { DEFAULT_SETTINGS, linesOf, pathToUri, type DocumentContext, type ServerSettings } from './context.js';
 import { DiskHost, findRlxFiles, isSkippedPath } from './disk.js';
 import { isTooLarge, MAX_DOCUMENT_CHARS } from './limits.js';
@@ -306,6 +307,10 @@ export class ServerWorkspace {
     // An env module's text changed (Workspace.envModule reads it again only then).
     for (const [file, read] of entry.analysis.modules ?? []) {
       if (this.files.envModule(file) !== read) current = false;
+    }
+    // A model folder changed (model-folder.ts reads it again only then).
+    for (const [dir, read] of entry.analysis.modelFolders ?? []) {
+      if (readModelFolder(dir) !== read) current = false;
     }
     return current;
   }

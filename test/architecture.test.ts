@@ -43,6 +43,12 @@ function importsOf(file: string): Import[] {
 }
 
 const ALL = SOURCE_FOLDERS.flatMap(sourceFiles).flatMap(importsOf);
+
+/** The trainer's readers of a Hugging Face model folder that dsl/ checks a pretrained policy with (see below). */
+const MODEL_READERS = [
+  'runtime/lm/config.ts', 'runtime/lm/memory.ts', 'runtime/lm/rope.ts', 'runtime/lm/lora.ts', 'runtime/lm/weights.ts',
+  'runtime/input-error.ts', 'runtime/input-files.ts',
+];
 const within = (folder: string) => (p: string) => p.startsWith(`${folder}/`);
 
 /** The imports from `folder` whose targets `allowed` rejects, as "from -> to" lines. */
@@ -56,8 +62,18 @@ describe('architecture: the import graph', () => {
     assert.ok(ALL.some((imp) => imp.from === 'webview/protocol.ts' && imp.typeOnly), 'type-only imports are recognised');
   });
 
-  it('dsl/ imports nothing outside itself but the import-free geometry of runtime/envs/geometry/ (GridWorld\'s walls, for goal checks)', () => {
-    assert.deepEqual(violations('dsl', (imp) => within('dsl')(imp.to) || within('runtime/envs/geometry')(imp.to) || imp.to === 'runtime/random.ts'), []);
+  it('dsl/ imports nothing outside itself but the import-free geometry of runtime/envs/geometry/ (GridWorld\'s walls, for goal checks) and the model-folder readers', () => {
+    assert.deepEqual(violations('dsl', (imp) => within('dsl')(imp.to) || within('runtime/envs/geometry')(imp.to) || imp.to === 'runtime/random.ts' || MODEL_READERS.includes(imp.to)), []);
+  });
+
+  // A pretrained policy's folder is checked as the user types (`pretrained("./models/x")`): its
+  // config.json is read by the trainer's own reader, the memory estimate and the LoRA layers come
+  // from the trainer's own tables, so the checker and `rlx train` cannot disagree about a model.
+  // These modules load nothing of the trainer beyond each other (type-only imports are erased),
+  // so the checker and the language server never load onnxruntime or the tensor code.
+  it('the model-folder readers dsl/ shares with the trainer load nothing else of runtime/', () => {
+    const loaded = ALL.filter((imp) => MODEL_READERS.includes(imp.from) && !imp.typeOnly && !MODEL_READERS.includes(imp.to));
+    assert.deepEqual(loaded.map((imp) => `${imp.from} -> ${imp.to}`), []);
   });
 
   it('runtime/ consumes plans: from dsl/ only the schema registry, the plan types and the did-you-mean helper; never cli/, server/, extension/ or webview/', () => {

@@ -1,9 +1,10 @@
 // Checks of a declaration's base: `= Name`, `= module("./file.ts")`, `over Experiment`.
 import { closestNames, didYouMean } from '../diagnostics.js';
-import { builtinsOfKind } from '../schema/index.js';
+import { builtinsOfKind, takesFolder } from '../schema/index.js';
 import type { DeclKind, Identifier, Range } from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
+import { checkFolderBase } from './pretrained.js';
 
 const BUILTIN_BASED: DeclKind[] = ['env', 'policy', 'algorithm'];
 
@@ -44,7 +45,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   const base = decl.base;
   if (!base) {
     if (BUILTIN_BASED.includes(kind)) {
-      const options = builtinsOfKind(kind).map((b) => b.name).join(', ');
+      const options = builtinsOfKind(kind).map((b) => (takesFolder(b) ? `${b.name}("./models/NAME")` : b.name)).join(', ');
       ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
     }
     return;
@@ -66,6 +67,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     }
     return;
   }
+  if (checkFolderBase(ctx, symbol)) return;
   if (parts.length !== 1) {
     ctx.accept('error', 'invalid-base', 'a base is a single name', base.name.range);
     return;

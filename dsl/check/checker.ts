@@ -5,6 +5,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
 import type { EnvModuleRead } from '../semantics/env-module.js';
+import { readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
 import type { SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
@@ -12,6 +13,7 @@ import { collectingAccept, type CheckContext } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
+import { checkPretrainedExperiment, checkPretrainedPolicy } from './pretrained.js';
 import { checkSupport } from './support.js';
 import { checkSweep } from './sweeps.js';
 
@@ -26,6 +28,8 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: ['env', 'policy', 'algorithm'], check: checkConsistency },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },
+  { kinds: ['policy'], check: checkPretrainedPolicy },
+  { kinds: ['experiment'], check: checkPretrainedExperiment },
   { kinds: 'all', check: checkSupport },
 ];
 
@@ -39,6 +43,8 @@ export interface Analysis {
    * a cache sees the analysis is stale when one of them now reads differently.
    */
   modules?: ReadonlyMap<string, EnvModuleRead>;
+  /** The pretrained model folders the checks read, by absolute path: stale when one now reads differently (a download finished). */
+  modelFolders?: ReadonlyMap<string, ModelFolderRead>;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
@@ -57,9 +63,14 @@ export function analyze(workspace: Workspace, roots: string[]): Analysis {
 export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generator<void, Analysis, void> {
   const units = workspace.closure(roots);
   const modules = new Map<string, EnvModuleRead>();
+  const modelFolders = new Map<string, ModelFolderRead>();
   const model = new Model(units, (file) => {
     const read = workspace.envModule(file);
     modules.set(file, read);
+    return read;
+  }, (dir) => {
+    const read = readModelFolder(dir);
+    modelFolders.set(dir, read);
     return read;
   });
   const diagnostics = new Map<string, Diagnostic[]>();
@@ -69,7 +80,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     if (!ctx) {
       const list: Diagnostic[] = diagnostics.get(unit.path) ?? [];
       diagnostics.set(unit.path, list);
-      ctx = { model, unit, accept: collectingAccept(list, unit.path), forUnit: contextFor };
+      ctx = { model, unit, accept: collectingAccept(list, unit.path), forUnit: contextFor, freeMemory: () => workspace.freeMemory() };
       contexts.set(unit, ctx);
     }
     return ctx;
@@ -89,7 +100,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics, modules };
+  return { model, units, diagnostics, modules, modelFolders };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {

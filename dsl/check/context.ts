@@ -18,6 +18,8 @@ export interface CheckContext {
   accept: Accept;
   /** The same context reporting into another file (a reward term checked from an experiment). */
   forUnit(unit: SourceUnit): CheckContext;
+  /** Bytes of memory free on this machine, for the memory estimate of pretrained models (Workspace.freeMemory). */
+  freeMemory?(): number;
 }
 
 /** Where a value sits, for checks that depend on its surroundings (reward terms need the env). */

@@ -26,7 +26,7 @@ export function memberSchema(ctx: CheckContext, symbol: DeclSymbol): MemberSchem
     return { params: schema.params, blocks: schema.blocks, named: schema.named, label: kind };
   }
   const root = ctx.model.effective(symbol).root;
-  if (root.kind === 'builtin') return { params: root.spec.params, blocks: [], label: root.spec.name };
+  if (root.kind === 'builtin') return { params: root.spec.params, blocks: root.spec.blocks ?? [], label: root.spec.name };
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment' };
   return undefined;
 }
@@ -115,7 +115,7 @@ function checkBlock(ctx: CheckContext, block: A.Block, schema: MemberSchema, sco
       block.name.range, { fixes: [removeMemberFix(ctx.unit, block, `Remove block '${block.name.text}'`)] });
     return;
   }
-  checkProperties(ctx, block.body, spec.params, `${block.name.text} { }`, scope);
+  checkProperties(ctx, block.body, [...spec.params, ...otherKeys(spec, block.body)], `${block.name.text} { }`, scope);
   for (const inner of block.body.members) {
     if (inner.kind !== 'Property') {
       ctx.accept('error', 'unknown-property', `${block.name.text} { } holds properties only`, inner.kind === 'Block' ? inner.name.range : inner.keywordRange);
@@ -128,6 +128,14 @@ function checkBlock(ctx: CheckContext, block: A.Block, schema: MemberSchema, sco
     ctx.accept('error', 'missing-property', `${block.name.text} { } needs ${missing.map((m) => `'${m.name}'`).join(' and ')}`, block.name.range,
       block.body.closed ? { fixes: [insertPropertiesFix(ctx.unit.text, block.body, missing.map((m) => `${m.name}: ${placeholder(m)}`))] } : undefined);
   }
+}
+
+/** The keys of a block that takes any (`chat { enable_thinking: false }`), as parameters of its `otherKeys` type. */
+function otherKeys(spec: BlockSpec, body: A.Body): ParamSpec[] {
+  const other = spec.otherKeys;
+  if (!other) return [];
+  return body.members.flatMap((m) => (m.kind === 'Property' && m.path.length === 1 && !spec.params.some((p) => p.name === m.path[0].text)
+    ? [{ name: m.path[0].text, type: other.type, doc: other.doc }] : []));
 }
 
 function checkNamed(ctx: CheckContext, member: A.NamedMember, schema: MemberSchema, scope: ValueScope): void {

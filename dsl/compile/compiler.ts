@@ -6,7 +6,8 @@ import { DECLARATION_SCHEMAS, LANGUAGE_VERSION, type ParamSpec, type PlanValue }
 import type * as A from '../syntax/ast.js';
 import type { Analysis } from '../check/checker.js';
 import type { DeclSymbol, Model, Target } from '../semantics/model.js';
-import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanReward, type PlanStage } from './plan.js';
+import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanPolicy, type PlanReward, type PlanStage } from './plan.js';
+import { pretrainedPolicy } from './pretrained.js';
 import { paramValue, toPlanExpr, untypedValue } from './values.js';
 import { expandSweep } from './sweep.js';
 import { Plans } from './plans.js';
@@ -82,7 +83,7 @@ export class PlanCompiler {
       experiment: symbol.name,
       source: this.source,
       env: this.env(model.referencedTarget(symbol, 'env')!),
-      policy: this.component(model.referencedTarget(symbol, 'policy')!),
+      policy: this.policy(model.referencedTarget(symbol, 'policy')!),
       stages,
       reward: this.reward(model.referencedTarget(symbol, 'reward')),
       envs: value('envs') as number,
@@ -125,7 +126,13 @@ export class PlanCompiler {
   referenced(property: 'env' | 'policy' | 'algorithm' | 'reward', target: Target): PlanEnv | PlanComponent | PlanReward | null {
     if (property === 'env') return this.env(target);
     if (property === 'reward') return this.reward(target);
+    if (property === 'policy') return this.policy(target);
     return this.component(target);
+  }
+
+  /** A policy; a pretrained one carries its model folder and its LoRA and chat settings. */
+  private policy(target: Target): PlanPolicy {
+    return (target.kind === 'decl' && pretrainedPolicy(this.model, target.symbol)) || this.component(target);
   }
 
   private env(target: Target): PlanEnv {

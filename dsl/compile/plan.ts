@@ -29,6 +29,12 @@ export interface PlanComponent {
   params: Record<string, PlanValue>;
 }
 
+/** The policy: for kind 'pretrained', its model folder; params hold `lora` (null: full fine-tuning) and `chat` (compile/pretrained.ts). */
+export interface PlanPolicy extends PlanComponent {
+  /** For kind 'pretrained': the Hugging Face model folder, absolute (it usually lies outside the spec's folder). */
+  path?: string;
+}
+
 export interface PlanEnv extends PlanComponent {
   /** For kind 'module': the file, relative to the directory of the plan's entry .rlx file. */
   module?: string;
@@ -60,7 +66,7 @@ export interface Plan {
     hash: string;
   };
   env: PlanEnv;
-  policy: PlanComponent;
+  policy: PlanPolicy;
   stages: PlanStage[];
   reward: PlanReward | null;
   envs: number;

@@ -67,7 +67,7 @@ function declarationSchema(model: Model, symbol: DeclSymbol): BodySchema | undef
   if (kind === 'sweep') return { params: SWEEP.params, blocks: SWEEP.blocks, label: 'sweep', inherits: undefined };
   const root = model.effective(symbol).root;
   const inherits = baseSymbol(model, symbol);
-  if (root.kind === 'builtin') return { params: root.spec.params, blocks: [], label: root.spec.name, inherits };
+  if (root.kind === 'builtin') return { params: root.spec.params, blocks: root.spec.blocks ?? [], label: root.spec.name, inherits };
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment', inherits };
   return undefined;
 }

@@ -2,7 +2,7 @@
 // options that take arguments (`future(k: 4)`) and `module("./env.ts")`. Signature help shows
 // these, hover shows their labels, completion inserts them as snippets.
 import {
-  functionSpec, scheduleSpec, type ChoiceOption, type FunctionSpec, type ParamSpec, type ValueType,
+  functionSpec, pretrained, scheduleSpec, type ChoiceOption, type FunctionSpec, type ParamSpec, type ValueType,
 } from '../schema/index.js';
 import { optionsOf } from './body-schema.js';
 import { formatNumber } from '../syntax/literals.js';
@@ -59,12 +59,15 @@ export const MODULE_SIGNATURE: Signature = build('module', 'module',
   [{ name: 'path', label: 'path: string', doc: 'The TypeScript file of the environment, relative to this file.' }],
   'An environment written as code: the file exports the env (observation fields, step, reset).');
 
+export const PRETRAINED_SIGNATURE: Signature = build(pretrained.name, 'module',
+  [{ name: 'path', label: 'path: string', doc: pretrained.folder!.doc }], pretrained.doc);
+
 /**
  * What a call of `name` means where it stands. In a value of type `type`, options and schedules
  * come first (`random(samples: 20)` is a sweep strategy there); in expressions, functions.
  */
 export function signatureOf(name: string, where: { type?: ValueType; expression?: boolean; base?: boolean }): Signature | undefined {
-  if (where.base) return name === 'module' ? MODULE_SIGNATURE : undefined;
+  if (where.base) return name === 'module' ? MODULE_SIGNATURE : name === PRETRAINED_SIGNATURE.name ? PRETRAINED_SIGNATURE : undefined;
   const option = optionsOf(where.type).find((o) => o.name === name && o.params?.length);
   if (option) return optionSignature(option);
   const schedule = scheduleSpec(name);

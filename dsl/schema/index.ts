@@ -4,13 +4,14 @@ import { ALGORITHMS, stageHandoverProblem } from './algorithms.js';
 import { DECLARATION_SCHEMAS } from './declarations.js';
 import { ENVS, MODULE_ENV_PARAMS } from './envs.js';
 import { FUNCTIONS, METRICS, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, SCHEDULES } from './expressions.js';
-import { POLICIES } from './policies.js';
+import { DEFAULT_LORA_TARGETS, LORA_TARGETS, POLICIES, pretrained } from './policies.js';
 import { NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS } from './not-implemented.js';
 import type { AlgorithmSpec, BuiltinSpec, FunctionSpec, ParamSpec } from './types.js';
 
 export * from './types.js';
 export { stageHandoverProblem };
 export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, MODULE_ENV_PARAMS, FUNCTIONS, METRICS, POLICIES, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, SCHEDULES };
+export { DEFAULT_LORA_TARGETS, LORA_TARGETS, pretrained };
 export { NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS };
 
 /** The language version recorded in every plan. */
@@ -23,6 +24,11 @@ const schedulesByName = new Map(SCHEDULES.map((s) => [s.name, s]));
 
 export function builtin(name: string): BuiltinSpec | undefined {
   return byName.get(name);
+}
+
+/** A built-in written as a call with its folder (`pretrained("./models/x")`), never as a bare name. */
+export function takesFolder(spec: BuiltinSpec): boolean {
+  return spec.declKind === 'policy' && spec.folder !== undefined;
 }
 
 export function builtinsOfKind(kind: DeclKind): BuiltinSpec[] {

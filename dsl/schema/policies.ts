@@ -1,5 +1,5 @@
 // Built-in policy networks (docs/language.md#built-in-policies).
-import { bool, choice, count, list, option, param } from './build.js';
+import { bool, choice, count, list, num, oneOf, option, param, string } from './build.js';
 import type { PolicySpec } from './types.js';
 
 export const mlp: PolicySpec = {
@@ -25,11 +25,65 @@ export const transformer: PolicySpec = {
   ],
 };
 
+/**
+ * The linear layers LoRA may adapt, by the module names PEFT's target_modules takes. Which of
+ * them a model has depends on its family (runtime/lm/lora.ts linearModules, the one list the
+ * trainer adapts; test/dsl/pretrained.test.ts keeps the two equal); the checker checks a
+ * spec's targets against the family of its model folder.
+ */
+export const LORA_TARGETS = [
+  option('q_proj', 'Attention query projection (Llama, Qwen2, Qwen3).'),
+  option('k_proj', 'Attention key projection (Llama, Qwen2, Qwen3).'),
+  option('v_proj', 'Attention value projection (Llama, Qwen2, Qwen3).'),
+  option('o_proj', 'Attention output projection (Llama, Qwen2, Qwen3).'),
+  option('gate_proj', 'MLP gate projection (Llama, Qwen2, Qwen3).'),
+  option('up_proj', 'MLP up projection (Llama, Qwen2, Qwen3).'),
+  option('down_proj', 'MLP down projection (Llama, Qwen2, Qwen3).'),
+  option('c_attn', 'Fused query, key and value projection (GPT-2).'),
+  option('c_proj', 'Attention output and MLP down projections: GPT-2 names both c_proj (GPT-2).'),
+  option('c_fc', 'MLP up projection (GPT-2).'),
+];
+
+/** PEFT's default target_modules per family, used when `lora { }` names no targets. */
+export const DEFAULT_LORA_TARGETS: Readonly<Record<string, readonly string[]>> = {
+  llama: ['q_proj', 'v_proj'],
+  qwen2: ['q_proj', 'v_proj'],
+  qwen3: ['q_proj', 'v_proj'],
+  gpt2: ['c_attn'],
+};
+
 export const pretrained: PolicySpec = {
   declKind: 'policy',
   name: 'pretrained',
-  doc: 'A pretrained language model from a Hugging Face model folder (Llama, Qwen2, Qwen3, GPT-2), fine-tuned on text tasks.',
+  doc: 'A pretrained causal language model from a Hugging Face model folder (Llama, Qwen2, Qwen3 or GPT-2: config.json, tokenizer.json and safetensors weights), '
+    + 'fine-tuned in full or with LoRA, for text tasks. Written `policy Base = pretrained("./models/Qwen3-0.6B") { ... }`; the path is relative to the .rlx file (docs/pretrained.md).',
+  folder: { doc: 'The Hugging Face model folder (config.json, tokenizer.json, model.safetensors), relative to this file.' },
   params: [],
+  blocks: [
+    {
+      name: 'lora',
+      doc: 'Train low-rank adapters beside the chosen linear layers (Hu et al. 2021) instead of every weight; the loaded weights stay frozen. Without this block the whole model is fine-tuned.',
+      params: [
+        param('rank', count({ max: 4096 }), 8, 'Rank r of each adapter (PEFT\'s r).'),
+        param('alpha', num({ min: 0, exclusiveMin: true, max: 1e6 }), 8, 'Scale numerator: the update is multiplied by alpha / rank (PEFT\'s lora_alpha).'),
+        param('targets', list(choice(...LORA_TARGETS), 1), undefined,
+          'The layers to adapt, by module name; the model\'s family decides which exist. Absent: PEFT\'s default for the family (q_proj, v_proj; GPT-2: c_attn).'),
+        param('rslora', bool, false, 'Scale by alpha / sqrt(rank) instead (rsLoRA, Kalajdzievski 2023).'),
+      ],
+    },
+    {
+      name: 'chat',
+      doc: 'How a text task\'s prompt becomes the model\'s chat prompt, rendered with the model\'s chat template. Without this block the prompt is the user message and there is no system message.',
+      params: [
+        param('system', string, undefined, 'The system message (none when absent).'),
+        param('user', string, '{prompt}', 'The user message; `{prompt}` stands for the task\'s prompt.'),
+      ],
+      otherKeys: {
+        type: oneOf({ kind: 'bool' }, num(), string),
+        doc: 'Any other key is passed to the chat template as a variable, e.g. Qwen3\'s `enable_thinking: false`.',
+      },
+    },
+  ],
 };
 
 export const POLICIES: PolicySpec[] = [mlp, transformer, pretrained];

@@ -60,6 +60,8 @@ export interface BlockSpec {
   params: ParamSpec[];
   /** Why the trainer does not honour this block yet; absent when it does. */
   notImplemented?: string;
+  /** Keys besides `params` the block accepts, each of this type (a chat template's variables). */
+  otherKeys?: { type: ValueType; doc: string };
 }
 
 export type ActionKind = 'discrete' | 'continuous' | 'text';
@@ -73,6 +75,8 @@ interface BuiltinBase {
    * the name, `rlx train` refuses it (runtime/not-implemented.ts reads it from here).
    */
   notImplemented?: string;
+  /** Blocks its body may hold (a pretrained model's `lora { }`). */
+  blocks?: BlockSpec[];
 }
 
 export interface EnvSpec extends BuiltinBase {
@@ -106,6 +110,11 @@ export interface AlgorithmSpec extends BuiltinBase {
 
 export interface PolicySpec extends BuiltinBase {
   declKind: 'policy';
+  /**
+   * Written as a call with one folder path, `pretrained("./models/Qwen3-0.6B")`, relative to the
+   * .rlx file: what the folder is. Such a policy is used through a declaration that names its folder.
+   */
+  folder?: { doc: string };
 }
 
 export type BuiltinSpec = EnvSpec | AlgorithmSpec | PolicySpec;

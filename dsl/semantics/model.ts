@@ -6,6 +6,7 @@ import { builtin, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
 import * as path from 'node:path';
 import { moduleEnvSpec } from '../schema/env-module.js';
 import type { EnvModuleRead } from './env-module.js';
+import { readModelFolder as readFolderOnDisk, type ModelFolderRead } from './model-folder.js';
 import type { SourceUnit } from './workspace.js';
 
 export interface DeclSymbol {
@@ -24,7 +25,8 @@ export interface Reference {
 
 export type BaseResolution =
   | { kind: 'none' }
-  | { kind: 'builtin'; spec: BuiltinSpec }
+  /** `folder`: the path as written, for a built-in called with its folder (`pretrained("./models/x")`). */
+  | { kind: 'builtin'; spec: BuiltinSpec; folder?: string }
   | { kind: 'decl'; symbol: DeclSymbol }
   /** `env X = module("./file.ts")`: user code; `path` as written, relative to the file. */
   | { kind: 'module'; path: string | undefined }
@@ -64,6 +66,15 @@ export interface EnvModuleUse {
   readonly read: EnvModuleRead;
 }
 
+/** A policy whose chain ends in `pretrained("./models/x")`: the folder, resolved, and what it holds. */
+export interface ModelFolderUse {
+  /** The path as written, relative to the file that declares the pretrained base. */
+  readonly written: string;
+  /** Absolute. */
+  readonly dir: string;
+  readonly read: ModelFolderRead;
+}
+
 export class Model {
   /** Declarations by name in each file (a name may be declared twice: that is a diagnostic). */
   private readonly ownSymbols = new Map<SourceUnit, Map<string, DeclSymbol[]>>();
@@ -77,6 +88,8 @@ export class Model {
     readonly units: SourceUnit[],
     /** What the env module at an absolute path declares (Workspace.envModule); unknown without it. */
     private readonly readEnvModule: (file: string) => EnvModuleRead = () => ({ kind: 'undeclared' }),
+    /** What a pretrained model folder at an absolute path holds (model-folder.ts; cached there). */
+    private readonly readModelFolder: (dir: string) => ModelFolderRead = readFolderOnDisk,
   ) {
     for (const unit of units) {
       this.unitsByPath.set(unit.path, unit);
@@ -158,7 +171,14 @@ export class Model {
     if (parts.length !== 1) return { kind: 'unresolved' };
     const target = this.resolve(symbol.unit, parts[0]);
     if (!target) return { kind: 'unresolved' };
-    if (target.kind === 'builtin') return target.spec.declKind === decl.declKind ? { kind: 'builtin', spec: target.spec } : { kind: 'unresolved' };
+    if (target.kind === 'builtin') {
+      if (target.spec.declKind !== decl.declKind) return { kind: 'unresolved' };
+      if (target.spec.declKind === 'policy' && target.spec.folder && base.args !== undefined) {
+        const arg = base.args[0]?.value;
+        return { kind: 'builtin', spec: target.spec, folder: arg?.kind === 'String' ? arg.value : undefined };
+      }
+      return { kind: 'builtin', spec: target.spec };
+    }
     return target.symbol.decl.declKind === decl.declKind ? { kind: 'decl', symbol: target.symbol } : { kind: 'unresolved' };
   }
 
@@ -225,6 +245,16 @@ export class Model {
     const declaring = effective.chain[effective.chain.length - 1];
     const file = path.resolve(path.dirname(declaring.unit.path), effective.root.path);
     return { written: effective.root.path, file, read: this.readEnvModule(file) };
+  }
+
+  /** For a policy whose chain ends in `pretrained("./models/x")`: the folder, resolved, and what it holds. */
+  modelFolder(symbol: DeclSymbol): ModelFolderUse | undefined {
+    const effective = this.effective(symbol);
+    if (effective.root.kind !== 'builtin' || effective.root.folder === undefined) return undefined;
+    // Relative to the file of the declaration that wrote pretrained(...): the chain's last.
+    const declaring = effective.chain[effective.chain.length - 1];
+    const dir = path.resolve(path.dirname(declaring.unit.path), effective.root.folder);
+    return { written: effective.root.folder, dir, read: this.readModelFolder(dir) };
   }
 
   /** What an env target offers reward terms and algorithms: a built-in's spec, or the spec its module declares. */

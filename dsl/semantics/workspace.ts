@@ -1,5 +1,6 @@
 // The set of .rlx files being analysed: their texts, parses and resolved imports. A parse is
 // reused while a file's text is unchanged, so re-checking after an edit re-parses one file.
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Import } from '../syntax/ast.js';
 import { parse, type ParseResult } from '../syntax/parse.js';
@@ -31,7 +32,11 @@ export class Workspace {
   /** What each env module declares, as of the text it was read from. */
   private readonly envModules = new Map<string, { text: string; read: EnvModuleRead }>();
 
-  constructor(private readonly host: FileHost) {}
+  constructor(
+    private readonly host: FileHost,
+    /** Bytes of memory free now (pretrained models' memory estimate is checked against it); tests pass their own. */
+    readonly freeMemory: () => number = os.freemem,
+  ) {}
 
   /** Use this text instead of the host's for a file (an editor's unsaved buffer). */
   setOverlay(filePath: string, text: string | undefined): void {

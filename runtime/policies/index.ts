@@ -28,8 +28,8 @@ export type { SampleOptions } from './transformer/sampling.js';
 /** A policy kind of the language, and the network families it builds. */
 export interface PolicyDefinition<S = unknown> {
   readonly name: string;
-  /** Reads and checks the plan's settings for this kind (defaults from the registry). */
-  settings(params: Readonly<Record<string, unknown>>): S;
+  /** Reads and checks the plan's settings for this kind (defaults from the registry); `component` for what it carries besides params (a pretrained model's folder). */
+  settings(params: Readonly<Record<string, unknown>>, component?: PolicyComponent): S;
   /** An actor and a critic over observation vectors (PPO). */
   actorCritic?(settings: S, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy;
   /** Observation -> one Q-value per action (DQN). */
@@ -60,7 +60,7 @@ const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
 
 const PRETRAINED: PolicyDefinition<PretrainedParams> = {
   name: 'pretrained',
-  settings: (params) => pretrainedParams(params),
+  settings: (params, component) => pretrainedParams(params, component?.path),
   languageModel: (params, rng, baseDir, name, expected) => PretrainedPolicy.load(resolvePretrained(params, baseDir, `policy ${name}`), rng, expected),
 };
 
@@ -76,6 +76,8 @@ export interface PolicyComponent {
   readonly kind: string;
   readonly name: string;
   readonly params: Readonly<Record<string, unknown>>;
+  /** A pretrained policy's model folder (absolute, or relative to the .rlx file's folder). */
+  readonly path?: string;
 }
 
 /**
@@ -101,7 +103,7 @@ export class PolicyFactory {
       throw new Error(`policy ${component.name}: kind "${component.kind}" is not implemented in this runtime; implemented: ${POLICIES.map((p) => p.name).join(', ')}`);
     }
     this.definition = definition;
-    this.settings = definition.settings(component.params);
+    this.settings = definition.settings(component.params, component);
   }
 
   actorCritic(algorithm: string): ActorCriticPolicy {

@@ -18,12 +18,12 @@ export interface PretrainedParams extends Omit<PretrainedSettings, 'folder'> {
   readonly model: string | undefined;
 }
 
-/** Reads and checks the plan's params (the folder as written: `params.model`). */
-export function pretrainedParams(params: Raw, where = 'policy pretrained'): PretrainedParams {
+/** Reads and checks the plan's params; `folder` is the plan's policy path (older hand-written plans: `params.model`). */
+export function pretrainedParams(params: Raw, folder?: string, where = 'policy pretrained'): PretrainedParams {
   const fail = (what: string): never => {
     throw new PretrainedSettingsError(`${where}: ${what}`);
   };
-  const model = params.model;
+  const model = folder ?? params.model;
   if (model !== undefined && (typeof model !== 'string' || model === '')) return fail(`the model folder must be a path, got ${JSON.stringify(model)}`);
   return { model, lora: loraSettings(params.lora, fail), chat: chatSettings(params.chat, fail) };
 }
@@ -49,7 +49,10 @@ function loraSettings(raw: unknown, fail: (what: string) => never): LoraSettings
 function chatSettings(raw: unknown, fail: (what: string) => never): ChatSettings | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) return fail('chat must be a block { system, user, ... }');
-  const { system, user = '{prompt}', ...variables } = raw;
+  // The compiler writes { system: string | null, user, variables: {...} }; a hand-written plan may put variables beside them.
+  const { system: given, user = '{prompt}', variables: nested, ...rest } = raw;
+  const system = given ?? undefined;
+  const variables = isObject(nested) ? { ...rest, ...nested } : rest;
   if (system !== undefined && typeof system !== 'string') return fail('chat: system must be a string');
   if (typeof user !== 'string') return fail('chat: user must be a string');
   if (!user.includes('{prompt}')) return fail(`chat: user must contain {prompt}, where the task's prompt goes; got ${JSON.stringify(user)}`);

@@ -10,9 +10,12 @@ import {
 import { occurrenceAt, type Meaning } from '../../dsl/navigation/occurrences.js';
 import { inheritedStatement } from '../../dsl/navigation/body-schema.js';
 import { MODULE_SIGNATURE } from '../../dsl/navigation/signatures.js';
+import { pretrainedHover } from './pretrained-hover.js';
 import { defaultText, sourceText } from '../../dsl/navigation/value-text.js';
 
 export function hover(doc: DocumentContext, position: Position): Hover | null {
+  const pretrained = pretrainedHover(doc, toOffset(doc.lines, position));
+  if (pretrained) return pretrained;
   const { model } = doc.analysis;
   const found = occurrenceAt(model, doc.unit, toOffset(doc.lines, position));
   const markdown = found && describe(model, found.meaning);

@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { analyze, compile, Workspace } from '../../dsl/index.js';
 import { checkPlan, PlanError } from '../../runtime/support.js';
 import { MemoryHost, virtualPath } from '../helpers/source.js';
+import { tiny } from '../helpers/pretrained.js';
 
 const PRELUDE = `env Pole = CartPole {}
 env Arith = TextTask { task: addition(digits: 2) }
@@ -117,5 +118,13 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
   test('a stage without a budget is an error of the checker where the trainer would refuse it', () => {
     const { errors } = checkAndTrain('experiment X { env: Arith, policy: Tiny, stage warm = SFT { updates: 10 }, stage main = GRPO { group_size: 4 } }');
     assert.deepEqual(errors, ["stage main needs a 'budget': GRPO has no length of its own (the budget counts environment steps, or on a text task the completions sampled), e.g. `stage main = GRPO { budget: 50k }`"]);
+  });
+
+  test('a pretrained model: planned with its folder, checks clean and passes the trainer; on CartPole warned about and refused', () => {
+    const source = `policy Base = ${tiny('qwen2')} { lora { rank: 4 } }\nexperiment X { env: Arith, policy: Base, algorithm: GRPO, budget: 1k }`;
+    assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] });
+    const plan = compiledPlan(source);
+    assert.equal(plan.policy.kind, 'pretrained');
+    assert.ok((plan.policy as { path?: string }).path?.endsWith('hf-tiny/qwen2'), 'the plan carries the model folder');
   });
 });

@@ -10,6 +10,7 @@ import {
   applyEdits, applyFix, check, expectClean, expectDiagnostic, expectDiagnostics, fixOf, MemoryHost, virtualPath, withFile,
   type Expected, type Found, type Sources,
 } from '../helpers/source.js';
+import { expectPretrained, HF_TINY, tiny, written } from '../helpers/pretrained.js';
 
 /** Declarations most cases lean on; each is clean on its own. */
 /** A user text env's module (only its spec is read). */
@@ -684,6 +685,28 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'a module file that does not exist, at its path',
       source: 'env Mine = module(⟦"./nowhere.ts"⟧)\n',
       message: /^cannot read '\.\/nowhere\.ts' \(looked for \/.*nowhere\.ts\); module\("\.\.\."\) paths are relative to this file$/,
+    },
+  ],
+
+  'model-not-found': [
+    {
+      name: 'a pretrained model folder that does not exist, at its path (more in pretrained.test.ts)',
+      run: () => void expectPretrained('policy Base = pretrained(⟦"./models/Qwen3-0.6B"⟧)\n', [{ code: 'model-not-found', message: /^cannot find the model folder '\.\/models\/Qwen3-0\.6B'/ }]),
+    },
+  ],
+
+  'invalid-model': [
+    {
+      name: 'a folder that is not a model folder: no config.json (more in pretrained.test.ts)',
+      run: () => void expectPretrained(`policy Base = pretrained(⟦"${written(HF_TINY)}"⟧)\n`, [{ code: 'invalid-model', message: /^cannot read the model config .*config\.json/ }]),
+    },
+  ],
+
+  'exceeds-memory': [
+    {
+      name: 'a run whose estimate passes the free memory, at the experiment\'s policy (more in pretrained.test.ts)',
+      run: () => void expectPretrained(`policy Base = ${tiny('qwen2')}\nenv Arith = TextTask\nexperiment E { env: Arith, policy: ⟦Base⟧, algorithm: GRPO, budget: 1k }\n`,
+        [{ code: 'exceeds-memory', severity: 'warning', message: /^this run needs about / }], 1024),
     },
   ],
 

@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { ServerWorkspace } from '../../server/workspace.js';
+import { repoRoot } from '../helpers/repo.js';
 
 const roots: string[] = [];
 after(() => roots.forEach((r) => fs.rmSync(r, { recursive: true, force: true })));
@@ -201,6 +202,20 @@ describe('analyses', () => {
     // Without an event (a client that does not watch files) the next request sees it too.
     fs.writeFileSync(file('walk.ts'), spec("'y'") + '// longer now\n');
     assert.ok(termCodes().length > 0);
+  });
+
+  test('a pretrained model folder that is completed (a download finishing) is seen at the next request', async () => {
+    const { ws, file } = await workspaceWith({ 'p.rlx': 'policy Base = pretrained("./models/tiny")\n' });
+    const errors = () => codes(ws, file('p.rlx')).filter((c) => c !== 'not-implemented');
+    assert.deepEqual(errors(), ['model-not-found']);
+    fs.mkdirSync(file('models/tiny'), { recursive: true });
+    fs.copyFileSync(path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2/config.json'), file('models/tiny/config.json'));
+    assert.deepEqual(errors(), ['invalid-model'], 'config.json, but no tokenizer or weights yet');
+    for (const name of ['tokenizer.json', 'model.safetensors']) fs.writeFileSync(file(`models/tiny/${name}`), '');
+    // A folder's modification time may not move within its clock's resolution; set it as a later write would.
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(file('models/tiny'), later, later);
+    assert.deepEqual(errors(), []);
   });
 
   test('a file on disk over the size limit is analysed as empty and reported; one far over it is not even read', async () => {

@@ -2,9 +2,9 @@
 // after `=` (built-ins and user declarations of the same kind, `module("...")` for envs), the
 // experiment after `sweep X over`.
 import { CompletionItemKind, InsertTextFormat, type CompletionItem } from 'vscode-languageserver';
-import { builtinsOfKind } from '../../../dsl/schema/index.js';
+import { builtinsOfKind, takesFolder } from '../../../dsl/schema/index.js';
 import type { DeclKind, DeclSymbol, Model, SourceUnit } from '../../../dsl/index.js';
-import { signatureDoc } from '../shared/docs.js';
+import { builtinDoc, signatureDoc } from '../shared/docs.js';
 import { visibleOfKind } from '../../../dsl/navigation/body-schema.js';
 import { MODULE_SIGNATURE } from '../../../dsl/navigation/signatures.js';
 import { keywordItem, markdown, nameItems, snippetItem, sortKey } from './items.js';
@@ -17,13 +17,13 @@ function choice(index: number, names: string[], fallback: string): string {
 }
 
 function namesOf(model: Model, unit: SourceUnit, kind: DeclKind): string[] {
-  const builtins = kind === 'env' || kind === 'policy' || kind === 'algorithm' ? builtinsOfKind(kind).map((b) => b.name) : [];
+  const builtins = kind === 'env' || kind === 'policy' || kind === 'algorithm' ? builtinsOfKind(kind).filter((b) => !takesFolder(b)).map((b) => b.name) : [];
   return [...visibleOfKind(model, unit, kind).map((s) => s.name), ...builtins];
 }
 
 /** Templates for new declarations, with placeholders to tab through. */
 function templates(model: Model, unit: SourceUnit): Record<DeclKind, string> {
-  const builtin = (kind: DeclKind) => builtinsOfKind(kind).map((b) => b.name);
+  const builtin = (kind: DeclKind) => builtinsOfKind(kind).filter((b) => !takesFolder(b)).map((b) => b.name);
   return {
     env: `env \${1:Name} = ${choice(2, builtin('env'), 'CartPole')} {\n  $0\n}`,
     policy: `policy \${1:Name} = ${choice(2, builtin('policy'), 'mlp')} {\n  $0\n}`,
@@ -56,6 +56,18 @@ export function baseItems(model: Model, unit: SourceUnit, kind: DeclKind, self: 
       insertText: 'module("${1:./env.ts}")',
       insertTextFormat: InsertTextFormat.Snippet,
       sortText: sortKey(2, 0),
+    });
+  }
+  for (const spec of kind === 'policy' ? builtinsOfKind(kind).filter(takesFolder) : []) {
+    items.push({
+      label: spec.name,
+      kind: CompletionItemKind.Function,
+      labelDetails: { detail: '("...")' },
+      detail: 'a pretrained language model from a Hugging Face folder',
+      documentation: markdown(builtinDoc(spec)),
+      insertText: `${spec.name}("\${1:./models/}")`,
+      insertTextFormat: InsertTextFormat.Snippet,
+      sortText: sortKey(2, 1),
     });
   }
   return items;

@@ -13,6 +13,8 @@ import { baseItems, topLevelItems } from './declarations.js';
 import { couldMatch, keywordItem, nameItems } from './items.js';
 import { propertyItems, sweepMemberItems, sweepPathItems, type Stated } from './members.js';
 import { valueItems } from './values.js';
+import { folderItems } from './folders.js';
+import { PATH_TRIGGERS } from '../../capabilities.js';
 
 export interface CompletionRequest {
   /** The character typed that asked for completion, when one did (`.`, `:`, `=`, a space). */
@@ -21,6 +23,8 @@ export interface CompletionRequest {
 
 export function completion(doc: DocumentContext, position: Position, request: CompletionRequest = {}): CompletionItem[] {
   const offset = toOffset(doc.lines, position);
+  const folders = folderItems(doc, offset);
+  if (folders) return folders;
   if (!answersTrigger(doc.unit.text, offset, request.triggerCharacter)) return [];
   const { scan, symbol } = cursorAt(doc.analysis.model, doc.unit, offset);
   const range = toLspRange(doc.lines, scan.word);
@@ -40,6 +44,7 @@ export function completion(doc: DocumentContext, position: Position, request: Co
  * and `= `; anywhere else a space is just typing, and an answer would be noise.
  */
 function answersTrigger(text: string, offset: number, triggerCharacter: string | undefined): boolean {
+  if (PATH_TRIGGERS.includes(triggerCharacter ?? '')) return false; // they ask for folders only (folders.ts)
   if (triggerCharacter !== ' ') return true;
   const before = text.slice(text.lastIndexOf('\n', offset - 1) + 1, offset).trimEnd();
   return before.endsWith(':') || before.endsWith('=');

@@ -3,7 +3,7 @@
 // that no fuzzy matcher would show (the typed letters must start at a word start, then follow
 // in order: `lr` finds learning_rate, `rate` does not find it).
 import { CompletionItemKind, InsertTextFormat, MarkupKind, type CompletionItem } from 'vscode-languageserver';
-import { builtinsOfKind, type ChoiceOption } from '../../../dsl/schema/index.js';
+import { builtinsOfKind, takesFolder, type ChoiceOption } from '../../../dsl/schema/index.js';
 import type { DeclKind, DeclSymbol, Model, SourceUnit } from '../../../dsl/index.js';
 import { builtinDoc, code, declarationHeader, join, optionDoc, signatureDoc, whereDeclared } from '../shared/docs.js';
 import { KIND_STYLES } from '../shared/kinds.js';
@@ -31,7 +31,8 @@ export function nameItems(model: Model, unit: SourceUnit, kind: DeclKind, exclud
     documentation: markdown(join(s.decl.doc, `Declared in ${whereDeclared(s)}`)),
     sortText: sortKey(0, i),
   }));
-  const builtins = kind === 'reward' || kind === 'experiment' || kind === 'sweep' ? [] : builtinsOfKind(kind).map((b, i): CompletionItem => ({
+  // `pretrained` is never a bare name: bases offer it as a call (declarations.ts).
+  const builtins = kind === 'reward' || kind === 'experiment' || kind === 'sweep' ? [] : builtinsOfKind(kind).filter((b) => !takesFolder(b)).map((b, i): CompletionItem => ({
     label: b.name,
     kind: style.completion,
     detail: `${kind} (built-in)`,

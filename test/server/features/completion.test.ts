@@ -98,7 +98,8 @@ describe('completion of bases', () => {
   });
 
   it('policies for a policy, and the base being typed is replaced', () => {
-    check('policy P = $0', ['mlp', 'transformer']);
+    check('policy P = $0', ['mlp', 'transformer', 'pretrained']);
+    assert.equal(item('policy P = $0', 'pretrained').textEdit?.newText, 'pretrained("${1:./models/}")');
     checkAccept('algorithm X = PP$0 {}', 'PPO', 'algorithm X = PPO {}');
   });
 

@@ -19,7 +19,7 @@ describe('lifecycle', () => {
     try {
       const caps = client.initializeResult.capabilities;
       assert.deepEqual(caps.textDocumentSync, { openClose: true, change: 2, save: { includeText: false } });
-      assert.deepEqual(caps.completionProvider?.triggerCharacters, ['.', ':', '=', ' ']);
+      assert.deepEqual(caps.completionProvider?.triggerCharacters, ['.', ':', '=', ' ', '"', '/']);
       assert.deepEqual(caps.signatureHelpProvider?.triggerCharacters, ['(', ',']);
       assert.deepEqual(caps.renameProvider, { prepareProvider: true });
       assert.deepEqual(caps.codeActionProvider, { codeActionKinds: ['quickfix'] });

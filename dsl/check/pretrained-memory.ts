@@ -1,0 +1,133 @@
+// What an experiment with a pretrained policy will hold in memory, estimated at check time with
+// the trainer's own estimator (runtime/lm/memory.ts) from the plan's sizes: the rows decoded
+// at once (GRPO: prompts_per_update x group_size), the rows of a training step, and the
+// longest sequence. The checker warns when it passes the machine's free memory; hover shows it.
+import { estimateMemory, type MemoryEstimate, type MemoryShape } from '../../runtime/lm/memory.js';
+import { parameterCount, type LmConfig } from '../../runtime/lm/config.js';
+import { linearModules } from '../../runtime/lm/lora.js';
+import { ALGORITHMS, type AlgorithmSpec, type EnvSpec, type PlanValue } from '../schema/index.js';
+import type * as A from '../syntax/ast.js';
+import type { DeclSymbol, Model, ModelFolderUse, Target } from '../semantics/model.js';
+import { fillParams } from '../compile/compiler.js';
+import { loraSettings, type PlanLora } from '../compile/pretrained.js';
+
+/**
+ * Prompt tokens assumed when the env cannot say how long its prompts are: a chat-formatted
+ * prompt of a few sentences, the template's role markers included. The completion's length
+ * comes from the plan; the sum is capped at the model's context.
+ */
+export const ASSUMED_PROMPT_TOKENS = 256;
+
+/** The policy's model, read from its folder, when config.json could be read. */
+export function pretrainedModel(model: Model, policy: DeclSymbol): { folder: ModelFolderUse; config: LmConfig } | undefined {
+  const folder = model.modelFolder(policy);
+  const read = folder?.read;
+  return folder && read && (read.kind === 'model' || read.kind === 'incomplete') ? { folder, config: read.config } : undefined;
+}
+
+/** Parameters LoRA trains: rank x (in + out) per adapted layer. */
+export function loraParameters(config: LmConfig, lora: PlanLora): number {
+  return linearModules(config).filter((m) => lora.targets.includes(m.module)).reduce((sum, m) => sum + lora.rank * (m.inDim + m.outDim), 0);
+}
+
+export interface ExperimentMemory {
+  readonly estimate: MemoryEstimate;
+  readonly shape: MemoryShape;
+  /** The sizes it was estimated at, for people: "GRPO 16 prompts x 8 completions, sequences of 264 tokens (...)". */
+  readonly basis: string;
+  /** Only LoRA adapters train. */
+  readonly lora: boolean;
+}
+
+interface Learner {
+  spec: AlgorithmSpec;
+  params: Record<string, PlanValue>;
+}
+
+function specOf(model: Model, target: Target | undefined) {
+  return target?.kind === 'builtin' ? target.spec : target ? model.rootBuiltin(target.symbol) : undefined;
+}
+
+/** The algorithms an experiment runs (its `algorithm`, or each stage's) with their values in effect. */
+function learnersOf(model: Model, experiment: DeclSymbol): Learner[] {
+  const effective = model.effective(experiment);
+  const stages = [...effective.named.values()].filter((n) => n.node.memberKind === 'stage');
+  const learner = (target: Target | undefined, body?: A.Body): Learner[] => {
+    const spec = specOf(model, target);
+    if (spec?.declKind !== 'algorithm' || !target) return [];
+    const stated = target.kind === 'decl' ? model.effective(target.symbol).properties : undefined;
+    const local = new Map<string, A.Expression | undefined>();
+    for (const m of body?.members ?? []) if (m.kind === 'Property') local.set(m.path[0].text, m.value);
+    return [{ spec, params: fillParams(spec, (name) => local.get(name) ?? stated?.get(name)?.node.value) }];
+  };
+  if (stages.length === 0) return learner(model.referencedTarget(experiment, 'algorithm'));
+  return stages.flatMap(({ node, owner }) => {
+    const name = node.base?.name.parts[0];
+    return learner(name && model.lookup(owner.unit, name.text), node.body);
+  });
+}
+
+/** The env's settings in effect (TextTask's max_tokens), when it is a built-in. */
+function envOf(model: Model, experiment: DeclSymbol): { spec: EnvSpec; params: Record<string, PlanValue> } | undefined {
+  const target = model.referencedTarget(experiment, 'env');
+  const spec = specOf(model, target);
+  if (spec?.declKind !== 'env' || !target) return undefined;
+  const stated = target.kind === 'decl' ? model.effective(target.symbol).properties : undefined;
+  return { spec, params: fillParams(spec, (name) => stated?.get(name)?.node.value) };
+}
+
+/** Rows sampled and trained at once by one learner, and the completion length it samples. */
+function rowsOf(learner: Learner): { sample: number; train: number; what: string; completion?: number } {
+  const p = learner.params;
+  switch (learner.spec.name) {
+    case 'GRPO': {
+      const rows = (p.prompts_per_update as number) * (p.group_size as number);
+      return { sample: rows, train: rows, what: `GRPO ${p.prompts_per_update} prompts x ${p.group_size} completions`, completion: p.max_new_tokens as number };
+    }
+    case 'REINFORCE':
+      return { sample: p.episodes_per_update as number, train: p.episodes_per_update as number, what: `REINFORCE ${p.episodes_per_update} episodes` };
+    case 'SFT':
+      return { sample: 0, train: p.batch_size as number, what: `SFT batches of ${p.batch_size}` };
+    default:
+      return { sample: 1, train: 1, what: learner.spec.name };
+  }
+}
+
+/**
+ * The estimate for an experiment whose policy is pretrained, at the largest of its stages; undefined
+ * when the experiment's policy is not a pretrained model whose config.json could be read.
+ */
+export function experimentMemory(model: Model, experiment: DeclSymbol): ExperimentMemory | undefined {
+  const policy = model.referencedTarget(experiment, 'policy');
+  if (policy?.kind !== 'decl') return undefined;
+  const found = pretrainedModel(model, policy.symbol);
+  if (!found) return undefined;
+  const { config } = found;
+  const lora = loraSettings(model, policy.symbol, config);
+  const trainable = lora ? loraParameters(config, lora) : parameterCount(config);
+  const env = envOf(model, experiment);
+  const envCompletion = env?.spec.name === 'TextTask' ? (env.params.max_tokens as number) : undefined;
+  let best: ExperimentMemory | undefined;
+  for (const learner of learnersOf(model, experiment)) {
+    const rows = rowsOf(learner);
+    const completion = Math.min(rows.completion ?? Infinity, envCompletion ?? Infinity);
+    const completionTokens = Number.isFinite(completion) ? completion : ASSUMED_PROMPT_TOKENS;
+    const sequenceLength = Math.min(config.context, ASSUMED_PROMPT_TOKENS + completionTokens);
+    const kl = learner.spec.name === 'GRPO' && (learner.params.kl_coef as number) > 0 && learner.params.reference !== 'none';
+    const shape: MemoryShape = { trainableParameters: trainable, sampleRows: rows.sample, sequenceLength, trainRows: rows.train, referenceCopy: kl && !lora };
+    const estimate = estimateMemory(config, shape);
+    const lengthWhy = sequenceLength === config.context
+      ? `the model's context of ${config.context} tokens`
+      : `up to ${ASSUMED_PROMPT_TOKENS} prompt tokens (assumed, chat template included) + ${completionTokens} completion tokens`;
+    const basis = `${rows.what}, sequences of ${sequenceLength} tokens (${lengthWhy}), ${lora ? `LoRA training ${trainable.toLocaleString('en-US')} parameters` : 'full fine-tuning'}`;
+    if (!best || estimate.total > best.estimate.total) best = { estimate, shape, basis, lora: lora !== null };
+  }
+  return best;
+}
+
+/** The learners that train language models: those of text envs (SFT, GRPO, REINFORCE). */
+export const TEXT_LEARNERS = ALGORITHMS.filter((a) => a.actions.includes('text')).map((a) => a.name);
+
+// What the editor shows of a model (server/ speaks for the dsl only, so it takes these from here).
+export { describeMemory, estimateMemory, formatBytes } from '../../runtime/lm/memory.js';
+export { parameterCount, type Family, type LmConfig } from '../../runtime/lm/config.js';

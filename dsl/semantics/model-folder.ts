@@ -1,0 +1,74 @@
+// What a pretrained policy's model folder (`pretrained("./models/Qwen3-0.6B")`) holds, as the
+// checker, hover and the compiler need it: whether it is there, its config.json read by the
+// trainer's own reader (runtime/lm/config.ts, so the checker and `rlx train` never disagree
+// about a config), and whether the tokenizer and the weights are beside it. The weights
+// themselves are not read. Reads are cached per folder and stamped with the folder's and
+// config.json's modification times, so checking stays fast while the user types and still
+// sees a download that finishes or a config.json that is edited.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readLmConfig, type LmConfig } from '../../runtime/lm/config.js';
+import { InputError } from '../../runtime/input-error.js';
+
+export type ModelFolderRead =
+  | { readonly kind: 'missing' }
+  /** The path names a file, not a folder. */
+  | { readonly kind: 'not-a-folder' }
+  /** config.json is missing, not JSON, or describes a model rlx does not build: the reader's message. */
+  | { readonly kind: 'invalid-config'; readonly message: string }
+  /** The files that a model folder needs and this one lacks (tokenizer.json, the weights). */
+  | { readonly kind: 'incomplete'; readonly missing: readonly string[]; readonly config: LmConfig }
+  | { readonly kind: 'model'; readonly config: LmConfig };
+
+/** The weights, in one file or sharded with an index (runtime/lm/safetensors.ts reads either). */
+export const WEIGHT_FILES = ['model.safetensors', 'model.safetensors.index.json'];
+
+const cache = new Map<string, { stamp: string; read: ModelFolderRead }>();
+/** Folder completion reads every folder it lists: past this many, the cache starts over. */
+const MAX_CACHED = 2000;
+
+/** The modification times that change when the folder's entries or its config.json change. */
+function stampOf(dir: string): string | undefined {
+  try {
+    const folder = fs.statSync(dir);
+    if (!folder.isDirectory()) return 'file';
+    const config = fs.statSync(path.join(dir, 'config.json'), { throwIfNoEntry: false });
+    return `${folder.mtimeMs}:${config ? `${config.mtimeMs}:${config.size}` : '-'}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the folder at an absolute path holds; the same object while nothing in it changed. */
+export function readModelFolder(dir: string): ModelFolderRead {
+  const stamp = stampOf(dir);
+  if (stamp === undefined) {
+    cache.delete(dir);
+    return MISSING;
+  }
+  const cached = cache.get(dir);
+  if (cached?.stamp === stamp) return cached.read;
+  const read = stamp === 'file' ? NOT_A_FOLDER : readFolder(dir);
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(dir, { stamp, read });
+  return read;
+}
+
+const MISSING: ModelFolderRead = { kind: 'missing' };
+const NOT_A_FOLDER: ModelFolderRead = { kind: 'not-a-folder' };
+
+function readFolder(dir: string): ModelFolderRead {
+  let config: LmConfig;
+  try {
+    config = readLmConfig(dir);
+  } catch (err) {
+    if (err instanceof InputError) return { kind: 'invalid-config', message: err.message };
+    throw err;
+  }
+  const has = (name: string) => fs.existsSync(path.join(dir, name));
+  const missing = [
+    ...(has('tokenizer.json') ? [] : ['tokenizer.json']),
+    ...(WEIGHT_FILES.some(has) ? [] : [`${WEIGHT_FILES[0]} (or ${WEIGHT_FILES[1]} and its shards)`]),
+  ];
+  return missing.length > 0 ? { kind: 'incomplete', missing, config } : { kind: 'model', config };
+}
