@@ -12,6 +12,7 @@
 // A smaller GPU computes slower but dispatches about as fast, so the thresholds stay near these.
 // Software GPUs (llvmpipe) never win, and auto never picks them.
 import type { Plan } from '../dsl/compile/plan.js';
+import { parameterCount, readLmConfig } from './lm/config.js';
 import { PlanParams } from './plan-params.js';
 
 /** Multiply-adds per gradient step from which auto prefers a hardware GPU to the CPU, by policy kind. */
@@ -19,6 +20,20 @@ export const GPU_MIN_MACS_PER_STEP: Readonly<Record<'mlp' | 'transformer', numbe
 
 /** The threshold for a policy kind (the MLP's for kinds without their own measurement). */
 export const gpuMinMacs = (policyKind: string): number => (policyKind === 'transformer' ? GPU_MIN_MACS_PER_STEP.transformer : GPU_MIN_MACS_PER_STEP.mlp);
+
+/** Tokens a pretrained model's row is assumed to hold (prompt and completion) for the estimate. */
+const ASSUMED_PRETRAINED_ROW_TOKENS = 256;
+
+/** A pretrained model's multiply-adds for a row: about its parameters per token; 0 (the CPU) when its config cannot be read here. */
+function pretrainedMacsPerRow(folder: string | undefined): number {
+  if (folder === undefined) return 0;
+  try {
+    const config = readLmConfig(folder);
+    return parameterCount(config) * Math.min(config.context, ASSUMED_PRETRAINED_ROW_TOKENS);
+  } catch {
+    return 0; // the model's own load says what is wrong with its folder
+  }
+}
 
 /** Rows an episode is assumed to last where the plan does not bound it (REINFORCE's batches). */
 const ASSUMED_EPISODE_ROWS = 200;
@@ -47,7 +62,8 @@ export function planWork(plan: Plan): PlanWork {
 }
 
 /** Multiply-adds of one forward pass of a row (a sample; for a transformer, a sequence of `context` tokens). */
-export function policyMacsPerRow(policy: Pick<Plan['policy'], 'kind' | 'params'>): number {
+export function policyMacsPerRow(policy: Pick<Plan['policy'], 'kind' | 'params'> & { readonly path?: string }): number {
+  if (policy.kind === 'pretrained') return pretrainedMacsPerRow(policy.path);
   const params = PlanParams.of(policy.kind, policy.params, `policy ${policy.kind}`);
   if (policy.kind === 'transformer') {
     const width = params.count('width');
