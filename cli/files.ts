@@ -2,8 +2,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileHost } from '../dsl/index.js';
+import { InputError } from '../runtime/input-error.js';
 
-export class UserError extends Error {}
+/** A refusal the command line itself makes (a flag, a file named on it); printed without a stack, exit 2. */
+export class UserError extends InputError {
+  override name = 'UserError';
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -13,6 +13,7 @@ import { BUNDLED_ENV_MODULE } from './envs/run-envs.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { RunLockedError } from './run/lock.js';
+import { InputError } from './input-error.js';
 import { processAlive } from './run/reader.js';
 import { RunDirectory, type SourceFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
@@ -166,13 +167,13 @@ function openToResume(runDir: string): RunDirectory {
   try {
     return RunDirectory.open(runDir);
   } catch (err) {
-    if (err instanceof RunLockedError) throw new ResumeError(err.message);
+    if (err instanceof RunLockedError) throw new ResumeError(err.message, { cause: err });
     throw err;
   }
 }
 
 /** A run that cannot be resumed (finished, still running, no checkpoint). */
-export class ResumeError extends Error {
+export class ResumeError extends InputError {
   override name = 'ResumeError';
 }
 

@@ -6,13 +6,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { Rng } from '../random.js';
+import { InputError } from '../input-error.js';
 import { byHash, HELD_OUT_LIMIT, heldOutPrompts } from './split.js';
 import type { TextExample, TextTask } from './task.js';
 import { alphabetOf } from './tokenizer.js';
 import { length } from './verifiers.js';
 
 /** A dataset file that cannot be used; the message names the file, and the line where there is one. */
-export class DatasetError extends Error {
+export class DatasetError extends InputError {
   override name = 'DatasetError';
 }
 
