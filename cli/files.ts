@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileHost } from '../dsl/index.js';
 import { InputError } from '../runtime/input-error.js';
+import { readDataFileAt } from '../server/disk.js';
 
 /** A refusal the command line itself makes (a flag, a file named on it); printed without a stack, exit 2. */
 export class UserError extends InputError {
@@ -119,7 +120,7 @@ function rlxFilesUnder(root: string): string[] {
   return found.sort();
 }
 
-/** The disk, for imports; files the user named were read (and validated) already. */
+/** The disk, for imports and datasets; files the user named were read (and validated) already. */
 export const diskHost: FileHost = {
   readFile(filePath: string): string | undefined {
     try {
@@ -128,4 +129,5 @@ export const diskHost: FileHost = {
       return undefined;
     }
   },
+  readDataFile: (filePath) => readDataFileAt(filePath),
 };

@@ -39,7 +39,7 @@ export class ServerWorkspace {
   // A UTF-8 file of n bytes holds at least n / 3 UTF-16 code units (3 bytes at most per unit):
   // past three times the limit a file cannot be within it, so it is not read at all.
   private readonly disk = new DiskHost(3 * MAX_DOCUMENT_CHARS);
-  private readonly files = new Workspace({ readFile: (p) => this.readWithinLimit(p) });
+  private readonly files = new Workspace({ readFile: (p) => this.readWithinLimit(p), readDataFile: (p) => this.disk.readDataFile(p) });
   /** Files over the size limit (limits.ts), analysed as empty: their length in characters. */
   private readonly oversized = new Map<string, number>();
   private folders: string[] = [];

@@ -98,6 +98,9 @@ const SYSTEM_ERRORS: Record<string, [reason: string, hint: string]> = {
   EMFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
   ENFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
   EIO: ['an input/output error', 'check the disk'],
+  EFBIG: ['the file is larger than this process may write', 'raise the limit on file sizes (ulimit -f)'],
+  // Run folders are named after the experiment (and sweep): a name over 255 bytes is no folder name.
+  ENAMETOOLONG: ['a folder name in the path is too long for the file system', "shorten the experiment's (or sweep's) name, which names its run folders, or the --out path"],
   // Not ENOENT in general (a file rlx expected is a bug): a folder that cannot be made, as under /proc.
   'ENOENT mkdir': ['that folder cannot be created there', 'train elsewhere with --out DIR'],
 };

@@ -8,6 +8,7 @@ import type { EnvModuleRead } from '../semantics/env-module.js';
 import type { SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
+import { checkDatasets } from './datasets.js';
 import { collectingAccept, type CheckContext } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
@@ -24,6 +25,7 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: 'all', check: checkBase },
   { kinds: 'all', check: (ctx, symbol) => checkMembers(ctx, symbol, { owner: symbol, experiment: symbol.decl.declKind === 'experiment' ? symbol : undefined }) },
   { kinds: ['env', 'policy', 'algorithm'], check: checkConsistency },
+  { kinds: ['env'], check: checkDatasets },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },
   { kinds: 'all', check: checkSupport },
@@ -61,7 +63,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     const read = workspace.envModule(file);
     modules.set(file, read);
     return read;
-  });
+  }, (file) => workspace.dataset(file));
   const diagnostics = new Map<string, Diagnostic[]>();
   const contexts = new Map<SourceUnit, CheckContext>();
   const contextFor = (unit: SourceUnit): CheckContext => {

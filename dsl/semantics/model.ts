@@ -6,7 +6,7 @@ import { builtin, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
 import * as path from 'node:path';
 import { moduleEnvSpec } from '../schema/env-module.js';
 import type { EnvModuleRead } from './env-module.js';
-import type { SourceUnit } from './workspace.js';
+import type { DatasetRead, SourceUnit } from './workspace.js';
 
 export interface DeclSymbol {
   name: string;
@@ -77,6 +77,8 @@ export class Model {
     readonly units: SourceUnit[],
     /** What the env module at an absolute path declares (Workspace.envModule); unknown without it. */
     private readonly readEnvModule: (file: string) => EnvModuleRead = () => ({ kind: 'undeclared' }),
+    /** What the dataset at an absolute path holds (Workspace.dataset); unknown (undefined) without it. */
+    private readonly readDataset: (file: string) => DatasetRead | undefined = () => undefined,
   ) {
     for (const unit of units) {
       this.unitsByPath.set(unit.path, unit);
@@ -225,6 +227,11 @@ export class Model {
     const declaring = effective.chain[effective.chain.length - 1];
     const file = path.resolve(path.dirname(declaring.unit.path), effective.root.path);
     return { written: effective.root.path, file, read: this.readEnvModule(file) };
+  }
+
+  /** The dataset file at an absolute path, as the workspace read it; undefined where the model has no files (the editor's quick model). */
+  dataset(file: string): DatasetRead | undefined {
+    return this.readDataset(file);
   }
 
   /** What an env target offers reward terms and algorithms: a built-in's spec, or the spec its module declares. */

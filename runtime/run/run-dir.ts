@@ -149,7 +149,9 @@ export class RunDirectory {
         writeFileAtomic(target, source.text);
       }
     } catch (err) {
+      // Half made (a full disk): removed, so that no run folder is left without status.json.
       lock.release();
+      fs.rmSync(dir, { recursive: true, force: true });
       throw err;
     }
     return new RunDirectory(dir, lock);
