@@ -88,9 +88,12 @@ const TRIGGERS: Record<string, () => string[]> = {
   RewardError: () => ['train', '--plan', editedPlan('pole.rlx', 'reward.json', (p) => (p.reward.terms[0].expr.args[1].args[0].ref = 'obs.nope'))],
   ExprError: () => ['train', '--plan', editedPlan('pole.rlx', 'stop.json', (p) => (p.stop.args[0].ref = 'eval.nope'))],
   PatternError: () => ['train', '--plan', editedPlan('text.rlx', 'pattern.json', (p) => (p.reward.terms[1].expr.args[1].args[1].const = '(a)\\1'))],
+  // rlx check reports a bad dataset first (dsl/check/datasets.ts); a plan file skips the checker.
   DatasetError: () => {
+    write('data/sums.jsonl', '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2=", "target": "3"}\n');
+    const plan = editedPlan(write('data.rlx', TEXT.replace('addition(digits: 1)', 'dataset("./data/sums.jsonl")')), 'dataset.json', () => {});
     write('data/sums.jsonl', '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2="}\n');
-    return ['train', write('data.rlx', TEXT.replace('addition(digits: 1)', 'dataset("./data/sums.jsonl")'))];
+    return ['train', '--plan', plan];
   },
   InputFileError: () => {
     fs.mkdirSync(path.join(work, 'folder.json'), { recursive: true });
@@ -111,6 +114,11 @@ const TRIGGERS: Record<string, () => string[]> = {
     // Held by this test's own process: alive, on this host.
     fs.writeFileSync(path.join(work, runDir, 'run.lock'), JSON.stringify({ pid: process.pid, host: os.hostname(), since: new Date().toISOString() }));
     return ['train', '--resume', runDir];
+  },
+  PolicyFileError: () => {
+    const runDir = trainedRun('pole.rlx');
+    fs.writeFileSync(path.join(work, runDir, 'checkpoints', 'policy-final.onnx'), 'not a model');
+    return ['eval', runDir];
   },
   TokenizerError: () => {
     const runDir = trainedRun('text.rlx');
