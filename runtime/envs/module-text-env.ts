@@ -93,10 +93,17 @@ export class TextModuleEnv {
   }
 
   private within(text: string, max: number, what: string, key: string): string {
-    const length = [...text].length;
-    if (length > max) throw new EnvModuleError(`${this.origin}: ${what} returned ${JSON.stringify(text)}, ${length} characters, but spec.${key} is ${max}; raise ${key} or write less`);
-    const stray = [...text].find((c) => !this.characters.has(c));
-    if (stray !== undefined) throw new EnvModuleError(`${this.origin}: ${what} returned ${JSON.stringify(text)}, with ${JSON.stringify(stray)}, which is not in spec.alphabet; add it there`);
+    // Measured before the text is taken apart: a module may return 100 MB, and an array of its
+    // characters would take gigabytes (the trainer died of a heap out of memory). A character
+    // is one or two UTF-16 units, so text.length bounds the count from both sides.
+    const length = text.length <= max ? text.length : text.length > 2 * max ? undefined : countCodePoints(text);
+    if (length === undefined || length > max) {
+      const size = length !== undefined ? `${length} characters` : `${text.length > 2 ** 20 ? `${(text.length / 2 ** 20).toFixed(1)} M` : text.length} UTF-16 units`;
+      throw new EnvModuleError(`${this.origin}: ${what} returned ${preview(text)}, ${size}, but spec.${key} is ${max}; raise ${key} or write less`);
+    }
+    for (const c of text) {
+      if (!this.characters.has(c)) throw new EnvModuleError(`${this.origin}: ${what} returned ${preview(text)}, with ${JSON.stringify(c)}, which is not in spec.alphabet; add it there`);
+    }
     return text;
   }
 
@@ -120,6 +127,24 @@ export class TextModuleEnv {
       throw new EnvModuleError(`${this.origin}: ${what} threw: ${describeThrown(err)}`);
     }
   }
+}
+
+/** The characters (code points) of `text`, without making an array of them. */
+function countCodePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++, count++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return count;
+}
+
+/** A text in a message: its first 80 characters, quoted (the rest would flood the terminal). */
+function preview(text: string): string {
+  return text.length <= 80 ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, 80))}...`;
 }
 
 /** One reset, the expert's turn (if any) and one step, so a broken module fails before training with a clear message. */
