@@ -138,7 +138,13 @@ export class RunDirectory {
         dir = path.join(experimentDir, `${base}-${n}`);
       }
     }
-    const lock = RunLock.acquire(dir);
+    let lock: RunLock;
+    try {
+      lock = RunLock.acquire(dir);
+    } catch (err) {
+      fs.rmSync(dir, { recursive: true, force: true }); // ours, and empty: no lock could be written (a full disk)
+      throw err;
+    }
     try {
       for (const sub of ['source', 'rollouts', 'checkpoints']) fs.mkdirSync(path.join(dir, sub));
       writeJsonAtomic(path.join(dir, 'plan.json'), plan);

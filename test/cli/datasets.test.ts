@@ -143,4 +143,14 @@ describe('a write that fails while the dataset is copied into the run (a full di
     const experiment = path.join(work, 'runs-full', 'Learn');
     assert.deepEqual(fs.existsSync(experiment) ? fs.readdirSync(experiment) : [], [], 'the run folder was removed');
   });
+
+  test('nor when not a byte can be written (the run lock fails)', () => {
+    write('full0/data.jsonl', rows(20));
+    const file = write('full0/spec.rlx', spec('./data.jsonl'));
+    const bin = path.join(repoRoot(), 'bin', 'rlx.js');
+    const r = spawnSync('bash', ['-c', `trap '' XFSZ; ulimit -f 0; exec "${process.execPath}" "${bin}" train ${file} --out runs-full0`], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 2, r.stderr);
+    const experiment = path.join(work, 'runs-full0', 'Learn');
+    assert.deepEqual(fs.existsSync(experiment) ? fs.readdirSync(experiment) : [], [], 'the run folder was removed');
+  });
 });
