@@ -307,6 +307,10 @@ export class ServerWorkspace {
     for (const [file, read] of entry.analysis.modules ?? []) {
       if (this.files.envModule(file) !== read) current = false;
     }
+    // A dataset changed on disk (the disk cache sees its mtime or size change; the parse is then new).
+    for (const [file, read] of entry.analysis.datasets ?? []) {
+      if (this.files.dataset(file) !== read) current = false;
+    }
     return current;
   }
 

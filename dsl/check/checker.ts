@@ -5,7 +5,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
 import type { EnvModuleRead } from '../semantics/env-module.js';
-import type { SourceUnit, Workspace } from '../semantics/workspace.js';
+import type { DatasetRead, SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
 import { checkDatasets } from './datasets.js';
@@ -41,6 +41,8 @@ export interface Analysis {
    * a cache sees the analysis is stale when one of them now reads differently.
    */
   modules?: ReadonlyMap<string, EnvModuleRead>;
+  /** The datasets (`dataset("./x.jsonl")`) the checks read, by absolute path, with what was read: as `modules`. */
+  datasets?: ReadonlyMap<string, DatasetRead>;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
@@ -59,11 +61,16 @@ export function analyze(workspace: Workspace, roots: string[]): Analysis {
 export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generator<void, Analysis, void> {
   const units = workspace.closure(roots);
   const modules = new Map<string, EnvModuleRead>();
+  const datasets = new Map<string, DatasetRead>();
   const model = new Model(units, (file) => {
     const read = workspace.envModule(file);
     modules.set(file, read);
     return read;
-  }, (file) => workspace.dataset(file));
+  }, (file) => {
+    const read = workspace.dataset(file);
+    datasets.set(file, read);
+    return read;
+  });
   const diagnostics = new Map<string, Diagnostic[]>();
   const contexts = new Map<SourceUnit, CheckContext>();
   const contextFor = (unit: SourceUnit): CheckContext => {
@@ -91,7 +98,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics, modules };
+  return { model, units, diagnostics, modules, datasets };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {
