@@ -14,6 +14,7 @@
 //   }
 import type { EnvModuleSpec, TextModuleSpec } from '../../dsl/schema/env-module.js';
 import { describeThrown, EnvModuleError, short } from './module-env.js';
+import { length } from '../text/verifiers.js';
 
 /** What the trainer hears of a reset(): the env's opening message. */
 export interface TextReset {
@@ -96,9 +97,9 @@ export class TextModuleEnv {
     // Measured before the text is taken apart: a module may return 100 MB, and an array of its
     // characters would take gigabytes (the trainer died of a heap out of memory). A character
     // is one or two UTF-16 units, so text.length bounds the count from both sides.
-    const length = text.length <= max ? text.length : text.length > 2 * max ? undefined : countCodePoints(text);
-    if (length === undefined || length > max) {
-      const size = length !== undefined ? `${length} characters` : `${text.length > 2 ** 20 ? `${(text.length / 2 ** 20).toFixed(1)} M` : text.length} UTF-16 units`;
+    const count = text.length <= max ? text.length : text.length > 2 * max ? undefined : length(text);
+    if (count === undefined || count > max) {
+      const size = count !== undefined ? `${count} characters` : `${text.length > 2 ** 20 ? `${(text.length / 2 ** 20).toFixed(1)} M` : text.length} UTF-16 units`;
       throw new EnvModuleError(`${this.origin}: ${what} returned ${preview(text)}, ${size}, but spec.${key} is ${max}; raise ${key} or write less`);
     }
     for (const c of text) {
@@ -127,19 +128,6 @@ export class TextModuleEnv {
       throw new EnvModuleError(`${this.origin}: ${what} threw: ${describeThrown(err)}`);
     }
   }
-}
-
-/** The characters (code points) of `text`, without making an array of them. */
-function countCodePoints(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++, count++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-  }
-  return count;
 }
 
 /** A text in a message: its first 80 characters, quoted (the rest would flood the terminal). */
