@@ -2,8 +2,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileHost } from '../dsl/index.js';
+import { InputError } from '../runtime/input-error.js';
+import { readDataFileAt } from '../server/disk.js';
 
-export class UserError extends Error {}
+/** A refusal the command line itself makes (a flag, a file named on it); printed without a stack, exit 2. */
+export class UserError extends InputError {
+  override name = 'UserError';
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -115,7 +120,7 @@ function rlxFilesUnder(root: string): string[] {
   return found.sort();
 }
 
-/** The disk, for imports; files the user named were read (and validated) already. */
+/** The disk, for imports and datasets; files the user named were read (and validated) already. */
 export const diskHost: FileHost = {
   readFile(filePath: string): string | undefined {
     try {
@@ -124,4 +129,5 @@ export const diskHost: FileHost = {
       return undefined;
     }
   },
+  readDataFile: (filePath) => readDataFileAt(filePath),
 };

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from './command.js';
-import { UserError } from './files.js';
+import { isInputError } from '../runtime/input-error.js';
 import { checkCommand } from './commands/check.js';
 import { fmtCommand } from './commands/fmt.js';
 import { planCommand } from './commands/plan.js';
@@ -65,13 +65,20 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (err) {
-    if (err instanceof UserError) {
-      process.stderr.write(`rlx ${command.name}: ${err.message}\n`);
+    // A refusal of what the user gave (a spec, a dataset, a flag, a run folder): its message, exit 2.
+    if (isInputError(err)) {
+      process.stderr.write(`rlx ${command.name}: ${err.message}\n${process.env.RLX_DEBUG ? `${debugStack(err)}\n` : ''}`);
       return 2;
     }
     const e = err as Error;
     process.stderr.write(`rlx ${command.name}: internal error: ${e.message}\n` +
-      (process.env.RLX_DEBUG ? `${e.stack}\n` : 'This is a bug in rlx; run again with RLX_DEBUG=1 for details and report it.\n'));
+      (process.env.RLX_DEBUG ? `${debugStack(e)}\n` : 'This is a bug in rlx; run again with RLX_DEBUG=1 for details and report it.\n'));
     return 70;
   }
+}
+
+/** The stack of `err` and of the errors it wraps (`cause`): the error's class leads each. */
+function debugStack(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return `${err.stack ?? String(err)}${cause instanceof Error ? `\ncaused by: ${debugStack(cause)}` : ''}`;
 }

@@ -2,7 +2,7 @@
 // the trainer.
 export * from './syntax/ast.js';
 export { parse, type ParseResult, type SyntaxError } from './syntax/parse.js';
-export { Workspace, type FileHost, type SourceUnit } from './semantics/workspace.js';
+export { Workspace, type DataFileRead, type DatasetRead, type FileHost, type SourceUnit } from './semantics/workspace.js';
 export { Model, type DeclSymbol, type Target, type Reference, type EffectiveDeclaration } from './semantics/model.js';
 export { analyze, analyzeInSteps, type Analysis } from './check/checker.js';
 export * from './diagnostics.js';

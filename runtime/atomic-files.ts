@@ -3,6 +3,7 @@
 // file in the same folder, then rename it over).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { InputFileError, readInputText } from './input-files.js';
 
 /** Writes `data` to `file` atomically; chunks (a list of byte arrays) are written one after another, without joining them first. */
 export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {
@@ -38,17 +39,20 @@ export function writeJsonAtomic(file: string, value: unknown): void {
   writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n');
 }
 
+/** The largest JSON file of a run read (a JavaScript string holds at most ~512 MiB). */
+const MAX_JSON_BYTES = 512 * 2 ** 20;
+
+/**
+ * The JSON value in a run's file; `what` names it ("the run's plan"). A file that is missing,
+ * not a regular file, cut short or not JSON is an InputFileError: a damaged run folder is the
+ * user's to repair, not a bug in rlx.
+ */
 export function readJson<T>(file: string, what: string): T {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    throw new Error(`cannot read ${what} at ${file}`);
-  }
+  const text = readInputText(file, { what: what.replace(/^the /, ''), maxBytes: MAX_JSON_BYTES });
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new Error(`${what} at ${file} is not valid JSON: ${(err as Error).message}`);
+    throw new InputFileError(`${what} at ${file} is not valid JSON: ${(err as Error).message} (cut short by a full disk or a copy? restore it from a copy of the run)`);
   }
 }
 

@@ -10,13 +10,14 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plan } from '../dsl/compile/plan.js';
 import { gpuWorthIt, planWork } from './device-rule.js';
+import { InputError } from './input-error.js';
 import type { ExecutionProvider } from './tensor/session.js';
 
 export type DeviceRequest = 'auto' | 'cpu' | 'cuda' | 'webgpu';
 
 export const DEVICES: readonly DeviceRequest[] = ['auto', 'cpu', 'cuda', 'webgpu'];
 
-export class DeviceError extends Error {
+export class DeviceError extends InputError {
   override name = 'DeviceError';
 }
 

@@ -9,9 +9,10 @@ import { POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, stageHandoverProblem, type EnvSpec } from '../dsl/schema/index.js';
 import { curriculumProblems } from './trainer/curriculum.js';
+import { InputError } from './input-error.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
-export class PlanError extends Error {
+export class PlanError extends InputError {
   constructor(readonly problems: readonly string[]) {
     super(problems.length === 1 ? problems[0] : `the plan cannot run here:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'PlanError';

@@ -13,6 +13,7 @@ import { BUNDLED_ENV_MODULE } from './envs/run-envs.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { RunLockedError } from './run/lock.js';
+import { InputError } from './input-error.js';
 import { processAlive } from './run/reader.js';
 import { RunDirectory, type SourceFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
@@ -20,6 +21,9 @@ import { Condition } from './run/stop.js';
 import { checkPlan, PlanError } from './support.js';
 import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
 import { isTextEnv, TextEnvironment } from './text/env.js';
+import { MAX_DATASET_BYTES } from './text/dataset.js';
+import type { TextTask } from './text/task.js';
+import { readInputFile } from './input-files.js';
 import { EnvWorkload } from './trainer/env-workload.js';
 import { TextWorkload } from './trainer/text-workload.js';
 import { computeOn, RunFailedError, TrainingRun, type RunStage, type TrainProgress, type TrainResult } from './trainer/training-run.js';
@@ -87,7 +91,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   const device = await chooseDevice(options.device, plan);
   const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params, { name: plan.env.name }) : undefined;
   let parts: RunParts | undefined;
-  let run: RunDirectory;
+  let run: RunDirectory | undefined;
   try {
     if (envModule) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule);
@@ -95,15 +99,21 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
     mirrorToTensorBoard(run, options.tensorboard);
     if (envModule) writeFileAtomic(path.join(run.dir, BUNDLED_ENV_MODULE), envModule.code);
-    const dataset = workload instanceof TextWorkload && workload.env instanceof TextEnvironment ? workload.env.task.source?.file : undefined;
-    if (dataset) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_DATASET), fs.readFileSync(dataset));
+    const dataset = datasetOf(workload)?.source?.file;
+    if (dataset) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_DATASET), readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }));
   } catch (err) {
     await parts?.first.release();
     await parts?.workload.release();
     envModule?.close();
+    // A run folder made but never started (a full disk while copying the dataset into it) goes
+    // whole, lock included: none is left without status.json, or with a lock nobody holds.
+    if (run) {
+      run.close();
+      fs.rmSync(run.dir, { recursive: true, force: true });
+    }
     throw err;
   }
-  return new TrainingRun(run, plan, seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(null);
+  return new TrainingRun(run, plan, seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(null, datasetOf(parts.workload)?.warnings);
 }
 
 /**
@@ -145,7 +155,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     if (envModule) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
-    return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, notes);
+    return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(datasetOf(parts.workload)?.warnings ?? []), ...notes]);
   } catch (err) {
     // TrainingRun.run() closes what it was given; before it, nothing else would.
     if (!(err instanceof RunFailedError)) {
@@ -166,13 +176,13 @@ function openToResume(runDir: string): RunDirectory {
   try {
     return RunDirectory.open(runDir);
   } catch (err) {
-    if (err instanceof RunLockedError) throw new ResumeError(err.message);
+    if (err instanceof RunLockedError) throw new ResumeError(err.message, { cause: err });
     throw err;
   }
 }
 
 /** A run that cannot be resumed (finished, still running, no checkpoint). */
-export class ResumeError extends Error {
+export class ResumeError extends InputError {
   override name = 'ResumeError';
 }
 
@@ -184,6 +194,11 @@ export function bundledDataset(dir: string | undefined): { datasetFile?: string 
   if (dir === undefined || !fs.existsSync(path.join(dir, 'plan.json'))) return {};
   const file = path.join(dir, 'source', BUNDLED_DATASET);
   return fs.existsSync(file) ? { datasetFile: file } : {};
+}
+
+/** The text task of a workload that trains on a dataset(...) file's examples. */
+function datasetOf(workload: Workload): TextTask | undefined {
+  return workload instanceof TextWorkload && workload.env instanceof TextEnvironment ? workload.env.task : undefined;
 }
 
 function moduleFile(plan: Plan, options: TrainOptions): string {

@@ -2,7 +2,8 @@
 // .rlx files under the workspace folders. Open editors are overlays on top (see workspace.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { FileHost } from '../dsl/index.js';
+import type { DataFileRead, FileHost } from '../dsl/index.js';
+import { decodeDataset } from '../dsl/schema/dataset.js';
 
 /** Folders that never hold a user's specs and can be huge. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'out', 'dist', 'runs']);
@@ -65,6 +66,69 @@ export class DiskHost implements FileHost {
 
   forget(filePath: string): void {
     this.cache.delete(filePath);
+    this.dataFiles.delete(filePath);
+  }
+
+  private readonly dataFiles = new Map<string, { read: DataFileRead; mtimeMs: number; size: number }>();
+
+  /** A dataset, read again only when its mtime or size changed (the checker then reuses its parse). */
+  readDataFile(filePath: string): DataFileRead {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(filePath);
+    } catch {
+      stat = undefined;
+    }
+    const cached = this.dataFiles.get(filePath);
+    if (stat && cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.read;
+    const read = readDataFileAt(filePath);
+    if (stat) this.dataFiles.set(filePath, { read, mtimeMs: stat.mtimeMs, size: stat.size });
+    else this.dataFiles.delete(filePath);
+    return read;
+  }
+}
+
+/** The most of a dataset the checker reads while editing; a larger one is read by rlx train. */
+export const DATA_CHECK_BYTES = 16 * 2 ** 20;
+
+const DATA_FILE_REASONS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'the path is too long',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EIO: 'an input/output error',
+};
+
+/**
+ * A data file from the disk for the checker (the command line's and the server's): opened
+ * without blocking and checked on its descriptor, so a FIFO or a device is reported, not
+ * waited on or read for ever (as runtime/input-files.ts does for the trainer).
+ */
+export function readDataFileAt(filePath: string, checkBytes = DATA_CHECK_BYTES): DataFileRead {
+  let fd: number;
+  try {
+    fd = fs.openSync(filePath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    return { kind: 'unreadable', reason: DATA_FILE_REASONS[code] ?? (code || 'it cannot be opened') };
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) return { kind: 'unreadable', reason: 'it is a folder, not a file' };
+    if (!stat.isFile()) return { kind: 'unreadable', reason: 'it is not a regular file (a device, pipe or socket); rlx reads only regular files' };
+    if (stat.size > checkBytes) return { kind: 'large', bytes: stat.size };
+    const bytes = Buffer.alloc(stat.size);
+    let at = 0;
+    for (let n = 1; at < bytes.length && n > 0; at += n) n = fs.readSync(fd, bytes, at, bytes.length - at, at);
+    return { kind: 'text', ...decodeDataset(bytes.subarray(0, at)) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    return { kind: 'unreadable', reason: DATA_FILE_REASONS[code] ?? (code || 'it cannot be read') };
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

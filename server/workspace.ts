@@ -40,7 +40,7 @@ export class ServerWorkspace {
   // A UTF-8 file of n bytes holds at least n / 3 UTF-16 code units (3 bytes at most per unit):
   // past three times the limit a file cannot be within it, so it is not read at all.
   private readonly disk = new DiskHost(3 * MAX_DOCUMENT_CHARS);
-  private readonly files = new Workspace({ readFile: (p) => this.readWithinLimit(p) });
+  private readonly files = new Workspace({ readFile: (p) => this.readWithinLimit(p), readDataFile: (p) => this.disk.readDataFile(p) });
   /** Files over the size limit (limits.ts), analysed as empty: their length in characters. */
   private readonly oversized = new Map<string, number>();
   private folders: string[] = [];
@@ -311,6 +311,10 @@ export class ServerWorkspace {
     // A model folder changed (model-folder.ts reads it again only then).
     for (const [dir, read] of entry.analysis.modelFolders ?? []) {
       if (readModelFolder(dir) !== read) current = false;
+    }
+    // A dataset changed on disk (the disk cache sees its mtime or size change; the parse is then new).
+    for (const [file, read] of entry.analysis.datasets ?? []) {
+      if (this.files.dataset(file) !== read) current = false;
     }
     return current;
   }

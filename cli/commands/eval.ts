@@ -44,7 +44,7 @@ export const evalCommand: Command = {
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
     if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
     // Loaded here: they bring onnxruntime, which the other commands do not need.
-    const [{ loadRunModule, openRunEnvs, runEnvParams }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan, PlanError }] = await Promise.all([
+    const [{ loadRunModule, openRunEnvs, runEnvParams }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan }] = await Promise.all([
       import('../../runtime/envs/run-envs.js'),
       import('../../runtime/evaluate.js'),
       import('../../runtime/policies/onnx-policy.js'),
@@ -53,19 +53,14 @@ export const evalCommand: Command = {
       import('../../runtime/support.js'),
     ]);
     const plan = RunDirectory.readPlan(runDir);
-    try {
-      checkPlan(plan);
-    } catch (err) {
-      if (err instanceof PlanError) throw new UserError(err.message);
-      throw err;
-    }
+    checkPlan(plan);
     const file = values.checkpoint ?? defaultPolicy(runDir);
     if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
     // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
     const limit = values.episodes !== undefined ? episodes : undefined;
     if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, limit, Boolean(values.json));
     // A user module is loaded once: it may be a text env (spec.actions: 'text'), whose run evaluates as one.
-    const module = plan.env.kind === 'module' ? await openEnvs(() => loadRunModule(runDir, plan)) : undefined;
+    const module = plan.env.kind === 'module' ? await loadRunModule(runDir, plan) : undefined;
     if (module?.text) {
       try {
         return await evalText(runDir, plan, file, limit, Boolean(values.json), module);
@@ -73,7 +68,7 @@ export const evalCommand: Command = {
         module.close();
       }
     }
-    const envs = await openEnvs(() => openRunEnvs(runDir, plan, Math.min(episodes, 32), module, file));
+    const envs = await openRunEnvs(runDir, plan, Math.min(episodes, 32), module, file);
     const deterministic = !values.stochastic;
     // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
     // same problem; episodes come from streams no training or in-run evaluation used.
@@ -83,8 +78,6 @@ export const evalCommand: Command = {
       const { vec } = envs;
       const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace });
       result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30).finally(() => policy.release());
-    } catch (err) {
-      throw asUserError(err);
     } finally {
       envs.close();
     }
@@ -104,19 +97,6 @@ export const evalCommand: Command = {
     return 0;
   },
 };
-
-/** A user env module that cannot load or fails during the episodes says so, without a stack trace. */
-function asUserError(err: unknown): unknown {
-  return err instanceof Error && err.name === 'EnvModuleError' ? new UserError(err.message) : err;
-}
-
-async function openEnvs<T>(open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (err) {
-    throw asUserError(err);
-  }
-}
 
 /** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts or dialogues. */
 async function evalText(runDir: string, plan: Plan, file: string, limit: number | undefined, json: boolean, envModule?: LoadedEnvModule): Promise<number> {

@@ -5,7 +5,6 @@
 import * as fs from 'node:fs';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
-import { asUserErrors } from './model-args.js';
 
 const usage = 'rlx export RUN_DIR --to DIR [--merge]';
 
@@ -23,11 +22,11 @@ export const exportCommand: Command = {
       throw new UserError(`${out} already exists and is not an empty folder; export into a new folder`);
     }
     const [{ readRunPolicy }, { exportPretrained }] = await Promise.all([import('../../runtime/lm/run-policy.js'), import('../../runtime/lm/export.js')]);
-    const result = await asUserErrors(() => {
+    const result = (() => {
       const policy = readRunPolicy(positionals[0]!);
       if (values.merge && !policy.manifest.lora) process.stderr.write('rlx export: --merge has nothing to merge (the run trained every weight); writing the model folder\n');
       return { ...exportPretrained(policy.manifest, policy.weights, out, { merge: values.merge ?? false }), step: policy.step };
-    });
+    })();
     process.stderr.write(`rlx export: wrote ${result.kind === 'adapter' ? 'a PEFT adapter' : 'a model folder'} from step ${result.step} to ${displayPath(out)}\n`);
     for (const file of result.files) process.stdout.write(`${displayPath(file)}\n`);
     return 0;

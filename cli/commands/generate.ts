@@ -5,7 +5,7 @@
 // log-probabilities of the given completion instead of sampling one.
 import { parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
-import { asUserErrors, CHAT_OPTIONS, chatVariables, tokenIds } from './model-args.js';
+import { CHAT_OPTIONS, chatVariables, tokenIds } from './model-args.js';
 
 const usage =
   'rlx generate MODEL_DIR|RUN_DIR (--prompt T | --prompt-ids 1,2,3) [--chat [--system S] [--chat-var NAME=VALUE]...]\n' +
@@ -53,7 +53,7 @@ export const generateCommand: Command = {
       import('../../runtime/lm/run-policy.js'),
       import('../../runtime/random.js'),
     ]);
-    const result = await asUserErrors(async () => {
+    const result = await (async () => {
       const { folder, load } = loadModelAt(positionals[0]!);
       const { tokenizer } = folder;
       const prompt =
@@ -72,7 +72,7 @@ export const generateCommand: Command = {
       } finally {
         await model.release();
       }
-    });
+    })();
     const { text } = result;
     const sum = result.logProbs.reduce((s, v) => s + v, 0);
     if (values.json) {

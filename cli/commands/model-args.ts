@@ -33,14 +33,3 @@ export function tokenIds(option: string, text: string, vocab: number): number[] 
     return id;
   });
 }
-
-/** Runs `body`, turning a refusal of the model folder (an InputError) into the command line's UserError. */
-export async function asUserErrors<T>(body: () => Promise<T> | T): Promise<T> {
-  const { isInputError } = await import('../../runtime/input-error.js');
-  try {
-    return await body();
-  } catch (err) {
-    if (isInputError(err)) throw new UserError((err as Error).message);
-    throw err;
-  }
-}

@@ -36,9 +36,6 @@ const options = {
   cancel: { type: 'boolean' },
 } as const;
 
-/** The trainer's refusals of a plan (by error name: the trainer module is loaded lazily). */
-const REFUSALS = new Set(['PlanError', 'DeviceError', 'EnvParamError', 'EnvModuleError', 'RewardError']);
-
 /** Memory one member may take (a small policy with onnxruntime loaded, measured ~300 MiB): the default leaves room for this much each. */
 const MEMBER_MEMORY_BYTES = 512 * 2 ** 20;
 
@@ -72,11 +69,7 @@ export const sweepCommand: Command = {
     const first = members.at(0).plan;
     // Refuse what the trainer would refuse before starting any member: every value of every axis once.
     const { checkPlan } = await import('../../runtime/train.js');
-    try {
-      for (const plan of plans.variants()) checkPlan(plan);
-    } catch (err) {
-      throw REFUSALS.has((err as Error).name) ? new UserError((err as Error).message) : err;
-    }
+    for (const plan of plans.variants()) checkPlan(plan);
     // backend: slurm: one job array; Slurm queues the members (cli/sweep/slurm/).
     if (first.sweep!.backend === 'slurm') {
       if (values.resume === true) throw new UserError(`--resume continues a local sweep; a Slurm sweep's stopped members resume with rlx train --resume RUN_DIR (see rlx sweep ${file} --status)`);

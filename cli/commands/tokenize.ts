@@ -4,7 +4,7 @@
 // the system message S, where given), as transformers' apply_chat_template renders it.
 import { parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
-import { asUserErrors, CHAT_OPTIONS, chatVariables } from './model-args.js';
+import { CHAT_OPTIONS, chatVariables } from './model-args.js';
 
 const usage = 'rlx tokenize MODEL_DIR|RUN_DIR --text T [--chat [--system S] [--chat-var NAME=VALUE]...] [--json]';
 
@@ -18,12 +18,12 @@ export const tokenizeCommand: Command = {
     if (values.text === undefined) throw new UserError(`--text is required\nusage: ${usage}`);
     if (!values.chat && (values.system !== undefined || values['chat-var'])) throw new UserError('--system and --chat-var apply to --chat');
     const [{ renderChat }, { loadModelAt }] = await Promise.all([import('../../runtime/lm/model-folder.js'), import('../../runtime/lm/run-policy.js')]);
-    const { text, ids, tokens } = await asUserErrors(() => {
+    const { text, ids, tokens } = (() => {
       const { folder } = loadModelAt(positionals[0]!);
       const text = values.chat ? renderChat(folder, { user: values.text!, system: values.system, variables: chatVariables(values['chat-var']) }) : values.text!;
       const ids = folder.tokenizer.encode(text);
       return { text, ids, tokens: ids.map((id) => folder.tokenizer.decode([id])) };
-    });
+    })();
     if (values.json) process.stdout.write(JSON.stringify({ text, ids, tokens }) + '\n');
     else process.stdout.write(`${ids.join(',')}\n`);
     return 0;

@@ -7,6 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Plans, type Plan } from '../../dsl/index.js';
 import { DEVICES, selectDevice, type DeviceRequest } from '../../runtime/device.js';
+import { isInputError } from '../../runtime/input-error.js';
+import { readInputJson } from '../../runtime/input-files.js';
 import type { SourceFile } from '../../runtime/run/run-dir.js';
 import type { RunFailedError, TrainOptions, TrainResult } from '../../runtime/train.js';
 import { returnsSummary, type ReturnsFacts } from '../../webview/shared/returns-summary.js';
@@ -50,14 +52,13 @@ function wholeNumber(value: string | undefined, flag: string, min: number): numb
   return n;
 }
 
+/** The largest plan file read: `rlx plan` of a sweep of 20,000 members writes ~60 MiB. */
+const MAX_PLAN_BYTES = 512 * 2 ** 20;
+
 /** Plans from a plan.json (one plan, or the list `rlx plan` prints for a sweep). */
 function readPlanFile(file: string): Plan[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new UserError(`cannot read the plan '${file}': ${(err as Error).message}`);
-  }
+  // A regular file of bounded size (not a FIFO or /dev/zero), valid JSON: an InputFileError naming it otherwise.
+  const value = readInputJson(file, { what: 'plan', maxBytes: MAX_PLAN_BYTES });
   const plans = Array.isArray(value) ? value : [value];
   if (plans.length === 0) throw new UserError(`'${file}' lists no plans; write one with \`rlx plan FILE > plan.json\``);
   for (const plan of plans) {
@@ -86,9 +87,6 @@ function sourcesOfRun(planPath: string): SourceFile[] {
 /** Loaded when needed, not at the top: it brings onnxruntime, which the other commands do not need. */
 const loadTrainer = () => import('../../runtime/train.js');
 
-/** The trainer's refusals (by error name: the trainer module is loaded lazily). */
-const REFUSALS = new Set(['PlanError', 'DeviceError', 'ResumeError', 'EnvParamError', 'EnvModuleError', 'RewardError']);
-
 /** What the file system said, in words, and what to do, for the errors a user's machine causes (not bugs in rlx). */
 const SYSTEM_ERRORS: Record<string, [reason: string, hint: string]> = {
   EACCES: ['permission denied', "check the folder's permissions, or train elsewhere with --out DIR"],
@@ -100,6 +98,9 @@ const SYSTEM_ERRORS: Record<string, [reason: string, hint: string]> = {
   EMFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
   ENFILE: ['too many open files', 'raise the limit of open files (ulimit -n)'],
   EIO: ['an input/output error', 'check the disk'],
+  EFBIG: ['the file is larger than this process may write', 'raise the limit on file sizes (ulimit -f)'],
+  // Run folders are named after the experiment (and sweep): a name over 255 bytes is no folder name.
+  ENAMETOOLONG: ['a folder name in the path is too long for the file system', "shorten the experiment's (or sweep's) name, which names its run folders, or the --out path"],
   // Not ENOENT in general (a file rlx expected is a bug): a folder that cannot be made, as under /proc.
   'ENOENT mkdir': ['that folder cannot be created there', 'train elsewhere with --out DIR'],
 };
@@ -113,17 +114,19 @@ function systemErrorMessage(err: Error): string | undefined {
   return `cannot ${syscall ?? 'write'}${where ? ` '${displayPath(where)}'` : ''}: ${known[0]} (${code}); ${known[1]}`;
 }
 
-/** Turns the trainer's refusals, and what the machine refused, into messages without a stack trace. */
+/**
+ * What the machine refused, and a run that failed, into messages without a stack trace; the
+ * trainer's refusals of the spec (InputErrors) go on as they are.
+ */
 function asUserError(err: unknown): unknown {
-  if (!(err instanceof Error)) return err;
-  if (REFUSALS.has(err.name)) return new UserError(err.message);
+  if (isInputError(err) || !(err instanceof Error)) return err;
   if (err.name === 'RunFailedError') {
     const failed = err as RunFailedError;
     const message = systemErrorMessage(failed.cause) ?? err.message;
-    return new UserError(`training failed: ${message}\nthe run directory ${displayPath(failed.runDir)} is marked failed`);
+    return new UserError(`training failed: ${message}\nthe run directory ${displayPath(failed.runDir)} is marked failed`, { cause: err });
   }
   const system = systemErrorMessage(err);
-  return system !== undefined ? new UserError(system) : err;
+  return system !== undefined ? new UserError(system, { cause: err }) : err;
 }
 
 export const trainCommand: Command = {

@@ -6,9 +6,10 @@ import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
 import type { EnvModuleRead } from '../semantics/env-module.js';
 import { readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
-import type { SourceUnit, Workspace } from '../semantics/workspace.js';
+import type { DatasetRead, SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
+import { checkDatasets } from './datasets.js';
 import { collectingAccept, type CheckContext } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
@@ -26,6 +27,7 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: 'all', check: checkBase },
   { kinds: 'all', check: (ctx, symbol) => checkMembers(ctx, symbol, { owner: symbol, experiment: symbol.decl.declKind === 'experiment' ? symbol : undefined }) },
   { kinds: ['env', 'policy', 'algorithm'], check: checkConsistency },
+  { kinds: ['env'], check: checkDatasets },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },
   { kinds: ['policy'], check: checkPretrainedPolicy },
@@ -45,6 +47,8 @@ export interface Analysis {
   modules?: ReadonlyMap<string, EnvModuleRead>;
   /** The pretrained model folders the checks read, by absolute path: stale when one now reads differently (a download finished). */
   modelFolders?: ReadonlyMap<string, ModelFolderRead>;
+  /** The datasets (`dataset("./x.jsonl")`) the checks read, by absolute path, with what was read: as `modules`. */
+  datasets?: ReadonlyMap<string, DatasetRead>;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
@@ -64,6 +68,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
   const units = workspace.closure(roots);
   const modules = new Map<string, EnvModuleRead>();
   const modelFolders = new Map<string, ModelFolderRead>();
+  const datasets = new Map<string, DatasetRead>();
   const model = new Model(units, (file) => {
     const read = workspace.envModule(file);
     modules.set(file, read);
@@ -71,6 +76,10 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
   }, (dir) => {
     const read = readModelFolder(dir);
     modelFolders.set(dir, read);
+    return read;
+  }, (file) => {
+    const read = workspace.dataset(file);
+    datasets.set(file, read);
     return read;
   });
   const diagnostics = new Map<string, Diagnostic[]>();
@@ -100,7 +109,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics, modules, modelFolders };
+  return { model, units, diagnostics, modules, modelFolders, datasets };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {

@@ -23,11 +23,20 @@ export function runnableNames(analysis: Analysis, entry: string): string[] {
     .map((d) => d.name!.text);
 }
 
+/**
+ * A path as one shell word: as it is when it has no character the shell reads specially,
+ * quoted otherwise. The hint repeats the path as it was given (a base name would name
+ * another file, or none, from wherever the user is).
+ */
+function shellWord(p: string): string {
+  return /^[\w./@%+=:,-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}
+
 export function compile(analysis: Analysis, entry: string, name?: string): CompileResult {
   const entryPath = path.resolve(entry);
   const errors = [...analysis.diagnostics.values()].flat().filter((d) => d.severity === 'error');
   if (errors.length > 0) {
-    return { ok: false, error: `${path.basename(entryPath)} has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first (rlx check ${path.basename(entryPath)})` };
+    return { ok: false, error: `${path.basename(entryPath)} has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix ${errors.length === 1 ? 'it' : 'them'} first (rlx check ${shellWord(entry)})` };
   }
   const names = runnableNames(analysis, entryPath);
   if (names.length === 0) return { ok: false, error: `${path.basename(entryPath)} declares no experiment or sweep` };

@@ -114,7 +114,7 @@ export const TextTask: EnvSpec = {
       option('reverse', 'Reverse a string of letters: "abcde" -> "edcba".', [length('Length of the string.')]),
       option('sort', 'Sort a string of digits: "31415" -> "11345".', [length('Length of the string.')]),
       option('dataset', 'Your own prompts and targets: a JSONL file with one {"prompt": ..., "target": ...} object per line. A fixed hash of each prompt holds out a tenth of them for evaluation.', [
-        param('path', string, undefined, 'The JSONL file, relative to the .rlx file.'),
+        param('path', string, undefined, 'The JSONL file, relative to the .rlx file and inside its folder (a path out of it is refused: copy or link the file there). Lines end with \\n, \\r\\n or \\r; a regular file of at most 512 MiB; bytes that are not UTF-8 are read as U+FFFD, with a warning naming the line. The run keeps a copy (source/dataset.jsonl).'),
       ]),
     ), { kind: 'addition', digits: 2 }, 'Which task generates prompts and targets.'),
     param('max_tokens', count({ max: 256 }), 8, 'Longest completion, in tokens (characters).'),

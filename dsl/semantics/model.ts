@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { moduleEnvSpec } from '../schema/env-module.js';
 import type { EnvModuleRead } from './env-module.js';
 import { readModelFolder as readFolderOnDisk, type ModelFolderRead } from './model-folder.js';
-import type { SourceUnit } from './workspace.js';
+import type { DatasetRead, SourceUnit } from './workspace.js';
 
 export interface DeclSymbol {
   name: string;
@@ -90,6 +90,8 @@ export class Model {
     private readonly readEnvModule: (file: string) => EnvModuleRead = () => ({ kind: 'undeclared' }),
     /** What a pretrained model folder at an absolute path holds (model-folder.ts; cached there). */
     private readonly readModelFolder: (dir: string) => ModelFolderRead = readFolderOnDisk,
+    /** What the dataset at an absolute path holds (Workspace.dataset); unknown (undefined) without it. */
+    private readonly readDataset: (file: string) => DatasetRead | undefined = () => undefined,
   ) {
     for (const unit of units) {
       this.unitsByPath.set(unit.path, unit);
@@ -255,6 +257,11 @@ export class Model {
     const declaring = effective.chain[effective.chain.length - 1];
     const dir = path.resolve(path.dirname(declaring.unit.path), effective.root.folder);
     return { written: effective.root.folder, dir, read: this.readModelFolder(dir) };
+  }
+
+  /** The dataset file at an absolute path, as the workspace read it; undefined where the model has no files (the editor's quick model). */
+  dataset(file: string): DatasetRead | undefined {
+    return this.readDataset(file);
   }
 
   /** What an env target offers reward terms and algorithms: a built-in's spec, or the spec its module declares. */

@@ -6,11 +6,29 @@ import type { Import } from '../syntax/ast.js';
 import { parse, type ParseResult } from '../syntax/parse.js';
 import { reparse } from '../syntax/incremental.js';
 import { readEnvModuleSpec, type EnvModuleRead } from './env-module.js';
+import { parseDatasetText, type DatasetParse, type DecodedText } from '../schema/dataset.js';
+
+/** What a host found at a data file's path (a text task's `dataset("...")`). */
+export type DataFileRead =
+  | ({ readonly kind: 'text' } & DecodedText)
+  /** Larger than the host reads to check while editing; `rlx train` reads and checks it. */
+  | { readonly kind: 'large'; readonly bytes: number }
+  /** `reason` in a few words: "no such file", "it is a folder, not a file". */
+  | { readonly kind: 'unreadable'; readonly reason: string };
+
+/** A dataset as the checker sees it: unreadable, too large to check now, or its lines read. */
+export type DatasetRead = Exclude<DataFileRead, { kind: 'text' }> | { readonly kind: 'parsed'; readonly parse: DatasetParse; readonly invalidUtf8Line?: number };
 
 /** Where file texts come from: the disk for the command line, open editors plus disk for the server. */
 export interface FileHost {
   /** The file's text, or undefined when it cannot be read. */
   readFile(filePath: string): string | undefined;
+  /**
+   * A data file (a dataset), checked for what it is before it is read: a FIFO or a device is
+   * unreadable, not waited on. Return the same object while the file is unchanged: its parse is
+   * then reused. Hosts without it have datasets read with readFile().
+   */
+  readDataFile?(filePath: string): DataFileRead;
 }
 
 export interface ResolvedImport {
@@ -31,6 +49,8 @@ export class Workspace {
   private readonly overlays = new Map<string, string>();
   /** What each env module declares, as of the text it was read from. */
   private readonly envModules = new Map<string, { text: string; read: EnvModuleRead }>();
+  /** Each dataset's lines as read, kept while the host reports the same read of it. */
+  private readonly datasets = new Map<string, { from: DataFileRead | string; read: DatasetRead }>();
 
   constructor(
     private readonly host: FileHost,
@@ -78,6 +98,18 @@ export class Workspace {
     if (cached?.text === text) return cached.read;
     const read = readEnvModuleSpec(text);
     this.envModules.set(filePath, { text, read });
+    return read;
+  }
+
+  /** The dataset at an absolute path, its lines parsed (dsl/schema/dataset.ts); parsed again only when the host read it anew. */
+  dataset(filePath: string): DatasetRead {
+    const from: DataFileRead | string | undefined = this.host.readDataFile ? this.host.readDataFile(filePath) : this.host.readFile(filePath);
+    if (from === undefined) return { kind: 'unreadable', reason: 'no such file' };
+    const cached = this.datasets.get(filePath);
+    if (cached?.from === from) return cached.read;
+    const file: DataFileRead = typeof from === 'string' ? { kind: 'text', text: from } : from;
+    const read: DatasetRead = file.kind === 'text' ? { kind: 'parsed', parse: parseDatasetText(file.text), ...(file.invalidUtf8Line !== undefined ? { invalidUtf8Line: file.invalidUtf8Line } : {}) } : file;
+    this.datasets.set(filePath, { from, read });
     return read;
   }
 

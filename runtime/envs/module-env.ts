@@ -5,10 +5,11 @@
 import * as path from 'node:path';
 import { envModuleSpec, type EnvModuleSpec } from '../../dsl/schema/env-module.js';
 import { TextModuleEnv } from './module-text-env.js';
+import { InputError } from '../input-error.js';
 import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A module that cannot be loaded or does not fulfil the interface; the message says what to fix. */
-export class EnvModuleError extends Error {
+export class EnvModuleError extends InputError {
   override name = 'EnvModuleError';
 }
 

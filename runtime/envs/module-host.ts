@@ -105,7 +105,8 @@ export class ModuleHost implements CopyBatch {
       const info = await hello(worker, origin, options);
       const { width } = layoutOf(info);
       const records = Math.max(1, Math.min(MAX_RECORDS, Math.floor(MAX_RECORD_BYTES / 8 / width)));
-      const channel = Channel.create(records * width);
+      // Room for twice the params' JSON: a curriculum may lengthen a value as it goes.
+      const channel = Channel.create(records * width, 2 * Buffer.byteLength(JSON.stringify(params)) + 1024);
       worker.postMessage(channel.buffer);
       return new ModuleHost(worker, channel, info, options);
     } catch (err) {
@@ -138,7 +139,7 @@ export class ModuleHost implements CopyBatch {
   /** Makes one env copy from the plan's params, in the worker. */
   create(params: Record<string, unknown>): Env {
     const info = this.info;
-    this.channel.writeText(JSON.stringify(params));
+    this.writeParams(params);
     this.request(OP.create, -1, 'constructor');
     const copy = this.channel.control[SLOT.copy];
     if (copy >= this.preparedAt.length) {
@@ -154,7 +155,7 @@ export class ModuleHost implements CopyBatch {
   /** Makes one copy of a text module from the plan's params, in the worker; its number for the calls below. */
   createText(params: Record<string, unknown>): number {
     if (!this.text) throw new EnvModuleError(`env ${this.options.name} is not a text env (its spec does not say actions: 'text')`);
-    this.channel.writeText(JSON.stringify(params));
+    this.writeParams(params);
     this.request(OP.create, -1, 'constructor');
     return this.channel.control[SLOT.copy];
   }
@@ -177,6 +178,15 @@ export class ModuleHost implements CopyBatch {
   textExpert(copy: number): string | null {
     this.request(OP.expert, copy, 'expert()');
     return JSON.parse(this.channel.readText()) as string | null;
+  }
+
+  /** A copy's params for the worker, whole: cut JSON would fail in the constructor's place. */
+  private writeParams(params: Record<string, unknown>): void {
+    const json = JSON.stringify(params);
+    if (!this.channel.fits(json)) {
+      throw new EnvModuleError(`env ${this.options.name}: its params are ${Buffer.byteLength(json)} bytes of JSON, more than the ${this.channel.text.length} the module's channel holds; pass large data as a file the module reads`);
+    }
+    this.channel.writeText(json);
   }
 
   /** Stops the worker; the copies fail from then on. */

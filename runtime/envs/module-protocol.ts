@@ -39,6 +39,8 @@ export const SLOT = {
   textLength: 36,
   /** How many copies a step request steps. */
   count: 37,
+  /** The text block's size in bytes (set once, by the side that makes the channel). */
+  textBytes: 38,
 } as const;
 
 /** Where things sit in a step record: in, [copy, action...]; out, [obs..., reward, flags, info...] (the declared info values). */
@@ -49,6 +51,7 @@ export function recordLayout(obsDim: number, actionDim: number, infoDim = 0): { 
 const CONTROL_BYTES = 64 * 4;
 /** Float64 scalars: the seed (in), the copy's maxSteps (out). */
 const SCALAR_COUNT = 2;
+/** The text block's least size: a text env's results (messages of at most 1000 characters, as JSON) and error messages. */
 export const TEXT_BYTES = 16 * 1024;
 
 /** Typed views over one shared buffer. */
@@ -59,24 +62,36 @@ export class Channel {
   readonly numbers: Float64Array;
   readonly text: Uint8Array;
 
-  private constructor(readonly buffer: SharedArrayBuffer, capacity: number) {
+  private constructor(readonly buffer: SharedArrayBuffer, capacity: number, textBytes: number) {
     this.control = new Int32Array(buffer, 0, CONTROL_BYTES / 4);
     this.scalars = new Float64Array(buffer, CONTROL_BYTES, SCALAR_COUNT);
     this.numbers = new Float64Array(buffer, CONTROL_BYTES + SCALAR_COUNT * 8, capacity);
-    this.text = new Uint8Array(buffer, CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8, TEXT_BYTES);
+    this.text = new Uint8Array(buffer, CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8, textBytes);
   }
 
-  /** A channel with room for `capacity` numbers of step records. */
-  static create(capacity: number): Channel {
-    return new Channel(new SharedArrayBuffer(CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8 + TEXT_BYTES), capacity);
+  /**
+   * A channel with room for `capacity` numbers of step records and `textBytes` of text: at
+   * least TEXT_BYTES, more where the env's params are long (every copy's params pass through it).
+   */
+  static create(capacity: number, textBytes = TEXT_BYTES): Channel {
+    const size = Math.max(TEXT_BYTES, Math.ceil(textBytes / 8) * 8);
+    const buffer = new SharedArrayBuffer(CONTROL_BYTES + (SCALAR_COUNT + capacity) * 8 + size);
+    new Int32Array(buffer, 0, CONTROL_BYTES / 4)[SLOT.textBytes] = size;
+    return new Channel(buffer, capacity, size);
   }
 
   /** The other side's view of a channel's buffer. */
   static over(buffer: SharedArrayBuffer): Channel {
-    return new Channel(buffer, (buffer.byteLength - CONTROL_BYTES - TEXT_BYTES) / 8 - SCALAR_COUNT);
+    const textBytes = new Int32Array(buffer, 0, CONTROL_BYTES / 4)[SLOT.textBytes];
+    return new Channel(buffer, (buffer.byteLength - CONTROL_BYTES - textBytes) / 8 - SCALAR_COUNT, textBytes);
   }
 
-  /** Writes `message` (cut to the block's size) and its length. */
+  /** Whether `message` fits the text block whole (what is parsed on the other side must). */
+  fits(message: string): boolean {
+    return Buffer.byteLength(message) <= this.text.length;
+  }
+
+  /** Writes `message` (cut to the block's size: an error message may be) and its length. */
   writeText(message: string): void {
     const { written } = new TextEncoder().encodeInto(message, this.text);
     Atomics.store(this.control, SLOT.textLength, written);

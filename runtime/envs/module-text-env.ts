@@ -14,6 +14,7 @@
 //   }
 import type { EnvModuleSpec, TextModuleSpec } from '../../dsl/schema/env-module.js';
 import { describeThrown, EnvModuleError, short } from './module-env.js';
+import { length } from '../text/verifiers.js';
 
 /** What the trainer hears of a reset(): the env's opening message. */
 export interface TextReset {
@@ -93,10 +94,17 @@ export class TextModuleEnv {
   }
 
   private within(text: string, max: number, what: string, key: string): string {
-    const length = [...text].length;
-    if (length > max) throw new EnvModuleError(`${this.origin}: ${what} returned ${JSON.stringify(text)}, ${length} characters, but spec.${key} is ${max}; raise ${key} or write less`);
-    const stray = [...text].find((c) => !this.characters.has(c));
-    if (stray !== undefined) throw new EnvModuleError(`${this.origin}: ${what} returned ${JSON.stringify(text)}, with ${JSON.stringify(stray)}, which is not in spec.alphabet; add it there`);
+    // Measured before the text is taken apart: a module may return 100 MB, and an array of its
+    // characters would take gigabytes (the trainer died of a heap out of memory). A character
+    // is one or two UTF-16 units, so text.length bounds the count from both sides.
+    const count = text.length <= max ? text.length : text.length > 2 * max ? undefined : length(text);
+    if (count === undefined || count > max) {
+      const size = count !== undefined ? `${count} characters` : `${text.length > 2 ** 20 ? `${(text.length / 2 ** 20).toFixed(1)} M` : text.length} UTF-16 units`;
+      throw new EnvModuleError(`${this.origin}: ${what} returned ${preview(text)}, ${size}, but spec.${key} is ${max}; raise ${key} or write less`);
+    }
+    for (const c of text) {
+      if (!this.characters.has(c)) throw new EnvModuleError(`${this.origin}: ${what} returned ${preview(text)}, with ${JSON.stringify(c)}, which is not in spec.alphabet; add it there`);
+    }
     return text;
   }
 
@@ -120,6 +128,11 @@ export class TextModuleEnv {
       throw new EnvModuleError(`${this.origin}: ${what} threw: ${describeThrown(err)}`);
     }
   }
+}
+
+/** A text in a message: its first 80 characters, quoted (the rest would flood the terminal). */
+function preview(text: string): string {
+  return text.length <= 80 ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, 80))}...`;
 }
 
 /** One reset, the expert's turn (if any) and one step, so a broken module fails before training with a clear message. */

@@ -2,13 +2,10 @@
 // the .rlx file's folder, as a module env's file is), and the optional `lora { }` and `chat { }`
 // blocks. Errors name the block and the field.
 import * as path from 'node:path';
-import { InputError } from '../input-error.js';
+import { ParamError } from '../plan-params.js';
 import type { LoraSettings } from '../lm/lora.js';
 import type { ChatSettings, PretrainedSettings } from './pretrained.js';
 
-export class PretrainedSettingsError extends InputError {
-  override name = 'PretrainedSettingsError';
-}
 
 type Raw = Readonly<Record<string, unknown>>;
 const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -21,7 +18,7 @@ export interface PretrainedParams extends Omit<PretrainedSettings, 'folder'> {
 /** Reads and checks the plan's params; `folder` is the plan's policy path (older hand-written plans: `params.model`). */
 export function pretrainedParams(params: Raw, folder?: string, where = 'policy pretrained'): PretrainedParams {
   const fail = (what: string): never => {
-    throw new PretrainedSettingsError(`${where}: ${what}`);
+    throw new ParamError(where, what.split(/[ :]/)[0]!, `${where}: ${what}`);
   };
   const model = folder ?? params.model;
   if (model !== undefined && (typeof model !== 'string' || model === '')) return fail(`the model folder must be a path, got ${JSON.stringify(model)}`);
@@ -30,7 +27,7 @@ export function pretrainedParams(params: Raw, folder?: string, where = 'policy p
 
 /** The settings with the model folder resolved against `baseDir` (the .rlx file's folder); a plan without one is refused. */
 export function resolvePretrained(params: PretrainedParams, baseDir: string | undefined, where: string): PretrainedSettings {
-  if (params.model === undefined) throw new PretrainedSettingsError(`${where}: the plan names no model folder (pretrained("./models/NAME"))`);
+  if (params.model === undefined) throw new ParamError(where, 'path', `${where}: the plan names no model folder (pretrained("./models/NAME"))`);
   const { model, ...rest } = params;
   return { ...rest, folder: path.resolve(baseDir ?? process.cwd(), model) };
 }

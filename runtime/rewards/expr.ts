@@ -11,6 +11,7 @@
 // as lists of scalar expressions, and are consumed by norm() and dist().
 import type { PlanExpr } from '../../dsl/compile/plan.js';
 import { NOT_IMPLEMENTED_FUNCTIONS } from '../not-implemented.js';
+import { InputError } from '../input-error.js';
 
 /** Compiled code: a scalar expression, or a vector of them. */
 export type Code = { readonly scalar: string } | { readonly vector: readonly string[] };
@@ -29,7 +30,10 @@ export interface HelperFunctions {
 /** The functions this compiler implements (the registry's non-text ones). */
 export const EXPR_FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'novelty'] as const;
 
-export class ExprError extends Error {}
+/** An expression the compiler cannot turn into code; the caller names the reward or condition it is in. */
+export class ExprError extends InputError {
+  override name = 'ExprError';
+}
 
 const BINARY: Record<string, (a: string, b: string) => string> = {
   '+': (a, b) => `(${a} + ${b})`,

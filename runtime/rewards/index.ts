@@ -15,6 +15,7 @@ import type { Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
 import { TEXT_NAMES, textNamesOf, TextVerifiers } from '../text/reward-terms.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
+import { InputError } from '../input-error.js';
 
 export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
 
@@ -25,7 +26,7 @@ export const REWARD_REFS = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'te
  * A reward that cannot be evaluated against its env: a name the env lacks (`obs.positon`,
  * `info.distnce`). The message names the reward, the term and what the env has instead.
  */
-export class RewardError extends Error {
+export class RewardError extends InputError {
   override name = 'RewardError';
 }
 
@@ -151,7 +152,7 @@ export function compileReward(reward: PlanReward, env: RewardEnv): CompiledRewar
         text: text && ((call, args, scalar) => text.compileCall(call, args, scalar)),
       });
     } catch (err) {
-      if (err instanceof ExprError) throw new RewardError(`reward ${reward.name}, term ${term.name}: ${err.message}`);
+      if (err instanceof ExprError) throw new RewardError(`reward ${reward.name}, term ${term.name}: ${err.message}`, { cause: err });
       throw err;
     }
     lines.push(`v = ${code};`, `out[${i}] = v;`, 's += v;');

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { processAlive } from './reader.js';
+import { InputError } from '../input-error.js';
 
 export const LOCK_FILE = 'run.lock';
 
@@ -19,7 +20,7 @@ interface Holder {
 }
 
 /** The run directory is being trained by another process. */
-export class RunLockedError extends Error {
+export class RunLockedError extends InputError {
   override name = 'RunLockedError';
 }
 

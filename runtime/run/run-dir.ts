@@ -138,7 +138,13 @@ export class RunDirectory {
         dir = path.join(experimentDir, `${base}-${n}`);
       }
     }
-    const lock = RunLock.acquire(dir);
+    let lock: RunLock;
+    try {
+      lock = RunLock.acquire(dir);
+    } catch (err) {
+      fs.rmSync(dir, { recursive: true, force: true }); // ours, and empty: no lock could be written (a full disk)
+      throw err;
+    }
     try {
       for (const sub of ['source', 'rollouts', 'checkpoints']) fs.mkdirSync(path.join(dir, sub));
       writeJsonAtomic(path.join(dir, 'plan.json'), plan);
@@ -149,7 +155,9 @@ export class RunDirectory {
         writeFileAtomic(target, source.text);
       }
     } catch (err) {
+      // Half made (a full disk): removed, so that no run folder is left without status.json.
       lock.release();
+      fs.rmSync(dir, { recursive: true, force: true });
       throw err;
     }
     return new RunDirectory(dir, lock);

@@ -41,7 +41,7 @@ export class Condition {
       const source = `return ${compileScalar(expr, resolve)};`;
       return new Condition(formatExpr(expr), new Function('m', source) as (m: Float64Array) => number, used);
     } catch (err) {
-      if (err instanceof ExprError) throw new Error(`${where}: ${err.message}`);
+      if (err instanceof ExprError) throw new ExprError(`${where}: ${err.message}`, { cause: err });
       throw err;
     }
   }

@@ -62,11 +62,16 @@ function datasetFromPlan(args: Record<string, unknown>, options: TextTaskOptions
   if (typeof file !== 'string' || file === '') {
     throw new EnvParamError('TextTask', 'task.path', `TextTask: dataset(path) needs the path of a .jsonl file as a string, got ${JSON.stringify(file) ?? 'nothing'}`);
   }
-  if (options.datasetFile !== undefined) return datasetTask(loadDataset(options.datasetFile, '.'), file, options.datasetFile);
+  if (options.datasetFile !== undefined) {
+    // The run's own copy, wherever the run folder is.
+    const copy = loadDataset(options.datasetFile, '.', { inside: false });
+    return datasetTask(copy.examples, file, options.datasetFile, copy.warnings);
+  }
   if (options.baseDir === undefined) {
     throw new EnvParamError('TextTask', 'task.path', `TextTask: dataset(${JSON.stringify(file)}) needs the folder of the .rlx file to find the file relative to`);
   }
-  return datasetTask(loadDataset(file, options.baseDir), file, path.resolve(options.baseDir, file));
+  const { examples, warnings } = loadDataset(file, options.baseDir);
+  return datasetTask(examples, file, path.resolve(options.baseDir, file), warnings);
 }
 
 function taskOptions(): readonly ChoiceOption[] {

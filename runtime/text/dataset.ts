@@ -1,66 +1,67 @@
 // `task: dataset("./file.jsonl")`: a user's own prompts and targets, one JSON object per line
-// (`{"prompt": "12+34=", "target": "46"}`; other fields are ignored). The path is relative to
-// the folder of the .rlx file. Prompts are split into training and held-out by the fixed hash
-// of split.ts. Every problem with the file is an error naming the file and the line.
-import * as fs from 'node:fs';
+// (`{"prompt": "12+34=", "target": "46"}`; other fields are ignored; dsl/schema/dataset.ts reads
+// the format, for the checker too). The path is relative to the folder of the .rlx file and
+// stays inside it. Prompts are split into training and held-out by the fixed hash of split.ts.
+// Every problem with the file is an error naming the file and the line, never quoting it.
 import * as path from 'node:path';
 
+import { DATASET_SHAPE, datasetInsideFolder, decodeDataset, invalidUtf8Message, MAX_DATASET_BYTES, parseDatasetText } from '../../dsl/schema/dataset.js';
 import type { Rng } from '../random.js';
+import { InputError } from '../input-error.js';
+import { InputFileError, readInputFile } from '../input-files.js';
 import { byHash, HELD_OUT_LIMIT, heldOutPrompts } from './split.js';
 import type { TextExample, TextTask } from './task.js';
 import { alphabetOf } from './tokenizer.js';
 import { length } from './verifiers.js';
 
+export { MAX_DATASET_BYTES };
+
 /** A dataset file that cannot be used; the message names the file, and the line where there is one. */
-export class DatasetError extends Error {
+export class DatasetError extends InputError {
   override name = 'DatasetError';
 }
 
-const SHAPE = 'each line must be one JSON object like {"prompt": "12+34=", "target": "46"}';
-
 /** The examples of a JSONL text; `file` names it in errors. Blank lines are skipped. */
 export function parseDataset(text: string, file: string): TextExample[] {
-  const examples: TextExample[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const where = `${file} line ${index + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      throw new DatasetError(`${where}: not valid JSON (${(err as Error).message}); ${SHAPE}`);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new DatasetError(`${where}: expected an object with "prompt" and "target", got ${Array.isArray(value) ? 'a list' : JSON.stringify(value)}; ${SHAPE}`);
-    }
-    const record = value as Record<string, unknown>;
-    for (const field of ['prompt', 'target']) {
-      if (!Object.hasOwn(record, field)) throw new DatasetError(`${where}: no "${field}" field; ${SHAPE}`);
-      if (typeof record[field] !== 'string') throw new DatasetError(`${where}: "${field}" must be a string, got ${JSON.stringify(record[field])}; ${SHAPE}`);
-    }
-    examples.push({ prompt: record.prompt as string, target: record.target as string });
-  });
-  return examples;
+  const parsed = parseDatasetText(text);
+  if (!parsed.ok) throw new DatasetError(`${file}${parsed.problem.line !== undefined ? ` line ${parsed.problem.line}` : ''}: ${parsed.problem.message}`);
+  return parsed.examples;
 }
 
-/** Reads `file` (relative to `baseDir`, the .rlx file's folder) and parses it. */
-export function loadDataset(file: string, baseDir: string): TextExample[] {
+/** A dataset's examples, and what the user should hear about it once (bytes that are not UTF-8). */
+export interface LoadedDataset {
+  readonly examples: TextExample[];
+  readonly warnings: string[];
+}
+
+/** Why `file` (as the spec writes it) may not be read from `baseDir`, or undefined (dsl/schema/dataset.ts datasetInsideFolder). */
+export function datasetOutsideReason(file: string, baseDir: string): string | undefined {
+  if (datasetInsideFolder(file, baseDir)) return undefined;
+  return `dataset ${JSON.stringify(file)} is outside the folder of the .rlx file (${baseDir}); dataset paths stay inside it: copy the file there (or link to it from there)`;
+}
+
+/**
+ * Reads `file` (relative to `baseDir`, the .rlx file's folder; `inside: false` for a run's own
+ * copy) and parses it: a regular file of at most MAX_DATASET_BYTES, else a DatasetError.
+ */
+export function loadDataset(file: string, baseDir: string, options: { inside?: boolean } = {}): LoadedDataset {
+  const outside = options.inside === false ? undefined : datasetOutsideReason(file, baseDir);
+  if (outside !== undefined) throw new DatasetError(outside);
   const resolved = path.resolve(baseDir, file);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(resolved, 'utf8');
+    bytes = readInputFile(resolved, { what: `dataset ${JSON.stringify(file)}`, maxBytes: MAX_DATASET_BYTES });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a file' : (err as Error).message;
-    throw new DatasetError(`dataset ${JSON.stringify(file)}: cannot read ${resolved}: ${why} (the path is relative to the folder of the .rlx file, ${baseDir})`);
+    if (!(err instanceof InputFileError)) throw err;
+    throw new DatasetError(`${err.message} (the path is relative to the folder of the .rlx file, ${baseDir}; at most ${MAX_DATASET_BYTES / 2 ** 20} MiB)`, { cause: err });
   }
-  return parseDataset(text, file);
+  const { text, invalidUtf8Line } = decodeDataset(bytes);
+  return { examples: parseDataset(text, file), warnings: invalidUtf8Line !== undefined ? [invalidUtf8Message(file, invalidUtf8Line)] : [] };
 }
 
 /** The text task of a dataset's examples; `file` names it in its description and errors, `resolved` is where it was read. */
-export function datasetTask(examples: readonly TextExample[], file: string, resolved?: string): TextTask {
-  if (examples.length === 0) throw new DatasetError(`${file}: no examples (the file is empty or blank); ${SHAPE}`);
+export function datasetTask(examples: readonly TextExample[], file: string, resolved?: string, warnings: readonly string[] = []): TextTask {
+  if (examples.length === 0) throw new DatasetError(`${file}: no examples (the file is empty or blank); ${DATASET_SHAPE}`);
   const heldOutSet = heldOutPrompts(examples.map((e) => e.prompt));
   if (!heldOutSet) {
     throw new DatasetError(`${file}: every example has the same prompt; a dataset needs at least 2 different prompts, so that some can be held out for evaluation`);
@@ -77,5 +78,6 @@ export function datasetTask(examples: readonly TextExample[], file: string, reso
     sample: (rng: Rng) => training[rng.int(training.length)],
     heldOut: () => heldOut,
     ...(resolved !== undefined ? { source: { file: resolved } } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

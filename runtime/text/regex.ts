@@ -17,11 +17,13 @@
 // what they mean in JavaScript. Backreferences and lookaround have no linear-time matcher;
 // patterns using them are refused when the reward is compiled, with a message saying so.
 
+import { InputError } from '../input-error.js';
+
 /** Most NFA instructions a pattern may compile to (counted repetition copies its body). */
 export const MAX_INSTRUCTIONS = 4096;
 
 /** A pattern the verifier cannot use; the message says why and what to write instead. */
-export class PatternError extends Error {
+export class PatternError extends InputError {
   override name = 'PatternError';
 }
 

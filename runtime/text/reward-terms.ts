@@ -104,7 +104,7 @@ export class TextVerifiers {
     try {
       return this.patterns.push(LinearRegex.compile(arg.const)) - 1;
     } catch (err) {
-      if (err instanceof PatternError) throw new ExprError(`regex(): ${err.message}`);
+      if (err instanceof PatternError) throw new ExprError(`regex(): ${err.message}`, { cause: err });
       throw err;
     }
   }

@@ -25,6 +25,8 @@ export interface TextTask {
   heldOut(): readonly TextExample[];
   /** A task read from a file (`dataset(...)`): the file, resolved. */
   readonly source?: { readonly file: string };
+  /** What the user should hear once before training (a dataset with bytes that are not UTF-8). */
+  readonly warnings?: readonly string[];
 }
 
 /** The task's tokenizer: one token per character of its alphabet. */

@@ -4,6 +4,8 @@
 // point), and its JSON form is recorded in plans and checkpoints, so a trained policy reads
 // and writes exactly the ids it was trained on.
 
+import { InputError } from '../input-error.js';
+
 /** Special tokens, always the first ids: padding, beginning and end of a sequence. */
 export const SPECIAL_TOKENS = ['<pad>', '<bos>', '<eos>'] as const;
 export const PAD = 0;
@@ -18,7 +20,7 @@ export interface TokenizerJSON {
 }
 
 /** A text the tokenizer cannot handle, or a stored vocabulary that is not one; says where. */
-export class TokenizerError extends Error {
+export class TokenizerError extends InputError {
   override name = 'TokenizerError';
 }
 

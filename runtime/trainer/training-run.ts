@@ -150,7 +150,7 @@ export class TrainingRun {
     return Math.max(1, this.options.rolloutEvery ?? this.counters?.rolloutEvery ?? Math.round(this.budget / 20));
   }
 
-  /** Trains from `state` (a resume; `notes` are warnings about it) or from the start. */
+  /** Trains from `state` (a resume) or from the start; `notes` are warnings for the user (a damaged checkpoint passed over, a dataset that is not all UTF-8). */
   async run(state: CheckpointState | null, notes: readonly string[] = []): Promise<TrainResult> {
     const events = this.dir.events;
     this.counters = state
@@ -184,6 +184,8 @@ export class TrainingRun {
         for (const note of notes) this.log('warn', note);
         if (this.dir.removedTemporaries > 0) this.log('info', `removed ${this.dir.removedTemporaries} temporary file(s) of writes cut short when the run was last stopped`);
         if (this.dir.tornBytes > 0) this.log('warn', `events.jsonl ended in a line cut short (${this.dir.tornBytes} bytes, from a trainer killed while writing it); removed that line`);
+      } else {
+        for (const note of notes) this.log('warn', note);
       }
       if (this.curriculum) this.workload.setEnvParam!(this.curriculum.envParam, this.counters.curriculum!, state?.step ?? 0);
       const startTime = performance.now();

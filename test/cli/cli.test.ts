@@ -140,6 +140,20 @@ describe('rlx plan', () => {
     assert.match(r.stderr, /plan-bad\.rlx:4:\d+: out-of-range: budget must be >= 1/);
   });
 
+  test('the hint repeats the path as it was given, not its base name (issue 30 item 7)', () => {
+    const bad = GOOD.replace('budget: 10k', 'budget: 0');
+    const nested = write('specs/e6.rlx', bad);
+    const absolute = path.join(work, nested);
+    const spaced = write('my specs/e6.rlx', bad);
+    for (const [given, hint] of [[absolute, absolute], [nested, nested], [spaced, "'my specs/e6.rlx'"]]) {
+      for (const command of ['plan', 'train']) {
+        const r = rlx(command, given);
+        assert.equal(r.code, 2, r.stderr);
+        assert.ok(r.stderr.includes(`e6.rlx has 1 error; fix it first (rlx check ${hint})`), `${command} ${given}: ${r.stderr}`);
+      }
+    }
+  });
+
   test('a directory is refused with a clear message', () => {
     const r = rlx('plan', 'dir');
     assert.equal(r.code, 2);

@@ -710,6 +710,34 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
   ],
 
+  'dataset-not-found': [
+    {
+      name: 'a dataset file that does not exist, at its path',
+      source: 'env Sums = TextTask { task: dataset(⟦"./nope.jsonl"⟧) }\n',
+      message: `cannot read './nope.jsonl': no such file (looked for nope.jsonl); dataset("...") paths are relative to this file`,
+    },
+    {
+      name: 'a path out of the folder of the spec: refused without reading it',
+      source: 'env Sums = TextTask { task: dataset(⟦"../../../etc/passwd"⟧) }\n',
+      message: "'../../../etc/passwd' is outside the folder of this file; dataset paths stay inside it: copy the file there (or link to it from there)",
+    },
+  ],
+
+  'invalid-dataset': [
+    {
+      name: 'a line without the field the task needs: the line, what is missing, the shape of a line',
+      source: { 'main.rlx': 'env Sums = TextTask { task: dataset(⟦"./sums.jsonl"⟧) }\n', 'sums.jsonl': '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2="}\n' },
+      roots: ['main.rlx'],
+      message: './sums.jsonl line 2: no "target" field; each line must be one JSON object like {"prompt": "12+34=", "target": "46"}',
+    },
+    {
+      name: 'a line that is not JSON: its number, never its text',
+      source: { 'main.rlx': 'env Sums = TextTask { task: dataset(⟦"./sums.jsonl"⟧) }\n', 'sums.jsonl': 'root:x:0:0:root:/root:/bin/bash\n' },
+      roots: ['main.rlx'],
+      message: './sums.jsonl line 1: not valid JSON; each line must be one JSON object like {"prompt": "12+34=", "target": "46"}',
+    },
+  ],
+
   'invalid-module-spec': [
     {
       name: 'a goal-conditioned spec whose goal is not among its observations',

@@ -185,6 +185,18 @@ describe('analyses', () => {
     assert.deepEqual(codes(ws, file('p.rlx')), ['unknown-name']);
   });
 
+  test('a dataset is checked at its path, and again when it changes on disk (issue 30)', async () => {
+    const { ws, file } = await workspaceWith({
+      'sums.jsonl': '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2="}\n',
+      'p.rlx': 'env Sums = TextTask { task: dataset("./sums.jsonl") }\n',
+    });
+    assert.deepEqual(codes(ws, file('p.rlx')), ['invalid-dataset']);
+    fs.writeFileSync(file('sums.jsonl'), '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2=", "target": "3"}\n');
+    assert.deepEqual(codes(ws, file('p.rlx')), []);
+    fs.rmSync(file('sums.jsonl'));
+    assert.deepEqual(codes(ws, file('p.rlx')), ['dataset-not-found']);
+  });
+
   test("an edit of an env module re-checks the specs that read it, with or without the watcher's event", async () => {
     const spec = (fields: string) => `export default class {}\nexport const spec = { observations: [${fields}], actions: 'discrete' };\n`;
     const { ws, file, uri } = await workspaceWith({

@@ -2,10 +2,10 @@
 // with plain onnxruntime as any other program would, and stepped one token at a time with its
 // past keys and values (model.ts's generationStep). Used by `rlx eval`. The model's metadata
 // (its doc_string) carries the tokenizer, the dimensions and the token layout it was trained on.
-import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { ModelProto } from '../../tensor/onnx-schema.js';
 import { CharTokenizer } from '../../text/tokenizer.js';
+import { PolicyFileError, policySession, readPolicyFile, REPLACE_POLICY } from '../policy-file.js';
 import { STEP_IO } from './model.js';
 import { decode, type DecodeStep, type SampleOptions } from './sampling.js';
 
@@ -27,16 +27,16 @@ export class OnnxTokenModel {
   ) {}
 
   static async load(file: string): Promise<OnnxTokenModel> {
-    const bytes = fs.readFileSync(file);
+    const bytes = readPolicyFile(file);
     let meta: TokenModelMetadata;
     try {
       meta = JSON.parse((ModelProto.decode(bytes) as unknown as { doc_string?: string }).doc_string ?? '') as TokenModelMetadata;
     } catch {
-      throw new Error(`${file} has no rlx metadata (a token model exported by rlx train stores it in its doc_string)`);
+      throw new PolicyFileError(`${file} has no rlx metadata (a token model exported by rlx train stores it in its doc_string); it may be damaged or cut short: ${REPLACE_POLICY}`);
     }
-    if (!meta.model || !meta.tokenizer) throw new Error(`${file} is not a token model exported by rlx train (no tokenizer or model in its metadata)`);
+    if (!meta?.model || !meta.tokenizer) throw new PolicyFileError(`${file} is not a token model exported by rlx train (no tokenizer or model in its metadata): ${REPLACE_POLICY}`);
     const tokenizer = CharTokenizer.fromJSON(meta.tokenizer, `${file}: tokenizer`);
-    const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
+    const session = await policySession(file, bytes);
     return new OnnxTokenModel(session, tokenizer, meta.model);
   }
 

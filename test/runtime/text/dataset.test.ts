@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 
 import { Rng } from '../../../runtime/random.js';
@@ -26,10 +27,10 @@ describe('parseDataset', () => {
     const cases: [string, RegExp][] = [
       ['{"prompt": "a", "target": "b"}\n{"prompt": "a", target: "b"}', /^d\.jsonl line 2: not valid JSON \(.+\); each line must be one JSON object like \{"prompt": "12\+34=", "target": "46"\}$/],
       ['\n\n[1, 2]', /^d\.jsonl line 3: expected an object with "prompt" and "target", got a list/],
-      ['"just text"', /^d\.jsonl line 1: expected an object .*got "just text"/],
+      ['"just text"', /^d\.jsonl line 1: expected an object .*got a string;/],
       ['{"prompt": "a"}', /^d\.jsonl line 1: no "target" field/],
       ['{"question": "a", "target": "b"}', /^d\.jsonl line 1: no "prompt" field/],
-      ['{"prompt": "1+1=", "target": 2}', /^d\.jsonl line 1: "target" must be a string, got 2/],
+      ['{"prompt": "1+1=", "target": 2}', /^d\.jsonl line 1: "target" must be a string, got a number;/],
       ['{"prompt": null, "target": "2"}', /^d\.jsonl line 1: "prompt" must be a string, got null/],
     ];
     for (const [text, message] of cases) assert.throws(() => parseDataset(text, 'd.jsonl'), (err: Error) => err instanceof DatasetError && message.test(err.message), text);
@@ -43,15 +44,55 @@ describe('loadDataset', () => {
   it('reads the file relative to the folder of the .rlx file', () => {
     fs.mkdirSync(path.join(dir, 'data'));
     fs.writeFileSync(path.join(dir, 'data', 'sums.jsonl'), jsonl(sums.slice(0, 3)));
-    assert.deepEqual(loadDataset('./data/sums.jsonl', dir), sums.slice(0, 3));
+    assert.deepEqual(loadDataset('./data/sums.jsonl', dir), { examples: sums.slice(0, 3), warnings: [] });
   });
 
   it('a missing file or a folder is an error with the resolved path and where paths start', () => {
     assert.throws(
       () => loadDataset('./nope.jsonl', dir),
-      (err: Error) => err instanceof DatasetError && err.message === `dataset "./nope.jsonl": cannot read ${path.join(dir, 'nope.jsonl')}: no such file (the path is relative to the folder of the .rlx file, ${dir})`,
+      (err: Error) => err instanceof DatasetError && err.message === `cannot read the dataset "./nope.jsonl" ${path.join(dir, 'nope.jsonl')}: no such file (the path is relative to the folder of the .rlx file, ${dir}; at most 512 MiB)`,
     );
-    assert.throws(() => loadDataset('data', dir), /cannot read .*data: it is a folder, not a file/);
+    assert.throws(() => loadDataset('data', dir), /the dataset "data" .*data is a folder, not a file/);
+  });
+
+  it('lines may end with a lone CR (old Mac files); a byte-order mark inside the file is named by its line', () => {
+    fs.writeFileSync(path.join(dir, 'cr.jsonl'), jsonl(sums.slice(0, 3)).replace(/\n/g, '\r'));
+    assert.deepEqual(loadDataset('cr.jsonl', dir).examples, sums.slice(0, 3));
+    fs.writeFileSync(path.join(dir, 'joined.jsonl'), jsonl(sums.slice(0, 1)) + '\uFEFF' + jsonl(sums.slice(1, 2)));
+    assert.throws(() => loadDataset('joined.jsonl', dir), /^DatasetError: joined\.jsonl line 2: starts with a byte-order mark \(U\+FEFF\), as where two files were joined together; remove it$/);
+  });
+
+  it('bytes that are not UTF-8: read as U+FFFD, with one warning naming the file and the first such line', () => {
+    fs.writeFileSync(path.join(dir, 'latin1.jsonl'), Buffer.concat([Buffer.from(jsonl(sums.slice(0, 2))), Buffer.from('{"prompt": "caf'), Buffer.of(0xe9), Buffer.from('=", "target": "x"}\n{"prompt": "'), Buffer.of(0xff), Buffer.from('", "target": "y"}\n')]));
+    const { examples, warnings } = loadDataset('latin1.jsonl', dir);
+    assert.equal(examples[2].prompt, 'caf\uFFFD=');
+    assert.deepEqual(warnings, ['latin1.jsonl line 3: bytes that are not UTF-8 text, read as U+FFFD (\uFFFD); save the file as UTF-8']);
+  });
+
+  it('a path out of the folder of the .rlx file is refused before anything is read; no line of a file is ever quoted', () => {
+    for (const outside of ['../../../etc/passwd', '/etc/passwd', '..']) {
+      assert.throws(() => loadDataset(outside, dir), (err: Error) => err instanceof DatasetError && /is outside the folder of the \.rlx file .*; dataset paths stay inside it/.test(err.message), outside);
+    }
+    fs.writeFileSync(path.join(dir, 'secret.jsonl'), 'root:x:0:0:root:/root:/bin/bash\n');
+    assert.throws(() => loadDataset('secret.jsonl', dir), (err: Error) => /line 1: not valid JSON/.test(err.message) && !err.message.includes('root'));
+  });
+
+  it('a FIFO or a device is refused at once, not waited on or read for ever', () => {
+    const fifo = path.join(dir, 'fifo.jsonl');
+    spawnSync('mkfifo', [fifo]);
+    fs.symlinkSync('/dev/zero', path.join(dir, 'zero.jsonl'));
+    for (const name of ['fifo.jsonl', 'zero.jsonl']) {
+      const started = Date.now();
+      assert.throws(() => loadDataset(name, dir), /is not a regular file \(a device, pipe or socket\)/);
+      assert.ok(Date.now() - started < 1000);
+    }
+  });
+
+  it('a file over 512 MiB is refused with the limit (a sparse file: no disk used)', () => {
+    const large = path.join(dir, 'large.jsonl');
+    fs.closeSync(fs.openSync(large, 'w'));
+    fs.truncateSync(large, 600 * 2 ** 20);
+    assert.throws(() => loadDataset('large.jsonl', dir), /the dataset "large\.jsonl" .* is 600\.0 MiB, more than the 512\.0 MiB rlx reads for it/);
   });
 });
 

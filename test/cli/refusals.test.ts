@@ -1,0 +1,219 @@
+// Every refusal of user input is one type the command line knows (issue 30, "checks clean
+// means it trains" item 1): each error class of runtime/, dsl/ and cli/ either extends
+// InputError, and then a spec, plan or run folder that triggers it makes `rlx` exit 2 with the
+// message and no "internal error", or is listed below as not a refusal, with the reason. The
+// classes are found in the sources, so a new one cannot be left out by forgetting a list.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { repoRoot } from '../helpers/repo.js';
+import { scratch } from './scratch.js';
+
+/** Error classes that are not refusals of input, and why. */
+const NOT_REFUSALS: Record<string, string> = {
+  RunFailedError: 'wraps what ended a run once its folder exists; rlx train says "training failed" and names the folder (exit 2)',
+  EnvInterruptedError: 'Ctrl-C during a call into an env module: the run stops, it is not refused',
+  NonFiniteError: 'a NaN from an env or a reward during training: the run fails (RunFailedError) naming the step',
+  DivergedError: 'a loss, gradient or weight that stops being finite during training: the run fails (RunFailedError) naming the learner, the update and the last good checkpoint',
+  TemplateRaised: "a chat template's raise_exception() inside runtime/lm/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
+  NotLiteral: "the checker's own signal inside dsl/semantics/env-module.ts; never leaves it",
+};
+
+/** `class Name extends Parent` in the .ts files under `folders`. */
+function errorClasses(folders: readonly string[]): Map<string, string> {
+  const parents = new Map<string, string>();
+  const root = repoRoot();
+  for (const folder of folders) {
+    for (const rel of fs.readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' }) as string[]) {
+      if (!rel.endsWith('.ts') || rel.includes('node_modules')) continue;
+      const text = fs.readFileSync(path.join(root, folder, rel), 'utf8');
+      for (const m of text.matchAll(/\bclass (\w+) extends (\w+)\b/g)) parents.set(m[1], m[2]);
+    }
+  }
+  const isError = (name: string): boolean => name === 'Error' || (parents.has(name) && isError(parents.get(name)!));
+  return new Map([...parents].filter(([name]) => isError(name)));
+}
+
+const classes = errorClasses(['runtime', 'dsl', 'cli']);
+const extendsInputError = (name: string): boolean => name === 'InputError' || (classes.has(name) && extendsInputError(classes.get(name)!));
+/** The class and its subclasses: an error of any of them is an error of the class. */
+const withSubclasses = (name: string): string[] => [name, ...[...classes].filter(([, parent]) => parent === name).flatMap(([child]) => withSubclasses(child))];
+
+const { work, rlx, write } = scratch('rlx-refusals-');
+const run = (...args: string[]) => {
+  process.env.RLX_DEBUG = '1'; // the stack shows which error class refused (and what it wraps)
+  try {
+    return rlx(...args);
+  } finally {
+    delete process.env.RLX_DEBUG;
+  }
+};
+
+const POLE = `env Pole = CartPole { max_steps: 500 }
+policy Actor = mlp { hidden: [8] }
+reward Upright { term tilt = -0.1 * abs(obs.theta) }
+experiment Balance { env: Pole, policy: Actor, algorithm: PPO, budget: 1k, reward: Upright, stop: eval.mean_return >= 400 }
+`;
+const TEXT = `env Arith = TextTask { task: addition(digits: 1) }
+policy Tiny = transformer { layers: 1, width: 16, heads: 2 }
+reward Correct { term answer = exact(completion, target)
+  term format = 0.1 * regex(completion, "^[0-9]+$") }
+experiment Sums { env: Arith, policy: Tiny, algorithm: GRPO, budget: 64, reward: Correct }
+`;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** `rlx plan` of `spec`, changed by `edit`, written as a plan file; its name. */
+function editedPlan(spec: string, name: string, edit: (plan: Json) => void): string {
+  const r = rlx('plan', spec);
+  assert.equal(r.code, 0, r.stderr);
+  const plan = JSON.parse(r.stdout) as Json;
+  edit(plan);
+  return write(name, JSON.stringify(plan));
+}
+
+/** A finished run of `spec` (its folder); the runs go into `runs-<spec>`. */
+function trainedRun(spec: string): string {
+  const out = `runs-${spec}`;
+  const r = rlx('train', spec, '--out', out);
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.trim().split('\n').at(-1)!;
+}
+
+/** A copy of the hf-tiny Qwen2 model folder in the scratch folder, changed by `edit`; its name. */
+function modelFolder(name: string, edit: (dir: string) => void = () => {}): string {
+  const from = path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2');
+  const dir = path.join(work, 'models', name);
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of fs.readdirSync(from)) fs.copyFileSync(path.join(from, file), path.join(dir, file));
+  edit(dir);
+  return path.join('models', name);
+}
+
+/** A spec that SFTs the model folder `model` for two updates; its name. */
+function pretrainedSpec(name: string, model: string, policyBody = ''): string {
+  return write(name, `env Sums = TextTask { task: addition(digits: 1) }
+policy Base = pretrained("./${model}")${policyBody ? ` { ${policyBody} }` : ''}
+experiment Warm { env: Sums, policy: Base, stage sft = SFT { updates: 2, batch_size: 4 } }
+`);
+}
+
+const editJson = (file: string, edit: (json: Json) => void) => {
+  const json = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
+  edit(json);
+  fs.writeFileSync(file, JSON.stringify(json));
+};
+
+/** How to make each refusal happen: the arguments of one rlx command, prepared in the scratch folder. */
+const TRIGGERS: Record<string, () => string[]> = {
+  // Pretrained models (runtime/lm/): a model folder's files, a run of one, and what the trainer refuses of it.
+  ModelFolderError: () => ['tokenize', write('not-a-folder.txt', 'x'), '--text', 'x'],
+  LmConfigError: () => ['tokenize', modelFolder('mistral', (dir) => editJson(path.join(dir, 'config.json'), (c) => (c.model_type = 'mistral'))), '--text', 'x'],
+  TokenizerFileError: () => ['tokenize', modelFolder('no-tokenizer', (dir) => fs.rmSync(path.join(dir, 'tokenizer.json'))), '--text', 'x'],
+  ChatTemplateError: () => ['tokenize', modelFolder('raises', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), "{{ raise_exception('no chat here') }}")), '--text', 'x', '--chat'],
+  SafetensorsError: () => ['generate', modelFolder('truncated', (dir) => fs.truncateSync(path.join(dir, 'model.safetensors'), 100_000)), '--prompt', 'x'],
+  LmWeightsError: () => ['generate', modelFolder('wider', (dir) => editJson(path.join(dir, 'config.json'), (c) => (c.intermediate_size = 128))), '--prompt', 'x'],
+  LoraError: () => ['train', '--plan', editedPlan(pretrainedSpec('lora.rlx', modelFolder('lora'), 'lora { rank: 4 }'), 'lora.json', (p) => (p.policy.params.lora.targets = ['qkv']))],
+  MemoryEstimateError: () => {
+    // A 70B-class config beside the tiny tokenizer: refused before its (absent) weights are read.
+    const big = modelFolder('big', (dir) => {
+      fs.rmSync(path.join(dir, 'model.safetensors'));
+      fs.writeFileSync(path.join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: {} }));
+      editJson(path.join(dir, 'config.json'), (c) => Object.assign(c, { hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 80, num_attention_heads: 64, num_key_value_heads: 8 }));
+    });
+    return ['train', pretrainedSpec('big.rlx', big)];
+  },
+  RunPolicyError: () => ['export', trainedRun('pole.rlx'), '--to', 'exported-pole'],
+  ExportError: () => {
+    const model = modelFolder('gone');
+    const runDir = trainedRun(pretrainedSpec('gone.rlx', model));
+    fs.rmSync(path.join(work, model, 'config.json'));
+    return ['export', runDir, '--to', 'exported-gone'];
+  },
+  UserError: () => ['train', 'pole.rlx', '--seed', 'seven'],
+  PlanError: () => ['train', '--plan', editedPlan('pole.rlx', 'kind.json', (p) => (p.env.kind = 'Nope'))],
+  EnvParamError: () => ['train', '--plan', editedPlan('pole.rlx', 'param.json', (p) => (p.env.params.max_steps = 'long'))],
+  DeviceError: () => ['train', '--plan', editedPlan('pole.rlx', 'device.json', (p) => (p.device = 'tpu'))],
+  RewardError: () => ['train', '--plan', editedPlan('pole.rlx', 'reward.json', (p) => (p.reward.terms[0].expr.args[1].args[0].ref = 'obs.nope'))],
+  ExprError: () => ['train', '--plan', editedPlan('pole.rlx', 'stop.json', (p) => (p.stop.args[0].ref = 'eval.nope'))],
+  PatternError: () => ['train', '--plan', editedPlan('text.rlx', 'pattern.json', (p) => (p.reward.terms[1].expr.args[1].args[1].const = '(a)\\1'))],
+  // rlx check reports a bad dataset first (dsl/check/datasets.ts); a plan file skips the checker.
+  DatasetError: () => {
+    write('data/sums.jsonl', '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2=", "target": "3"}\n');
+    const plan = editedPlan(write('data.rlx', TEXT.replace('addition(digits: 1)', 'dataset("./data/sums.jsonl")')), 'dataset.json', () => {});
+    write('data/sums.jsonl', '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2="}\n');
+    return ['train', '--plan', plan];
+  },
+  InputFileError: () => {
+    fs.mkdirSync(path.join(work, 'folder.json'), { recursive: true });
+    return ['train', '--plan', 'folder.json'];
+  },
+  EnvModuleError: () => {
+    write('throws.mjs', 'throw new Error("no env here");\n');
+    return ['train', write('module.rlx', POLE.replace('CartPole { max_steps: 500 }', 'module("./throws.mjs")').replace(/reward: Upright, stop: [^}]*/, ''))];
+  },
+  ResumeError: () => {
+    fs.mkdirSync(path.join(work, 'not-a-run'), { recursive: true });
+    return ['train', '--resume', 'not-a-run'];
+  },
+  RunLockedError: () => {
+    const runDir = trainedRun('pole.rlx');
+    const status = path.join(work, runDir, 'status.json');
+    fs.writeFileSync(status, JSON.stringify({ ...JSON.parse(fs.readFileSync(status, 'utf8')), status: 'stopped', pid: 1 << 30 }));
+    // Held by this test's own process: alive, on this host.
+    fs.writeFileSync(path.join(work, runDir, 'run.lock'), JSON.stringify({ pid: process.pid, host: os.hostname(), since: new Date().toISOString() }));
+    return ['train', '--resume', runDir];
+  },
+  PolicyFileError: () => {
+    const runDir = trainedRun('pole.rlx');
+    fs.writeFileSync(path.join(work, runDir, 'checkpoints', 'policy-final.onnx'), 'not a model');
+    return ['eval', runDir];
+  },
+  TokenizerError: () => {
+    const runDir = trainedRun('text.rlx');
+    const policy = path.join(work, runDir, 'checkpoints', 'policy-final.onnx');
+    const bytes = fs.readFileSync(policy);
+    const at = bytes.indexOf('"kind":"char"');
+    assert.ok(at > 0, 'the token model records its tokenizer');
+    bytes.write('"kind":"CHAR"', at); // same length: the file still decodes, its tokenizer does not
+    fs.writeFileSync(policy, bytes);
+    return ['eval', runDir];
+  },
+};
+
+describe('every refusal of user input is an InputError, and rlx exits 2 with its message', () => {
+  before(() => {
+    write('pole.rlx', POLE);
+    write('text.rlx', TEXT);
+  });
+
+  test('each error class is a refusal (InputError) or listed as not one, with the reason', () => {
+    assert.ok(classes.has('PlanError') && classes.has('InputError'), 'the sources were read');
+    const unclassified = [...classes.keys()].filter((name) => !extendsInputError(name) && !Object.hasOwn(NOT_REFUSALS, name));
+    assert.deepEqual(unclassified, [], 'extend InputError (a refusal of input) or list the class in NOT_REFUSALS with why');
+    const stale = Object.keys(NOT_REFUSALS).filter((name) => !classes.has(name) || extendsInputError(name));
+    assert.deepEqual(stale, [], 'NOT_REFUSALS names classes that are gone or are refusals now');
+  });
+
+  test('each refusal has a trigger here', () => {
+    const refusals = [...classes.keys()].filter((name) => extendsInputError(name) && name !== 'InputError');
+    // A class is covered by its own trigger or one of its subclasses' (a ParamError by an EnvParamError).
+    const untriggered = refusals.filter((name) => !withSubclasses(name).some((c) => Object.hasOwn(TRIGGERS, c)));
+    assert.deepEqual(untriggered, [], 'add a TRIGGERS entry: a spec, plan or run folder that makes rlx refuse with it');
+  });
+
+  for (const [name, prepare] of Object.entries(TRIGGERS)) {
+    test(`${name}: exit 2, the message, no "internal error"`, () => {
+      const args = prepare();
+      const r = run(...args);
+      assert.equal(r.code, 2, `${args.join(' ')}\n${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /internal error|This is a bug/);
+      const first = r.stderr.split('\n').find((line) => line.startsWith(`rlx ${args[0]}: `) && !/^rlx \w+: (resuming|\w+, seed)/.test(line));
+      assert.ok(first !== undefined && first.length > `rlx ${args[0]}: `.length + 10, `a message: ${r.stderr}`);
+      // RLX_DEBUG=1 prints the stack: the class that refused heads it or what it wraps.
+      const shown = [...r.stderr.matchAll(/^(?:caused by: )?(\w+): /gm)].map((m) => m[1]);
+      assert.ok(shown.includes(name), `${name} in ${shown.join(', ')}:\n${r.stderr}`);
+    });
+  }
+});
