@@ -141,7 +141,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
-    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
+    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);

@@ -7,7 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Plans, type Plan } from '../../dsl/index.js';
 import { DEVICES, selectDevice, type DeviceRequest } from '../../runtime/device.js';
+import { InputFileError, readInputJson } from '../../runtime/input-files.js';
 import type { SourceFile } from '../../runtime/run/run-dir.js';
+import { RUN_FILE_LIMITS } from '../../runtime/run/run-files.js';
 import type { RunFailedError, TrainOptions, TrainResult } from '../../runtime/train.js';
 import { returnsSummary, type ReturnsFacts } from '../../webview/shared/returns-summary.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
@@ -54,8 +56,10 @@ function wholeNumber(value: string | undefined, flag: string, min: number): numb
 function readPlanFile(file: string): Plan[] {
   let value: unknown;
   try {
-    value = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // A regular file of bounded size: a FIFO or /dev/zero named as the plan is refused before it is read.
+    value = readInputJson(file, { what: 'plan', maxBytes: RUN_FILE_LIMITS.plan.maxBytes });
   } catch (err) {
+    if (err instanceof InputFileError) throw new UserError(err.message);
     throw new UserError(`cannot read the plan '${file}': ${(err as Error).message}`);
   }
   const plans = Array.isArray(value) ? value : [value];

@@ -4,9 +4,10 @@
 // or a Q-network's `q_values` (DQN), whose action is their argmax. A SAC actor's metadata says
 // `squash: tanh` with the bounds: its actions are tanh(mean + std eps) rescaled to them, as
 // the trainer acts (sac-networks.ts). Used by `rlx eval`.
-import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
+import { readInputFile } from '../input-files.js';
 import type { Rng } from '../random.js';
+import { RUN_FILE_LIMITS } from '../run/run-files.js';
 import { ModelProto } from '../tensor/onnx-schema.js';
 import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
 import { actFromHead, type Actor, type PolicySpaces } from './policy.js';
@@ -45,8 +46,8 @@ export class OnnxPolicy implements Actor {
     }
   }
 
-  static async load(file: string, spaces: PolicySpaces): Promise<OnnxPolicy> {
-    const bytes = fs.readFileSync(file);
+  /** `bytes`: the file's, already read (and checked: rlx eval verifies them against the run's record). */
+  static async load(file: string, spaces: PolicySpaces, bytes: Uint8Array = readInputFile(file, RUN_FILE_LIMITS.policy)): Promise<OnnxPolicy> {
     const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
     const meta = readMetadata(bytes);
     const squash = meta.squash === 'tanh' && Array.isArray(meta.low) && Array.isArray(meta.high) ? { low: meta.low as number[], high: meta.high as number[] } : null;

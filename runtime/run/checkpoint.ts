@@ -19,10 +19,14 @@
 // policy file and the sha256 of the plan: a resume takes the newest checkpoint that is intact
 // (a file cut short or edited is passed over, and the trainer says so) and refuses a plan.json
 // edited since. States written before these fields existed are taken as they are.
+//
+// A run folder may come from elsewhere: every file here is read through run-files.ts (a
+// regular file inside the checkpoints folder, under its size limit).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { readRunFile, readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export const STATE_FORMAT = 'rlx-trainer-state';
 export const STATE_VERSION = 1;
@@ -145,7 +149,8 @@ export function latestIntactCheckpoint(dir: string): { state: CheckpointState; f
 
 /** Reads and checks a state file: its format, checksum, weights' sizes and policy file. */
 export function loadCheckpoint(file: string): CheckpointState {
-  const raw = readJson<CheckpointState & Partial<Integrity>>(file, 'checkpoint state');
+  const raw = readRunJson(path.dirname(file), file, RUN_FILE_LIMITS.checkpointState) as CheckpointState & Partial<Integrity>;
+  if (raw === null || typeof raw !== 'object') throw new Error(`${file} is not an rlx trainer state (not a JSON object)`);
   if (raw.format !== STATE_FORMAT || raw.version !== STATE_VERSION) {
     throw new Error(`${file} is not an rlx trainer state of version ${STATE_VERSION} (format ${String(raw.format)}, version ${String(raw.version)})`);
   }
@@ -162,11 +167,12 @@ export function loadCheckpoint(file: string): CheckpointState {
 
 /** The side file's bytes, or null where it was removed (an older checkpoint: its droppable objects load as null). */
 function readBinaryFile(binaryFile: string, expected: NonNullable<Integrity['binary']>, stateFile: string): Buffer | null {
+  if (!runFileExists(binaryFile)) return null;
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(binaryFile);
-  } catch {
-    return null;
+    bytes = readRunFile(path.dirname(stateFile), binaryFile, RUN_FILE_LIMITS.checkpointData);
+  } catch (err) {
+    throw new Error(`${stateFile} is damaged: ${(err as Error).message}`);
   }
   if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
     throw new Error(`${stateFile} is damaged: its side file ${expected.file} has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`);
@@ -175,11 +181,12 @@ function readBinaryFile(binaryFile: string, expected: NonNullable<Integrity['bin
 }
 
 function checkPolicyFile(policyFile: string, expected: Integrity['policy'], stateFile: string): void {
+  if (!runFileExists(policyFile)) throw new Error(`${stateFile} is damaged: its policy file ${expected.file} is missing`);
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(policyFile);
-  } catch {
-    throw new Error(`${stateFile} is damaged: its policy file ${expected.file} is missing`);
+    bytes = readRunFile(path.dirname(stateFile), policyFile, RUN_FILE_LIMITS.policy);
+  } catch (err) {
+    throw new Error(`${stateFile} is damaged: ${(err as Error).message}`);
   }
   if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
     throw new Error(`${stateFile} is damaged: its policy file ${expected.file} has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`);

@@ -2,8 +2,9 @@
 // with plain onnxruntime as any other program would, and stepped one token at a time with its
 // past keys and values (model.ts's generationStep). Used by `rlx eval`. The model's metadata
 // (its doc_string) carries the tokenizer, the dimensions and the token layout it was trained on.
-import * as fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
+import { readInputFile } from '../../input-files.js';
+import { RUN_FILE_LIMITS } from '../../run/run-files.js';
 import { ModelProto } from '../../tensor/onnx-schema.js';
 import { CharTokenizer } from '../../text/tokenizer.js';
 import { STEP_IO } from './model.js';
@@ -26,8 +27,8 @@ export class OnnxTokenModel {
     private readonly dims: TokenModelMetadata['model'],
   ) {}
 
-  static async load(file: string): Promise<OnnxTokenModel> {
-    const bytes = fs.readFileSync(file);
+  /** `bytes`: the file's, already read (and checked: rlx eval verifies them against the run's record). */
+  static async load(file: string, bytes: Uint8Array = readInputFile(file, RUN_FILE_LIMITS.policy)): Promise<OnnxTokenModel> {
     let meta: TokenModelMetadata;
     try {
       meta = JSON.parse((ModelProto.decode(bytes) as unknown as { doc_string?: string }).doc_string ?? '') as TokenModelMetadata;
