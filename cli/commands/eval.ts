@@ -26,11 +26,14 @@ function defaultPolicy(runDir: string): string {
 }
 
 /**
- * The policy's bytes, read once: a policy in the run's checkpoints/ is a regular file inside
- * the run folder; a file elsewhere, named with --checkpoint, a regular file of bounded size.
+ * The policy's bytes, read once and checked where the run recorded them: a policy in the run's
+ * checkpoints/ is a regular file inside it whose size and sha256 match its state file
+ * (verifiedPolicy); a file elsewhere, named with --checkpoint, a regular file of bounded size.
+ * What is checked is what is run: the bytes go to onnxruntime as they are.
  */
 async function readPolicy(runDir: string, file: string): Promise<Uint8Array> {
-  const [{ readInputFile }, { readRunFile, RUN_FILE_LIMITS }] = await Promise.all([
+  const [{ verifiedPolicy }, { readInputFile }, { RUN_FILE_LIMITS }] = await Promise.all([
+    import('../../runtime/run/checkpoint.js'),
     import('../../runtime/input-files.js'),
     import('../../runtime/run/run-files.js'),
   ]);
@@ -42,7 +45,7 @@ async function readPolicy(runDir: string, file: string): Promise<Uint8Array> {
       return false;
     }
   };
-  if (sameFolder(path.dirname(file), checkpoints)) return readRunFile(checkpoints, file, RUN_FILE_LIMITS.policy);
+  if (sameFolder(path.dirname(file), checkpoints)) return verifiedPolicy(checkpoints, file).bytes;
   return readInputFile(file, RUN_FILE_LIMITS.policy);
 }
 
@@ -54,7 +57,7 @@ export const evalCommand: Command = {
     try {
       return await evalRun(argv);
     } catch (err) {
-      // A file of the run refused (not a regular file, too large, a link out of the run).
+      // A file of the run refused (not a regular file, too large, a link out of the run, a policy that is not the one saved).
       if (isInputError(err)) throw new UserError(err.message);
       throw err;
     }

@@ -1,5 +1,6 @@
-// rlx eval reads a run's files as a stranger's: a file of the run that is not a regular file
-// inside it (a link to /dev/zero, a FIFO) is refused at once, naming it.
+// rlx eval runs only the policy the run saved: a file of the run that is not a regular file
+// inside it (a link to /dev/zero, a FIFO) is refused at once, and a policy whose bytes are not
+// those its checkpoint recorded (one bit flipped) is refused naming the file.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,6 +13,15 @@ import { scratch } from '../scratch.js';
 const { work, rlx } = scratch('rlx-eval-');
 let runDir = '';
 const checkpoint = (name: string) => path.join(runDir, 'checkpoints', name);
+
+/** Flips one bit in the middle of `file`; returns a function that puts it back. */
+function flipBit(file: string): () => void {
+  const original = fs.readFileSync(file);
+  const flipped = Buffer.from(original);
+  flipped[flipped.length >> 1] ^= 0x10;
+  fs.writeFileSync(file, flipped);
+  return () => fs.writeFileSync(file, original);
+}
 
 /** Puts `make` in place of `file` for one call of `run`, then the file back. */
 function replaced<T>(file: string, make: (file: string) => void, run: () => T): T {
@@ -44,6 +54,34 @@ describe('rlx eval checks the files it runs', () => {
     const r = evaluate();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^mean return .*policy-final\.onnx, deterministic\)\n$/);
+  });
+
+  test('a bit flipped in policy-final.onnx or in a checkpoint policy: refused, naming the file', () => {
+    let restore = flipBit(path.join(work, checkpoint('policy-final.onnx')));
+    try {
+      const r = evaluate();
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^rlx eval: the policy .*policy-final\.onnx is not the one the run saved: it has \d+ bytes that differ from those written \(sha256 recorded in state-512\.json\); it was edited or damaged since/);
+    } finally {
+      restore();
+    }
+    restore = flipBit(path.join(work, checkpoint('policy-256.onnx')));
+    try {
+      const r = evaluate('--checkpoint', checkpoint('policy-256.onnx'));
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /the policy .*policy-256\.onnx is not the one the run saved: .*\(sha256 recorded in state-256\.json\)/);
+    } finally {
+      restore();
+    }
+    const cut = path.join(work, checkpoint('policy-256.onnx'));
+    const original = fs.readFileSync(cut);
+    fs.writeFileSync(cut, original.subarray(0, 100));
+    try {
+      assert.match(evaluate('--checkpoint', checkpoint('policy-256.onnx')).stderr, /policy-256\.onnx is not the one the run saved: it has 100 bytes, not \d+/);
+    } finally {
+      fs.writeFileSync(cut, original);
+    }
+    assert.equal(evaluate('--checkpoint', checkpoint('policy-256.onnx')).code, 0, 'restored: evaluates again');
   });
 
   test('a policy that is a link to /dev/zero or a FIFO fails at once with a message', () => {
