@@ -39,8 +39,14 @@ function readRunJsonOr<T>(dir: string, name: string, limit: { what: string; maxB
   }
 }
 
-/** Whether a process is alive (signal 0 checks without sending anything). */
+/**
+ * Whether a process is alive (signal 0 checks without sending anything). Only a positive whole
+ * number names one process: a status.json from elsewhere saying pid 0 or -1 (for kill(), this
+ * process group, or every process of the user) or "1" is no live trainer, so Stop never sends
+ * a signal there.
+ */
 export function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

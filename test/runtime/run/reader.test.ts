@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { isInputError } from '../../../runtime/input-error.js';
-import { EventTail, listRollouts, listRuns, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
+import { EventTail, listRollouts, listRuns, processAlive, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
 import { inChild, makeFifo, makeHuge, makeLink } from '../../helpers/hostile-files.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-reader-'));
@@ -146,4 +146,13 @@ test('EventTail reads a long history in pieces: lines across pieces, a line long
   assert.equal(events.length, 20_001);
   assert.ok(events.every((e, i) => e.step === i && (e as { message: string }).message.length === 1000));
   assert.equal(tail.skipped, 1, 'the 17 MiB line');
+});
+
+test('a status.json whose pid names no single process (0, -1, a string) is no live trainer: Stop sends nothing there', () => {
+  for (const pid of [0, -1, -process.pid, '1', 1.5, null]) {
+    const dir = path.join(root, 'odd-pid', String(pid));
+    status(dir, { status: 'running', pid });
+    assert.equal(readRun(dir).state, 'crashed', `pid ${JSON.stringify(pid)}`);
+  }
+  assert.equal(processAlive(process.pid), true);
 });
