@@ -1,5 +1,5 @@
-// rlx train --plan FILE reads the plan only when it is a regular file of bounded size: a FIFO
-// or a link to /dev/zero named as the plan is refused at once, not waited on or read forever.
+// rlx train --plan FILE and --resume RUN read a plan only when it is a regular file of bounded
+// size: a FIFO or a link to /dev/zero is refused at once, not waited on or read forever.
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -19,4 +19,16 @@ test('a plan that is a FIFO or a link to /dev/zero is refused at once, naming it
     assert.ok(Date.now() - started < 15_000, name);
   }
   assert.equal(rlx('train', '--plan', 'missing.json').stderr, 'rlx train: cannot read the plan missing.json: no such file\n');
+});
+
+test("--resume of a run whose plan.json is a FIFO or a link to /dev/zero is refused at once (exit 2)", () => {
+  makeFifo(path.join(work, 'runs', 'E', 'fifo', 'plan.json'));
+  makeLink(path.join(work, 'runs', 'E', 'zero', 'plan.json'), '/dev/zero');
+  for (const [run, reason] of [['fifo', 'is not a regular file'], ['zero', 'is a symbolic link out of the run folder']]) {
+    const started = Date.now();
+    const r = rlx('train', '--resume', path.join('runs', 'E', run));
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`^rlx train: resuming .*\\nrlx train: the run's plan \\(plan\\.json\\) .*plan\\.json ${reason}`));
+    assert.ok(Date.now() - started < 15_000, run);
+  }
 });

@@ -117,7 +117,8 @@ describe('resume()', () => {
     fs.renameSync(plan, `${plan}.saved`);
     for (const make of [makeFifo, (f: string) => makeLink(f, '/dev/zero')]) {
       make(plan);
-      await assert.rejects(resume(dir), (err: unknown) => isInputError(err) && /^the run's plan \(plan\.json\) .*plan\.json (is not a regular file|is a symbolic link out of the run folder)/.test((err as Error).message));
+      // A ResumeError: rlx train prints it and exits 2.
+      await assert.rejects(resume(dir), (err: unknown) => err instanceof ResumeError && isInputError((err as Error).cause) && /^the run's plan \(plan\.json\) .*plan\.json (is not a regular file|is a symbolic link out of the run folder)/.test((err as Error).message));
       fs.rmSync(plan);
     }
     fs.renameSync(`${plan}.saved`, plan);
