@@ -9,13 +9,14 @@ import type { Plan } from '../dsl/compile/plan.js';
 import { algorithmDefinition, type Algorithm } from './algorithms/index.js';
 import { writeFileAtomic } from './atomic-files.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
+import { isInputError } from './input-error.js';
 import { BUNDLED_ENV_MODULE } from './envs/run-envs.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from './input-error.js';
 import { processAlive } from './run/reader.js';
-import { RunDirectory, type SourceFile } from './run/run-dir.js';
+import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
 import { Condition } from './run/stop.js';
 import { checkPlan, PlanError } from './support.js';
@@ -123,9 +124,8 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
  */
 export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' | 'out' | 'sources' | 'baseDir'> = {}): Promise<TrainResult> {
   if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new ResumeError(`${runDir} is not a run directory (no plan.json in it)`);
-  const plan = RunDirectory.readPlan(runDir);
+  const { plan, status } = readRunRecords(runDir);
   checkPlan(plan);
-  const status = RunDirectory.readStatus(runDir);
   if (status?.status === 'finished') throw new ResumeError(`${runDir} finished already (${status.reason ?? 'budget reached'}); nothing to resume`);
   // The lock refuses a second trainer; status.json's pid, one of a version that wrote no lock.
   const run = openToResume(runDir);
@@ -151,7 +151,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
-    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(path.join(runDir, BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
+    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
@@ -164,6 +164,16 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
       envModule?.close();
       run.close();
     }
+    throw err;
+  }
+}
+
+/** The run's plan.json and status.json; a file refused (runtime/run/run-files.ts: not a regular file of the run, too large) is a ResumeError with the reason. */
+function readRunRecords(runDir: string): { plan: Plan; status: StatusFile | undefined } {
+  try {
+    return { plan: RunDirectory.readPlan(runDir), status: RunDirectory.readStatus(runDir) };
+  } catch (err) {
+    if (isInputError(err)) throw new ResumeError(err.message, { cause: err });
     throw err;
   }
 }

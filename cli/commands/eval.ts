@@ -24,82 +24,111 @@ function defaultPolicy(runDir: string): string {
   return path.join(dir, `policy-${Math.max(...steps)}.onnx`);
 }
 
+/**
+ * The policy's bytes, read once and checked where the run recorded them: a policy in the run's
+ * checkpoints/ is a regular file inside it whose size and sha256 match its state file
+ * (verifiedPolicy); a file elsewhere, named with --checkpoint, a regular file of bounded size.
+ * What is checked is what is run: the bytes go to onnxruntime as they are.
+ */
+async function readPolicy(runDir: string, file: string): Promise<Uint8Array> {
+  const [{ verifiedPolicy }, { readInputFile }, { RUN_FILE_LIMITS }] = await Promise.all([
+    import('../../runtime/run/checkpoint.js'),
+    import('../../runtime/input-files.js'),
+    import('../../runtime/run/run-files.js'),
+  ]);
+  const checkpoints = path.join(runDir, 'checkpoints');
+  const sameFolder = (a: string, b: string) => {
+    try {
+      return fs.realpathSync(a) === fs.realpathSync(b);
+    } catch {
+      return false;
+    }
+  };
+  if (sameFolder(path.dirname(file), checkpoints)) return verifiedPolicy(checkpoints, file).bytes;
+  return readInputFile(file, RUN_FILE_LIMITS.policy);
+}
+
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'run the saved policy of a run directory and print its mean return',
   usage,
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      'eval',
-      argv,
-      { episodes: { type: 'string', short: 'n' }, checkpoint: { type: 'string' }, seed: { type: 'string' }, stochastic: { type: 'boolean' }, json: { type: 'boolean' } },
-      usage,
-    );
-    if (positionals.length !== 1) throw new UserError(`name one run directory\nusage: ${usage}`);
-    const runDir = positionals[0];
-    const episodes = Number(values.episodes ?? 10);
-    const seed = Number(values.seed ?? 0);
-    const seedGiven = values.seed !== undefined;
-    if (!Number.isSafeInteger(episodes) || episodes < 1) throw new UserError(`--episodes needs a whole number >= 1, got '${values.episodes}'`);
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
-    if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
-    // Loaded here: they bring onnxruntime, which the other commands do not need.
-    const [{ loadRunModule, openRunEnvs, runEnvParams }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan }] = await Promise.all([
-      import('../../runtime/envs/run-envs.js'),
-      import('../../runtime/evaluate.js'),
-      import('../../runtime/policies/onnx-policy.js'),
-      import('../../runtime/random.js'),
-      import('../../runtime/run/run-dir.js'),
-      import('../../runtime/support.js'),
-    ]);
-    const plan = RunDirectory.readPlan(runDir);
-    checkPlan(plan);
-    const file = values.checkpoint ?? defaultPolicy(runDir);
-    if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
-    // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
-    const limit = values.episodes !== undefined ? episodes : undefined;
-    if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, limit, Boolean(values.json));
-    // A user module is loaded once: it may be a text env (spec.actions: 'text'), whose run evaluates as one.
-    const module = plan.env.kind === 'module' ? await loadRunModule(runDir, plan) : undefined;
-    if (module?.text) {
-      try {
-        return await evalText(runDir, plan, file, limit, Boolean(values.json), module);
-      } finally {
-        module.close();
-      }
-    }
-    const envs = await openRunEnvs(runDir, plan, Math.min(episodes, 32), module, file);
-    const deterministic = !values.stochastic;
-    // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
-    // same problem; episodes come from streams no training or in-run evaluation used.
-    const runSeed = seedGiven ? seed : (RunDirectory.readStatus(runDir)?.seed ?? plan.seeds[0]);
-    let result: Awaited<ReturnType<typeof evaluate>>;
-    try {
-      const { vec } = envs;
-      const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace });
-      result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30).finally(() => policy.release());
-    } finally {
-      envs.close();
-    }
-    const metrics = evalMetrics(result);
-    if (values.json) {
-      process.stdout.write(JSON.stringify({ policy: file, episodes, deterministic, ...metrics, returns: result.returns, lengths: result.lengths }) + '\n');
-    } else {
-      const success = metrics['eval/success'] !== undefined ? `, success ${(100 * metrics['eval/success']).toFixed(0)}%` : '';
-      // With a curriculum, say which task the policy was judged on: the value it had reached when saved.
-      const param = plan.curriculum?.param;
-      const task = param !== undefined ? `, ${param} ${String(runEnvParams(runDir, plan, file)[param.slice('env.'.length)])}` : '';
-      process.stdout.write(
-        `mean return ${metrics['eval/mean_return'].toFixed(2)} +- ${metrics['eval/std_return'].toFixed(2)} over ${episodes} episodes ` +
-          `(mean length ${metrics['eval/mean_length'].toFixed(1)}${success}${task}; ${displayPath(file)}, ${deterministic ? 'deterministic' : 'sampled actions'})\n`,
-      );
-    }
-    return 0;
-  },
+  // A file of the run refused (not a regular file, too large, a link out of the run, a policy
+  // that is not the one saved) is an InputError: the command line says so and exits 2.
+  run: evalRun,
 };
 
+async function evalRun(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    'eval',
+    argv,
+    { episodes: { type: 'string', short: 'n' }, checkpoint: { type: 'string' }, seed: { type: 'string' }, stochastic: { type: 'boolean' }, json: { type: 'boolean' } },
+    usage,
+  );
+  if (positionals.length !== 1) throw new UserError(`name one run directory\nusage: ${usage}`);
+  const runDir = positionals[0];
+  const episodes = Number(values.episodes ?? 10);
+  const seed = Number(values.seed ?? 0);
+  const seedGiven = values.seed !== undefined;
+  if (!Number.isSafeInteger(episodes) || episodes < 1) throw new UserError(`--episodes needs a whole number >= 1, got '${values.episodes}'`);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new UserError(`--seed needs a whole number >= 0, got '${values.seed}'`);
+  if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new UserError(`${runDir} is not a run directory (no plan.json in it)`);
+  // Loaded here: they bring onnxruntime, which the other commands do not need.
+  const [{ loadRunModule, openRunEnvs, runEnvParams }, { evalMetrics, evaluate }, { OnnxPolicy }, { Rng }, { RunDirectory }, { checkPlan }] = await Promise.all([
+    import('../../runtime/envs/run-envs.js'),
+    import('../../runtime/evaluate.js'),
+    import('../../runtime/policies/onnx-policy.js'),
+    import('../../runtime/random.js'),
+    import('../../runtime/run/run-dir.js'),
+    import('../../runtime/support.js'),
+  ]);
+  const plan = RunDirectory.readPlan(runDir);
+  checkPlan(plan);
+  const file = values.checkpoint ?? defaultPolicy(runDir);
+  if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
+  const policyBytes = await readPolicy(runDir, file);
+  // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
+  const limit = values.episodes !== undefined ? episodes : undefined;
+  if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, policyBytes, limit, Boolean(values.json));
+  // A user module is loaded once: it may be a text env (spec.actions: 'text'), whose run evaluates as one.
+  const module = plan.env.kind === 'module' ? await loadRunModule(runDir, plan) : undefined;
+  if (module?.text) {
+    try {
+      return await evalText(runDir, plan, file, policyBytes, limit, Boolean(values.json), module);
+    } finally {
+      module.close();
+    }
+  }
+  const envs = await openRunEnvs(runDir, plan, Math.min(episodes, 32), module, file);
+  const deterministic = !values.stochastic;
+  // The run's own seed by default: envs that draw their problem from the seed (Bandit) stay the
+  // same problem; episodes come from streams no training or in-run evaluation used.
+  const runSeed = seedGiven ? seed : (RunDirectory.readStatus(runDir)?.seed ?? plan.seeds[0]);
+  let result: Awaited<ReturnType<typeof evaluate>>;
+  try {
+    const { vec } = envs;
+    const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace }, policyBytes);
+    result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30).finally(() => policy.release());
+  } finally {
+    envs.close();
+  }
+  const metrics = evalMetrics(result);
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ policy: file, episodes, deterministic, ...metrics, returns: result.returns, lengths: result.lengths }) + '\n');
+  } else {
+    const success = metrics['eval/success'] !== undefined ? `, success ${(100 * metrics['eval/success']).toFixed(0)}%` : '';
+    // With a curriculum, say which task the policy was judged on: the value it had reached when saved.
+    const param = plan.curriculum?.param;
+    const task = param !== undefined ? `, ${param} ${String(runEnvParams(runDir, plan, file)[param.slice('env.'.length)])}` : '';
+    process.stdout.write(
+      `mean return ${metrics['eval/mean_return'].toFixed(2)} +- ${metrics['eval/std_return'].toFixed(2)} over ${episodes} episodes ` +
+        `(mean length ${metrics['eval/mean_length'].toFixed(1)}${success}${task}; ${displayPath(file)}, ${deterministic ? 'deterministic' : 'sampled actions'})\n`,
+    );
+  }
+  return 0;
+}
+
 /** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts or dialogues. */
-async function evalText(runDir: string, plan: Plan, file: string, limit: number | undefined, json: boolean, envModule?: LoadedEnvModule): Promise<number> {
+async function evalText(runDir: string, plan: Plan, file: string, policyBytes: Uint8Array, limit: number | undefined, json: boolean, envModule?: LoadedEnvModule): Promise<number> {
   const [{ textEnvOf }, { bundledDataset }, { OnnxTokenModel }] = await Promise.all([
     import('../../runtime/trainer/text-workload.js'),
     import('../../runtime/train.js'),
@@ -107,7 +136,7 @@ async function evalText(runDir: string, plan: Plan, file: string, limit: number 
   ]);
   // A dataset task reads the run's own copy of its file.
   const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) }, envModule);
-  const model = await OnnxTokenModel.load(file);
+  const model = await OnnxTokenModel.load(file, policyBytes);
   if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
     throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's env (${env.description.task}) has`);
   }

@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readRun } from '../../runtime/run/reader.js';
 import type { StatusFile } from '../../runtime/run/run-dir.js';
 
 export interface MemberLaunch {
@@ -145,11 +146,7 @@ function outcome(runDir: string | undefined, code: number | null, lastLine: stri
 }
 
 function readStatus(runDir: string): StatusFile | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(runDir, 'status.json'), 'utf8')) as StatusFile;
-  } catch {
-    return undefined;
-  }
+  return readRun(runDir).status;
 }
 
 /** A stderr line without terminal colours and the progress bar's carriage returns. */

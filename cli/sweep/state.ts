@@ -6,9 +6,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeDirs, writeJsonAtomic } from '../../runtime/atomic-files.js';
+import { readRunJson, runFileExists } from '../../runtime/run/run-files.js';
 import { UserError } from '../files.js';
 
 export const SWEEP_STATE_FORMAT = 1;
+/** sweep.json lists one run directory per member: a million members fit in far less. */
+const SWEEP_STATE_LIMIT = { what: "sweep's state (sweep.json)", maxBytes: 256 * 2 ** 20 } as const;
 
 export interface SweepState {
   rlx_sweep: typeof SWEEP_STATE_FORMAT;
@@ -44,12 +47,13 @@ export function memberLog(dir: string, index: number): string {
 /** The state of the sweep in `dir`, or undefined when none was started there. */
 export function readSweepState(dir: string): SweepState | undefined {
   const file = stateFile(dir);
-  if (!fs.existsSync(file)) return undefined;
+  if (!runFileExists(file)) return undefined;
   let state: SweepState;
   try {
-    state = JSON.parse(fs.readFileSync(file, 'utf8')) as SweepState;
+    // As a run folder's files: a regular file inside the sweep's folder, of bounded size (a cloned runs/ may hold a FIFO).
+    state = readRunJson(dir, file, SWEEP_STATE_LIMIT) as SweepState;
   } catch (err) {
-    throw new UserError(`cannot read ${file}: ${(err as Error).message}; remove it to start the sweep again`);
+    throw new UserError(`${(err as Error).message}; remove it to start the sweep again`);
   }
   if (state?.rlx_sweep !== SWEEP_STATE_FORMAT || typeof state.members !== 'object') {
     throw new UserError(`${file} is not a sweep state rlx can read (rlx_sweep ${String(state?.rlx_sweep)}); remove it to start the sweep again`);

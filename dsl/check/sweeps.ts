@@ -29,8 +29,10 @@ export function checkSweep(ctx: CheckContext, symbol: DeclSymbol): void {
   for (const member of body.members) {
     if (member.kind === 'Block') {
       const spec = SWEEP.blocks.find((b) => b.name === member.name.text);
-      if (spec) checkProperties(ctx, member.body, spec.params, `${spec.name} { }`, { owner: symbol });
-      else ctx.accept('error', 'unknown-property', `a sweep has no block '${member.name.text}'; valid blocks: ${SWEEP.blocks.map((b) => b.name).join(', ')}`, member.name.range);
+      if (spec) {
+        checkProperties(ctx, member.body, spec.params, `${spec.name} { }`, { owner: symbol });
+        if (spec.name === 'slurm') checkSlurmLines(ctx, member.body);
+      } else ctx.accept('error', 'unknown-property', `a sweep has no block '${member.name.text}'; valid blocks: ${SWEEP.blocks.map((b) => b.name).join(', ')}`, member.name.range);
       continue;
     }
     if (member.kind === 'Named') {
@@ -57,6 +59,28 @@ export function checkSweep(ctx: CheckContext, symbol: DeclSymbol): void {
     for (const item of member.value.items) values.check(item, param.type, propertyKey(member), { owner: symbol, experiment });
   }
   checkMemberCount(ctx, symbol);
+}
+
+/** What ends a line of a script, or its text (NUL). */
+const LINE_BREAK = /[\r\n\0]/;
+
+/**
+ * Every string of `slurm { }` becomes part of one line of the job script (`#SBATCH
+ * --partition=gpu`), which bash also reads: a line break would end the #SBATCH line and run the
+ * rest as a command in every array task, so one is refused where it is written (`\n` is the
+ * escape that makes one; NUL and CR are refused with it, as `rlx sweep` refuses them again).
+ */
+function checkSlurmLines(ctx: CheckContext, body: A.Body): void {
+  for (const member of body.members) {
+    if (member.kind !== 'Property' || !member.value) continue;
+    const strings = member.value.kind === 'List' ? member.value.items : [member.value];
+    for (const item of strings) {
+      if (item.kind !== 'String' || !LINE_BREAK.test(item.value)) continue;
+      ctx.accept('error', 'type-mismatch',
+        `slurm.${propertyKey(member)} is written into one line of the Slurm job script: it cannot hold a line break or a NUL character${member.value.kind === 'List' ? '; write one sbatch option per string' : ''}`,
+        item.range);
+    }
+  }
 }
 
 /**

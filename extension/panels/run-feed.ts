@@ -3,7 +3,9 @@
 // into HostMessages. No VS Code API: tested against fixture run directories.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isInputError } from '../../runtime/input-error.js';
 import { EventTail, listRollouts, readPlan, readRollout, readRun, type RunInfo } from '../../runtime/run/reader.js';
+import { runFilePath } from '../../runtime/run/run-files.js';
 import type { HostMessage, RunSnapshot } from '../../webview/protocol.js';
 import { foldHistory } from '../../webview/columnar.js';
 
@@ -69,6 +71,7 @@ export class RunFeed {
         const episodes = listRollouts(f.run.dir);
         f.rolloutsKey = rolloutsKey(episodes);
         messages.push({ type: 'rollouts', runId: f.run.id, episodes, missing: !fs.existsSync(path.join(f.run.dir, 'rollouts')) });
+        return info.problem;
       });
     }
     return messages;
@@ -94,6 +97,7 @@ export class RunFeed {
           f.rolloutsKey = rKey;
           messages.push({ type: 'rollouts', runId: f.run.id, episodes });
         }
+        return info.problem;
       });
     }
     return messages;
@@ -104,33 +108,55 @@ export class RunFeed {
     return this.unreported.splice(0);
   }
 
-  private reading(f: Followed, read: () => void): void {
+  /** Runs `read`, which returns the problem of a file it skipped (or throws one that ended it): each problem is reported once. */
+  private reading(f: Followed, read: () => string | undefined): void {
+    let problem: string | undefined;
     try {
-      read();
-      f.problem = undefined;
+      problem = read();
     } catch (err) {
-      const problem = `run ${f.run.id}: ${(err as Error).message}`;
-      if (problem !== f.problem) this.unreported.push(problem);
-      f.problem = problem;
+      problem = (err as Error).message;
     }
+    if (problem === undefined) {
+      f.problem = undefined;
+      return;
+    }
+    problem = `run ${f.run.id}: ${problem}`;
+    if (problem !== f.problem) this.unreported.push(problem);
+    f.problem = problem;
   }
 
-  /** A recorded episode or text batch the page asked for; undefined when the file is not one of the run's. */
+  /**
+   * A recorded episode or text batch the page asked for; undefined when the file is not one of
+   * the run's, or cannot be read (takeProblems() then says why).
+   */
   episode(runId: string, file: string): HostMessage | undefined {
     const run = this.find(runId);
     if (!run) return undefined;
     const known = listRollouts(run.dir).find((e) => path.resolve(e.file) === path.resolve(run.dir, file));
     if (!known) return undefined;
-    return { type: 'episode', runId, file, ...readRollout(known.file) };
+    try {
+      return { type: 'episode', runId, file, ...readRollout(known.file, run.dir) };
+    } catch (err) {
+      if (!isInputError(err)) throw err;
+      this.unreported.push(`run ${runId}: ${err.message}`);
+      return undefined;
+    }
   }
 
-  /** A file of a run the page wants opened; undefined when the path leaves the run directory. */
+  /**
+   * A file of a run the page wants opened; undefined when the path leaves the run directory
+   * (also through a symbolic link) or is not a regular file (a FIFO would hang the editor).
+   */
   resolveFile(runId: string, relativePath: string): string | undefined {
     const run = this.find(runId);
     if (!run) return undefined;
     const file = path.resolve(run.dir, relativePath);
     if (file !== run.dir && !file.startsWith(run.dir + path.sep)) return undefined;
-    return fs.existsSync(file) ? file : undefined;
+    try {
+      return fs.statSync(runFilePath(run.dir, file, 'file')).isFile() ? file : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private find(runId: string): FeedRun | undefined {

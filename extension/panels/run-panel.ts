@@ -93,11 +93,13 @@ export abstract class RunPanel implements vscode.Disposable {
   }
 
   /** A run whose files cannot be read: said once, where the user looks, and in the log. */
-  private reportProblems(): void {
-    for (const problem of this.feed.takeProblems()) {
+  private reportProblems(): boolean {
+    const problems = this.feed.takeProblems();
+    for (const problem of problems) {
       this.context.log(`reading runs for ${this.title}: ${problem}`);
       void vscode.window.showErrorMessage(`rlx cannot read ${problem}. The panel shows what it could read.`);
     }
+    return problems.length > 0;
   }
 
   protected async onMessage(message: PageMessage): Promise<void> {
@@ -111,7 +113,7 @@ export abstract class RunPanel implements vscode.Disposable {
       case 'openEpisode': {
         const episode = this.feed.episode(message.runId, message.file);
         if (episode) this.post(episode);
-        else this.context.log(`the page asked for an episode that is not one of run ${message.runId}: ${message.file}`);
+        else if (!this.reportProblems()) this.context.log(`the page asked for an episode that is not one of run ${message.runId}: ${message.file}`);
         return;
       }
       case 'openFile': {

@@ -2,6 +2,7 @@
 // metrics as CSV, and deleting a run (after asking, to the trash where the file system has one).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { isInputError } from '../../runtime/input-error.js';
 import { EventTail, readRun, type RunInfo } from '../../runtime/run/reader.js';
 import { ComparePanel } from '../panels/compare-panel.js';
 import { DashboardPanel } from '../panels/dashboard-panel.js';
@@ -73,7 +74,14 @@ export function registerRunCommands(panels: PanelContext, tree: RunsTreeProvider
         filters: { CSV: ['csv'] },
       }));
       if (!uri) return undefined;
-      const csv = metricsCsv(new EventTail(path.join(dir, 'events.jsonl')).poll());
+      let csv: string;
+      try {
+        csv = metricsCsv(new EventTail(path.join(dir, 'events.jsonl')).poll());
+      } catch (err) {
+        if (!isInputError(err)) throw err;
+        void vscode.window.showErrorMessage(`rlx cannot export the metrics of ${run.experiment}/${run.runId}: ${err.message}`);
+        return undefined;
+      }
       await vscode.workspace.fs.writeFile(uri, Buffer.from(csv, 'utf8'));
       return uri;
     }),

@@ -102,8 +102,11 @@ export function describeRun(run: RunInfo, now: number = Date.now(), member: stri
   if (ret) parts.splice(member ? 0 : parts.length, 0, `return ${ret.value.toFixed(1)}`);
   const duration = runDuration(run, now);
   if (duration !== undefined) parts.push(formatDuration(duration));
+  // A status.json rlx refused to read (a link out of the run folder, a FIFO, too large): say so, not just "unknown".
+  if (run.problem !== undefined) parts.push('status.json not read');
 
   const lines = [`**${run.experiment}** \`${run.runId}\``, '', `${stateWord(run.state)}${s?.reason ? `: ${s.reason}` : ''}`, '', `Started ${startedAt(run)}`];
+  if (run.problem !== undefined) lines.push('', `Not read: ${run.problem}`);
   if (s?.error) lines.push('', `Error: ${s.error}`);
   if (s) lines.push('', `Steps: ${s.step.toLocaleString('en-US')} of ${s.budget.toLocaleString('en-US')}`);
   if (ret) lines.push('', `Latest ${ret.kind === 'eval' ? 'evaluation' : 'training'} return: ${ret.value.toFixed(2)}`);

@@ -1,21 +1,23 @@
 // The latest update of a running run, from the end of its events.jsonl: what the dashboard
 // already draws, while status.json is rewritten only every ~2 s. The Runs view lays it over
-// status.json so that both show the same step. Reads the file's last 64 KiB only.
+// status.json so that both show the same step. Reads the file's last 64 KiB only, and only
+// when it is a regular file inside the run folder (a FIFO there would block the Runs view).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunInfo } from '../../runtime/run/reader.js';
+import { openRunFile, RUN_FILE_LIMITS } from '../../runtime/run/run-files.js';
 
 const TAIL_BYTES = 64 * 1024;
 
 export function latestUpdate(runDir: string): { step: number; values: Record<string, number> } | undefined {
   let fd: number;
+  let size: number;
   try {
-    fd = fs.openSync(path.join(runDir, 'events.jsonl'), 'r');
+    ({ fd, size } = openRunFile(runDir, path.join(runDir, 'events.jsonl'), RUN_FILE_LIMITS.events));
   } catch {
-    return undefined;
+    return undefined; // not there yet, or refused: status.json alone
   }
   try {
-    const size = fs.fstatSync(fd).size;
     const length = Math.min(size, TAIL_BYTES);
     const buffer = Buffer.alloc(length);
     fs.readSync(fd, buffer, 0, length, size - length);

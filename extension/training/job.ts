@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import { processAlive, readRun } from '../../runtime/run/reader.js';
+import { readRunJson, RUN_FILE_LIMITS } from '../../runtime/run/run-files.js';
 import { requestLabel, trainArgs, type Device, type TrainerCommand, type TrainRequest } from './command-line.js';
 import { LineSplitter, trainerError, trainerMessage } from './output.js';
 
@@ -347,11 +348,11 @@ export function liveTrainer(runDir: string): number | undefined {
   const run = readRun(runDir);
   if (run.state !== 'running' || !run.status) return undefined;
   try {
-    const lock = JSON.parse(fs.readFileSync(path.join(runDir, 'run.lock'), 'utf8')) as { pid?: unknown; host?: unknown };
+    const lock = readRunJson(runDir, path.join(runDir, 'run.lock'), RUN_FILE_LIMITS.lock) as { pid?: unknown; host?: unknown };
     if (typeof lock.host === 'string' && lock.host !== os.hostname()) return undefined;
     if (typeof lock.pid === 'number' && lock.pid !== run.status.pid) return undefined;
   } catch {
-    // no lock (runs of earlier versions): status.json's pid alone
+    // no lock (runs of earlier versions), or not one rlx wrote (refused unread): status.json's pid alone
   }
   return run.status.pid;
 }

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { RunDirectory } from '../run/run-dir.js';
+import { readRunJson, RUN_FILE_LIMITS } from '../run/run-files.js';
 import { makeVecEnv } from './registry.js';
 import { EnvModuleError, loadBundledEnvModule, type LoadedEnvModule } from './user-module.js';
 import { VecEnv } from './vector.js';
@@ -24,7 +25,7 @@ export async function loadRunModule(runDir: string, plan: Plan): Promise<LoadedE
   if (!fs.existsSync(file)) {
     throw new EnvModuleError(`${runDir} has no copy of env ${plan.env.name}'s module (${BUNDLED_ENV_MODULE}); the run directory is incomplete`);
   }
-  return loadBundledEnvModule(file, plan.env.params, { name: plan.env.name });
+  return loadBundledEnvModule(runDir, file, plan.env.params, { name: plan.env.name });
 }
 
 /**
@@ -46,11 +47,12 @@ export function runEnvParams(runDir: string, plan: Plan, policyFile?: string): R
 function curriculumAtCheckpoint(policyFile: string): number | undefined {
   const step = /^policy-(\d+)\.onnx$/.exec(path.basename(policyFile))?.[1];
   if (step === undefined) return undefined;
+  const dir = path.dirname(policyFile);
   try {
-    const state = JSON.parse(fs.readFileSync(path.join(path.dirname(policyFile), `state-${step}.json`), 'utf8')) as { trainer?: { curriculum?: unknown } };
-    return typeof state.trainer?.curriculum === 'number' ? state.trainer.curriculum : undefined;
+    const state = readRunJson(dir, path.join(dir, `state-${step}.json`), RUN_FILE_LIMITS.checkpointState) as { trainer?: { curriculum?: unknown } } | null;
+    return typeof state?.trainer?.curriculum === 'number' ? state.trainer.curriculum : undefined;
   } catch {
-    return undefined; // no state beside it (copied elsewhere) or a damaged one: the run's own value
+    return undefined; // no state beside it (copied elsewhere), a damaged or refused one: the run's own value
   }
 }
 

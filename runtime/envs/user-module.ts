@@ -23,8 +23,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
 import { MODULE_ENV_PARAMS } from '../../dsl/schema/index.js';
+import { InputFileError, openInputFile } from '../input-files.js';
 import { PlanParams } from '../plan-params.js';
+import { readRunText } from '../run/run-files.js';
 import { describeThrown, EnvModuleError, goalFunctionsOf, type GoalFunctions } from './module-env.js';
 import { EnvInterruptedError, ModuleHost, type TextModuleInfo } from './module-host.js';
 import type { TextReset, TextStep } from './module-text-env.js';
@@ -68,14 +71,55 @@ export function moduleEnvConfig(name: string, params: Record<string, unknown>): 
   return { timeoutSeconds: config.number('env_timeout') };
 }
 
+/**
+ * The largest source file of a module (the module or a file it imports) and the largest
+ * bundle a run keeps: far above code written by hand or a bundled library.
+ */
+export const MODULE_SOURCE_LIMIT = { what: 'env module source', maxBytes: 64 * 2 ** 20 } as const;
+export const MODULE_BUNDLE_LIMIT = { what: 'bundled env module', maxBytes: 256 * 2 ** 20 } as const;
+
+/**
+ * Refuses a FIFO, a device or a huge file where esbuild would read the module or a file it
+ * imports: esbuild would wait on the pipe for good, or read /dev/zero until memory runs out.
+ * Opened without blocking and checked on its descriptor (runtime/input-files.ts).
+ */
+function checkSourceFile(file: string): void {
+  try {
+    fs.closeSync(openInputFile(file, MODULE_SOURCE_LIMIT).fd);
+  } catch (err) {
+    if (err instanceof InputFileError) throw new EnvModuleError(err.message);
+    throw err;
+  }
+}
+
+/** An esbuild plugin that checks every file of the bundle (checkSourceFile) before esbuild reads it. */
+const regularFilesOnly: Plugin = {
+  name: 'rlx-regular-files-only',
+  setup(build) {
+    build.onLoad({ filter: /.*/ }, (args) => {
+      if (args.namespace !== 'file') return undefined;
+      try {
+        checkSourceFile(args.path);
+      } catch (err) {
+        // As esbuild's own error, at the import that named the file.
+        if (err instanceof EnvModuleError) return { errors: [{ text: err.message }] };
+        throw err;
+      }
+      return undefined; // checked: esbuild reads it as usual
+    });
+  },
+};
+
 /** Bundles and loads a module file (.ts, .js, .mjs); checks its shape on a first copy. */
 export async function loadEnvModule(file: string, params: Record<string, unknown>, options: EnvModuleOptions = {}): Promise<LoadedEnvModule> {
   if (!fs.existsSync(file)) throw new EnvModuleError(`the env module ${file} does not exist; module("...") paths are relative to the .rlx file`);
+  checkSourceFile(file);
   const esbuild = await import('esbuild');
   let code: string;
   try {
     const result = await esbuild.build({
       entryPoints: [file], bundle: true, platform: 'node', format: 'esm', target: 'node20', write: false, logLevel: 'silent',
+      plugins: [regularFilesOnly],
     });
     code = result.outputFiles[0].text;
   } catch (err) {
@@ -87,9 +131,19 @@ export async function loadEnvModule(file: string, params: Record<string, unknown
   return instantiate(code, file, params, options);
 }
 
-/** Loads already-bundled module code (from a run directory) for a resume. */
-export async function loadBundledEnvModule(file: string, params: Record<string, unknown>, options: EnvModuleOptions = {}): Promise<LoadedEnvModule> {
-  return instantiate(fs.readFileSync(file, 'utf8'), file, params, options);
+/**
+ * Loads already-bundled module code (a run directory's source/env-module.mjs) for a resume or
+ * an evaluation: a regular file inside `runDir`, of at most MODULE_BUNDLE_LIMIT (run-files.ts).
+ */
+export async function loadBundledEnvModule(runDir: string, file: string, params: Record<string, unknown>, options: EnvModuleOptions = {}): Promise<LoadedEnvModule> {
+  let code: string;
+  try {
+    code = readRunText(runDir, file, MODULE_BUNDLE_LIMIT);
+  } catch (err) {
+    if (err instanceof InputFileError) throw new EnvModuleError(err.message);
+    throw err;
+  }
+  return instantiate(code, file, params, options);
 }
 
 async function instantiate(code: string, origin: string, params: Record<string, unknown>, options: EnvModuleOptions): Promise<LoadedEnvModule> {

@@ -45,8 +45,8 @@ export class OnnxPolicy implements Actor {
     }
   }
 
-  static async load(file: string, spaces: PolicySpaces): Promise<OnnxPolicy> {
-    const bytes = readPolicyFile(file);
+  /** `bytes`: the file's, already read (and checked: rlx eval verifies them against the run's record). */
+  static async load(file: string, spaces: PolicySpaces, bytes: Uint8Array = readPolicyFile(file)): Promise<OnnxPolicy> {
     const session = await policySession(file, bytes);
     const meta = readMetadata(bytes);
     const squash = meta.squash === 'tanh' && Array.isArray(meta.low) && Array.isArray(meta.high) ? { low: meta.low as number[], high: meta.high as number[] } : null;

@@ -19,10 +19,16 @@
 // policy file and the sha256 of the plan: a resume takes the newest checkpoint that is intact
 // (a file cut short or edited is passed over, and the trainer says so) and refuses a plan.json
 // edited since. States written before these fields existed are taken as they are.
+//
+// A run folder may come from elsewhere: every file here is read through run-files.ts (a
+// regular file inside the checkpoints folder, under its size limit), and `rlx eval` checks
+// the policy it runs against the size and sha256 its state file recorded (verifiedPolicy).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { InputFileError } from '../input-files.js';
+import { readRunFile, readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export const STATE_FORMAT = 'rlx-trainer-state';
 export const STATE_VERSION = 1;
@@ -149,7 +155,8 @@ export function latestIntactCheckpoint(dir: string): { state: CheckpointState; f
 
 /** Reads and checks a state file: its format, checksum, weights' sizes and policy file. */
 export function loadCheckpoint(file: string): CheckpointState {
-  const raw = readJson<CheckpointState & Partial<Integrity>>(file, 'checkpoint state');
+  const raw = readRunJson(path.dirname(file), file, RUN_FILE_LIMITS.checkpointState) as CheckpointState & Partial<Integrity>;
+  if (raw === null || typeof raw !== 'object') throw new Error(`${file} is not an rlx trainer state (not a JSON object)`);
   if (raw.format !== STATE_FORMAT || raw.version !== STATE_VERSION) {
     throw new Error(`${file} is not an rlx trainer state of version ${STATE_VERSION} (format ${String(raw.format)}, version ${String(raw.version)})`);
   }
@@ -166,11 +173,12 @@ export function loadCheckpoint(file: string): CheckpointState {
 
 /** The side file's bytes, or null where it was removed (an older checkpoint: its droppable objects load as null). */
 function readBinaryFile(binaryFile: string, expected: NonNullable<Integrity['binary']>, stateFile: string): Buffer | null {
+  if (!runFileExists(binaryFile)) return null;
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(binaryFile);
-  } catch {
-    return null;
+    bytes = readRunFile(path.dirname(stateFile), binaryFile, RUN_FILE_LIMITS.checkpointData);
+  } catch (err) {
+    throw new Error(`${stateFile} is damaged: ${(err as Error).message}`);
   }
   if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
     throw new Error(`${stateFile} is damaged: its side file ${expected.file} has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`);
@@ -179,15 +187,51 @@ function readBinaryFile(binaryFile: string, expected: NonNullable<Integrity['bin
 }
 
 function checkPolicyFile(policyFile: string, expected: Integrity['policy'], stateFile: string): void {
+  if (!runFileExists(policyFile)) throw new Error(`${stateFile} is damaged: its policy file ${expected.file} is missing`);
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(policyFile);
-  } catch {
-    throw new Error(`${stateFile} is damaged: its policy file ${expected.file} is missing`);
+    bytes = readRunFile(path.dirname(stateFile), policyFile, RUN_FILE_LIMITS.policy);
+  } catch (err) {
+    throw new Error(`${stateFile} is damaged: ${(err as Error).message}`);
   }
   if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
     throw new Error(`${stateFile} is damaged: its policy file ${expected.file} has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`);
   }
+}
+
+/** A policy whose bytes differ from those its run recorded: edited, damaged, or not the run's. */
+export class PolicyMismatchError extends InputFileError {
+  override name = 'PolicyMismatchError';
+}
+
+/**
+ * The bytes of policy file `file` of checkpoints folder `dir` (`policy-<step>.onnx` or
+ * `policy-final.onnx`), checked against the size and sha256 that its state file recorded: the
+ * state of the same step, or for the final policy the newest state (written with it, from the
+ * same bytes). `recorded` is false where the run recorded none (runs of earlier versions, a
+ * file of another name); a mismatch is a PolicyMismatchError naming the file.
+ */
+export function verifiedPolicy(dir: string, file: string): { bytes: Buffer; recorded: boolean } {
+  const bytes = readRunFile(dir, file, RUN_FILE_LIMITS.policy);
+  const name = path.basename(file);
+  const step = /^policy-(\d+)\.onnx$/.exec(name)?.[1];
+  const stateFile = step !== undefined ? path.join(dir, `state-${step}.json`) : name === 'policy-final.onnx' ? latestCheckpoint(dir)?.file : undefined;
+  const expected = stateFile !== undefined && runFileExists(stateFile) ? recordedPolicy(dir, stateFile) : undefined;
+  if (expected === undefined) return { bytes, recorded: false };
+  if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
+    throw new PolicyMismatchError(
+      `the policy ${file} is not the one the run saved: it has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`} ` +
+        `(sha256 recorded in ${path.basename(stateFile!)}); it was edited or damaged since: evaluate another checkpoint (--checkpoint FILE), or train again`,
+    );
+  }
+  return { bytes, recorded: true };
+}
+
+/** What a state file recorded of its policy; undefined for a state of an earlier version. */
+function recordedPolicy(dir: string, stateFile: string): Integrity['policy'] | undefined {
+  const state = readRunJson(dir, stateFile, RUN_FILE_LIMITS.checkpointState) as Partial<Integrity> | null;
+  const policy = state !== null && typeof state === 'object' ? state.policy : undefined;
+  return policy !== undefined && typeof policy.sha256 === 'string' && typeof policy.bytes === 'number' ? policy : undefined;
 }
 
 /** Every `{ shape, data }` in the state holds as many numbers as its shape says (weights cut short otherwise load silently). */

@@ -1,12 +1,16 @@
 // Reading run directories, for everything that shows runs (the editor's runs view and
 // dashboards, scripts). The writer is beside this file (run-dir.ts, events.ts, rollouts.ts), so
 // the format has one home; docs/run-directory.md describes it. Readers never talk to a trainer:
-// they read files that are appended to or replaced atomically, at any moment.
+// they read files that are appended to or replaced atomically, at any moment. A run folder may
+// come from a stranger, so every file is read through run-files.ts: regular files inside the
+// run folder, of bounded size; one that is not is left out, and the run says why (RunInfo.problem).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
+import { isInputError } from '../input-error.js';
 import type { RunEvent, RunStatus } from './events.js';
 import type { StatusFile } from './run-dir.js';
+import { MAX_EVENT_LINE_BYTES, openRunFile, readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export type { RunEvent, RunStatus, StatusFile };
 
@@ -19,18 +23,30 @@ export interface RunInfo {
   runId: string;
   status: StatusFile | undefined;
   state: RunState;
+  /** Why status.json was not read, when it is there but refused (a link out of the run folder, a FIFO, too large, not JSON). */
+  problem?: string;
 }
 
-function readJsonOr<T>(file: string): T | undefined {
+/** The JSON of a run's file; `missing` when it is not there (yet), else the reason it was refused. */
+function readRunJsonOr<T>(dir: string, name: string, limit: { what: string; maxBytes: number }): { value: T } | { problem: string | undefined } {
+  const file = path.join(dir, name);
+  if (!runFileExists(file)) return { problem: undefined };
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-  } catch {
-    return undefined;
+    return { value: readRunJson(dir, file, limit) as T };
+  } catch (err) {
+    if (isInputError(err)) return { problem: err.message };
+    throw err;
   }
 }
 
-/** Whether a process is alive (signal 0 checks without sending anything). */
+/**
+ * Whether a process is alive (signal 0 checks without sending anything). Only a positive whole
+ * number names one process: a status.json from elsewhere saying pid 0 or -1 (for kill(), this
+ * process group, or every process of the user) or "1" is no live trainer, so Stop never sends
+ * a signal there.
+ */
 export function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -40,10 +56,13 @@ export function processAlive(pid: number): boolean {
 }
 
 export function readRun(dir: string): RunInfo {
-  const status = readJsonOr<StatusFile>(path.join(dir, 'status.json'));
+  const read = readRunJsonOr<StatusFile>(dir, 'status.json', RUN_FILE_LIMITS.status);
+  const status = 'value' in read && read.value !== null && typeof read.value === 'object' ? read.value : undefined;
   let state: RunState = status?.status ?? 'unknown';
   if (state === 'running' && status && !processAlive(status.pid)) state = 'crashed';
-  return { dir, experiment: path.basename(path.dirname(dir)), runId: path.basename(dir), status, state };
+  const info: RunInfo = { dir, experiment: path.basename(path.dirname(dir)), runId: path.basename(dir), status, state };
+  if ('problem' in read && read.problem !== undefined) info.problem = read.problem;
+  return info;
 }
 
 /** Every run under a runs folder (`runs/<experiment>/<run-id>/`), newest first within each experiment. */
@@ -57,10 +76,12 @@ export function listRuns(runsRoot: string): RunInfo[] {
   return runs;
 }
 
+/** A folder with status.json or events.jsonl in it, of whatever kind (a link counts: the run then says why it cannot be read). */
 function isRunDir(dir: string): boolean {
-  return fs.existsSync(path.join(dir, 'status.json')) || fs.existsSync(path.join(dir, 'events.jsonl'));
+  return runFileExists(path.join(dir, 'status.json')) || runFileExists(path.join(dir, 'events.jsonl'));
 }
 
+/** The folders in `dir` (not links to folders: a run folder's parts are real folders). */
 function safeReaddir(dir: string): string[] {
   try {
     return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
@@ -69,55 +90,97 @@ function safeReaddir(dir: string): string[] {
   }
 }
 
+/** The run's plan; undefined when plan.json is missing or refused (see readRun for why a file is refused). */
 export function readPlan(dir: string): Plan | undefined {
-  return readJsonOr<Plan>(path.join(dir, 'plan.json'));
+  const read = readRunJsonOr<Plan>(dir, 'plan.json', RUN_FILE_LIMITS.plan);
+  return 'value' in read ? read.value : undefined;
 }
+
+/** How much of events.jsonl one read takes: a long history is parsed piece by piece, never as one string. */
+const EVENT_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /**
  * Follows events.jsonl as it grows: each poll() returns the events appended since the last
  * one. A line still being written (no newline yet) waits for the next poll; a file that
- * shrank (replaced) is read again from the start.
+ * shrank (replaced) is read again from the start. The file is read through run-files.ts: a
+ * link out of the run folder, a FIFO or a device, or a file over its limit is refused with an
+ * InputError (the caller says which run); a line longer than any event is skipped.
  */
 export class EventTail {
   private offset = 0;
-  private pending = '';
-  /** Lines that were complete but not JSON (a trainer killed mid-write long ago): skipped. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Whether the line being gathered is already too long: its bytes are dropped up to its newline. */
+  private overlong = false;
+  /** Lines that were complete but not JSON (a trainer killed mid-write long ago), or too long: skipped. */
   skipped = 0;
 
-  constructor(readonly file: string) {}
+  /** `runDir`: the run folder the file must stay inside (the file's folder by default). */
+  constructor(readonly file: string, readonly runDir: string = path.dirname(file)) {}
 
   poll(): RunEvent[] {
-    let size: number;
+    if (!runFileExists(this.file)) return [];
+    const { fd, size } = openRunFile(this.runDir, this.file, RUN_FILE_LIMITS.events);
     try {
-      size = fs.statSync(this.file).size;
-    } catch {
-      return [];
-    }
-    if (size < this.offset) {
-      this.offset = 0;
-      this.pending = '';
-    }
-    if (size === this.offset) return [];
-    const fd = fs.openSync(this.file, 'r');
-    try {
-      const buffer = Buffer.alloc(size - this.offset);
-      fs.readSync(fd, buffer, 0, buffer.length, this.offset);
-      this.offset = size;
-      const text = this.pending + buffer.toString('utf8');
-      const lines = text.split('\n');
-      this.pending = lines.pop() ?? '';
+      if (size < this.offset) {
+        this.offset = 0;
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.overlong = false;
+      }
       const events: RunEvent[] = [];
-      for (const line of lines) {
-        if (line.trim() === '') continue;
-        try {
-          events.push(JSON.parse(line) as RunEvent);
-        } catch {
-          this.skipped++;
-        }
+      while (this.offset < size) {
+        const chunk = Buffer.allocUnsafe(Math.min(EVENT_CHUNK_BYTES, size - this.offset));
+        const n = fs.readSync(fd, chunk, 0, chunk.length, this.offset);
+        if (n === 0) break; // shrank while reading: the next poll starts again
+        this.offset += n;
+        this.take(chunk.subarray(0, n), events);
       }
       return events;
     } finally {
       fs.closeSync(fd);
+    }
+  }
+
+  /** Splits `bytes` at newlines (a byte that never occurs inside a UTF-8 character), parsing each complete line. */
+  private take(bytes: Buffer, events: RunEvent[]): void {
+    let start = 0;
+    for (let nl = bytes.indexOf(10, start); nl !== -1; nl = bytes.indexOf(10, start)) {
+      if (this.pendingBytes === 0 && !this.overlong && nl - start <= MAX_EVENT_LINE_BYTES) {
+        this.parse(bytes.toString('utf8', start, nl), events); // the common case: a whole line in this chunk
+        start = nl + 1;
+        continue;
+      }
+      this.gather(bytes.subarray(start, nl));
+      if (!this.overlong) this.parse(Buffer.concat(this.pending, this.pendingBytes).toString('utf8'), events);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.overlong = false;
+      start = nl + 1;
+    }
+    this.gather(bytes.subarray(start));
+  }
+
+  private gather(piece: Buffer): void {
+    if (this.overlong || piece.length === 0) return;
+    if (this.pendingBytes + piece.length > MAX_EVENT_LINE_BYTES) {
+      this.overlong = true;
+      this.skipped++;
+      this.pending = [];
+      this.pendingBytes = 0;
+      return;
+    }
+    // A copy: a subarray would keep the whole chunk alive until the line ends.
+    this.pending.push(Buffer.from(piece));
+    this.pendingBytes += piece.length;
+  }
+
+  private parse(line: string, events: RunEvent[]): void {
+    if (line.trim() === '') return;
+    try {
+      events.push(JSON.parse(line) as RunEvent);
+    } catch {
+      this.skipped++;
     }
   }
 }
@@ -224,13 +287,17 @@ export function listRollouts(dir: string): RolloutListing[] {
     .sort((a, b) => a.step - b.step || RECORDED_ORDER[a.recorded] - RECORDED_ORDER[b.recorded]);
 }
 
-/** One recorded episode or text batch; lines that do not parse are skipped and counted. */
-export function readRollout(file: string): RolloutContents {
+/**
+ * One recorded episode or text batch; lines that do not parse are skipped and counted. `runDir`
+ * is the run folder the file must stay inside (the one above rollouts/ by default); a file that
+ * is not a regular file inside it, or is over its limit, is an InputError.
+ */
+export function readRollout(file: string, runDir: string = path.dirname(path.dirname(file))): RolloutContents {
   let header: RolloutHeader | TextRolloutHeader | undefined;
   const steps: RolloutStep[] = [];
   const groups: TextGroup[] = [];
   let skipped = 0;
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+  for (const line of readRunText(runDir, file, RUN_FILE_LIMITS.rollout).split('\n')) {
     if (line.trim() === '') continue;
     try {
       const value = JSON.parse(line) as RolloutHeader | TextRolloutHeader | RolloutStep | TextGroup;

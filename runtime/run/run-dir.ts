@@ -15,8 +15,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { EventLog, repairTornTail, type RunStatus } from './events.js';
-import { isOrphanedTemporary, makeDirs, readJson, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { isOrphanedTemporary, makeDirs, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { InputFileError } from '../input-files.js';
 import { RunLock } from './lock.js';
+import { readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export interface StatusFile {
   status: RunStatus;
@@ -175,13 +177,18 @@ export class RunDirectory {
     return new RunDirectory(dir, RunLock.acquire(dir), true);
   }
 
+  /** The run's plan.json: a regular file inside the run folder, of bounded size (run-files.ts); an InputError otherwise. */
   static readPlan(dir: string): Plan {
-    return readJson<Plan>(path.join(dir, 'plan.json'), 'the run\'s plan');
+    const plan = readRunJson(dir, path.join(dir, 'plan.json'), RUN_FILE_LIMITS.plan);
+    if (plan === null || typeof plan !== 'object' || Array.isArray(plan)) throw new InputFileError(`${path.join(dir, 'plan.json')} is not an rlx plan (not a JSON object)`);
+    return plan as Plan;
   }
 
   static readStatus(dir: string): StatusFile | undefined {
     const file = path.join(dir, 'status.json');
-    return fs.existsSync(file) ? readJson<StatusFile>(file, 'the run\'s status') : undefined;
+    if (!runFileExists(file)) return undefined;
+    const status = readRunJson(dir, file, RUN_FILE_LIMITS.status);
+    return status !== null && typeof status === 'object' ? status as StatusFile : undefined;
   }
 
   get checkpointsDir(): string {

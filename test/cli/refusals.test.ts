@@ -165,11 +165,13 @@ const TRIGGERS: Record<string, () => string[]> = {
     fs.writeFileSync(path.join(work, runDir, 'run.lock'), JSON.stringify({ pid: process.pid, host: os.hostname(), since: new Date().toISOString() }));
     return ['train', '--resume', runDir];
   },
-  PolicyFileError: () => {
+  PolicyMismatchError: () => {
     const runDir = trainedRun('pole.rlx');
     fs.writeFileSync(path.join(work, runDir, 'checkpoints', 'policy-final.onnx'), 'not a model');
     return ['eval', runDir];
   },
+  // A policy outside the run has no recorded sha256: its loading is what refuses it.
+  PolicyFileError: () => ['eval', trainedRun('pole.rlx'), '--checkpoint', write('not-a-model.onnx', 'not a model')],
   TokenizerError: () => {
     const runDir = trainedRun('text.rlx');
     const policy = path.join(work, runDir, 'checkpoints', 'policy-final.onnx');
@@ -177,8 +179,8 @@ const TRIGGERS: Record<string, () => string[]> = {
     const at = bytes.indexOf('"kind":"char"');
     assert.ok(at > 0, 'the token model records its tokenizer');
     bytes.write('"kind":"CHAR"', at); // same length: the file still decodes, its tokenizer does not
-    fs.writeFileSync(policy, bytes);
-    return ['eval', runDir];
+    // Outside the run, so that no recorded sha256 refuses it before its tokenizer is read.
+    return ['eval', runDir, '--checkpoint', write('char-tokenizer.onnx', bytes)];
   },
 };
 

@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import { planFile } from '../../cli/commands/plan.js';
 import { UserError } from '../../cli/files.js';
 import { parseSqueue } from '../../cli/sweep/slurm/client.js';
+import { followCommand } from '../../cli/sweep/slurm/command.js';
 import { arraySbatch, sbatchPath, shellQuote, type SlurmArrayJob } from '../../cli/sweep/slurm/script.js';
 import { slurmSettings, type SlurmSettings } from '../../cli/sweep/slurm/settings.js';
 import { memberStatuses, summarize, type MemberTrace } from '../../cli/sweep/slurm/status.js';
@@ -86,7 +87,9 @@ describe('slurm { } settings', () => {
       (e: Error) => e instanceof UserError && /sweep S: slurm\.time "2h" is not a Slurm time limit; write minutes/.test(e.message));
     assert.throws(() => slurmSettings('S', compiledSlurm('  slurm { mem: "4 GB" }')),
       (e: Error) => e instanceof UserError && /slurm\.mem "4 GB" is not an amount of memory for sbatch; write a whole number with K, M, G or T/.test(e.message));
-    assert.throws(() => slurmSettings('S', compiledSlurm('  slurm { extra: ["--qos=long\\nrm -rf /"] }')),
+    // The checker refuses a line break where it is written; a plan written by hand meets the same refusal here.
+    assert.throws(() => compiledSlurm('  slurm { extra: ["--qos=long\\nrm -rf /"] }'), /type-mismatch: slurm\.extra is written into one line of the Slurm job script/);
+    assert.throws(() => slurmSettings('S', { extra: ['--qos=long\nrm -rf /'] }),
       (e: Error) => e instanceof UserError && /slurm\.extra: .* spans lines; write one sbatch option per string/.test(e.message));
     for (const time of ['90', '30:00', '02:00:00', '1-12', '1-12:00', '7-00:00:00']) assert.equal(slurmSettings('S', { time }).time, time);
   });
@@ -162,6 +165,84 @@ describe('the array script', () => {
     assert.equal(shellQuote('/usr/bin/node'), '/usr/bin/node');
     assert.equal(shellQuote("a b'c"), `'a b'\\''c'`);
     assert.equal(shellQuote('$HOME'), `'$HOME'`);
+  });
+});
+
+describe('a hostile value cannot run as a command in the script', () => {
+  const defaults = slurmSettings('S', null);
+  // Each payload touches a marker file if bash ever runs it; the values come from a cloned spec.
+  const marker = path.join(work, 'pwned');
+  const payloads = [`$(touch ${marker})`, `\`touch ${marker}\``, `x'; touch ${marker}; '`, `x"; touch ${marker}; "`, `a b $(touch ${marker})`];
+  const breaks = ['\n', '\r\n', '\r', '\0'];
+  /** Every value of the job that reaches the script, set to `value`. */
+  const FIELDS: Record<string, (value: string) => SlurmArrayJob> = {
+    partition: (v) => job({ ...defaults, partition: v }),
+    account: (v) => job({ ...defaults, account: v }),
+    extra: (v) => job({ ...defaults, extra: [`--comment=${v}`] }),
+    file: (v) => job(defaults, { file: path.join(work, `${v}.rlx`) }),
+    workDir: (v) => job(defaults, { workDir: path.join(work, v) }),
+    runsDir: (v) => job(defaults, { runsDir: path.join(work, v) }),
+    logDir: (v) => job(defaults, { logDir: path.join(work, v) }),
+    device: (v) => job(defaults, { device: v }),
+    node: (v) => job(defaults, { node: path.join(work, v) }),
+    rlxBin: (v) => job(defaults, { rlxBin: path.join(work, v) }),
+  };
+
+  /** Runs the script with bash in a scratch folder where node and rlx do nothing; true when a payload ran. */
+  function payloadRan(script: string): boolean {
+    fs.rmSync(marker, { force: true });
+    const dir = fs.mkdtempSync(path.join(work, 'run-'));
+    const file = path.join(dir, 'array.sbatch');
+    // The task's last lines exec node: cut them, so that only the header and the set-up run.
+    fs.writeFileSync(file, script.replace(/^\s*exec .*$/gm, ':'));
+    const syntax = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
+    assert.equal(syntax.status, 0, `bash -n: ${syntax.stderr}\n${script}`);
+    spawnSync('bash', [file], { cwd: dir, encoding: 'utf8', env: { ...process.env, SLURM_ARRAY_TASK_ID: '0' } });
+    return fs.existsSync(marker);
+  }
+
+  for (const [field, make] of Object.entries(FIELDS)) {
+    test(`${field}: a line break or NUL is refused, naming the field; quotes, $( ), backticks and blanks stay text`, () => {
+      for (const br of breaks) {
+        const value = `gpu${br}touch ${marker}`;
+        assert.throws(() => arraySbatch(make(value)), (e: Error) => e instanceof UserError && /holds a line break or a NUL character/.test(e.message), `${field} ${JSON.stringify(value)}`);
+      }
+      for (const payload of payloads) {
+        if (field === 'extra' || /"/.test(payload) && ['workDir', 'logDir'].includes(field)) continue; // extra is sbatch's own text; " in an #SBATCH path is refused (below)
+        const script = arraySbatch(make(payload));
+        assert.equal(payloadRan(script), false, `${field} ${JSON.stringify(payload)} ran:\n${script}`);
+        // Line by line: the payload is only ever inside a comment or quotes.
+        for (const line of script.split('\n').filter((l) => l.includes('touch'))) {
+          assert.ok(line.startsWith('#') || /'[^']*touch[^']*'/.test(line) || /"[^"]*touch[^"]*"/.test(line), `${field}: ${line}`);
+        }
+      }
+    });
+  }
+
+  test('slurm.extra: quotes and $( ) stay on their #SBATCH line', () => {
+    for (const payload of payloads) assert.equal(payloadRan(arraySbatch(FIELDS.extra(payload))), false, payload);
+  });
+
+  test('a plan written by hand with a line break in a setting is refused before any script', () => {
+    for (const name of ['partition', 'account', 'time', 'mem']) {
+      assert.throws(() => slurmSettings('S', { [name]: `gpu\n$(touch ${marker})` }),
+        (e: Error) => e instanceof UserError && e.message.startsWith(`sweep S: slurm.${name} "gpu\\n$(touch`) && /holds a line break or a NUL character/.test(e.message), name);
+    }
+    assert.throws(() => slurmSettings('S', { extra: ['--qos=long\0'] }), (e: Error) => e instanceof UserError && /spans lines/.test(e.message));
+  });
+
+  test('a path with a double quote cannot be written into an #SBATCH line: refused with what to do', () => {
+    assert.throws(() => arraySbatch(FIELDS.workDir('x"; touch y; "')), (e: Error) => e instanceof UserError && /double quote .*rename the folder/.test(e.message));
+  });
+
+  test('the printed follow and cancel hints are quoted for the shell', () => {
+    const odd = path.join(process.cwd(), "it's $(touch x) `y`", 'exp 1.rlx');
+    const hint = followCommand({ file: odd, sweep: 'S', runsDir: path.join(process.cwd(), 'my runs') }, '--status');
+    assert.equal(hint, `rlx sweep ${shellQuote(path.join("it's $(touch x) `y`", 'exp 1.rlx'))} --sweep S --out 'my runs' --status`);
+    // bash reads the hint back as the same words.
+    const words = spawnSync('bash', ['-c', `printf '%s\\n' ${hint.slice('rlx sweep '.length)}`], { encoding: 'utf8' }).stdout.split('\n').slice(0, -1);
+    assert.deepEqual(words, [path.join("it's $(touch x) `y`", 'exp 1.rlx'), '--sweep', 'S', '--out', 'my runs', '--status']);
+    assert.equal(followCommand({ file: path.join(process.cwd(), 'exp.rlx'), sweep: 'S', runsDir: path.join(process.cwd(), 'runs') }, '--cancel'), 'rlx sweep exp.rlx --sweep S --cancel');
   });
 });
 

@@ -459,6 +459,17 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: 'policy P = mlp { hidden: ⟦[]⟧ }',
       message: 'hidden needs at least 1 item',
     },
+    {
+      // Written into an #SBATCH line, which bash reads too: the line after the break would run in every task.
+      name: 'a Slurm setting with a line break',
+      source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  seeds: [1, 2]\n  backend: slurm\n  slurm { partition: ⟦"gpu\\n$(touch pwned)"⟧ }\n}\n`,
+      message: 'slurm.partition is written into one line of the Slurm job script: it cannot hold a line break or a NUL character',
+    },
+    {
+      name: 'a Slurm extra option with a line break',
+      source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  seeds: [1, 2]\n  backend: slurm\n  slurm { account: "lab", extra: ["--qos=long", ⟦"--x\\n\`touch pwned\`"⟧] }\n}\n`,
+      message: 'slurm.extra is written into one line of the Slurm job script: it cannot hold a line break or a NUL character; write one sbatch option per string',
+    },
   ],
 
   'out-of-range': [

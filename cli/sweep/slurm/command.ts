@@ -5,6 +5,7 @@ import { displayPath } from '../../command.js';
 import type { SweepMembers } from '../members.js';
 import { readSweepState, sweepDir, writeSweepState } from '../state.js';
 import { cancelSlurmSweep, runSlurmSweep, slurmDir, slurmSweepStatus } from './index.js';
+import { shellQuote } from './script.js';
 
 export interface SlurmSweepRequest {
   /** The .rlx file, and the sweep in it (chosen already: cli/sweep/members.ts chooseSweep). */
@@ -20,11 +21,11 @@ export interface SlurmTaskFlags {
   tensorboard?: boolean;
 }
 
-/** The command line that addresses this sweep again, for the hints printed. */
-function again(request: SlurmSweepRequest, flag: string): string {
-  const parts = ['rlx sweep', displayPath(request.file), '--sweep', request.sweep];
+/** The command line that addresses this sweep again, for the hints printed: quoted, so that it can be pasted as it is. */
+export function followCommand(request: SlurmSweepRequest, flag: string): string {
+  const parts = [displayPath(request.file), '--sweep', request.sweep];
   if (path.resolve(request.runsDir) !== path.resolve('runs')) parts.push('--out', displayPath(request.runsDir));
-  return [...parts, flag].join(' ');
+  return ['rlx sweep', ...[...parts, flag].map(shellQuote)].join(' ');
 }
 
 /**
@@ -51,8 +52,8 @@ export function submitSlurmSweep(request: SlurmSweepRequest & SlurmTaskFlags & {
   out.write([
     `sweep ${request.sweep}: ${record.members} member${record.members === 1 ? '' : 's'} submitted as Slurm job ${record.job_id}${throttle}`,
     `  script:  ${displayPath(record.script)}`,
-    `  follow:  ${again(request, '--status')}`,
-    `  cancel:  ${again(request, '--cancel')}`,
+    `  follow:  ${followCommand(request, '--status')}`,
+    `  cancel:  ${followCommand(request, '--cancel')}`,
     '',
   ].join('\n'));
   return 0;
@@ -82,8 +83,8 @@ function printSlurmSweepStatus(request: SlurmSweepRequest, out: NodeJS.WritableS
 function cancelSlurmSweepCommand(request: SlurmSweepRequest, out: NodeJS.WritableStream): number {
   const { record, queued } = cancelSlurmSweep(slurmDir(request.runsDir, request.sweep));
   out.write(queued === 0
-    ? `sweep ${request.sweep}: Slurm job ${record.job_id} has no task left in the queue; nothing to cancel (see ${again(request, '--status')})\n`
-    : `sweep ${request.sweep}: cancelled Slurm job ${record.job_id} (${queued} task${queued === 1 ? '' : 's'}); running members stop after their current update (stopped, resumable with rlx train --resume RUN_DIR); see ${again(request, '--status')}\n`);
+    ? `sweep ${request.sweep}: Slurm job ${record.job_id} has no task left in the queue; nothing to cancel (see ${followCommand(request, '--status')})\n`
+    : `sweep ${request.sweep}: cancelled Slurm job ${record.job_id} (${queued} task${queued === 1 ? '' : 's'}); running members stop after their current update (stopped, resumable with rlx train --resume RUN_DIR); see ${followCommand(request, '--status')}\n`);
   return 0;
 }
 

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PlanValue } from '../../../dsl/schema/index.js';
 import { makeDirs, readJson, writeFileAtomic, writeJsonAtomic } from '../../../runtime/atomic-files.js';
+import { readRunJson, RUN_FILE_LIMITS } from '../../../runtime/run/run-files.js';
 import { displayPath } from '../../command.js';
 import { UserError } from '../../files.js';
 import { sweepDir } from '../state.js';
@@ -152,12 +153,12 @@ function memberTrace(record: SlurmJobRecord, member: number): MemberTrace {
   // rlx train prints run directories relative to where it runs when that is shorter: the task's --chdir.
   trace.runDir = path.resolve(record.work_dir, printed);
   try {
-    const status = JSON.parse(fs.readFileSync(path.join(trace.runDir, 'status.json'), 'utf8')) as { status?: string; error?: string; reason?: string };
+    const status = readRunJson(trace.runDir, path.join(trace.runDir, 'status.json'), RUN_FILE_LIMITS.status) as { status?: string; error?: string; reason?: string };
     trace.runStatus = status.status;
     const note = status.status === 'failed' ? status.error : status.reason;
     if (note !== undefined) trace.runNote = note;
   } catch {
-    // Not written yet (the run is starting), or unreadable: the log says more.
+    // Not written yet (the run is starting), or unreadable or refused (not a regular file of the run): the log says more.
   }
   return trace;
 }

@@ -1,7 +1,11 @@
 // The sbatch script of a sweep: one job array, one task per member, each task running
 // `rlx train FILE --sweep NAME --member $SLURM_ARRAY_TASK_ID` into the shared runs folder.
 // Written for people to read (and adapt): every line says why it is there. Pure: the paths
-// come in resolved, so the same job gives the same text.
+// come in resolved, so the same job gives the same text. Every value written into it is one line
+// of text (oneLine) and quoted where it lands, so no value can start a line of its own that bash
+// would run in every task: the checker refuses a line break in `slurm { }` already, and here it is
+// refused again for whatever reaches the script (a plan written by hand, a path, a flag).
+import { UserError } from '../../files.js';
 import type { SlurmSettings } from './settings.js';
 
 export interface SlurmArrayJob {
@@ -31,6 +35,16 @@ export interface SlurmArrayJob {
 /** The name of member K's stdout (its run directories, one line per start) and stderr (its log) in the log folder; `%a` for sbatch. */
 export const memberLog = (member: number | string, stream: 'out' | 'err'): string => `member-${member}.${stream}`;
 
+/** Characters that end a line of the script (bash reads CR as text, but editors and sbatch may not) or its text (NUL). */
+export const LINE_BREAK = /[\r\n\0]/;
+
+/** Refuses `value`, saying what it is, when it holds a line break or NUL: it must stay on its line of the script. */
+export function oneLine(what: string, value: string): void {
+  if (LINE_BREAK.test(value)) {
+    throw new UserError(`${what} ${JSON.stringify(value)} holds a line break or a NUL character, which cannot be written into one line of the Slurm job script; remove it (or rename the file or folder)`);
+  }
+}
+
 /** A word for bash: single-quoted unless it is plainly safe. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
@@ -43,12 +57,13 @@ export function shellQuote(word: string): string {
  * which it cannot escape.
  */
 export function sbatchPath(file: string, pattern?: string): string {
-  if (/["\r\n]/.test(file)) throw new Error(`a path with a double quote or a line break cannot be written in an #SBATCH line: ${JSON.stringify(file)}`);
+  if (/["\r\n\0]/.test(file)) throw new UserError(`a path with a double quote or a line break cannot be written in an #SBATCH line: ${JSON.stringify(file)}; rename the folder, or run rlx sweep from another one`);
   const text = pattern === undefined ? file : file.replaceAll('%', '%%') + pattern;
   return /[\s#]/.test(text) ? `"${text}"` : text;
 }
 
 export function arraySbatch(job: SlurmArrayJob): string {
+  checkOneLine(job);
   const { settings: s } = job;
   const log = (stream: 'out' | 'err') => sbatchPath(job.logDir, `/${memberLog('%a', stream)}`);
   const rlx = [job.node, job.rlxBin].map(shellQuote).join(' ');
@@ -58,7 +73,7 @@ export function arraySbatch(job: SlurmArrayJob): string {
   const tensorboard = job.tensorboard ? ' --tensorboard' : '';
   const lines = [
     '#!/bin/bash',
-    `# rlx sweep ${job.sweep} (${job.file}) as one Slurm job array: one task per member, ${job.members} in all.`,
+    `# rlx sweep ${job.sweep} (${shellQuote(job.file)}) as one Slurm job array: one task per member, ${job.members} in all.`,
     '# Written by `rlx sweep` from the sweep\'s `slurm { }` settings; `rlx sweep FILE --status` and',
     '# `--cancel` follow the job it submitted. Task K trains member K (`rlx train --list-members` lists',
     '# them) into the runs folder, which every node must see at the same path.',
@@ -75,10 +90,10 @@ export function arraySbatch(job: SlurmArrayJob): string {
     '#SBATCH --open-mode=append',
     '# A task whose node fails (or that an admin requeues) runs again, resuming its run.',
     '#SBATCH --requeue',
-    `#SBATCH --time=${s.time}`,
+    `#SBATCH --time=${shellQuote(s.time)}`,
     `#SBATCH --cpus-per-task=${s.cpus}`,
   ];
-  if (s.mem !== undefined) lines.push(`#SBATCH --mem=${s.mem}`);
+  if (s.mem !== undefined) lines.push(`#SBATCH --mem=${shellQuote(s.mem)}`);
   if (s.gpus > 0) lines.push(`#SBATCH --gpus=${s.gpus}`);
   if (s.partition !== undefined) lines.push(`#SBATCH --partition=${shellQuote(s.partition)}`);
   if (s.account !== undefined) lines.push(`#SBATCH --account=${shellQuote(s.account)}`);
@@ -99,4 +114,16 @@ export function arraySbatch(job: SlurmArrayJob): string {
     '',
   );
   return lines.join('\n');
+}
+
+/** Every text of the job that reaches the script, each on one line (see oneLine). */
+function checkOneLine(job: SlurmArrayJob): void {
+  const { settings: s } = job;
+  const texts: Array<[string, string | undefined]> = [
+    ['the sweep name', job.sweep], ["the sweep's file", job.file], ['the working folder', job.workDir],
+    ['the runs folder', job.runsDir], ['the log folder', job.logDir], ['Node.js', job.node], ['rlx', job.rlxBin],
+    ['--device', job.device], ['slurm.partition', s.partition], ['slurm.account', s.account],
+    ['slurm.time', s.time], ['slurm.mem', s.mem], ...s.extra.map((e): [string, string] => ['slurm.extra', e]),
+  ];
+  for (const [what, value] of texts) if (value !== undefined) oneLine(what, value);
 }

@@ -4,6 +4,7 @@
 import { DECLARATION_SCHEMAS, type PlanValue } from '../../../dsl/schema/index.js';
 import { PlanParams } from '../../../runtime/plan-params.js';
 import { UserError } from '../../files.js';
+import { LINE_BREAK } from './script.js';
 
 export interface SlurmSettings {
   partition?: string;
@@ -30,7 +31,10 @@ export function slurmSettings(sweep: string, given: Readonly<Record<string, Plan
   const text = (name: string): string | undefined => {
     const v = params.value(name);
     if (v === null) return undefined;
-    return typeof v === 'string' ? v : params.fail(name, 'a string');
+    if (typeof v !== 'string') return params.fail(name, 'a string');
+    // Each setting is written into one #SBATCH line, which bash reads too: a line break would start a command.
+    if (LINE_BREAK.test(v)) throw new UserError(`${owner}.${name} ${JSON.stringify(v)} holds a line break or a NUL character; a Slurm setting is one line of the job script`);
+    return v;
   };
   const time = text('time')!;
   if (!TIME.test(time)) throw new UserError(`${owner}.time "${time}" is not a Slurm time limit; write minutes ("90"), "HH:MM:SS" ("02:00:00") or "D-HH:MM:SS" ("1-12:00:00")`);
@@ -40,7 +44,7 @@ export function slurmSettings(sweep: string, given: Readonly<Record<string, Plan
   if (!Array.isArray(extra) || extra.some((e) => typeof e !== 'string')) params.fail('extra', 'a list of strings');
   for (const line of extra as string[]) {
     // One option per line: a line break would start a line of the script, outside #SBATCH.
-    if (/[\r\n]/.test(line)) throw new UserError(`${owner}.extra: ${JSON.stringify(line)} spans lines; write one sbatch option per string`);
+    if (LINE_BREAK.test(line)) throw new UserError(`${owner}.extra: ${JSON.stringify(line)} spans lines; write one sbatch option per string`);
   }
   return {
     partition: text('partition'),

@@ -26,8 +26,8 @@ export class OnnxTokenModel {
     private readonly dims: TokenModelMetadata['model'],
   ) {}
 
-  static async load(file: string): Promise<OnnxTokenModel> {
-    const bytes = readPolicyFile(file);
+  /** `bytes`: the file's, already read (and checked: rlx eval verifies them against the run's record). */
+  static async load(file: string, bytes: Uint8Array = readPolicyFile(file)): Promise<OnnxTokenModel> {
     let meta: TokenModelMetadata;
     try {
       meta = JSON.parse((ModelProto.decode(bytes) as unknown as { doc_string?: string }).doc_string ?? '') as TokenModelMetadata;

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { feedRun, RunFeed } from '../../../extension/panels/run-feed.js';
+import { inChild, makeFifo, makeLink } from '../../helpers/hostile-files.js';
 
 function runDir(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-feed-'));
@@ -92,7 +93,7 @@ test('a long history reaches the page as columns after one reset events message'
 test('a run whose files cannot be read is reported once, and the other runs are shown', () => {
   const good = runDir();
   const bad = runDir();
-  // An events.jsonl that is a folder: reading it fails (EISDIR), as a file without permission would.
+  // An events.jsonl that is a folder: refused, as a file without permission would be.
   fs.rmSync(path.join(bad, 'events.jsonl'));
   fs.mkdirSync(path.join(bad, 'events.jsonl'));
   const feed = new RunFeed([feedRun(bad), feedRun(good)]);
@@ -102,7 +103,7 @@ test('a run whose files cannot be read is reported once, and the other runs are 
   assert.equal(events.length, 1);
   assert.ok(events[0].type === 'events' && events[0].events.length === 1, "the readable run's events");
   const [problem, ...more] = feed.takeProblems();
-  assert.match(problem ?? '', /^run Balance\/20261121-101010-seed1: EISDIR/);
+  assert.match(problem ?? '', /^run Balance\/20261121-101010-seed1: the run's events \(events\.jsonl\) .*events\.jsonl is a folder, not a file$/);
   assert.deepEqual(more, []);
   // The same problem is not said again at every poll, nor at the next page load.
   assert.deepEqual(feed.poll(), []);
@@ -117,4 +118,40 @@ test('a run whose files cannot be read is reported once, and the other runs are 
   fs.appendFileSync(path.join(good, 'events.jsonl'), '');
   feed.poll();
   assert.equal(feed.takeProblems().length, 1);
+});
+
+test("a stranger's run folder: a FIFO, a link to /dev/zero or out of the run is refused at once and said, the other runs shown", () => {
+  const good = runDir();
+  const hostile = runDir();
+  fs.rmSync(path.join(hostile, 'events.jsonl'));
+  makeFifo(path.join(hostile, 'events.jsonl'));
+  fs.rmSync(path.join(hostile, 'status.json'));
+  makeLink(path.join(hostile, 'status.json'), '/dev/zero');
+  fs.rmSync(path.join(hostile, 'plan.json'));
+  makeLink(path.join(hostile, 'plan.json'), path.join(good, 'plan.json'));
+  makeLink(path.join(hostile, 'rollouts', 'episode-1.jsonl'), '/dev/zero');
+  makeFifo(path.join(hostile, 'rollouts', 'episode-2.jsonl'));
+  const { value, ms, stderr } = inChild(`
+    const { RunFeed, feedRun } = await import(out + '/extension/panels/run-feed.js');
+    const feed = new RunFeed([feedRun(arg.hostile), feedRun(arg.good)]);
+    const snapshot = feed.snapshot();
+    const polled = feed.poll();
+    const id = feedRun(arg.hostile).id;
+    const episodes = [feed.episode(id, 'rollouts/episode-1.jsonl'), feed.episode(id, 'rollouts/episode-2.jsonl')];
+    return {
+      runs: snapshot[0].runs.map((r) => [r.state, r.plan === undefined, r.status === undefined]),
+      events: snapshot.filter((m) => m.type === 'events').length, polled: polled.length,
+      episodes, problems: feed.takeProblems(),
+      opened: [feed.resolveFile(id, 'events.jsonl'), feed.resolveFile(id, 'status.json'), feed.resolveFile(id, 'plan.json')],
+    };`, { hostile, good }, 15_000);
+  assert.ok(value !== undefined, `the feed did not answer within 15 s (${ms} ms): ${stderr}`);
+  const v = value as { runs: [string, boolean, boolean][]; events: number; polled: number; episodes: unknown[]; problems: string[]; opened: unknown[] };
+  assert.deepEqual(v.runs, [['unknown', true, true], ['running', false, false]], "the hostile run's status and plan are not read; the good run is whole");
+  assert.equal(v.events, 1, "the good run's events");
+  assert.deepEqual(v.episodes, [null, null]);
+  assert.equal(v.problems.length, 3, v.problems.join('\n'));
+  assert.match(v.problems[0], /events\.jsonl is not a regular file/);
+  assert.match(v.problems[1], /episode-1\.jsonl is a symbolic link out of the run folder/);
+  assert.match(v.problems[2], /episode-2\.jsonl is not a regular file/);
+  assert.deepEqual(v.opened, [null, null, null], 'the page cannot have them opened in the editor either');
 });

@@ -50,6 +50,13 @@ test('a run without status.json shows its id; sweep members their tag', () => {
   assert.equal(runSeed(run('unknown', undefined, '20261121-101010-seed7-2')), 7);
 });
 
+test('a run whose status.json rlx refused to read says so, and why in its tooltip', () => {
+  const refused = describeRun({ ...run('unknown', undefined, 'cloned'), problem: "the run's status (status.json) /w/runs/Balance/cloned/status.json is a symbolic link out of the run folder; rlx reads only the run's own files (delete the link)" });
+  assert.equal(refused.description, 'status.json not read');
+  assert.equal(refused.icon.id, 'question');
+  assert.match(refused.tooltip, /Not read: the run's status \(status\.json\) .* is a symbolic link out of the run folder/);
+});
+
 test('numbers and durations are short', () => {
   assert.deepEqual([formatCount(999), formatCount(1000), formatCount(20480), formatCount(500000), formatCount(1.5e6), formatCount(NaN)], ['999', '1k', '20.5k', '500k', '1.5M', '-']);
   assert.deepEqual([formatDuration(0.4), formatDuration(4.6), formatDuration(125), formatDuration(3 * 3600 + 5 * 60)], ['<1s', '5s', '2m 05s', '3h 05m']);

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { withLatestUpdate } from '../../../extension/runs/latest-update.js';
 import type { RunInfo } from '../../../runtime/run/reader.js';
+import { inChild, makeFifo, makeLink } from '../../helpers/hostile-files.js';
 
 function runDir(lines: string[]): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-latest-'));
@@ -28,4 +29,20 @@ test('a running run takes the step and metrics of its last update; a half-writte
   assert.equal(fresh.status?.metrics['train/mean_return'], 14);
   // An ended run is status.json's word.
   assert.equal(withLatestUpdate({ ...run, state: 'stopped' }).status?.step, 512);
+});
+
+test("a stranger's events.jsonl (a FIFO, a link to /dev/zero or out of the run) leaves status.json as it is, at once", () => {
+  const fifo = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-latest-fifo-'));
+  makeFifo(path.join(fifo, 'events.jsonl'));
+  const zero = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-latest-zero-'));
+  makeLink(path.join(zero, 'events.jsonl'), '/dev/zero');
+  const outside = runDir([JSON.stringify({ type: 'metrics', step: 4096, values: {} })]);
+  const linked = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-latest-linked-'));
+  makeLink(path.join(linked, 'events.jsonl'), path.join(outside, 'events.jsonl'));
+  const { value, ms, stderr } = inChild(`
+    const { withLatestUpdate } = await import(out + '/extension/runs/latest-update.js');
+    return arg.dirs.map((dir) => withLatestUpdate({ dir, experiment: 'X', runId: 'r', status: arg.status, state: 'running' }).status.step);`,
+  { dirs: [fifo, zero, linked], status }, 15_000);
+  assert.ok(value !== undefined, `no answer within 15 s (${ms} ms): ${stderr}`);
+  assert.deepEqual(value, [512, 512, 512]);
 });

@@ -7,9 +7,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import type { Plan } from '../../../dsl/compile/plan.js';
 import { envMaker } from '../../../runtime/envs/module-env.js';
+import { loadRunModule } from '../../../runtime/envs/run-envs.js';
 import { loadEnvModule, moduleEnvConfig } from '../../../runtime/envs/user-module.js';
 import { VecEnv } from '../../../runtime/envs/vector.js';
+import { makeFifo, makeHuge, makeLink } from '../../helpers/hostile-files.js';
 import { repoRoot } from '../../helpers/repo.js';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-user-env-'));
@@ -308,4 +311,34 @@ experiment Go {
     assert.equal(refused.status, 2, refused.stderr);
     assert.match(refused.stderr.split('\n').slice(-2).join('\n'), message);
   }
+});
+
+test('a module, or a file it imports, that is a FIFO, a device or huge is refused at once, naming it', { timeout: 60_000 }, async () => {
+  const dir = path.join(work, 'hostile-modules');
+  makeFifo(path.join(dir, 'pipe.ts'));
+  makeLink(path.join(dir, 'zero.ts'), '/dev/zero');
+  makeHuge(path.join(dir, 'huge.js'), 65 * 2 ** 20);
+  const refusals: [string, RegExp][] = [
+    [path.join(dir, 'pipe.ts'), /^the env module source .*pipe\.ts is not a regular file \(a device, pipe or socket\)/],
+    [path.join(dir, 'zero.ts'), /^the env module source .*zero\.ts is not a regular file/],
+    [path.join(dir, 'huge.js'), /^the env module source .*huge\.js is 65\.0 MiB, more than the 64\.0 MiB rlx reads for it/],
+  ];
+  for (const [file, message] of refusals) {
+    await assert.rejects(loadEnvModule(file, {}), (e: Error) => e.name === 'EnvModuleError' && message.test(e.message), file);
+  }
+  // The module is a plain file, but esbuild would read a FIFO it imports: each file of the bundle is checked, the error at the import.
+  for (const imported of ['pipe', 'zero']) {
+    const entry = write(`imports-${imported}.ts`, `import { x } from './hostile-modules/${imported}.js';\nexport default class { constructor() { console.log(x); } }\n`);
+    await assert.rejects(loadEnvModule(entry, {}), (e: Error) => e.name === 'EnvModuleError' && new RegExp(`^cannot compile the env module .*imports-${imported}\\.ts: .*imports-${imported}\\.ts:1:\\d+: the env module source .*(${imported}\\.ts|/dev/zero) is not a regular file`).test(e.message), imported);
+  }
+});
+
+test("a run's bundled module (resume, eval) is read only as a regular file inside the run", { timeout: 60_000 }, async () => {
+  const run = path.join(work, 'hostile-run');
+  const plan = { env: { name: 'Walk', kind: 'module', params: {} } } as unknown as Plan;
+  makeFifo(path.join(run, 'source', 'env-module.mjs'));
+  await assert.rejects(loadRunModule(run, plan), (e: Error) => e.name === 'EnvModuleError' && /bundled env module .*env-module\.mjs is not a regular file/.test(e.message));
+  fs.rmSync(path.join(run, 'source', 'env-module.mjs'));
+  makeLink(path.join(run, 'source', 'env-module.mjs'), corridor);
+  await assert.rejects(loadRunModule(run, plan), (e: Error) => e.name === 'EnvModuleError' && /bundled env module .*env-module\.mjs is a symbolic link out of the run folder/.test(e.message));
 });

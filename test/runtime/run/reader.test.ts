@@ -5,7 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { EventTail, listRollouts, listRuns, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
+import { isInputError } from '../../../runtime/input-error.js';
+import { EventTail, listRollouts, listRuns, processAlive, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
+import { inChild, makeFifo, makeHuge, makeLink } from '../../helpers/hostile-files.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-reader-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -86,3 +88,71 @@ test('a text batch (header kind text) is read as its groups', () => {
   assert.equal(batch.skipped, 1);
 });
 
+
+test("a stranger's run folder cannot stall listRuns: a link to /dev/zero, a FIFO, a huge file, a link out of it", () => {
+  const runs = path.join(root, 'hostile-runs');
+  status(path.join(runs, 'Good', 'r1'), { status: 'finished', pid: deadPid() });
+  makeLink(path.join(runs, 'Hostile', 'zero', 'status.json'), '/dev/zero');
+  makeFifo(path.join(runs, 'Hostile', 'fifo', 'status.json'));
+  makeHuge(path.join(runs, 'Hostile', 'huge', 'status.json'), 3 * 2 ** 30);
+  // A status.json elsewhere on the machine, well formed: still not the run's own.
+  status(path.join(root, 'elsewhere'), { status: 'finished', pid: deadPid(), step: 7 });
+  makeLink(path.join(runs, 'Hostile', 'outside', 'status.json'), path.join(root, 'elsewhere', 'status.json'));
+  const { value, ms, stderr } = inChild(`
+    const { listRuns } = await import(out + '/runtime/run/reader.js');
+    return listRuns(arg).map((r) => [r.experiment, r.runId, r.state, r.status?.step ?? null, r.problem ?? null]);`, runs, 15_000);
+  assert.ok(value !== undefined, `listRuns did not return within 15 s (${ms} ms): ${stderr}`);
+  assert.ok(ms < 10_000, `listRuns took ${ms} ms`);
+  const byId = new Map((value as [string, string, string, number | null, string | null][]).map(([, id, ...rest]) => [id, rest]));
+  assert.deepEqual(byId.get('r1'), ['finished', 0, null], 'the other runs still list');
+  const reasons: Record<string, RegExp> = {
+    zero: /status\.json is a symbolic link out of the run folder/,
+    fifo: /status\.json is not a regular file \(a device, pipe or socket\)/,
+    huge: /status\.json is 3\.0 GiB, more than the 4\.0 MiB rlx reads for it/,
+    outside: /status\.json is a symbolic link out of the run folder/,
+  };
+  for (const [id, reason] of Object.entries(reasons)) {
+    const [state, step, problem] = byId.get(id) ?? [];
+    assert.equal(state, 'unknown', id);
+    assert.equal(step, null, `${id}: nothing of the file is taken`);
+    assert.match(String(problem), reason, id);
+  }
+});
+
+test('EventTail and readRollout refuse what a trainer never writes, and a link inside the run folder is followed', () => {
+  const run = path.join(root, 'hostile-run');
+  makeFifo(path.join(run, 'events.jsonl'));
+  assert.throws(() => new EventTail(path.join(run, 'events.jsonl')).poll(), (e: Error) => isInputError(e) && /events\.jsonl is not a regular file/.test(e.message));
+  makeLink(path.join(run, 'rollouts', 'episode-0.jsonl'), '/dev/zero');
+  assert.throws(() => readRollout(path.join(run, 'rollouts', 'episode-0.jsonl')), (e: Error) => isInputError(e) && /symbolic link out of the run folder/.test(e.message));
+  makeHuge(path.join(run, 'rollouts', 'episode-1.jsonl'), 2 ** 30);
+  assert.throws(() => readRollout(path.join(run, 'rollouts', 'episode-1.jsonl')), /1\.0 GiB, more than the 64\.0 MiB/);
+  // rlx never links inside a run folder, but a link that stays in it is harmless.
+  fs.writeFileSync(path.join(run, 'rollouts', 'real.jsonl'), '{"type":"step","t":0,"obs":[1],"action":0,"reward":1,"env_reward":1,"terminated":true,"truncated":false}\n');
+  makeLink(path.join(run, 'rollouts', 'episode-2.jsonl'), 'real.jsonl');
+  assert.equal(readRollout(path.join(run, 'rollouts', 'episode-2.jsonl')).kind, 'episode');
+});
+
+test('EventTail reads a long history in pieces: lines across pieces, a line longer than any event skipped', () => {
+  const run = path.join(root, 'long-history');
+  fs.mkdirSync(run, { recursive: true });
+  const file = path.join(run, 'events.jsonl');
+  const line = (step: number) => JSON.stringify({ type: 'log', step, time: 1, level: 'info', message: 'é'.repeat(1000) });
+  // 20k lines of ~2 KB: 40 MB, five 8 MiB pieces, with multi-byte characters cut at their edges.
+  fs.writeFileSync(file, Array.from({ length: 20_000 }, (_, i) => line(i)).join('\n') + '\n');
+  fs.appendFileSync(file, `{"type":"log","message":"${'x'.repeat(17 * 2 ** 20)}"}\n${line(20_000)}\n`);
+  const tail = new EventTail(file);
+  const events = tail.poll();
+  assert.equal(events.length, 20_001);
+  assert.ok(events.every((e, i) => e.step === i && (e as { message: string }).message.length === 1000));
+  assert.equal(tail.skipped, 1, 'the 17 MiB line');
+});
+
+test('a status.json whose pid names no single process (0, -1, a string) is no live trainer: Stop sends nothing there', () => {
+  for (const pid of [0, -1, -process.pid, '1', 1.5, null]) {
+    const dir = path.join(root, 'odd-pid', String(pid));
+    status(dir, { status: 'running', pid });
+    assert.equal(readRun(dir).state, 'crashed', `pid ${JSON.stringify(pid)}`);
+  }
+  assert.equal(processAlive(process.pid), true);
+});

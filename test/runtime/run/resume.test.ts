@@ -7,8 +7,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
+import { isInputError } from '../../../runtime/input-error.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { resume, ResumeError, train } from '../../../runtime/train.js';
+import { makeFifo, makeLink } from '../../helpers/hostile-files.js';
 import { makePlan, tempDir } from '../helpers.js';
 
 /** A run with eval every 1024 steps and a checkpoint every 512, stopped at step 1536 of 3072. */
@@ -92,5 +94,34 @@ describe('resume()', () => {
     const dir = await stoppedRun();
     for (const step of [512, 1024, 1536]) fs.writeFileSync(stateFile(dir, step), '{');
     await assert.rejects(resume(dir), (err: unknown) => err instanceof ResumeError && /has no intact checkpoint to resume from:\n {2}.*state-1536\.json is not valid JSON.*\n {2}.*state-1024.*\n {2}.*state-512/.test(err.message));
+  });
+
+  it('passes over checkpoint files that are FIFOs or links out of the run, at once, saying why', { timeout: 120_000 }, async () => {
+    const dir = await stoppedRun();
+    fs.rmSync(stateFile(dir, 1536));
+    makeFifo(stateFile(dir, 1536));
+    const policy = path.join(dir, 'checkpoints', 'policy-1024.onnx');
+    fs.rmSync(policy);
+    makeLink(policy, '/dev/zero');
+    const logged: string[] = [];
+    const result = await resume(dir, { log: (m) => logged.push(m) });
+    assert.equal(result.status, 'finished');
+    assert.match(logged[0], /^resumed from checkpoint at step 512$/);
+    assert.match(logged[1], /the checkpoint state .*state-1536\.json is not a regular file \(a device, pipe or socket\).*; resuming from the checkpoint at step 512 instead$/);
+    assert.match(logged[2], /state-1024\.json is damaged: the policy .*policy-1024\.onnx is a symbolic link out of the run folder.*; resuming from the checkpoint at step 512 instead$/);
+  });
+
+  it("refuses a run whose plan.json or bundled files are a FIFO or a link to /dev/zero, at once, naming the file", { timeout: 120_000 }, async () => {
+    const dir = await stoppedRun();
+    const plan = path.join(dir, 'plan.json');
+    fs.renameSync(plan, `${plan}.saved`);
+    for (const make of [makeFifo, (f: string) => makeLink(f, '/dev/zero')]) {
+      make(plan);
+      // A ResumeError: rlx train prints it and exits 2.
+      await assert.rejects(resume(dir), (err: unknown) => err instanceof ResumeError && isInputError((err as Error).cause) && /^the run's plan \(plan\.json\) .*plan\.json (is not a regular file|is a symbolic link out of the run folder)/.test((err as Error).message));
+      fs.rmSync(plan);
+    }
+    fs.renameSync(`${plan}.saved`, plan);
+    assert.ok(!fs.existsSync(path.join(dir, 'run.lock')), 'nothing held');
   });
 });
