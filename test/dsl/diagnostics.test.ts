@@ -231,6 +231,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: "'PPO' is the name of a built-in algorithm; choose another name",
     },
     {
+      name: 'the name of a built-in function or schedule, which the docs forbid as well',
+      source: 'env ⟦abs⟧ = CartPole {}',
+      message: "'abs' is the name of a built-in function; choose another name",
+    },
+    {
+      name: 'the name of a built-in schedule',
+      source: 'algorithm ⟦linear⟧ = PPO {}',
+      message: "'linear' is the name of a built-in schedule; choose another name",
+    },
+    {
       name: 'declared here and in an imported file',
       source: {
         'main.rlx': 'import "./envs.rlx"\nenv ⟦Pole⟧ = CartPole {}\n',
