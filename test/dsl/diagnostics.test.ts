@@ -573,6 +573,25 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'suspicious-value': [
     {
+      name: "max_new_tokens above the env's max_tokens, which the trainer clamps: at the value",
+      source: `${PRELUDE}algorithm Long = GRPO { max_new_tokens: ⟦32⟧ }\nexperiment E { env: Arith, policy: Tiny, algorithm: Long, budget: 1k }\n`,
+      severity: 'warning',
+      message: "max_new_tokens is 32, but Arith's max_tokens is 8 (experiment E): completions stop at 8 tokens; raise max_tokens on the env or lower max_new_tokens",
+    },
+    {
+      name: "max_new_tokens in a stage, against an env's own max_tokens",
+      source: `${PRELUDE}env Short = TextTask { task: addition(digits: 1), max_tokens: 4 }\nexperiment E {\n  env: Short\n  policy: Tiny\n  stage main = GRPO { budget: 1k, max_new_tokens: ⟦6⟧ }\n}\n`,
+      severity: 'warning',
+      message: /^max_new_tokens is 6, but Short's max_tokens is 4 \(experiment E\)/,
+    },
+    {
+      name: 'max_new_tokens within max_tokens: no warning',
+      run: () => {
+        const checked = check(`${PRELUDE}env Long = TextTask { task: addition(digits: 2), max_tokens: 32 }\nalgorithm G = GRPO { max_new_tokens: 32 }\nexperiment E { env: Long, policy: Tiny, algorithm: G, budget: 1k }\n`);
+        assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), []);
+      },
+    },
+    {
       name: 'a curriculum advance over eval metrics in an experiment without evaluations',
       source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: env.size, from: 5, to: 9, advance: ⟦eval.success > 0.5 or steps > 1k⟧ }\n}\n`,
       severity: 'warning',
