@@ -8,7 +8,7 @@ import type { EnvModuleRead } from '../semantics/env-module.js';
 import type { SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
-import { collectingAccept, type CheckContext } from './context.js';
+import { collectingAccept, type CheckContext, type HiddenDiagnostics } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
@@ -39,11 +39,21 @@ export interface Analysis {
    * a cache sees the analysis is stale when one of them now reads differently.
    */
   modules?: ReadonlyMap<string, EnvModuleRead>;
+  /** Per file, the diagnostics over AnalyzeOptions.maxDiagnosticsPerFile: counted, not kept. */
+  hidden?: ReadonlyMap<string, HiddenDiagnostics>;
+}
+
+export interface AnalyzeOptions {
+  /**
+   * Diagnostics kept per file, in the order the checks report them (syntax errors, then each
+   * declaration in turn); the rest are counted in Analysis.hidden. Unlimited by default.
+   */
+  maxDiagnosticsPerFile?: number;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
-export function analyze(workspace: Workspace, roots: string[]): Analysis {
-  const steps = analyzeInSteps(workspace, roots);
+export function analyze(workspace: Workspace, roots: string[], options: AnalyzeOptions = {}): Analysis {
+  const steps = analyzeInSteps(workspace, roots, options);
   let step = steps.next();
   while (!step.done) step = steps.next();
   return step.value;
@@ -54,7 +64,7 @@ export function analyze(workspace: Workspace, roots: string[]): Analysis {
  * responsive (the language server, whose check of a large file takes tens of milliseconds)
  * spreads the work over several turns of its event loop. The files are read at the start.
  */
-export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generator<void, Analysis, void> {
+export function* analyzeInSteps(workspace: Workspace, roots: string[], options: AnalyzeOptions = {}): Generator<void, Analysis, void> {
   const units = workspace.closure(roots);
   const modules = new Map<string, EnvModuleRead>();
   const model = new Model(units, (file) => {
@@ -63,13 +73,19 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     return read;
   });
   const diagnostics = new Map<string, Diagnostic[]>();
+  const hidden = new Map<string, HiddenDiagnostics>();
   const contexts = new Map<SourceUnit, CheckContext>();
   const contextFor = (unit: SourceUnit): CheckContext => {
     let ctx = contexts.get(unit);
     if (!ctx) {
       const list: Diagnostic[] = diagnostics.get(unit.path) ?? [];
       diagnostics.set(unit.path, list);
-      ctx = { model, unit, accept: collectingAccept(list, unit.path), forUnit: contextFor };
+      const hiddenHere = (first: Range) => {
+        let entry = hidden.get(unit.path);
+        if (!entry) hidden.set(unit.path, (entry = { counts: { error: 0, warning: 0, info: 0 }, first }));
+        return entry;
+      };
+      ctx = { model, unit, accept: collectingAccept(list, unit.path, options.maxDiagnosticsPerFile, hiddenHere), forUnit: contextFor };
       contexts.set(unit, ctx);
     }
     return ctx;
@@ -89,7 +105,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics, modules };
+  return { model, units, diagnostics, modules, ...(hidden.size > 0 ? { hidden } : {}) };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {
