@@ -13,6 +13,7 @@ import { median, percentile, report } from './stats.js';
 
 export async function benchLsp(): Promise<void> {
   await latencies();
+  await erroring();
   await memory();
 }
 
@@ -94,6 +95,38 @@ function variedPositions(lines: string[], count: number): Position[] {
     out.push({ line, character });
   }
   return out;
+}
+
+/**
+ * A file just under the size limit in which every line is an error (100k declarations, each a
+ * duplicate name with an unknown base): a keystroke's time to its diagnostics, how many the
+ * editor receives, and the server's memory.
+ */
+export async function erroring(): Promise<void> {
+  const text = 'env A = Q\n'.repeat(100_000);
+  const client = await TestClient.start({ files: { 'errors.rlx': text } });
+  try {
+    const uri = await client.open('errors.rlx');
+    const t0 = performance.now();
+    const first = await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 600_000 });
+    const opened = performance.now() - t0;
+    const keystroke: number[] = [];
+    const range = { start: { line: 50_000, character: 8 }, end: { line: 50_000, character: 9 } };
+    for (let i = 0; i < 6; i++) {
+      const t1 = performance.now();
+      const version = await client.edit(uri, range, i % 2 === 0 ? 'R' : 'Q');
+      await client.waitForDiagnostics(uri, { version, timeoutMs: 600_000 });
+      keystroke.push(performance.now() - t1);
+    }
+    const rss = rssOf(client.process.pid!);
+    report('lsp: 100k erroring declarations (977 KiB)', [
+      ['open -> publishDiagnostics', `${opened.toFixed(0)} ms, ${first.diagnostics.length.toLocaleString('en-US')} diagnostics published`],
+      ['keystroke -> publishDiagnostics', `p50 ${median(keystroke).toFixed(0)} ms, max ${Math.max(...keystroke).toFixed(0)} ms (6 edits)`],
+      ['server RSS', rss === undefined ? 'unknown on this system' : `${(rss / 1024).toFixed(0)} MiB`],
+    ]);
+  } finally {
+    await client.stop();
+  }
 }
 
 async function memory(): Promise<void> {

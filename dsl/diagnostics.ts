@@ -10,7 +10,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-character': 'A character or number that cannot start any token.',
   'unknown-name': 'A name that no declaration or built-in has.',
   'wrong-kind': 'A name of another kind than the place needs (`policy: Pole`).',
-  'duplicate-name': 'Two declarations with the same name in one scope.',
+  'duplicate-name': 'Two declarations with the same name in one scope, or a declaration named like a built-in (`PPO`, `abs`, `linear`).',
   'unknown-property': 'A property the declaration\'s base does not have.',
   'duplicate-property': 'The same property stated twice in one body.',
   'missing-property': 'A required property is not given (nor inherited).',

@@ -15,7 +15,7 @@ import { analyze, analyzeInSteps, Model, Workspace, type Analysis, type SourceUn
 import { readModelFolder } from '../dsl/semantics/model-folder.js';
 import { DEFAULT_SETTINGS, linesOf, pathToUri, type DocumentContext, type ServerSettings } from './context.js';
 import { DiskHost, findRlxFiles, isSkippedPath } from './disk.js';
-import { isTooLarge, MAX_DOCUMENT_CHARS } from './limits.js';
+import { isTooLarge, MAX_DIAGNOSTICS_PER_FILE, MAX_DOCUMENT_CHARS } from './limits.js';
 
 /** A file's analysis and the document versions it saw (open files only). */
 export interface AnalysisEntry {
@@ -32,6 +32,8 @@ export interface AnalysedDocument {
   version: number | undefined;
   entry: AnalysisEntry;
 }
+
+const CHECK_OPTIONS = { maxDiagnosticsPerFile: MAX_DIAGNOSTICS_PER_FILE };
 
 export type FileChangeKind = 'created' | 'changed' | 'deleted';
 
@@ -353,7 +355,7 @@ export class ServerWorkspace {
     const reused = this.reusable(paths);
     if (reused) return reused;
     const roots = this.rootsFor(paths);
-    const steps = analyzeInSteps(this.files, roots);
+    const steps = analyzeInSteps(this.files, roots, CHECK_OPTIONS);
     let step = steps.next();
     while (!step.done) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -388,7 +390,7 @@ export class ServerWorkspace {
   }
 
   private analyse(roots: string[]): AnalysisEntry {
-    const entry: AnalysisEntry = { analysis: analyze(this.files, roots), roots: new Set(roots), versions: new Map() };
+    const entry: AnalysisEntry = { analysis: analyze(this.files, roots, CHECK_OPTIONS), roots: new Set(roots), versions: new Map() };
     this.recordVersions(entry);
     for (const r of roots) this.latest.set(r, entry);
     return entry;

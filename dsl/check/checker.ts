@@ -10,7 +10,7 @@ import type { DatasetRead, SourceUnit, Workspace } from '../semantics/workspace.
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
 import { checkDatasets } from './datasets.js';
-import { collectingAccept, type CheckContext } from './context.js';
+import { collectingAccept, type CheckContext, type HiddenDiagnostics } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
@@ -49,11 +49,21 @@ export interface Analysis {
   modelFolders?: ReadonlyMap<string, ModelFolderRead>;
   /** The datasets (`dataset("./x.jsonl")`) the checks read, by absolute path, with what was read: as `modules`. */
   datasets?: ReadonlyMap<string, DatasetRead>;
+  /** Per file, the diagnostics over AnalyzeOptions.maxDiagnosticsPerFile: counted, not kept. */
+  hidden?: ReadonlyMap<string, HiddenDiagnostics>;
+}
+
+export interface AnalyzeOptions {
+  /**
+   * Diagnostics kept per file, in the order the checks report them (syntax errors, then each
+   * declaration in turn); the rest are counted in Analysis.hidden. Unlimited by default.
+   */
+  maxDiagnosticsPerFile?: number;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
-export function analyze(workspace: Workspace, roots: string[]): Analysis {
-  const steps = analyzeInSteps(workspace, roots);
+export function analyze(workspace: Workspace, roots: string[], options: AnalyzeOptions = {}): Analysis {
+  const steps = analyzeInSteps(workspace, roots, options);
   let step = steps.next();
   while (!step.done) step = steps.next();
   return step.value;
@@ -64,7 +74,7 @@ export function analyze(workspace: Workspace, roots: string[]): Analysis {
  * responsive (the language server, whose check of a large file takes tens of milliseconds)
  * spreads the work over several turns of its event loop. The files are read at the start.
  */
-export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generator<void, Analysis, void> {
+export function* analyzeInSteps(workspace: Workspace, roots: string[], options: AnalyzeOptions = {}): Generator<void, Analysis, void> {
   const units = workspace.closure(roots);
   const modules = new Map<string, EnvModuleRead>();
   const modelFolders = new Map<string, ModelFolderRead>();
@@ -83,13 +93,19 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     return read;
   });
   const diagnostics = new Map<string, Diagnostic[]>();
+  const hidden = new Map<string, HiddenDiagnostics>();
   const contexts = new Map<SourceUnit, CheckContext>();
   const contextFor = (unit: SourceUnit): CheckContext => {
     let ctx = contexts.get(unit);
     if (!ctx) {
       const list: Diagnostic[] = diagnostics.get(unit.path) ?? [];
       diagnostics.set(unit.path, list);
-      ctx = { model, unit, accept: collectingAccept(list, unit.path), forUnit: contextFor, freeMemory: () => workspace.freeMemory() };
+      const hiddenHere = (first: Range) => {
+        let entry = hidden.get(unit.path);
+        if (!entry) hidden.set(unit.path, (entry = { counts: { error: 0, warning: 0, info: 0 }, first }));
+        return entry;
+      };
+      ctx = { model, unit, accept: collectingAccept(list, unit.path, options.maxDiagnosticsPerFile, hiddenHere), forUnit: contextFor, freeMemory: () => workspace.freeMemory() };
       contexts.set(unit, ctx);
     }
     return ctx;
@@ -109,7 +125,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[]): Generato
     }
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics, modules, modelFolders, datasets };
+  return { model, units, diagnostics, modules, modelFolders, datasets, ...(hidden.size > 0 ? { hidden } : {}) };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {

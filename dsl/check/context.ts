@@ -30,8 +30,22 @@ export interface ValueScope {
   experiment?: DeclSymbol;
 }
 
-export function collectingAccept(into: Diagnostic[], file: string): Accept {
+/** Diagnostics of one file that were not kept (over AnalyzeOptions.maxDiagnosticsPerFile): counts, and where the first was. */
+export interface HiddenDiagnostics {
+  counts: Record<Severity, number>;
+  first: Range;
+}
+
+/**
+ * Collects a file's diagnostics into `into`, at most `limit` of them: past it they are only
+ * counted into `hidden`, so that a file of 100k errors does not hold (and send) 100k objects.
+ */
+export function collectingAccept(into: Diagnostic[], file: string, limit = Infinity, hidden?: (first: Range) => HiddenDiagnostics): Accept {
   return (severity, code, message, range, options) => {
+    if (into.length >= limit && hidden) {
+      hidden(range).counts[severity]++;
+      return;
+    }
     into.push({ file, range, severity, code, message, ...(options?.fixes ? { fixes: options.fixes } : {}), ...(options?.related ? { related: options.related } : {}) });
   };
 }

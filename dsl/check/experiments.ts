@@ -4,6 +4,7 @@ import { algorithmSpec, builtinsOfKind, stageHandoverProblem, ALGORITHMS, type A
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
+import { checkCompletionLength } from './completion-length.js';
 import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
@@ -56,6 +57,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   }
   checkCompatibility(ctx, symbol, stages);
   checkStageHandover(ctx, symbol, stages);
+  checkCompletionLength(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
 }

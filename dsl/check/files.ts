@@ -1,6 +1,6 @@
 // File-level checks: imports that cannot be read or that loop, and names declared twice.
 import * as path from 'node:path';
-import { builtin } from '../schema/index.js';
+import { builtinNameKind } from '../schema/index.js';
 import type { SourceUnit } from '../semantics/workspace.js';
 import type { CheckContext } from './context.js';
 
@@ -139,9 +139,7 @@ export function checkDuplicateNames(ctx: CheckContext): void {
         related: [{ file: importedFrom.path, range: other.decl.name!.range, message: 'also declared here' }],
       });
     }
-    const spec = builtin(name);
-    if (spec) {
-      ctx.accept('error', 'duplicate-name', `'${name}' is the name of a built-in ${spec.declKind}; choose another name`, first.decl.name!.range);
-    }
+    const kind = builtinNameKind(name);
+    if (kind) ctx.accept('error', 'duplicate-name', `'${name}' is the name of a ${kind}; choose another name`, first.decl.name!.range);
   }
 }

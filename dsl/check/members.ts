@@ -2,6 +2,7 @@
 // duplicate properties, values against their declared types, blocks, and required properties.
 import { didYouMean, closestNames, validList, type Fix } from '../diagnostics.js';
 import { algorithmSpec, builtinsOfKind, DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec } from '../schema/index.js';
+import { knownName } from '../schema/known-names.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import { propertyKey } from '../semantics/model.js';
@@ -98,12 +99,21 @@ export function checkProperties(ctx: CheckContext, body: A.Body, params: ParamSp
 
 function reportUnknownProperty(ctx: CheckContext, member: A.Property, valid: string[], label: string): void {
   const key = propertyKey(member);
-  const close = closestNames(key, valid);
+  const { close, hint } = suggestProperty(key, valid);
   const fixes: Fix[] = close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: member.path[0].range, newText: c }] }));
   fixes.push(removeMemberFix(ctx.unit, member, `Remove '${key}'`));
-  ctx.accept('error', 'unknown-property',
-    `${label} has no property '${key}'${validList(didYouMean(key, close), 'properties', valid)}`,
-    member.path[0].range, { fixes });
+  ctx.accept('error', 'unknown-property', `${label} has no property '${key}'${validList(hint, 'properties', valid)}`, member.path[0].range, { fixes });
+}
+
+/** The names an unknown property may mean, and the "; did you mean ...?" that says so. */
+export function suggestProperty(key: string, valid: string[]): { close: string[]; hint: string } {
+  // A name from SB3/CleanRL/TRL first: edit distance does not find ent_coef -> entropy_coef.
+  const known = knownName(key, valid);
+  if (!known) {
+    const close = closestNames(key, valid);
+    return { close, hint: didYouMean(key, close) };
+  }
+  return { close: [known.rlx], hint: `; did you mean '${known.rlx}'? (${known.from} ${key} is rlx's ${known.rlx}${known.note ? `: ${known.note}` : ''})` };
 }
 
 function checkBlock(ctx: CheckContext, block: A.Block, schema: MemberSchema, scope: ValueScope, symbol: DeclSymbol): void {

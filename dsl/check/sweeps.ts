@@ -6,7 +6,7 @@ import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import { propertyKey } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
-import { checkProperties, removeMemberFix } from './members.js';
+import { checkProperties, removeMemberFix, suggestProperty } from './members.js';
 import { ValueChecker } from './values.js';
 import { SWEEP_MEMBERS_MAX, SWEEP_MEMBERS_WARN, sweepMemberCount } from '../compile/sweep.js';
 
@@ -118,8 +118,8 @@ function randomSamples(members: A.Member[]): number | undefined {
 function sweptParam(ctx: CheckContext, experiment: DeclSymbol, member: A.Property): { type: ValueType } | undefined {
   const [head, ...rest] = member.path;
   const unknown = (at: A.Identifier, valid: string[], what: string) => {
-    const close = closestNames(at.text, valid);
-    ctx.accept('error', 'unknown-property', `${what} has no '${at.text}'${validList(didYouMean(at.text, close), 'paths', valid)}`, at.range,
+    const { close, hint } = suggestProperty(at.text, valid);
+    ctx.accept('error', 'unknown-property', `${what} has no '${at.text}'${validList(hint, 'paths', valid)}`, at.range,
       { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: at.range, newText: c }] })) });
     return undefined;
   };

@@ -7,9 +7,10 @@ import { parse, type SyntaxError } from '../syntax/parse.js';
 import { LineIndex } from '../text.js';
 import { commentText, Printer } from './printer.js';
 
+/** Spaces per indentation level. Not an option: the language has one layout, the one `rlx fmt --check` accepts. */
+export const INDENT = 2;
+
 export interface FormatOptions {
-  /** Spaces per indentation level (default 2). */
-  indent?: number;
   /** A body written on one line stays on one line only if it fits in this many columns (default 100). */
   lineWidth?: number;
   /** Line breaks of the output (default: the text's own, from its first line break; LF when it has none). */
@@ -24,7 +25,7 @@ export function format(text: string, options: FormatOptions = {}): FormatResult 
     const source = text.replace(/\r\n?/g, '\n');
     const { file, errors } = parse(source);
     if (errors.length > 0) return { ok: false, reason: refusal(source, errors) };
-    const layout = { indent: count(options.indent, 2), lineWidth: count(options.lineWidth, 100) };
+    const layout = { indent: INDENT, lineWidth: count(options.lineWidth, 100) };
     const output = new Printer(source, file.comments, layout).print(file);
     const problem = differences(file, output);
     if (problem) return { ok: false, reason: `internal formatter error: ${problem}; the file was left as it is (please report this)` };

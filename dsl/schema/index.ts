@@ -31,6 +31,19 @@ export function takesFolder(spec: BuiltinSpec): boolean {
   return spec.declKind === 'policy' && spec.folder !== undefined;
 }
 
+/**
+ * What a built-in name is, in words ('built-in algorithm', 'built-in function', 'schedule'), for
+ * every name a declaration may not take (docs/language.md: "may not reuse a built-in's name"):
+ * the built-in envs, algorithms and policies, and the functions and schedules expressions call.
+ */
+export function builtinNameKind(name: string): string | undefined {
+  const spec = byName.get(name);
+  if (spec) return `built-in ${spec.declKind}`;
+  if (functionsByName.has(name)) return 'built-in function';
+  if (schedulesByName.has(name)) return 'built-in schedule';
+  return undefined;
+}
+
 export function builtinsOfKind(kind: DeclKind): BuiltinSpec[] {
   return BUILTINS.filter((b) => b.declKind === kind);
 }

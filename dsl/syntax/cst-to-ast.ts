@@ -65,8 +65,8 @@ export class CstToAst {
   }
 
   /** Ranges of runs of tokens skipped at the top level, adjacent tokens merged into one range. */
-  strayRuns(cst: CstNode): A.Range[] {
-    const strays = nodes(cst.children as Children, 'stray')
+  strayRuns(cst: CstNode, rule = 'stray'): A.Range[] {
+    const strays = nodes(cst.children as Children, rule)
       .map((n) => tok(n.children as Children, 'token'))
       .filter((t): t is IToken => t !== undefined)
       .map(tokenRange)
@@ -152,6 +152,12 @@ export class CstToAst {
     const open = tok(c, 'LBrace');
     const close = tok(c, 'RBrace');
     const members = nodes(c, 'member').map((m) => this.member(m)).filter((m): m is A.Member => m !== undefined);
+    // Tokens skipped between members. Usually the parser already reported the first one (a broken
+    // value), and parse() keeps one error per offset; a run that starts elsewhere is reported here.
+    for (const range of this.strayRuns(cst, 'bodyStray')) {
+      const found = this.text.slice(range.start, Math.min(range.end, range.start + 20));
+      this.errors.push({ message: `unexpected '${found}': expected a property ('name: value'), a block ('name { ... }'), 'term' or 'stage'`, range });
+    }
     const fallback = open ? tokenRange(open) : { start: 0, end: 0 };
     return {
       kind: 'Body',

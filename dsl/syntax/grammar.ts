@@ -12,6 +12,15 @@ const STRAY_TOKENS = T.allTokens.filter((t) => t !== T.Import && !T.DECL_KEYWORD
 
 const CLOSERS = [T.RBracket, T.RParen, T.RBrace];
 
+/**
+ * Tokens that cannot start a member, skipped one by one inside a body, so that after a broken
+ * property (`learning_rate: : 1e-3`) the next members still parse and are checked. Without them
+ * in the body's follow set, Chevrotain's re-sync climbed to the file (whose strays take every
+ * token) and dropped the rest of the body. Not '{': a stray one would pair with the body's '}'.
+ */
+const MEMBER_TOKENS = [T.Comma, T.LBrace, T.RBrace, T.Identifier, T.Term, T.Stage, T.Over]; // names: T.NameLike's members
+const BODY_STRAY_TOKENS = STRAY_TOKENS.filter((t) => !MEMBER_TOKENS.includes(t));
+
 export class RlxGrammar extends CstParser {
   /**
    * `validate` runs Chevrotain's grammar validations (ambiguities, left recursion): the tests
@@ -77,10 +86,15 @@ export class RlxGrammar extends CstParser {
         this.OR([
           { ALT: () => this.SUBRULE(this.member) },
           { ALT: () => this.CONSUME(T.Comma) },
+          { ALT: () => this.SUBRULE(this.bodyStray) },
         ]);
       },
     });
     this.CONSUME(T.RBrace);
+  });
+
+  bodyStray = this.RULE('bodyStray', () => {
+    this.OR(BODY_STRAY_TOKENS.map((tok) => ({ ALT: () => this.CONSUME(tok, { LABEL: 'token' }) })));
   });
 
   member = this.RULE('member', () => {

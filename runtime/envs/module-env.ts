@@ -24,6 +24,16 @@ interface UserEnv {
 
 /** What a thrown value says, whatever was thrown: `throw "text"` and `throw undefined` too. */
 export function describeThrown(value: unknown): string {
+  // Never throws itself: an error while describing would replace the EnvModuleError that names
+  // the module (a thrown object whose toString() or message getter throws).
+  try {
+    return describeValue(value);
+  } catch {
+    return 'a value that cannot be shown (turning it into text threw)';
+  }
+}
+
+function describeValue(value: unknown): string {
   if (value instanceof Error) return value.message || value.name;
   if (typeof value === 'string') return value === '' ? 'an empty string (not an Error)' : value;
   if (value === undefined || value === null) return `${String(value)} (not an Error)`;

@@ -5,22 +5,20 @@
 // whole-file line diff is not safe to apply (the diff may pair a '}' deleted here with one
 // inserted elsewhere). It also means a declaration can be formatted while another one is broken.
 // The blank lines between declarations are only normalised by whole-document formatting.
-import type { FormattingOptions, Range, TextEdit } from 'vscode-languageserver';
-import { format, formatEdits, lineEndingOf, type FormatOptions, type TextEdit as RlxEdit } from '../../dsl/index.js';
+// The editor's FormattingOptions (tabSize, insertSpaces) are ignored on purpose: the language has
+// one canonical layout, and a file formatted in an editor whose defaults are 8-wide tabs (Neovim,
+// Eglot) must still pass `rlx fmt --check`.
+import type { Range, TextEdit } from 'vscode-languageserver';
+import { format, formatEdits, lineEndingOf, type TextEdit as RlxEdit } from '../../dsl/index.js';
 import { lineEdits } from '../../dsl/format/edits.js';
 import type * as A from '../../dsl/index.js';
 import { toLspRange, toOffset, type DocumentContext } from '../context.js';
 
-function formatOptions(options: FormattingOptions): FormatOptions {
-  // The formatter indents with spaces only; the editor's tab size is the indent width either way.
-  return { indent: options.tabSize };
+export function formatDocument(doc: DocumentContext): TextEdit[] {
+  return toLsp(doc, formatEdits(doc.unit.text));
 }
 
-export function formatDocument(doc: DocumentContext, options: FormattingOptions): TextEdit[] {
-  return toLsp(doc, formatEdits(doc.unit.text, formatOptions(options)));
-}
-
-export function formatRange(doc: DocumentContext, range: Range, options: FormattingOptions): TextEdit[] {
+export function formatRange(doc: DocumentContext, range: Range): TextEdit[] {
   const start = toOffset(doc.lines, range.start);
   const end = toOffset(doc.lines, range.end);
   const text = doc.unit.text;
@@ -30,7 +28,7 @@ export function formatRange(doc: DocumentContext, range: Range, options: Formatt
     if (span.end < start || span.start > end) continue;
     const slice = text.slice(span.start, span.end);
     // The document's line breaks, also for a declaration on one line that formats to several.
-    const result = format(slice, { ...formatOptions(options), lineEnding: lineEndingOf(text) });
+    const result = format(slice, { lineEnding: lineEndingOf(text) });
     if (!result.ok) continue; // this declaration has syntax errors: leave it as it is
     // The formatter ends a file with a newline; the slice stops before its line break.
     const formatted = result.text.replace(/\r?\n$/, '');

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import type { Position, Range, TextEdit, WorkspaceEdit } from 'vscode-languageserver';
 import type { Analysis, DeclSymbol } from '../../dsl/index.js';
+import { builtinNameKind } from '../../dsl/schema/index.js';
 import { linesOf, pathToUri, toLspRange, toOffset, type DocumentContext } from '../context.js';
 import { KEYWORDS } from '../../dsl/syntax/tokens.js';
 import { IDENTIFIER } from './shared/kinds.js';
@@ -50,6 +51,9 @@ function checkName(analysis: Analysis, symbol: DeclSymbol, newName: string): voi
     throw new RenameError(`'${newName}' is not a valid name: a name starts with a letter or '_' and has only letters, digits and '_'.`);
   }
   if (KEYWORDS.includes(newName) || newName === 'module') throw new RenameError(`'${newName}' is a keyword of rlx and cannot name a declaration.`);
+  // Functions and schedules are not in the declarations' scope, so the lookup below misses them.
+  const builtinKind = builtinNameKind(newName);
+  if (builtinKind) throw new RenameError(`'${newName}' is the name of a ${builtinKind}; choose another name.`);
   const home = symbol.unit;
   // Every file that sees the declaration must not see another meaning of the new name.
   for (const unit of analysis.units.filter((u) => u === home || u.imports.some((i) => i.path === home.path))) {

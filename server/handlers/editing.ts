@@ -11,8 +11,8 @@ export function registerEditing(session: Session): void {
   const { connection } = session;
   connection.onPrepareRename(session.onDocument('prepare rename', null, (doc, p) => prepareRename(doc, p.position)));
   connection.onRenameRequest(session.onDocument('rename', null, (doc, p) => rename(doc, p.position, p.newName)));
-  connection.onDocumentFormatting(session.onDocument('formatting', [], (doc, p) => formatDocument(doc, p.options)));
-  connection.onDocumentRangeFormatting(session.onDocument('range formatting', [], (doc, p) => formatRange(doc, p.range, p.options)));
+  connection.onDocumentFormatting(session.onDocument('formatting', [], (doc, p) => formatDocument(doc)));
+  connection.onDocumentRangeFormatting(session.onDocument('range formatting', [], (doc, p) => formatRange(doc, p.range)));
   connection.onCodeAction(session.onDocument('code actions', [], (doc, p, support) => {
     const actions = codeActions(doc, p.range, p.context.only);
     if (support.codeActionLiterals) return actions;

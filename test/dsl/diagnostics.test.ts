@@ -232,6 +232,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: "'PPO' is the name of a built-in algorithm; choose another name",
     },
     {
+      name: 'the name of a built-in function or schedule, which the docs forbid as well',
+      source: 'env ⟦abs⟧ = CartPole {}',
+      message: "'abs' is the name of a built-in function; choose another name",
+    },
+    {
+      name: 'the name of a built-in schedule',
+      source: 'algorithm ⟦linear⟧ = PPO {}',
+      message: "'linear' is the name of a built-in schedule; choose another name",
+    },
+    {
       name: 'declared here and in an imported file',
       source: {
         'main.rlx': 'import "./envs.rlx"\nenv ⟦Pole⟧ = CartPole {}\n',
@@ -274,6 +284,34 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       },
     },
     {
+      name: "SB3/CleanRL's name of a property: did you mean rlx's, with the fix",
+      source: 'algorithm A = PPO {\n  ⟦ent_coef⟧: 0.02\n}\n',
+      message: /^PPO has no property 'ent_coef'; did you mean 'entropy_coef'\? \(SB3\/CleanRL's ent_coef is rlx's entropy_coef\) Valid properties: /,
+      then: (found) => {
+        assert.deepEqual(found.diagnostic.fixes?.map((f) => f.title), ["Change to 'entropy_coef'", "Remove 'ent_coef'"]);
+        assert.equal(fixIsClean(found, /Change/), 'algorithm A = PPO {\n  entropy_coef: 0.02\n}\n');
+      },
+    },
+    {
+      name: "SB3's PPO batch_size is a minibatch size: the suggestion says what differs",
+      source: 'algorithm A = PPO { ⟦batch_size⟧: 64 }',
+      message: /did you mean 'minibatches'\? \(SB3's PPO batch_size is rlx's minibatches: rlx sets the number of minibatches per rollout, not their size\)/,
+    },
+    {
+      name: "a known name goes to the property the body has (DQN's buffer, the experiment's budget)",
+      source: 'algorithm A = DQN { ⟦buffer_size⟧: 50k, ⟦target_update_interval⟧: 1k, ⟦train_freq⟧: 4, learning_starts: 1k }',
+      message: /^DQN has no property 'buffer_size'; did you mean 'buffer'\?/,
+      also: [
+        { code: 'unknown-property', message: /did you mean 'target_update'\? \(SB3's target_update_interval is rlx's target_update\)/ },
+        { code: 'unknown-property', message: /did you mean 'train_every'\?/ },
+      ],
+    },
+    {
+      name: "CleanRL's num_envs in an experiment",
+      source: `${PRELUDE}experiment E {\n  env: Pole\n  policy: mlp\n  algorithm: PPO\n  budget: 1k\n  ⟦num_envs⟧: 4\n}\n`,
+      message: /^experiment has no property 'num_envs'; did you mean 'envs'\?/,
+    },
+    {
       name: "an abbreviation far from any name: no suggestion, the valid ones listed",
       source: 'algorithm A = PPO { ⟦lr⟧: 1e-3 }',
       message: /^PPO has no property 'lr'. Valid properties: learning_rate, /,
@@ -314,6 +352,12 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'a sweep path into a part of the experiment',
       source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  algorithm.⟦lr⟧: [1e-4, 3e-4]\n}\n`,
       message: /^algorithm \(PPO\) has no 'lr'. Valid paths: learning_rate, /,
+    },
+    {
+      name: "a sweep path with SB3's name: did you mean rlx's, with the fix",
+      source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  algorithm.⟦vf_coef⟧: [0.5, 1]\n}\n`,
+      message: /^algorithm \(PPO\) has no 'vf_coef'; did you mean 'value_coef'\? \(SB3\/CleanRL's vf_coef is rlx's value_coef\)/,
+      then: (found) => assert.deepEqual(found.diagnostic.fixes?.map((f) => f.title), ["Change to 'value_coef'"]),
     },
     {
       name: 'a curriculum parameter the env does not have',
@@ -540,6 +584,25 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   ],
 
   'suspicious-value': [
+    {
+      name: "max_new_tokens above the env's max_tokens, which the trainer clamps: at the value",
+      source: `${PRELUDE}algorithm Long = GRPO { max_new_tokens: ⟦32⟧ }\nexperiment E { env: Arith, policy: Tiny, algorithm: Long, budget: 1k }\n`,
+      severity: 'warning',
+      message: "max_new_tokens is 32, but Arith's max_tokens is 8 (experiment E): completions stop at 8 tokens; raise max_tokens on the env or lower max_new_tokens",
+    },
+    {
+      name: "max_new_tokens in a stage, against an env's own max_tokens",
+      source: `${PRELUDE}env Short = TextTask { task: addition(digits: 1), max_tokens: 4 }\nexperiment E {\n  env: Short\n  policy: Tiny\n  stage main = GRPO { budget: 1k, max_new_tokens: ⟦6⟧ }\n}\n`,
+      severity: 'warning',
+      message: /^max_new_tokens is 6, but Short's max_tokens is 4 \(experiment E\)/,
+    },
+    {
+      name: 'max_new_tokens within max_tokens: no warning',
+      run: () => {
+        const checked = check(`${PRELUDE}env Long = TextTask { task: addition(digits: 2), max_tokens: 32 }\nalgorithm G = GRPO { max_new_tokens: 32 }\nexperiment E { env: Long, policy: Tiny, algorithm: G, budget: 1k }\n`);
+        assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), []);
+      },
+    },
     {
       name: 'a curriculum advance over eval metrics in an experiment without evaluations',
       source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: env.size, from: 5, to: 9, advance: ⟦eval.success > 0.5 or steps > 1k⟧ }\n}\n`,

@@ -129,8 +129,8 @@ describe('format: layout', () => {
     );
   });
 
-  it('indents by the `indent` option', () => {
-    check('experiment R {\n eval {\n every: 1\n }\n}', 'experiment R {\n    eval {\n        every: 1\n    }\n}\n', { indent: 4 });
+  it('indents by two spaces, the one layout: no option changes it', () => {
+    check('experiment R {\n eval {\n every: 1\n }\n}', 'experiment R {\n  eval {\n    every: 1\n  }\n}\n');
   });
 
   it('keeps at most one blank line between members, none after { or before }', () => {

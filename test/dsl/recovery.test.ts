@@ -71,6 +71,28 @@ experiment Last { env: ⟦Pol⟧, policy: Actor, algorithm: Tuned, budget: 1k }
     assert.deepEqual(pole.body?.members.map((m) => m.kind === 'Property' && m.path[0].text), ['max_steps']);
   });
 
+  test('a broken value does not hide the errors after it in the same body', () => {
+    // `learning_rate: : 1e-3` once threw the rest of the body away, so `gamma` was checked only
+    // after the syntax was fixed.
+    const source = `algorithm Tuned = PPO {\n  learning_rate: ⟦:⟧ 1e-3\n  gamma: ⟦1.5⟧\n  ⟦clipp⟧: 0.2\n}\nenv Pole = CartPole { max_steps: ⟦0⟧ }\n`;
+    expectRecovered(source, [
+      { code: 'syntax-error', message: "expected a value (number, string, name, list or call) but found ':'" },
+      { code: 'out-of-range', message: 'gamma must be >= 0 and <= 1; found 1.5' },
+      { code: 'unknown-property', message: "PPO has no property 'clipp'" },
+      { code: 'out-of-range', message: 'max_steps must be >= 1' },
+    ], ['Tuned', 'Pole']);
+    const tuned = parse(stripMarkers(source).text).file.declarations[0];
+    assert.equal(tuned.body?.closed, true);
+  });
+
+  test('stray tokens between members are one error, and the members around them still parse', () => {
+    const source = `algorithm Tuned = PPO {\n  gamma: 0.9 ⟦0.5 )⟧\n  clip: ⟦20⟧\n}\n`;
+    expectRecovered(source, [
+      { code: 'syntax-error', message: "unexpected '0.5 )': expected a property ('name: value'), a block ('name { ... }'), 'term' or 'stage'" },
+      { code: 'out-of-range', message: 'clip must be > 0 and <= 10; found 20' },
+    ], ['Tuned']);
+  });
+
   test('a property named like a declaration kind is still a property (env: Pole)', () => {
     // The body stops only at a kind keyword followed by a name, so `env: Pole` stays inside.
     const source = `env Pole = CartPole {}\npolicy Actor = mlp {}\nexperiment E {\n  env: Pole\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n\nenv B = CartPole { max_steps: ⟦0⟧ }\n`;

@@ -92,6 +92,8 @@ export default class Misbehaving {
         case 'exit': process.exit(0);
         case 'string': throw 'the pole broke';
         case 'undefined': throw undefined;
+        case 'toString': { const o = { toString() { throw new Error('no text'); } }; o.self = o; throw o; }
+        case 'message': { const e = new Error(); Object.defineProperty(e, 'message', { get() { throw new Error('no message'); } }); throw e; }
       }
     }
     return { obs: [0], reward: 0, terminated: false, truncated: false, info: {} };
@@ -109,11 +111,14 @@ test('user code runs in a worker: a step that never returns fails after env_time
   loaded.close();
 });
 
-test('process.exit(), throw "text" and throw undefined in a module each fail with what happened, where', async () => {
+test('process.exit(), throw "text", throw undefined and a throw whose toString throws each fail with what happened, where', async () => {
   const expected: Record<string, RegExp> = {
     exit: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) called process\.exit\(0\)$/,
     string: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) threw: the pole broke$/,
     undefined: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) threw: undefined \(not an Error\)$/,
+    // Describing the thrown value throws too: the module is still named.
+    toString: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) threw: a value that cannot be shown \(turning it into text threw\)$/,
+    message: /^EnvModuleError: env E, copy 0: .*misbehaving\.js: step\(\) threw: a value that cannot be shown/,
   };
   for (const [misbehave, message] of Object.entries(expected)) {
     const params = { misbehave, after: 2 }; // the probe's step is the first call

@@ -5,8 +5,6 @@ import { formatDocument, formatRange } from '../../../server/features/formatting
 import type { DocumentContext } from '../../../server/context.js';
 import { fixture } from './fixture.js';
 
-const OPTIONS = { tabSize: 2, insertSpaces: true };
-
 function apply(doc: DocumentContext, edits: TextEdit[]): string {
   let text = doc.unit.text;
   for (const e of [...edits].sort((a, b) => doc.lines.offset(b.range.start) - doc.lines.offset(a.range.start))) {
@@ -16,15 +14,15 @@ function apply(doc: DocumentContext, edits: TextEdit[]): string {
 }
 
 /** The document after whole-document formatting. */
-function check(source: string, expected: string, options = OPTIONS): void {
+function check(source: string, expected: string): void {
   const f = fixture(source);
-  assert.equal(apply(f.doc, formatDocument(f.doc, options)), expected);
+  assert.equal(apply(f.doc, formatDocument(f.doc)), expected);
 }
 
 /** The document after formatting the ⟦ ⟧ range. */
 function checkRange(source: string, expected: string): void {
   const f = fixture(source);
-  assert.equal(apply(f.doc, formatRange(f.doc, f.marks()[0], OPTIONS)), expected);
+  assert.equal(apply(f.doc, formatRange(f.doc, f.marks()[0])), expected);
 }
 
 const MESSY = 'env   Pole=CartPole{max_steps:500}\nalgorithm Tuned = PPO {\nepochs:4\n      gamma : 0.9}\n// about E\nexperiment E {   env :Pole,\npolicy: mlp }\n';
@@ -33,17 +31,13 @@ describe('document formatting', () => {
   it('formats through the dsl formatter, as edits of the changed lines only', () => {
     check(MESSY, 'env Pole = CartPole { max_steps: 500 }\n\nalgorithm Tuned = PPO {\n  epochs: 4\n  gamma: 0.9\n}\n\n// about E\nexperiment E {\n  env: Pole\n  policy: mlp\n}\n');
     const f = fixture(MESSY);
-    assert.equal(formatDocument(f.doc, OPTIONS).length, 3);
-  });
-
-  it('uses the editor\'s tab size as the indent', () => {
-    check('algorithm T = PPO {\nepochs: 4\n}\n', 'algorithm T = PPO {\n    epochs: 4\n}\n', { tabSize: 4, insertSpaces: true });
+    assert.equal(formatDocument(f.doc).length, 3);
   });
 
   it('no edits for a formatted file, nor for one with syntax errors', () => {
     const formatted = 'algorithm T = PPO {\n  epochs: 4\n}\n';
-    assert.deepEqual(formatDocument(fixture(formatted).doc, OPTIONS), []);
-    assert.deepEqual(formatDocument(fixture('algorithm T = PPO {\nepochs: \n').doc, OPTIONS), []);
+    assert.deepEqual(formatDocument(fixture(formatted).doc), []);
+    assert.deepEqual(formatDocument(fixture('algorithm T = PPO {\nepochs: \n').doc), []);
   });
 });
 
@@ -52,7 +46,7 @@ describe('CRLF documents', () => {
 
   it('no edits for a formatted CRLF document', () => {
     const f = fixture(CRLF);
-    assert.deepEqual(formatDocument(f.doc, OPTIONS), []);
+    assert.deepEqual(formatDocument(f.doc), []);
   });
 
   it('edits keep the CRLF line breaks, for the document and for a range', () => {

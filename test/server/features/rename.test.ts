@@ -66,6 +66,12 @@ describe('rename', () => {
     checkRefused('env Po$0le = CartPole', 'GridWorld', /'GridWorld' is the name of a built-in env/);
   });
 
+  it('refuses the name of a built-in function or schedule (docs/language.md: names may not reuse a built-in\'s)', () => {
+    checkRefused('env Po$0le = CartPole', 'abs', /'abs' is the name of a built-in function; choose another name/);
+    checkRefused('reward Sh$0aped { term r = 1 }', 'norm', /'norm' is the name of a built-in function/);
+    checkRefused('algorithm Tu$0ned = PPO', 'linear', /'linear' is the name of a built-in schedule/);
+  });
+
   it('refuses a clash in a file that imports the declaration', () => {
     checkRefused({ 'envs.rlx': 'env Po$0le = CartPole', 'main.rlx': 'import "./envs.rlx"\npolicy Actor = mlp\nexperiment E { env: Pole, policy: Actor }' }, 'Actor', /already declared in main.rlx/);
   });

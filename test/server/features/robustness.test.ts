@@ -65,7 +65,7 @@ function everyFeature(doc: DocumentContext, at: Position): Range[] {
   ranges.push(...selectionRanges(doc, [at]).map((s) => s.range));
   ranges.push(...codeActions(doc, { start: at, end: at }).flatMap((a) => Object.values(a.edit?.changes ?? {}).flat().map((e) => e.range)));
   ranges.push(...inlayHints(doc, all).map((hint) => ({ start: hint.position, end: hint.position })));
-  ranges.push(...formatRange(doc, { start: at, end: at }, { tabSize: 2, insertSpaces: true }).map((e) => e.range));
+  ranges.push(...formatRange(doc, { start: at, end: at }).map((e) => e.range));
   return ranges;
 }
 
@@ -73,7 +73,7 @@ function documentWide(doc: DocumentContext): Range[] {
   const ranges = [
     ...toLspDiagnostics(doc).map((d) => d.range),
     ...documentSymbols(doc).map((s) => s.range),
-    ...formatDocument(doc, { tabSize: 2, insertSpaces: true }).map((e) => e.range),
+    ...formatDocument(doc).map((e) => e.range),
     ...experiments(doc).map((e) => e.range),
   ];
   foldingRanges(doc);

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { FileChangeType, type Diagnostic } from 'vscode-languageserver-protocol/node';
+import { MAX_DIAGNOSTICS_PER_FILE } from '../../../server/limits.js';
 import { rangeOf, TestClient } from '../client.js';
 
 const ENVS = `/// The pole.
@@ -43,6 +44,21 @@ async function withClient(run: (client: TestClient) => Promise<void>): Promise<v
 }
 
 describe('diagnostics', () => {
+  test('a file of thousands of errors: the first MAX_DIAGNOSTICS_PER_FILE, then one that counts the rest', () => withClient(async (client) => {
+    // Each line: a name declared again (duplicate-name, from the second on) with an unknown base.
+    const uri = await client.open('many.rlx', 'env A = Q\n'.repeat(1500));
+    const published = await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 30_000 });
+    assert.equal(published.diagnostics.length, MAX_DIAGNOSTICS_PER_FILE + 1);
+    const last = published.diagnostics.at(-1)!;
+    assert.deepEqual({ code: last.code, severity: last.severity, message: last.message }, {
+      code: 'too-many-diagnostics',
+      severity: 1,
+      message: '1,999 more errors not shown: the first 1,000 are; fix those and check again',
+    });
+    // It sits where the first error not shown is (the kept ones come in file order).
+    assert.ok(last.range.start.line >= published.diagnostics.at(-2)!.range.start.line);
+  }));
+
   test('a closed file with an error is reported after the first index; clean files are not', () => withClient(async (client) => {
     const published = await client.waitForDiagnostics(client.uri('broken.rlx'));
     assert.deepEqual(published, {

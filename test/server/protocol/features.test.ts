@@ -276,6 +276,17 @@ describe('formatting', () => {
       { range: range(2, 0, 2, 18), newText: 'env B = CartPole {}' },
     ]);
   });
+
+  test('the canonical layout whatever the editor\'s tab size and insertSpaces (Neovim, Eglot defaults)', async () => {
+    const { uri } = await openAt('algorithm T = PPO {\nepochs: 4\n}\n<|>');
+    const expected = [{ range: range(1, 0, 2, 0), newText: '  epochs: 4\n' }];
+    for (const odd of [{ tabSize: 8, insertSpaces: false }, { tabSize: 0, insertSpaces: true }, { tabSize: -1, insertSpaces: true }, { tabSize: 2.5, insertSpaces: true }, { tabSize: 30000, insertSpaces: true }]) {
+      const started = Date.now();
+      assert.deepEqual(await client.request<TextEdit[]>('textDocument/formatting', { textDocument: { uri }, options: odd }), expected, JSON.stringify(odd));
+      assert.deepEqual(await client.request<TextEdit[]>('textDocument/rangeFormatting', { textDocument: { uri }, range: range(0, 0, 2, 1), options: odd }), expected, JSON.stringify(odd));
+      assert.ok(Date.now() - started < 2000, `formatting with ${JSON.stringify(odd)} took ${Date.now() - started} ms`);
+    }
+  });
 });
 
 describe('code actions', () => {
