@@ -21,6 +21,7 @@ interface ChartInfo {
   lastSmoothed: number | null;
   marks?: { total: number; drawn: number; stopDrawn: boolean };
   yAxis?: { labels: string[]; size: number; font: string };
+  title: string;
 }
 
 interface DashboardSnapshot {
@@ -109,6 +110,54 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     assert.equal(chart(s, 'episode/return').points, events.filter((e) => e.type === 'episode').length);
     assert.equal(chart(s, 'losses/value_loss').points, events.filter((e) => e.type === 'metrics').length);
     assert.equal(s.header?.device, 'cpu', 'the other events came as events');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  /** The dashboard's section headings as shown, in page order. */
+  const sections = (page: PageUnderTest) => page.page.locator('section.chart-section:not([hidden]) > h2').allInnerTexts();
+
+  test('a text run: held-out accuracy first, its learners\' metrics under readable titles, no episode or PPO charts', async () => {
+    const { page, host } = await open('Sums');
+    const s = await page.waitFor<DashboardSnapshot>((s) => s.charts.some((c) => c.id === 'eval/accuracy' && c.points > 0), 'the evaluations');
+    const evals = eventsOf(host.runs[0]).filter((e) => e.type === 'eval');
+    assert.equal(s.charts[0].id, 'eval/accuracy', 'the run\'s headline comes first');
+    assert.equal(chart(s, 'eval/accuracy').title, 'Held-out accuracy');
+    assert.equal(chart(s, 'eval/accuracy').points, evals.length, 'one point per evaluation');
+    for (const id of ['episode/return', 'episode/length', 'losses/value_loss', 'losses/approx_kl', 'losses/clipfrac']) {
+      assert.ok(!s.charts.some((c) => c.id === id), `no ${id} chart: a text task has no episodes, GRPO and SFT no value loss`);
+    }
+    assert.equal(chart(s, 'losses/kl').title, 'KL to the reference');
+    assert.equal(chart(s, 'losses/clip_fraction').title, 'Clip fraction');
+    assert.equal(chart(s, 'losses/sft_loss').title, 'SFT loss (cross-entropy)');
+    for (const c of s.charts) assert.doesNotMatch(c.title, /^[a-z]+\//, `${c.id}: a title, not the raw name`);
+    assert.deepEqual(await sections(page), ['Evaluation', 'Training samples', 'Reward terms', 'Losses', 'Schedules and speed']);
+    await page.screenshot('text-run');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    // Before its first event, a text run waits for what its learners log, and nothing else.
+    const waiting = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type === 'ready') await p.post({ type: 'runs', runs: [{ ...snapshotOf(host.runs[0]), state: 'running' }] });
+      },
+    });
+    const w = await waiting.waitFor<DashboardSnapshot>((s) => s.charts.length > 0, 'the waiting charts');
+    assert.deepEqual(
+      w.charts.map((c) => c.id),
+      ['eval/accuracy', 'train/token_accuracy', 'rewards/total', 'rewards/answer', 'rewards/format', 'losses/policy_loss', 'losses/sft_loss', 'losses/entropy', 'losses/kl', 'losses/clip_fraction', 'charts/learning_rate'],
+    );
+    assert.equal(await waiting.page.locator('[data-metric="eval/accuracy"] .chart-empty').textContent(), 'Waiting for the first evaluation');
+    await waiting.close();
+  });
+
+  test('a dialogue run: held-out success first, then its episodes (dialogues); no accuracy chart waits in vain', async () => {
+    const { page } = await open('Guesses');
+    const s = await page.waitFor<DashboardSnapshot>((s) => s.charts.some((c) => c.id === 'episode/return' && c.points > 0) && s.charts.some((c) => c.id === 'eval/success' && c.points > 0), 'the run');
+    assert.deepEqual(s.charts.slice(0, 3).map((c) => [c.id, c.title]), [['eval/success', 'Held-out success rate'], ['episode/return', 'Episode return'], ['episode/length', 'Episode length']]);
+    assert.ok(!s.charts.some((c) => c.id === 'eval/accuracy' || c.id === 'losses/value_loss'), s.charts.map((c) => c.id).join(', '));
+    assert.equal(chart(s, 'train/batch_success').title, 'Success rate (sampled)');
+    assert.ok(!(await sections(page)).includes('More'), 'every metric it logs has its place');
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -44,6 +44,8 @@ export type Range = { min: number; max: number };
 export interface LiveChartOptions {
   id: string;
   title: string;
+  /** The title's tooltip: what the series is, by the name a user finds in events.jsonl. */
+  titleHint?: string;
   /** Shown over the plot while there are no rows. */
   emptyText: string;
   theme: () => Theme;
@@ -53,6 +55,8 @@ export interface LiveChartOptions {
   syncKey: string;
   /** False for exact series (schedules): drawn as they are, never averaged. */
   smoothable: boolean;
+  /** Marks every point (a series of a few points, such as evaluations). */
+  points?: boolean;
   onZoom: (id: string, range: Range | null) => void;
   /** Hands an export of the chart (PNG, SVG) to the host; without it the chart offers none. */
   onExport?: (file: ExportFile) => void;
@@ -108,7 +112,7 @@ export class LiveChart {
       h(
         'header',
         { class: 'chart-head' },
-        h('h3', { text: options.title }),
+        h('h3', { text: options.title, ...(options.titleHint ? { title: options.titleHint } : {}) }),
         this.latest,
         options.onExport ? exportButtons(`the ${options.title} chart`, [
           { label: 'PNG', run: () => this.export('png') },
@@ -238,8 +242,11 @@ export class LiveChart {
     this.shown = data[0].length;
     this.marks = marks ? { total: marks.xs.length, stop: marks.stop !== undefined } : undefined;
     setAttr(this.element, 'data-shown', this.shown);
-    setText(this.latest, n > 0 ? formatValue(ys[n - 1]) : '');
-    this.latest.title = n > 0 ? `latest value${this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[n - 1])}` : ''}` : '';
+    // The latest value the series has (a metric of an earlier stage stops with that stage).
+    let last = n - 1;
+    while (last >= 0 && !Number.isFinite(ys[last])) last--;
+    setText(this.latest, last >= 0 ? formatValue(ys[last]) : '');
+    this.latest.title = last >= 0 ? `latest value, at ${this.options.xValue(xs[last] + offset)}${this.options.smoothable && this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[last])}` : ''}` : '';
   }
 
   private ensurePlot(withMarkers: boolean, withStop: boolean): void {
@@ -256,6 +263,7 @@ export class LiveChart {
       xValue: options.xValue,
       xTick: options.xTick,
       yValue: formatValue,
+      ...(options.points ? { autoPoints: true } : {}),
       syncKey: options.syncKey,
       keyTarget: this.element,
       fullRange: () => this.fullRange(),
@@ -315,7 +323,11 @@ export class LiveChart {
       ctx.moveTo(px, top);
       ctx.lineTo(px, top + height);
       ctx.stroke();
-      ctx.fillText(lines.labels[i] ?? '', px + 3 * ratio, top + 2 * ratio);
+      // Right of the line, or left of it where the label would leave the plot (uPlot leaves its own alignment set).
+      const label = lines.labels[i] ?? '';
+      const fits = px + 3 * ratio + ctx.measureText(label).width <= left + width;
+      ctx.textAlign = fits ? 'left' : 'right';
+      ctx.fillText(label, fits ? px + 3 * ratio : px - 3 * ratio, top + 2 * ratio);
     });
     ctx.restore();
   }
@@ -339,6 +351,7 @@ export class LiveChart {
     marks?: { total: number; drawn: number; stopDrawn: boolean };
     /** The y axis as laid out (its labels, width and font): tests measure whether the labels fit. */
     yAxis?: { labels: string[]; size: number; font: string };
+    title: string;
   } {
     const n = this.consumed;
     return {
@@ -354,6 +367,7 @@ export class LiveChart {
       smoothing: this.smoothing,
       empty: !this.empty.hidden,
       lastSmoothed: n > 0 && Number.isFinite(this.smoothed[n - 1]) ? this.smoothed[n - 1] : null,
+      title: this.options.title,
       ...(this.plot ? { yAxis: this.plot.yAxis() } : {}),
       ...(this.marks && this.plot
         ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0 } }
