@@ -271,7 +271,7 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     const s = await page.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 2, 'both runs in the table');
     assert.ok(s.table!.columns.some((c) => c.key === 'hp:env.task' && c.differs), 'the text task is a differing hyperparameter');
     const cell = (run: string, column: string) => page.page.locator(`tr[data-run="${run}"] td[data-column="${column}"]`).textContent();
-    assert.equal(await cell(sums, 'env.task'), 'addition(digits: 1)', 'a task in the language\'s words');
+    assert.equal(await cell(sums, 'env.task'), 'addition(digits: 1, pad: false)', 'a task in the language\'s words');
     assert.equal(await cell(sums, 'main.algorithm'), 'GRPO');
     await page.screenshot('text-run');
     assert.deepEqual(page.errors, []);

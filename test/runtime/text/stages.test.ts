@@ -57,6 +57,22 @@ describe('stages', () => {
       const sum = group.samples.reduce((s: number, x: { advantage: number }) => s + x.advantage, 0);
       assert.ok(Math.abs(sum) < 1e-3, `advantages of ${group.start} sum to ${sum}`);
     }
+
+    // The final policy's greedy answers on the held-out prompts, as its last evaluation scored them.
+    const final = rollouts.filter((e) => e.recorded === 'final');
+    assert.deepEqual(final.map((e) => [e.step, e.file]), [[5440, 'rollouts/episode-5440-final.jsonl']]);
+    const [head, ...answers] = fs.readFileSync(path.join(result.runDir, final[0]!.file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([head.kind, head.recorded, head.deterministic, head.group_size, head.algorithm, head.stage, head.step], ['text', 'final', true, 1, 'GRPO', 'main', 5440]);
+    const lastEval = evals.at(-1)!;
+    assert.equal(answers.length, (lastEval.returns as number[]).length, 'one group per held-out prompt');
+    assert.deepEqual(answers.map((g) => g.samples[0].reward), lastEval.returns, 'the answers the evaluation scored');
+    assert.equal(answers.filter((g) => g.samples[0].correct).length / answers.length, lastEval.values['eval/accuracy']);
+    for (const group of answers) {
+      assert.equal(group.samples.length, 1);
+      assert.equal(group.samples[0].correct, group.samples[0].text.trim() === group.target, `${group.samples[0].text} for ${group.start}`);
+      assert.equal(group.samples[0].advantage, undefined, 'nothing was trained on it');
+    }
+    assert.equal(final[0]!.length, answers.length);
   });
 
   it('a run stopped inside the second stage resumes there and ends where an uninterrupted run ends', async () => {
