@@ -39,6 +39,16 @@ describe('stages', () => {
     assert.deepEqual(evals.map((e) => [e.stage, e.step]), [['warmup', 4800], ['main', 5440]]);
     assert.deepEqual(events.filter((e) => e.type === 'hparams').map((e) => [e.stage, e.algorithm]), [['warmup', 'SFT'], ['main', 'GRPO']]);
     assert.deepEqual(RunDirectory.readStatus(result.runDir)!.stage, { name: 'main', index: 1, count: 2, algorithm: 'GRPO' });
+    // status.json keeps the last stage's metrics (and the evaluations), not SFT's stale ones.
+    const latest = RunDirectory.readStatus(result.runDir)!.metrics;
+    for (const key of ['losses/sft_loss', 'train/token_accuracy', 'charts/tokens']) assert.equal(latest[key], undefined, key);
+    assert.equal(typeof latest['losses/kl'], 'number');
+    assert.equal(latest['eval/accuracy'], evals.at(-1)!.values['eval/accuracy']);
+    // Steps per second are the stage's own: GRPO's first update is not averaged over SFT's time (the ETA follows it).
+    const started = events[0]!.time;
+    const firstGrpo = grpo[0]!;
+    const overTheRun = (firstGrpo.step - 4800) / (firstGrpo.time - started);
+    assert.ok(firstGrpo.values['charts/sps']! > 3 * overTheRun, `GRPO's first sps ${firstGrpo.values['charts/sps']} against ${overTheRun} over the whole run`);
 
     // The rollout inspector's files: GRPO batches, group by group, with each sample's verdict and advantage.
     const rollouts = events.filter((e) => e.type === 'rollout');
