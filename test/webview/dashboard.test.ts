@@ -22,6 +22,9 @@ interface ChartInfo {
   marks?: { total: number; drawn: number; stopDrawn: boolean };
   yAxis?: { labels: string[]; size: number; font: string };
   title: string;
+  latest: string;
+  legend: string[];
+  axisTitles: { x: string | null; y: string | null };
 }
 
 interface DashboardSnapshot {
@@ -160,6 +163,33 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     assert.ok(!(await sections(page)).includes('More'), 'every metric it logs has its place');
     assert.deepEqual(page.errors, []);
     await page.close();
+  });
+
+  test('each chart says what its number is, titles its axes, and lists evaluations in its legend only when there are some', async () => {
+    // Climb has no eval block: no "eval: –" entry.
+    const { page } = await open('Climb');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    let s = await showChart(page, 'episode/return');
+    await page.settle();
+    s = await page.snapshot<DashboardSnapshot>();
+    const ret = chart(s, 'episode/return');
+    assert.ok(!ret.legend.includes('eval'), `no evaluations, no eval entry: ${ret.legend.join(', ')}`);
+    assert.match(ret.latest, /^latest -?[\d.]+$/, 'the header\'s number is labelled');
+    assert.deepEqual(ret.axisTitles, { x: 'env steps', y: 'return' });
+    await page.page.getByRole('radio', { name: 'Wall time' }).click();
+    await page.waitFor<DashboardSnapshot>((s) => s.xAxis === 'time', 'the wall-time axis');
+    await page.settle();
+    assert.equal(chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').axisTitles.x, 'wall time');
+    await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-axis-titles-${page.theme}.png` });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+    // Steady evaluates: its episode chart lists them.
+    const steady = await open('Steady');
+    await steady.page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(steady.page, 'episode/return');
+    await steady.page.settle();
+    assert.ok(chart(await steady.page.snapshot<DashboardSnapshot>(), 'episode/return').legend.includes('eval'));
+    await steady.page.close();
   });
 
   test('smoothing and the x axis switch; the smoothed value is the debiased EMA of the raw one', async () => {

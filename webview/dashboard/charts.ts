@@ -24,6 +24,10 @@ interface ChartSpec {
   column: string;
   section: Section;
   smoothable: boolean;
+  /** The y axis's title (a unit), where the title does not say it. */
+  unit?: string;
+  /** What a step counts on the x axis: env steps, or a text run's samples. */
+  text: boolean;
   /** Evaluation values marked on this chart. */
   evalKey?: string;
 }
@@ -46,6 +50,8 @@ function specOf(key: string, text: boolean): ChartSpec {
     table: info.table,
     column: episode ?? key,
     section: info.section,
+    ...(info.unit ? { unit: info.unit } : {}),
+    text,
     // Evaluations are few and each one already a mean: drawn as they are.
     smoothable: !info.exact && info.table !== 'evals',
     ...(EVAL_MARKS[key] ? { evalKey: EVAL_MARKS[key] } : {}),
@@ -223,6 +229,8 @@ export class ChartBoard {
       title: spec.title,
       titleHint: spec.table === 'episodes' ? `one point per training episode (its ${spec.column})` : `${spec.id} in events.jsonl`,
       emptyText: EMPTY_TEXT[spec.table],
+      xTitle: () => (this.options.xMode === 'time' ? 'wall time' : spec.text ? 'steps (samples)' : 'env steps'),
+      ...(spec.unit ? { yTitle: spec.unit } : {}),
       theme: this.options.theme,
       color: colorOf(spec),
       xValue: (x) => (this.options.xMode === 'step' ? `step ${formatSteps(x)}` : formatClock(x)),

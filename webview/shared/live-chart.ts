@@ -46,6 +46,9 @@ export interface LiveChartOptions {
   title: string;
   /** The title's tooltip: what the series is, by the name a user finds in events.jsonl. */
   titleHint?: string;
+  /** The axes' titles: x (env steps or wall time, which changes) and y (a unit, where the title does not say it). */
+  xTitle: () => string;
+  yTitle?: string;
   /** Shown over the plot while there are no rows. */
   emptyText: string;
   theme: () => Theme;
@@ -62,13 +65,14 @@ export interface LiveChartOptions {
   onExport?: (file: ExportFile) => void;
 }
 
-const HEIGHT = 190;
+const HEIGHT = 205;
 
 export class LiveChart {
   readonly element: HTMLElement;
   private readonly plotHost: HTMLElement;
   private readonly empty: HTMLElement;
   private readonly latest: HTMLElement;
+  private readonly latestValue: HTMLElement;
   private plot: Plot | undefined;
   private source: SeriesSource | undefined;
   private markers: (() => Markers | undefined) | undefined;
@@ -92,11 +96,14 @@ export class LiveChart {
   private shown = 0;
   /** The markers handed to uPlot at the last render. */
   private marks: { total: number; stop: boolean } | undefined;
-  /** Whether the plot was made with the series of the evaluation that met the stop condition. */
+  /** Whether the plot was made with the evaluations' series, and with that of the one that met the stop condition. */
+  private plotWithMarks = false;
   private plotWithStop = false;
 
   constructor(private readonly options: LiveChartOptions) {
-    this.latest = h('span', { class: 'chart-latest', attrs: { 'aria-live': 'off' } });
+    // The number in the header says what it is: the latest value, not a mean or a best.
+    this.latestValue = h('span', { class: 'chart-latest-value' });
+    this.latest = h('span', { class: 'chart-latest', hidden: true, attrs: { 'aria-live': 'off' } }, h('span', { class: 'chart-latest-label', text: 'latest ' }), this.latestValue);
     this.plotHost = h('div', { class: 'chart-plot' });
     this.empty = h('p', { class: 'chart-empty', text: options.emptyText });
     this.element = h(
@@ -231,13 +238,15 @@ export class LiveChart {
       if (this.indexBuffer.length < this.decimator!.capacity) this.indexBuffer = new Int32Array(this.decimator!.capacity);
       rows = this.indexBuffer.subarray(0, this.decimator!.indices(this.indexBuffer));
     }
-    // A chart that can have markers always has their series, empty until the first arrives.
-    const marks = this.markers ? (this.markers() ?? { label: 'eval', xs: [], ys: [] }) : undefined;
+    // The evaluations' series (and its legend entry) once there is one; the stopping
+    // evaluation's once a run has met its stop condition.
+    const found = this.markers?.();
+    const marks = found && found.xs.length > 0 ? found : undefined;
     const merged = mergeWithMarkers(rows, xs, offset, ys, this.options.smoothable ? this.smoothed : undefined, marks);
-    // The stopping evaluation's series (and its legend entry) only once a run has met its stop condition.
     const withStop = marks?.stop !== undefined;
     const data = marks && !withStop ? merged.slice(0, -1) : merged;
     this.ensurePlot(marks !== undefined, withStop);
+    setXTitle(this.plot!.u, this.options.xTitle());
     this.plot!.setData(data as never, this.zoom);
     this.shown = data[0].length;
     this.marks = marks ? { total: marks.xs.length, stop: marks.stop !== undefined } : undefined;
@@ -245,14 +254,16 @@ export class LiveChart {
     // The latest value the series has (a metric of an earlier stage stops with that stage).
     let last = n - 1;
     while (last >= 0 && !Number.isFinite(ys[last])) last--;
-    setText(this.latest, last >= 0 ? formatValue(ys[last]) : '');
+    this.latest.hidden = last < 0;
+    setText(this.latestValue, last >= 0 ? formatValue(ys[last]) : '');
     this.latest.title = last >= 0 ? `latest value, at ${this.options.xValue(xs[last] + offset)}${this.options.smoothable && this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[last])}` : ''}` : '';
   }
 
   private ensurePlot(withMarkers: boolean, withStop: boolean): void {
-    if (this.plot && this.plotWithStop === withStop) return;
-    // A run that just met its stop condition: the plot is made again with the stop's series.
+    if (this.plot && this.plotWithMarks === withMarkers && this.plotWithStop === withStop) return;
+    // The first evaluation, or a run that just met its stop condition: the plot is made again with their series.
     this.plot?.destroy();
+    this.plotWithMarks = withMarkers;
     this.plotWithStop = withStop;
     const { options } = this;
     this.plot = createPlot({
@@ -263,6 +274,8 @@ export class LiveChart {
       xValue: options.xValue,
       xTick: options.xTick,
       yValue: formatValue,
+      xTitle: options.xTitle(),
+      ...(options.yTitle ? { yTitle: options.yTitle } : {}),
       ...(options.points ? { autoPoints: true } : {}),
       syncKey: options.syncKey,
       keyTarget: this.element,
@@ -352,6 +365,12 @@ export class LiveChart {
     /** The y axis as laid out (its labels, width and font): tests measure whether the labels fit. */
     yAxis?: { labels: string[]; size: number; font: string };
     title: string;
+    /** The header's read-out as shown (`latest 0.25`), '' while hidden. */
+    latest: string;
+    /** The legend's series, in order (`at`, `raw`, `smoothed`, `eval`...). */
+    legend: string[];
+    /** The axes' titles as drawn. */
+    axisTitles: { x: string | null; y: string | null };
   } {
     const n = this.consumed;
     return {
@@ -368,6 +387,9 @@ export class LiveChart {
       empty: !this.empty.hidden,
       lastSmoothed: n > 0 && Number.isFinite(this.smoothed[n - 1]) ? this.smoothed[n - 1] : null,
       title: this.options.title,
+      latest: this.latest.hidden ? '' : (this.latest.textContent ?? ''),
+      legend: this.plot ? this.plot.u.series.map((series) => String(series.label ?? '')) : [],
+      axisTitles: { x: this.plot ? ((this.plot.u.axes[0] as uPlot.Axis).label as string | undefined) ?? null : null, y: this.plot ? ((this.plot.u.axes[1] as uPlot.Axis).label as string | undefined) ?? null : null },
       ...(this.plot ? { yAxis: this.plot.yAxis() } : {}),
       ...(this.marks && this.plot
         ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0 } }
@@ -396,6 +418,12 @@ export class LiveChart {
     this.plot?.destroy();
     this.element.remove();
   }
+}
+
+/** The x axis's title follows the x mode (uPlot draws the axis label it holds at each draw). */
+function setXTitle(u: uPlot, title: string): void {
+  const axis = u.axes[0] as uPlot.Axis;
+  if (axis.label !== title) axis.label = title;
 }
 
 /**

@@ -26,6 +26,8 @@ export interface MetricInfo {
   textTitle?: string;
   section: Section;
   table: SeriesTable;
+  /** The y axis's title, where the chart's title does not say the unit. */
+  unit?: string;
   /**
    * Who is sure to log it: its chart waits, titled, from a run's start when a stage trains with
    * one of these learners (or the env is a text task). Metrics logged only sometimes (a
@@ -42,36 +44,36 @@ const PG_TEXT: readonly Learner[] = ['text-PG'];
 
 /** In page order within each section; keys not listed follow in key order. */
 export const METRICS: Readonly<Record<string, MetricInfo>> = {
-  'eval/accuracy': { title: 'Evaluation accuracy', textTitle: 'Held-out accuracy', section: 'Evaluation', table: 'evals', waitsFor: ['TextTask'] },
-  'eval/success': { title: 'Evaluation success rate', textTitle: 'Held-out success rate', section: 'Evaluation', table: 'evals' },
+  'eval/accuracy': { title: 'Evaluation accuracy', textTitle: 'Held-out accuracy', section: 'Evaluation', unit: 'fraction of prompts', table: 'evals', waitsFor: ['TextTask'] },
+  'eval/success': { title: 'Evaluation success rate', textTitle: 'Held-out success rate', section: 'Evaluation', unit: 'fraction', table: 'evals' },
   'eval/mean_reward': { title: 'Evaluation mean reward', textTitle: 'Held-out mean reward', section: 'Evaluation', table: 'evals' },
   'eval/mean_return': { title: 'Evaluation mean return', textTitle: 'Held-out mean return', section: 'Evaluation', table: 'evals' },
   'eval/std_return': { title: 'Evaluation return, std', section: 'Evaluation', table: 'evals' },
   'eval/mean_length': { title: 'Evaluation mean length', section: 'Evaluation', table: 'evals' },
 
-  'episode/return': { title: 'Episode return', section: 'Episodes', table: 'episodes', waitsFor: ['PPO', 'DQN', 'SAC', 'REINFORCE'] },
-  'episode/length': { title: 'Episode length', section: 'Episodes', table: 'episodes', waitsFor: ['PPO', 'DQN', 'SAC', 'REINFORCE'] },
-  'train/mean_return': { title: 'Mean return (last 20 episodes)', section: 'Episodes', table: 'metrics' },
-  'train/mean_length': { title: 'Mean length (last 20 episodes)', section: 'Episodes', table: 'metrics' },
-  'train/success': { title: 'Success rate (last 20 episodes)', section: 'Episodes', table: 'metrics' },
+  'episode/return': { title: 'Episode return', section: 'Episodes', unit: 'return', table: 'episodes', waitsFor: ['PPO', 'DQN', 'SAC', 'REINFORCE'] },
+  'episode/length': { title: 'Episode length', section: 'Episodes', unit: 'steps', table: 'episodes', waitsFor: ['PPO', 'DQN', 'SAC', 'REINFORCE'] },
+  'train/mean_return': { title: 'Mean return (last 20 episodes)', section: 'Episodes', unit: 'return', table: 'metrics' },
+  'train/mean_length': { title: 'Mean length (last 20 episodes)', section: 'Episodes', unit: 'steps', table: 'metrics' },
+  'train/success': { title: 'Success rate (last 20 episodes)', section: 'Episodes', unit: 'fraction', table: 'metrics' },
   'charts/episodes': { title: 'Episodes per update', section: 'Episodes', table: 'metrics', exact: true },
 
-  'train/accuracy': { title: 'Accuracy (sampled)', section: 'Training samples', table: 'metrics' },
-  'train/batch_success': { title: 'Success rate (sampled)', section: 'Training samples', table: 'metrics' },
+  'train/accuracy': { title: 'Accuracy (sampled)', section: 'Training samples', unit: 'fraction', table: 'metrics' },
+  'train/batch_success': { title: 'Success rate (sampled)', section: 'Training samples', unit: 'fraction', table: 'metrics' },
   'train/mean_reward': { title: 'Mean reward (sampled)', section: 'Training samples', table: 'metrics' },
   'train/completion_length': { title: 'Completion length', section: 'Training samples', table: 'metrics' },
   'train/turns': { title: 'Agent turns per dialogue', section: 'Training samples', table: 'metrics' },
-  'charts/zero_advantage_groups': { title: 'Groups with equal rewards', section: 'Training samples', table: 'metrics' },
+  'charts/zero_advantage_groups': { title: 'Groups with equal rewards', section: 'Training samples', unit: 'fraction', table: 'metrics' },
   'charts/completions': { title: 'Completions per update', section: 'Training samples', table: 'metrics', exact: true },
   'charts/dialogues': { title: 'Dialogues per update', section: 'Training samples', table: 'metrics', exact: true },
-  'train/token_accuracy': { title: 'Token accuracy (SFT)', section: 'Training samples', table: 'metrics', waitsFor: ['SFT'] },
+  'train/token_accuracy': { title: 'Token accuracy (SFT)', section: 'Training samples', unit: 'fraction', table: 'metrics', waitsFor: ['SFT'] },
   'charts/tokens': { title: 'Target tokens per update', section: 'Training samples', table: 'metrics', exact: true },
 
-  'rewards/total': { title: 'Training return (all terms)', section: 'Reward terms', table: 'metrics' },
+  'rewards/total': { title: 'Training return (all terms)', section: 'Reward terms', unit: 'return', table: 'metrics' },
 
   'losses/policy_loss': { title: 'Policy loss', section: 'Losses', table: 'metrics', waitsFor: ['PPO', 'REINFORCE', 'text-PG'], lowerIsBetter: true },
   'losses/value_loss': { title: 'Value loss', section: 'Losses', table: 'metrics', waitsFor: ['PPO'], lowerIsBetter: true },
-  'losses/sft_loss': { title: 'SFT loss (cross-entropy)', section: 'Losses', table: 'metrics', waitsFor: ['SFT'], lowerIsBetter: true },
+  'losses/sft_loss': { title: 'SFT loss (cross-entropy)', section: 'Losses', unit: 'nats per token', table: 'metrics', waitsFor: ['SFT'], lowerIsBetter: true },
   'losses/td_loss': { title: 'TD loss', section: 'Losses', table: 'metrics', waitsFor: ['DQN'], lowerIsBetter: true },
   'losses/q_values': { title: 'Q values', section: 'Losses', table: 'metrics', waitsFor: ['DQN'] },
   'losses/actor_loss': { title: 'Actor loss', section: 'Losses', table: 'metrics', waitsFor: ['SAC'], lowerIsBetter: true },
@@ -82,12 +84,12 @@ export const METRICS: Readonly<Record<string, MetricInfo>> = {
   'losses/qf2_values': { title: 'Critic 2 Q values', section: 'Losses', table: 'metrics' },
   'losses/alpha': { title: 'Temperature (alpha)', section: 'Losses', table: 'metrics', waitsFor: ['SAC'] },
   'losses/alpha_loss': { title: 'Temperature loss', section: 'Losses', table: 'metrics', lowerIsBetter: true },
-  'losses/entropy': { title: 'Entropy', section: 'Losses', table: 'metrics', waitsFor: ['PPO', 'REINFORCE', 'text-PG'] },
+  'losses/entropy': { title: 'Entropy', section: 'Losses', unit: 'nats', table: 'metrics', waitsFor: ['PPO', 'REINFORCE', 'text-PG'] },
   'losses/kl': { title: 'KL to the reference', section: 'Losses', table: 'metrics', waitsFor: PG_TEXT },
   'losses/approx_kl': { title: 'Approx. KL', section: 'Losses', table: 'metrics', waitsFor: ['PPO'] },
   'losses/old_approx_kl': { title: 'Approx. KL (old estimator)', section: 'Losses', table: 'metrics' },
-  'losses/clipfrac': { title: 'Clip fraction', section: 'Losses', table: 'metrics', waitsFor: ['PPO'] },
-  'losses/clip_fraction': { title: 'Clip fraction', section: 'Losses', table: 'metrics', waitsFor: PG_TEXT },
+  'losses/clipfrac': { title: 'Clip fraction', section: 'Losses', unit: 'fraction', table: 'metrics', waitsFor: ['PPO'] },
+  'losses/clip_fraction': { title: 'Clip fraction', section: 'Losses', unit: 'fraction', table: 'metrics', waitsFor: PG_TEXT },
   'losses/explained_variance': { title: 'Explained variance', section: 'Losses', table: 'metrics' },
   'losses/grad_norm': { title: 'Gradient norm', section: 'Losses', table: 'metrics' },
   'losses/gradient_steps': { title: 'Gradient steps per update', section: 'More', table: 'metrics', exact: true },
@@ -96,7 +98,7 @@ export const METRICS: Readonly<Record<string, MetricInfo>> = {
   'charts/clip': { title: 'Clip coefficient', section: 'Schedules and speed', table: 'metrics', exact: true },
   'charts/entropy_coef': { title: 'Entropy coefficient', section: 'Schedules and speed', table: 'metrics', exact: true },
   'charts/epsilon': { title: 'Exploration rate (epsilon)', section: 'Schedules and speed', table: 'metrics', exact: true },
-  'charts/sps': { title: 'Steps per second', section: 'Schedules and speed', table: 'metrics' },
+  'charts/sps': { title: 'Steps per second', section: 'Schedules and speed', unit: 'steps/s', table: 'metrics' },
 
   'charts/buffer_size': { title: 'Replay buffer size', section: 'More', table: 'metrics', exact: true },
   'charts/group_episodes': { title: 'Episodes per update', section: 'More', table: 'metrics', exact: true },
