@@ -19,7 +19,7 @@ interface ChartInfo {
   visible: boolean;
   empty: boolean;
   lastSmoothed: number | null;
-  marks?: { total: number; drawn: number; stopDrawn: boolean };
+  marks?: { total: number; drawn: number; stopDrawn: boolean; dense?: boolean };
   yAxis?: { labels: string[]; size: number; font: string };
   title: string;
   latest: string;
@@ -265,9 +265,33 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     const s = await showChart(page, 'episode/return');
     await page.settle();
     const marks = chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').marks;
-    assert.deepEqual(marks, { total: evals.length, drawn: evals.length, stopDrawn: false }, JSON.stringify(chart(s, 'episode/return')));
+    assert.deepEqual(marks, { total: evals.length, drawn: evals.length, stopDrawn: false, dense: false }, JSON.stringify(chart(s, 'episode/return')));
     const legend = await page.page.locator('[data-metric="episode/return"] .u-legend').innerText();
     assert.ok(legend.includes('eval') && !legend.includes('met stop'), `a run that ran its budget has no 'met stop' entry: ${legend}`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('two hundred evaluations are drawn as small faint dots, not rings that hide the curve', async () => {
+    const run = fixtureRuns('Steady')[0];
+    const all = eventsOf(run);
+    const template = all.find((e) => e.type === 'eval')!;
+    // The same history evaluated every 40 steps: 200 evaluations on a chart a few hundred pixels wide.
+    const evals = Array.from({ length: 200 }, (_, i) => ({ ...template, step: 40 * (i + 1), values: { ...template.values, 'eval/mean_return': 20 + (i % 7) } }));
+    const events = [...all.filter((e) => e.type !== 'eval'), ...evals].sort((a, b) => a.step - b.step);
+    const snapshot = snapshotOf(run);
+    const page = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [snapshot] });
+        await p.post({ type: 'events', runId: snapshot.id, events, reset: true });
+      },
+    });
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(page, 'episode/return');
+    await page.settle();
+    assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').marks, { total: 200, drawn: 200, stopDrawn: false, dense: true }, 'every one drawn, small');
+    await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-dense-evals-${page.theme}.png` });
     assert.deepEqual(page.errors, []);
     await page.close();
   });
@@ -295,7 +319,7 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     for (const id of ['episode/return', 'episode/length']) {
       await showChart(page, id);
       await page.settle();
-      assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true }, id);
+      assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true, dense: false }, id);
       assert.match(await page.page.locator(`[data-metric="${id}"] .u-legend`).innerText(), /met stop/, id);
     }
     await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-stop-marker-${page.theme}.png` });

@@ -99,6 +99,8 @@ export class LiveChart {
   /** Whether the plot was made with the evaluations' series, and with that of the one that met the stop condition. */
   private plotWithMarks = false;
   private plotWithStop = false;
+  /** Whether the plot draws its evaluations as small faint dots (too many to ring each one). */
+  private plotDense = false;
 
   constructor(private readonly options: LiveChartOptions) {
     // The number in the header says what it is: the latest value, not a mean or a best.
@@ -245,7 +247,7 @@ export class LiveChart {
     const merged = mergeWithMarkers(rows, xs, offset, ys, this.options.smoothable ? this.smoothed : undefined, marks);
     const withStop = marks?.stop !== undefined;
     const data = marks && !withStop ? merged.slice(0, -1) : merged;
-    this.ensurePlot(marks !== undefined, withStop);
+    this.ensurePlot(marks !== undefined, withStop, marks !== undefined && denseMarkers(marks.xs.length, this.width));
     setXTitle(this.plot!.u, this.options.xTitle());
     this.plot!.setData(data as never, this.zoom);
     this.shown = data[0].length;
@@ -259,8 +261,9 @@ export class LiveChart {
     this.latest.title = last >= 0 ? `latest value, at ${this.options.xValue(xs[last] + offset)}${this.options.smoothable && this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[last])}` : ''}` : '';
   }
 
-  private ensurePlot(withMarkers: boolean, withStop: boolean): void {
-    if (this.plot && this.plotWithMarks === withMarkers && this.plotWithStop === withStop) return;
+  private ensurePlot(withMarkers: boolean, withStop: boolean, dense = false): void {
+    if (this.plot && this.plotWithMarks === withMarkers && this.plotWithStop === withStop && this.plotDense === dense) return;
+    this.plotDense = dense;
     // The first evaluation, or a run that just met its stop condition: the plot is made again with their series.
     this.plot?.destroy();
     this.plotWithMarks = withMarkers;
@@ -290,7 +293,11 @@ export class LiveChart {
           : [{ label: 'value', color: options.color, width: 2 }]),
         ...(withMarkers
           ? [
-              { label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true },
+              // Rings filled with the background hide what is under them: hundreds of them (an
+              // evaluation every 10k steps of 2M) merged into a band over the curve.
+              dense
+                ? { label: 'eval', color: (t: Theme) => t.foreground, alpha: 0.55, pointsOnly: true, filled: true, pointSize: DENSE_MARK_SIZE }
+                : { label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true },
               ...(withStop ? [{ label: STOP_LABEL, color: (t: Theme) => t.foreground, pointsOnly: true, filled: true, pointSize: 11 }] : []),
             ]
           : []),
@@ -361,7 +368,7 @@ export class LiveChart {
     empty: boolean;
     lastSmoothed: number | null;
     /** Evaluation markers: how many there are, how many uPlot drew, and whether the one that stopped the run was drawn. */
-    marks?: { total: number; drawn: number; stopDrawn: boolean };
+    marks?: { total: number; drawn: number; stopDrawn: boolean; dense: boolean };
     /** The y axis as laid out (its labels, width and font): tests measure whether the labels fit. */
     yAxis?: { labels: string[]; size: number; font: string };
     title: string;
@@ -392,7 +399,7 @@ export class LiveChart {
       axisTitles: { x: this.plot ? ((this.plot.u.axes[0] as uPlot.Axis).label as string | undefined) ?? null : null, y: this.plot ? ((this.plot.u.axes[1] as uPlot.Axis).label as string | undefined) ?? null : null },
       ...(this.plot ? { yAxis: this.plot.yAxis() } : {}),
       ...(this.marks && this.plot
-        ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0 } }
+        ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0, dense: this.plotDense } }
         : {}),
     };
   }
@@ -418,6 +425,14 @@ export class LiveChart {
     this.plot?.destroy();
     this.element.remove();
   }
+}
+
+/** Diameter of an evaluation's dot where they are dense. */
+const DENSE_MARK_SIZE = 4;
+
+/** Whether `count` evaluation rings (8 px) would crowd a plot `width` pixels wide: more than one per 12 px. */
+function denseMarkers(count: number, width: number): boolean {
+  return count * 12 > Math.max(width, 1);
 }
 
 /** The x axis's title follows the x mode (uPlot draws the axis label it holds at each draw). */
