@@ -8,7 +8,7 @@
 // Every text from the file goes in as text nodes (a completion may read "<script>").
 import type { TextGroup, TextRolloutHeader, TextSample } from '../protocol.js';
 import { h, replaceChildren, setText } from '../shared/dom.js';
-import { formatSteps, formatValue } from '../shared/format.js';
+import { formatShort, formatSteps, formatValue } from '../shared/format.js';
 
 /** What a row of the samples table says, for the page's test hook. */
 export interface SampleRow {
@@ -33,10 +33,15 @@ export function verdictOf(sample: TextSample): Verdict {
 
 const VERDICT_TEXT: Record<Verdict, string> = { correct: '✓ correct', wrong: '✗ wrong', success: '✓ success', failed: '✗ failed', none: '–' };
 
-/** `+0.5`, `−0.25`, `0`: the sign always shown, since it says whether the sample was pushed up or down. */
+/** `+0.5`, `−0.25`, `0`: the sign always shown, since it says whether the sample was pushed up or down; 3 significant digits. */
 export function signed(value: number): string {
   if (!Number.isFinite(value) || value === 0) return formatValue(value);
-  return value > 0 ? `+${formatValue(value)}` : `−${formatValue(-value)}`;
+  return value > 0 ? `+${formatShort(value)}` : `−${formatShort(-value)}`;
+}
+
+/** A table cell of a number: short, the exact value in its tooltip. */
+function numberCell(value: number, attrs: Record<string, string> = {}): HTMLElement {
+  return h('td', { class: 'num', text: formatShort(value), attrs: { ...attrs, ...(Number.isFinite(value) ? { title: String(value) } : {}) } });
 }
 
 /** The group's samples in table order: advantage, highest first; ties (and samples without one) in the sampled order. */
@@ -231,8 +236,8 @@ export class TextBatchView {
               { attrs: { 'data-sample': row.index, 'data-verdict': row.verdict } },
               h('th', { class: 'num', text: String(row.index), attrs: { scope: 'row' } }),
               h('td', { class: 'sample' }, row.turns ? dialogueView(row.turns) : completionView(row.text)),
-              h('td', { class: 'num', text: formatValue(row.reward) }),
-              ...terms.map((t) => h('td', { class: 'num', attrs: { 'data-term': t }, text: formatValue(row.terms[t]) })),
+              numberCell(row.reward),
+              ...terms.map((t) => numberCell(row.terms[t], { 'data-term': t })),
               trained ? advantageCell(row.advantage) : null,
               h('td', { class: `verdict ${row.verdict}`, text: VERDICT_TEXT[row.verdict] }),
             ),
@@ -245,7 +250,7 @@ export class TextBatchView {
 
 function advantageCell(advantage: number | null): HTMLElement {
   if (advantage === null) return h('td', { class: 'num advantage', text: '–' });
-  return h('td', { class: `num advantage ${advantage > 0 ? 'positive' : advantage < 0 ? 'negative' : 'zero'}`, text: signed(advantage) });
+  return h('td', { class: `num advantage ${advantage > 0 ? 'positive' : advantage < 0 ? 'negative' : 'zero'}`, text: signed(advantage), attrs: { title: String(advantage) } });
 }
 
 function completionView(text: string | undefined): HTMLElement {
