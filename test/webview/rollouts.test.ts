@@ -457,6 +457,22 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     await page.close();
   });
 
+  test('held-out dialogues open on the first one the policy failed, numbered (their openings are alike)', async () => {
+    const run = fixtureRuns('Guesses')[0];
+    const final = listRollouts(run.dir).at(-1)!;
+    const { groups } = readBatch(final.file);
+    const failed = groups.findIndex((g) => g.samples[0].success === false);
+    assert.ok(failed > 0, 'the fixture policy fails a dialogue after the first');
+    const { page } = await open(run);
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.file === final.file && s.text !== null, 'the final answers');
+    assert.equal(s.text!.selected, failed, 'the first one listed, not the first in the file');
+    assert.equal(s.text!.listed[0], failed);
+    assert.equal(await page.page.locator(`#group-${failed} .group-index`).textContent(), `#${failed + 1} `);
+    assert.equal(await page.page.locator('nav.groups h3').textContent(), 'Held-out dialogues');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   async function assertHeldOut(page: PageUnderTest, file: string, group: number): Promise<void> {
     const s = await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.text?.selected === group, `held-out group ${group}`);
     const sample = readBatch(file).groups[group].samples[0];

@@ -146,7 +146,8 @@ function openEpisode(file: string): void {
   timeline.pause();
   if (file !== state.file) {
     state.t = 0;
-    state.group = 0;
+    // The first group listed (of held-out answers: the first wrong one) until the user picks one.
+    state.group = undefined;
   }
   state.file = file;
   bridge.saveState(state);
@@ -285,7 +286,7 @@ function loadEpisode(): void {
   if (ep.kind === 'text') {
     timeline.pause();
     facts = undefined;
-    textView.load(ep.header, ep.groups, state.group ?? 0);
+    textView.load(ep.header, ep.groups, state.group);
     return;
   }
   const env = ep.header?.env;

@@ -141,7 +141,8 @@ export class TextBatchView {
     return this.order;
   }
 
-  load(header: TextRolloutHeader, groups: TextGroup[], selected: number): void {
+  /** Shows a file's groups; `selected` is a group index, the first listed when absent. */
+  load(header: TextRolloutHeader, groups: TextGroup[], selected?: number): void {
     this.header = header;
     this.groups = groups;
     const heldOut = isHeldOut(header);
@@ -167,6 +168,8 @@ export class TextBatchView {
         return h(
           'li',
           { role: 'option', id: `group-${i}`, attrs: { 'data-group': i, ...(heldOut && g.samples[0] ? { 'data-verdict': verdictOf(g.samples[0]) } : {}) }, on: { click: () => this.select(i) } },
+          // Held-out dialogues can share their opening ("1..100"): their place in the set tells them apart.
+          heldOut ? h('span', { class: 'group-index', text: `#${i + 1} ` }) : null,
           h('code', { class: 'start', text: g.start }),
           g.target !== undefined ? h('span', { class: 'target' }, ' → ', h('code', { text: g.target })) : null,
           h('span', { class: 'group-summary', text: groupSummary(g, heldOut) }),
@@ -174,7 +177,7 @@ export class TextBatchView {
       }),
     );
     this.list.setAttribute('aria-label', heldOut ? `Held-out ${starts}s, the final policy's wrong answers first` : dialogue ? 'Dialogue openings of the batch' : 'Prompts of the batch');
-    this.select(Math.min(Math.max(0, selected), groups.length - 1), false);
+    this.select(selected === undefined ? (this.order[0] ?? 0) : Math.min(Math.max(0, selected), groups.length - 1), false);
   }
 
   select(index: number, notify = true): void {
