@@ -31,7 +31,11 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
 
   // The panels log to the manager's channel, so the manager comes first; its callback reads
   // `panels` only when a finished run opens its dashboard, long after both exist.
-  const manager: TrainingManager = new TrainingManager(trainingLogDir(context), (runDir) => DashboardPanel.createOrShow(panels, runDir));
+  const manager: TrainingManager = new TrainingManager(
+    trainingLogDir(context),
+    (runDir) => DashboardPanel.createOrShow(panels, runDir),
+    (runDir) => DashboardPanel.isOpen(runDir),
+  );
   const panels = panelContext(context, (message) => manager.output.appendLine(`[panels] ${message}`));
   const trainingStatus = new TrainingStatusItem(manager);
   const launcher = new Launcher(rlx, manager, context.asAbsolutePath('dist/rlx.mjs'));

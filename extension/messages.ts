@@ -73,10 +73,15 @@ export function serverNotRunning(): string {
   return 'The rlx language server is not running, so the experiments of this file are unknown. Restart it with "rlx: Restart Language Server".';
 }
 
-/** The notification when a batch ends without failures: what happened in editor words, and what can follow. */
-export function batchEnded(label: string, finished: number, stopped: number, runs: number): { message: string; actions: ('Resume' | 'Open Dashboard')[] } {
-  const dashboard = runs > 0 ? (['Open Dashboard'] as const) : [];
-  if (stopped === 0) return { message: `Training ${label} finished (${plural(runs, 'run')}).`, actions: [...dashboard] };
+/**
+ * The notification when a batch ends without failures: what happened in editor words, and what
+ * can follow. `dashboardOpen`: the one run's dashboard is open already (no button to open it).
+ */
+export function batchEnded(label: string, finished: number, stopped: number, runs: number, dashboardOpen = false): { message: string; actions: ('Resume' | 'Open Dashboard')[] } {
+  const dashboard = runs > 0 && !dashboardOpen ? (['Open Dashboard'] as const) : [];
+  // A sweep's or a seed list's label counts its runs already ("sweep TwoRates (2 runs)").
+  const counted = /\(\d+ (?:runs?|seeds?)\)$/.test(label);
+  if (stopped === 0) return { message: `Training ${label} finished${counted ? '' : ` (${plural(runs, 'run')})`}.`, actions: [...dashboard] };
   const which = stopped === 1 ? 'It saved a checkpoint' : `The ${stopped} stopped runs saved checkpoints`;
   const also = finished > 0 ? ` (${finished} finished)` : '';
   return { message: `Training ${label} stopped${also}. ${which}: Resume goes on from there.`, actions: ['Resume', ...dashboard] };

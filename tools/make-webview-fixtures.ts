@@ -184,6 +184,10 @@ function copyTrimmed(from: string, to: string, keep: number): void {
     .sort((a, b) => stepOf(a) - stepOf(b));
   // The first, the last, then one from the middle: early and later behaviour.
   const kept = new Set([episodes[0], episodes[episodes.length - 1], episodes[Math.floor(episodes.length / 2)]].filter(Boolean).slice(0, keep));
+  // A text run's final held-out answers too: the inspector opens them first.
+  for (const file of fs.readdirSync(path.join(from, 'rollouts'))) {
+    if (/^episode-\d+-final\.jsonl$/.test(file) && fs.readFileSync(path.join(from, 'rollouts', file), 'utf8').startsWith('{"type":"header","kind":"text"')) kept.add(file);
+  }
   fs.mkdirSync(path.join(to, 'rollouts'));
   for (const file of kept) fs.copyFileSync(path.join(from, 'rollouts', file), path.join(to, 'rollouts', file));
 }

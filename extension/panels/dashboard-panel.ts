@@ -24,6 +24,11 @@ export class DashboardPanel extends RunPanel {
     return new DashboardPanel(panel, runDir, context);
   }
 
+  /** Whether a dashboard of this run is open (visible or in a background tab). */
+  static isOpen(runDir: string): boolean {
+    return DashboardPanel.open.has(feedRun(runDir).dir);
+  }
+
   static all(): DashboardPanel[] {
     return [...DashboardPanel.open.values()];
   }

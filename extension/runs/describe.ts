@@ -60,6 +60,26 @@ export function latestReturn(run: RunInfo): { value: number; kind: 'eval' | 'tra
   return undefined;
 }
 
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const percent = (v: number) => `${(100 * v).toFixed(1)}%`;
+
+/**
+ * A run's result at a glance (`short`, for the description) and in words (`long`, for the
+ * tooltip): a text run's latest held-out accuracy (a text task) or success (a dialogue env:
+ * a text run, known by its train/mean_reward), which its return would only blur (a text task's
+ * "return" is its mean reward, 1.1 for all right); any other run's latest return.
+ */
+export function runHeadline(run: RunInfo): { short: string; long: string } | undefined {
+  const metrics = run.status?.metrics ?? {};
+  const accuracy = metrics['eval/accuracy'];
+  if (finite(accuracy)) return { short: `accuracy ${percent(accuracy)}`, long: `Latest held-out accuracy: ${percent(accuracy)} (greedy completions of the held-out prompts, exact match)` };
+  const success = metrics['eval/success'];
+  if (finite(success) && finite(metrics['train/mean_reward'])) return { short: `success ${percent(success)}`, long: `Latest held-out success: ${percent(success)} (greedy dialogues)` };
+  const ret = latestReturn(run);
+  if (!ret) return undefined;
+  return { short: `return ${ret.value.toFixed(1)}`, long: `Latest ${ret.kind === 'eval' ? 'evaluation' : 'training'} return: ${ret.value.toFixed(2)}` };
+}
+
 /**
  * Seconds of training: the trainer's own count where status.json has one (a resumed run's time
  * stopped left out; a running run's grows from its last update to now), else start to end.
@@ -96,10 +116,10 @@ export function describeRun(run: RunInfo, now: number = Date.now(), member: stri
   if (s) {
     parts.push(run.state === 'running' && s.budget > 0 ? `${formatCount(s.step)}/${formatCount(s.budget)} steps` : `${formatCount(s.step)} steps`);
   }
-  const ret = latestReturn(run);
-  // A sweep member's return first: it is what tells members apart, and a member's longer label
+  const headline = runHeadline(run);
+  // A sweep member's result first: it is what tells members apart, and a member's longer label
   // leaves its description cut off at the side bar's default width.
-  if (ret) parts.splice(member ? 0 : parts.length, 0, `return ${ret.value.toFixed(1)}`);
+  if (headline) parts.splice(member ? 0 : parts.length, 0, headline.short);
   const duration = runDuration(run, now);
   if (duration !== undefined) parts.push(formatDuration(duration));
   // A status.json rlx refused to read (a link out of the run folder, a FIFO, too large): say so, not just "unknown".
@@ -109,7 +129,7 @@ export function describeRun(run: RunInfo, now: number = Date.now(), member: stri
   if (run.problem !== undefined) lines.push('', `Not read: ${run.problem}`);
   if (s?.error) lines.push('', `Error: ${s.error}`);
   if (s) lines.push('', `Steps: ${s.step.toLocaleString('en-US')} of ${s.budget.toLocaleString('en-US')}`);
-  if (ret) lines.push('', `Latest ${ret.kind === 'eval' ? 'evaluation' : 'training'} return: ${ret.value.toFixed(2)}`);
+  if (headline) lines.push('', headline.long);
   if (run.state === 'crashed') lines.push('', `The trainer (pid ${s?.pid}) is gone without writing an end: resume continues from the last checkpoint.`);
   return {
     label,

@@ -51,6 +51,8 @@ export class TrainingManager implements vscode.Disposable {
   constructor(
     private readonly logDir: string,
     private readonly openDashboard: (runDir: string) => void,
+    /** Whether a run's dashboard is open: a notification then offers none. */
+    private readonly dashboardOpen: (runDir: string) => boolean = () => false,
   ) {
     this.output = vscode.window.createOutputChannel('rlx Training');
     this.queue = new JobQueue<TrainJob>(() => readSettings().maxParallel, (job) => this.run(job));
@@ -235,7 +237,7 @@ export class TrainingManager implements vscode.Disposable {
       shown = true;
       for (const u of unsubscribe.splice(0)) u();
       if (when === 'open') this.openDashboard(dir);
-      else {
+      else if (!this.dashboardOpen(dir)) {
         void vscode.window.showInformationMessage(`Training ${batch.label} started.`, 'Open Dashboard').then((choice) => {
           if (choice === 'Open Dashboard') this.openDashboard(dir);
         });
@@ -269,7 +271,7 @@ export class TrainingManager implements vscode.Disposable {
     const stopped = results.flatMap((r) => (r.state === 'stopped' ? r.runDirs.slice(-1) : []));
     const finished = results.filter((r) => r.state === 'finished').length;
     if (finished === 0 && stopped.length === 0) return; // cancelled before starting
-    const { message, actions } = batchEnded(batch.label, finished, stopped.length, dirs.length);
+    const { message, actions } = batchEnded(batch.label, finished, stopped.length, dirs.length, dirs.length === 1 && this.dashboardOpen(dirs[0]));
     this.lastNotice = { message, actions };
     void vscode.window.showInformationMessage(message, ...actions).then((choice) => {
       if (choice === 'Resume') for (const dir of stopped) void vscode.commands.executeCommand('rlx.resumeRun', dir);

@@ -80,7 +80,10 @@ export interface RolloutEvent extends EventBase {
   file: string;
   return: number;
   length: number;
-  /** What the episode is: `train`, `eval` or `final` (rollouts.ts's Recorded); absent in runs of earlier versions and for text batches. */
+  /**
+   * What the episode is: `train`, `eval` or `final` (rollouts.ts's Recorded); absent in runs of
+   * earlier versions and for text batches; `final` for a text run's held-out answers.
+   */
   recorded?: 'train' | 'eval' | 'final';
 }
 

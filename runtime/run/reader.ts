@@ -230,6 +230,12 @@ export interface TextRolloutHeader {
   group_size: number;
   /** The step the batch was sampled at. */
   step: number;
+  /**
+   * `final`: the final policy's greedy answers on the held-out starts (one sample per group, no
+   * advantage); absent for a learner's batch.
+   */
+  recorded?: 'final';
+  deterministic?: boolean;
 }
 
 /** One sample of a group: a completion (`text`) or a dialogue (`turns` after the opening). */
@@ -238,7 +244,8 @@ export interface TextSample {
   turns?: [speaker: 'agent' | 'env', text: string][];
   reward: number;
   terms?: Record<string, number>;
-  advantage: number;
+  /** The advantage the learner trained the sample with; absent in the final policy's answers. */
+  advantage?: number;
   /** Single-turn: whether the completion is right. */
   correct?: boolean;
   /** Dialogues: whether the dialogue reached its goal. */

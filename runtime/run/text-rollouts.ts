@@ -6,9 +6,15 @@
 //   {"type":"group","start":"12+34=","target":"46","samples":[{"text":"46","reward":1.1,"terms":{"answer":1,"format":0.1},"advantage":0.93,"correct":true}, ...]}
 //   {"type":"group","start":"1..100","samples":[{"turns":[["agent","50"],["env","higher"],...],"reward":1,"advantage":0.5,"success":true}, ...]}
 // The file is named episode-<step>.jsonl like the numeric envs' episodes, so one listing serves both.
+//
+// At the end of a finished run, the final policy's greedy answers on the held-out starts (what
+// its last evaluation scored) go to episode-<step>-final.jsonl, as a numeric run's final episode
+// does: the same lines, `"recorded":"final","deterministic":true` in the header, one group per
+// held-out start with its one sample and no advantage (nothing was trained on it).
 import * as path from 'node:path';
 import { writeFileAtomic } from '../atomic-files.js';
-import type { Rollouts } from '../text/text-env.js';
+import type { Rollouts, SampleRecord } from '../text/text-env.js';
+import { rolloutFileName } from './rollouts.js';
 
 /** At most this many groups of a batch are written (a batch of 64 prompts would make a long page). */
 const GROUPS_PER_FILE = 16;
@@ -18,6 +24,33 @@ export interface RecordedBatch {
   /** The batch's mean reward, and the number of groups written. */
   readonly return: number;
   readonly length: number;
+}
+
+/** One sample as a line of a group (a batch's sample carries the advantage it was trained with). */
+function sampleLine(s: SampleRecord, advantage?: number): Record<string, unknown> {
+  return {
+    ...(s.text !== undefined ? { text: s.text } : {}),
+    ...(s.turns !== undefined ? { turns: s.turns } : {}),
+    reward: s.reward,
+    ...(s.terms !== undefined ? { terms: s.terms } : {}),
+    ...(advantage !== undefined ? { advantage } : {}),
+    ...(s.correct !== undefined ? { correct: s.correct } : {}),
+    ...(s.success !== undefined ? { success: s.success } : {}),
+  };
+}
+
+/** Writes the final policy's greedy answers on the held-out starts (its last evaluation's samples) into `dir`. */
+export function writeHeldOutAnswers(
+  dir: string,
+  header: { env: string; task: string; terms: readonly string[]; algorithm: string; stage: string; step: number },
+  samples: readonly SampleRecord[],
+): RecordedBatch {
+  const { step } = header;
+  const lines = [JSON.stringify({ type: 'header', kind: 'text', env: header.env, task: header.task, terms: header.terms, algorithm: header.algorithm, stage: header.stage, group_size: 1, step, recorded: 'final', deterministic: true })];
+  for (const s of samples) lines.push(JSON.stringify({ type: 'group', start: s.start, ...(s.target !== undefined ? { target: s.target } : {}), samples: [sampleLine(s)] }));
+  const file = path.join(dir, rolloutFileName(step, 'final'));
+  writeFileAtomic(file, lines.join('\n') + '\n');
+  return { file, return: samples.reduce((sum, s) => sum + s.reward, 0) / Math.max(1, samples.length), length: samples.length };
 }
 
 export class TextRolloutRecorder {
@@ -47,15 +80,7 @@ export class TextRolloutRecorder {
     const groups = Math.min(GROUPS_PER_FILE, batch.rows / groupSize);
     for (let g = 0; g < groups; g++) {
       const first = batch.samples[g * groupSize]!;
-      const samples = batch.samples.slice(g * groupSize, (g + 1) * groupSize).map((s, i) => ({
-        ...(s.text !== undefined ? { text: s.text } : {}),
-        ...(s.turns !== undefined ? { turns: s.turns } : {}),
-        reward: s.reward,
-        ...(s.terms !== undefined ? { terms: s.terms } : {}),
-        advantage: advantages[g * groupSize + i]!,
-        ...(s.correct !== undefined ? { correct: s.correct } : {}),
-        ...(s.success !== undefined ? { success: s.success } : {}),
-      }));
+      const samples = batch.samples.slice(g * groupSize, (g + 1) * groupSize).map((s, i) => sampleLine(s, advantages[g * groupSize + i]!));
       lines.push(JSON.stringify({ type: 'group', start: first.start, ...(first.target !== undefined ? { target: first.target } : {}), samples }));
     }
     const file = path.join(target.dir, `episode-${step}.jsonl`);

@@ -11,8 +11,8 @@ import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { Rng } from '../random.js';
 import { DialogueReward } from './dialogue-reward.js';
-import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
-import type { RolloutOptions, Rollouts, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
+import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type Dialogue, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
+import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import { CharTokenizer } from './tokenizer.js';
 
 /** Dialogues per batch when evaluating. */
@@ -75,16 +75,8 @@ export class DialogueEnvironment implements TextEnv {
     };
     if (batch.reportsSuccess) metrics['train/batch_success'] = mean(batch.success);
     const names = this.termNames;
-    const termsOf = (r: number) => Object.fromEntries(names.map((name, k) => [name, batch.termSums[r * names.length + k]!]));
     names.forEach((name, k) => (metrics[`rewards/${name}`] = mean(Array.from({ length: rows }, (_, r) => batch.termSums[r * names.length + k]!))));
-    const samples = batch.transcripts.map((transcript, r) => ({
-      start: dialogues[r]!.opening,
-      turns: transcript.slice(1),
-      reward: batch.returns[r]!,
-      ...(names.length > 0 ? { terms: termsOf(r) } : {}),
-      ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
-    }));
-    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples };
+    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples: samplesOf(batch, dialogues, names) };
   }
 
   async demonstrations(count: number, rng: Rng): Promise<TokenRows> {
@@ -97,6 +89,7 @@ export class DialogueEnvironment implements TextEnv {
     const all = this.env.evaluationDialogues().slice(0, limit);
     const returns: number[] = [];
     const lengths: number[] = [];
+    const samples: SampleRecord[] = [];
     let successes = 0;
     let reports = false;
     for (let start = 0; start < all.length; start += EVAL_BATCH) {
@@ -105,6 +98,7 @@ export class DialogueEnvironment implements TextEnv {
       const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: 1, greedy: true } }, this.reward);
       returns.push(...batch.returns);
       lengths.push(...batch.turns);
+      samples.push(...samplesOf(batch, dialogues, this.termNames));
       successes += batch.success.reduce((a, b) => a + b, 0);
       reports ||= batch.reportsSuccess;
     }
@@ -119,8 +113,20 @@ export class DialogueEnvironment implements TextEnv {
     const message = reports
       ? `held-out success ${(100 * values['eval/success']!).toFixed(1)}% (${all.length} dialogues, ${values['eval/mean_length']!.toFixed(2)} turns on average)`
       : `held-out mean return ${m.toFixed(3)} (${all.length} dialogues)`;
-    return { values, returns, lengths, message };
+    return { values, returns, lengths, message, samples };
   }
+}
+
+/** Each dialogue of a batch as the rollout inspector shows it: the turns after the opening, reward, terms, success. */
+function samplesOf(batch: DialogueBatch, dialogues: readonly Dialogue[], names: readonly string[]): SampleRecord[] {
+  const termsOf = (r: number) => Object.fromEntries(names.map((name, k) => [name, batch.termSums[r * names.length + k]!]));
+  return batch.transcripts.map((transcript, r) => ({
+    start: dialogues[r]!.opening,
+    turns: transcript.slice(1),
+    reward: batch.returns[r]!,
+    ...(names.length > 0 ? { terms: termsOf(r) } : {}),
+    ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
+  }));
 }
 
 function episodesOf(batch: DialogueBatch): EpisodeRecord[] {

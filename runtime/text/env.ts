@@ -174,13 +174,16 @@ export class TextEnvironment implements TextEnv {
   /** Greedy completions of the held-out prompts: exact-match accuracy and the reward. */
   async evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome> {
     const rewards: number[] = [];
+    const samples: SampleRecord[] = [];
     const complete = isPretrainedSampler(model)
       ? async (prompts: readonly string[]) => (await model.complete(prompts.map((p) => model.encodePrompt(p)), { maxNewTokens: this.maxTokens, greedy: true })).map((ids) => model.decodeCompletion(ids))
       : (prompts: readonly string[]) => completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true });
     const result = await evaluateText(this.task.heldOut().slice(0, limit), complete, {
       reward: (example, completion) => {
-        const { total } = this.score(example, completion);
+        const { total, terms } = this.score(example, completion);
         rewards.push(total);
+        const termValues = Object.fromEntries(this.termNames.map((name, k) => [name, terms[k]!]));
+        samples.push({ start: example.prompt, target: example.target, text: completion, reward: total, terms: termValues, correct: exact(completion, example.target) === 1 });
         return total;
       },
       batchSize: EVAL_BATCH,
@@ -196,7 +199,7 @@ export class TextEnvironment implements TextEnv {
       'eval/mean_length': mean(lengths),
     };
     const message = `held-out accuracy ${(100 * result.accuracy).toFixed(1)}% (${result.count} prompts), mean reward ${meanReward.toFixed(3)}`;
-    return { values, returns: rewards, lengths, message };
+    return { values, returns: rewards, lengths, message, samples };
   }
 }
 

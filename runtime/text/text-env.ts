@@ -79,6 +79,8 @@ export interface TextEvalOutcome {
   readonly returns: readonly number[];
   readonly lengths: readonly number[];
   readonly message: string;
+  /** Each held-out start's greedy sample, in order (the final policy's answers in rollouts/). */
+  readonly samples: readonly SampleRecord[];
 }
 
 /** What evaluation needs of a model: the training one, or one loaded from its file (rlx eval); or a pretrained model. */

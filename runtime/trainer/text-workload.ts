@@ -11,7 +11,7 @@ import { PolicyFactory, type LanguageModel } from '../policies/index.js';
 import type { ExpectedUse } from '../policies/pretrained.js';
 import { Rng } from '../random.js';
 import type { ConditionMetric } from '../run/stop.js';
-import { TextRolloutRecorder } from '../run/text-rollouts.js';
+import { TextRolloutRecorder, writeHeldOutAnswers } from '../run/text-rollouts.js';
 import { PlanError } from '../support.js';
 import type { Compute } from '../tensor/index.js';
 import type { TextTaskOptions } from '../text/config.js';
@@ -20,7 +20,7 @@ import { DialogueReward } from '../text/dialogue-reward.js';
 import { TextEnvironment } from '../text/env.js';
 import { GuessNumber } from '../text/guess-number.js';
 import { ModuleDialogueEnv } from '../text/module-dialogue.js';
-import type { TextEnv, TokenSampler } from '../text/text-env.js';
+import type { SampleRecord, TextEnv, TokenSampler } from '../text/text-env.js';
 import type { EvalOutcome, RunServices, Workload } from './workload.js';
 
 /** The text env of a plan (`envModule`: the loaded module of a `module(...)` env); errors name the param. */
@@ -69,6 +69,8 @@ export class TextWorkload implements Workload {
   /** Batches for the rollout inspector, armed by recordNext() once the run directory exists. */
   private readonly recorder: TextRolloutRecorder;
   private run: RunServices | null = null;
+  /** The latest evaluation's greedy samples, and the step it ran at. */
+  private lastEval: { step: number; samples: readonly SampleRecord[] } | null = null;
 
   private constructor(
     readonly env: TextEnv,
@@ -135,7 +137,22 @@ export class TextWorkload implements Workload {
 
   async evaluate(): Promise<EvalOutcome> {
     // A language model is a pretrained one or a TokenModel, both of which the env evaluates.
-    return { ...(await this.env.evaluate(this.model as TokenSampler)), deterministic: true };
+    const { samples, ...outcome } = await this.env.evaluate(this.model as TokenSampler);
+    if (this.run) this.lastEval = { step: this.run.step(), samples };
+    return { ...outcome, deterministic: true };
+  }
+
+  /**
+   * At the end of a finished run: the final policy's greedy answers on the held-out starts, as
+   * its last evaluation (at this step) scored them. Evaluations along the way and a run stopped
+   * by a signal (no evaluation at its last step) record none; batches are recorded by the learners.
+   */
+  async recordPolicy(algorithm: Algorithm, recorded: 'eval' | 'final', step: number): Promise<void> {
+    const run = this.run;
+    if (recorded !== 'final' || !run || this.lastEval?.step !== step) return;
+    const { env: kind, task } = this.env.description;
+    const answers = writeHeldOutAnswers(run.dir.rolloutsDir, { env: kind, task, terms: this.env.termNames, algorithm: algorithm.name, stage: run.stage(), step }, this.lastEval.samples);
+    run.dir.events.add({ type: 'rollout', step, file: run.dir.relative(answers.file), return: answers.return, length: answers.length, recorded: 'final', stage: run.stage() });
   }
 
   conditionValues(windows: Readonly<Record<string, number>>, latest: Readonly<Record<string, number>>, lastEval: Readonly<Record<string, number>>): Partial<Record<ConditionMetric, number>> {

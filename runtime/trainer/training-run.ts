@@ -245,6 +245,8 @@ export class TrainingRun {
     this.counters.stageStart = step;
     this.counters.stage = i;
     const { stage, settings } = this.stages[i]!;
+    // The stage that ended logs no more: its metrics leave status.json (evaluations stay).
+    for (const key of Object.keys(this.latest)) if (!key.startsWith('eval/')) delete this.latest[key];
     this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage, this.workload), computeOn(this.device, this.options.compute));
   }
 
@@ -254,6 +256,8 @@ export class TrainingRun {
     const { plan, options, dir, stop } = this;
     const events = dir.events;
     const startStep = this.step;
+    // Speed is the stage's own: a staged run's earlier stages (SFT's demonstrations) ran at another pace.
+    const stageStart = performance.now();
     while (!algorithm.done) {
       if (options.signal?.aborted) return { status: 'stopped', reason: 'stopped by a signal' };
       this.scheduleRecording(resumed);
@@ -261,7 +265,7 @@ export class TrainingRun {
       const step = this.step;
       const seconds = (performance.now() - startTime) / 1000;
       this.loopSeconds = seconds;
-      const sps = (step - startStep) / Math.max(seconds, 1e-9);
+      const sps = (step - startStep) / Math.max((performance.now() - stageStart) / 1000, 1e-9);
       const metrics = { ...this.episodeMetrics(this.workload.takeEpisodes(algorithm), step), ...values, 'charts/sps': sps };
       events.add({ type: 'metrics', step, values: metrics, stage: this.stageName });
       Object.assign(this.latest, metrics);

@@ -65,8 +65,8 @@ export interface Workload {
   /**
    * Records one episode of the algorithm's policy acting as evaluated (deterministic unless
    * the plan's eval says otherwise) on an env copy of its own, into rollouts/: `eval` at an
-   * evaluation, `final` at the end of the run. Absent where a workload records no episodes of
-   * that kind (text runs record their learners' batches).
+   * evaluation, `final` at the end of the run. The text workload records only `final`: the
+   * greedy answers its last evaluation scored (its learners record their batches).
    */
   recordPolicy?(algorithm: Algorithm, recorded: 'eval' | 'final', step: number): Promise<void>;
   /** Episodes that finished during the last iteration of `algorithm`. */

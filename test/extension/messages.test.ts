@@ -54,4 +54,10 @@ test('a stopped run: editor words and a Resume button', () => {
   assert.deepEqual(batchEnded('Long', 0, 1, 1), { message: 'Training Long stopped. It saved a checkpoint: Resume goes on from there.', actions: ['Resume', 'Open Dashboard'] });
   assert.deepEqual(batchEnded('Tiny (3 seeds)', 1, 2, 3).message, 'Training Tiny (3 seeds) stopped (1 finished). The 2 stopped runs saved checkpoints: Resume goes on from there.');
   assert.deepEqual(batchEnded('Tiny', 1, 0, 1), { message: 'Training Tiny finished (1 run).', actions: ['Open Dashboard'] });
+  // A label that counts its runs already is not followed by the count again.
+  assert.equal(batchEnded('sweep TwoRates (2 runs)', 2, 0, 2).message, 'Training sweep TwoRates (2 runs) finished.');
+  assert.equal(batchEnded('Tiny (3 seeds)', 3, 0, 3).message, 'Training Tiny (3 seeds) finished.');
+  // The run's dashboard is open already: no button to open it.
+  assert.deepEqual(batchEnded('Tiny', 1, 0, 1, true), { message: 'Training Tiny finished (1 run).', actions: [] });
+  assert.deepEqual(batchEnded('Long', 0, 1, 1, true).actions, ['Resume']);
 });

@@ -99,13 +99,22 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
       ['lr=3e-4', 'lr=3e-3'],
       'configurations labelled by the values they vary',
     );
-    // The best configuration by the final value of the metric shown (mean of its runs' last episode returns).
-    const lastReturn = (r: RunInfo) => eventsOf(r).filter((e) => e.type === 'episode').at(-1)!.return as number;
+    // The best configuration by the metric shown, each run judged by the mean of its last 20
+    // episodes (one last episode is noise), averaged over the configuration's runs.
+    const lastReturn = (r: RunInfo) => {
+      const last = eventsOf(r).filter((e) => e.type === 'episode').slice(-20).map((e) => e.return as number);
+      return last.reduce((a, b) => a + b) / last.length;
+    };
     const meanOf = (g: { runIds: string[] }) => g.runIds.map((id) => lastReturn(runs.find((r) => snapshotOf(r).id === id)!)).reduce((a, b) => a + b) / g.runIds.length;
     const best = [...s.groups].sort((a, b) => meanOf(b) - meanOf(a))[0];
     assert.notEqual(meanOf(s.groups[0]), meanOf(s.groups[1]), 'the fixture has a better configuration');
     s = await page.waitFor<CompareSnapshot>((s) => s.best === best.label && s.chart!.series.every((x) => x.values.some((v) => v !== null)), 'every run\'s history and the best configuration');
-    assert.match(s.summary, /^4 runs of sweep LrScan in 2 configurations .* Best by final episode return \(highest mean of its runs' last values\): ★ lr=3e-\d \([\d.]+\)\.$/);
+    assert.match(s.summary, /^4 runs of sweep LrScan in 2 configurations .* Best by Episode return, the mean of its last 20 episodes per run, averaged over the configuration's runs \(highest\): ★ lr=3e-\d \([\d.]+\)\.$/);
+    assert.equal(
+      await page.page.locator('.compare-table .best').first().getAttribute('title'),
+      "the best configuration by Episode return, the mean of its last 20 episodes per run, averaged over the configuration's runs (highest)",
+      'the star says how it was chosen',
+    );
     assert.ok(s.chart!.series.some((x) => x.label === `${best.label} (mean of 2 runs) ★ best`), s.chart!.series.map((x) => x.label).join(' | '));
     assert.equal(await page.page.locator('.compare-table .best').count(), 2, 'the best configuration\'s runs starred in the table');
     assert.deepEqual(
@@ -271,7 +280,7 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     const s = await page.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 2, 'both runs in the table');
     assert.ok(s.table!.columns.some((c) => c.key === 'hp:env.task' && c.differs), 'the text task is a differing hyperparameter');
     const cell = (run: string, column: string) => page.page.locator(`tr[data-run="${run}"] td[data-column="${column}"]`).textContent();
-    assert.equal(await cell(sums, 'env.task'), 'addition(digits: 1)', 'a task in the language\'s words');
+    assert.equal(await cell(sums, 'env.task'), 'addition(digits: 1, pad: false)', 'a task in the language\'s words');
     assert.equal(await cell(sums, 'main.algorithm'), 'GRPO');
     await page.screenshot('text-run');
     assert.deepEqual(page.errors, []);

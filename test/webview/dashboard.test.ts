@@ -19,8 +19,12 @@ interface ChartInfo {
   visible: boolean;
   empty: boolean;
   lastSmoothed: number | null;
-  marks?: { total: number; drawn: number; stopDrawn: boolean };
+  marks?: { total: number; drawn: number; stopDrawn: boolean; dense?: boolean };
   yAxis?: { labels: string[]; size: number; font: string };
+  title: string;
+  latest: string;
+  legend: string[];
+  axisTitles: { x: string | null; y: string | null };
 }
 
 interface DashboardSnapshot {
@@ -113,6 +117,81 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     await page.close();
   });
 
+  /** The dashboard's section headings as shown, in page order. */
+  const sections = (page: PageUnderTest) => page.page.locator('section.chart-section:not([hidden]) > h2').allInnerTexts();
+
+  test('a text run: held-out accuracy first, its learners\' metrics under readable titles, no episode or PPO charts', async () => {
+    const { page, host } = await open('Sums');
+    const s = await page.waitFor<DashboardSnapshot>((s) => s.charts.some((c) => c.id === 'eval/accuracy' && c.points > 0), 'the evaluations');
+    const evals = eventsOf(host.runs[0]).filter((e) => e.type === 'eval');
+    assert.equal(s.charts[0].id, 'eval/accuracy', 'the run\'s headline comes first');
+    assert.equal(chart(s, 'eval/accuracy').title, 'Held-out accuracy');
+    assert.equal(chart(s, 'eval/accuracy').points, evals.length, 'one point per evaluation');
+    for (const id of ['episode/return', 'episode/length', 'losses/value_loss', 'losses/approx_kl', 'losses/clipfrac']) {
+      assert.ok(!s.charts.some((c) => c.id === id), `no ${id} chart: a text task has no episodes, GRPO and SFT no value loss`);
+    }
+    assert.equal(chart(s, 'losses/kl').title, 'KL to the reference');
+    assert.equal(chart(s, 'losses/clip_fraction').title, 'Clip fraction');
+    assert.equal(chart(s, 'losses/sft_loss').title, 'SFT loss (cross-entropy)');
+    for (const c of s.charts) assert.doesNotMatch(c.title, /^[a-z]+\//, `${c.id}: a title, not the raw name`);
+    assert.deepEqual(await sections(page), ['Evaluation', 'Training samples', 'Reward terms', 'Losses', 'Schedules and speed']);
+    await page.screenshot('text-run');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    // Before its first event, a text run waits for what its learners log, and nothing else.
+    const waiting = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type === 'ready') await p.post({ type: 'runs', runs: [{ ...snapshotOf(host.runs[0]), state: 'running' }] });
+      },
+    });
+    const w = await waiting.waitFor<DashboardSnapshot>((s) => s.charts.length > 0, 'the waiting charts');
+    assert.deepEqual(
+      w.charts.map((c) => c.id),
+      ['eval/accuracy', 'train/token_accuracy', 'rewards/total', 'rewards/answer', 'rewards/format', 'losses/policy_loss', 'losses/sft_loss', 'losses/entropy', 'losses/kl', 'losses/clip_fraction', 'charts/learning_rate'],
+    );
+    assert.equal(await waiting.page.locator('[data-metric="eval/accuracy"] .chart-empty').textContent(), 'Waiting for the first evaluation');
+    await waiting.close();
+  });
+
+  test('a dialogue run: held-out success first, then its episodes (dialogues); no accuracy chart waits in vain', async () => {
+    const { page } = await open('Guesses');
+    const s = await page.waitFor<DashboardSnapshot>((s) => s.charts.some((c) => c.id === 'episode/return' && c.points > 0) && s.charts.some((c) => c.id === 'eval/success' && c.points > 0), 'the run');
+    assert.deepEqual(s.charts.slice(0, 3).map((c) => [c.id, c.title]), [['eval/success', 'Held-out success rate'], ['episode/return', 'Episode return'], ['episode/length', 'Episode length']]);
+    assert.ok(!s.charts.some((c) => c.id === 'eval/accuracy' || c.id === 'losses/value_loss'), s.charts.map((c) => c.id).join(', '));
+    assert.equal(chart(s, 'train/batch_success').title, 'Success rate (sampled)');
+    assert.ok(!(await sections(page)).includes('More'), 'every metric it logs has its place');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('each chart says what its number is, titles its axes, and lists evaluations in its legend only when there are some', async () => {
+    // Climb has no eval block: no "eval: –" entry.
+    const { page } = await open('Climb');
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    let s = await showChart(page, 'episode/return');
+    await page.settle();
+    s = await page.snapshot<DashboardSnapshot>();
+    const ret = chart(s, 'episode/return');
+    assert.ok(!ret.legend.includes('eval'), `no evaluations, no eval entry: ${ret.legend.join(', ')}`);
+    assert.match(ret.latest, /^latest -?[\d.]+$/, 'the header\'s number is labelled');
+    assert.deepEqual(ret.axisTitles, { x: 'env steps', y: 'return' });
+    await page.page.getByRole('radio', { name: 'Wall time' }).click();
+    await page.waitFor<DashboardSnapshot>((s) => s.xAxis === 'time', 'the wall-time axis');
+    await page.settle();
+    assert.equal(chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').axisTitles.x, 'wall time');
+    await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-axis-titles-${page.theme}.png` });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+    // Steady evaluates: its episode chart lists them.
+    const steady = await open('Steady');
+    await steady.page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(steady.page, 'episode/return');
+    await steady.page.settle();
+    assert.ok(chart(await steady.page.snapshot<DashboardSnapshot>(), 'episode/return').legend.includes('eval'));
+    await steady.page.close();
+  });
+
   test('smoothing and the x axis switch; the smoothed value is the debiased EMA of the raw one', async () => {
     const { page, host } = await open('Steady');
     await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
@@ -186,9 +265,33 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     const s = await showChart(page, 'episode/return');
     await page.settle();
     const marks = chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').marks;
-    assert.deepEqual(marks, { total: evals.length, drawn: evals.length, stopDrawn: false }, JSON.stringify(chart(s, 'episode/return')));
+    assert.deepEqual(marks, { total: evals.length, drawn: evals.length, stopDrawn: false, dense: false }, JSON.stringify(chart(s, 'episode/return')));
     const legend = await page.page.locator('[data-metric="episode/return"] .u-legend').innerText();
     assert.ok(legend.includes('eval') && !legend.includes('met stop'), `a run that ran its budget has no 'met stop' entry: ${legend}`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('two hundred evaluations are drawn as small faint dots, not rings that hide the curve', async () => {
+    const run = fixtureRuns('Steady')[0];
+    const all = eventsOf(run);
+    const template = all.find((e) => e.type === 'eval')!;
+    // The same history evaluated every 40 steps: 200 evaluations on a chart a few hundred pixels wide.
+    const evals = Array.from({ length: 200 }, (_, i) => ({ ...template, step: 40 * (i + 1), values: { ...template.values, 'eval/mean_return': 20 + (i % 7) } }));
+    const events = [...all.filter((e) => e.type !== 'eval'), ...evals].sort((a, b) => a.step - b.step);
+    const snapshot = snapshotOf(run);
+    const page = await browser.open('dashboard', {
+      host: async (m, p) => {
+        if (m.type !== 'ready') return;
+        await p.post({ type: 'runs', runs: [snapshot] });
+        await p.post({ type: 'events', runId: snapshot.id, events, reset: true });
+      },
+    });
+    await page.waitFor<DashboardSnapshot>(loaded, 'the episodes');
+    await showChart(page, 'episode/return');
+    await page.settle();
+    assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), 'episode/return').marks, { total: 200, drawn: 200, stopDrawn: false, dense: true }, 'every one drawn, small');
+    await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-dense-evals-${page.theme}.png` });
     assert.deepEqual(page.errors, []);
     await page.close();
   });
@@ -216,7 +319,7 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     for (const id of ['episode/return', 'episode/length']) {
       await showChart(page, id);
       await page.settle();
-      assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true }, id);
+      assert.deepEqual(chart(await page.snapshot<DashboardSnapshot>(), id).marks, { total: 1, drawn: 1, stopDrawn: true, dense: false }, id);
       assert.match(await page.page.locator(`[data-metric="${id}"] .u-legend`).innerText(), /met stop/, id);
     }
     await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-stop-marker-${page.theme}.png` });

@@ -27,7 +27,7 @@ interface SampleRow {
   turns?: [string, string][];
   reward: number;
   terms: Record<string, number>;
-  advantage: number;
+  advantage: number | null;
   verdict: string;
 }
 
@@ -45,7 +45,7 @@ interface InspectorSnapshot {
   notice: string;
   drawn: string | null;
   step: StepFacts | null;
-  text: { algorithm: string; step: number; groups: { start: string; target?: string }[]; selected: number; rows: SampleRow[] } | null;
+  text: { algorithm: string; step: number; groups: { start: string; target?: string }[]; selected: number; listed: number[]; recorded: string | null; rows: SampleRow[] } | null;
   episodeLabels: string[];
 }
 
@@ -275,11 +275,11 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
       assert.equal(row.text, sample.text);
       assert.deepEqual(row.turns, sample.turns);
       assert.equal(row.reward, sample.reward);
-      assert.equal(row.advantage, sample.advantage);
+      assert.equal(row.advantage, sample.advantage ?? null);
       assert.deepEqual(row.terms, Object.fromEntries(header.terms.map((t) => [t, sample.terms![t]])));
       assert.equal(row.verdict, sample.correct !== undefined ? (sample.correct ? 'correct' : 'wrong') : sample.success ? 'success' : 'failed');
     }
-    const advantages = s.text!.rows.map((r) => r.advantage);
+    const advantages = s.text!.rows.map((r) => r.advantage!);
     assert.deepEqual(advantages, [...advantages].sort((a, b) => b - a), 'highest advantage first');
     // What a user reads in the table, row by row, in the order shown.
     const shown = await page.page.locator('table.samples tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
@@ -288,7 +288,7 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
       const row = s.text!.rows[i];
       assert.equal(cells[0], String(row.index));
       const advantage = cells[cells.length - 2]!;
-      assert.match(advantage, row.advantage > 0 ? /^\+/ : row.advantage < 0 ? /^−/ : /^0$/, 'the advantage carries its sign');
+      assert.match(advantage, row.advantage! > 0 ? /^\+/ : row.advantage! < 0 ? /^−/ : /^0$/, 'the advantage carries its sign');
       assert.equal(cells[cells.length - 1], { correct: '✓ correct', wrong: '✗ wrong', success: '✓ success', failed: '✗ failed' }[row.verdict]);
     });
     return s;
@@ -297,8 +297,14 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
   test('a text run: each prompt’s completions with their reward terms, signed advantages and verdicts', async () => {
     const run = fixtureRuns('Sums')[0];
     const episodes = listRollouts(run.dir);
-    const latest = episodes[episodes.length - 1].file;
+    const batches = episodes.filter((e) => e.recorded === 'train');
+    const latest = batches[batches.length - 1].file;
+    const final = episodes[episodes.length - 1].file;
     const { page, host } = await open(run);
+    // The run opens on its final policy's answers (the next test); the latest batch is a pick away.
+    await page.waitFor<InspectorSnapshot>((s) => s.file === final && s.text !== null, 'the final answers');
+    await page.page.locator('#episode-picker').click();
+    await page.page.locator(`#episode-picker vscode-option[value="${latest}"]`).click();
     let s = await assertGroup(page, latest, 0);
     assert.equal(s.kind, 'text');
     assert.equal(s.env, 'TextTask');
@@ -315,8 +321,8 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     // The picker: the step, the algorithm and the batch's mean reward (from the run's rollout events).
     const notes = eventsOf(run).filter((e) => e.type === 'rollout');
     assert.deepEqual(
-      s.episodeLabels,
-      episodes.map((e) => {
+      s.episodeLabels.slice(0, -1),
+      batches.map((e) => {
         const note = notes.find((n) => n.type === 'rollout' && n.step === e.step)!;
         return `step ${e.step.toLocaleString('en-US')} · GRPO · mean reward ${Number((note as { return: number }).return.toPrecision(4))}`;
       }),
@@ -349,7 +355,7 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     s = await assertGroup(page, first, 1);
     assert.deepEqual(
       host.received.filter((m) => m.type === 'openEpisode').map((m) => (m as { file: string }).file),
-      [latest, first, first],
+      [final, latest, first, first],
     );
     assert.deepEqual(page.errors, []);
     await page.close();
@@ -358,7 +364,7 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
   test('a text batch in the light theme, and a completion that reads as markup stays text', async () => {
     const run = fixtureRuns('Sums')[0];
     const episodes = listRollouts(run.dir);
-    const file = episodes[episodes.length - 1].file;
+    const file = episodes.at(-1)!.file;
     const batch = readBatch(file);
     const markup = '<script>window.injected = 1</script><img src=x onerror="window.injected = 2">';
     // The real batch, one completion replaced: the page must show it as the characters it is.
@@ -385,9 +391,8 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
   test('a dialogue run: each sample’s dialogue turn by turn, agent and env told apart, with its verdict', async () => {
     const run = fixtureRuns('Guesses')[0];
     const episodes = listRollouts(run.dir);
-    const latest = episodes[episodes.length - 1].file;
     const { page } = await open(run);
-    await assertGroup(page, latest, 0);
+    await page.waitFor<InspectorSnapshot>((s) => s.file === episodes.at(-1)!.file && s.text !== null, 'the final answers');
     // The first batch: sampled before training, some dialogues found the number and some did not.
     const first = episodes[0].file;
     await page.page.locator('#episode-picker').click();
@@ -415,6 +420,64 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     assert.deepEqual(page.errors, []);
     await page.close();
   });
+
+  test('a finished text run opens on its final policy\'s held-out answers, the wrong ones listed first', async () => {
+    const run = fixtureRuns('Sums')[0];
+    const final = listRollouts(run.dir).at(-1)!;
+    assert.equal(final.recorded, 'final', 'the trainer wrote the final answers');
+    const { header, groups } = readBatch(final.file);
+    const wrong = groups.flatMap((g, i) => (g.samples[0].correct ? [] : [i]));
+    const right = groups.flatMap((g, i) => (g.samples[0].correct ? [i] : []));
+    assert.ok(wrong.length > 0 && right.length > 0, 'the fixture policy gets some held-out prompts wrong');
+    const { page } = await open(run);
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.file === final.file && s.text !== null, 'the final answers');
+    const lastEval = eventsOf(run).filter((e) => e.type === 'eval').at(-1)!;
+    assert.equal(s.text!.recorded, 'final');
+    assert.equal(s.episodeLabels.at(-1), `final policy · held-out accuracy ${(100 * lastEval.values['eval/accuracy']).toFixed(1)}% · ${groups.length} prompts`);
+    assert.deepEqual(s.text!.listed, [...wrong, ...right], 'the prompts it got wrong first');
+    assert.equal(await page.page.locator('nav.groups h3').textContent(), 'Held-out prompts');
+    assert.equal(
+      await page.page.locator('.batch-summary').textContent(),
+      `TextTask ${header.task} · final policy, greedy (GRPO, stage main, step ${header.step.toLocaleString('en-US')}) · ${groups.length} held-out prompts: ` +
+        `${right.length} correct (${((100 * right.length) / groups.length).toFixed(1)}%), ${wrong.length} wrong, listed first · mean reward ${Number((groups.reduce((a, g) => a + g.samples[0].reward, 0) / groups.length).toPrecision(4))}`,
+    );
+    // The first one listed is selected: one greedy completion, its verdict, and no advantage (nothing trained on it).
+    await assertHeldOut(page, final.file, wrong[0]);
+    assert.deepEqual(await page.page.locator('table.samples thead th').allTextContents(), ['#', 'completion', 'reward', 'term: answer', 'term: format', 'verdict']);
+    const item = page.page.locator(`#group-${wrong[0]} .group-summary`);
+    assert.match((await item.textContent()) ?? '', new RegExp(`^✗ wrong: ${escape(groups[wrong[0]].samples[0].text!)} · reward `));
+    // The keyboard walks the list as shown.
+    await page.page.locator('#group-list').focus();
+    await page.page.keyboard.press('End');
+    await assertHeldOut(page, final.file, right.at(-1)!);
+    await page.page.keyboard.press('Home');
+    await assertHeldOut(page, final.file, wrong[0]);
+    await page.screenshot('held-out');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('held-out dialogues open on the first one the policy failed, numbered (their openings are alike)', async () => {
+    const run = fixtureRuns('Guesses')[0];
+    const final = listRollouts(run.dir).at(-1)!;
+    const { groups } = readBatch(final.file);
+    const failed = groups.findIndex((g) => g.samples[0].success === false);
+    assert.ok(failed > 0, 'the fixture policy fails a dialogue after the first');
+    const { page } = await open(run);
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.file === final.file && s.text !== null, 'the final answers');
+    assert.equal(s.text!.selected, failed, 'the first one listed, not the first in the file');
+    assert.equal(s.text!.listed[0], failed);
+    assert.equal(await page.page.locator(`#group-${failed} .group-index`).textContent(), `#${failed + 1} `);
+    assert.equal(await page.page.locator('nav.groups h3').textContent(), 'Held-out dialogues');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  async function assertHeldOut(page: PageUnderTest, file: string, group: number): Promise<void> {
+    const s = await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.text?.selected === group, `held-out group ${group}`);
+    const sample = readBatch(file).groups[group].samples[0];
+    assert.deepEqual(s.text!.rows.map((r) => [r.text, r.reward, r.advantage, r.verdict]), [[sample.text, sample.reward, null, sample.correct ? 'correct' : 'wrong']]);
+  }
 
   test('a live text run in its SFT warm-up: no batch yet, and the notice says when batches come', async () => {
     const plan = snapshotOf(fixtureRuns('Sums')[0]).plan;

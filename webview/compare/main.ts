@@ -6,6 +6,7 @@ import { Bridge, exposeTestHook } from '../shared/bridge.js';
 import { h, replaceChildren } from '../shared/dom.js';
 import { formatClock, formatSteps, formatStepTick, formatValue } from '../shared/format.js';
 import type { RunModel } from '../shared/run-model.js';
+import { isTextPlan, metricInfo, metricTitle } from '../shared/metrics.js';
 import { Runs } from '../shared/runs.js';
 import { watchTheme } from '../shared/theme.js';
 import { xAxisPicker } from '../shared/x-axis.js';
@@ -13,7 +14,7 @@ import { checkbox, dropdown, radioGroup, slider } from '../ui/components.js';
 import { aggregate, commonGrid, lastPerX, sampleAt } from './aggregate.js';
 import { CompareChart, type ChartData, type ChartSeries, type Range } from './chart.js';
 import { groupRuns, hparamTable, type RunGroup } from './hparams.js';
-import { curveOf, finalValue, metricChoices, type XMode } from './series.js';
+import { curveOf, finalValue, metricChoices, settledBasis, settledValue, type XMode } from './series.js';
 import { exportButtons } from '../shared/export.js';
 import { CompareTable, finalColumn, hparamColumn, nameRun, tableCsv, type Column, type Sort, type TableView } from './table.js';
 
@@ -236,9 +237,7 @@ function render(withTable: boolean): void {
   const runLabel = (run: RunModel) => `${lastGroups.length > 1 ? lastGroups[groupOf.get(run.id)!].label : run.snapshot.experiment} · seed ${run.seed ?? '?'}`;
   lastBest = bestGroup(lastGroups, all, state.metric, state.xAxis);
   const sweeps = sweepNames(all);
-  const best = lastBest
-    ? ` Best by final ${metricLabel(state.metric)} (${lowerIsBetter(state.metric) ? 'lowest' : 'highest'} mean of its runs' last values): ★ ${lastGroups[lastBest.group].label} (${formatValue(lastBest.value)}).`
-    : '';
+  const best = lastBest ? ` Best by ${bestRule(state.metric)}: ★ ${lastGroups[lastBest.group].label} (${formatValue(lastBest.value)}).` : '';
   summary.textContent = `${all.length} run${all.length === 1 ? '' : 's'}${sweeps.length > 0 ? ` of sweep ${sweeps.join(', ')}` : ''} in ${lastGroups.length} configuration${lastGroups.length === 1 ? '' : 's'} (runs that differ only in their seed); ${included.length} on the chart.${best}`;
 
   lastChart = chartData(included, colorIndex, runLabel);
@@ -260,6 +259,7 @@ function render(withTable: boolean): void {
     // The same run id can appear under several experiments.
     const withExperiment = new Set(all.map((r) => r.snapshot.experiment)).size > 1;
     lastView = {
+      bestTitle: `the best configuration by ${bestRule(state.metric)}`,
       columns,
       sort: state.sort,
       rows: all.map((run) => ({
@@ -329,7 +329,7 @@ function bestGroup(groups: RunGroup[], all: RunModel[], metric: string, xAxis: X
   const byId = new Map(all.map((r) => [r.id, r]));
   let best: { group: number; value: number } | undefined;
   groups.forEach((group, g) => {
-    const finals = group.runIds.map((id) => finalValue(curveOf(byId.get(id)!, metric, xAxis, 0))).filter((v): v is number => v !== undefined);
+    const finals = group.runIds.map((id) => settledValue(byId.get(id)!, metric, xAxis)).filter((v): v is number => v !== undefined);
     if (finals.length === 0) return;
     const value = finals.reduce((a, b) => a + b, 0) / finals.length;
     if (!best || (lowerIsBetter(metric) ? value < best.value : value > best.value)) best = { group: g, value };
@@ -339,7 +339,12 @@ function bestGroup(groups: RunGroup[], all: RunModel[], metric: string, xAxis: X
 
 /** Losses are better low; returns, successes, rates better high. */
 function lowerIsBetter(metric: string): boolean {
-  return metric.startsWith('losses/');
+  return metricInfo(metric).lowerIsBetter === true;
+}
+
+/** How the best configuration is chosen, in words, for the summary and the star's tooltip. */
+function bestRule(metric: string): string {
+  return `${metricLabel(metric)}, ${settledBasis(metric)} per run, averaged over the configuration's runs (${lowerIsBetter(metric) ? 'lowest' : 'highest'})`;
 }
 
 /** The sweeps the runs belong to (plan.json's `sweep.name`), in first-seen order. */
@@ -348,13 +353,9 @@ function sweepNames(all: RunModel[]): string[] {
   return [...new Set(names)];
 }
 
+/** A metric's name on this page: its title in the one table of metrics (shared/metrics.ts). */
 function metricLabel(metric: string): string {
-  const names: Record<string, string> = {
-    'episode/return': 'episode return',
-    'episode/length': 'episode length',
-    'eval/mean_return': 'eval mean return',
-  };
-  return names[metric] ?? metric;
+  return metricTitle(metric, runs.list().some((r) => isTextPlan(r.snapshot.plan)));
 }
 
 exposeTestHook(() => ({

@@ -45,6 +45,28 @@ export function metricChoices(runs: RunModel[]): string[] {
   return [...first, ...[...evals].sort(), ...[...metrics].sort()];
 }
 
+/** Points of a curve averaged for the value a run is judged by: the 20 of train/mean_return. */
+export const SETTLED_WINDOW = 20;
+
+/**
+ * The value a run is judged by on `metric`, and how it was taken: an evaluation's latest value
+ * (itself a mean over its episodes), else the mean of the last SETTLED_WINDOW raw values (one
+ * last episode is noise: a final 94 against a mean of 29.9).
+ */
+export function settledValue(run: RunModel, metric: string, xMode: XMode): number | undefined {
+  const curve = curveOf(run, metric, xMode, 0);
+  if (metric.startsWith('eval/')) return finalValue(curve);
+  const finite = Array.from(curve.ys).filter((v) => Number.isFinite(v));
+  const last = finite.slice(-SETTLED_WINDOW);
+  return last.length > 0 ? last.reduce((a, b) => a + b, 0) / last.length : undefined;
+}
+
+/** How settledValue() judged `metric`, in words: `the latest evaluation`, `the mean of its last 20 episodes`. */
+export function settledBasis(metric: string): string {
+  if (metric.startsWith('eval/')) return 'the latest evaluation';
+  return `the mean of its last ${SETTLED_WINDOW} ${metric.startsWith('episode/') ? 'episodes' : 'values'}`;
+}
+
 /** The last finite value of a curve. */
 export function finalValue(curve: Curve): number | undefined {
   for (let i = curve.ys.length - 1; i >= 0; i--) if (Number.isFinite(curve.ys[i])) return curve.ys[i];

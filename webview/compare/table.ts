@@ -42,6 +42,8 @@ export interface Sort {
 }
 
 export interface TableView {
+  /** The best configuration's star's tooltip: how it was chosen. */
+  bestTitle?: string;
   columns: Column[];
   rows: TableRow[];
   sort: Sort;
@@ -183,7 +185,7 @@ export class CompareTable {
             },
             c.kind === 'run' ? swatch : null,
             c.kind === 'run' ? h('span', { class: 'run-name', text: row.label }) : cellText(row, c),
-            c.kind === 'run' && row.best ? h('span', { class: 'best', text: ' ★', attrs: { title: 'the best configuration', 'aria-label': 'best configuration' } }) : null,
+            c.kind === 'run' && row.best ? h('span', { class: 'best', text: ' ★', attrs: { title: view.bestTitle ?? 'the best configuration', 'aria-label': 'best configuration' } }) : null,
             // The directory's name stays at hand (to find or copy it) when the label is not it.
             c.kind === 'run' && row.label !== row.runId ? h('span', { class: 'run-id', text: row.runId }) : null,
           ),

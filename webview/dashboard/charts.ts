@@ -1,10 +1,12 @@
 // The dashboard's charts: which series a run gets, in which section and order. Every metric
-// the run logs gets a chart (a future trainer's new metric shows up by itself); the ones a
-// PPO user looks at first are there from the start, saying what they wait for.
+// the run logs gets a chart (a future trainer's new metric shows up by itself), titled and
+// placed by the one table of metrics (shared/metrics.ts); the ones the run's learners log are
+// there from the start, saying what they wait for, and no other learner's are.
 import { h } from '../shared/dom.js';
 import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
 import { LiveChart, type LiveChartOptions, type Markers, type Range, type SeriesSource, type VerticalLines } from '../shared/live-chart.js';
-import { curriculumLines, type RunModel, type Table } from '../shared/run-model.js';
+import { isTextPlan, metricInfo, metricRank, metricTitle, NOT_CHARTED, SECTIONS, waitingMetrics, type Section, type SeriesTable } from '../shared/metrics.js';
+import { curriculumLines, stageLines, type RunModel, type Table } from '../shared/run-model.js';
 import type { Theme } from '../shared/theme.js';
 import type { XMode } from '../shared/x-axis.js';
 
@@ -14,86 +16,50 @@ export type { XMode };
 const FRAME_BUDGET_MS = 8;
 
 interface ChartSpec {
+  /** The metric's key (`losses/kl`), `episode/return` for the per-episode series. */
   id: string;
   title: string;
-  table: 'metrics' | 'episodes';
-  key: string;
+  table: SeriesTable;
+  /** The column of the table. */
+  column: string;
   section: Section;
+  smoothable: boolean;
+  /** The y axis's title (a unit), where the title does not say it. */
+  unit?: string;
+  /** What a step counts on the x axis: env steps, or a text run's samples. */
+  text: boolean;
   /** Evaluation values marked on this chart. */
   evalKey?: string;
 }
 
-type Section = 'Episodes' | 'Reward terms' | 'Losses' | 'Schedules and speed' | 'More';
-const SECTIONS: Section[] = ['Episodes', 'Reward terms', 'Losses', 'Schedules and speed', 'More'];
+/** The evaluation's value marked on the per-episode charts. */
+const EVAL_MARKS: Record<string, string> = { 'episode/return': 'eval/mean_return', 'episode/length': 'eval/mean_length' };
 
-const EPISODE_CHARTS: ChartSpec[] = [
-  { id: 'episode/return', title: 'Episode return', table: 'episodes', key: 'return', section: 'Episodes', evalKey: 'eval/mean_return' },
-  { id: 'episode/length', title: 'Episode length', table: 'episodes', key: 'length', section: 'Episodes', evalKey: 'eval/mean_length' },
-];
-
-/** Metrics charted from the start, in this order; others follow in key order. */
-const PREFERRED = [
-  'episode/return',
-  'episode/length',
-  'rewards/total',
-  'losses/policy_loss',
-  'losses/value_loss',
-  'losses/entropy',
-  'losses/approx_kl',
-  'losses/old_approx_kl',
-  'losses/clipfrac',
-  'losses/explained_variance',
-  'losses/grad_norm',
-  'charts/learning_rate',
-  'charts/clip',
-  'charts/entropy_coef',
-  'charts/sps',
-];
-const SHOWN_BEFORE_DATA = new Set(['losses/policy_loss', 'losses/value_loss', 'losses/entropy', 'losses/approx_kl', 'losses/clipfrac', 'charts/learning_rate']);
-
-/** Exact values (schedules, counters): averaging them would only show something untrue. */
-const NOT_SMOOTHED = new Set(['charts/learning_rate', 'charts/clip', 'charts/entropy_coef', 'losses/gradient_steps']);
-
-/** Per-update means of what the episode charts show one point per episode of. */
-const NOT_CHARTED = new Set(['charts/episodic_return', 'charts/episodic_length']);
-
-const TITLES: Record<string, string> = {
-  'rewards/total': 'Training return (all terms)',
-  'losses/policy_loss': 'Policy loss',
-  'losses/value_loss': 'Value loss',
-  'losses/entropy': 'Entropy',
-  'losses/approx_kl': 'Approx. KL',
-  'losses/old_approx_kl': 'Approx. KL (old estimator)',
-  'losses/clipfrac': 'Clip fraction',
-  'losses/explained_variance': 'Explained variance',
-  'losses/grad_norm': 'Gradient norm',
-  'losses/gradient_steps': 'Gradient steps per update',
-  'charts/learning_rate': 'Learning rate',
-  'charts/clip': 'Clip coefficient',
-  'charts/entropy_coef': 'Entropy coefficient',
-  'charts/sps': 'Steps per second',
-  'charts/episodes': 'Episodes per update',
-  'train/mean_return': 'Mean return (last 20 episodes)',
-  'train/mean_length': 'Mean length (last 20 episodes)',
-  'train/success': 'Success rate (last 20 episodes)',
+const EMPTY_TEXT: Record<SeriesTable, string> = {
+  episodes: 'Waiting for the first episode',
+  metrics: 'Waiting for the first update',
+  evals: 'Waiting for the first evaluation',
 };
 
-function sectionOf(key: string): Section {
-  if (key.startsWith('rewards/')) return 'Reward terms';
-  if (key.startsWith('losses/') && key !== 'losses/gradient_steps') return 'Losses';
-  if (key === 'charts/learning_rate' || key === 'charts/clip' || key === 'charts/entropy_coef' || key === 'charts/sps') return 'Schedules and speed';
-  return 'More';
-}
-
-function metricSpec(key: string): ChartSpec {
-  const term = /^rewards\/(.+)$/.exec(key)?.[1];
-  const title = TITLES[key] ?? (term ? `Reward term: ${term}` : key);
-  return { id: key, title, table: 'metrics', key, section: sectionOf(key) };
+function specOf(key: string, text: boolean): ChartSpec {
+  const info = metricInfo(key);
+  const episode = /^episode\/(.+)$/.exec(key)?.[1];
+  return {
+    id: key,
+    title: metricTitle(key, text),
+    table: info.table,
+    column: episode ?? key,
+    section: info.section,
+    ...(info.unit ? { unit: info.unit } : {}),
+    text,
+    // Evaluations are few and each one already a mean: drawn as they are.
+    smoothable: !info.exact && info.table !== 'evals',
+    ...(EVAL_MARKS[key] ? { evalKey: EVAL_MARKS[key] } : {}),
+  };
 }
 
 function rank(spec: ChartSpec): [number, number, string] {
-  const preferred = PREFERRED.indexOf(spec.id);
-  return [SECTIONS.indexOf(spec.section), preferred === -1 ? PREFERRED.length : preferred, spec.id];
+  return [SECTIONS.indexOf(spec.section), metricRank(spec.id), spec.id];
 }
 
 function compareSpecs(a: ChartSpec, b: ChartSpec): number {
@@ -107,6 +73,16 @@ function plannedTerms(run: RunModel): string[] {
   // Read defensively: the plan is a file on disk, any shape can turn up.
   const terms: unknown = (run.snapshot.plan as { reward?: { terms?: unknown } | null } | undefined)?.reward?.terms;
   return (Array.isArray(terms) ? terms : []).map((t) => (t as { name?: unknown } | null)?.name).filter((n): n is string => typeof n === 'string');
+}
+
+/** The keys a run gets charts for now: what its learners log (waiting), and every series it has. */
+function chartedKeys(run: RunModel): string[] {
+  const plan = run.snapshot.plan;
+  const keys = waitingMetrics(plan);
+  if (run.episodes.length > 0) keys.push('episode/return', 'episode/length');
+  if (plannedTerms(run).length > 0) keys.push('rewards/total', ...plannedTerms(run).map((t) => `rewards/${t}`));
+  keys.push(...run.metrics.keys(), ...run.evalTable.keys());
+  return keys.filter((key) => !NOT_CHARTED.has(key));
 }
 
 export interface ChartBoardOptions {
@@ -203,9 +179,8 @@ export class ChartBoard {
   update(): void {
     const run = this.run;
     if (!run) return;
-    const wanted = [...EPISODE_CHARTS, ...[...SHOWN_BEFORE_DATA].map(metricSpec)];
-    if (plannedTerms(run).length > 0) wanted.push(metricSpec('rewards/total'), ...plannedTerms(run).map((t) => metricSpec(`rewards/${t}`)));
-    for (const key of run.metrics.keys()) if (!NOT_CHARTED.has(key)) wanted.push(metricSpec(key));
+    const text = isTextPlan(run.snapshot.plan);
+    const wanted = chartedKeys(run).map((key) => specOf(key, text));
     const added = new Set<Section>();
     for (const spec of wanted) {
       if (this.charts.has(spec.id)) continue;
@@ -217,8 +192,8 @@ export class ChartBoard {
       this.evalsSeen = run.evals.length;
       for (const { spec, chart } of this.charts.values()) if (spec.evalKey) chart.markDirty();
     }
-    if (run.curriculum.length !== this.curriculumSeen) {
-      this.curriculumSeen = run.curriculum.length;
+    if (run.curriculum.length + run.stages.length !== this.curriculumSeen) {
+      this.curriculumSeen = run.curriculum.length + run.stages.length;
       for (const { chart } of this.charts.values()) chart.markDirty();
     }
     this.render();
@@ -252,20 +227,25 @@ export class ChartBoard {
     const chart = new LiveChart({
       id: spec.id,
       title: spec.title,
-      emptyText: spec.table === 'episodes' ? 'Waiting for the first episode' : 'Waiting for the first update',
+      titleHint: spec.table === 'episodes' ? `one point per training episode (its ${spec.column})` : `${spec.id} in events.jsonl`,
+      emptyText: EMPTY_TEXT[spec.table],
+      xTitle: () => (this.options.xMode === 'time' ? 'wall time' : spec.text ? 'steps (samples)' : 'env steps'),
+      ...(spec.unit ? { yTitle: spec.unit } : {}),
       theme: this.options.theme,
       color: colorOf(spec),
       xValue: (x) => (this.options.xMode === 'step' ? `step ${formatSteps(x)}` : formatClock(x)),
       xTick: (x) => (this.options.xMode === 'step' ? formatStepTick(x) : formatClock(x)),
       syncKey: 'dashboard',
-      smoothable: !NOT_SMOOTHED.has(spec.id),
+      smoothable: spec.smoothable,
+      // Evaluations are few: each one marked.
+      points: spec.table === 'evals',
       onZoom: this.options.onZoom,
       onExport: this.options.onExport,
     });
     chart.setSmoothing(this.options.smoothing);
     const zoom = this.options.zoom[spec.id];
     if (zoom) chart.setZoom(zoom);
-    chart.setSource(this.sourceOf(run, spec), spec.evalKey ? () => this.markersOf(run, spec.evalKey!) : undefined, () => this.curriculumLines(run));
+    chart.setSource(this.sourceOf(run, spec), spec.evalKey ? () => this.markersOf(run, spec.evalKey!) : undefined, () => this.verticalLines(run));
     this.charts.set(spec.id, { spec, chart });
     this.sections.get(spec.section)!.hidden = false;
     this.visibility.observe(chart.element);
@@ -279,21 +259,26 @@ export class ChartBoard {
   }
 
   private sourceOf(run: RunModel, spec: ChartSpec): SeriesSource {
-    const table: Table = spec.table === 'episodes' ? run.episodes : run.metrics;
+    const table: Table = spec.table === 'episodes' ? run.episodes : spec.table === 'evals' ? run.evalTable : run.metrics;
     const generation = this.generation;
     return {
       length: () => table.length,
       xs: () => (this.options.xMode === 'step' ? table.steps.values : table.times.values),
       xOffset: () => (this.options.xMode === 'step' ? 0 : -(run.startTime ?? 0)),
-      ys: () => table.column(spec.key).values,
+      ys: () => table.column(spec.column).values,
       revision: () => `${generation}:${table.revision}:${this.options.xMode}`,
     };
   }
 
-  /** A line at each advance of the run's curriculum, labelled with the new value (`size 7`). */
-  private curriculumLines(run: RunModel): VerticalLines | undefined {
-    if (run.curriculum.length === 0) return undefined;
-    return curriculumLines(run, this.options.xMode);
+  /**
+   * A line at the start of each stage after the first (`GRPO main`), and at each advance of the
+   * run's curriculum, labelled with the new value (`size 7`).
+   */
+  private verticalLines(run: RunModel): VerticalLines | undefined {
+    if (run.curriculum.length === 0 && run.stages.length < 2) return undefined;
+    const stages = stageLines(run, this.options.xMode);
+    const curriculum = curriculumLines(run, this.options.xMode);
+    return { xs: [...stages.xs, ...curriculum.xs], labels: [...stages.labels, ...curriculum.labels] };
   }
 
   private markersOf(run: RunModel, key: string): Markers | undefined {
@@ -321,8 +306,11 @@ export class ChartBoard {
 
 function colorOf(spec: ChartSpec): number {
   switch (spec.section) {
+    case 'Evaluation':
     case 'Episodes':
       return 0;
+    case 'Training samples':
+      return 2;
     case 'Reward terms':
       return spec.id === 'rewards/total' ? 0 : 2 + (hash(spec.id) % 4);
     case 'Losses':

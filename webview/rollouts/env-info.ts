@@ -17,8 +17,6 @@ const STEPS_PER_SECOND: Record<string, number> = {
   GridWorld: 4,
 };
 
-export const TEXT_ENVS = new Set(['TextTask', 'GuessNumber']);
-
 export function actionName(env: string | undefined, action: number): string | undefined {
   return env ? ACTION_NAMES[env]?.[action] : undefined;
 }

@@ -11,7 +11,8 @@ import { Runs } from '../shared/runs.js';
 import { watchTheme } from '../shared/theme.js';
 import { dropdown, progressRing } from '../ui/components.js';
 import { drawingFor } from './draw/index.js';
-import { stepsPerSecond, TEXT_ENVS } from './env-info.js';
+import { isTextPlan } from '../shared/metrics.js';
+import { stepsPerSecond } from './env-info.js';
 import { RewardChart } from './reward-chart.js';
 import { stepFacts, StepView, type StepFacts } from './step-view.js';
 import { TextBatchView } from './text-view.js';
@@ -145,7 +146,8 @@ function openEpisode(file: string): void {
   timeline.pause();
   if (file !== state.file) {
     state.t = 0;
-    state.group = 0;
+    // The first group listed (of held-out answers: the first wrong one) until the user picks one.
+    state.group = undefined;
   }
   state.file = file;
   bridge.saveState(state);
@@ -225,20 +227,36 @@ function whyNoEpisodes(run: RunModel, missing: boolean): string {
 function episodeLabel(run: RunModel, listing: RolloutListing): string {
   const name = listing.file.split(/[\\/]/).pop()!;
   const note = run.rollouts.find((r) => r.file.split('/').pop() === name);
+  // The listing knows from the file's name; older hosts list no `recorded`.
+  const recorded = listing.recorded ?? note?.recorded ?? 'train';
   if (isTextRun(run)) {
+    if (recorded === 'final') return heldOutLabel(run, listing, note?.length, name);
     const algorithm = algorithmOf(run, note?.stage);
     const parts = [`step ${formatSteps(listing.step)}`, algorithm, note ? `mean reward ${formatValue(note.return)}` : name];
     return parts.filter(Boolean).join(' · ');
   }
-  // The listing knows from the file's name; older hosts list no `recorded`.
-  const recorded = listing.recorded ?? note?.recorded ?? 'train';
   const what = recorded === 'final' ? 'final policy' : recorded === 'eval' ? `eval at ${formatSteps(listing.step)}` : `training at ${formatSteps(listing.step)}`;
   return note ? `${what}, return ${formatValue(note.return)} · ${note.length} steps` : `${what} (${name})`;
 }
 
+/**
+ * The final policy's held-out answers, by what its evaluation at that step found:
+ * `final policy · held-out accuracy 99.6% · 256 prompts`.
+ */
+function heldOutLabel(run: RunModel, listing: RolloutListing, count: number | undefined, name: string): string {
+  const evaluation = run.evals.find((e) => e.step === listing.step)?.values ?? {};
+  const percent = (v: number) => `${(100 * v).toFixed(1)}%`;
+  const dialogues = (run.snapshot.plan as { env?: { kind?: unknown } } | undefined)?.env?.kind !== 'TextTask';
+  const found = Number.isFinite(evaluation['eval/accuracy'])
+    ? `held-out accuracy ${percent(evaluation['eval/accuracy'])}`
+    : Number.isFinite(evaluation['eval/success'])
+      ? `held-out success ${percent(evaluation['eval/success'])}`
+      : 'held-out answers';
+  return ['final policy', found, count !== undefined ? `${count} ${dialogues ? 'dialogues' : 'prompts'}` : name].join(' · ');
+}
+
 function isTextRun(run: RunModel): boolean {
-  const plan = run.snapshot.plan as { env?: { kind?: string } } | undefined;
-  return TEXT_ENVS.has(plan?.env?.kind ?? '');
+  return isTextPlan(run.snapshot.plan);
 }
 
 /** The algorithm of the plan's stage by that name (or of its only stage). */
@@ -268,7 +286,7 @@ function loadEpisode(): void {
   if (ep.kind === 'text') {
     timeline.pause();
     facts = undefined;
-    textView.load(ep.header, ep.groups, state.group ?? 0);
+    textView.load(ep.header, ep.groups, state.group);
     return;
   }
   const env = ep.header?.env;
@@ -337,6 +355,8 @@ exposeTestHook(() => ({
           step: episode.header.step,
           groups: episode.groups.map((g) => ({ start: g.start, target: g.target })),
           selected: textView.selected,
+          listed: textView.listed,
+          recorded: episode.header.recorded ?? null,
           rows: textView.rows,
         }
       : null,

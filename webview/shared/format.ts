@@ -11,6 +11,17 @@ export function formatValue(value: number | null | undefined): string {
   return String(Number(value.toPrecision(4)));
 }
 
+/**
+ * A value in a table of many (a batch's rewards and advantages): 3 significant digits, so a
+ * normalised advantage of -0.49990 (the std's epsilon) reads -0.5; the exact value goes in a tooltip.
+ */
+export function formatShort(value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value) || !Number.isFinite(value) || value === 0) return formatValue(value);
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e6 || magnitude < 1e-4) return value.toExponential(2).replace('e+', 'e');
+  return String(Number(value.toPrecision(3)));
+}
+
 /** An environment step count: 1,234 below a million, then 1.23M (steps are whole numbers). */
 export function formatSteps(steps: number): string {
   if (!Number.isFinite(steps)) return '–';

@@ -44,6 +44,11 @@ export type Range = { min: number; max: number };
 export interface LiveChartOptions {
   id: string;
   title: string;
+  /** The title's tooltip: what the series is, by the name a user finds in events.jsonl. */
+  titleHint?: string;
+  /** The axes' titles: x (env steps or wall time, which changes) and y (a unit, where the title does not say it). */
+  xTitle: () => string;
+  yTitle?: string;
   /** Shown over the plot while there are no rows. */
   emptyText: string;
   theme: () => Theme;
@@ -53,18 +58,21 @@ export interface LiveChartOptions {
   syncKey: string;
   /** False for exact series (schedules): drawn as they are, never averaged. */
   smoothable: boolean;
+  /** Marks every point (a series of a few points, such as evaluations). */
+  points?: boolean;
   onZoom: (id: string, range: Range | null) => void;
   /** Hands an export of the chart (PNG, SVG) to the host; without it the chart offers none. */
   onExport?: (file: ExportFile) => void;
 }
 
-const HEIGHT = 190;
+const HEIGHT = 205;
 
 export class LiveChart {
   readonly element: HTMLElement;
   private readonly plotHost: HTMLElement;
   private readonly empty: HTMLElement;
   private readonly latest: HTMLElement;
+  private readonly latestValue: HTMLElement;
   private plot: Plot | undefined;
   private source: SeriesSource | undefined;
   private markers: (() => Markers | undefined) | undefined;
@@ -88,11 +96,16 @@ export class LiveChart {
   private shown = 0;
   /** The markers handed to uPlot at the last render. */
   private marks: { total: number; stop: boolean } | undefined;
-  /** Whether the plot was made with the series of the evaluation that met the stop condition. */
+  /** Whether the plot was made with the evaluations' series, and with that of the one that met the stop condition. */
+  private plotWithMarks = false;
   private plotWithStop = false;
+  /** Whether the plot draws its evaluations as small faint dots (too many to ring each one). */
+  private plotDense = false;
 
   constructor(private readonly options: LiveChartOptions) {
-    this.latest = h('span', { class: 'chart-latest', attrs: { 'aria-live': 'off' } });
+    // The number in the header says what it is: the latest value, not a mean or a best.
+    this.latestValue = h('span', { class: 'chart-latest-value' });
+    this.latest = h('span', { class: 'chart-latest', hidden: true, attrs: { 'aria-live': 'off' } }, h('span', { class: 'chart-latest-label', text: 'latest ' }), this.latestValue);
     this.plotHost = h('div', { class: 'chart-plot' });
     this.empty = h('p', { class: 'chart-empty', text: options.emptyText });
     this.element = h(
@@ -108,7 +121,7 @@ export class LiveChart {
       h(
         'header',
         { class: 'chart-head' },
-        h('h3', { text: options.title }),
+        h('h3', { text: options.title, ...(options.titleHint ? { title: options.titleHint } : {}) }),
         this.latest,
         options.onExport ? exportButtons(`the ${options.title} chart`, [
           { label: 'PNG', run: () => this.export('png') },
@@ -227,25 +240,33 @@ export class LiveChart {
       if (this.indexBuffer.length < this.decimator!.capacity) this.indexBuffer = new Int32Array(this.decimator!.capacity);
       rows = this.indexBuffer.subarray(0, this.decimator!.indices(this.indexBuffer));
     }
-    // A chart that can have markers always has their series, empty until the first arrives.
-    const marks = this.markers ? (this.markers() ?? { label: 'eval', xs: [], ys: [] }) : undefined;
+    // The evaluations' series (and its legend entry) once there is one; the stopping
+    // evaluation's once a run has met its stop condition.
+    const found = this.markers?.();
+    const marks = found && found.xs.length > 0 ? found : undefined;
     const merged = mergeWithMarkers(rows, xs, offset, ys, this.options.smoothable ? this.smoothed : undefined, marks);
-    // The stopping evaluation's series (and its legend entry) only once a run has met its stop condition.
     const withStop = marks?.stop !== undefined;
     const data = marks && !withStop ? merged.slice(0, -1) : merged;
-    this.ensurePlot(marks !== undefined, withStop);
+    this.ensurePlot(marks !== undefined, withStop, marks !== undefined && denseMarkers(marks.xs.length, this.width));
+    setXTitle(this.plot!.u, this.options.xTitle());
     this.plot!.setData(data as never, this.zoom);
     this.shown = data[0].length;
     this.marks = marks ? { total: marks.xs.length, stop: marks.stop !== undefined } : undefined;
     setAttr(this.element, 'data-shown', this.shown);
-    setText(this.latest, n > 0 ? formatValue(ys[n - 1]) : '');
-    this.latest.title = n > 0 ? `latest value${this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[n - 1])}` : ''}` : '';
+    // The latest value the series has (a metric of an earlier stage stops with that stage).
+    let last = n - 1;
+    while (last >= 0 && !Number.isFinite(ys[last])) last--;
+    this.latest.hidden = last < 0;
+    setText(this.latestValue, last >= 0 ? formatValue(ys[last]) : '');
+    this.latest.title = last >= 0 ? `latest value, at ${this.options.xValue(xs[last] + offset)}${this.options.smoothable && this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[last])}` : ''}` : '';
   }
 
-  private ensurePlot(withMarkers: boolean, withStop: boolean): void {
-    if (this.plot && this.plotWithStop === withStop) return;
-    // A run that just met its stop condition: the plot is made again with the stop's series.
+  private ensurePlot(withMarkers: boolean, withStop: boolean, dense = false): void {
+    if (this.plot && this.plotWithMarks === withMarkers && this.plotWithStop === withStop && this.plotDense === dense) return;
+    this.plotDense = dense;
+    // The first evaluation, or a run that just met its stop condition: the plot is made again with their series.
     this.plot?.destroy();
+    this.plotWithMarks = withMarkers;
     this.plotWithStop = withStop;
     const { options } = this;
     this.plot = createPlot({
@@ -256,6 +277,9 @@ export class LiveChart {
       xValue: options.xValue,
       xTick: options.xTick,
       yValue: formatValue,
+      xTitle: options.xTitle(),
+      ...(options.yTitle ? { yTitle: options.yTitle } : {}),
+      ...(options.points ? { autoPoints: true } : {}),
       syncKey: options.syncKey,
       keyTarget: this.element,
       fullRange: () => this.fullRange(),
@@ -269,7 +293,11 @@ export class LiveChart {
           : [{ label: 'value', color: options.color, width: 2 }]),
         ...(withMarkers
           ? [
-              { label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true },
+              // Rings filled with the background hide what is under them: hundreds of them (an
+              // evaluation every 10k steps of 2M) merged into a band over the curve.
+              dense
+                ? { label: 'eval', color: (t: Theme) => t.foreground, alpha: 0.55, pointsOnly: true, filled: true, pointSize: DENSE_MARK_SIZE }
+                : { label: 'eval', color: (t: Theme) => t.foreground, pointsOnly: true },
               ...(withStop ? [{ label: STOP_LABEL, color: (t: Theme) => t.foreground, pointsOnly: true, filled: true, pointSize: 11 }] : []),
             ]
           : []),
@@ -315,7 +343,11 @@ export class LiveChart {
       ctx.moveTo(px, top);
       ctx.lineTo(px, top + height);
       ctx.stroke();
-      ctx.fillText(lines.labels[i] ?? '', px + 3 * ratio, top + 2 * ratio);
+      // Right of the line, or left of it where the label would leave the plot (uPlot leaves its own alignment set).
+      const label = lines.labels[i] ?? '';
+      const fits = px + 3 * ratio + ctx.measureText(label).width <= left + width;
+      ctx.textAlign = fits ? 'left' : 'right';
+      ctx.fillText(label, fits ? px + 3 * ratio : px - 3 * ratio, top + 2 * ratio);
     });
     ctx.restore();
   }
@@ -336,9 +368,16 @@ export class LiveChart {
     empty: boolean;
     lastSmoothed: number | null;
     /** Evaluation markers: how many there are, how many uPlot drew, and whether the one that stopped the run was drawn. */
-    marks?: { total: number; drawn: number; stopDrawn: boolean };
+    marks?: { total: number; drawn: number; stopDrawn: boolean; dense: boolean };
     /** The y axis as laid out (its labels, width and font): tests measure whether the labels fit. */
     yAxis?: { labels: string[]; size: number; font: string };
+    title: string;
+    /** The header's read-out as shown (`latest 0.25`), '' while hidden. */
+    latest: string;
+    /** The legend's series, in order (`at`, `raw`, `smoothed`, `eval`...). */
+    legend: string[];
+    /** The axes' titles as drawn. */
+    axisTitles: { x: string | null; y: string | null };
   } {
     const n = this.consumed;
     return {
@@ -354,9 +393,13 @@ export class LiveChart {
       smoothing: this.smoothing,
       empty: !this.empty.hidden,
       lastSmoothed: n > 0 && Number.isFinite(this.smoothed[n - 1]) ? this.smoothed[n - 1] : null,
+      title: this.options.title,
+      latest: this.latest.hidden ? '' : (this.latest.textContent ?? ''),
+      legend: this.plot ? this.plot.u.series.map((series) => String(series.label ?? '')) : [],
+      axisTitles: { x: this.plot ? ((this.plot.u.axes[0] as uPlot.Axis).label as string | undefined) ?? null : null, y: this.plot ? ((this.plot.u.axes[1] as uPlot.Axis).label as string | undefined) ?? null : null },
       ...(this.plot ? { yAxis: this.plot.yAxis() } : {}),
       ...(this.marks && this.plot
-        ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0 } }
+        ? { marks: { total: this.marks.total, drawn: this.plot.pointsDrawn('eval') + this.plot.pointsDrawn(STOP_LABEL), stopDrawn: this.plot.pointsDrawn(STOP_LABEL) > 0, dense: this.plotDense } }
         : {}),
     };
   }
@@ -382,6 +425,20 @@ export class LiveChart {
     this.plot?.destroy();
     this.element.remove();
   }
+}
+
+/** Diameter of an evaluation's dot where they are dense. */
+const DENSE_MARK_SIZE = 4;
+
+/** Whether `count` evaluation rings (8 px) would crowd a plot `width` pixels wide: more than one per 12 px. */
+function denseMarkers(count: number, width: number): boolean {
+  return count * 12 > Math.max(width, 1);
+}
+
+/** The x axis's title follows the x mode (uPlot draws the axis label it holds at each draw). */
+function setXTitle(u: uPlot, title: string): void {
+  const axis = u.axes[0] as uPlot.Axis;
+  if (axis.label !== title) axis.label = title;
 }
 
 /**

@@ -50,6 +50,9 @@ export interface PlotOptions {
   keyTarget?: HTMLElement;
   /** The legend's label for the x value. */
   xLabel?: string;
+  /** Axis titles, drawn beside the axes (and in the SVG export). */
+  xTitle?: string;
+  yTitle?: string;
   /** x counts whole things (steps of an episode): ticks only at integers. */
   integerX?: boolean;
   /** Marks data points when they are few enough to see (small charts); off for big series. */
@@ -85,8 +88,9 @@ export function createPlot(options: PlotOptions): Plot {
   };
   const drawn = new Map<number, number>();
   const fontOf = () => `${Math.round(theme().fontSize * 0.9)}px ${theme().font}`;
-  const axis = (values: (v: number) => string, size: uPlot.Axis.Size, integer = false): uPlot.Axis => ({
+  const axis = (values: (v: number) => string, size: uPlot.Axis.Size, integer = false, title?: string): uPlot.Axis => ({
     ...(integer ? { incrs: INTEGER_INCREMENTS } : {}),
+    ...(title !== undefined ? { label: title, labelSize: TITLE_SIZE, labelFont: fontOf(), labelGap: 0 } : {}),
     stroke: () => theme().muted,
     grid: { stroke: () => theme().grid, width: 1 },
     ticks: { stroke: () => theme().grid, width: 1, size: 4 },
@@ -104,7 +108,7 @@ export function createPlot(options: PlotOptions): Plot {
     },
     // The y axis is as wide as its widest tick label (`-2.5e-4` needs more room than `100`):
     // a fixed width clipped long labels on the left.
-    axes: [axis(options.xTick, 36, options.integerX), axis(options.yValue, (u, labels) => yAxisSize(u, labels, fontOf()))],
+    axes: [axis(options.xTick, 30, options.integerX, options.xTitle), axis(options.yValue, (u, labels) => yAxisSize(u, labels, fontOf()), false, options.yTitle)],
     series: [
       { label: options.xLabel ?? 'at', value: (_u, v) => (v === null ? '–' : options.xValue(v)) },
       ...options.series.map((s): uPlot.Series => {
@@ -362,6 +366,10 @@ function plotSvg(u: uPlot, title: string, options: PlotOptions, theme: Theme): s
   });
   out.push('</g>');
   out.push(`<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="${esc(theme.grid)}"/>`);
+  const xTitle = (axes[0] as uPlot.Axis).label;
+  const yTitle = (axes[1] as uPlot.Axis).label;
+  if (typeof xTitle === 'string') out.push(`<text x="${left + plotW / 2}" y="${top + plotH + 32}" text-anchor="middle" ${font} fill="${esc(theme.muted)}">${esc(xTitle)}</text>`);
+  if (typeof yTitle === 'string') out.push(`<text transform="translate(12 ${top + plotH / 2}) rotate(-90)" text-anchor="middle" ${font} fill="${esc(theme.muted)}">${esc(yTitle)}</text>`);
   // The legend: each series' colour and label, in a row under the plot.
   let lx = 8;
   const ly = height - 8;
@@ -376,6 +384,8 @@ function plotSvg(u: uPlot, title: string, options: PlotOptions, theme: Theme): s
 }
 
 const TICK_AND_GAP = 4 + 10;
+/** CSS pixels beside an axis for its title. */
+const TITLE_SIZE = 16;
 let measure: CanvasRenderingContext2D | null = null;
 
 /** CSS pixels the y axis needs: its widest tick label, the tick and a gap (at least the old 56). */

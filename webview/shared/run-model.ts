@@ -161,6 +161,14 @@ export interface CurriculumStep {
   previous: number;
 }
 
+/** Where a stage of a staged run began (its `hparams` event). */
+export interface StageStart {
+  step: number;
+  time: number;
+  name: string;
+  algorithm: string;
+}
+
 const LOGS_KEPT = 200;
 
 export class RunModel {
@@ -168,8 +176,12 @@ export class RunModel {
   /** Per finished training episode: `return`, `length`, `training_return`. */
   readonly episodes = new Table();
   evals: EvalPoint[] = [];
+  /** The evaluations' values as a table (one row per evaluation), for charts of them. */
+  readonly evalTable = new Table();
   /** The curriculum's advances, oldest first (the charts draw a line at each). */
   curriculum: CurriculumStep[] = [];
+  /** Each stage's start, first stage first (one entry for a run without stages). */
+  stages: StageStart[] = [];
   logs: LogLine[] = [];
   rollouts: RolloutNote[] = [];
   hparams: Record<string, unknown> | undefined;
@@ -227,6 +239,8 @@ export class RunModel {
         break;
       case 'eval':
         this.evals = this.evals.filter((e) => e.step < event.step);
+        this.evalTable.truncateAfter(event.step - 1);
+        this.evalTable.add(event.step, event.time, event.values ?? {});
         this.evals.push({ step: event.step, time: event.time, values: event.values ?? {}, returns: event.returns ?? [], deterministic: typeof event.deterministic === 'boolean' ? event.deterministic : undefined });
         break;
       case 'curriculum':
@@ -241,13 +255,17 @@ export class RunModel {
           this.metrics.truncateAfter(event.step);
           this.episodes.truncateAfter(event.step);
           this.evals = this.evals.filter((e) => e.step <= event.step);
+          this.evalTable.truncateAfter(event.step);
           this.curriculum = this.curriculum.filter((c) => c.step <= event.step);
+          this.stages = this.stages.filter((c) => c.step <= event.step);
           this.lastStep = event.step;
         }
         break;
       case 'hparams':
         this.hparams = event.values;
         this.algorithm = event.algorithm;
+        this.stages = this.stages.filter((s) => s.step < event.step);
+        this.stages.push({ step: event.step, time: event.time, name: typeof event.stage === 'string' ? event.stage : 'main', algorithm: String(event.algorithm) });
         break;
       case 'log':
         this.logs.push({ step: event.step, time: event.time, level: event.level, message: event.message });
@@ -343,6 +361,18 @@ export class RunModel {
   get error(): string | undefined {
     return this.status?.error ?? this.lastStatusEvent?.error ?? [...this.logs].reverse().find((l) => l.level === 'error')?.message;
   }
+}
+
+/**
+ * Where the charts draw the start of each stage after the first (`GRPO main`): the metrics of
+ * a staged run's learners begin and end there.
+ */
+export function stageLines(run: RunModel, mode: XMode): { xs: number[]; labels: string[] } {
+  const later = run.stages.slice(1);
+  return {
+    xs: later.map((s) => (mode === 'step' ? s.step : s.time - (run.startTime ?? 0))),
+    labels: later.map((s) => `${s.algorithm} ${s.name}`),
+  };
 }
 
 /**

@@ -28,6 +28,23 @@ test('a running run counts against its budget and up to now', () => {
   assert.equal(d.icon.id, 'sync~spin');
 });
 
+test('a text run reads by its held-out accuracy (a text task) or success (dialogues), not its "return"', () => {
+  const ended = { status: 'finished' as const, ended: '2026-11-21T10:12:15.000Z' };
+  // A text task's eval/mean_return is its mean reward (1.1 with a format bonus): it said "return 1.1".
+  const task = describeRun(run('finished', { ...ended, metrics: { 'eval/accuracy': 0.99609375, 'eval/mean_return': 1.096, 'train/mean_reward': 1.053 } }));
+  assert.equal(task.description, '20.5k steps · accuracy 99.6% · 2m 05s');
+  assert.match(task.tooltip, /Latest held-out accuracy: 99\.6% \(greedy completions of the held-out prompts, exact match\)/);
+  assert.doesNotMatch(task.tooltip, /return/);
+  const dialogue = describeRun(run('finished', { ...ended, metrics: { 'eval/success': 0.95, 'eval/mean_return': 0.95, 'train/mean_return': 0.6, 'train/mean_reward': 0.44 } }));
+  assert.equal(dialogue.description, '20.5k steps · success 95.0% · 2m 05s');
+  // A goal-conditioned numeric env keeps its return (it has no train/mean_reward).
+  const grid = describeRun(run('finished', { ...ended, metrics: { 'eval/success': 1, 'eval/mean_return': 0.9 } }));
+  assert.equal(grid.description, '20.5k steps · return 0.9 · 2m 05s');
+  // A sweep member's accuracy leads, as its return would.
+  const member = describeRun(run('finished', { ...ended, metrics: { 'eval/accuracy': 0.5 } }, '20261121-101010-Lr1-seed1'), Date.now(), 'lr=1e-4');
+  assert.match(member.description, /^accuracy 50\.0% · /);
+});
+
 test('a failed or crashed run says why in its tooltip', () => {
   const failed = describeRun(run('failed', { status: 'failed', error: 'the env returned NaN' }));
   assert.equal(failed.icon.id, 'error');

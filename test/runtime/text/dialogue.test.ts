@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { buildLogProbs } from '../../../runtime/algorithms/grpo/loss.js';
 import { Rng } from '../../../runtime/random.js';
-import { readEvents } from '../../../runtime/run/events.js';
+import { readEvents, type RunEvent } from '../../../runtime/run/events.js';
 import { RunDirectory } from '../../../runtime/run/run-dir.js';
 import { Session } from '../../../runtime/tensor/index.js';
 import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
@@ -143,6 +143,11 @@ describe('GuessNumber through train()', () => {
       assert.ok(Math.abs(sample.advantage - leaveOneOut) < 1e-6, 'RLOO: the return minus the mean of the others');
     }
     assert.ok(result.step >= 150 * 32 + 300);
+    // The final policy's greedy dialogues on the held-out numbers, one group each.
+    const final = events.find((e) => e.type === 'rollout' && e.recorded === 'final') as Extract<RunEvent, { type: 'rollout' }>;
+    const [finalHeader, ...held] = fs.readFileSync(path.join(result.runDir, final.file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([finalHeader.recorded, finalHeader.algorithm, held.length], ['final', 'REINFORCE', 100]);
+    assert.equal(held.filter((g) => g.samples[0].success).length / 100, result.metrics['eval/success']);
     // rlx eval plays the same held-out dialogues with the exported model, stepped by plain onnxruntime.
     const evaluated = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', result.runDir, '--json'], { encoding: 'utf8', timeout: 120_000 });
     assert.equal(evaluated.status, 0, evaluated.stderr);

@@ -39,6 +39,16 @@ describe('stages', () => {
     assert.deepEqual(evals.map((e) => [e.stage, e.step]), [['warmup', 4800], ['main', 5440]]);
     assert.deepEqual(events.filter((e) => e.type === 'hparams').map((e) => [e.stage, e.algorithm]), [['warmup', 'SFT'], ['main', 'GRPO']]);
     assert.deepEqual(RunDirectory.readStatus(result.runDir)!.stage, { name: 'main', index: 1, count: 2, algorithm: 'GRPO' });
+    // status.json keeps the last stage's metrics (and the evaluations), not SFT's stale ones.
+    const latest = RunDirectory.readStatus(result.runDir)!.metrics;
+    for (const key of ['losses/sft_loss', 'train/token_accuracy', 'charts/tokens']) assert.equal(latest[key], undefined, key);
+    assert.equal(typeof latest['losses/kl'], 'number');
+    assert.equal(latest['eval/accuracy'], evals.at(-1)!.values['eval/accuracy']);
+    // Steps per second are the stage's own: GRPO's first update is not averaged over SFT's time (the ETA follows it).
+    const started = events[0]!.time;
+    const firstGrpo = grpo[0]!;
+    const overTheRun = (firstGrpo.step - 4800) / (firstGrpo.time - started);
+    assert.ok(firstGrpo.values['charts/sps']! > 3 * overTheRun, `GRPO's first sps ${firstGrpo.values['charts/sps']} against ${overTheRun} over the whole run`);
 
     // The rollout inspector's files: GRPO batches, group by group, with each sample's verdict and advantage.
     const rollouts = events.filter((e) => e.type === 'rollout');
@@ -57,6 +67,22 @@ describe('stages', () => {
       const sum = group.samples.reduce((s: number, x: { advantage: number }) => s + x.advantage, 0);
       assert.ok(Math.abs(sum) < 1e-3, `advantages of ${group.start} sum to ${sum}`);
     }
+
+    // The final policy's greedy answers on the held-out prompts, as its last evaluation scored them.
+    const final = rollouts.filter((e) => e.recorded === 'final');
+    assert.deepEqual(final.map((e) => [e.step, e.file]), [[5440, 'rollouts/episode-5440-final.jsonl']]);
+    const [head, ...answers] = fs.readFileSync(path.join(result.runDir, final[0]!.file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([head.kind, head.recorded, head.deterministic, head.group_size, head.algorithm, head.stage, head.step], ['text', 'final', true, 1, 'GRPO', 'main', 5440]);
+    const lastEval = evals.at(-1)!;
+    assert.equal(answers.length, (lastEval.returns as number[]).length, 'one group per held-out prompt');
+    assert.deepEqual(answers.map((g) => g.samples[0].reward), lastEval.returns, 'the answers the evaluation scored');
+    assert.equal(answers.filter((g) => g.samples[0].correct).length / answers.length, lastEval.values['eval/accuracy']);
+    for (const group of answers) {
+      assert.equal(group.samples.length, 1);
+      assert.equal(group.samples[0].correct, group.samples[0].text.trim() === group.target, `${group.samples[0].text} for ${group.start}`);
+      assert.equal(group.samples[0].advantage, undefined, 'nothing was trained on it');
+    }
+    assert.equal(final[0]!.length, answers.length);
   });
 
   it('a run stopped inside the second stage resumes there and ends where an uninterrupted run ends', async () => {

@@ -45,7 +45,7 @@ test('seeds of one experiment have nothing that differs, and form one group', ()
 test('a text run\'s plan (the Sums fixture): its task call reads as written, with named arguments', () => {
   const flat = flattenPlan(readPlan(fixtureRuns('Sums')[0].dir));
   assert.equal(flat.env, 'TextTask');
-  assert.equal(flat['env.task'], 'addition(digits: 1)');
+  assert.equal(flat['env.task'], 'addition(digits: 1, pad: false)', 'the plan resolves pad to its default');
   assert.equal(flat['warmup.algorithm'], 'SFT');
   assert.equal(flat['warmup.budget'], 'none', 'an SFT stage counts updates, not steps');
   assert.equal(flat['main.algorithm'], 'GRPO');

@@ -28,13 +28,23 @@ export function gridWorldView(scene: Pick<Scene, 'header' | 'steps' | 't' | 'par
   return { layout, size, walls: buildWalls(layout, size), goal, achieved, reached: goal.x === achieved.x && goal.y === achieved.y };
 }
 
+/**
+ * Where the grid and its caption go in a canvas of `width` x `height`: the caption gets a strip
+ * of its own under the grid (drawn over the bottom row, it hid the cells a goal sits in).
+ */
+export function gridWorldLayout(width: number, height: number, size: number, fontSize: number): { cell: number; ox: number; oy: number; captionY: number } {
+  const caption = Math.round(fontSize * 0.9) + 8;
+  const cell = Math.max(1, Math.floor(Math.min(width, height - caption) / size));
+  const ox = Math.floor((width - cell * size) / 2);
+  const oy = Math.floor((height - caption - cell * size) / 2);
+  return { cell, ox, oy, captionY: oy + cell * size + 4 };
+}
+
 export function drawGridWorld(scene: Scene): void {
   const { ctx, width, height, theme } = scene;
   const view = gridWorldView(scene);
   const { size, walls } = view;
-  const cell = Math.floor(Math.min(width, height) / size);
-  const ox = Math.floor((width - cell * size) / 2);
-  const oy = Math.floor((height - cell * size) / 2);
+  const { cell, ox, oy, captionY } = gridWorldLayout(width, height, size, theme.fontSize);
   const centre = (x: number, y: number) => ({ x: ox + (x + 0.5) * cell, y: oy + (y + 0.5) * cell });
 
   for (let y = 0; y < size; y++) {
@@ -80,5 +90,5 @@ export function drawGridWorld(scene: Scene): void {
     ctx.fill();
   }
   const reached = view.reached ? ' · reached' : '';
-  label(ctx, `goal (${view.goal.x}, ${view.goal.y}) · achieved (${view.achieved.x}, ${view.achieved.y})${reached} · ${view.layout} ${size}x${size}`, 6, height - Math.round(theme.fontSize * 1.2) - 4, theme);
+  label(ctx, `goal (${view.goal.x}, ${view.goal.y}) · achieved (${view.achieved.x}, ${view.achieved.y})${reached} · ${view.layout} ${size}x${size}`, width / 2, captionY, theme, 'center');
 }
