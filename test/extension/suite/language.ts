@@ -55,6 +55,33 @@ suite('language', () => {
     assert.match(text, /^clip: \$\{1:0\.2\}$/);
   });
 
+  test('a pretrained("...") spec: folder completion, hover with the model and its memory, a Train lens per experiment', async () => {
+    // examples/models/addition-sft is a Hugging Face folder (the exported stage 1 of the round trip).
+    const uri = vscode.Uri.file(path.join(workspaceDir(), 'examples', 'addition-pretrained-grpo.rlx'));
+    const editor = await open(uri);
+    const lenses = await waitFor('Train lenses on addition-pretrained-grpo.rlx', async () => {
+      const l = await codeLenses(uri);
+      return l.filter((x) => x.command?.command === 'rlx.train').length >= 2 ? l : undefined;
+    });
+    assert.ok(lenses.length >= 2);
+    assert.deepEqual(vscode.languages.getDiagnostics(uri).map((d) => d.message), []);
+    const line = editor.document.getText().split('\n').findIndex((l) => l.startsWith('policy Sft = pretrained('));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(line, 8));
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    assert.match(text, /Architecture: Qwen2/);
+    assert.match(text, /Parameters: 112K/);
+    assert.match(text, /Memory in experiment SumsGrpo: weights \(float32\)/);
+
+    const spec = writeSpec('pretrained-complete.rlx', 'policy P = pretrained("./examples/models/")\n');
+    await open(spec);
+    const list = await waitFor('model folder completions', async () => {
+      const l = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', spec, new vscode.Position(0, 41));
+      return l && l.items.length > 0 ? l : undefined;
+    });
+    const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    assert.ok(labels.some((l) => l.includes('addition-sft')), `completions: ${labels.join(', ')}`);
+  });
+
   // The "Cannot train yet" lens (issue 17) has no trigger left in the language: every built-in and
   // stage pairing trains. Its wording is tested in test/extension/messages.test.ts and the server's
   // refusals in test/server/features/experiments.test.ts; here, what replaced the last refusal.
