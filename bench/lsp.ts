@@ -13,6 +13,7 @@ import { median, percentile, report } from './stats.js';
 
 export async function benchLsp(): Promise<void> {
   await latencies();
+  await typingStream();
   await erroring();
   await memory();
 }
@@ -95,6 +96,50 @@ function variedPositions(lines: string[], count: number): Position[] {
     out.push({ line, character });
   }
   return out;
+}
+
+/**
+ * Typing as a person does, with suggestions on: a new line opened inside a block, then a word
+ * typed one letter per didChange about 15 ms apart (so the re-check the debounce starts after
+ * one letter is still running when the next arrives), and a completion right after the last
+ * letter. Timed from the completion's request to its answer. Then the line is taken out again
+ * and its diagnostics awaited, untimed.
+ */
+export async function typingStream(): Promise<void> {
+  const text = generateSpec(300, 5000);
+  const lines = text.split('\n');
+  const client = await TestClient.start({ files: { 'big.rlx': text } });
+  try {
+    const uri = await client.open('big.rlx');
+    await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 60_000 });
+    const openers = lines.flatMap((l, i) => (/\{\s*$/.test(l) ? [i] : []));
+    const random = seededRandom(13);
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const completion: number[] = [];
+    for (let i = 0; i < 120; i++) {
+      const line = openers[Math.floor(random() * openers.length)];
+      const end = { line, character: lines[line].length };
+      let version = await client.edit(uri, { start: end, end }, '\n  ');
+      const word = 'lea';
+      for (let k = 0; k < word.length; k++) {
+        await pause(15);
+        const at = { line: line + 1, character: 2 + k };
+        version = await client.edit(uri, { start: at, end: at }, word[k]);
+      }
+      const t0 = performance.now();
+      await client.request('textDocument/completion', { textDocument: { uri }, position: { line: line + 1, character: 2 + word.length } });
+      if (i >= 20) completion.push(performance.now() - t0);
+      await client.waitForDiagnostics(uri, { version, timeoutMs: 60_000 });
+      const undone = await client.edit(uri, { start: end, end: { line: line + 1, character: 2 + word.length } }, '');
+      await client.waitForDiagnostics(uri, { version: undone, timeoutMs: 60_000 });
+    }
+    report('lsp: typing a word (one didChange per letter, 15 ms apart), then completion', [
+      ['file', `${lines.length} lines`],
+      ['completion after the last letter (100 places)', `p50 ${median(completion).toFixed(2)} ms, p95 ${percentile(completion, 95).toFixed(2)} ms, p99 ${percentile(completion, 99).toFixed(2)} ms  (target p95 < 30 ms)`],
+    ]);
+  } finally {
+    await client.stop();
+  }
 }
 
 /**

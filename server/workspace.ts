@@ -59,6 +59,8 @@ export class ServerWorkspace {
   private readonly latest = new Map<string, AnalysisEntry>();
   /** Models without checks (modelContext), by the file they were built for. */
   private readonly models = new Map<string, AnalysisEntry>();
+  /** Counts changes of any text (edits, closes, watched files): a check that sees it move is of texts that are gone. */
+  private textGeneration = 0;
 
   // --- Which files exist -------------------------------------------------------------------
 
@@ -96,6 +98,7 @@ export class ServerWorkspace {
 
   /** Creations, changes and deletions reported by the client's file watcher. Returns the paths to re-check. */
   filesChanged(changes: { uri: string; kind: FileChangeKind }[]): string[] {
+    this.textGeneration++;
     const touched: string[] = [];
     for (const { uri, kind } of changes) {
       const p = this.pathOf(uri);
@@ -144,6 +147,7 @@ export class ServerWorkspace {
   /** A document was opened or edited: its text now wins over the disk. Returns the path. */
   documentChanged(doc: TextDocument): string {
     const p = this.pathOf(doc.uri);
+    this.textGeneration++;
     this.open.set(p, doc);
     this.files.setOverlay(p, this.withinLimit(p, doc.getText()));
     this.dirty.add(p); // parsed when next needed: a burst of keystrokes parses once
@@ -153,6 +157,7 @@ export class ServerWorkspace {
   /** A document was closed: the disk's text applies again. Returns the path. */
   documentClosed(doc: TextDocument): string {
     const p = this.pathOf(doc.uri);
+    this.textGeneration++;
     this.open.delete(p);
     this.files.setOverlay(p, undefined);
     this.disk.forget(p); // it was probably just saved
@@ -355,10 +360,15 @@ export class ServerWorkspace {
     const reused = this.reusable(paths);
     if (reused) return reused;
     const roots = this.rootsFor(paths);
+    const generation = this.textGeneration;
     const steps = analyzeInSteps(this.files, roots, CHECK_OPTIONS);
     let step = steps.next();
     while (!step.done) {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      // A text changed since the check began: its result could not be published (isCurrent
+      // below), so stop now rather than compete with the typing for the rest of the file.
+      // Before, a check that a keystroke made stale ran to its end while completion waited.
+      if (this.textGeneration !== generation) return null;
       const sliceEnd = performance.now() + sliceMs;
       do step = steps.next();
       while (!step.done && performance.now() < sliceEnd);

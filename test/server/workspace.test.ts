@@ -167,6 +167,27 @@ describe('analyses', () => {
     assert.match(ws.context(uri('p.rlx'))!.context.unit.text, /G0 =/);
   });
 
+  test('a check made stale by an edit stops at its next slice instead of running to the end', async () => {
+    // While a person types, each keystroke makes the running check stale; its result is never
+    // published, and running it to the end took the turns a completion needed.
+    const text = Array.from({ length: 2000 }, (_, i) => `env E${i} = CartPole { max_steps: ${i + 1} }\n`).join('');
+    const { ws, file, uri } = await workspaceWith({ 'p.rlx': text });
+    const doc = TextDocument.create(uri('p.rlx'), 'rlx', 1, text);
+    ws.documentChanged(doc);
+    const pending = ws.analysisInSlices([file('p.rlx')], 0); // one declaration per slice
+    await new Promise((resolve) => setImmediate(resolve));
+    ws.documentChanged(TextDocument.update(doc, [{ text: text.replace('E0 =', 'F0 =') }], 2));
+    let turns = 0;
+    let done = false;
+    void pending.finally(() => (done = true));
+    while (!done && turns < 1000) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    assert.equal(await pending, null);
+    assert.ok(turns < 5, `the stale check ran on for ${turns} turns of the event loop`);
+  });
+
   test('a document that is not a file (untitled) is analysed under a path of its own', async () => {
     const { ws } = await workspaceWith({});
     const doc = TextDocument.create('untitled:Untitled-1', 'rlx', 1, 'env E = CartPol {}\n');
