@@ -12,6 +12,7 @@
 // Beside each, the floor: the linear layers' matrix products alone (lm-floor.ts). The issue's
 // targets (#29): sampling and LoRA at least PyTorch's tokens/s, full fine-tuning at least 0.8x.
 // Figures only, never asserted. Without python3 and torch the peer is skipped, and said so.
+// PyTorch must run on OpenBLAS, not the reference BLAS Debian's torch gets by default (bench/peers/README.md).
 // RLX_BENCH_THREADS sets the threads of both (default 2); RLX_BENCH_CASES picks cases (sample,lora,full).
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as os from 'node:os';

@@ -91,7 +91,7 @@ class Model(nn.Module):
             x = block(x, cos, sin, caches[i] if caches is not None else None)
         if last_only:
             x = x[:, -1:]
-        return self.norm(x) @ self.embed.weight.t()  # tied head
+        return F.linear(self.norm(x), self.embed.weight)  # tied head (x @ E^T without copying E^T)
 
 
 def serve(fn):
