@@ -29,9 +29,10 @@ export interface FloorSession {
 /**
  * The products of `layers`, each on inputs of its own (fed: random values, as the products' cost
  * does not depend on them). The one output, the sum of every result's first element, needs all
- * of them, and the session runs them one after the other on one thread.
+ * of them, and the session runs them one after the other, each split across `threads` threads
+ * (1 as the trainer's small sessions run; a large model's steps use more, Compute.opThreads).
  */
-export async function matmulFloor(layers: readonly LinearUse[]): Promise<FloorSession> {
+export async function matmulFloor(layers: readonly LinearUse[], threads = 1): Promise<FloorSession> {
   const g = new Graph();
   const store = new WeightStore();
   const random = seededRandom(11);
@@ -54,7 +55,7 @@ export async function matmulFloor(layers: readonly LinearUse[]): Promise<FloorSe
   // One scalar output that needs every product: the sum of each result's first element.
   const first = (t: Tensor) => g.slice(g.slice(t, 0, 0, 1), 1, 0, 1);
   const total = outputs.map(first).reduce((a, b) => g.add(a, b));
-  const session = await Session.create(g, { total }, { weights: store });
+  const session = await Session.create(g, { total }, { weights: store, intraOpNumThreads: threads });
   const feedsByRows = new Map<number, Record<string, { data: Float32Array; dims: number[] }>>();
   return {
     async run(rows) {

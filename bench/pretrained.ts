@@ -1,0 +1,287 @@
+// A pretrained language model at a realistic shape, Qwen2.5-0.5B's (24 layers x 896, 14 heads,
+// 2 key/value heads of 64, a 4864-wide SwiGLU MLP, q/k/v biases, RMSNorm, rope theta 1e6, tied
+// embeddings) with a 32k vocabulary and seeded random weights, built as rlx builds a downloaded
+// one: an LmConfig from parseLmConfig and a WeightStore laid out by weightSpecs. Three cases, each
+// beside a plain-PyTorch model of the same shapes (bench/peers/llama_block.py, eager, the same
+// threads), interleaved run by run (torch, rlx, torch, rlx), medians printed with their ratio:
+//
+// 1. sampling with the key/value cache: batch 8, a 16-token prompt, 64 new tokens (greedy);
+// 2. a LoRA training step: rank 16 on q, k, v, o; batch 4 x 128 tokens; forward, backward, Adam;
+// 3. a full fine-tuning step, same batch (weights, gradients and Adam's moments: ~8 GB in float32).
+//
+// Beside each, the floor: the linear layers' matrix products alone (lm-floor.ts). The issue's
+// targets (#29): sampling and LoRA at least PyTorch's tokens/s, full fine-tuning at least 0.8x.
+// Figures only, never asserted. Without python3 and torch the peer is skipped, and said so.
+// PyTorch must run on OpenBLAS, not the reference BLAS Debian's torch gets by default (bench/peers/README.md).
+// RLX_BENCH_THREADS sets the threads of both (default 2); RLX_BENCH_CASES picks cases (sample,lora,full).
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
+import { LmDecoder } from '../runtime/lm/decoder.js';
+import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '../runtime/lm/lora.js';
+import { causalLm, type LoraWeights } from '../runtime/lm/model.js';
+import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
+import { weightSpecs } from '../runtime/lm/weights.js';
+import { Rng } from '../runtime/random.js';
+import { Adam, Graph, GradientStep, WeightStore, type Feed } from '../runtime/tensor/index.js';
+import { seededRandom } from '../test/helpers/random.js';
+import { lmLinearFloor } from './lm-floor.js';
+import { median, report } from './stats.js';
+
+const PEERS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/peers');
+const THREADS = Number(process.env.RLX_BENCH_THREADS ?? 2);
+
+/** Qwen2.5-0.5B's config.json, with a 32k vocabulary. */
+const QWEN_05B_SHAPE = {
+  model_type: 'qwen2',
+  vocab_size: 32_000,
+  hidden_size: 896,
+  num_hidden_layers: 24,
+  num_attention_heads: 14,
+  num_key_value_heads: 2,
+  intermediate_size: 4864,
+  max_position_embeddings: 32_768,
+  rms_norm_eps: 1e-6,
+  rope_theta: 1_000_000,
+  tie_word_embeddings: true,
+  torch_dtype: 'float32',
+};
+
+const SAMPLE = { batch: 8, prompt: 16, newTokens: 64, runs: 3 };
+const TRAIN = { batch: 4, width: 128 };
+const LORA: LoraSettings = { rank: 16, alpha: 32, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] };
+
+type CaseName = 'sample' | 'lora' | 'full';
+interface Case {
+  readonly name: CaseName;
+  readonly title: string;
+  readonly runs: number;
+  /** Tokens one run processes (sampling: the new tokens; training: every position of the batch). */
+  readonly tokens: number;
+  /** Builds rlx's run; returns it and its release. */
+  build(): Promise<{ run: () => Promise<void>; release: () => Promise<void> }>;
+}
+
+export async function benchPretrained(): Promise<void> {
+  const config = parseLmConfig(QWEN_05B_SHAPE, 'bench config');
+  const params = weightSpecs(config).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0);
+  console.log(`\npretrained: Qwen2.5-0.5B's shape, vocabulary ${config.vocab}: ${(params / 1e6).toFixed(0)}M parameters, ${THREADS} threads; ${Math.round(os.freemem() / 2 ** 20)} MiB free`);
+  const base = randomWeights(config);
+  const python = torchPython();
+  if (typeof python !== 'string') console.log(`  PyTorch peer skipped: ${python.missing}`);
+  const wanted = (process.env.RLX_BENCH_CASES ?? 'sample,lora,full').split(',');
+  const cases: Case[] = [
+    { name: 'sample', title: `sampling, KV cache (batch ${SAMPLE.batch}, prompt ${SAMPLE.prompt}, ${SAMPLE.newTokens} new tokens)`, runs: SAMPLE.runs, tokens: SAMPLE.batch * SAMPLE.newTokens, build: () => sampler(config, base) },
+    { name: 'lora', title: `LoRA step (rank ${LORA.rank} on q,k,v,o; batch ${TRAIN.batch} x ${TRAIN.width})`, runs: 3, tokens: TRAIN.batch * TRAIN.width, build: () => trainingStep(config, base, true) },
+    { name: 'full', title: `full fine-tuning step (batch ${TRAIN.batch} x ${TRAIN.width})`, runs: 2, tokens: TRAIN.batch * TRAIN.width, build: () => trainingStep(config, base, false) },
+  ];
+  for (const c of cases.filter((c) => wanted.includes(c.name))) {
+    const rows: [string, string][] = [];
+    const peer = typeof python === 'string' ? await TorchPeer.start(python, c.name, config).catch((e: Error) => (rows.push(['PyTorch', `failed: ${e.message.split('\n').slice(-3).join(' ')}`]), null)) : null;
+    const ours = await c.build();
+    await ours.run(); // warm-up (the peer warmed up before saying ready)
+    const [rlxMs, torchMs]: number[][] = [[], []];
+    for (let i = 0; i < c.runs; i++) {
+      if (peer) torchMs.push(await peer.runOnce());
+      const start = performance.now();
+      await ours.run();
+      rlxMs.push(performance.now() - start);
+    }
+    await ours.release();
+    await peer?.stop();
+    const floorMs = await floor(config, c.name);
+    const rate = (ms: number) => `${((c.tokens * 1000) / ms).toFixed(1)} tokens/s (${(ms / 1000).toFixed(2)} s per run; runs ${rlxMs.length})`;
+    rows.unshift(['rlx', rate(median(rlxMs))]);
+    if (peer) {
+      rows.push(['PyTorch eager', rate(median(torchMs))]);
+      rows.push(['rlx / PyTorch (tokens/s)', `${(median(torchMs) / median(rlxMs)).toFixed(2)}x`]);
+    }
+    rows.push(['floor: linear products alone', `${((c.tokens * 1000) / floorMs).toFixed(1)} tokens/s (${(floorMs / 1000).toFixed(2)} s)`]);
+    rows.push(['rlx / floor (time)', `${(median(rlxMs) / floorMs).toFixed(2)}x`]);
+    report(`pretrained: ${c.title}`, rows);
+  }
+}
+
+/** Every weight of the model, seeded: norms at 1, biases at 0, the rest normal(0, 0.02) as transformers initialises them. */
+function randomWeights(c: LmConfig): WeightStore {
+  const store = new WeightStore();
+  const random = seededRandom(29);
+  // A cheap approximate normal (sum of uniforms): 0.5B draws of Box-Muller would take long.
+  const gaussian = () => (random() + random() + random() + random() - 2) * Math.sqrt(3);
+  for (const spec of weightSpecs(c)) {
+    const fill = spec.role === 'norm' ? () => 1 : spec.role === 'bias' || spec.role === 'normBias' ? () => 0 : () => 0.02 * gaussian();
+    store.add(spec.name, spec.shape, (n) => {
+      const out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = fill();
+      return out;
+    });
+  }
+  return store;
+}
+
+/** Greedy sampling with the cache: the prompt at once, then one token per row per step. */
+async function sampler(c: LmConfig, weights: WeightStore) {
+  const decoder = await LmDecoder.create(c, { weights, threads: THREADS });
+  const { batch, prompt, newTokens } = SAMPLE;
+  const random = seededRandom(3);
+  const prompts = { rows: batch, width: prompt, ids: Int32Array.from({ length: batch * prompt }, () => Math.floor(random() * c.vocab)), starts: new Int32Array(batch) };
+  const next = new Int32Array(batch);
+  const argmaxRows = (logits: Float32Array) => {
+    for (let r = 0; r < batch; r++) {
+      let best = 0;
+      for (let v = 1; v < c.vocab; v++) if (logits[r * c.vocab + v]! > logits[r * c.vocab + best]!) best = v;
+      next[r] = best;
+    }
+  };
+  return {
+    async run() {
+      let { state, logits } = await decoder.prefill(prompts);
+      for (let i = 1; i < newTokens; i++) {
+        argmaxRows(logits);
+        logits = await decoder.feed(state, next, 1);
+      }
+      argmaxRows(logits);
+    },
+    release: () => decoder.release(),
+  };
+}
+
+/** One Adam step on the mean next-token cross-entropy of a batch, on LoRA adapters (base fed, frozen) or on every weight. */
+async function trainingStep(c: LmConfig, base: WeightStore, lora: boolean) {
+  const { batch: B, width: T } = TRAIN;
+  const g = new Graph();
+  const tokens = g.input('tokens', 'int64', ['B', T]);
+  const targets = g.input('targets', 'int64', ['B', T]);
+  const positions = g.input('positions', 'int64', ['B', T]);
+  const mask = g.input('attention_mask', 'float32', ['B', T, T]);
+  let trainable = base;
+  let frozen: WeightStore | undefined;
+  let adapters: LoraWeights | undefined;
+  if (lora) {
+    const rng = new Rng(5);
+    const list = loraAdapters(c, LORA);
+    trainable = new WeightStore();
+    for (const a of list) {
+      trainable.add(a.a.name, a.a.shape, initialAdapter(a, 'a', rng));
+      // B starts at 0 in LoRA; small random values here so that every gradient is exercised (the cost is the same).
+      trainable.add(a.b.name, a.b.shape, initialAdapter(a, 'a', rng).map((x) => x * 0.01));
+    }
+    frozen = base;
+    adapters = loraWeights(list, LORA);
+  }
+  const weights = { ...(frozen?.declare(g) ?? {}), ...trainable.declare(g) };
+  const { logits } = causalLm(g, weights, c, { tokens, positions, mask }, { lora: adapters });
+  const loss = g.neg(g.reduceMean(g.gatherLast(g.logSoftmax(logits), targets)));
+  const step = await GradientStep.create(g, [{ loss, weights: trainable.names }], {
+    weights: trainable,
+    fed: frozen,
+    compute: { providers: ['cpu'], threads: false, opThreads: THREADS },
+    dimLimits: { B },
+    largeOps: true,
+  });
+  const adam = new Adam(trainable, { lr: 1e-5 });
+  const random = seededRandom(7);
+  const ids = () => BigInt64Array.from({ length: B * T }, () => BigInt(Math.floor(random() * c.vocab)));
+  const starts = new Int32Array(B);
+  const feeds: Record<string, Feed> = {
+    tokens: { data: ids(), dims: [B, T] },
+    targets: { data: ids(), dims: [B, T] },
+    positions: { data: rowPositions(starts, 0, T), dims: [B, T] },
+    attention_mask: { data: attentionMask(starts, 0, T), dims: [B, T, T] },
+  };
+  return {
+    async run() {
+      const out = await step.run(feeds);
+      adam.step(out.grads);
+    },
+    release: () => step.release(),
+  };
+}
+
+/** Median milliseconds of the case's linear products alone (3 runs after one). */
+async function floor(c: LmConfig, name: CaseName): Promise<number> {
+  const session = await lmLinearFloor(c, name, THREADS);
+  const once = async () => {
+    const start = performance.now();
+    if (name === 'sample') {
+      await session.run(SAMPLE.batch * SAMPLE.prompt);
+      for (let i = 1; i < SAMPLE.newTokens; i++) await session.run(SAMPLE.batch);
+    } else await session.run(TRAIN.batch * TRAIN.width);
+    return performance.now() - start;
+  };
+  await once();
+  const ms = [await once(), await once(), await once()];
+  await session.release();
+  return median(ms);
+}
+
+/** The python3 that imports torch (PEER_PY, else python3, else Debian's /usr/bin/python3: pyenv's may shadow it), or why none. */
+function torchPython(): string | { missing: string } {
+  const candidates = process.env.PEER_PY ? [process.env.PEER_PY] : ['python3', '/usr/bin/python3'];
+  const problems: string[] = [];
+  for (const candidate of candidates) {
+    const probe = spawnSync(candidate, ['-c', 'import torch'], { encoding: 'utf8' });
+    if (!probe.error && probe.status === 0) return candidate;
+    problems.push(probe.error ? `${candidate} not found` : `${candidate}: ${probe.stderr.trim().split('\n').pop()}`);
+  }
+  return { missing: `no python3 here imports torch (${problems.join('; ')}); install Debian's python3-torch python3-numpy (bench/peers/README.md)` };
+}
+
+/** bench/peers/llama_block.py running one case: it builds the model and warms up, then runs once per request. */
+class TorchPeer {
+  private pending = '';
+  private waiting: ((line: string) => void) | null = null;
+  private readonly lines: string[] = [];
+  private stderr = '';
+
+  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (this.pending + chunk).split('\n');
+      this.pending = lines.pop()!;
+      this.lines.push(...lines);
+      this.deliver();
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr = (this.stderr + chunk).slice(-4000)));
+    child.on('close', (code) => {
+      this.lines.push(`exit ${code}`);
+      this.deliver();
+    });
+  }
+
+  static async start(python: string, name: CaseName, c: LmConfig): Promise<TorchPeer> {
+    const isTraining = name !== 'sample';
+    const args = [name, THREADS, 1, c.layers, c.width, c.heads, c.kvHeads, c.headDim, c.mlpWidth, c.vocab, isTraining ? TRAIN.batch : SAMPLE.batch, isTraining ? TRAIN.width : SAMPLE.prompt, SAMPLE.newTokens].map(String);
+    const peer = new TorchPeer(spawn(python, ['llama_block.py', ...args], { cwd: PEERS, env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } }));
+    await peer.expect('ready');
+    return peer;
+  }
+
+  async runOnce(): Promise<number> {
+    this.child.stdin.write('run\n');
+    return (JSON.parse(await this.expect('ms')) as { ms: number }).ms;
+  }
+
+  async stop(): Promise<void> {
+    this.child.stdin.end();
+    await new Promise<void>((resolve) => (this.child.exitCode !== null ? resolve() : this.child.once('close', () => resolve())));
+  }
+
+  private async expect(key: string): Promise<string> {
+    const line = await new Promise<string>((resolve) => {
+      this.waiting = resolve;
+      this.deliver();
+    });
+    if (!line.startsWith(`{"${key}"`)) throw new Error(`llama_block.py: expected ${key}, got '${line}'\n${this.stderr}`);
+    return line;
+  }
+
+  private deliver(): void {
+    if (this.waiting && this.lines.length > 0) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve(this.lines.shift()!);
+    }
+  }
+}
