@@ -161,12 +161,13 @@ async function trainingStep(c: LmConfig, base: WeightStore, lora: boolean) {
   let adapters: LoraWeights | undefined;
   if (lora) {
     const rng = new Rng(5);
+    const random01 = seededRandom(6);
     const list = loraAdapters(c, LORA);
     trainable = new WeightStore();
     for (const a of list) {
       trainable.add(a.a.name, a.a.shape, initialAdapter(a, 'a', rng));
       // B starts at 0 in LoRA; small random values here so that every gradient is exercised (the cost is the same).
-      trainable.add(a.b.name, a.b.shape, initialAdapter(a, 'a', rng).map((x) => x * 0.01));
+      trainable.add(a.b.name, a.b.shape, (n) => Float32Array.from({ length: n }, () => 0.01 * (random01() - 0.5)));
     }
     frozen = base;
     adapters = loraWeights(list, LORA);
