@@ -165,7 +165,15 @@ export interface AdamCoefficients {
   readonly invSqrtBc2: number;
 }
 
-/** Adam's moments in WebAssembly memory and the SIMD update; null from create() where WebAssembly SIMD is missing. */
+/** The most 64 KiB pages a 32-bit WebAssembly memory may have (4 GiB). */
+export const MAX_WASM_PAGES = 65536;
+
+/** Pages the kernel's memory needs for `n` parameters: parameters, gradients and both moments, float32. */
+export function wasmAdamPages(n: number): number {
+  return Math.max(1, Math.ceil((4 * n * 4) / 65536));
+}
+
+/** Adam's moments in WebAssembly memory and the SIMD update; null from create() where WebAssembly SIMD is missing or the weights do not fit its 4 GiB. */
 export class WasmAdam {
   /** Per parameter, views into the kernel's memory (it never grows, so they stay valid). */
   readonly m: Float32Array[];
@@ -196,7 +204,11 @@ export class WasmAdam {
       total += len;
     }
     const n = Math.ceil(total / BLOCK) * BLOCK;
-    const memory = new wasm.Memory({ initial: Math.max(1, Math.ceil((4 * n * 4) / 65536)) });
+    const pages = wasmAdamPages(n);
+    // 32-bit WebAssembly memory ends at 4 GiB: past ~268M parameters (a pretrained model trained
+    // in full) the moments, parameters and gradients do not fit, and the JS loop updates them.
+    if (pages > MAX_WASM_PAGES) return null;
+    const memory = new wasm.Memory({ initial: pages });
     const kernel = new wasm.Instance(compiledModule, { env: { memory } }).exports as unknown as Exports;
     return new WasmAdam(kernel, new Float32Array(memory.buffer), offsets, lengths, n);
   }

@@ -253,3 +253,12 @@ test('Adam updates the very arrays it was given, from gradient views over a Shar
   close(w[0]!, -0.1); // the first step moves by lr * sign(g)
   close(store.get('b').data[2]!, -0.1);
 });
+
+test('Adam of more parameters than 32-bit WebAssembly memory holds (a 0.4B model in full) uses the JS loop instead of failing', async () => {
+  const { MAX_WASM_PAGES, wasmAdamPages, WasmAdam } = await import('../../../runtime/tensor/wasm-optim.js');
+  // Parameters, gradients and two moments in float32: 16 bytes a parameter, 4 GiB in all.
+  assert.equal(wasmAdamPages(2 ** 28), MAX_WASM_PAGES);
+  assert.ok(wasmAdamPages(387e6) > MAX_WASM_PAGES, 'the bench\'s 387M-parameter model does not fit');
+  // create() says so by returning null (no 6 GiB is allocated to find out): Adam then keeps its moments in JS.
+  assert.equal(WasmAdam.create([387e6]), null);
+});
