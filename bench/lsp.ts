@@ -20,13 +20,23 @@ export async function benchLsp(): Promise<void> {
 
 const ms = (values: number[]) => `p50 ${median(values).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms`;
 
-async function latencies(): Promise<void> {
+/** The generated ~5k-line spec opened in a fresh server, its first check done: what the latency cases type into. */
+async function openBigSpec(): Promise<{ lines: string[]; client: TestClient; uri: string }> {
   const text = generateSpec(300, 5000);
-  const lines = text.split('\n');
   const client = await TestClient.start({ files: { 'big.rlx': text } });
   try {
     const uri = await client.open('big.rlx');
     await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 60_000 });
+    return { lines: text.split('\n'), client, uri };
+  } catch (err) {
+    await client.stop();
+    throw err;
+  }
+}
+
+async function latencies(): Promise<void> {
+  const { lines, client, uri } = await openBigSpec();
+  try {
     const positions = variedPositions(lines, 1000);
 
     const timed = async (method: string, position: Position) => {
@@ -106,12 +116,8 @@ function variedPositions(lines: string[], count: number): Position[] {
  * and its diagnostics awaited, untimed.
  */
 export async function typingStream(): Promise<void> {
-  const text = generateSpec(300, 5000);
-  const lines = text.split('\n');
-  const client = await TestClient.start({ files: { 'big.rlx': text } });
+  const { lines, client, uri } = await openBigSpec();
   try {
-    const uri = await client.open('big.rlx');
-    await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 60_000 });
     const openers = lines.flatMap((l, i) => (/\{\s*$/.test(l) ? [i] : []));
     const random = seededRandom(13);
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
