@@ -62,9 +62,8 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     problems.push(...paramProblems(() => definition.settings(plan.policy.params, plan.policy)));
     // Text envs train a token model, the others an actor-critic over observation vectors.
     const name = `policy ${plan.policy.name} (${plan.policy.kind})`;
-    if (text === true && !definition.tokenModel && !definition.languageModel) problems.push(`${name} cannot write text: ${envLabel} needs a ${plan.env.kind === 'TextTask' ? 'transformer or pretrained' : 'transformer'} policy`);
+    if (text === true && !definition.tokenModel && !definition.languageModel) problems.push(`${name} cannot write text: ${envLabel} needs a transformer or pretrained policy`);
     if (text === false && definition.languageModel) problems.push(`${name} writes text: ${envLabel} has actions of numbers; pair it with a TextTask`);
-    if (definition.languageModel && text === true && plan.env.kind !== 'TextTask') problems.push(`${name}: dialogues (${envLabel}) with a pretrained policy are not supported yet; use a TextTask, or a transformer policy`);
     if (text === false && !definition.actorCritic && !definition.languageModel) problems.push(`${name} reads tokens, not observation vectors: ${envLabel} needs an mlp policy`);
   }
   // On an env of numbers each stage starts from the networks the one before it trained.

@@ -52,3 +52,29 @@ export function attentionMask(starts: Int32Array, from: number, count: number): 
   }
   return out;
 }
+
+/**
+ * Rows packed with independent segments (a dialogue's turns where the chat template re-rendered
+ * the history differently: text/chat-dialogue.ts): `first` [rows, width] holds, for each
+ * position, the first position of its segment (for left padding, the row's first real
+ * position). A position counts from its segment's start and sees only the keys of its own
+ * segment up to itself; with one segment per row this is rowPositions and attentionMask.
+ */
+export function segmentPositions(first: Int32Array, rows: number, width: number): BigInt64Array {
+  const out = new BigInt64Array(rows * width);
+  for (let r = 0; r < rows; r++) for (let i = 0; i < width; i++) out[r * width + i] = BigInt(Math.max(0, i - first[r * width + i]!));
+  return out;
+}
+
+/** The additive attention mask [rows, width, width] of packed segments (see segmentPositions). */
+export function segmentMask(first: Int32Array, rows: number, width: number): Float32Array {
+  const out = new Float32Array(rows * width * width);
+  for (let r = 0; r < rows; r++) {
+    for (let i = 0; i < width; i++) {
+      const row = (r * width + i) * width;
+      const from = first[r * width + i]!;
+      for (let j = 0; j < width; j++) out[row + j] = j <= i && j >= from ? 0 : MASKED;
+    }
+  }
+  return out;
+}

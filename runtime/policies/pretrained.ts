@@ -13,7 +13,9 @@ import { PretrainedLm } from '../lm/pretrained.js';
 import { loraAdapters, type LoraSettings } from '../lm/lora.js';
 import { parameterCount } from '../lm/config.js';
 import { checkMemory, type MemoryShape } from '../lm/memory.js';
-import { attentionMask, rowPositions } from '../lm/rows.js';
+import { attentionMask, rowPositions, segmentMask, segmentPositions } from '../lm/rows.js';
+import type { ChatMessage } from '../lm/chat-template.js';
+import { InputError } from '../input-error.js';
 
 /** How a task's prompt becomes the model's chat prompt (the policy's `chat { }` block). */
 export interface ChatSettings {
@@ -110,6 +112,27 @@ export class PretrainedPolicy implements LanguageModel {
       [ROW_INPUTS.positions]: { data: rowPositions(starts, 0, width), dims: [rows, width] },
       [ROW_INPUTS.mask]: { data: attentionMask(starts, 0, width), dims: [rows, width, width] },
     };
+  }
+
+  /** The feeds of sequenceLogits' inputs for rows packed with independent segments: `first` [rows, width] is each position's segment start (rows.ts). */
+  segmentFeeds(first: Int32Array, rows: number, width: number): Record<string, Feed> {
+    return {
+      [ROW_INPUTS.positions]: { data: segmentPositions(first, rows, width), dims: [rows, width] },
+      [ROW_INPUTS.mask]: { data: segmentMask(first, rows, width), dims: [rows, width, width] },
+    };
+  }
+
+  /**
+   * A dialogue as the model reads it before its next turn: the policy's `chat { system }` first
+   * where set, then `messages`, through the chat template with the generation prompt. A model
+   * without a chat template cannot tell the turns' speakers apart: refused, naming the folder.
+   */
+  encodeConversation(messages: readonly ChatMessage[], where: string): number[] {
+    const chat = this.folder.chat;
+    if (!chat) throw new InputError(`${where}: the model in ${this.folder.dir} has no chat template (no chat_template.jinja, none in tokenizer_config.json), which dialogues need to tell the user's turns from the assistant's; use a chat (instruct) model, or a TextTask`);
+    const system = this.settings.chat?.system;
+    const all = system !== undefined ? [{ role: 'system', content: system }, ...messages] : messages;
+    return this.lm.tokenizer.encode(chat.render(all, { addGenerationPrompt: true, variables: this.settings.chat?.variables }));
   }
 
   /** A task's prompt as the model reads it: through the chat template where the model has one, else the text with the tokenizer's own special tokens. */

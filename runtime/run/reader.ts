@@ -241,7 +241,8 @@ export interface TextRolloutHeader {
 /** One sample of a group: a completion (`text`) or a dialogue (`turns` after the opening). */
 export interface TextSample {
   text?: string;
-  turns?: [speaker: 'agent' | 'env', text: string][];
+  /** Dialogues: each message with its role (`system`, `user`: the env, `assistant`: the agent); runs before roles wrote `env` and `agent`, after the opening. */
+  turns?: [role: string, text: string][];
   reward: number;
   terms?: Record<string, number>;
   /** The advantage the learner trained the sample with; absent in the final policy's answers. */

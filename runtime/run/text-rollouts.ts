@@ -4,7 +4,11 @@
 // verdict; dialogues turn by turn. One atomic write per batch, as episode files are written:
 //   {"type":"header","kind":"text","env":"TextTask","task":"addition(digits: 2)","terms":["answer","format"],"algorithm":"GRPO","stage":"main","group_size":8,"step":N}
 //   {"type":"group","start":"12+34=","target":"46","samples":[{"text":"46","reward":1.1,"terms":{"answer":1,"format":0.1},"advantage":0.93,"correct":true}, ...]}
-//   {"type":"group","start":"1..100","samples":[{"turns":[["agent","50"],["env","higher"],...],"reward":1,"advantage":0.5,"success":true}, ...]}
+//   {"type":"group","start":"1..100","samples":[{"turns":[["system","..."],["user","1..100"],["assistant","50"],["user","higher"],...],"reward":1,"advantage":0.5,"success":true}, ...]}
+// A dialogue's turns are its messages with the chat template's roles, from the first: the
+// system prompt (a pretrained policy's `chat { system }`, where set), the opening as the
+// policy read it (through `chat { user }`), then the agent's turns (assistant) and the env's
+// replies (user), as decoded text.
 // The file is named episode-<step>.jsonl like the numeric envs' episodes, so one listing serves both.
 //
 // At the end of a finished run, the final policy's greedy answers on the held-out starts (what

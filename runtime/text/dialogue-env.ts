@@ -1,7 +1,9 @@
 // A multi-turn text environment (dialogue.ts) as the text learners and the trainer use it
 // (text-env.ts): rollouts are groups of dialogues from one start (the same hidden number),
-// the model writing the agent's turns in lockstep on the dialogue grid; demonstrations are the
-// env's expert dialogues; evaluation runs the env's evaluation dialogues greedily.
+// the model writing the agent's turns: the character-level transformer in lockstep on the
+// dialogue grid, a pretrained model through its chat template turn by turn (chat-dialogue.ts);
+// demonstrations are the env's expert dialogues; evaluation runs the env's evaluation
+// dialogues greedily.
 //
 // A dialogue's return is the sum of its turns' rewards (the env's, with or replaced by the
 // plan's reward terms: dialogue-reward.ts); it is one episode (return, turns, success) for the
@@ -9,9 +11,11 @@
 // Steps count agent turns, as env steps.
 import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
+import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { Rng } from '../random.js';
+import { chatTrainingRows, runChatDialogues, type ChatDialogueBatch, type ChatTurnWriter } from './chat-dialogue.js';
 import { DialogueReward } from './dialogue-reward.js';
-import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type Dialogue, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
+import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type Dialogue, type DialogueEnv, type DialogueLayout, type DialogueOutcomes } from './dialogue.js';
 import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import { CharTokenizer } from './tokenizer.js';
 
@@ -54,16 +58,38 @@ export class DialogueEnvironment implements TextEnv {
     }
   }
 
+  /**
+   * A pretrained model's longest turn, in its tokens: the env's longest turn in characters (text
+   * of n characters is at most n tokens, but for characters outside the tokenizer's merges)
+   * and the end id, or the learner's max_new_tokens where lower.
+   */
+  turnTokens(maxNewTokens?: number): number {
+    return Math.min(this.env.maxTurnLength + 1, maxNewTokens ?? Infinity);
+  }
+
+  /** Dialogues of a pretrained model, written through its chat template. */
+  private chatDialogues(dialogues: readonly Dialogue[], model: PretrainedPolicy, writer: ChatTurnWriter, maxNewTokens?: number): Promise<ChatDialogueBatch> {
+    return runChatDialogues(dialogues, model, writer, { turnTokens: this.turnTokens(maxNewTokens), turns: this.env.maxTurns, env: this.env.description, reward: this.reward });
+  }
+
   async rollouts(languageModel: LanguageModel, o: RolloutOptions): Promise<Rollouts> {
-    const model = characterModel(languageModel, this.env.description);
     const G = o.groupSize;
     const rows = o.groups * G;
     // A group's dialogues start the same way: each replays the group's draws.
     const starts = Array.from({ length: o.groups }, () => o.startRng.uint32());
     const dialogues = starts.flatMap((seed) => Array.from({ length: G }, () => this.env.start(new Rng(seed))));
-    const step = await model.decoder(rows);
-    const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng } }, this.reward);
-    const tokens = dialogueTrainingRows(batch, this.layout);
+    let batch: DialogueOutcomes;
+    let tokens: TokenRows;
+    if (isPretrained(languageModel)) {
+      const chat = await this.chatDialogues(dialogues, languageModel, { greedy: false, temperature: o.temperature, rng: o.sampleRng }, o.maxNewTokens);
+      batch = chat;
+      tokens = chatTrainingRows(chat, languageModel);
+    } else {
+      const step = await (languageModel as TokenModel).decoder(rows);
+      const grid = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng } }, this.reward);
+      batch = grid;
+      tokens = dialogueTrainingRows(grid, this.layout);
+    }
     const steps = batch.turns.reduce((a, b) => a + b, 0);
     const mean = (xs: ArrayLike<number>) => Array.from(xs).reduce((a, b) => a + b, 0) / xs.length;
     const metrics: Record<string, number> = {
@@ -79,9 +105,10 @@ export class DialogueEnvironment implements TextEnv {
     return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples: samplesOf(batch, dialogues, names) };
   }
 
-  async demonstrations(count: number, rng: Rng): Promise<TokenRows> {
+  async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {
     const dialogues = Array.from({ length: count }, () => this.env.start(new Rng(rng.uint32())));
     if (!dialogues.every((d) => d.expert)) throw new Error(`${this.env.description} has no demonstrations (its dialogues have no expert); SFT cannot train on it`);
+    if (model && isPretrained(model)) return chatTrainingRows(await this.chatDialogues(dialogues, model, { expert: true }), model);
     return dialogueTrainingRows(await runDialogues(dialogues, this.tokenizer, this.layout, { expert: true }), this.layout);
   }
 
@@ -94,8 +121,9 @@ export class DialogueEnvironment implements TextEnv {
     let reports = false;
     for (let start = 0; start < all.length; start += EVAL_BATCH) {
       const dialogues = all.slice(start, start + EVAL_BATCH);
-      const step = await characterModel(model, this.env.description).decoder(dialogues.length);
-      const batch = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: 1, greedy: true } }, this.reward);
+      const batch = 'kind' in model && isPretrained(model)
+        ? await this.chatDialogues(dialogues, model, { greedy: true, temperature: 1 })
+        : await runDialogues(dialogues, this.tokenizer, this.layout, { step: await (model as Pick<TokenModel, 'decoder'>).decoder(dialogues.length), vocab: this.tokenizer.size, options: { temperature: 1, greedy: true } }, this.reward);
       returns.push(...batch.returns);
       lengths.push(...batch.turns);
       samples.push(...samplesOf(batch, dialogues, this.termNames));
@@ -117,33 +145,23 @@ export class DialogueEnvironment implements TextEnv {
   }
 }
 
-/** Each dialogue of a batch as the rollout inspector shows it: the turns after the opening, reward, terms, success. */
-function samplesOf(batch: DialogueBatch, dialogues: readonly Dialogue[], names: readonly string[]): SampleRecord[] {
+/** Each dialogue of a batch as the rollout inspector shows it: its messages with their roles (from the system prompt or the opening), reward, terms, success. */
+function samplesOf(batch: DialogueOutcomes, dialogues: readonly Dialogue[], names: readonly string[]): SampleRecord[] {
   const termsOf = (r: number) => Object.fromEntries(names.map((name, k) => [name, batch.termSums[r * names.length + k]!]));
   return batch.transcripts.map((transcript, r) => ({
     start: dialogues[r]!.opening,
-    turns: transcript.slice(1),
+    turns: transcript,
     reward: batch.returns[r]!,
     ...(names.length > 0 ? { terms: termsOf(r) } : {}),
     ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
   }));
 }
 
-function episodesOf(batch: DialogueBatch): EpisodeRecord[] {
+function episodesOf(batch: DialogueOutcomes): EpisodeRecord[] {
   return Array.from({ length: batch.rows }, (_, r) => ({
     env: r,
     return: batch.returns[r]!,
     length: batch.turns[r]!,
     ...(batch.reportsSuccess ? { success: batch.success[r] === 1 } : {}),
   }));
-}
-
-/**
- * The character-level model dialogues are written with. A pretrained model's dialogues need its
- * chat template for every turn, which this env does not do yet; checkPlan refuses the pairing
- * first, this says so if anything gets past it.
- */
-function characterModel(model: LanguageModel | TokenSampler, env: string): Pick<TokenModel, 'decoder'> {
-  if ('kind' in model && model.kind === 'pretrained') throw new Error(`${env}: dialogues with a pretrained policy are not supported yet; use a TextTask, or a transformer policy`);
-  return model as Pick<TokenModel, 'decoder'>;
 }

@@ -79,13 +79,17 @@ export const gridWidth = (l: DialogueLayout): number => l.openingWidth + l.turns
 /** Where agent turn k (from 0) starts in a row. */
 export const turnStart = (l: DialogueLayout, k: number): number => l.openingWidth + k * (l.turnSlots + l.replySlots);
 
-/** Dialogues run to their end on the grid. */
-export interface DialogueBatch {
+/**
+ * Who says a message, in a chat template's words: the env is the user and the agent the
+ * assistant (for every policy, so the rollout inspector reads both kinds alike); a pretrained
+ * model's system prompt is the system.
+ */
+export type DialogueRole = 'system' | 'user' | 'assistant';
+export type DialogueMessage = readonly [role: DialogueRole, text: string];
+
+/** What dialogues run to their end came to, however they were laid out for training. */
+export interface DialogueOutcomes {
   readonly rows: number;
-  /** Token ids [rows, gridWidth]. */
-  readonly grid: Int32Array;
-  /** 1 where the grid holds a token the agent wrote (characters and EOS) [rows, gridWidth]. */
-  readonly agentTokens: Uint8Array;
   /** Sum of the rewards (the env's, with or replaced by the reward terms), agent turns taken, and whether the goal was reached, per row. */
   readonly returns: Float64Array;
   /** Each reward term summed over a row's turns [rows, terms] (DialogueReward.termNames; empty without terms). */
@@ -94,8 +98,16 @@ export interface DialogueBatch {
   readonly success: Uint8Array;
   /** Whether any dialogue reported success at all (envs without a goal never do). */
   readonly reportsSuccess: boolean;
-  /** The dialogue as text, turn by turn: [speaker, text] pairs per row. */
-  readonly transcripts: readonly (readonly [speaker: 'env' | 'agent', text: string])[][];
+  /** The dialogue as the agent read it, message by message from the opening (a pretrained model's: also its system prompt), per row. */
+  readonly transcripts: readonly (readonly DialogueMessage[])[];
+}
+
+/** Dialogues run to their end on the grid. */
+export interface DialogueBatch extends DialogueOutcomes {
+  /** Token ids [rows, gridWidth]. */
+  readonly grid: Int32Array;
+  /** 1 where the grid holds a token the agent wrote (characters and EOS) [rows, gridWidth]. */
+  readonly agentTokens: Uint8Array;
 }
 
 /**
@@ -121,7 +133,7 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
   const turns = new Int32Array(rows);
   const success = new Uint8Array(rows);
   let reportsSuccess = false;
-  const transcripts = dialogues.map((d): [speaker: 'env' | 'agent', text: string][] => [['env', d.opening]]);
+  const transcripts = dialogues.map((d): DialogueMessage[] => [['user', d.opening]]);
   const active = new Uint8Array(rows).fill(1);
   const ended = new Uint8Array(rows); // this turn's EOS is written
   let running = rows;
@@ -141,7 +153,7 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
       const result = dialogues[r]!.turn(text);
       const prompt = transcripts[r]!.map(([, message]) => message).join('\n');
       const truncated = !result.done && k === layout.turns - 1;
-      transcripts[r]!.push(['agent', text]);
+      transcripts[r]!.push(['assistant', text]);
       turns[r]++;
       returns[r] += reward.score({ prompt, completion: text, result, t: k, truncated }, termSums, r * terms);
       if (result.success !== undefined) reportsSuccess = true;
@@ -152,7 +164,7 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
         running--;
         continue;
       }
-      transcripts[r]!.push(['env', result.observation]);
+      transcripts[r]!.push(['user', result.observation]);
       const reply = tokenizer.encode(result.observation, { where: `the env's reply ${JSON.stringify(result.observation)}` });
       if (reply.length > E) throw new Error(`the env's reply ${JSON.stringify(result.observation)} is longer than the ${E} characters it declared`);
       grid.set(reply, r * T + start + A);

@@ -14,6 +14,7 @@ import type { PretrainedPolicy } from '../policies/pretrained.js';
 import type { Feed } from '../tensor/index.js';
 import type { Rng } from '../random.js';
 import type { CharTokenizer } from './tokenizer.js';
+import type { DialogueMessage } from './dialogue.js';
 
 /** Token rows for training: what the model reads, each position's next token, and 1 where that token is the agent's to learn. */
 export interface TokenRows {
@@ -37,8 +38,8 @@ export interface SampleRecord {
   /** Single-turn: the task's target and the completion. */
   readonly target?: string;
   readonly text?: string;
-  /** Dialogues: the turns after the opening, [speaker, text]. */
-  readonly turns?: readonly (readonly [speaker: 'env' | 'agent', text: string])[];
+  /** Dialogues: every message as the agent read it, [role, text], from the system prompt (a pretrained model's, where set) or the opening. */
+  readonly turns?: readonly DialogueMessage[];
   readonly reward: number;
   /** Each reward term's value (single-turn tasks: with a reward declaration, or `exact`; dialogues: summed over the turns, with a reward declaration). */
   readonly terms?: Readonly<Record<string, number>>;

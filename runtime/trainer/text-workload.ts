@@ -8,7 +8,7 @@ import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { PolicyFactory, type LanguageModel } from '../policies/index.js';
-import type { ExpectedUse } from '../policies/pretrained.js';
+import { isPretrained, type ExpectedUse } from '../policies/pretrained.js';
 import { Rng } from '../random.js';
 import type { ConditionMetric } from '../run/stop.js';
 import { TextRolloutRecorder, writeHeldOutAnswers } from '../run/text-rollouts.js';
@@ -100,6 +100,8 @@ export class TextWorkload implements Workload {
     try {
       // A pretrained model's rows are its own tokens: they fit its context or are cut by max_tokens.
       if (!model.variableRows) env.checkFits(model.context, `policy ${plan.policy.name}`);
+      // Dialogues render every turn through the chat template: a model without one is refused before a run starts.
+      if (env instanceof DialogueEnvironment && isPretrained(model)) model.encodeConversation([{ role: 'user', content: '' }], `policy ${plan.policy.name} on ${env.env.description}`);
     } catch (err) {
       throw new PlanError([(err as Error).message]);
     }

@@ -68,7 +68,7 @@ function groupSummary(group: TextGroup, heldOut: boolean): string {
     const sample = group.samples[0];
     if (!sample) return '';
     const verdict = verdictOf(sample);
-    const answer = sample.text !== undefined ? `: ${sample.text === '' ? '(empty)' : sample.text}` : sample.turns ? ` in ${sample.turns.filter(([who]) => who === 'agent').length} turns` : '';
+    const answer = sample.text !== undefined ? `: ${sample.text === '' ? '(empty)' : sample.text}` : sample.turns ? ` in ${sample.turns.filter(([who]) => isAgent(who)).length} turns` : '';
     return `${VERDICT_TEXT[verdict]}${verdict === 'none' ? '' : answer} · reward ${formatValue(sample.reward)}`;
   }
   const verdicts = group.samples.map(verdictOf).filter((v) => v !== 'none');
@@ -262,13 +262,19 @@ function completionView(text: string | undefined): HTMLElement {
   return h('code', { class: 'completion', text });
 }
 
-/** The turns after the opening, one line each, the speaker named (not told by colour alone). */
+/** The agent's own turns: `assistant` (runs before roles were written: `agent`). */
+const isAgent = (who: string) => who === 'assistant' || who === 'agent';
+
+/** Speakers a dialogue's messages have: the chat template's roles, and the words of runs written before them (turns after the opening). */
+const SPEAKERS = new Set(['system', 'user', 'assistant', 'env', 'agent']);
+
+/** The dialogue, one message a line, its role named (not told by colour alone). */
 function dialogueView(turns: [string, string][]): HTMLElement {
   return h(
     'ol',
     { class: 'dialogue' },
     ...turns.map(([who, said]) =>
-      h('li', { class: `turn ${who === 'agent' ? 'agent' : 'env'}` }, h('span', { class: 'speaker', text: who }), said === '' ? h('span', { class: 'placeholder', text: '(empty)' }) : h('code', { class: 'said', text: said })),
+      h('li', { class: `turn ${SPEAKERS.has(who) ? who : 'user'}` }, h('span', { class: 'speaker', text: who }), said === '' ? h('span', { class: 'placeholder', text: '(empty)' }) : h('code', { class: 'said', text: said })),
     ),
   );
 }

@@ -121,7 +121,8 @@ export class TextPolicyGradient implements Algorithm {
     const { model, env } = context;
     if (context.budget === null) throw new Error(`${config.name} needs a budget`); // checkPlan() says so first
     const T = model.variableRows ? 'T' : env.rowWidth(config.maxNewTokens);
-    env.checkFits(model.context, config.name);
+    // A pretrained model's rows are its own tokens, as long as each batch needs (the env checks its context as it samples).
+    if (!model.variableRows) env.checkFits(model.context, config.name);
     const rows = config.groups * config.groupSize;
     // One gradient step per batch needs no pass for pi_old (loss.ts), nor kl_coef 0 one for pi_ref.
     const oldFed = config.iterations > 1;

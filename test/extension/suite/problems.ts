@@ -104,7 +104,7 @@ export default class Talk {
     const notice = await waitFor('the failure notification', () => (/Refused/.test(api.lastTrainingNotice()?.message ?? '') ? api.lastTrainingNotice() : undefined));
     assert.equal(
       notice.message,
-      'Training Refused did not start: the plan cannot run here: policy Small (mlp) cannot write text: env Pole (module "talk_env.ts") needs a transformer policy; PPO does not train on text actions (env Pole (module "talk_env.ts"))',
+      'Training Refused did not start: the plan cannot run here: policy Small (mlp) cannot write text: env Pole (module "talk_env.ts") needs a transformer or pretrained policy; PPO does not train on text actions (env Pole (module "talk_env.ts"))',
     );
     assert.deepEqual(notice.actions, ['Open Spec', 'Open Log']);
     const seen = await screenshot('failed-start-refused-plan');

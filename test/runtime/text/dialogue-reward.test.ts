@@ -48,9 +48,9 @@ describe('reward terms on GuessNumber', () => {
     assert.deepEqual(terms.termNames, ['short', 'told_higher']);
     for (let r = 0; r < batch.rows; r++) {
       const transcript = batch.transcripts[r]!;
-      const agent = transcript.filter(([who]) => who === 'agent').map(([, text]) => text);
+      const agent = transcript.filter(([who]) => who === 'assistant').map(([, text]) => text);
       // Replies the agent read: the env's messages after the opening; the last turn's ("correct") is never shown.
-      const replies = transcript.slice(1).filter(([who]) => who === 'env').map(([, text]) => text);
+      const replies = transcript.slice(1).filter(([who]) => who === 'user').map(([, text]) => text);
       const short = -0.01 * agent.reduce((n, turn) => n + turn.length, 0);
       const higher = replies.filter((m) => m.includes('higher')).length;
       assert.ok(Math.abs(batch.termSums[2 * r]! - short) < 1e-12, `short: ${batch.termSums[2 * r]} vs ${short}`);
@@ -117,7 +117,7 @@ describe('reward terms on GuessNumber', () => {
     const [header, group] = fs.readFileSync(path.join(result.runDir, rollout.file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(header.terms, ['short', 'bonus']);
     for (const s of group.samples) {
-      const agent = (s.turns as [string, string][]).filter(([who]) => who === 'agent').map(([, t]) => t);
+      const agent = (s.turns as [string, string][]).filter(([who]) => who === 'assistant').map(([, t]) => t);
       assert.ok(Math.abs(s.terms.short - -0.01 * agent.reduce((n, t) => n + t.length, 0)) < 1e-9);
       assert.equal(s.terms.bonus, s.success ? 0.5 : 0);
       assert.ok(Math.abs(s.reward - ((s.success ? 1 : 0) + s.terms.short + s.terms.bonus)) < 1e-9, 'the env\'s reward plus the terms');

@@ -65,7 +65,7 @@ describe('the dialogue grid', () => {
     assert.equal(batch.grid[turnStart(layout, 0) + 2], EOS);
     assert.equal(text(turnStart(layout, 0) + layout.turnSlots, turnStart(layout, 1)), 'higher');
     assert.equal(text(turnStart(layout, 1), turnStart(layout, 1) + layout.turnSlots), '75');
-    assert.deepEqual(batch.transcripts[0], [['env', '1..100'], ['agent', '50'], ['env', 'higher'], ['agent', '75'], ['env', 'higher'], ['agent', '88']]);
+    assert.deepEqual(batch.transcripts[0], [['user', '1..100'], ['assistant', '50'], ['user', 'higher'], ['assistant', '75'], ['user', 'higher'], ['assistant', '88']]);
     assert.equal(batch.success[0], 0, '3 guesses do not find 80');
     const learned = [...batch.agentTokens.keys()].filter((i) => batch.agentTokens[i]);
     const expected = [0, 1, 2].flatMap((k) => [0, 1, 2].map((j) => turnStart(layout, k) + j));
@@ -136,7 +136,9 @@ describe('GuessNumber through train()', () => {
     assert.deepEqual([header.kind, header.env, header.algorithm, header.group_size], ['text', 'GuessNumber', 'REINFORCE', 8]);
     assert.equal(group.start, '1..100');
     for (const sample of group.samples) {
-      assert.equal(sample.turns[0][0], 'agent');
+      // The whole dialogue with the chat roles: the opening (the user's), then the agent's turns (the assistant's) and the env's replies.
+      assert.deepEqual(sample.turns[0], ['user', '1..100']);
+      assert.deepEqual(sample.turns.map(([role]: [string]) => role), sample.turns.map((_: unknown, i: number) => (i % 2 === 0 ? 'user' : 'assistant')));
       assert.equal(sample.success, sample.turns.at(-1)[1] !== undefined && sample.reward === 1);
       const others = group.samples.filter((o: unknown) => o !== sample);
       const leaveOneOut = sample.reward - others.reduce((s: number, o: { reward: number }) => s + o.reward, 0) / others.length;

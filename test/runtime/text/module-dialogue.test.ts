@@ -63,7 +63,7 @@ describe('a text env module', () => {
     const batch = await runDialogues(first, rows.tokenizer, rows.layout, { expert: true });
     assert.deepEqual([...batch.returns], [1, 1, 1, 1]);
     assert.deepEqual([...batch.success], [1, 1, 1, 1]);
-    assert.deepEqual(batch.transcripts[0], [['env', '2'], ['agent', 'ab']]);
+    assert.deepEqual(batch.transcripts[0], [['user', '2'], ['assistant', 'ab']]);
     // Those dialogues are over: the next four reuse their copies (no new ones are made).
     const again = Array.from({ length: 4 }, (_, i) => env.start(new Rng(i)));
     assert.deepEqual(again.map((d) => d.opening), ['5', '5', '5', '5']);
@@ -118,7 +118,7 @@ describe('examples/calculator-tool.ts through train()', () => {
     const [opening, , [, reply]] = batch.transcripts[0]!;
     const [a, b] = opening![1].split('*').map(Number);
     assert.equal(reply, String(a! * b!));
-    await assert.rejects(train({ ...plan, policy: { name: 'P', kind: 'mlp', params: {} } }, { out: tempDir(), envModule: file }), /policy P \(mlp\) cannot write text: env Tool \(module "\.\/calculator-tool\.ts"\) needs a transformer policy/);
+    await assert.rejects(train({ ...plan, policy: { name: 'P', kind: 'mlp', params: {} } }, { out: tempDir(), envModule: file }), /policy P \(mlp\) cannot write text: env Tool \(module "\.\/calculator-tool\.ts"\) needs a transformer or pretrained policy/);
   });
 
   it('SFT on the expert\'s dialogues, then RLOO: held-out success rises far above an untrained model\'s, and a resume runs the bundled module', async () => {

@@ -1,0 +1,219 @@
+// Dialogues (dialogue.ts) written by a pretrained model: every agent turn is generated from the
+// conversation so far rendered by the model's chat template (the policy's `chat { system }`,
+// the env's messages as the user's, the agent's earlier turns as the assistant's, then the
+// generation prompt), and ends at one of the model's end ids or after the turn's token limit.
+//
+// Each turn re-encodes the whole conversation and prefills it (as TRL's multi-turn rollouts
+// do), rather than feeding the env's reply into the key/value cache of the turn before: a
+// template writes its own tokens between turns and may re-render the history (Qwen3 drops a
+// past turn's <think> block), so only the template's own rendering is what the model would read
+// from a fresh start. It costs a prefill per turn, which is cheap beside the sampling of short
+// turns, and keeps sampling the single-turn code path (PretrainedPolicy.complete).
+//
+// Training must read each turn's tokens after exactly the tokens the model read when it wrote
+// them. A dialogue is one training row of segments: turn k+1's rendered prompt normally starts
+// with turn k's prompt and the ids the model wrote, and then only its new tokens are appended
+// to the same segment; where it does not (a re-rendered history, a turn cut without its end id,
+// text that re-tokenises differently), a new segment starts with the whole prompt. Segments of
+// a row do not see each other (their positions restart, the attention mask keeps them apart:
+// lm/rows.ts segmentMask), so every turn is scored in the context it was sampled in. Only the
+// ids the model wrote are learned (their end id included); the env's messages and the
+// template's tokens are read, not learned. Rows are left-padded, as single-turn rows are.
+import type { ChatMessage } from '../lm/chat-template.js';
+import type { PretrainedPolicy } from '../policies/pretrained.js';
+import { InputError } from '../input-error.js';
+import type { Rng } from '../random.js';
+import { DialogueReward } from './dialogue-reward.js';
+import type { Dialogue, DialogueMessage, DialogueOutcomes } from './dialogue.js';
+import type { TokenRows } from './text-env.js';
+
+/** How the agent's turns are written: sampled from the model (or greedy), or the env's expert (demonstrations for SFT). */
+export type ChatTurnWriter = { readonly greedy: boolean; readonly temperature: number; readonly rng?: Rng } | { readonly expert: true };
+
+/** Dialogues run to their end by a pretrained model: each row's ids, packed as above. */
+export interface ChatDialogueBatch extends DialogueOutcomes {
+  /** Each row's ids: its segments one after another. */
+  readonly ids: readonly (readonly number[])[];
+  /** 1 where the id is one the agent wrote, per row. */
+  readonly agent: readonly (readonly number[])[];
+  /** Each row's segments: where each starts in its ids. */
+  readonly segments: readonly (readonly number[])[];
+  /** Ids the agent wrote over all turns, per row (what is learned). */
+  readonly agentTokens: Int32Array;
+}
+
+export interface ChatDialogueOptions {
+  /** Longest agent turn, in the model's tokens (its end id included). */
+  readonly turnTokens: number;
+  readonly turns: number;
+  /** The env as the plan writes it, for errors. */
+  readonly env: string;
+  readonly reward?: DialogueReward;
+}
+
+/** The messages a dialogue opens with: the opening as the user's first message, through the policy's `chat { user }` ("{prompt}" is the opening). */
+export function openingMessages(policy: PretrainedPolicy, opening: string): DialogueMessage[] {
+  const user = policy.settings.chat?.user ?? '{prompt}';
+  return [['user', user.split('{prompt}').join(opening)]];
+}
+
+/** The conversation as the template takes it, the system prompt first where the policy sets one (what the inspector shows). */
+function withSystem(policy: PretrainedPolicy, messages: readonly DialogueMessage[]): DialogueMessage[] {
+  const system = policy.settings.chat?.system;
+  return system !== undefined ? [['system', system], ...messages] : [...messages];
+}
+
+const asChat = (messages: readonly DialogueMessage[]): ChatMessage[] => messages.map(([role, content]) => ({ role, content }));
+
+/** One row being built: its ids, which are the agent's, and where its current segment starts. */
+class PackedRow {
+  readonly ids: number[] = [];
+  readonly agent: number[] = [];
+  readonly segments: number[] = [];
+
+  /** The prompt the model read before a turn: the rest of it when it extends the current segment, else a new segment. */
+  addPrompt(prompt: readonly number[]): void {
+    const from = this.segments.at(-1);
+    if (from !== undefined && continues(prompt, this.ids, from)) {
+      this.push(prompt.slice(this.ids.length - from), 0);
+    } else {
+      this.segments.push(this.ids.length);
+      this.push(prompt, 0);
+    }
+  }
+
+  addTurn(ids: readonly number[]): void {
+    this.push(ids, 1);
+  }
+
+  private push(ids: readonly number[], agent: number): void {
+    for (const id of ids) {
+      this.ids.push(id);
+      this.agent.push(agent);
+    }
+  }
+}
+
+/** Whether `prompt` starts with ids[from..]. */
+function continues(prompt: readonly number[], ids: readonly number[], from: number): boolean {
+  const n = ids.length - from;
+  if (prompt.length < n) return false;
+  for (let i = 0; i < n; i++) if (prompt[i] !== ids[from + i]) return false;
+  return true;
+}
+
+/** Runs `dialogues` (one per row) to their end, the agent's turns written by `policy` (or the env's expert) through its chat template. */
+export async function runChatDialogues(dialogues: readonly Dialogue[], policy: PretrainedPolicy, writer: ChatTurnWriter, options: ChatDialogueOptions): Promise<ChatDialogueBatch> {
+  const reward = options.reward ?? DialogueReward.none();
+  const rows = dialogues.length;
+  const terms = reward.termNames.length;
+  const returns = new Float64Array(rows);
+  const termSums = new Float64Array(rows * terms);
+  const turns = new Int32Array(rows);
+  const success = new Uint8Array(rows);
+  const agentTokens = new Int32Array(rows);
+  let reportsSuccess = false;
+  const messages = dialogues.map((d) => openingMessages(policy, d.opening));
+  // What reward terms read as `prompt`: the env's and the agent's texts as they were, one a line.
+  const plain = dialogues.map((d) => [d.opening]);
+  const packed = dialogues.map(() => new PackedRow());
+  const active = dialogues.map(() => true);
+
+  for (let k = 0; k < options.turns; k++) {
+    const live = active.flatMap((on, r) => (on ? [r] : []));
+    if (live.length === 0) break;
+    const prompts = live.map((r) => {
+      const prompt = policy.encodeConversation(asChat(messages[r]!), options.env);
+      if (prompt.length + options.turnTokens > policy.context) {
+        throw new InputError(
+          `${options.env}: at agent turn ${k + 1} a dialogue's conversation is ${prompt.length} tokens, which with a turn of up to ${options.turnTokens} tokens exceeds the model's context of ${policy.context}; ` +
+            'lower the env\'s max_turns, shorten its messages or the chat system prompt, or use a model with a longer context',
+        );
+      }
+      packed[r]!.addPrompt(prompt);
+      return prompt;
+    });
+    const written = 'expert' in writer ? live.map((r) => expertTurn(dialogues[r]!, policy)) : await sampledTurns(policy, prompts, writer, options.turnTokens);
+    live.forEach((r, i) => {
+      const { ids, text } = written[i]!;
+      packed[r]!.addTurn(ids);
+      agentTokens[r] += ids.length;
+      const result = dialogues[r]!.turn(text);
+      const truncated = !result.done && k === options.turns - 1;
+      messages[r]!.push(['assistant', text]);
+      turns[r]++;
+      returns[r] += reward.score({ prompt: plain[r]!.join('\n'), completion: text, result, t: k, truncated }, termSums, r * terms);
+      plain[r]!.push(text);
+      if (result.success !== undefined) reportsSuccess = true;
+      if (result.success) success[r] = 1;
+      if (result.done || k === options.turns - 1) {
+        active[r] = false;
+        return;
+      }
+      messages[r]!.push(['user', result.observation]);
+      plain[r]!.push(result.observation);
+    });
+  }
+  return {
+    rows,
+    returns,
+    termSums,
+    turns,
+    success,
+    reportsSuccess,
+    transcripts: messages.map((m) => withSystem(policy, m)),
+    ids: packed.map((p) => p.ids),
+    agent: packed.map((p) => p.agent),
+    segments: packed.map((p) => p.segments),
+    agentTokens,
+  };
+}
+
+function expertTurn(dialogue: Dialogue, policy: PretrainedPolicy): { ids: number[]; text: string } {
+  if (!dialogue.expert) throw new Error('this env has no demonstrations (its dialogues have no expert turn)');
+  const text = dialogue.expert();
+  return { ids: policy.encodeCompletion(text), text };
+}
+
+async function sampledTurns(policy: PretrainedPolicy, prompts: readonly (readonly number[])[], writer: Exclude<ChatTurnWriter, { expert: true }>, turnTokens: number): Promise<{ ids: number[]; text: string }[]> {
+  const completions = await policy.complete(prompts, { maxNewTokens: turnTokens, greedy: writer.greedy, temperature: writer.temperature, rng: writer.rng });
+  return completions.map((ids) => ({ ids, text: policy.decodeCompletion(ids) }));
+}
+
+/**
+ * Training rows of a batch: each row's ids left-padded to the longest, what the model reads at
+ * each position and the next id, 1 where that next id is the agent's, and the positions and
+ * attention mask that keep each row's segments apart.
+ */
+export function chatTrainingRows(batch: ChatDialogueBatch, policy: PretrainedPolicy): TokenRows {
+  const { rows } = batch;
+  const longest = Math.max(2, ...batch.ids.map((ids) => ids.length));
+  const width = longest - 1;
+  const pad = policy.padId;
+  const tokens = new BigInt64Array(rows * width);
+  const targets = new BigInt64Array(rows * width);
+  const mask = new Float32Array(rows * width);
+  const first = new Int32Array(rows * width);
+  const perRow = new Int32Array(rows);
+  let tokenCount = 0;
+  for (let r = 0; r < rows; r++) {
+    const ids = batch.ids[r]!;
+    const agent = batch.agent[r]!;
+    const segments = batch.segments[r]!;
+    const start = longest - ids.length;
+    const at = (i: number) => (i < start ? pad : ids[i - start]!);
+    let segment = 0;
+    for (let i = 0; i < width; i++) {
+      tokens[r * width + i] = BigInt(at(i));
+      targets[r * width + i] = BigInt(at(i + 1));
+      while (segment + 1 < segments.length && i - start >= segments[segment + 1]!) segment++;
+      first[r * width + i] = start + (i < start ? 0 : segments[segment]!);
+      if (i + 1 >= start && agent[i + 1 - start]) {
+        mask[r * width + i] = 1;
+        perRow[r]++;
+      }
+    }
+    tokenCount += perRow[r]!;
+  }
+  return { rows, width, tokens, targets, mask, tokenCount, perRow, modelFeeds: policy.segmentFeeds(first, rows, width) };
+}

@@ -1,0 +1,205 @@
+// Dialogues written by a pretrained model through its chat template (runtime/text/chat-dialogue.ts),
+// with the hf-tiny Qwen2 (random weights, ChatML template): the conversation each turn is
+// generated from is the template's rendering of the messages; training learns the assistant's
+// tokens only, each scored in the context the model wrote it in, also where the template
+// re-renders the history (a new segment); GuessNumber trains through train() with SFT on the
+// expert's dialogues then GRPO, and its rollout records hold the messages' roles.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Plan } from '../../../dsl/compile/plan.js';
+import { buildLogProbs } from '../../../runtime/algorithms/grpo/loss.js';
+import { segmentMask, segmentPositions, attentionMask, rowPositions } from '../../../runtime/lm/rows.js';
+import { PretrainedPolicy, type ChatSettings } from '../../../runtime/policies/pretrained.js';
+import { Rng } from '../../../runtime/random.js';
+import { readEvents } from '../../../runtime/run/events.js';
+import { checkPlan } from '../../../runtime/support.js';
+import { Session } from '../../../runtime/tensor/index.js';
+import { chatTrainingRows, runChatDialogues, type ChatDialogueBatch } from '../../../runtime/text/chat-dialogue.js';
+import type { Dialogue } from '../../../runtime/text/dialogue.js';
+import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
+import { GuessNumber } from '../../../runtime/text/guess-number.js';
+import type { TokenRows } from '../../../runtime/text/text-env.js';
+import { train } from '../../../runtime/train.js';
+import { repoRoot } from '../../helpers/repo.js';
+import { makePlan, tempDir } from '../helpers.js';
+
+const QWEN2 = path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2');
+const CHAT: ChatSettings = { system: 'Find the hidden number.', user: 'Guess a number in {prompt}.', variables: {} };
+
+/** The fixture with another chat template (a temporary folder; removed by the OS's temp cleanup). */
+function withTemplate(template: string | null): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-chat-model-'));
+  for (const file of fs.readdirSync(QWEN2)) if (file !== 'chat_template.jinja') fs.copyFileSync(path.join(QWEN2, file), path.join(dir, file));
+  if (template !== null) fs.writeFileSync(path.join(dir, 'chat_template.jinja'), template);
+  return dir;
+}
+
+/** ChatML, but a past assistant message keeps only what follows its last "|" (as Qwen3 drops a past turn's <think> block). */
+const STRIPPING = "{% for m in messages %}{% set c = m['content'] %}{% if m['role'] == 'assistant' %}{% set c = c.split('|')[-1] %}{% endif %}{{ '<|im_start|>' + m['role'] + '\\n' + c + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+/** A dialogue of `turns` turns whose expert answers "think|answer" and whose env replies "ok". */
+function scripted(turns: number): Dialogue {
+  let taken = 0;
+  return {
+    opening: 'go',
+    turn: () => ({ observation: 'ok', reward: 0, done: ++taken >= turns }),
+    expert: () => `t${taken}|a${taken}`,
+  };
+}
+
+/** The ids the agent wrote in row r, turn by turn (the runs of agent ids). */
+function agentRuns(batch: ChatDialogueBatch, r: number): number[][] {
+  const runs: number[][] = [];
+  batch.agent[r]!.forEach((a, i) => {
+    if (!a) return;
+    if (i === 0 || !batch.agent[r]![i - 1]) runs.push([]);
+    runs.at(-1)!.push(batch.ids[r]![i]!);
+  });
+  return runs;
+}
+
+/** log pi(target) at every position of the rows, as the learners' training graph reads them. */
+async function trainingLogProbs(policy: PretrainedPolicy, rows: TokenRows): Promise<Float32Array> {
+  const T = rows.width;
+  const forward = buildLogProbs(policy, T);
+  const session = await Session.create(forward.graph, { logp: forward.logProb }, { weights: policy.weights });
+  const out = await session.run({ tokens: { data: rows.tokens, dims: [rows.rows, T] }, targets: { data: rows.targets, dims: [rows.rows, T] }, inv_temperature: new Float32Array([1]), ...rows.modelFeeds });
+  await session.release();
+  return out.logp!;
+}
+
+/**
+ * Each learned position's log-prob in training equals the one the model gives the turn's ids
+ * after the prompt rendered for that turn, scored alone: every turn is trained in the context it
+ * was written in. Returns how many positions were compared.
+ */
+async function assertTrainedInContext(policy: PretrainedPolicy, batch: ChatDialogueBatch, rows: TokenRows): Promise<number> {
+  const logp = await trainingLogProbs(policy, rows);
+  const T = rows.width;
+  let compared = 0;
+  for (let r = 0; r < batch.rows; r++) {
+    const messages = batch.transcripts[r]!.filter(([role]) => role !== 'system').map(([role, content]) => ({ role, content }));
+    const turns = agentRuns(batch, r);
+    const expected: number[] = [];
+    for (const [k, ids] of turns.entries()) {
+      const before = messages.slice(0, 2 * k + 1);
+      expected.push(...(await policy.lm.score(policy.encodeConversation(before, 'test'), ids)));
+    }
+    const trained = Array.from({ length: T }, (_, i) => i).filter((i) => rows.mask[r * T + i]).map((i) => logp[r * T + i]!);
+    assert.equal(trained.length, expected.length, `row ${r}: learned positions`);
+    trained.forEach((v, i) => assert.ok(Math.abs(v - expected[i]!) < 1e-4, `row ${r}, learned token ${i}: ${v} in training vs ${expected[i]} when written`));
+    compared += trained.length;
+  }
+  return compared;
+}
+
+describe('dialogues with a pretrained model', () => {
+  it('renders each turn\'s conversation with the chat template: system prompt, the env as user, the agent\'s turns as assistant', async () => {
+    const policy = PretrainedPolicy.load({ folder: QWEN2, chat: CHAT }, new Rng(1));
+    const env = new GuessNumber(1, 10, 4);
+    const batch = await runChatDialogues([env.dialogue(7), env.dialogue(2)], policy, { expert: true }, { turnTokens: 3, turns: 4, env: 'GuessNumber' });
+    assert.deepEqual(batch.transcripts[0], [['system', CHAT.system], ['user', 'Guess a number in 1..10.'], ['assistant', '5'], ['user', 'higher'], ['assistant', '8'], ['user', 'lower'], ['assistant', '6'], ['user', 'higher'], ['assistant', '7']]);
+    assert.deepEqual([...batch.success, ...batch.returns], [1, 1, 1, 1]);
+    const { tokenizer } = policy.folder;
+    for (let r = 0; r < 2; r++) {
+      // ChatML renders the history as the model wrote it: one segment, the whole conversation as the template writes it, its last end-of-turn the agent's.
+      const messages = batch.transcripts[r]!.map(([role, content]) => ({ role, content }));
+      assert.deepEqual(batch.segments[r], [0]);
+      assert.equal(tokenizer.decode(batch.ids[r]!) + '\n', policy.folder.chat!.render(messages, { addGenerationPrompt: false }));
+      // The learned ids are exactly the assistant's: each turn's text and its <|im_end|>.
+      const turns = batch.transcripts[r]!.filter(([role]) => role === 'assistant').map(([, text]) => [...tokenizer.encode(text), policy.stopIds[0]!]);
+      assert.deepEqual(agentRuns(batch, r), turns);
+      const rows = chatTrainingRows(batch, policy);
+      const learned = Array.from({ length: rows.width }, (_, i) => i).filter((i) => rows.mask[r * rows.width + i]).map((i) => Number(rows.targets[r * rows.width + i]));
+      assert.deepEqual(learned, turns.flat());
+      assert.equal(rows.perRow[r], turns.flat().length);
+    }
+    await policy.release();
+  });
+
+  it('trains sampled turns on the log-probs they were sampled with, left-padded rows of different lengths', async () => {
+    const policy = PretrainedPolicy.load({ folder: QWEN2, chat: CHAT }, new Rng(1));
+    const env = new GuessNumber(1, 10, 3);
+    const dialogues = [3, 3, 9, 9].map((n) => env.dialogue(n));
+    const batch = await runChatDialogues(dialogues, policy, { greedy: false, temperature: 1, rng: new Rng(5) }, { turnTokens: 3, turns: 3, env: 'GuessNumber' });
+    assert.ok(new Set(batch.ids.map((ids) => ids.length)).size > 1, 'the rows differ in length (the test covers left padding)');
+    const rows = chatTrainingRows(batch, policy);
+    assert.equal(rows.tokenCount, batch.agentTokens.reduce((a, b) => a + b, 0));
+    assert.ok((await assertTrainedInContext(policy, batch, rows)) > 0);
+    await policy.release();
+  });
+
+  it('a template that re-renders past turns (as Qwen3 drops <think>): each turn is trained on the tokens the model read when it wrote it', async () => {
+    const folder = withTemplate(STRIPPING);
+    const policy = PretrainedPolicy.load({ folder }, new Rng(1));
+    const batch = await runChatDialogues([scripted(3), scripted(1)], policy, { expert: true }, { turnTokens: 16, turns: 3, env: 'Scripted' });
+    // Turn 2's prompt renders turn 1 as "a0", not the "t0|a0" written: a new segment for each later turn.
+    assert.equal(batch.segments[0]!.length, 3);
+    assert.equal(batch.segments[1]!.length, 1);
+    assert.deepEqual(batch.transcripts[0]!.filter(([role]) => role === 'assistant').map(([, text]) => text), ['t0|a0', 't1|a1', 't2|a2']);
+    const rows = chatTrainingRows(batch, policy);
+    assert.equal(await assertTrainedInContext(policy, batch, rows), rows.tokenCount);
+    fs.rmSync(folder, { recursive: true, force: true });
+    await policy.release();
+  });
+
+  it('segments\' positions and mask: one segment per row is the left-padded rows\' own', () => {
+    // Row 0: padding at 0, one segment from 1; row 1: segments from 0 and from 2.
+    const first = Int32Array.from([1, 1, 1, 1, 0, 0, 2, 2]);
+    assert.deepEqual([...segmentPositions(first, 2, 4)].map(Number), [0, 0, 1, 2, 0, 1, 0, 1]);
+    const mask = segmentMask(first, 2, 4);
+    const sees = (r: number, i: number) => Array.from({ length: 4 }, (_, j) => j).filter((j) => mask[(r * 4 + i) * 4 + j] === 0);
+    assert.deepEqual([0, 1, 2, 3].map((i) => sees(1, i)), [[0], [0, 1], [2], [2, 3]]);
+    const starts = Int32Array.from([1]);
+    assert.deepEqual(segmentMask(first.subarray(0, 4), 1, 4), attentionMask(starts, 0, 4));
+    assert.deepEqual(segmentPositions(first.subarray(0, 4), 1, 4), rowPositions(starts, 0, 4));
+  });
+
+  it('a model without a chat template is refused for dialogues, naming the folder and what to use', async () => {
+    const folder = withTemplate(null);
+    const config = JSON.parse(fs.readFileSync(path.join(folder, 'tokenizer_config.json'), 'utf8'));
+    delete config.chat_template;
+    fs.writeFileSync(path.join(folder, 'tokenizer_config.json'), JSON.stringify(config));
+    const plan = guessPlan([{ algorithm: 'GRPO', params: { group_size: 2, prompts_per_update: 1 }, budget: 4 }]);
+    plan.policy = { ...plan.policy, params: { ...plan.policy.params, model: folder } };
+    await assert.rejects(train(plan, { out: tempDir() }), (err: Error) => err.name === 'PlanError' && /has no chat template .*which dialogues need .*use a chat \(instruct\) model, or a TextTask/.test(err.message));
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+});
+
+function guessPlan(stages: { algorithm: string; params: Record<string, unknown>; budget: number | null }[]): Plan {
+  const plan = makePlan({ env: 'GuessNumber', envParams: { low: 1, high: 10, max_turns: 4 }, algorithm: stages[0]!.algorithm, algorithmParams: stages[0]!.params, budget: stages[0]!.budget ?? 1 });
+  plan.stages = stages.map((s, i) => ({ ...plan.stages[0]!, name: `s${i}`, algorithm: { name: s.algorithm, kind: s.algorithm, params: s.params as never }, budget: s.budget }));
+  plan.policy = { name: 'Base', kind: 'pretrained', params: { model: QWEN2, chat: { system: CHAT.system, user: CHAT.user } } as Plan['policy']['params'] };
+  plan.eval = { every: 1_000_000, episodes: 10, deterministic: true };
+  return plan;
+}
+
+describe('GuessNumber with a pretrained policy through train()', () => {
+  it('checkPlan accepts the pairing; SFT on the expert\'s dialogues then GRPO trains, and the rollout records hold the roles', async () => {
+    const plan = guessPlan([
+      { algorithm: 'SFT', params: { updates: 3, batch_size: 4, learning_rate: 1e-3 }, budget: null },
+      { algorithm: 'GRPO', params: { group_size: 4, prompts_per_update: 2, learning_rate: 1e-3 }, budget: 24 },
+    ]);
+    checkPlan(plan);
+    const result = await train(plan, { out: tempDir() });
+    assert.ok(Number.isFinite(result.metrics['losses/policy_loss']!), 'GRPO updated');
+    assert.ok(result.metrics['train/turns']! >= 1);
+    const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+    const rollout = events.find((e) => e.type === 'rollout' && (e as { recorded?: string }).recorded === undefined)! as { file?: string };
+    const [header, group] = fs.readFileSync(path.join(result.runDir, rollout.file as string), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([header.env, header.algorithm, header.group_size], ['GuessNumber', 'GRPO', 4]);
+    assert.equal(group.start, '1..10');
+    for (const sample of group.samples) {
+      const roles = (sample.turns as [string, string][]).map(([role]) => role);
+      assert.deepEqual(roles.slice(0, 3), ['system', 'user', 'assistant']);
+      assert.deepEqual(sample.turns.slice(0, 2), [['system', CHAT.system], ['user', 'Guess a number in 1..10.']]);
+      assert.deepEqual(roles.slice(2), roles.slice(2).map((_, i) => (i % 2 === 0 ? 'assistant' : 'user')));
+    }
+    const final = events.find((e) => e.type === 'rollout' && (e as { recorded?: string }).recorded === 'final');
+    assert.ok(final, 'the final policy\'s held-out dialogues are recorded');
+  });
+});
