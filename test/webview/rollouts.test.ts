@@ -388,7 +388,7 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     await page.close();
   });
 
-  test('a dialogue run: each sample’s dialogue turn by turn, agent and env told apart, with its verdict', async () => {
+  test('a dialogue run: each sample’s dialogue turn by turn, each message with its role (the env as user, the agent as assistant), with its verdict', async () => {
     const run = fixtureRuns('Guesses')[0];
     const episodes = listRollouts(run.dir);
     const { page } = await open(run);
@@ -407,6 +407,8 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     for (const row of s.text!.rows) {
       const turns = page.page.locator(`tr[data-sample="${row.index}"] .dialogue li`);
       const sample = groups[0].samples[row.index - 1];
+      assert.deepEqual(sample.turns![0], ['user', '1..8'], 'the dialogue from its opening, the user\'s');
+      assert.deepEqual(sample.turns!.map(([role]) => role), sample.turns!.map((_, i) => (i % 2 === 0 ? 'user' : 'assistant')));
       assert.equal(await turns.count(), sample.turns!.length);
       for (const [i, [who, said]] of sample.turns!.entries()) {
         const turn = turns.nth(i);
