@@ -44,7 +44,7 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
  * The most a run will sample and train at once over its stages, for a pretrained model's memory
  * estimate: rows decoded (prompts x samples), rows per gradient step, the longest row (the
  * longest prompt in characters, a bound on its tokens, plus a chat template's ~32 tokens and the
- * completion), and whether a KL reference is kept.
+ * completion; a dialogue's messages and turns), and whether a KL reference is kept.
  */
 function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
   let sampleRows = 0;
@@ -57,6 +57,11 @@ function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
     if (stage.algorithm.kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
     trainRows = Math.max(trainRows, rows);
     referenceCopy ||= n('kl_coef', 0) > 0;
+  }
+  if (env instanceof DialogueEnvironment) {
+    // A whole dialogue is one row: every message in characters (a bound on its tokens), plus ~16 template tokens per message.
+    const d = env.env;
+    return { sampleRows, trainRows, sequenceLength: d.maxOpening + d.maxTurns * (d.maxTurnLength + 1) + (d.maxTurns - 1) * d.maxReply + 32 * d.maxTurns, referenceCopy };
   }
   const maxTokens = env instanceof TextEnvironment ? env.maxTokens : 64;
   const prompt = env instanceof TextEnvironment ? env.task.maxPromptLength : 64;
