@@ -121,6 +121,20 @@ describe('examples/calculator-tool.ts through train()', () => {
     await assert.rejects(train({ ...plan, policy: { name: 'P', kind: 'mlp', params: {} } }, { out: tempDir(), envModule: file }), /policy P \(mlp\) cannot write text: env Tool \(module "\.\/calculator-tool\.ts"\) needs a transformer or pretrained policy/);
   });
 
+  it('a pretrained policy (the hf-tiny Qwen2) trains on the module\'s dialogues through its chat template: SFT on the expert, then RLOO; the records hold the roles', async () => {
+    const { plan, file } = calculatorPlan(sftThenRloo(2, 16));
+    plan.policy = { name: 'Base', kind: 'pretrained', params: { model: path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2'), chat: { system: 'Use the calculator.' } } as Plan['policy']['params'] };
+    const result = await train(plan, { out: tempDir(), envModule: file });
+    assert.ok(result.step >= 16 && Number.isFinite(result.metrics['losses/policy_loss']!), JSON.stringify(result.metrics));
+    const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+    const rollout = events.find((e) => e.type === 'rollout') as { file?: string };
+    const [, group] = fs.readFileSync(path.join(result.runDir, rollout.file!), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const sample of group.samples) {
+      assert.deepEqual(sample.turns.slice(0, 2), [['system', 'Use the calculator.'], ['user', group.start]]);
+      assert.ok((sample.turns as [string, string][]).slice(2).every(([role], i) => role === (i % 2 === 0 ? 'assistant' : 'user')));
+    }
+  });
+
   it('SFT on the expert\'s dialogues, then RLOO: held-out success rises far above an untrained model\'s, and a resume runs the bundled module', async () => {
     const { plan, file } = calculatorPlan(sftThenRloo(150, 300));
     const module = await load(file, plan.env.params);
