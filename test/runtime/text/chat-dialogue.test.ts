@@ -29,7 +29,7 @@ import { makePlan, tempDir } from '../helpers.js';
 const QWEN2 = path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2');
 const CHAT: ChatSettings = { system: 'Find the hidden number.', user: 'Guess a number in {prompt}.', variables: {} };
 
-/** The fixture with another chat template (a temporary folder; removed by the OS's temp cleanup). */
+/** The fixture with another chat template, or none (null), in a temporary folder the caller removes. */
 function withTemplate(template: string | null): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-chat-model-'));
   for (const file of fs.readdirSync(QWEN2)) if (file !== 'chat_template.jinja') fs.copyFileSync(path.join(QWEN2, file), path.join(dir, file));
