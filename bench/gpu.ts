@@ -22,7 +22,7 @@ import { probeProvider } from '../runtime/device.js';
 import { makeActorCritic, makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
 import { StepSession } from '../runtime/policies/transformer/step-session.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 import { addition } from '../runtime/text/generated.js';
 import { taskTokenizer } from '../runtime/text/task.js';
 import { Adam, GradientStep } from '../runtime/tensor/index.js';
@@ -164,7 +164,7 @@ function placementReport(): string[] {
       await (await sac.sacGradientStep(sac.buildActorLoss(actor, critics), WeightStore.union(actor.weights, critics.weights), actor.weights, options)).release();`,
   };
   const prelude = `
-    const { Rng } = await import(${module('../runtime/random.js')});
+    const { Rng } = await import(${module('../shared/random.js')});
     const { GradientStep } = await import(${module('../runtime/tensor/index.js')});
     const { makeTokenModel } = await import(${module('../runtime/policies/index.js')});
     const { addition } = await import(${module('../runtime/text/generated.js')});

@@ -12,7 +12,7 @@
 // `npm run bench -- text-learning` trains examples/addition-grpo.rlx itself, seeds 1-3 (minutes each):
 // the held-out accuracy after the SFT warm-up (A0) and after GRPO, and the wall time of each.
 import type { PlanReward } from '../dsl/compile/plan.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 import { compileReward } from '../runtime/rewards/index.js';
 import { addition } from '../runtime/text/generated.js';
 import { LinearRegex } from '../runtime/text/regex.js';

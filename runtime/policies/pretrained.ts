@@ -4,7 +4,7 @@
 // (through the chat template) and completions (ending with the model's EOS), to complete prompt
 // ids, and to decode what it wrote. Rows of token ids are left-padded, so the model is told each
 // row's positions and which keys are padding (rowFeeds), as transformers' attention mask does.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { Feed, Graph, Tensor, WeightStore } from '../tensor/index.js';
 import type { ActionBuffer } from './distributions.js';
 import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';

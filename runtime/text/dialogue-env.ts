@@ -9,7 +9,7 @@
 // Steps count agent turns, as env steps.
 import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { DialogueReward } from './dialogue-reward.js';
 import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type Dialogue, type DialogueBatch, type DialogueEnv, type DialogueLayout } from './dialogue.js';
 import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';

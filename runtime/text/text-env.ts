@@ -12,7 +12,7 @@ import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import type { PretrainedPolicy } from '../policies/pretrained.js';
 import type { Feed } from '../tensor/index.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { CharTokenizer } from './tokenizer.js';
 
 /** Token rows for training: what the model reads, each position's next token, and 1 where that token is the agent's to learn. */

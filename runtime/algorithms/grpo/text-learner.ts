@@ -12,7 +12,7 @@
 // - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm; a loss, gradient
 //   or weight that is not finite stops the run (../checked-step.ts).
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
 import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';

@@ -8,7 +8,7 @@ import { buildGrpoLoss, buildLogProbs } from '../../../runtime/algorithms/grpo/l
 import { grpoSettings } from '../../../runtime/algorithms/grpo/settings.js';
 import { makeTokenModel } from '../../../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../../../runtime/policies/transformer/layout.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { GradientStep, Session } from '../../../runtime/tensor/index.js';
 import { CharTokenizer } from '../../../runtime/text/tokenizer.js';
