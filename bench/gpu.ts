@@ -15,7 +15,7 @@
 // On a software adapter (Mesa's llvmpipe) the figures say nothing about speed: it checks that the
 // bench runs (BENCH_GPU_QUICK=1 keeps the smallest case of each table, for that).
 import { spawnSync } from 'node:child_process';
-import { buildGrpoLoss } from '../runtime/algorithms/grpo/loss.js';
+import { buildGrpoLoss } from '../runtime/algorithms/text/policy-gradient-loss.js';
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
 import { GPU_MIN_MACS_PER_STEP, policyMacsPerRow } from '../runtime/device-rule.js';
 import { probeProvider } from '../runtime/device.js';
@@ -133,7 +133,7 @@ function placementReport(): string[] {
       const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
       await (await ppoGradientStep(buildPpoLoss(policy, ppoSettings({})), policy, { compute, maxRows: 128 })).release();`,
     'GRPO step (transformer 2x64)': `
-      const { buildGrpoLoss } = await import(${module('../runtime/algorithms/grpo/loss.js')});
+      const { buildGrpoLoss } = await import(${module('../runtime/algorithms/text/policy-gradient-loss.js')});
       const model = tokenModel();
       const loss = buildGrpoLoss(model, 13);
       await (await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names }], { weights: model.weights, compute })).release();`,

@@ -146,6 +146,21 @@ describe('architecture: the import graph', () => {
     assert.deepEqual(violations('runtime', (imp) => within('runtime')(imp.to) || within('shared')(imp.to) || fromDsl(imp.to)), []);
   });
 
+  // Learners share code through folders of shared pieces, never through another algorithm's
+  // folder, so that each algorithm reads top to bottom and changes without moving another: text/
+  // holds what SFT, GRPO and REINFORCE/RLOO on text share (the token batch and its
+  // log-probabilities, the policy-gradient learner and its objective), replay/ DQN's and SAC's
+  // buffer. Type-only imports count: a learner's types are its folder's too.
+  it('no algorithm\'s folder of runtime/algorithms/ imports another\'s: what learners share lives in text/ and replay/', () => {
+    const SHARED_PIECES = ['text', 'replay'];
+    const folderOf = (file: string) => /^runtime\/algorithms\/([^/]+)\//.exec(file)?.[1];
+    const crossing = ALL.filter((imp) => {
+      const [from, to] = [folderOf(imp.from), folderOf(imp.to)];
+      return from !== undefined && to !== undefined && from !== to && !SHARED_PIECES.includes(to);
+    });
+    assert.deepEqual(crossing.map((imp) => `${imp.from} -> ${imp.to}`), []);
+  });
+
   it('server/ speaks for the dsl only: no runtime/, cli/, extension/ or webview/', () => {
     assert.deepEqual(violations('server', (imp) => within('server')(imp.to) || within('dsl')(imp.to) || within('shared')(imp.to)), []);
   });

@@ -73,7 +73,7 @@ describe('the webgpu provider', () => {
     const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
     const script = `
       const { buildPpoLoss, ppoGradientStep, ppoSettings } = await import(${module('../../runtime/algorithms/index.js')});
-      const { buildGrpoLoss } = await import(${module('../../runtime/algorithms/grpo/loss.js')});
+      const { buildGrpoLoss } = await import(${module('../../runtime/algorithms/text/policy-gradient-loss.js')});
       const { makeActorCritic, makeTokenModel } = await import(${module('../../runtime/policies/index.js')});
       const { addition } = await import(${module('../../runtime/text/generated.js')});
       const { taskTokenizer } = await import(${module('../../runtime/text/task.js')});

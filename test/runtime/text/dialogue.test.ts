@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
-import { buildLogProbs } from '../../../runtime/algorithms/grpo/loss.js';
+import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
 import { Rng } from '../../../shared/random.js';
 import { readEvents, type RunEvent } from '../../../runtime/run/events.js';
 import { RunDirectory } from '../../../runtime/run/run-dir.js';
