@@ -4,7 +4,7 @@
 
 import { CartPole } from '../runtime/envs/cartpole.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 
 const secondsPerCase = Number(process.argv[2] ?? 2);
 

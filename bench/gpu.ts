@@ -15,14 +15,14 @@
 // On a software adapter (Mesa's llvmpipe) the figures say nothing about speed: it checks that the
 // bench runs (BENCH_GPU_QUICK=1 keeps the smallest case of each table, for that).
 import { spawnSync } from 'node:child_process';
-import { buildGrpoLoss } from '../runtime/algorithms/grpo/loss.js';
+import { buildGrpoLoss } from '../runtime/algorithms/text/policy-gradient-loss.js';
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
 import { GPU_MIN_MACS_PER_STEP, policyMacsPerRow } from '../runtime/device-rule.js';
 import { probeProvider } from '../runtime/device.js';
 import { makeActorCritic, makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
 import { StepSession } from '../runtime/policies/transformer/step-session.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 import { addition } from '../runtime/text/generated.js';
 import { taskTokenizer } from '../runtime/text/task.js';
 import { Adam, GradientStep } from '../runtime/tensor/index.js';
@@ -133,7 +133,7 @@ function placementReport(): string[] {
       const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
       await (await ppoGradientStep(buildPpoLoss(policy, ppoSettings({})), policy, { compute, maxRows: 128 })).release();`,
     'GRPO step (transformer 2x64)': `
-      const { buildGrpoLoss } = await import(${module('../runtime/algorithms/grpo/loss.js')});
+      const { buildGrpoLoss } = await import(${module('../runtime/algorithms/text/policy-gradient-loss.js')});
       const model = tokenModel();
       const loss = buildGrpoLoss(model, 13);
       await (await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names }], { weights: model.weights, compute })).release();`,
@@ -164,7 +164,7 @@ function placementReport(): string[] {
       await (await sac.sacGradientStep(sac.buildActorLoss(actor, critics), WeightStore.union(actor.weights, critics.weights), actor.weights, options)).release();`,
   };
   const prelude = `
-    const { Rng } = await import(${module('../runtime/random.js')});
+    const { Rng } = await import(${module('../shared/random.js')});
     const { GradientStep } = await import(${module('../runtime/tensor/index.js')});
     const { makeTokenModel } = await import(${module('../runtime/policies/index.js')});
     const { addition } = await import(${module('../runtime/text/generated.js')});

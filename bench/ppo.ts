@@ -25,7 +25,7 @@ import { buildPpoLoss, PPO_ADAM_EPS, ppoGradientStep, ppoSettings } from '../run
 import { planFile } from '../cli/commands/plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { DenseStack, makeActorCritic } from '../runtime/policies/index.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 import { Adam, Graph, MIN_CORES_FOR_THREADS, Session } from '../runtime/tensor/index.js';
 import { train } from '../runtime/train.js';
 import { floorSessions, mlpGradientMacsPerRow } from './gradient-floor.js';

@@ -24,7 +24,7 @@ import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '..
 import { causalLm, type LoraWeights } from '../runtime/lm/model.js';
 import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
 import { weightSpecs } from '../runtime/lm/weights.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 import { Adam, Graph, GradientStep, WeightStore, type Feed } from '../runtime/tensor/index.js';
 import { seededRandom } from '../test/helpers/random.js';
 import { lmLinearFloor } from './lm-floor.js';

@@ -5,7 +5,7 @@
 import { Stepper } from '../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { compileReward } from '../runtime/rewards/index.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 
 const secondsPerCase = Number(process.argv[2] ?? 2);
 const copies = 8;

@@ -12,7 +12,7 @@
 // `npm run bench -- text-learning` trains examples/addition-grpo.rlx itself, seeds 1-3 (minutes each):
 // the held-out accuracy after the SFT warm-up (A0) and after GRPO, and the wall time of each.
 import type { PlanReward } from '../dsl/compile/plan.js';
-import { Rng } from '../runtime/random.js';
+import { Rng } from '../shared/random.js';
 import { compileReward } from '../runtime/rewards/index.js';
 import { addition } from '../runtime/text/generated.js';
 import { LinearRegex } from '../runtime/text/regex.js';
@@ -21,7 +21,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { planFile } from '../cli/commands/plan.js';
-import { buildGrpoLoss } from '../runtime/algorithms/grpo/loss.js';
+import { buildGrpoLoss } from '../runtime/algorithms/text/policy-gradient-loss.js';
 import { buildSftLoss } from '../runtime/algorithms/sft/loss.js';
 import { makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
@@ -171,8 +171,8 @@ export function grpoBenchFeeds(batch: { tokens: BigInt64Array; targets: BigInt64
     ref_logp: { data: zeros, dims: [rows, T] },
     token_weight: { data: batch.mask, dims: [rows, T] },
     inv_tokens: scalar(1 / batch.tokenCount),
-    clip_low: scalar(0.8),
-    clip_high: scalar(1.2),
+    ratio_low: scalar(0.8),
+    ratio_high: scalar(1.2),
     kl_coef: scalar(0.04),
     ent_coef: scalar(0),
     inv_temperature: scalar(1),

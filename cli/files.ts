@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileHost } from '../dsl/index.js';
-import { InputError } from '../runtime/input-error.js';
+import { InputError } from '../shared/input-error.js';
 import { readDataFileAt } from '../server/disk.js';
 
 /** A refusal the command line itself makes (a flag, a file named on it); printed without a stack, exit 2. */

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from './command.js';
-import { isInputError } from '../runtime/input-error.js';
+import { isInputError } from '../shared/input-error.js';
 import { checkCommand } from './commands/check.js';
 import { fmtCommand } from './commands/fmt.js';
 import { planCommand } from './commands/plan.js';

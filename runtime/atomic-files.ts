@@ -3,7 +3,7 @@
 // file in the same folder, then rename it over).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputFileError, readInputText } from './input-files.js';
+import { InputFileError, readInputText } from '../shared/input-files.js';
 
 /** Writes `data` to `file` atomically; chunks (a list of byte arrays) are written one after another, without joining them first. */
 export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plan } from '../dsl/compile/plan.js';
 import { gpuWorthIt, planWork } from './device-rule.js';
-import { InputError } from './input-error.js';
+import { InputError } from '../shared/input-error.js';
 import type { ExecutionProvider } from './tensor/session.js';
 
 export type DeviceRequest = 'auto' | 'cpu' | 'cuda' | 'webgpu';

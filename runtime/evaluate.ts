@@ -5,7 +5,7 @@
 // episodes are not over-represented, as they would be by taking the first N to finish.
 import type { VecEnv } from './envs/vector.js';
 import type { Actor } from './policies/index.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../shared/random.js';
 
 export interface EvalResult {
   readonly returns: number[];

@@ -17,7 +17,7 @@ export { isGoalConditioned } from './envs/types.js';
 export { EnvParamError } from './envs/params.js';
 export { VecEnv, type FinishedEpisode } from './envs/vector.js';
 export { envInfo, envKinds, makeVecEnv, type EnvDescription } from './envs/registry.js';
-export { Rng } from './random.js';
+export { Rng } from '../shared/random.js';
 export { DeviceError, type DeviceRequest } from './device.js';
 export { PlanError } from './support.js';
 export { resume, ResumeError, RunFailedError, train, type TrainOptions, type TrainProgress, type TrainResult } from './train.js';

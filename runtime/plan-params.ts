@@ -7,7 +7,7 @@
 import { closestNames } from '../dsl/diagnostics.js';
 import { builtin, type NumberType, type ParamSpec, type ValueType } from '../dsl/schema/index.js';
 import { checkSchedulable, type Schedulable } from './schedule.js';
-import { InputError } from './input-error.js';
+import { InputError } from '../shared/input-error.js';
 
 /** A plan value that does not fit what the registry declares; names the component and the param. */
 export class ParamError extends InputError {

@@ -9,7 +9,7 @@ import { POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, stageHandoverProblem, type EnvSpec } from '../dsl/schema/index.js';
 import { curriculumProblems } from './trainer/curriculum.js';
-import { InputError } from './input-error.js';
+import { InputError } from '../shared/input-error.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends InputError {

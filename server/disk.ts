@@ -105,7 +105,7 @@ const DATA_FILE_REASONS: Record<string, string> = {
 /**
  * A data file from the disk for the checker (the command line's and the server's): opened
  * without blocking and checked on its descriptor, so a FIFO or a device is reported, not
- * waited on or read for ever (as runtime/input-files.ts does for the trainer).
+ * waited on or read for ever (as shared/input-files.ts does for the trainer).
  */
 export function readDataFileAt(filePath: string, checkBytes = DATA_CHECK_BYTES): DataFileRead {
   let fd: number;

@@ -1,8 +1,12 @@
 // The layout's one-way data flow (dsl -> plan -> runtime -> run directory -> editor), checked on
-// the import graph of the sources: the command line (cli/) is the composition root, the one
-// place that brings dsl, runtime and server together; the trainer consumes plans and never
-// reaches for the editor, the server or the command line; the browser pages take from the
-// trainer only the import-free drawing modules of runtime/envs/geometry/.
+// the import graph of the sources. shared/ is the neutral leaf under every layer: what several
+// layers use (env geometry, the seeded generator, refusals of user input and the reading of
+// input files, returns summaries, training time, sweep limits), importing nothing of the rest.
+// No import runs back up the flow: the language (dsl/) takes only shared/ (and, as one checked
+// exception, the trainer's readers of a model folder); the trainer consumes plans and never
+// reaches for the editor, the server or the command line; the command line (cli/) is the
+// composition root, the one place that brings dsl, runtime and server together, and takes
+// nothing of the browser pages; the pages take only shared/'s browser-safe modules.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,7 +23,7 @@ interface Import {
 }
 
 const ROOT = repoRoot();
-const SOURCE_FOLDERS = ['dsl', 'runtime', 'cli', 'server', 'extension', 'webview'];
+const SOURCE_FOLDERS = ['shared', 'dsl', 'runtime', 'cli', 'server', 'extension', 'webview'];
 
 function sourceFiles(folder: string): string[] {
   return fs.readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })
@@ -42,13 +46,53 @@ function importsOf(file: string): Import[] {
   return found;
 }
 
+/** The packages a file loads (bare specifiers, `node:` built-ins included), type-only imports left out. */
+function packagesOf(file: string): string[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const found = [
+    ...[...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)[^'";]*?\bfrom\s+'([^'.][^']*)'/gm)].map((m) => m[1]!),
+    ...[...text.matchAll(/^\s*import\s+'([^'.][^']*)'/gm)].map((m) => m[1]!),
+    ...[...text.matchAll(/\bimport\(\s*'([^'.][^']*)'\s*\)/g)].map((m) => m[1]!),
+  ];
+  return [...new Set(found)];
+}
+
 const ALL = SOURCE_FOLDERS.flatMap(sourceFiles).flatMap(importsOf);
 
+/** The files `file` loads when it runs, itself included (type-only imports are erased). */
+function loadedBy(file: string): Set<string> {
+  const seen = new Set([file]);
+  for (const next of seen) for (const imp of ALL) if (imp.from === next && !imp.typeOnly) seen.add(imp.to);
+  return seen;
+}
+
+/** Cycles among `groups` of files (one group per key), as "a -> b -> a" lines; type-only imports count. */
+function groupCycles(groupOf: (file: string) => string | undefined): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const imp of ALL) {
+    const [a, b] = [groupOf(imp.from), groupOf(imp.to)];
+    if (a === undefined || b === undefined || a === b) continue;
+    if (!edges.has(a)) edges.set(a, new Set());
+    edges.get(a)!.add(b);
+  }
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, trail: string[]) => {
+    if (state.get(node) === 'done') return;
+    if (state.get(node) === 'open') {
+      cycles.push([...trail.slice(trail.indexOf(node)), node].join(' -> '));
+      return;
+    }
+    state.set(node, 'open');
+    for (const next of edges.get(node) ?? []) visit(next, [...trail, node]);
+    state.set(node, 'done');
+  };
+  for (const node of [...edges.keys()].sort()) visit(node, []);
+  return cycles;
+}
+
 /** The trainer's readers of a Hugging Face model folder that dsl/ checks a pretrained policy with (see below). */
-const MODEL_READERS = [
-  'runtime/lm/config.ts', 'runtime/lm/memory.ts', 'runtime/lm/rope.ts', 'runtime/lm/lora.ts', 'runtime/lm/weights.ts',
-  'runtime/input-error.ts', 'runtime/input-files.ts',
-];
+const MODEL_READERS = ['runtime/lm/config.ts', 'runtime/lm/memory.ts', 'runtime/lm/rope.ts', 'runtime/lm/lora.ts', 'runtime/lm/weights.ts'];
 const within = (folder: string) => (p: string) => p.startsWith(`${folder}/`);
 
 /** The imports from `folder` whose targets `allowed` rejects, as "from -> to" lines. */
@@ -62,27 +106,67 @@ describe('architecture: the import graph', () => {
     assert.ok(ALL.some((imp) => imp.from === 'webview/protocol.ts' && imp.typeOnly), 'type-only imports are recognised');
   });
 
-  it('dsl/ imports nothing outside itself but the import-free geometry of runtime/envs/geometry/ (GridWorld\'s walls, for goal checks) and the model-folder readers', () => {
-    assert.deepEqual(violations('dsl', (imp) => within('dsl')(imp.to) || within('runtime/envs/geometry')(imp.to) || imp.to === 'runtime/random.ts' || MODEL_READERS.includes(imp.to)), []);
+  it('shared/ imports nothing outside itself: it is the leaf every layer may stand on', () => {
+    assert.deepEqual(violations('shared', (imp) => within('shared')(imp.to)), []);
+    const packages = sourceFiles('shared').flatMap((file) => packagesOf(file).filter((p) => !p.startsWith('node:')).map((p) => `${file} -> ${p}`));
+    assert.deepEqual(packages, [], 'shared/ loads no package but Node\'s own');
+  });
+
+  it('dsl/ imports only dsl/ and shared/, and the model-folder readers of runtime/lm/', () => {
+    assert.deepEqual(violations('dsl', (imp) => within('dsl')(imp.to) || within('shared')(imp.to) || MODEL_READERS.includes(imp.to)), []);
   });
 
   // A pretrained policy's folder is checked as the user types (`pretrained("./models/x")`): its
   // config.json is read by the trainer's own reader, the memory estimate and the LoRA layers come
   // from the trainer's own tables, so the checker and `rlx train` cannot disagree about a model.
-  // These modules load nothing of the trainer beyond each other (type-only imports are erased),
-  // so the checker and the language server never load onnxruntime or the tensor code.
+  // They stay in runtime/lm/, beside the model code they describe (lora.ts lists the layers the
+  // trainer adapts, weights.ts names the tensors it loads, rope.ts the scaling it applies):
+  // moving them to shared/ would split lm/ down the middle and put the trainer's model knowledge
+  // in the leaf. So the exception is narrow and checked instead: these modules load nothing of
+  // the trainer beyond each other and shared/ (type-only imports are erased), so the checker and
+  // the language server never load onnxruntime or the tensor code.
   it('the model-folder readers dsl/ shares with the trainer load nothing else of runtime/', () => {
-    const loaded = ALL.filter((imp) => MODEL_READERS.includes(imp.from) && !imp.typeOnly && !MODEL_READERS.includes(imp.to));
+    const loaded = ALL.filter((imp) => MODEL_READERS.includes(imp.from) && !imp.typeOnly && !MODEL_READERS.includes(imp.to) && !within('shared')(imp.to));
     assert.deepEqual(loaded.map((imp) => `${imp.from} -> ${imp.to}`), []);
+  });
+
+  // compile/ turns checked sources into plans; the checks read values with the compiler's readers
+  // (a pretrained policy's memory estimate sees its settings as the plan will), so check/ stands
+  // on compile/, and compile/ names what it needs of an analysis (CheckedSources) instead of
+  // importing the checker. The folders of dsl/ form layers: syntax, schema, semantics, compile,
+  // check, and the front doors (index.ts, navigation/, format/) on top.
+  it('dsl/compile/ imports nothing of dsl/check/, and the folders of dsl/ import each other in no circle', () => {
+    assert.deepEqual(violations('dsl/compile', (imp) => !within('dsl/check')(imp.to)), []);
+    const folderOf = (file: string) => (within('dsl')(file) ? file.split('/').slice(0, 2).join('/') : undefined);
+    assert.deepEqual(groupCycles(folderOf), []);
   });
 
   it('runtime/ consumes plans: from dsl/ only the schema registry, the plan types and the did-you-mean helper; never cli/, server/, extension/ or webview/', () => {
     const fromDsl = (to: string) => within('dsl/schema')(to) || to === 'dsl/compile/plan.ts' || to === 'dsl/diagnostics.ts';
-    assert.deepEqual(violations('runtime', (imp) => within('runtime')(imp.to) || fromDsl(imp.to)), []);
+    assert.deepEqual(violations('runtime', (imp) => within('runtime')(imp.to) || within('shared')(imp.to) || fromDsl(imp.to)), []);
+  });
+
+  // Learners share code through folders of shared pieces, never through another algorithm's
+  // folder, so that each algorithm reads top to bottom and changes without moving another: text/
+  // holds what SFT, GRPO and REINFORCE/RLOO on text share (the token batch and its
+  // log-probabilities, the policy-gradient learner and its objective), replay/ DQN's and SAC's
+  // buffer. Type-only imports count: a learner's types are its folder's too.
+  it('no algorithm\'s folder of runtime/algorithms/ imports another\'s: what learners share lives in text/ and replay/', () => {
+    const SHARED_PIECES = ['text', 'replay'];
+    const folderOf = (file: string) => /^runtime\/algorithms\/([^/]+)\//.exec(file)?.[1];
+    const crossing = ALL.filter((imp) => {
+      const [from, to] = [folderOf(imp.from), folderOf(imp.to)];
+      return from !== undefined && to !== undefined && from !== to && !SHARED_PIECES.includes(to);
+    });
+    assert.deepEqual(crossing.map((imp) => `${imp.from} -> ${imp.to}`), []);
   });
 
   it('server/ speaks for the dsl only: no runtime/, cli/, extension/ or webview/', () => {
-    assert.deepEqual(violations('server', (imp) => within('server')(imp.to) || within('dsl')(imp.to)), []);
+    assert.deepEqual(violations('server', (imp) => within('server')(imp.to) || within('dsl')(imp.to) || within('shared')(imp.to)), []);
+  });
+
+  it('cli/ takes nothing of the browser pages or the editor: what it shares with them lives in shared/', () => {
+    assert.deepEqual(violations('cli', (imp) => !within('webview')(imp.to) && !within('extension')(imp.to)), []);
   });
 
   it('only the command line (and the server itself) loads the server\'s code; the extension shares its protocol types', () => {
@@ -91,11 +175,11 @@ describe('architecture: the import graph', () => {
     assert.deepEqual(loadsServer.filter((imp) => !allowed(imp)).map((imp) => `${imp.from} -> ${imp.to}`), []);
   });
 
-  it('the browser pages load from runtime/ only the import-free drawing modules of runtime/envs/geometry/', () => {
-    const drawing = within('runtime/envs/geometry');
-    assert.deepEqual(violations('webview', (imp) => !within('runtime')(imp.to) || imp.typeOnly || drawing(imp.to)), []);
-    const geometry = ALL.filter((imp) => drawing(imp.from) && !imp.typeOnly);
-    assert.deepEqual(geometry.filter((imp) => !drawing(imp.to) && imp.to !== 'runtime/random.ts').map((imp) => `${imp.from} -> ${imp.to}`), []);
-    assert.deepEqual(importsOf('runtime/random.ts'), [], 'the seeded generator the maze uses stays import-free');
+  it('the browser pages load nothing of runtime/ (types aside), and from shared/ only modules that load no package', () => {
+    assert.deepEqual(violations('webview', (imp) => !within('runtime')(imp.to) || imp.typeOnly), []);
+    const fromShared = ALL.filter((imp) => within('webview')(imp.from) && within('shared')(imp.to) && !imp.typeOnly);
+    const loaded = [...new Set(fromShared.flatMap((imp) => [...loadedBy(imp.to)]))].sort();
+    assert.ok(loaded.includes('shared/random.ts'), 'the maze drawing loads the seeded generator (the check sees it)');
+    assert.deepEqual(loaded.flatMap((file) => packagesOf(file).map((p) => `${file} -> ${p}`)), []);
   });
 });

@@ -33,7 +33,7 @@ function defaultPolicy(runDir: string): string {
 async function readPolicy(runDir: string, file: string): Promise<Uint8Array> {
   const [{ verifiedPolicy }, { readInputFile }, { RUN_FILE_LIMITS }] = await Promise.all([
     import('../../runtime/run/checkpoint.js'),
-    import('../../runtime/input-files.js'),
+    import('../../shared/input-files.js'),
     import('../../runtime/run/run-files.js'),
   ]);
   const checkpoints = path.join(runDir, 'checkpoints');
@@ -77,7 +77,7 @@ async function evalRun(argv: string[]): Promise<number> {
     import('../../runtime/envs/run-envs.js'),
     import('../../runtime/evaluate.js'),
     import('../../runtime/policies/onnx-policy.js'),
-    import('../../runtime/random.js'),
+    import('../../shared/random.js'),
     import('../../runtime/run/run-dir.js'),
     import('../../runtime/support.js'),
   ]);

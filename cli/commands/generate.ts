@@ -51,7 +51,7 @@ export const generateCommand: Command = {
     const [{ renderChat }, { loadModelAt }, { Rng }] = await Promise.all([
       import('../../runtime/lm/model-folder.js'),
       import('../../runtime/lm/run-policy.js'),
-      import('../../runtime/random.js'),
+      import('../../shared/random.js'),
     ]);
     const result = await (async () => {
       const { folder, load } = loadModelAt(positionals[0]!);

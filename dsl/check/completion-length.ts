@@ -4,7 +4,7 @@
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
 import { algorithmSpec, type PlanValue } from '../schema/index.js';
-import { constantNumber } from './constant.js';
+import { constantNumber } from '../semantics/constant.js';
 import type { CheckContext } from './context.js';
 
 /** A stated number: its value, where it is written, and in which file. */

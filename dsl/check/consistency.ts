@@ -1,13 +1,13 @@
 // Checks across several parameters of one built-in: values that are each valid alone but not
 // together (a goal outside the grid, a transformer width that the heads do not divide).
-import { constantNumber } from './constant.js';
+import { constantNumber } from '../semantics/constant.js';
 import type { CheckContext } from './context.js';
 import type { DeclSymbol, Effective } from '../semantics/model.js';
 import type * as A from '../syntax/ast.js';
 import { builtin, type PlanValue } from '../schema/index.js';
-import { bindArguments } from './arguments.js';
+import { bindArguments } from '../semantics/arguments.js';
 // The grid's geometry is the env's own, import-free (test/architecture.test.ts allows it).
-import { fixedGoalProblem, type GridLayout } from '../../runtime/envs/geometry/grid-world.js';
+import { fixedGoalProblem, type GridLayout } from '../../shared/geometry/grid-world.js';
 
 /** The number a parameter has in effect: stated (here or in a base) or the default. */
 function numberIn(ctx: CheckContext, symbol: DeclSymbol, name: string): { value: number; stated?: Effective<A.Property> } | undefined {

@@ -6,8 +6,8 @@ import type { NumberType } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
 import type { DeclSymbol, Effective } from '../semantics/model.js';
-import { fixedGoalProblem } from '../../runtime/envs/geometry/grid-world.js';
-import { constantNumber } from './constant.js';
+import { fixedGoalProblem } from '../../shared/geometry/grid-world.js';
+import { constantNumber } from '../semantics/constant.js';
 import { fixedGridGoal } from './consistency.js';
 import type { CheckContext } from './context.js';
 

@@ -5,8 +5,8 @@ import { FUNCTIONS, functionSpec, METRICS, REWARD_NAME_ENVS, REWARD_NAMES, rewar
 import type { Expression, QualifiedName } from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
-import { bindArguments } from './arguments.js';
-import { foldedNumber } from './constant.js';
+import { bindArguments } from '../semantics/arguments.js';
+import { foldedNumber } from '../semantics/constant.js';
 
 /**
  * The env a reward term is checked against: a built-in's spec (or the spec a user module declares,

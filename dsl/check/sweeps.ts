@@ -8,7 +8,7 @@ import { propertyKey } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkProperties, removeMemberFix, suggestProperty } from './members.js';
 import { ValueChecker } from './values.js';
-import { SWEEP_MEMBERS_MAX, SWEEP_MEMBERS_WARN, sweepMemberCount } from '../compile/sweep.js';
+import { SWEEP_MEMBERS_MAX, SWEEP_MEMBERS_WARN, sweepMemberCount } from '../../shared/sweep-limits.js';
 
 const SWEEP = DECLARATION_SCHEMAS.sweep;
 const EXPERIMENT = DECLARATION_SCHEMAS.experiment;

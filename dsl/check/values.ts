@@ -4,8 +4,8 @@ import { closestNames, didYouMean, type Fix } from '../diagnostics.js';
 import { builtinsOfKind, scheduleSpec, SCHEDULES, type NumberType, type ParamSpec, type ValueType } from '../schema/index.js';
 import type { DeclKind, Expression, Range } from '../syntax/ast.js';
 import { formatNumber } from '../syntax/literals.js';
-import { bindArguments } from './arguments.js';
-import { constantNumber } from './constant.js';
+import { bindArguments } from '../semantics/arguments.js';
+import { constantNumber } from '../semantics/constant.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
 import { checkCondition, checkPath } from './expressions.js';
 

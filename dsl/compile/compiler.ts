@@ -4,19 +4,33 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { DECLARATION_SCHEMAS, LANGUAGE_VERSION, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
-import type { Analysis } from '../check/checker.js';
+import type { Diagnostic } from '../diagnostics.js';
 import type { DeclSymbol, Model, Target } from '../semantics/model.js';
+import type { SourceUnit } from '../semantics/workspace.js';
 import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanPolicy, type PlanReward, type PlanStage } from './plan.js';
 import { pretrainedPolicy } from './pretrained.js';
 import { paramValue, toPlanExpr, untypedValue } from './values.js';
 import { expandSweep } from './sweep.js';
 import { Plans } from './plans.js';
 
+/**
+ * What the compiler reads of checked sources; the checker's Analysis (check/checker.ts) is one.
+ * Named here rather than imported so that compile/ loads nothing of check/: the checks use the
+ * compiler's value readers (a pretrained policy's memory estimate reads its settings as the plan
+ * will), and the two folders would otherwise import each other (test/architecture.test.ts).
+ */
+export interface CheckedSources {
+  readonly model: Model;
+  readonly units: readonly SourceUnit[];
+  /** Diagnostics by file: the compiler refuses while any is an error. */
+  readonly diagnostics: ReadonlyMap<string, readonly Diagnostic[]>;
+}
+
 /** The plans are made on demand (a sweep may have a million members): iterate, or take `first(n)`. */
 export type CompileResult = { ok: true; plans: Plans } | { ok: false; error: string };
 
 /** The experiments and sweeps declared in a file, in order: what `--experiment` may name. */
-export function runnableNames(analysis: Analysis, entry: string): string[] {
+export function runnableNames(analysis: CheckedSources, entry: string): string[] {
   const unit = analysis.model.unitByPath(path.resolve(entry));
   return (unit?.parse.file.declarations ?? [])
     .filter((d) => (d.declKind === 'experiment' || d.declKind === 'sweep') && d.name)
@@ -32,7 +46,7 @@ function shellWord(p: string): string {
   return /^[\w./@%+=:,-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
 }
 
-export function compile(analysis: Analysis, entry: string, name?: string): CompileResult {
+export function compile(analysis: CheckedSources, entry: string, name?: string): CompileResult {
   const entryPath = path.resolve(entry);
   const errors = [...analysis.diagnostics.values()].flat().filter((d) => d.severity === 'error');
   if (errors.length > 0) {
@@ -59,7 +73,7 @@ export class PlanCompiler {
   private readonly source: Plan['source'];
   private readonly entryDir: string;
 
-  constructor(analysis: Analysis, entryPath: string) {
+  constructor(analysis: CheckedSources, entryPath: string) {
     this.model = analysis.model;
     this.entryDir = path.dirname(entryPath);
     this.source = sourceInfo(analysis, entryPath);
@@ -187,7 +201,7 @@ export function fillParams(spec: { params: ParamSpec[] }, stated: (name: string)
   return out;
 }
 
-function sourceInfo(analysis: Analysis, entryPath: string): Plan['source'] {
+function sourceInfo(analysis: CheckedSources, entryPath: string): Plan['source'] {
   const dir = path.dirname(entryPath);
   const files = analysis.units
     .map((u) => ({ rel: toPosix(path.relative(dir, u.path)), text: u.text }))

@@ -8,6 +8,7 @@ import type { Plan } from './plan.js';
 import { Plans } from './plans.js';
 import type { PlanCompiler } from './compiler.js';
 import { paramValue, toPlanExpr, untypedValue } from './values.js';
+import { sweepMemberCount } from '../../shared/sweep-limits.js';
 
 const SWEEP = DECLARATION_SCHEMAS.sweep;
 const EXPERIMENT = DECLARATION_SCHEMAS.experiment;
@@ -15,17 +16,6 @@ const EXPERIMENT = DECLARATION_SCHEMAS.experiment;
 interface Axis {
   path: string;
   values: A.Expression[];
-}
-
-/** Members above this make the checker warn: each is a training run (times its seeds). */
-export const SWEEP_MEMBERS_WARN = 10_000;
-/** Members above this are an error: nobody trains that many, and a typo (a list of 1000 where 10 was meant) is likelier. */
-export const SWEEP_MEMBERS_MAX = 1_000_000;
-
-/** How many members a sweep has: every combination (grid), or `samples` distinct ones of them (random). */
-export function sweepMemberCount(axisLengths: readonly number[], randomSamples: number | undefined): number {
-  const total = axisLengths.reduce((n, k) => n * k, 1);
-  return randomSamples === undefined ? total : Math.min(randomSamples, total);
 }
 
 export function expandSweep(compiler: PlanCompiler, sweep: DeclSymbol): Plans {

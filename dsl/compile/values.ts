@@ -4,8 +4,8 @@
 import { functionSpec, scheduleSpec, type ChoiceOption, type ParamSpec, type PlanValue, type ValueType } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
-import { constantNumber } from '../check/constant.js';
-import { bindArguments } from '../check/arguments.js';
+import { constantNumber } from '../semantics/constant.js';
+import { bindArguments } from '../semantics/arguments.js';
 import type { PlanExpr, Schedule } from './plan.js';
 
 export function toPlanValue(expr: A.Expression | undefined, type: ValueType): PlanValue {

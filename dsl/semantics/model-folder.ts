@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readLmConfig, type LmConfig } from '../../runtime/lm/config.js';
-import { InputError } from '../../runtime/input-error.js';
+import { InputError } from '../../shared/input-error.js';
 
 export type ModelFolderRead =
   | { readonly kind: 'missing' }

@@ -3,7 +3,7 @@
 // into HostMessages. No VS Code API: tested against fixture run directories.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isInputError } from '../../runtime/input-error.js';
+import { isInputError } from '../../shared/input-error.js';
 import { EventTail, listRollouts, readPlan, readRollout, readRun, type RunInfo } from '../../runtime/run/reader.js';
 import { runFilePath } from '../../runtime/run/run-files.js';
 import type { HostMessage, RunSnapshot } from '../../webview/protocol.js';

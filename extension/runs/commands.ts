@@ -2,7 +2,7 @@
 // metrics as CSV, and deleting a run (after asking, to the trash where the file system has one).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isInputError } from '../../runtime/input-error.js';
+import { isInputError } from '../../shared/input-error.js';
 import { EventTail, readRun, type RunInfo } from '../../runtime/run/reader.js';
 import { ComparePanel } from '../panels/compare-panel.js';
 import { DashboardPanel } from '../panels/dashboard-panel.js';

@@ -1,7 +1,7 @@
 // How a run reads in the Runs view: label, one-line description, tooltip, icon. Pure, so the
 // wording is tested without an editor.
 import type { RunInfo, RunState } from '../../runtime/run/reader.js';
-import { trainedSeconds } from '../../webview/shared/training-time.js';
+import { trainedSeconds } from '../../shared/training-time.js';
 
 export interface RunDescription {
   label: string;

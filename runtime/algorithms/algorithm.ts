@@ -3,7 +3,7 @@
 // the plan and runs the loop around it (evaluation, stopping, checkpoints, events), knowing
 // nothing of its maths, its networks or how its tensor work is computed.
 import type { LanguageModel, PolicyFactory, Policy } from '../policies/index.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { Compute } from '../tensor/index.js';
 import type { TextRolloutRecorder } from '../run/text-rollouts.js';
 import type { TextEnv } from '../text/text-env.js';

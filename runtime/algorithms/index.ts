@@ -26,7 +26,7 @@ export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, 
 export type { ActionKind, Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from './algorithm.js';
 export { Sft, SFT, type SftState } from './sft/sft.js';
 export { GRPO, GRPO_ADAM_EPS } from './grpo/grpo.js';
-export { TextPolicyGradient, type TextLearnerConfig, type TextLearnerState } from './grpo/text-learner.js';
+export { TextPolicyGradient, type TextLearnerConfig, type TextLearnerState } from './text/policy-gradient.js';
 export { grpoSettings, type GrpoSettings } from './grpo/settings.js';
 export { groupAdvantages } from './grpo/advantages.js';
 export { sftSettings, type SftSettings } from './sft/settings.js';

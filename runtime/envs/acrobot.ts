@@ -9,10 +9,10 @@
 // chaotic, so a reordered sum would drift visibly from the reference within
 // a couple of hundred steps.
 
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { BaseEnv } from './base.js';
 import { envParams } from './params.js';
-import { ACROBOT_CONSTANTS } from './geometry/acrobot.js';
+import { ACROBOT_CONSTANTS } from '../../shared/geometry/acrobot.js';
 
 const GRAVITY = 9.8;
 const AVAILABLE_TORQUES = [-1.0, 0.0, 1.0] as const;

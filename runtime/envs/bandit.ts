@@ -13,7 +13,7 @@
 // every copy of a vectorised run faces the same bandit, and an unseeded
 // reset between pulls does not change the problem.
 
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { BaseEnv } from './base.js';
 import { envParams } from './params.js';
 

@@ -5,7 +5,7 @@
 // state layout; the plain `step()` and the allocation-free `stepInto()` both
 // run the same `advance`, so the two paths cannot drift apart.
 
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { spaceSize, type Env, type EnvInfoRecord, type FastEnv, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** What a built-in env declares about itself; the rest of Env is BaseEnv's machinery. */

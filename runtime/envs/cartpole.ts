@@ -7,10 +7,10 @@
 // The arithmetic follows Gymnasium's expression order term by term, so the
 // float64 state matches the reference to the last few bits, not only roughly.
 
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { BaseEnv } from './base.js';
 import { envParams } from './params.js';
-import { CARTPOLE_CONSTANTS } from './geometry/cartpole.js';
+import { CARTPOLE_CONSTANTS } from '../../shared/geometry/cartpole.js';
 
 /** Gymnasium bounds unbounded float32 observations by the largest float32. */
 export const FLOAT32_MAX = 3.4028234663852886e38;

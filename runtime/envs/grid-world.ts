@@ -21,9 +21,9 @@
 // comes from a fixed seed per size, so the same `size` always gives the same
 // maze and an agent can learn it across episodes and runs.
 
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { BaseEnv } from './base.js';
-import { ACTION_DX, ACTION_DY, buildWalls, fixedGoalProblem, type GridLayout } from './geometry/grid-world.js';
+import { ACTION_DX, ACTION_DY, buildWalls, fixedGoalProblem, type GridLayout } from '../../shared/geometry/grid-world.js';
 import { EnvParamError, envParams } from './params.js';
 import type { PlanParams } from '../plan-params.js';
 import type { GoalConditioned } from './types.js';

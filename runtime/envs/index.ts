@@ -10,7 +10,7 @@ export { MountainCar, type MountainCarConfig } from './mountain-car.js';
 export { Acrobot, type AcrobotConfig } from './acrobot.js';
 export { Pendulum, type PendulumConfig } from './pendulum.js';
 export { GridWorld, type GoalSetting, type GridWorldConfig } from './grid-world.js';
-export type { GridLayout } from './geometry/grid-world.js';
+export type { GridLayout } from '../../shared/geometry/grid-world.js';
 export { Bandit, type BanditConfig } from './bandit.js';
 export { VecEnv, type FinishedEpisode } from './vector.js';
 export { envInfo, envKinds, makeEnv, makeVecEnv, type EnvDescription } from './registry.js';

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { envModuleSpec, type EnvModuleSpec } from '../../dsl/schema/env-module.js';
 import { TextModuleEnv } from './module-text-env.js';
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
 
 /** A module that cannot be loaded or does not fulfil the interface; the message says what to fix. */

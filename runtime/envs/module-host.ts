@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { EnvModuleError, type GoalFunctions } from './module-env.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 import type { TextReset, TextStep } from './module-text-env.js';

@@ -4,10 +4,10 @@
 // step; termination at the flag (with velocity >= goal_velocity); truncation
 // at max_steps (200).
 
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { BaseEnv } from './base.js';
 import { envParams } from './params.js';
-import { MOUNTAIN_CAR_CONSTANTS } from './geometry/mountain-car.js';
+import { MOUNTAIN_CAR_CONSTANTS } from '../../shared/geometry/mountain-car.js';
 
 /** MountainCar's configuration; its names, defaults, docs and ranges are the language's (dsl/schema/envs.ts). */
 export interface MountainCarConfig {

@@ -3,7 +3,7 @@
 // -(angle^2 + 0.1 * theta_dot^2 + 0.001 * torque^2), with the angle wrapped to
 // [-pi, pi) and 0 meaning upright; never terminates; truncation at max_steps (200).
 
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { BaseEnv } from './base.js';
 import { envParams } from './params.js';
 

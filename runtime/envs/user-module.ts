@@ -25,7 +25,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { MODULE_ENV_PARAMS } from '../../dsl/schema/index.js';
-import { InputFileError, openInputFile } from '../input-files.js';
+import { InputFileError, openInputFile } from '../../shared/input-files.js';
 import { PlanParams } from '../plan-params.js';
 import { readRunText } from '../run/run-files.js';
 import { describeThrown, EnvModuleError, goalFunctionsOf, type GoalFunctions } from './module-env.js';
@@ -81,7 +81,7 @@ export const MODULE_BUNDLE_LIMIT = { what: 'bundled env module', maxBytes: 256 *
 /**
  * Refuses a FIFO, a device or a huge file where esbuild would read the module or a file it
  * imports: esbuild would wait on the pipe for good, or read /dev/zero until memory runs out.
- * Opened without blocking and checked on its descriptor (runtime/input-files.ts).
+ * Opened without blocking and checked on its descriptor (shared/input-files.ts).
  */
 function checkSourceFile(file: string): void {
   try {

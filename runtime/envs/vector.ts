@@ -11,7 +11,7 @@
 // observation that ended the episode is kept in `finalObs` with
 // `hasFinalObs` set, so a learner can bootstrap from it on truncation.
 
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { isFastEnv, isGoalConditioned, spaceSize, type Env, type FastEnv, type Space } from './types.js';
 
 export interface FinishedEpisode {

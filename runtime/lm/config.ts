@@ -5,8 +5,8 @@
 // missing, of the wrong type or contradicts another is an LmConfigError naming config.json and
 // the field; an architecture rlx does not build says which ones it does.
 import * as path from 'node:path';
-import { InputError } from '../input-error.js';
-import { readInputJson } from '../input-files.js';
+import { InputError } from '../../shared/input-error.js';
+import { readInputJson } from '../../shared/input-files.js';
 
 /** The families rlx builds, by config.json's `model_type`. */
 export const FAMILIES = ['llama', 'qwen2', 'qwen3', 'gpt2'] as const;

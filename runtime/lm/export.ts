@@ -5,8 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeJsonAtomic } from '../atomic-files.js';
-import { InputError } from '../input-error.js';
-import { readInputFile, readInputJson } from '../input-files.js';
+import { InputError } from '../../shared/input-error.js';
+import { readInputFile, readInputJson } from '../../shared/input-files.js';
 import { WeightStore, type WeightSnapshot } from '../tensor/index.js';
 import { readLmConfig, type LmConfig } from './config.js';
 import { loadLmWeights } from './load.js';

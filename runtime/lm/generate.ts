@@ -4,7 +4,7 @@
 // temperature 1, as transformers' compute_transition_scores reports it unnormalised by
 // sampling settings).
 import { argMax, draw } from '../policies/transformer/sampling.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { LmDecoder } from './decoder.js';
 import { leftPad } from './rows.js';
 

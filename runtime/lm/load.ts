@@ -3,7 +3,7 @@
 // checkpoint whose dims disagree with its config.json, or a folder of another family, is an
 // LmWeightsError naming the file, the tensor and both shapes, before anything is allocated.
 import * as path from 'node:path';
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 import { WeightStore } from '../tensor/index.js';
 import type { LmConfig } from './config.js';
 import { indexModelWeights, readTensor, type StoredTensor, type WeightIndex } from './safetensors.js';

@@ -4,8 +4,8 @@
 // (`model.layers.0.self_attn.q_proj.lora_A.weight`), and held [in, r] / [r, out] like every
 // weight in runtime/; PEFT stores lora_A [r, in] and lora_B [out, r], so loading and export
 // transpose them.
-import { InputError } from '../input-error.js';
-import type { Rng } from '../random.js';
+import { InputError } from '../../shared/input-error.js';
+import type { Rng } from '../../shared/random.js';
 import type { LmConfig } from './config.js';
 import type { LoraWeights } from './model.js';
 import { layerWeightNames, type LinearNames } from './weights.js';

@@ -4,8 +4,8 @@
 // dtype, so every weight costs 4 bytes. The activation figure is an estimate of what a training
 // step's graph keeps for its backward pass; the others are exact counts of the arrays held.
 import * as os from 'node:os';
-import { InputError } from '../input-error.js';
-import { formatBytes } from '../input-files.js';
+import { InputError } from '../../shared/input-error.js';
+import { formatBytes } from '../../shared/input-files.js';
 import { parameterCount, type LmConfig } from './config.js';
 
 const F32 = 4;

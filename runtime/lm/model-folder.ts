@@ -3,7 +3,7 @@
 // chat template, generation_config.json. Opening one reads and checks the small files; the
 // weights are read by PretrainedLm (pretrained.ts) when a run needs them.
 import * as fs from 'node:fs';
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 import { loadChatFormat, type ChatFormat, type ChatMessage } from './chat-template.js';
 import { readLmConfig, type LmConfig } from './config.js';
 import { loadModelTokenizer, MODEL_FOLDER_FILES, type Tokenizer } from './tokenizer.js';

@@ -3,7 +3,7 @@
 // PEFT, transformers and vLLM. Only plain LoRA is read: DoRA, per-module ranks, trained biases or
 // saved modules would change the model in ways the adapters alone do not carry.
 import * as path from 'node:path';
-import { readInputJson } from '../input-files.js';
+import { readInputJson } from '../../shared/input-files.js';
 import type { WeightStore } from '../tensor/index.js';
 import type { LmConfig } from './config.js';
 import { LoraError, loraAdapters, PEFT_PREFIX, type LoraAdapter, type LoraSettings } from './lora.js';

@@ -1,7 +1,7 @@
 // A pretrained language model loaded from its folder: the weights (all trainable, or frozen
 // under LoRA adapters that alone train), its tokenizer and chat format, and decoding with a
 // key/value cache. What `rlx tokenize`, `rlx generate` and the text learners use.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { WeightStore, type ExecutionProvider, type Graph } from '../tensor/index.js';
 import { LmDecoder } from './decoder.js';
 import { generate, logSoftmaxAt, type Completion } from './generate.js';

@@ -4,11 +4,11 @@
 // export`, and by `rlx tokenize`/`rlx generate` when they are given a run directory.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../input-error.js';
-import { readInputJson } from '../input-files.js';
+import { InputError } from '../../shared/input-error.js';
+import { readInputJson } from '../../shared/input-files.js';
 import { latestIntactCheckpoint } from '../run/checkpoint.js';
 import type { WeightSnapshot } from '../tensor/index.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { PretrainedManifest } from './export.js';
 import { openModelFolder, type ModelFolder } from './model-folder.js';
 import { PretrainedLm, type PretrainedOptions } from './pretrained.js';

@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic, makeDirs } from '../atomic-files.js';
-import { InputError } from '../input-error.js';
-import { formatBytes, InputFileError, openInputFile, readInputJson } from '../input-files.js';
+import { InputError } from '../../shared/input-error.js';
+import { formatBytes, InputFileError, openInputFile, readInputJson } from '../../shared/input-files.js';
 
 export type StoredDType = 'F32' | 'BF16' | 'F16';
 

@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Tokenizer as LibraryTokenizerClass } from '@huggingface/tokenizers';
-import { InputError } from '../input-error.js';
-import { readInputJson } from '../input-files.js';
+import { InputError } from '../../shared/input-error.js';
+import { readInputJson } from '../../shared/input-files.js';
 
 export interface Tokenizer {
   /** ids 0..size-1 (including added/special tokens) */

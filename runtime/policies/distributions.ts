@@ -2,7 +2,7 @@
 // entropy, differentiable) and as plain JS for acting (sampling, most likely action).
 // Categorical for discrete action spaces (CleanRL ppo.py), a diagonal Gaussian with a
 // state-independent log-std parameter for boxes (CleanRL ppo_continuous_action.py).
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { Graph, Tensor } from '../tensor/index.js';
 import * as nn from '../tensor/nn.js';
 

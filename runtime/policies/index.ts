@@ -2,7 +2,7 @@
 // settings from the plan and builds the network families it can (policy.ts); an algorithm
 // asks the PolicyFactory for the family it trains. Adding a kind: one file with its
 // definition, one line in POLICIES, its line removed from ../not-implemented.ts.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { MlpPolicy, mlpSettings } from './mlp.js';
 import { SacActor, SacCritics } from './sac-networks.js';
 import type { ActorCriticPolicy, LanguageModel, PolicySpaces, TokenModel } from './policy.js';

@@ -2,7 +2,7 @@
 // for weights and biases), as CleanRL builds its DQN and SAC networks: the layers' weights in a
 // WeightStore, their forward pass in a graph, and the same pass outside onnxruntime (DenseStack)
 // for acting. The `mlp` policy's actor-critic (mlp.ts) keeps PPO's orthogonal init instead.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { Graph, Tensor, WeightStore } from '../tensor/index.js';
 import { linearDefault } from '../tensor/init.js';
 import { DenseStack, type Activation } from './dense.js';

@@ -10,7 +10,7 @@
 // Parameters live in one WeightStore, named `actor.0.weight`, `critic.out.bias`,
 // `trunk.1.weight`, `actor.log_std`; weights are [in, out] (y = x @ W + b).
 import { PlanParams } from '../plan-params.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
 import { orthogonal } from '../tensor/init.js';
 import { DenseStack, type Activation } from './dense.js';

@@ -5,7 +5,7 @@
 // `squash: tanh` with the bounds: its actions are tanh(mean + std eps) rescaled to them, as
 // the trainer acts (sac-networks.ts). Used by `rlx eval`.
 import * as ort from 'onnxruntime-node';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { ModelProto } from '../tensor/onnx-schema.js';
 import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
 import { actFromHead, type Actor, type PolicySpaces } from './policy.js';

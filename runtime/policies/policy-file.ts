@@ -3,8 +3,8 @@
 // short by a full disk, damaged in a copy, not a model at all) is the user's to replace, said
 // as such, not a bug in rlx.
 import * as ort from 'onnxruntime-node';
-import { InputError } from '../input-error.js';
-import { readInputFile } from '../input-files.js';
+import { InputError } from '../../shared/input-error.js';
+import { readInputFile } from '../../shared/input-files.js';
 
 /** A policy file that cannot be run; the message names the file and what to do. */
 export class PolicyFileError extends InputError {

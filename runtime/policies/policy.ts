@@ -11,7 +11,7 @@
 // A policy kind of the language (`mlp`, `transformer`) is a `PolicyDefinition` (index.ts)
 // that builds the families it can; an algorithm asks for the one it trains.
 import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { WeightStore, type Graph, type Tensor } from '../tensor/index.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';

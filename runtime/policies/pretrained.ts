@@ -4,7 +4,7 @@
 // (through the chat template) and completions (ending with the model's EOS), to complete prompt
 // ids, and to decode what it wrote. Rows of token ids are left-padded, so the model is told each
 // row's positions and which keys are padding (rowFeeds), as transformers' attention mask does.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { Feed, Graph, Tensor, WeightStore } from '../tensor/index.js';
 import type { ActionBuffer } from './distributions.js';
 import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';
@@ -15,7 +15,7 @@ import { parameterCount } from '../lm/config.js';
 import { checkMemory, type MemoryShape } from '../lm/memory.js';
 import { attentionMask, rowPositions, segmentMask, segmentPositions } from '../lm/rows.js';
 import type { ChatMessage } from '../lm/chat-template.js';
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 
 /** How a task's prompt becomes the model's chat prompt (the policy's `chat { }` block). */
 export interface ChatSettings {

@@ -8,7 +8,7 @@
 // Acting runs outside onnxruntime (DenseStack, as the actor of mlp.ts): greedy argmax when
 // deterministic (evaluation), else epsilon-greedy with the `epsilon` the learner sets.
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
 import type { DenseStack } from './dense.js';
 import { layersForward, layersStack, mlpLayers, type LayerSpec } from './linear-layers.js';

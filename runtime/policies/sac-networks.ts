@@ -13,7 +13,7 @@
 // CleanRL's continuous SAC does; the discrete variant keeps them too (sac_atari.py's
 // orthogonal layer_init is for its convolutional trunk).
 import type { BoxSpace } from '../envs/types.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
 import type { DenseStack } from './dense.js';
 import { layersForward, layersStack, mlpLayers, type LayerSpec } from './linear-layers.js';

@@ -11,7 +11,7 @@
 // as lists of scalar expressions, and are consumed by norm() and dist().
 import type { PlanExpr } from '../../dsl/compile/plan.js';
 import { NOT_IMPLEMENTED_FUNCTIONS } from '../not-implemented.js';
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 
 /** Compiled code: a scalar expression, or a vector of them. */
 export type Code = { readonly scalar: string } | { readonly vector: readonly string[] };

@@ -15,7 +15,7 @@ import type { Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
 import { TEXT_NAMES, textNamesOf, TextVerifiers } from '../text/reward-terms.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 
 export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
 

@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
-import { InputFileError } from '../input-files.js';
+import { InputFileError } from '../../shared/input-files.js';
 import { readRunFile, readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export const STATE_FORMAT = 'rlx-trainer-state';

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { processAlive } from './reader.js';
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 
 export const LOCK_FILE = 'run.lock';
 

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
-import { isInputError } from '../input-error.js';
+import { isInputError } from '../../shared/input-error.js';
 import type { RunEvent, RunStatus } from './events.js';
 import type { StatusFile } from './run-dir.js';
 import { MAX_EVENT_LINE_BYTES, openRunFile, readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists } from './run-files.js';

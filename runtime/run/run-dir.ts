@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { EventLog, repairTornTail, type RunStatus } from './events.js';
 import { isOrphanedTemporary, makeDirs, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
-import { InputFileError } from '../input-files.js';
+import { InputFileError } from '../../shared/input-files.js';
 import { RunLock } from './lock.js';
 import { readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 

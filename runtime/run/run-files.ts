@@ -1,13 +1,13 @@
 // Reading a file of a run directory. A run folder may come from a stranger (a cloned
 // repository's runs/, a colleague's archive): any file in it may be a symbolic link to /dev/zero
 // or to a file elsewhere on the machine, a FIFO, or far larger than a trainer writes. Readers
-// here take only regular files of bounded size (runtime/input-files.ts refuses the rest before
+// here take only regular files of bounded size (shared/input-files.ts refuses the rest before
 // a byte is read) and only files inside the run folder: rlx never writes a symbolic link into
 // one, so a path that resolves outside it is refused rather than followed. docs/run-directory.md
 // lists the limits.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileErrorReason, InputFileError, openInputFile, readInputFile, readInputJson, readInputText, type InputFileOptions } from '../input-files.js';
+import { fileErrorReason, InputFileError, openInputFile, readInputFile, readInputJson, readInputText, type InputFileOptions } from '../../shared/input-files.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

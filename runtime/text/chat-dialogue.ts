@@ -21,8 +21,8 @@
 // template's tokens are read, not learned. Rows are left-padded, as single-turn rows are.
 import type { ChatMessage } from '../lm/chat-template.js';
 import type { PretrainedPolicy } from '../policies/pretrained.js';
-import { InputError } from '../input-error.js';
-import type { Rng } from '../random.js';
+import { InputError } from '../../shared/input-error.js';
+import type { Rng } from '../../shared/random.js';
 import { DialogueReward } from './dialogue-reward.js';
 import type { Dialogue, DialogueMessage, DialogueOutcomes } from './dialogue.js';
 import type { TokenRows } from './text-env.js';

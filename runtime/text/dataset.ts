@@ -6,9 +6,9 @@
 import * as path from 'node:path';
 
 import { DATASET_SHAPE, datasetInsideFolder, decodeDataset, invalidUtf8Message, MAX_DATASET_BYTES, parseDatasetText } from '../../dsl/schema/dataset.js';
-import type { Rng } from '../random.js';
-import { InputError } from '../input-error.js';
-import { InputFileError, readInputFile } from '../input-files.js';
+import type { Rng } from '../../shared/random.js';
+import { InputError } from '../../shared/input-error.js';
+import { InputFileError, readInputFile } from '../../shared/input-files.js';
 import { byHash, HELD_OUT_LIMIT, heldOutPrompts } from './split.js';
 import type { TextExample, TextTask } from './task.js';
 import { alphabetOf } from './tokenizer.js';

@@ -12,7 +12,7 @@
 import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { chatTrainingRows, runChatDialogues, type ChatDialogueBatch, type ChatTurnWriter } from './chat-dialogue.js';
 import { DialogueReward } from './dialogue-reward.js';
 import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type Dialogue, type DialogueEnv, type DialogueLayout, type DialogueOutcomes } from './dialogue.js';

@@ -11,7 +11,7 @@
 // An agent turn is its characters, EOS, then PAD (A = longest turn + 1); an env reply is its
 // characters then PAD. Once a dialogue ends, the rest of its row is PAD and nothing there is
 // trained on. The grid is the single-turn layout (policies/transformer/layout.ts) repeated.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { TokenRows } from './text-env.js';
 import { BOS, EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import type { DecodeStep, SampleOptions } from '../policies/transformer/sampling.js';

@@ -11,7 +11,7 @@ import type { Plan } from '../../dsl/compile/plan.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { checkFits, completeTexts, completionLength, encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows, type TextLayout } from '../policies/transformer/layout.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { compileReward, type CompiledReward } from '../rewards/index.js';
 import { textTaskConfig, type TextTaskOptions } from './config.js';
 import { evaluateText } from './evaluate.js';

@@ -1,7 +1,7 @@
 // The generated text tasks of TextTask's `task:` (dsl/schema/envs.ts): addition(digits),
 // reverse(len), sort(len). Each is a way to draw a prompt and the one right answer to it; the
 // held-out split and the training sampler are shared (split.ts).
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { byHash, HELD_OUT_LIMIT, heldOutPrompts, inHeldOutBucket } from './split.js';
 import type { TextExample, TextTask } from './task.js';
 

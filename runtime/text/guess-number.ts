@@ -7,7 +7,7 @@
 // possible, which finds any number of [1, 100] within 7 guesses.
 import { builtin, type EnvSpec } from '../../dsl/schema/index.js';
 import { envParams } from '../envs/params.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { Dialogue, DialogueEnv, TurnResult } from './dialogue.js';
 
 export const REPLIES = { higher: 'higher', lower: 'lower', correct: 'correct', invalid: 'invalid' } as const;

@@ -8,7 +8,7 @@
 // dialogues of a group replay the same draws, so they share their start. Evaluation runs
 // reset(0) .. reset(EVAL_DIALOGUES - 1), the same dialogues for every run.
 import type { TextModule } from '../envs/user-module.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { Dialogue, DialogueEnv, TurnResult } from './dialogue.js';
 
 /** Dialogues of a held-out evaluation: seeds 0 .. 99. */

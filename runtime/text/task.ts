@@ -1,6 +1,6 @@
 // What a text task gives the trainer, whatever makes its examples (a generator or a file):
 // training examples on demand, a fixed held-out set, and the alphabet its tokenizer is built from.
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import { CharTokenizer } from './tokenizer.js';
 
 /** One example: the policy reads `prompt` and should write `target`. */

@@ -12,7 +12,7 @@ import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import type { PretrainedPolicy } from '../policies/pretrained.js';
 import type { Feed } from '../tensor/index.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { CharTokenizer } from './tokenizer.js';
 import type { DialogueMessage } from './dialogue.js';
 

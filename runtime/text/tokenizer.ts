@@ -4,7 +4,7 @@
 // point), and its JSON form is recorded in plans and checkpoints, so a trained policy reads
 // and writes exactly the ids it was trained on.
 
-import { InputError } from '../input-error.js';
+import { InputError } from '../../shared/input-error.js';
 
 /** Special tokens, always the first ids: padding, beginning and end of a sequence. */
 export const SPECIAL_TOKENS = ['<pad>', '<bos>', '<eos>'] as const;

@@ -10,7 +10,7 @@ import type { LoadedEnvModule } from '../envs/user-module.js';
 import { VecEnv } from '../envs/vector.js';
 import { evalMetrics, evaluate } from '../evaluate.js';
 import { NetworkHandover, PolicyFactory, type PolicySpaces } from '../policies/index.js';
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { compileReward } from '../rewards/index.js';
 import { RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
 import type { ConditionMetric } from '../run/stop.js';

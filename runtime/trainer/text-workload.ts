@@ -9,7 +9,7 @@ import type { LoadedEnvModule } from '../envs/user-module.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { PolicyFactory, type LanguageModel } from '../policies/index.js';
 import { isPretrained, type ExpectedUse } from '../policies/pretrained.js';
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import type { ConditionMetric } from '../run/stop.js';
 import { TextRolloutRecorder, writeHeldOutAnswers } from '../run/text-rollouts.js';
 import { PlanError } from '../support.js';

@@ -10,7 +10,7 @@ import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import { NonFiniteError, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { ASKED_FOR, type DeviceChoice } from '../device.js';
 import { EnvInterruptedError } from '../envs/user-module.js';
-import { Rng } from '../random.js';
+import { Rng } from '../../shared/random.js';
 import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from '../run/checkpoint.js';
 import type { RunStatus } from '../run/events.js';
 import { RunDirectory, statusFile } from '../run/run-dir.js';

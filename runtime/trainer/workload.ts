@@ -7,7 +7,7 @@
 // CartPole and the like) and text-workload.ts (a token model on a text task: SFT, GRPO).
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { Algorithm, EpisodeRecord } from '../algorithms/index.js';
-import type { Rng } from '../random.js';
+import type { Rng } from '../../shared/random.js';
 import type { RunDirectory } from '../run/run-dir.js';
 import type { ConditionMetric } from '../run/stop.js';
 import type { Compute } from '../tensor/index.js';

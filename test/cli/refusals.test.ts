@@ -1,5 +1,5 @@
 // Every refusal of user input is one type the command line knows (issue 30, "checks clean
-// means it trains" item 1): each error class of runtime/, dsl/ and cli/ either extends
+// means it trains" item 1): each error class of shared/, runtime/, dsl/ and cli/ either extends
 // InputError, and then a spec, plan or run folder that triggers it makes `rlx` exit 2 with the
 // message and no "internal error", or is listed below as not a refusal, with the reason. The
 // classes are found in the sources, so a new one cannot be left out by forgetting a list.
@@ -36,7 +36,7 @@ function errorClasses(folders: readonly string[]): Map<string, string> {
   return new Map([...parents].filter(([name]) => isError(name)));
 }
 
-const classes = errorClasses(['runtime', 'dsl', 'cli']);
+const classes = errorClasses(['shared', 'runtime', 'dsl', 'cli']);
 const extendsInputError = (name: string): boolean => name === 'InputError' || (classes.has(name) && extendsInputError(classes.get(name)!));
 /** The class and its subclasses: an error of any of them is an error of the class. */
 const withSubclasses = (name: string): string[] => [name, ...[...classes].filter(([, parent]) => parent === name).flatMap(([child]) => withSubclasses(child))];

@@ -68,7 +68,7 @@ const ROWS: Row[] = [
   { name: 'array dataset', prepare: dataset('array', bytes(`[${GOOD_LINE.trim()}]\n`)), says: /\.\/data\.jsonl line 1: expected an object with "prompt" and "target", got a list/ },
   { name: 'directory dataset', prepare: dataset('directory', (file) => fs.mkdirSync(file)), says: /cannot read '\.\/data\.jsonl': it is a folder, not a file/ },
   { name: 'ELOOP dataset (a link to itself)', prepare: dataset('eloop', (file) => fs.symlinkSync('data.jsonl', file)), says: /cannot read '\.\/data\.jsonl': too many levels of symbolic links/ },
-  // EIO cannot be made without a failing disk; it takes the ELOOP path (runtime/input-files.ts names it "an input/output error").
+  // EIO cannot be made without a failing disk; it takes the ELOOP path (shared/input-files.ts names it "an input/output error").
   { name: 'CR-only dataset after a bad line', prepare: dataset('cr-only', bytes(`${GOOD_LINE}{"prompt": 3, "target": "x"}\n`.replace(/\n/g, '\r'))), says: /\.\/data\.jsonl line 2: "prompt" must be a string, got a number/ },
   { name: 'mid-file BOM dataset', prepare: dataset('bom', bytes(`${GOOD_LINE}\uFEFF{"prompt": "1+2=", "target": "3"}\n`)), says: /\.\/data\.jsonl line 2: starts with a byte-order mark \(U\+FEFF\), as where two files were joined together; remove it/ },
   { name: '__proto__ key in a dataset', prepare: dataset('proto', bytes(`${GOOD_LINE}{"__proto__": {"prompt": "1+2=", "target": "3"}}\n`)), says: /\.\/data\.jsonl line 2: no "prompt" field/ },

@@ -1,6 +1,6 @@
 // A random minibatch of PPO's CartPole gradient step (4 observations, 2 actions one-hot), in the
 // feed names of ppoGradientStep's graph: for comparing providers and timing gradient steps.
-import type { Rng } from '../../runtime/random.js';
+import type { Rng } from '../../shared/random.js';
 
 export function ppoMinibatch(rows: number, rng: Rng) {
   const uniform = (n: number, lo: number, hi: number) => Float32Array.from({ length: n }, () => rng.uniformRange(lo, hi));

@@ -10,7 +10,7 @@ import { before, describe, it } from 'node:test';
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../../runtime/algorithms/index.js';
 import { probeProvider } from '../../runtime/device.js';
 import { makeActorCritic, type ActorCriticPolicy } from '../../runtime/policies/index.js';
-import { Rng } from '../../runtime/random.js';
+import { Rng } from '../../shared/random.js';
 import { train } from '../../runtime/train.js';
 import type { ExecutionProvider } from '../../runtime/tensor/session.js';
 import { parsePlacements, summarize } from '../../runtime/tensor/placement.js';
@@ -73,12 +73,12 @@ describe('the webgpu provider', () => {
     const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
     const script = `
       const { buildPpoLoss, ppoGradientStep, ppoSettings } = await import(${module('../../runtime/algorithms/index.js')});
-      const { buildGrpoLoss } = await import(${module('../../runtime/algorithms/grpo/loss.js')});
+      const { buildGrpoLoss } = await import(${module('../../runtime/algorithms/text/policy-gradient-loss.js')});
       const { makeActorCritic, makeTokenModel } = await import(${module('../../runtime/policies/index.js')});
       const { addition } = await import(${module('../../runtime/text/generated.js')});
       const { taskTokenizer } = await import(${module('../../runtime/text/task.js')});
       const { GradientStep } = await import(${module('../../runtime/tensor/index.js')});
-      const { Rng } = await import(${module('../../runtime/random.js')});
+      const { Rng } = await import(${module('../../shared/random.js')});
       const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
       const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({ clip_value: true })), policy, { compute: { providers: ['webgpu'], threads: false }, maxRows: 64 });
       await step.release();

@@ -3,9 +3,9 @@
 // the explanation of a crashed one where nobody can miss it.
 import { h, replaceChildren, setText } from '../shared/dom.js';
 import { formatDuration, formatRate, formatSteps, formatTime } from '../shared/format.js';
-import { returnsSummary, type ReturnsFacts } from '../shared/returns-summary.js';
+import { returnsSummary, type ReturnsFacts } from '../../shared/returns-summary.js';
 import type { RunModel } from '../shared/run-model.js';
-import { trainedSeconds } from '../shared/training-time.js';
+import { trainedSeconds } from '../../shared/training-time.js';
 
 export interface HeaderFacts {
   state: string;

@@ -13,7 +13,7 @@
 // - the loss metrics are averaged over the update's gradient steps (CleanRL logs the last).
 import type { QNetworkPolicy } from '../../policies/index.js';
 import { isGoalConditioned } from '../../envs/types.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, type GradientStep, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';

@@ -2,12 +2,13 @@
 // `prompts_per_update` starts (prompts, or dialogue starts), sample `group_size` completions
 // with the key/value cache, score each with the reward terms (or the env's rewards), take
 // advantages relative to the group (advantages.ts), and take `iterations` Adam steps on the
-// clipped, KL-penalised objective (loss.ts). The learner is text-learner.ts, which REINFORCE
-// on text shares. A step counts one completion (one agent turn of a dialogue).
+// clipped, KL-penalised objective. The learner and its loss are the text learners' shared ones
+// (../text/policy-gradient.ts, ../text/policy-gradient-loss.ts), which REINFORCE on text uses
+// too. A step counts one completion (one agent turn of a dialogue).
 import type { AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { groupAdvantages } from './advantages.js';
 import { grpoSettings, type GrpoSettings } from './settings.js';
-import { TEXT_ADAM_EPS, TextPolicyGradient } from './text-learner.js';
+import { TEXT_ADAM_EPS, TextPolicyGradient } from '../text/policy-gradient.js';
 
 export const GRPO: AlgorithmDefinition<GrpoSettings, TextAlgorithmContext> = {
   name: 'GRPO',

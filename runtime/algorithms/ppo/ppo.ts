@@ -20,7 +20,7 @@
 //   r += gamma * V(final_obs), as Stable-Baselines3 does; CleanRL treats them as terminal;
 // - the loss metrics are averaged over all minibatches of the update (CleanRL logs the last).
 import type { ActorCriticPolicy } from '../../policies/index.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, Graph, Session, type Compute, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';

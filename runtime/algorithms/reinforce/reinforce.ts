@@ -17,7 +17,7 @@
 // - Adam with PyTorch's default epsilon (1e-8); the gradient is clipped to max_grad_norm; a
 //   loss, gradient or weight that is not finite stops the run (../checked-step.ts).
 import type { ActorCriticPolicy } from '../../policies/index.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';

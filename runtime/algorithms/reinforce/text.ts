@@ -1,14 +1,15 @@
 // REINFORCE and RLOO on a text env (TextTask, GuessNumber, a user's text module): each update
 // samples `episodes_per_update` samples from one start (one prompt, or one dialogue start), so
 // that a leave-one-out baseline compares samples of the same problem, as TRL's RLOOTrainer
-// does with its k completions per prompt. The learner is GRPO's (../grpo/text-learner.ts) with
-// one pass per batch, no clip (the ratio is 1), no KL, and each sample's tokens summed: the
-// gradient is the mean over samples of (return - baseline) * grad log pi(sample).
+// does with its k completions per prompt. The learner is the one GRPO uses
+// (../text/policy-gradient.ts) with one pass per batch, no clip (the ratio is 1), no KL, and each
+// sample's tokens summed: the gradient is the mean over samples of (return - baseline) *
+// grad log pi(sample).
 //
 // A sample's return is its whole reward (the reward terms, or the sum of a dialogue's rewards),
 // undiscounted: `discount` applies to the numeric envs' per-step rewards.
 import type { TextAlgorithmContext } from '../algorithm.js';
-import { TextPolicyGradient } from '../grpo/text-learner.js';
+import { TextPolicyGradient } from '../text/policy-gradient.js';
 import { advantagesOf } from './advantages.js';
 import type { ReinforceSettings } from './settings.js';
 

@@ -15,7 +15,7 @@
 //
 // dones are `terminated` only: a truncated transition (time limit) bootstraps from its next
 // observation, which is the real final one (collect.ts puts vec.finalObs there).
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { EpisodeIndex, relabelBatch, type GoalLayout, type Relabel } from './her.js';
 
 export type { GoalLayout, Relabel } from './her.js';

@@ -17,7 +17,7 @@
 // - the reward of a relabeled row is the env's computeReward alone: reward terms of the plan
 //   are not re-evaluated for a new goal.
 import type { PlanParams } from '../../plan-params.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import type { GoalConditioned } from '../../envs/types.js';
 import type { ReplayBatch } from './buffer.js';
 

@@ -20,7 +20,7 @@
 //   only, SB3's handle_timeout_termination); CleanRL's buffer does too for Pendulum's time limit.
 import { PhaseClock } from '../phase-clock.js';
 import type { SacActor, SacCritics } from '../../policies/index.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, WeightStore, type AdamState, type Feed, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';

@@ -6,7 +6,7 @@
 // demonstrations and may end it sooner. A loss, gradient or weight that is not finite stops
 // the run (../checked-step.ts).
 import type { LanguageModel } from '../../policies/index.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
 import type { TextEnv } from '../../text/text-env.js';

@@ -11,7 +11,7 @@
 //
 // Weights are named as in GPT-2's checkpoints (`h.0.attn.qkv.weight`), laid out [in, out]
 // (y = x @ W + b) as everywhere in runtime/.
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { Graph, type Tensor, WeightStore } from '../../tensor/index.js';
 import { normal } from '../../tensor/init.js';
 import { BOS, PAD } from '../../text/tokenizer.js';

@@ -2,7 +2,7 @@
 // (sampler.ts), in an onnxruntime session over the live weights (step-session.ts), or in a
 // model exported to a file (onnx-token-model.ts). All rows advance in lockstep, one position
 // per step (prompts are left-padded to one width), so generating n tokens costs n steps.
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { EOS, PAD } from '../../text/tokenizer.js';
 
 export interface SampleOptions {

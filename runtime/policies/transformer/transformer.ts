@@ -3,7 +3,7 @@
 // graphs read them through `sequenceLogits`, sampling through the generation step's session
 // (step-session.ts), both fed the same arrays, so an optimiser step is seen by the next sample
 // without any copy.
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, type Tensor, WeightStore } from '../../tensor/index.js';
 import type { CharTokenizer } from '../../text/tokenizer.js';
 import type { ActionBuffer } from '../distributions.js';

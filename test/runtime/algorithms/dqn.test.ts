@@ -11,7 +11,7 @@ import { tdTargets } from '../../../runtime/algorithms/dqn/loss.js';
 import { loadCheckpoint } from '../../../runtime/run/checkpoint.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { resume, train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
 

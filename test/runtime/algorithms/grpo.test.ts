@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ADVANTAGE_EPS, groupAdvantages } from '../../../runtime/algorithms/grpo/advantages.js';
-import { buildGrpoLoss, buildLogProbs } from '../../../runtime/algorithms/grpo/loss.js';
+import { buildGrpoLoss } from '../../../runtime/algorithms/text/policy-gradient-loss.js';
+import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
 import { grpoSettings } from '../../../runtime/algorithms/grpo/settings.js';
 import { makeTokenModel } from '../../../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../../../runtime/policies/transformer/layout.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { GradientStep, Session } from '../../../runtime/tensor/index.js';
 import { CharTokenizer } from '../../../runtime/text/tokenizer.js';
@@ -74,8 +75,8 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
       ref_logp: { data: ref, dims: [B, T] },
       token_weight: { data: weight, dims: [B, T] },
       inv_tokens: new Float32Array([1 / rows.tokenCount]),
-      clip_low: new Float32Array([low]),
-      clip_high: new Float32Array([high]),
+      ratio_low: new Float32Array([low]),
+      ratio_high: new Float32Array([high]),
       kl_coef: new Float32Array([klCoef]),
       ent_coef: new Float32Array([entCoef]),
     });
@@ -106,8 +107,8 @@ test('with one step per batch the loss takes pi_old (and, without a reference, p
     advantages: { data: Float32Array.of(1, -1, 0.5, -2), dims: [B] },
     token_weight: { data: rows.mask.map((m) => m / rows.tokenCount), dims: [B, T] },
     inv_tokens: new Float32Array([1 / rows.tokenCount]),
-    clip_low: new Float32Array([0.8]),
-    clip_high: new Float32Array([1.2]),
+    ratio_low: new Float32Array([0.8]),
+    ratio_high: new Float32Array([1.2]),
     kl_coef: new Float32Array([0.3]),
     ent_coef: new Float32Array([0]),
   };

@@ -11,7 +11,7 @@ import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { makeActorCritic, PolicyFactory, type ActorCriticPolicy as Policy } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { GradientSession, Graph, type GradientStep } from '../../../runtime/tensor/index.js';
 import { tempDir } from '../helpers.js';
 

@@ -15,7 +15,7 @@ import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { evaluate, evalMetrics } from '../../../runtime/evaluate.js';
 import { PolicyFactory } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
 

@@ -11,7 +11,7 @@ import { reinforceSettings, type Baseline } from '../../../runtime/algorithms/re
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { makeActorCritic, PolicyFactory, type ActorCriticPolicy } from '../../../runtime/policies/index.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= tolerance * Math.max(1, Math.abs(expected)), `${what}: got ${actual}, expected ${expected}`);

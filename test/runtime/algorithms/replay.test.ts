@@ -11,7 +11,7 @@ import { goalLayout, relabelOf } from '../../../runtime/algorithms/replay/her.js
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { GridWorld } from '../../../runtime/envs/index.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 
 const flags = (...xs: number[]) => Uint8Array.from(xs);
 

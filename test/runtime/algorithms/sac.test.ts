@@ -16,7 +16,7 @@ import type { BoxSpace, DiscreteSpace } from '../../../runtime/envs/types.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { PolicyFactory, SacActor, SacCritics, type PolicySpaces } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { Graph, Session, WeightStore } from '../../../runtime/tensor/index.js';
 import { tempDir } from '../helpers.js';
 

@@ -7,7 +7,7 @@ import { buildSftLoss } from '../../../runtime/algorithms/sft/loss.js';
 import { sftSettings } from '../../../runtime/algorithms/sft/settings.js';
 import { makeTokenModel } from '../../../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../../../runtime/policies/transformer/layout.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { GradientStep, Graph, Session } from '../../../runtime/tensor/index.js';
 import { CharTokenizer, EOS } from '../../../runtime/text/tokenizer.js';
 import { TextWorkload } from '../../../runtime/trainer/text-workload.js';

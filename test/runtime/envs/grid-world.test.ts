@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { buildWalls, type GridLayout } from '../../../runtime/envs/geometry/grid-world.js';
+import { buildWalls, type GridLayout } from '../../../shared/geometry/grid-world.js';
 import { GridWorld } from '../../../runtime/envs/grid-world.js';
 import { EnvParamError } from '../../../runtime/envs/params.js';
 

@@ -30,9 +30,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { ACROBOT_CONSTANTS } from '../../../runtime/envs/geometry/acrobot.js';
-import { CARTPOLE_CONSTANTS } from '../../../runtime/envs/geometry/cartpole.js';
-import { MOUNTAIN_CAR_CONSTANTS } from '../../../runtime/envs/geometry/mountain-car.js';
+import { ACROBOT_CONSTANTS } from '../../../shared/geometry/acrobot.js';
+import { CARTPOLE_CONSTANTS } from '../../../shared/geometry/cartpole.js';
+import { MOUNTAIN_CAR_CONSTANTS } from '../../../shared/geometry/mountain-car.js';
 import { PENDULUM_CONSTANTS } from '../../../runtime/envs/pendulum.js';
 import { makeEnv } from '../../../runtime/envs/registry.js';
 import { gymnasiumFixturesDir } from '../../helpers/repo.js';

@@ -12,7 +12,7 @@ import { MountainCar } from '../../../runtime/envs/mountain-car.js';
 import { makeEnv, makeVecEnv } from '../../../runtime/envs/registry.js';
 import type { Env, ResetResult, StepResult } from '../../../runtime/envs/types.js';
 import { VecEnv } from '../../../runtime/envs/vector.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 
 function row(buffer: Float32Array, index: number, width: number): number[] {
   return Array.from(buffer.subarray(index * width, (index + 1) * width));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { isInputError } from '../../../runtime/input-error.js';
+import { isInputError } from '../../../shared/input-error.js';
 import { ChatTemplateError, loadChatFormat, type ChatFormat, type ChatMessage } from '../../../runtime/lm/chat-template.js';
 import { loadModelTokenizer } from '../../../runtime/lm/tokenizer.js';
 import { HF_TINY, modelFolder, qwen3Links, reference, scratch } from './model-folder.js';

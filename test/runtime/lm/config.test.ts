@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { isInputError } from '../../../runtime/input-error.js';
+import { isInputError } from '../../../shared/input-error.js';
 import { LmConfigError, parameterCount, parseLmConfig, readLmConfig } from '../../../runtime/lm/config.js';
 import { inverseFrequencies } from '../../../runtime/lm/rope.js';
 import { repoRoot } from '../../helpers/repo.js';

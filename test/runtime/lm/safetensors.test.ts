@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { isInputError } from '../../../runtime/input-error.js';
+import { isInputError } from '../../../shared/input-error.js';
 import {
   indexModelWeights, readSafetensorsHeader, readTensor, readTensors, SafetensorsError, writeSafetensors, writeShardedSafetensors,
   type StoredTensor, type TensorToWrite,

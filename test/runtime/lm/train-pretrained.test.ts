@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { PretrainedPolicy } from '../../../runtime/policies/pretrained.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { checkPlan, PlanError } from '../../../runtime/support.js';
 import { TextEnvironment } from '../../../runtime/text/env.js';
 import { tokenRows } from '../../../runtime/text/token-rows.js';

@@ -12,7 +12,7 @@ import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { DenseStack, fastTanh, type DenseLayerSource } from '../../../runtime/policies/dense.js';
 import { makeActorCritic, mlpSettings, PolicyFactory, type ActorCriticPolicy as Policy, type PolicySpaces } from '../../../runtime/policies/index.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { tempDir } from '../helpers.js';
 
 const DISCRETE: PolicySpaces = { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } };

@@ -9,7 +9,7 @@ import { makeTokenModel } from '../../../runtime/policies/index.js';
 import { completeTexts, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../../../runtime/policies/transformer/layout.js';
 import { addModelWeights, headWidth, sequenceLogits, STEP_IO, type ModelShape } from '../../../runtime/policies/transformer/model.js';
 import { KvSampler } from '../../../runtime/policies/transformer/sampler.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { Graph, Session, WeightStore } from '../../../runtime/tensor/index.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
 import { CharTokenizer, EOS, PAD } from '../../../runtime/text/tokenizer.js';

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { isInputError } from '../../../runtime/input-error.js';
+import { isInputError } from '../../../shared/input-error.js';
 import { EventTail, listRollouts, listRuns, processAlive, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
 import { inChild, makeFifo, makeHuge, makeLink } from '../../helpers/hostile-files.js';
 

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { isInputError } from '../../../runtime/input-error.js';
+import { isInputError } from '../../../shared/input-error.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { resume, ResumeError, train } from '../../../runtime/train.js';
 import { makeFifo, makeLink } from '../../helpers/hostile-files.js';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { isInputError } from '../../../runtime/input-error.js';
+import { isInputError } from '../../../shared/input-error.js';
 import { readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists, runFilePath } from '../../../runtime/run/run-files.js';
 import { makeFifo, makeHuge, makeLink } from '../../helpers/hostile-files.js';
 

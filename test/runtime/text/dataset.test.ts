@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { datasetTask, DatasetError, loadDataset, parseDataset } from '../../../runtime/text/dataset.js';
 import { taskTokenizer } from '../../../runtime/text/task.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { addition, reverse, sort } from '../../../runtime/text/generated.js';
 import { HELD_OUT_LIMIT, promptHash } from '../../../runtime/text/split.js';
 import { taskTokenizer, type TextTask } from '../../../runtime/text/task.js';

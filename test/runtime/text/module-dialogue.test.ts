@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { RunDirectory } from '../../../runtime/run/run-dir.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { loadEnvModule, type LoadedEnvModule } from '../../../runtime/envs/user-module.js';
 import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
 import { runDialogues } from '../../../runtime/text/dialogue.js';

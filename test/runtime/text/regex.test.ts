@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { LinearRegex, MAX_INSTRUCTIONS, PatternError } from '../../../runtime/text/regex.js';
 
 /** Asserts our matcher and V8's agree on every text. */

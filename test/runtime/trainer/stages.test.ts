@@ -9,7 +9,7 @@ import type { Plan } from '../../../dsl/compile/plan.js';
 import { algorithmDefinition } from '../../../runtime/algorithms/index.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { RunDirectory } from '../../../runtime/run/run-dir.js';
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../../shared/random.js';
 import { PlanError } from '../../../runtime/support.js';
 import { resume, train } from '../../../runtime/train.js';
 import { EnvWorkload } from '../../../runtime/trainer/env-workload.js';

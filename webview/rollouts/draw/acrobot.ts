@@ -1,7 +1,7 @@
 // Acrobot: two links hanging from a pivot, from the observation's cosines and sines of the
 // joint angles (theta1 from straight down; theta2 relative to the first link), the line the
 // tip must rise above (height 1), and this step's torque on the joint (-1, 0, +1).
-import { ACROBOT_CONSTANTS } from '../../../runtime/envs/geometry/acrobot.js';
+import { ACROBOT_CONSTANTS } from '../../../shared/geometry/acrobot.js';
 import { actionAt, field, label, type Scene } from './scene.js';
 
 export function drawAcrobot(scene: Scene): void {

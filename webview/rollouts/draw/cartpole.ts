@@ -1,6 +1,6 @@
 // CartPole as Gymnasium draws it: the track, the cart at x, the pole at angle theta (0 upright,
 // positive leaning right), the termination bounds, and the push of this step's action.
-import { CARTPOLE_CONSTANTS } from '../../../runtime/envs/geometry/cartpole.js';
+import { CARTPOLE_CONSTANTS } from '../../../shared/geometry/cartpole.js';
 import { actionAt, arrow, field, label, numberParam, type Scene } from './scene.js';
 
 export function drawCartPole(scene: Scene): void {

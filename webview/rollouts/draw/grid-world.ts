@@ -1,7 +1,7 @@
 // GridWorld: the walls of the layout the episode ran on (built by the env's own code, so the
 // drawing and the env never disagree), the goal, the achieved position (the agent's cell), and
 // the path it took so far in the episode.
-import { buildWalls, type GridLayout } from '../../../runtime/envs/geometry/grid-world.js';
+import { buildWalls, type GridLayout } from '../../../shared/geometry/grid-world.js';
 import { field, label, type Scene } from './scene.js';
 
 const LAYOUTS: GridLayout[] = ['open', 'four_rooms', 'maze'];

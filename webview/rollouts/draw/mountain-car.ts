@@ -1,6 +1,6 @@
 // MountainCar: the hill y = sin(3x), the car on it at `position` (tilted with the slope), the
 // flag at the goal, and this step's push (0 left, 1 none, 2 right).
-import { MOUNTAIN_CAR_CONSTANTS } from '../../../runtime/envs/geometry/mountain-car.js';
+import { MOUNTAIN_CAR_CONSTANTS } from '../../../shared/geometry/mountain-car.js';
 import { actionAt, arrow, field, type Scene } from './scene.js';
 
 const hill = (x: number) => Math.sin(3 * x) * 0.45 + 0.55;

@@ -3,7 +3,7 @@
 // cell, and whether they meet.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildWalls } from '../../../../runtime/envs/geometry/grid-world.js';
+import { buildWalls } from '../../../../shared/geometry/grid-world.js';
 import type { RolloutHeader, RolloutStep } from '../../../../webview/protocol.js';
 import { gridWorldLayout, gridWorldView } from '../../../../webview/rollouts/draw/grid-world.js';
 

@@ -1,18 +1,19 @@
-// The policy-gradient learner of text envs, shared by GRPO and by REINFORCE/RLOO on text: each
+// The policy-gradient learner of text envs, shared by GRPO (../grpo/) and by REINFORCE/RLOO on
+// text (../reinforce/text.ts), which import it from here rather than from each other: each
 // update samples groups (several samples from one start: one prompt, or one dialogue start)
 // from the env (text/text-env.ts), scores them, turns the scores into one advantage per sample,
-// and takes `iterations` Adam steps on the clipped, KL-penalised token objective (loss.ts).
+// and takes `iterations` Adam steps on the clipped, KL-penalised token objective (policy-gradient-loss.ts).
 //
 // - pi_old is the policy that sampled the batch. With several iterations its log-probabilities
 //   are computed once per batch, before the first step, by a forward pass of the same model.
-//   With one, the gradient step takes them from its own forward pass (loss.ts): the ratio is 1
+//   With one, the gradient step takes them from its own forward pass (policy-gradient-loss.ts): the ratio is 1
 //   and the clip never acts, so the gradient is REINFORCE's, A * grad log pi.
 // - pi_ref (a KL reference) is the policy as the stage began: a copy of the weights, kept in
 //   the checkpoint so a resumed run penalises the same reference.
 // - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm; a loss, gradient
 //   or weight that is not finite stops the run (../checked-step.ts).
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
-import type { Rng } from '../../random.js';
+import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
 import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
@@ -20,7 +21,8 @@ import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import type { EpisodeRecord } from '../stepper.js';
-import { buildGrpoLoss, buildLogProbs, LOSS_METRICS } from './loss.js';
+import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
+import { buildLogProbs } from './tokens.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
 
@@ -78,8 +80,8 @@ export class TextPolicyGradient implements Algorithm {
   private readonly metricSlots: readonly number[];
   private readonly scalars = {
     invTokens: new Float32Array(1),
-    low: new Float32Array(1),
-    high: new Float32Array(1),
+    ratioLow: new Float32Array(1),
+    ratioHigh: new Float32Array(1),
     klCoef: new Float32Array(1),
     entCoef: new Float32Array(1),
     invTemperature: new Float32Array(1),
@@ -124,7 +126,7 @@ export class TextPolicyGradient implements Algorithm {
     // A pretrained model's rows are its own tokens, as long as each batch needs (the env checks its context as it samples).
     if (!model.variableRows) env.checkFits(model.context, config.name);
     const rows = config.groups * config.groupSize;
-    // One gradient step per batch needs no pass for pi_old (loss.ts), nor kl_coef 0 one for pi_ref.
+    // One gradient step per batch needs no pass for pi_old (policy-gradient-loss.ts), nor kl_coef 0 one for pi_ref.
     const oldFed = config.iterations > 1;
     const referenceFed = config.klCoef > 0;
     const loss = buildGrpoLoss(model, T, { oldFed, referenceFed });
@@ -187,8 +189,8 @@ export class TextPolicyGradient implements Algorithm {
     }
     const s = this.scalars;
     s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
-    s.low[0] = 1 - clip;
-    s.high[0] = 1 + (c.clipHigh ?? clip);
+    s.ratioLow[0] = 1 - clip;
+    s.ratioHigh[0] = 1 + (c.clipHigh ?? clip);
     s.klCoef[0] = this.reference ? c.klCoef : 0;
     s.entCoef[0] = entCoef;
     s.invTemperature[0] = 1 / c.temperature;
@@ -203,8 +205,8 @@ export class TextPolicyGradient implements Algorithm {
       ...(refLogp ? { ref_logp: { data: refLogp, dims: [rows, T] } } : {}),
       token_weight: { data: weight, dims: [rows, T] },
       inv_tokens: s.invTokens,
-      clip_low: s.low,
-      clip_high: s.high,
+      ratio_low: s.ratioLow,
+      ratio_high: s.ratioHigh,
       kl_coef: s.klCoef,
       ent_coef: s.entCoef,
     };

@@ -1,12 +1,12 @@
-// Tests of runtime/random.ts (kept beside the env tests, the envs being its
-// first users). Determinism is pinned with golden values: a change to the
+// Tests of shared/random.ts (the envs are its first users, the browser's maze drawing
+// another). Determinism is pinned with golden values: a change to the
 // generator or its seeding changes every recorded run, so it must be a
 // deliberate one.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Rng } from '../../../runtime/random.js';
+import { Rng } from '../../shared/random.js';
 
 function draws(rng: Rng, count: number): number[] {
   return Array.from({ length: count }, () => rng.uint32());

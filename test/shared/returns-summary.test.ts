@@ -1,7 +1,7 @@
 // The words for a run's two returns, shared by `rlx train`'s last line and the dashboard.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { returnsSummary, type ReturnsFacts } from '../../../webview/shared/returns-summary.js';
+import { returnsSummary, type ReturnsFacts } from '../../shared/returns-summary.js';
 
 function check(facts: ReturnsFacts, expected: string): void {
   assert.equal(returnsSummary(facts), expected);

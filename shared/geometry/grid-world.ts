@@ -2,7 +2,7 @@
 // rollout inspector (webview/rollouts/draw/grid-world.ts), which draws it. It imports only the
 // import-free seeded generator, so the browser bundle takes it without the trainer
 // (test/architecture.test.ts checks it).
-import { Rng } from '../../random.js';
+import { Rng } from '../random.js';
 
 export type GridLayout = 'open' | 'four_rooms' | 'maze';
 

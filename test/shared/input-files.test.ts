@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { isInputError } from '../../runtime/input-error.js';
-import { InputFileError, readInputFile, readInputJson, readInputText } from '../../runtime/input-files.js';
+import { isInputError } from '../../shared/input-error.js';
+import { InputFileError, readInputFile, readInputJson, readInputText } from '../../shared/input-files.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-input-files-'));
 const options = { what: 'dataset', maxBytes: 1024 };

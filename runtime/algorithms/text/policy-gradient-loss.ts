@@ -1,7 +1,10 @@
-// GRPO's loss (Shao et al. 2024, eq. 3), per token t of completion i with advantage A_i:
+// The text policy-gradient objective (policy-gradient.ts): GRPO's loss (Shao et al. 2024, eq. 3),
+// of which REINFORCE/RLOO on text is the special case with one pass, no clip and no KL. Per token
+// t of completion i with advantage A_i:
 //
 //   ratio_it = pi(o_it) / pi_old(o_it)
-//   J_it     = min(ratio_it A_i, clip(ratio_it, 1 - clip, 1 + clip_high) A_i) - kl_coef * KL_it
+//   J_it     = min(ratio_it A_i, clip(ratio_it, ratio_low, ratio_high) A_i) - kl_coef * KL_it
+//   ratio_low = 1 - clip, ratio_high = 1 + clip_high   (the bounds themselves are fed)
 //   KL_it    = pi_ref / pi - log(pi_ref / pi) - 1          (the k3 estimator, always >= 0)
 //
 //   loss = -sum_it w_it J_it - ent_coef * sum_it w_it H_it
@@ -20,7 +23,7 @@
 // so the ratio compares the distribution the completions were drawn from.
 import type { LanguageModel } from '../../policies/index.js';
 import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
-import { tokenBatchInputs, tokenLogProbs, type TokenBatch } from '../sft/loss.js';
+import { tokenBatchInputs, tokenLogProbs } from './tokens.js';
 
 export const LOSS_METRICS = ['policy_loss', 'kl', 'clip_fraction', 'entropy'] as const;
 
@@ -39,7 +42,9 @@ export interface GrpoLossOptions {
 
 /**
  * Inputs besides the token batch: `advantages` [B], `old_logp` and `ref_logp` [B, T] (each
- * unless its option says otherwise), `token_weight` [B, T], and scalars (`ent_coef` among them).
+ * unless its option says otherwise), `token_weight` [B, T], and scalars: `inv_tokens`, the
+ * ratio's bounds `ratio_low` (1 - clip) and `ratio_high` (1 + clip_high), `kl_coef`,
+ * `inv_temperature`, `ent_coef`.
  */
 export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOptions = {}): GrpoLoss {
   const g = new Graph();
@@ -49,8 +54,8 @@ export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOpt
   const fedRefLogp = options.referenceFed !== false ? g.input('ref_logp', 'float32', ['B', T]) : null;
   const weight = g.input('token_weight', 'float32', ['B', T]);
   const invTokens = g.input('inv_tokens', 'float32', []);
-  const low = g.input('clip_low', 'float32', []); // 1 - clip
-  const high = g.input('clip_high', 'float32', []); // 1 + clip_high
+  const ratioLow = g.input('ratio_low', 'float32', []); // 1 - clip
+  const ratioHigh = g.input('ratio_high', 'float32', []); // 1 + clip_high
   const klCoef = g.input('kl_coef', 'float32', []);
   const invTemperature = g.input('inv_temperature', 'float32', []);
   const entCoef = g.input('ent_coef', 'float32', []);
@@ -59,21 +64,21 @@ export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOpt
   const oldLogp = fedOldLogp ?? g.stopGradient(logProb);
   const refLogp = fedRefLogp ?? g.stopGradient(logProb);
   const ratio = g.exp(g.sub(logProb, oldLogp));
-  const surrogate = g.min(g.mul(ratio, advantages), g.mul(g.clip(ratio, low, high), advantages));
+  const surrogate = g.min(g.mul(ratio, advantages), g.mul(g.clip(ratio, ratioLow, ratioHigh), advantages));
   const logRefRatio = g.sub(refLogp, logProb);
   const kl = g.sub(g.sub(g.exp(logRefRatio), logRefRatio), 1); // k3
   const policyLoss = g.neg(g.reduceSum(g.mul(weight, surrogate)));
   const tokenEntropy = entropy(g, logSoftmax);
   const loss = g.sub(g.add(policyLoss, g.mul(klCoef, g.reduceSum(g.mul(weight, kl)))), g.mul(entCoef, g.reduceSum(g.mul(weight, tokenEntropy))));
   const meanOverTokens = (x: Tensor) => g.mul(g.reduceSum(g.mul(x, batch.mask)), invTokens);
-  return { graph: g, loss, metrics: { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, low, high)), entropy: meanOverTokens(tokenEntropy) } };
+  return { graph: g, loss, metrics: { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, ratioLow, ratioHigh)), entropy: meanOverTokens(tokenEntropy) } };
 }
 
 /** 1 where the clip took the gradient away: ratio below the range with A < 0, or above it with A > 0. */
-function clipped(g: Graph, ratio: Tensor, advantages: Tensor, low: Tensor, high: Tensor): Tensor {
-  const below = g.and(g.less(ratio, low), g.less(advantages, 0));
-  const above = g.and(g.greater(ratio, high), g.greater(advantages, 0));
-  // The two never hold together (low < high): their sum is their Or, without an Or node, which
+function clipped(g: Graph, ratio: Tensor, advantages: Tensor, ratioLow: Tensor, ratioHigh: Tensor): Tensor {
+  const below = g.and(g.less(ratio, ratioLow), g.less(advantages, 0));
+  const above = g.and(g.greater(ratio, ratioHigh), g.greater(advantages, 0));
+  // The two never hold together (ratioLow < ratioHigh): their sum is their Or, without an Or node, which
   // onnxruntime's WebGPU provider runs on the CPU.
   return g.add(g.cast(below, 'float32'), g.cast(above, 'float32'));
 }
@@ -81,12 +86,4 @@ function clipped(g: Graph, ratio: Tensor, advantages: Tensor, low: Tensor, high:
 /** -sum_v p log p at every position. */
 function entropy(g: Graph, logSoftmax: Tensor): Tensor {
   return g.neg(g.reduceSum(g.mul(g.exp(logSoftmax), logSoftmax), { axes: [-1] }));
-}
-
-/** The log-probabilities of the targets alone (no loss): for pi_old and pi_ref. */
-export function buildLogProbs(model: LanguageModel, T: Dim): { graph: Graph; logProb: Tensor } {
-  const g = new Graph();
-  const batch = { tokens: g.input('tokens', 'int64', ['B', T]), targets: g.input('targets', 'int64', ['B', T]) } as TokenBatch;
-  const { logProb } = tokenLogProbs(g, model, batch, g.input('inv_temperature', 'float32', []));
-  return { graph: g, logProb };
 }
