@@ -115,6 +115,18 @@ describe('regex', () => {
     assert.equal(regex('', LinearRegex.compile('')), 1, 'the empty pattern matches the empty completion');
   });
 
+  it('the R1 format check: `.` stops at a line break, `[\\s\\S]` does not (as docs/language.md says)', () => {
+    const dot = LinearRegex.compile('^<think>.*</think>\\s*<answer>.*</answer>$');
+    const any = LinearRegex.compile('^<think>[\\s\\S]*</think>\\s*<answer>[\\s\\S]*</answer>$');
+    const oneLine = '<think>2+2 is 4</think> <answer>4</answer>';
+    const lines = '<think>2+2\nis 4</think>\n<answer>\n4\n</answer>';
+    assert.deepEqual([regex(oneLine, dot), regex(oneLine, any)], [1, 1]);
+    assert.deepEqual([regex(lines, dot), regex(lines, any)], [0, 1]);
+    for (const wrong of ['<answer>4</answer>', '<think>x</think>', '<think>x</think><answer>4</answer> and more', ' <think>x</think><answer>4</answer>']) {
+      assert.equal(regex(wrong, any), 0, wrong);
+    }
+  });
+
   it('a character is a code point: `.` is one emoji, \\p{M} finds a combining mark', () => {
     assert.equal(regex('😀', LinearRegex.compile('^.$')), 1);
     assert.equal(regex('e\u0301', LinearRegex.compile('^.$')), 0);
