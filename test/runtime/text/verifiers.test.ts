@@ -235,7 +235,7 @@ describe('tagged: the last complete <tag>...</tag>', () => {
   });
 });
 
-describe('the extractors run in time linear in the text', () => {
+describe('the extractors (and numeric\'s reading of a number) run in time linear in the text', () => {
   // Each text is about a million characters built to make a quadratic scan (one search per
   // candidate, each to the end of the text) take minutes; linear, each takes milliseconds.
   const n = 150_000;
@@ -248,6 +248,7 @@ describe('the extractors run in time linear in the text', () => {
     ['boxed, backslashes', () => boxed('\\'.repeat(n * 6) + '\\boxed{1}'), '1'],
     ['tagged, openings never closed', () => tagged('<answer>'.repeat(n), 'answer'), ''],
     ['tagged, closings never opened', () => tagged('</answer>'.repeat(n), 'answer'), ''],
+    ['numeric, thousands groups that break at the end', () => String(numeric('1' + ',111'.repeat(n) + ',11', '1', 1)), '0'],
   ];
   for (const [what, run, expected] of cases) {
     it(what, () => {
