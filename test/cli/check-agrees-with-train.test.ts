@@ -130,7 +130,7 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
     assert.ok(documented.some((r) => r.includes('last_number(')) && documented.some((r) => r.includes('boxed(tagged(')), 'the docs show the extractors');
     const forms = [
       'exact(completion, target)', 'numeric(completion, target, tol: 0.5)', 'regex(completion, "^[0-9]+$")', 'contains(prompt, "+")', '-0.01 * length(completion)',
-      'numeric(last_number(completion), target)', 'exact(boxed(completion), target)', 'exact(tagged(completion, "answer"), target)',
+      'numeric(last_number(completion), target)', 'numeric(last_number(completion), last_number(target))', 'exact(boxed(completion), target)', 'exact(tagged(completion, "answer"), target)',
       'length(tagged(completion, "think")) <= 100', 'numeric(last_number(boxed(tagged((completion), "answer"))), target, tol: 0)', 'contains(tagged(prompt, "q"), "x")',
       'regex(completion, "^<think>[\\s\\S]*</think>\\s*<answer>[\\s\\S]*</answer>$")',
     ];

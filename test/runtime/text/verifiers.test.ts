@@ -186,6 +186,8 @@ describe('last_number: the last number a worked solution states', () => {
     for (const completion of wrong) assert.equal(numeric(lastNumber(completion), '18', 1e-6), 0, completion);
     assert.equal(numeric(lastNumber('The total is 1,234.'), '1,234', 0), 1, 'a target written with separators');
     assert.equal(numeric(lastNumber('a loss of -5'), '-5', 0), 1);
+    const solution = 'Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nNatalia sold 48+24 = <<48+24=72>>72 clips altogether.\n#### 72';
+    assert.equal(numeric(lastNumber('So 72 clips.'), lastNumber(solution), 0), 1, "a target that is GSM8K's whole solution");
   });
 });
 
