@@ -1,7 +1,7 @@
 // Expressions that are not plain values: reward terms (over the env's named fields), stop and
 // advance conditions (over run metrics), and paths into an experiment (`env.size`).
 import { closestNames, didYouMean, validList } from '../diagnostics.js';
-import { FUNCTIONS, functionSpec, METRICS, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, type EnvSpec, type ExprType } from '../schema/index.js';
+import { FUNCTIONS, functionSpec, METRICS, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, tagNameProblem, type EnvSpec, type ExprType, type StringSyntax } from '../schema/index.js';
 import type { Expression, QualifiedName } from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
@@ -63,7 +63,9 @@ export function checkRewardTerm(ctx: CheckContext, expr: Expression, env: Paired
   const names = (name: QualifiedName): Inferred => rewardName(name, env, accept);
   const type = new ExpressionTyper(ctx, accept, names, FUNCTIONS.map((f) => f.name), env).infer(expr);
   if (type === 'string' || type === 'vector') {
-    accept('error', 'type-mismatch', `a reward term must be a number (or true/false, counted as 1/0); this is a ${type}`, expr.range);
+    // An extractor's text is an answer still to be checked: say how.
+    const hint = type === 'string' && expr.kind === 'Call' ? `; check it with a verifier, such as numeric(${ctx.unit.text.slice(expr.range.start, expr.range.end)}, target)` : '';
+    accept('error', 'type-mismatch', `a reward term must be a number (or true/false, counted as 1/0); this is a ${type}${hint}`, expr.range);
   }
   checkFinite(ctx, expr, accept);
 }
@@ -219,12 +221,39 @@ class ExpressionTyper {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be text; found a ${actual}`, arg.value.range);
       } else if ((p.type === 'number' || p.type === 'bool') && actual === 'string') {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found text`, arg.value.range);
-      } else if (p.syntax === 'regex' && arg.value.kind === 'String') {
-        const problem = regexProblem(arg.value.value);
-        if (problem) this.accept('error', 'invalid-regex', `argument '${p.name}' of ${name} is not a regular expression JavaScript can compile: ${problem}`, arg.value.range);
+      } else if (p.syntax && actual === 'string') {
+        this.checkLiteral(name, p.name, p.syntax, arg.value);
       }
     }
     return spec.returns;
+  }
+
+  /**
+   * `"^\d+$"`: an rlx string keeps only `\"`, `\\` and `\n` as escapes, so `\d` is the letter d and
+   * the pattern, valid, silently means something else. The regex escape is written `\\d`.
+   */
+  private checkLostEscape(fn: string, param: string, literal: Expression & { kind: 'String' }): void {
+    const lost = /\\([^\\"n])/.exec(literal.raw.replace(/\\\\/g, ''));
+    if (!lost) return;
+    this.accept('warning', 'suspicious-value',
+      `in argument '${param}' of ${fn}, \`\\${lost[1]}\` is just '${lost[1]}' in an rlx string; for the regular expression's \`\\${lost[1]}\`, write \`\\\\${lost[1]}\``, literal.range);
+  }
+
+  /** A regex pattern or tag name: a "string" literal (the trainer reads it once, before training) that means something. */
+  private checkLiteral(fn: string, param: string, syntax: StringSyntax, expr: Expression): void {
+    let literal = expr;
+    while (literal.kind === 'Paren' && literal.expression) literal = literal.expression;
+    if (literal.kind !== 'String') {
+      const example = syntax === 'regex' ? '"^[0-9]+$"' : '"answer"';
+      this.accept('error', 'type-mismatch', `argument '${param}' of ${fn} must be a "string" literal such as ${example}: it is read once, before training, not per completion`, expr.range);
+    } else if (syntax === 'regex') {
+      const problem = regexProblem(literal.value);
+      if (problem) this.accept('error', 'invalid-regex', `argument '${param}' of ${fn} is not a regular expression JavaScript can compile: ${problem}`, literal.range);
+      else this.checkLostEscape(fn, param, literal);
+    } else {
+      const problem = tagNameProblem(literal.value);
+      if (problem) this.accept('error', 'type-mismatch', `argument '${param}' of ${fn}: ${problem}`, literal.range);
+    }
   }
 }
 

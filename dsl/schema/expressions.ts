@@ -49,14 +49,48 @@ export const FUNCTIONS: FunctionSpec[] = [
   },
   { name: 'exact', doc: 'Verifier: 1 when the two strings are equal after trimming whitespace, else 0.', params: [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }], returns: 'bool', text: true },
   {
-    name: 'numeric', doc: 'Verifier: 1 when both strings parse as numbers within `tol` of each other, else 0.', returns: 'bool', text: true,
+    name: 'numeric', returns: 'bool', text: true,
+    doc: 'Verifier: 1 when both strings parse as numbers within `tol` of each other, else 0. A number is read as written, surrounding whitespace allowed: '
+      + 'a sign, an optional "$", digits (thousands separated by commas in groups of three: "1,234"), a fraction, an exponent; "18.00", "$18" and "18" are all 18. '
+      + 'Anything else ("18%", "18 apples", "1,23", "") is no number, so 0: read a worked solution\'s answer with `last_number` first.',
     params: [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }, { name: 'tol', type: 'number', default: 1e-6, doc: 'Absolute tolerance.' }],
   },
   { name: 'regex', doc: 'Verifier: 1 when the string matches the regular expression (JavaScript syntax), else 0.', params: [{ name: 's', type: 'string' }, { name: 'pattern', type: 'string', syntax: 'regex' }], returns: 'bool', text: true },
   { name: 'contains', doc: 'Verifier: 1 when the string contains the text, else 0.', params: [{ name: 's', type: 'string' }, { name: 'text', type: 'string' }], returns: 'bool', text: true },
   { name: 'length', doc: 'Number of characters in the string.', params: [{ name: 's', type: 'string' }], returns: 'number', text: true },
+  {
+    name: 'last_number', returns: 'string', text: true, params: [{ name: 's', type: 'string' }],
+    doc: 'Extractor: the last number the text states, as text for a verifier (`numeric(last_number(completion), target)`, GSM8K-style): '
+      + 'its sign, its digits without thousands separators, its fraction ("so she pays $1,234.50." gives "1234.50"); "" when there is none. '
+      + 'A "-" joining two numbers or words is not a sign ("5-3" gives "3").',
+  },
+  {
+    name: 'boxed', returns: 'string', text: true, params: [{ name: 's', type: 'string' }],
+    doc: 'Extractor: the content of the last `\\boxed{...}` (or `\\fbox{...}`), trimmed, to its balanced closing brace (`\\boxed{\\frac{1}{2}}` gives "\\frac{1}{2}"); '
+      + '"" when there is none or the last one is never closed. For a verifier: `exact(boxed(completion), target)` (MATH-style).',
+  },
+  {
+    name: 'tagged', returns: 'string', text: true,
+    params: [{ name: 's', type: 'string' }, { name: 'tag', type: 'string', syntax: 'tag', doc: 'The tag\'s name, a "string" literal: "answer" reads `<answer>...</answer>`.' }],
+    doc: 'Extractor: the content of the last complete `<tag>...</tag>` of the text, trimmed; "" when there is none (an opening tag never closed does not count). '
+      + 'For a verifier: `exact(tagged(completion, "answer"), target)`, `length(tagged(completion, "think"))`.',
+  },
   { name: 'novelty', doc: 'Count-based exploration bonus: 1/sqrt(n) where n counts visits to the (discretised) observation.', params: [{ name: 'obs', type: 'vector' }], returns: 'number' },
 ];
+
+// A tag name as `tagged(s, "answer")` takes it: XML's names, in ASCII.
+const TAG_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]*$/;
+
+/**
+ * Why `tag` cannot be the tag `tagged(s, tag)` reads, or undefined when it can: a bare name such
+ * as "answer" (the checker and the trainer both ask, so they agree).
+ */
+export function tagNameProblem(tag: string): string | undefined {
+  if (TAG_NAME.test(tag)) return undefined;
+  const bare = tag.replace(/^<\/?/, '').replace(/>$/, '');
+  if (bare !== tag && TAG_NAME.test(bare)) return `write the tag's name alone: "${bare}" reads <${bare}>...</${bare}>`;
+  return `${JSON.stringify(tag)} is not a tag name: a tag name is letters, digits and _ . : - (not first), such as "answer"`;
+}
 
 /** Names a reward term may use. */
 export const REWARD_NAMES: RewardName[] = [

@@ -122,8 +122,12 @@ export type BuiltinSpec = EnvSpec | AlgorithmSpec | PolicySpec;
 /** What a function in an expression takes and gives; `any` accepts anything. */
 export type ExprType = 'number' | 'bool' | 'string' | 'vector' | 'any';
 
-/** What the text of a string argument must be: `regex`, a JavaScript regular expression (the checker compiles a literal one). */
-export type StringSyntax = 'regex';
+/**
+ * What the text of a string argument must be: `regex`, a JavaScript regular expression; `tag`, a
+ * tag name (`tagged`). Either is read once, before training, so it is written as a "string"
+ * literal, which the checker reads too.
+ */
+export type StringSyntax = 'regex' | 'tag';
 
 export interface FunctionSpec {
   name: string;

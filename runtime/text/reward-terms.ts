@@ -2,16 +2,17 @@
 // compiled to JS like every other term (runtime/rewards/expr.ts) for a text environment.
 //
 // Texts exist only as verifier arguments: the names `prompt`, `completion`, `target` (TextTask),
-// `reply` (dialogues) and "string" literals; everything a verifier returns is a number. So this hook compiles a
-// verifier call whole, reading its text arguments itself, and the rest of the compiler never
-// sees a text value. Like the number compiler it pastes nothing from the plan into code: a
-// literal becomes `h.text.strings[k]`, a pattern is compiled here, once (a bad one is an
-// error when the reward is compiled, not when a completion arrives), and the code refers to it
-// by index.
+// `reply` (dialogues), "string" literals, and the extractors' answers read out of those
+// (`last_number(completion)`, `boxed(...)`, `tagged(..., "answer")`, nested as deep as written);
+// everything a verifier returns is a number. So this hook compiles a verifier call whole, reading
+// its text arguments itself, and the rest of the compiler never sees a text value. Like the
+// number compiler it pastes nothing from the plan into code: a literal becomes
+// `h.text.strings[k]`, a pattern or tag name is checked here, once (a bad one is an error when the
+// reward is compiled, not when a completion arrives), and the code refers to it by index.
 import type { PlanExpr } from '../../dsl/compile/plan.js';
-import { FUNCTIONS, REWARD_NAMES, rewardNameAvailable } from '../../dsl/schema/index.js';
+import { FUNCTIONS, REWARD_NAMES, rewardNameAvailable, tagNameProblem } from '../../dsl/schema/index.js';
 import { ExprError } from '../rewards/expr.js';
-import { contains, exact, length, LinearRegex, numeric, PatternError, regex } from './verifiers.js';
+import { boxed, contains, exact, lastNumber, length, LinearRegex, numeric, PatternError, regex, tagged } from './verifiers.js';
 
 /** The names text environments give reward terms (strings, set per completion or agent turn). */
 export const TEXT_NAMES = ['prompt', 'completion', 'target', 'reply'] as const;
@@ -30,8 +31,13 @@ export function textNamesOf(env: { readonly dialogue: boolean }): readonly TextN
   return names as TextName[];
 }
 
-/** The verifier functions this module compiles. */
-export const TEXT_FUNCTIONS = ['exact', 'numeric', 'regex', 'contains', 'length'] as const;
+/** The extractors: text functions that give text (an answer read out of a text), a verifier's argument. */
+export const TEXT_EXTRACTORS = ['last_number', 'boxed', 'tagged'] as const;
+
+/** The text functions this module compiles: the verifiers (giving numbers) and the extractors. */
+export const TEXT_FUNCTIONS = ['exact', 'numeric', 'regex', 'contains', 'length', ...TEXT_EXTRACTORS] as const;
+
+const isExtractor = (call: string) => (TEXT_EXTRACTORS as readonly string[]).includes(call);
 
 /** What the generated code reads as `c.prompt`, `c.completion`, `c.target`, `c.reply`. */
 export interface TextFields {
@@ -48,10 +54,13 @@ export type ScalarCompiler = (expr: PlanExpr) => string;
 export class TextVerifiers {
   readonly strings: string[] = [];
   readonly patterns: LinearRegex[] = [];
+  readonly tags: string[] = [];
   readonly exact = exact;
   readonly numeric = numeric;
   readonly contains = contains;
   readonly length = length;
+  readonly lastNumber = lastNumber;
+  readonly boxed = boxed;
 
   /** `names`: the text names this env has (textNamesOf). */
   constructor(private readonly names: readonly TextName[] = textNamesOf({ dialogue: false })) {}
@@ -60,15 +69,17 @@ export class TextVerifiers {
     return regex(s, this.patterns[index]);
   }
 
+  tagged(index: number, s: string): string {
+    return tagged(s, this.tags[index]);
+  }
+
   /** Code for a verifier call, or undefined when `call` is not a verifier. Throws ExprError. */
   compileCall(call: string, args: readonly PlanExpr[], scalar: ScalarCompiler): string | undefined {
     if (!(TEXT_FUNCTIONS as readonly string[]).includes(call)) return undefined;
-    const spec = FUNCTIONS.find((f) => f.name === call)!;
-    const required = spec.params.filter((p) => p.default === undefined).length;
-    if (args.length < required || args.length > spec.params.length) {
-      const count = required === spec.params.length ? `${required}` : `${required} or ${spec.params.length}`;
-      throw new ExprError(`${call}() takes ${count} argument(s), got ${args.length}`);
+    if (isExtractor(call)) {
+      throw new ExprError(`${call}() gives text, not a number: check it with a verifier, such as numeric(last_number(completion), target) or exact(${call}(...), target)`);
     }
+    const spec = checkArity(call, args);
     const text = (k: number) => this.text(call, spec.params[k].name, args[k]);
     switch (call) {
       case 'exact':
@@ -86,7 +97,7 @@ export class TextVerifiers {
     return undefined;
   }
 
-  /** Code for a text argument: one of the text names, or a literal. */
+  /** Code for a text argument: one of the text names, a literal, or an extractor's answer. */
   private text(call: string, param: string, arg: PlanExpr): string {
     if ('ref' in arg && (this.names as readonly string[]).includes(arg.ref)) return `c.${arg.ref}`;
     if ('ref' in arg && (TEXT_NAMES as readonly string[]).includes(arg.ref)) {
@@ -94,7 +105,29 @@ export class TextVerifiers {
       throw new ExprError(`${call}(): "${arg.ref}": ${which}; this env's texts are ${this.names.join(', ')}`);
     }
     if ('const' in arg && typeof arg.const === 'string') return `h.text.strings[${this.strings.push(arg.const) - 1}]`;
-    throw new ExprError(`${call}(): "${param}" must be text (${this.names.join(', ')} or a "string"), got ${describe(arg)}`);
+    if ('call' in arg && isExtractor(arg.call)) return this.extract(arg.call, arg.args);
+    throw new ExprError(`${call}(): "${param}" must be text (${this.names.join(', ')} or a "string", or ${TEXT_EXTRACTORS.join('/')} of one), got ${describe(arg)}`);
+  }
+
+  /** Code for an extractor's call, a text argument of a verifier (or of another extractor). */
+  private extract(call: string, args: readonly PlanExpr[]): string {
+    const spec = checkArity(call, args);
+    const text = this.text(call, spec.params[0].name, args[0]);
+    switch (call) {
+      case 'last_number': return `h.text.lastNumber(${text})`;
+      case 'boxed': return `h.text.boxed(${text})`;
+      case 'tagged': return `h.text.tagged(${this.tag(args[1])}, ${text})`;
+    }
+    throw new Error(`extractor ${call}() has no code`);
+  }
+
+  private tag(arg: PlanExpr): number {
+    if (!('const' in arg) || typeof arg.const !== 'string') {
+      throw new ExprError(`tagged(): the tag must be a "string" literal such as "answer" (it is read once, before training), got ${describe(arg)}`);
+    }
+    const problem = tagNameProblem(arg.const);
+    if (problem !== undefined) throw new ExprError(`tagged(): ${problem}`);
+    return this.tags.push(arg.const) - 1;
   }
 
   private pattern(arg: PlanExpr): number {
@@ -108,6 +141,17 @@ export class TextVerifiers {
       throw err;
     }
   }
+}
+
+/** The registry's spec of a text function called with `args`, when their count fits it. Throws ExprError. */
+function checkArity(call: string, args: readonly PlanExpr[]): (typeof FUNCTIONS)[number] {
+  const spec = FUNCTIONS.find((f) => f.name === call)!;
+  const required = spec.params.filter((p) => p.default === undefined).length;
+  if (args.length < required || args.length > spec.params.length) {
+    const count = required === spec.params.length ? `${required}` : `${required} or ${spec.params.length}`;
+    throw new ExprError(`${call}() takes ${count} argument(s), got ${args.length}`);
+  }
+  return spec;
 }
 
 function describe(arg: PlanExpr): string {

@@ -4,10 +4,13 @@
 // reason, or an error. Each source is one experiment; the plan is what `rlx train FILE` runs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyze, compile, Workspace } from '../../dsl/index.js';
+import { analyze, compile, parse, Workspace, type NamedMember } from '../../dsl/index.js';
+import { toPlanExpr } from '../../dsl/compile/values.js';
 import { checkPlan, PlanError } from '../../runtime/support.js';
+import { TextEnvironment } from '../../runtime/text/env.js';
 import { MemoryHost, virtualPath } from '../helpers/source.js';
 import { tiny } from '../helpers/pretrained.js';
+import { codeBlocks, readLanguageDoc } from '../helpers/repo.js';
 
 const PRELUDE = `env Pole = CartPole {}
 env Arith = TextTask { task: addition(digits: 2) }
@@ -118,6 +121,47 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
   test('a stage without a budget is an error of the checker where the trainer would refuse it', () => {
     const { errors } = checkAndTrain('experiment X { env: Arith, policy: Tiny, stage warm = SFT { updates: 10 }, stage main = GRPO { group_size: 4 } }');
     assert.deepEqual(errors, ["stage main needs a 'budget': GRPO has no length of its own (the budget counts environment steps, or on a text task the completions sampled), e.g. `stage main = GRPO { budget: 50k }`"]);
+  });
+
+  test('every reward on a text task that docs/language.md shows, and each verifier form: checked clean, compiled and scored by the trainer', () => {
+    // The docs' rewards over a TextTask's texts (not a dialogue's reply or env_reward, nor obs).
+    const documented = codeBlocks(readLanguageDoc(), 'rlx').flatMap((b) => b.text.match(/^reward \w+ \{[\s\S]*?^\}/gm) ?? [])
+      .filter((r) => /\bcompletion\b/.test(r) && !/\b(reply|env_reward)\b/.test(r));
+    assert.ok(documented.some((r) => r.includes('last_number(')) && documented.some((r) => r.includes('boxed(tagged(')), 'the docs show the extractors');
+    const forms = [
+      'exact(completion, target)', 'numeric(completion, target, tol: 0.5)', 'regex(completion, "^[0-9]+$")', 'contains(prompt, "+")', '-0.01 * length(completion)',
+      'numeric(last_number(completion), target)', 'numeric(last_number(completion), last_number(target))', 'exact(boxed(completion), target)', 'exact(tagged(completion, "answer"), target)',
+      'length(tagged(completion, "think")) <= 100', 'numeric(last_number(boxed(tagged((completion), "answer"))), target, tol: 0)', 'contains(tagged(prompt, "q"), "x")',
+      'regex(completion, "^<think>[\\s\\S]*</think>\\s*<answer>[\\s\\S]*</answer>$")',
+    ];
+    const rewards = [...documented, ...forms.map((f) => `reward R { term t = ${f} }`)];
+    for (const reward of rewards) {
+      const name = /^reward (\w+)/.exec(reward)![1];
+      const source = `${reward}\nexperiment X { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, reward: ${name} }`;
+      assert.deepEqual(checkAndTrain(source), { errors: [], warnings: [], refusals: [] }, source);
+      const env = TextEnvironment.fromPlan(compiledPlan(source));
+      const { total } = env.score({ prompt: '12+34=', target: '46' }, '<think>12 + 34</think> <answer>\\boxed{46}</answer>');
+      assert.ok(Number.isFinite(total), `${source}: ${total}`);
+    }
+  });
+
+  test('a verifier form the trainer refuses is an error of the checker', () => {
+    for (const [term, checker, trainer] of [
+      ['regex(completion, target)', /argument 'pattern' of regex must be a "string" literal/, /regex\(\): the pattern must be a "string" literal/],
+      ['exact(tagged(completion, target), target)', /argument 'tag' of tagged must be a "string" literal/, /tagged\(\): the tag must be a "string" literal/],
+      ['exact(tagged(completion, "<answer>"), target)', /write the tag's name alone: "answer"/, /tagged\(\): write the tag's name alone/],
+      ['last_number(completion)', /a reward term must be a number .* this is a string/, /last_number\(\) gives text, not a number/],
+      ['2 * boxed(completion)', /text cannot be used in arithmetic/, /boxed\(\) gives text, not a number/],
+      ['exact(last_number(length(completion)), target)', /argument 's' of last_number must be text; found a number/, /last_number\(\): "s" must be text/],
+    ] as const) {
+      const experiment = 'experiment X { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, reward: R }';
+      assert.match(checkAndTrain(`reward R { term t = ${term} }\n${experiment}`).errors.join(' | '), checker, term);
+      // The plan the checker would not let through: a clean one with the term as the compiler plans it.
+      const plan = compiledPlan(`reward R { term t = 1 }\n${experiment}`);
+      const [member] = parse(`reward R { term t = ${term} }`).file.declarations[0].body!.members as NamedMember[];
+      plan.reward!.terms[0].expr = toPlanExpr(member.value);
+      assert.throws(() => TextEnvironment.fromPlan(plan), trainer, term);
+    }
   });
 
   test('a pretrained model: planned with its folder, checks clean and passes the trainer; on CartPole warned about and refused', () => {

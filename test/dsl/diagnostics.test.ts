@@ -484,6 +484,29 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: 'text cannot be used in arithmetic; use a verifier such as exact(completion, target)',
     },
     {
+      name: "an extractor's answer is text: alone it is no reward, and it takes no arithmetic",
+      source: 'reward R {\n  term a = ⟦last_number(completion)⟧\n  term b = ⟦boxed(completion)⟧ * 2\n}\n',
+      message: 'a reward term must be a number (or true/false, counted as 1/0); this is a string; check it with a verifier, such as numeric(last_number(completion), target)',
+      also: [{ code: 'type-mismatch', message: 'text cannot be used in arithmetic; use a verifier such as exact(completion, target)' }],
+    },
+    {
+      name: 'a number where an extractor takes text, at the argument',
+      source: 'reward R { term a = numeric(last_number(⟦length(completion)⟧), target) }',
+      message: "argument 's' of last_number must be text; found a number",
+    },
+    {
+      name: 'a tag or a pattern that is not a "string" literal: the trainer reads it once, before training',
+      source: 'reward R {\n  term a = exact(tagged(completion, ⟦target⟧), target)\n  term b = regex(completion, ⟦(target)⟧)\n}\n',
+      message: 'argument \'tag\' of tagged must be a "string" literal such as "answer": it is read once, before training, not per completion',
+      also: [{ code: 'type-mismatch', message: 'argument \'pattern\' of regex must be a "string" literal such as "^[0-9]+$": it is read once, before training, not per completion' }],
+    },
+    {
+      name: 'a tag written with its brackets, or that is no tag name',
+      source: 'reward R {\n  term a = exact(tagged(completion, ⟦"<answer>"⟧), target)\n  term b = length(tagged(completion, ⟦"my answer"⟧))\n}\n',
+      message: 'argument \'tag\' of tagged: write the tag\'s name alone: "answer" reads <answer>...</answer>',
+      also: [{ code: 'type-mismatch', message: /^argument 'tag' of tagged: "my answer" is not a tag name/ }],
+    },
+    {
       name: 'a stop rule that is not a condition',
       source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: ⟦eval.mean_return + 1⟧')}`,
       message: 'expected a condition that is true or false, such as `eval.mean_return >= 475`',
@@ -584,6 +607,12 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   ],
 
   'suspicious-value': [
+    {
+      name: 'a regex escape written with one backslash, which an rlx string drops: at the pattern',
+      source: 'reward R {\n  term a = regex(completion, ⟦"^\\d+\\.$"⟧)\n  term b = regex(completion, "^\\\\d+\\n\\"$")\n}\n',
+      severity: 'warning',
+      message: "in argument 'pattern' of regex, `\\d` is just 'd' in an rlx string; for the regular expression's `\\d`, write `\\\\d`",
+    },
     {
       name: "max_new_tokens above the env's max_tokens, which the trainer clamps: at the value",
       source: `${PRELUDE}algorithm Long = GRPO { max_new_tokens: ⟦32⟧ }\nexperiment E { env: Arith, policy: Tiny, algorithm: Long, budget: 1k }\n`,
@@ -1260,6 +1289,7 @@ reward Goal { term d = -dist(achieved, goal) + obs.goal_x }
 reward Text {
   term e = numeric(completion, target, tol: 1e-3) + length(completion) + contains(prompt, "x") + regex(completion, "a")
   term f = length(completion) > 3
+  term h = numeric(last_number(completion), target) + exact(boxed(tagged(completion, "answer")), target) + length(tagged((completion), ("think")))
 }
 reward Turns {
   term g = 0.1 * env_reward + contains(reply, "higher") + regex(completion, "^[0-9]+$") - 0.01 * length(prompt) - info.turns / 10 + if(success, 1, 0) * t

@@ -18,6 +18,7 @@ import { EXPR_FUNCTIONS, REWARD_REFS } from '../../runtime/rewards/index.js';
 import { CONDITION_METRICS } from '../../runtime/run/stop.js';
 import { SCHEDULE_KINDS } from '../../runtime/schedule.js';
 import { TEXT_ENVS } from '../../runtime/text/env.js';
+import { TEXT_EXTRACTORS, TEXT_FUNCTIONS } from '../../runtime/text/reward-terms.js';
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 
@@ -85,6 +86,9 @@ describe('registry drift: dsl/schema vs runtime', () => {
 
   it('expressions: functions, reward names, stop metrics, schedules, devices', () => {
     partition('functions', FUNCTIONS.map((f) => f.name), EXPR_FUNCTIONS, Object.keys(NOT_IMPLEMENTED_FUNCTIONS));
+    // The text functions (verifiers and extractors) are what a text env compiles; the extractors are those that give text.
+    assert.deepEqual(sorted(TEXT_FUNCTIONS), sorted(FUNCTIONS.filter((f) => f.text).map((f) => f.name)), 'text functions');
+    assert.deepEqual(sorted(TEXT_EXTRACTORS), sorted(FUNCTIONS.filter((f) => f.text && f.returns === 'string').map((f) => f.name)), 'extractors');
     partition('reward names', REWARD_NAMES.map((n) => n.name), REWARD_REFS, Object.keys(NOT_IMPLEMENTED_REWARD_NAMES));
     partition('metrics of stop conditions', METRICS.map((m) => m.name), CONDITION_METRICS, Object.keys(NOT_IMPLEMENTED_METRICS));
     assert.deepEqual(sorted(SCHEDULE_KINDS), sorted(SCHEDULES.map((s) => s.name)), 'schedules');

@@ -43,7 +43,7 @@ const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT'];
 const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
 const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'env_reward'];
-const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'novelty'];
+const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'novelty'];
 const METRICS = ['eval.mean_return', 'eval.std_return', 'eval.mean_length', 'eval.success', 'eval.accuracy', 'train.mean_return', 'train.mean_length', 'train.success', 'train.accuracy', 'steps'];
 
 const ZOO = `env Pole = CartPole
@@ -253,6 +253,9 @@ describe('completion in reward terms', () => {
     assert.equal(clip.detail, 'clip(x: number, lo: number, hi: number) -> number');
     assert.equal(clip.textEdit?.newText, 'clip(${1:x}, ${2:lo}, ${3:hi})');
     assert.equal(item('reward R { term a = $0 }', 'numeric').textEdit?.newText, 'numeric(${1:a}, ${2:b})');
+    const tagged = item('reward R { term a = $0 }', 'tagged');
+    assert.equal(tagged.detail, 'tagged(s: string, tag: string) -> string', 'an extractor gives text');
+    assert.match(JSON.stringify(tagged.documentation), /the last complete `<tag>...<\/tag>`/);
   });
 
   it('obs. completes the fields of the env of an experiment that uses the reward', () => {
@@ -305,7 +308,7 @@ describe('completion in reward terms', () => {
   });
 
   it('inside a verifier: the named argument with a default, and expressions', () => {
-    check('reward R { term a = numeric(completion, target, t$0) }', ['tol:', 'terminated', 'truncated', 't', 'target']);
+    check('reward R { term a = numeric(completion, target, t$0) }', ['tol:', 'terminated', 'truncated', 't', 'target', 'tagged']);
   });
 });
 
