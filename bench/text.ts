@@ -15,7 +15,7 @@ import type { PlanReward } from '../dsl/compile/plan.js';
 import { Rng } from '../shared/random.js';
 import { compileReward } from '../runtime/rewards/index.js';
 import { addition } from '../runtime/text/generated.js';
-import { LinearRegex } from '../runtime/text/regex.js';
+import { LinearRegex } from '../shared/regex.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

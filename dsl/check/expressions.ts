@@ -7,6 +7,7 @@ import { nameText } from '../syntax/ast.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
 import { bindArguments } from '../semantics/arguments.js';
 import { foldedNumber } from '../semantics/constant.js';
+import { LinearRegex, PatternError } from '../../shared/regex.js';
 
 /**
  * The env a reward term is checked against: a built-in's spec (or the spec a user module declares,
@@ -248,7 +249,7 @@ class ExpressionTyper {
       this.accept('error', 'type-mismatch', `argument '${param}' of ${fn} must be a "string" literal such as ${example}: it is read once, before training, not per completion`, expr.range);
     } else if (syntax === 'regex') {
       const problem = regexProblem(literal.value);
-      if (problem) this.accept('error', 'invalid-regex', `argument '${param}' of ${fn} is not a regular expression JavaScript can compile: ${problem}`, literal.range);
+      if (problem) this.accept('error', 'invalid-regex', `argument '${param}' of ${fn}: ${problem}`, literal.range);
       else this.checkLostEscape(fn, param, literal);
     } else {
       const problem = tagNameProblem(literal.value);
@@ -257,12 +258,17 @@ class ExpressionTyper {
   }
 }
 
-/** Why a regular expression does not compile (JavaScript's own message), or undefined when it does. */
+/**
+ * Why a pattern would be refused when the reward is compiled, or undefined when it would not:
+ * the trainer's own matcher decides (JavaScript syntax, no backreferences or lookaround), so
+ * `rlx check` and `rlx train` cannot disagree about a pattern.
+ */
 function regexProblem(pattern: string): string | undefined {
   try {
-    new RegExp(pattern);
+    LinearRegex.compile(pattern);
     return undefined;
   } catch (err) {
-    return (err as Error).message;
+    if (err instanceof PatternError) return err.message;
+    throw err;
   }
 }

@@ -4,7 +4,7 @@ export { textTaskConfig, type TextTaskConfig, type TextTaskOptions } from './con
 export { datasetTask, DatasetError, loadDataset, parseDataset } from './dataset.js';
 export { evaluateText, scoreWith, type CompleteBatch, type EvaluateOptions, type ScoreCompletion, type TextEvaluation } from './evaluate.js';
 export { addition, reverse, sort } from './generated.js';
-export { LinearRegex, MAX_INSTRUCTIONS, PatternError } from './regex.js';
+export { LinearRegex, MAX_INSTRUCTIONS, PatternError } from '../../shared/regex.js';
 export { TEXT_EXTRACTORS, TEXT_FUNCTIONS, TEXT_NAMES, TextVerifiers, type TextFields } from './reward-terms.js';
 export { HELD_OUT_LIMIT, HELD_OUT_PERCENT, promptHash } from './split.js';
 export { taskTokenizer, type TextExample, type TextTask } from './task.js';

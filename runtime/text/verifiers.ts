@@ -7,9 +7,9 @@
 //   is a character of its own (`length("e\u0301")` is 2), and no normalisation is applied:
 //   "é" precomposed and "e" + U+0301 are different texts, as they are different token strings.
 // - "whitespace" is what String.prototype.trim removes (Unicode White_Space and line breaks).
-import { LinearRegex } from './regex.js';
+import { LinearRegex } from '../../shared/regex.js';
 
-export { LinearRegex, PatternError } from './regex.js';
+export { LinearRegex, PatternError } from '../../shared/regex.js';
 
 /** 1 when the two strings are equal after trimming whitespace, else 0. */
 export function exact(a: string, b: string): number {

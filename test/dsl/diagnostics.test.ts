@@ -1097,12 +1097,17 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'a pattern JavaScript cannot compile, reported at the string with its message',
       source: 'reward R { term a = regex(completion, ⟦"(["⟧) }',
-      message: "argument 'pattern' of regex is not a regular expression JavaScript can compile: Invalid regular expression: /([/: Unterminated character class",
+      message: 'argument \'pattern\' of regex: invalid regular expression "([": Unterminated character class',
     },
     {
       name: 'the pattern is the string as written after escapes: `\\d` is a digit class, a lone `\\` is an error',
       source: 'reward R {\n  term a = regex(completion, "^\\\\d+$")\n  term b = regex(completion, ⟦"x\\\\"⟧)\n}\n',
-      message: "argument 'pattern' of regex is not a regular expression JavaScript can compile: Invalid regular expression: /x\\/: \\ at end of pattern",
+      message: 'argument \'pattern\' of regex: invalid regular expression "x\\\\": \\ at end of pattern',
+    },
+    {
+      name: 'a pattern the trainer\'s linear-time matcher refuses (lookaround, backreferences) is refused as the user types, not at train',
+      source: 'reward R { term a = regex(completion, ⟦"(?=a)b"⟧) }',
+      message: 'argument \'pattern\' of regex: regular expression "(?=a)b": lookahead (at character 1) cannot be matched in linear time, so verifiers do not allow it; rewrite the pattern without it',
     },
   ],
 

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Rng } from '../../../shared/random.js';
-import { LinearRegex, MAX_INSTRUCTIONS, PatternError } from '../../../runtime/text/regex.js';
+import { Rng } from '../../shared/random.js';
+import { LinearRegex, MAX_INSTRUCTIONS, PatternError } from '../../shared/regex.js';
 
 /** Asserts our matcher and V8's agree on every text. */
 function agree(pattern: string, texts: readonly string[]): void {

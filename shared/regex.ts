@@ -17,7 +17,7 @@
 // what they mean in JavaScript. Backreferences and lookaround have no linear-time matcher;
 // patterns using them are refused when the reward is compiled, with a message saying so.
 
-import { InputError } from '../../shared/input-error.js';
+import { InputError } from './input-error.js';
 
 /** Most NFA instructions a pattern may compile to (counted repetition copies its body). */
 export const MAX_INSTRUCTIONS = 4096;
