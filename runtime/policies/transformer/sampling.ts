@@ -1,7 +1,8 @@
-// The decoding loop every sampler of the transformer shares: the key/value-cache step in JS
-// (sampler.ts), in an onnxruntime session over the live weights (step-session.ts), or in a
-// model exported to a file (onnx-token-model.ts). All rows advance in lockstep, one position
-// per step (prompts are left-padded to one width), so generating n tokens costs n steps.
+// The decoding loop of the character-level transformer: one LmDecoder (lm/decoder.ts) steps
+// the model, whether over the live weights in training or over a model exported to a file
+// (onnx-token-model.ts). All rows advance in lockstep, one position per step (prompts are
+// left-padded to one width), so generating n tokens costs n steps.
+import type { LmDecoder } from '../../lm/decoder.js';
 import type { Rng } from '../../random.js';
 import { EOS, PAD } from '../../text/tokenizer.js';
 
@@ -19,6 +20,20 @@ export interface SampleOptions {
  * the step) and returns the next-token logits [rows, V].
  */
 export type DecodeStep = (tokens: Int32Array, t: number) => Float32Array | Promise<Float32Array>;
+
+/**
+ * A fresh decoding step over `rows` rows of `decoder`, with its own key/value cache. Every row
+ * starts at position 0 and sees all its earlier tokens, left padding included: the character
+ * layout trains the model on its padding as ordinary tokens (layout.ts). Tokens go in one
+ * position at a time, the prompt's too, as training reads them.
+ */
+export function lockstepStep(decoder: LmDecoder, rows: number): DecodeStep {
+  const state = decoder.begin(new Int32Array(rows));
+  return (tokens: Int32Array, t: number) => {
+    if (t !== state.length) throw new Error(`decoding step: position ${t} fed after ${state.length} positions (positions go in order from 0)`);
+    return decoder.feed(state, tokens, 1);
+  };
+}
 
 /**
  * `newTokens` completion slots for each of `rows` prompt rows of `width` token ids (row r at
