@@ -2,7 +2,8 @@
 // with plain onnxruntime as any other program would, and stepped one token at a time by the
 // same LmDecoder the trainer samples with (lm/decoder.ts: the file is its graph, weights baked
 // in). Used by `rlx eval`. The model's metadata (its doc_string) carries the tokenizer, the
-// dimensions and the token layout it was trained on.
+// dimensions and the token layout it was trained on. Files of earlier runs, whose graph took one
+// token and one position per step, are stepped by the same decoder through legacyFeeds.
 import * as ort from 'onnxruntime-node';
 import { DECODER_IO, LmDecoder, type DecoderFeeds } from '../../lm/decoder.js';
 import { ModelProto } from '../../tensor/onnx-schema.js';
@@ -15,6 +16,23 @@ import { decode, lockstepStep, type DecodeStep, type SampleOptions } from './sam
 interface TokenModelMetadata {
   readonly tokenizer: unknown;
   readonly model: { readonly layers: number; readonly width: number; readonly heads: number; readonly context: number; readonly vocab: number };
+}
+
+/**
+ * The interface of token models exported before the policy became runtime/lm/'s GPT-2: one
+ * token per row (`token` [B]) at one position shared by every row (`position` [1]), no mask;
+ * past and present keys and values, and the logits, named as DECODER_IO names them.
+ */
+const LEGACY_IO = { token: 'token', position: 'position' } as const;
+
+/**
+ * The decoding graph's feeds for a model of the earlier interface: one token per row, every
+ * row at the same position (lockstepStep's rows all start at 0) and sees all earlier keys.
+ */
+function legacyFeeds(feeds: DecoderFeeds): DecoderFeeds {
+  const { [DECODER_IO.tokens]: tokens, [DECODER_IO.positions]: positions, [DECODER_IO.mask]: _mask, ...past } = feeds;
+  if (tokens!.dims[1] !== 1) throw new Error('a token model of the earlier interface takes one token per row at a time');
+  return { ...past, [LEGACY_IO.token]: { data: tokens!.data, dims: [tokens!.dims[0]!] }, [LEGACY_IO.position]: { data: positions!.data.slice(0, 1), dims: [1] } };
 }
 
 /**
@@ -38,13 +56,10 @@ export class OnnxTokenModel {
     if (!meta?.model || !meta.tokenizer) throw new PolicyFileError(`${file} is not a token model exported by rlx train (no tokenizer or model in its metadata): ${REPLACE_POLICY}`);
     const tokenizer = CharTokenizer.fromJSON(meta.tokenizer, `${file}: tokenizer`);
     const session = await policySession(file, bytes);
-    if (!session.inputNames.includes(DECODER_IO.positions)) {
-      await session.release();
-      throw new PolicyFileError(`${file} is a token model of an earlier rlx (one token and one position per step); this rlx reads token models with inputs ${DECODER_IO.tokens}, ${DECODER_IO.positions} and ${DECODER_IO.mask}: ${REPLACE_POLICY}`);
-    }
+    const legacy = !session.inputNames.includes(DECODER_IO.positions) && session.inputNames.includes(LEGACY_IO.position);
     const run = async (feeds: DecoderFeeds) => {
       const tensors: Record<string, ort.Tensor> = {};
-      for (const [name, f] of Object.entries(feeds)) tensors[name] = new ort.Tensor(f.data instanceof BigInt64Array ? 'int64' : 'float32', f.data, f.dims);
+      for (const [name, f] of Object.entries(legacy ? legacyFeeds(feeds) : feeds)) tensors[name] = new ort.Tensor(f.data instanceof BigInt64Array ? 'int64' : 'float32', f.data, f.dims);
       const result = await session.run(tensors);
       return Object.fromEntries(Object.entries(result).map(([name, t]) => [name, t.data as Float32Array]));
     };

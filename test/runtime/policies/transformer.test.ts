@@ -5,6 +5,7 @@
 // decoding graph, stepped by plain onnxruntime, gives the same logits.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { makeTokenModel } from '../../../runtime/policies/index.js';
@@ -14,12 +15,12 @@ import { DECODER_IO } from '../../../runtime/lm/decoder.js';
 import { weightSpecs } from '../../../runtime/lm/weights.js';
 import { addModelWeights, gpt2Name, sequenceLogits, storeName, type ModelShape } from '../../../runtime/policies/transformer/model.js';
 import { OnnxTokenModel } from '../../../runtime/policies/transformer/onnx-token-model.js';
-import { PolicyFileError } from '../../../runtime/policies/policy-file.js';
 import { Rng } from '../../../runtime/random.js';
-import { buildModel, Graph, Session, WeightStore } from '../../../runtime/tensor/index.js';
+import { Graph, Session, WeightStore } from '../../../runtime/tensor/index.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
 import { CharTokenizer, EOS, PAD } from '../../../runtime/text/tokenizer.js';
 import { KvSampler } from '../../helpers/kv-sampler.js';
+import { repoRoot } from '../../helpers/repo.js';
 import { tempDir } from '../helpers.js';
 import { checkGradients } from '../tensor/gradcheck.js';
 
@@ -193,13 +194,16 @@ test('the exported model, loaded as rlx eval loads it, writes the completions th
   await Promise.all([loaded.release(), model.release()]);
 });
 
-test('a token model of the earlier one-token step interface is refused with what to do', async () => {
-  const g = new Graph();
-  const token = g.input('token', 'int64', ['B']);
-  const bytes = buildModel(g, { outputs: { logits: g.cast(token, 'float32') }, docString: JSON.stringify({ tokenizer: tokenizer.toJSON(), model: { ...tiny, vocab: tokenizer.size } }) }).bytes;
-  const file = `${tempDir()}/old.onnx`;
-  fs.writeFileSync(file, bytes);
-  await assert.rejects(OnnxTokenModel.load(file), (e: Error) => e instanceof PolicyFileError && /earlier rlx.*--checkpoint/.test(e.message));
+test('a token model exported before the policy became lm/\'s GPT-2 (one token, one position per step) writes what it wrote then', async () => {
+  const fixtures = path.join(repoRoot(), 'test', 'runtime', 'policies', 'fixtures');
+  const expected = JSON.parse(fs.readFileSync(path.join(fixtures, 'legacy-token-model.json'), 'utf8')) as { prompts: string[]; greedy: number[]; sampled: number[] };
+  const loaded = await OnnxTokenModel.load(path.join(fixtures, 'legacy-token-model.onnx'));
+  const layout = textLayout(6, 5);
+  const prompts = encodePrompts(loaded.tokenizer, expected.prompts, layout);
+  const write = (options: { temperature: number; greedy: boolean; rng?: Rng }) => loaded.generate(prompts, expected.prompts.length, layout.promptWidth, layout.completionSlots, options);
+  assert.deepEqual([...(await write({ temperature: 1, greedy: true }))], expected.greedy);
+  assert.deepEqual([...(await write({ temperature: 1, greedy: false, rng: new Rng(9) }))], expected.sampled);
+  await loaded.release();
 });
 
 test('the policy\'s weights are GPT-2\'s, one to one, under the names its checkpoints have always used', () => {
