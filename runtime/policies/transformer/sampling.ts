@@ -3,8 +3,12 @@
 // (onnx-token-model.ts). All rows advance in lockstep, one position per step (prompts are
 // left-padded to one width), so generating n tokens costs n steps.
 import type { LmDecoder } from '../../lm/decoder.js';
+import { argMax, draw } from '../../lm/sampling.js';
 import type { Rng } from '../../random.js';
 import { EOS, PAD } from '../../text/tokenizer.js';
+
+// Token choice is the language models' own (lm/sampling.ts); the dialogues pick their tokens here too.
+export { argMax, draw };
 
 export interface SampleOptions {
   /** Divides the logits before the softmax; ignored when greedy. */
@@ -64,24 +68,4 @@ export async function decode(step: DecodeStep, vocab: number, prompts: Int32Arra
     }
   }
   return out;
-}
-
-export function argMax(logits: Float32Array, offset: number, n: number): number {
-  let best = 0;
-  for (let k = 1; k < n; k++) if (logits[offset + k]! > logits[offset + best]!) best = k;
-  return best;
-}
-
-/** A token drawn from softmax(logits / temperature). */
-export function draw(logits: Float32Array, offset: number, n: number, temperature: number, rng: Rng): number {
-  let most = -Infinity;
-  for (let k = 0; k < n; k++) most = Math.max(most, logits[offset + k]!);
-  let sum = 0;
-  for (let k = 0; k < n; k++) sum += Math.exp((logits[offset + k]! - most) / temperature);
-  let u = rng.uniform() * sum;
-  for (let k = 0; k < n; k++) {
-    u -= Math.exp((logits[offset + k]! - most) / temperature);
-    if (u < 0) return k;
-  }
-  return n - 1;
 }
