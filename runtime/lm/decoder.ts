@@ -47,7 +47,7 @@ export interface DecodeState {
   cache: Record<string, { data: Float32Array; dims: number[] }>;
 }
 
-/** Float32 arrays with their dims, as fed to and returned by a session. */
+/** Arrays with their dims (int64 tokens and positions, float32 mask and cache), as a session is fed. */
 export type DecoderFeeds = Record<string, { readonly data: Float32Array | BigInt64Array; readonly dims: readonly number[] }>;
 
 /** One run of the decoding graph: the session's, or a plain onnxruntime session's over an exported file. */
@@ -85,7 +85,6 @@ export function decoderInterface(layers: number): { inputs: string[]; outputs: s
     outputs: [IO.logits, ...each.flatMap((l) => [IO.presentKey(l), IO.presentValue(l)])],
   };
 }
-
 
 export class LmDecoder {
   /** `run` runs the decoding graph of `config` (decoderGraph); `release` frees its session. */

@@ -63,7 +63,14 @@ export class OnnxTokenModel {
       const result = await session.run(tensors);
       return Object.fromEntries(Object.entries(result).map(([name, t]) => [name, t.data as Float32Array]));
     };
-    return new OnnxTokenModel(new LmDecoder(run, lmConfig(meta.model), () => session.release()), tokenizer);
+    let config;
+    try {
+      config = lmConfig(meta.model);
+    } catch (e) {
+      await session.release();
+      throw new PolicyFileError(`${file}: its model metadata does not describe a GPT-2 rlx can step (${(e as Error).message}): ${REPLACE_POLICY}`);
+    }
+    return new OnnxTokenModel(new LmDecoder(run, config, () => session.release()), tokenizer);
   }
 
   /** A fresh decoding step over `rows` rows: positions 0, 1, ... in order, its own key/value cache. */

@@ -14,6 +14,7 @@ import { gpt2Dims } from '../../../runtime/lm/config.js';
 import { DECODER_IO } from '../../../runtime/lm/decoder.js';
 import { weightSpecs } from '../../../runtime/lm/weights.js';
 import { addModelWeights, gpt2Name, sequenceLogits, storeName, type ModelShape } from '../../../runtime/policies/transformer/model.js';
+import { PolicyFileError } from '../../../runtime/policies/policy-file.js';
 import { OnnxTokenModel } from '../../../runtime/policies/transformer/onnx-token-model.js';
 import { Rng } from '../../../runtime/random.js';
 import { Graph, Session, WeightStore } from '../../../runtime/tensor/index.js';
@@ -204,6 +205,16 @@ test('a token model exported before the policy became lm/\'s GPT-2 (one token, o
   assert.deepEqual([...(await write({ temperature: 1, greedy: true }))], expected.greedy);
   assert.deepEqual([...(await write({ temperature: 1, greedy: false, rng: new Rng(9) }))], expected.sampled);
   await loaded.release();
+});
+
+test('a token model whose metadata gives dimensions no GPT-2 has is refused naming the file', async () => {
+  const model = policy(5);
+  const proto = ModelProto.decode(model.exportOnnx({ format: 'rlx-policy' })) as unknown as { doc_string: string };
+  const meta = JSON.parse(proto.doc_string);
+  proto.doc_string = JSON.stringify({ ...meta, model: { ...meta.model, heads: 3 } });
+  const file = `${tempDir()}/policy.onnx`;
+  fs.writeFileSync(file, ModelProto.encode(proto as never).finish());
+  await assert.rejects(OnnxTokenModel.load(file), (e: Error) => e instanceof PolicyFileError && e.message.startsWith(file) && /n_head.*--checkpoint/.test(e.message));
 });
 
 test('the policy\'s weights are GPT-2\'s, one to one, under the names its checkpoints have always used', () => {
