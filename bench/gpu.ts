@@ -21,7 +21,9 @@ import { GPU_MIN_MACS_PER_STEP, policyMacsPerRow } from '../runtime/device-rule.
 import { probeProvider } from '../runtime/device.js';
 import { makeActorCritic, makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
-import { StepSession } from '../runtime/policies/transformer/step-session.js';
+import { LmDecoder } from '../runtime/lm/decoder.js';
+import { gpt2Name, lmConfig, logitBias } from '../runtime/policies/transformer/model.js';
+import { decode, lockstepStep } from '../runtime/policies/transformer/sampling.js';
 import { Rng } from '../shared/random.js';
 import { addition } from '../runtime/text/generated.js';
 import { taskTokenizer } from '../runtime/text/task.js';
@@ -114,10 +116,11 @@ async function grpoRate(provider: ExecutionProvider, c: TransformerCase, rows: n
 /** Completions sampled per second (every row writes all its slots) on one provider. */
 async function samplingRate(provider: ExecutionProvider, c: TransformerCase, rows: number): Promise<number> {
   const { model, layout, prompts } = transformerSetup(c, rows);
-  const session = await StepSession.create(model.weights, { ...c.params, vocab: model.tokenizer.size }, [provider]);
+  const shape = { ...c.params, vocab: model.tokenizer.size };
+  const session = await LmDecoder.create(lmConfig(shape), { weights: model.weights, weightName: gpt2Name, logitBias: logitBias(shape.vocab), providers: [provider] });
   const options = { temperature: 1, greedy: false, rng: new Rng(3) };
   try {
-    return await rate(() => session.generate(prompts, rows, layout.promptWidth, layout.completionSlots, options), 1);
+    return await rate(() => decode(lockstepStep(session, rows), shape.vocab, prompts, rows, layout.promptWidth, layout.completionSlots, options), 1);
   } finally {
     await Promise.all([session.release(), model.release()]);
   }
@@ -143,9 +146,11 @@ function placementReport(): string[] {
       const loss = buildSftLoss(model, 13);
       await (await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names }], { weights: model.weights, compute })).release();`,
     'sampling step (transformer 2x64)': `
-      const { StepSession } = await import(${module('../runtime/policies/transformer/step-session.js')});
+      const { LmDecoder } = await import(${module('../runtime/lm/decoder.js')});
+      const { gpt2Name, lmConfig, logitBias } = await import(${module('../runtime/policies/transformer/model.js')});
       const model = tokenModel();
-      await (await StepSession.create(model.weights, { layers: 2, width: 64, heads: 4, context: 32, vocab: model.tokenizer.size }, ['webgpu'])).release();`,
+      const shape = { layers: 2, width: 64, heads: 4, context: 32, vocab: model.tokenizer.size };
+      await (await LmDecoder.create(lmConfig(shape), { weights: model.weights, weightName: gpt2Name, logitBias: logitBias(shape.vocab), providers: ['webgpu'] })).release();`,
     'DQN step': `
       const { dqnGradientStep } = await import(${module('../runtime/algorithms/dqn/loss.js')});
       const { MlpQNetwork } = await import(${module('../runtime/policies/q-network.js')});

@@ -25,7 +25,7 @@ import { buildGrpoLoss } from '../runtime/algorithms/text/policy-gradient-loss.j
 import { buildSftLoss } from '../runtime/algorithms/sft/loss.js';
 import { makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
-import { KvSampler } from '../runtime/policies/transformer/sampler.js';
+import { KvSampler } from '../test/helpers/kv-sampler.js';
 import { Adam, GradientStep } from '../runtime/tensor/index.js';
 import { peersMissing, torchTextModel } from './peers.js';
 import { linearFloor } from './text-floor.js';

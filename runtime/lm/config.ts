@@ -81,6 +81,24 @@ export function parseLmConfig(raw: Readonly<Record<string, unknown>>, file = 'co
   return checkConsistent(config, file);
 }
 
+/** The dimensions of a GPT-2 built from scratch (the `transformer` policy's settings and its tokenizer's size). */
+export interface Gpt2Dims {
+  readonly layers: number;
+  readonly width: number;
+  readonly heads: number;
+  readonly context: number;
+  readonly vocab: number;
+}
+
+/**
+ * The LmConfig of a GPT-2 of these dimensions, as a config.json with only n_layer, n_embd,
+ * n_head, n_positions and vocab_size would give it: gelu_new, an MLP four times the width,
+ * LayerNorm epsilon 1e-5, tied embeddings.
+ */
+export function gpt2Dims(d: Gpt2Dims): LmConfig {
+  return parseLmConfig({ model_type: 'gpt2', n_layer: d.layers, n_embd: d.width, n_head: d.heads, n_positions: d.context, vocab_size: d.vocab }, 'the GPT-2 dimensions');
+}
+
 function gpt2Config(f: ConfigFields): LmConfig {
   const width = f.count('n_embd');
   const act = f.string('activation_function', 'gelu_new');

@@ -3,12 +3,17 @@
 // once (prefill: T = prompt width, P = 0) and then one token per step (T = 1), feeding the keys
 // and values it returned back in. Only the last position's logits leave the session: at a
 // vocabulary of 150k a prompt's logits at every position would be gigabytes.
+//
+// The same graph, with its weights baked in, is the character-level policy's exported model
+// (policies/transformer/): `rlx eval` steps that file with an LmDecoder over a plain
+// onnxruntime session, so training, evaluation and the exported file decode one way.
 import { Graph, Session, type ExecutionProvider, type Tensor, type WeightStore } from '../tensor/index.js';
 import type { LmConfig } from './config.js';
-import { causalLm, type LoraWeights } from './model.js';
+import { causalLm, type LmOptions, type Weights } from './model.js';
 import { attentionMask, rowPositions, type PaddedRows } from './rows.js';
 
-const IO = {
+/** The decoding graph's input and output names (an exported token model's interface). */
+export const DECODER_IO = {
   tokens: 'tokens',
   positions: 'positions',
   mask: 'mask',
@@ -18,13 +23,18 @@ const IO = {
   presentKey: (l: number) => `present_key.${l}`,
   presentValue: (l: number) => `present_value.${l}`,
 } as const;
+const IO = DECODER_IO;
 
 export interface DecoderOptions {
   /** Weights fed at every run (read live: an optimiser step is seen by the next decode). */
   readonly weights: WeightStore;
   /** Weights baked into the session as initializers: frozen base weights under LoRA. */
   readonly frozen?: WeightStore;
-  readonly lora?: LoraWeights;
+  readonly lora?: LmOptions['lora'];
+  /** The model's (Hugging Face) name of a weight of `weights` and `frozen`, where the stores name them otherwise. */
+  readonly weightName?: (stored: string) => string;
+  /** Added to the logits (see LmOptions). */
+  readonly logitBias?: readonly number[];
   readonly providers?: readonly ExecutionProvider[];
   readonly threads?: number;
 }
@@ -37,33 +47,61 @@ export interface DecodeState {
   cache: Record<string, { data: Float32Array; dims: number[] }>;
 }
 
+/** Arrays with their dims (int64 tokens and positions, float32 mask and cache), as a session is fed. */
+export type DecoderFeeds = Record<string, { readonly data: Float32Array | BigInt64Array; readonly dims: readonly number[] }>;
+
+/** One run of the decoding graph: the session's, or a plain onnxruntime session's over an exported file. */
+export type DecoderRun = (feeds: DecoderFeeds) => Promise<Record<string, Float32Array>>;
+
+/**
+ * The decoding graph into `g`: inputs and outputs named by DECODER_IO, `logits` [B, V] of
+ * each row's last new position. `weights` holds every weight the model reads.
+ */
+export function decoderGraph(g: Graph, config: LmConfig, weights: Weights, options: LmOptions = {}): Record<string, Tensor> {
+  const { kvHeads: KV, headDim: D } = config;
+  const inputs = {
+    tokens: g.input(IO.tokens, 'int64', ['B', 'T']),
+    positions: g.input(IO.positions, 'int64', ['B', 'T']),
+    mask: g.input(IO.mask, 'float32', ['B', 'T', 'S']),
+    past: Array.from({ length: config.layers }, (_, l) => ({
+      key: g.input(IO.pastKey(l), 'float32', ['B', KV, 'P', D]),
+      value: g.input(IO.pastValue(l), 'float32', ['B', KV, 'P', D]),
+    })),
+  };
+  const { logits, present } = causalLm(g, weights, config, inputs, { ...options, lastPositionOnly: true });
+  const outputs: Record<string, Tensor> = { [IO.logits]: g.reshape(logits, [-1, config.vocab]) };
+  present.forEach((p, l) => {
+    outputs[IO.presentKey(l)] = p.key;
+    outputs[IO.presentValue(l)] = p.value;
+  });
+  return outputs;
+}
+
+/** The decoding graph's names of inputs and outputs, in order, for a model of `layers` layers. */
+export function decoderInterface(layers: number): { inputs: string[]; outputs: string[] } {
+  const each = [...Array(layers).keys()];
+  return {
+    inputs: [IO.tokens, IO.positions, IO.mask, ...each.flatMap((l) => [IO.pastKey(l), IO.pastValue(l)])],
+    outputs: [IO.logits, ...each.flatMap((l) => [IO.presentKey(l), IO.presentValue(l)])],
+  };
+}
+
 export class LmDecoder {
-  private constructor(
-    private readonly session: Session,
+  /** `run` runs the decoding graph of `config` (decoderGraph); `release` frees its session. */
+  constructor(
+    private readonly run: DecoderRun,
     readonly config: LmConfig,
+    private readonly releaseSession: () => Promise<void>,
   ) {}
 
   static async create(config: LmConfig, options: DecoderOptions): Promise<LmDecoder> {
     const g = new Graph();
-    const { kvHeads: KV, headDim: D } = config;
-    const inputs = {
-      tokens: g.input(IO.tokens, 'int64', ['B', 'T']),
-      positions: g.input(IO.positions, 'int64', ['B', 'T']),
-      mask: g.input(IO.mask, 'float32', ['B', 'T', 'S']),
-      past: Array.from({ length: config.layers }, (_, l) => ({
-        key: g.input(IO.pastKey(l), 'float32', ['B', KV, 'P', D]),
-        value: g.input(IO.pastValue(l), 'float32', ['B', KV, 'P', D]),
-      })),
-    };
-    const weights = { ...(options.frozen?.declare(g) ?? {}), ...options.weights.declare(g) };
-    const { logits, present } = causalLm(g, weights, config, inputs, { lora: options.lora, lastPositionOnly: true });
-    const outputs: Record<string, Tensor> = { [IO.logits]: g.reshape(logits, [-1, config.vocab]) };
-    present.forEach((p, l) => {
-      outputs[IO.presentKey(l)] = p.key;
-      outputs[IO.presentValue(l)] = p.value;
-    });
+    const declared = { ...(options.frozen?.declare(g) ?? {}), ...options.weights.declare(g) };
+    const rename = options.weightName;
+    const weights = rename ? Object.fromEntries(Object.entries(declared).map(([name, t]) => [rename(name), t])) : declared;
+    const outputs = decoderGraph(g, config, weights, { lora: options.lora, logitBias: options.logitBias });
     const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads });
-    return new LmDecoder(session, config);
+    return new LmDecoder((feeds) => session.run(feeds), config, () => session.release());
   }
 
   /** A fresh state for rows starting at `starts` (their left padding). */
@@ -79,7 +117,7 @@ export class LmDecoder {
   async feed(state: DecodeState, tokens: Int32Array, count: number): Promise<Float32Array> {
     const rows = state.starts.length;
     const from = state.length;
-    const out = await this.session.run({
+    const out = await this.run({
       [IO.tokens]: { data: BigInt64Array.from(tokens, (t) => BigInt(t)), dims: [rows, count] },
       [IO.positions]: { data: rowPositions(state.starts, from, count), dims: [rows, count] },
       [IO.mask]: { data: attentionMask(state.starts, from, count), dims: [rows, count, from + count] },
@@ -102,6 +140,6 @@ export class LmDecoder {
   }
 
   release(): Promise<void> {
-    return this.session.release();
+    return this.releaseSession();
   }
 }

@@ -3,10 +3,10 @@
 // the log-probability of each token written is kept (under the model's own distribution, at
 // temperature 1, as transformers' compute_transition_scores reports it unnormalised by
 // sampling settings).
-import { argMax, draw } from '../policies/transformer/sampling.js';
 import type { Rng } from '../../shared/random.js';
 import type { LmDecoder } from './decoder.js';
 import { leftPad } from './rows.js';
+import { argMax, draw } from './sampling.js';
 
 export interface GenerateOptions {
   readonly maxNewTokens: number;

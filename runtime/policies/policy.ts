@@ -116,7 +116,8 @@ export function graphWeights(model: LanguageModel, trainable: WeightStore = mode
 /**
  * A language model over a text task's characters (the `transformer` policy): next-token logits
  * for training, and completions sampled with a key/value cache. Token rows follow
- * transformer/layout.ts. Exports one generation step with past keys/values as inputs and outputs.
+ * transformer/layout.ts. Exports its decoding graph (lm/decoder.ts): tokens, positions and mask,
+ * with past keys/values as inputs and outputs.
  */
 export interface TokenModel extends LanguageModel {
   /** The task's tokenizer: its vocabulary is the model's input and output. */

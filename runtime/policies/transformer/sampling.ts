@@ -1,9 +1,14 @@
-// The decoding loop every sampler of the transformer shares: the key/value-cache step in JS
-// (sampler.ts), in an onnxruntime session over the live weights (step-session.ts), or in a
-// model exported to a file (onnx-token-model.ts). All rows advance in lockstep, one position
-// per step (prompts are left-padded to one width), so generating n tokens costs n steps.
+// The decoding loop of the character-level transformer: one LmDecoder (lm/decoder.ts) steps
+// the model, whether over the live weights in training or over a model exported to a file
+// (onnx-token-model.ts). All rows advance in lockstep, one position per step (prompts are
+// left-padded to one width), so generating n tokens costs n steps.
+import type { LmDecoder } from '../../lm/decoder.js';
+import { argMax, draw } from '../../lm/sampling.js';
 import type { Rng } from '../../../shared/random.js';
 import { EOS, PAD } from '../../text/tokenizer.js';
+
+// Token choice is the language models' own (lm/sampling.ts); the dialogues pick their tokens here too.
+export { argMax, draw };
 
 export interface SampleOptions {
   /** Divides the logits before the softmax; ignored when greedy. */
@@ -19,6 +24,20 @@ export interface SampleOptions {
  * the step) and returns the next-token logits [rows, V].
  */
 export type DecodeStep = (tokens: Int32Array, t: number) => Float32Array | Promise<Float32Array>;
+
+/**
+ * A fresh decoding step over `rows` rows of `decoder`, with its own key/value cache. Every row
+ * starts at position 0 and sees all its earlier tokens, left padding included: the character
+ * layout trains the model on its padding as ordinary tokens (layout.ts). Tokens go in one
+ * position at a time, the prompt's too, as training reads them.
+ */
+export function lockstepStep(decoder: LmDecoder, rows: number): DecodeStep {
+  const state = decoder.begin(new Int32Array(rows));
+  return (tokens: Int32Array, t: number) => {
+    if (t !== state.length) throw new Error(`decoding step: position ${t} fed after ${state.length} positions (positions go in order from 0)`);
+    return decoder.feed(state, tokens, 1);
+  };
+}
 
 /**
  * `newTokens` completion slots for each of `rows` prompt rows of `width` token ids (row r at
@@ -49,24 +68,4 @@ export async function decode(step: DecodeStep, vocab: number, prompts: Int32Arra
     }
   }
   return out;
-}
-
-export function argMax(logits: Float32Array, offset: number, n: number): number {
-  let best = 0;
-  for (let k = 1; k < n; k++) if (logits[offset + k]! > logits[offset + best]!) best = k;
-  return best;
-}
-
-/** A token drawn from softmax(logits / temperature). */
-export function draw(logits: Float32Array, offset: number, n: number, temperature: number, rng: Rng): number {
-  let most = -Infinity;
-  for (let k = 0; k < n; k++) most = Math.max(most, logits[offset + k]!);
-  let sum = 0;
-  for (let k = 0; k < n; k++) sum += Math.exp((logits[offset + k]! - most) / temperature);
-  let u = rng.uniform() * sum;
-  for (let k = 0; k < n; k++) {
-    u -= Math.exp((logits[offset + k]! - most) / temperature);
-    if (u < 0) return k;
-  }
-  return n - 1;
 }

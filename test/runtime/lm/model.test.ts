@@ -10,11 +10,12 @@ import { readLmConfig, type LmConfig } from '../../../runtime/lm/config.js';
 import { LmDecoder } from '../../../runtime/lm/decoder.js';
 import { generate } from '../../../runtime/lm/generate.js';
 import { loadLmWeights, LmWeightsError } from '../../../runtime/lm/load.js';
-import { loraWeights } from '../../../runtime/lm/lora.js';
+import { loraAdapters, loraScale, loraWeights } from '../../../runtime/lm/lora.js';
 import { causalLm, type LoraWeights } from '../../../runtime/lm/model.js';
 import { loadAdapter } from '../../../runtime/lm/peft.js';
 import { attentionMask, leftPad, rowPositions } from '../../../runtime/lm/rows.js';
 import { Graph, GradientSession, Session, WeightStore } from '../../../runtime/tensor/index.js';
+import { Rng } from '../../../shared/random.js';
 import { repoRoot } from '../../helpers/repo.js';
 
 const FIXTURES = path.join(repoRoot(), 'test/fixtures/hf-tiny');
@@ -167,6 +168,34 @@ for (const family of ['qwen2', 'llama'] as const) {
     assert.ok(maxAbsDiff(logits, reference[family]!.logits) > 1e-3);
   });
 }
+
+test('gpt2: a LoRA adapter on the fused c_attn gives the logits of its merged weights W + s A B', async () => {
+  const { config, weights } = load('gpt2');
+  const settings = { rank: 3, alpha: 6, targets: ['c_attn'] };
+  const adapters = loraAdapters(config, settings);
+  const rng = new Rng(2);
+  const merged = weights.clone();
+  for (const adapter of adapters) {
+    const [inDim, r] = adapter.a.shape;
+    const outDim = adapter.b.shape[1];
+    const a = Float32Array.from({ length: inDim * r }, () => 0.3 * rng.normal());
+    const b = Float32Array.from({ length: r * outDim }, () => 0.3 * rng.normal()); // not PEFT's zeros: the adapter must matter
+    weights.add(adapter.a.name, adapter.a.shape, a);
+    weights.add(adapter.b.name, adapter.b.shape, b);
+    const w = merged.get(adapter.base).data;
+    const s = loraScale(settings);
+    for (let i = 0; i < inDim; i++) for (let o = 0; o < outDim; o++) {
+      let ab = 0;
+      for (let k = 0; k < r; k++) ab += a[i * r + k]! * b[k * outDim + o]!;
+      w[i * outDim + o]! += s * ab;
+    }
+  }
+  const ids = reference.gpt2!.input_ids;
+  const adapted = await sequenceLogits(config, weights, ids, loraWeights(adapters, settings));
+  const expected = await sequenceLogits(config, merged, ids);
+  assert.ok(maxAbsDiff(adapted, expected) < 1e-4, `max |difference| ${maxAbsDiff(adapted, expected)}`);
+  assert.ok(maxAbsDiff(adapted, reference.gpt2!.logits) > 1e-3, 'the adapter changes the logits');
+});
 
 test('a checkpoint whose weights disagree with its config.json is refused naming the tensor and both shapes', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-lm-'));

@@ -1,14 +1,19 @@
-// The transformer's key/value-cache step in plain JS: each position's keys and values are
-// computed once and kept, the query of the new position attends to all of them. It computes
-// model.ts's generationStep without onnxruntime, and serves as the independent reference the
-// tests check the graphs against (and bench/text.ts times it).
+// The character-level transformer's key/value-cache step in plain JS, a test reference only:
+// each position's keys and values are computed once and kept, the query of the new position
+// attends to all of them. It computes what the policy's decoding graph (runtime/lm/, stepped by
+// policies/transformer/sampling.ts) computes, written independently of the graph code, so the
+// tests check the graphs against it (and bench/text.ts times it against onnxruntime).
 //
 // The policy does not sample with it: at width 64 and a batch of 128 rows one step is ~13M
 // multiply-adds, which scalar JS does at ~0.2-0.6 GMAC/s, while onnxruntime's SIMD GEMMs run
-// the same step 5-20x faster including its per-node overhead (bench/text.ts); see step-session.ts.
-import type { WeightStore } from '../../tensor/index.js';
-import { headWidth, LN_EPSILON, logitBias, type ModelShape } from './model.js';
-import { decode, type SampleOptions } from './sampling.js';
+// the same step 5-20x faster including its per-node overhead (bench/text.ts).
+import { logitBias, type ModelShape } from '../../runtime/policies/transformer/model.js';
+import { decode, type SampleOptions } from '../../runtime/policies/transformer/sampling.js';
+import type { WeightStore } from '../../runtime/tensor/index.js';
+
+/** GPT-2's LayerNorm epsilon. */
+const LN_EPSILON = 1e-5;
+const headWidth = (m: ModelShape): number => m.width / m.heads;
 
 /** y[r, :] = b + x[r, :] @ W for W [K, N] row-major. */
 function linear(x: Float32Array, rows: number, K: number, W: Float32Array, b: Float32Array, N: number, y: Float32Array): void {
