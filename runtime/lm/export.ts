@@ -9,6 +9,7 @@ import { InputError } from '../input-error.js';
 import { readInputFile, readInputJson } from '../input-files.js';
 import { WeightStore, type WeightSnapshot } from '../tensor/index.js';
 import { readLmConfig, type LmConfig } from './config.js';
+import type { BaseFiles } from './base-files.js';
 import { loadLmWeights } from './load.js';
 import { loraAdapters, loraScale, type LoraAdapter, type LoraSettings } from './lora.js';
 import { writeAdapter } from './peft.js';
@@ -22,7 +23,8 @@ export class ExportError extends InputError {
 /** What a run's checkpoint records of its pretrained policy (policies/pretrained.ts exportOnnx). */
 export interface PretrainedManifest {
   readonly kind: 'pretrained';
-  readonly base: { readonly folder: string; readonly model_type: string };
+  /** `files`: the sha256 of the base folder's files the run read (base-files.ts); absent in runs of earlier versions. */
+  readonly base: { readonly folder: string; readonly model_type: string; readonly files?: BaseFiles };
   readonly lora: LoraSettings | null;
   readonly chat: unknown;
 }

@@ -10,6 +10,7 @@ import type { ActionBuffer } from './distributions.js';
 import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';
 import { openModelFolder, renderChat, type ModelFolder } from '../lm/model-folder.js';
 import { PretrainedLm } from '../lm/pretrained.js';
+import { recordBaseFiles, type BaseFiles } from '../lm/base-files.js';
 import { loraAdapters, type LoraSettings } from '../lm/lora.js';
 import { parameterCount } from '../lm/config.js';
 import { checkMemory, type MemoryShape } from '../lm/memory.js';
@@ -56,6 +57,8 @@ export class PretrainedPolicy implements LanguageModel {
   constructor(
     readonly lm: PretrainedLm,
     readonly settings: PretrainedSettings,
+    /** The sha256 of the base folder's files, as loaded; taken at the first checkpoint where not given. */
+    private baseFiles?: BaseFiles,
   ) {
     this.weights = lm.trainable;
     this.frozenWeights = lm.frozen;
@@ -75,7 +78,10 @@ export class PretrainedPolicy implements LanguageModel {
       // A KL reference under LoRA is the adapters' copy; with full fine-tuning a copy of the model.
       checkMemory(config, { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora }, `policy (pretrained "${settings.folder}")`);
     }
-    return new PretrainedPolicy(PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {}), settings);
+    const lm = PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {});
+    // Recorded with each checkpoint, so that reading the run back refuses a base changed since
+    // (LoRA adapters are only the run's policy over these weights).
+    return new PretrainedPolicy(lm, settings, recordBaseFiles(folder.dir, settings.lora !== undefined));
   }
 
   get folder(): ModelFolder {
@@ -153,7 +159,7 @@ export class PretrainedPolicy implements LanguageModel {
     const manifest = {
       ...metadata,
       kind: 'pretrained',
-      base: { folder: this.folder.dir, model_type: config.family },
+      base: { folder: this.folder.dir, model_type: config.family, files: (this.baseFiles ??= recordBaseFiles(this.folder.dir, this.settings.lora !== undefined)) },
       lora: this.settings.lora ?? null,
       chat: this.settings.chat ?? null,
       trainable: this.weights.names,
