@@ -21,13 +21,11 @@ export const exportCommand: Command = {
     if (fs.existsSync(out) && (!fs.statSync(out).isDirectory() || fs.readdirSync(out).length > 0)) {
       throw new UserError(`${out} already exists and is not an empty folder; export into a new folder`);
     }
-    const [{ checkRunBase, readRunPolicy }, { exportPretrained }] = await Promise.all([import('../../runtime/lm/run-policy.js'), import('../../runtime/lm/export.js')]);
+    const [{ readRunPolicy }, { exportPretrained }] = await Promise.all([import('../../runtime/lm/run-policy.js'), import('../../runtime/lm/export.js')]);
     const result = (() => {
       const policy = readRunPolicy(positionals[0]!);
-      // The adapters (and the base's config and tokenizer files copied beside them) belong to the base the run trained on.
-      checkRunBase(policy);
       if (values.merge && !policy.manifest.lora) process.stderr.write('rlx export: --merge has nothing to merge (the run trained every weight); writing the model folder\n');
-      return { ...exportPretrained(policy.manifest, policy.weights, out, { merge: values.merge ?? false }), step: policy.step };
+      return { ...exportPretrained(policy.manifest, policy.weights, out, { merge: values.merge ?? false, recordedIn: policy.manifestFile }), step: policy.step };
     })();
     process.stderr.write(`rlx export: wrote ${result.kind === 'adapter' ? 'a PEFT adapter' : 'a model folder'} from step ${result.step} to ${displayPath(out)}\n`);
     for (const file of result.files) process.stdout.write(`${displayPath(file)}\n`);

@@ -51,6 +51,11 @@ export function checkBaseFiles(dir: string, recorded: BaseFiles, what: string): 
         `put the model the run started from back in that folder (the same revision), or train again on this one`,
     );
   };
+  // The record comes from a run folder: names of files inside the base folder, each with a sha256.
+  const entries = recorded !== null && typeof recorded === 'object' ? Object.entries(recorded) : [];
+  if (entries.length === 0 || entries.some(([name, sha]) => typeof sha !== 'string' || path.isAbsolute(name) || name.split(/[\\/]/).includes('..'))) {
+    throw new BaseModelChangedError(`${what}: its record of the base model's files is damaged; evaluate another checkpoint, or train again`);
+  }
   for (const name of Object.keys(recorded)) {
     if (!fs.existsSync(path.join(dir, name))) refuse(`${name} is gone`);
   }

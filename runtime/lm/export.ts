@@ -9,7 +9,7 @@ import { InputError } from '../input-error.js';
 import { readInputFile, readInputJson } from '../input-files.js';
 import { WeightStore, type WeightSnapshot } from '../tensor/index.js';
 import { readLmConfig, type LmConfig } from './config.js';
-import type { BaseFiles } from './base-files.js';
+import { checkBaseFiles, type BaseFiles } from './base-files.js';
 import { loadLmWeights } from './load.js';
 import { loraAdapters, loraScale, type LoraAdapter, type LoraSettings } from './lora.js';
 import { writeAdapter } from './peft.js';
@@ -43,7 +43,7 @@ export interface ExportResult {
  * Writes the trained policy `weights` (the adapters, or every weight) of a model based on
  * `manifest` into `outDir`: an adapter folder for LoRA unless `merge`, a model folder otherwise.
  */
-export function exportPretrained(manifest: PretrainedManifest, weights: WeightSnapshot, outDir: string, options: { merge: boolean }): ExportResult {
+export function exportPretrained(manifest: PretrainedManifest, weights: WeightSnapshot, outDir: string, options: { merge: boolean; recordedIn?: string }): ExportResult {
   const folder = manifest.base.folder;
   let config: LmConfig;
   try {
@@ -51,6 +51,8 @@ export function exportPretrained(manifest: PretrainedManifest, weights: WeightSn
   } catch (err) {
     throw new ExportError(`the run's base model ${folder} cannot be read (${(err as Error).message}); the export needs it where the run found it`);
   }
+  // The adapters, and the config and tokenizer files copied beside the weights, belong to the base the run trained on.
+  if (manifest.base.files) checkBaseFiles(folder, manifest.base.files, options.recordedIn ?? 'the run\'s policy record');
   fs.mkdirSync(outDir, { recursive: true });
   const trained = storeOf(weights);
   if (manifest.lora) {

@@ -58,7 +58,14 @@ export function readRunPolicy(runDir: string, checkpoint?: string): RunPolicy {
 
 /** The checkpoint a file of the run's checkpoints folder names (its state, or its policy record: the state of the same step). */
 function namedCheckpoint(checkpoints: string, given: string): ReturnType<typeof latestIntactCheckpoint> {
-  const sameFolder = fs.existsSync(path.dirname(given)) && fs.realpathSync(path.dirname(given)) === fs.realpathSync(checkpoints);
+  const real = (dir: string) => {
+    try {
+      return fs.realpathSync(dir);
+    } catch {
+      return undefined;
+    }
+  };
+  const sameFolder = real(checkpoints) !== undefined && real(path.dirname(given)) === real(checkpoints);
   const name = path.basename(given);
   if (name === 'policy-final.json' && sameFolder) return latestIntactCheckpoint(checkpoints);
   const step = /^(?:state|policy)-(\d+)\.json$/.exec(name)?.[1];
