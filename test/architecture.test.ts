@@ -47,7 +47,8 @@ const ALL = SOURCE_FOLDERS.flatMap(sourceFiles).flatMap(importsOf);
 /** The trainer's readers of a Hugging Face model folder that dsl/ checks a pretrained policy with (see below). */
 const MODEL_READERS = [
   'runtime/lm/config.ts', 'runtime/lm/memory.ts', 'runtime/lm/rope.ts', 'runtime/lm/lora.ts', 'runtime/lm/weights.ts',
-  'runtime/input-error.ts', 'runtime/input-files.ts',
+  'runtime/lm/match-weights.ts', 'runtime/lm/safetensors.ts', 'runtime/lm/tokenizer-file.ts', 'runtime/lm/chat-template.ts',
+  'runtime/input-error.ts', 'runtime/input-files.ts', 'runtime/atomic-files.ts',
 ];
 const within = (folder: string) => (p: string) => p.startsWith(`${folder}/`);
 
