@@ -92,7 +92,11 @@ function groupCycles(groupOf: (file: string) => string | undefined): string[] {
 }
 
 /** The trainer's readers of a Hugging Face model folder that dsl/ checks a pretrained policy with (see below). */
-const MODEL_READERS = ['runtime/lm/config.ts', 'runtime/lm/memory.ts', 'runtime/lm/rope.ts', 'runtime/lm/lora.ts', 'runtime/lm/weights.ts'];
+const MODEL_READERS = [
+  'runtime/lm/config.ts', 'runtime/lm/memory.ts', 'runtime/lm/rope.ts', 'runtime/lm/lora.ts', 'runtime/lm/weights.ts',
+  'runtime/lm/match-weights.ts', 'runtime/lm/safetensors.ts', 'runtime/lm/tokenizer-file.ts', 'runtime/lm/chat-template.ts',
+  'runtime/atomic-files.ts',
+];
 const within = (folder: string) => (p: string) => p.startsWith(`${folder}/`);
 
 /** The imports from `folder` whose targets `allowed` rejects, as "from -> to" lines. */

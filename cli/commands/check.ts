@@ -27,7 +27,8 @@ export function checkFiles(files: string[]): { diagnostics: LocatedDiagnostic[];
     if (text.trim() === '') empty.push(file);
     workspace.setOverlay(file, text);
   }
-  const analysis = analyze(workspace, files.map((f) => path.resolve(f)));
+  // A model folder's files are read as rlx train will read them (the editor only looks for them).
+  const analysis = analyze(workspace, files.map((f) => path.resolve(f)), { readModelFiles: true });
   const located: LocatedDiagnostic[] = [];
   for (const unit of analysis.units) {
     const index = new LineIndex(unit.text);

@@ -2,12 +2,15 @@
 // policy (policy-final.onnx by default, else the latest checkpoint) on fresh episodes of the
 // run's env and prints the mean and standard deviation of the return. For a text task: the
 // greedy completions of its held-out prompts (the first N with --episodes), and their
-// exact-match accuracy and mean reward.
+// exact-match accuracy and mean reward. For a run of a pretrained model: its base folder with the
+// weights of its newest checkpoint (every weight, or LoRA adapters), on the same held-out prompts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import type { BoxSpace, DiscreteSpace } from '../../runtime/envs/types.js';
 import { isTextEnv } from '../../runtime/text/env.js';
+import type { TextEvalOutcome } from '../../runtime/text/text-env.js';
+import type { ChatSettings } from '../../runtime/policies/pretrained.js';
 import type { LoadedEnvModule } from '../../runtime/envs/user-module.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
@@ -83,11 +86,12 @@ async function evalRun(argv: string[]): Promise<number> {
   ]);
   const plan = RunDirectory.readPlan(runDir);
   checkPlan(plan);
+  // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
+  const limit = values.episodes !== undefined ? episodes : undefined;
+  if (plan.policy.kind === 'pretrained') return evalPretrained(runDir, plan, values.checkpoint, limit, Boolean(values.json));
   const file = values.checkpoint ?? defaultPolicy(runDir);
   if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
   const policyBytes = await readPolicy(runDir, file);
-  // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
-  const limit = values.episodes !== undefined ? episodes : undefined;
   if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, policyBytes, limit, Boolean(values.json));
   // A user module is loaded once: it may be a text env (spec.actions: 'text'), whose run evaluates as one.
   const module = plan.env.kind === 'module' ? await loadRunModule(runDir, plan) : undefined;
@@ -142,17 +146,51 @@ async function evalText(runDir: string, plan: Plan, file: string, policyBytes: U
   }
   const result = await env.evaluate(model, limit);
   await model.release();
+  printTextEval(result, env.description.task, file, displayPath(file), json);
+  return 0;
+}
+
+/**
+ * rlx eval on a run of a pretrained model: the base folder (checked to be the one the run
+ * trained on) with the weights of the run's newest intact checkpoint (or --checkpoint), on the
+ * held-out prompts, greedy, as the run's own evaluations were: the figures equal the run's
+ * evaluation at that step.
+ */
+async function evalPretrained(runDir: string, plan: Plan, checkpoint: string | undefined, limit: number | undefined, json: boolean): Promise<number> {
+  const [{ textEnvOf }, { bundledDataset }, { readRunPolicy, openRunBase, loadRunModel }, { PretrainedPolicy }] = await Promise.all([
+    import('../../runtime/trainer/text-workload.js'),
+    import('../../runtime/train.js'),
+    import('../../runtime/lm/run-policy.js'),
+    import('../../runtime/policies/pretrained.js'),
+  ]);
+  const run = readRunPolicy(runDir, checkpoint);
+  const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) });
+  const folder = openRunBase(run);
+  const { lora, chat } = run.manifest;
+  const policy = new PretrainedPolicy(loadRunModel(run, folder), { folder: folder.dir, lora: lora ?? undefined, chat: (chat ?? undefined) as ChatSettings | undefined });
+  let result: Awaited<ReturnType<typeof env.evaluate>>;
+  try {
+    result = await env.evaluate(policy, limit);
+  } finally {
+    await policy.release();
+  }
+  printTextEval(result, env.description.task, run.stateFile, `${displayPath(run.stateFile)}, step ${run.step}${lora ? ', LoRA over its base' : ''}`, json, run.step);
+  return 0;
+}
+
+/** A text evaluation's figures: exact-match accuracy and mean reward of single-turn tasks, the env's message for dialogues. */
+function printTextEval(result: TextEvalOutcome, task: string, file: string, label: string, json: boolean, step?: number): void {
   const values = result.values;
   const count = result.returns.length;
   if (json) {
-    process.stdout.write(JSON.stringify({ policy: file, [values['eval/accuracy'] !== undefined ? 'prompts' : 'dialogues']: count, deterministic: true, ...values }) + '\n');
+    const at = step !== undefined ? { step } : {};
+    process.stdout.write(JSON.stringify({ policy: file, ...at, [values['eval/accuracy'] !== undefined ? 'prompts' : 'dialogues']: count, deterministic: true, ...values }) + '\n');
   } else if (values['eval/accuracy'] !== undefined) {
     process.stdout.write(
-      `accuracy ${(100 * values['eval/accuracy']).toFixed(1)}% (exact match) on ${count} held-out prompts of ${env.description.task}, ` +
-        `mean reward ${values['eval/mean_reward']!.toFixed(3)} (${displayPath(file)}, greedy)\n`,
+      `accuracy ${(100 * values['eval/accuracy']).toFixed(1)}% (exact match) on ${count} held-out prompts of ${task}, ` +
+        `mean reward ${values['eval/mean_reward']!.toFixed(3)} (${label}, greedy)\n`,
     );
   } else {
-    process.stdout.write(`${result.message} of ${env.description.task} (${displayPath(file)}, greedy)\n`);
+    process.stdout.write(`${result.message} of ${task} (${label}, greedy)\n`);
   }
-  return 0;
 }

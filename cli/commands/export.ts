@@ -25,7 +25,7 @@ export const exportCommand: Command = {
     const result = (() => {
       const policy = readRunPolicy(positionals[0]!);
       if (values.merge && !policy.manifest.lora) process.stderr.write('rlx export: --merge has nothing to merge (the run trained every weight); writing the model folder\n');
-      return { ...exportPretrained(policy.manifest, policy.weights, out, { merge: values.merge ?? false }), step: policy.step };
+      return { ...exportPretrained(policy.manifest, policy.weights, out, { merge: values.merge ?? false, recordedIn: policy.manifestFile }), step: policy.step };
     })();
     process.stderr.write(`rlx export: wrote ${result.kind === 'adapter' ? 'a PEFT adapter' : 'a model folder'} from step ${result.step} to ${displayPath(out)}\n`);
     for (const file of result.files) process.stdout.write(`${displayPath(file)}\n`);

@@ -12,7 +12,8 @@ export function planFile(file: string, experiment?: string): Plans {
   const text = readSourceFile(file);
   const workspace = new Workspace(diskHost);
   workspace.setOverlay(file, text);
-  const analysis = analyze(workspace, [path.resolve(file)]);
+  // As rlx check: a model folder's files are read as the trainer will read them.
+  const analysis = analyze(workspace, [path.resolve(file)], { readModelFiles: true });
   const result = compile(analysis, file, experiment);
   if (result.ok) return result.plans;
   // Show the errors themselves, not just their count.

@@ -5,7 +5,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
 import type { EnvModuleRead } from '../semantics/env-module.js';
-import { readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
+import { modelFilesProblem, readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
 import type { DatasetRead, SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
@@ -59,6 +59,11 @@ export interface AnalyzeOptions {
    * declaration in turn); the rest are counted in Analysis.hidden. Unlimited by default.
    */
   maxDiagnosticsPerFile?: number;
+  /**
+   * Read a pretrained model folder's tokenizer.json, weights headers and chat template as `rlx
+   * train` will, and report what it would refuse (rlx check and train); the editor leaves it off.
+   */
+  readModelFiles?: boolean;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
@@ -91,7 +96,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
     const read = workspace.dataset(file);
     datasets.set(file, read);
     return read;
-  });
+  }, options.readModelFiles ? modelFilesProblem : undefined);
   const diagnostics = new Map<string, Diagnostic[]>();
   const hidden = new Map<string, HiddenDiagnostics>();
   const contexts = new Map<SourceUnit, CheckContext>();

@@ -67,8 +67,11 @@ function checkModelFolder(ctx: CheckContext, symbol: DeclSymbol, at: A.Range): v
     case 'incomplete':
       ctx.accept('error', 'invalid-model', `the model folder '${written}' has no ${read.missing.join(' and no ')}; ${DOWNLOAD_HINT}`, at);
       break;
-    case 'model':
+    case 'model': {
+      const problem = ctx.model.modelFilesProblem?.(dir, read.config);
+      if (problem) ctx.accept('error', 'invalid-model', problem, at);
       break;
+    }
   }
 }
 

@@ -5,10 +5,18 @@
 // themselves are not read. Reads are cached per folder and stamped with the folder's and
 // config.json's modification times, so checking stays fast while the user types and still
 // sees a download that finishes or a config.json that is edited.
+//
+// The checker also reads a complete folder's files as `rlx train` will before it starts
+// (modelFilesProblem): tokenizer.json's kind, the weights' headers (each tensor the config implies,
+// of its shape and a dtype rlx reads; no tensor data) and the chat template rendering a question.
+// Folder completion lists folders with readModelFolder alone, which reads none of them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readLmConfig, type LmConfig } from '../../runtime/lm/config.js';
 import { InputError } from '../../shared/input-error.js';
+import { checkChatTemplate } from '../../runtime/lm/chat-template.js';
+import { matchWeights } from '../../runtime/lm/match-weights.js';
+import { readTokenizerJson } from '../../runtime/lm/tokenizer-file.js';
 
 export type ModelFolderRead =
   | { readonly kind: 'missing' }
@@ -23,6 +31,9 @@ export type ModelFolderRead =
 /** The weights, in one file or sharded with an index (runtime/lm/safetensors.ts reads either). */
 export const WEIGHT_FILES = ['model.safetensors', 'model.safetensors.index.json'];
 
+/** The files whose reading a stamp stands for (edited in place, they change no folder time). */
+const STAMPED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja', ...WEIGHT_FILES];
+
 const cache = new Map<string, { stamp: string; read: ModelFolderRead }>();
 /** Folder completion reads every folder it lists: past this many, the cache starts over. */
 const MAX_CACHED = 2000;
@@ -32,8 +43,11 @@ function stampOf(dir: string): string | undefined {
   try {
     const folder = fs.statSync(dir);
     if (!folder.isDirectory()) return 'file';
-    const config = fs.statSync(path.join(dir, 'config.json'), { throwIfNoEntry: false });
-    return `${folder.mtimeMs}:${config ? `${config.mtimeMs}:${config.size}` : '-'}`;
+    const files = STAMPED_FILES.map((name) => {
+      const stat = fs.statSync(path.join(dir, name), { throwIfNoEntry: false });
+      return stat ? `${stat.mtimeMs}:${stat.size}` : '-';
+    });
+    return `${folder.mtimeMs}:${files.join(':')}`;
   } catch {
     return undefined;
   }
@@ -71,4 +85,28 @@ function readFolder(dir: string): ModelFolderRead {
     ...(WEIGHT_FILES.some(has) ? [] : [`${WEIGHT_FILES[0]} (or ${WEIGHT_FILES[1]} and its shards)`]),
   ];
   return missing.length > 0 ? { kind: 'incomplete', missing, config } : { kind: 'model', config };
+}
+
+const filesCache = new Map<string, { stamp: string; problem: string | undefined }>();
+
+/**
+ * What `rlx train` would refuse in the files of a complete model folder (read.kind 'model'), in
+ * the trainer's own words naming the file; undefined when it would load them. Cached as readModelFolder is.
+ */
+export function modelFilesProblem(dir: string, config: LmConfig): string | undefined {
+  const stamp = stampOf(dir);
+  const cached = filesCache.get(dir);
+  if (stamp !== undefined && cached?.stamp === stamp) return cached.problem;
+  let problem: string | undefined;
+  try {
+    readTokenizerJson(dir);
+    matchWeights(dir, config);
+    checkChatTemplate(dir);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    problem = err.message;
+  }
+  if (filesCache.size >= MAX_CACHED) filesCache.clear();
+  if (stamp !== undefined) filesCache.set(dir, { stamp, problem });
+  return problem;
 }

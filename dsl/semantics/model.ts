@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { moduleEnvSpec } from '../schema/env-module.js';
 import type { EnvModuleRead } from './env-module.js';
 import { readModelFolder as readFolderOnDisk, type ModelFolderRead } from './model-folder.js';
+import type { LmConfig } from '../../runtime/lm/config.js';
 import type { DatasetRead, SourceUnit } from './workspace.js';
 
 export interface DeclSymbol {
@@ -92,6 +93,11 @@ export class Model {
     private readonly readModelFolder: (dir: string) => ModelFolderRead = readFolderOnDisk,
     /** What the dataset at an absolute path holds (Workspace.dataset); unknown (undefined) without it. */
     private readonly readDataset: (file: string) => DatasetRead | undefined = () => undefined,
+    /**
+     * What `rlx train` would refuse in a complete model folder's files (model-folder.ts
+     * modelFilesProblem); the command line reads them, the editor does not (undefined).
+     */
+    readonly modelFilesProblem?: (dir: string, config: LmConfig) => string | undefined,
   ) {
     for (const unit of units) {
       this.unitsByPath.set(unit.path, unit);

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { Environment, Interpreter, Template } from '@huggingface/jinja';
 import { InputError } from '../../shared/input-error.js';
 import { readInputText } from '../../shared/input-files.js';
-import { readTokenizerConfig, specialTokenText } from './tokenizer.js';
+import { readTokenizerConfig, specialTokenText } from './tokenizer-file.js';
 
 export interface ChatMessage {
   readonly role: string;
@@ -142,6 +142,18 @@ export function loadChatFormat(modelDir: string): ChatFormat | undefined {
       }
     },
   };
+}
+
+/** The conversation the checks render: a user's question, the least a chat template must take. */
+export const PROBE_MESSAGES: readonly ChatMessage[] = [{ role: 'user', content: 'What is 1+1?' }];
+
+/**
+ * Refuses (ChatTemplateError naming the file) a model folder whose chat template does not parse,
+ * or throws (raise_exception, an error of the engine) when it renders `messages` with the
+ * generation prompt: found before a run begins, not at its first prompt.
+ */
+export function checkChatTemplate(modelDir: string, messages: readonly ChatMessage[] = PROBE_MESSAGES, variables?: Readonly<Record<string, unknown>>): void {
+  loadChatFormat(modelDir)?.render(messages, { addGenerationPrompt: true, variables });
 }
 
 interface FoundTemplate {

@@ -9,6 +9,7 @@ import { InputError } from '../../shared/input-error.js';
 import { readInputFile, readInputJson } from '../../shared/input-files.js';
 import { WeightStore, type WeightSnapshot } from '../tensor/index.js';
 import { readLmConfig, type LmConfig } from './config.js';
+import { checkBaseFiles, type BaseFiles } from './base-files.js';
 import { loadLmWeights } from './load.js';
 import { loraAdapters, loraScale, type LoraAdapter, type LoraSettings } from './lora.js';
 import { writeAdapter } from './peft.js';
@@ -22,7 +23,8 @@ export class ExportError extends InputError {
 /** What a run's checkpoint records of its pretrained policy (policies/pretrained.ts exportOnnx). */
 export interface PretrainedManifest {
   readonly kind: 'pretrained';
-  readonly base: { readonly folder: string; readonly model_type: string };
+  /** `files`: the sha256 of the base folder's files the run read (base-files.ts); absent in runs of earlier versions. */
+  readonly base: { readonly folder: string; readonly model_type: string; readonly files?: BaseFiles };
   readonly lora: LoraSettings | null;
   readonly chat: unknown;
 }
@@ -41,7 +43,7 @@ export interface ExportResult {
  * Writes the trained policy `weights` (the adapters, or every weight) of a model based on
  * `manifest` into `outDir`: an adapter folder for LoRA unless `merge`, a model folder otherwise.
  */
-export function exportPretrained(manifest: PretrainedManifest, weights: WeightSnapshot, outDir: string, options: { merge: boolean }): ExportResult {
+export function exportPretrained(manifest: PretrainedManifest, weights: WeightSnapshot, outDir: string, options: { merge: boolean; recordedIn?: string }): ExportResult {
   const folder = manifest.base.folder;
   let config: LmConfig;
   try {
@@ -49,6 +51,8 @@ export function exportPretrained(manifest: PretrainedManifest, weights: WeightSn
   } catch (err) {
     throw new ExportError(`the run's base model ${folder} cannot be read (${(err as Error).message}); the export needs it where the run found it`);
   }
+  // The adapters, and the config and tokenizer files copied beside the weights, belong to the base the run trained on.
+  if (manifest.base.files) checkBaseFiles(folder, manifest.base.files, options.recordedIn ?? 'the run\'s policy record');
   fs.mkdirSync(outDir, { recursive: true });
   const trained = storeOf(weights);
   if (manifest.lora) {

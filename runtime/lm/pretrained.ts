@@ -2,18 +2,24 @@
 // under LoRA adapters that alone train), its tokenizer and chat format, and decoding with a
 // key/value cache. What `rlx tokenize`, `rlx generate` and the text learners use.
 import type { Rng } from '../../shared/random.js';
-import { WeightStore, type ExecutionProvider, type Graph } from '../tensor/index.js';
+import { WeightStore, type ExecutionProvider, type Graph, type WeightSnapshot } from '../tensor/index.js';
 import { LmDecoder } from './decoder.js';
 import { generate, logSoftmaxAt, type Completion } from './generate.js';
-import { loadLmWeights } from './load.js';
+import { LmWeightsError, loadLmWeights } from './load.js';
+import { weightSpecs } from './weights.js';
 import { initialAdapter, loraAdapters, loraWeights, type LoraAdapter, type LoraSettings } from './lora.js';
 import { causalLm, type LmInputs, type LmOutputs, type LoraWeights } from './model.js';
 import type { ModelFolder } from './model-folder.js';
 import { loadAdapter } from './peft.js';
 
 export interface PretrainedOptions {
-  /** New LoRA adapters to train (with `rng` for A's initialisation), or a PEFT adapter folder to load. */
-  readonly lora?: { readonly settings: LoraSettings; readonly rng: Rng } | { readonly adapterDir: string };
+  /**
+   * New LoRA adapters to train (with `rng` for A's initialisation), a PEFT adapter folder to
+   * load, or adapters a run trained (`trained`: their values, taken as they are).
+   */
+  readonly lora?: { readonly settings: LoraSettings; readonly rng: Rng } | { readonly adapterDir: string } | { readonly settings: LoraSettings; readonly trained: TrainedWeights };
+  /** Every weight, as a run's full fine-tuning left them: used in place of the folder's, which are not read. */
+  readonly trained?: TrainedWeights;
   readonly providers?: readonly ExecutionProvider[];
   readonly threads?: number;
 }
@@ -23,6 +29,31 @@ export interface SampleSettings {
   readonly greedy: boolean;
   readonly temperature?: number;
   readonly rng?: Rng;
+}
+
+/** Weights a run trained (a checkpoint's), and the file they came from for messages. */
+export interface TrainedWeights {
+  readonly weights: WeightSnapshot;
+  readonly file: string;
+}
+
+/**
+ * A store of exactly the weights `expected` names, at their shapes, taken from `trained`; one
+ * missing or of another shape is an LmWeightsError naming the checkpoint: it was trained on
+ * another model (or another LoRA setting) than the one it is loaded over.
+ */
+function trainedStore(trained: TrainedWeights, expected: readonly { readonly name: string; readonly shape: readonly number[] }[]): WeightStore {
+  const store = new WeightStore();
+  const show = (shape: readonly number[]) => `[${shape.join(', ')}]`;
+  for (const { name, shape } of expected) {
+    const w = trained.weights[name];
+    if (!w) throw new LmWeightsError(`${trained.file} holds no weight "${name}", which the model implies; the checkpoint belongs to another model or LoRA setting`);
+    if (w.shape.length !== shape.length || w.shape.some((d, i) => d !== shape[i]) || w.data.length !== w.shape.reduce((a, b) => a * b, 1)) {
+      throw new LmWeightsError(`${trained.file}: weight "${name}" is ${show(w.shape)}, but the model implies ${show(shape)}; the checkpoint belongs to another model or LoRA setting`);
+    }
+    store.add(name, shape, w.data);
+  }
+  return store;
 }
 
 export class PretrainedLm {
@@ -39,13 +70,20 @@ export class PretrainedLm {
   ) {}
 
   static load(folder: ModelFolder, options: PretrainedOptions = {}): PretrainedLm {
-    const base = loadLmWeights(folder.dir, folder.config);
-    if (!options.lora) return new PretrainedLm(folder, base, undefined, undefined, options);
-    const adapterStore = new WeightStore();
+    if (!options.lora) {
+      const all = options.trained ? trainedStore(options.trained, weightSpecs(folder.config)) : loadLmWeights(folder.dir, folder.config);
+      return new PretrainedLm(folder, all, undefined, undefined, options);
+    }
+    // The adapters' names and shapes are checked before the base's weights are read.
+    let adapterStore = new WeightStore();
     let settings: LoraSettings;
     let adapters: LoraAdapter[];
     if ('adapterDir' in options.lora) {
       ({ settings, adapters } = loadAdapter(options.lora.adapterDir, folder.config, adapterStore));
+    } else if ('trained' in options.lora) {
+      settings = options.lora.settings;
+      adapters = loraAdapters(folder.config, settings);
+      adapterStore = trainedStore(options.lora.trained, adapters.flatMap((adapter) => [adapter.a, adapter.b]));
     } else {
       settings = options.lora.settings;
       adapters = loraAdapters(folder.config, settings);
@@ -55,6 +93,7 @@ export class PretrainedLm {
         adapterStore.add(adapter.b.name, adapter.b.shape, initialAdapter(adapter, 'b', rng));
       }
     }
+    const base = loadLmWeights(folder.dir, folder.config);
     return new PretrainedLm(folder, adapterStore, base, { settings, adapters, weights: loraWeights(adapters, settings) }, options);
   }
 

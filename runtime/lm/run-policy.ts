@@ -6,9 +6,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../shared/input-error.js';
 import { readInputJson } from '../../shared/input-files.js';
-import { latestIntactCheckpoint } from '../run/checkpoint.js';
+import { latestIntactCheckpoint, loadCheckpoint } from '../run/checkpoint.js';
 import type { WeightSnapshot } from '../tensor/index.js';
-import type { Rng } from '../../shared/random.js';
+import { checkBaseFiles } from './base-files.js';
 import type { PretrainedManifest } from './export.js';
 import { openModelFolder, type ModelFolder } from './model-folder.js';
 import { PretrainedLm, type PretrainedOptions } from './pretrained.js';
@@ -22,6 +22,9 @@ export interface RunPolicy {
   /** The trained weights: all of them (full fine-tuning) or the adapters (LoRA). */
   readonly weights: WeightSnapshot;
   readonly step: number;
+  /** The checkpoint's state file (the weights) and policy record (the manifest). */
+  readonly stateFile: string;
+  readonly manifestFile: string;
 }
 
 /** Whether `dir` is a run directory (it has the plan a run writes first). */
@@ -29,13 +32,17 @@ export function isRunDirectory(dir: string): boolean {
   return fs.existsSync(path.join(dir, 'plan.json')) && fs.existsSync(path.join(dir, 'checkpoints'));
 }
 
-export function readRunPolicy(runDir: string): RunPolicy {
+/**
+ * The pretrained policy of run `runDir` at its newest intact checkpoint, or at `checkpoint` (a
+ * state-<step>.json or policy-<step>.json of the run's checkpoints folder).
+ */
+export function readRunPolicy(runDir: string, checkpoint?: string): RunPolicy {
   const plan = readInputJson(path.join(runDir, 'plan.json'), { what: "run's plan", maxBytes: 64 * 2 ** 20 }) as { policy?: { kind?: string } };
   if (plan.policy?.kind !== 'pretrained') {
     throw new RunPolicyError(`${runDir} trained a ${plan.policy?.kind ?? 'unknown'} policy, not a pretrained one; its policy is the ONNX model in checkpoints/ (rlx eval runs it)`);
   }
   const checkpoints = path.join(runDir, 'checkpoints');
-  const found = latestIntactCheckpoint(checkpoints);
+  const found = checkpoint === undefined ? latestIntactCheckpoint(checkpoints) : namedCheckpoint(checkpoints, checkpoint);
   if (!found.state) {
     const why = found.damaged.map((d) => `${d.file}: ${d.reason}`).join('; ');
     throw new RunPolicyError(`${runDir} has no intact checkpoint yet${why ? ` (${why})` : ''}; a run writes one at each checkpoint and when it ends`);
@@ -46,7 +53,55 @@ export function readRunPolicy(runDir: string): RunPolicy {
   const manifestFile = path.join(checkpoints, `policy-${state.step}.json`);
   const manifest = readInputJson(manifestFile, { what: 'checkpoint policy record', maxBytes: 16 * 2 ** 20 }) as PretrainedManifest;
   if (manifest.kind !== 'pretrained' || typeof manifest.base?.folder !== 'string') throw new RunPolicyError(`${manifestFile} is not the record of a pretrained policy`);
-  return { manifest, weights, step: state.step };
+  return { manifest, weights, step: state.step, stateFile: found.file, manifestFile };
+}
+
+/** The checkpoint a file of the run's checkpoints folder names (its state, or its policy record: the state of the same step). */
+function namedCheckpoint(checkpoints: string, given: string): ReturnType<typeof latestIntactCheckpoint> {
+  const real = (dir: string) => {
+    try {
+      return fs.realpathSync(dir);
+    } catch {
+      return undefined;
+    }
+  };
+  const sameFolder = real(checkpoints) !== undefined && real(path.dirname(given)) === real(checkpoints);
+  const name = path.basename(given);
+  if (name === 'policy-final.json' && sameFolder) return latestIntactCheckpoint(checkpoints);
+  const step = /^(?:state|policy)-(\d+)\.json$/.exec(name)?.[1];
+  if (!sameFolder || step === undefined) {
+    throw new RunPolicyError(`${given} is not a checkpoint of this run; name a state-<step>.json or policy-<step>.json in ${checkpoints}`);
+  }
+  const file = path.join(checkpoints, `state-${step}.json`);
+  try {
+    return { state: loadCheckpoint(file), file, damaged: [] };
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new RunPolicyError(`${(err as Error).message}; name another checkpoint, or leave --checkpoint out for the newest intact one`);
+  }
+}
+
+/**
+ * The run's base model folder, opened after checking it is the one the run trained on (the
+ * sha256 of its files as the checkpoint's policy record has them: config, tokenizer and chat
+ * template, and for LoRA the weights the adapters go over); a changed folder is a
+ * BaseModelChangedError naming the file. Runs of earlier versions recorded nothing to check.
+ */
+export function openRunBase(run: RunPolicy): ModelFolder {
+  checkRunBase(run);
+  return openModelFolder(run.manifest.base.folder);
+}
+
+/** Refuses (BaseModelChangedError) a base folder whose files differ from those the run recorded. */
+export function checkRunBase(run: RunPolicy): void {
+  const { folder, files } = run.manifest.base;
+  if (files) checkBaseFiles(folder, files, run.manifestFile);
+}
+
+/** The run's policy as a model: its base with the weights the run trained (every weight, or the LoRA adapters over the base's). */
+export function loadRunModel(run: RunPolicy, folder: ModelFolder, options: PretrainedOptions = {}): PretrainedLm {
+  const trained = { weights: run.weights, file: run.stateFile };
+  return PretrainedLm.load(folder, run.manifest.lora ? { ...options, lora: { settings: run.manifest.lora, trained } } : { ...options, trained });
 }
 
 /**
@@ -59,15 +114,6 @@ export function loadModelAt(pathGiven: string, options: PretrainedOptions = {}):
     return { folder, load: () => PretrainedLm.load(folder, options) };
   }
   const run = readRunPolicy(pathGiven);
-  const folder = openModelFolder(run.manifest.base.folder);
-  return {
-    folder,
-    load: () => {
-      // New adapters' initial values are replaced by the run's at once: no random draws needed.
-      const lora = run.manifest.lora ? { lora: { settings: run.manifest.lora, rng: { uniform: () => 0 } as unknown as Rng } } : {};
-      const lm = PretrainedLm.load(folder, { ...options, ...lora });
-      lm.trainable.load(run.weights);
-      return lm;
-    },
-  };
+  const folder = openRunBase(run);
+  return { folder, load: () => loadRunModel(run, folder, options) };
 }

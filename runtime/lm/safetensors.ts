@@ -16,7 +16,8 @@ export type StoredDType = 'F32' | 'BF16' | 'F16';
 
 export interface StoredTensor {
   readonly name: string;
-  readonly dtype: StoredDType;
+  /** A StoredDType, or another dtype of the file, refused only when the tensor is read (see readableDType). */
+  readonly dtype: string;
   readonly shape: readonly number[];
   readonly file: string;
   /** absolute byte offset in file */
@@ -34,7 +35,7 @@ export interface WeightIndex {
   readonly files: readonly string[];
   /** bytes of tensor data as stored */
   readonly storedBytes: number;
-  readonly dtypes: ReadonlySet<StoredDType>;
+  readonly dtypes: ReadonlySet<string>;
 }
 
 export interface TensorToWrite {
@@ -47,9 +48,25 @@ export interface TensorToWrite {
 
 const BYTES_PER_VALUE: Record<StoredDType, number> = { F32: 4, BF16: 2, F16: 2 };
 const READ_DTYPES = 'rlx reads F32, BF16 and F16';
-/** The other dtypes of the safetensors specification: refused by name, not as unknown. */
-const OTHER_DTYPES = new Set(['BOOL', 'U8', 'I8', 'U16', 'I16', 'U32', 'I32', 'U64', 'I64', 'F64', 'C64',
-  'F8_E4M3', 'F8_E5M2', 'F8_E8M0', 'F6_E2M3', 'F6_E3M2', 'F4']);
+/**
+ * The other dtypes of the safetensors specification, with their bytes per value where whole
+ * (F6 and F4 pack values across bytes). A checkpoint may hold such tensors beside its weights
+ * (position ids as I64, quantization state): they are checked like the others and refused only
+ * when a tensor rlx needs is stored so, naming it (readableDType, readTensor).
+ */
+const OTHER_DTYPES = new Map<string, number | undefined>([['BOOL', 1], ['U8', 1], ['I8', 1], ['U16', 2], ['I16', 2], ['U32', 4], ['I32', 4], ['U64', 8], ['I64', 8], ['F64', 8], ['C64', 8],
+  ['F8_E4M3', 1], ['F8_E5M2', 1], ['F8_E8M0', 1], ['F6_E2M3', undefined], ['F6_E3M2', undefined], ['F4', undefined]]);
+
+/** Whether rlx reads tensors of `dtype` (F32, BF16, F16). */
+export function readableDType(dtype: string): dtype is StoredDType {
+  return Object.hasOwn(BYTES_PER_VALUE, dtype);
+}
+
+/** The refusal of a tensor rlx needs whose dtype it does not read. */
+export function unreadableTensor(t: StoredTensor): SafetensorsError {
+  const stored = OTHER_DTYPES.has(t.dtype) ? `is stored as ${t.dtype}` : `has an unknown dtype ${JSON.stringify(t.dtype)}`;
+  return new SafetensorsError(`the model weights ${t.file}: tensor ${t.name} ${stored}; ${READ_DTYPES} (a quantized checkpoint? use the model's unquantized release)`);
+}
 /** The safetensors library's own bound on the header (MAX_HEADER_SIZE). */
 const MAX_HEADER_BYTES = 100_000_000;
 /** Each tensor is read on its own, so a shard's size bounds no allocation: accept any. */
@@ -114,7 +131,8 @@ function parseHeader(file: string, fd: number, size: number): { tensors: StoredT
     }
     const { dtype, shape, begin, end } = parseEntry(name, entry, fail);
     const numel = shape.reduce((a, b) => a * b, 1);
-    const needed = numel * BYTES_PER_VALUE[dtype];
+    const width = readableDType(dtype) ? BYTES_PER_VALUE[dtype] : OTHER_DTYPES.get(dtype);
+    const needed = width === undefined ? end - begin : numel * width; // packed or unknown: its size is not checked
     if (end - begin !== needed) {
       throw fail(`tensor ${name} holds ${end - begin} bytes but its shape [${shape.join(', ')}] of ${dtype} needs ${needed}`);
     }
@@ -151,9 +169,6 @@ function parseEntry(name: string, entry: unknown, fail: (what: string) => Safete
     if (value === undefined) throw fail(`tensor ${name} has no ${key}`);
   }
   if (typeof dtype !== 'string') throw fail(`tensor ${name} has dtype ${JSON.stringify(dtype)}, not a string`);
-  if (!(dtype in BYTES_PER_VALUE)) {
-    throw fail(OTHER_DTYPES.has(dtype) ? `tensor ${name} is stored as ${dtype}; ${READ_DTYPES}` : `tensor ${name} has an unknown dtype ${JSON.stringify(dtype)}; ${READ_DTYPES}`);
-  }
   const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
   if (!Array.isArray(shape) || !shape.every(isCount)) throw fail(`tensor ${name} has shape ${JSON.stringify(shape)}; a shape is a list of whole numbers >= 0`);
   if (!Number.isSafeInteger(shape.reduce((a: number, b: number) => a * b, 1))) throw fail(`tensor ${name} has shape [${shape.join(', ')}], too many values`);
@@ -162,7 +177,7 @@ function parseEntry(name: string, entry: unknown, fail: (what: string) => Safete
   }
   const [begin, end] = offsets as [number, number];
   if (end < begin) throw fail(`tensor ${name} has data_offsets [${begin}, ${end}], ending before they begin: the file is damaged; download it again`);
-  return { dtype: dtype as StoredDType, shape: shape as number[], begin, end };
+  return { dtype, shape: shape as number[], begin, end };
 }
 
 /** `length` bytes of `fd` from `position`; fewer (the file shrank) is a SafetensorsError. */
@@ -245,7 +260,7 @@ function readWeightMap(indexFile: string): Map<string, string> {
 
 function summarise(tensors: Map<string, StoredTensor>, files: string[]): WeightIndex {
   let storedBytes = 0;
-  const dtypes = new Set<StoredDType>();
+  const dtypes = new Set<string>();
   for (const t of tensors.values()) {
     storedBytes += t.byteLength;
     dtypes.add(t.dtype);
@@ -264,6 +279,7 @@ export function readTensor(tensor: StoredTensor): Float32Array {
 export function readTensors(tensors: Iterable<StoredTensor>): Map<string, Float32Array> {
   const byFile = new Map<string, StoredTensor[]>();
   for (const t of tensors) {
+    if (!readableDType(t.dtype)) throw unreadableTensor(t); // before a byte is read
     const list = byFile.get(t.file);
     if (list) list.push(t);
     else byFile.set(t.file, [t]);
@@ -282,6 +298,7 @@ export function readTensors(tensors: Iterable<StoredTensor>): Map<string, Float3
 
 function readOpen(fd: number, size: number, t: StoredTensor): Float32Array {
   if (os.endianness() !== 'LE') throw new Error('rlx reads safetensors on little-endian machines only');
+  if (!readableDType(t.dtype)) throw unreadableTensor(t);
   if (t.offset + t.byteLength > size) {
     throw new SafetensorsError(`the model weights ${t.file}: tensor ${t.name} ends at byte ${t.offset + t.byteLength} but the file has only ${size} bytes now: changed since its header was read? download it again`);
   }

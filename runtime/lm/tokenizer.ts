@@ -6,8 +6,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Tokenizer as LibraryTokenizerClass } from '@huggingface/tokenizers';
-import { InputError } from '../../shared/input-error.js';
 import { readInputJson } from '../../shared/input-files.js';
+import { describeJson, GENERATION_CONFIG_MAX, isObject, readTokenizerConfig, readTokenizerJson, specialTokenText, TokenizerFileError, type Json } from './tokenizer-file.js';
+
+export { readTokenizerConfig, specialTokenText, TokenizerFileError } from './tokenizer-file.js';
 
 export interface Tokenizer {
   /** ids 0..size-1 (including added/special tokens) */
@@ -38,23 +40,6 @@ export interface Tokenizer {
   readonly specialIds: ReadonlySet<number>;
 }
 
-/** A model folder whose tokenizer files rlx cannot use; the message names the file and what to do. */
-export class TokenizerFileError extends InputError {
-  override name = 'TokenizerFileError';
-}
-
-const MiB = 2 ** 20;
-/** Real tokenizer.json files run to about 35 MiB (Gemma's); twice that leaves room. */
-const TOKENIZER_JSON_MAX = 64 * MiB;
-/** tokenizer_config.json may list every added token (added_tokens_decoder) and a long chat template. */
-const CONFIG_JSON_MAX = 16 * MiB;
-const GENERATION_CONFIG_MAX = 1 * MiB;
-
-/** The model types @huggingface/tokenizers implements (it guesses "Legacy" for others; rlx does not let it guess). */
-const READABLE_MODEL_TYPES = ['BPE', 'WordPiece', 'Unigram'];
-/** Split behaviours the library runs as the Rust library does; it runs the others as "Isolated". */
-const READABLE_SPLIT_BEHAVIORS = ['Isolated', 'Removed'];
-
 export const MODEL_FOLDER_FILES =
   'tokenizer.json and tokenizer_config.json (and generation_config.json and chat_template.jinja where the model has them), as the model\'s Hugging Face repository holds them';
 
@@ -66,28 +51,6 @@ interface LibraryTokenizer {
   id_to_token(id: number): string | undefined;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * A special token's text in tokenizer_config.json: a string, or (older files) an AddedToken
- * object `{ "__type": "AddedToken", "content": "<s>", ... }`; undefined for null or absent.
- */
-export function specialTokenText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (isObject(value) && typeof value.content === 'string') return value.content;
-  return undefined;
-}
-
-/** tokenizer_config.json of `modelDir`, or {} where the folder has none (transformers does without it too). */
-export function readTokenizerConfig(modelDir: string): Json {
-  const file = path.join(modelDir, 'tokenizer_config.json');
-  if (!fs.existsSync(file)) return {};
-  const config = readInputJson(file, { what: 'tokenizer settings', maxBytes: CONFIG_JSON_MAX });
-  if (!isObject(config)) throw new TokenizerFileError(`${file} holds ${describeJson(config)}, not an object of tokenizer settings`);
-  return config;
-}
-
 /** Loads tokenizer.json + tokenizer_config.json (+ generation_config.json where present) from a model folder. */
 export function loadModelTokenizer(modelDir: string): Tokenizer {
   if (!fs.existsSync(modelDir)) throw new TokenizerFileError(`the model folder ${modelDir} does not exist; a model folder holds ${MODEL_FOLDER_FILES}`);
@@ -95,8 +58,7 @@ export function loadModelTokenizer(modelDir: string): Tokenizer {
   if (!fs.existsSync(tokenizerFile)) {
     throw new TokenizerFileError(`the model folder ${modelDir} has no tokenizer.json; rlx reads a model's tokenizer from ${MODEL_FOLDER_FILES}`);
   }
-  const tokenizerJson = readInputJson(tokenizerFile, { what: 'tokenizer', maxBytes: TOKENIZER_JSON_MAX });
-  checkReadable(tokenizerJson, tokenizerFile);
+  const tokenizerJson = readTokenizerJson(modelDir);
   const config = readTokenizerConfig(modelDir);
   if (config.split_special_tokens === true) {
     throw new TokenizerFileError(
@@ -113,50 +75,12 @@ export function loadModelTokenizer(modelDir: string): Tokenizer {
   return new ModelTokenizer(library, tokenizerJson, config, generationConfig, modelDir);
 }
 
-/** Refuses, naming what it found, a tokenizer.json the library would misread or guess at. */
-function checkReadable(json: unknown, file: string): asserts json is Json & { model: Json } {
-  if (!isObject(json) || !isObject(json.model)) {
-    throw new TokenizerFileError(
-      `${file} is not a Hugging Face tokenizer.json: it has no "model" section (${isObject(json) ? `its keys: ${Object.keys(json).slice(0, 8).join(', ') || 'none'}` : `it holds ${describeJson(json)}`}); save the tokenizer with transformers' save_pretrained or copy tokenizer.json from the model's repository`,
-    );
-  }
-  const type = json.model.type;
-  if (typeof type !== 'string' || !READABLE_MODEL_TYPES.includes(type)) {
-    const found = typeof type === 'string' ? `of type "${type}"` : 'of no stated type (model.type is missing)';
-    throw new TokenizerFileError(`the tokenizer in ${file} is ${found}; rlx reads ${READABLE_MODEL_TYPES.join(', ')} tokenizers`);
-  }
-  if (json.added_tokens !== undefined && !Array.isArray(json.added_tokens)) {
-    throw new TokenizerFileError(`${file}: added_tokens is ${describeJson(json.added_tokens)}, not a list of tokens`);
-  }
-  for (const split of splitsOf(json.pre_tokenizer)) {
-    const behavior = split.behavior ?? 'Isolated';
-    if (typeof behavior === 'string' && !READABLE_SPLIT_BEHAVIORS.includes(behavior)) {
-      throw new TokenizerFileError(
-        `the tokenizer in ${file} splits text with behavior "${behavior}" (a ${String(split.type)} pre-tokenizer), which @huggingface/tokenizers runs as "Isolated" and so tokenizes differently from transformers; rlx reads splits that are ${READABLE_SPLIT_BEHAVIORS.join(' or ')}`,
-      );
-    }
-  }
-}
-
-/** The Split and Punctuation pre-tokenizers in a pre_tokenizer tree (Sequence nests them). */
-function splitsOf(node: unknown): Json[] {
-  if (!isObject(node)) return [];
-  if (node.type === 'Sequence' && Array.isArray(node.pretokenizers)) return node.pretokenizers.flatMap(splitsOf);
-  return node.type === 'Split' || node.type === 'Punctuation' ? [node] : [];
-}
-
 function readGenerationConfig(modelDir: string): Json {
   const file = path.join(modelDir, 'generation_config.json');
   if (!fs.existsSync(file)) return {};
   const config = readInputJson(file, { what: 'generation settings', maxBytes: GENERATION_CONFIG_MAX });
   if (!isObject(config)) throw new TokenizerFileError(`${file} holds ${describeJson(config)}, not an object of generation settings`);
   return config;
-}
-
-function describeJson(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 class ModelTokenizer implements Tokenizer {

@@ -8,8 +8,9 @@ import type { Rng } from '../../shared/random.js';
 import type { Feed, Graph, Tensor, WeightStore } from '../tensor/index.js';
 import type { ActionBuffer } from './distributions.js';
 import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';
-import { openModelFolder, renderChat, type ModelFolder } from '../lm/model-folder.js';
+import { openModelFolder, renderChat, type ChatPrompt, type ModelFolder } from '../lm/model-folder.js';
 import { PretrainedLm } from '../lm/pretrained.js';
+import { recordBaseFiles, type BaseFiles } from '../lm/base-files.js';
 import { loraAdapters, type LoraSettings } from '../lm/lora.js';
 import { parameterCount } from '../lm/config.js';
 import { checkMemory, type MemoryShape } from '../lm/memory.js';
@@ -58,6 +59,8 @@ export class PretrainedPolicy implements LanguageModel {
   constructor(
     readonly lm: PretrainedLm,
     readonly settings: PretrainedSettings,
+    /** The sha256 of the base folder's files, as loaded; taken at the first checkpoint where not given. */
+    private baseFiles?: BaseFiles,
   ) {
     this.weights = lm.trainable;
     this.frozenWeights = lm.frozen;
@@ -71,13 +74,19 @@ export class PretrainedPolicy implements LanguageModel {
    */
   static load(settings: PretrainedSettings, rng: Rng, expected?: ExpectedUse): PretrainedPolicy {
     const folder = openModelFolder(settings.folder);
+    // A chat template that throws on the run's prompts (raise_exception, an engine error) is
+    // refused here, before the weights are read and the run's folder exists, not at its first prompt.
+    if (folder.chat) renderChat(folder, chatPrompt(settings.chat, 'What is 1+1?'));
     if (expected) {
       const { config } = folder;
       const trainableParameters = settings.lora ? loraAdapters(config, settings.lora).reduce((n, a) => n + a.a.shape[0] * a.a.shape[1] + a.b.shape[0] * a.b.shape[1], 0) : parameterCount(config);
       // A KL reference under LoRA is the adapters' copy; with full fine-tuning a copy of the model.
       checkMemory(config, { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora }, `policy (pretrained "${settings.folder}")`);
     }
-    return new PretrainedPolicy(PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {}), settings);
+    const lm = PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {});
+    // Recorded with each checkpoint, so that reading the run back refuses a base changed since
+    // (LoRA adapters are only the run's policy over these weights).
+    return new PretrainedPolicy(lm, settings, recordBaseFiles(folder.dir, settings.lora !== undefined));
   }
 
   get folder(): ModelFolder {
@@ -139,9 +148,7 @@ export class PretrainedPolicy implements LanguageModel {
   encodePrompt(prompt: string): number[] {
     const { tokenizer } = this.lm;
     if (!this.folder.chat) return tokenizer.encode(prompt, { addSpecialTokens: true });
-    const chat = this.settings.chat;
-    const user = chat ? chat.user.split('{prompt}').join(prompt) : prompt;
-    return tokenizer.encode(renderChat(this.folder, { system: chat?.system, user, variables: chat?.variables }));
+    return tokenizer.encode(renderChat(this.folder, chatPrompt(this.settings.chat, prompt)));
   }
 
   /** A completion the model should write: its text, then the model's EOS. */
@@ -176,7 +183,7 @@ export class PretrainedPolicy implements LanguageModel {
     const manifest = {
       ...metadata,
       kind: 'pretrained',
-      base: { folder: this.folder.dir, model_type: config.family },
+      base: { folder: this.folder.dir, model_type: config.family, files: (this.baseFiles ??= recordBaseFiles(this.folder.dir, this.settings.lora !== undefined)) },
       lora: this.settings.lora ?? null,
       chat: this.settings.chat ?? null,
       trainable: this.weights.names,
@@ -187,6 +194,11 @@ export class PretrainedPolicy implements LanguageModel {
   release(): Promise<void> {
     return this.lm.release();
   }
+}
+
+/** A task's prompt as the chat messages of the policy's `chat { }` block (the prompt alone, as the user's message, without one). */
+function chatPrompt(chat: ChatSettings | undefined, prompt: string): ChatPrompt {
+  return { system: chat?.system, user: chat ? chat.user.split('{prompt}').join(prompt) : prompt, variables: chat?.variables };
 }
 
 export function isPretrained(model: LanguageModel): model is PretrainedPolicy {

@@ -42,30 +42,37 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
 
 /**
  * The most a run will sample and train at once over its stages, for a pretrained model's memory
- * estimate: rows decoded (prompts x samples), rows per gradient step, the longest row (the
- * longest prompt in characters, a bound on its tokens, plus a chat template's ~32 tokens and the
- * completion; a dialogue's messages and turns), and whether a KL reference is kept.
+ * estimate (lm/memory.ts): rows decoded at once and rows in one gradient step (SFT: batch_size
+ * rows trained, none sampled; GRPO: prompts_per_update x group_size, sampled and trained in one
+ * step; REINFORCE: episodes_per_update from one start), the longest row (the longest prompt in
+ * characters, a bound on its tokens, plus a chat template's ~32 tokens and the completion: the
+ * env's max_tokens, or GRPO's max_new_tokens where smaller), and whether a KL reference is kept
+ * (GRPO with kl_coef above 0 and a reference). The same counts as the checker's
+ * (dsl/check/pretrained-memory.ts), with the task's own prompt length.
  */
-function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
+export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
   let sampleRows = 0;
   let trainRows = 0;
   let referenceCopy = false;
+  const maxTokens = env instanceof TextEnvironment ? env.maxTokens : 64;
+  let completion = 0;
   for (const stage of plan.stages) {
     const p = stage.algorithm.params as Record<string, unknown>;
     const n = (key: string, fallback: number) => (typeof p[key] === 'number' ? (p[key] as number) : fallback);
-    const rows = stage.algorithm.kind === 'SFT' ? n('batch_size', 32) : n('prompts_per_update', 16) * n('group_size', n('episodes_per_update', 8));
-    if (stage.algorithm.kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
+    const kind = stage.algorithm.kind;
+    const rows = kind === 'SFT' ? n('batch_size', 32) : kind === 'GRPO' ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
+    if (kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
     trainRows = Math.max(trainRows, rows);
-    referenceCopy ||= n('kl_coef', 0) > 0;
+    completion = Math.max(completion, kind === 'GRPO' ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
+    referenceCopy ||= kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none';
   }
   if (env instanceof DialogueEnvironment) {
     // A whole dialogue is one row: every message in characters (a bound on its tokens), plus ~16 template tokens per message.
     const d = env.env;
     return { sampleRows, trainRows, sequenceLength: d.maxOpening + d.maxTurns * (d.maxTurnLength + 1) + (d.maxTurns - 1) * d.maxReply + 32 * d.maxTurns, referenceCopy };
   }
-  const maxTokens = env instanceof TextEnvironment ? env.maxTokens : 64;
   const prompt = env instanceof TextEnvironment ? env.task.maxPromptLength : 64;
-  return { sampleRows, trainRows, sequenceLength: prompt + 32 + maxTokens, referenceCopy };
+  return { sampleRows, trainRows, sequenceLength: prompt + 32 + completion, referenceCopy };
 }
 
 export class TextWorkload implements Workload {

@@ -122,7 +122,8 @@ const TRIGGERS: Record<string, () => string[]> = {
       fs.writeFileSync(path.join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: {} }));
       editJson(path.join(dir, 'config.json'), (c) => Object.assign(c, { hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 80, num_attention_heads: 64, num_key_value_heads: 8 }));
     });
-    return ['train', pretrainedSpec('big.rlx', big)];
+    // Planned over a small model, then pointed at the big one: rlx check and plan would stop at its (absent) weights first.
+    return ['train', '--plan', editedPlan(pretrainedSpec('big.rlx', modelFolder('small')), 'big.json', (p) => (p.policy.path = path.join(work, big)))];
   },
   RunPolicyError: () => ['export', trainedRun('pole.rlx'), '--to', 'exported-pole'],
   ExportError: () => {
@@ -130,6 +131,13 @@ const TRIGGERS: Record<string, () => string[]> = {
     const runDir = trainedRun(pretrainedSpec('gone.rlx', model));
     fs.rmSync(path.join(work, model, 'config.json'));
     return ['export', runDir, '--to', 'exported-gone'];
+  },
+  BaseModelChangedError: () => {
+    // A LoRA run's adapters belong to the base weights it trained over: another model in that folder is refused.
+    const model = modelFolder('replaced');
+    const runDir = trainedRun(pretrainedSpec('replaced.rlx', model, 'lora { rank: 2 }'));
+    fs.copyFileSync(path.join(repoRoot(), 'examples/models/addition-sft/model.safetensors'), path.join(work, model, 'model.safetensors'));
+    return ['eval', runDir];
   },
   UserError: () => ['train', 'pole.rlx', '--seed', 'seven'],
   PlanError: () => ['train', '--plan', editedPlan('pole.rlx', 'kind.json', (p) => (p.env.kind = 'Nope'))],

@@ -9,6 +9,8 @@ import {
   indexModelWeights, readSafetensorsHeader, readTensor, readTensors, SafetensorsError, writeSafetensors, writeShardedSafetensors,
   type StoredTensor, type TensorToWrite,
 } from '../../../runtime/lm/safetensors.js';
+import { readLmConfig } from '../../../runtime/lm/config.js';
+import { loadLmWeights } from '../../../runtime/lm/load.js';
 import { repoRoot } from '../../helpers/repo.js';
 
 const FIXTURES = path.join(repoRoot(), 'test', 'fixtures', 'hf-tiny');
@@ -338,11 +340,46 @@ describe('safetensors: refusing bad files, naming the file, the tensor and what 
     refuses(edited((h) => { h[NAME]!.shape = [32.5, 2]; }), `tensor ${NAME} has shape [32.5,2]`);
   });
 
-  it('a dtype rlx does not read, naming the ones it does', () => {
-    for (const dtype of ['I64', 'F64', 'F8_E4M3', 'U8']) {
-      refuses(edited((h) => { h[NAME]!.dtype = dtype; }), `tensor ${NAME} is stored as ${dtype}; rlx reads F32, BF16 and F16`);
+  it('a dtype rlx does not read: the header reads, and the tensor is refused, named, when it is read', () => {
+    // I32 has F32's width, so the fixture's bytes fit the entry; Q4_K is no dtype of the format (its size cannot be checked).
+    for (const [dtype, stored] of [['I32', 'is stored as I32'], ['Q4_K', 'has an unknown dtype "Q4_K"']]) {
+      const file = edited((h) => { h[NAME]!.dtype = dtype; });
+      const tensors = readSafetensorsHeader(file).tensors;
+      const odd = tensors.find((t) => t.name === NAME)!;
+      assert.equal(odd.dtype, dtype);
+      assertRefused(() => readTensor(odd), file, `tensor ${NAME} ${stored}; rlx reads F32, BF16 and F16`);
+      assertRefused(() => readTensors(tensors), file, `tensor ${NAME} ${stored}`);
+      const other = tensors.find((t) => t.name === 'model.norm.weight')!;
+      assert.deepEqual([...readTensor(other)], qwen2.values('model.norm.weight'));
     }
-    refuses(edited((h) => { h[NAME]!.dtype = 'Q4_K'; }), `tensor ${NAME} has an unknown dtype "Q4_K"; rlx reads F32, BF16 and F16`);
+    // A dtype of the format is still held to its width: 64 I64 values need 512 bytes.
+    refuses(edited((h) => { h[NAME]!.dtype = 'I64'; }), `tensor ${NAME} holds 256 bytes but its shape [64] of I64 needs 512`);
+  });
+
+  it('a model whose checkpoint holds extra tensors of other dtypes loads; one whose weight is of such a dtype is refused before a byte is read', () => {
+    const folder = (edit: (h: Record<string, Record<string, unknown>>) => void, tail: Buffer): string => {
+      const dir = tmpPath('odd-dtypes');
+      fs.cpSync(path.join(FIXTURES, 'qwen2'), dir, { recursive: true });
+      const header = structuredClone(qwen2.header) as unknown as Record<string, Record<string, unknown>>;
+      edit(header);
+      fs.writeFileSync(path.join(dir, 'model.safetensors'), rawFile(header, tail));
+      return dir;
+    };
+    const at = data.length;
+    // As real checkpoints have them: I64 position ids, an F8 scale of a quantizer, a packed F4 block.
+    const extra = folder((h) => {
+      h['model.rotary_emb.position_ids'] = { dtype: 'I64', shape: [1, 4], data_offsets: [at, at + 32] };
+      h['model.quant.scale'] = { dtype: 'F8_E4M3', shape: [4], data_offsets: [at + 32, at + 36] };
+      h['model.quant.packed'] = { dtype: 'F4', shape: [8], data_offsets: [at + 36, at + 40] };
+    }, Buffer.concat([data, Buffer.alloc(40)]));
+    const c = readLmConfig(extra);
+    const loaded = loadLmWeights(extra, c);
+    const plain = loadLmWeights(path.join(FIXTURES, 'qwen2'), c);
+    assert.deepEqual(loaded.names, plain.names);
+    for (const name of plain.names) assert.deepEqual(loaded.get(name).data, plain.get(name).data, name);
+
+    const needed = folder((h) => { h['model.norm.weight'] = { dtype: 'F64', shape: [64], data_offsets: [at, at + 512] }; }, Buffer.concat([data, Buffer.alloc(512)]));
+    assertRefused(() => loadLmWeights(needed, c), path.join(needed, 'model.safetensors'), 'tensor model.norm.weight is stored as F64; rlx reads F32, BF16 and F16 (a quantized checkpoint?');
   });
 
   it('data_offsets that end before they begin, or that disagree with the shape', () => {

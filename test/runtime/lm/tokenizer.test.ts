@@ -161,9 +161,18 @@ describe('a model folder whose tokenizer rlx cannot use is refused with the file
 
   it('a model type the library cannot read, named (WordLevel), and one with no type', () => {
     const wordLevel = tinyTokenizerJson((json) => (json.model = { type: 'WordLevel', vocab: { a: 0 }, unk_token: 'a' }));
-    assertRefused(modelFolder({ 'tokenizer.json': wordLevel }, { 'tokenizer_config.json': tinyConfig }), /is of type "WordLevel"; rlx reads BPE, WordPiece, Unigram tokenizers/);
+    assertRefused(modelFolder({ 'tokenizer.json': wordLevel }, { 'tokenizer_config.json': tinyConfig }), /is of type "WordLevel"; rlx reads BPE tokenizers/);
     const untyped = tinyTokenizerJson((json) => delete (json.model as Record<string, unknown>).type);
     assertRefused(modelFolder({ 'tokenizer.json': untyped }), /is of no stated type \(model\.type is missing\)/);
+  });
+
+  it('a WordPiece or Unigram tokenizer (BERT\'s, T5\'s), which the library runs but no model rlx builds uses, is refused naming tokenizer.json', () => {
+    const wordPiece = tinyTokenizerJson((json) => (json.model = { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: { '[UNK]': 0, a: 1 } }));
+    const unigram = tinyTokenizerJson((json) => (json.model = { type: 'Unigram', unk_id: 0, vocab: [['<unk>', 0], ['a', -1]] }));
+    for (const [type, json] of [['WordPiece', wordPiece], ['Unigram', unigram]] as const) {
+      assertRefused(modelFolder({ 'tokenizer.json': json }, { 'tokenizer_config.json': tinyConfig }),
+        new RegExp(`tokenizer\\.json is of type "${type}"; rlx reads BPE tokenizers, those of the models it builds \\(Llama, Qwen, GPT-2\\): this tokenizer\\.json belongs to another kind of model`));
+    }
   });
 
   it('a pre-tokenizer the library does not implement, or would run differently from transformers', () => {

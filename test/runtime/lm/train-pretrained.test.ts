@@ -103,3 +103,17 @@ test('a model too large for this machine is refused with the memory figures befo
   await assert.rejects(train(plan, { out }), (err: unknown) => /needs about \d+(\.\d)? GiB \(weights \(float32\) \d+(\.\d)? GiB, .*more than the .* free on this machine; use a smaller model/.test((err as Error).message));
   assert.ok(!existsSync(path.join(out, 'Test')) || readdirSync(path.join(out, 'Test')).length === 0, 'no run folder');
 });
+
+test('the memory estimate counts the rows each learner samples and trains at once, and its completion length', async () => {
+  const { expectedUse } = await import('../../../runtime/trainer/text-workload.js');
+  const use = (algorithm: string, params: Record<string, unknown>) => {
+    const plan = makePlan({ env: 'TextTask', envParams: { task: { kind: 'addition', digits: 2, pad: true }, max_tokens: 6 }, algorithm, algorithmParams: params });
+    return expectedUse(plan, TextEnvironment.fromPlan(plan));
+  };
+  const prompt = '12+34='.length + 32; // the longest prompt in characters, and a chat template's share
+  assert.deepEqual(use('SFT', { batch_size: 24 }), { sampleRows: 0, trainRows: 24, sequenceLength: prompt + 6, referenceCopy: false });
+  assert.deepEqual(use('GRPO', { prompts_per_update: 4, group_size: 8, kl_coef: 0.04 }), { sampleRows: 32, trainRows: 32, sequenceLength: prompt + 6, referenceCopy: true });
+  assert.deepEqual(use('GRPO', { prompts_per_update: 4, group_size: 8, kl_coef: 0.04, reference: 'none', max_new_tokens: 3 }), { sampleRows: 32, trainRows: 32, sequenceLength: prompt + 3, referenceCopy: false });
+  // REINFORCE samples episodes_per_update completions of one prompt: not 16 prompts' worth.
+  assert.deepEqual(use('REINFORCE', { episodes_per_update: 8 }), { sampleRows: 8, trainRows: 8, sequenceLength: prompt + 6, referenceCopy: false });
+});
