@@ -144,8 +144,13 @@ async function evalText(runDir: string, plan: Plan, file: string, policyBytes: U
   await model.release();
   const values = result.values;
   const count = result.returns.length;
+  const held = values['eval/accuracy'] !== undefined ? 'prompts' : 'dialogues';
+  // Asked for more than the held-out set: repeating a prompt would give the same greedy answer, and training prompts are not held out.
+  if (limit !== undefined && limit > count) {
+    process.stderr.write(`rlx eval: --episodes ${limit}, but ${env.description.task} has ${count} held-out ${held}; a text policy is evaluated greedily, once on each (a repeated one gets the same answer)\n`);
+  }
   if (json) {
-    process.stdout.write(JSON.stringify({ policy: file, [values['eval/accuracy'] !== undefined ? 'prompts' : 'dialogues']: count, deterministic: true, ...values }) + '\n');
+    process.stdout.write(JSON.stringify({ policy: file, [held]: count, deterministic: true, ...values }) + '\n');
   } else if (values['eval/accuracy'] !== undefined) {
     process.stdout.write(
       `accuracy ${(100 * values['eval/accuracy']).toFixed(1)}% (exact match) on ${count} held-out prompts of ${env.description.task}, ` +
