@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DataFileRead, FileHost } from '../dsl/index.js';
 import { decodeDataset } from '../dsl/schema/dataset.js';
+import { fileErrorReason } from '../dsl/schema/file-errors.js';
 
 /** Folders that never hold a user's specs and can be huge. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'out', 'dist', 'runs']);
@@ -115,17 +116,6 @@ export class DiskHost implements FileHost {
 /** The most of a dataset the checker reads while editing; a larger one is read by rlx train. */
 export const DATA_CHECK_BYTES = 16 * 2 ** 20;
 
-const DATA_FILE_REASONS: Record<string, string> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a folder, not a file',
-  ELOOP: 'too many levels of symbolic links',
-  ENAMETOOLONG: 'the path is too long',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  EIO: 'an input/output error',
-};
-
 /**
  * A data file from the disk for the checker (the command line's and the server's): opened
  * without blocking and checked on its descriptor, so a FIFO or a device is reported, not
@@ -136,8 +126,7 @@ export function readDataFileAt(filePath: string, checkBytes = DATA_CHECK_BYTES):
   try {
     fd = fs.openSync(filePath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    return { kind: 'unreadable', reason: DATA_FILE_REASONS[code] ?? (code || 'it cannot be opened') };
+    return { kind: 'unreadable', reason: fileErrorReason(err, 'it cannot be opened') };
   }
   try {
     const stat = fs.fstatSync(fd);
@@ -149,8 +138,7 @@ export function readDataFileAt(filePath: string, checkBytes = DATA_CHECK_BYTES):
     for (let n = 1; at < bytes.length && n > 0; at += n) n = fs.readSync(fd, bytes, at, bytes.length - at, at);
     return { kind: 'text', ...decodeDataset(bytes.subarray(0, at)) };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    return { kind: 'unreadable', reason: DATA_FILE_REASONS[code] ?? (code || 'it cannot be read') };
+    return { kind: 'unreadable', reason: fileErrorReason(err, 'it cannot be read') };
   } finally {
     fs.closeSync(fd);
   }

@@ -7,7 +7,8 @@
 // lists the limits.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileErrorReason, InputFileError, openInputFile, readInputFile, readInputJson, readInputText, type InputFileOptions } from '../input-files.js';
+import { fileErrorReason } from '../../dsl/schema/file-errors.js';
+import { InputFileError, openInputFile, readInputFile, readInputJson, readInputText, type InputFileOptions } from '../input-files.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
