@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileHost } from '../dsl/index.js';
 import { InputError } from '../shared/input-error.js';
-import { readDataFileAt } from '../server/disk.js';
+import { isSkippedFolder, readDataFileAt } from '../server/disk.js';
 
 /** A refusal the command line itself makes (a flag, a file named on it); printed without a stack, exit 2. */
 export class UserError extends InputError {
@@ -78,15 +78,21 @@ export function expandSourceArgs(args: string[]): string[] {
       continue;
     }
     const found = rlxFilesUnder(arg);
-    if (found.length === 0) throw new UserError(`'${arg}' is a directory with no .rlx files in it`);
+    if (found.length === 0) {
+      throw new UserError(`'${arg}' is a directory with no .rlx files in it (outside run folders, build output and dependencies, which are skipped: name a file there to use it)`);
+    }
     out.push(...found);
   }
   return out;
 }
 
 /**
- * The .rlx files under a directory, sorted. Links to directories are followed, but no directory
- * is entered twice (by its real path): a link back up the tree would loop for ever.
+ * The .rlx files under a directory, sorted. The folders below it that the language server skips
+ * are skipped too (run folders and a run's recorded sources, build output, dependencies): `rlx
+ * check .` after training must not report a run's copy of a spec, whose imports and modules are
+ * named as in the original folder, nor `rlx fmt .` rewrite a past run's record. Links to
+ * directories are followed, but no directory is entered twice (by its real path): a link back
+ * up the tree would loop for ever.
  */
 function rlxFilesUnder(root: string): string[] {
   const found: string[] = [];
@@ -103,7 +109,6 @@ function rlxFilesUnder(root: string): string[] {
     if (entered.has(real)) continue;
     entered.add(real);
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === 'node_modules') continue;
       const full = path.join(dir, entry.name);
       let isDir = entry.isDirectory();
       if (entry.isSymbolicLink()) {
@@ -113,8 +118,9 @@ function rlxFilesUnder(root: string): string[] {
           continue;
         }
       }
-      if (isDir) pending.push(full);
-      else if (entry.name.endsWith('.rlx')) found.push(full);
+      if (isDir) {
+        if (!isSkippedFolder(full)) pending.push(full);
+      } else if (entry.name.endsWith('.rlx')) found.push(full);
     }
   }
   return found.sort();

@@ -69,6 +69,8 @@ export interface TrainOptions {
   checkpointEvery?: number;
   /** Environment steps between sampled rollout episodes; a twentieth of the budget by default. */
   rolloutEvery?: number;
+  /** The most episodes of the evaluated policy rollouts/ keeps (the first, the latest and a spaced sample); 50 by default. */
+  evalEpisodesKept?: number;
   /** How tensor work runs besides the device (tensor/compute.ts): worker threads or not. */
   compute?: ComputeOptions;
   /**
@@ -95,7 +97,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   let run: RunDirectory | undefined;
   try {
     if (envModule) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
     mirrorToTensorBoard(run, options.tensorboard);
@@ -153,7 +155,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const device = await chooseDevice(options.device, plan);
     envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(datasetOf(parts.workload)?.warnings ?? []), ...notes]);
   } catch (err) {

@@ -4,17 +4,42 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DataFileRead, FileHost } from '../dsl/index.js';
 import { decodeDataset } from '../dsl/schema/dataset.js';
+import { fileErrorReason } from '../shared/file-errors.js';
 
 /** Folders that never hold a user's specs and can be huge. */
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'out', 'dist', 'runs']);
 
 /**
- * A run directory's copy of its spec (`<run>/source/*.rlx`, next to the run's status.json):
- * skipped wherever `--out` put the run, as under `runs/`. Checked as a workspace file, the copy
- * reports false errors (its imports and modules are named as in the original folder).
+ * A run directory's copy of its spec (`<run>/source/*.rlx`, next to the run's status.json, or
+ * its run.lock while the trainer is still writing the first status): skipped wherever `--out`
+ * put the run, as under `runs/`. Checked as a workspace file, the copy reports false errors (its
+ * imports and modules are named as in the original folder); formatted, a past run's record changes.
  */
 function isRunSource(dir: string): boolean {
-  return path.basename(dir) === 'source' && fs.existsSync(path.join(path.dirname(dir), 'status.json'));
+  if (path.basename(dir) !== 'source') return false;
+  const run = path.dirname(dir);
+  return fs.existsSync(path.join(run, 'status.json')) || fs.existsSync(path.join(run, 'run.lock'));
+}
+
+/**
+ * Whether a folder met while looking for .rlx files is left out: build output, dependencies,
+ * run folders and a run's recorded sources. The one rule for the language server's index and
+ * the command line's `rlx check DIR` / `rlx fmt DIR`.
+ */
+export function isSkippedFolder(dir: string): boolean {
+  return SKIPPED_DIRS.has(path.basename(dir)) || isRunSource(dir);
+}
+
+/**
+ * The run directory whose recorded sources hold `filePath` (`<run>/source/**`, at any depth:
+ * an import from `../lib` is recorded under `source/_up/`), or undefined. Those files are the
+ * run's record: no command changes them.
+ */
+export function runRecordingOf(filePath: string): string | undefined {
+  for (let dir = path.dirname(path.resolve(filePath)); ; dir = path.dirname(dir)) {
+    if (isRunSource(dir)) return path.dirname(dir);
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }
 
 interface CachedFile {
@@ -91,17 +116,6 @@ export class DiskHost implements FileHost {
 /** The most of a dataset the checker reads while editing; a larger one is read by rlx train. */
 export const DATA_CHECK_BYTES = 16 * 2 ** 20;
 
-const DATA_FILE_REASONS: Record<string, string> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a folder, not a file',
-  ELOOP: 'too many levels of symbolic links',
-  ENAMETOOLONG: 'the path is too long',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  EIO: 'an input/output error',
-};
-
 /**
  * A data file from the disk for the checker (the command line's and the server's): opened
  * without blocking and checked on its descriptor, so a FIFO or a device is reported, not
@@ -112,8 +126,7 @@ export function readDataFileAt(filePath: string, checkBytes = DATA_CHECK_BYTES):
   try {
     fd = fs.openSync(filePath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    return { kind: 'unreadable', reason: DATA_FILE_REASONS[code] ?? (code || 'it cannot be opened') };
+    return { kind: 'unreadable', reason: fileErrorReason(err, 'it cannot be opened') };
   }
   try {
     const stat = fs.fstatSync(fd);
@@ -125,8 +138,7 @@ export function readDataFileAt(filePath: string, checkBytes = DATA_CHECK_BYTES):
     for (let n = 1; at < bytes.length && n > 0; at += n) n = fs.readSync(fd, bytes, at, bytes.length - at, at);
     return { kind: 'text', ...decodeDataset(bytes.subarray(0, at)) };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    return { kind: 'unreadable', reason: DATA_FILE_REASONS[code] ?? (code || 'it cannot be read') };
+    return { kind: 'unreadable', reason: fileErrorReason(err, 'it cannot be read') };
   } finally {
     fs.closeSync(fd);
   }
@@ -161,7 +173,7 @@ export async function findRlxFiles(folder: string): Promise<string[]> {
     for (const entry of entries) {
       if (entry.isDirectory()) {
         const sub = path.join(dir, entry.name);
-        if (!SKIPPED_DIRS.has(entry.name) && !isRunSource(sub)) pending.push(sub);
+        if (!isSkippedFolder(sub)) pending.push(sub);
       } else if (entry.isFile() && entry.name.endsWith('.rlx')) {
         found.push(path.join(dir, entry.name));
       }
@@ -175,7 +187,7 @@ export function isSkippedPath(filePath: string, folders: string[]): boolean {
   for (const folder of folders) {
     const rel = path.relative(folder, filePath);
     if (rel.startsWith('..') || path.isAbsolute(rel)) continue;
-    return rel.split(path.sep).slice(0, -1).some((part) => SKIPPED_DIRS.has(part)) || isRunSource(path.dirname(filePath));
+    return rel.split(path.sep).slice(0, -1).some((part) => SKIPPED_DIRS.has(part)) || runRecordingOf(filePath) !== undefined;
   }
   return true; // outside every workspace folder
 }

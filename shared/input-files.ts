@@ -5,6 +5,7 @@
 // read even if the path changes in between. Symbolic links are followed (a Hugging Face cache
 // links every file of a model into a blobs/ folder) but must end at a regular file.
 import * as fs from 'node:fs';
+import { fileErrorReason } from './file-errors.js';
 import { InputError } from './input-error.js';
 
 /** A file rlx will not read; the message names the file, what it is for and why. */
@@ -22,23 +23,6 @@ export interface InputFileOptions {
 const MiB = 2 ** 20;
 export const formatBytes = (bytes: number): string =>
   bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GiB` : bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`;
-
-const REASONS: Record<string, string> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a folder, not a file',
-  ELOOP: 'too many levels of symbolic links',
-  ENAMETOOLONG: 'the path is too long',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  EIO: 'an input/output error',
-};
-
-/** The reason of a file system error in words (the code where it has no words here). */
-export function fileErrorReason(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
-  return REASONS[code] ?? (code || (err as Error).message);
-}
 
 /**
  * Opens `file` for reading if it is a regular file of at most `maxBytes`; returns the open

@@ -146,7 +146,7 @@ async function evalText(runDir: string, plan: Plan, file: string, policyBytes: U
   }
   const result = await env.evaluate(model, limit);
   await model.release();
-  printTextEval(result, env.description.task, file, displayPath(file), json);
+  printTextEval(result, env.description.task, file, displayPath(file), json, limit);
   return 0;
 }
 
@@ -174,17 +174,22 @@ async function evalPretrained(runDir: string, plan: Plan, checkpoint: string | u
   } finally {
     await policy.release();
   }
-  printTextEval(result, env.description.task, run.stateFile, `${displayPath(run.stateFile)}, step ${run.step}${lora ? ', LoRA over its base' : ''}`, json, run.step);
+  printTextEval(result, env.description.task, run.stateFile, `${displayPath(run.stateFile)}, step ${run.step}${lora ? ', LoRA over its base' : ''}`, json, limit, run.step);
   return 0;
 }
 
 /** A text evaluation's figures: exact-match accuracy and mean reward of single-turn tasks, the env's message for dialogues. */
-function printTextEval(result: TextEvalOutcome, task: string, file: string, label: string, json: boolean, step?: number): void {
+function printTextEval(result: TextEvalOutcome, task: string, file: string, label: string, json: boolean, limit: number | undefined, step?: number): void {
   const values = result.values;
   const count = result.returns.length;
+  const held = values['eval/accuracy'] !== undefined ? 'prompts' : 'dialogues';
+  // Asked for more than the held-out set: repeating a prompt would give the same greedy answer, and training prompts are not held out.
+  if (limit !== undefined && limit > count) {
+    process.stderr.write(`rlx eval: --episodes ${limit}, but ${task} has ${count} held-out ${held}; a text policy is evaluated greedily, once on each (a repeated one gets the same answer)\n`);
+  }
   if (json) {
     const at = step !== undefined ? { step } : {};
-    process.stdout.write(JSON.stringify({ policy: file, ...at, [values['eval/accuracy'] !== undefined ? 'prompts' : 'dialogues']: count, deterministic: true, ...values }) + '\n');
+    process.stdout.write(JSON.stringify({ policy: file, ...at, [held]: count, deterministic: true, ...values }) + '\n');
   } else if (values['eval/accuracy'] !== undefined) {
     process.stdout.write(
       `accuracy ${(100 * values['eval/accuracy']).toFixed(1)}% (exact match) on ${count} held-out prompts of ${task}, ` +

@@ -4,6 +4,7 @@ import { format } from '../../dsl/format/index.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { writeFileAtomic } from '../../runtime/atomic-files.js';
 import { expandSourceArgs, readSourceFile, UserError } from '../files.js';
+import { runRecordingOf } from '../../server/disk.js';
 
 const usage = 'rlx fmt [--check | --stdout] FILE|DIR...';
 
@@ -41,11 +42,17 @@ export const fmtCommand: Command = {
 
 /**
  * Replaces a file's text as an editor would: through a symbolic link (the link stays a link),
- * keeping the file's mode, and never over a read-only file (the user made it so: say so and
- * leave it). False, with the reason on stderr, when the file was left alone.
+ * keeping the file's mode, never over a read-only file (the user made it so: say so and leave
+ * it) and never over a run's recorded source (named on its own, it is not skipped as in a folder). False, with the reason on stderr, when the file was left alone.
  */
 function rewrite(file: string, text: string): boolean {
   const target = fs.realpathSync(file);
+  // A run's recorded source is its record of what trained: formatting it would rewrite history.
+  const run = runRecordingOf(file) ?? runRecordingOf(target);
+  if (run !== undefined) {
+    process.stderr.write(`${displayPath(file)}: not formatted: it is the recorded source of the run ${displayPath(run)}, which no command changes; format the spec the run was trained from (or print the result with --stdout)\n`);
+    return false;
+  }
   const mode = fs.statSync(target).mode & 0o7777;
   // The write bits, not access(): root may write anywhere, but a read-only file is still a "no".
   if ((mode & 0o222) === 0) {

@@ -8,6 +8,7 @@ import { checkCompletionLength } from './completion-length.js';
 import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
+import { checkTextEval } from './text-eval.js';
 
 function specOf(ctx: CheckContext, target: Target | undefined): BuiltinSpec | undefined {
   if (!target) return undefined;
@@ -60,6 +61,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   checkCompletionLength(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
+  checkTextEval(ctx, symbol);
 }
 
 function suggestValue(ctx: CheckContext, symbol: DeclSymbol, property: string): string {

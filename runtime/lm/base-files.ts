@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileErrorReason, InputFileError, openInputFile } from '../../shared/input-files.js';
+import { InputFileError, openInputFile } from '../../shared/input-files.js';
+import { fileErrorReason } from '../../shared/file-errors.js';
 import { indexModelWeights, INDEX_NAME, SINGLE_FILE } from './safetensors.js';
 
 /** The files besides the weights that opening a model folder reads (model-folder.ts). */

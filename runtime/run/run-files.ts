@@ -7,7 +7,8 @@
 // lists the limits.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileErrorReason, InputFileError, openInputFile, readInputFile, readInputJson, readInputText, type InputFileOptions } from '../../shared/input-files.js';
+import { InputFileError, openInputFile, readInputFile, readInputJson, readInputText, type InputFileOptions } from '../../shared/input-files.js';
+import { fileErrorReason } from '../../shared/file-errors.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

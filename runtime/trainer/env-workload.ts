@@ -12,6 +12,7 @@ import { evalMetrics, evaluate } from '../evaluate.js';
 import { NetworkHandover, PolicyFactory, type PolicySpaces } from '../policies/index.js';
 import { Rng } from '../../shared/random.js';
 import { compileReward } from '../rewards/index.js';
+import { EVAL_EPISODES_KEPT, thinEvalEpisodes } from '../run/rollout-cap.js';
 import { RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
 import type { ConditionMetric } from '../run/stop.js';
 import type { Compute } from '../tensor/index.js';
@@ -44,6 +45,8 @@ export class EnvWorkload implements Workload {
   private readonly handover = new NetworkHandover();
   /** Whether the env copies have been started (begin()); later stages go on with the episodes in flight. */
   private started = false;
+  /** Whether this process has said (in a log event) that rollouts/ thins its eval episodes. */
+  private toldThinning = false;
 
   private constructor(
     private readonly plan: Plan,
@@ -53,6 +56,8 @@ export class EnvWorkload implements Workload {
     private readonly termNames: readonly string[],
     /** Ends the worker of a user module's env copies. */
     private readonly closeEnvs: () => void,
+    /** The most eval episodes rollouts/ keeps (rollout-cap.ts). */
+    private readonly evalEpisodesKept: number,
   ) {
     const vec = stepper.vec;
     this.params = plan.env.params;
@@ -62,14 +67,17 @@ export class EnvWorkload implements Workload {
     this.policyFields = { obs_fields: vec.obsFields, obs_dim: vec.obsDim, action: vec.actionSpace };
   }
 
-  /** The plan's env copies and reward terms; `envModule` is the loaded module of a `module(...)` env. */
-  static create(plan: Plan, seed: number, envModule: LoadedEnvModule | undefined): EnvWorkload {
+  /**
+   * The plan's env copies and reward terms; `envModule` is the loaded module of a `module(...)`
+   * env; `evalEpisodesKept` bounds the recorded eval episodes (EVAL_EPISODES_KEPT by default).
+   */
+  static create(plan: Plan, seed: number, envModule: LoadedEnvModule | undefined, evalEpisodesKept = EVAL_EPISODES_KEPT): EnvWorkload {
     const makeEnvs: EnvFactory = envModule ? (params, n) => VecEnv.create(() => envModule.create(params), n) : (params, n) => makeVecEnv(plan.env.kind, params, n);
     const vec = makeEnvs(plan.env.params, plan.envs);
     const first = vec.envs[0];
     const goal = isGoalConditioned(first) ? { goalFields: first.goalFields, achievedFields: first.achievedFields } : {};
     const reward = plan.reward ? compileReward(plan.reward, { kind: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, ...goal }) : null;
-    return new EnvWorkload(plan, seed, makeEnvs, new Stepper(vec, reward), reward?.termNames ?? [], () => envModule?.close());
+    return new EnvWorkload(plan, seed, makeEnvs, new Stepper(vec, reward), reward?.termNames ?? [], () => envModule?.close(), evalEpisodesKept);
   }
 
   streamName(index: number, algorithm: string): string {
@@ -133,6 +141,18 @@ export class EnvWorkload implements Workload {
       stepper.step(actions);
     }
     recorder.cancel();
+    if (recorded === 'eval') this.thinEvalEpisodes(step);
+  }
+
+  /** Keeps rollouts/ to `evalEpisodesKept` eval episodes, saying so in the log the first time one goes. */
+  private thinEvalEpisodes(step: number): void {
+    const run = this.run!;
+    if (thinEvalEpisodes(run.dir.dir, this.evalEpisodesKept).length === 0 || this.toldThinning) return;
+    this.toldThinning = true;
+    run.dir.events.add({
+      type: 'log', step, level: 'info', stage: run.stage(),
+      message: `rollouts/ keeps ${Math.max(this.evalEpisodesKept, 2)} episodes of the evaluated policy: the first, the latest and a sample spread over the run; the others are removed as new ones are recorded`,
+    });
   }
 
   recordNext(step: number, atStart: boolean): void {

@@ -172,7 +172,8 @@ export class TrainingRun {
     // status.json keeps the figures the checkpoint knows until the first update brings new ones.
     if (state) Object.assign(this.latest, windowMetrics(this.counters), this.counters.latestEval);
     events.add({ type: 'status', step: state?.step ?? 0, status: 'running', pid: process.pid, stage: this.stageName, ...(state ? { resumed: true } : {}) });
-    this.writeStatus('running');
+    // The algorithm's state (its own step) is loaded below: until then status.json says the checkpoint's step.
+    this.writeStatus('running', state ? { step: state.step } : {});
     this.options.onStart?.(this.dir.dir);
     let failed = false;
     try {
@@ -479,7 +480,7 @@ export class TrainingRun {
     this.options.log?.(message);
   }
 
-  private writeStatus(status: RunStatus, extra: { reason?: string; error?: string; ended?: boolean } = {}): void {
+  private writeStatus(status: RunStatus, extra: { reason?: string; error?: string; ended?: boolean; step?: number } = {}): void {
     const i = this.stageIndex;
     const { stage } = this.stages[i]!;
     this.dir.writeStatus(

@@ -626,6 +626,25 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: /^max_new_tokens is 6, but Short's max_tokens is 4 \(experiment E\)/,
     },
     {
+      name: "eval.episodes on a text env, which answers each held-out prompt once, greedily: at the value",
+      source: `${PRELUDE}experiment E {\n  env: Arith\n  policy: Tiny\n  algorithm: GRPO\n  budget: 1k\n  eval { every: 100, episodes: ⟦40⟧ }\n}\n`,
+      severity: 'warning',
+      message: 'eval.episodes is not used on TextTask, a text env: each evaluation answers every one of its held-out prompts once, greedily (a repeated one gets the same answer); remove episodes',
+    },
+    {
+      name: 'eval.deterministic: false on a dialogue env, which evaluates greedily',
+      source: `${PRELUDE}experiment E {\n  env: GuessNumber\n  policy: Tiny\n  algorithm: GRPO\n  budget: 1k\n  eval { every: 100, deterministic: ⟦false⟧ }\n}\n`,
+      severity: 'warning',
+      message: 'eval.deterministic is not used on GuessNumber, a text env: its held-out dialogues are always answered greedily; remove deterministic',
+    },
+    {
+      name: 'eval.episodes on an observation env: no warning',
+      run: () => {
+        const checked = check(`${PRELUDE}experiment E {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 100, episodes: 40, deterministic: false }\n}\n`);
+        assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), []);
+      },
+    },
+    {
       name: 'max_new_tokens within max_tokens: no warning',
       run: () => {
         const checked = check(`${PRELUDE}env Long = TextTask { task: addition(digits: 2), max_tokens: 32 }\nalgorithm G = GRPO { max_new_tokens: 32 }\nexperiment E { env: Long, policy: Tiny, algorithm: G, budget: 1k }\n`);

@@ -12,6 +12,7 @@ import { buildExtension, buildSuites } from './harness/build.js';
 import { chromiumPath, CODE_SERVER_VERSION, codeServerPath, runInCodeServer, type CodeServerRun } from './harness/code-server.js';
 import { runInElectron, vscodeExecutable } from './harness/electron.js';
 import { makeTestDirs, pruneOldRuns, stopLeftoverTrainers } from './harness/workspace.js';
+import { PREREQUISITES, withPrerequisites } from './prerequisites.js';
 
 const EXPECTED = [
   'language opens an example as rlx and checks it clean',
@@ -22,12 +23,15 @@ const EXPECTED = [
   'language restarts the language server, which answers again',
   'language shows the defaults as inlay hints, off with rlx.inlayHints.defaults',
   'training trains a tiny experiment from its Train lens',
+  'training the Plan lens opens the resolved plan read-only, not as an untitled buffer to save',
   'training writes the run directory under the runs folder',
+  "training exports the run's metrics as CSV: a column per scalar metric, a row per logged step",
   'training shows the run in the Runs view',
   'training shows the result and the server in the status bar',
   'training opens the dashboard, rollouts and comparison panels of the run',
   'training trains from "rlx: Train Experiment…" through its quick pick',
   "training opens a run's plan, and deletes a run when confirmed",
+  'training "Train with seed…" offers a seed no run of the experiment used',
   'stop and resume stops a run cleanly and resumes it from the Runs view',
   'stop and resume queues runs beyond rlx.train.maxParallel',
   'stop and resume shows runs started from a terminal, through the file watcher',
@@ -54,8 +58,12 @@ const EXPECTED_RESTRICTED = [
  * For local use only: RLX_EDITOR_GREP='^training ' runs just the matching tests of the trusted
  * code-server run (a mocha grep over full titles) and skips the other runs; the default, unset,
  * runs everything. `RLX_EDITOR_GREP='^sweeps ' npm run test:editor` reproduces one suite in a minute.
+ * A picked test that uses what an earlier one made runs with it (prerequisites.ts), said in a line.
  */
-const GREP = process.env.RLX_EDITOR_GREP || undefined;
+const PICKED = process.env.RLX_EDITOR_GREP ? withPrerequisites(process.env.RLX_EDITOR_GREP, EXPECTED) : undefined;
+const GREP = PICKED?.grep;
+// A renamed test would leave its dependants running without it.
+for (const { needs } of PREREQUISITES) assert.ok(EXPECTED.includes(needs), `prerequisites.ts names '${needs}', which is not an editor test`);
 
 /** The tests that reload the window: only the code-server harness carries a session over a reload. */
 const RELOADS = /^reattach /;
@@ -115,6 +123,7 @@ test('editor suites pass in VS Code 1.100 (code-server), with a screenshot', { t
   const found = tools(t);
   if (!found) return;
   pruneOldRuns();
+  for (const line of PICKED?.added ?? []) t.diagnostic(`RLX_EDITOR_GREP: also runs ${line}`);
   const tests = await build(t);
   const dirs = makeTestDirs('trusted');
   fs.rmSync(SCREENSHOTS, { recursive: true, force: true });

@@ -50,8 +50,13 @@ describe('index', () => {
       'a.rlx': '', 'elsewhere/Reach/20261126-seed1/status.json': '{}', 'elsewhere/Reach/20261126-seed1/source/a.rlx': 'env W = module("./walk.ts")\n', 'source/mine.rlx': '',
     });
     assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('source/mine.rlx')]);
-    // A watcher event from the copy (a resume rewrites it) is ignored too.
-    ws.filesChanged([{ uri: uri('elsewhere/Reach/20261126-seed1/source/a.rlx'), kind: 'changed' }]);
+    // A watcher event from the copy (a resume rewrites it) is ignored too, also from a recorded import of `../`.
+    fs.mkdirSync(file('elsewhere/Reach/20261126-seed1/source/_up'));
+    fs.writeFileSync(file('elsewhere/Reach/20261126-seed1/source/_up/lib.rlx'), '');
+    ws.filesChanged([
+      { uri: uri('elsewhere/Reach/20261126-seed1/source/a.rlx'), kind: 'changed' },
+      { uri: uri('elsewhere/Reach/20261126-seed1/source/_up/lib.rlx'), kind: 'created' },
+    ]);
     assert.deepEqual(ws.knownFiles().sort(), [file('a.rlx'), file('source/mine.rlx')]);
   });
 

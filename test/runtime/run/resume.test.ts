@@ -31,10 +31,19 @@ const checkpointSteps = (dir: string) => readEvents(path.join(dir, 'events.jsonl
 const stateFile = (dir: string, step: number) => path.join(dir, 'checkpoints', `state-${step}.json`);
 
 describe('resume()', () => {
-  it("keeps status.json's eval figures and the run's checkpoint interval", async () => {
+  it("keeps status.json's step, eval figures and the run's checkpoint interval", async () => {
     const dir = await stoppedRun();
     let atStart: Record<string, number> = {};
-    const result = await resume(dir, { onStart: () => (atStart = JSON.parse(fs.readFileSync(path.join(dir, 'status.json'), 'utf8')).metrics) });
+    let stepAtStart = -1;
+    const result = await resume(dir, {
+      onStart: () => {
+        const status = JSON.parse(fs.readFileSync(path.join(dir, 'status.json'), 'utf8'));
+        atStart = status.metrics;
+        stepAtStart = status.step;
+      },
+    });
+    // Not the stage's start (0) until the first update writes status.json again.
+    assert.equal(stepAtStart, 1536);
     assert.equal(typeof atStart['eval/mean_return'], 'number', `status.json at the resume: ${JSON.stringify(atStart)}`);
     assert.equal(typeof atStart['train/mean_return'], 'number');
     assert.equal(result.status, 'finished');

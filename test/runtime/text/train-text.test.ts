@@ -51,6 +51,10 @@ describe('text runs', () => {
     assert.equal(json['eval/accuracy'], accuracy, 'onnxruntime stepping the exported model writes the completions the trainer wrote');
     const text = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', result.runDir, '--episodes', '10'], { encoding: 'utf8', timeout: 120_000 });
     assert.match(text.stdout, /^accuracy \d+\.\d% \(exact match\) on 10 held-out prompts of reverse\(len: 3\), mean reward \d\.\d{3} \(.*policy-final\.onnx, greedy\)\n$/);
+    // More than the held-out set: all of it, and a line that says why not more.
+    const more = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', result.runDir, '--episodes', '400'], { encoding: 'utf8', timeout: 120_000 });
+    assert.match(more.stdout, /^accuracy \d+\.\d% \(exact match\) on 256 held-out prompts/);
+    assert.equal(more.stderr, 'rlx eval: --episodes 400, but reverse(len: 3) has 256 held-out prompts; a text policy is evaluated greedily, once on each (a repeated one gets the same answer)\n');
   });
 
   it('refuses, before any run directory exists: a numeric algorithm on text, a context too short, an mlp policy, a stage that needs a budget', async () => {

@@ -10,10 +10,14 @@ const BOM = '\uFEFF';
 const ENVS = 'env Pole = CartPole { max_steps: 500 }\n';
 const MAIN = 'import "./envs.rlx"\npolicy Actor = mlp {}\nexperiment Balance {\n  env: Pole\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n}\n';
 
+/** A run folder wherever --out put it, with the recorded copy of an import from `../`. */
+const RUN = 'results/Balance/20261127-010203-seed1';
+const MESSY = 'env Pole=CartPole{max_steps:500}\n';
+
 let client: TestClient;
 let main: string;
 before(async () => {
-  client = await TestClient.start({ files: { 'envs.rlx': BOM + ENVS, 'main.rlx': MAIN } });
+  client = await TestClient.start({ files: { 'envs.rlx': BOM + ENVS, 'main.rlx': MAIN, [`${RUN}/status.json`]: '{}', [`${RUN}/source/_up/lib.rlx`]: MESSY, 'lib.rlx': MESSY } });
   main = await client.open('main.rlx');
 });
 after(async () => {
@@ -56,5 +60,17 @@ describe('a document over the size limit', () => {
     const version = await client.change(uri, { text: 'algorithm A = PPO {\n  clipp: 0.2\n}\n' });
     const { diagnostics } = await client.waitForDiagnostics(uri, { version });
     assert.deepEqual(diagnostics.map((d) => d.code), ['unknown-property']);
+  });
+});
+
+describe("a run's recorded source opened in the editor", () => {
+  const options = { tabSize: 2, insertSpaces: true };
+  test('gets no formatting edits (format-on-save would rewrite the record of what trained); the same text elsewhere does', async () => {
+    const recorded = await client.open(`${RUN}/source/_up/lib.rlx`);
+    assert.deepEqual(await client.request('textDocument/formatting', { textDocument: { uri: recorded }, options }), []);
+    const whole = { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } };
+    assert.deepEqual(await client.request('textDocument/rangeFormatting', { textDocument: { uri: recorded }, range: whole, options }), []);
+    const lib = await client.open('lib.rlx');
+    assert.notDeepEqual(await client.request('textDocument/formatting', { textDocument: { uri: lib }, options }), []);
   });
 });
