@@ -15,7 +15,7 @@ import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './env
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from './input-error.js';
-import { processAlive } from './run/reader.js';
+import { processAlive } from './run/lock.js';
 import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
 import { Condition } from './run/stop.js';
