@@ -15,7 +15,6 @@ import { waitForAnswer } from './interruptible-wait.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 import type { TextReset, TextStep } from './module-text-env.js';
 import { GoalRemoteEnv, RemoteEnv, type ModuleInfo, type RemoteCopies } from './remote-env.js';
-import type { CopyBatch } from './vector.js';
 import type { TextModuleSpec } from '../../dsl/schema/env-module.js';
 import { spaceSize, type Env, type FastEnv } from './types.js';
 
