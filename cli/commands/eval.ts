@@ -131,11 +131,11 @@ async function evalRun(argv: string[]): Promise<number> {
 async function evalText(runDir: string, plan: Plan, file: string, policyBytes: Uint8Array, limit: number | undefined, json: boolean, envModule?: LoadedEnvModule): Promise<number> {
   const [{ textEnvOf }, { bundledDataset }, { OnnxTokenModel }] = await Promise.all([
     import('../../runtime/trainer/text-workload.js'),
-    import('../../runtime/train.js'),
+    import('../../runtime/run/run-dir.js'),
     import('../../runtime/policies/transformer/onnx-token-model.js'),
   ]);
   // A dataset task reads the run's own copy of its file.
-  const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) }, envModule);
+  const env = textEnvOf(plan, { baseDir: runDir, datasetFile: bundledDataset(runDir) }, envModule);
   const model = await OnnxTokenModel.load(file, policyBytes);
   if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
     throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's env (${env.description.task}) has`);
