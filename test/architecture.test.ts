@@ -154,3 +154,10 @@ it('runtime/ has no import cycles: none among the modules it loads, and only kno
   ].map((pair) => pair.join(' '));
   assert.deepEqual(importCycles(inRuntime).map((group) => group.join(' ')).filter((group) => !typeOnlyPairs.includes(group)), []);
 });
+
+// Network families live beside the algorithm that trains them (algorithms/dqn/q-network.ts,
+// algorithms/sac/networks.ts), built from the policy kinds' settings: the policies import
+// downward only, so a new algorithm brings its networks without a method on every policy kind.
+it('runtime/policies/ loads nothing of runtime/algorithms/ (the networks an algorithm trains live beside it)', () => {
+  assert.deepEqual(violations('runtime/policies', (imp) => imp.typeOnly || !within('runtime/algorithms')(imp.to)), []);
+});
