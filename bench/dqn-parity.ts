@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 import { dqnGradientStep } from '../runtime/algorithms/dqn/loss.js';
 import { mlpSettings } from '../runtime/policies/mlp.js';
-import { MlpQNetwork } from '../runtime/policies/q-network.js';
+import { MlpQNetwork } from '../runtime/algorithms/dqn/q-network.js';
 import { Rng } from '../shared/random.js';
 import { Adam, type WeightStore } from '../runtime/tensor/index.js';
 import { peersMissing, torchDqnStepParity } from './peers.js';

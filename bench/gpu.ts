@@ -153,12 +153,12 @@ function placementReport(): string[] {
       await (await LmDecoder.create(lmConfig(shape), { weights: model.weights, weightName: gpt2Name, logitBias: logitBias(shape.vocab), providers: ['webgpu'] })).release();`,
     'DQN step': `
       const { dqnGradientStep } = await import(${module('../runtime/algorithms/dqn/loss.js')});
-      const { MlpQNetwork } = await import(${module('../runtime/policies/q-network.js')});
+      const { MlpQNetwork } = await import(${module('../runtime/algorithms/dqn/q-network.js')});
       const q = new MlpQNetwork(mlpSettings({ hidden: [120, 84], activation: 'relu' }), { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
       await (await dqnGradientStep(q, 'huber', { compute, maxRows: 128 })).release();`,
     'SAC critic and actor steps': `
       const sac = await import(${module('../runtime/algorithms/sac/loss.js')});
-      const { SacActor, SacCritics } = await import(${module('../runtime/policies/sac-networks.js')});
+      const { SacActor, SacCritics } = await import(${module('../runtime/algorithms/sac/networks.js')});
       const { WeightStore } = await import(${module('../runtime/tensor/index.js')});
       const spaces = { obsDim: 3, actionSpace: { kind: 'box', shape: [1], low: [-2], high: [2] } };
       const settings = mlpSettings({ hidden: [256, 256], activation: 'relu' });

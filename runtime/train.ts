@@ -7,23 +7,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../dsl/compile/plan.js';
 import { algorithmDefinition, type Algorithm } from './algorithms/index.js';
-import { writeFileAtomic } from './atomic-files.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { isInputError } from '../shared/input-error.js';
-import { BUNDLED_ENV_MODULE } from './envs/run-envs.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from '../shared/input-error.js';
-import { processAlive } from './run/reader.js';
-import { RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
+import { processAlive } from './run/lock.js';
+import { bundledDataset, datasetToBundle, RUN_BUNDLE, RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
 import { Condition } from './run/stop.js';
 import { checkPlan, PlanError } from './support.js';
 import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
-import { isTextEnv, TextEnvironment } from './text/env.js';
+import { isTextEnv } from './text/env.js';
 import { MAX_DATASET_BYTES } from './text/dataset.js';
-import type { TextTask } from './text/task.js';
 import { readInputFile } from '../shared/input-files.js';
 import { EnvWorkload } from './trainer/env-workload.js';
 import { TextWorkload } from './trainer/text-workload.js';
@@ -97,13 +94,14 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   let run: RunDirectory | undefined;
   try {
     if (envModule) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, ...bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
-    run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? []);
+    const dataset = datasetToBundle(plan, options.baseDir);
+    run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? [], {
+      envModuleCode: envModule?.code,
+      dataset: dataset === undefined ? undefined : readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }),
+    });
     mirrorToTensorBoard(run, options.tensorboard);
-    if (envModule) writeFileAtomic(path.join(run.dir, BUNDLED_ENV_MODULE), envModule.code);
-    const dataset = datasetOf(workload)?.source?.file;
-    if (dataset) writeFileAtomic(path.join(run.dir, 'source', BUNDLED_DATASET), readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }));
   } catch (err) {
     await parts?.first.release();
     await parts?.workload.release();
@@ -116,7 +114,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     }
     throw err;
   }
-  return new TrainingRun(run, plan, seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(null, datasetOf(parts.workload)?.warnings);
+  return new TrainingRun(run, plan, seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(null, parts.workload.warnings);
 }
 
 /**
@@ -153,11 +151,11 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
-    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, BUNDLED_ENV_MODULE), plan.env.params, { name: plan.env.name }) : undefined;
+    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, bundledDataset(runDir), envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir) }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
-    return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(datasetOf(parts.workload)?.warnings ?? []), ...notes]);
+    return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(parts.workload.warnings ?? []), ...notes]);
   } catch (err) {
     // TrainingRun.run() closes what it was given; before it, nothing else would.
     if (!(err instanceof RunFailedError)) {
@@ -196,21 +194,6 @@ function openToResume(runDir: string): RunDirectory {
 /** A run that cannot be resumed (finished, still running, no checkpoint). */
 export class ResumeError extends InputError {
   override name = 'ResumeError';
-}
-
-/** The run directory's copy of a text task's `dataset(...)` file. */
-const BUNDLED_DATASET = 'dataset.jsonl';
-
-/** Where a text run of `dir`'s plan reads its dataset when `dir` is a run directory: the copy train() kept there. */
-export function bundledDataset(dir: string | undefined): { datasetFile?: string } {
-  if (dir === undefined || !fs.existsSync(path.join(dir, 'plan.json'))) return {};
-  const file = path.join(dir, 'source', BUNDLED_DATASET);
-  return fs.existsSync(file) ? { datasetFile: file } : {};
-}
-
-/** The text task of a workload that trains on a dataset(...) file's examples. */
-function datasetOf(workload: Workload): TextTask | undefined {
-  return workload instanceof TextWorkload && workload.env instanceof TextEnvironment ? workload.env.task : undefined;
 }
 
 function moduleFile(plan: Plan, options: TrainOptions): string {

@@ -187,3 +187,65 @@ describe('architecture: the import graph', () => {
     assert.deepEqual(loaded.flatMap((file) => packagesOf(file).map((p) => `${file} -> ${p}`)), []);
   });
 });
+
+/** The strongly connected groups (more than one file) of the graph `imports` spans, each sorted: its import cycles. */
+function importCycles(imports: readonly Import[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const imp of imports) next.set(imp.from, [...(next.get(imp.from) ?? []), imp.to]);
+  // Tarjan's algorithm; the graph is a few hundred files, so recursion depth is no concern.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of next.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) {
+        low.set(file, Math.min(low.get(file)!, index.get(to)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1) groups.push(group.sort());
+  };
+  for (const file of next.keys()) if (!index.has(file)) visit(file);
+  return groups;
+}
+
+// A cycle makes a module's exports undefined while its partner loads (whichever is imported
+// first sees the other half-initialised), and it welds two jobs into one: neither file can be
+// read, tested or moved alone. The run folder's lock once took processAlive from the run reader
+// (which reads status.json through run-dir.ts, which takes the lock), and the text module env took
+// its error type from the numeric one that makes it. A type-only mutual reference loads nothing
+// and is allowed only where two types describe one structure (a tensor and the graph it lives in).
+it('runtime/ has no import cycles: none among the modules it loads, and only known type-only mutual references', () => {
+  const inRuntime = ALL.filter((imp) => within('runtime')(imp.from) && within('runtime')(imp.to));
+  assert.ok(importCycles([{ from: 'a.ts', to: 'b.ts', typeOnly: false }, { from: 'b.ts', to: 'a.ts', typeOnly: false }]).length === 1, 'the cycle finder finds a cycle');
+  assert.deepEqual(importCycles(inRuntime.filter((imp) => !imp.typeOnly)), []);
+  const typeOnlyPairs = [
+    ['runtime/tensor/graph.ts', 'runtime/tensor/tensor.ts'],
+    ['runtime/algorithms/replay/buffer.ts', 'runtime/algorithms/replay/her.ts'],
+    ['runtime/text/dialogue-reward.ts', 'runtime/text/dialogue.ts'],
+  ].map((pair) => pair.join(' '));
+  assert.deepEqual(importCycles(inRuntime).map((group) => group.join(' ')).filter((group) => !typeOnlyPairs.includes(group)), []);
+});
+
+// Network families live beside the algorithm that trains them (algorithms/dqn/q-network.ts,
+// algorithms/sac/networks.ts), built from the policy kinds' settings: the policies import
+// downward only, so a new algorithm brings its networks without a method on every policy kind.
+it('runtime/policies/ loads nothing of runtime/algorithms/ (the networks an algorithm trains live beside it)', () => {
+  assert.deepEqual(violations('runtime/policies', (imp) => imp.typeOnly || !within('runtime/algorithms')(imp.to)), []);
+});

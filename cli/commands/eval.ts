@@ -135,11 +135,11 @@ async function evalRun(argv: string[]): Promise<number> {
 async function evalText(runDir: string, plan: Plan, file: string, policyBytes: Uint8Array, limit: number | undefined, json: boolean, envModule?: LoadedEnvModule): Promise<number> {
   const [{ textEnvOf }, { bundledDataset }, { OnnxTokenModel }] = await Promise.all([
     import('../../runtime/trainer/text-workload.js'),
-    import('../../runtime/train.js'),
+    import('../../runtime/run/run-dir.js'),
     import('../../runtime/policies/transformer/onnx-token-model.js'),
   ]);
   // A dataset task reads the run's own copy of its file.
-  const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) }, envModule);
+  const env = textEnvOf(plan, { baseDir: runDir, datasetFile: bundledDataset(runDir) }, envModule);
   const model = await OnnxTokenModel.load(file, policyBytes);
   if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
     throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's env (${env.description.task}) has`);
@@ -159,12 +159,12 @@ async function evalText(runDir: string, plan: Plan, file: string, policyBytes: U
 async function evalPretrained(runDir: string, plan: Plan, checkpoint: string | undefined, limit: number | undefined, json: boolean): Promise<number> {
   const [{ textEnvOf }, { bundledDataset }, { readRunPolicy, openRunBase, loadRunModel }, { PretrainedPolicy }] = await Promise.all([
     import('../../runtime/trainer/text-workload.js'),
-    import('../../runtime/train.js'),
+    import('../../runtime/run/run-dir.js'),
     import('../../runtime/lm/run-policy.js'),
     import('../../runtime/policies/pretrained.js'),
   ]);
   const run = readRunPolicy(runDir, checkpoint);
-  const env = textEnvOf(plan, { baseDir: runDir, ...bundledDataset(runDir) });
+  const env = textEnvOf(plan, { baseDir: runDir, datasetFile: bundledDataset(runDir) });
   const folder = openRunBase(run);
   const { lora, chat } = run.manifest;
   const policy = new PretrainedPolicy(loadRunModel(run, folder), { folder: folder.dir, lora: lora ?? undefined, chat: (chat ?? undefined) as ChatSettings | undefined });

@@ -9,7 +9,7 @@ import { Plans, type Plan } from '../../dsl/index.js';
 import { DEVICES, selectDevice, type DeviceRequest } from '../../runtime/device.js';
 import { isInputError } from '../../shared/input-error.js';
 import { readInputJson } from '../../shared/input-files.js';
-import type { SourceFile } from '../../runtime/run/run-dir.js';
+import { RUN_BUNDLE, type SourceFile } from '../../runtime/run/run-dir.js';
 import type { RunFailedError, TrainOptions, TrainResult } from '../../runtime/train.js';
 import { returnsSummary, type ReturnsFacts } from '../../shared/returns-summary.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
@@ -215,7 +215,7 @@ export const trainCommand: Command = {
         plans = Plans.of(readPlanFile(planPath));
         const sources = sourcesOfRun(planPath);
         sourcesFor = () => sources.filter((s) => s.path.endsWith('.rlx'));
-        const bundled = path.join(path.dirname(planPath), 'source', 'env-module.mjs');
+        const bundled = path.join(path.dirname(planPath), RUN_BUNDLE.envModule);
         envModuleFor = (plan) => plan.env.module === undefined ? undefined
           : fs.existsSync(bundled) ? bundled : path.resolve(path.dirname(planPath), plan.env.module);
         baseDir = path.dirname(planPath);

@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { listRuns, processAlive, readRun } from '../../runtime/run/reader.js';
+import { processAlive } from '../../runtime/run/lock.js';
+import { listRuns, readRun } from '../../runtime/run/reader.js';
 import { batchEnded, failureReport, firstLine } from '../messages.js';
 import { readSettings } from '../settings.js';
 import type { Device, TrainerCommand, TrainRequest } from './command-line.js';

@@ -5,13 +5,8 @@
 import * as path from 'node:path';
 import { envModuleSpec, type EnvModuleSpec } from '../../dsl/schema/env-module.js';
 import { TextModuleEnv } from './module-text-env.js';
-import { InputError } from '../../shared/input-error.js';
+import { describeThrown, EnvModuleError, short } from './module-errors.js';
 import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
-
-/** A module that cannot be loaded or does not fulfil the interface; the message says what to fix. */
-export class EnvModuleError extends InputError {
-  override name = 'EnvModuleError';
-}
 
 interface UserEnv {
   observationSpace?: unknown;
@@ -20,24 +15,6 @@ interface UserEnv {
   maxSteps?: unknown;
   reset?: unknown;
   step?: unknown;
-}
-
-/** What a thrown value says, whatever was thrown: `throw "text"` and `throw undefined` too. */
-export function describeThrown(value: unknown): string {
-  // Never throws itself: an error while describing would replace the EnvModuleError that names
-  // the module (a thrown object whose toString() or message getter throws).
-  try {
-    return describeValue(value);
-  } catch {
-    return 'a value that cannot be shown (turning it into text threw)';
-  }
-}
-
-function describeValue(value: unknown): string {
-  if (value instanceof Error) return value.message || value.name;
-  if (typeof value === 'string') return value === '' ? 'an empty string (not an Error)' : value;
-  if (value === undefined || value === null) return `${String(value)} (not an Error)`;
-  return `${short(value)} (not an Error)`;
 }
 
 /** What makes a module's copies: numeric envs, or text envs (a spec with `actions: 'text'`). */
@@ -253,16 +230,6 @@ export class ModuleEnv implements Env {
 
 function isNumbers(value: unknown): value is number[] | Float64Array | Float32Array {
   return (Array.isArray(value) && value.every((v) => typeof v === 'number')) || value instanceof Float64Array || value instanceof Float32Array;
-}
-
-export function short(value: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    text = undefined; // a cycle, a BigInt
-  }
-  return text === undefined ? String(value) : text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
 /** One reset and one step, so a broken module fails before training with a clear message. */

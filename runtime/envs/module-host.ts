@@ -1,21 +1,22 @@
 // The trainer's side of a user env module: the module runs in a worker thread
-// (module-worker.ts), and each env copy here forwards reset() and step() to it through shared
-// memory (module-protocol.ts), waiting for the answer synchronously, as the env API is
-// synchronous, but never longer than `env_timeout` seconds. A late answer, a process.exit()
-// in the module or a thrown anything ends the module with a message that says which env and
-// which call; Ctrl-C while a call is pending interrupts the wait.
+// (module-worker.ts), and the host here sends it each call of its env copies (remote-env.ts)
+// through shared memory (module-protocol.ts), waiting for the answer synchronously, as the env
+// API is synchronous, but never longer than `env_timeout` seconds. A late answer, a
+// process.exit() in the module or a thrown anything ends the module with a message that says
+// which env and which call; Ctrl-C while a call is pending interrupts the wait
+// (interruptible-wait.ts).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
-import { Rng } from '../../shared/random.js';
-import { EnvModuleError, type GoalFunctions } from './module-env.js';
+import type { GoalFunctions } from './module-env.js';
+import { EnvModuleError } from './module-errors.js';
+import { waitForAnswer } from './interruptible-wait.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';
 import type { TextReset, TextStep } from './module-text-env.js';
-import type { CopyBatch } from './vector.js';
+import { GoalRemoteEnv, RemoteEnv, type ModuleInfo, type RemoteCopies } from './remote-env.js';
 import type { TextModuleSpec } from '../../dsl/schema/env-module.js';
-import { spaceSize, type Env, type FastEnv, type GoalConditioned, type ResetResult, type Space, type StepResult } from './types.js';
+import { spaceSize, type Env, type FastEnv } from './types.js';
 
 /** A call into the module was cut short by Ctrl-C (SIGINT); the process's SIGINT listeners have been told. */
 export class EnvInterruptedError extends Error {
@@ -29,13 +30,6 @@ export interface ModuleHostOptions {
   readonly timeoutSeconds: number;
 }
 
-/**
- * Waits shorter than this skip the SIGINT watchdog: starting it costs ~170 us, nothing for a
- * step that takes this long. (A SIGINT that arrives before the watchdog runs reaches the event
- * loop instead, and is heard when the step returns or times out.)
- */
-const PLAIN_WAIT_MS = 10;
-
 /** What a text module's worker says of it (module-text-env.ts). */
 export interface TextModuleInfo {
   readonly kind: string;
@@ -44,22 +38,12 @@ export interface TextModuleInfo {
   readonly hasExpert: boolean;
 }
 
-interface ModuleInfo {
-  readonly kind: string;
-  readonly observationSpace: Space;
-  readonly actionSpace: Space;
-  readonly obsFields: readonly string[];
-  readonly infoFields: readonly string[];
-  /** A goal-conditioned module's goal and achieved observation names. */
-  readonly goal?: { readonly goal: readonly string[]; readonly achieved: readonly string[] };
-}
-
 /** Step records in the shared buffer at most (fewer for large observations; at least one). */
 const MAX_RECORDS = 256;
 const MAX_RECORD_BYTES = 4 * 1024 * 1024;
 
 /** A running user env module: makes env copies that live in its worker thread, and steps them together. */
-export class ModuleHost implements CopyBatch {
+export class ModuleHost implements RemoteCopies {
   readonly layout: ReturnType<typeof recordLayout>;
   /** Results of the last stepAll(), a record per copy, read by the copies' stepInto(). */
   prepared = new Float64Array(0);
@@ -326,36 +310,6 @@ function hello(worker: Worker, origin: string, options: ModuleHostOptions): Prom
   });
 }
 
-/**
- * Waits until `control[answer]` leaves `previous`, at most `ms`; false if Ctrl-C came first.
- * A short wait is plain; a longer one runs under vm's breakOnSigint, which wakes Atomics.wait on
- * SIGINT (the process's own listeners cannot run while this thread is blocked), but only when
- * someone listens for SIGINT: otherwise the signal's default, ending the process, is left alone.
- */
-function waitForAnswer(control: Int32Array, previous: number, ms: number): boolean {
-  if (ms <= PLAIN_WAIT_MS || process.listenerCount('SIGINT') === 0) {
-    Atomics.wait(control, SLOT.answer, previous, Math.min(ms, PLAIN_WAIT_MS));
-    return true;
-  }
-  Atomics.wait(control, SLOT.answer, previous, PLAIN_WAIT_MS);
-  if (Atomics.load(control, SLOT.answer) !== previous) return true;
-  pendingWait.control = control;
-  pendingWait.previous = previous;
-  pendingWait.ms = ms - PLAIN_WAIT_MS;
-  try {
-    interruptibleWait.runInThisContext({ breakOnSigint: true });
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED') return false;
-    throw err;
-  }
-}
-
-const WAIT_KEY = Symbol.for('rlx.envModuleWait');
-const pendingWait: { control: Int32Array; previous: number; ms: number } = { control: new Int32Array(new SharedArrayBuffer(4)), previous: 0, ms: 0 };
-(globalThis as Record<symbol, unknown>)[WAIT_KEY] = pendingWait;
-const interruptibleWait = new vm.Script(`{ const w = globalThis[Symbol.for('rlx.envModuleWait')]; Atomics.wait(w.control, ${SLOT.answer}, w.previous, w.ms); }`);
-
 /** The worker script, next to this file (compiled: module-worker.js; bundled: module-worker.mjs). */
 function workerFile(): URL {
   for (const name of ['./module-worker.js', './module-worker.mjs']) {
@@ -363,133 +317,4 @@ function workerFile(): URL {
     if (fs.existsSync(url)) return url;
   }
   throw new Error(`the worker script module-worker.js is missing next to ${new URL('.', import.meta.url).pathname}`);
-}
-
-/** One env copy in the module's worker, with the FastEnv shape the vectorised stepper uses. */
-class RemoteEnv implements FastEnv {
-  readonly obsDim: number;
-  readonly actionDim: number;
-  readonly stateLayout: readonly string[] = [];
-  terminated = false;
-  truncated = false;
-  success = false;
-  elapsedSteps = 0;
-  /** The declared info values of the last step, in infoFields order. */
-  readonly info: Float64Array;
-  private pendingSeed: number | undefined;
-
-  constructor(
-    private readonly host: ModuleHost,
-    private readonly module: ModuleInfo,
-    readonly copy: number,
-    readonly maxSteps: number,
-  ) {
-    this.obsDim = spaceSize(module.observationSpace);
-    this.actionDim = spaceSize(module.actionSpace);
-    this.info = new Float64Array(module.infoFields.length);
-  }
-
-  /** VecEnv steps the copies of one module together (vector.ts CopyBatch). */
-  get batch(): CopyBatch {
-    return this.host;
-  }
-
-  get kind(): string {
-    return this.module.kind;
-  }
-  get observationSpace(): Space {
-    return this.module.observationSpace;
-  }
-  get actionSpace(): Space {
-    return this.module.actionSpace;
-  }
-  get obsFields(): readonly string[] {
-    return this.module.obsFields;
-  }
-  get infoFields(): readonly string[] {
-    return this.module.infoFields;
-  }
-
-  seed(seed: number, stream = 0): void {
-    // The plain API takes one number: derive it from (seed, stream).
-    this.pendingSeed = new Rng(seed).fork(stream).uint32();
-  }
-
-  reset(seed?: number): ResetResult {
-    this.startEpisode(seed);
-    return { obs: Array.from(this.host.numbers.subarray(0, this.obsDim)), info: {} };
-  }
-
-  step(action: number | ArrayLike<number>): StepResult {
-    const obs = new Float32Array(this.obsDim);
-    const reward = this.stepInto(typeof action === 'number' ? [action] : action, 0, obs, 0);
-    const info: Record<string, number | boolean> = Object.fromEntries(this.infoFields.map((name, k) => [name, this.info[k]]));
-    if (this.success) info.success = true;
-    return { obs: Array.from(obs), reward, terminated: this.terminated, truncated: this.truncated, info };
-  }
-
-  resetInto(obsOut: Float32Array, obsOffset: number): void {
-    this.startEpisode(this.pendingSeed);
-    this.pendingSeed = undefined;
-    const numbers = this.host.numbers;
-    for (let k = 0; k < this.obsDim; k++) obsOut[obsOffset + k] = numbers[k];
-  }
-
-  stepInto(actions: ArrayLike<number>, actionOffset: number, obsOut: Float32Array, obsOffset: number): number {
-    const { host } = this;
-    // Stepped already with the other copies (VecEnv), or now on its own.
-    let at = host.takePrepared(this.copy);
-    let source: Float64Array = host.prepared;
-    if (at < 0) {
-      host.stepOne(this.copy, actions, actionOffset);
-      at = 0;
-      source = host.numbers;
-    }
-    for (let k = 0; k < this.obsDim; k++) obsOut[obsOffset + k] = source[at + k];
-    const flags = source[at + host.layout.flags];
-    this.terminated = (flags & FLAG.terminated) !== 0;
-    this.truncated = (flags & FLAG.truncated) !== 0;
-    this.success = (flags & FLAG.success) !== 0;
-    for (let k = 0; k < this.info.length; k++) this.info[k] = source[at + host.layout.info + k];
-    this.elapsedSteps++;
-    return source[at + host.layout.reward];
-  }
-
-  getState(): number[] {
-    throw new EnvModuleError(`${this.kind}: user environments have no getState()`);
-  }
-
-  setState(): void {
-    throw new EnvModuleError(`${this.kind}: user environments have no setState()`);
-  }
-
-  private startEpisode(seed: number | undefined): void {
-    this.host.reset(this.copy, seed);
-    this.elapsedSteps = 0;
-    this.terminated = false;
-    this.truncated = false;
-    this.success = false;
-  }
-}
-
-/**
- * A copy of a goal-conditioned module: its reward for any (achieved, goal) comes from the module's
- * computeReward, and whether that ends the episode from its computeTerminated when it has one.
- */
-class GoalRemoteEnv extends RemoteEnv implements GoalConditioned {
-  readonly goalFields: readonly string[];
-  readonly achievedFields: readonly string[];
-  /** Absent when the module exports none: relabeled rows then keep their stored dones. */
-  readonly computeTerminated?: (achieved: ArrayLike<number>, goal: ArrayLike<number>) => boolean;
-
-  constructor(host: ModuleHost, module: ModuleInfo, copy: number, maxSteps: number, goal: NonNullable<ModuleInfo['goal']>, private readonly functions: GoalFunctions) {
-    super(host, module, copy, maxSteps);
-    this.goalFields = goal.goal;
-    this.achievedFields = goal.achieved;
-    if (functions.terminated) this.computeTerminated = functions.terminated;
-  }
-
-  computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number {
-    return this.functions.reward(achieved, goal);
-  }
 }

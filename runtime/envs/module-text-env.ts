@@ -13,7 +13,7 @@
 //     expert() { return 'a good next turn'; }      // optional: demonstrations for SFT
 //   }
 import type { EnvModuleSpec, TextModuleSpec } from '../../dsl/schema/env-module.js';
-import { describeThrown, EnvModuleError, short } from './module-env.js';
+import { describeThrown, EnvModuleError, short } from './module-errors.js';
 import { length } from '../text/verifiers.js';
 
 /** What the trainer hears of a reset(): the env's opening message. */

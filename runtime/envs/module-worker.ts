@@ -8,7 +8,8 @@
 // trainer terminates it.
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { describeThrown, moduleMaker, probe, type ModuleEnv } from './module-env.js';
+import { moduleMaker, probe, type ModuleEnv } from './module-env.js';
+import { describeThrown } from './module-errors.js';
 import { probeText, type TextModuleEnv } from './module-text-env.js';
 import { spaceSize } from './types.js';
 import { Channel, FLAG, OP, recordLayout, SLOT, STATUS, type WorkerHello, type WorkerSetup } from './module-protocol.js';

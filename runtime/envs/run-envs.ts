@@ -4,14 +4,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
-import { RunDirectory } from '../run/run-dir.js';
+import { RUN_BUNDLE, RunDirectory } from '../run/run-dir.js';
 import { readRunJson, RUN_FILE_LIMITS } from '../run/run-files.js';
 import { makeVecEnv } from './registry.js';
 import { EnvModuleError, loadBundledEnvModule, type LoadedEnvModule } from './user-module.js';
 import { VecEnv } from './vector.js';
-
-/** Where a run directory keeps its bundled env module (the trainer writes it there). */
-export const BUNDLED_ENV_MODULE = path.join('source', 'env-module.mjs');
 
 export interface RunEnvs {
   readonly vec: VecEnv;
@@ -21,9 +18,9 @@ export interface RunEnvs {
 
 /** The module the run in `runDir` keeps bundled (its plan's env is `module(...)`). */
 export async function loadRunModule(runDir: string, plan: Plan): Promise<LoadedEnvModule> {
-  const file = path.join(runDir, BUNDLED_ENV_MODULE);
+  const file = path.join(runDir, RUN_BUNDLE.envModule);
   if (!fs.existsSync(file)) {
-    throw new EnvModuleError(`${runDir} has no copy of env ${plan.env.name}'s module (${BUNDLED_ENV_MODULE}); the run directory is incomplete`);
+    throw new EnvModuleError(`${runDir} has no copy of env ${plan.env.name}'s module (${RUN_BUNDLE.envModule}); the run directory is incomplete`);
   }
   return loadBundledEnvModule(runDir, file, plan.env.params, { name: plan.env.name });
 }

@@ -6,6 +6,14 @@ import type { Rng } from '../../shared/random.js';
 import type { Graph, Tensor } from '../tensor/index.js';
 import * as nn from '../tensor/nn.js';
 
+/** Index of the largest of xs[from .. from + n) (the first on ties, as torch.argmax). */
+export function argmax(xs: ArrayLike<number>, from: number, n: number): number {
+  let best = 0;
+  for (let k = 1; k < n; k++) if (xs[from + k] > xs[from + best]) best = k;
+  return best;
+}
+
+
 /** What the actor's graph produces: logits, or a mean plus the log-std parameter. */
 export interface ActorOutput {
   readonly head: Tensor;

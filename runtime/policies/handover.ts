@@ -8,21 +8,21 @@
 // (dsl/schema/algorithms.ts, stageHandoverProblem), so a mismatch here is a bug.
 import type { WeightSnapshot, WeightStore } from '../tensor/index.js';
 
-/** The network families PolicyFactory builds over observation vectors. */
-export type NetworkFamily = 'actor-critic' | 'q-network' | 'sac';
+/** The network families PolicyFactory builds over observation vectors (family.ts). */
+export type NetworkFamilyName = 'actor-critic' | 'q-network' | 'sac';
 
 export class NetworkHandover {
   /** The networks the current stage trains, by part (`policy`, `actor`, `critics`, ...). */
-  private current: { family: NetworkFamily; parts: Readonly<Record<string, WeightStore>> } | null = null;
+  private current: { family: NetworkFamilyName; parts: Readonly<Record<string, WeightStore>> } | null = null;
 
   /** What the latest handover passed on (null before the first): for the trainer's log. */
-  passed: { family: NetworkFamily; weights: number } | null = null;
+  passed: { family: NetworkFamilyName; weights: number } | null = null;
 
   /**
    * Called with the networks a stage's algorithm has just built: loads the previous stage's
    * weights into them, if there was one, and keeps them for the next stage.
    */
-  adopt(family: NetworkFamily, parts: Readonly<Record<string, WeightStore>>): void {
+  adopt(family: NetworkFamilyName, parts: Readonly<Record<string, WeightStore>>): void {
     const previous = this.current;
     if (previous) {
       if (previous.family !== family) throw new Error(`a stage that trains a ${family} network cannot start from the previous stage's ${previous.family} networks`);

@@ -1,42 +1,37 @@
 // Policy kinds by the names the language uses. A kind is a PolicyDefinition: it reads its
-// settings from the plan and builds the network families it can (policy.ts); an algorithm
-// asks the PolicyFactory for the family it trains. Adding a kind: one file with its
-// definition, one line in POLICIES, its line removed from ../not-implemented.ts.
+// settings from the plan (and builds the language models of text learners). The networks an
+// algorithm trains over observation vectors are its family (family.ts), kept beside the
+// algorithm, which says how each kind is built; an algorithm asks the PolicyFactory for its
+// family. Adding a kind: one file with its definition, one line in POLICIES, its builders in
+// the families it can be, its line removed from ../not-implemented.ts.
 import type { Rng } from '../../shared/random.js';
-import { MlpPolicy, mlpSettings } from './mlp.js';
-import { SacActor, SacCritics } from './sac-networks.js';
+import { ACTOR_CRITIC } from './actor-critic.js';
+import type { NetworkFamily } from './family.js';
+import { mlpSettings } from './mlp.js';
 import type { ActorCriticPolicy, LanguageModel, PolicySpaces, TokenModel } from './policy.js';
 import { PretrainedPolicy, type ExpectedUse } from './pretrained.js';
 import { pretrainedParams, resolvePretrained, type PretrainedParams } from './pretrained-settings.js';
-import { MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { NetworkHandover } from './handover.js';
 import { TransformerPolicy } from './transformer/transformer.js';
 import { transformerSettings } from './transformer/settings.js';
 
-export { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
+export { ACTOR_CRITIC } from './actor-critic.js';
+export { buildsAs, type NetworkFamily } from './family.js';
+export { argmax, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
-export { LOG_STD_MAX, LOG_STD_MIN, SacActor, SacCritics, sampleLogits, squashLogStd, type SacActorOutput } from './sac-networks.js';
 export { actFromHead, graphWeights, type LanguageModel, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
-export { argmax, MlpQNetwork, type QNetworkPolicy } from './q-network.js';
 export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
-export { NetworkHandover, type NetworkFamily } from './handover.js';
+export { NetworkHandover, type NetworkFamilyName } from './handover.js';
 export type { SampleOptions } from './transformer/sampling.js';
 
-/** A policy kind of the language, and the network families it builds. */
+/** A policy kind of the language: its settings, and the language models of text learners it builds. */
 export interface PolicyDefinition<S = unknown> {
   readonly name: string;
   /** Reads and checks the plan's settings for this kind (defaults from the registry); `component` for what it carries besides params (a pretrained model's folder). */
   settings(params: Readonly<Record<string, unknown>>, component?: PolicyComponent): S;
-  /** An actor and a critic over observation vectors (PPO). */
-  actorCritic?(settings: S, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy;
-  /** Observation -> one Q-value per action (DQN). */
-  qNetwork?(settings: S, spaces: PolicySpaces, rng: Rng): QNetworkPolicy;
-  /** SAC's actor (the policy the trainer evaluates) and its twin critics with their targets. */
-  sacActor?(settings: S, spaces: PolicySpaces, rng: Rng): SacActor;
-  sacCritics?(settings: S, spaces: PolicySpaces, rng: Rng): SacCritics;
   /** A language model over a text task's tokens (GRPO, SFT). */
   tokenModel?(settings: S, tokenizer: CharTokenizer, rng: Rng): TokenModel;
   /** A language model with a tokenizer of its own (a pretrained model; its folder relative to `baseDir`): the text env's tokenizer is not used. */
@@ -46,10 +41,6 @@ export interface PolicyDefinition<S = unknown> {
 const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
   name: 'mlp',
   settings: mlpSettings,
-  actorCritic: (settings, spaces, rng) => new MlpPolicy(settings, spaces, rng),
-  qNetwork: (settings, spaces, rng) => new MlpQNetwork(settings, spaces, rng),
-  sacActor: (settings, spaces, rng) => new SacActor(settings, spaces, rng),
-  sacCritics: (settings, spaces, rng) => new SacCritics(settings, spaces, rng),
 };
 
 const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
@@ -106,36 +97,20 @@ export class PolicyFactory {
     this.settings = definition.settings(component.params, component);
   }
 
-  actorCritic(algorithm: string): ActorCriticPolicy {
-    const build = this.definition.actorCritic;
-    if (!build) throw new Error(`${algorithm} trains an actor-critic, which policy ${this.component.name} (${this.component.kind}) cannot be`);
-    if (!this.spaces) throw new Error(`${algorithm} trains an actor-critic over observation vectors, which a text env does not have`);
-    const policy = build(this.settings, this.spaces, this.rng);
-    this.handover?.adopt('actor-critic', { policy: policy.weights });
-    policy.sync();
-    return policy;
-  }
-
-  qNetwork(algorithm: string): QNetworkPolicy {
-    const build = this.definition.qNetwork;
-    if (!build) throw new Error(`${algorithm} trains a Q-network, which policy ${this.component.name} (${this.component.kind}) cannot be; use an mlp policy`);
-    if (!this.spaces) throw new Error(`${algorithm} trains a Q-network over observation vectors, which a text env does not have`);
-    const q = build(this.settings, this.spaces, this.rng);
-    this.handover?.adopt('q-network', { q: q.weights });
-    q.sync();
-    return q;
-  }
-
-  /** SAC's actor and twin critics (with targets), both built from the plan's policy settings. */
-  sacNetworks(algorithm: string): { actor: SacActor; critics: SacCritics } {
-    const { sacActor, sacCritics } = this.definition;
-    if (!sacActor || !sacCritics) throw new Error(`${algorithm} trains an actor and twin Q networks, which policy ${this.component.name} (${this.component.kind}) cannot be; use an mlp policy`);
-    if (!this.spaces) throw new Error(`${algorithm} trains networks over observation vectors, which a text env does not have`);
-    const actor = sacActor(this.settings, this.spaces, this.rng);
-    const critics = sacCritics(this.settings, this.spaces, this.rng);
-    this.handover?.adopt('sac', { actor: actor.weights, critics: critics.weights, targets: critics.target });
-    actor.sync();
-    return { actor, critics };
+  /**
+   * The plan's policy built as the network family `algorithm` trains, with the previous stage's
+   * weights loaded (a handover); a kind the family cannot be built from is refused, naming both.
+   */
+  networks<N>(family: NetworkFamily<N>, algorithm: string): N {
+    const build = family.kinds[this.component.kind] as ((settings: unknown, spaces: PolicySpaces, rng: Rng) => N) | undefined;
+    if (!build || !Object.hasOwn(family.kinds, this.component.kind)) {
+      throw new Error(`${algorithm} trains ${family.what}, which policy ${this.component.name} (${this.component.kind}) cannot be${family.hint ?? ''}`);
+    }
+    if (!this.spaces) throw new Error(`${algorithm} trains ${family.overVectors}, which a text env does not have`);
+    const networks = build(this.settings, this.spaces, this.rng);
+    this.handover?.adopt(family.name, family.parts(networks));
+    family.sync(networks);
+    return networks;
   }
 
   /** The language model a text learner trains: a pretrained one, or one over the task's characters (`tokenizer`). */
@@ -153,7 +128,7 @@ export class PolicyFactory {
 
 /** The plan's policy as an actor-critic: for tests and tools that build one directly. */
 export function makeActorCritic(component: PolicyComponent, spaces: PolicySpaces, rng: Rng): ActorCriticPolicy {
-  return new PolicyFactory(component, spaces, rng).actorCritic('an actor-critic');
+  return new PolicyFactory(component, spaces, rng).networks(ACTOR_CRITIC, 'an actor-critic');
 }
 
 /** The plan's policy as a token model over `tokenizer`'s vocabulary: for tests and tools. */

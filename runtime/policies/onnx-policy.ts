@@ -3,13 +3,13 @@
 // (discrete) or `mean` and `log_std` (continuous), and `value` (PPO's; SAC's actor has none);
 // or a Q-network's `q_values` (DQN), whose action is their argmax. A SAC actor's metadata says
 // `squash: tanh` with the bounds: its actions are tanh(mean + std eps) rescaled to them, as
-// the trainer acts (sac-networks.ts). Used by `rlx eval`.
+// the trainer acts (algorithms/sac/networks.ts). Used by `rlx eval`.
 import * as ort from 'onnxruntime-node';
 import type { Rng } from '../../shared/random.js';
 import { ModelProto } from '../tensor/onnx-schema.js';
 import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
 import { actFromHead, type Actor, type PolicySpaces } from './policy.js';
-import { argmax } from './q-network.js';
+import { argmax } from './distributions.js';
 import { policySession, readPolicyFile } from './policy-file.js';
 
 export class OnnxPolicy implements Actor {

@@ -8,8 +8,9 @@
 //   ../algorithms/README.md: a Q-network (DQN), a squashed Gaussian actor with twin critics
 //   (SAC), a token-level transformer (GRPO, SFT).
 //
-// A policy kind of the language (`mlp`, `transformer`) is a `PolicyDefinition` (index.ts)
-// that builds the families it can; an algorithm asks for the one it trains.
+// A policy kind of the language (`mlp`, `transformer`) is a `PolicyDefinition` (index.ts);
+// each network family (family.ts) says how the kinds it can be built from are built, and an
+// algorithm asks the PolicyFactory for the one it trains.
 import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
 import type { Rng } from '../../shared/random.js';
 import { WeightStore, type Graph, type Tensor } from '../tensor/index.js';

@@ -1,13 +1,12 @@
 // run.lock: the one trainer that writes a run directory. Taken when a run is created or
 // resumed and released when training ends, failed or not; a second trainer (two `rlx train
 // --resume` of one run) is refused. A lock whose process is gone (the trainer was killed) is
-// stale and taken over, judged as crash detection judges status.json: the pid on this host is
-// not alive (reader.ts). A lock from another host (a shared folder) cannot be judged: the
-// refusal says which host and how to clear it.
+// stale and taken over, judged as crash detection judges status.json (reader.ts uses the
+// processAlive here): the pid on this host is not alive. A lock from another host (a shared
+// folder) cannot be judged: the refusal says which host and how to clear it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { processAlive } from './reader.js';
 import { InputError } from '../../shared/input-error.js';
 
 export const LOCK_FILE = 'run.lock';
@@ -64,6 +63,22 @@ export class RunLock {
     } catch {
       // Gone already.
     }
+  }
+}
+
+/**
+ * Whether a process is alive (signal 0 checks without sending anything). Only a positive whole
+ * number names one process: a status.json from elsewhere saying pid 0 or -1 (for kill(), this
+ * process group, or every process of the user) or "1" is no live trainer, so Stop never sends
+ * a signal there.
+ */
+export function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -10,6 +10,7 @@ import type { Plan } from '../../dsl/compile/plan.js';
 import { isInputError } from '../../shared/input-error.js';
 import type { RunEvent, RunStatus } from './events.js';
 import type { StatusFile } from './run-dir.js';
+import { processAlive } from './lock.js';
 import { MAX_EVENT_LINE_BYTES, openRunFile, readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export type { RunEvent, RunStatus, StatusFile };
@@ -36,22 +37,6 @@ function readRunJsonOr<T>(dir: string, name: string, limit: { what: string; maxB
   } catch (err) {
     if (isInputError(err)) return { problem: err.message };
     throw err;
-  }
-}
-
-/**
- * Whether a process is alive (signal 0 checks without sending anything). Only a positive whole
- * number names one process: a status.json from elsewhere saying pid 0 or -1 (for kill(), this
- * process group, or every process of the user) or "1" is no live trainer, so Stop never sends
- * a signal there.
- */
-export function processAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

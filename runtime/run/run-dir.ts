@@ -2,7 +2,7 @@
 //
 //   runs/<experiment>/<run-id>/
 //     plan.json      the resolved plan
-//     source/        snapshot of the .rlx files used
+//     source/        snapshot of the .rlx files used, and the run's bundled inputs (RUN_BUNDLE)
 //     events.jsonl   one JSON object a line (events.ts)
 //     rollouts/      sampled episodes, one JSONL file each
 //     checkpoints/   policy-<step>.onnx + state-<step>.json, policy-final.onnx
@@ -94,6 +94,48 @@ export function snapshotPath(relative: string): string {
   return relative.split(/[\\/]/).filter((part) => part !== '' && part !== '.').map((part) => (part === '..' ? '_up' : part)).join('/');
 }
 
+/**
+ * The inputs a run keeps a copy of in source/, beside the .rlx snapshot, so that resume, eval and
+ * `rlx train --plan runs/.../plan.json` need nothing outside the run folder and use exactly what
+ * the run trained on: a user env module's bundled code, and a text task's `dataset("...")` file.
+ */
+export const RUN_BUNDLE = {
+  envModule: path.join('source', 'env-module.mjs'),
+  dataset: path.join('source', 'dataset.jsonl'),
+} as const;
+
+/** What a new run bundles (RUN_BUNDLE): each present field is written into the run folder. */
+export interface RunBundle {
+  /** A user env module's code, bundled into one file (envs/user-module.ts). */
+  readonly envModuleCode?: string;
+  /** The contents of the text task's `dataset("...")` file. */
+  readonly dataset?: Uint8Array;
+}
+
+/**
+ * The dataset copy a run folder keeps, when `dir` is a run folder (it has a plan.json: a
+ * project folder may well have a source/dataset.jsonl of its own) and the run has one.
+ */
+export function bundledDataset(dir: string | undefined): string | undefined {
+  if (dir === undefined || !fs.existsSync(path.join(dir, 'plan.json'))) return undefined;
+  const file = path.join(dir, RUN_BUNDLE.dataset);
+  return fs.existsSync(file) ? file : undefined;
+}
+
+/**
+ * The file a new run of `plan` copies into its source/ as its dataset: the one its TextTask's
+ * `dataset("...")` names, relative to `baseDir` (the .rlx file's folder), or, when `baseDir` is
+ * a run folder (a plan taken from a run), that run's own copy. Undefined for other tasks and envs.
+ */
+export function datasetToBundle(plan: Plan, baseDir: string | undefined): string | undefined {
+  if (plan.env.kind !== 'TextTask') return undefined;
+  const task = (plan.env.params as Record<string, unknown>).task;
+  if (task === null || typeof task !== 'object' || (task as { kind?: unknown }).kind !== 'dataset') return undefined;
+  const file = (task as { path?: unknown }).path;
+  if (typeof file !== 'string' || file === '') return undefined;
+  return bundledDataset(baseDir) ?? (baseDir === undefined ? undefined : path.resolve(baseDir, file));
+}
+
 export class RunDirectory {
   readonly events: EventLog;
   /** Bytes of an unfinished last line of events.jsonl that open() cut (a trainer killed while writing). */
@@ -121,10 +163,10 @@ export class RunDirectory {
   }
 
   /**
-   * Creates runs/<experiment>/<run-id>/ under `root`, with plan.json and the source snapshot.
-   * The run id is `<UTC time>-seed<seed>` (and `-<n>` if that exists already).
+   * Creates runs/<experiment>/<run-id>/ under `root`, with plan.json, the source snapshot and the
+   * bundled inputs. The run id is `<UTC time>-seed<seed>` (and `-<n>` if that exists already).
    */
-  static create(root: string, plan: Plan, seed: number, sources: readonly SourceFile[]): RunDirectory {
+  static create(root: string, plan: Plan, seed: number, sources: readonly SourceFile[], bundle: RunBundle = {}): RunDirectory {
     const experimentDir = path.join(root, safeName(plan.experiment));
     makeDirs(experimentDir);
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -156,6 +198,8 @@ export class RunDirectory {
         fs.mkdirSync(path.dirname(target), { recursive: true });
         writeFileAtomic(target, source.text);
       }
+      if (bundle.envModuleCode !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.envModule), bundle.envModuleCode);
+      if (bundle.dataset !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.dataset), bundle.dataset);
     } catch (err) {
       // Half made (a full disk): removed, so that no run folder is left without status.json.
       lock.release();

@@ -12,7 +12,9 @@
 // characters then PAD. Once a dialogue ends, the rest of its row is PAD and nothing there is
 // trained on. The grid is the single-turn layout (policies/transformer/layout.ts) repeated.
 import type { Rng } from '../../shared/random.js';
-import type { TokenRows } from './text-env.js';
+import type { DialogueMessage, TokenRows } from './text-env.js';
+
+export type { DialogueMessage, DialogueRole } from './text-env.js';
 import { BOS, EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import type { DecodeStep, SampleOptions } from '../policies/transformer/sampling.js';
 import { argMax, draw } from '../policies/transformer/sampling.js';
@@ -79,13 +81,6 @@ export const gridWidth = (l: DialogueLayout): number => l.openingWidth + l.turns
 /** Where agent turn k (from 0) starts in a row. */
 export const turnStart = (l: DialogueLayout, k: number): number => l.openingWidth + k * (l.turnSlots + l.replySlots);
 
-/**
- * Who says a message, in a chat template's words: the env is the user and the agent the
- * assistant (for every policy, so the rollout inspector reads both kinds alike); a pretrained
- * model's system prompt is the system.
- */
-export type DialogueRole = 'system' | 'user' | 'assistant';
-export type DialogueMessage = readonly [role: DialogueRole, text: string];
 
 /** What dialogues run to their end came to, however they were laid out for training. */
 export interface DialogueOutcomes {

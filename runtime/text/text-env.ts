@@ -14,7 +14,14 @@ import type { PretrainedPolicy } from '../policies/pretrained.js';
 import type { Feed } from '../tensor/index.js';
 import type { Rng } from '../../shared/random.js';
 import type { CharTokenizer } from './tokenizer.js';
-import type { DialogueMessage } from './dialogue.js';
+
+/**
+ * Who says a message, in a chat template's words: the env is the user and the agent the
+ * assistant (for every policy, so the rollout inspector reads both kinds alike); a pretrained
+ * model's system prompt is the system.
+ */
+export type DialogueRole = 'system' | 'user' | 'assistant';
+export type DialogueMessage = readonly [role: DialogueRole, text: string];
 
 /** Token rows for training: what the model reads, each position's next token, and 1 where that token is the agent's to learn. */
 export interface TokenRows {

@@ -78,6 +78,8 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
 export class TextWorkload implements Workload {
   readonly description: Readonly<Record<string, unknown>>;
   readonly policyFields: Readonly<Record<string, unknown>>;
+  /** What reading a dataset(...) task's file found to warn about. */
+  readonly warnings?: readonly string[];
   /** Batches for the rollout inspector, armed by recordNext() once the run directory exists. */
   private readonly recorder: TextRolloutRecorder;
   private run: RunServices | null = null;
@@ -92,6 +94,7 @@ export class TextWorkload implements Workload {
   ) {
     this.description = env.description;
     this.policyFields = env.policyFields;
+    if (env instanceof TextEnvironment && env.task.warnings) this.warnings = env.task.warnings;
     const { env: kind, task } = env.description;
     this.recorder = new TextRolloutRecorder({ env: kind, task, terms: env.termNames }, () => {
       const run = this.run;

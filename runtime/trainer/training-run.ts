@@ -1,28 +1,25 @@
 // One run of a plan in its run directory: the stages in order, and around each algorithm's
-// iterations everything that is the same for every algorithm and workload: the metrics events,
-// the last-20 episode windows, evaluation at `eval.every` and at the end of each stage, stop
-// conditions, checkpoints, status.json, clean stops and failures.
+// iterations everything that is the same for every algorithm and workload: evaluation at
+// `eval.every` and at the end of each stage, stop conditions, the curriculum, checkpoints, clean
+// stops and failures. What the run tells its readers (events, metrics, status.json) is written
+// by its report (run-report.ts).
 //
 // Steps are counted over the whole run: a stage's steps continue from where the previous one
 // ended, and every event and status.json name the stage (`main` where the experiment declares
 // no stages).
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
-import { NonFiniteError, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import { NonFiniteError, type Algorithm } from '../algorithms/index.js';
 import { ASKED_FOR, type DeviceChoice } from '../device.js';
 import { EnvInterruptedError } from '../envs/user-module.js';
 import { Rng } from '../../shared/random.js';
 import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from '../run/checkpoint.js';
 import type { RunStatus } from '../run/events.js';
-import { RunDirectory, statusFile } from '../run/run-dir.js';
+import type { RunDirectory } from '../run/run-dir.js';
 import type { Condition, ConditionMetric } from '../run/stop.js';
 import { opThreadsFor, type Compute, type ComputeOptions } from '../tensor/index.js';
 import { Curriculum } from './curriculum.js';
+import { RunReport, windowMetrics } from './run-report.js';
 import type { Workload } from './workload.js';
-
-const WINDOW = 20;
-/** At most this many episode events per update. */
-const EPISODE_EVENTS_PER_UPDATE = 64;
-const STATUS_INTERVAL_MS = 2000;
 
 /** One stage as the run trains it: the plan's stage, its checked settings, and its length in steps. */
 export interface RunStage {
@@ -87,10 +84,7 @@ export function computeOn(device: DeviceChoice, compute: ComputeOptions | undefi
 
 export class TrainingRun {
   private readonly budget: number;
-  private readonly started: Date = new Date();
-  private latest: Record<string, number> = {};
   private counters!: TrainerCounters;
-  private lastStatusWrite = 0;
   /** Seconds this process has spent in the training loop. */
   private loopSeconds = 0;
   private algorithm: Algorithm | null;
@@ -99,6 +93,7 @@ export class TrainingRun {
   /** The step of this process's latest evaluation. */
   private lastEvalStep = -1;
   private readonly curriculum: Curriculum | null;
+  private readonly report: RunReport;
 
   /**
    * `first` is the algorithm of the stage the run starts in (stage 0, or the resumed one),
@@ -118,9 +113,18 @@ export class TrainingRun {
     this.budget = stages.reduce((sum, s) => sum + s.length, 0);
     this.algorithm = first;
     this.curriculum = Curriculum.of(plan);
-    // A resumed run keeps the start time of the run, not of this process.
-    const previous = RunDirectory.readStatus(dir.dir)?.started;
-    if (previous) this.started = new Date(previous);
+    this.report = new RunReport(dir, {
+      plan,
+      seed,
+      device,
+      stages,
+      budget: this.budget,
+      curriculum: this.curriculum,
+      step: () => this.step,
+      stageIndex: () => this.stageIndex,
+      counters: () => this.counters,
+      loopSeconds: () => this.loopSeconds,
+    }, options.log);
   }
 
   /** The random stream of stage i's algorithm, as the workload names it. */
@@ -133,7 +137,7 @@ export class TrainingRun {
   }
 
   private get stageName(): string {
-    return this.stages[this.stageIndex]!.stage.name;
+    return this.report.stageName;
   }
 
   /** Run steps so far: the stages before this one, and this one's own. */
@@ -169,11 +173,7 @@ export class TrainingRun {
         };
     // A resume continues at the value the curriculum had reached.
     if (this.curriculum) this.counters.curriculum ??= this.curriculum.from;
-    // status.json keeps the figures the checkpoint knows until the first update brings new ones.
-    if (state) Object.assign(this.latest, windowMetrics(this.counters), this.counters.latestEval);
-    events.add({ type: 'status', step: state?.step ?? 0, status: 'running', pid: process.pid, stage: this.stageName, ...(state ? { resumed: true } : {}) });
-    // The algorithm's state (its own step) is loaded below: until then status.json says the checkpoint's step.
-    this.writeStatus('running', state ? { step: state.step } : {});
+    this.report.start(state ? state.step : null);
     this.options.onStart?.(this.dir.dir);
     let failed = false;
     try {
@@ -210,7 +210,7 @@ export class TrainingRun {
     } catch (err) {
       if (err instanceof EnvInterruptedError) return this.interrupted(err.message);
       const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err) : (err as Error).message;
-      this.markFailed(message);
+      this.report.failed(message);
       failed = true;
       throw new RunFailedError(this.dir.dir, err as Error, message);
     } finally {
@@ -246,8 +246,7 @@ export class TrainingRun {
     this.counters.stageStart = step;
     this.counters.stage = i;
     const { stage, settings } = this.stages[i]!;
-    // The stage that ended logs no more: its metrics leave status.json (evaluations stay).
-    for (const key of Object.keys(this.latest)) if (!key.startsWith('eval/')) delete this.latest[key];
+    this.report.dropStageMetrics();
     this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage, this.workload), computeOn(this.device, this.options.compute));
   }
 
@@ -267,9 +266,7 @@ export class TrainingRun {
       const seconds = (performance.now() - startTime) / 1000;
       this.loopSeconds = seconds;
       const sps = (step - startStep) / Math.max((performance.now() - stageStart) / 1000, 1e-9);
-      const metrics = { ...this.episodeMetrics(this.workload.takeEpisodes(algorithm), step), ...values, 'charts/sps': sps };
-      events.add({ type: 'metrics', step, values: metrics, stage: this.stageName });
-      Object.assign(this.latest, metrics);
+      this.report.update(this.workload.takeEpisodes(algorithm), values, sps);
       let evaluated = false;
       if (plan.eval && step >= this.counters.nextEval) {
         await this.evaluate();
@@ -289,8 +286,9 @@ export class TrainingRun {
         while (this.counters.nextCheckpoint <= step) this.counters.nextCheckpoint += this.checkpointEvery;
       }
       events.flush();
-      if (Date.now() - this.lastStatusWrite > STATUS_INTERVAL_MS) this.writeStatus('running');
-      const meanReturn = this.latest['train/mean_return'] ?? this.latest['train/mean_reward'] ?? NaN;
+      this.report.refreshStatus();
+      const { latest } = this.report;
+      const meanReturn = latest['train/mean_return'] ?? latest['train/mean_reward'] ?? NaN;
       options.onProgress?.({ runDir: dir.dir, step, budget: this.budget, sps, meanReturn, elapsedSeconds: seconds, etaSeconds: (this.budget - step) / sps });
       // Let signal handlers and timers run: onnxruntime's runs resolve without leaving the microtask queue.
       await new Promise((resolve) => setImmediate(resolve));
@@ -317,9 +315,7 @@ export class TrainingRun {
     const step = this.step;
     this.lastEvalStep = step;
     const result = await this.workload.evaluate(this.algorithm!, this.counters.evalCount);
-    this.dir.events.add({ type: 'eval', step, values: result.values, returns: [...result.returns], lengths: [...result.lengths], deterministic: result.deterministic, stage: this.stageName });
-    Object.assign(this.latest, result.values);
-    this.counters.latestEval = result.values;
+    this.report.evaluation(result);
     this.counters.evalCount++;
     if (result.message) this.log('info', `${result.message} at step ${step}${this.stages.length > 1 ? ` (stage ${this.stageName})` : ''}`);
   }
@@ -337,58 +333,16 @@ export class TrainingRun {
     const next = curriculum.next(value);
     this.workload.setEnvParam!(curriculum.envParam, next, step);
     this.counters.curriculum = next;
-    const c = this.counters;
-    c.recentReturns = [];
-    c.recentLengths = [];
-    c.recentSuccesses = [];
-    c.latestEval = {};
-    for (const key of ['train/mean_return', 'train/mean_length', 'train/success']) delete this.latest[key];
+    this.report.restartWindows();
     const message = `curriculum: ${curriculum.param} ${value} -> ${next} at step ${step} (${curriculum.advance.text}: ${curriculum.advance.describe(current)}); `
       + `each env copy takes the new value at the end of its episode in flight${curriculum.finished(next) ? '; the curriculum has reached its last value' : ''}`;
     this.dir.events.add({ type: 'curriculum', step, param: curriculum.param, value: next, previous: value, message, stage: this.stageName });
     this.options.log?.(message);
-    this.writeStatus('running');
-  }
-
-  /** Per-update episode metrics, the episode events, and the last-20 windows. */
-  private episodeMetrics(episodes: readonly EpisodeRecord[], step: number): Record<string, number> {
-    const c = this.counters;
-    if (episodes.length === 0 && c.recentReturns.length === 0) return {};
-    const out: Record<string, number> = { 'charts/episodes': episodes.length };
-    for (const [i, e] of episodes.entries()) {
-      // Envs with very short episodes (Bandit: one step) would flood events.jsonl; the metrics
-      // and the last-20 windows still count every episode.
-      if (i < EPISODE_EVENTS_PER_UPDATE) {
-        this.dir.events.add({
-          type: 'episode',
-          step,
-          env: e.env,
-          return: e.return,
-          length: e.length,
-          stage: this.stageName,
-          ...(e.success !== undefined ? { success: e.success } : {}),
-          ...(e.trainingReturn !== undefined ? { training_return: e.trainingReturn, terms: e.terms } : {}),
-        });
-      }
-      c.recentReturns.push(e.return);
-      c.recentLengths.push(e.length);
-      if (e.success !== undefined) c.recentSuccesses.push(e.success ? 1 : 0);
-    }
-    for (const window of [c.recentReturns, c.recentLengths, c.recentSuccesses]) window.splice(0, Math.max(0, window.length - WINDOW));
-    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    if (episodes.length > 0) {
-      out['charts/episodic_return'] = mean(episodes.map((e) => e.return));
-      out['charts/episodic_length'] = mean(episodes.map((e) => e.length));
-      if (episodes[0]!.trainingReturn !== undefined) {
-        out['rewards/total'] = mean(episodes.map((e) => e.trainingReturn!));
-        for (const name of Object.keys(episodes[0]!.terms!)) out[`rewards/${name}`] = mean(episodes.map((e) => e.terms![name]!));
-      }
-    }
-    return { ...out, ...windowMetrics(c) };
+    this.report.writeStatus('running');
   }
 
   private conditionValues(step: number): Partial<Record<ConditionMetric, number>> {
-    return { ...this.workload.conditionValues(windowMetrics(this.counters), this.latest, this.counters.latestEval), steps: step };
+    return { ...this.workload.conditionValues(windowMetrics(this.counters), this.report.latest, this.counters.latestEval), steps: step };
   }
 
   private checkpoint(final: boolean): void {
@@ -431,27 +385,8 @@ export class TrainingRun {
     await this.recordPolicy('final');
     const step = this.step;
     this.checkpoint(true);
-    // Into events only: the caller gets the reason in the result.
-    this.dir.events.add({ type: 'log', step, level: 'info', message: outcome.reason, stage: this.stageName });
-    this.dir.events.add({ type: 'status', step, status: outcome.status, reason: outcome.reason, stage: this.stageName });
-    this.writeStatus(outcome.status, { reason: outcome.reason, ended: true });
-    return { runDir: this.dir.dir, status: outcome.status, reason: outcome.reason, step, metrics: { ...this.latest } };
-  }
-
-  /**
-   * Records the failure as well as the disk allows: status.json says `failed` even when
-   * events.jsonl cannot grow (writeStatus() falls back to rewriting the file in place).
-   */
-  private markFailed(message: string): void {
-    const events = this.dir.events;
-    events.add({ type: 'log', step: this.step, level: 'error', message, stage: this.stageName });
-    events.add({ type: 'status', step: this.step, status: 'failed', error: message, stage: this.stageName });
-    try {
-      events.flush();
-    } catch {
-      // The status file below is what readers look at first.
-    }
-    this.writeStatus('failed', { error: message, ended: true });
+    this.report.ended(outcome.status, outcome.reason, 'info');
+    return { runDir: this.dir.dir, status: outcome.status, reason: outcome.reason, step, metrics: { ...this.report.latest } };
   }
 
   /** Where the NaN or infinity appeared, and the checkpoint written before it (no later one is). */
@@ -469,51 +404,11 @@ export class TrainingRun {
     const step = this.step;
     const latest = latestCheckpoint(this.dir.checkpointsDir);
     const reason = `${message}; ${latest ? `--resume continues from the checkpoint at step ${latest.step}` : 'no checkpoint was written yet'}`;
-    this.dir.events.add({ type: 'log', step, level: 'warn', message: reason, stage: this.stageName });
-    this.dir.events.add({ type: 'status', step, status: 'stopped', reason, stage: this.stageName });
-    this.writeStatus('stopped', { reason, ended: true });
-    return { runDir: this.dir.dir, status: 'stopped', reason, step, metrics: { ...this.latest } };
+    this.report.ended('stopped', reason, 'warn');
+    return { runDir: this.dir.dir, status: 'stopped', reason, step, metrics: { ...this.report.latest } };
   }
 
   private log(level: 'info' | 'warn', message: string): void {
-    this.dir.events.add({ type: 'log', step: this.step, level, message, stage: this.stageName });
-    this.options.log?.(message);
+    this.report.log(level, message);
   }
-
-  private writeStatus(status: RunStatus, extra: { reason?: string; error?: string; ended?: boolean; step?: number } = {}): void {
-    const i = this.stageIndex;
-    const { stage } = this.stages[i]!;
-    this.dir.writeStatus(
-      statusFile(this.dir.dir, {
-        status,
-        experiment: this.plan.experiment,
-        seed: this.seed,
-        started: this.started,
-        step: this.step,
-        budget: this.budget,
-        device: { provider: this.device.provider, reason: this.device.reason },
-        // The checkpoint's training time plus this process's: a resume does not count the stop.
-        training_seconds: (this.counters?.elapsed ?? 0) + this.loopSeconds,
-        stage: { name: stage.name, index: i, count: this.stages.length, algorithm: stage.algorithm.kind },
-        metrics: this.latest,
-        ...(this.curriculum && this.counters?.curriculum !== undefined
-          ? { curriculum: { param: this.curriculum.param, value: this.counters.curriculum, from: this.curriculum.from, to: this.curriculum.to } }
-          : {}),
-        ...extra,
-      }),
-    );
-    this.lastStatusWrite = Date.now();
-  }
-}
-
-/** train/mean_return, train/mean_length and train/success over the last-20 windows (those with episodes). */
-function windowMetrics(c: TrainerCounters): Record<string, number> {
-  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const out: Record<string, number> = {};
-  if (c.recentReturns.length > 0) {
-    out['train/mean_return'] = mean(c.recentReturns);
-    out['train/mean_length'] = mean(c.recentLengths);
-  }
-  if (c.recentSuccesses.length > 0) out['train/success'] = mean(c.recentSuccesses);
-  return out;
 }

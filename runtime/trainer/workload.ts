@@ -37,6 +37,8 @@ export interface Workload {
   readonly description: Readonly<Record<string, unknown>>;
   /** Fields of the exported policy's metadata that say what it reads and writes. */
   readonly policyFields: Readonly<Record<string, unknown>>;
+  /** Warnings about its inputs for the user, logged when the run starts (a dataset that is not all UTF-8). */
+  readonly warnings?: readonly string[];
   /**
    * The name of stage `index`'s random stream (Rng.fork). The two kinds keep the names their
    * trainers used before they were one, so that a seed trains as it did in earlier versions:

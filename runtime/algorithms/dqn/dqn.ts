@@ -11,7 +11,7 @@
 // - with several env copies, each copy explores with its own draw, and steps count env steps
 //   (train_every and target_update are crossed, not hit exactly, when numEnvs > 1);
 // - the loss metrics are averaged over the update's gradient steps (CleanRL logs the last).
-import type { QNetworkPolicy } from '../../policies/index.js';
+import { Q_NETWORK, type QNetworkPolicy } from './q-network.js';
 import { isGoalConditioned } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
@@ -104,7 +104,7 @@ export class Dqn implements Algorithm {
 
   static async create(context: AlgorithmContext, settings: DqnSettings): Promise<Dqn> {
     const { stepper, compute } = context;
-    const policy = context.policy.qNetwork('DQN');
+    const policy = context.policy.networks(Q_NETWORK, 'DQN');
     const env = stepper.vec.envs[0];
     if (settings.relabel !== null && !isGoalConditioned(env)) {
       throw new Error(`DQN relabels goals (relabel: ${settings.relabel.strategy}), but the env ${stepper.vec.kind} is not goal-conditioned (it has no goalFields, achievedFields and computeReward); set relabel: none`);

@@ -8,8 +8,8 @@
 // and its value from the target network. The target is CleanRL's torch.no_grad() block: the
 // networks' Q-values of the batch's next observations (BatchQValues, forward only) and the TD
 // target from them in JS, fed to the gradient step, whose graph is only Q(s, a) and the loss.
-import type { QNetworkPolicy } from '../../policies/index.js';
 import { argmax } from '../../policies/index.js';
+import type { QNetworkPolicy } from './q-network.js';
 import { huber } from '../../tensor/nn.js';
 import { Graph, GradientStep, Session, type Compute, type WeightStore } from '../../tensor/index.js';
 

@@ -19,7 +19,7 @@
 // - truncated episodes (time limits) bootstrap from the value of their final observation,
 //   r += gamma * V(final_obs), as Stable-Baselines3 does; CleanRL treats them as terminal;
 // - the loss metrics are averaged over all minibatches of the update (CleanRL logs the last).
-import type { ActorCriticPolicy } from '../../policies/index.js';
+import { ACTOR_CRITIC, type ActorCriticPolicy } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, Graph, Session, type Compute, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
@@ -128,7 +128,7 @@ export class Ppo implements Algorithm {
 
   static async create(context: AlgorithmContext, settings: PpoSettings): Promise<Ppo> {
     const { stepper, compute } = context;
-    const policy = context.policy.actorCritic('PPO');
+    const policy = context.policy.networks(ACTOR_CRITIC, 'PPO');
     // Compiled while the gradient step's worker starts (it compiles its model on its own thread).
     const gradients = ppoGradientStep(buildPpoLoss(policy, settings), policy, { compute, maxRows: minibatchRows(settings, stepper.numEnvs) });
     const valueSession = await valueModel(policy, compute);

@@ -16,7 +16,7 @@
 //   export are the actor-critic's, as under PPO.
 // - Adam with PyTorch's default epsilon (1e-8); the gradient is clipped to max_grad_norm; a
 //   loss, gradient or weight that is not finite stops the run (../checked-step.ts).
-import type { ActorCriticPolicy } from '../../policies/index.js';
+import { ACTOR_CRITIC, type ActorCriticPolicy } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
@@ -97,7 +97,7 @@ export class Reinforce implements Algorithm {
   }
 
   static async create(context: AlgorithmContext, settings: ReinforceSettings): Promise<Reinforce> {
-    const policy = context.policy.actorCritic('REINFORCE');
+    const policy = context.policy.networks(ACTOR_CRITIC, 'REINFORCE');
     const gradients = await reinforceGradientStep(buildReinforceLoss(policy, settings), policy, { compute: context.compute });
     return new Reinforce(settings, policy, context.stepper, context.budget, gradients, context.rng.fork('actions'));
   }

@@ -12,7 +12,7 @@
 //
 // Noise is fed (`eps` ~ N(0, 1), [B, A]), drawn by the learner from its own stream, so a seed
 // gives the same run. Means are sums times `inv_n` (1 / rows, fed).
-import type { SacActor, SacCritics } from '../../policies/index.js';
+import type { SacActor, SacCritics } from './networks.js';
 import { Graph, GradientStep, WeightStore, type Compute, type Tensor } from '../../tensor/index.js';
 
 export const CRITIC_METRICS = ['qf1_loss', 'qf2_loss', 'qf1_values', 'qf2_values'] as const;

@@ -3,7 +3,7 @@
 // learning_starts, then every step a batch from the replay buffer, a gradient step on the twin
 // critics, every policy_frequency critic steps that many actor steps (each followed by a
 // temperature step), and a Polyak update of the target critics. Settings in settings.ts, the
-// networks in ../../policies/sac-networks.ts, the losses in loss.ts.
+// networks in networks.ts, the losses in loss.ts.
 //
 // Where the compute goes: acting runs the actor outside onnxruntime (DenseStack, the
 // WebAssembly kernel) on one row per env copy; each critic update is one GradientStep run
@@ -19,7 +19,7 @@
 // - with several env copies, truncated episodes bootstrap (the buffer stores done = terminated
 //   only, SB3's handle_timeout_termination); CleanRL's buffer does too for Pendulum's time limit.
 import { PhaseClock } from '../phase-clock.js';
-import type { SacActor, SacCritics } from '../../policies/index.js';
+import { SAC_NETWORKS, type SacActor, type SacCritics } from './networks.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, WeightStore, type AdamState, type Feed, type GradientStep, type WeightSnapshot } from '../../tensor/index.js';
@@ -168,7 +168,7 @@ export class Sac implements Algorithm {
 
   static async create(context: AlgorithmContext, settings: SacSettings): Promise<Sac> {
     const { stepper, compute, rng } = context;
-    const { actor, critics } = context.policy.sacNetworks('SAC');
+    const { actor, critics } = context.policy.networks(SAC_NETWORKS, 'SAC');
     const env = stepper.vec.envs[0];
     if (settings.relabel !== null && !isGoalConditioned(env)) {
       throw new Error(`SAC relabels goals (relabel: ${settings.relabel.strategy}), but the env ${stepper.vec.kind} is not goal-conditioned (it has no goalFields, achievedFields and computeReward); set relabel: none`);

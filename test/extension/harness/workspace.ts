@@ -2,7 +2,7 @@
 // (never the repository itself: the suites write specs and runs into it).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { processAlive } from '../../../runtime/run/reader.js';
+import { processAlive } from '../../../runtime/run/lock.js';
 import { examplesDir, repoRoot } from '../../helpers/repo.js';
 
 export interface TestDirs {

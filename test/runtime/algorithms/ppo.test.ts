@@ -311,7 +311,7 @@ describe('Ppo', () => {
 /** An algorithm context whose policy factory hands out `policy` (already built, to inspect it). */
 function context(policy: Policy, stepper: Stepper, budget: number, rng: Rng) {
   const factory = new PolicyFactory({ kind: 'mlp', name: 'p', params: {} }, policy.spaces, new Rng(0));
-  factory.actorCritic = () => policy;
+  factory.networks = <N>() => policy as unknown as N;
   return { policy: factory, stepper, budget, rng, compute: { providers: ['cpu'] as const } };
 }
 

@@ -155,7 +155,7 @@ describe('mlp policy', () => {
     stepper.reset(2);
     const p = policy({}, DISCRETE, 2);
     const factory = new PolicyFactory({ kind: 'mlp', name: 'p', params: {} }, p.spaces, new Rng(0));
-    factory.actorCritic = () => p;
+    factory.networks = <N>() => p as unknown as N;
     const ppo = await PPO.create({ policy: factory, stepper, budget: 1024, rng: new Rng(2), compute: { providers: ['cpu'] } }, ppoSettings({ rollout_steps: 64 }));
     while (!ppo.done) await ppo.iterate();
     await ppo.release();

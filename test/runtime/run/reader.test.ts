@@ -6,7 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { isInputError } from '../../../shared/input-error.js';
-import { EventTail, listRollouts, listRuns, processAlive, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
+import { processAlive } from '../../../runtime/run/lock.js';
+import { EventTail, listRollouts, listRuns, readRollout, readRun, type RunEvent } from '../../../runtime/run/reader.js';
 import { inChild, makeFifo, makeHuge, makeLink } from '../../helpers/hostile-files.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-reader-'));

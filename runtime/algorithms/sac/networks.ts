@@ -12,14 +12,15 @@
 // model. Weights start as PyTorch's nn.Linear defaults (U(+-1/sqrt(fan_in)), biases too), as
 // CleanRL's continuous SAC does; the discrete variant keeps them too (sac_atari.py's
 // orthogonal layer_init is for its convolutional trunk).
-import type { BoxSpace } from '../envs/types.js';
-import type { Rng } from '../../shared/random.js';
-import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
-import type { DenseStack } from './dense.js';
-import { layersForward, layersStack, mlpLayers, type LayerSpec } from './linear-layers.js';
-import type { ActionBuffer } from './distributions.js';
-import type { MlpSettings } from './mlp.js';
-import type { OnnxInterface, Policy, PolicySpaces } from './policy.js';
+import type { BoxSpace } from '../../envs/types.js';
+import type { Rng } from '../../../shared/random.js';
+import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
+import type { DenseStack } from '../../policies/dense.js';
+import { layersForward, layersStack, mlpLayers, type LayerSpec } from '../../policies/linear-layers.js';
+import { argmax, type ActionBuffer } from '../../policies/distributions.js';
+import type { MlpSettings } from '../../policies/mlp.js';
+import type { NetworkFamily } from '../../policies/family.js';
+import type { OnnxInterface, Policy, PolicySpaces } from '../../policies/policy.js';
 
 export const LOG_STD_MIN = -5;
 export const LOG_STD_MAX = 2;
@@ -148,12 +149,6 @@ export function squashLogStd(raw: number): number {
   return LOG_STD_MIN + 0.5 * (LOG_STD_MAX - LOG_STD_MIN) * (Math.tanh(raw) + 1);
 }
 
-function argmax(xs: ArrayLike<number>, from: number, n: number): number {
-  let best = 0;
-  for (let k = 1; k < n; k++) if (xs[from + k] > xs[from + best]) best = k;
-  return best;
-}
-
 /** An index drawn from softmax(logits) by the inverse CDF of one uniform draw. */
 export function sampleLogits(logits: ArrayLike<number>, from: number, n: number, rng: Rng): number {
   let max = -Infinity;
@@ -211,3 +206,20 @@ export class SacCritics {
     }
   }
 }
+
+/** SAC's networks, built together from one policy's settings. */
+export interface SacNetworks {
+  readonly actor: SacActor;
+  readonly critics: SacCritics;
+}
+
+/** SAC's family: an `mlp` policy's `hidden` and `activation` make the actor and the twin critics. */
+export const SAC_NETWORKS: NetworkFamily<SacNetworks> = {
+  name: 'sac',
+  what: 'an actor and twin Q networks',
+  overVectors: 'networks over observation vectors',
+  hint: '; use an mlp policy',
+  kinds: { mlp: (settings: MlpSettings, spaces, rng) => ({ actor: new SacActor(settings, spaces, rng), critics: new SacCritics(settings, spaces, rng) }) },
+  parts: ({ actor, critics }) => ({ actor: actor.weights, critics: critics.weights, targets: critics.target }),
+  sync: ({ actor }) => actor.sync(),
+};

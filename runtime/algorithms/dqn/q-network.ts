@@ -8,13 +8,14 @@
 // Acting runs outside onnxruntime (DenseStack, as the actor of mlp.ts): greedy argmax when
 // deterministic (evaluation), else epsilon-greedy with the `epsilon` the learner sets.
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
-import type { Rng } from '../../shared/random.js';
-import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
-import type { DenseStack } from './dense.js';
-import { layersForward, layersStack, mlpLayers, type LayerSpec } from './linear-layers.js';
-import type { ActionBuffer } from './distributions.js';
-import type { MlpSettings } from './mlp.js';
-import type { OnnxInterface, Policy, PolicySpaces } from './policy.js';
+import type { Rng } from '../../../shared/random.js';
+import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
+import type { DenseStack } from '../../policies/dense.js';
+import { layersForward, layersStack, mlpLayers, type LayerSpec } from '../../policies/linear-layers.js';
+import { argmax, type ActionBuffer } from '../../policies/distributions.js';
+import type { MlpSettings } from '../../policies/mlp.js';
+import type { NetworkFamily } from '../../policies/family.js';
+import type { OnnxInterface, Policy, PolicySpaces } from '../../policies/policy.js';
 
 export interface QNetworkPolicy extends Policy {
   readonly actions: number;
@@ -80,9 +81,14 @@ export class MlpQNetwork implements QNetworkPolicy {
   }
 }
 
-/** Index of the largest of xs[from .. from + n) (the first on ties, as torch.argmax). */
-export function argmax(xs: ArrayLike<number>, from: number, n: number): number {
-  let best = 0;
-  for (let k = 1; k < n; k++) if (xs[from + k] > xs[from + best]) best = k;
-  return best;
-}
+
+/** DQN's family: an `mlp` policy's `hidden` and `activation` make the Q-network. */
+export const Q_NETWORK: NetworkFamily<QNetworkPolicy> = {
+  name: 'q-network',
+  what: 'a Q-network',
+  overVectors: 'a Q-network over observation vectors',
+  hint: '; use an mlp policy',
+  kinds: { mlp: (settings: MlpSettings, spaces, rng) => new MlpQNetwork(settings, spaces, rng) },
+  parts: (q) => ({ q: q.weights }),
+  sync: (q) => q.sync(),
+};
