@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyze, analyzeInSteps, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
+import { analyze, analyzeInSteps, CheckCache, Model, Workspace, type Analysis, type SourceUnit } from '../dsl/index.js';
 import { readModelFolder } from '../dsl/semantics/model-folder.js';
 import { DEFAULT_SETTINGS, linesOf, pathToUri, type DocumentContext, type ServerSettings } from './context.js';
 import { DiskHost, findRlxFiles, isSkippedPath } from './disk.js';
@@ -33,8 +33,6 @@ export interface AnalysedDocument {
   entry: AnalysisEntry;
 }
 
-const CHECK_OPTIONS = { maxDiagnosticsPerFile: MAX_DIAGNOSTICS_PER_FILE };
-
 export type FileChangeKind = 'created' | 'changed' | 'deleted';
 
 export class ServerWorkspace {
@@ -45,6 +43,8 @@ export class ServerWorkspace {
   private readonly files = new Workspace({ readFile: (p) => this.readWithinLimit(p), readDataFile: (p) => this.disk.readDataFile(p) });
   /** Files over the size limit (limits.ts), analysed as empty: their length in characters. */
   private readonly oversized = new Map<string, number>();
+  /** A re-check replays the results of declarations an edit cannot have changed (dsl/check/reuse.ts). */
+  private readonly checkOptions = { maxDiagnosticsPerFile: MAX_DIAGNOSTICS_PER_FILE, cache: new CheckCache() };
   private folders: string[] = [];
   /** .rlx files on disk under the workspace folders. */
   private readonly indexed = new Set<string>();
@@ -361,7 +361,7 @@ export class ServerWorkspace {
     if (reused) return reused;
     const roots = this.rootsFor(paths);
     const generation = this.textGeneration;
-    const steps = analyzeInSteps(this.files, roots, CHECK_OPTIONS);
+    const steps = analyzeInSteps(this.files, roots, this.checkOptions);
     let step = steps.next();
     while (!step.done) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -400,7 +400,7 @@ export class ServerWorkspace {
   }
 
   private analyse(roots: string[]): AnalysisEntry {
-    const entry: AnalysisEntry = { analysis: analyze(this.files, roots, CHECK_OPTIONS), roots: new Set(roots), versions: new Map() };
+    const entry: AnalysisEntry = { analysis: analyze(this.files, roots, this.checkOptions), roots: new Set(roots), versions: new Map() };
     this.recordVersions(entry);
     for (const r of roots) this.latest.set(r, entry);
     return entry;
