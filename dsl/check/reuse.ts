@@ -136,8 +136,7 @@ export class ReuseSession {
   replay(symbol: DeclSymbol, contextFor: (unit: SourceUnit) => CheckContext): boolean {
     const key = this.keyOf(symbol);
     const path = symbol.unit.path;
-    const candidates = [...(this.nextFor(path).get(key) ?? []), ...(this.cache.entries.get(path)?.get(key) ?? [])];
-    for (const entry of candidates) {
+    for (const entry of candidates(this.nextFor(path).get(key), this.cache.entries.get(path)?.get(key))) {
       const starts = this.validStarts(entry, symbol);
       if (!starts) continue;
       const at = (r: AnchoredRange): A.Range => ({ start: starts[r.anchor] + r.start, end: starts[r.anchor] + r.end });
@@ -283,7 +282,7 @@ export class ReuseSession {
       const lineStart = text.lastIndexOf('\n', start - 1) + 1;
       const lineEnd = text.indexOf('\n', end);
       // Where on those lines it lies, too: two declarations can share a line, and so its text.
-      key = `${hashText(text, lineStart, lineEnd < 0 ? text.length : lineEnd)}:${start - lineStart}:${end - start}`;
+      key = hashText(text, lineStart, lineEnd < 0 ? text.length : lineEnd) + String.fromCharCode(...halves(start - lineStart), ...halves(end - start));
       this.keys.set(symbol, key);
     }
     return key;
@@ -337,31 +336,46 @@ export class ReuseSession {
    * Memoised along the chain, as effective() is.
    */
   private chainSignature(symbol: DeclSymbol): string | undefined {
+    const known = this.chains.get(symbol);
+    if (known !== undefined) return known ?? undefined;
     const path: DeclSymbol[] = [];
-    const onPath = new Set<DeclSymbol>();
+    let onPath: Set<DeclSymbol> | undefined; // made only for a long chain: most are one or two links
     let tail: string | null | undefined;
+    let fromRoot = false;
     for (let current = symbol; ;) {
       tail = this.chains.get(current);
       if (tail !== undefined) break;
-      if (onPath.has(current)) {
+      if (path.length > 8) onPath ??= new Set(path);
+      if (onPath ? onPath.has(current) : path.includes(current)) {
         tail = null;
         break;
       }
-      onPath.add(current);
+      onPath?.add(current);
       path.push(current);
-      const base = this.model.base(current);
+      const base = this.model.base(current, false);
       if (base.kind !== 'decl') {
         tail = rootSignature(base);
+        fromRoot = true;
         break;
       }
       current = base.symbol;
     }
     for (let i = path.length - 1; i >= 0; i--) {
-      tail = tail === null ? null : hashString(`${path[i].unit.path}\0${this.keyOf(path[i])}\0${tail}`);
-      this.chains.set(path[i], tail);
+      // Hashed only past the first link: a long chain would otherwise make long strings.
+      if (tail !== null) {
+        const link: string = `${path[i].unit.path}\0${this.keyOf(path[i])}\0${tail}`;
+        tail = fromRoot && i === path.length - 1 ? link : hashString(link);
+      }
+      this.chains.set(path[i], tail as string | null);
     }
     return tail ?? undefined;
   }
+}
+
+/** This analysis' entries for a key, then the previous analysis' (without copying either list). */
+function* candidates(mine: Entry[] | undefined, previous: Entry[] | undefined): Generator<Entry> {
+  if (mine) yield* mine;
+  if (previous) yield* previous;
 }
 
 function rootSignature(root: BaseResolution): string {
@@ -378,7 +392,7 @@ function within(inner: A.Range, outer: A.Range): boolean {
 
 const hashString = (s: string) => hashText(s, 0, s.length);
 
-/** A 64-bit hash (cyrb53's mixing, two lanes kept) of text[from, to), with its length. */
+/** A 64-bit hash (cyrb53's mixing, two lanes kept) of text[from, to), with its length: a string of 6 UTF-16 units. */
 function hashText(text: string, from: number, to: number): string {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
@@ -389,5 +403,10 @@ function hashText(text: string, from: number, to: number): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return `${(h2 >>> 0).toString(36)}.${(h1 >>> 0).toString(36)}.${to - from}`;
+  return String.fromCharCode(...halves(h1), ...halves(h2), ...halves(to - from));
+}
+
+/** A 32-bit number as two UTF-16 units: keys stay short and cost no number formatting. */
+function halves(n: number): [number, number] {
+  return [n & 0xffff, n >>> 16];
 }

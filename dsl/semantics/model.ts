@@ -207,8 +207,8 @@ export class Model {
     this.references.push({ unit, range, target });
   }
 
-  /** The declaration's own base, one step (not followed further). */
-  base(symbol: DeclSymbol): BaseResolution {
+  /** The declaration's own base, one step (not followed further); `remember`: record the reference for navigation. */
+  base(symbol: DeclSymbol, remember = true): BaseResolution {
     const { decl } = symbol;
     const base = decl.base;
     if (!base) return { kind: 'none' };
@@ -218,7 +218,7 @@ export class Model {
       return { kind: 'module', path: arg?.kind === 'String' ? arg.value : undefined };
     }
     if (parts.length !== 1) return { kind: 'unresolved' };
-    const target = this.resolve(symbol.unit, parts[0]);
+    const target = remember ? this.resolve(symbol.unit, parts[0]) : this.lookup(symbol.unit, parts[0].text);
     if (!target) return { kind: 'unresolved' };
     if (target.kind === 'builtin') {
       if (target.spec.declKind !== decl.declKind) return { kind: 'unresolved' };
