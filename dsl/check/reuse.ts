@@ -83,12 +83,6 @@ export class CheckCache {
     this.scopes.set(path, { signature, epoch });
     return epoch;
   }
-
-  /** Forget a file (deleted, closed and gone). */
-  forget(path: string): void {
-    this.entries.delete(path);
-    this.scopes.delete(path);
-  }
 }
 
 /** What one declaration's checks read and reported, collected while they run. */
