@@ -210,7 +210,14 @@ export class ReuseSession {
   private entryOf(symbol: DeclSymbol, recording: Recording): Entry | undefined {
     const refOf = (s: DeclSymbol): SymbolRef => ({ path: s.unit.path, name: s.name, ordinal: this.ordinalOf(s), key: this.keyOf(s), self: s === symbol });
     const chains: Entry['chains'] = [];
+    const scopes = new Set(recording.scopesRead);
     for (const s of recording.chainsRead) {
+      // The declaration's own chain, ending at once (a built-in, module(...), an unknown name):
+      // its text and the names of its file settle it, and a replay looks at both anyway.
+      if (s === symbol && this.model.base(s, false).kind !== 'decl') {
+        scopes.add(s.unit);
+        continue;
+      }
       const signature = this.chainSignature(s);
       if (signature === undefined) return undefined;
       chains.push({ ref: refOf(s), signature });
@@ -239,7 +246,7 @@ export class ReuseSession {
     }));
     if (unanchored) return undefined;
     return {
-      scopes: [...recording.scopesRead].map((unit) => ({ path: unit.path, epoch: this.epochOf(unit) })),
+      scopes: [...scopes].map((unit) => ({ path: unit.path, epoch: this.epochOf(unit) })),
       symbols: [...recording.symbolsRead].map(refOf),
       chains,
       reads: recording.reads,
@@ -276,7 +283,9 @@ export class ReuseSession {
       const lineStart = text.lastIndexOf('\n', start - 1) + 1;
       const lineEnd = text.indexOf('\n', end);
       // Where on those lines it lies, too: two declarations can share a line, and so its text.
-      key = hashText(text, lineStart, lineEnd < 0 ? text.length : lineEnd) + String.fromCharCode(...halves(start - lineStart), ...halves(end - start));
+      const column = start - lineStart;
+      const length = end - start;
+      key = hashText(text, lineStart, lineEnd < 0 ? text.length : lineEnd) + String.fromCharCode(column & 0xffff, column >>> 16, length & 0xffff, length >>> 16);
       this.keys.set(symbol, key);
     }
     return key;
@@ -397,10 +406,7 @@ function hashText(text: string, from: number, to: number): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return String.fromCharCode(...halves(h1), ...halves(h2), ...halves(to - from));
-}
-
-/** A 32-bit number as two UTF-16 units: keys stay short and cost no number formatting. */
-function halves(n: number): [number, number] {
-  return [n & 0xffff, n >>> 16];
+  // Each 32-bit number as two UTF-16 units: keys stay short and cost no number formatting.
+  const length = to - from;
+  return String.fromCharCode(h1 & 0xffff, h1 >>> 16, h2 & 0xffff, h2 >>> 16, length & 0xffff, length >>> 16);
 }
