@@ -5,6 +5,7 @@ export { parse, type ParseResult, type SyntaxError } from './syntax/parse.js';
 export { Workspace, type DataFileRead, type DatasetRead, type FileHost, type SourceUnit } from './semantics/workspace.js';
 export { Model, type DeclSymbol, type Target, type Reference, type EffectiveDeclaration } from './semantics/model.js';
 export { analyze, analyzeInSteps, type Analysis, type AnalyzeOptions } from './check/checker.js';
+export { CheckCache } from './check/reuse.js';
 export type { HiddenDiagnostics } from './check/context.js';
 export * from './diagnostics.js';
 export { LineIndex, type Position } from './text.js';

@@ -7,7 +7,7 @@
 // analysis stays valid while every unit it saw is still the current one for its path and no new
 // importer appeared; otherwise the next request analyses again (parses are reused, so that costs
 // the check only).
-import { analyze, analyzeInSteps, Model, type Analysis, type SourceUnit, type Workspace } from '../dsl/index.js';
+import { analyze, analyzeInSteps, CheckCache, Model, type Analysis, type SourceUnit, type Workspace } from '../dsl/index.js';
 import { readModelFolder } from '../dsl/semantics/model-folder.js';
 import { linesOf, type DocumentContext, type ServerSettings } from './context.js';
 import type { FileIndex } from './file-index.js';
@@ -30,7 +30,6 @@ export interface AnalysedDocument {
   entry: AnalysisEntry;
 }
 
-const CHECK_OPTIONS = { maxDiagnosticsPerFile: MAX_DIAGNOSTICS_PER_FILE };
 
 export class AnalysisCache {
   private readonly latest = new Map<string, AnalysisEntry>();
@@ -38,6 +37,8 @@ export class AnalysisCache {
   private readonly models = new Map<string, AnalysisEntry>();
   /** Counts changes of any text (edits, closes, watched files): a check that sees it move is of texts that are gone. */
   private textGeneration = 0;
+  /** A re-check replays the results of declarations an edit cannot have changed (dsl/check/reuse.ts). */
+  private readonly checkOptions = { maxDiagnosticsPerFile: MAX_DIAGNOSTICS_PER_FILE, cache: new CheckCache() };
 
   constructor(
     private readonly index: FileIndex,
@@ -136,7 +137,7 @@ export class AnalysisCache {
     if (reused) return reused;
     const roots = this.graph.rootsFor(paths);
     const generation = this.textGeneration;
-    const steps = analyzeInSteps(this.files, roots, CHECK_OPTIONS);
+    const steps = analyzeInSteps(this.files, roots, this.checkOptions);
     let step = steps.next();
     while (!step.done) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -175,7 +176,7 @@ export class AnalysisCache {
   }
 
   private analyse(roots: string[]): AnalysisEntry {
-    const entry: AnalysisEntry = { analysis: analyze(this.files, roots, CHECK_OPTIONS), roots: new Set(roots), versions: new Map() };
+    const entry: AnalysisEntry = { analysis: analyze(this.files, roots, this.checkOptions), roots: new Set(roots), versions: new Map() };
     this.recordVersions(entry);
     for (const r of roots) this.latest.set(r, entry);
     return entry;

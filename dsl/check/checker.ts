@@ -10,10 +10,11 @@ import type { DatasetRead, SourceUnit, Workspace } from '../semantics/workspace.
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
 import { checkDatasets } from './datasets.js';
-import { collectingAccept, type CheckContext, type HiddenDiagnostics } from './context.js';
+import { collectingAccept, type Accept, type CheckContext, type HiddenDiagnostics } from './context.js';
 import { checkExperiment } from './experiments.js';
 import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
+import { Recording, ReuseSession, type CheckCache, type ExternalReads } from './reuse.js';
 import { checkPretrainedExperiment, checkPretrainedPolicy } from './pretrained.js';
 import { checkSupport } from './support.js';
 import { checkSweep } from './sweeps.js';
@@ -64,6 +65,12 @@ export interface AnalyzeOptions {
    * train` will, and report what it would refuse (rlx check and train); the editor leaves it off.
    */
   readModelFiles?: boolean;
+  /**
+   * Results kept from earlier analyses with the same cache: a declaration whose text and whose
+   * reads of the model are as before gets its reports replayed instead of checked (reuse.ts).
+   * The diagnostics are the same as without it; a language server passes one per workspace.
+   */
+  cache?: CheckCache;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
@@ -84,19 +91,30 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
   const modules = new Map<string, EnvModuleRead>();
   const modelFolders = new Map<string, ModelFolderRead>();
   const datasets = new Map<string, DatasetRead>();
-  const model = new Model(units, (file) => {
-    const read = workspace.envModule(file);
-    modules.set(file, read);
-    return read;
-  }, (dir) => {
-    const read = readModelFolder(dir);
-    modelFolders.set(dir, read);
-    return read;
-  }, (file) => {
-    const read = workspace.dataset(file);
-    datasets.set(file, read);
-    return read;
-  }, options.readModelFiles ? modelFilesProblem : undefined);
+  /** What the declaration being checked reads and reports, when results are kept. */
+  let recording: Recording | undefined;
+  const reads = {
+    module: (file: string) => {
+      const read = workspace.envModule(file);
+      modules.set(file, read);
+      recording?.read('module', file, read);
+      return read;
+    },
+    folder: (dir: string) => {
+      const read = readModelFolder(dir);
+      modelFolders.set(dir, read);
+      recording?.read('folder', dir, read);
+      return read;
+    },
+    dataset: (file: string) => {
+      const read = workspace.dataset(file);
+      datasets.set(file, read);
+      recording?.read('dataset', file, read);
+      return read;
+    },
+  } satisfies ExternalReads;
+  const model = new Model(units, reads.module, reads.folder, reads.dataset, options.readModelFiles ? modelFilesProblem : undefined);
+  const reuse = options.cache ? new ReuseSession(options.cache, model, reads) : undefined;
   const diagnostics = new Map<string, Diagnostic[]>();
   const hidden = new Map<string, HiddenDiagnostics>();
   const contexts = new Map<SourceUnit, CheckContext>();
@@ -110,7 +128,16 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
         if (!entry) hidden.set(unit.path, (entry = { counts: { error: 0, warning: 0, info: 0 }, first }));
         return entry;
       };
-      ctx = { model, unit, accept: collectingAccept(list, unit.path, options.maxDiagnosticsPerFile, hiddenHere), forUnit: contextFor, freeMemory: () => workspace.freeMemory() };
+      const collect = collectingAccept(list, unit.path, options.maxDiagnosticsPerFile, hiddenHere);
+      const accept: Accept = (severity, code, message, range, more) => {
+        recording?.report(unit.path, severity, code, message, range, more);
+        collect(severity, code, message, range, more);
+      };
+      const freeMemory = () => {
+        recording?.opaque(); // the memory free now: no result that read it is kept
+        return workspace.freeMemory();
+      };
+      ctx = { model, unit, accept, forUnit: contextFor, freeMemory };
       contexts.set(unit, ctx);
     }
     return ctx;
@@ -123,11 +150,23 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
     for (const decl of unit.parse.file.declarations) {
       const symbol = model.symbolOf(decl);
       if (!symbol) continue;
-      for (const { kinds, check } of DECLARATION_CHECKS) {
-        if (kinds === 'all' || kinds.includes(decl.declKind)) guarded(ctx, decl.name?.range ?? decl.keywordRange, () => check(ctx, symbol));
+      if (reuse?.replay(symbol, contextFor)) {
+        yield;
+        continue;
       }
+      if (reuse) model.observer = recording = new Recording();
+      try {
+        for (const { kinds, check } of DECLARATION_CHECKS) {
+          if (kinds === 'all' || kinds.includes(decl.declKind)) guarded(ctx, decl.name?.range ?? decl.keywordRange, () => check(ctx, symbol));
+        }
+      } finally {
+        model.observer = undefined;
+      }
+      if (recording) reuse?.store(symbol, recording);
+      recording = undefined;
       yield;
     }
+    reuse?.unitDone(unit);
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
   return { model, units, diagnostics, modules, modelFolders, datasets, ...(hidden.size > 0 ? { hidden } : {}) };

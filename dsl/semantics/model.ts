@@ -76,7 +76,24 @@ export interface ModelFolderUse {
   readonly read: ModelFolderRead;
 }
 
+/**
+ * Told what a check reads through the model, so that its result can be reused while every read
+ * would answer the same (check/reuse.ts). Reads it cannot follow make the result single-use.
+ */
+export interface ModelObserver {
+  /** A name was looked up in a file, or its visible names listed: depends on the names (and kinds) visible there. */
+  scope(unit: SourceUnit): void;
+  /** A declaration was handed out: depends on its text. */
+  symbol(symbol: DeclSymbol): void;
+  /** A declaration's effective members were read: depends on its chain of bases and where it ends. */
+  chain(symbol: DeclSymbol): void;
+  /** A read the observer cannot follow (every file, every symbol). */
+  opaque(): void;
+}
+
 export class Model {
+  /** Set by the checker while it checks one declaration; undefined otherwise. */
+  observer: ModelObserver | undefined;
   /** Declarations by name in each file (a name may be declared twice: that is a diagnostic). */
   private readonly ownSymbols = new Map<SourceUnit, Map<string, DeclSymbol[]>>();
   private readonly effectiveCache = new Map<DeclSymbol, EffectiveDeclaration>();
@@ -115,41 +132,71 @@ export class Model {
   }
 
   unitByPath(filePath: string): SourceUnit | undefined {
+    this.observer?.opaque();
     return this.unitsByPath.get(filePath);
   }
 
   symbolOf(decl: A.Declaration): DeclSymbol | undefined {
-    return this.symbolOfDecl.get(decl);
+    const symbol = this.symbolOfDecl.get(decl);
+    if (symbol) this.observer?.symbol(symbol);
+    return symbol;
   }
 
   /** Declarations in the file itself, by name. */
   declaredIn(unit: SourceUnit): Map<string, DeclSymbol[]> {
+    this.observer?.opaque();
+    return this.table(unit);
+  }
+
+  private table(unit: SourceUnit): Map<string, DeclSymbol[]> {
     return this.ownSymbols.get(unit) ?? new Map();
   }
 
   /** Every user symbol visible in a file: its own declarations, then those of files it imports. */
   visibleSymbols(unit: SourceUnit): DeclSymbol[] {
+    // Checks read the names and kinds of these only (for "did you mean"): the scope covers both.
+    this.observer?.scope(unit);
     const out: DeclSymbol[] = [];
-    for (const list of this.declaredIn(unit).values()) out.push(list[0]);
+    for (const list of this.table(unit).values()) out.push(list[0]);
     for (const imp of unit.imports) {
       const imported = imp.path ? this.unitsByPath.get(imp.path) : undefined;
       if (!imported || imported === unit) continue;
-      for (const list of this.declaredIn(imported).values()) out.push(list[0]);
+      for (const list of this.table(imported).values()) out.push(list[0]);
     }
     return out;
   }
 
   /** What a plain name means in a file: own declarations first, then imports, then built-ins. */
   lookup(unit: SourceUnit, name: string): Target | undefined {
-    const own = this.declaredIn(unit).get(name);
-    if (own) return { kind: 'decl', symbol: own[0] };
-    for (const imp of unit.imports) {
-      const imported = imp.path ? this.unitsByPath.get(imp.path) : undefined;
-      const found = imported && imported !== unit ? this.declaredIn(imported).get(name) : undefined;
-      if (found) return { kind: 'decl', symbol: found[0] };
+    this.observer?.scope(unit);
+    const found = this.lookupSymbol(unit, name);
+    if (found) {
+      this.observer?.symbol(found);
+      return { kind: 'decl', symbol: found };
     }
     const spec = builtin(name);
     return spec ? { kind: 'builtin', spec } : undefined;
+  }
+
+  private lookupSymbol(unit: SourceUnit, name: string): DeclSymbol | undefined {
+    const own = this.table(unit).get(name);
+    if (own) return own[0];
+    for (const imp of unit.imports) {
+      const imported = imp.path ? this.unitsByPath.get(imp.path) : undefined;
+      const found = imported && imported !== unit ? this.table(imported).get(name) : undefined;
+      if (found) return found[0];
+    }
+    return undefined;
+  }
+
+  /** The first declaration of `name` in the file itself, or the `ordinal`th (not observed: for check/reuse.ts). */
+  declarationNamed(unit: SourceUnit, name: string, ordinal = 0): DeclSymbol | undefined {
+    return this.table(unit).get(name)?.[ordinal];
+  }
+
+  /** The unit at a path (not observed: for check/reuse.ts). */
+  unitAt(filePath: string): SourceUnit | undefined {
+    return this.unitsByPath.get(filePath);
   }
 
   /** Resolves a name node and remembers the reference for navigation (go to definition, rename). */
@@ -166,8 +213,8 @@ export class Model {
     this.references.push({ unit, range, target });
   }
 
-  /** The declaration's own base, one step (not followed further). */
-  base(symbol: DeclSymbol): BaseResolution {
+  /** The declaration's own base, one step (not followed further); `remember`: record the reference for navigation. */
+  base(symbol: DeclSymbol, remember = true): BaseResolution {
     const { decl } = symbol;
     const base = decl.base;
     if (!base) return { kind: 'none' };
@@ -177,7 +224,7 @@ export class Model {
       return { kind: 'module', path: arg?.kind === 'String' ? arg.value : undefined };
     }
     if (parts.length !== 1) return { kind: 'unresolved' };
-    const target = this.resolve(symbol.unit, parts[0]);
+    const target = remember ? this.resolve(symbol.unit, parts[0]) : this.lookup(symbol.unit, parts[0].text);
     if (!target) return { kind: 'unresolved' };
     if (target.kind === 'builtin') {
       if (target.spec.declKind !== decl.declKind) return { kind: 'unresolved' };
@@ -196,6 +243,7 @@ export class Model {
    * of n declarations costs O(n) merges, not O(n^2), and is walked without recursion.
    */
   effective(symbol: DeclSymbol): EffectiveDeclaration {
+    this.observer?.chain(symbol);
     const cached = this.effectiveCache.get(symbol);
     if (cached) return cached;
     // Walk up to a declaration already merged, the root, or a cycle.
@@ -289,6 +337,7 @@ export class Model {
 
   /** All declarations of all units, in file order. */
   *allSymbols(): Generator<DeclSymbol> {
+    this.observer?.opaque();
     for (const unit of this.units) {
       for (const decl of unit.parse.file.declarations) {
         const symbol = this.symbolOfDecl.get(decl);

@@ -32,9 +32,9 @@ function reparseDeclaration(previous: ParseResult, oldText: string, newText: str
   while (index + 1 < declarations.length && (declarations[index + 1].name?.range.end ?? Infinity) < start) index++;
   if (index < 0) return undefined;
   const edited = declarations[index];
-  // The anchor: the first declaration wholly behind the edit with a body, so at least four tokens.
+  // The anchor: the first declaration wholly behind the edit of at least four tokens.
   let anchorIndex = index + 1;
-  while (anchorIndex < declarations.length && (declarations[anchorIndex].range.start < oldEnd || !declarations[anchorIndex].body?.closed)) anchorIndex++;
+  while (anchorIndex < declarations.length && (declarations[anchorIndex].range.start < oldEnd || !hasFourTokens(declarations[anchorIndex]))) anchorIndex++;
   const anchor = declarations[anchorIndex] as A.Declaration | undefined;
   // Earlier errors must lie in the part parsed again (an error at the anchor's keyword is a
   // missing '}' before it); others could mean the parser met this part in another state.
@@ -80,6 +80,14 @@ function reparseDeclaration(previous: ParseResult, oldText: string, newText: str
   // Every earlier error lay in the edited declaration, so the slice's errors are all there are.
   const errors: SyntaxError[] = partial.errors.map((e) => shiftedLeaf(e, from));
   return { file, errors };
+}
+
+/**
+ * `env A {}`, or `env A = B` without a body (a file of such lines, 100k of them, otherwise had no
+ * anchor and parsed from the edit to its end on every keystroke).
+ */
+function hasFourTokens(decl: A.Declaration): boolean {
+  return decl.body?.closed === true || (decl.name !== undefined && decl.body === undefined && (decl.base?.name.parts.length ?? 0) > 0);
 }
 
 /** The span that differs: common prefix and suffix removed (they may not overlap). */

@@ -143,3 +143,28 @@ test('a declaration moved lazily reads as a moved copy, every field of it', () =
     assert.deepEqual(after.file.declarations[k], shifted(decl, 1));
   }
 });
+
+test('declarations without a body anchor a reparse too, and it still equals a full parse', () => {
+  // A file of `env A = Q` lines (100k of them reach the size limit) once parsed from the edit to
+  // its end on every keystroke: no declaration behind an edit had a body to anchor on.
+  const lines = Array.from({ length: 60 }, (_, i) => (i % 7 === 3 ? `policy P${i} = mlp { hidden: [${i}] }` : i % 5 === 1 ? `env E${i} = Q.R` : `env A = Q${i % 3}`));
+  const text = `${lines.join('\n')}\n`;
+  const before = parse(text);
+  const rnd = seededRandom(23);
+  let incremental = 0;
+  for (let i = 0; i < 600; i++) {
+    const { edited, what } = randomEdit(text, rnd);
+    const after = reparse(before, text, edited);
+    assert.deepEqual(after, parse(edited), `edit ${i} ${what}`);
+    if (keptSome(before, after) && after.file.declarations.length > 0 && after.file.declarations.at(-1) !== before.file.declarations.at(-1)) incremental++;
+  }
+  // One letter changed in the middle of a file of such lines only: the rest of the file is kept.
+  const plain = 'env A = Q\n'.repeat(200);
+  const plainParse = parse(plain);
+  const middle = 100 * 'env A = Q\n'.length + 8;
+  const flipped = `${plain.slice(0, middle)}R${plain.slice(middle + 1)}`;
+  const after = reparse(plainParse, plain, flipped);
+  assert.deepEqual(after, parse(flipped));
+  assert.equal(after.file.declarations[150], plainParse.file.declarations[150], 'a declaration behind the edit is kept, not parsed again');
+  assert.ok(incremental > 300, `only ${incremental} of 600 edits kept declarations on both sides of the edit`);
+});
