@@ -8,7 +8,7 @@ import { Graph } from '../../../runtime/tensor/graph.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { Session } from '../../../runtime/tensor/session.js';
-import { claimRun } from '../../../runtime/tensor/worker-protocol.js';
+import { claimRun, CONTROL } from '../../../runtime/tensor/worker-protocol.js';
 import { WorkerSession } from '../../../runtime/tensor/worker-session.js';
 
 function layer() {
@@ -149,7 +149,7 @@ describe('WorkerSession', () => {
     try {
       assert.throws(() => remote.takeBack(), /takeBack\(\) without start\(\)/);
       remote.start({ x: rows(8192, 0) });
-      await sleep(10); // the worker has begun the slow run
+      await workerClaims(remote); // the worker has begun the slow run
       assert.equal(remote.takeBack(), false, 'the worker has begun it');
       assert.equal(await remote.finishWithin(0), null, 'still computing: dropped');
       // The worker is busy with the dropped run: this one is taken back, for this thread.
@@ -199,3 +199,12 @@ describe('WorkerSession', () => {
     assert.throws(() => remote.start({ x }), /released/);
   });
 });
+
+/**
+ * Waits until the worker has claimed the run start() began (at most 10 s). A fixed sleep was
+ * not enough: on a loaded machine the worker thread may not get a core for tens of ms.
+ */
+async function workerClaims(remote: WorkerSession): Promise<void> {
+  const inside = remote as unknown as { control: Int32Array; run: number };
+  for (const deadline = Date.now() + 10_000; Atomics.load(inside.control, CONTROL.claim) < inside.run && Date.now() < deadline; ) await sleep(1);
+}
