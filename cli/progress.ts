@@ -1,6 +1,7 @@
 // Training progress for `rlx train`: a bar redrawn in place on a terminal, plain lines
 // (every few seconds) when the output is a file or a pipe, so logs stay readable.
 import type { TrainProgress } from '../runtime/train.js';
+import { formatDuration as formatSharedDuration, formatSteps } from '../shared/format.js';
 
 export interface ProgressReporter {
   update(progress: TrainProgress): void;
@@ -13,20 +14,11 @@ const BAR_WIDTH = 24;
 const TTY_INTERVAL_MS = 100;
 const LINE_INTERVAL_MS = 5000;
 
-export function formatCount(n: number): string {
-  if (!Number.isFinite(n)) return '-';
-  if (Math.abs(n) >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
-  if (Math.abs(n) >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
-  return String(Math.round(n));
-}
+/** A step count as the Runs view and the dashboard show it (shared/format.ts); `-` for none. */
+export const formatCount = (n: number): string => formatSteps(n, '-');
 
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '-';
-  if (seconds < 60) return `${Math.round(seconds)}s`;
-  const m = Math.floor(seconds / 60);
-  if (m < 60) return `${m}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
+/** A duration as the Runs view and the dashboard show it (shared/format.ts); `-` for none. */
+export const formatDuration = (seconds: number): string => formatSharedDuration(seconds, '-');
 
 function summary(p: TrainProgress): string {
   const ret = Number.isFinite(p.meanReturn) ? p.meanReturn.toFixed(1) : '-';

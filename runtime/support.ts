@@ -5,7 +5,7 @@ import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
 import { ALGORITHMS, algorithmDefinition } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
 import { NOT_IMPLEMENTED } from './not-implemented.js';
-import { ACTOR_CRITIC, buildsAs, POLICIES, policyDefinition } from './policies/index.js';
+import { ACTOR_CRITIC, buildsAs, LANGUAGE_MODEL, ownsTokenizer, POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, stageHandoverProblem, type EnvSpec } from '../dsl/schema/index.js';
 import { curriculumProblems } from './trainer/curriculum.js';
@@ -62,9 +62,9 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     problems.push(...paramProblems(() => definition.settings(plan.policy.params, plan.policy)));
     // Text envs train a token model, the others an actor-critic over observation vectors.
     const name = `policy ${plan.policy.name} (${plan.policy.kind})`;
-    if (text === true && !definition.tokenModel && !definition.languageModel) problems.push(`${name} cannot write text: ${envLabel} needs a transformer or pretrained policy`);
-    if (text === false && definition.languageModel) problems.push(`${name} writes text: ${envLabel} has actions of numbers; pair it with a TextTask`);
-    if (text === false && !buildsAs(ACTOR_CRITIC, plan.policy.kind) && !definition.languageModel) problems.push(`${name} reads tokens, not observation vectors: ${envLabel} needs an mlp policy`);
+    if (text === true && !buildsAs(LANGUAGE_MODEL, plan.policy.kind)) problems.push(`${name} cannot write text: ${envLabel} needs a transformer or pretrained policy`);
+    if (text === false && ownsTokenizer(plan.policy.kind)) problems.push(`${name} writes text: ${envLabel} has actions of numbers; pair it with a TextTask`);
+    if (text === false && !buildsAs(ACTOR_CRITIC, plan.policy.kind) && !ownsTokenizer(plan.policy.kind)) problems.push(`${name} reads tokens, not observation vectors: ${envLabel} needs an mlp policy`);
   }
   // On an env of numbers each stage starts from the networks the one before it trained.
   if (text !== true) {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { DECLARATION_SCHEMAS, LANGUAGE_VERSION, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { DeclSymbol, Model, Target } from '../semantics/model.js';
+import { writtenPath, type DeclSymbol, type Model, type Target } from '../semantics/model.js';
 import type { SourceUnit } from '../semantics/workspace.js';
 import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanPolicy, type PlanReward, type PlanStage } from './plan.js';
 import { pretrainedPolicy } from './pretrained.js';
@@ -162,9 +162,7 @@ export class PlanCompiler {
     if (target.kind === 'decl' && this.model.effective(target.symbol).root.kind === 'module') {
       const effective = this.model.effective(target.symbol);
       const root = effective.root as { kind: 'module'; path: string | undefined };
-      // The module path is written relative to the file that declares the base.
-      const declaringUnit = effective.chain[effective.chain.length - 1].unit;
-      const modulePath = path.resolve(path.dirname(declaringUnit.path), root.path ?? '');
+      const modulePath = writtenPath(effective, root.path ?? '');
       const params: Record<string, PlanValue> = {};
       for (const [key, { node }] of [...effective.properties].sort(([a], [b]) => a.localeCompare(b))) params[key] = untypedValue(node.value);
       return { name: target.symbol.name, kind: 'module', module: toPosix(path.relative(this.entryDir, modulePath)), params };

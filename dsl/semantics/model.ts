@@ -39,6 +39,16 @@ export interface Effective<T> {
   owner: DeclSymbol;
 }
 
+/**
+ * A path written in the root of a declaration's chain (`module("./env.ts")`,
+ * `pretrained("./models/x")`), resolved: it is relative to the file of the declaration that
+ * wrote it, the chain's last, wherever the declarations that inherit it live.
+ */
+export function writtenPath(effective: EffectiveDeclaration, written: string): string {
+  const declaring = effective.chain[effective.chain.length - 1]!;
+  return path.resolve(path.dirname(declaring.unit.path), written);
+}
+
 export interface EffectiveDeclaration {
   /** The declaration, then its user-declared bases, nearest first (stops at a cycle). */
   chain: DeclSymbol[];
@@ -297,9 +307,7 @@ export class Model {
   envModule(symbol: DeclSymbol): EnvModuleUse | undefined {
     const effective = this.effective(symbol);
     if (effective.root.kind !== 'module' || effective.root.path === undefined) return undefined;
-    // The path is relative to the file of the declaration that wrote module(...): the chain's last.
-    const declaring = effective.chain[effective.chain.length - 1];
-    const file = path.resolve(path.dirname(declaring.unit.path), effective.root.path);
+    const file = writtenPath(effective, effective.root.path);
     return { written: effective.root.path, file, read: this.readEnvModule(file) };
   }
 
@@ -307,9 +315,7 @@ export class Model {
   modelFolder(symbol: DeclSymbol): ModelFolderUse | undefined {
     const effective = this.effective(symbol);
     if (effective.root.kind !== 'builtin' || effective.root.folder === undefined) return undefined;
-    // Relative to the file of the declaration that wrote pretrained(...): the chain's last.
-    const declaring = effective.chain[effective.chain.length - 1];
-    const dir = path.resolve(path.dirname(declaring.unit.path), effective.root.folder);
+    const dir = writtenPath(effective, effective.root.folder);
     return { written: effective.root.folder, dir, read: this.readModelFolder(dir) };
   }
 

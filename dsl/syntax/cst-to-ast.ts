@@ -51,6 +51,17 @@ function cover(ranges: (A.Range | undefined)[], fallback: A.Range): A.Range {
   return start === Infinity ? fallback : { start, end };
 }
 
+/**
+ * The range of a bracketed construct (a body, a call's arguments, a list, a parenthesis): from
+ * its opening to its closing bracket, stretched over what it holds where the parser recovered
+ * without one of them.
+ */
+function bracketed(c: Children, open: string, close: string, inside: readonly { readonly range: A.Range }[]): A.Range {
+  const first = tok(c, open);
+  const last = tok(c, close);
+  return cover([first && tokenRange(first), last && tokenRange(last), ...inside.map((i) => i.range)], { start: 0, end: 0 });
+}
+
 export class CstToAst {
   /** Syntax errors only the tree shape reveals (operator misuse the flat grammar lets through). */
   readonly errors: { message: string; range: A.Range }[] = [];
@@ -149,8 +160,6 @@ export class CstToAst {
 
   private body(cst: CstNode): A.Body {
     const c = cst.children as Children;
-    const open = tok(c, 'LBrace');
-    const close = tok(c, 'RBrace');
     const members = nodes(c, 'member').map((m) => this.member(m)).filter((m): m is A.Member => m !== undefined);
     // Tokens skipped between members. Usually the parser already reported the first one (a broken
     // value), and parse() keeps one error per offset; a run that starts elsewhere is reported here.
@@ -158,12 +167,11 @@ export class CstToAst {
       const found = this.text.slice(range.start, Math.min(range.end, range.start + 20));
       this.errors.push({ message: `unexpected '${found}': expected a property ('name: value'), a block ('name { ... }'), 'term' or 'stage'`, range });
     }
-    const fallback = open ? tokenRange(open) : { start: 0, end: 0 };
     return {
       kind: 'Body',
       members,
-      closed: close !== undefined,
-      range: cover([open && tokenRange(open), close && tokenRange(close), ...members.map((m) => m.range)], fallback),
+      closed: tok(c, 'RBrace') !== undefined,
+      range: bracketed(c, 'LBrace', 'RBrace', members),
     };
   }
 
@@ -243,12 +251,7 @@ export class CstToAst {
     const c = cst.children as Children;
     // An argument recovery left empty (`abs(x, )`) is dropped: the syntax error covers it.
     const args = nodes(c, 'argument').map((a) => this.argument(a)).filter((a) => a.name !== undefined || a.value !== undefined);
-    const open = tok(c, 'LParen');
-    const close = tok(c, 'RParen');
-    return {
-      args,
-      range: cover([open && tokenRange(open), close && tokenRange(close), ...args.map((a) => a.range)], { start: 0, end: 0 }),
-    };
+    return { args, range: bracketed(c, 'LParen', 'RParen', args) };
   }
 
   private argument(cst: CstNode): A.Argument {
@@ -305,26 +308,14 @@ export class CstToAst {
   private list(cst: CstNode): A.ListExpression {
     const c = cst.children as Children;
     const items = nodes(c, 'item').map((n) => this.expression(n)).filter((e): e is A.Expression => e !== undefined);
-    const open = tok(c, 'LBracket');
-    const close = tok(c, 'RBracket');
-    return {
-      kind: 'List',
-      items,
-      range: cover([open && tokenRange(open), close && tokenRange(close), ...items.map((i) => i.range)], { start: 0, end: 0 }),
-    };
+    return { kind: 'List', items, range: bracketed(c, 'LBracket', 'RBracket', items) };
   }
 
   private paren(cst: CstNode): A.ParenExpression {
     const c = cst.children as Children;
     const exprCst = node(c, 'expression');
     const expression = exprCst ? this.expression(exprCst) : undefined;
-    const open = tok(c, 'LParen');
-    const close = tok(c, 'RParen');
-    return {
-      kind: 'Paren',
-      expression,
-      range: cover([open && tokenRange(open), close && tokenRange(close), expression?.range], { start: 0, end: 0 }),
-    };
+    return { kind: 'Paren', expression, range: bracketed(c, 'LParen', 'RParen', expression ? [expression] : []) };
   }
 
   private stringLiteral(t: IToken): A.StringLiteral {

@@ -2,6 +2,7 @@
 // wording is tested without an editor.
 import type { RunInfo, RunState } from '../../runtime/run/reader.js';
 import { trainedSeconds } from '../../shared/training-time.js';
+import { formatDuration as formatSharedDuration, formatSteps } from '../../shared/format.js';
 
 export interface RunDescription {
   label: string;
@@ -23,25 +24,11 @@ const ICONS: Record<RunState, { id: string; color?: string }> = {
   unknown: { id: 'question' },
 };
 
-export function formatCount(n: number): string {
-  if (!Number.isFinite(n)) return '-';
-  if (Math.abs(n) >= 1e6) return `${trim(n / 1e6)}M`;
-  if (Math.abs(n) >= 1e3) return `${trim(n / 1e3)}k`;
-  return String(Math.round(n));
-}
+/** A step count as `rlx train` and the dashboard show it (shared/format.ts); `-` for none. */
+export const formatCount = (n: number): string => formatSteps(n, '-');
 
-function trim(x: number): string {
-  return x >= 100 ? x.toFixed(0) : x.toFixed(1).replace(/\.0$/, '');
-}
-
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '-';
-  if (seconds < 1) return '<1s';
-  if (seconds < 60) return `${Math.round(seconds)}s`;
-  const m = Math.floor(seconds / 60);
-  if (m < 60) return `${m}m ${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
-}
+/** A duration as `rlx train` and the dashboard show it (shared/format.ts); `-` for none. */
+export const formatDuration = (seconds: number): string => formatSharedDuration(seconds, '-');
 
 /** The seed, from status.json or the run id (`...-seed3`, `...-seed3-2`). */
 export function runSeed(run: RunInfo): number | undefined {

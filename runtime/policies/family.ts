@@ -26,7 +26,7 @@ export interface NetworkFamily<N> {
   sync(networks: N): void;
 }
 
-/** Whether policy kind `kind` can be built as `family`. */
-export function buildsAs(family: NetworkFamily<unknown>, kind: string): boolean {
+/** Whether policy kind `kind` can be built as `family` (a network family, or a language model's: language-model.ts). */
+export function buildsAs(family: { readonly kinds: Readonly<Record<string, unknown>> }, kind: string): boolean {
   return Object.hasOwn(family.kinds, kind);
 }

@@ -1,23 +1,23 @@
 // Policy kinds by the names the language uses. A kind is a PolicyDefinition: it reads its
-// settings from the plan (and builds the language models of text learners). The networks an
-// algorithm trains over observation vectors are its family (family.ts), kept beside the
-// algorithm, which says how each kind is built; an algorithm asks the PolicyFactory for its
-// family. Adding a kind: one file with its definition, one line in POLICIES, its builders in
-// the families it can be, its line removed from ../not-implemented.ts.
+// settings from the plan, nothing more. What an algorithm trains is a family that says how each
+// kind is built: the networks over observation vectors (family.ts), kept beside the algorithm,
+// and the text learners' language models (language-model.ts); an algorithm asks the
+// PolicyFactory for its family. Adding a kind: one file with its definition, one line in
+// POLICIES, its builders in the families it can be, its line removed from ../not-implemented.ts.
 import type { Rng } from '../../shared/random.js';
 import { ACTOR_CRITIC } from './actor-critic.js';
 import type { NetworkFamily } from './family.js';
 import { mlpSettings } from './mlp.js';
 import type { ActorCriticPolicy, LanguageModel, PolicySpaces, TokenModel } from './policy.js';
-import { PretrainedPolicy, type ExpectedUse } from './pretrained.js';
-import { pretrainedParams, resolvePretrained, type PretrainedParams } from './pretrained-settings.js';
+import { TOKEN_MODEL, type LanguageModelFamily, type LanguageModelSource } from './language-model.js';
+import { pretrainedParams, type PretrainedParams } from './pretrained-settings.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { NetworkHandover } from './handover.js';
-import { TransformerPolicy } from './transformer/transformer.js';
 import { transformerSettings } from './transformer/settings.js';
 
 export { ACTOR_CRITIC } from './actor-critic.js';
 export { buildsAs, type NetworkFamily } from './family.js';
+export { LANGUAGE_MODEL, TOKEN_MODEL, ownsTokenizer, type LanguageModelFamily, type LanguageModelSource } from './language-model.js';
 export { argmax, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
@@ -27,15 +27,11 @@ export { transformerSettings, type TransformerSettings } from './transformer/set
 export { NetworkHandover, type NetworkFamilyName } from './handover.js';
 export type { SampleOptions } from './transformer/sampling.js';
 
-/** A policy kind of the language: its settings, and the language models of text learners it builds. */
+/** A policy kind of the language: its settings. The families it can be built as say how (family.ts, language-model.ts). */
 export interface PolicyDefinition<S = unknown> {
   readonly name: string;
   /** Reads and checks the plan's settings for this kind (defaults from the registry); `component` for what it carries besides params (a pretrained model's folder). */
   settings(params: Readonly<Record<string, unknown>>, component?: PolicyComponent): S;
-  /** A language model over a text task's tokens (GRPO, SFT). */
-  tokenModel?(settings: S, tokenizer: CharTokenizer, rng: Rng): TokenModel;
-  /** A language model with a tokenizer of its own (a pretrained model; its folder relative to `baseDir`): the text env's tokenizer is not used. */
-  languageModel?(settings: S, rng: Rng, baseDir: string | undefined, name: string, expected?: ExpectedUse): LanguageModel;
 }
 
 const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
@@ -46,13 +42,11 @@ const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
 const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
   name: 'transformer',
   settings: transformerSettings,
-  tokenModel: (settings, tokenizer, rng) => new TransformerPolicy(settings, tokenizer, rng),
 };
 
 const PRETRAINED: PolicyDefinition<PretrainedParams> = {
   name: 'pretrained',
   settings: (params, component) => pretrainedParams(params, component?.path),
-  languageModel: (params, rng, baseDir, name, expected) => PretrainedPolicy.load(resolvePretrained(params, baseDir, `policy ${name}`), rng, expected),
 };
 
 /** The policy kinds this runtime implements. */
@@ -76,7 +70,6 @@ export interface PolicyComponent {
  * weights; a family the kind cannot build is an error that names both.
  */
 export class PolicyFactory {
-  private readonly definition: PolicyDefinition<unknown>;
   private readonly settings: unknown;
 
   constructor(
@@ -93,7 +86,6 @@ export class PolicyFactory {
     if (!definition) {
       throw new Error(`policy ${component.name}: kind "${component.kind}" is not implemented in this runtime; implemented: ${POLICIES.map((p) => p.name).join(', ')}`);
     }
-    this.definition = definition;
     this.settings = definition.settings(component.params, component);
   }
 
@@ -113,16 +105,17 @@ export class PolicyFactory {
     return networks;
   }
 
-  /** The language model a text learner trains: a pretrained one, or one over the task's characters (`tokenizer`). */
-  languageModel(algorithm: string, tokenizer: CharTokenizer, expected?: ExpectedUse): LanguageModel {
-    const pretrained = this.definition.languageModel;
-    return pretrained ? pretrained(this.settings, this.rng, this.baseDir, this.component.name, expected) : this.tokenModel(algorithm, tokenizer);
-  }
-
-  tokenModel(algorithm: string, tokenizer: CharTokenizer): TokenModel {
-    const build = this.definition.tokenModel;
-    if (!build) throw new Error(`${algorithm} trains a language model over the task's tokens, which policy ${this.component.name} (${this.component.kind}) cannot be; use a transformer policy`);
-    return build(this.settings, tokenizer, this.rng);
+  /**
+   * The plan's policy built as the language model `family` a text learner trains (LANGUAGE_MODEL:
+   * a pretrained one, or one over the task's characters); a kind the family cannot be built from
+   * is refused, naming both.
+   */
+  languageModel<M extends LanguageModel>(family: LanguageModelFamily<M>, algorithm: string, source: Omit<LanguageModelSource, 'rng' | 'policyName' | 'baseDir'>): M {
+    const build = family.kinds[this.component.kind] as ((settings: unknown, source: LanguageModelSource) => M) | undefined;
+    if (!build || !Object.hasOwn(family.kinds, this.component.kind)) {
+      throw new Error(`${algorithm} trains ${family.what}, which policy ${this.component.name} (${this.component.kind}) cannot be${family.hint}`);
+    }
+    return build(this.settings, { ...source, rng: this.rng, policyName: this.component.name, baseDir: this.baseDir });
   }
 }
 
@@ -133,5 +126,5 @@ export function makeActorCritic(component: PolicyComponent, spaces: PolicySpaces
 
 /** The plan's policy as a token model over `tokenizer`'s vocabulary: for tests and tools. */
 export function makeTokenModel(component: PolicyComponent, tokenizer: CharTokenizer, rng: Rng): TokenModel {
-  return new PolicyFactory(component, null, rng).tokenModel('a token model', tokenizer);
+  return new PolicyFactory(component, null, rng).languageModel(TOKEN_MODEL, 'a token model', { tokenizer });
 }

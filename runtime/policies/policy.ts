@@ -3,14 +3,13 @@
 // - `Policy`: what the trainer (../trainer/) needs of ANY policy, whatever the algorithm:
 //   its weights, acting for evaluation and recorded rollouts, and a standalone ONNX export
 //   that says how to read it. Nothing here assumes an actor-critic.
-// - Network families, each what one kind of algorithm trains: `ActorCriticPolicy` (PPO,
-//   REINFORCE with a value baseline). The next ones are written down in
-//   ../algorithms/README.md: a Q-network (DQN), a squashed Gaussian actor with twin critics
-//   (SAC), a token-level transformer (GRPO, SFT).
+// - What one kind of algorithm trains: `ActorCriticPolicy` (PPO, REINFORCE with a value
+//   baseline) and `LanguageModel` / `TokenModel` (the text learners) here; DQN's Q-network and
+//   SAC's actor and twin critics beside them (../algorithms/README.md).
 //
 // A policy kind of the language (`mlp`, `transformer`) is a `PolicyDefinition` (index.ts);
-// each network family (family.ts) says how the kinds it can be built from are built, and an
-// algorithm asks the PolicyFactory for the one it trains.
+// each family (family.ts, language-model.ts) says how the kinds it can be built from are
+// built, and an algorithm asks the PolicyFactory for the one it trains.
 import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
 import type { Rng } from '../../shared/random.js';
 import { WeightStore, type Graph, type Tensor } from '../tensor/index.js';

@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
-import { InputFileError } from '../../shared/input-files.js';
+import { InputFileError, type InputFileOptions } from '../../shared/input-files.js';
 import { readRunFile, readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export const STATE_FORMAT = 'rlx-trainer-state';
@@ -72,9 +72,16 @@ export interface CheckpointState {
 interface Integrity {
   /** sha256 of the encoded algorithm state's JSON. */
   algorithmSha256: string;
-  policy: { file: string; bytes: number; sha256: string };
+  policy: RecordedFile;
   /** The side file of the droppable objects' arrays, when there are any. */
-  binary?: { file: string; bytes: number; sha256: string };
+  binary?: RecordedFile;
+}
+
+/** A file beside a state file, as the state recorded it. */
+interface RecordedFile {
+  file: string;
+  bytes: number;
+  sha256: string;
 }
 
 type BulkArray = Float32Array | Int32Array | Uint8Array;
@@ -172,31 +179,33 @@ export function loadCheckpoint(file: string): CheckpointState {
 }
 
 /** The side file's bytes, or null where it was removed (an older checkpoint: its droppable objects load as null). */
-function readBinaryFile(binaryFile: string, expected: NonNullable<Integrity['binary']>, stateFile: string): Buffer | null {
+function readBinaryFile(binaryFile: string, expected: RecordedFile, stateFile: string): Buffer | null {
   if (!runFileExists(binaryFile)) return null;
+  return readRecordedFile(binaryFile, expected, 'side file', RUN_FILE_LIMITS.checkpointData, stateFile);
+}
+
+function checkPolicyFile(policyFile: string, expected: RecordedFile, stateFile: string): void {
+  if (!runFileExists(policyFile)) throw new Error(`${stateFile} is damaged: its policy file ${expected.file} is missing`);
+  readRecordedFile(policyFile, expected, 'policy file', RUN_FILE_LIMITS.policy, stateFile);
+}
+
+/** A file state file `stateFile` recorded (its `what`), read within `limit`: the bytes written, or the checkpoint is damaged. */
+function readRecordedFile(file: string, expected: RecordedFile, what: string, limit: InputFileOptions, stateFile: string): Buffer {
   let bytes: Buffer;
   try {
-    bytes = readRunFile(path.dirname(stateFile), binaryFile, RUN_FILE_LIMITS.checkpointData);
+    bytes = readRunFile(path.dirname(stateFile), file, limit);
   } catch (err) {
     throw new Error(`${stateFile} is damaged: ${(err as Error).message}`);
   }
-  if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
-    throw new Error(`${stateFile} is damaged: its side file ${expected.file} has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`);
-  }
+  const mismatch = mismatchOf(bytes, expected);
+  if (mismatch) throw new Error(`${stateFile} is damaged: its ${what} ${expected.file} ${mismatch}`);
   return bytes;
 }
 
-function checkPolicyFile(policyFile: string, expected: Integrity['policy'], stateFile: string): void {
-  if (!runFileExists(policyFile)) throw new Error(`${stateFile} is damaged: its policy file ${expected.file} is missing`);
-  let bytes: Buffer;
-  try {
-    bytes = readRunFile(path.dirname(stateFile), policyFile, RUN_FILE_LIMITS.policy);
-  } catch (err) {
-    throw new Error(`${stateFile} is damaged: ${(err as Error).message}`);
-  }
-  if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
-    throw new Error(`${stateFile} is damaged: its policy file ${expected.file} has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`);
-  }
+/** How `bytes` differ from those recorded (`has 12 bytes, not 16`), or undefined where they are the same. */
+function mismatchOf(bytes: Buffer, expected: RecordedFile): string | undefined {
+  if (bytes.length === expected.bytes && sha256(bytes) === expected.sha256) return undefined;
+  return `has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`}`;
 }
 
 /** A policy whose bytes differ from those its run recorded: edited, damaged, or not the run's. */
@@ -218,9 +227,10 @@ export function verifiedPolicy(dir: string, file: string): { bytes: Buffer; reco
   const stateFile = step !== undefined ? path.join(dir, `state-${step}.json`) : name === 'policy-final.onnx' ? latestCheckpoint(dir)?.file : undefined;
   const expected = stateFile !== undefined && runFileExists(stateFile) ? recordedPolicy(dir, stateFile) : undefined;
   if (expected === undefined) return { bytes, recorded: false };
-  if (bytes.length !== expected.bytes || sha256(bytes) !== expected.sha256) {
+  const mismatch = mismatchOf(bytes, expected);
+  if (mismatch) {
     throw new PolicyMismatchError(
-      `the policy ${file} is not the one the run saved: it has ${bytes.length} bytes${bytes.length === expected.bytes ? ' that differ from those written' : `, not ${expected.bytes}`} ` +
+      `the policy ${file} is not the one the run saved: it ${mismatch} ` +
         `(sha256 recorded in ${path.basename(stateFile!)}); it was edited or damaged since: evaluate another checkpoint (--checkpoint FILE), or train again`,
     );
   }

@@ -12,7 +12,20 @@
 // (replace_env_reward); a dialogue's return is the sum over its turns, as for any episode.
 import type { Plan } from '../../dsl/compile/plan.js';
 import { compileReward, type CompiledReward } from '../rewards/index.js';
-import type { TurnResult } from './dialogue.js';
+
+// TurnResult lives here, not in dialogue.ts (which re-exports it): the reward reads it, and the
+// dialogue loop reads the reward, so neither file imports the other back.
+/** What the env says after an agent turn. */
+export interface TurnResult {
+  /** The env's next message (ignored once the dialogue is done). */
+  readonly observation: string;
+  readonly reward: number;
+  readonly done: boolean;
+  /** Whether the agent reached the goal (GuessNumber: found the number); feeds `success`. */
+  readonly success?: boolean;
+  /** The values the env reports for reward terms' `info.NAME` (true/false as 1/0). */
+  readonly info?: Readonly<Record<string, number>>;
+}
 
 /** One agent turn, as the terms see it. */
 export interface TurnFacts {

@@ -18,19 +18,9 @@ export type { DialogueMessage, DialogueRole } from './text-env.js';
 import { BOS, EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import type { DecodeStep, SampleOptions } from '../policies/transformer/sampling.js';
 import { argMax, draw } from '../policies/transformer/sampling.js';
-import { DialogueReward } from './dialogue-reward.js';
+import { DialogueReward, type TurnResult } from './dialogue-reward.js';
 
-/** What the env says after an agent turn. */
-export interface TurnResult {
-  /** The env's next message (ignored once the dialogue is done). */
-  readonly observation: string;
-  readonly reward: number;
-  readonly done: boolean;
-  /** Whether the agent reached the goal (GuessNumber: found the number); feeds `success`. */
-  readonly success?: boolean;
-  /** The values the env reports for reward terms' `info.NAME` (true/false as 1/0). */
-  readonly info?: Readonly<Record<string, number>>;
-}
+export type { TurnResult } from './dialogue-reward.js';
 
 /** One dialogue (an episode). */
 export interface Dialogue {

@@ -7,7 +7,7 @@
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
-import { PolicyFactory, type LanguageModel } from '../policies/index.js';
+import { LANGUAGE_MODEL, PolicyFactory, type LanguageModel } from '../policies/index.js';
 import { isPretrained, type ExpectedUse } from '../policies/pretrained.js';
 import { Rng } from '../../shared/random.js';
 import type { ConditionMetric } from '../run/stop.js';
@@ -111,7 +111,7 @@ export class TextWorkload implements Workload {
   /** The plan's task and model for `seed`; `options` say where a dataset's file is. Errors say which param is wrong. */
   static create(plan: Plan, seed: number, options: TextTaskOptions = {}, envModule?: LoadedEnvModule): TextWorkload {
     const env = textEnvOf(plan, options, envModule);
-    const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy'), undefined, options.baseDir).languageModel(plan.stages[0]!.algorithm.kind, env.tokenizer, expectedUse(plan, env));
+    const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy'), undefined, options.baseDir).languageModel(LANGUAGE_MODEL, plan.stages[0]!.algorithm.kind, { tokenizer: env.tokenizer, expected: expectedUse(plan, env) });
     try {
       // A pretrained model's rows are its own tokens: they fit its context or are cut by max_tokens.
       if (!model.variableRows) env.checkFits(model.context, `policy ${plan.policy.name}`);

@@ -1,4 +1,8 @@
-// Numbers as people read them in a dashboard: short, aligned, and exact where it matters.
+// Numbers as people read them in a dashboard: short, aligned, and exact where it matters. Step
+// counts and durations read as on the command line and in the Runs view (../../shared/format.ts).
+import { pad } from '../../shared/format.js';
+
+export { formatDuration, formatSteps } from '../../shared/format.js';
 
 /** A metric value: 4 significant digits, exponent for very large or small magnitudes. */
 export function formatValue(value: number | null | undefined): string {
@@ -22,14 +26,6 @@ export function formatShort(value: number | null | undefined): string {
   return String(Number(value.toPrecision(3)));
 }
 
-/** An environment step count: 1,234 below a million, then 1.23M (steps are whole numbers). */
-export function formatSteps(steps: number): string {
-  if (!Number.isFinite(steps)) return '–';
-  if (Math.abs(steps) >= 1e9) return `${trim(steps / 1e9)}B`;
-  if (Math.abs(steps) >= 1e6) return `${trim(steps / 1e6)}M`;
-  if (Math.abs(steps) >= 1e4) return `${trim(steps / 1e3)}k`;
-  return Math.round(steps).toLocaleString('en-US');
-}
 
 /** Axis ticks of steps: compact, no decimals a tick does not need. */
 export function formatStepTick(steps: number): string {
@@ -43,16 +39,6 @@ function trim(value: number): string {
   return String(Number(value.toFixed(2)));
 }
 
-/** A duration for the header: `2h 05m`, `3m 07s`, `12s`. */
-export function formatDuration(seconds: number | undefined): string {
-  if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '–';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
-  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
-}
-
 /**
  * Wall time since the run started, as an axis tick: `12s` (or `0.4s` for a run of seconds),
  * `m:ss`, `h:mm:ss`.
@@ -63,10 +49,6 @@ export function formatClock(seconds: number): string {
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
-}
-
-function pad(n: number): string {
-  return String(n).padStart(2, '0');
 }
 
 /** Steps per second: `48.2k`. */

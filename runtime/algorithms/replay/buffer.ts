@@ -16,21 +16,11 @@
 // dones are `terminated` only: a truncated transition (time limit) bootstraps from its next
 // observation, which is the real final one (collect.ts puts vec.finalObs there).
 import type { Rng } from '../../../shared/random.js';
+import type { ReplayBatch } from './batch.js';
 import { EpisodeIndex, relabelBatch, type GoalLayout, type Relabel } from './her.js';
 
 export type { GoalLayout, Relabel } from './her.js';
-
-/** B sampled rows, row-major. */
-export interface ReplayBatch {
-  readonly obs: Float32Array;
-  /** [B * actionWidth]; a discrete action is its index as a float. */
-  readonly actions: Float32Array;
-  readonly rewards: Float32Array;
-  /** The real next observation (the final one at an episode's end). */
-  readonly nextObs: Float32Array;
-  /** 1 where the episode terminated (no bootstrap); 0 where truncated or running. */
-  readonly dones: Float32Array;
-}
+export type { ReplayBatch } from './batch.js';
 
 export interface ReplayOptions {
   /** Transitions kept (all env copies together); the oldest are overwritten. */

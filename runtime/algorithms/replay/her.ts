@@ -19,7 +19,7 @@
 import type { PlanParams } from '../../plan-params.js';
 import type { Rng } from '../../../shared/random.js';
 import type { GoalConditioned } from '../../envs/types.js';
-import type { ReplayBatch } from './buffer.js';
+import type { ReplayBatch } from './batch.js';
 
 export type RelabelStrategy = 'future' | 'final' | 'episode';
 

@@ -74,9 +74,8 @@ test('a run whose status.json rlx refused to read says so, and why in its toolti
   assert.match(refused.tooltip, /Not read: the run's status \(status\.json\) .* is a symbolic link out of the run folder/);
 });
 
-test('numbers and durations are short', () => {
-  assert.deepEqual([formatCount(999), formatCount(1000), formatCount(20480), formatCount(500000), formatCount(1.5e6), formatCount(NaN)], ['999', '1k', '20.5k', '500k', '1.5M', '-']);
-  assert.deepEqual([formatDuration(0.4), formatDuration(4.6), formatDuration(125), formatDuration(3 * 3600 + 5 * 60)], ['<1s', '5s', '2m 05s', '3h 05m']);
+test('a missing count or duration is a dash (the formats themselves: test/shared/format.test.ts)', () => {
+  assert.deepEqual([formatCount(NaN), formatDuration(-1)], ['-', '-']);
   assert.equal(latestReturn(run('finished', { metrics: { 'eval/mean_return': Number.NaN, 'train/mean_return': 3 } }))?.kind, 'train');
 });
 
