@@ -7,6 +7,7 @@ import { InputError } from '../../shared/input-error.js';
 import { loadChatFormat, type ChatFormat, type ChatMessage } from './chat-template.js';
 import { readLmConfig, type LmConfig } from './config.js';
 import { loadModelTokenizer, MODEL_FOLDER_FILES, type Tokenizer } from './tokenizer.js';
+import { checkTokenizerFitsModel } from './tokenizer-file.js';
 
 export class ModelFolderError extends InputError {
   override name = 'ModelFolderError';
@@ -30,9 +31,7 @@ export function openModelFolder(dir: string): ModelFolder {
   if (!stat.isDirectory()) throw new ModelFolderError(`${dir} is a file; name the model's folder, which holds config.json, the weights and ${MODEL_FOLDER_FILES}`);
   const config = readLmConfig(dir);
   const tokenizer = loadModelTokenizer(dir);
-  if (tokenizer.size > config.vocab) {
-    throw new ModelFolderError(`${dir}: tokenizer.json has ${tokenizer.size} tokens but config.json's vocab_size is ${config.vocab}; the tokenizer belongs to another model`);
-  }
+  checkTokenizerFitsModel(dir, tokenizer.size, config.vocab);
   return { dir, config, tokenizer, chat: loadChatFormat(dir) };
 }
 
