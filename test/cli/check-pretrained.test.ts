@@ -92,6 +92,7 @@ describe('rlx check with pretrained("...")', () => {
         /models\/added-beyond: tokenizer\.json has 401 tokens but config\.json's vocab_size is 400, so ids from 400 on have no embedding row/],
       ['split-special', (dir) => editJson(path.join(dir, 'tokenizer_config.json'), (c) => (c.split_special_tokens = true)), /models\/split-special\/tokenizer_config\.json sets split_special_tokens: true/],
       ['raises', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), "{{ raise_exception('system messages only') }}"), /the chat template in .*models\/raises\/chat_template\.jinja refused the conversation: system messages only/],
+      ['endless', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), '{% for i in range(10**12) %}{{ i }}{% endfor %}'), /the chat template in .*models\/endless\/chat_template\.jinja did not finish rendering: range\(\) of 1000000000000 numbers/],
       ['unparsed', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), '{% for m in messages %}{{ m.content }'), /the chat template in .*models\/unparsed\/chat_template\.jinja does not parse/],
     ];
     for (const [name, edit, message] of cases) {
