@@ -48,3 +48,30 @@ export function renderChat(folder: ModelFolder, prompt: ChatPrompt): string {
   const messages: ChatMessage[] = [...(prompt.system !== undefined ? [{ role: 'system', content: prompt.system }] : []), { role: 'user', content: prompt.user }];
   return folder.chat.render(messages, { addGenerationPrompt: true, variables: prompt.variables });
 }
+
+/** An assistant's turn whose end turnEndId looks for: plain letters, which no template rewrites. */
+const TURN_PROBE = 'rlxturnendprobe';
+
+/**
+ * The id the chat template writes right after an assistant's turn (ChatML's <|im_end|>, Llama
+ * 3's <|eot_id|>), read from its rendering of a user's message and an assistant's reply. That is
+ * what the model writes to end a turn, and what a demonstration should end with: the first of
+ * generation_config's ids can be another (Llama 3 lists <|end_of_text|> before <|eot_id|>).
+ * Undefined without a chat template, where the template refuses the probe, or where what
+ * follows the turn is not one of the ids generation stops at (training the model to write an id
+ * that does not stop it would make it run on).
+ */
+export function turnEndId(folder: ModelFolder): number | undefined {
+  if (!folder.chat) return undefined;
+  let rendered: string;
+  try {
+    rendered = folder.chat.render([{ role: 'user', content: 'Hi' }, { role: 'assistant', content: TURN_PROBE }], { addGenerationPrompt: false });
+  } catch (err) {
+    if (err instanceof InputError) return undefined;
+    throw err;
+  }
+  const at = rendered.lastIndexOf(TURN_PROBE);
+  if (at < 0) return undefined;
+  const next = folder.tokenizer.encode(rendered.slice(at + TURN_PROBE.length))[0];
+  return next !== undefined && folder.tokenizer.eosIds.includes(next) ? next : undefined;
+}
