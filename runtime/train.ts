@@ -11,6 +11,7 @@ import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from
 import { isInputError } from '../shared/input-error.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
+import { checkResumedBase } from './lm/run-policy.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from '../shared/input-error.js';
 import { processAlive } from './run/lock.js';
@@ -132,7 +133,6 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   let envModule: LoadedEnvModule | undefined;
   let parts: RunParts | undefined;
   try {
-    mirrorToTensorBoard(run, options.tensorboard);
     if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid)) {
       throw new ResumeError(`${runDir} is being trained by process ${status.pid}; stop it first`);
     }
@@ -147,6 +147,11 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
           `a resume continues the run as planned: restore plan.json, or train the edited plan as a new run with rlx train --plan ${path.join(runDir, 'plan.json')}`,
       );
     }
+    // A pretrained model's base folder changed since (another revision, a LoRA run's weights
+    // exported over it) is refused before the run is written to: resumed, it would train on
+    // over other weights and its next checkpoints would record them as the run's base.
+    checkResumedBase(runDir, plan, state.step);
+    mirrorToTensorBoard(run, options.tensorboard);
     // The newest checkpoints may be cut short (a full disk, a crash before they reached the disk): say which were passed over.
     const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);

@@ -7,7 +7,8 @@
 // sees a download that finishes or a config.json that is edited.
 //
 // The checker also reads a complete folder's files as `rlx train` will before it starts
-// (modelFilesProblem): tokenizer.json's kind, the weights' headers (each tensor the config implies,
+// (modelFilesProblem): tokenizer.json's kind, tokenizer_config.json's settings, the tokenizer's
+// ids against the embedding, the weights' headers (each tensor the config implies,
 // of its shape and a dtype rlx reads; no tensor data) and the chat template rendering a question.
 // Folder completion lists folders with readModelFolder alone, which reads none of them.
 import * as fs from 'node:fs';
@@ -16,7 +17,7 @@ import { readLmConfig, type LmConfig } from '../../runtime/lm/config.js';
 import { InputError } from '../../shared/input-error.js';
 import { checkChatTemplate } from '../../runtime/lm/chat-template.js';
 import { matchWeights } from '../../runtime/lm/match-weights.js';
-import { readTokenizerJson } from '../../runtime/lm/tokenizer-file.js';
+import { checkTokenizerFiles } from '../../runtime/lm/tokenizer-file.js';
 
 export type ModelFolderRead =
   | { readonly kind: 'missing' }
@@ -99,7 +100,7 @@ export function modelFilesProblem(dir: string, config: LmConfig): string | undef
   if (stamp !== undefined && cached?.stamp === stamp) return cached.problem;
   let problem: string | undefined;
   try {
-    readTokenizerJson(dir);
+    checkTokenizerFiles(dir, config.vocab);
     matchWeights(dir, config);
     checkChatTemplate(dir);
   } catch (err) {

@@ -40,13 +40,51 @@ const SPECIAL_TOKEN_KEYS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 
 class TemplateRaised extends Error {}
 
 /**
+ * Bounds on the work of one render. A template is a program: `{% for i in range(10**9) %}`, or
+ * loops nested over a range kept in a variable, would run for hours, and @huggingface/jinja
+ * renders synchronously with no limit of its own, so `rlx check` and `rlx train` would hang.
+ * Rendering in a worker with a time limit would stop any template, but costs a thread per render
+ * (a run renders every prompt) and fails by the machine's speed, so check and train could
+ * disagree. Counting the interpreter's steps is cheap (an increment and a clock read each) and
+ * fails a template the same way everywhere: each node evaluated and each block run (every loop
+ * iteration runs its body's block, even an empty one) is a step, and range() spends a step per
+ * number before it builds its list. Real templates take a few dozen steps per message (Qwen3's:
+ * about 54, so a million steps is some 18,000 messages, past the context of the models rlx
+ * trains) at 150,000 to 600,000 steps a second. A step of a builtin over a long string or list
+ * can take milliseconds, so the text is bounded too and the clock is the backstop, far past
+ * any real render (milliseconds).
+ */
+export const RENDER_LIMITS = { steps: 1_000_000, text: 16 * 2 ** 20, seconds: 10 } as const;
+
+/** One render's spending of RENDER_LIMITS. */
+class RenderBudget {
+  private steps = 0;
+  private readonly deadline = performance.now() + RENDER_LIMITS.seconds * 1000;
+
+  spend(steps: number): void {
+    this.steps += steps;
+    if (this.steps > RENDER_LIMITS.steps) throw new TemplateTooCostly(`it ran past ${RENDER_LIMITS.steps} steps (a loop that does not end in time?)`);
+    if (performance.now() > this.deadline) throw new TemplateTooCostly(`it ran past ${RENDER_LIMITS.seconds} seconds`);
+  }
+
+  /** `value`, unless it is text past the bound (one step can double a string). */
+  checked<V extends { readonly type: string; readonly value: unknown }>(value: V): V {
+    if (value.type === 'StringValue' && (value.value as string).length > RENDER_LIMITS.text) throw new TemplateTooCostly(`its text grew past ${RENDER_LIMITS.text} characters`);
+    return value;
+  }
+}
+
+/** Thrown inside a render that passed a RENDER_LIMITS bound. */
+class TemplateTooCostly extends Error {}
+
+/**
  * The names transformers' Jinja environment defines besides the render arguments. Template.render
  * of @huggingface/jinja declares its own raise_exception (a plain Error, not to be told from the
  * engine's failures) and refuses a second declaration, so rlx builds the environment itself:
  * these are the library's globals (0.5.11) with transformers' raise_exception and a
  * strftime_now that, like Python's in the C locale, writes English month and day names.
  */
-function transformersGlobals(): Record<string, unknown> {
+function transformersGlobals(budget: RenderBudget): Record<string, unknown> {
   return {
     false: false,
     true: true,
@@ -54,7 +92,7 @@ function transformersGlobals(): Record<string, unknown> {
     False: false,
     True: true,
     None: null,
-    range: pythonRange,
+    range: (start: number, stop?: number, step?: number) => pythonRange(budget, start, stop, step),
     strftime_now: (format: string) => strftime(new Date(), String(format)),
     raise_exception: (message: unknown) => {
       throw new TemplateRaised(String(message));
@@ -62,9 +100,12 @@ function transformersGlobals(): Record<string, unknown> {
   };
 }
 
-function pythonRange(start: number, stop?: number, step = 1): number[] {
+function pythonRange(budget: RenderBudget, start: number, stop?: number, step = 1): number[] {
   if (stop === undefined) [start, stop] = [0, start];
   if (step === 0) throw new Error('range() arg 3 must not be zero');
+  const count = Math.ceil((stop - start) / step);
+  if (count > RENDER_LIMITS.steps) throw new TemplateTooCostly(`range() of ${count} numbers (rlx stops a render at ${RENDER_LIMITS.steps} steps)`);
+  if (count > 0) budget.spend(count);
   const values: number[] = [];
   for (let i = start; step > 0 ? i < stop : i > stop; i += step) values.push(i);
   return values;
@@ -93,11 +134,34 @@ function strftime(date: Date, format: string): string {
   });
 }
 
-/** Renders a parsed template as Template.render does, in an environment with transformers' globals. */
+/** Renders a parsed template as Template.render does, in an environment with transformers' globals, within RENDER_LIMITS. */
 function renderWithGlobals(template: Template, context: Record<string, unknown>): string {
+  const budget = new RenderBudget();
   const env = new Environment();
-  for (const [name, value] of Object.entries({ ...transformersGlobals(), ...context })) env.set(name, value);
-  return new Interpreter(env).run(template.parsed).value as string;
+  for (const [name, value] of Object.entries({ ...transformersGlobals(budget), ...context })) env.set(name, value);
+  const interpreter = new Interpreter(env);
+  countSteps(interpreter, budget);
+  return interpreter.run(template.parsed).value as string;
+}
+
+/**
+ * Makes `interpreter` spend a step of `budget` per call of `evaluate`, the public method every
+ * node goes through, and of `evaluateBlock`, private in the library's types but what a loop
+ * runs once per iteration (so an empty loop body still counts). They are wrapped on this
+ * instance, the library's class left alone; test/runtime/lm/chat-template.test.ts renders an
+ * endless template of each kind, so an upgrade that renames them fails a test, not a user.
+ */
+function countSteps(interpreter: Interpreter, budget: RenderBudget): void {
+  type Value = { readonly type: string; readonly value: unknown };
+  const methods = interpreter as unknown as Record<'evaluate' | 'evaluateBlock', (...args: unknown[]) => Value>;
+  for (const name of ['evaluate', 'evaluateBlock'] as const) {
+    const original = methods[name];
+    if (typeof original !== 'function') continue;
+    methods[name] = function (this: unknown, ...args: unknown[]) {
+      budget.spend(1);
+      return budget.checked(original.apply(this, args));
+    };
+  }
 }
 
 /**
@@ -138,6 +202,9 @@ export function loadChatFormat(modelDir: string): ChatFormat | undefined {
         return renderWithGlobals(template, context);
       } catch (err) {
         if (err instanceof TemplateRaised) throw new ChatTemplateError(`the chat template in ${where} refused the conversation: ${err.message}`);
+        if (err instanceof TemplateTooCostly) {
+          throw new ChatTemplateError(`the chat template in ${where} did not finish rendering: ${err.message}; rlx stops a template there, where real ones take a few dozen steps per message: fix the template's loops`);
+        }
         throw new ChatTemplateError(`the chat template in ${where} failed while rendering: ${(err as Error).message}`);
       }
     },

@@ -7,6 +7,7 @@ import { InputError } from '../../shared/input-error.js';
 import { loadChatFormat, type ChatFormat, type ChatMessage } from './chat-template.js';
 import { readLmConfig, type LmConfig } from './config.js';
 import { loadModelTokenizer, MODEL_FOLDER_FILES, type Tokenizer } from './tokenizer.js';
+import { checkTokenizerFitsModel } from './tokenizer-file.js';
 
 export class ModelFolderError extends InputError {
   override name = 'ModelFolderError';
@@ -30,9 +31,7 @@ export function openModelFolder(dir: string): ModelFolder {
   if (!stat.isDirectory()) throw new ModelFolderError(`${dir} is a file; name the model's folder, which holds config.json, the weights and ${MODEL_FOLDER_FILES}`);
   const config = readLmConfig(dir);
   const tokenizer = loadModelTokenizer(dir);
-  if (tokenizer.size > config.vocab) {
-    throw new ModelFolderError(`${dir}: tokenizer.json has ${tokenizer.size} tokens but config.json's vocab_size is ${config.vocab}; the tokenizer belongs to another model`);
-  }
+  checkTokenizerFitsModel(dir, tokenizer.size, config.vocab);
   return { dir, config, tokenizer, chat: loadChatFormat(dir) };
 }
 
@@ -48,4 +47,31 @@ export function renderChat(folder: ModelFolder, prompt: ChatPrompt): string {
   if (!folder.chat) throw new ModelFolderError(`${folder.dir} has no chat template (no chat_template.jinja, none in tokenizer_config.json); use the prompt as plain text`);
   const messages: ChatMessage[] = [...(prompt.system !== undefined ? [{ role: 'system', content: prompt.system }] : []), { role: 'user', content: prompt.user }];
   return folder.chat.render(messages, { addGenerationPrompt: true, variables: prompt.variables });
+}
+
+/** An assistant's turn whose end turnEndId looks for: plain letters, which no template rewrites. */
+const TURN_PROBE = 'rlxturnendprobe';
+
+/**
+ * The id the chat template writes right after an assistant's turn (ChatML's <|im_end|>, Llama
+ * 3's <|eot_id|>), read from its rendering of a user's message and an assistant's reply. That is
+ * what the model writes to end a turn, and what a demonstration should end with: the first of
+ * generation_config's ids can be another (Llama 3 lists <|end_of_text|> before <|eot_id|>).
+ * Undefined without a chat template, where the template refuses the probe, or where what
+ * follows the turn is not one of the ids generation stops at (training the model to write an id
+ * that does not stop it would make it run on).
+ */
+export function turnEndId(folder: ModelFolder): number | undefined {
+  if (!folder.chat) return undefined;
+  let rendered: string;
+  try {
+    rendered = folder.chat.render([{ role: 'user', content: 'Hi' }, { role: 'assistant', content: TURN_PROBE }], { addGenerationPrompt: false });
+  } catch (err) {
+    if (err instanceof InputError) return undefined;
+    throw err;
+  }
+  const at = rendered.lastIndexOf(TURN_PROBE);
+  if (at < 0) return undefined;
+  const next = folder.tokenizer.encode(rendered.slice(at + TURN_PROBE.length))[0];
+  return next !== undefined && folder.tokenizer.eosIds.includes(next) ? next : undefined;
 }

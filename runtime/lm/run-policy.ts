@@ -12,6 +12,7 @@ import { checkBaseFiles } from './base-files.js';
 import type { PretrainedManifest } from './export.js';
 import { openModelFolder, type ModelFolder } from './model-folder.js';
 import { PretrainedLm, type PretrainedOptions } from './pretrained.js';
+import { pretrainedParams, resolvePretrained } from '../policies/pretrained-settings.js';
 
 export class RunPolicyError extends InputError {
   override name = 'RunPolicyError';
@@ -96,6 +97,31 @@ export function openRunBase(run: RunPolicy): ModelFolder {
 export function checkRunBase(run: RunPolicy): void {
   const { folder, files } = run.manifest.base;
   if (files) checkBaseFiles(folder, files, run.manifestFile);
+}
+
+/**
+ * Before run `runDir` resumes from its checkpoint at `step`: refuses (BaseModelChangedError,
+ * naming the file) a base folder whose files differ from those that checkpoint's policy record
+ * has. Loading would not notice (a LoRA run's adapters go over whatever weights are there), and
+ * the checkpoints the resumed run writes would record the new files, hiding the change from
+ * `rlx eval` and `rlx export`. `plan` is the run's: its folder is resolved as the resume loads
+ * it. Plans of other policies, and runs of earlier versions that recorded nothing, pass.
+ */
+export function checkResumedBase(runDir: string, plan: { policy?: { kind?: string; params?: Readonly<Record<string, unknown>>; path?: string } }, step: number): void {
+  if (plan.policy?.kind !== 'pretrained') return;
+  const manifestFile = path.join(runDir, 'checkpoints', `policy-${step}.json`);
+  // The checkpoint's integrity record vouched for its policy file; one gone is the resume's to refuse.
+  if (!fs.existsSync(manifestFile)) return;
+  const manifest = readInputJson(manifestFile, { what: 'checkpoint policy record', maxBytes: 16 * 2 ** 20 }) as Partial<PretrainedManifest>;
+  const files = manifest.base?.files;
+  if (!files) return;
+  let folder: string;
+  try {
+    folder = resolvePretrained(pretrainedParams(plan.policy.params ?? {}, plan.policy.path), undefined, `policy ${plan.policy.kind}`).folder;
+  } catch {
+    return; // settings the trainer refuses when it builds the policy, with its own message
+  }
+  checkBaseFiles(folder, files, manifestFile);
 }
 
 /** The run's policy as a model: its base with the weights the run trained (every weight, or the LoRA adapters over the base's). */

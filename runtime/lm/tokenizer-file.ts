@@ -100,3 +100,55 @@ export function readTokenizerJson(modelDir: string): Json & { model: Json } {
   checkTokenizerJson(json, file);
   return json;
 }
+
+/** Ids 0..n-1 that tokenizer.json gives a token: the model's vocabulary, then its added tokens (which may lie beyond). */
+export function tokenizerJsonSize(json: Json & { model: Json }): number {
+  let size = modelVocabSize(json.model);
+  const added = (json.added_tokens ?? []) as { id?: unknown }[];
+  for (const token of added) if (Number.isInteger(token.id) && (token.id as number) >= size) size = (token.id as number) + 1;
+  return size;
+}
+
+function modelVocabSize(model: Json): number {
+  const vocab = model.vocab;
+  if (Array.isArray(vocab)) return vocab.length; // Unigram: [piece, score] pairs, ids by position
+  if (!isObject(vocab)) return 0;
+  let size = 0;
+  for (const id of Object.values(vocab)) if (typeof id === 'number' && id + 1 > size) size = id + 1;
+  return size;
+}
+
+/** Refuses tokenizer_config.json settings that the library ignores and rlx does not implement. */
+export function checkTokenizerConfig(config: Json, modelDir: string): void {
+  if (config.split_special_tokens === true) {
+    throw new TokenizerFileError(
+      `${path.join(modelDir, 'tokenizer_config.json')} sets split_special_tokens: true (special-token text is tokenized as plain text); rlx does not implement that setting: remove it or set it false`,
+    );
+  }
+}
+
+/**
+ * Refuses a tokenizer of `size` ids that the model's embedding (config.json's `vocab_size`,
+ * `vocab`) has no rows for: tokens added (added_tokens) past the embedding without resizing it,
+ * or another model's tokenizer. An id past the embedding would fail in the middle of a run.
+ */
+export function checkTokenizerFitsModel(modelDir: string, size: number, vocab: number): void {
+  if (size > vocab) {
+    throw new TokenizerFileError(
+      `${modelDir}: tokenizer.json has ${size} tokens but config.json's vocab_size is ${vocab}, so ids from ${vocab} on have no embedding row; ` +
+        `the tokenizer belongs to another model, or tokens were added to it without resizing the model's embedding (transformers' resize_token_embeddings)`,
+    );
+  }
+}
+
+/**
+ * The tokenizer files of `modelDir` as opening the folder checks them, without building the
+ * tokenizer: tokenizer.json's kind, tokenizer_config.json's settings, and the ids against the
+ * model's embedding (`vocab`). The checker (dsl/) calls this so that `rlx check` refuses what
+ * `rlx train` will.
+ */
+export function checkTokenizerFiles(modelDir: string, vocab: number): void {
+  const json = readTokenizerJson(modelDir);
+  checkTokenizerConfig(readTokenizerConfig(modelDir), modelDir);
+  checkTokenizerFitsModel(modelDir, tokenizerJsonSize(json), vocab);
+}

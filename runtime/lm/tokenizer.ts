@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Tokenizer as LibraryTokenizerClass } from '@huggingface/tokenizers';
 import { readInputJson } from '../../shared/input-files.js';
-import { describeJson, GENERATION_CONFIG_MAX, isObject, readTokenizerConfig, readTokenizerJson, specialTokenText, TokenizerFileError, type Json } from './tokenizer-file.js';
+import { checkTokenizerConfig, describeJson, GENERATION_CONFIG_MAX, isObject, readTokenizerConfig, readTokenizerJson, specialTokenText, TokenizerFileError, tokenizerJsonSize, type Json } from './tokenizer-file.js';
 
 export { readTokenizerConfig, specialTokenText, TokenizerFileError } from './tokenizer-file.js';
 
@@ -60,11 +60,7 @@ export function loadModelTokenizer(modelDir: string): Tokenizer {
   }
   const tokenizerJson = readTokenizerJson(modelDir);
   const config = readTokenizerConfig(modelDir);
-  if (config.split_special_tokens === true) {
-    throw new TokenizerFileError(
-      `${path.join(modelDir, 'tokenizer_config.json')} sets split_special_tokens: true (special-token text is tokenized as plain text); rlx does not implement that setting: remove it or set it false`,
-    );
-  }
+  checkTokenizerConfig(config, modelDir);
   let library: LibraryTokenizer;
   try {
     library = new LibraryTokenizerClass(tokenizerJson, config) as LibraryTokenizer;
@@ -100,9 +96,7 @@ class ModelTokenizer implements Tokenizer {
     modelDir: string,
   ) {
     const addedTokens = (tokenizerJson.added_tokens ?? []) as { id?: unknown; special?: unknown }[];
-    let size = modelVocabSize(tokenizerJson.model);
-    for (const token of addedTokens) if (Number.isInteger(token.id) && (token.id as number) >= size) size = (token.id as number) + 1;
-    this.size = size;
+    this.size = tokenizerJsonSize(tokenizerJson);
     this.specialIds = new Set(addedTokens.filter((t) => t.special === true && Number.isInteger(t.id)).map((t) => t.id as number));
     this.cleanUpSpaces = config.clean_up_tokenization_spaces === true;
     const idOfConfigToken = (key: string) => {
@@ -140,15 +134,6 @@ class ModelTokenizer implements Tokenizer {
 }
 
 /** Ids 0..n-1 of the model's own vocabulary (added tokens may lie beyond). */
-function modelVocabSize(model: Json): number {
-  const vocab = model.vocab;
-  if (Array.isArray(vocab)) return vocab.length; // Unigram: [piece, score] pairs, ids by position
-  if (!isObject(vocab)) return 0;
-  let size = 0;
-  for (const id of Object.values(vocab)) if (typeof id === 'number' && id + 1 > size) size = id + 1;
-  return size;
-}
-
 function eosIdsOfGenerationConfig(config: Json, file: string): number[] {
   const value = config.eos_token_id;
   if (value === undefined || value === null) return [];

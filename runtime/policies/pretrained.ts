@@ -1,14 +1,15 @@
 // The `pretrained("…")` policy: a Hugging Face model folder loaded as a language model the text
 // learners train (all weights, or LoRA adapters beside frozen ones). Unlike the character-level
 // transformer it brings its own tokenizer and chat template: text envs ask it to encode prompts
-// (through the chat template) and completions (ending with the model's EOS), to complete prompt
-// ids, and to decode what it wrote. Rows of token ids are left-padded, so the model is told each
-// row's positions and which keys are padding (rowFeeds), as transformers' attention mask does.
+// (through the chat template) and completions (ending as the template ends an assistant's turn,
+// or with the model's EOS), to complete prompt ids, and to decode what it wrote. Rows of token
+// ids are left-padded, so the model is told each row's positions and which keys are padding
+// (rowFeeds), as transformers' attention mask does.
 import type { Rng } from '../../shared/random.js';
 import type { Feed, Graph, Tensor, WeightStore } from '../tensor/index.js';
 import type { ActionBuffer } from './distributions.js';
 import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';
-import { openModelFolder, renderChat, type ChatPrompt, type ModelFolder } from '../lm/model-folder.js';
+import { openModelFolder, renderChat, turnEndId, type ChatPrompt, type ModelFolder } from '../lm/model-folder.js';
 import { PretrainedLm } from '../lm/pretrained.js';
 import { recordBaseFiles, type BaseFiles } from '../lm/base-files.js';
 import { loraAdapters, type LoraSettings } from '../lm/lora.js';
@@ -97,9 +98,21 @@ export class PretrainedPolicy implements LanguageModel {
     return this.lm.config.context;
   }
 
-  /** Ids a completion ends with (the first is written after demonstrations). */
+  /** Ids a completion ends with. */
   get stopIds(): readonly number[] {
     return this.lm.tokenizer.eosIds;
+  }
+
+  private endOfDemonstration?: number;
+
+  /**
+   * The id written after a demonstration (encodeCompletion): the one the chat template ends an
+   * assistant's turn with, where it is a stop id (lm/model-folder.ts turnEndId), so that SFT
+   * teaches the ending the model's prompts lead it to write; else, and for a model without a
+   * chat template (prompts as plain text), the first stop id.
+   */
+  get demonstrationEndId(): number {
+    return (this.endOfDemonstration ??= turnEndId(this.folder) ?? this.stopIds[0]!);
   }
 
   /** Fed where a row has no token (left padding, after a completion ended). */
@@ -151,9 +164,9 @@ export class PretrainedPolicy implements LanguageModel {
     return tokenizer.encode(renderChat(this.folder, chatPrompt(this.settings.chat, prompt)));
   }
 
-  /** A completion the model should write: its text, then the model's EOS. */
+  /** A completion the model should write (a TextTask's target, a dialogue expert's turn): its text, then the id that ends it (demonstrationEndId). */
   encodeCompletion(text: string): number[] {
-    return [...this.lm.tokenizer.encode(text), this.stopIds[0]!];
+    return [...this.lm.tokenizer.encode(text), this.demonstrationEndId];
   }
 
   /** The text of completion ids, without the stop id and special tokens. */

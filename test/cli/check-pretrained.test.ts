@@ -88,7 +88,11 @@ describe('rlx check with pretrained("...")', () => {
       ['wider', (dir) => editJson(path.join(dir, 'config.json'), (c) => (c.hidden_size = 128)), /model\.safetensors: tensor "model\.embed_tokens\.weight" is \[400, 64\], but config\.json implies \[400, 128\]/],
       ['wordpiece', (dir) => editJson(path.join(dir, 'tokenizer.json'), (t) => (t.model = { type: 'WordPiece', unk_token: '<unk>', vocab: { '<unk>': 0 } })), /models\/wordpiece\/tokenizer\.json is of type "WordPiece"; rlx reads BPE tokenizers/],
       ['unigram', (dir) => editJson(path.join(dir, 'tokenizer.json'), (t) => (t.model = { type: 'Unigram', unk_id: 0, vocab: [['<unk>', 0]] })), /models\/unigram\/tokenizer\.json is of type "Unigram"; rlx reads BPE tokenizers/],
+      ['added-beyond', (dir) => editJson(path.join(dir, 'tokenizer.json'), (t) => t.added_tokens.push({ id: 400, content: '<|tool|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+        /models\/added-beyond: tokenizer\.json has 401 tokens but config\.json's vocab_size is 400, so ids from 400 on have no embedding row/],
+      ['split-special', (dir) => editJson(path.join(dir, 'tokenizer_config.json'), (c) => (c.split_special_tokens = true)), /models\/split-special\/tokenizer_config\.json sets split_special_tokens: true/],
       ['raises', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), "{{ raise_exception('system messages only') }}"), /the chat template in .*models\/raises\/chat_template\.jinja refused the conversation: system messages only/],
+      ['endless', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), '{% for i in range(10**12) %}{{ i }}{% endfor %}'), /the chat template in .*models\/endless\/chat_template\.jinja did not finish rendering: range\(\) of 1000000000000 numbers/],
       ['unparsed', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), '{% for m in messages %}{{ m.content }'), /the chat template in .*models\/unparsed\/chat_template\.jinja does not parse/],
     ];
     for (const [name, edit, message] of cases) {

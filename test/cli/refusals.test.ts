@@ -18,6 +18,7 @@ const NOT_REFUSALS: Record<string, string> = {
   NonFiniteError: 'a NaN from an env or a reward during training: the run fails (RunFailedError) naming the step',
   DivergedError: 'a loss, gradient or weight that stops being finite during training: the run fails (RunFailedError) naming the learner, the update and the last good checkpoint',
   TemplateRaised: "a chat template's raise_exception() inside runtime/lm/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
+  TemplateTooCostly: "a chat template's render past its limits (steps, text, clock) inside runtime/lm/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
   NotLiteral: "the checker's own signal inside dsl/semantics/env-module.ts; never leaves it",
 };
 

@@ -158,6 +158,29 @@ describe('a template that cannot be used, or that refuses the conversation, is a
     assertChatError(() => format.render(systemAndUser, { addGenerationPrompt: false }), /the chat template in .*tokenizer_config\.json failed while rendering: .*no_such_filter/);
   });
 
+  it('a template that does not end in time is refused, naming the file, within a few seconds, not a hang', () => {
+    const endless = [
+      // One range of a trillion numbers: refused before its list is built.
+      ['{% for i in range(10**12) %}x{% endfor %}', /range\(\) of 1000000000000 numbers/],
+      // Loops nested over a range kept in a variable (one range, 10^6 iterations of empty bodies; with 10^6 numbers, 10^18).
+      ['{% set r = range(100) %}{% for a in r %}{% for b in r %}{% for c in r %}{% endfor %}{% endfor %}{% endfor %}', /it ran past 1000000 steps/],
+      // A string doubled in a loop: past the limit on text long before memory runs out.
+      ["{% set ns = namespace(s='x') %}{% for i in range(60) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s }}", /its text grew past \d+ characters/],
+    ] as const;
+    for (const [template, why] of endless) {
+      const format = loadChatFormat(modelFolder({ 'chat_template.jinja': template }))!;
+      const started = performance.now();
+      assertChatError(() => format.render(systemAndUser, { addGenerationPrompt: true }), new RegExp(`the chat template in .*chat_template\\.jinja did not finish rendering: ${why.source}`));
+      assert.ok(performance.now() - started < 20_000, `${template}: ${performance.now() - started} ms`);
+    }
+  });
+
+  it('a real template\'s long conversation is well within the limits', () => {
+    const turns: ChatMessage[] = Array.from({ length: 2000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `turn ${i}` }));
+    const rendered = qwen3.render(turns, { addGenerationPrompt: true });
+    assert.ok(rendered.includes('turn 1999'));
+  });
+
   it('a model folder that does not exist (rather than "no template")', () => {
     assertChatError(() => loadChatFormat(path.join(scratch, 'nowhere')), /the model folder .*nowhere does not exist/);
   });

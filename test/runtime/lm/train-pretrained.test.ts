@@ -1,6 +1,7 @@
 // Training a pretrained model from a Hugging Face folder (the hf-tiny Qwen2) with the text
 // learners: full fine-tuning and LoRA, SFT and GRPO, through the trainer as `rlx train` runs it.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
@@ -9,7 +10,8 @@ import { Rng } from '../../../shared/random.js';
 import { checkPlan, PlanError } from '../../../runtime/support.js';
 import { TextEnvironment } from '../../../runtime/text/env.js';
 import { tokenRows } from '../../../runtime/text/token-rows.js';
-import { train } from '../../../runtime/train.js';
+import { resume, train } from '../../../runtime/train.js';
+import { BaseModelChangedError } from '../../../runtime/lm/base-files.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir } from '../helpers.js';
 
@@ -116,4 +118,37 @@ test('the memory estimate counts the rows each learner samples and trains at onc
   assert.deepEqual(use('GRPO', { prompts_per_update: 4, group_size: 8, kl_coef: 0.04, reference: 'none', max_new_tokens: 3 }), { sampleRows: 32, trainRows: 32, sequenceLength: prompt + 3, referenceCopy: false });
   // REINFORCE samples episodes_per_update completions of one prompt: not 16 prompts' worth.
   assert.deepEqual(use('REINFORCE', { episodes_per_update: 8 }), { sampleRows: 8, trainRows: 8, sequenceLength: prompt + 6, referenceCopy: false });
+});
+
+/** Every file under `dir` with its bytes, to tell whether a refused command wrote anything. */
+function folderBytes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) out[path.relative(dir, path.join(entry.parentPath, entry.name))] = fs.readFileSync(path.join(entry.parentPath, entry.name)).toString('base64');
+  }
+  return out;
+}
+
+test('rlx train --resume of a LoRA run refuses a base folder whose weights changed since, naming the file, and writes nothing to the run', async () => {
+  const base = path.join(tempDir(), 'base');
+  fs.cpSync(QWEN2, base, { recursive: true });
+  const plan = pretrainedPlan('SFT', { updates: 6, batch_size: 4, learning_rate: 1e-3 }, null, { rank: 2, alpha: 4, targets: ['q_proj'] });
+  plan.policy = { ...plan.policy, params: { ...plan.policy.params, model: base } as Plan['policy']['params'] };
+  const controller = new AbortController();
+  const stopped = await train(plan, { out: tempDir(), checkpointEvery: 4, onProgress: (p) => p.step >= 8 && controller.abort(), signal: controller.signal });
+  assert.equal(stopped.status, 'stopped');
+  const before = folderBytes(stopped.runDir);
+  const weights = path.join(base, 'model.safetensors');
+  const bytes = fs.readFileSync(weights);
+  bytes[bytes.length - 3]! ^= 0x40;
+  fs.writeFileSync(weights, bytes);
+  await assert.rejects(resume(stopped.runDir), (err: unknown) =>
+    err instanceof BaseModelChangedError && /the base model .*base is not the one this run trained on: model\.safetensors has changed since \(sha256 recorded in .*policy-\d+\.json\)/.test((err as Error).message));
+  assert.deepEqual(folderBytes(stopped.runDir), before, 'the refused resume wrote nothing to the run');
+  // Put back, the run resumes and finishes.
+  bytes[bytes.length - 3]! ^= 0x40;
+  fs.writeFileSync(weights, bytes);
+  const resumed = await resume(stopped.runDir);
+  assert.equal(resumed.status, 'finished');
+  assert.equal(resumed.step, 6 * 4);
 });

@@ -158,6 +158,31 @@ describe('dialogues with a pretrained model', () => {
     assert.deepEqual(segmentPositions(first.subarray(0, 4), 1, 4), rowPositions(starts, 0, 4));
   });
 
+  it('demonstrations end with the id the chat template ends an assistant\'s turn with, not the first of generation_config\'s (Llama 3\'s <|end_of_text|>)', async () => {
+    // As Llama 3 lists <|end_of_text|> before <|eot_id|>: the first stop id is <|endoftext|> (0), the template writes <|im_end|> (2).
+    const folder = withTemplate(fs.readFileSync(path.join(QWEN2, 'chat_template.jinja'), 'utf8'));
+    fs.writeFileSync(path.join(folder, 'generation_config.json'), JSON.stringify({ eos_token_id: [0, 2] }));
+    const policy = PretrainedPolicy.load({ folder, chat: CHAT }, new Rng(1));
+    const { tokenizer } = policy.folder;
+    assert.deepEqual([policy.stopIds, tokenizer.tokenId('<|endoftext|>'), tokenizer.tokenId('<|im_end|>')], [[0, 2], 0, 2]);
+    // A TextTask's SFT target, and a dialogue expert's turns.
+    assert.deepEqual(policy.encodeCompletion('42'), [...tokenizer.encode('42'), 2]);
+    const batch = await runChatDialogues([new GuessNumber(1, 10, 4).dialogue(7)], policy, { expert: true }, { turnTokens: 3, turns: 4, env: 'GuessNumber' });
+    const runs = agentRuns(batch, 0);
+    assert.equal(runs.length, 4);
+    for (const run of runs) assert.equal(run.at(-1), 2);
+    // Trained as the conversation renders: one segment, its text the template's own.
+    assert.deepEqual(batch.segments[0], [0]);
+    assert.equal(tokenizer.decode(batch.ids[0]!) + '\n', policy.folder.chat!.render(batch.transcripts[0]!.map(([role, content]) => ({ role, content })), { addGenerationPrompt: false }));
+    await policy.release();
+    // Without a chat template (prompts as plain text) a demonstration ends with the first stop id.
+    fs.rmSync(path.join(folder, 'chat_template.jinja'));
+    const plain = PretrainedPolicy.load({ folder }, new Rng(1));
+    assert.deepEqual(plain.encodeCompletion('42'), [...tokenizer.encode('42'), 0]);
+    await plain.release();
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+
   it('a model without a chat template is refused for dialogues, naming the folder and what to use', async () => {
     const folder = withTemplate(null);
     const config = JSON.parse(fs.readFileSync(path.join(folder, 'tokenizer_config.json'), 'utf8'));
