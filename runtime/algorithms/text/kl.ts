@@ -34,9 +34,9 @@ export function klOf(logRefRatio: number, estimator: KlEstimator): number {
 /**
  * `rewards` less kl_coef times each sample's KL summed over its learned tokens (rows of `width`
  * positions, `mask` 1 where learned), from the sampling policy's and the reference's log-probabilities.
- * Returns the mean per-token KL, for the metrics.
+ * Returns, for the metrics, the mean KL per learned token and the mean penalty per sample.
  */
-export function foldKlIntoRewards(rewards: Float64Array, logp: Float32Array, refLogp: Float32Array, mask: Float32Array, width: number, estimator: KlEstimator, klCoef: number): number {
+export function foldKlIntoRewards(rewards: Float64Array, logp: Float32Array, refLogp: Float32Array, mask: Float32Array, width: number, estimator: KlEstimator, klCoef: number): { tokenKl: number; penalty: number } {
   let total = 0;
   let tokens = 0;
   for (let r = 0; r < rewards.length; r++) {
@@ -49,5 +49,5 @@ export function foldKlIntoRewards(rewards: Float64Array, logp: Float32Array, ref
     rewards[r] = rewards[r]! - klCoef * kl;
     total += kl;
   }
-  return total / Math.max(1, tokens);
+  return { tokenKl: total / Math.max(1, tokens), penalty: (klCoef * total) / Math.max(1, rewards.length) };
 }

@@ -191,7 +191,7 @@ export class TextPolicyGradient implements Algorithm {
     const oldLogp = this.logProbs ? (await this.logProbs.run(tokenFeeds)).logp! : null;
     const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp! : null;
     let rewards = batch.rewards;
-    let rewardKl: number | undefined;
+    let rewardKl: { tokenKl: number; penalty: number } | undefined;
     if (c.klInReward && oldLogp && refLogp) {
       rewards = Float64Array.from(batch.rewards);
       rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, batch.mask, T, c.klEstimator, c.klCoef);
@@ -241,8 +241,11 @@ export class TextPolicyGradient implements Algorithm {
       'losses/grad_norm': gradNorm,
     };
     LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
-    // With the KL in the reward the loss has no KL term: the KL reported is the reward's.
-    if (rewardKl !== undefined) metrics['losses/kl'] = rewardKl;
+    // With the KL in the reward the loss has no KL term: the KL reported is the reward's, with the mean taken off a sample's reward.
+    if (rewardKl !== undefined) {
+      metrics['losses/kl'] = rewardKl.tokenKl;
+      metrics['train/kl_penalty'] = rewardKl.penalty;
+    }
     return metrics;
   }
 

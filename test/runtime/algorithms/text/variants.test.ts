@@ -9,6 +9,9 @@ import { flatGroups } from '../../../../runtime/algorithms/text/filter.js';
 import { foldKlIntoRewards } from '../../../../runtime/algorithms/text/kl.js';
 import { tokenWeights } from '../../../../runtime/algorithms/text/token-weights.js';
 import type { TokenRows } from '../../../../runtime/text/text-env.js';
+import { readEvents } from '../../../../runtime/run/events.js';
+import { train } from '../../../../runtime/train.js';
+import { makePlan, tempDir } from '../../helpers.js';
 
 const close = (a: number, b: number, tol = 1e-6) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
 
@@ -38,11 +41,12 @@ test('kl_in_reward: each reward less kl_coef times the sum over its learned toke
   const x = [-0.5, 1, 0, -1, 1]; // log pi_ref - log pi on the learned tokens
   for (const [estimator, f] of [['k1', (v: number) => -v], ['k2', (v: number) => (v * v) / 2], ['k3', (v: number) => Math.exp(v) - v - 1]] as const) {
     const rewards = Float64Array.of(1, 0);
-    const meanKl = foldKlIntoRewards(rewards, logp, ref, batch.mask, 4, estimator, 0.1);
+    const { tokenKl, penalty } = foldKlIntoRewards(rewards, logp, ref, batch.mask, 4, estimator, 0.1);
     const kl0 = f(x[0]!) + f(x[1]!);
     const kl1 = f(x[2]!) + f(x[3]!) + f(x[4]!);
     assert.ok(close(rewards[0]!, 1 - 0.1 * kl0) && close(rewards[1]!, -0.1 * kl1), `${estimator}: ${[...rewards]}`);
-    assert.ok(close(meanKl, (kl0 + kl1) / 5), `${estimator}: mean ${meanKl}`);
+    assert.ok(close(tokenKl, (kl0 + kl1) / 5), `${estimator}: mean ${tokenKl}`);
+    assert.ok(close(penalty, (0.1 * (kl0 + kl1)) / 2), `${estimator}: penalty ${penalty}`);
   }
 });
 
@@ -67,4 +71,27 @@ test('GRPO passes every variant setting on to the learner', () => {
   assert.ok(close(advantagesOf({ normalize: 'none' })[0]!, 0.75));
   assert.ok(close(advantagesOf({ normalize: 'none', baseline: 'leave_one_out' })[0]!, 1));
   assert.ok(close(advantagesOf({ normalize: 'max_abs' })[1]!, -1 / 3));
+});
+
+test('kl_in_reward: the learner takes the KL off the rewards, and says how much (train/kl_penalty)', async () => {
+  const run = async (klInReward: boolean) => {
+    const plan = makePlan({
+      env: 'TextTask',
+      envParams: { task: { kind: 'addition', digits: 2 }, max_tokens: 4 },
+      algorithm: 'GRPO',
+      algorithmParams: { group_size: 4, prompts_per_update: 4, learning_rate: 3e-3, kl_coef: 0.5, kl_in_reward: klInReward },
+      budget: 64,
+      reward: { name: 'R', replace_env_reward: true, terms: [{ name: 'one', expr: { call: 'regex', args: [{ ref: 'completion' }, { const: '^1' }] } }] },
+    });
+    plan.policy = { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 16, heads: 2, context: 16 } };
+    const result = await train(plan, { out: tempDir() });
+    return readEvents(`${result.runDir}/events.jsonl`).filter((e) => e.type === 'metrics').map((e) => e.values);
+  };
+  const folded = await run(true);
+  assert.equal(folded.length, 4);
+  assert.equal(folded[0]!['train/kl_penalty'], 0, 'the first batch is sampled by the reference itself');
+  // k3 is never negative; once an update has moved the policy, the samples pay for it.
+  assert.ok(folded.every((m) => m['train/kl_penalty']! >= 0) && folded.at(-1)!['train/kl_penalty']! > 0 && folded.at(-1)!['losses/kl']! > 0, `${folded.map((m) => m['train/kl_penalty'])}`);
+  const asLoss = await run(false);
+  assert.ok(asLoss.every((m) => !('train/kl_penalty' in m) && Number.isFinite(m['losses/kl'])));
 });
