@@ -43,6 +43,7 @@ export function checkConsistency(ctx: CheckContext, symbol: DeclSymbol): void {
     }
   }
   if (root.name === 'GridWorld') checkGridGoal(ctx, symbol, at);
+  if (root.name === 'GRPO') checkKlSettings(ctx, symbol, at);
 
 }
 
@@ -77,4 +78,26 @@ function checkGridGoal(ctx: CheckContext, symbol: DeclSymbol, at: (x: { stated?:
   const range = fixed.goal.owner === symbol ? fixed.goal.node.value!.range : at(size) ?? at({ stated: fixed.layoutStated });
   const problem = fixedGoalProblem(fixed.layout, size.value, fixed.x, fixed.y);
   if (problem && range) ctx.accept('error', 'out-of-range', `the goal ${problem}; pick a free cell or goal: random`, range);
+}
+
+/**
+ * GRPO's KL settings (kl_estimator, kl_in_reward) where there is no KL: kl_coef 0, or reference
+ * none. The trainer would keep no reference and silently ignore them. Reported at the KL setting
+ * this declaration states.
+ */
+function checkKlSettings(ctx: CheckContext, symbol: DeclSymbol, at: (x: { stated?: Effective<A.Property> } | undefined) => A.Range | undefined): void {
+  const props = ctx.model.effective(symbol).properties;
+  const klCoef = numberIn(ctx, symbol, 'kl_coef');
+  const reference = props.get('reference')?.node.value;
+  // `none` parses as its own literal (the option values are names, so a name is checked too).
+  const noReference = reference?.kind === 'None' || (reference?.kind === 'Name' && reference.parts.length === 1 && reference.parts[0].text === 'none');
+  const why = klCoef?.value === 0 ? 'kl_coef is 0' : noReference ? 'reference is none' : undefined;
+  if (!why) return;
+  for (const name of ['kl_estimator', 'kl_in_reward']) {
+    const stated = props.get(name);
+    const value = stated?.node.value;
+    if (name === 'kl_in_reward' && !(value?.kind === 'Boolean' && value.value)) continue;
+    const range = at({ stated });
+    if (range) ctx.accept('warning', 'suspicious-value', `${name} has no effect: ${why}, so there is no KL penalty; set kl_coef above 0 with reference: initial, or remove ${name}`, range);
+  }
 }

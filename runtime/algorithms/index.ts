@@ -28,7 +28,7 @@ export { Sft, SFT, type SftState } from './sft/sft.js';
 export { GRPO, GRPO_ADAM_EPS } from './grpo/grpo.js';
 export { TextPolicyGradient, type TextLearnerConfig, type TextLearnerState } from './text/policy-gradient.js';
 export { grpoSettings, type GrpoSettings } from './grpo/settings.js';
-export { groupAdvantages } from './grpo/advantages.js';
+export { groupAdvantages } from './text/advantages.js';
 export { sftSettings, type SftSettings } from './sft/settings.js';
 export { computeGae } from './ppo/gae.js';
 export { buildPpoLoss, LOSS_METRICS, ppoGradientStep, ppoLossAsWritten, type PpoLoss } from './ppo/loss.js';

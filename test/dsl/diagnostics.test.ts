@@ -645,6 +645,25 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       },
     },
     {
+      name: 'a GRPO KL setting without a KL penalty (kl_coef 0): at the setting',
+      source: 'algorithm G = GRPO { kl_coef: 0, kl_in_reward: ⟦true⟧ }\n',
+      severity: 'warning',
+      message: 'kl_in_reward has no effect: kl_coef is 0, so there is no KL penalty; set kl_coef above 0 with reference: initial, or remove kl_in_reward',
+    },
+    {
+      name: 'a GRPO KL estimator without a reference, inherited from a base: at the estimator',
+      source: 'algorithm Base = GRPO { reference: none }\nalgorithm G = Base { kl_estimator: ⟦k1⟧ }\n',
+      severity: 'warning',
+      message: 'kl_estimator has no effect: reference is none, so there is no KL penalty; set kl_coef above 0 with reference: initial, or remove kl_estimator',
+    },
+    {
+      name: 'GRPO KL settings with a KL penalty: no warning',
+      run: () => {
+        const checked = check('algorithm G = GRPO { kl_coef: 0.1, kl_estimator: k2, kl_in_reward: true }\nalgorithm H = GRPO { kl_coef: 0, kl_in_reward: false }\n');
+        assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), []);
+      },
+    },
+    {
       name: 'max_new_tokens within max_tokens: no warning',
       run: () => {
         const checked = check(`${PRELUDE}env Long = TextTask { task: addition(digits: 2), max_tokens: 32 }\nalgorithm G = GRPO { max_new_tokens: 32 }\nexperiment E { env: Long, policy: Tiny, algorithm: G, budget: 1k }\n`);

@@ -1,37 +1,43 @@
 // Group Relative Policy Optimization (Shao et al. 2024) on a text env: for each of
 // `prompts_per_update` starts (prompts, or dialogue starts), sample `group_size` completions
 // with the key/value cache, score each with the reward terms (or the env's rewards), take
-// advantages relative to the group (advantages.ts), and take `iterations` Adam steps on the
+// advantages relative to the group (../text/advantages.ts), and take `iterations` Adam steps on the
 // clipped, KL-penalised objective. The learner and its loss are the text learners' shared ones
 // (../text/policy-gradient.ts, ../text/policy-gradient-loss.ts), which REINFORCE on text uses
 // too. A step counts one completion (one agent turn of a dialogue).
 import type { AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
-import { groupAdvantages } from './advantages.js';
+import { groupAdvantages } from '../text/advantages.js';
 import { grpoSettings, type GrpoSettings } from './settings.js';
-import { TEXT_ADAM_EPS, TextPolicyGradient } from '../text/policy-gradient.js';
+import { TEXT_ADAM_EPS, TextPolicyGradient, type TextLearnerConfig } from '../text/policy-gradient.js';
+
+/** The shared text learner's config for GRPO's settings: every setting is read here. */
+export function grpoLearnerConfig(s: GrpoSettings): TextLearnerConfig {
+  return {
+    name: 'GRPO',
+    groups: s.prompts_per_update,
+    groupSize: s.group_size,
+    temperature: s.temperature,
+    maxNewTokens: s.max_new_tokens,
+    learningRate: s.learning_rate,
+    clip: s.clip,
+    clipHigh: s.clip_high,
+    klCoef: s.reference === 'initial' ? s.kl_coef : 0,
+    klEstimator: s.kl_estimator,
+    klInReward: s.kl_in_reward,
+    entropyCoef: 0,
+    iterations: s.iterations,
+    maxGradNorm: s.max_grad_norm,
+    weighting: s.loss,
+    advantages: (rewards, G, out) => groupAdvantages(rewards, G, s, out),
+    settings: s as unknown as Record<string, unknown>,
+  };
+}
 
 export const GRPO: AlgorithmDefinition<GrpoSettings, TextAlgorithmContext> = {
   name: 'GRPO',
   actions: ['text'],
   params: grpoSettings,
-  create: (context, s) =>
-    TextPolicyGradient.create(context, {
-      name: 'GRPO',
-      groups: s.prompts_per_update,
-      groupSize: s.group_size,
-      temperature: s.temperature,
-      maxNewTokens: s.max_new_tokens,
-      learningRate: s.learning_rate,
-      clip: s.clip,
-      clipHigh: s.clip_high,
-      klCoef: s.reference === 'initial' ? s.kl_coef : 0,
-      entropyCoef: 0,
-      iterations: s.iterations,
-      maxGradNorm: s.max_grad_norm,
-      weighting: s.loss,
-      advantages: (rewards, G, out) => groupAdvantages(rewards, G, s.normalize, out),
-      settings: s as unknown as Record<string, unknown>,
-    }),
+  create: (context, s) => TextPolicyGradient.create(context, grpoLearnerConfig(s)),
 };
 
 export const GRPO_ADAM_EPS = TEXT_ADAM_EPS;

@@ -2,10 +2,10 @@
 // docs and ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
+import { BASELINES, NORMALIZE, type Baseline, type Normalize } from '../text/advantages.js';
+import { KL_ESTIMATORS, type KlEstimator } from '../text/kl.js';
 
-export const NORMALIZE = ['group_std', 'batch_std', 'none'] as const;
-export type Normalize = (typeof NORMALIZE)[number];
-export const LOSS_KINDS = ['sequence', 'token'] as const;
+export const LOSS_KINDS = ['sequence', 'token', 'constant'] as const;
 export type LossKind = (typeof LOSS_KINDS)[number];
 
 export interface GrpoSettings {
@@ -15,8 +15,11 @@ export interface GrpoSettings {
   /** null: the same as clip. */
   clip_high: number | null;
   kl_coef: number;
+  kl_estimator: KlEstimator;
+  kl_in_reward: boolean;
   reference: 'initial' | 'none';
   learning_rate: Schedulable;
+  baseline: Baseline;
   normalize: Normalize;
   loss: LossKind;
   iterations: number;
@@ -34,8 +37,11 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     clip: p.schedule('clip'),
     clip_high: p.numberOrNone('clip_high'),
     kl_coef: p.number('kl_coef'),
+    kl_estimator: p.option('kl_estimator', KL_ESTIMATORS),
+    kl_in_reward: p.flag('kl_in_reward'),
     reference: p.option('reference', ['initial', 'none']),
     learning_rate: p.schedule('learning_rate'),
+    baseline: p.option('baseline', BASELINES),
     normalize: p.option('normalize', NORMALIZE),
     loss: p.option('loss', LOSS_KINDS),
     iterations: p.count('iterations'),

@@ -23,20 +23,18 @@ export function reinforceOnText(context: TextAlgorithmContext, s: ReinforceSetti
     clip: 0.2,
     clipHigh: null,
     klCoef: 0,
+    klEstimator: 'k3',
+    klInReward: false,
     entropyCoef: s.entropy_coef,
     iterations: 1,
     maxGradNorm: s.max_grad_norm,
     weighting: 'sum',
     advantages: (returns, G, out) => {
       const group = new Float64Array(G);
-      let flat = 0;
       for (let start = 0; start < returns.length; start += G) {
-        const slice = returns.subarray(start, start + G);
-        advantagesOf(slice, G, s.baseline, group);
+        advantagesOf(returns.subarray(start, start + G), G, s.baseline, group);
         out.set(group, start);
-        if (slice.every((r) => r === slice[0])) flat++;
       }
-      return flat;
     },
     settings: s as unknown as Record<string, unknown>,
   });

@@ -5,16 +5,14 @@
 //   ratio_it = pi(o_it) / pi_old(o_it)
 //   J_it     = min(ratio_it A_i, clip(ratio_it, ratio_low, ratio_high) A_i) - kl_coef * KL_it
 //   ratio_low = 1 - clip, ratio_high = 1 + clip_high   (the bounds themselves are fed)
-//   KL_it    = pi_ref / pi - log(pi_ref / pi) - 1          (the k3 estimator, always >= 0)
+//   KL_it    = pi_ref / pi - log(pi_ref / pi) - 1          (k3 by default; k1 or k2: kl.ts)
 //
 //   loss = -sum_it w_it J_it - ent_coef * sum_it w_it H_it
-//          w_it = mask_it / (G |o_i|)       (loss: sequence, the paper)
-//          w_it = mask_it / sum_i |o_i|      (loss: token, DAPO)
-//          w_it = mask_it / G                (REINFORCE: sequence log-probabilities, averaged)
 //
+// with w_it the token weights (token-weights.ts: sequence, token or constant averages, or
+// REINFORCE's sums), computed in JS and fed (`token_weight`), so one graph serves them all.
 // H_it is the entropy of the policy at token t (REINFORCE's optional bonus; GRPO feeds 0).
-//
-// The weights are computed in JS and fed (`token_weight`), so one graph serves both averages.
+// The terms are loss-terms.ts's.
 // With one gradient step per batch (`iterations: 1`, GRPO's default and REINFORCE's) pi_old is
 // the policy being differentiated, so the graph takes it from its own log-probabilities with the
 // gradient stopped (TRL does the same): the ratio is exactly 1 and a forward pass over the batch
@@ -23,6 +21,8 @@
 // so the ratio compares the distribution the completions were drawn from.
 import type { LanguageModel } from '../../policies/index.js';
 import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
+import { klTerm, type KlEstimator } from './kl.js';
+import { clipped, clippedSurrogate, entropy } from './loss-terms.js';
 import { tokenBatchInputs, tokenLogProbs } from './tokens.js';
 
 export const LOSS_METRICS = ['policy_loss', 'kl', 'clip_fraction', 'entropy'] as const;
@@ -38,6 +38,8 @@ export interface GrpoLossOptions {
   readonly oldFed?: boolean;
   /** pi_ref fed as `ref_logp` (a KL reference), else the policy itself. Default true. */
   readonly referenceFed?: boolean;
+  /** The KL estimator of the penalty term. Default k3. */
+  readonly klEstimator?: KlEstimator;
 }
 
 /**
@@ -64,9 +66,8 @@ export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOpt
   const oldLogp = fedOldLogp ?? g.stopGradient(logProb);
   const refLogp = fedRefLogp ?? g.stopGradient(logProb);
   const ratio = g.exp(g.sub(logProb, oldLogp));
-  const surrogate = g.min(g.mul(ratio, advantages), g.mul(g.clip(ratio, ratioLow, ratioHigh), advantages));
-  const logRefRatio = g.sub(refLogp, logProb);
-  const kl = g.sub(g.sub(g.exp(logRefRatio), logRefRatio), 1); // k3
+  const surrogate = clippedSurrogate(g, ratio, advantages, ratioLow, ratioHigh);
+  const kl = klTerm(g, g.sub(refLogp, logProb), options.klEstimator ?? 'k3');
   const policyLoss = g.neg(g.reduceSum(g.mul(weight, surrogate)));
   const tokenEntropy = entropy(g, logSoftmax);
   const loss = g.sub(g.add(policyLoss, g.mul(klCoef, g.reduceSum(g.mul(weight, kl)))), g.mul(entCoef, g.reduceSum(g.mul(weight, tokenEntropy))));
@@ -74,16 +75,3 @@ export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOpt
   return { graph: g, loss, metrics: { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, ratioLow, ratioHigh)), entropy: meanOverTokens(tokenEntropy) } };
 }
 
-/** 1 where the clip took the gradient away: ratio below the range with A < 0, or above it with A > 0. */
-function clipped(g: Graph, ratio: Tensor, advantages: Tensor, ratioLow: Tensor, ratioHigh: Tensor): Tensor {
-  const below = g.and(g.less(ratio, ratioLow), g.less(advantages, 0));
-  const above = g.and(g.greater(ratio, ratioHigh), g.greater(advantages, 0));
-  // The two never hold together (ratioLow < ratioHigh): their sum is their Or, without an Or node, which
-  // onnxruntime's WebGPU provider runs on the CPU.
-  return g.add(g.cast(below, 'float32'), g.cast(above, 'float32'));
-}
-
-/** -sum_v p log p at every position. */
-function entropy(g: Graph, logSoftmax: Tensor): Tensor {
-  return g.neg(g.reduceSum(g.mul(g.exp(logSoftmax), logSoftmax), { axes: [-1] }));
-}

@@ -1,8 +1,15 @@
 // The policy-gradient learner of text envs, shared by GRPO (../grpo/) and by REINFORCE/RLOO on
-// text (../reinforce/text.ts), which import it from here rather than from each other: each
-// update samples groups (several samples from one start: one prompt, or one dialogue start)
-// from the env (text/text-env.ts), scores them, turns the scores into one advantage per sample,
-// and takes `iterations` Adam steps on the clipped, KL-penalised token objective (policy-gradient-loss.ts).
+// text (../reinforce/text.ts), which import it from here rather than from each other. Each
+// update goes through these steps, each its own module here:
+//
+//   collect (collect.ts)          sample groups (several samples from one start: one prompt, or
+//                                 one dialogue start) from the env, scored;
+//   KL in the reward (kl.ts)      where `klInReward`, each reward less kl_coef times its KL;
+//   filter (filter.ts)            count the groups whose rewards are all equal;
+//   advantages                    one per sample, from the config (GRPO's: advantages.ts);
+//   token weights (token-weights.ts)  how much each token counts in the loss;
+//   loss terms (policy-gradient-loss.ts, loss-terms.ts)  `iterations` Adam steps on the clipped,
+//                                 KL-penalised token objective.
 //
 // - pi_old is the policy that sampled the batch. With several iterations its log-probabilities
 //   are computed once per batch, before the first step, by a forward pass of the same model.
@@ -21,19 +28,15 @@ import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import type { EpisodeRecord } from '../stepper.js';
+import { collectGroups } from './collect.js';
+import { flatGroups } from './filter.js';
+import { foldKlIntoRewards, type KlEstimator } from './kl.js';
 import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
+import { tokenWeights, type TokenWeighting } from './token-weights.js';
 import { buildLogProbs } from './tokens.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
-
-/**
- * How each sample's tokens are weighted in the loss:
- * - `sequence`: each sample's tokens averaged, then the samples (the GRPO paper);
- * - `token`: all tokens of the batch averaged together (DAPO);
- * - `sum`: each sample's tokens summed, then the samples averaged: the gradient of the mean
- *   sequence log-probability times its advantage, REINFORCE's (and TRL's RLOO).
- */
-export type TokenWeighting = 'sequence' | 'token' | 'sum';
+export type { TokenWeighting } from './token-weights.js';
 
 /** What differs between the learners that share this one. */
 export interface TextLearnerConfig {
@@ -49,12 +52,16 @@ export interface TextLearnerConfig {
   readonly clipHigh: number | null;
   /** KL to the policy as the stage began; 0 keeps no reference. */
   readonly klCoef: number;
+  /** How the KL is estimated per token; and whether it is a loss term (false) or taken off each sample's reward (true). */
+  readonly klEstimator: KlEstimator;
+  readonly klInReward: boolean;
   readonly entropyCoef: Schedulable;
   readonly iterations: number;
   readonly maxGradNorm: number;
+  /** How each sample's tokens are weighted in the loss (token-weights.ts); `constant` divides by maxNewTokens. */
   readonly weighting: TokenWeighting;
-  /** Writes one advantage per sample (groups of groupSize consecutive rows); returns the number of groups whose rewards were all equal. */
-  advantages(rewards: Float64Array, groupSize: number, out: Float32Array): number;
+  /** Writes one advantage per sample (groups of groupSize consecutive rows). */
+  advantages(rewards: Float64Array, groupSize: number, out: Float32Array): void;
   /** The resolved settings, as the plan names them (hparams). */
   readonly settings: Readonly<Record<string, unknown>>;
 }
@@ -96,7 +103,9 @@ export class TextPolicyGradient implements Algorithm {
     /** Tokens per training row. */
     readonly width: Dim,
     private readonly gradients: GradientStep,
-    /** log pi(target) with the policy's current weights (null with one gradient step per batch), and with the reference's (null without one). */
+    /** Which log-probabilities the loss graph is fed (policy-gradient-loss.ts). */
+    private readonly lossInputs: { readonly oldFed: boolean; readonly referenceFed: boolean },
+    /** log pi(target) with the policy's current weights (null with one gradient step per batch and no KL in the reward), and with the reference's (null without one). */
     private readonly logProbs: Session | null,
     private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
     private readonly promptRng: Rng,
@@ -127,9 +136,11 @@ export class TextPolicyGradient implements Algorithm {
     if (!model.variableRows) env.checkFits(model.context, config.name);
     const rows = config.groups * config.groupSize;
     // One gradient step per batch needs no pass for pi_old (policy-gradient-loss.ts), nor kl_coef 0 one for pi_ref.
+    // The KL in the reward needs both passes, before the advantages, and no KL term in the loss.
     const oldFed = config.iterations > 1;
-    const referenceFed = config.klCoef > 0;
-    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed });
+    const keepsReference = config.klCoef > 0;
+    const referenceFed = keepsReference && !config.klInReward;
+    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed, klEstimator: config.klEstimator });
     const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
       weights: model.weights,
       fed: model.frozenWeights,
@@ -137,13 +148,13 @@ export class TextPolicyGradient implements Algorithm {
       dimLimits: { B: rows },
       largeOps: true,
     });
-    const logProbs = oldFed ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
+    const logProbs = oldFed || (keepsReference && config.klInReward) ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
     let reference = null;
-    if (referenceFed) {
+    if (keepsReference) {
       const weights = model.weights.clone();
       reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
     }
-    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
+    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
   }
 
   get done(): boolean {
@@ -166,11 +177,7 @@ export class TextPolicyGradient implements Algorithm {
     const lr = scheduleValue(c.learningRate, this.globalStep, this.budget);
     const clip = scheduleValue(c.clip, this.globalStep, this.budget);
     const entCoef = scheduleValue(c.entropyCoef, this.globalStep, this.budget);
-    // The budget may end on a part of a batch: as many whole groups as it still allows (at least
-    // one), counting a sample as at least one step.
-    const groups = Math.max(1, Math.min(c.groups, Math.floor((this.budget - this.globalStep) / G)));
-    const batch = await this.env.rollouts(this.policy, {
-      groups,
+    const batch = await collectGroups(this.env, this.policy, c.groups, this.budget - this.globalStep, {
       groupSize: G,
       startRng: this.promptRng,
       sampleRng: this.sampleRng,
@@ -178,31 +185,34 @@ export class TextPolicyGradient implements Algorithm {
       ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
     });
     const { rows, width: T } = batch;
-    const advantages = new Float32Array(rows);
-    const flatGroups = c.advantages(batch.rewards, G, advantages);
-    this.recorder?.offer(c.name, batch, G, advantages);
-
-    const weight = new Float32Array(rows * T);
-    for (let r = 0; r < rows; r++) {
-      const per = c.weighting === 'token' ? 1 / Math.max(1, batch.tokenCount) : c.weighting === 'sum' ? 1 / rows : 1 / (rows * Math.max(1, batch.perRow[r]!));
-      for (let i = 0; i < T; i++) weight[r * T + i] = batch.mask[r * T + i]! * per;
-    }
     const s = this.scalars;
-    s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
-    s.ratioLow[0] = 1 - clip;
-    s.ratioHigh[0] = 1 + (c.clipHigh ?? clip);
-    s.klCoef[0] = this.reference ? c.klCoef : 0;
-    s.entCoef[0] = entCoef;
     s.invTemperature[0] = 1 / c.temperature;
     const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature, ...batch.modelFeeds };
     const oldLogp = this.logProbs ? (await this.logProbs.run(tokenFeeds)).logp! : null;
     const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp! : null;
+    let rewards = batch.rewards;
+    let rewardKl: { tokenKl: number; penalty: number } | undefined;
+    if (c.klInReward && oldLogp && refLogp) {
+      rewards = Float64Array.from(batch.rewards);
+      rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, batch.mask, T, c.klEstimator, c.klCoef);
+    }
+    const flat = flatGroups(rewards, G);
+    const advantages = new Float32Array(rows);
+    c.advantages(rewards, G, advantages);
+    this.recorder?.offer(c.name, batch, G, advantages);
+    const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? T);
+
+    s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
+    s.ratioLow[0] = 1 - clip;
+    s.ratioHigh[0] = 1 + (c.clipHigh ?? clip);
+    s.klCoef[0] = this.lossInputs.referenceFed ? c.klCoef : 0;
+    s.entCoef[0] = entCoef;
     const feeds = {
       ...tokenFeeds,
       mask: { data: batch.mask, dims: [rows, T] },
       advantages: { data: advantages, dims: [rows] },
-      ...(oldLogp ? { old_logp: { data: oldLogp, dims: [rows, T] } } : {}),
-      ...(refLogp ? { ref_logp: { data: refLogp, dims: [rows, T] } } : {}),
+      ...(this.lossInputs.oldFed ? { old_logp: { data: oldLogp!, dims: [rows, T] } } : {}),
+      ...(this.lossInputs.referenceFed ? { ref_logp: { data: refLogp!, dims: [rows, T] } } : {}),
       token_weight: { data: weight, dims: [rows, T] },
       inv_tokens: s.invTokens,
       ratio_low: s.ratioLow,
@@ -225,12 +235,17 @@ export class TextPolicyGradient implements Algorithm {
 
     const metrics: Record<string, number> = {
       ...batch.metrics,
-      'charts/zero_advantage_groups': flatGroups / (rows / G),
+      'charts/zero_advantage_groups': flat / (rows / G),
       'charts/learning_rate': lr,
       'charts/clip': clip,
       'losses/grad_norm': gradNorm,
     };
     LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
+    // With the KL in the reward the loss has no KL term: the KL reported is the reward's, with the mean taken off a sample's reward.
+    if (rewardKl !== undefined) {
+      metrics['losses/kl'] = rewardKl.tokenKl;
+      metrics['train/kl_penalty'] = rewardKl.penalty;
+    }
     return metrics;
   }
 

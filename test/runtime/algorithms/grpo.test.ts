@@ -3,7 +3,8 @@
 // the graph, and a short run that learns what its reward asks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ADVANTAGE_EPS, groupAdvantages } from '../../../runtime/algorithms/grpo/advantages.js';
+import { ADVANTAGE_EPS, groupAdvantages } from '../../../runtime/algorithms/text/advantages.js';
+import type { KlEstimator } from '../../../runtime/algorithms/text/kl.js';
 import { buildGrpoLoss } from '../../../runtime/algorithms/text/policy-gradient-loss.js';
 import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
 import { grpoSettings } from '../../../runtime/algorithms/grpo/settings.js';
@@ -21,16 +22,32 @@ const close = (a: number, b: number, tol = 1e-5) => Math.abs(a - b) <= tol * Mat
 test('advantages: each reward against its group, scaled by the group\'s std, the batch\'s, or not at all', () => {
   const rewards = [1, 0, 0, 0, /* flat group */ 1, 1, 1, 1, 0.5, 0, 1, 0.5];
   const out = new Float32Array(12);
-  assert.equal(groupAdvantages(rewards, 4, 'none', out), 1);
+  const plain = (normalize: 'group_std' | 'batch_std' | 'none') => ({ baseline: 'mean' as const, normalize });
+  groupAdvantages(rewards, 4, plain('none'), out);
   assert.deepEqual([...out], [0.75, -0.25, -0.25, -0.25, 0, 0, 0, 0, 0, -0.5, 0.5, 0]);
-  groupAdvantages(rewards, 4, 'group_std', out);
+  groupAdvantages(rewards, 4, plain('group_std'), out);
   const std = Math.sqrt((0.75 ** 2 + 3 * 0.25 ** 2) / 3); // sample std (n - 1), as TRL
   assert.ok(close(out[0]!, 0.75 / (std + ADVANTAGE_EPS)) && close(out[1]!, -0.25 / (std + ADVANTAGE_EPS)));
   assert.equal(out[4], 0, 'a group whose rewards are all equal teaches nothing');
-  groupAdvantages(rewards, 4, 'batch_std', out);
+  groupAdvantages(rewards, 4, plain('batch_std'), out);
   const mean = rewards.reduce((a, b) => a + b, 0) / 12;
   const batchStd = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / 11);
   assert.ok(close(out[9]!, -0.5 / (batchStd + ADVANTAGE_EPS)));
+});
+
+test('advantages: leave_one_out subtracts the mean of the others (RLOO); max_abs scales by the group\'s largest |A|', () => {
+  const rewards = [1, 0, 0, 0, /* flat group */ 1, 1, 1, 1, 0.5, 0, 1, 0.5];
+  const out = new Float32Array(12);
+  groupAdvantages(rewards, 4, { baseline: 'leave_one_out', normalize: 'none' }, out);
+  // r_i - (sum - r_i) / (G - 1): 1 - 0 = 1, 0 - 1/3, ...; 0.5 - (0 + 1 + 0.5) / 3 = 0
+  const expected = [1, -1 / 3, -1 / 3, -1 / 3, 0, 0, 0, 0, 0, -0.5 * 4 / 3, 0.5 * 4 / 3, 0];
+  expected.forEach((a, i) => assert.ok(close(out[i]!, a), `leave_one_out [${i}]: ${out[i]} vs ${a}`));
+  groupAdvantages(rewards, 4, { baseline: 'mean', normalize: 'max_abs' }, out);
+  // (r - mean) / max |r - mean|: group 1 is 0.75, -0.25 x3 over 0.75; group 3 is 0, -0.5, 0.5, 0 over 0.5
+  [1, -1 / 3, -1 / 3, -1 / 3, 0, 0, 0, 0, 0, -1, 1, 0].forEach((a, i) => assert.ok(close(out[i]!, a), `max_abs [${i}]: ${out[i]} vs ${a}`));
+  groupAdvantages(rewards, 4, { baseline: 'leave_one_out', normalize: 'group_std' }, out);
+  const std = Math.sqrt((0.75 ** 2 + 3 * 0.25 ** 2) / 3);
+  assert.ok(close(out[0]!, 1 / (std + ADVANTAGE_EPS)), 'the baseline and the scale combine');
 });
 
 /** A 1-layer model (weights seeded by `seed`), four completions of two prompts, their token feeds and log pi at `temperature`. */
@@ -99,6 +116,38 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
   await step.release();
 });
 
+test('kl_estimator: the loss\'s KL term is k1 (-x), k2 (x^2 / 2) or k3 (e^x - x - 1) of x = log pi_ref - log pi, as written', async () => {
+  const { model, T, B, rows, tokenFeeds, logp } = await fourCompletions(6, 1);
+  const random = new Rng(3);
+  const ref = logp.map((x) => x + 0.6 * (random.uniform() - 0.5));
+  const weight = rows.mask.map((m) => m / rows.tokenCount);
+  const formulas: Record<KlEstimator, (x: number) => number> = { k1: (x) => -x, k2: (x) => (x * x) / 2, k3: (x) => Math.exp(x) - x - 1 };
+  const losses: number[] = [];
+  for (const estimator of ['k1', 'k2', 'k3'] as const) {
+    const loss = buildGrpoLoss(model, T, { oldFed: false, klEstimator: estimator });
+    const step = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], { weights: model.weights, compute: { providers: ['cpu'] } });
+    const out = await step.run({
+      ...tokenFeeds,
+      mask: { data: rows.mask, dims: [B, T] },
+      advantages: { data: new Float32Array(B), dims: [B] }, // no policy term: the loss is kl_coef times the KL
+      ref_logp: { data: ref, dims: [B, T] },
+      token_weight: { data: weight, dims: [B, T] },
+      inv_tokens: new Float32Array([1 / rows.tokenCount]),
+      ratio_low: new Float32Array([0.8]),
+      ratio_high: new Float32Array([1.2]),
+      kl_coef: new Float32Array([0.5]),
+      ent_coef: new Float32Array([0]),
+    });
+    let kl = 0;
+    for (let i = 0; i < B * T; i++) if (rows.mask[i] === 1) kl += formulas[estimator](ref[i]! - logp[i]!) / rows.tokenCount;
+    assert.ok(close(out.loss, 0.5 * kl, 1e-4), `${estimator}: loss ${out.loss} vs ${0.5 * kl}`);
+    assert.ok(close(out.metrics[step.metricNames.indexOf('kl')]!, kl, 1e-4), `${estimator}: kl metric`);
+    losses.push(out.loss);
+    await step.release();
+  }
+  assert.ok(Math.abs(losses[0]! - losses[2]!) > 1e-4 && Math.abs(losses[1]! - losses[2]!) > 1e-4, `the estimators differ on this batch: ${losses}`);
+});
+
 test('with one step per batch the loss takes pi_old (and, without a reference, pi_ref) from its own forward pass: the same loss and gradients as feeding them', async () => {
   const { model, T, B, rows, tokenFeeds, logp } = await fourCompletions(5, 1);
   const common = {
@@ -134,8 +183,10 @@ test('with one step per batch the loss takes pi_old (and, without a reference, p
 test('settings: clip_high none is the clip, and the options the registry lists', () => {
   const s = grpoSettings({});
   assert.deepEqual([s.clip_high, s.loss, s.normalize, s.iterations, s.reference], [null, 'sequence', 'group_std', 1, 'initial']);
+  assert.deepEqual([s.baseline, s.kl_estimator, s.kl_in_reward], ['mean', 'k3', false], 'the defaults are GRPO as it was');
   assert.equal(grpoSettings({ clip_high: 0.28 }).clip_high, 0.28);
-  assert.throws(() => grpoSettings({ loss: 'tokens' }), /param "loss" must be one of sequence, token/);
+  assert.throws(() => grpoSettings({ loss: 'tokens' }), /param "loss" must be one of sequence, token, constant/);
+  assert.throws(() => grpoSettings({ kl_estimator: 'k4' }), /param "kl_estimator" must be one of k1, k2, k3/);
 });
 
 test('a short GRPO run learns what its reward asks: completions starting with "1" go from ~1 in 12 to most', async () => {

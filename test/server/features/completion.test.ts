@@ -198,6 +198,15 @@ describe('completion of values', () => {
     checkAccept('algorithm X = DQN { relabel: fu$0 }', 'future', 'algorithm X = DQN { relabel: future(k: ${1:4}) }');
   });
 
+  it('GRPO\'s declared variants: their options, the default (GRPO as the paper) marked', () => {
+    check('algorithm X = GRPO { baseline: $0 }', ['mean', 'leave_one_out']);
+    check('algorithm X = GRPO { normalize: $0 }', ['group_std', 'batch_std', 'none', 'max_abs']);
+    check('algorithm X = GRPO { loss: $0 }', ['sequence', 'token', 'constant']);
+    check('algorithm X = GRPO { kl_estimator: $0 }', ['k3', 'k2', 'k1']);
+    check('algorithm X = GRPO { kl_in_reward: $0 }', ['true', 'false']);
+    assert.equal(item('algorithm X = GRPO { kl_estimator: $0 }', 'k3').detail, 'default');
+  });
+
   it('true and false for booleans', () => {
     check('algorithm X = PPO { normalize_advantages: $0 }', ['true', 'false']);
     check('algorithm X = PPO { normalize_advantages: t$0 }', ['true']);
