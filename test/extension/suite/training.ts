@@ -103,7 +103,8 @@ suite('training', () => {
     assert.equal(run.label, 'seed 1');
     assert.equal(run.icon, 'pass');
     assert.equal(run.contextValue, 'run.finished');
-    assert.match(run.description ?? '', /^\d+(\.\d)?k steps · return \d+\.\d · (<1|\d+)s$/);
+    // Steps as shared/format.ts writes them: 2,944 below 10k, 20.5k above.
+    assert.match(run.description ?? '', /^(\d{1,3}(,\d{3})?|\d+(\.\d+)?k) steps · return \d+\.\d · (<1|\d+)s$/);
   });
 
   test('shows the result and the server in the status bar', () => {
