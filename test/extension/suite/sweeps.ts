@@ -47,7 +47,7 @@ suite('sweeps', () => {
     for (const member of sweep.children) {
       assert.equal(member.contextValue, 'run.finished');
       // The return first: what tells members apart survives the side bar cutting the row off.
-      assert.match(member.description ?? '', /^return \d+\.\d · (\d+|1(\.\d)?k) steps · (<1|\d+)s$/);
+      assert.match(member.description ?? '', /^return \d+\.\d · (\d{1,3}(,\d{3})?|\d+(\.\d+)?k) steps · (<1|\d+)s$/);
     }
 
     // Only the comparison in the editor area, for the screenshots.
