@@ -12,6 +12,8 @@ import * as ort from 'onnxruntime-node';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { Sft } from '../../../runtime/algorithms/sft/sft.js';
 import { sftSettings } from '../../../runtime/algorithms/sft/settings.js';
+import { GRPO } from '../../../runtime/algorithms/grpo/grpo.js';
+import { grpoSettings } from '../../../runtime/algorithms/grpo/settings.js';
 import { probeProvider } from '../../../runtime/device.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
@@ -70,6 +72,22 @@ async function sftStep(provider: ExecutionProvider) {
   }
 }
 
+/** The names a GRPO step with a KL reference (its own log-prob session) feeds on webgpu, and the base's names. */
+async function grpoStepFeeds() {
+  const lm = loadLm('webgpu');
+  const policy = new PretrainedPolicy(lm, { folder: QWEN2, lora: lm.lora!.settings });
+  const plan: Plan = makePlan({ env: 'TextTask', envParams: { task: { kind: 'addition', digits: 2, pad: true }, max_tokens: 3 }, algorithm: 'GRPO', algorithmParams: {} });
+  const settings = grpoSettings({ prompts_per_update: 1, group_size: 2, max_new_tokens: 3, kl_coef: 0.04, kl_in_reward: true });
+  const grpo = await GRPO.create({ model: policy, env: TextEnvironment.fromPlan(plan), budget: 2, rng: new Rng(3), compute: { providers: ['webgpu'], threads: false } } as never, settings);
+  try {
+    const { result, fed } = await feedNames(() => grpo.iterate());
+    return { kl: result['losses/kl']!, fed, base: policy.frozenWeights!.names };
+  } finally {
+    await grpo.release();
+    await policy.release();
+  }
+}
+
 describe('a pretrained model with LoRA on the webgpu provider', () => {
   let skip: string | false = false;
   before(async () => {
@@ -108,5 +126,13 @@ describe('a pretrained model with LoRA on the webgpu provider', () => {
     const sent = baseNames.filter((name) => gpu.fed.has(name));
     assert.deepEqual(sent, [], 'webgpu runs are fed no base weight: they are baked into the session');
     assert.ok(gpu.policy.weights.names.every((name) => gpu.fed.has(name)), 'the adapters are fed at each run');
+  });
+
+  it('takes a GRPO step whose KL reference and log-prob passes are fed no base weight either', async (t) => {
+    if (skip) return t.skip(skip);
+    const { kl, fed, base } = await grpoStepFeeds();
+    assert.ok(Number.isFinite(kl), `kl ${kl}`);
+    assert.ok(fed.has('model.layers.0.self_attn.q_proj.lora_A.weight'), 'the spy sees the runs');
+    assert.deepEqual(base.filter((name) => fed.has(name)), []);
   });
 });
