@@ -54,9 +54,10 @@ export interface GradientPartsOptions {
    */
   readonly frozen?: readonly string[];
   /**
-   * Weights the graph reads besides the store's, fed at each run but outside the store's order
-   * and never differentiated (a pretrained model's base weights under LoRA): no gradient, not
-   * even a zero one, is made for them.
+   * Weights the graph reads besides the store's, outside the store's order and never
+   * differentiated (a pretrained model's base weights under LoRA): no gradient, not even a zero
+   * one, is made for them. Fed at each run on the CPU; baked into the models on a GPU, so they
+   * must not change after create().
    */
   readonly fed?: WeightStore;
 }
@@ -160,8 +161,12 @@ export class GradientParts {
 
   static async create(graph: Graph, parts: readonly GradientPart[], options: GradientPartsOptions): Promise<GradientParts> {
     const { weights: store } = options;
-    const feeds = options.fed ? WeightStore.union(options.fed, store) : store;
     const providers = options.providers ?? ['cpu'];
+    // `fed` weights are fed on the CPU, where a feed is the JS array itself (no copy), and baked
+    // into the models as initializers on a GPU, where a feed would be copied to the device at
+    // every run (a pretrained model's whole base under LoRA, each step).
+    const bakeFed = options.fed !== undefined && providers.some((p) => p !== 'cpu');
+    const feeds = options.fed && !bakeFed ? WeightStore.union(options.fed, store) : store;
     if (parts.length === 0) throw new Error('GradientParts: no parts given');
     const order = store.names;
     const owner = new Map<string, number>();
@@ -190,7 +195,7 @@ export class GradientParts {
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.weights.map((name) => graph.byName(name)!);
         const flat = graph.concat(grad(part.loss, wrt).map((t) => graph.reshape(t, [-1])), 0);
-        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu') });
+        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu'), ...(bakeFed ? { bake: options.fed, bakeFound: true } : {}) });
         const slots = part.weights.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
         const extraNames = Object.keys(part.extras ?? {});
         if (threaded && i > 0) {

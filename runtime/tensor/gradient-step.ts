@@ -30,7 +30,7 @@ export interface GradientStepOptions {
   readonly dimLimits?: Readonly<Record<string, number>>;
   /** Weights of the store this step does not train: no part lists them, their gradient is zero. */
   readonly frozen?: readonly string[];
-  /** Weights the graph reads that are fed but never trained, outside `weights` (GradientParts' `fed`). */
+  /** Weights the graph reads but never trains, outside `weights`: fed on the CPU, baked on a GPU (GradientParts' `fed`). */
   readonly fed?: WeightStore;
   /** The step's ops are large (a transformer's): onnxruntime splits each across compute.opThreads threads. */
   readonly largeOps?: boolean;

@@ -279,8 +279,13 @@ export class TextPolicyGradient implements Algorithm {
   }
 }
 
-/** A session giving log pi(target) at every position for `weights`. */
+/**
+ * A session giving log pi(target) at every position for `weights`. A model's frozen weights are
+ * baked into it on a GPU, where a feed would be copied to the device at every run (as the
+ * gradient step does: GradientParts' `fed`).
+ */
 function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute): Promise<Session> {
   const forward = buildLogProbs(model, T);
-  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, intraOpNumThreads: compute.opThreads });
+  const bake = compute.providers.some((p) => p !== 'cpu') ? model.frozenWeights : undefined;
+  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, intraOpNumThreads: compute.opThreads });
 }
