@@ -8,7 +8,6 @@ import { spawnSync } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../../runtime/algorithms/index.js';
-import { probeProvider } from '../../runtime/device.js';
 import { makeActorCritic, type ActorCriticPolicy } from '../../runtime/policies/index.js';
 import { Rng } from '../../shared/random.js';
 import { train } from '../../runtime/train.js';
@@ -16,17 +15,7 @@ import type { ExecutionProvider } from '../../runtime/tensor/session.js';
 import { parsePlacements, summarize } from '../../runtime/tensor/placement.js';
 import { makePlan, tempDir, ZOO_PPO } from './helpers.js';
 import { ppoMinibatch } from '../helpers/ppo-minibatch.js';
-
-const INSTALL = 'install Mesa >= 25 software Vulkan: apt-get install -y -t bookworm-backports mesa-vulkan-drivers libvulkan1 (docs/gpu.md)';
-
-/** Whether the WebGPU provider starts here; in CI it must. */
-async function webgpuOrSkip(): Promise<string | false> {
-  const probe = await probeProvider('webgpu');
-  if (probe.ok) return false;
-  if (process.env.CI) assert.fail(`the webgpu provider does not start in CI (${probe.reason}); .ci/run must ${INSTALL}`);
-  // onnxruntime's message starts with its source file and the failed check: keep what follows.
-  return `the webgpu provider does not start (${probe.reason.replace(/^[^]*? was false\. /, '').split('\n')[0]}); ${INSTALL}`;
-}
+import { webgpuOrSkip } from '../helpers/webgpu.js';
 
 /** CartPole's actor-critic as `rlx train` builds it (hidden [64, 64], tanh). */
 const cartpolePolicy = (seed: number): ActorCriticPolicy =>

@@ -14,7 +14,6 @@ import { Sft } from '../../../runtime/algorithms/sft/sft.js';
 import { sftSettings } from '../../../runtime/algorithms/sft/settings.js';
 import { GRPO } from '../../../runtime/algorithms/grpo/grpo.js';
 import { grpoSettings } from '../../../runtime/algorithms/grpo/settings.js';
-import { probeProvider } from '../../../runtime/device.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
 import { PretrainedPolicy } from '../../../runtime/policies/pretrained.js';
@@ -23,19 +22,10 @@ import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
 import { Rng } from '../../../shared/random.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan } from '../helpers.js';
+import { webgpuOrSkip } from '../../helpers/webgpu.js';
 
 const QWEN2 = path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2');
 const ADAPTER = path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2-lora');
-const INSTALL = 'install Mesa >= 25 software Vulkan: apt-get install -y -t bookworm-backports mesa-vulkan-drivers libvulkan1 (docs/gpu.md)';
-
-/** Whether the WebGPU provider starts here; in CI it must. */
-async function webgpuOrSkip(): Promise<string | false> {
-  const probe = await probeProvider('webgpu');
-  if (probe.ok) return false;
-  if (process.env.CI) assert.fail(`the webgpu provider does not start in CI (${probe.reason}); .ci/run must ${INSTALL}`);
-  return `the webgpu provider does not start (${probe.reason.replace(/^[^]*? was false\. /, '').split('\n')[0]}); ${INSTALL}`;
-}
-
 const loadLm = (provider: ExecutionProvider) => PretrainedLm.load(openModelFolder(QWEN2), { lora: { adapterDir: ADAPTER }, providers: [provider] });
 
 /** The names fed to every onnxruntime run while `body` runs (what is sent to the provider). */
