@@ -18,11 +18,12 @@ const BENCHES: Record<string, () => Promise<void>> = {
   sweep: async () => (await import('./sweep.js')).benchSweep(),
   slurm: async () => (await import('./slurm.js')).benchSlurm(),
   gpu: async () => (await import('./gpu.js')).benchGpu(),
+  'grpo-variants': async () => (await import('./grpo-variants.js')).benchGrpoVariants(),
   pretrained: async () => (await import('./pretrained.js')).benchPretrained(),
 };
 
 /** Runs of minutes (whole trainings, the pretrained model's steps), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['pretrained', 'text-learning', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu'];
+const ON_REQUEST = ['pretrained', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {
