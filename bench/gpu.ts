@@ -2,18 +2,27 @@
 //
 // 1. PPO's gradient step (CartPole's MLP, hidden [64, 64]) at minibatch 128, 2048 and 16k rows,
 //    and a wider MLP ([256, 256]) at 2k and 16k: gradient steps per second.
-// 2. The transformer's GRPO gradient step with Adam, as the text learner runs it: the example's
-//    2 x 64 model (addition(2), 13 tokens a row) at batch 64, 256 and 1024, and a 4 x 256 model
-//    (64 tokens a row) at batch 16 and 64: tokens per second.
-// 3. Sampling with the key/value cache (one onnxruntime step per position): the same two models.
-// 4. Where each training graph's nodes run on webgpu (PPO, GRPO, SFT, DQN, SAC): the nodes the
-//    provider leaves to the CPU, and the host<->GPU copies per step they cost.
+// 2. transformer: the transformer's GRPO gradient step with Adam, as the text learner runs it, at
+//    issue 33's four shapes (2 x 64 at 1024 x 13 tokens, 4 x 256 at 64 x 64, 6 x 512 at 32 x 128,
+//    12 x 768 at 16 x 128): tokens per second on webgpu, on the CPU (small shapes only) and in
+//    PyTorch eager fp32 (bench/peers/text_gpt.py, on CUDA where torch has it), with rlx/PyTorch,
+//    and for each rlx cell where the step's time goes: kernel time (the session runs' wall time),
+//    the host optimiser's time, and the bytes moved each way per step (gpu-measure.ts).
+// 3. small-sampling: sampling with the key/value cache (one onnxruntime step per position), the
+//    2 x 64 model at batch 1024 and a 4 x 256 model at batch 64.
+// 4. lora and sampling: a Qwen2.5-0.5B-shaped model's LoRA step and its sampling at batch 64,
+//    beside PyTorch (gpu-lm.ts).
+// 5. placement: where each training graph's nodes run on webgpu (PPO, GRPO, SFT, DQN, SAC): the
+//    nodes the provider leaves to the CPU, and the host<->GPU copies per step they cost.
 //
+// BENCH_GPU_ONLY=transformer,lora (a comma list of ppo, transformer, small-sampling, lora,
+// sampling, placement) runs those tables alone; every row is printed as soon as it is measured.
 // Each row shows the multiply-adds per step that `device: auto` estimates (runtime/device-rule.ts),
 // so the figures say where its threshold (GPU_MIN_MACS_PER_STEP) should sit. The CPU runs one
 // thread per session, as the trainer does. Each cell runs for about BENCH_GPU_SECONDS (default 2).
 // On a software adapter (Mesa's llvmpipe) the figures say nothing about speed: it checks that the
-// bench runs (BENCH_GPU_QUICK=1 keeps the smallest case of each table, for that).
+// bench runs (BENCH_GPU_QUICK=1 keeps the smallest case of each table, for that). At full size
+// on an H200 the whole bench takes about 5 minutes.
 import { spawnSync } from 'node:child_process';
 import { buildGrpoLoss } from '../runtime/algorithms/text/policy-gradient-loss.js';
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
@@ -28,6 +37,10 @@ import { Rng } from '../shared/random.js';
 import { addition } from '../runtime/text/generated.js';
 import { taskTokenizer } from '../runtime/text/task.js';
 import { Adam, GradientStep } from '../runtime/tensor/index.js';
+import { loraRow, lmBenchBase, samplingRow } from './gpu-lm.js';
+import { formatCost, measure, type StepCost } from './gpu-measure.js';
+import { torchPeerMissing, torchTextModel } from './peers.js';
+import { torchPython } from './pretrained.js';
 import { parsePlacements, summarize } from '../runtime/tensor/placement.js';
 import type { ExecutionProvider } from '../runtime/tensor/session.js';
 import { ppoMinibatch } from '../test/helpers/ppo-minibatch.js';
@@ -49,12 +62,34 @@ interface TransformerCase {
   readonly tokens: number;
   readonly batches: readonly number[];
 }
+/** The sampling table's models. */
 const ALL_TRANSFORMERS: readonly TransformerCase[] = [
-  { name: '2x64 (the example)', params: { layers: 2, width: 64, heads: 4, context: 32 }, tokens: 13, batches: [64, 256, 1024] },
-  { name: '4x256', params: { layers: 4, width: 256, heads: 8, context: 64 }, tokens: 64, batches: [16, 64] },
+  { name: '2x64 (the example)', params: { layers: 2, width: 64, heads: 4, context: 32 }, tokens: 13, batches: [1024] },
+  { name: '4x256', params: { layers: 4, width: 256, heads: 8, context: 64 }, tokens: 64, batches: [64] },
 ];
+/** The training table: issue 33's four shapes (one batch each). */
+const ALL_TRAINING: readonly TransformerCase[] = [
+  ...ALL_TRANSFORMERS,
+  { name: '6x512', params: { layers: 6, width: 512, heads: 8, context: 128 }, tokens: 128, batches: [32] },
+  { name: '12x768', params: { layers: 12, width: 768, heads: 12, context: 128 }, tokens: 128, batches: [16] },
+];
+/** Above this estimate a CPU step takes seconds (~20G multiply-adds a second on one thread): its cell is '-'. */
+const CPU_MAX_MACS = 60e9;
 const PPO_CASES = QUICK ? ALL_PPO_CASES.slice(0, 1) : ALL_PPO_CASES;
 const TRANSFORMERS = QUICK ? [{ ...ALL_TRANSFORMERS[0]!, batches: [64] }] : ALL_TRANSFORMERS;
+const TRAINING = QUICK ? [{ ...ALL_TRAINING[0]!, batches: [64] }] : ALL_TRAINING;
+const TABLES = ['ppo', 'transformer', 'small-sampling', 'lora', 'sampling', 'placement'] as const;
+type Table = (typeof TABLES)[number];
+
+/** The tables BENCH_GPU_ONLY names (all without it); an unknown name stops the bench, naming the known ones. */
+function chosenTables(): ReadonlySet<Table> {
+  const only = process.env.BENCH_GPU_ONLY?.trim();
+  if (!only) return new Set(TABLES);
+  const names = only.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(TABLES as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`BENCH_GPU_ONLY: unknown table(s) ${unknown.join(', ')}; known: ${TABLES.join(', ')}`);
+  return new Set(names as Table[]);
+}
 
 /** Calls per second of `fn` over about SECONDS, after `warmups` calls (at least 3 timed). */
 async function rate(fn: () => Promise<unknown>, warmups = 2): Promise<number> {
@@ -98,8 +133,8 @@ function transformerSetup(c: TransformerCase, rows: number) {
   return { model, layout, prompts, batch: trainingRows(prompts, completions, rows, layout) };
 }
 
-/** GRPO gradient steps (with Adam on the host, as the learner does) per second on one provider. */
-async function grpoRate(provider: ExecutionProvider, c: TransformerCase, rows: number): Promise<number> {
+/** A GRPO gradient step's cost (with Adam on the host, as the learner does) on one provider. */
+async function grpoCost(provider: ExecutionProvider, c: TransformerCase, rows: number): Promise<StepCost> {
   const { model, batch } = transformerSetup(c, rows);
   const T = c.tokens;
   const grpo = buildGrpoLoss(model, T);
@@ -107,10 +142,34 @@ async function grpoRate(provider: ExecutionProvider, c: TransformerCase, rows: n
   const adam = new Adam(model.weights, { eps: 1e-8 });
   const feeds = grpoBenchFeeds(batch, rows, T);
   try {
-    return await rate(async () => adam.step((await step.run(feeds)).grads, 1e-5), 1);
+    return await measure(async (timeOptimiser) => {
+      const { grads } = await step.run(feeds);
+      timeOptimiser(() => adam.step(grads, 1e-5));
+    }, { warmups: 1, minRuns: 3, seconds: SECONDS });
   } finally {
     await Promise.all([step.release(), model.release()]);
   }
+}
+
+/** PyTorch's training step (text_gpt.py) at a case's shape: tokens/s and the device it ran on, or why it did not run. */
+async function torchTraining(c: TransformerCase, rows: number, vocab: number, cuda: boolean): Promise<{ rate: number; device: string } | string> {
+  const missing = torchPeerMissing();
+  if (missing) return missing;
+  try {
+    // Runs sized to about BENCH_GPU_SECONDS on an H200 (its steps take 5-35 ms); 3 where it falls back to the CPU.
+    const result = await torchTextModel({ ...c.params, vocab }, rows, 1, c.tokens, cuda ? Math.max(10, Math.round(SECONDS * 30)) : 3, 1, { device: 'auto', cases: 'train' });
+    return { rate: (rows * c.tokens * 1000) / result.trainMs, device: result.device };
+  } catch (e) {
+    return `failed: ${(e instanceof Error ? e.message : String(e)).split('\n').filter((l) => l.trim()).slice(-2).join(' ')}`;
+  }
+}
+
+/** Whether torch here has CUDA (false without torch). */
+function torchHasCuda(): boolean {
+  const python = torchPython();
+  if (typeof python !== 'string') return false;
+  const probe = spawnSync(python, ['-c', 'import torch; print(torch.cuda.is_available())'], { encoding: 'utf8' });
+  return probe.status === 0 && probe.stdout.trim() === 'True';
 }
 
 /** Completions sampled per second (every row writes all its slots) on one provider. */
@@ -193,7 +252,8 @@ function placementReport(): string[] {
 }
 
 export async function benchGpu(): Promise<void> {
-  console.log('\n== gpu: webgpu vs cpu (same run; cpu: one thread per session, as the trainer runs)');
+  const tables = chosenTables();
+  console.log(`\n== gpu: webgpu vs cpu (same run; cpu: one thread per session, as the trainer runs); tables: ${[...tables].join(', ')}${QUICK ? ' (quick: the smallest case of each)' : ''}`);
   const probe = await probeProvider('webgpu');
   if (!probe.ok) console.log(`  webgpu does not start (${probe.reason.split('\n')[0]}); cpu only`);
   else if (probe.hardwareGpu === false) console.log('  webgpu runs on a software adapter (no GPU found): its figures check that it runs, not its speed');
@@ -201,36 +261,64 @@ export async function benchGpu(): Promise<void> {
   const gpu = probe.ok;
   console.log(`  device: auto picks a GPU from ${macs(GPU_MIN_MACS_PER_STEP.mlp)} (MLP) and ${macs(GPU_MIN_MACS_PER_STEP.transformer)} (transformer) multiply-adds per step, by its estimate (below)`);
 
-  console.log('\n  PPO gradient steps/s');
-  console.log('  hidden      rows   est. MACs/step   cpu steps/s   webgpu steps/s   webgpu/cpu');
-  for (const { hidden, rows } of PPO_CASES) {
-    const estimate = 3 * rows * policyMacsPerRow(mlp(hidden));
-    const cpu = await ppoRate('cpu', hidden, rows);
-    const onGpu = gpu ? await ppoRate('webgpu', hidden, rows) : NaN;
-    console.log(`  ${`[${hidden.join(', ')}]`.padEnd(10)} ${String(rows).padStart(6)} ${macs(estimate).padStart(16)} ${cell(cpu, 13)} ${cell(onGpu, 16)} ${cell(onGpu / cpu, 12)}`);
-  }
-
-  console.log('\n  transformer GRPO step + Adam, tokens/s (batch x tokens a row per step)');
-  console.log('  model                batch   est. MACs/step    cpu tokens/s   webgpu tokens/s   webgpu/cpu');
-  for (const c of TRANSFORMERS) {
-    for (const rows of c.batches) {
-      const estimate = 3 * rows * policyMacsPerRow({ kind: 'transformer', params: c.params });
-      const cpu = (await grpoRate('cpu', c, rows)) * rows * c.tokens;
-      const onGpu = gpu ? (await grpoRate('webgpu', c, rows)) * rows * c.tokens : NaN;
-      console.log(`  ${c.name.padEnd(20)} ${String(rows).padStart(5)} ${macs(estimate).padStart(16)} ${cell(cpu, 15)} ${cell(onGpu, 17)} ${cell(onGpu / cpu, 12)}`);
+  if (tables.has('ppo')) {
+    console.log('\n  PPO gradient steps/s');
+    console.log('  hidden      rows   est. MACs/step   cpu steps/s   webgpu steps/s   webgpu/cpu');
+    for (const { hidden, rows } of PPO_CASES) {
+      const estimate = 3 * rows * policyMacsPerRow(mlp(hidden));
+      const cpu = await ppoRate('cpu', hidden, rows);
+      const onGpu = gpu ? await ppoRate('webgpu', hidden, rows) : NaN;
+      console.log(`  ${`[${hidden.join(', ')}]`.padEnd(10)} ${String(rows).padStart(6)} ${macs(estimate).padStart(16)} ${cell(cpu, 13)} ${cell(onGpu, 16)} ${cell(onGpu / cpu, 12)}`);
     }
   }
 
-  console.log('\n  transformer sampling with the key/value cache, tokens/s (all slots of every row)');
-  console.log('  model                batch    cpu tokens/s   webgpu tokens/s   webgpu/cpu');
-  for (const c of TRANSFORMERS) {
-    const rows = c.batches.at(-1)!;
-    const cpu = (await samplingRate('cpu', c, rows)) * rows * c.tokens;
-    const onGpu = gpu ? (await samplingRate('webgpu', c, rows)) * rows * c.tokens : NaN;
-    console.log(`  ${c.name.padEnd(20)} ${String(rows).padStart(5)} ${cell(cpu, 15)} ${cell(onGpu, 17)} ${cell(onGpu / cpu, 12)}`);
+  if (tables.has('transformer')) {
+    const cuda = torchHasCuda();
+    const vocab = taskTokenizer(addition(2)).size;
+    console.log(`\n  transformer GRPO step + Adam (host), tokens/s (batch x tokens a row per step); PyTorch: text_gpt.py, eager fp32 (TF32 off), ${cuda ? 'on CUDA' : 'no CUDA here: on the CPU, one thread'}, cross-entropy + Adam; vocabulary ${vocab}`);
+    console.log(`  cpu: '-' above ${macs(CPU_MAX_MACS)} multiply-adds a step (seconds a step on one thread). Per rlx cell: kernel ms = the session runs' wall time, optimiser ms = Adam on the host, MB moved per step`);
+    console.log('  model      batch x tokens   est. MACs/step   cpu tokens/s   webgpu tokens/s   PyTorch tokens/s   webgpu/cpu   webgpu/PyTorch');
+    for (const c of TRAINING) {
+      for (const rows of c.batches) {
+        const estimate = 3 * rows * policyMacsPerRow({ kind: 'transformer', params: c.params });
+        const tokens = rows * c.tokens;
+        const cpu = estimate <= CPU_MAX_MACS ? await grpoCost('cpu', c, rows).catch((e: Error) => e) : null;
+        const onGpu = gpu ? await grpoCost('webgpu', c, rows).catch((e: Error) => e) : null;
+        const torch = await torchTraining(c, rows, vocab, cuda);
+        const rateOf = (x: StepCost | Error | null) => (x && !(x instanceof Error) ? x.perSecond * tokens : NaN);
+        const torchRate = typeof torch === 'string' ? NaN : torch.rate;
+        console.log(`  ${c.name.split(' ')[0]!.padEnd(8)} ${`${rows} x ${c.tokens}`.padStart(16)} ${macs(estimate).padStart(16)} ${cell(rateOf(cpu), 14)} ${cell(rateOf(onGpu), 17)} ${cell(torchRate, 18)} ${(rateOf(onGpu) / rateOf(cpu)).toFixed(2).padStart(12)} ${(rateOf(onGpu) / torchRate).toFixed(3).padStart(16)}`);
+        console.log('             who          tokens/s   step ms   kernel ms   optimiser ms   host->device MB   device->host MB');
+        for (const [who, x] of [['rlx cpu', cpu], ['rlx webgpu', onGpu]] as const) {
+          if (x instanceof Error) console.log(`             ${who}: failed: ${x.message.split('\n')[0]}`);
+          else if (x) console.log(`             ${who.padEnd(10)} ${formatCost(x, tokens)}`);
+        }
+        if (typeof torch === 'string') console.log(`             PyTorch: ${torch}`);
+        else if (torch.device !== 'cuda') console.log(`             PyTorch ran on ${torch.device}: no CUDA here`);
+      }
+    }
   }
 
-  if (gpu) {
+  if (tables.has('small-sampling')) {
+    console.log('\n  transformer sampling with the key/value cache, tokens/s (all slots of every row)');
+    console.log('  model                batch    cpu tokens/s   webgpu tokens/s   webgpu/cpu');
+    for (const c of TRANSFORMERS) {
+      const rows = c.batches.at(-1)!;
+      const cpu = (await samplingRate('cpu', c, rows)) * rows * c.tokens;
+      const onGpu = gpu ? (await samplingRate('webgpu', c, rows)) * rows * c.tokens : NaN;
+      console.log(`  ${c.name.padEnd(20)} ${String(rows).padStart(5)} ${cell(cpu, 15)} ${cell(onGpu, 17)} ${cell(onGpu / cpu, 12)}`);
+    }
+  }
+
+  if (tables.has('lora') || tables.has('sampling')) {
+    const options = { quick: QUICK, webgpu: gpu, python: torchPython(), seconds: SECONDS };
+    // One set of random weights for both rows (~2 GB at the full shape).
+    const base = lmBenchBase(QUICK);
+    if (tables.has('lora')) await loraRow(options, base);
+    if (tables.has('sampling')) await samplingRow(options, base);
+  }
+
+  if (gpu && tables.has('placement')) {
     console.log('\n  node placement of each training graph on webgpu:');
     for (const line of placementReport()) console.log(line);
   }

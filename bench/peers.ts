@@ -35,6 +35,20 @@ export function peersMissing(): string | null {
   return `no python3 here imports torch, numpy and cloudpickle (${problems.join('; ')}); install Debian's python3-torch python3-numpy python3-cloudpickle python3-pandas python3-matplotlib python3-typing-extensions`;
 }
 
+/** Null when a python3 here imports torch (the transformer peers need nothing more), else why not; the peers then run with it. */
+export function torchPeerMissing(): string | null {
+  const problems: string[] = [];
+  for (const candidate of PYTHON_CANDIDATES) {
+    const probe = spawnSync(candidate, ['-c', 'import torch'], { env: peerEnv(), encoding: 'utf8' });
+    if (!probe.error && probe.status === 0) {
+      PYTHON = candidate;
+      return null;
+    }
+    problems.push(probe.error ? `${candidate} not found` : `${candidate}: ${probe.stderr.trim().split('\n').pop()}`);
+  }
+  return `no python3 here imports torch (${problems.join('; ')})`;
+}
+
 /** PYTHONPATH as bench/peers/env.sh sets it; one torch thread unless told (see bench/peers/README.md). */
 function peerEnv(torchThreads = 1): NodeJS.ProcessEnv {
   const paths = [path.join(PEERS, 'shims'), PEERS, path.join(PEERS, 'vendor'), path.join(PEERS, 'vendor', 'cleanrl')];
@@ -121,16 +135,28 @@ export async function sb3ZooDqn(seed: number): Promise<PeerResult & { readonly m
   return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null, mean20: r.final_mean20 };
 }
 
-/** Median milliseconds of the PyTorch transformer (bench/peers/text_gpt.py): sampling with a key/value cache, and a training step with Adam. */
-export async function torchTextModel(model: { layers: number; width: number; heads: number; context: number; vocab: number }, rows: number, promptWidth: number, slots: number, runs: number, torchThreads = 1): Promise<{ sampleMs: number; trainMs: number }> {
-  let result: { sample_ms: number; train_ms: number } | null = null;
-  const args = [model.layers, model.width, model.heads, model.context, model.vocab, rows, promptWidth, slots, runs].map(String);
+/**
+ * Median milliseconds of the PyTorch transformer (bench/peers/text_gpt.py): sampling with a key/value cache, and a training step
+ * with Adam. `device` 'auto' runs it on CUDA where torch has it (`device` in the result says which ran); `cases` 'train' times
+ * the training step alone (sampleMs is then NaN).
+ */
+export async function torchTextModel(
+  model: { layers: number; width: number; heads: number; context: number; vocab: number },
+  rows: number,
+  promptWidth: number,
+  slots: number,
+  runs: number,
+  torchThreads = 1,
+  options: { device?: 'cpu' | 'auto'; cases?: 'both' | 'train' } = {},
+): Promise<{ sampleMs: number; trainMs: number; device: string }> {
+  let result: { sample_ms: number | null; train_ms: number; device: string } | null = null;
+  const args = [model.layers, model.width, model.heads, model.context, model.vocab, rows, promptWidth, slots, runs, options.device ?? 'cpu', options.cases ?? 'both'].map(String);
   await runPeer(['text_gpt.py', ...args], (line) => {
-    if (line.startsWith('{')) result = JSON.parse(line) as { sample_ms: number; train_ms: number };
+    if (line.startsWith('{')) result = JSON.parse(line) as typeof result;
   }, torchThreads);
   if (!result) throw new Error('text_gpt.py printed no figures');
-  const { sample_ms, train_ms } = result;
-  return { sampleMs: sample_ms, trainMs: train_ms };
+  const { sample_ms, train_ms, device } = result;
+  return { sampleMs: sample_ms ?? NaN, trainMs: train_ms, device };
 }
 
 /** A CleanRL off-policy run: its last printed SPS (steps over the whole run so far, as CleanRL counts) and the episode returns by step. */

@@ -219,7 +219,7 @@ async function floor(c: LmConfig, name: CaseName): Promise<number> {
 }
 
 /** The python3 that imports torch (PEER_PY, else python3, else Debian's /usr/bin/python3: pyenv's may shadow it), or why none. */
-function torchPython(): string | { missing: string } {
+export function torchPython(): string | { missing: string } {
   const candidates = process.env.PEER_PY ? [process.env.PEER_PY] : ['python3', '/usr/bin/python3'];
   const problems: string[] = [];
   for (const candidate of candidates) {
@@ -231,7 +231,7 @@ function torchPython(): string | { missing: string } {
 }
 
 /** bench/peers/llama_block.py running one case: it builds the model and warms up, then runs once per request. */
-class TorchPeer {
+export class TorchPeer {
   private pending = '';
   private waiting: ((line: string) => void) | null = null;
   private readonly lines: string[] = [];
@@ -254,9 +254,14 @@ class TorchPeer {
   static async start(python: string, name: CaseName, c: LmConfig): Promise<TorchPeer> {
     const isTraining = name !== 'sample';
     const args = [name, THREADS, 1, c.layers, c.width, c.heads, c.kvHeads, c.headDim, c.mlpWidth, c.vocab, isTraining ? TRAIN.batch : SAMPLE.batch, isTraining ? TRAIN.width : SAMPLE.prompt, SAMPLE.newTokens].map(String);
+    return (await TorchPeer.startWith(python, args)).peer;
+  }
+
+  /** llama_block.py with these arguments (its usage line); `device` is the one its ready line names (cpu without one). */
+  static async startWith(python: string, args: readonly string[]): Promise<{ peer: TorchPeer; device: string }> {
     const peer = new TorchPeer(spawn(python, ['llama_block.py', ...args], { cwd: PEERS, env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } }));
-    await peer.expect('ready');
-    return peer;
+    const ready = JSON.parse(await peer.expect('ready')) as { device?: string };
+    return { peer, device: ready.device ?? 'cpu' };
   }
 
   async runOnce(): Promise<number> {

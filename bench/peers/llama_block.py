@@ -1,7 +1,9 @@
 # A Llama/Qwen2-style causal LM in plain PyTorch (eager), the reference for bench/pretrained.ts:
 # embedding, RMSNorm, rotary positions, grouped-query attention with a key/value cache, SwiGLU,
 # a tied head; LoRA on q/k/v/o for the LoRA case. Random weights; the cost does not depend on them.
-#   python3 llama_block.py CASE THREADS RUNS LAYERS WIDTH HEADS KV_HEADS HEAD_DIM MLP VOCAB BATCH PROMPT NEW_TOKENS
+#   python3 llama_block.py CASE THREADS RUNS LAYERS WIDTH HEADS KV_HEADS HEAD_DIM MLP VOCAB BATCH PROMPT NEW_TOKENS [DEVICE]
+# DEVICE: cpu (default), cuda, or auto (cuda where torch has it, else cpu); on cuda, fp32 with TF32
+# off, and each run synchronises before its time is taken. {"ready": ...} says which device ran.
 # CASE: sample | lora | full. Builds the model, runs the case once (warm-up), prints {"ready": true},
 # then runs it once per line read on stdin, printing {"ms": milliseconds} after each: the bench
 # interleaves these runs with its own. RUNS is unused by that protocol but kept for running by hand
@@ -11,7 +13,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-case, threads, runs, L, C, H, KV, D, M, V, B, T, NEW = sys.argv[1], *map(int, sys.argv[2:])
+case, threads, runs, L, C, H, KV, D, M, V, B, T, NEW = sys.argv[1], *map(int, sys.argv[2:14])
+DEVICE = sys.argv[14] if len(sys.argv) > 14 else "cpu"
+if DEVICE == "auto":
+    DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+if DEVICE == "cuda":
+    torch.backends.cuda.matmul.allow_tf32 = False  # fp32, as rlx computes
+    torch.backends.cudnn.allow_tf32 = False
+sync = torch.cuda.synchronize if DEVICE == "cuda" else (lambda: None)
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 THETA, EPS, RANK, ALPHA = 1e6, 1e-6, 16, 32
@@ -66,7 +75,7 @@ class Block(nn.Module):
         k, v = k.repeat_interleave(H // KV, 1), v.repeat_interleave(H // KV, 1)
         scores = q @ k.transpose(-1, -2) / math.sqrt(D)
         if t > 1:
-            scores = scores + torch.full((t, s), float("-inf")).triu(s - t + 1)
+            scores = scores + torch.full((t, s), float("-inf"), device=x.device).triu(s - t + 1)
         a = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, H * D)
         x = x + self.o(a)
         h = self.n2(x)
@@ -79,11 +88,11 @@ class Model(nn.Module):
         self.embed = nn.Embedding(V, C)
         self.blocks = nn.ModuleList(Block(lora) for _ in range(L))
         self.norm = RMSNorm(C)
-        self.inv = 1.0 / THETA ** (torch.arange(0, D, 2).float() / D)
+        self.register_buffer("inv", 1.0 / THETA ** (torch.arange(0, D, 2).float() / D), persistent=False)
 
     def forward(self, tokens, start=0, caches=None, last_only=False):
         t = tokens.shape[1]
-        angles = torch.outer(torch.arange(start, start + t).float(), self.inv)
+        angles = torch.outer(torch.arange(start, start + t, device=tokens.device).float(), self.inv)
         angles = torch.cat((angles, angles), -1)
         cos, sin = angles.cos(), angles.sin()
         x = self.embed(tokens)
@@ -96,27 +105,30 @@ class Model(nn.Module):
 
 def serve(fn):
     fn()  # warm-up
-    print(json.dumps({"ready": True}), flush=True)
+    sync()
+    print(json.dumps({"ready": True, "device": DEVICE}), flush=True)
     timings = []
     for line in sys.stdin:
         if not line.strip():
             break
         t0 = time.perf_counter()
         fn()
+        sync()
         timings.append((time.perf_counter() - t0) * 1000)
         print(json.dumps({"ms": timings[-1]}), flush=True)
     if not timings:  # run by hand
         for _ in range(runs):
             t0 = time.perf_counter()
             fn()
+            sync()
             timings.append((time.perf_counter() - t0) * 1000)
         print(json.dumps({"ms": timings}), flush=True)
 
 
-model = Model(lora=case == "lora")
+model = Model(lora=case == "lora").to(DEVICE)
 if case == "sample":
     model.eval()
-    prompt = torch.randint(0, V, (B, T))
+    prompt = torch.randint(0, V, (B, T), device=DEVICE)
 
     @torch.no_grad()
     def sample():
@@ -133,8 +145,8 @@ else:
             p.requires_grad_(name.endswith(".a") or name.endswith(".b"))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=1e-5)
-    tokens = torch.randint(0, V, (B, T))
-    targets = torch.randint(0, V, (B, T))
+    tokens = torch.randint(0, V, (B, T), device=DEVICE)
+    targets = torch.randint(0, V, (B, T), device=DEVICE)
 
     def step():
         loss = F.cross_entropy(model(tokens).reshape(-1, V), targets.reshape(-1))

@@ -1,4 +1,4 @@
-"""The transformer of examples/addition-grpo.rlx in PyTorch (eager, CPU), as nanoGPT writes it:
+"""The transformer of examples/addition-grpo.rlx in PyTorch (eager, fp32), as nanoGPT writes it:
 token + learned position embeddings, pre-LayerNorm blocks with causal multi-head self-attention
 and a GELU MLP, a final LayerNorm and an LM head. bench/text.ts runs it beside rlx's model and
 prints the ratio of tokens per second:
@@ -7,8 +7,10 @@ prints the ratio of tokens per second:
   time with a key/value cache (what rlx's sampler does), temperature 1;
 - training: forward, backward and an Adam step on `rows` rows of `width + slots - 1` tokens.
 
-Usage: python3 text_gpt.py LAYERS WIDTH HEADS CONTEXT VOCAB ROWS PROMPT_WIDTH SLOTS RUNS
-Prints one JSON line: {"sample_ms": median, "train_ms": median, "threads": n}.
+Usage: python3 text_gpt.py LAYERS WIDTH HEADS CONTEXT VOCAB ROWS PROMPT_WIDTH SLOTS RUNS [DEVICE [CASES]]
+DEVICE: cpu (default), cuda, or auto (cuda where torch has it, else cpu); on cuda, fp32 with TF32
+off, and each timing synchronises. CASES: both (default) or train (bench/gpu.ts times training only).
+Prints one JSON line: {"sample_ms": median or null, "train_ms": median, "threads": n, "device": "..."}.
 """
 import json
 import math
@@ -45,7 +47,7 @@ class Block(nn.Module):
         # Debian's torch 1.13 has no scaled_dot_product_attention.)
         att = (q @ k.transpose(-2, -1)) / math.sqrt(D)
         if past is None:
-            att = att.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+            att = att.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
         y = F.softmax(att, dim=-1) @ v
         return self.proj(y.transpose(1, 2).reshape(B, T, C)), (k, v)
 
@@ -67,7 +69,7 @@ class GPT(nn.Module):
 
     def forward(self, tokens, start=0, past=None):
         T = tokens.shape[1]
-        x = self.tok(tokens) + self.pos(torch.arange(start, start + T))
+        x = self.tok(tokens) + self.pos(torch.arange(start, start + T, device=tokens.device))
         presents = []
         for i, block in enumerate(self.blocks):
             x, present = block(x, None if past is None else past[i])
@@ -75,27 +77,37 @@ class GPT(nn.Module):
         return self.head(self.ln(x)), presents
 
 
-def median_ms(fn, runs):
+def median_ms(fn, runs, sync=lambda: None):
     for _ in range(2):
         fn()
+    sync()
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
         fn()
+        sync()
         times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times)
 
 
 def main():
     layers, width, heads, context, vocab, rows, prompt_width, slots, runs = map(int, sys.argv[1:10])
+    device = sys.argv[10] if len(sys.argv) > 10 else "cpu"
+    cases = sys.argv[11] if len(sys.argv) > 11 else "both"
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    if device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False  # fp32, as rlx computes
+        torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(1)
-    model = GPT(layers, width, heads, context, vocab)
-    prompts = torch.randint(3, vocab, (rows, prompt_width))
+    model = GPT(layers, width, heads, context, vocab).to(device)
+    prompts = torch.randint(3, vocab, (rows, prompt_width), device=device)
 
     @torch.no_grad()
     def sample():
         # Positions one at a time, prompt included, as rlx's lockstep decoder feeds them.
-        past = [(torch.zeros(rows, heads, 0, width // heads), torch.zeros(rows, heads, 0, width // heads)) for _ in range(layers)]
+        past = [(torch.zeros(rows, heads, 0, width // heads, device=device), torch.zeros(rows, heads, 0, width // heads, device=device)) for _ in range(layers)]
         token = prompts[:, :1]
         for t in range(prompt_width + slots - 1):
             logits, past = model(token, start=t, past=past)
@@ -105,8 +117,8 @@ def main():
                 token = torch.multinomial(F.softmax(logits[:, -1], dim=-1), 1)
 
     T = prompt_width + slots - 1
-    tokens = torch.randint(3, vocab, (rows, T))
-    targets = torch.randint(3, vocab, (rows, T))
+    tokens = torch.randint(3, vocab, (rows, T), device=device)
+    targets = torch.randint(3, vocab, (rows, T), device=device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
 
     def train():
@@ -116,9 +128,9 @@ def main():
         loss.backward()
         optimizer.step()
 
-    sample_ms = median_ms(sample, runs)
-    train_ms = median_ms(train, runs)
-    print(json.dumps({"sample_ms": sample_ms, "train_ms": train_ms, "threads": torch.get_num_threads()}), flush=True)
+    sample_ms = median_ms(sample, runs, sync) if cases == "both" else None
+    train_ms = median_ms(train, runs, sync)
+    print(json.dumps({"sample_ms": sample_ms, "train_ms": train_ms, "threads": torch.get_num_threads(), "device": device}), flush=True)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ export { Graph, type Operand, type ReduceOptions, type ConstOptions, type GemmOp
 export { grad, type GradOptions } from './grad.js';
 export { GRADIENTS, type GradientRule, unbroadcast } from './gradients.js';
 export { buildModel, type BuiltModel, type ModelIO, type ModelOptions, type ParamSource } from './onnx.js';
-export { Session, type SessionOptions, type ExecutionProvider, type Feed, type HostTensor } from './session.js';
+export { Session, sessionTraffic, resetSessionTraffic, type SessionOptions, type SessionTraffic, type ExecutionProvider, type Feed, type HostTensor } from './session.js';
 export { GradientSession, type GradientSessionOptions, type LossAndGrads } from './gradient-session.js';
 export { GradientParts, MIN_CORES_FOR_THREADS, type GradientPart, type GradientPartsOptions, type PartsResult, type ThreadStats } from './gradient-parts.js';
 export { GradientStep, type GradientStepOptions, type StepPart, type StepResult } from './gradient-step.js';

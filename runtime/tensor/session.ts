@@ -42,6 +42,45 @@ interface CachedFeed {
   readonly dims: readonly number[];
 }
 
+/**
+ * What every Session of this process has moved and waited for since the last reset: the bytes
+ * of the feeds handed to onnxruntime (host to device on a GPU provider: parameters fed from a
+ * WeightStore included, baked initializers not), the bytes of the outputs it handed back (device
+ * to host), and the wall time of its runs. Always on: a sum over the feeds and two clock reads a
+ * run, next to onnxruntime's ~10 us a call. Runs on worker threads (threaded CPU steps) are not
+ * counted. `npm run bench -- gpu` reads it to say where a step's time goes.
+ */
+export interface SessionTraffic {
+  runs: number;
+  hostToDeviceBytes: number;
+  deviceToHostBytes: number;
+  runMs: number;
+}
+
+export const sessionTraffic: SessionTraffic = { runs: 0, hostToDeviceBytes: 0, deviceToHostBytes: 0, runMs: 0 };
+
+/** Zeroes sessionTraffic and returns what it held. */
+export function resetSessionTraffic(): SessionTraffic {
+  const before = { ...sessionTraffic };
+  sessionTraffic.runs = sessionTraffic.hostToDeviceBytes = sessionTraffic.deviceToHostBytes = sessionTraffic.runMs = 0;
+  return before;
+}
+
+/** Runs onnxruntime on prepared feeds, adding what the run moved and took to sessionTraffic. */
+async function countedRun(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>, fetches?: Record<string, ort.Tensor>): Promise<ort.InferenceSession.ReturnType> {
+  let fed = 0;
+  for (const name in feeds) fed += (feeds[name]!.data as HostArray).byteLength;
+  const start = performance.now();
+  const results = fetches ? await session.run(feeds, fetches) : await session.run(feeds);
+  sessionTraffic.runMs += performance.now() - start;
+  let fetched = 0;
+  for (const name in results) fetched += (results[name]!.data as HostArray).byteLength;
+  sessionTraffic.runs++;
+  sessionTraffic.hostToDeviceBytes += fed;
+  sessionTraffic.deviceToHostBytes += fetched;
+  return results;
+}
+
 export class Session {
   private readonly paramTensors = new Map<string, ort.Tensor>();
   private readonly feedTensors = new Map<string, CachedFeed>();
@@ -90,7 +129,7 @@ export class Session {
   async run(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, Float32Array>> {
     const other = this.model.outputs.find((io) => io.dtype !== 'float32');
     if (other) throw new Error(`Session.run: output '${other.name}' is ${other.dtype}, not float32; use runTensors`);
-    const results = await this.session.run(this.prepareFeeds(feeds));
+    const results = await countedRun(this.session, this.prepareFeeds(feeds));
     const out: Record<string, Float32Array> = {};
     // onnxruntime-node hands back fresh arrays each run, so callers may keep them.
     for (const io of this.model.outputs) out[io.name] = results[io.name]!.data as Float32Array;
@@ -105,7 +144,7 @@ export class Session {
    */
   async runReusingOutputs(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, Float32Array>> {
     this.outputTensors ??= this.allocateOutputs();
-    await this.session.run(this.prepareFeeds(feeds), this.outputTensors);
+    await countedRun(this.session, this.prepareFeeds(feeds), this.outputTensors);
     const out: Record<string, Float32Array> = {};
     for (const io of this.model.outputs) out[io.name] = this.outputTensors[io.name]!.data as Float32Array;
     return out;
@@ -113,7 +152,7 @@ export class Session {
 
   /** Runs the model and returns outputs of any dtype with their dims. */
   async runTensors(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, HostTensor>> {
-    const results = await this.session.run(this.prepareFeeds(feeds));
+    const results = await countedRun(this.session, this.prepareFeeds(feeds));
     const out: Record<string, HostTensor> = {};
     for (const io of this.model.outputs) {
       const t = results[io.name]!;

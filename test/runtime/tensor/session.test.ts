@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
-import { Session } from '../../../runtime/tensor/session.js';
+import { Session, resetSessionTraffic, sessionTraffic } from '../../../runtime/tensor/session.js';
 
 function affine() {
   const g = new Graph();
@@ -20,6 +20,22 @@ test('a bare buffer is enough when one dim is symbolic; one session serves all b
   assert.deepEqual([...(await s.run({ x: new Float32Array([1, 2]) })).y!], [1, 2, 0]);
   assert.deepEqual([...(await s.run({ x: new Float32Array([1, 2, 3, 4]) })).y!], [1, 2, 0, 3, 4, 0]);
   assert.deepEqual(s.inputNames, ['x', 'w']);
+});
+
+test('sessionTraffic counts the bytes fed (parameters from the store included) and fetched, and the runs, until reset', async () => {
+  const { g, y } = affine();
+  const s = await Session.create(g, { y }, { weights: paramsOf([1, 0, 0, 0, 1, 0]) });
+  const baked = await Session.create(g, { y }, { bake: paramsOf([1, 0, 0, 0, 1, 0]) });
+  resetSessionTraffic();
+  await s.run({ x: new Float32Array([1, 2, 3, 4]) }); // x: 16 bytes, w: 24 bytes in; y: 2 x 3 floats out
+  await baked.runTensors({ x: new Float32Array([1, 2]) }); // a baked parameter is not fed: 8 bytes in, 12 out
+  assert.equal(sessionTraffic.runs, 2);
+  assert.equal(sessionTraffic.hostToDeviceBytes, 16 + 24 + 8);
+  assert.equal(sessionTraffic.deviceToHostBytes, 24 + 12);
+  assert.ok(sessionTraffic.runMs > 0);
+  const before = resetSessionTraffic();
+  assert.equal(before.runs, 2, 'reset returns what was counted');
+  assert.deepEqual({ ...sessionTraffic }, { runs: 0, hostToDeviceBytes: 0, deviceToHostBytes: 0, runMs: 0 });
 });
 
 test('feeds are read at each run: the same buffer changed, another view of it, other dims, another buffer', async () => {

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# npm run bench -- gpu on a GPU machine with no network, run from the repository root with the
+# build (out/) and node_modules/ carried, plus .gl/*.deb (Debian's libvulkan1 and libglvnd, which
+# NVIDIA's Vulkan driver needs: docs/gpu.md) and a Node binary at .device/node.xz.
+# The bench's lines go to $OUT/gpu-bench.txt as they are printed, so a run cut short keeps its rows.
+# BENCH_GPU_ONLY, BENCH_GPU_SECONDS and BENCH_GPU_QUICK pass through (bench/gpu.ts).
+set -euo pipefail
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+xz -dc .device/node.xz > /tmp/node
+chmod +x /tmp/node
+out="${OUT:-.}/gpu-bench.txt"
+{ date -u; nvidia-smi -L; } 2>&1 | tee "$out"
+PYTHONUNBUFFERED=1 /tmp/node out/bench/index.js gpu 2>&1 | tee -a "$out"

@@ -1,0 +1,259 @@
+// npm run bench -- gpu, its pretrained-model rows: a Qwen2.5-0.5B-shaped model (24 x 896, 14 heads,
+// 2 key/value heads, a 4864-wide SwiGLU MLP, vocabulary 151936; seeded random weights, built as rlx
+// builds a downloaded one) on webgpu, beside PyTorch eager fp32 (bench/peers/llama_block.py, on CUDA
+// where torch has it) in the same run:
+//
+// - lora: a LoRA training step (rank 16 on q, k, v, o) at batch 8 x 256: forward, backward, Adam on
+//   the adapters; the frozen base is baked into the session (GradientParts' `fed`), so only the
+//   adapters cross per step;
+// - sampling: batch 64, a 16-token prompt and 32 new tokens (greedy) with the key/value cache, on
+//   webgpu, on the CPU (all cores) and in PyTorch's generate-style loop with a cache.
+//
+// BENCH_GPU_QUICK=1 shrinks the model to 2 x 64 (for a software adapter, where it checks that the
+// rows run).
+import * as os from 'node:os';
+import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
+import { LmDecoder } from '../runtime/lm/decoder.js';
+import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '../runtime/lm/lora.js';
+import { causalLm } from '../runtime/lm/model.js';
+import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
+import { weightSpecs } from '../runtime/lm/weights.js';
+import { Rng } from '../shared/random.js';
+import { Adam, Graph, GradientStep, WeightStore, type Feed } from '../runtime/tensor/index.js';
+import type { ExecutionProvider } from '../runtime/tensor/session.js';
+import { TorchPeer } from './pretrained.js';
+import { type StepCost, formatCost, measure } from './gpu-measure.js';
+
+const QWEN_05B = {
+  model_type: 'qwen2',
+  vocab_size: 151_936,
+  hidden_size: 896,
+  num_hidden_layers: 24,
+  num_attention_heads: 14,
+  num_key_value_heads: 2,
+  intermediate_size: 4864,
+  max_position_embeddings: 32_768,
+  rms_norm_eps: 1e-6,
+  rope_theta: 1_000_000,
+  tie_word_embeddings: true,
+  torch_dtype: 'float32',
+};
+/** The same architecture, small enough for lavapipe. */
+const QWEN_TINY = { ...QWEN_05B, vocab_size: 1000, hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 128 };
+const LORA: LoraSettings = { rank: 16, alpha: 32, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] };
+
+export interface LmRowsOptions {
+  readonly quick: boolean;
+  readonly webgpu: boolean;
+  /** The python3 that imports torch, or why there is none. */
+  readonly python: string | { missing: string };
+  readonly seconds: number;
+}
+
+function shapes(quick: boolean) {
+  return {
+    config: parseLmConfig(quick ? QWEN_TINY : QWEN_05B, 'bench config'),
+    train: quick ? { batch: 2, width: 16 } : { batch: 8, width: 256 },
+    sample: quick ? { batch: 4, prompt: 4, newTokens: 4 } : { batch: 64, prompt: 16, newTokens: 32 },
+  };
+}
+
+/** Every weight, seeded: norms at 1, biases at 0, the rest uniform with the 0.02 standard deviation transformers initialises with (a cheap generator: 494M values). */
+function randomWeights(c: LmConfig): WeightStore {
+  const store = new WeightStore();
+  let state = 0x9e3779b9;
+  const scale = 0.02 * Math.sqrt(3) * 2 ** -31;
+  for (const spec of weightSpecs(c)) {
+    store.add(spec.name, spec.shape, (n) => {
+      const out = new Float32Array(n);
+      if (spec.role === 'norm') out.fill(1);
+      else if (spec.role === 'linear' || spec.role === 'embedding') {
+        for (let i = 0; i < n; i++) {
+          state ^= state << 13;
+          state ^= state >>> 17;
+          state ^= state << 5;
+          out[i] = state * scale; // state is a signed 32-bit integer: uniform in [-0.02 sqrt 3, 0.02 sqrt 3)
+        }
+      }
+      return out;
+    });
+  }
+  return store;
+}
+
+const parameters = (c: LmConfig) => weightSpecs(c).reduce((n, s) => n + s.shape.reduce((a, b) => a * b, 1), 0);
+
+/** The LoRA row: rlx on webgpu (base baked) and PyTorch with the same LoRA. */
+export async function loraRow(options: LmRowsOptions, base = lmBenchBase(options.quick)): Promise<void> {
+  const { config, train } = shapes(options.quick);
+  const tokens = train.batch * train.width;
+  console.log(`\n  LoRA training step (rank ${LORA.rank} on q,k,v,o; Adam on the adapters), ${options.quick ? 'a 2 x 64 Qwen2-shaped model (quick)' : "Qwen2.5-0.5B's shape (24 x 896, vocabulary 151936)"}: ${(parameters(config) / 1e6).toFixed(options.quick ? 2 : 0)}M frozen parameters, batch ${train.batch} x ${train.width}`);
+  console.log('  who                       tokens/s   step ms   kernel ms   optimiser ms   host->device MB   device->host MB');
+  let rlx = NaN;
+  if (!options.webgpu) console.log('  rlx webgpu: -, webgpu does not start here');
+  else {
+    try {
+      const cost = await loraStep(config, base, train, 'webgpu', options.seconds);
+      rlx = cost.perSecond * tokens;
+      console.log(`  ${'rlx webgpu'.padEnd(22)} ${formatCost(cost, tokens)}`);
+    } catch (e) {
+      console.log(`  rlx webgpu: failed: ${oneLine(e)}`);
+    }
+  }
+  const torch = await torchRate(options, ['lora', '1', '1', ...llamaArgs(config), String(train.batch), String(train.width), '1'], options.seconds);
+  if (typeof torch === 'string') console.log(`  PyTorch: ${torch}`);
+  else {
+    const rate = torch.perSecond * tokens;
+    console.log(`  ${`PyTorch (${torch.device})`.padEnd(22)} ${cellOf(rate)} ${(1000 / torch.perSecond).toFixed(1).padStart(9)}`);
+    console.log(`  rlx webgpu / PyTorch ${torch.device}: ${(rlx / rate).toFixed(3)}x`);
+  }
+}
+
+/** The sampling row: greedy decoding with the cache on webgpu (base baked), on the CPU (all cores, base fed from the host's arrays), and PyTorch's loop. */
+export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(options.quick)): Promise<void> {
+  const { config, sample } = shapes(options.quick);
+  const tokens = sample.batch * sample.newTokens;
+  const threads = os.availableParallelism();
+  console.log(`\n  sampling with the key/value cache, greedy, batch ${sample.batch}, prompt ${sample.prompt}, ${sample.newTokens} new tokens (tokens/s counts new tokens), ${options.quick ? 'the 2 x 64 model (quick)' : "Qwen2.5-0.5B's shape"}`);
+  console.log('  who                       tokens/s    run ms   kernel ms   optimiser ms   host->device MB   device->host MB');
+  const rates: Record<string, number> = {};
+  const providers: [ExecutionProvider, string][] = [['webgpu', 'rlx webgpu'], ['cpu', `rlx cpu (${threads} threads)`]];
+  for (const [provider, who] of providers) {
+    if (provider === 'webgpu' && !options.webgpu) {
+      console.log('  rlx webgpu: -, webgpu does not start here');
+      continue;
+    }
+    try {
+      // The CPU at the full shape takes ~10 s or more a run: one run, after none to warm up.
+      const runs = provider === 'cpu' && !options.quick ? { warmups: 0, minRuns: 1, seconds: 0 } : { warmups: 1, minRuns: 3, seconds: options.seconds };
+      const cost = await sampling(config, base, sample, provider, threads, runs);
+      rates[provider] = cost.perSecond * tokens;
+      console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}${runs.minRuns === 1 ? '  (one run, no warm-up)' : ''}`);
+    } catch (e) {
+      console.log(`  ${who}: failed: ${oneLine(e)}`);
+    }
+  }
+  const torch = await torchRate(options, ['sample', String(threads), '1', ...llamaArgs(config), String(sample.batch), String(sample.prompt), String(sample.newTokens)], options.seconds);
+  if (typeof torch === 'string') console.log(`  PyTorch: ${torch}`);
+  else {
+    const rate = torch.perSecond * tokens;
+    rates.torch = rate;
+    console.log(`  ${`PyTorch (${torch.device})`.padEnd(22)} ${cellOf(rate)} ${(1000 / torch.perSecond).toFixed(1).padStart(9)}`);
+  }
+  const ratio = (a: string, b: string) => (rates[a] !== undefined && rates[b] !== undefined ? (rates[a]! / rates[b]!).toFixed(3) : '-');
+  console.log(`  rlx webgpu / rlx cpu: ${ratio('webgpu', 'cpu')}x; rlx webgpu / PyTorch: ${ratio('webgpu', 'torch')}x`);
+}
+
+/** One LoRA step's cost on `provider`. */
+async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; width: number }, provider: ExecutionProvider, seconds: number): Promise<StepCost> {
+  const { batch: B, width: T } = train;
+  const g = new Graph();
+  const tokens = g.input('tokens', 'int64', ['B', T]);
+  const targets = g.input('targets', 'int64', ['B', T]);
+  const positions = g.input('positions', 'int64', ['B', T]);
+  const mask = g.input('attention_mask', 'float32', ['B', T, T]);
+  const rng = new Rng(5);
+  const list = loraAdapters(c, LORA);
+  const trainable = new WeightStore();
+  for (const a of list) {
+    trainable.add(a.a.name, a.a.shape, initialAdapter(a, 'a', rng));
+    // B starts at 0 in LoRA; small values here so that every gradient is exercised (the cost is the same).
+    trainable.add(a.b.name, a.b.shape, (n) => Float32Array.from({ length: n }, () => 0.01 * (rng.uniform() - 0.5)));
+  }
+  const weights = { ...base.declare(g), ...trainable.declare(g) };
+  const { logits } = causalLm(g, weights, c, { tokens, positions, mask }, { lora: loraWeights(list, LORA) });
+  const loss = g.neg(g.reduceMean(g.gatherLast(g.logSoftmax(logits), targets)));
+  const step = await GradientStep.create(g, [{ loss, weights: trainable.names }], {
+    weights: trainable,
+    fed: base,
+    compute: { providers: [provider], threads: false, opThreads: os.availableParallelism() },
+    dimLimits: { B },
+    largeOps: true,
+  });
+  const adam = new Adam(trainable, { lr: 1e-5 });
+  const ids = () => BigInt64Array.from({ length: B * T }, () => BigInt(Math.floor(rng.uniform() * c.vocab)));
+  const starts = new Int32Array(B);
+  const feeds: Record<string, Feed> = {
+    tokens: { data: ids(), dims: [B, T] },
+    targets: { data: ids(), dims: [B, T] },
+    positions: { data: rowPositions(starts, 0, T), dims: [B, T] },
+    attention_mask: { data: attentionMask(starts, 0, T), dims: [B, T, T] },
+  };
+  try {
+    return await measure(async (timeOptimiser) => {
+      const out = await step.run(feeds);
+      timeOptimiser(() => adam.step(out.grads));
+    }, { warmups: 1, minRuns: 3, seconds });
+  } finally {
+    await step.release();
+  }
+}
+
+/** One decoding run's cost: the prompt at once, then one token per row per step, greedy. */
+async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, provider: ExecutionProvider, threads: number, runs: { warmups: number; minRuns: number; seconds: number }): Promise<StepCost> {
+  // On a GPU the base is baked (resident on the device); on the CPU a feed is the host's array itself.
+  const decoder = await LmDecoder.create(c, provider === 'cpu' ? { weights: base, threads } : { weights: new WeightStore(), frozen: base, providers: [provider] });
+  const rng = new Rng(3);
+  const prompts = { rows: s.batch, width: s.prompt, ids: Int32Array.from({ length: s.batch * s.prompt }, () => Math.floor(rng.uniform() * c.vocab)), starts: new Int32Array(s.batch) };
+  const next = new Int32Array(s.batch);
+  const argmaxRows = (logits: Float32Array) => {
+    for (let r = 0; r < s.batch; r++) {
+      let best = 0;
+      const row = r * c.vocab;
+      for (let v = 1; v < c.vocab; v++) if (logits[row + v]! > logits[row + best]!) best = v;
+      next[r] = best;
+    }
+  };
+  try {
+    return await measure(async () => {
+      let { state, logits } = await decoder.prefill(prompts);
+      for (let i = 1; i < s.newTokens; i++) {
+        argmaxRows(logits);
+        logits = await decoder.feed(state, next, 1);
+      }
+      argmaxRows(logits);
+    }, runs);
+  } finally {
+    await decoder.release();
+  }
+}
+
+const llamaArgs = (c: LmConfig) => [c.layers, c.width, c.heads, c.kvHeads, c.headDim, c.mlpWidth, c.vocab].map(String);
+
+/** llama_block.py's runs per second over about `seconds` (at least 3, after its warm-up), on CUDA where torch has it; or why it did not run. */
+async function torchRate(options: LmRowsOptions, args: readonly string[], seconds: number): Promise<{ perSecond: number; device: string } | string> {
+  if (typeof options.python !== 'string') return `-, ${options.python.missing}`;
+  let started: { peer: TorchPeer; device: string };
+  try {
+    started = await TorchPeer.startWith(options.python, [...args, 'auto']);
+  } catch (e) {
+    return `failed: ${oneLine(e)}`;
+  }
+  const { peer, device } = started;
+  try {
+    let total = 0;
+    let n = 0;
+    while (total < seconds * 1000 || n < 3) {
+      total += await peer.runOnce();
+      n++;
+    }
+    return { perSecond: (n * 1000) / total, device: device === 'cuda' ? 'cuda' : `${device}, no CUDA` };
+  } catch (e) {
+    return `failed: ${oneLine(e)}`;
+  } finally {
+    await peer.stop();
+  }
+}
+
+function cellOf(x: number): string {
+  return (Number.isNaN(x) ? '-' : x >= 1e4 ? Math.round(x).toLocaleString('en') : x.toFixed(1)).padStart(10);
+}
+
+function oneLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n').filter((l) => l.trim()).slice(-3).join(' ').slice(0, 400);
+}
+
+/** The rows' frozen base: random weights at the Qwen shape (the 2 x 64 one when quick). */
+export function lmBenchBase(quick: boolean): WeightStore {
+  return randomWeights(shapes(quick).config);
+}
