@@ -20,7 +20,7 @@
 import * as os from 'node:os';
 import { grad } from './grad.js';
 import type { Graph } from './graph.js';
-import { buildModel } from './onnx.js';
+import { EXTERNAL_DATA_ABOVE, buildModel } from './onnx.js';
 import { WeightStore } from './weights.js';
 import { type ExecutionProvider, type Feed, Session } from './session.js';
 import type { Tensor } from './tensor.js';
@@ -195,7 +195,7 @@ export class GradientParts {
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.weights.map((name) => graph.byName(name)!);
         const flat = graph.concat(grad(part.loss, wrt).map((t) => graph.reshape(t, [-1])), 0);
-        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu'), ...(bakeFed ? { bake: options.fed, bakeFound: true } : {}) });
+        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu'), externalDataAbove: EXTERNAL_DATA_ABOVE, ...(bakeFed ? { bake: options.fed, bakeFound: true } : {}) });
         const slots = part.weights.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
         const extraNames = Object.keys(part.extras ?? {});
         if (threaded && i > 0) {

@@ -77,6 +77,9 @@ const descriptor = {
             name: { type: 'string', id: 8 },
             raw_data: { type: 'bytes', id: 9 },
             doc_string: { type: 'string', id: 12 },
+            external_data: { rule: 'repeated', type: 'StringStringEntryProto', id: 13 },
+            // TensorProto.DataLocation: 0 DEFAULT (raw_data), 1 EXTERNAL (external_data says where).
+            data_location: { type: 'int32', id: 14 },
           },
         },
         ValueInfoProto: {

@@ -35,6 +35,26 @@ export interface ModelOptions {
    * kernels for (webgpu-lowering.ts), so no node falls back and copies every run.
    */
   readonly forWebGpu?: boolean;
+  /**
+   * Where the initializers hold more bytes than this, they go to a separate weights file
+   * (ONNX external data, BuiltModel.externalData) instead of the protobuf, which onnxruntime
+   * cannot read past 2 GiB. Default: never (an exported policy is one self-contained file).
+   */
+  readonly externalDataAbove?: number;
+}
+
+/**
+ * Initializers past this many bytes are written as external data by the sessions
+ * (Session.create, GradientParts): protobuf's limit (2 GiB less a byte), less room for the graph.
+ */
+export const EXTERNAL_DATA_ABOVE = 2 ** 31 - 64 * 2 ** 20;
+
+/** The name of the weights file of a model with external data, beside the model's file. */
+export const EXTERNAL_DATA_FILE = 'weights.bin';
+
+/** A model's external data: its bytes at each offset of the weights file (EXTERNAL_DATA_FILE). */
+export interface ExternalData {
+  readonly chunks: readonly { readonly offset: number; readonly bytes: Uint8Array }[];
 }
 
 export interface ModelIO {
@@ -47,6 +67,8 @@ export interface ModelIO {
 
 export interface BuiltModel {
   readonly bytes: Uint8Array;
+  /** Set where the initializers went to a weights file (ModelOptions.externalDataAbove): the model then loads from a folder holding both. */
+  readonly externalData?: ExternalData;
   readonly inputs: readonly ModelIO[];
   readonly outputs: readonly ModelIO[];
 }
@@ -80,6 +102,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
   for (const t of needed) writer.add(t, nameOf);
   for (const [name, t] of identities) writer.node('Identity', [nameOf(t)], name, `Identity_${name}`, []);
 
+  const externalData = options.externalDataAbove !== undefined ? moveToExternalData(writer.initializers as InitializerProto[], options.externalDataAbove) : undefined;
   const outputIO: ModelIO[] = outputs.map(([name, t]) => ({ name, dtype: t.dtype, shape: t.shape, isParam: false }));
   const model = {
     ir_version: IR_VERSION,
@@ -96,7 +119,40 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
     },
   };
   const bytes = ModelProto.encode(model).finish();
-  return { bytes, inputs: writer.inputs, outputs: outputIO };
+  return { bytes, inputs: writer.inputs, outputs: outputIO, ...(externalData ? { externalData } : {}) };
+}
+
+interface InitializerProto {
+  raw_data?: Uint8Array;
+  external_data?: { key: string; value: string }[];
+  data_location?: number;
+}
+
+/** Initializers of a kilobyte or more at this alignment in the weights file (onnxruntime may map it into memory). */
+const EXTERNAL_MIN_BYTES = 1024;
+const EXTERNAL_ALIGNMENT = 4096;
+
+/** Moves the large initializers' bytes to external data where all of them hold more than `above` bytes; undefined where they do not. */
+function moveToExternalData(initializers: InitializerProto[], above: number): ExternalData | undefined {
+  const total = initializers.reduce((n, t) => n + (t.raw_data?.byteLength ?? 0), 0);
+  if (total <= above) return undefined;
+  const chunks: { offset: number; bytes: Uint8Array }[] = [];
+  let offset = 0;
+  for (const t of initializers) {
+    const bytes = t.raw_data;
+    if (!bytes || bytes.byteLength < EXTERNAL_MIN_BYTES) continue;
+    offset = Math.ceil(offset / EXTERNAL_ALIGNMENT) * EXTERNAL_ALIGNMENT;
+    chunks.push({ offset, bytes });
+    t.external_data = [
+      { key: 'location', value: EXTERNAL_DATA_FILE },
+      { key: 'offset', value: String(offset) },
+      { key: 'length', value: String(bytes.byteLength) },
+    ];
+    t.data_location = 1;
+    delete t.raw_data;
+    offset += bytes.byteLength;
+  }
+  return { chunks };
 }
 
 /** The nodes `roots` depend on, in topological (id) order. */

@@ -2,9 +2,12 @@
 // into one InferenceSession once; each run only wraps the feeds. Symbolic dims ('B') stay
 // symbolic in the model, so one session serves every batch size.
 
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Graph } from './graph.js';
-import { type BuiltModel, type ModelIO, type ParamSource, buildModel } from './onnx.js';
+import { type BuiltModel, EXTERNAL_DATA_ABOVE, EXTERNAL_DATA_FILE, type ModelIO, type ParamSource, buildModel } from './onnx.js';
 import type { WeightStore } from './weights.js';
 import type { Tensor } from './tensor.js';
 import { type DType, type HostArray, dtypeOfArray, formatShape, isStatic, numel, sameDims } from './types.js';
@@ -24,6 +27,8 @@ export interface SessionOptions {
   readonly weights?: WeightStore;
   /** Bakes parameter values into the model as initializers instead (see buildModel); with `weights` too, those `bake` lacks are fed from `weights`. */
   readonly bake?: ParamSource;
+  /** Baked initializers past this many bytes go to a weights file beside the model (ModelOptions.externalDataAbove); default EXTERNAL_DATA_ABOVE, under protobuf's 2 GiB. */
+  readonly externalDataAbove?: number;
 }
 
 /** A run-time input: a buffer with its dims, or just the buffer when at most one dim is symbolic. */
@@ -97,7 +102,7 @@ export class Session {
 
   /** Compiles `outputs` of `graph` (once; reuse the session for every run). */
   static async create(graph: Graph, outputs: Readonly<Record<string, Tensor>>, options: SessionOptions = {}): Promise<Session> {
-    const model = buildModel(graph, { outputs, bake: options.bake, bakeFound: options.bake !== undefined && options.weights !== undefined, forWebGpu: options.providers?.includes('webgpu') });
+    const model = buildModel(graph, { outputs, bake: options.bake, bakeFound: options.bake !== undefined && options.weights !== undefined, forWebGpu: options.providers?.includes('webgpu'), externalDataAbove: options.externalDataAbove ?? EXTERNAL_DATA_ABOVE });
     if (options.weights) {
       for (const io of model.inputs) {
         if (io.isParam && !options.weights.has(io.name)) {
@@ -110,7 +115,7 @@ export class Session {
 
   /** Compiles an already built model. */
   static async fromModel(model: BuiltModel, options: SessionOptions = {}): Promise<Session> {
-    const session = await createInferenceSession(model.bytes, options);
+    const session = model.externalData ? await createFromFolder(model, options) : await createInferenceSession(model.bytes, options);
     return new Session(session, model, options.weights);
   }
 
@@ -222,11 +227,34 @@ export class Session {
   }
 }
 
-async function createInferenceSession(bytes: Uint8Array, options: SessionOptions): Promise<ort.InferenceSession> {
+/**
+ * A model with external data: onnxruntime reads the weights file relative to the model's path,
+ * so both are written to a fresh temporary folder, which is removed once the session holds the
+ * weights (where onnxruntime maps the file, the mapping outlives its name on Linux and macOS).
+ */
+async function createFromFolder(model: BuiltModel, options: SessionOptions): Promise<ort.InferenceSession> {
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'rlx-onnx-'));
+  try {
+    const file = path.join(folder, 'model.onnx');
+    await fs.writeFile(file, model.bytes);
+    const weights = await fs.open(path.join(folder, EXTERNAL_DATA_FILE), 'w');
+    try {
+      for (const { offset, bytes } of model.externalData!.chunks) await weights.write(bytes, 0, bytes.byteLength, offset);
+    } finally {
+      await weights.close();
+    }
+    return await createInferenceSession(file, options);
+  } finally {
+    // On Windows a mapped file cannot be removed: the folder then stays in the temporary folder.
+    await fs.rm(folder, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+async function createInferenceSession(bytes: Uint8Array | string, options: SessionOptions): Promise<ort.InferenceSession> {
   const providers = options.providers ?? ['cpu'];
   try {
     const threads = options.intraOpNumThreads ?? 1;
-    return await ort.InferenceSession.create(bytes, {
+    const sessionOptions: ort.InferenceSession.SessionOptions = {
       executionProviders: [...providers],
       intraOpNumThreads: threads,
       // An op's helper threads sleep between ops instead of spinning: spinning, they held a core
@@ -236,7 +264,8 @@ async function createInferenceSession(bytes: Uint8Array, options: SessionOptions
       ...(threads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
       graphOptimizationLevel: options.graphOptimizationLevel ?? 'all',
       logSeverityLevel: logSeverity(providers),
-    });
+    };
+    return await (typeof bytes === 'string' ? ort.InferenceSession.create(bytes, sessionOptions) : ort.InferenceSession.create(bytes, sessionOptions));
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
     const accelerators = providers.filter((p) => p !== 'cpu');

@@ -93,6 +93,7 @@ export class WorkerSession {
         if (io.isParam && !options.weights.has(io.name)) throw new Error(`WorkerSession: graph parameter '${io.name}' has no value in the WeightStore`);
       }
     }
+    if (model.externalData) throw new Error('WorkerSession: a model with external data (over 2 GiB of initializers) runs on the main thread only (Session.fromModel)');
     if (model.inputs.length * MAX_RANK + CONTROL.dims > CONTROL_SLOTS) throw new Error(`WorkerSession: too many inputs (${model.inputs.length})`);
     const spinMicros = options.spinMicros ?? 500;
     const setup: WorkerSetup = {

@@ -122,3 +122,31 @@ test('inputs, constants and a tensor asked for twice can all be outputs', async 
   assert.deepEqual([...out.c!], [1, 2]);
   assert.deepEqual([...out.y2!], [...out.y!]);
 });
+
+/** y = x w + b with an 8 KiB w, for the external data tests. */
+function wideLayer() {
+  const random = seededRandom(11);
+  const store = new WeightStore();
+  store.add('w', [32, 64], (n) => linearDefault(random, n, 32));
+  store.add('b', [64], (n) => linearDefault(random, n, 32));
+  const g = new Graph();
+  const p = store.declare(g);
+  const x = g.input('x', 'float32', ['B', 32]);
+  return { store, g, y: g.linear(x, p['w']!, p['b']!) };
+}
+
+test('initializers over externalDataAbove go to a weights file, and the session computes what the self-contained model does', async () => {
+  const { store, g, y } = wideLayer();
+  const model = buildModel(g, { outputs: { y }, bake: store, externalDataAbove: 4096 });
+  assert.equal(model.externalData?.chunks.length, 1, 'w (8 KiB) goes out; b (256 bytes) stays in the protobuf');
+  assert.equal(model.externalData!.chunks[0]!.bytes.byteLength, 32 * 64 * 4);
+  assert.ok(model.bytes.byteLength < 32 * 64 * 4, `the protobuf is ${model.bytes.byteLength} bytes, without w`);
+  assert.equal(buildModel(g, { outputs: { y }, bake: store, externalDataAbove: 1e6 }).externalData, undefined, 'under the threshold: one file');
+  assert.equal(buildModel(g, { outputs: { y }, bake: store }).externalData, undefined, 'no threshold: one file (an exported policy)');
+
+  const x = Float32Array.from({ length: 3 * 32 }, (_, i) => Math.sin(i));
+  const inline = await Session.create(g, { y }, { bake: store });
+  const external = await Session.create(g, { y }, { bake: store, externalDataAbove: 4096 });
+  assert.ok(external.model.externalData, 'the session was made from the model with its weights file');
+  assert.deepEqual((await external.run({ x })).y, (await inline.run({ x })).y);
+});
