@@ -87,7 +87,10 @@ function chosenTables(): ReadonlySet<Table> {
   if (!only) return new Set(TABLES);
   const names = only.split(',').map((n) => n.trim()).filter(Boolean);
   const unknown = names.filter((n) => !(TABLES as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new Error(`BENCH_GPU_ONLY: unknown table(s) ${unknown.join(', ')}; known: ${TABLES.join(', ')}`);
+  if (unknown.length > 0) {
+    console.error(`BENCH_GPU_ONLY: unknown table(s) ${unknown.join(', ')}; known: ${TABLES.join(', ')}`);
+    process.exit(2);
+  }
   return new Set(names as Table[]);
 }
 
@@ -105,6 +108,7 @@ async function rate(fn: () => Promise<unknown>, warmups = 2): Promise<number> {
 
 const mlp = (hidden: readonly number[]) => ({ kind: 'mlp', name: 'p', params: { hidden: [...hidden] } });
 const macs = (x: number) => (x >= 1e9 ? `${(x / 1e9).toFixed(1)}G` : `${(x / 1e6).toFixed(1)}M`);
+const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(3)}x` : '-');
 const cell = (x: number, width: number) => (Number.isNaN(x) ? '-' : x >= 1e4 ? Math.round(x).toLocaleString('en') : x.toFixed(1)).padStart(width);
 
 /** PPO gradient steps per second on one provider. */
@@ -153,7 +157,7 @@ async function grpoCost(provider: ExecutionProvider, c: TransformerCase, rows: n
 
 /** PyTorch's training step (text_gpt.py) at a case's shape: tokens/s and the device it ran on, or why it did not run. */
 async function torchTraining(c: TransformerCase, rows: number, vocab: number, cuda: boolean): Promise<{ rate: number; device: string } | string> {
-  const missing = torchPeerMissing();
+  const missing = (peerMissing ??= { why: torchPeerMissing() }).why;
   if (missing) return missing;
   try {
     // Runs sized to about BENCH_GPU_SECONDS on an H200 (its steps take 5-35 ms); 3 where it falls back to the CPU.
@@ -163,6 +167,9 @@ async function torchTraining(c: TransformerCase, rows: number, vocab: number, cu
     return `failed: ${(e instanceof Error ? e.message : String(e)).split('\n').filter((l) => l.trim()).slice(-2).join(' ')}`;
   }
 }
+
+/** Why the PyTorch peer cannot run (null: it can), asked once. */
+let peerMissing: { why: string | null } | undefined;
 
 /** Whether torch here has CUDA (false without torch). */
 function torchHasCuda(): boolean {
@@ -277,26 +284,42 @@ export async function benchGpu(): Promise<void> {
     const vocab = taskTokenizer(addition(2)).size;
     console.log(`\n  transformer GRPO step + Adam (host), tokens/s (batch x tokens a row per step); PyTorch: text_gpt.py, eager fp32 (TF32 off), ${cuda ? 'on CUDA' : 'no CUDA here: on the CPU, one thread'}, cross-entropy + Adam; vocabulary ${vocab}`);
     console.log(`  cpu: '-' above ${macs(CPU_MAX_MACS)} multiply-adds a step (seconds a step on one thread). Per rlx cell: kernel ms = the session runs' wall time, optimiser ms = Adam on the host, MB moved per step`);
-    console.log('  model      batch x tokens   est. MACs/step   cpu tokens/s   webgpu tokens/s   PyTorch tokens/s   webgpu/cpu   webgpu/PyTorch');
+    const summary: string[] = [];
     for (const c of TRAINING) {
       for (const rows of c.batches) {
         const estimate = 3 * rows * policyMacsPerRow({ kind: 'transformer', params: c.params });
         const tokens = rows * c.tokens;
-        const cpu = estimate <= CPU_MAX_MACS ? await grpoCost('cpu', c, rows).catch((e: Error) => e) : null;
-        const onGpu = gpu ? await grpoCost('webgpu', c, rows).catch((e: Error) => e) : null;
+        const name = `${c.name.split(' ')[0]} at ${rows} x ${c.tokens}`;
+        console.log(`\n  ${name} (est. ${macs(estimate)} multiply-adds a step)`);
+        console.log('    who                     tokens/s   step ms   kernel ms   optimiser ms   host->device MB   device->host MB');
+        // Each cell is printed as soon as it is measured: a run cut short keeps what it has.
+        const rlxCell = async (provider: ExecutionProvider): Promise<number> => {
+          const who = `rlx ${provider}`.padEnd(22);
+          if (provider === 'cpu' && estimate > CPU_MAX_MACS) return (console.log(`    ${who}        -   (seconds a step on one thread: skipped)`), NaN);
+          if (provider === 'webgpu' && !gpu) return (console.log(`    ${who}        -   (webgpu does not start here)`), NaN);
+          try {
+            const cost = await grpoCost(provider, c, rows);
+            console.log(`    ${who} ${formatCost(cost, tokens)}`);
+            return cost.perSecond * tokens;
+          } catch (e) {
+            console.log(`    ${who} failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+            return NaN;
+          }
+        };
+        const cpu = await rlxCell('cpu');
+        const onGpu = await rlxCell('webgpu');
         const torch = await torchTraining(c, rows, vocab, cuda);
-        const rateOf = (x: StepCost | Error | null) => (x && !(x instanceof Error) ? x.perSecond * tokens : NaN);
         const torchRate = typeof torch === 'string' ? NaN : torch.rate;
-        console.log(`  ${c.name.split(' ')[0]!.padEnd(8)} ${`${rows} x ${c.tokens}`.padStart(16)} ${macs(estimate).padStart(16)} ${cell(rateOf(cpu), 14)} ${cell(rateOf(onGpu), 17)} ${cell(torchRate, 18)} ${(rateOf(onGpu) / rateOf(cpu)).toFixed(2).padStart(12)} ${(rateOf(onGpu) / torchRate).toFixed(3).padStart(16)}`);
-        console.log('             who          tokens/s   step ms   kernel ms   optimiser ms   host->device MB   device->host MB');
-        for (const [who, x] of [['rlx cpu', cpu], ['rlx webgpu', onGpu]] as const) {
-          if (x instanceof Error) console.log(`             ${who}: failed: ${x.message.split('\n')[0]}`);
-          else if (x) console.log(`             ${who.padEnd(10)} ${formatCost(x, tokens)}`);
-        }
-        if (typeof torch === 'string') console.log(`             PyTorch: ${torch}`);
-        else if (torch.device !== 'cuda') console.log(`             PyTorch ran on ${torch.device}: no CUDA here`);
+        if (typeof torch === 'string') console.log(`    PyTorch: ${torch}`);
+        else console.log(`    ${`PyTorch (${torch.device === 'cuda' ? 'cuda' : `${torch.device}, no CUDA`})`.padEnd(22)} ${cell(torchRate, 10)} ${(tokens * 1000 / torchRate).toFixed(1).padStart(9)}`);
+        const ratios = `webgpu/cpu ${ratio(onGpu, cpu)}, webgpu/PyTorch ${ratio(onGpu, torchRate)}`;
+        console.log(`    ${ratios}`);
+        summary.push(`  ${name.padEnd(22)} ${cell(cpu, 12)} ${cell(onGpu, 15)} ${cell(torchRate, 16)}   ${ratios}`);
       }
     }
+    console.log('\n  transformer GRPO step + Adam, tokens/s: the rows above together');
+    console.log('  model and batch            rlx cpu      rlx webgpu          PyTorch');
+    for (const line of summary) console.log(line);
   }
 
   if (tables.has('small-sampling')) {
