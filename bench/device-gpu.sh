@@ -7,8 +7,9 @@
 set -euo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
-xz -dc .device/node.xz > /tmp/node
+if command -v xz > /dev/null; then xz -dc .device/node.xz > /tmp/node
+else python3 -c 'import lzma, shutil; shutil.copyfileobj(lzma.open(".device/node.xz"), open("/tmp/node", "wb"))'; fi
 chmod +x /tmp/node
 out="${OUT:-.}/gpu-bench.txt"
-{ date -u; nvidia-smi -L; } 2>&1 | tee "$out"
+{ date -u; nvidia-smi -L || true; /tmp/node --version; } 2>&1 | tee "$out"
 PYTHONUNBUFFERED=1 /tmp/node out/bench/index.js gpu 2>&1 | tee -a "$out"
