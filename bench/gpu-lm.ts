@@ -115,8 +115,8 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
   const tokens = sample.batch * sample.newTokens;
   const threads = os.availableParallelism();
   console.log(`\n  sampling with the key/value cache, greedy, batch ${sample.batch}, prompt ${sample.prompt}, ${sample.newTokens} new tokens (tokens/s counts new tokens), ${options.quick ? 'the 2 x 64 model (quick)' : "Qwen2.5-0.5B's shape"}`);
-  console.log('  who                       tokens/s    run ms   kernel ms   optimiser ms   host->device MB   device->host MB');
   console.log("  (the CPU's feeds are the host's arrays, not copies: its MB say what a GPU fed so would move)");
+  console.log('  who                       tokens/s    run ms   kernel ms   optimiser ms   host->device MB   device->host MB');
   const rates: Record<string, number> = {};
   const providers: [ExecutionProvider, string][] = [['webgpu', 'rlx webgpu'], ['cpu', `rlx cpu (${threads} threads)`]];
   for (const [provider, who] of providers) {

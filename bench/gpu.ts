@@ -283,7 +283,7 @@ export async function benchGpu(): Promise<void> {
     const cuda = torchHasCuda();
     const vocab = taskTokenizer(addition(2)).size;
     console.log(`\n  transformer GRPO step + Adam (host), tokens/s (batch x tokens a row per step); PyTorch: text_gpt.py, eager fp32 (TF32 off), ${cuda ? 'on CUDA' : 'no CUDA here: on the CPU, one thread'}, cross-entropy + Adam; vocabulary ${vocab}`);
-    console.log(`  cpu: '-' above ${macs(CPU_MAX_MACS)} multiply-adds a step (seconds a step on one thread). Per rlx cell: kernel ms = the session runs' wall time, optimiser ms = Adam on the host, MB moved per step`);
+    console.log(`  cpu: '-' above ${macs(CPU_MAX_MACS)} multiply-adds a step (seconds a step on one thread). Per rlx cell: kernel ms = the session runs' wall time, optimiser ms = Adam on the host, MB fed and fetched per step (on the CPU a feed is the host's array, not a copy)`);
     const summary: string[] = [];
     for (const c of TRAINING) {
       for (const rows of c.batches) {
