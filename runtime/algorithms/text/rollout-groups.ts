@@ -89,7 +89,8 @@ function widen<A extends RowArray>(data: A, rows: number, from: number, width: n
 export function concatRollouts(batches: readonly Rollouts[], refeed?: Refeed): Rollouts {
   if (batches.length === 0) throw new Error('concatRollouts: no batches');
   if (batches.length === 1) return batches[0]!;
-  const T = Math.max(...batches.map((b) => b.width));
+  // An empty selection (a batch whose groups were all dropped) does not widen the rows.
+  const T = Math.max(...batches.map((b) => (b.rows > 0 ? b.width : 0))) || batches[0]!.width;
   const rows = batches.reduce((sum, b) => sum + b.rows, 0);
   const join = <A extends RowArray>(part: (b: Rollouts) => A, perRowValues: (b: Rollouts) => number, widthOf: (b: Rollouts) => number): A => {
     const first = part(batches[0]!);

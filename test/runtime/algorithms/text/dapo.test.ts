@@ -1,6 +1,7 @@
 // DAPO's sample filters in GRPO (Yu et al. 2025): dynamic sampling (collect.ts, filter.ts) and
 // overlong completions dropped or penalised (overlong.ts), on hand-made batches and in short runs.
 import assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { grpoLearnerConfig } from '../../../../runtime/algorithms/grpo/grpo.js';
 import { grpoSettings } from '../../../../runtime/algorithms/grpo/settings.js';
@@ -14,6 +15,8 @@ import { EOS, PAD } from '../../../../runtime/text/tokenizer.js';
 import { readEvents } from '../../../../runtime/run/events.js';
 import { train } from '../../../../runtime/train.js';
 import { Rng } from '../../../../shared/random.js';
+import type { Plan } from '../../../../dsl/compile/plan.js';
+import { repoRoot } from '../../../helpers/repo.js';
 import { makePlan, tempDir } from '../../helpers.js';
 
 /** A batch of `rewards.length` rows of width 2, each with one learned token; `cut` rows were truncated. */
@@ -152,4 +155,24 @@ test('in a run, overlong penalize takes the penalty off the rewards; drop leaves
   assert.equal(dropped[0]!['train/overlong'], penalized[0]!['train/overlong'], 'the same samples');
   assert.notEqual(dropped[0]!['losses/entropy'], keepRun[0]!['losses/entropy'], 'fewer completions in the loss');
   assert.ok(!('train/overlong' in keepRun[0]!));
+});
+
+test('a pretrained model (hf-tiny Qwen2): its cut completions are found by their missing stop id, and dynamic sampling joins its batches', async () => {
+  const plan = makePlan({
+    env: 'TextTask',
+    envParams: { task: { kind: 'addition', digits: 2, pad: true }, max_tokens: 6 },
+    algorithm: 'GRPO',
+    algorithmParams: { group_size: 4, prompts_per_update: 2, learning_rate: 1e-3, overlong: 'penalize', overlong_buffer: 3, dynamic_sampling: true, max_sampling_rounds: 3 },
+    budget: 48,
+    // The random model's texts hold an "e" or not: some groups differ, some do not.
+    reward: { name: 'R', replace_env_reward: true, terms: [{ name: 'e', expr: { call: 'regex', args: [{ ref: 'completion' }, { const: 'e' }] } }] },
+  });
+  plan.policy = { name: 'Base', kind: 'pretrained', params: { model: path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2') } as Plan['policy']['params'] };
+  const result = await train(plan, { out: tempDir() });
+  const metrics = readEvents(`${result.runDir}/events.jsonl`).filter((e) => e.type === 'metrics').map((e) => e.values);
+  assert.equal(metrics.reduce((sum, m) => sum + m['charts/completions']!, 0), 48, 'every completion sampled counts against the budget');
+  assert.ok(metrics.every((m) => m['train/overlong']! >= 0 && m['train/overlong_penalty']! <= -m['train/overlong']!), JSON.stringify(metrics.map((m) => [m['train/overlong'], m['train/overlong_penalty']])));
+  assert.ok(metrics.some((m) => m['train/overlong']! > 0), 'a random model runs on to max_tokens');
+  assert.ok(metrics.some((m) => m['train/sampling_rounds']! > 1 && m['charts/trained_groups']! > 0), 'batches joined: groups kept from two of them');
+  assert.ok(metrics.every((m) => Number.isFinite(m['losses/policy_loss']!)));
 });

@@ -72,3 +72,10 @@ test('concatRollouts right-pads narrower rows (masked) and rebuilds the model\'s
   assert.deepEqual(seen, [{ starts: [0, 1, 6, 7], width: 4 }]);
   assert.throws(() => concatRollouts([rollouts(1, 2, 0, true), rollouts(1, 4, 6, true)]), /different widths/);
 });
+
+test('an empty selection joins as nothing but its steps: it does not widen the rows', () => {
+  const joined = concatRollouts([selectGroups(rollouts(1, 5), 2, []), rollouts(1, 3, 10)]);
+  assert.equal(joined.width, 3);
+  assert.deepEqual(rowIds(joined), [10, 11]);
+  assert.equal(joined.steps, 4);
+});
