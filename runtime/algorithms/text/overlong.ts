@@ -12,6 +12,7 @@
 //
 // Single-turn tasks only: they report each completion's length (Rollouts' `completions`). A dialogue's
 // agent turns are cut each at its own limit, inside one sample, and the checker refuses the setting there.
+import { InputError } from '../../../shared/input-error.js';
 import type { Rollouts } from '../../text/text-env.js';
 
 export const OVERLONG = ['keep', 'drop', 'penalize'] as const;
@@ -39,7 +40,7 @@ export function applyOverlong(batch: Rollouts, setting: OverlongSetting, where: 
   if (setting.mode === 'keep') return { batch, metrics: {} };
   const c = batch.completions;
   // The checker refuses the setting with a dialogue env; this is the trainer's own guard.
-  if (!c) throw new Error(`${where}: overlong: ${setting.mode} needs a single-turn text task (TextTask), whose completions can be cut at max_new_tokens; use overlong: keep with this env`);
+  if (!c) throw new InputError(`${where}: overlong: ${setting.mode} needs a single-turn text task (TextTask), whose completions can be cut at max_new_tokens; use overlong: keep with this env`);
   const { rows, width: T } = batch;
   let cut = 0;
   for (let r = 0; r < rows; r++) cut += c.truncated[r]!;

@@ -14,6 +14,7 @@ import type { RolloutOptions, Rollouts, TextEnv } from '../../../../runtime/text
 import { EOS, PAD } from '../../../../runtime/text/tokenizer.js';
 import { readEvents } from '../../../../runtime/run/events.js';
 import { train } from '../../../../runtime/train.js';
+import { InputError } from '../../../../shared/input-error.js';
 import { Rng } from '../../../../shared/random.js';
 import type { Plan } from '../../../../dsl/compile/plan.js';
 import { repoRoot } from '../../../helpers/repo.js';
@@ -98,7 +99,7 @@ test('overlong drop: cut completions leave the loss (mask 0), the others and the
   const kept = scored([1, 0]);
   assert.equal(applyOverlong(kept, { mode: 'keep', buffer: 2 }, 'GRPO').batch, kept);
   const dialogue = { ...scored([1, 0]), completions: undefined };
-  assert.throws(() => applyOverlong(dialogue, { mode: 'drop', buffer: 2 }, 'GRPO'), /GRPO: overlong: drop needs a single-turn text task/);
+  assert.throws(() => applyOverlong(dialogue, { mode: 'drop', buffer: 2 }, 'GRPO'), (e: Error) => e instanceof InputError && /GRPO: overlong: drop needs a single-turn text task/.test(e.message));
 });
 
 test('a completion is cut when its slots hold no EOS: it wrote N - 1 characters', () => {
