@@ -62,6 +62,9 @@ export const VARIANTS: Record<string, string> = {
   rloo: 'baseline: leave_one_out',
   'max-abs': 'normalize: max_abs',
   'kl-in-reward': 'kl_in_reward: true',
+  'dapo-dynamic': 'dynamic_sampling: true',
+  'dapo-overlong': 'overlong: penalize',
+  'dapo-overlong-drop': 'overlong: drop',
 };
 
 function argList(flag: string): string[] | undefined {

@@ -6,6 +6,7 @@ import type { DeclSymbol, Effective } from '../semantics/model.js';
 import type * as A from '../syntax/ast.js';
 import { builtin, type PlanValue } from '../schema/index.js';
 import { bindArguments } from '../semantics/arguments.js';
+import { checkSampleFilterSettings } from './sample-filters.js';
 // The grid's geometry is the env's own, import-free (test/architecture.test.ts allows it).
 import { fixedGoalProblem, type GridLayout } from '../../shared/geometry/grid-world.js';
 
@@ -44,6 +45,7 @@ export function checkConsistency(ctx: CheckContext, symbol: DeclSymbol): void {
   }
   if (root.name === 'GridWorld') checkGridGoal(ctx, symbol, at);
   if (root.name === 'GRPO') checkKlSettings(ctx, symbol, at);
+  if (root.name === 'GRPO') checkSampleFilterSettings(ctx, symbol, at);
 
 }
 

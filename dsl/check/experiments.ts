@@ -5,6 +5,7 @@ import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkCompletionLength } from './completion-length.js';
+import { checkOverlongEnv } from './sample-filters.js';
 import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
@@ -59,6 +60,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   checkCompatibility(ctx, symbol, stages);
   checkStageHandover(ctx, symbol, stages);
   checkCompletionLength(ctx, symbol, stages);
+  checkOverlongEnv(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
   checkTextEval(ctx, symbol);

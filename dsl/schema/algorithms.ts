@@ -163,6 +163,17 @@ export const GRPO: AlgorithmSpec = {
     param('iterations', count({ max: 100 }), 1, 'Gradient steps on each batch of completions (GRPO\'s mu); the ratio is 1 on the first.'),
     param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
     param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature.'),
+    param('dynamic_sampling', bool, false,
+      'Drop groups whose rewards are all equal (their advantages are 0) and sample more prompts until the update holds prompts_per_update informative groups, or max_sampling_rounds are spent (DAPO\'s dynamic sampling, Yu et al. 2025). Every sampled completion counts against the budget.'),
+    param('max_sampling_rounds', count({ max: 100 }), 3,
+      'With dynamic_sampling: batches of prompts_per_update prompts sampled at most per update; when they are spent, the update trains on the informative groups it has (DAPO\'s max_num_gen_batches).'),
+    param('overlong', choice(
+      option('keep', 'Train on truncated completions like any other.'),
+      option('drop', 'Leave completions that reach max_new_tokens without ending out of the loss (DAPO\'s overlong filtering).'),
+      option('penalize', 'Add a penalty from 0 to -1 over the last overlong_buffer tokens of max_new_tokens to the reward (DAPO\'s soft overlong punishment).'),
+    ), 'keep', 'What happens to completions that reach max_new_tokens without ending (Yu et al. 2025, DAPO). Single-turn text tasks only.'),
+    param('overlong_buffer', count({ max: 4096 }), 2,
+      'With overlong: penalize, the last tokens of max_new_tokens over which the penalty grows from 0 to -1 (DAPO\'s L_cache: 4096 of 20480 there, about a fifth, as 2 is of the default max_new_tokens 8).'),
     gradNorm(1.0),
   ],
 };

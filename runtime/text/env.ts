@@ -16,8 +16,8 @@ import { compileReward, type CompiledReward } from '../rewards/index.js';
 import { textTaskConfig, type TextTaskOptions } from './config.js';
 import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
-import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
-import type { CharTokenizer } from './tokenizer.js';
+import type { CompletionLengths, RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
+import { EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import { exact } from './verifiers.js';
 import { tokenRows } from './token-rows.js';
 
@@ -103,7 +103,10 @@ export class TextEnvironment implements TextEnv {
     const scored = this.scoreSamples(examples, texts, G);
     const batch = tokenRows(prompts, completions, model.padId);
     const tokens = completions.reduce((sum, ids) => sum + ids.length, 0);
-    return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [] };
+    const stops = new Set(model.stopIds);
+    const ended = completions.map((ids) => ids.length > 0 && stops.has(ids[ids.length - 1]!));
+    const lengths = { lengths: Int32Array.from(completions, (ids, r) => ids.length - (ended[r] ? 1 : 0)), truncated: Uint8Array.from(ended, (e, r) => (!e && completions[r]!.length >= maxNewTokens ? 1 : 0)), max: maxNewTokens };
+    return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [], completions: lengths };
   }
 
   /** Rewards, each term and exact-match accuracy of completions (rows in groups of G per example), with the samples for the inspector. */
@@ -151,7 +154,7 @@ export class TextEnvironment implements TextEnv {
     const scored = this.scoreSamples(examples, texts, G);
     const batch = trainingRows(prompts, slots, rows, layout);
     const perRow = Int32Array.from({ length: rows }, (_, r) => completionLength(slots, r * N, N));
-    return { ...batch, rows, width: sequenceWidth(layout), perRow, ...scored, steps: rows, episodes: [] };
+    return { ...batch, rows, width: sequenceWidth(layout), perRow, ...scored, steps: rows, episodes: [], completions: slotLengths(slots, rows, N) };
   }
 
   async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {
@@ -201,6 +204,23 @@ export class TextEnvironment implements TextEnv {
     const message = `held-out accuracy ${(100 * result.accuracy).toFixed(1)}% (${result.count} prompts), mean reward ${meanReward.toFixed(3)}`;
     return { values, returns: rewards, lengths, message, samples };
   }
+}
+
+/**
+ * Lengths of completion slots [rows, N] (sampling.ts's decode): the characters before the first
+ * EOS or PAD; a completion with no EOS in its N - 1 writable slots was cut at N - 1 characters.
+ */
+export function slotLengths(slots: Int32Array, rows: number, N: number): CompletionLengths {
+  const lengths = new Int32Array(rows);
+  const truncated = new Uint8Array(rows);
+  for (let r = 0; r < rows; r++) {
+    let k = 0;
+    while (k < N && slots[r * N + k] !== EOS && slots[r * N + k] !== PAD) k++;
+    lengths[r] = k;
+    const end = k < N ? slots[r * N + k] : PAD;
+    truncated[r] = k >= N - 1 && end !== EOS ? 1 : 0;
+  }
+  return { lengths, truncated, max: N - 1 };
 }
 
 function isPretrainedSampler(model: TokenSampler): model is PretrainedPolicy {

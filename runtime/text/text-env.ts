@@ -55,6 +55,17 @@ export interface SampleRecord {
   readonly success?: boolean;
 }
 
+/**
+ * What single-turn completions wrote, for the learners' overlong settings: each one's tokens
+ * without its end (EOS or stop id), and 1 where it reached `max` tokens without ending (cut).
+ */
+export interface CompletionLengths {
+  readonly lengths: Int32Array;
+  readonly truncated: Uint8Array;
+  /** The longest completion the batch was sampled with: max_new_tokens, at most the env's max_tokens. */
+  readonly max: number;
+}
+
 /** Sampled groups, scored. */
 export interface Rollouts extends TokenRows {
   /** Each row as text, for the rollout inspector. */
@@ -67,6 +78,8 @@ export interface Rollouts extends TokenRows {
   readonly metrics: Record<string, number>;
   /** Dialogues that ended (none for single-turn tasks, whose completions are not episodes). */
   readonly episodes: readonly EpisodeRecord[];
+  /** Single-turn tasks: each completion's length and whether it was cut (dialogues have none: a dialogue's turns end on their own terms). */
+  readonly completions?: CompletionLengths;
 }
 
 export interface RolloutOptions {

@@ -29,6 +29,8 @@ export function grpoLearnerConfig(s: GrpoSettings): TextLearnerConfig {
     maxGradNorm: s.max_grad_norm,
     weighting: s.loss,
     advantages: (rewards, G, out) => groupAdvantages(rewards, G, s, out),
+    dynamicSampling: s.dynamic_sampling ? { maxRounds: s.max_sampling_rounds } : null,
+    overlong: { mode: s.overlong, buffer: s.overlong_buffer },
     settings: s as unknown as Record<string, unknown>,
   };
 }

@@ -3,7 +3,9 @@
 // update goes through these steps, each its own module here:
 //
 //   collect (collect.ts)          sample groups (several samples from one start: one prompt, or
-//                                 one dialogue start) from the env, scored;
+//                                 one dialogue start) from the env, scored; overlong completions
+//                                 dropped or penalised (overlong.ts); with dynamic sampling, only
+//                                 groups whose rewards differ, more batches sampled in their place;
 //   KL in the reward (kl.ts)      where `klInReward`, each reward less kl_coef times its KL;
 //   filter (filter.ts)            count the groups whose rewards are all equal;
 //   advantages                    one per sample, from the config (GRPO's: advantages.ts);
@@ -20,6 +22,7 @@
 // - Adam with PyTorch's default epsilon; gradients clipped to max_grad_norm; a loss, gradient
 //   or weight that is not finite stops the run (../checked-step.ts).
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
+import { isPretrained } from '../../policies/pretrained.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
 import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
@@ -28,10 +31,12 @@ import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import type { EpisodeRecord } from '../stepper.js';
-import { collectGroups } from './collect.js';
+import { collectBatch } from './collect.js';
 import { flatGroups } from './filter.js';
 import { foldKlIntoRewards, type KlEstimator } from './kl.js';
+import type { OverlongSetting } from './overlong.js';
 import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
+import type { Refeed } from './rollout-groups.js';
 import { tokenWeights, type TokenWeighting } from './token-weights.js';
 import { buildLogProbs } from './tokens.js';
 
@@ -64,6 +69,10 @@ export interface TextLearnerConfig {
   advantages(rewards: Float64Array, groupSize: number, out: Float32Array): void;
   /** The resolved settings, as the plan names them (hparams). */
   readonly settings: Readonly<Record<string, unknown>>;
+  /** DAPO's dynamic sampling (collect.ts); absent or null: every group sampled is trained on. */
+  readonly dynamicSampling?: { readonly maxRounds: number } | null;
+  /** What happens to completions cut at maxNewTokens (overlong.ts); absent: kept. */
+  readonly overlong?: OverlongSetting;
 }
 
 export interface TextLearnerState {
@@ -177,13 +186,13 @@ export class TextPolicyGradient implements Algorithm {
     const lr = scheduleValue(c.learningRate, this.globalStep, this.budget);
     const clip = scheduleValue(c.clip, this.globalStep, this.budget);
     const entCoef = scheduleValue(c.entropyCoef, this.globalStep, this.budget);
-    const batch = await collectGroups(this.env, this.policy, c.groups, this.budget - this.globalStep, {
+    const batch = await collectBatch(this.env, this.policy, c.groups, this.budget - this.globalStep, {
       groupSize: G,
       startRng: this.promptRng,
       sampleRng: this.sampleRng,
       temperature: c.temperature,
       ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
-    });
+    }, { overlong: c.overlong ?? { mode: 'keep', buffer: 0 }, dynamicSampling: c.dynamicSampling ?? null, refeed: rowFeedsOf(this.policy), where: c.name });
     const { rows, width: T } = batch;
     const s = this.scalars;
     s.invTemperature[0] = 1 / c.temperature;
@@ -277,6 +286,11 @@ export class TextPolicyGradient implements Algorithm {
     await this.logProbs?.release();
     await this.reference?.session.release();
   }
+}
+
+/** A pretrained model's row feeds, which joining batches of different widths rebuilds (rollout-groups.ts). */
+function rowFeedsOf(model: LanguageModel): Refeed | undefined {
+  return isPretrained(model) ? (starts, width) => model.rowFeeds(starts, width) : undefined;
 }
 
 /**
