@@ -29,6 +29,7 @@ export function grpoLearnerConfig(s: GrpoSettings): TextLearnerConfig {
     maxGradNorm: s.max_grad_norm,
     weighting: s.loss,
     advantages: (rewards, G, out) => groupAdvantages(rewards, G, s, out),
+    ...(s.credit === 'turn' ? { turnCredit: { baseline: s.baseline, normalize: s.normalize } } : {}),
     settings: s as unknown as Record<string, unknown>,
   };
 }

@@ -4,6 +4,7 @@ import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
 import { BASELINES, NORMALIZE, type Baseline, type Normalize } from '../text/advantages.js';
 import { KL_ESTIMATORS, type KlEstimator } from '../text/kl.js';
+import { CREDITS, type Credit } from '../text/turn-credit.js';
 
 export const LOSS_KINDS = ['sequence', 'token', 'constant'] as const;
 export type LossKind = (typeof LOSS_KINDS)[number];
@@ -26,6 +27,7 @@ export interface GrpoSettings {
   max_new_tokens: number;
   temperature: number;
   max_grad_norm: number;
+  credit: Credit;
 }
 
 /** Reads the plan's GRPO params, defaults for missing ones; errors name the param. */
@@ -48,5 +50,6 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     max_new_tokens: p.count('max_new_tokens'),
     temperature: p.number('temperature'),
     max_grad_norm: p.number('max_grad_norm'),
+    credit: p.option('credit', CREDITS),
   };
 }
