@@ -117,7 +117,8 @@ export function turnAdvantages(turns: Pick<TurnRewards, 'maxTurns' | 'taken'>, t
       const scale = credit.normalize === 'group_std' ? stdOf(values) + ADVANTAGE_EPS
         : credit.normalize === 'max_abs' ? Math.max(...centred.map(Math.abs))
           : batchScale;
-      members.forEach((r, m) => (out[r * K + k] = centred[m]! / scale));
+      // A zero scale (max_abs of all-zero returns with no baseline) leaves nothing to credit.
+      members.forEach((r, m) => (out[r * K + k] = scale === 0 ? 0 : centred[m]! / scale));
     }
   }
   return out;
