@@ -53,6 +53,35 @@ experiment Sums {
 }
 `,
   },
+  // examples/guess-number-rloo.rlx under GRPO, shortened: 100 warm-up updates (about 30%
+  // held-out success, so GRPO has room) and 12k agent turns, evaluated every 3k. GuessNumber pays
+  // only for the finding turn, which makes every turn's return-to-go the dialogue's return; a cost
+  // per guess gives the turns rewards of their own, so that `credit: turn` has something to credit.
+  'guess-number': {
+    metric: 'eval/success',
+    spec: `
+env Guess = GuessNumber { low: 1, high: 100, max_turns: 7 }
+policy Tiny = transformer { layers: 2, width: 64, heads: 4, context: 80 }
+reward Found {
+  term guess = -0.05 * (t >= 0)
+}
+algorithm Grpo = GRPO {
+  group_size: 8
+  prompts_per_update: 4
+  kl_coef: 0.04
+  learning_rate: linear(1e-4, 0)
+@SETTINGS@
+}
+experiment Guessing {
+  env: Guess
+  policy: Tiny
+  reward: Found
+  eval { every: 3k }
+  stage warmup = SFT { updates: 100, batch_size: 32, learning_rate: 1e-3 }
+  stage main   = Grpo { budget: 12k }
+}
+`,
+  },
 };
 
 /** GRPO settings per variant, one `name: value` per line; `plain` is GRPO's defaults. */
@@ -65,6 +94,7 @@ export const VARIANTS: Record<string, string> = {
   'dapo-dynamic': 'dynamic_sampling: true',
   'dapo-overlong': 'overlong: penalize',
   'dapo-overlong-drop': 'overlong: drop',
+  'turn-credit': 'credit: turn',
 };
 
 function argList(flag: string): string[] | undefined {

@@ -166,7 +166,7 @@ export function grpoBenchFeeds(batch: { tokens: BigInt64Array; targets: BigInt64
     tokens: { data: batch.tokens, dims: [rows, T] },
     targets: { data: batch.targets, dims: [rows, T] },
     mask: { data: batch.mask, dims: [rows, T] },
-    advantages: { data: new Float32Array(rows).fill(1), dims: [rows] },
+    advantages: { data: new Float32Array(rows * T).fill(1), dims: [rows, T] },
     old_logp: { data: zeros, dims: [rows, T] },
     ref_logp: { data: zeros, dims: [rows, T] },
     token_weight: { data: batch.mask, dims: [rows, T] },

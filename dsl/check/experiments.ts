@@ -10,6 +10,7 @@ import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
 import { checkTextEval } from './text-eval.js';
+import { checkTurnCredit } from './turn-credit.js';
 
 function specOf(ctx: CheckContext, target: Target | undefined): BuiltinSpec | undefined {
   if (!target) return undefined;
@@ -61,6 +62,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   checkStageHandover(ctx, symbol, stages);
   checkCompletionLength(ctx, symbol, stages);
   checkOverlongEnv(ctx, symbol, stages);
+  checkTurnCredit(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
   checkTextEval(ctx, symbol);

@@ -101,6 +101,12 @@ export const SAC: AlgorithmSpec = {
   ],
 };
 
+/** Per-turn credit on dialogues (runtime/algorithms/text/turn-credit.ts), GRPO's and REINFORCE's. */
+const credit = param('credit', choice(
+  option('episode', 'One advantage per sample, from its whole return, on every token of it.'),
+  option('turn', 'Each agent turn\'s tokens get the advantage of that turn\'s return-to-go (its reward and the later turns\'), compared with the same turn of the group\'s other dialogues (MT-GRPO, Zeng et al. 2025).'),
+), 'episode', 'How a dialogue\'s reward is credited to its turns; single-turn text tasks have one turn, so `turn` changes nothing there.');
+
 export const REINFORCE: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'REINFORCE',
@@ -118,6 +124,7 @@ export const REINFORCE: AlgorithmSpec = {
     param('episodes_per_update', int({ min: 2, max: 1e5 }), 8, 'Episodes collected per update (the group RLOO averages over).'),
     param('entropy_coef', num({ min: 0, max: 10, schedule: true }), 0, 'Weight of the entropy bonus.'),
     gradNorm(0.5),
+    credit,
   ],
 };
 
@@ -175,6 +182,7 @@ export const GRPO: AlgorithmSpec = {
     param('overlong_buffer', count({ max: 4096 }), 2,
       'With overlong: penalize, the last tokens of max_new_tokens over which the penalty grows from 0 to -1 (DAPO\'s L_cache: 4096 of 20480 there, about a fifth, as 2 is of the default max_new_tokens 8).'),
     gradNorm(1.0),
+    credit,
   ],
 };
 

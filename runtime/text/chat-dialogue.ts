@@ -25,7 +25,7 @@ import { InputError } from '../../shared/input-error.js';
 import type { Rng } from '../../shared/random.js';
 import { DialogueReward } from './dialogue-reward.js';
 import type { Dialogue, DialogueMessage, DialogueOutcomes } from './dialogue.js';
-import type { TokenRows } from './text-env.js';
+import type { TokenRows, TurnRewards } from './text-env.js';
 
 /** How the agent's turns are written: sampled from the model (or greedy), or the env's expert (demonstrations for SFT). */
 export type ChatTurnWriter = { readonly greedy: boolean; readonly temperature: number; readonly rng?: Rng } | { readonly expert: true };
@@ -36,6 +36,8 @@ export interface ChatDialogueBatch extends DialogueOutcomes {
   readonly ids: readonly (readonly number[])[];
   /** 1 where the id is one the agent wrote, per row. */
   readonly agent: readonly (readonly number[])[];
+  /** The agent turn (from 0) each id was written in, -1 for ids the agent did not write, per row. */
+  readonly turnOf: readonly (readonly number[])[];
   /** Each row's segments: where each starts in its ids. */
   readonly segments: readonly (readonly number[])[];
   /** Ids the agent wrote over all turns, per row (what is learned). */
@@ -70,26 +72,30 @@ class PackedRow {
   readonly ids: number[] = [];
   readonly agent: number[] = [];
   readonly segments: number[] = [];
+  readonly turnOf: number[] = [];
 
   /** The prompt the model read before a turn: the rest of it when it extends the current segment, else a new segment. */
   addPrompt(prompt: readonly number[]): void {
     const from = this.segments.at(-1);
     if (from !== undefined && continues(prompt, this.ids, from)) {
-      this.push(prompt.slice(this.ids.length - from), 0);
+      this.push(prompt.slice(this.ids.length - from), -1);
     } else {
       this.segments.push(this.ids.length);
-      this.push(prompt, 0);
+      this.push(prompt, -1);
     }
   }
 
-  addTurn(ids: readonly number[]): void {
-    this.push(ids, 1);
+  /** The ids the agent wrote at turn `k` (from 0). */
+  addTurn(ids: readonly number[], k: number): void {
+    this.push(ids, k);
   }
 
-  private push(ids: readonly number[], agent: number): void {
+  /** `turn` -1: ids the agent read; else the turn the agent wrote them in. */
+  private push(ids: readonly number[], turn: number): void {
     for (const id of ids) {
       this.ids.push(id);
-      this.agent.push(agent);
+      this.agent.push(turn < 0 ? 0 : 1);
+      this.turnOf.push(turn);
     }
   }
 }
@@ -108,6 +114,7 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
   const rows = dialogues.length;
   const terms = reward.termNames.length;
   const returns = new Float64Array(rows);
+  const turnRewards = new Float64Array(rows * options.turns);
   const termSums = new Float64Array(rows * terms);
   const turns = new Int32Array(rows);
   const success = new Uint8Array(rows);
@@ -136,13 +143,15 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
     const written = 'expert' in writer ? live.map((r) => expertTurn(dialogues[r]!, policy)) : await sampledTurns(policy, prompts, writer, options.turnTokens);
     live.forEach((r, i) => {
       const { ids, text } = written[i]!;
-      packed[r]!.addTurn(ids);
+      packed[r]!.addTurn(ids, k);
       agentTokens[r] += ids.length;
       const result = dialogues[r]!.turn(text);
       const truncated = !result.done && k === options.turns - 1;
       messages[r]!.push(['assistant', text]);
       turns[r]++;
-      returns[r] += reward.score({ prompt: plain[r]!.join('\n'), completion: text, result, t: k, truncated }, termSums, r * terms);
+      const turnReward = reward.score({ prompt: plain[r]!.join('\n'), completion: text, result, t: k, truncated }, termSums, r * terms);
+      turnRewards[r * options.turns + k] = turnReward;
+      returns[r] += turnReward;
       plain[r]!.push(text);
       if (result.success !== undefined) reportsSuccess = true;
       if (result.success) success[r] = 1;
@@ -157,6 +166,7 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
   return {
     rows,
     returns,
+    turnRewards,
     termSums,
     turns,
     success,
@@ -164,6 +174,7 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
     transcripts: messages.map((m) => withSystem(policy, m)),
     ids: packed.map((p) => p.ids),
     agent: packed.map((p) => p.agent),
+    turnOf: packed.map((p) => p.turnOf),
     segments: packed.map((p) => p.segments),
     agentTokens,
   };
@@ -216,4 +227,18 @@ export function chatTrainingRows(batch: ChatDialogueBatch, policy: PretrainedPol
     tokenCount += perRow[r]!;
   }
   return { rows, width, tokens, targets, mask, tokenCount, perRow, modelFeeds: policy.segmentFeeds(first, rows, width) };
+}
+
+/** A chat batch's rewards turn by turn, and the turn of each learned position of its training rows (chatTrainingRows: the same left padding). */
+export function chatTurnRewards(batch: ChatDialogueBatch, rows: TokenRows, maxTurns: number): TurnRewards {
+  const { width } = rows;
+  const tokenTurn = new Int32Array(rows.rows * width).fill(-1);
+  for (let r = 0; r < rows.rows; r++) {
+    const turnOf = batch.turnOf[r]!;
+    const start = width + 1 - turnOf.length;
+    for (let i = Math.max(0, start - 1); i < width; i++) {
+      if (rows.mask[r * width + i]) tokenTurn[r * width + i] = turnOf[i + 1 - start]!;
+    }
+  }
+  return { maxTurns, rewards: batch.turnRewards, taken: batch.turns, tokenTurn };
 }

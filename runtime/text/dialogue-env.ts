@@ -13,10 +13,10 @@ import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { Rng } from '../../shared/random.js';
-import { chatTrainingRows, runChatDialogues, type ChatDialogueBatch, type ChatTurnWriter } from './chat-dialogue.js';
+import { chatTrainingRows, chatTurnRewards, runChatDialogues, type ChatDialogueBatch, type ChatTurnWriter } from './chat-dialogue.js';
 import { DialogueReward } from './dialogue-reward.js';
-import { dialogueLayout, dialogueTrainingRows, gridWidth, runDialogues, type Dialogue, type DialogueEnv, type DialogueLayout, type DialogueOutcomes } from './dialogue.js';
-import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
+import { dialogueLayout, dialogueTrainingRows, dialogueTurnRewards, gridWidth, runDialogues, type Dialogue, type DialogueEnv, type DialogueLayout, type DialogueOutcomes } from './dialogue.js';
+import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler, TurnRewards } from './text-env.js';
 import { CharTokenizer } from './tokenizer.js';
 
 /** Dialogues per batch when evaluating. */
@@ -80,15 +80,18 @@ export class DialogueEnvironment implements TextEnv {
     const dialogues = starts.flatMap((seed) => Array.from({ length: G }, () => this.env.start(new Rng(seed))));
     let batch: DialogueOutcomes;
     let tokens: TokenRows;
+    let turnRewards: TurnRewards;
     if (isPretrained(languageModel)) {
       const chat = await this.chatDialogues(dialogues, languageModel, { greedy: false, temperature: o.temperature, rng: o.sampleRng }, o.maxNewTokens);
       batch = chat;
       tokens = chatTrainingRows(chat, languageModel);
+      turnRewards = chatTurnRewards(chat, tokens, this.env.maxTurns);
     } else {
       const step = await (languageModel as TokenModel).decoder(rows);
       const grid = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng } }, this.reward);
       batch = grid;
       tokens = dialogueTrainingRows(grid, this.layout);
+      turnRewards = dialogueTurnRewards(grid, this.layout, tokens);
     }
     const steps = batch.turns.reduce((a, b) => a + b, 0);
     const mean = (xs: ArrayLike<number>) => Array.from(xs).reduce((a, b) => a + b, 0) / xs.length;
@@ -102,7 +105,7 @@ export class DialogueEnvironment implements TextEnv {
     if (batch.reportsSuccess) metrics['train/batch_success'] = mean(batch.success);
     const names = this.termNames;
     names.forEach((name, k) => (metrics[`rewards/${name}`] = mean(Array.from({ length: rows }, (_, r) => batch.termSums[r * names.length + k]!))));
-    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples: samplesOf(batch, dialogues, names) };
+    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples: samplesOf(batch, dialogues, names), turnRewards };
   }
 
   async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {

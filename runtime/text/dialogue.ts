@@ -12,7 +12,7 @@
 // characters then PAD. Once a dialogue ends, the rest of its row is PAD and nothing there is
 // trained on. The grid is the single-turn layout (policies/transformer/layout.ts) repeated.
 import type { Rng } from '../../shared/random.js';
-import type { DialogueMessage, TokenRows } from './text-env.js';
+import type { DialogueMessage, TokenRows, TurnRewards } from './text-env.js';
 
 export type { DialogueMessage, DialogueRole } from './text-env.js';
 import { BOS, EOS, PAD, type CharTokenizer } from './tokenizer.js';
@@ -77,6 +77,8 @@ export interface DialogueOutcomes {
   readonly rows: number;
   /** Sum of the rewards (the env's, with or replaced by the reward terms), agent turns taken, and whether the goal was reached, per row. */
   readonly returns: Float64Array;
+  /** Each agent turn's reward [rows, maxTurns] (0 after a row's last turn): per-turn credit's return-to-go (turn-credit.ts). */
+  readonly turnRewards: Float64Array;
   /** Each reward term summed over a row's turns [rows, terms] (DialogueReward.termNames; empty without terms). */
   readonly termSums: Float64Array;
   readonly turns: Int32Array;
@@ -113,6 +115,7 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
   const grid = new Int32Array(rows * T).fill(PAD);
   const agentTokens = new Uint8Array(rows * T);
   const returns = new Float64Array(rows);
+  const turnRewards = new Float64Array(rows * layout.turns);
   const terms = reward.termNames.length;
   const termSums = new Float64Array(rows * terms);
   const turns = new Int32Array(rows);
@@ -140,7 +143,9 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
       const truncated = !result.done && k === layout.turns - 1;
       transcripts[r]!.push(['assistant', text]);
       turns[r]++;
-      returns[r] += reward.score({ prompt, completion: text, result, t: k, truncated }, termSums, r * terms);
+      const turnReward = reward.score({ prompt, completion: text, result, t: k, truncated }, termSums, r * terms);
+      turnRewards[r * layout.turns + k] = turnReward;
+      returns[r] += turnReward;
       if (result.success !== undefined) reportsSuccess = true;
       if (result.success) success[r] = 1;
       ended[r] = 0;
@@ -193,7 +198,7 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
       if (slot === A - 1) endTurn(k);
     }
   }
-  return { rows, grid, agentTokens, returns, termSums, turns, success, reportsSuccess, transcripts };
+  return { rows, grid, agentTokens, returns, turnRewards, termSums, turns, success, reportsSuccess, transcripts };
 }
 
 /** Training rows of a batch: what the model reads, each position's next token, and 1 where that token is the agent's. */
@@ -218,4 +223,17 @@ export function dialogueTrainingRows(batch: DialogueBatch, layout: DialogueLayou
     tokenCount += perRow[r]!;
   }
   return { rows, width, tokens, targets, mask, tokenCount, perRow };
+}
+
+/** A grid batch's rewards turn by turn, and the turn of each learned position of its training rows (dialogueTrainingRows). */
+export function dialogueTurnRewards(batch: DialogueBatch, layout: DialogueLayout, rows: TokenRows): TurnRewards {
+  const { openingWidth: W, turnSlots: A, replySlots: E } = layout;
+  const tokenTurn = new Int32Array(rows.rows * rows.width).fill(-1);
+  for (let r = 0; r < rows.rows; r++) {
+    for (let i = 0; i < rows.width; i++) {
+      // Position i learns grid token i + 1, which lies in turn k's slots.
+      if (rows.mask[r * rows.width + i]) tokenTurn[r * rows.width + i] = Math.floor((i + 1 - W) / (A + E));
+    }
+  }
+  return { maxTurns: layout.turns, rewards: batch.turnRewards, taken: batch.turns, tokenTurn };
 }

@@ -80,6 +80,20 @@ export interface Rollouts extends TokenRows {
   readonly episodes: readonly EpisodeRecord[];
   /** Single-turn tasks: each completion's length and whether it was cut (dialogues have none: a dialogue's turns end on their own terms). */
   readonly completions?: CompletionLengths;
+  /** Dialogues: each agent turn's reward and the turn each learned token was written in, for per-turn credit (algorithms/text/turn-credit.ts); none for single-turn tasks. */
+  readonly turnRewards?: TurnRewards;
+}
+
+/** A batch of dialogues turn by turn: what per-turn credit needs. */
+export interface TurnRewards {
+  /** K: the most agent turns a dialogue may take (the row stride of `rewards`). */
+  readonly maxTurns: number;
+  /** Turn k's reward, as it is summed into the row's return [rows, K]; 0 past a row's last turn. */
+  readonly rewards: Float64Array;
+  /** Agent turns each row took. */
+  readonly taken: Int32Array;
+  /** The turn (from 0) of the token learned at each position [rows, width], -1 where no token is learned. */
+  readonly tokenTurn: Int32Array;
 }
 
 export interface RolloutOptions {

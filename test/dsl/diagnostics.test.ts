@@ -664,6 +664,25 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       },
     },
     {
+      name: 'credit: turn on a single-turn TextTask, which has one turn per sample: at the value',
+      source: `${PRELUDE}algorithm G = GRPO { credit: ⟦turn⟧ }\nexperiment E { env: Arith, policy: Tiny, algorithm: G, budget: 1k }\n`,
+      severity: 'warning',
+      message: 'credit: turn has no effect: Arith (TextTask) is single-turn: each sample is one turn, whose return-to-go is its reward (experiment E); it applies to dialogues (GuessNumber, a text module): remove it or use credit: episode',
+    },
+    {
+      name: 'credit: turn in a REINFORCE stage on a numeric env: at the value',
+      source: `${PRELUDE}experiment E {\n  env: Pole\n  policy: Actor\n  stage main = REINFORCE { budget: 1k, credit: ⟦turn⟧ }\n}\n`,
+      severity: 'warning',
+      message: /^credit: turn has no effect: Pole \(CartPole\) is not a text dialogue/,
+    },
+    {
+      name: 'credit: turn on a dialogue (GuessNumber), or credit: episode on a TextTask: no warning',
+      run: () => {
+        const checked = check(`${PRELUDE}env Guess = GuessNumber { max_turns: 7 }\nalgorithm G = GRPO { credit: turn }\nalgorithm H = GRPO { credit: episode }\nexperiment E { env: Guess, policy: Tiny, algorithm: G, budget: 1k }\nexperiment F { env: Arith, policy: Tiny, algorithm: H, budget: 1k }\n`);
+        assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), []);
+      },
+    },
+    {
       name: 'max_new_tokens within max_tokens: no warning',
       run: () => {
         const checked = check(`${PRELUDE}env Long = TextTask { task: addition(digits: 2), max_tokens: 32 }\nalgorithm G = GRPO { max_new_tokens: 32 }\nexperiment E { env: Long, policy: Tiny, algorithm: G, budget: 1k }\n`);

@@ -31,6 +31,7 @@ export function grpoLearnerConfig(s: GrpoSettings): TextLearnerConfig {
     advantages: (rewards, G, out) => groupAdvantages(rewards, G, s, out),
     dynamicSampling: s.dynamic_sampling ? { maxRounds: s.max_sampling_rounds } : null,
     overlong: { mode: s.overlong, buffer: s.overlong_buffer },
+    ...(s.credit === 'turn' ? { turnCredit: { baseline: s.baseline, normalize: s.normalize } } : {}),
     settings: s as unknown as Record<string, unknown>,
   };
 }

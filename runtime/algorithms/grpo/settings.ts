@@ -5,6 +5,7 @@ import type { Schedulable } from '../../schedule.js';
 import { BASELINES, NORMALIZE, type Baseline, type Normalize } from '../text/advantages.js';
 import { KL_ESTIMATORS, type KlEstimator } from '../text/kl.js';
 import { OVERLONG, type Overlong } from '../text/overlong.js';
+import { CREDITS, type Credit } from '../text/turn-credit.js';
 
 export const LOSS_KINDS = ['sequence', 'token', 'constant'] as const;
 export type LossKind = (typeof LOSS_KINDS)[number];
@@ -31,6 +32,7 @@ export interface GrpoSettings {
   max_sampling_rounds: number;
   overlong: Overlong;
   overlong_buffer: number;
+  credit: Credit;
 }
 
 /** Reads the plan's GRPO params, defaults for missing ones; errors name the param. */
@@ -57,5 +59,6 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     max_sampling_rounds: p.count('max_sampling_rounds'),
     overlong: p.option('overlong', OVERLONG),
     overlong_buffer: p.count('overlong_buffer'),
+    credit: p.option('credit', CREDITS),
   };
 }

@@ -2,6 +2,7 @@
 // defaults, docs and ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
+import { CREDITS, type Credit } from '../text/turn-credit.js';
 
 /** What is subtracted from each episode's return (the registry's `baseline` options). */
 export const BASELINES = ['none', 'mean', 'leave_one_out'] as const;
@@ -15,6 +16,8 @@ export interface ReinforceSettings {
   episodes_per_update: number;
   entropy_coef: Schedulable;
   max_grad_norm: number;
+  /** Text dialogues only (text.ts). */
+  credit: Credit;
 }
 
 /** Reads the plan's REINFORCE params, defaults for missing ones; errors name the param. */
@@ -27,5 +30,6 @@ export function reinforceSettings(params: Readonly<Record<string, unknown>>): Re
     episodes_per_update: p.count('episodes_per_update'),
     entropy_coef: p.schedule('entropy_coef'),
     max_grad_norm: p.number('max_grad_norm'),
+    credit: p.option('credit', CREDITS),
   };
 }

@@ -7,7 +7,9 @@
 // grad log pi(sample).
 //
 // A sample's return is its whole reward (the reward terms, or the sum of a dialogue's rewards),
-// undiscounted: `discount` applies to the numeric envs' per-step rewards.
+// undiscounted: `discount` applies to the numeric envs' per-step rewards. With `credit: turn` a
+// dialogue turn's tokens get its return-to-go less the baseline over the group's same turn
+// (../text/turn-credit.ts).
 import type { TextAlgorithmContext } from '../algorithm.js';
 import { TextPolicyGradient } from '../text/policy-gradient.js';
 import { advantagesOf } from './advantages.js';
@@ -36,6 +38,8 @@ export function reinforceOnText(context: TextAlgorithmContext, s: ReinforceSetti
         out.set(group, start);
       }
     },
+    // Per-turn credit compares turns as the returns are: the baseline subtracted, no scale.
+    ...(s.credit === 'turn' ? { turnCredit: { baseline: s.baseline, normalize: 'none' } } : {}),
     settings: s as unknown as Record<string, unknown>,
   });
 }

@@ -1,14 +1,16 @@
 // The text policy-gradient objective (policy-gradient.ts): GRPO's loss (Shao et al. 2024, eq. 3),
 // of which REINFORCE/RLOO on text is the special case with one pass, no clip and no KL. Per token
-// t of completion i with advantage A_i:
+// t of completion i with advantage A_it:
 //
 //   ratio_it = pi(o_it) / pi_old(o_it)
-//   J_it     = min(ratio_it A_i, clip(ratio_it, ratio_low, ratio_high) A_i) - kl_coef * KL_it
+//   J_it     = min(ratio_it A_it, clip(ratio_it, ratio_low, ratio_high) A_it) - kl_coef * KL_it
 //   ratio_low = 1 - clip, ratio_high = 1 + clip_high   (the bounds themselves are fed)
 //   KL_it    = pi_ref / pi - log(pi_ref / pi) - 1          (k3 by default; k1 or k2: kl.ts)
 //
 //   loss = -sum_it w_it J_it - ent_coef * sum_it w_it H_it
 //
+// A_it is fed per token [B, T] (turn-credit.ts): the sample's one advantage on each of its tokens
+// (the products are the same floats as with a [B] input broadcast), or each dialogue turn's own.
 // with w_it the token weights (token-weights.ts: sequence, token or constant averages, or
 // REINFORCE's sums), computed in JS and fed (`token_weight`), so one graph serves them all.
 // H_it is the entropy of the policy at token t (REINFORCE's optional bonus; GRPO feeds 0).
@@ -43,7 +45,7 @@ export interface GrpoLossOptions {
 }
 
 /**
- * Inputs besides the token batch: `advantages` [B], `old_logp` and `ref_logp` [B, T] (each
+ * Inputs besides the token batch: `advantages` [B, T], `old_logp` and `ref_logp` [B, T] (each
  * unless its option says otherwise), `token_weight` [B, T], and scalars: `inv_tokens`, the
  * ratio's bounds `ratio_low` (1 - clip) and `ratio_high` (1 + clip_high), `kl_coef`,
  * `inv_temperature`, `ent_coef`.
@@ -51,7 +53,7 @@ export interface GrpoLossOptions {
 export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOptions = {}): GrpoLoss {
   const g = new Graph();
   const batch = tokenBatchInputs(g, T);
-  const advantages = g.unsqueeze(g.input('advantages', 'float32', ['B']), [1]); // [B, 1]
+  const advantages = g.input('advantages', 'float32', ['B', T]);
   const fedOldLogp = options.oldFed !== false ? g.input('old_logp', 'float32', ['B', T]) : null;
   const fedRefLogp = options.referenceFed !== false ? g.input('ref_logp', 'float32', ['B', T]) : null;
   const weight = g.input('token_weight', 'float32', ['B', T]);

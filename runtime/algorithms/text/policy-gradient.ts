@@ -8,7 +8,8 @@
 //                                 groups whose rewards differ, more batches sampled in their place;
 //   KL in the reward (kl.ts)      where `klInReward`, each reward less kl_coef times its KL;
 //   filter (filter.ts)            count the groups whose rewards are all equal;
-//   advantages                    one per sample, from the config (GRPO's: advantages.ts);
+//   advantages                    one per sample, from the config (GRPO's: advantages.ts), on
+//                                 each of its tokens, or per dialogue turn (turn-credit.ts);
 //   token weights (token-weights.ts)  how much each token counts in the loss;
 //   loss terms (policy-gradient-loss.ts, loss-terms.ts)  `iterations` Adam steps on the clipped,
 //                                 KL-penalised token objective.
@@ -38,6 +39,7 @@ import type { OverlongSetting } from './overlong.js';
 import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
 import type { Refeed } from './rollout-groups.js';
 import { tokenWeights, type TokenWeighting } from './token-weights.js';
+import { creditedAdvantages, type TurnCredit } from './turn-credit.js';
 import { buildLogProbs } from './tokens.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
@@ -67,6 +69,8 @@ export interface TextLearnerConfig {
   readonly weighting: TokenWeighting;
   /** Writes one advantage per sample (groups of groupSize consecutive rows). */
   advantages(rewards: Float64Array, groupSize: number, out: Float32Array): void;
+  /** `credit: turn`: each dialogue turn's tokens get its return-to-go's advantage, compared so (turn-credit.ts); absent: the sample's advantage on every token. */
+  readonly turnCredit?: TurnCredit;
   /** The resolved settings, as the plan names them (hparams). */
   readonly settings: Readonly<Record<string, unknown>>;
   /** DAPO's dynamic sampling (collect.ts); absent or null: every group sampled is trained on. */
@@ -208,7 +212,9 @@ export class TextPolicyGradient implements Algorithm {
     const flat = flatGroups(rewards, G);
     const advantages = new Float32Array(rows);
     c.advantages(rewards, G, advantages);
-    this.recorder?.offer(c.name, batch, G, advantages);
+    const foldedKl = rewardKl !== undefined ? { logp: oldLogp!, refLogp: refLogp!, estimator: c.klEstimator, coef: c.klCoef } : undefined;
+    const credited = creditedAdvantages(batch, G, advantages, c.turnCredit, foldedKl);
+    this.recorder?.offer(c.name, batch, G, credited.perSample);
     const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? T);
 
     s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
@@ -219,7 +225,7 @@ export class TextPolicyGradient implements Algorithm {
     const feeds = {
       ...tokenFeeds,
       mask: { data: batch.mask, dims: [rows, T] },
-      advantages: { data: advantages, dims: [rows] },
+      advantages: { data: credited.perToken, dims: [rows, T] },
       ...(this.lossInputs.oldFed ? { old_logp: { data: oldLogp!, dims: [rows, T] } } : {}),
       ...(this.lossInputs.referenceFed ? { ref_logp: { data: refLogp!, dims: [rows, T] } } : {}),
       token_weight: { data: weight, dims: [rows, T] },

@@ -11,7 +11,7 @@
 //   right-padded to the widest, masked, with the model's feeds rebuilt by `refeed` from each
 //   row's start (its left padding, which right padding leaves where it is).
 import type { Feed, HostArray } from '../../tensor/index.js';
-import type { CompletionLengths, Rollouts } from '../../text/text-env.js';
+import type { CompletionLengths, Rollouts, TurnRewards } from '../../text/text-env.js';
 
 /** A model's feeds for rows starting at `starts`, `width` wide (PretrainedPolicy.rowFeeds). */
 export type Refeed = (starts: Int32Array, width: number) => Readonly<Record<string, Feed>>;
@@ -49,6 +49,13 @@ export function selectGroups(batch: Rollouts, groupSize: number, groups: readonl
     truncated: pickRows(batch.completions.truncated, 1, rows),
     max: batch.completions.max,
   };
+  const turns = batch.turnRewards;
+  const turnRewards: TurnRewards | undefined = turns && {
+    maxTurns: turns.maxTurns,
+    rewards: pickRows(turns.rewards, turns.maxTurns, rows),
+    taken: pickRows(turns.taken, 1, rows),
+    tokenTurn: pickRows(turns.tokenTurn, T, rows),
+  };
   return {
     ...batch,
     rows: rows.length,
@@ -62,6 +69,7 @@ export function selectGroups(batch: Rollouts, groupSize: number, groups: readonl
     ...(modelFeeds ? { modelFeeds } : {}),
     ...(starts ? { starts: pickRows(starts, 1, rows) } : {}),
     ...(completions ? { completions } : {}),
+    ...(turnRewards ? { turnRewards } : {}),
   };
 }
 
@@ -77,10 +85,11 @@ export function mergeMetrics(batches: readonly Pick<Rollouts, 'rows' | 'metrics'
   return out;
 }
 
-/** `data` (rows of `from` values) with each row right-padded with zeros to `width` values (masked: any token would do). */
-function widen<A extends RowArray>(data: A, rows: number, from: number, width: number): A {
+/** `data` (rows of `from` values) with each row right-padded with `fill` (zeros: masked, any token would do) to `width` values. */
+function widen<A extends RowArray>(data: A, rows: number, from: number, width: number, fill = 0): A {
   if (from === width) return data;
   const out = new (data.constructor as new (n: number) => A)(rows * width);
+  if (fill !== 0) out.fill(fill as never);
   for (let r = 0; r < rows; r++) out.set(data.subarray(r * from, (r + 1) * from) as never, r * width);
   return out;
 }
@@ -92,12 +101,12 @@ export function concatRollouts(batches: readonly Rollouts[], refeed?: Refeed): R
   // An empty selection (a batch whose groups were all dropped) does not widen the rows.
   const T = Math.max(...batches.map((b) => (b.rows > 0 ? b.width : 0))) || batches[0]!.width;
   const rows = batches.reduce((sum, b) => sum + b.rows, 0);
-  const join = <A extends RowArray>(part: (b: Rollouts) => A, perRowValues: (b: Rollouts) => number, widthOf: (b: Rollouts) => number): A => {
+  const join = <A extends RowArray>(part: (b: Rollouts) => A, perRowValues: (b: Rollouts) => number, widthOf: (b: Rollouts) => number, fill = 0): A => {
     const first = part(batches[0]!);
     const out = new (first.constructor as new (n: number) => A)(rows * perRowValues(batches[0]!));
     let at = 0;
     for (const b of batches) {
-      const data = widen(part(b), b.rows, widthOf(b), perRowValues(b));
+      const data = widen(part(b), b.rows, widthOf(b), perRowValues(b), fill);
       out.set(data as never, at);
       at += data.length;
     }
@@ -133,6 +142,14 @@ export function concatRollouts(batches: readonly Rollouts[], refeed?: Refeed): R
     truncated: join((b) => b.completions!.truncated, one, one),
     max: Math.max(...batches.map((b) => b.completions!.max)),
   } : undefined;
+  // Per-turn rewards (dialogues): K per row, and the turn of each token, -1 (no token) in the padding.
+  const K = batches[0]!.turnRewards?.maxTurns;
+  const turnRewards: TurnRewards | undefined = K !== undefined && batches.every((b) => b.turnRewards?.maxTurns === K) ? {
+    maxTurns: K,
+    rewards: join((b) => b.turnRewards!.rewards, () => K, () => K),
+    taken: join((b) => b.turnRewards!.taken, one, one),
+    tokenTurn: join((b) => b.turnRewards!.tokenTurn, rowWide, widths, -1),
+  } : undefined;
   return {
     rows,
     width: T,
@@ -149,5 +166,6 @@ export function concatRollouts(batches: readonly Rollouts[], refeed?: Refeed): R
     ...(modelFeeds ? { modelFeeds } : {}),
     ...(starts ? { starts } : {}),
     ...(completions ? { completions } : {}),
+    ...(turnRewards ? { turnRewards } : {}),
   } as Rollouts;
 }

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { ADVANTAGE_EPS, groupAdvantages } from '../../../runtime/algorithms/text/advantages.js';
 import type { KlEstimator } from '../../../runtime/algorithms/text/kl.js';
 import { buildGrpoLoss } from '../../../runtime/algorithms/text/policy-gradient-loss.js';
+import { broadcastAdvantages } from '../../../runtime/algorithms/text/turn-credit.js';
 import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
 import { grpoSettings } from '../../../runtime/algorithms/grpo/settings.js';
 import { makeTokenModel } from '../../../runtime/policies/index.js';
@@ -75,7 +76,8 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
   const random = new Rng(9);
   const old = logp.map((x) => x + 0.4 * (random.uniform() - 0.5));
   const ref = logp.map((x) => x + 0.3 * (random.uniform() - 0.5));
-  const advantages = Float32Array.of(1, -1, 0.5, -2);
+  // One advantage per token, varying along each row as a dialogue's turns do (turn-credit.ts).
+  const advantages = Float32Array.from({ length: B * T }, (_, i) => [1, -1, 0.5, -2][Math.floor(i / T)]! * (i % 3 === 0 ? 1.5 : 1));
   const [low, high, klCoef] = [0.9, 1.15, 0.3];
   const loss = buildGrpoLoss(model, T);
   const step = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], { weights: model.weights, compute: { providers: ['cpu'] } });
@@ -87,7 +89,7 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
     const out = await step.run({
       ...tokenFeeds,
       mask: { data: rows.mask, dims: [B, T] },
-      advantages: { data: advantages, dims: [B] },
+      advantages: { data: advantages, dims: [B, T] },
       old_logp: { data: old, dims: [B, T] },
       ref_logp: { data: ref, dims: [B, T] },
       token_weight: { data: weight, dims: [B, T] },
@@ -101,7 +103,7 @@ test('the loss is the clipped surrogate minus kl_coef times the k3 KL (minus ent
     let clippedTokens = 0;
     for (let i = 0; i < B * T; i++) {
       if (rows.mask[i] !== 1) continue;
-      const A = advantages[Math.floor(i / T)]!;
+      const A = advantages[i]!;
       const ratio = Math.exp(logp[i]! - old[i]!);
       const surrogate = Math.min(ratio * A, Math.min(Math.max(ratio, low), high) * A);
       const kl = Math.exp(ref[i]! - logp[i]!) - (ref[i]! - logp[i]!) - 1;
@@ -129,7 +131,7 @@ test('kl_estimator: the loss\'s KL term is k1 (-x), k2 (x^2 / 2) or k3 (e^x - x 
     const out = await step.run({
       ...tokenFeeds,
       mask: { data: rows.mask, dims: [B, T] },
-      advantages: { data: new Float32Array(B), dims: [B] }, // no policy term: the loss is kl_coef times the KL
+      advantages: { data: new Float32Array(B * T), dims: [B, T] }, // no policy term: the loss is kl_coef times the KL
       ref_logp: { data: ref, dims: [B, T] },
       token_weight: { data: weight, dims: [B, T] },
       inv_tokens: new Float32Array([1 / rows.tokenCount]),
@@ -153,7 +155,7 @@ test('with one step per batch the loss takes pi_old (and, without a reference, p
   const common = {
     ...tokenFeeds,
     mask: { data: rows.mask, dims: [B, T] },
-    advantages: { data: Float32Array.of(1, -1, 0.5, -2), dims: [B] },
+    advantages: { data: broadcastAdvantages(Float32Array.of(1, -1, 0.5, -2), T), dims: [B, T] },
     token_weight: { data: rows.mask.map((m) => m / rows.tokenCount), dims: [B, T] },
     inv_tokens: new Float32Array([1 / rows.tokenCount]),
     ratio_low: new Float32Array([0.8]),

@@ -17,7 +17,7 @@ import { Rng } from '../../../shared/random.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { checkPlan } from '../../../runtime/support.js';
 import { Session } from '../../../runtime/tensor/index.js';
-import { chatTrainingRows, runChatDialogues, type ChatDialogueBatch } from '../../../runtime/text/chat-dialogue.js';
+import { chatTrainingRows, chatTurnRewards, runChatDialogues, type ChatDialogueBatch } from '../../../runtime/text/chat-dialogue.js';
 import type { Dialogue } from '../../../runtime/text/dialogue.js';
 import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
 import { GuessNumber } from '../../../runtime/text/guess-number.js';
@@ -143,6 +143,26 @@ describe('dialogues with a pretrained model', () => {
     const rows = chatTrainingRows(batch, policy);
     assert.equal(await assertTrainedInContext(policy, batch, rows), rows.tokenCount);
     fs.rmSync(folder, { recursive: true, force: true });
+    await policy.release();
+  });
+
+  it('records each turn\'s reward, and the turn of every learned position of the left-padded rows, for per-turn credit', async () => {
+    const policy = PretrainedPolicy.load({ folder: QWEN2, chat: CHAT }, new Rng(1));
+    const paying = (turns: number): Dialogue => {
+      let taken = 0;
+      return { opening: 'go', turn: () => ({ observation: 'ok', reward: ++taken * 10, done: taken >= turns }), expert: () => `a${'b'.repeat(taken)}` };
+    };
+    const batch = await runChatDialogues([paying(3), paying(1)], policy, { expert: true }, { turnTokens: 16, turns: 3, env: 'Scripted' });
+    assert.deepEqual([...batch.turnRewards], [10, 20, 30, 10, 0, 0]);
+    const rows = chatTrainingRows(batch, policy);
+    const turns = chatTurnRewards(batch, rows, 3);
+    const W = rows.width;
+    for (let r = 0; r < 2; r++) {
+      const learned = Array.from({ length: W }, (_, i) => turns.tokenTurn[r * W + i]!).filter((k, i) => rows.mask[r * W + i] === 1);
+      // The learned positions in order are the agent's turns in order, each as long as the ids it wrote.
+      assert.deepEqual(learned, agentRuns(batch, r).flatMap((ids, k) => ids.map(() => k)), `row ${r}`);
+      assert.ok(turns.tokenTurn.subarray(r * W, (r + 1) * W).every((k, i) => (k >= 0) === (rows.mask[r * W + i] === 1)));
+    }
     await policy.release();
   });
 

@@ -16,7 +16,7 @@ import { readEvents, type RunEvent } from '../../../runtime/run/events.js';
 import { RunDirectory } from '../../../runtime/run/run-dir.js';
 import { Session } from '../../../runtime/tensor/index.js';
 import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
-import { dialogueLayout, gridWidth, runDialogues, turnStart } from '../../../runtime/text/dialogue.js';
+import { dialogueLayout, dialogueTrainingRows, dialogueTurnRewards, gridWidth, runDialogues, turnStart } from '../../../runtime/text/dialogue.js';
 import { GuessNumber } from '../../../runtime/text/guess-number.js';
 import { EOS, PAD } from '../../../runtime/text/tokenizer.js';
 import { resume, train } from '../../../runtime/train.js';
@@ -71,6 +71,26 @@ describe('the dialogue grid', () => {
     const expected = [0, 1, 2].flatMap((k) => [0, 1, 2].map((j) => turnStart(layout, k) + j));
     assert.deepEqual(learned, expected, 'two digits and an EOS per turn; nothing of the opening or the replies');
     assert.equal(batch.grid.length, T);
+  });
+
+  it('records each turn\'s reward and the turn of every learned position, for per-turn credit', async () => {
+    // Bisection finds 80 at its 7th guess (50, 75, 88, 81, 78, 79, 80), and 50 at its first.
+    const long = new GuessNumber(1, 100, 7);
+    const env7 = new DialogueEnvironment(long, 'GuessNumber');
+    const batch = await runDialogues([long.dialogue(80), long.dialogue(50)], env7.tokenizer, env7.layout, { expert: true });
+    assert.deepEqual([...batch.turns], [7, 1]);
+    assert.deepEqual([...batch.turnRewards], [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0], 'the reward of the finding turn only');
+    const training = dialogueTrainingRows(batch, env7.layout);
+    const turns = dialogueTurnRewards(batch, env7.layout, training);
+    const W = training.width;
+    for (let r = 0; r < 2; r++) {
+      const learned = Array.from({ length: W }, (_, i) => i).filter((i) => training.mask[r * W + i]);
+      // Position i learns grid token i + 1: turn k's are its slots from turnStart(k).
+      const expected = learned.map((i) => [0, 1, 2, 3, 4, 5, 6].findLast((k) => i + 1 >= turnStart(env7.layout, k))!);
+      assert.deepEqual(learned.map((i) => turns.tokenTurn[r * W + i]), expected, `row ${r}`);
+      assert.ok(turns.tokenTurn.subarray(r * W, (r + 1) * W).every((k, i) => (k >= 0) === (training.mask[r * W + i] === 1)));
+    }
+    assert.equal(new Set(Array.from(turns.tokenTurn.subarray(0, W)).filter((k) => k >= 0)).size, 7, 'all 7 turns of row 0 are there');
   });
 
   it('a model is trained at exactly the positions it sampled at: the training graph\'s log-probabilities equal the sampler\'s', async () => {

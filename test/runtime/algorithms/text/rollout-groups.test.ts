@@ -79,3 +79,29 @@ test('an empty selection joins as nothing but its steps: it does not widen the r
   assert.deepEqual(rowIds(joined), [10, 11]);
   assert.equal(joined.steps, 4);
 });
+
+test('dialogues\' per-turn rewards follow the groups kept and joined; padded positions belong to no turn', () => {
+  /** `rollouts` with turn rewards: K = 2 turns, row r's turn k rewarded 10 r + k, each token in turn (position % 2). */
+  const withTurns = (groups: number, width: number, first = 0): Rollouts => {
+    const batch = rollouts(groups, width, first);
+    const rows = batch.rows;
+    return {
+      ...batch,
+      turnRewards: {
+        maxTurns: 2,
+        rewards: Float64Array.from({ length: rows * 2 }, (_, i) => 10 * (Math.floor(i / 2) + first) + (i % 2)),
+        taken: Int32Array.from({ length: rows }, (_, r) => 1 + ((r + first) % 2)),
+        tokenTurn: Int32Array.from({ length: rows * width }, (_, i) => i % 2),
+      },
+    };
+  };
+  const kept = selectGroups(withTurns(3, 2), 2, [2]);
+  assert.deepEqual([...kept.turnRewards!.rewards], [40, 41, 50, 51]);
+  assert.deepEqual([...kept.turnRewards!.taken], [1, 2]);
+  assert.equal(kept.turnRewards!.tokenTurn.length, kept.rows * kept.width);
+  // A narrower batch joined to a wider one: its rows' padding is in no turn (-1).
+  const joined = concatRollouts([kept, withTurns(1, 3, 10)]);
+  assert.equal(joined.width, 3);
+  assert.deepEqual([...joined.turnRewards!.rewards], [40, 41, 50, 51, 100, 101, 110, 111]);
+  assert.deepEqual([...joined.turnRewards!.tokenTurn], [0, 1, -1, 0, 1, -1, 0, 1, 0, 1, 0, 1]);
+});
