@@ -64,7 +64,7 @@ export class LearnerState<S> {
     const where = `the checkpoint's ${this.learner} state`;
     const problem = isRecord(saved) ? partsProblem(this.parts, saved, '') : `is not an object (got ${describe(saved)})`;
     if (problem !== undefined) {
-      throw new CheckpointStateError(`${where} ${problem}: the checkpoint was written by another algorithm or is damaged; resume from another checkpoint of this run, or train afresh`);
+      throw new CheckpointStateError(`${where} ${problem}: the checkpoint was written by another algorithm or is damaged; remove it to resume from an earlier checkpoint of the run, or train afresh`);
     }
     try {
       loadParts(this.parts, saved as Record<string, unknown>);

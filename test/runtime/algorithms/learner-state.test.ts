@@ -155,10 +155,10 @@ describe("a resume from another learner's checkpoint", () => {
   }
 
   for (const [into, from, message] of [
-    ['PPO', 'DQN', /^the checkpoint's PPO state has no 'iteration' \(a count\)/],
-    ['GRPO', 'SFT', /^the checkpoint's GRPO state has no 'promptRng' \(a random stream\)/],
+    ['PPO', 'DQN', /^checkpoints\/state-\d+\.json: the checkpoint's PPO state has no 'iteration' \(a count\): .*; remove it to resume from an earlier checkpoint/],
+    ['GRPO', 'SFT', /^checkpoints\/state-\d+\.json: the checkpoint's GRPO state has no 'promptRng' \(a random stream\)/],
   ] as const) {
-    it(`fails naming the part a ${from} state lacks in a ${into} run`, async () => {
+    it(`fails naming the checkpoint and the part a ${from} state lacks in a ${into} run`, async () => {
       const runDir = await stoppedRun(into, 8);
       replaceNewestState(runDir, await finishedState(from));
       await assert.rejects(resume(runDir), (err: Error) => {
