@@ -17,9 +17,10 @@
 // to read them), and a part added later must be `part.optional` for checkpoints that lack it.
 //
 // A checkpoint comes from a run folder, which may hold another algorithm's state or a damaged
-// one: load() checks every part before it changes anything, and refuses with a
-// CheckpointStateError naming the learner and the part (`has no 'targetWeights' (a weight
-// snapshot)`), not a TypeError from deep inside a load.
+// one: load() checks every part (its kind; a weight store's names and shapes) before it loads
+// any, and refuses with a CheckpointStateError naming the learner and the part (`has no
+// 'targetWeights' (a weight snapshot)`), not a TypeError from deep inside a load. A part's own
+// load() that refuses what passed (Adam's sizes, a replay buffer of another shape) is named too.
 import { InputError } from '../../shared/input-error.js';
 import type { Rng } from '../../shared/random.js';
 import type { Adam, AdamState, WeightSnapshot, WeightStore } from '../tensor/index.js';
@@ -54,7 +55,7 @@ export class LearnerState<S> {
     readonly parts: StateParts<S>,
   ) {}
 
-  /** Everything needed to continue exactly: one field per part (typed arrays are copies). */
+  /** Everything needed to continue exactly: one field per part, as each part's save() gives it. */
   save(): S {
     return saveParts(this.parts);
   }
