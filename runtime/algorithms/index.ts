@@ -37,5 +37,6 @@ export { ppoSettings, type PpoSettings } from './ppo/settings.js';
 export { Dqn, DQN, type DqnState } from './dqn/dqn.js';
 export { Sac, SAC, SAC_ADAM_EPS, type SacState } from './sac/sac.js';
 export { sacSettings, type SacSettings } from './sac/settings.js';
+export { CheckpointStateError, learnerState, LearnerState, part, type StatePart, type StateParts } from './learner-state.js';
 export { NonFiniteError, Stepper, type EpisodeRecord, type TransitionSink } from './stepper.js';
 export { CheckedStep, DivergedError, type CheckedStepOptions, type CheckedWeights, type GradientOptimizer, type GradientRun } from './checked-step.js';

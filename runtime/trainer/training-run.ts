@@ -7,8 +7,9 @@
 // Steps are counted over the whole run: a stage's steps continue from where the previous one
 // ended, and every event and status.json name the stage (`main` where the experiment declares
 // no stages).
+import * as path from 'node:path';
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
-import { NonFiniteError, type Algorithm } from '../algorithms/index.js';
+import { CheckpointStateError, NonFiniteError, type Algorithm } from '../algorithms/index.js';
 import { ASKED_FOR, type DeviceChoice } from '../device.js';
 import { EnvInterruptedError } from '../envs/user-module.js';
 import { Rng } from '../../shared/random.js';
@@ -180,7 +181,7 @@ export class TrainingRun {
       if (this.device.note) this.log('warn', this.device.note);
       else if (this.device.reason !== ASKED_FOR) this.log('info', `device ${this.device.provider} (${this.device.reason})`);
       if (state) {
-        this.algorithm!.loadState(state.algorithmState);
+        this.loadAlgorithmState(state);
         this.log('info', `resumed from checkpoint at step ${state.step}${this.stages.length > 1 ? ` (stage ${this.stageName})` : ''}`);
         for (const note of notes) this.log('warn', note);
         if (this.dir.removedTemporaries > 0) this.log('info', `removed ${this.dir.removedTemporaries} temporary file(s) of writes cut short when the run was last stopped`);
@@ -223,6 +224,17 @@ export class TrainingRun {
         await this.algorithm?.release();
         await this.workload.release();
       }
+    }
+  }
+
+  /** Loads a checkpoint's algorithm state; one that does not fit the algorithm is refused naming its file. */
+  private loadAlgorithmState(state: CheckpointState): void {
+    try {
+      this.algorithm!.loadState(state.algorithmState);
+    } catch (err) {
+      if (!(err instanceof CheckpointStateError)) throw err;
+      const file = this.dir.relative(path.join(this.dir.checkpointsDir, `state-${state.step}.json`));
+      throw new CheckpointStateError(`${file}: ${err.message}`, { cause: err });
     }
   }
 

@@ -20,6 +20,7 @@ const NOT_REFUSALS: Record<string, string> = {
   TemplateRaised: "a chat template's raise_exception() inside runtime/lm/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
   TemplateTooCostly: "a chat template's render past its limits (steps, text, clock) inside runtime/lm/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
   NotLiteral: "the checker's own signal inside dsl/semantics/env-module.ts; never leaves it",
+  PartLoadError: "a learner state part's load() failing, inside runtime/algorithms/learner-state.ts: caught there and refused as a CheckpointStateError naming the part",
 };
 
 /** `class Name extends Parent` in the .ts files under `folders`. */
@@ -172,6 +173,19 @@ const TRIGGERS: Record<string, () => string[]> = {
     fs.writeFileSync(status, JSON.stringify({ ...JSON.parse(fs.readFileSync(status, 'utf8')), status: 'stopped', pid: 1 << 30 }));
     // Held by this test's own process: alive, on this host.
     fs.writeFileSync(path.join(work, runDir, 'run.lock'), JSON.stringify({ pid: process.pid, host: os.hostname(), since: new Date().toISOString() }));
+    return ['train', '--resume', runDir];
+  },
+  CheckpointStateError: () => {
+    // A damaged checkpoint: its learner state lacks a part (the checksum removed, as in states of earlier versions).
+    const runDir = trainedRun('pole.rlx');
+    const status = path.join(work, runDir, 'status.json');
+    fs.writeFileSync(status, JSON.stringify({ ...JSON.parse(fs.readFileSync(status, 'utf8')), status: 'stopped' }));
+    const checkpoints = path.join(work, runDir, 'checkpoints');
+    const newest = fs.readdirSync(checkpoints).filter((n) => /^state-\d+\.json$/.test(n)).sort((x, y) => parseInt(y.slice(6)) - parseInt(x.slice(6)))[0]!;
+    editJson(path.join(checkpoints, newest), (state) => {
+      delete state.algorithmSha256;
+      delete state.algorithmState.optimizer;
+    });
     return ['train', '--resume', runDir];
   },
   PolicyMismatchError: () => {

@@ -22,6 +22,7 @@ import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/c
 import { goalLayout } from '../replay/her.js';
 import { PhaseClock } from '../phase-clock.js';
 import { CheckedStep } from '../checked-step.js';
+import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
 import { BatchQValues, dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
 import { dqnSettings, type DqnSettings } from './settings.js';
@@ -67,6 +68,8 @@ export class Dqn implements Algorithm {
   private readonly metricSlots: readonly number[];
   /** Where the time goes (time/* metrics; the bench prints them). */
   private readonly clock = new PhaseClock();
+  /** What a checkpoint keeps (learner-state.ts). */
+  private readonly saved: LearnerState<DqnState>;
 
   private constructor(
     readonly settings: DqnSettings,
@@ -100,6 +103,16 @@ export class Dqn implements Algorithm {
     this.tdTarget = new Float32Array(rows);
     this.invN = Float32Array.of(1 / rows);
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
+    this.saved = learnerState<DqnState>('DQN', {
+      globalStep: part.counter(this, 'globalStep'),
+      updates: part.counter(this, 'updates'),
+      actionRng: part.rng(actionRng),
+      sampleRng: part.rng(sampleRng),
+      weights: part.weights(policy.weights),
+      targetWeights: part.weights(target),
+      optimizer: part.adam(this.optimizer),
+      buffer: part.optional(part.object('a replay buffer', buffer)),
+    });
   }
 
   static async create(context: AlgorithmContext, settings: DqnSettings): Promise<Dqn> {
@@ -230,28 +243,11 @@ export class Dqn implements Algorithm {
   }
 
   state(): DqnState {
-    return {
-      globalStep: this.globalStep,
-      updates: this.updates,
-      actionRng: this.actionRng.getState(),
-      sampleRng: this.sampleRng.getState(),
-      weights: this.policy.weights.snapshot(),
-      targetWeights: this.target.snapshot(),
-      optimizer: this.optimizer.state(),
-      buffer: this.buffer.state(),
-    };
+    return this.saved.save();
   }
 
   loadState(saved: unknown): void {
-    const state = saved as DqnState;
-    this.globalStep = state.globalStep;
-    this.updates = state.updates;
-    this.actionRng.setState(state.actionRng);
-    this.sampleRng.setState(state.sampleRng);
-    this.policy.weights.load(state.weights);
-    this.target.load(state.targetWeights);
-    this.optimizer.load(state.optimizer);
-    if (state.buffer !== null) this.buffer.load(state.buffer);
+    this.saved.load(saved);
     this.policy.sync();
   }
 

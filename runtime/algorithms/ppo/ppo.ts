@@ -26,6 +26,7 @@ import { Adam, type AdamState, Graph, Session, type Compute, type GradientStep, 
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { explainedVariance, normalize } from '../stats.js';
 import { CheckedStep } from '../checked-step.js';
+import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
 import { computeGae } from './gae.js';
 import { buildPpoLoss, LOSS_METRICS, ppoGradientStep } from './loss.js';
@@ -83,6 +84,8 @@ export class Ppo implements Algorithm {
   private readonly order: Int32Array;
   /** Where each of LOSS_METRICS sits in the gradient step's metrics. */
   private readonly metricSlots: readonly number[];
+  /** What a checkpoint keeps (learner-state.ts). */
+  private readonly saved: LearnerState<PpoState>;
 
   private constructor(
     readonly settings: PpoSettings,
@@ -123,6 +126,15 @@ export class Ppo implements Algorithm {
     const column = (w: number) => new Float32Array(m * w);
     this.mb = { obs: column(obsDim), action: column(width), old_logprob: column(1), advantages: column(1), returns: column(1), old_values: column(1) };
     this.order = Int32Array.from({ length: this.batchSize }, (_, b) => b);
+    this.saved = learnerState<PpoState>('PPO', {
+      globalStep: part.counter(this, 'globalStep'),
+      iteration: part.counter(this, 'iteration'),
+      actionRng: part.rng(actionRng),
+      shuffleRng: part.rng(shuffleRng),
+      // Checkpoints written before the rename call the weights `params`.
+      weights: part.formerly('params', part.weights(policy.weights)),
+      optimizer: part.adam(this.optimizer),
+    });
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
   }
 
@@ -284,25 +296,11 @@ export class Ppo implements Algorithm {
   }
 
   state(): PpoState {
-    return {
-      globalStep: this.globalStep,
-      iteration: this.iteration,
-      actionRng: this.actionRng.getState(),
-      shuffleRng: this.shuffleRng.getState(),
-      weights: this.policy.weights.snapshot(),
-      optimizer: this.optimizer.state(),
-    };
+    return this.saved.save();
   }
 
   loadState(saved: unknown): void {
-    const state = saved as PpoState & { params?: WeightSnapshot };
-    this.globalStep = state.globalStep;
-    this.iteration = state.iteration;
-    this.actionRng.setState(state.actionRng);
-    this.shuffleRng.setState(state.shuffleRng);
-    // Checkpoints written before the rename call the weights `params`.
-    this.policy.weights.load(state.weights ?? state.params!);
-    this.optimizer.load(state.optimizer);
+    this.saved.load(saved);
     this.policy.sync();
   }
 

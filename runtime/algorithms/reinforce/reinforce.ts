@@ -23,6 +23,7 @@ import { Adam, type AdamState, type GradientStep, type WeightSnapshot } from '..
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { reinforceOnText } from './text.js';
 import { CheckedStep } from '../checked-step.js';
+import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
 import { advantagesOf, discountedReturn } from './advantages.js';
 import { EpisodeStore, type Trajectory } from './episodes.js';
@@ -67,6 +68,8 @@ export class Reinforce implements Algorithm {
   private readonly entCoef = new Float32Array(1);
   /** Where each of LOSS_METRICS sits in the gradient step's metrics. */
   private readonly metricSlots: readonly number[];
+  /** What a checkpoint keeps (learner-state.ts). */
+  private readonly saved: LearnerState<ReinforceState>;
 
   private constructor(
     readonly settings: ReinforceSettings,
@@ -94,6 +97,13 @@ export class Reinforce implements Algorithm {
     this.returns = new Float64Array(settings.episodes_per_update);
     this.advantages = new Float64Array(settings.episodes_per_update);
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
+    this.saved = learnerState<ReinforceState>('REINFORCE', {
+      globalStep: part.counter(this, 'globalStep'),
+      updates: part.counter(this, 'updates'),
+      actionRng: part.rng(actionRng),
+      weights: part.weights(policy.weights),
+      optimizer: part.adam(this.optimizer),
+    });
   }
 
   static async create(context: AlgorithmContext, settings: ReinforceSettings): Promise<Reinforce> {
@@ -195,22 +205,11 @@ export class Reinforce implements Algorithm {
   }
 
   state(): ReinforceState {
-    return {
-      globalStep: this.globalStep,
-      updates: this.updates,
-      actionRng: this.actionRng.getState(),
-      weights: this.policy.weights.snapshot(),
-      optimizer: this.optimizer.state(),
-    };
+    return this.saved.save();
   }
 
   loadState(saved: unknown): void {
-    const state = saved as ReinforceState;
-    this.globalStep = state.globalStep;
-    this.updates = state.updates;
-    this.actionRng.setState(state.actionRng);
-    this.policy.weights.load(state.weights);
-    this.optimizer.load(state.optimizer);
+    this.saved.load(saved);
     this.policy.sync();
     // The trainer restarts every episode on resume: steps of the old ones must not be learned from.
     this.episodes.clear();

@@ -28,6 +28,7 @@ import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buff
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
 import { goalLayout } from '../replay/her.js';
 import { CheckedStep, type CheckedStepOptions } from '../checked-step.js';
+import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
 import { isGoalConditioned } from '../../envs/types.js';
 import { ACTOR_METRICS, buildActorLoss, buildCriticLoss, CRITIC_METRICS, sacGradientStep } from './loss.js';
@@ -102,6 +103,8 @@ export class Sac implements Algorithm {
   private readonly counts = { critic: 0, actor: 0 };
   /** Where the time goes (time/* metrics; the bench prints them). */
   private readonly clock = new PhaseClock();
+  /** What a checkpoint keeps (learner-state.ts). */
+  private readonly saved: LearnerState<SacState>;
 
   private constructor(
     readonly settings: SacSettings,
@@ -133,6 +136,22 @@ export class Sac implements Algorithm {
       alpha: this.alphaOptimizer ? new CheckedStep(null, { ...checks(() => `temperature step ${this.actorSteps}, critic step ${this.criticSteps}`), weights: { names: ['log_alpha'], values: [this.logAlpha] }, optimizer: this.alphaOptimizer }) : null,
     };
     this.targetEntropy = targetEntropy(settings, actor.discrete, actor.actionDim);
+    this.saved = learnerState<SacState>('SAC', {
+      globalStep: part.counter(this, 'globalStep'),
+      criticSteps: part.counter(this, 'criticSteps'),
+      actorSteps: part.counter(this, 'actorSteps'),
+      rngs: part.group({ actions: part.rng(rngs.actions), noise: part.rng(rngs.noise), replay: part.rng(rngs.replay) }),
+      actor: part.weights(actor.weights),
+      critics: part.weights(critics.weights),
+      target: part.weights(critics.target),
+      logAlpha: part.number(() => this.logAlpha[0], (value) => (this.logAlpha[0] = value)),
+      optimizers: part.group({
+        actor: part.adam(this.actorOptimizer),
+        critic: part.adam(this.criticOptimizer),
+        alpha: this.alphaOptimizer ? part.adam(this.alphaOptimizer) : part.none(),
+      }),
+      buffer: part.optional(part.object('a replay buffer', buffer)),
+    });
     this.batch = buffer.createBatch(settings.batch_size);
     this.batchActions = actor.discrete ? new Float32Array(settings.batch_size * actor.actionDim) : this.batch.actions;
     this.eps = new Float32Array(settings.batch_size * actor.actionDim);
@@ -336,36 +355,11 @@ export class Sac implements Algorithm {
   }
 
   state(): SacState {
-    return {
-      globalStep: this.globalStep,
-      criticSteps: this.criticSteps,
-      actorSteps: this.actorSteps,
-      rngs: { actions: this.rngs.actions.getState(), noise: this.rngs.noise.getState(), replay: this.rngs.replay.getState() },
-      actor: this.policy.weights.snapshot(),
-      critics: this.critics.weights.snapshot(),
-      target: this.critics.target.snapshot(),
-      logAlpha: this.logAlpha[0],
-      optimizers: { actor: this.actorOptimizer.state(), critic: this.criticOptimizer.state(), alpha: this.alphaOptimizer?.state() ?? null },
-      buffer: this.buffer.state(),
-    };
+    return this.saved.save();
   }
 
   loadState(saved: unknown): void {
-    const state = saved as SacState;
-    this.globalStep = state.globalStep;
-    this.criticSteps = state.criticSteps;
-    this.actorSteps = state.actorSteps;
-    this.rngs.actions.setState(state.rngs.actions);
-    this.rngs.noise.setState(state.rngs.noise);
-    this.rngs.replay.setState(state.rngs.replay);
-    this.policy.weights.load(state.actor);
-    this.critics.weights.load(state.critics);
-    this.critics.target.load(state.target);
-    this.logAlpha[0] = state.logAlpha;
-    this.actorOptimizer.load(state.optimizers.actor);
-    this.criticOptimizer.load(state.optimizers.critic);
-    if (this.alphaOptimizer && state.optimizers.alpha) this.alphaOptimizer.load(state.optimizers.alpha);
-    if (state.buffer !== null) this.buffer.load(state.buffer);
+    this.saved.load(saved);
     this.policy.sync();
   }
 

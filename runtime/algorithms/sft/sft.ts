@@ -12,6 +12,7 @@ import { Adam, type AdamState, GradientStep, type WeightSnapshot } from '../../t
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
+import { learnerState, part, type LearnerState } from '../learner-state.js';
 import { buildSftLoss } from './loss.js';
 import { sftSettings, type SftSettings } from './settings.js';
 
@@ -42,6 +43,8 @@ export class Sft implements Algorithm {
   private readonly optimizer: Adam;
   private readonly checked: CheckedStep;
   private readonly invTokens = new Float32Array(1);
+  /** What a checkpoint keeps (learner-state.ts). */
+  private readonly saved: LearnerState<SftState>;
 
   private constructor(
     readonly settings: SftSettings,
@@ -60,6 +63,13 @@ export class Sft implements Algorithm {
       advice: 'try a smaller learning_rate',
       weights: policy.weights,
       optimizer: this.optimizer,
+    });
+    this.saved = learnerState<SftState>('SFT', {
+      globalStep: part.counter(this, 'globalStep'),
+      updates: part.counter(this, 'updates'),
+      rng: part.rng(rng),
+      weights: part.weights(policy.weights),
+      optimizer: part.adam(this.optimizer),
     });
   }
 
@@ -112,22 +122,11 @@ export class Sft implements Algorithm {
   }
 
   state(): SftState {
-    return {
-      globalStep: this.globalStep,
-      updates: this.updates,
-      rng: this.rng.getState(),
-      weights: this.policy.weights.snapshot(),
-      optimizer: this.optimizer.state(),
-    };
+    return this.saved.save();
   }
 
   loadState(saved: unknown): void {
-    const state = saved as SftState;
-    this.globalStep = state.globalStep;
-    this.updates = state.updates;
-    this.rng.setState(state.rng);
-    this.policy.weights.load(state.weights);
-    this.optimizer.load(state.optimizer);
+    this.saved.load(saved);
   }
 
   async release(): Promise<void> {

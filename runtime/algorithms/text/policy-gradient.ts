@@ -31,6 +31,7 @@ import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
+import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { collectBatch } from './collect.js';
 import { flatGroups } from './filter.js';
@@ -107,6 +108,8 @@ export class TextPolicyGradient implements Algorithm {
     invTemperature: new Float32Array(1),
   };
   private episodes: EpisodeRecord[] = [];
+  /** What a checkpoint keeps (learner-state.ts). */
+  private readonly saved: LearnerState<TextLearnerState>;
 
   private constructor(
     readonly config: TextLearnerConfig,
@@ -135,6 +138,16 @@ export class TextPolicyGradient implements Algorithm {
       maxGradNorm: config.maxGradNorm,
     });
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
+    this.saved = learnerState<TextLearnerState>(config.name, {
+      globalStep: part.counter(this, 'globalStep'),
+      updates: part.counter(this, 'updates'),
+      promptRng: part.rng(promptRng),
+      sampleRng: part.rng(sampleRng),
+      weights: part.weights(policy.weights),
+      // Only with a KL term; a checkpoint without one keeps the reference this learner was built with.
+      reference: reference ? part.optional(part.weights(reference.weights)) : part.none(),
+      optimizer: part.adam(this.optimizer),
+    });
   }
 
   get name(): string {
@@ -265,26 +278,11 @@ export class TextPolicyGradient implements Algorithm {
   }
 
   state(): TextLearnerState {
-    return {
-      globalStep: this.globalStep,
-      updates: this.updates,
-      promptRng: this.promptRng.getState(),
-      sampleRng: this.sampleRng.getState(),
-      weights: this.policy.weights.snapshot(),
-      reference: this.reference ? this.reference.weights.snapshot() : null,
-      optimizer: this.optimizer.state(),
-    };
+    return this.saved.save();
   }
 
   loadState(saved: unknown): void {
-    const state = saved as TextLearnerState;
-    this.globalStep = state.globalStep;
-    this.updates = state.updates;
-    this.promptRng.setState(state.promptRng);
-    this.sampleRng.setState(state.sampleRng);
-    this.policy.weights.load(state.weights);
-    if (this.reference && state.reference) this.reference.weights.load(state.reference);
-    this.optimizer.load(state.optimizer);
+    this.saved.load(saved);
   }
 
   async release(): Promise<void> {
