@@ -164,6 +164,11 @@ export const GRPO: AlgorithmSpec = {
     param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
     param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature.'),
     gradNorm(1.0),
+    param('sft_data', oneOf(choice(option('none', 'No demonstrations: plain GRPO.'), option('demos', 'The env\'s own demonstrations, as SFT\'s `data: demos` (never held-out prompts).')), string), 'none',
+      'Demonstrations whose cross-entropy is added to each update\'s loss, weighted by sft_coef (CHORD, Zhang et al. 2025; LUFFY, Yan et al. 2025): `demos`, or the path of a JSONL file of {"prompt", "target"} lines, as `dataset("...")` reads it.'),
+    param('sft_coef', num({ min: 0, max: 100, schedule: true }), 0.1,
+      'Weight of the demonstrations\' mean token cross-entropy in the loss (CHORD\'s mu); schedulable, e.g. linear(0.5, 0). Needs sft_data.'),
+    param('sft_batch_size', count({ max: 1e5 }), 16, 'Demonstrations drawn for each update\'s cross-entropy term (with sft_data).'),
   ],
 };
 
