@@ -62,6 +62,7 @@ export const VARIANTS: Record<string, string> = {
   rloo: 'baseline: leave_one_out',
   'max-abs': 'normalize: max_abs',
   'kl-in-reward': 'kl_in_reward: true',
+  chord: 'sft_data: demos\nsft_coef: linear(0.5, 0)',
 };
 
 function argList(flag: string): string[] | undefined {

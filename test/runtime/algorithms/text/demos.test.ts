@@ -96,3 +96,18 @@ test('sft_data file: refused before training, naming the file and what to do', a
 test('sft_data: demos longer than max_new_tokens are refused before training', async () => {
   await assert.rejects(train(plan({ sft_data: 'demos', max_new_tokens: 1 }), { out: tempDir() }), /sft_data: demos: the task's targets have up to 2 characters.*raise max_new_tokens to at least 2/);
 });
+
+test('the cross-entropy is the model\'s own (temperature 1), whatever the sampling temperature', async () => {
+  const first = async (temperature: number) => metricsOf((await train(plan({ sft_data: 'demos', temperature }, 8), { out: tempDir() })).runDir)[0]!['losses/sft']!;
+  const atOne = await first(1);
+  assert.ok(Number.isFinite(atOne) && atOne > 0);
+  // The same first weights and demonstrations: only the logits' scaling could differ.
+  assert.ok(Math.abs((await first(0.5)) - atOne) < 1e-5);
+});
+
+test('sft_data: demos of a dialogue env (GuessNumber\'s bisecting expert) join its samples', async () => {
+  const p = makePlan({ env: 'GuessNumber', envParams: { low: 1, high: 20, max_turns: 5 }, algorithm: 'GRPO', algorithmParams: { group_size: 2, prompts_per_update: 2, sft_data: 'demos', sft_coef: 1, sft_batch_size: 4 }, budget: 8 });
+  p.policy = { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 16, heads: 2, context: 80 } };
+  const metrics = metricsOf((await train(p, { out: tempDir() })).runDir);
+  assert.ok(metrics.length > 0 && metrics.every((m) => Number.isFinite(m['losses/sft']) && m['losses/sft']! > 0), JSON.stringify(metrics.map((m) => m['losses/sft'])));
+});
