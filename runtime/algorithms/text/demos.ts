@@ -11,7 +11,9 @@
 // resumed run draws the ones it would have.
 import type { Rng } from '../../../shared/random.js';
 import { InputError } from '../../../shared/input-error.js';
+import { isPretrained } from '../../policies/pretrained.js';
 import type { LanguageModel } from '../../policies/index.js';
+import type { Feed } from '../../tensor/index.js';
 import { TextEnvironment } from '../../text/env.js';
 import type { TextExample } from '../../text/task.js';
 import type { TextEnv, TokenRows } from '../../text/text-env.js';
@@ -46,6 +48,8 @@ export interface JoinedRows {
   readonly width: number;
   readonly tokens: BigInt64Array;
   readonly targets: BigInt64Array;
+  /** A pretrained model's position and attention feeds for the joined rows. */
+  readonly modelFeeds?: Readonly<Record<string, Feed>>;
   /** 1 / (demonstration tokens) at each demonstration token, 0 on the samples' rows: the cross-entropy's weights. */
   readonly sftWeight: Float32Array;
   /** A [samples, width] array of the samples' (a mask, token weights) with the demonstrations' rows as 0. */
@@ -72,9 +76,9 @@ export class DemoSampler {
    * not fit those rows or the model: a DemonstrationError naming the file and the example.
    */
   static create(env: TextEnv, model: LanguageModel, origin: DemoOrigin, o: { batchSize: number; width: number; maxNewTokens?: number; rng: Rng; learner: string }): DemoSampler {
-    if (model.variableRows) {
-      // A pretrained model's rows are as wide as each batch needs: joining two batches of their own widths is not done yet.
-      throw new DemonstrationError(`${o.learner}: sft_data is not supported with a pretrained model yet; train on demonstrations in an SFT stage before this one instead`);
+    if (model.variableRows && !(env instanceof TextEnvironment)) {
+      // A pretrained model's dialogues are rows of packed segments, which demonstrations' rows cannot join yet.
+      throw new DemonstrationError(`${o.learner}: sft_data with a pretrained model works on a TextTask only, not on dialogues yet; train on the env's demonstrations in an SFT stage before this one instead`);
     }
     const where = origin.kind === 'file' ? `${o.learner} sft_data ${JSON.stringify(origin.file)}` : `${o.learner} sft_data: demos`;
     if (origin.kind === 'env') {
@@ -100,7 +104,12 @@ export class DemoSampler {
       } catch (err) {
         throw new DemonstrationError(`${where}: example ${index + 1} does not fit this task's rows: ${(err as Error).message}; the task's prompts have up to ${env.task.maxPromptLength} characters and completions here up to ${Math.min(env.maxTokens, o.maxNewTokens ?? env.maxTokens)} (max_new_tokens)`, { cause: err });
       }
-      if (rows.width !== o.width) throw new Error(`${where}: demonstration rows of width ${rows.width}, the samples' are ${o.width}`);
+      if (model.variableRows) {
+        // Its own tokens: the prompt through the chat template, the target and its end.
+        if (rows.width > model.context) throw new DemonstrationError(`${where}: example ${index + 1} is ${rows.width + 1} tokens as the model reads it (prompt and answer), more than its context of ${model.context} allows; shorten it or leave it out`);
+      } else if (rows.width !== o.width) {
+        throw new Error(`${where}: demonstration rows of width ${rows.width}, the samples' are ${o.width}`);
+      }
     });
     return new DemoSampler(env, model, { kind: 'file', examples }, o.batchSize, o.width, o.maxNewTokens, o.rng);
   }
@@ -118,42 +127,74 @@ export class DemoSampler {
     } else {
       rows = await this.env.demonstrations(this.batchSize, this.rng, this.model);
     }
-    if (rows.width !== this.width) throw new DemonstrationError(`sft_data: demonstrations of ${rows.width} tokens a row, but the samples' rows have ${this.width}; this env's demonstrations cannot join its samples`);
+    if (!this.model.variableRows && rows.width !== this.width) throw new DemonstrationError(`sft_data: demonstrations of ${rows.width} tokens a row, but the samples' rows have ${this.width}; this env's demonstrations cannot join its samples`);
     return rows;
   }
 
   /** The samples' rows followed by this update's demonstrations'. */
   async join(samples: TokenRows): Promise<JoinedRows> {
-    return joinRows(samples, await this.draw());
+    return joinRows(samples, await this.draw(), isPretrained(this.model) ? this.model : undefined);
   }
 }
 
-/** `samples` then `demos`, rows of the same width: the arrays the loss graph is fed. */
-export function joinRows(samples: TokenRows, demos: TokenRows): JoinedRows {
-  const T = samples.width;
-  const cells = samples.rows * T;
+/** How a pretrained model's rows are laid out again when two batches join (PretrainedPolicy's). */
+export interface RowFeeds {
+  readonly padId: number;
+  rowFeeds(starts: Int32Array, width: number): Record<string, Feed>;
+}
+
+/** What aligning a batch needs: where its completions start, and each row's left padding (token-rows.ts PaddedTokenRows). */
+type Aligned = TokenRows & { readonly promptWidth: number; readonly starts: Int32Array };
+
+const isAligned = (rows: TokenRows): rows is Aligned => 'promptWidth' in rows && 'starts' in rows;
+
+/**
+ * `samples` then `demos`: the arrays the loss graph is fed. Rows of the character-level layout
+ * have one width. A pretrained model's batches each have their own (their longest prompt and
+ * completion): both are laid out again with the longer prompt width and the longer completion,
+ * every completion starting at the same position, with `model`'s padding and position feeds.
+ */
+export function joinRows(samples: TokenRows, demos: TokenRows, model?: RowFeeds): JoinedRows {
+  let W = 0;
+  let T = samples.width;
+  let shift = [0, 0];
+  if (model) {
+    if (!isAligned(samples) || !isAligned(demos)) throw new Error('joinRows: a pretrained model\'s rows need their prompt width and left padding');
+    W = Math.max(samples.promptWidth, demos.promptWidth);
+    T = W + Math.max(samples.width - samples.promptWidth, demos.width - demos.promptWidth);
+    shift = [W - samples.promptWidth, W - demos.promptWidth];
+  } else if (demos.width !== samples.width) {
+    throw new Error(`joinRows: demonstrations of ${demos.width} tokens a row, samples of ${samples.width}`);
+  }
   const all = samples.rows + demos.rows;
-  const tokens = new BigInt64Array(all * T);
-  tokens.set(samples.tokens);
-  tokens.set(demos.tokens, cells);
-  const targets = new BigInt64Array(all * T);
-  targets.set(samples.targets);
-  targets.set(demos.targets, cells);
-  const sftWeight = new Float32Array(all * T);
-  const perToken = 1 / Math.max(1, demos.tokenCount);
-  for (let i = 0; i < demos.rows * T; i++) sftWeight[cells + i] = demos.mask[i]! * perToken;
-  const padded = (values: Float32Array, length: number) => {
-    const out = new Float32Array(length);
-    out.set(values);
+  /** `source`'s rows [rows, width] placed from row `first`, each moved right by `by`; the rest `fill`. */
+  function place<A extends BigInt64Array | Float32Array>(out: A, source: A, from: TokenRows, first: number, by: number): A {
+    for (let r = 0; r < from.rows; r++) out.set(source.subarray(r * from.width, (r + 1) * from.width) as never, (first + r) * T + by);
     return out;
-  };
+  }
+  const pad = BigInt(model?.padId ?? 0);
+  const ids = (a: BigInt64Array, b: BigInt64Array) => place(place(new BigInt64Array(all * T).fill(pad), a, samples, 0, shift[0]!), b, demos, samples.rows, shift[1]!);
+  const perToken = 1 / Math.max(1, demos.tokenCount);
+  const sftWeight = place(new Float32Array(all * T), demos.mask.map((m) => m * perToken), demos, samples.rows, shift[1]!);
+  let modelFeeds: Record<string, Feed> | undefined;
+  if (model) {
+    const starts = new Int32Array(all);
+    (samples as Aligned).starts.forEach((s, r) => (starts[r] = s + shift[0]!));
+    (demos as Aligned).starts.forEach((s, r) => (starts[samples.rows + r] = s + shift[1]!));
+    modelFeeds = model.rowFeeds(starts, T);
+  }
   return {
     rows: all,
     width: T,
-    tokens,
-    targets,
+    tokens: ids(samples.tokens, demos.tokens),
+    targets: ids(samples.targets, demos.targets),
+    ...(modelFeeds ? { modelFeeds } : {}),
     sftWeight,
-    extend: (values) => padded(values, all * T),
-    extendRows: (values) => padded(values, all),
+    extend: (values) => place(new Float32Array(all * T), values, samples, 0, shift[0]!),
+    extendRows: (values) => {
+      const out = new Float32Array(all);
+      out.set(values);
+      return out;
+    },
   };
 }

@@ -198,26 +198,28 @@ export class TextPolicyGradient implements Algorithm {
       temperature: c.temperature,
       ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
     });
-    const { rows, width: T } = batch;
+    const { rows } = batch;
     const s = this.scalars;
     s.invTemperature[0] = 1 / c.temperature;
     // With sft_data the demonstrations' rows follow the samples' in every [B, ...] feed (demos.ts).
     const joined = this.demos ? await this.demos.join(batch) : null;
     const B = joined?.rows ?? rows;
-    const tokenFeeds = { tokens: { data: joined?.tokens ?? batch.tokens, dims: [B, T] }, targets: { data: joined?.targets ?? batch.targets, dims: [B, T] }, inv_temperature: s.invTemperature, ...batch.modelFeeds };
+    const T = joined?.width ?? batch.width;
+    const mask = joined?.extend(batch.mask) ?? batch.mask;
+    const tokenFeeds = { tokens: { data: joined?.tokens ?? batch.tokens, dims: [B, T] }, targets: { data: joined?.targets ?? batch.targets, dims: [B, T] }, inv_temperature: s.invTemperature, ...(joined?.modelFeeds ?? batch.modelFeeds) };
     const oldLogp = this.logProbs ? (await this.logProbs.run(tokenFeeds)).logp! : null;
     const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp! : null;
     let rewards = batch.rewards;
     let rewardKl: { tokenKl: number; penalty: number } | undefined;
     if (c.klInReward && oldLogp && refLogp) {
       rewards = Float64Array.from(batch.rewards);
-      rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, batch.mask, T, c.klEstimator, c.klCoef);
+      rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, mask, T, c.klEstimator, c.klCoef);
     }
     const flat = flatGroups(rewards, G);
     const advantages = new Float32Array(rows);
     c.advantages(rewards, G, advantages);
     this.recorder?.offer(c.name, batch, G, advantages);
-    const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? T);
+    const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? batch.width);
 
     s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
     s.ratioLow[0] = 1 - clip;
@@ -228,7 +230,7 @@ export class TextPolicyGradient implements Algorithm {
     s.sftCoef[0] = sftCoef;
     const feeds = {
       ...tokenFeeds,
-      mask: { data: joined?.extend(batch.mask) ?? batch.mask, dims: [B, T] },
+      mask: { data: mask, dims: [B, T] },
       advantages: { data: joined?.extendRows(advantages) ?? advantages, dims: [B] },
       ...(this.lossInputs.oldFed ? { old_logp: { data: oldLogp!, dims: [B, T] } } : {}),
       ...(this.lossInputs.referenceFed ? { ref_logp: { data: refLogp!, dims: [B, T] } } : {}),

@@ -10,6 +10,9 @@ import { isInputError } from '../../../../shared/input-error.js';
 import { readEvents } from '../../../../runtime/run/events.js';
 import { RUN_BUNDLE } from '../../../../runtime/run/run-dir.js';
 import { resume, train } from '../../../../runtime/train.js';
+import { joinRows } from '../../../../runtime/algorithms/text/demos.js';
+import { tokenRows } from '../../../../runtime/text/token-rows.js';
+import { repoRoot } from '../../../helpers/repo.js';
 import { makePlan, tempDir } from '../../helpers.js';
 
 /** GRPO on one-digit addition with a reward every completion earns alike: every advantage is 0, so only the cross-entropy moves the weights. */
@@ -110,4 +113,28 @@ test('sft_data: demos of a dialogue env (GuessNumber\'s bisecting expert) join i
   p.policy = { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 16, heads: 2, context: 80 } };
   const metrics = metricsOf((await train(p, { out: tempDir() })).runDir);
   assert.ok(metrics.length > 0 && metrics.every((m) => Number.isFinite(m['losses/sft']) && m['losses/sft']! > 0), JSON.stringify(metrics.map((m) => m['losses/sft'])));
+});
+
+test('a pretrained model\'s samples and demonstrations join with their completions aligned, the demonstrations weighted per token', () => {
+  const samples = tokenRows([[5, 6, 7]], [[1, 2]], 9); // W 3, T 4
+  const demos = tokenRows([[8]], [[3, 4, 0]], 9); // W 1, T 3
+  const fed: [number[], number][] = [];
+  const joined = joinRows(samples, demos, { padId: 9, rowFeeds: (starts, width) => (fed.push([[...starts], width]), {}) });
+  assert.deepEqual([joined.rows, joined.width], [2, 5]);
+  assert.deepEqual([...joined.tokens].map(Number), [5, 6, 7, 1, 9, 9, 9, 8, 3, 4]);
+  assert.deepEqual([...joined.targets].map(Number), [6, 7, 1, 2, 9, 9, 9, 3, 4, 0]);
+  assert.deepEqual([...joined.sftWeight].map((w) => Math.round(w * 3)), [0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
+  assert.deepEqual([...joined.extend(samples.mask)], [0, 0, 1, 1, 0, 0, 0, 0, 0, 0]);
+  assert.deepEqual([...joined.extendRows(Float32Array.of(0.5))], [0.5, 0]);
+  assert.deepEqual(fed, [[[0, 2], 5]]);
+});
+
+test('sft_data with a pretrained model (the tiny Qwen2): demonstrations from a file join its samples', async () => {
+  const baseDir = folderWith(DEMOS);
+  const p = makePlan({ env: 'TextTask', envParams: { task: { kind: 'addition', digits: 1 }, max_tokens: 3 }, algorithm: 'GRPO', algorithmParams: { group_size: 2, prompts_per_update: 2, sft_data: 'demos.jsonl', sft_coef: 1, sft_batch_size: 3, reference: 'none' }, budget: 8 });
+  p.policy = { name: 'Base', kind: 'pretrained', params: { model: path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2') } as Plan['policy']['params'] };
+  const metrics = metricsOf((await train(p, { out: tempDir(), baseDir })).runDir);
+  assert.equal(metrics.length, 2);
+  // A random model's cross-entropy over its vocabulary is about log(vocab): finite and well above 1.
+  assert.ok(metrics.every((m) => Number.isFinite(m['losses/sft']) && m['losses/sft']! > 1), JSON.stringify(metrics.map((m) => m['losses/sft'])));
 });
