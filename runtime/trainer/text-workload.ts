@@ -63,7 +63,9 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
     const kind = stage.algorithm.kind;
     const rows = kind === 'SFT' ? n('batch_size', 32) : kind === 'GRPO' ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
     if (kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
-    trainRows = Math.max(trainRows, rows);
+    // GRPO's sft_data demonstrations join each update's batch (algorithms/text/demos.ts).
+    const demoRows = kind === 'GRPO' && typeof p.sft_data === 'string' && p.sft_data !== 'none' ? n('sft_batch_size', 16) : 0;
+    trainRows = Math.max(trainRows, rows + demoRows);
     completion = Math.max(completion, kind === 'GRPO' ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
     referenceCopy ||= kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none';
   }
