@@ -82,7 +82,8 @@ export class DemoSampler {
     }
     const where = origin.kind === 'file' ? `${o.learner} sft_data ${JSON.stringify(origin.file)}` : `${o.learner} sft_data: demos`;
     if (origin.kind === 'env') {
-      if (env instanceof TextEnvironment) {
+      // (A pretrained model's rows are as wide as each batch needs: its demonstrations need no room in the samples' rows.)
+      if (env instanceof TextEnvironment && !model.variableRows) {
         const longest = Math.min(env.maxTokens, o.maxNewTokens ?? env.maxTokens);
         if (env.task.maxTargetLength > longest) {
           throw new DemonstrationError(`${where}: the task's targets have up to ${env.task.maxTargetLength} characters, but completions here have at most ${longest} (max_new_tokens); raise max_new_tokens to at least ${env.task.maxTargetLength}`);
