@@ -95,6 +95,7 @@ export const VARIANTS: Record<string, string> = {
   'dapo-overlong': 'overlong: penalize',
   'dapo-overlong-drop': 'overlong: drop',
   'turn-credit': 'credit: turn',
+  chord: 'sft_data: demos\nsft_coef: linear(0.5, 0)',
 };
 
 function argList(flag: string): string[] | undefined {

@@ -15,7 +15,7 @@ import { checkResumedBase } from './lm/run-policy.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from '../shared/input-error.js';
 import { processAlive } from './run/lock.js';
-import { bundledDataset, datasetToBundle, RUN_BUNDLE, RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
+import { bundledDataset, bundledSftData, datasetToBundle, RUN_BUNDLE, sftDataToBundle, RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
 import { Condition } from './run/stop.js';
 import { checkPlan, PlanError } from './support.js';
@@ -95,12 +95,14 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   let run: RunDirectory | undefined;
   try {
     if (envModule) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir), sftDataFile: bundledSftData(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     const dataset = datasetToBundle(plan, options.baseDir);
+    const sftData = sftDataToBundle(plan, options.baseDir);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? [], {
       envModuleCode: envModule?.code,
       dataset: dataset === undefined ? undefined : readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }),
+      sftData: sftData === undefined ? undefined : readInputFile(sftData, { what: 'sft_data', maxBytes: MAX_DATASET_BYTES }),
     });
     mirrorToTensorBoard(run, options.tensorboard);
   } catch (err) {
@@ -158,7 +160,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const device = await chooseDevice(options.device, plan);
     envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir) }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), sftDataFile: bundledSftData(runDir) }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(parts.workload.warnings ?? []), ...notes]);
   } catch (err) {

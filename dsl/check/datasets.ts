@@ -23,28 +23,34 @@ function datasetPaths(symbol: DeclSymbol): StringLiteral[] {
 }
 
 export function checkDatasets(ctx: CheckContext, symbol: DeclSymbol): void {
+  for (const literal of datasetPaths(symbol)) checkDatasetFile(ctx, literal, 'dataset("...")');
+}
+
+/**
+ * A JSONL file of {"prompt", "target"} lines that a path literal of this file names (a task's
+ * `dataset("...")`, GRPO's `sft_data`; `what` names it in messages): reported at the literal.
+ */
+export function checkDatasetFile(ctx: CheckContext, literal: StringLiteral, what: string): void {
   const folder = path.dirname(ctx.unit.path);
-  for (const literal of datasetPaths(symbol)) {
-    const written = literal.value;
-    if (!datasetInsideFolder(written, folder)) {
-      ctx.accept('error', 'dataset-not-found', `'${written}' is outside the folder of this file; dataset paths stay inside it: copy the file there (or link to it from there)`, literal.range);
-      continue;
+  const written = literal.value;
+  if (!datasetInsideFolder(written, folder)) {
+    ctx.accept('error', 'dataset-not-found', `'${written}' is outside the folder of this file; dataset paths stay inside it: copy the file there (or link to it from there)`, literal.range);
+    return;
+  }
+  const file = path.resolve(folder, written);
+  const read = ctx.model.dataset(file);
+  if (read === undefined) return;
+  if (read.kind === 'unreadable') {
+    ctx.accept('error', 'dataset-not-found', `cannot read '${written}': ${read.reason} (looked for ${path.relative(folder, file)}); ${what} paths are relative to this file`, literal.range);
+  } else if (read.kind === 'large') {
+    if (read.bytes > MAX_DATASET_BYTES) {
+      ctx.accept('error', 'invalid-dataset', `'${written}' is ${(read.bytes / MiB).toFixed(1)} MiB, more than the ${MAX_DATASET_BYTES / MiB} MiB rlx reads for a dataset; split it or keep a sample`, literal.range);
     }
-    const file = path.resolve(folder, written);
-    const read = ctx.model.dataset(file);
-    if (read === undefined) continue;
-    if (read.kind === 'unreadable') {
-      ctx.accept('error', 'dataset-not-found', `cannot read '${written}': ${read.reason} (looked for ${path.relative(folder, file)}); dataset("...") paths are relative to this file`, literal.range);
-    } else if (read.kind === 'large') {
-      if (read.bytes > MAX_DATASET_BYTES) {
-        ctx.accept('error', 'invalid-dataset', `'${written}' is ${(read.bytes / MiB).toFixed(1)} MiB, more than the ${MAX_DATASET_BYTES / MiB} MiB rlx reads for a dataset; split it or keep a sample`, literal.range);
-      }
-    } else {
-      if (!read.parse.ok) {
-        const { line, message } = read.parse.problem;
-        ctx.accept('error', 'invalid-dataset', `${written}${line !== undefined ? ` line ${line}` : ''}: ${message}`, literal.range);
-      }
-      if (read.invalidUtf8Line !== undefined) ctx.accept('warning', 'invalid-dataset', invalidUtf8Message(written, read.invalidUtf8Line), literal.range);
+  } else {
+    if (!read.parse.ok) {
+      const { line, message } = read.parse.problem;
+      ctx.accept('error', 'invalid-dataset', `${written}${line !== undefined ? ` line ${line}` : ''}: ${message}`, literal.range);
     }
+    if (read.invalidUtf8Line !== undefined) ctx.accept('warning', 'invalid-dataset', invalidUtf8Message(written, read.invalidUtf8Line), literal.range);
   }
 }

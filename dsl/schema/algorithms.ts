@@ -183,6 +183,11 @@ export const GRPO: AlgorithmSpec = {
       'With overlong: penalize, the last tokens of max_new_tokens over which the penalty grows from 0 to -1 (DAPO\'s L_cache: 4096 of 20480 there, about a fifth, as 2 is of the default max_new_tokens 8).'),
     gradNorm(1.0),
     credit,
+    param('sft_data', oneOf(choice(option('none', 'No demonstrations: plain GRPO.'), option('demos', 'The env\'s own demonstrations, as SFT\'s `data: demos` (never held-out prompts).')), string), 'none',
+      'Demonstrations whose cross-entropy is added to each update\'s loss, weighted by sft_coef (CHORD, Zhang et al. 2025; LUFFY, Yan et al. 2025): `demos`, or the path of a JSONL file of {"prompt", "target"} lines, as `dataset("...")` reads it.'),
+    param('sft_coef', num({ min: 0, max: 100, schedule: true }), 0.1,
+      'Weight of the demonstrations\' mean token cross-entropy in the loss (CHORD\'s mu); schedulable, e.g. linear(0.5, 0). Needs sft_data.'),
+    param('sft_batch_size', count({ max: 1e5 }), 16, 'Demonstrations drawn for each update\'s cross-entropy term (with sft_data).'),
   ],
 };
 

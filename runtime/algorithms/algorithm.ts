@@ -40,6 +40,15 @@ export interface TextAlgorithmContext {
   readonly compute: Compute;
   /** Writes some batches into rollouts/ for the rollout inspector; the learner offers it each batch with its advantages. */
   readonly recorder?: TextRolloutRecorder;
+  /** Where a learner reads files a setting names (GRPO's sft_data). */
+  readonly dataFiles?: LearnerDataFiles;
+}
+
+/** Where a learner's files are read: paths start at the .rlx file's folder; a run's own copy where it has one. */
+export interface LearnerDataFiles {
+  readonly baseDir?: string;
+  /** A run's copy of its sft_data file (run-dir.ts bundledSftData). */
+  readonly sftDataFile?: string;
 }
 
 /** An algorithm of the language, by its name there; C is what it is built from. */

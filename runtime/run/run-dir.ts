@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { EventLog, repairTornTail, type RunStatus } from './events.js';
 import { isOrphanedTemporary, makeDirs, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
+import { InputError } from '../../shared/input-error.js';
 import { InputFileError } from '../../shared/input-files.js';
 import { RunLock } from './lock.js';
 import { readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
@@ -102,6 +103,8 @@ export function snapshotPath(relative: string): string {
 export const RUN_BUNDLE = {
   envModule: path.join('source', 'env-module.mjs'),
   dataset: path.join('source', 'dataset.jsonl'),
+  /** GRPO's sft_data file of demonstrations (runtime/algorithms/text/demos.ts). */
+  sftData: path.join('source', 'sft-data.jsonl'),
 } as const;
 
 /** What a new run bundles (RUN_BUNDLE): each present field is written into the run folder. */
@@ -110,6 +113,8 @@ export interface RunBundle {
   readonly envModuleCode?: string;
   /** The contents of the text task's `dataset("...")` file. */
   readonly dataset?: Uint8Array;
+  /** The contents of a GRPO stage's `sft_data` file. */
+  readonly sftData?: Uint8Array;
 }
 
 /**
@@ -134,6 +139,30 @@ export function datasetToBundle(plan: Plan, baseDir: string | undefined): string
   const file = (task as { path?: unknown }).path;
   if (typeof file !== 'string' || file === '') return undefined;
   return bundledDataset(baseDir) ?? (baseDir === undefined ? undefined : path.resolve(baseDir, file));
+}
+
+/** The sft_data copy a run folder keeps, when `dir` is a run folder and the run has one (as bundledDataset). */
+export function bundledSftData(dir: string | undefined): string | undefined {
+  if (dir === undefined || !fs.existsSync(path.join(dir, 'plan.json'))) return undefined;
+  const file = path.join(dir, RUN_BUNDLE.sftData);
+  return fs.existsSync(file) ? file : undefined;
+}
+
+/**
+ * The file a new run of `plan` copies into its source/ as its sft_data: the JSONL file a stage's
+ * `sft_data` names, relative to `baseDir`, or a run folder's own copy. One file a run: stages
+ * naming two different ones are refused. Undefined where no stage names a file.
+ */
+export function sftDataToBundle(plan: Plan, baseDir: string | undefined): string | undefined {
+  const files = new Set<string>();
+  for (const stage of plan.stages) {
+    const value = (stage.algorithm.params as Record<string, unknown>).sft_data;
+    if (typeof value === 'string' && value !== '' && value !== 'none' && value !== 'demos') files.add(value);
+  }
+  if (files.size > 1) throw new InputError(`sft_data: a run reads one file of demonstrations, but its stages name ${[...files].map((f) => JSON.stringify(f)).join(' and ')}; join them into one file`);
+  const file = [...files][0];
+  if (file === undefined) return undefined;
+  return bundledSftData(baseDir) ?? (baseDir === undefined ? undefined : path.resolve(baseDir, file));
 }
 
 export class RunDirectory {
@@ -200,6 +229,7 @@ export class RunDirectory {
       }
       if (bundle.envModuleCode !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.envModule), bundle.envModuleCode);
       if (bundle.dataset !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.dataset), bundle.dataset);
+      if (bundle.sftData !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.sftData), bundle.sftData);
     } catch (err) {
       // Half made (a full disk): removed, so that no run folder is left without status.json.
       lock.release();

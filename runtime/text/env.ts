@@ -158,13 +158,21 @@ export class TextEnvironment implements TextEnv {
   }
 
   async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {
+    return this.demonstrationRows(Array.from({ length: count }, () => this.task.sample(rng)), model);
+  }
+
+  /**
+   * Token rows of `examples` as demonstrations (their prompts and targets; from the task, or a
+   * file of demonstrations: GRPO's sft_data), in the layout of completions of up to
+   * `maxNewTokens` characters (default max_tokens). Throws where one cannot be written so.
+   */
+  demonstrationRows(examples: readonly TextExample[], model?: LanguageModel, maxNewTokens?: number): TokenRows {
+    const count = examples.length;
     if (model && isPretrained(model)) {
-      const examples = Array.from({ length: count }, () => this.task.sample(rng));
       const batch = tokenRows(examples.map((e) => model.encodePrompt(e.prompt)), examples.map((e) => model.encodeCompletion(e.target)), model.padId);
       return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width) };
     }
-    const layout = this.layout;
-    const examples = Array.from({ length: count }, () => this.task.sample(rng));
+    const layout = this.layoutFor(maxNewTokens);
     const prompts = encodePrompts(this.tokenizer, examples.map((e) => e.prompt), layout);
     const N = layout.completionSlots;
     const completions = new Int32Array(count * N);

@@ -9,6 +9,8 @@ import type { TokenRows } from './text-env.js';
 export interface PaddedTokenRows extends TokenRows {
   /** Each row's first real position (its left padding). */
   readonly starts: Int32Array;
+  /** W: where every row's completion starts (the longest prompt). */
+  readonly promptWidth: number;
 }
 
 export function tokenRows(prompts: readonly (readonly number[])[], completions: readonly (readonly number[])[], padId: number): PaddedTokenRows {
@@ -35,5 +37,5 @@ export function tokenRows(prompts: readonly (readonly number[])[], completions: 
     perRow[r] = completion.length;
     tokenCount += completion.length;
   }
-  return { rows, width: T, tokens, targets, mask, tokenCount, perRow, starts };
+  return { rows, width: T, tokens, targets, mask, tokenCount, perRow, starts, promptWidth: W };
 }

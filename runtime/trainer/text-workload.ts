@@ -7,6 +7,7 @@
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import type { LearnerDataFiles } from '../algorithms/algorithm.js';
 import { LANGUAGE_MODEL, PolicyFactory, type LanguageModel } from '../policies/index.js';
 import { isPretrained, type ExpectedUse } from '../policies/pretrained.js';
 import { Rng } from '../../shared/random.js';
@@ -62,7 +63,9 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
     const kind = stage.algorithm.kind;
     const rows = kind === 'SFT' ? n('batch_size', 32) : kind === 'GRPO' ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
     if (kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
-    trainRows = Math.max(trainRows, rows);
+    // GRPO's sft_data demonstrations join each update's batch (algorithms/text/demos.ts).
+    const demoRows = kind === 'GRPO' && typeof p.sft_data === 'string' && p.sft_data !== 'none' ? n('sft_batch_size', 16) : 0;
+    trainRows = Math.max(trainRows, rows + demoRows);
     completion = Math.max(completion, kind === 'GRPO' ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
     referenceCopy ||= kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none';
   }
@@ -73,6 +76,12 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
   }
   const prompt = env instanceof TextEnvironment ? env.task.maxPromptLength : 64;
   return { sampleRows, trainRows, sequenceLength: prompt + 32 + completion, referenceCopy };
+}
+
+/** Where the task's dataset and the learners' files are read (a resumed run's own copies). */
+export interface TextWorkloadOptions extends TextTaskOptions {
+  /** Read GRPO's sft_data from this file instead of its path (a run's own copy). */
+  readonly sftDataFile?: string;
 }
 
 export class TextWorkload implements Workload {
@@ -91,6 +100,8 @@ export class TextWorkload implements Workload {
     readonly model: LanguageModel,
     /** Stops what the env runs on (a user module's worker thread). */
     private readonly closeEnv: () => void = () => {},
+    /** Where a learner reads its own files (GRPO's sft_data). */
+    private readonly dataFiles: LearnerDataFiles = {},
   ) {
     this.description = env.description;
     this.policyFields = env.policyFields;
@@ -109,7 +120,7 @@ export class TextWorkload implements Workload {
   }
 
   /** The plan's task and model for `seed`; `options` say where a dataset's file is. Errors say which param is wrong. */
-  static create(plan: Plan, seed: number, options: TextTaskOptions = {}, envModule?: LoadedEnvModule): TextWorkload {
+  static create(plan: Plan, seed: number, options: TextWorkloadOptions = {}, envModule?: LoadedEnvModule): TextWorkload {
     const env = textEnvOf(plan, options, envModule);
     const model = new PolicyFactory(plan.policy, null, new Rng(seed).fork('policy'), undefined, options.baseDir).languageModel(LANGUAGE_MODEL, plan.stages[0]!.algorithm.kind, { tokenizer: env.tokenizer, expected: expectedUse(plan, env) });
     try {
@@ -120,7 +131,7 @@ export class TextWorkload implements Workload {
     } catch (err) {
       throw new PlanError([(err as Error).message]);
     }
-    return new TextWorkload(env, model, () => envModule?.close());
+    return new TextWorkload(env, model, () => envModule?.close(), { baseDir: options.baseDir, sftDataFile: options.sftDataFile });
   }
 
   streamName(index: number, algorithm: string): string {
@@ -129,7 +140,7 @@ export class TextWorkload implements Workload {
 
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
-    return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder }, settings);
+    return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder, dataFiles: this.dataFiles }, settings);
   }
 
   begin(_algorithm: Algorithm, run: RunServices): void {

@@ -683,6 +683,25 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       },
     },
     {
+      name: 'GRPO sft_coef without sft_data: at the setting',
+      source: 'algorithm G = GRPO { sft_coef: ⟦linear(0.5, 0)⟧ }\n',
+      severity: 'warning',
+      message: 'sft_coef has no effect: there is no sft_data, so no demonstrations to learn from; set sft_data to demos or a JSONL file\'s path, or remove sft_coef',
+    },
+    {
+      name: 'GRPO sft_batch_size with sft_data none: at the setting',
+      source: 'algorithm G = GRPO { sft_data: none, sft_batch_size: ⟦8⟧ }\n',
+      severity: 'warning',
+      message: 'sft_batch_size has no effect: there is no sft_data, so no demonstrations to learn from; set sft_data to demos or a JSONL file\'s path, or remove sft_batch_size',
+    },
+    {
+      name: 'GRPO sft_coef with sft_data (here or in a base): no warning',
+      run: () => {
+        const checked = check('algorithm G = GRPO { sft_data: demos, sft_coef: 0.5, sft_batch_size: 8 }\nalgorithm H = G { sft_coef: 0.2 }\n');
+        assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), []);
+      },
+    },
+    {
       name: 'max_new_tokens within max_tokens: no warning',
       run: () => {
         const checked = check(`${PRELUDE}env Long = TextTask { task: addition(digits: 2), max_tokens: 32 }\nalgorithm G = GRPO { max_new_tokens: 32 }\nexperiment E { env: Long, policy: Tiny, algorithm: G, budget: 1k }\n`);
@@ -881,6 +900,11 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: 'env Sums = TextTask { task: dataset(⟦"../../../etc/passwd"⟧) }\n',
       message: "'../../../etc/passwd' is outside the folder of this file; dataset paths stay inside it: copy the file there (or link to it from there)",
     },
+    {
+      name: 'a GRPO sft_data file that does not exist, at its path',
+      source: 'algorithm G = GRPO { sft_data: ⟦"./demos.jsonl"⟧ }\n',
+      message: `cannot read './demos.jsonl': no such file (looked for demos.jsonl); sft_data paths are relative to this file`,
+    },
   ],
 
   'invalid-dataset': [
@@ -895,6 +919,12 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: { 'main.rlx': 'env Sums = TextTask { task: dataset(⟦"./sums.jsonl"⟧) }\n', 'sums.jsonl': 'root:x:0:0:root:/root:/bin/bash\n' },
       roots: ['main.rlx'],
       message: './sums.jsonl line 1: not valid JSON; each line must be one JSON object like {"prompt": "12+34=", "target": "46"}',
+    },
+    {
+      name: 'a GRPO sft_data file with a line that is not a demonstration: the line, as dataset("...") files',
+      source: { 'main.rlx': 'algorithm G = GRPO { sft_data: ⟦"./demos.jsonl"⟧, sft_coef: 0.1 }\n', 'demos.jsonl': '{"prompt": "1+1=", "target": "2"}\n{"prompt": 3, "target": "2"}\n' },
+      roots: ['main.rlx'],
+      message: './demos.jsonl line 2: "prompt" must be a string, got a number; each line must be one JSON object like {"prompt": "12+34=", "target": "46"}',
     },
   ],
 

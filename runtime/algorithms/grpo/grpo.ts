@@ -5,13 +5,14 @@
 // clipped, KL-penalised objective. The learner and its loss are the text learners' shared ones
 // (../text/policy-gradient.ts, ../text/policy-gradient-loss.ts), which REINFORCE on text uses
 // too. A step counts one completion (one agent turn of a dialogue).
-import type { AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
+import type { AlgorithmDefinition, LearnerDataFiles, TextAlgorithmContext } from '../algorithm.js';
+import { demoOrigin } from '../text/demos.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { grpoSettings, type GrpoSettings } from './settings.js';
 import { TEXT_ADAM_EPS, TextPolicyGradient, type TextLearnerConfig } from '../text/policy-gradient.js';
 
 /** The shared text learner's config for GRPO's settings: every setting is read here. */
-export function grpoLearnerConfig(s: GrpoSettings): TextLearnerConfig {
+export function grpoLearnerConfig(s: GrpoSettings, files?: LearnerDataFiles): TextLearnerConfig {
   return {
     name: 'GRPO',
     groups: s.prompts_per_update,
@@ -28,6 +29,7 @@ export function grpoLearnerConfig(s: GrpoSettings): TextLearnerConfig {
     iterations: s.iterations,
     maxGradNorm: s.max_grad_norm,
     weighting: s.loss,
+    ...(s.sft_data !== 'none' ? { demos: { origin: demoOrigin(s.sft_data, files), coef: s.sft_coef, batchSize: s.sft_batch_size } } : {}),
     advantages: (rewards, G, out) => groupAdvantages(rewards, G, s, out),
     dynamicSampling: s.dynamic_sampling ? { maxRounds: s.max_sampling_rounds } : null,
     overlong: { mode: s.overlong, buffer: s.overlong_buffer },
@@ -40,7 +42,7 @@ export const GRPO: AlgorithmDefinition<GrpoSettings, TextAlgorithmContext> = {
   name: 'GRPO',
   actions: ['text'],
   params: grpoSettings,
-  create: (context, s) => TextPolicyGradient.create(context, grpoLearnerConfig(s)),
+  create: (context, s) => TextPolicyGradient.create(context, grpoLearnerConfig(s, context.dataFiles)),
 };
 
 export const GRPO_ADAM_EPS = TEXT_ADAM_EPS;

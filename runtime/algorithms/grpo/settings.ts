@@ -33,6 +33,10 @@ export interface GrpoSettings {
   overlong: Overlong;
   overlong_buffer: number;
   credit: Credit;
+  /** Demonstrations for the auxiliary cross-entropy (../text/demos.ts): none, the env's own, or a JSONL file's path. */
+  sft_data: 'none' | 'demos' | { file: string };
+  sft_coef: Schedulable;
+  sft_batch_size: number;
 }
 
 /** Reads the plan's GRPO params, defaults for missing ones; errors name the param. */
@@ -60,5 +64,17 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     overlong: p.option('overlong', OVERLONG),
     overlong_buffer: p.count('overlong_buffer'),
     credit: p.option('credit', CREDITS),
+    sft_data: demoSource(p),
+    sft_coef: p.schedule('sft_coef'),
+    sft_batch_size: p.count('sft_batch_size'),
   };
+}
+
+/** sft_data as the plan gives it: `none` (null or the name), `demos`, or a file's path. */
+function demoSource(p: PlanParams): GrpoSettings['sft_data'] {
+  const value = p.value('sft_data');
+  if (value === null || value === 'none') return 'none';
+  if (value === 'demos') return 'demos';
+  if (typeof value !== 'string' || value === '') p.fail('sft_data', '`none`, `demos` or the path of a JSONL file');
+  return { file: value };
 }

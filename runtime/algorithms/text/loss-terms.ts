@@ -20,3 +20,12 @@ export function clipped(g: Graph, ratio: Tensor, advantages: Tensor, ratioLow: T
 export function entropy(g: Graph, logSoftmax: Tensor): Tensor {
   return g.neg(g.reduceSum(g.mul(g.exp(logSoftmax), logSoftmax), { axes: [-1] }));
 }
+
+/**
+ * The demonstrations' cross-entropy (CHORD's SFT term): -sum(sftWeight * log pi(target)), where
+ * `sftWeight` is 1 / (the demonstrations' tokens) at each demonstration token and 0 elsewhere
+ * (the policy's own samples), so it is the mean over the demonstrations' tokens.
+ */
+export function demoCrossEntropy(g: Graph, logProb: Tensor, sftWeight: Tensor): Tensor {
+  return g.neg(g.reduceSum(g.mul(sftWeight, logProb)));
+}

@@ -24,7 +24,7 @@
 import type { LanguageModel } from '../../policies/index.js';
 import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
 import { klTerm, type KlEstimator } from './kl.js';
-import { clipped, clippedSurrogate, entropy } from './loss-terms.js';
+import { clipped, clippedSurrogate, demoCrossEntropy, entropy } from './loss-terms.js';
 import { tokenBatchInputs, tokenLogProbs } from './tokens.js';
 
 export const LOSS_METRICS = ['policy_loss', 'kl', 'clip_fraction', 'entropy'] as const;
@@ -32,7 +32,7 @@ export const LOSS_METRICS = ['policy_loss', 'kl', 'clip_fraction', 'entropy'] as
 export interface GrpoLoss {
   readonly graph: Graph;
   readonly loss: Tensor;
-  readonly metrics: Readonly<Record<(typeof LOSS_METRICS)[number], Tensor>>;
+  readonly metrics: Readonly<Record<(typeof LOSS_METRICS)[number], Tensor>> & { readonly sft?: Tensor };
 }
 
 export interface GrpoLossOptions {
@@ -42,6 +42,13 @@ export interface GrpoLossOptions {
   readonly referenceFed?: boolean;
   /** The KL estimator of the penalty term. Default k3. */
   readonly klEstimator?: KlEstimator;
+  /**
+   * Demonstration rows in the batch with their own cross-entropy term (CHORD's SFT loss),
+   * fed `sft_weight` [B, T] and `sft_coef`; `samplingTemperature` says whether the
+   * cross-entropy may reuse the log-probabilities of the sampling temperature (it is 1).
+   * Absent: no such inputs, the graph of plain GRPO.
+   */
+  readonly demos?: { readonly samplingTemperatureIsOne: boolean };
 }
 
 /**
@@ -64,7 +71,7 @@ export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOpt
   const invTemperature = g.input('inv_temperature', 'float32', []);
   const entCoef = g.input('ent_coef', 'float32', []);
 
-  const { logProb, logSoftmax } = tokenLogProbs(g, model, batch, invTemperature);
+  const { logProb, logSoftmax, logits } = tokenLogProbs(g, model, batch, invTemperature);
   const oldLogp = fedOldLogp ?? g.stopGradient(logProb);
   const refLogp = fedRefLogp ?? g.stopGradient(logProb);
   const ratio = g.exp(g.sub(logProb, oldLogp));
@@ -74,6 +81,15 @@ export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOpt
   const tokenEntropy = entropy(g, logSoftmax);
   const loss = g.sub(g.add(policyLoss, g.mul(klCoef, g.reduceSum(g.mul(weight, kl)))), g.mul(entCoef, g.reduceSum(g.mul(weight, tokenEntropy))));
   const meanOverTokens = (x: Tensor) => g.mul(g.reduceSum(g.mul(x, batch.mask)), invTokens);
-  return { graph: g, loss, metrics: { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, ratioLow, ratioHigh)), entropy: meanOverTokens(tokenEntropy) } };
+  const metrics = { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, ratioLow, ratioHigh)), entropy: meanOverTokens(tokenEntropy) };
+  if (!options.demos) return { graph: g, loss, metrics };
+  // The demonstrations' rows are part of the batch: one forward pass and one gradient step for
+  // both terms. Their advantages and token weights are 0, so the policy-gradient terms ignore them;
+  // their cross-entropy is the model's own (temperature 1), as SFT's.
+  const sftWeight = g.input('sft_weight', 'float32', ['B', T]);
+  const sftCoef = g.input('sft_coef', 'float32', []);
+  const demoLogProb = options.demos.samplingTemperatureIsOne ? logProb : g.gatherLast(g.logSoftmax(logits), batch.targets);
+  const sft = demoCrossEntropy(g, demoLogProb, sftWeight);
+  return { graph: g, loss: g.add(loss, g.mul(sftCoef, sft)), metrics: { ...metrics, sft } };
 }
 

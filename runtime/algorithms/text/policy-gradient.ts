@@ -34,6 +34,7 @@ import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { collectBatch } from './collect.js';
+import { DemoSampler, type DemoOrigin } from './demos.js';
 import { flatGroups } from './filter.js';
 import { foldKlIntoRewards, type KlEstimator } from './kl.js';
 import type { OverlongSetting } from './overlong.js';
@@ -68,6 +69,8 @@ export interface TextLearnerConfig {
   readonly maxGradNorm: number;
   /** How each sample's tokens are weighted in the loss (token-weights.ts); `constant` divides by maxNewTokens. */
   readonly weighting: TokenWeighting;
+  /** Demonstrations whose cross-entropy joins the loss, weighted by sftCoef (demos.ts); absent: none, plain GRPO. */
+  readonly demos?: { readonly origin: DemoOrigin; readonly coef: Schedulable; readonly batchSize: number };
   /** Writes one advantage per sample (groups of groupSize consecutive rows). */
   advantages(rewards: Float64Array, groupSize: number, out: Float32Array): void;
   /** `credit: turn`: each dialogue turn's tokens get its return-to-go's advantage, compared so (turn-credit.ts); absent: the sample's advantage on every token. */
@@ -88,6 +91,8 @@ export interface TextLearnerState {
   weights: WeightSnapshot;
   reference: WeightSnapshot | null;
   optimizer: AdamState;
+  /** The stream that draws sft_data's demonstrations (null or absent without). */
+  demoRng?: number[] | null;
 }
 
 export class TextPolicyGradient implements Algorithm {
@@ -99,6 +104,7 @@ export class TextPolicyGradient implements Algorithm {
   /** The iteration of the update under way, for the error when it diverges. */
   private iteration = 0;
   private readonly metricSlots: readonly number[];
+  private readonly sftSlot: number;
   private readonly scalars = {
     invTokens: new Float32Array(1),
     ratioLow: new Float32Array(1),
@@ -106,6 +112,7 @@ export class TextPolicyGradient implements Algorithm {
     klCoef: new Float32Array(1),
     entCoef: new Float32Array(1),
     invTemperature: new Float32Array(1),
+    sftCoef: new Float32Array(1),
   };
   private episodes: EpisodeRecord[] = [];
   /** What a checkpoint keeps (learner-state.ts). */
@@ -127,6 +134,8 @@ export class TextPolicyGradient implements Algorithm {
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
     private readonly recorder: TextRolloutRecorder | undefined,
+    /** The demonstrations of the cross-entropy term, where the config has them. */
+    private readonly demos: DemoSampler | null,
   ) {
     this.optimizer = new Adam(policy.weights, { eps: TEXT_ADAM_EPS });
     this.checked = new CheckedStep(gradients, {
@@ -138,6 +147,7 @@ export class TextPolicyGradient implements Algorithm {
       maxGradNorm: config.maxGradNorm,
     });
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
+    this.sftSlot = gradients.metricNames.indexOf('sft');
     this.saved = learnerState<TextLearnerState>(config.name, {
       globalStep: part.counter(this, 'globalStep'),
       updates: part.counter(this, 'updates'),
@@ -147,6 +157,8 @@ export class TextPolicyGradient implements Algorithm {
       // Only with a KL term; a checkpoint without one keeps the reference this learner was built with.
       reference: reference ? part.optional(part.weights(reference.weights)) : part.none(),
       optimizer: part.adam(this.optimizer),
+      // Only with sft_data (a checkpoint from before it has none).
+      demoRng: demos ? part.optional(part.rng(demos.rng)) : part.none(),
     });
   }
 
@@ -166,12 +178,13 @@ export class TextPolicyGradient implements Algorithm {
     const oldFed = config.iterations > 1;
     const keepsReference = config.klCoef > 0;
     const referenceFed = keepsReference && !config.klInReward;
-    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed, klEstimator: config.klEstimator });
+    const demoRows = config.demos?.batchSize ?? 0;
+    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed, klEstimator: config.klEstimator, ...(config.demos ? { demos: { samplingTemperatureIsOne: config.temperature === 1 } } : {}) });
     const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
       weights: model.weights,
       fed: model.frozenWeights,
       compute: context.compute,
-      dimLimits: { B: rows },
+      dimLimits: { B: rows + demoRows },
       largeOps: true,
     });
     const logProbs = oldFed || (keepsReference && config.klInReward) ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
@@ -180,7 +193,10 @@ export class TextPolicyGradient implements Algorithm {
       const weights = model.weights.clone();
       reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
     }
-    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
+    const demos = config.demos
+      ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name })
+      : null;
+    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, demos);
   }
 
   get done(): boolean {
@@ -210,17 +226,22 @@ export class TextPolicyGradient implements Algorithm {
       temperature: c.temperature,
       ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
     }, { overlong: c.overlong ?? { mode: 'keep', buffer: 0 }, dynamicSampling: c.dynamicSampling ?? null, refeed: rowFeedsOf(this.policy), where: c.name });
-    const { rows, width: T } = batch;
+    const { rows } = batch;
     const s = this.scalars;
     s.invTemperature[0] = 1 / c.temperature;
-    const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature, ...batch.modelFeeds };
+    // With sft_data the demonstrations' rows follow the samples' in every [B, ...] feed (demos.ts).
+    const joined = this.demos ? await this.demos.join(batch) : null;
+    const B = joined?.rows ?? rows;
+    const T = joined?.width ?? batch.width;
+    const mask = joined?.extend(batch.mask) ?? batch.mask;
+    const tokenFeeds = { tokens: { data: joined?.tokens ?? batch.tokens, dims: [B, T] }, targets: { data: joined?.targets ?? batch.targets, dims: [B, T] }, inv_temperature: s.invTemperature, ...(joined?.modelFeeds ?? batch.modelFeeds) };
     const oldLogp = this.logProbs ? (await this.logProbs.run(tokenFeeds)).logp! : null;
     const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp! : null;
     let rewards = batch.rewards;
     let rewardKl: { tokenKl: number; penalty: number } | undefined;
     if (c.klInReward && oldLogp && refLogp) {
       rewards = Float64Array.from(batch.rewards);
-      rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, batch.mask, T, c.klEstimator, c.klCoef);
+      rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, mask, T, c.klEstimator, c.klCoef);
     }
     const flat = flatGroups(rewards, G);
     const advantages = new Float32Array(rows);
@@ -228,20 +249,23 @@ export class TextPolicyGradient implements Algorithm {
     const foldedKl = rewardKl !== undefined ? { logp: oldLogp!, refLogp: refLogp!, estimator: c.klEstimator, coef: c.klCoef } : undefined;
     const credited = creditedAdvantages(batch, G, advantages, c.turnCredit, foldedKl);
     this.recorder?.offer(c.name, batch, G, credited.perSample);
-    const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? T);
+    const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? batch.width);
 
     s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
     s.ratioLow[0] = 1 - clip;
     s.ratioHigh[0] = 1 + (c.clipHigh ?? clip);
     s.klCoef[0] = this.lossInputs.referenceFed ? c.klCoef : 0;
     s.entCoef[0] = entCoef;
+    const sftCoef = c.demos ? scheduleValue(c.demos.coef, this.globalStep, this.budget) : 0;
+    s.sftCoef[0] = sftCoef;
     const feeds = {
       ...tokenFeeds,
-      mask: { data: batch.mask, dims: [rows, T] },
-      advantages: { data: credited.perToken, dims: [rows, T] },
-      ...(this.lossInputs.oldFed ? { old_logp: { data: oldLogp!, dims: [rows, T] } } : {}),
-      ...(this.lossInputs.referenceFed ? { ref_logp: { data: refLogp!, dims: [rows, T] } } : {}),
-      token_weight: { data: weight, dims: [rows, T] },
+      mask: { data: mask, dims: [B, T] },
+      advantages: { data: joined?.extend(credited.perToken) ?? credited.perToken, dims: [B, T] },
+      ...(this.lossInputs.oldFed ? { old_logp: { data: oldLogp!, dims: [B, T] } } : {}),
+      ...(this.lossInputs.referenceFed ? { ref_logp: { data: refLogp!, dims: [B, T] } } : {}),
+      token_weight: { data: joined?.extend(weight) ?? weight, dims: [B, T] },
+      ...(joined ? { sft_weight: { data: joined.sftWeight, dims: [B, T] }, sft_coef: s.sftCoef } : {}),
       inv_tokens: s.invTokens,
       ratio_low: s.ratioLow,
       ratio_high: s.ratioHigh,
@@ -249,12 +273,14 @@ export class TextPolicyGradient implements Algorithm {
       ent_coef: s.entCoef,
     };
     const sums = new Float64Array(LOSS_METRICS.length);
+    let sft = 0;
     let gradNorm = 0;
     for (let k = 0; k < c.iterations; k++) {
       this.iteration = k;
       const out = await this.checked.step(feeds, lr);
       gradNorm = out.gradNorm;
       this.metricSlots.forEach((slot, m) => (sums[m] += out.metrics[slot]! / c.iterations));
+      if (joined) sft += out.metrics[this.sftSlot]! / c.iterations;
     }
     this.checked.checkWeights();
     this.updates++;
@@ -269,6 +295,10 @@ export class TextPolicyGradient implements Algorithm {
       'losses/grad_norm': gradNorm,
     };
     LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
+    if (joined) {
+      metrics['losses/sft'] = sft;
+      metrics['charts/sft_coef'] = sftCoef;
+    }
     // With the KL in the reward the loss has no KL term: the KL reported is the reward's, with the mean taken off a sample's reward.
     if (rewardKl !== undefined) {
       metrics['losses/kl'] = rewardKl.tokenKl;

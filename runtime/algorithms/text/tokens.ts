@@ -21,12 +21,12 @@ export function tokenBatchInputs(g: Graph, T: Dim): TokenBatch {
   };
 }
 
-/** log pi(target) at every position [B, T] (scaled logits: divided by `temperature` first, when given), and the log-softmax [B, T, V]. */
-export function tokenLogProbs(g: Graph, model: LanguageModel, batch: TokenBatch, invTemperature?: Tensor): { logProb: Tensor; logSoftmax: Tensor } {
-  let logits = model.sequenceLogits(g, batch.tokens);
-  if (invTemperature) logits = g.mul(logits, invTemperature);
+/** log pi(target) at every position [B, T] (scaled logits: divided by `temperature` first, when given), the log-softmax [B, T, V], and the model's unscaled logits. */
+export function tokenLogProbs(g: Graph, model: LanguageModel, batch: TokenBatch, invTemperature?: Tensor): { logProb: Tensor; logSoftmax: Tensor; logits: Tensor } {
+  const modelLogits = model.sequenceLogits(g, batch.tokens);
+  const logits = invTemperature ? g.mul(modelLogits, invTemperature) : modelLogits;
   const logSoftmax = g.logSoftmax(logits);
-  return { logProb: g.gatherLast(logSoftmax, batch.targets), logSoftmax };
+  return { logProb: g.gatherLast(logSoftmax, batch.targets), logSoftmax, logits: modelLogits };
 }
 
 /**

@@ -116,6 +116,8 @@ test('the memory estimate counts the rows each learner samples and trains at onc
   assert.deepEqual(use('SFT', { batch_size: 24 }), { sampleRows: 0, trainRows: 24, sequenceLength: prompt + 6, referenceCopy: false });
   assert.deepEqual(use('GRPO', { prompts_per_update: 4, group_size: 8, kl_coef: 0.04 }), { sampleRows: 32, trainRows: 32, sequenceLength: prompt + 6, referenceCopy: true });
   assert.deepEqual(use('GRPO', { prompts_per_update: 4, group_size: 8, kl_coef: 0.04, reference: 'none', max_new_tokens: 3 }), { sampleRows: 32, trainRows: 32, sequenceLength: prompt + 3, referenceCopy: false });
+  // GRPO's sft_data demonstrations are trained on in the same batch as the samples.
+  assert.deepEqual(use('GRPO', { prompts_per_update: 4, group_size: 8, reference: 'none', sft_data: 'demos', sft_batch_size: 12 }), { sampleRows: 32, trainRows: 44, sequenceLength: prompt + 6, referenceCopy: false });
   // REINFORCE samples episodes_per_update completions of one prompt: not 16 prompts' worth.
   assert.deepEqual(use('REINFORCE', { episodes_per_update: 8 }), { sampleRows: 8, trainRows: 8, sequenceLength: prompt + 6, referenceCopy: false });
 });
