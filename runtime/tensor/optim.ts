@@ -2,7 +2,8 @@
 // as torch does (a WebAssembly SIMD kernel, wasm-optim.ts, or the JS loop below where SIMD is
 // missing: the same bits, but for an ulp where a clipping factor rounds differently); SGD and
 // the gradient norm compute in float64. Learning-rate schedules belong to the caller: pass the
-// rate to step() or set `lr` before it.
+// rate to step() or set `lr` before it. Past a million parameters Adam's kernel runs on worker
+// threads as well (parallel-adam.ts; the same bits): release() ends them.
 
 import type { WeightStore } from './weights.js';
 import { WasmAdam, type AdamCoefficients } from './wasm-optim.js';

@@ -3,12 +3,16 @@
 //
 //   P [n] | G [n] | M [n] | V [n] | R [one f32x4 per chunk of G]
 //
-// cut into slices that start on the gradient-norm kernel's chunk boundaries. Each step the
-// calling thread copies the parameters and gradients in (other code owns those arrays, and
-// onnxruntime's gradient buffers are not shared memory, so only this thread can read them),
-// then every thread takes slices from a shared counter, first for the squares of the
-// gradients (each chunk's f32x4 partial into R), then, once the calling thread has added R up
-// in chunk order, for the update; the calling thread copies the parameters back out.
+// cut into slices that start on the gradient-norm kernel's chunk boundaries. Only the calling
+// thread can copy the parameters and gradients in and the parameters out: other code owns
+// those arrays, and they cannot be shared memory (onnxruntime refuses a SharedArrayBuffer as
+// a feed, "Invalid argument"). So a step is the calling thread's three copies, with the
+// kernel's work hidden behind them: it copies the gradients in slice by slice while the other
+// threads square each slice that has landed (each chunk's f32x4 partial into R); adds R up in
+// chunk order for the norm; copies the parameters in slice by slice while the others update
+// the slices that have landed; then copies each slice out as it is done, updating slices
+// itself while it waits. The three copies are the floor of this design (bench/optim.ts prints
+// one beside the step); going below it needs the parameters to live in the kernel's memory.
 //
 // The results have the single-threaded kernel's bits whatever the thread count: the update
 // of an element does not depend on any other element, and the norm is the same chunks added
@@ -38,6 +42,11 @@ export const CONTROL = {
   stop: 4,
   /** 1 once a worker failed (its message in the log); the step then throws. */
   failed: 5,
+  /** Slices whose inputs the calling thread has copied in so far in this phase. */
+  ready: 6,
+  /** Bumped per phase; slice k's flag (at slots + k) takes it once slice k is done. */
+  serial: 7,
+  /** Slots before the per-slice flags. */
   slots: 8,
 } as const;
 
@@ -47,7 +56,7 @@ export const PHASE = { squares: 1, update: 2 } as const;
 export interface SliceSetup {
   readonly module: object;
   readonly memory: object;
-  /** SharedArrayBuffer of CONTROL.slots Int32 */
+  /** SharedArrayBuffer of CONTROL.slots + (slice count) Int32 */
   readonly control: SharedArrayBuffer;
   /** SharedArrayBuffer of 8 float64: the update's scalars (b1, 1 - b1, b2, 1 - b2, stepSize, invSqrtBc2, eps, gscale) */
   readonly scalars: SharedArrayBuffer;
@@ -59,25 +68,55 @@ export interface SliceSetup {
 
 /** Takes slices of the current phase until none is left; returns how many it ran. Every thread runs this. */
 export function runSlices(kernel: AdamKernel, setup: SliceSetup, control: Int32Array, scalars: Float64Array): number {
-  const { bounds, regions } = setup;
-  const slices = bounds.length - 1;
-  const [p, g, m, v, r] = regions;
   let ran = 0;
-  for (;;) {
-    const k = Atomics.add(control, CONTROL.next, 1);
-    if (k >= slices) return ran;
-    // Read after the claim: the phase and scalars were written before the counter was reset.
-    const phase = Atomics.load(control, CONTROL.phase);
-    const start = bounds[k]!;
-    const bytes = bounds[k + 1]! - start;
-    if (phase === PHASE.squares) kernel.sumsqChunks(g + start, bytes, r + (start / CHUNK_BYTES) * 16);
-    else {
-      const s = scalars;
-      kernel.adam(p + start, g + start, m + start, v + start, bytes, s[0]!, s[1]!, s[2]!, s[3]!, s[4]!, s[5]!, s[6]!, s[7]!);
-    }
+  for (let k = takeSlice(setup, control); k >= 0; k = takeSlice(setup, control)) {
+    runSlice(kernel, setup, control, scalars, k);
     ran++;
-    if (Atomics.add(control, CONTROL.done, 1) + 1 === slices) Atomics.notify(control, CONTROL.done);
   }
+  return ran;
+}
+
+/** The next slice of the current phase to run, or -1 when all are taken. */
+function takeSlice(setup: SliceSetup, control: Int32Array): number {
+  const k = Atomics.add(control, CONTROL.next, 1);
+  return k < setup.bounds.length - 1 ? k : -1;
+}
+
+/** Runs slice k once its inputs are in, then marks it done. */
+function runSlice(kernel: AdamKernel, setup: SliceSetup, control: Int32Array, scalars: Float64Array, k: number): void {
+  const { bounds, regions } = setup;
+  const [p, g, m, v, r] = regions;
+  // Read after the claim: the phase, serial and scalars were written before the counter was reset.
+  const phase = Atomics.load(control, CONTROL.phase);
+  const serial = Atomics.load(control, CONTROL.serial);
+  for (let ready = Atomics.load(control, CONTROL.ready); ready <= k; ready = Atomics.load(control, CONTROL.ready)) {
+    Atomics.wait(control, CONTROL.ready, ready);
+  }
+  const start = bounds[k]!;
+  const bytes = bounds[k + 1]! - start;
+  if (phase === PHASE.squares) kernel.sumsqChunks(g + start, bytes, r + (start / CHUNK_BYTES) * 16);
+  else {
+    const s = scalars;
+    kernel.adam(p + start, g + start, m + start, v + start, bytes, s[0]!, s[1]!, s[2]!, s[3]!, s[4]!, s[5]!, s[6]!, s[7]!);
+  }
+  Atomics.store(control, CONTROL.slots + k, serial);
+  Atomics.notify(control, CONTROL.slots + k);
+  if (Atomics.add(control, CONTROL.done, 1) + 1 === bounds.length - 1) Atomics.notify(control, CONTROL.done);
+}
+
+/** Where slice k lies in the parameters: [parameter, first element, end element, float offset in a region] runs. */
+type Segments = [number, number, number, number][];
+
+function segmentsOf(bounds: readonly number[], offsets: readonly number[], lengths: readonly number[]): Segments[] {
+  return bounds.slice(0, -1).map((startByte, k) => {
+    const [from, to] = [startByte / 4, bounds[k + 1]! / 4];
+    const runs: Segments = [];
+    offsets.forEach((offset, i) => {
+      const [a, b] = [Math.max(from, offset), Math.min(to, offset + lengths[i]!)];
+      if (a < b) runs.push([i, a - offset, b - offset, a]);
+    });
+    return runs;
+  });
 }
 
 /** Pages the shared memory needs for `n` (padded) parameters: four regions and the chunk partials. */
@@ -96,11 +135,12 @@ const orphans = new FinalizationRegistry<() => void>((end) => end());
 export class ParallelAdam {
   readonly m: Float32Array[];
   readonly v: Float32Array[];
-  private readonly p: Float32Array[];
   private readonly control: Int32Array;
   private readonly scalars: Float64Array;
   private workers: Worker[];
   private readonly token = {};
+  /** Per slice, the parameters' parts it holds. */
+  private readonly segments: Segments[];
 
   private constructor(
     private readonly kernel: AdamKernel,
@@ -111,13 +151,13 @@ export class ParallelAdam {
     workers: number,
   ) {
     const views = (region: number) => lengths.map((len, k) => memory.subarray(setup.regions[region]! / 4 + offsets[k]!, setup.regions[region]! / 4 + offsets[k]! + len));
-    this.p = views(0);
     this.m = views(2);
     this.v = views(3);
     this.control = new Int32Array(setup.control);
     this.scalars = new Float64Array(setup.scalars);
     // Nothing is left to take until the first phase.
     this.control[CONTROL.next] = setup.bounds.length;
+    this.segments = segmentsOf(setup.bounds, offsets, lengths);
     this.workers = Array.from({ length: workers }, () => startWorker(setup));
     const spawned = this.workers;
     orphans.register(this, () => endWorkers(setup, spawned), this.token);
@@ -144,13 +184,14 @@ export class ParallelAdam {
     }
     const bytes = 4 * n;
     const regions = [0, bytes, 2 * bytes, 3 * bytes, 4 * bytes] as const;
+    const bounds = sliceBounds(bytes, Math.max(1, threads) * SLICES_PER_THREAD);
     const setup: SliceSetup = {
       module,
       memory,
-      control: new SharedArrayBuffer(CONTROL.slots * 4),
+      control: new SharedArrayBuffer((CONTROL.slots + bounds.length) * 4),
       scalars: new SharedArrayBuffer(8 * 8),
       regions,
-      bounds: sliceBounds(bytes, Math.max(1, threads) * SLICES_PER_THREAD),
+      bounds,
     };
     const kernel = new wasm.Instance(module, { env: { memory } }).exports as unknown as AdamKernel;
     return new ParallelAdam(kernel, setup, new Float32Array(memory.buffer), offsets, lengths, Math.max(0, threads - 1));
@@ -161,25 +202,40 @@ export class ParallelAdam {
     return this.workers.length + 1;
   }
 
-  /** As WasmAdam.load: copies the parameters and gradients in and returns the gradients' global L2 norm. */
+  /**
+   * As WasmAdam.load: the gradients' global L2 norm. Copies the gradients in slice by slice,
+   * while the other threads square the slices already in.
+   */
   load(params: readonly Float32Array[], grads: readonly Float32Array[]): number {
-    const { memory: mem, offsets } = this;
-    const [p, g] = this.setup.regions;
-    for (let i = 0; i < offsets.length; i++) {
-      mem.set(params[i]!, p / 4 + offsets[i]!);
-      mem.set(grads[i]!, g / 4 + offsets[i]!);
-    }
-    this.runPhase(PHASE.squares);
+    void params; // copied in by update(), as its slices are needed
+    this.startPhase(PHASE.squares);
+    this.copyIn(grads, this.setup.regions[1]);
+    runSlices(this.kernel, this.setup, this.control, this.scalars);
+    this.awaitAll();
     const chunks = Math.ceil(this.setup.regions[1] / CHUNK_BYTES);
     return Math.sqrt(this.kernel.sumChunks(this.setup.regions[4], chunks));
   }
 
-  /** As WasmAdam.update: one update with the loaded gradients times `gradScale`, copied back into `params`. */
+  /**
+   * As WasmAdam.update: one update with the loaded gradients times `gradScale`, into `params`.
+   * Copies the parameters in slice by slice while the other threads update the slices already
+   * in, then copies each slice out as it is done, updating slices itself while it waits.
+   */
   update(params: readonly Float32Array[], k: AdamCoefficients, gradScale: number): void {
     const { beta1: b1, beta2: b2, eps, stepSize, invSqrtBc2 } = k;
     this.scalars.set([b1, 1 - b1, b2, 1 - b2, stepSize, invSqrtBc2, eps, gradScale].map(Math.fround));
-    this.runPhase(PHASE.update);
-    for (let i = 0; i < params.length; i++) params[i]!.set(this.p[i]!);
+    const serial = this.startPhase(PHASE.update);
+    this.copyIn(params, this.setup.regions[0]);
+    const { control: c, memory: mem, segments } = this;
+    const p = this.setup.regions[0] / 4;
+    for (let slice = 0; slice < segments.length; slice++) {
+      while (Atomics.load(c, CONTROL.slots + slice) !== serial) {
+        const other = takeSlice(this.setup, c);
+        if (other >= 0) runSlice(this.kernel, this.setup, c, this.scalars, other);
+        else this.wait(CONTROL.slots + slice, (flag) => flag !== serial);
+      }
+      for (const [i, from, to, at] of segments[slice]!) params[i]!.set(mem.subarray(p + at, p + at + (to - from)), from);
+    }
   }
 
   /** Ends the workers (the optimiser then runs on the calling thread alone). */
@@ -189,20 +245,46 @@ export class ParallelAdam {
     this.workers = [];
   }
 
-  private runPhase(phase: number): void {
+  /** Opens a phase with no slice ready; returns its serial. */
+  private startPhase(phase: number): number {
     const c = this.control;
-    const slices = this.setup.bounds.length - 1;
     c[CONTROL.phase] = phase;
+    const serial = c[CONTROL.serial]! + 1;
+    Atomics.store(c, CONTROL.serial, serial);
+    Atomics.store(c, CONTROL.ready, 0);
     Atomics.store(c, CONTROL.done, 0);
+    // Last: a thread that takes a slice from here on reads the phase above.
     Atomics.store(c, CONTROL.next, 0);
     if (this.workers.length > 0) {
       Atomics.add(c, CONTROL.generation, 1);
       Atomics.notify(c, CONTROL.generation);
     }
-    runSlices(this.kernel, this.setup, c, this.scalars);
-    for (let done = Atomics.load(c, CONTROL.done); done < slices; done = Atomics.load(c, CONTROL.done)) {
+    return serial;
+  }
+
+  /** Copies `arrays` into the region at byte `region`, slice by slice, letting the threads at each slice as it lands. */
+  private copyIn(arrays: readonly Float32Array[], region: number): void {
+    const { control: c, memory: mem, segments } = this;
+    const base = region / 4;
+    for (let slice = 0; slice < segments.length; slice++) {
+      for (const [i, from, to, at] of segments[slice]!) mem.set(from === 0 && to === arrays[i]!.length ? arrays[i]! : arrays[i]!.subarray(from, to), base + at);
+      Atomics.store(c, CONTROL.ready, slice + 1);
+      if (this.workers.length > 0) Atomics.notify(c, CONTROL.ready);
+    }
+  }
+
+  /** Waits until every slice of the phase is done. */
+  private awaitAll(): void {
+    const slices = this.setup.bounds.length - 1;
+    this.wait(CONTROL.done, (done) => done < slices);
+  }
+
+  /** Blocks while `pending(control[slot])`; throws if a worker failed. */
+  private wait(slot: number, pending: (value: number) => boolean): void {
+    const c = this.control;
+    for (let value = Atomics.load(c, slot); pending(value); value = Atomics.load(c, slot)) {
       if (Atomics.load(c, CONTROL.failed) !== 0) throw new Error('Adam: an optimiser worker thread failed');
-      Atomics.wait(c, CONTROL.done, done, 1000);
+      Atomics.wait(c, slot, value, 1000);
     }
   }
 }

@@ -19,6 +19,9 @@
 //
 //   sumsq(g, bytes) -> f64
 //   adam(p, g, m, v, bytes, b1, 1 - b1, b2, 1 - b2, stepSize, invSqrtBc2, eps, gscale)
+//   sumsqChunks(g, bytes, out), sumChunks(out, count) -> f64   (sumsq in two, for threads)
+//
+// Large models run the same kernels on several threads over a shared memory (parallel-adam.ts).
 //
 // adam uses g * gscale as the gradient: the clipping factor, else 1 (exact). The update is
 // bound by the FP multiply pipes and the divider: 8 multiplies, 4 adds, a sqrt and a divide
