@@ -11,8 +11,11 @@ import { optimizerThreadsFor } from '../runtime/tensor/optimizer-threads.js';
 import { seededRandom } from '../test/helpers/random.js';
 import { median, report } from './stats.js';
 
-/** How Adam runs: the JS loop, the SIMD kernel on one thread ('simd', as 1), or the SIMD kernel on this many threads (parallel-adam.ts). */
-export type AdamKind = 'js' | 'simd' | number;
+/**
+ * How Adam runs: the JS loop, the SIMD kernel on one thread ('simd', as 1), on as many threads
+ * as Adam picks by default for the size and cores ('auto'), or on this many threads (parallel-adam.ts).
+ */
+export type AdamKind = 'js' | 'simd' | 'auto' | number;
 
 /** Tensors of at most this many floats (a GPT-2 MLP matrix, 768 x 3072): a model's parameters come as many arrays. */
 const TENSOR = 768 * 3072;
@@ -47,7 +50,7 @@ export interface AdamTiming {
 export function timeAdamStep(lengths: readonly number[], kind: AdamKind = 'simd', steps = 5): AdamTiming {
   const params = filled(lengths, 1);
   const grads = filled(lengths, 2);
-  const adam = new Adam(params, kind === 'js' ? { simd: false } : { threads: kind === 'simd' ? 1 : kind });
+  const adam = new Adam(params, kind === 'js' ? { simd: false } : kind === 'auto' ? {} : { threads: kind === 'simd' ? 1 : kind });
   try {
     adam.step(grads, 1e-4, { maxGradNorm: 1 });
     const times: number[] = [];

@@ -14,12 +14,22 @@ export function allowOptimizerThreads(allow: boolean): void {
   allowed = allow;
 }
 
-/** Parameters from which Adam's update runs on worker threads (below, the wakes cost more than the threads save; bench/optim.ts). */
-export const MIN_PARAMS_FOR_OPTIMIZER_THREADS = 1 << 20;
-/** Parameters per optimiser thread at least: with fewer, a thread's wake costs more than its share saves. */
-const PARAMS_PER_OPTIMIZER_THREAD = 1 << 19;
-/** The most optimiser threads: the update is bound by memory bandwidth, which a few cores fill. */
-const MAX_OPTIMIZER_THREADS = 16;
+/**
+ * Parameters from which Adam's update runs on worker threads. Below, a step is a millisecond
+ * or two on one thread with its arrays in cache, and threads did not help: on our 2-core
+ * machines (shared with other work) 2 threads took 1.2-1.4x the single thread's time from
+ * 128K to 4M parameters (best of 30). Past 4M (16 MB a copy) the copies leave the caches and
+ * the kernel's work, hidden behind them, is what threads save.
+ */
+export const MIN_PARAMS_FOR_OPTIMIZER_THREADS = 1 << 22;
+/** Parameters per optimiser thread at least, so that each thread's share outweighs its wake. */
+const PARAMS_PER_OPTIMIZER_THREAD = 1 << 20;
+/**
+ * The most optimiser threads. A step costs about the calling thread's three copies of the
+ * parameters' bytes (parallel-adam.ts), and a few threads run the kernel behind them; more
+ * only add threads that may lose their core mid-slice and hold the step up.
+ */
+export const MAX_OPTIMIZER_THREADS = 8;
 
 /**
  * Threads Adam splits the update of `params` parameters across (the calling one included):

@@ -166,7 +166,8 @@ export class ParallelAdam {
   /** null where WebAssembly SIMD, shared memory or worker threads are missing, or the weights do not fit 4 GiB. */
   static create(lengths: readonly number[], threads: number): ParallelAdam | null {
     const module = sharedKernelModule();
-    if (module === null || wasm === undefined) return null;
+    // Without the worker script (a bundle missing optim-worker.mjs) the single-threaded kernel runs.
+    if (module === null || wasm === undefined || (threads > 1 && workerFile() === null)) return null;
     const offsets: number[] = [];
     let total = 0;
     for (const len of lengths) {
@@ -301,7 +302,7 @@ export function sliceBounds(bytes: number, count: number): number[] {
 
 function startWorker(setup: SliceSetup): Worker {
   // No inherited node flags (see worker-session.ts): the worker is a plain module.
-  const worker = new Worker(workerFile(), { workerData: setup, execArgv: [] });
+  const worker = new Worker(workerFile()!, { workerData: setup, execArgv: [] });
   worker.on('error', () => Atomics.store(new Int32Array(setup.control), CONTROL.failed, 1));
   worker.unref();
   return worker;
@@ -316,11 +317,11 @@ function endWorkers(setup: SliceSetup, workers: readonly Worker[]): void {
   for (const w of workers) void w.terminate();
 }
 
-/** The worker's script: next to this module (optim-worker.js), or next to the bundle (optim-worker.mjs, tools/bundle.ts). */
-function workerFile(): URL {
+/** The worker's script: next to this module (optim-worker.js), or next to the bundle (optim-worker.mjs, tools/bundle.ts); null if neither is there. */
+function workerFile(): URL | null {
   for (const name of ['./optim-worker.js', './optim-worker.mjs']) {
     const url = new URL(name, import.meta.url);
     if (fs.existsSync(url)) return url;
   }
-  throw new Error(`Adam: the worker script optim-worker.js is missing next to ${new URL('.', import.meta.url).pathname}`);
+  return null;
 }

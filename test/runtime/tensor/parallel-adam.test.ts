@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { seededRandom } from '../../helpers/random.js';
 import { Adam, type AdamState } from '../../../runtime/tensor/optim.js';
-import { optimizerThreadsFor, MIN_PARAMS_FOR_OPTIMIZER_THREADS } from '../../../runtime/tensor/optimizer-threads.js';
+import { optimizerThreadsFor, MAX_OPTIMIZER_THREADS, MIN_PARAMS_FOR_OPTIMIZER_THREADS } from '../../../runtime/tensor/optimizer-threads.js';
 
 /** Odd lengths: slices (whole chunks of 1024 floats) begin and end inside tensors, and the last is short. */
 const LENGTHS = [1, 7, 1023, 4099, 30001, 5];
@@ -115,9 +115,9 @@ test('Adam picks threads by size and cores: one below the threshold, where threa
   assert.equal(optimizerThreadsFor(MIN_PARAMS_FOR_OPTIMIZER_THREADS - 1, true, 16), 1);
   assert.equal(optimizerThreadsFor(85e6, false, 16), 1);
   assert.equal(optimizerThreadsFor(85e6, true, 1), 1);
-  assert.equal(optimizerThreadsFor(85e6, true, 16), 16);
-  assert.equal(optimizerThreadsFor(85e6, true, 64), 16, 'at most 16: memory bandwidth, not cores, bounds the update');
-  assert.ok(optimizerThreadsFor(MIN_PARAMS_FOR_OPTIMIZER_THREADS, true, 16) < 16, 'a few threads for a model just past the threshold');
+  assert.equal(optimizerThreadsFor(85e6, true, 4), 4);
+  assert.equal(optimizerThreadsFor(85e6, true, 16), MAX_OPTIMIZER_THREADS, 'the copies, not the cores, bound a step');
+  assert.ok(optimizerThreadsFor(MIN_PARAMS_FOR_OPTIMIZER_THREADS, true, 16) < MAX_OPTIMIZER_THREADS, 'a few threads for a model just past the threshold');
   assert.equal(new Adam([new Float32Array(10)]).threads, 1, 'a small model keeps the single-threaded kernel');
 });
 
