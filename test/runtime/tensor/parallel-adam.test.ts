@@ -125,3 +125,14 @@ test('Adam refuses a thread count that is not a whole number of at least 1', () 
   assert.throws(() => new Adam([new Float32Array(4)], { threads: 0 }), /threads must be a whole number of at least 1, got 0/);
   assert.throws(() => new Adam([new Float32Array(4)], { threads: 2.5 }), /got 2.5/);
 });
+
+test('the trainer\'s threads: false keeps Adam on one thread, as it keeps the gradient parts', async () => {
+  const { warmUpCompute } = await import('../../../runtime/tensor/compute.js');
+  try {
+    warmUpCompute({ threads: false });
+    assert.equal(optimizerThreadsFor(85e6, undefined, 16), 1);
+  } finally {
+    warmUpCompute({ threads: true });
+  }
+  assert.equal(optimizerThreadsFor(85e6, undefined, 16), MAX_OPTIMIZER_THREADS);
+});
