@@ -32,6 +32,7 @@ function train(options: { simd?: boolean; threads?: number }, maxGradNorm?: numb
   const adam = new Adam(params, { lr: 1e-2, ...options });
   const norms: number[] = [];
   try {
+    assert.equal(adam.threads, options.threads ?? 1, 'the thread count asked for');
     for (let s = 0; s < 4; s++) norms.push(adam.step(arrays(LENGTHS, 10 + s, s % 2 === 0 ? 0.002 : 3), 1e-2, { maxGradNorm }));
     return { params, norms, state: adam.state() };
   } finally {
