@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   dsl: async () => (await import('./dsl.js')).benchDsl(),
   ppo: async () => (await import('./ppo.js')).benchPpo(),
   tensor: async () => (await import('./tensor.js')).benchTensor(),
+  optim: async () => (await import('./optim.js')).benchOptim(),
   reinforce: async () => (await import('./reinforce.js')).benchReinforce(),
   lsp: async () => (await import('./lsp.js')).benchLsp(),
   webview: async () => (await import('./webview.js')).benchWebview(),
@@ -22,8 +23,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   pretrained: async () => (await import('./pretrained.js')).benchPretrained(),
 };
 
-/** Runs of minutes (whole trainings, the pretrained model's steps), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['pretrained', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu'];
+/** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
+const ON_REQUEST = ['optim', 'pretrained', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

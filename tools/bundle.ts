@@ -11,6 +11,8 @@ export const ENTRY_POINTS: Record<string, string> = {
   server: 'server/main.ts',
   // The trainer's gradient worker thread (tensor/worker-session.ts finds it next to rlx.mjs).
   'session-worker': 'runtime/tensor/session-worker.ts',
+  // Adam's worker threads for large models (tensor/parallel-adam.ts finds it next to rlx.mjs).
+  'optim-worker': 'runtime/tensor/optim-worker.ts',
   // The thread that runs a user env module (envs/module-host.ts finds it next to rlx.mjs).
   'module-worker': 'runtime/envs/module-worker.ts',
 };

@@ -5,6 +5,7 @@
 import * as os from 'node:os';
 import { GradientParts, MIN_CORES_FOR_THREADS } from './gradient-parts.js';
 import type { ExecutionProvider } from './session.js';
+import { allowOptimizerThreads } from './optimizer-threads.js';
 
 /** What a caller of the trainer may choose about compute (the device is chosen apart). */
 export interface ComputeOptions {
@@ -47,5 +48,7 @@ export function opThreadsFor(options: ComputeOptions, providers: readonly Execut
  * the graphs.
  */
 export function warmUpCompute(options: ComputeOptions = {}): void {
+  allowOptimizerThreads(options.threads !== false);
   if (options.threads !== false) GradientParts.warmUp();
 }
+

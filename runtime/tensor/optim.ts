@@ -2,10 +2,13 @@
 // as torch does (a WebAssembly SIMD kernel, wasm-optim.ts, or the JS loop below where SIMD is
 // missing: the same bits, but for an ulp where a clipping factor rounds differently); SGD and
 // the gradient norm compute in float64. Learning-rate schedules belong to the caller: pass the
-// rate to step() or set `lr` before it.
+// rate to step() or set `lr` before it. Past a million parameters Adam's kernel runs on worker
+// threads as well (parallel-adam.ts; the same bits): release() ends them.
 
 import type { WeightStore } from './weights.js';
 import { WasmAdam, type AdamCoefficients } from './wasm-optim.js';
+import { ParallelAdam } from './parallel-adam.js';
+import { optimizerThreadsFor } from './optimizer-threads.js';
 
 type ParamList = readonly Float32Array[] | WeightStore;
 
@@ -61,6 +64,12 @@ export interface AdamOptions {
   readonly eps?: number;
   /** false forces the JS loop even where WebAssembly SIMD is available (tests, benchmarks). */
   readonly simd?: boolean;
+  /**
+   * Threads the SIMD kernel splits each step across (parallel-adam.ts), the calling one
+   * included; the results are the same bits for any count. Default: optimizerThreadsFor(), by
+   * the parameter count and the cores (1, the plain kernel, for small models).
+   */
+  readonly threads?: number;
 }
 
 export interface AdamStepOptions {
@@ -81,7 +90,7 @@ export class Adam {
   readonly beta2: number;
   readonly eps: number;
   private readonly params: Float32Array[];
-  private readonly kernel: WasmAdam | null;
+  private readonly kernel: WasmAdam | ParallelAdam | null;
   /** Per parameter; views into the kernel's memory when it runs. */
   private readonly m: Float32Array[];
   private readonly v: Float32Array[];
@@ -93,7 +102,7 @@ export class Adam {
     this.beta1 = options.beta1 ?? 0.9;
     this.beta2 = options.beta2 ?? 0.999;
     this.eps = options.eps ?? 1e-8;
-    this.kernel = options.simd === false ? null : WasmAdam.create(this.params.map((p) => p.length));
+    this.kernel = options.simd === false ? null : createKernel(this.params.map((p) => p.length), options.threads);
     this.m = this.kernel?.m ?? this.params.map((p) => new Float32Array(p.length));
     this.v = this.kernel?.v ?? this.params.map((p) => new Float32Array(p.length));
   }
@@ -105,6 +114,20 @@ export class Adam {
   /** Whether steps run in the WebAssembly SIMD kernel (else the JS loop). */
   get simd(): boolean {
     return this.kernel !== null;
+  }
+
+  /** Threads a step runs on: more than 1 only with the SIMD kernel on worker threads. */
+  get threads(): number {
+    return this.kernel instanceof ParallelAdam ? this.kernel.threads : 1;
+  }
+
+  /**
+   * Ends the optimiser's worker threads, if any (steps then run on the calling thread, with the
+   * same results). Idle workers never keep the process alive, and end when the optimiser is
+   * garbage-collected; this ends them now.
+   */
+  release(): void {
+    if (this.kernel instanceof ParallelAdam) this.kernel.release();
   }
 
   /**
@@ -144,6 +167,14 @@ export class Adam {
     copyState('Adam.load (v)', this.v, state.v);
     this.t = state.step;
   }
+}
+
+/** The SIMD kernel on `threads` threads (by default as optimizerThreadsFor chooses), or null without WebAssembly SIMD. */
+function createKernel(lengths: readonly number[], threads?: number): WasmAdam | ParallelAdam | null {
+  const n = lengths.reduce((a, b) => a + b, 0);
+  const wanted = threads ?? optimizerThreadsFor(n);
+  if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`Adam: threads must be a whole number of at least 1, got ${wanted}`);
+  return (wanted > 1 ? ParallelAdam.create(lengths, wanted) : null) ?? WasmAdam.create(lengths);
 }
 
 const f32 = Math.fround;

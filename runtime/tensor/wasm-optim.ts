@@ -19,6 +19,9 @@
 //
 //   sumsq(g, bytes) -> f64
 //   adam(p, g, m, v, bytes, b1, 1 - b1, b2, 1 - b2, stepSize, invSqrtBc2, eps, gscale)
+//   sumsqChunks(g, bytes, out), sumChunks(out, count) -> f64   (sumsq in two, for threads)
+//
+// Large models run the same kernels on several threads over a shared memory (parallel-adam.ts).
 //
 // adam uses g * gscale as the gradient: the clipping factor, else 1 (exact). The update is
 // bound by the FP multiply pipes and the divider: 8 multiplies, 4 adds, a sqrt and a divide
@@ -45,6 +48,7 @@ import {
   funcType,
   i8x16Shuffle,
   memoryImport,
+  sharedMemoryImport,
   op,
   v128Load,
   v128Store,
@@ -54,7 +58,8 @@ import {
 
 /** Vectors per loop iteration; the flat regions are padded to UNROLL * 4 floats. */
 const UNROLL = 4;
-const BLOCK = UNROLL * 4;
+/** Floats per loop iteration: the flat regions' padding. */
+export const BLOCK = UNROLL * 4;
 const BLOCK_BYTES = BLOCK * 4;
 /**
  * Bytes whose squares are summed in float32 before joining the float64 total: each lane of
@@ -62,7 +67,7 @@ const BLOCK_BYTES = BLOCK * 4;
  * the terms are all positive) while the loop costs one multiply and one add per vector.
  * (Promoting every vector to f64x2 was three times slower: 1.3 us for 10k floats, not 0.45.)
  */
-const CHUNK_BYTES = 16 * BLOCK_BYTES;
+export const CHUNK_BYTES = 16 * BLOCK_BYTES;
 
 // ---- kernels ----
 
@@ -76,12 +81,12 @@ function whileBelow(i: number, end: number, body: number[]): number[] {
 
 const advance = (i: number): number[] => [...op.get(i), ...op.i32(BLOCK_BYTES), ...op.add, ...op.set(i)];
 
-function sumsqBody(): number[] {
-  const [G, BYTES, I, END] = [0, 1, 2, 3];
-  const X = 4;
-  const ACC = X + 1; // UNROLL f32x4 accumulators
-  const TOTAL = ACC + UNROLL; // f64x2
-  const c: number[] = [...v128Zero(), ...op.set(TOTAL), ...op.i32(0), ...op.set(I)];
+/**
+ * One chunk's squares into X: four f32x4 accumulators over [i, min(i + CHUNK_BYTES, bytes)),
+ * joined as (a0 + a1) + (a2 + a3). Locals: G, BYTES, I, END, X, then the UNROLL accumulators.
+ */
+function chunkSquares(G: number, BYTES: number, I: number, END: number, X: number): number[] {
+  const ACC = X + 1;
   const chunk: number[] = [];
   // end = min(i + CHUNK_BYTES, bytes)
   chunk.push(...op.get(I), ...op.i32(CHUNK_BYTES), ...op.add, ...op.tee(END), ...op.get(BYTES), ...op.get(END), ...op.get(BYTES), ...op.ltU, ...op.select, ...op.set(END));
@@ -92,13 +97,54 @@ function sumsqBody(): number[] {
     body.push(...op.get(ACC + u), ...op.get(X), ...op.get(X), ...f32x4Mul, ...f32x4Add, ...op.set(ACC + u));
   }
   chunk.push(...whileBelow(I, END, [...body, ...advance(I)]));
-  // total += the chunk's accumulators, promoted half by half
   chunk.push(...op.get(ACC), ...op.get(ACC + 1), ...f32x4Add, ...op.get(ACC + 2), ...op.get(ACC + 3), ...f32x4Add, ...f32x4Add, ...op.set(X));
-  chunk.push(...op.get(TOTAL), ...op.get(X), ...f64x2PromoteLow, ...f64x2Add);
-  chunk.push(...op.get(X), ...op.get(X), ...i8x16Shuffle(HIGH_TO_LOW), ...f64x2PromoteLow, ...f64x2Add, ...op.set(TOTAL));
-  c.push(...whileBelow(I, BYTES, chunk));
-  c.push(...op.get(TOTAL), ...f64x2ExtractLane(0), ...op.get(TOTAL), ...f64x2ExtractLane(1), ...op.f64Add, ...op.end);
+  return chunk;
+}
+
+/** total += X's four lanes, promoted half by half (lanes 0 and 2 into the total's lane 0, 1 and 3 into its lane 1). */
+function addChunk(TOTAL: number, X: number): number[] {
+  return [
+    ...op.get(TOTAL), ...op.get(X), ...f64x2PromoteLow, ...f64x2Add,
+    ...op.get(X), ...op.get(X), ...i8x16Shuffle(HIGH_TO_LOW), ...f64x2PromoteLow, ...f64x2Add, ...op.set(TOTAL),
+  ];
+}
+
+const totalOf = (TOTAL: number): number[] => [...op.get(TOTAL), ...f64x2ExtractLane(0), ...op.get(TOTAL), ...f64x2ExtractLane(1), ...op.f64Add];
+
+function sumsqBody(): number[] {
+  const [G, BYTES, I, END] = [0, 1, 2, 3];
+  const X = 4;
+  const TOTAL = X + 1 + UNROLL; // f64x2
+  const c: number[] = [...v128Zero(), ...op.set(TOTAL), ...op.i32(0), ...op.set(I)];
+  c.push(...whileBelow(I, BYTES, [...chunkSquares(G, BYTES, I, END, X), ...addChunk(TOTAL, X)]));
+  c.push(...totalOf(TOTAL), ...op.end);
   return funcBody([[2, I32], [1 + UNROLL + 1, V128]], c);
+}
+
+/**
+ * sumsq split in two for threads: sumsqChunks(g, bytes, out) stores each chunk's X (16 bytes)
+ * at out, out + 16, ...; sumChunks(out, count) adds them up as sumsq does. Slices that start
+ * on chunk boundaries give the chunks sumsq sees, so the total has sumsq's bits.
+ */
+function sumsqChunksBody(): number[] {
+  const [G, BYTES, OUT, I, END] = [0, 1, 2, 3, 4];
+  const X = 5;
+  const c: number[] = [...op.i32(0), ...op.set(I)];
+  const store = [...op.get(OUT), ...op.get(X), ...v128Store(0), ...op.get(OUT), ...op.i32(16), ...op.add, ...op.set(OUT)];
+  c.push(...whileBelow(I, BYTES, [...chunkSquares(G, BYTES, I, END, X), ...store]), ...op.end);
+  return funcBody([[2, I32], [1 + UNROLL, V128]], c);
+}
+
+function sumChunksBody(): number[] {
+  const [OUT, COUNT, END] = [0, 1, 2];
+  const X = 3;
+  const TOTAL = 4;
+  const c: number[] = [...v128Zero(), ...op.set(TOTAL)];
+  // end = out + 16 count
+  c.push(...op.get(COUNT), ...op.i32(16), ...op.mul, ...op.get(OUT), ...op.add, ...op.set(END));
+  const body = [...op.get(OUT), ...v128Load(0), ...op.set(X), ...addChunk(TOTAL, X), ...op.get(OUT), ...op.i32(16), ...op.add, ...op.set(OUT)];
+  c.push(...whileBelow(OUT, END, body), ...totalOf(TOTAL), ...op.end);
+  return funcBody([[1, I32], [2, V128]], c);
 }
 
 function adamBody(): number[] {
@@ -130,26 +176,46 @@ function adamBody(): number[] {
   return funcBody([[1, I32], [scalars + 3, V128]], c);
 }
 
-function assemble(): Uint8Array {
+/** The kernels over `memory` (memoryImport(1), or sharedMemoryImport for threads). */
+function assemble(memory: number[]): Uint8Array {
   return assembleModule({
-    types: [funcType([I32, I32], [F64]), funcType([I32, I32, I32, I32, I32, F32, F32, F32, F32, F32, F32, F32, F32])],
-    imports: [memoryImport(1)],
-    functions: [0, 1],
-    exports: [['sumsq', 0], ['adam', 1]],
-    bodies: [sumsqBody(), adamBody()],
+    types: [
+      funcType([I32, I32], [F64]),
+      funcType([I32, I32, I32, I32, I32, F32, F32, F32, F32, F32, F32, F32, F32]),
+      funcType([I32, I32, I32]),
+    ],
+    imports: [memory],
+    functions: [0, 1, 2, 0],
+    exports: [['sumsq', 0], ['adam', 1], ['sumsqChunks', 2], ['sumChunks', 3]],
+    bodies: [sumsqBody(), adamBody(), sumsqChunksBody(), sumChunksBody()],
   });
 }
 
-interface Exports {
+export interface AdamKernel {
   sumsq(g: number, bytes: number): number;
   adam(p: number, g: number, m: number, v: number, bytes: number, ...scalars: [number, number, number, number, number, number, number, number]): void;
+  sumsqChunks(g: number, bytes: number, out: number): void;
+  sumChunks(out: number, count: number): number;
 }
 
 let compiled: object | null | undefined;
+let compiledShared: object | null | undefined;
 
 function module(): object | null {
-  if (compiled === undefined) compiled = compile(assemble());
+  if (compiled === undefined) compiled = compile(assemble(memoryImport(1)));
   return compiled;
+}
+
+/** The kernels for a shared memory of at most MAX_WASM_PAGES (parallel-adam.ts); null where WebAssembly SIMD or threads are missing. */
+export function sharedKernelModule(): object | null {
+  if (compiledShared === undefined) {
+    try {
+      compiledShared = typeof SharedArrayBuffer === 'undefined' ? null : compile(assemble(sharedMemoryImport(1, MAX_WASM_PAGES)));
+    } catch {
+      compiledShared = null;
+    }
+  }
+  return compiledShared;
 }
 
 // ---- the optimiser's memory ----
@@ -181,7 +247,7 @@ export class WasmAdam {
   private readonly p: Float32Array[];
 
   private constructor(
-    private readonly kernel: Exports,
+    private readonly kernel: AdamKernel,
     private readonly memory: Float32Array,
     private readonly offsets: readonly number[],
     lengths: readonly number[],
@@ -209,7 +275,7 @@ export class WasmAdam {
     // in full) the moments, parameters and gradients do not fit, and the JS loop updates them.
     if (pages > MAX_WASM_PAGES) return null;
     const memory = new wasm.Memory({ initial: pages });
-    const kernel = new wasm.Instance(compiledModule, { env: { memory } }).exports as unknown as Exports;
+    const kernel = new wasm.Instance(compiledModule, { env: { memory } }).exports as unknown as AdamKernel;
     return new WasmAdam(kernel, new Float32Array(memory.buffer), offsets, lengths, n);
   }
 

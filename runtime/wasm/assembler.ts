@@ -51,6 +51,9 @@ export function funcBody(locals: [number, number][], code: number[]): number[] {
 /** The import of `env.memory`, at least `pages` pages, no maximum. */
 export const memoryImport = (pages = 1): number[] => [...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(pages)];
 
+/** The import of a shared `env.memory` (one several threads use), at least `pages` and at most `maxPages` pages. */
+export const sharedMemoryImport = (pages: number, maxPages: number): number[] => [...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(pages), ...uleb(maxPages)];
+
 export interface ModuleParts {
   readonly types: number[][];
   readonly imports: number[][];
@@ -126,7 +129,8 @@ export interface WasmApi {
   validate(bytes: Uint8Array): boolean;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+  /** (A shared memory's buffer is a SharedArrayBuffer; views over it work alike.) */
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => { buffer: ArrayBuffer };
 }
 
 /** The host's WebAssembly, or undefined where there is none. */

@@ -18,6 +18,7 @@ const NEEDED = [
   'extension/dist/rlx.mjs',
   'extension/dist/session-worker.mjs',
   'extension/dist/module-worker.mjs',
+  'extension/dist/optim-worker.mjs',
   'extension/syntaxes/rlx.tmLanguage.json',
   'extension/language-configuration.json',
   'extension/icons/rlx.png',

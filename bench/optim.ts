@@ -1,0 +1,102 @@
+// npm run bench -- optim: host Adam, ms per step, at 1M, 19M and 85M parameters (85M: GPT-2
+// 12 x 768, trained in full on the GPU while Adam runs on the host). Rows: the JS loop, the
+// single-threaded SIMD kernel (wasm-optim.ts), the SIMD kernel on 2, 4, 8, 16 threads
+// (parallel-adam.ts; up to the cores), and beside them the memory ceiling: one plain
+// Float32Array copy of the parameters' bytes, of which a step makes three on the calling
+// thread (parameters and gradients in, parameters out), the floor of any design that keeps
+// the parameters in arrays other code owns. bench/gpu.ts times Adam with timeAdamStep().
+import * as os from 'node:os';
+import { Adam } from '../runtime/tensor/optim.js';
+import { optimizerThreadsFor } from '../runtime/tensor/optimizer-threads.js';
+import { seededRandom } from '../test/helpers/random.js';
+import { median, report } from './stats.js';
+
+/**
+ * How Adam runs: the JS loop, the SIMD kernel on one thread ('simd', as 1), on as many threads
+ * as Adam picks by default for the size and cores ('auto'), or on this many threads (parallel-adam.ts).
+ */
+export type AdamKind = 'js' | 'simd' | 'auto' | number;
+
+/** Tensors of at most this many floats (a GPT-2 MLP matrix, 768 x 3072): a model's parameters come as many arrays. */
+const TENSOR = 768 * 3072;
+
+/** `total` parameters as GPT-2-sized tensors. */
+export function tensorLengths(total: number): number[] {
+  const lengths: number[] = [];
+  for (let left = total; left > 0; left -= TENSOR) lengths.push(Math.min(TENSOR, left));
+  return lengths;
+}
+
+function filled(lengths: readonly number[], seed: number): Float32Array[] {
+  const random = seededRandom(seed);
+  return lengths.map((n) => {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) a[i] = random() - 0.5;
+    return a;
+  });
+}
+
+export interface AdamTiming {
+  /** Median ms per step, after a warm-up step. */
+  readonly ms: number;
+  /** Threads the step ran on. */
+  readonly threads: number;
+}
+
+/**
+ * Times Adam steps on parameters of `lengths` (random values), with gradient clipping as the
+ * language-model trainers use it; ms per step, the median of `steps` after one warm-up step.
+ */
+export function timeAdamStep(lengths: readonly number[], kind: AdamKind = 'simd', steps = 5): AdamTiming {
+  const params = filled(lengths, 1);
+  const grads = filled(lengths, 2);
+  const adam = new Adam(params, kind === 'js' ? { simd: false } : kind === 'auto' ? {} : { threads: kind === 'simd' ? 1 : kind });
+  try {
+    adam.step(grads, 1e-4, { maxGradNorm: 1 });
+    const times: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      const t0 = performance.now();
+      adam.step(grads, 1e-4, { maxGradNorm: 1 });
+      times.push(performance.now() - t0);
+    }
+    return { ms: median(times), threads: adam.threads };
+  } finally {
+    adam.release();
+  }
+}
+
+/** One Float32Array.set of `floats` floats (as `lengths` tensors), ms: the memory ceiling of one pass over the parameters. */
+export function timeCopy(lengths: readonly number[], steps = 5): number {
+  const from = filled(lengths, 3);
+  const to = lengths.map((n) => new Float32Array(n));
+  const times: number[] = [];
+  for (let i = 0; i <= steps; i++) {
+    const t0 = performance.now();
+    for (let k = 0; k < from.length; k++) to[k]!.set(from[k]!);
+    if (i > 0) times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+const SIZES: [string, number][] = [
+  ['1M', 1_000_000],
+  ['19M (6 x 512)', 19_000_000],
+  ['85M (12 x 768)', 85_000_000],
+];
+
+export async function benchOptim(): Promise<void> {
+  const cores = os.availableParallelism();
+  const threadCounts = [2, 4, 8, 16].filter((t) => t <= cores);
+  for (const [label, total] of SIZES) {
+    const lengths = tensorLengths(total);
+    const steps = total > 50_000_000 ? 3 : 5;
+    const rows: [string, string][] = [];
+    const copy = timeCopy(lengths, steps);
+    rows.push(['copy of the parameters (Float32Array.set)', `${copy.toFixed(1)} ms (x3 = ${(3 * copy).toFixed(1)} ms: the copies a step makes)`]);
+    rows.push(['JS loop', `${timeAdamStep(lengths, 'js', total > 50_000_000 ? 1 : 3).ms.toFixed(1)} ms`]);
+    rows.push(['SIMD kernel, 1 thread (as before)', `${timeAdamStep(lengths, 'simd', steps).ms.toFixed(1)} ms`]);
+    for (const t of threadCounts) rows.push([`SIMD kernel, ${t} threads (shared memory)`, `${timeAdamStep(lengths, t, steps).ms.toFixed(1)} ms`]);
+    rows.push(['threads Adam picks here by default', `${optimizerThreadsFor(total)}`]);
+    report(`Host Adam per step, ${label} parameters (${lengths.length} tensors, clipping on; ${cores} cores)`, rows);
+  }
+}
