@@ -32,7 +32,7 @@ import { collectGroups } from './collect.js';
 import { flatGroups } from './filter.js';
 import { foldKlIntoRewards, type KlEstimator } from './kl.js';
 import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
-import { tokenWeights, type TokenWeighting } from './token-weights.js';
+import { selectHighEntropyTokens, tokenWeights, type TokenWeighting } from './token-weights.js';
 import { buildLogProbs } from './tokens.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
@@ -60,6 +60,8 @@ export interface TextLearnerConfig {
   readonly maxGradNorm: number;
   /** How each sample's tokens are weighted in the loss (token-weights.ts); `constant` divides by maxNewTokens. */
   readonly weighting: TokenWeighting;
+  /** Only this top fraction of each batch's learned tokens by sampling entropy is weighted (token-weights.ts); absent or 1: all. */
+  readonly entropyTopFraction?: number;
   /** Writes one advantage per sample (groups of groupSize consecutive rows). */
   advantages(rewards: Float64Array, groupSize: number, out: Float32Array): void;
   /** The resolved settings, as the plan names them (hparams). */
@@ -183,6 +185,7 @@ export class TextPolicyGradient implements Algorithm {
       sampleRng: this.sampleRng,
       temperature: c.temperature,
       ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
+      ...(c.entropyTopFraction !== undefined && c.entropyTopFraction < 1 ? { tokenStatistics: true } : {}),
     });
     const { rows, width: T } = batch;
     const s = this.scalars;
@@ -200,7 +203,8 @@ export class TextPolicyGradient implements Algorithm {
     const advantages = new Float32Array(rows);
     c.advantages(rewards, G, advantages);
     this.recorder?.offer(c.name, batch, G, advantages);
-    const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? T);
+    const selection = c.entropyTopFraction !== undefined && c.entropyTopFraction < 1 ? selectHighEntropyTokens(batch, c.entropyTopFraction) : null;
+    const weight = tokenWeights(selection?.rows ?? batch, c.weighting, c.maxNewTokens ?? T);
 
     s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
     s.ratioLow[0] = 1 - clip;
@@ -241,6 +245,7 @@ export class TextPolicyGradient implements Algorithm {
       'losses/grad_norm': gradNorm,
     };
     LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
+    if (selection) Object.assign(metrics, { 'train/entropy_threshold': selection.threshold, 'train/entropy_kept_fraction': selection.keptFraction });
     // With the KL in the reward the loss has no KL term: the KL reported is the reward's, with the mean taken off a sample's reward.
     if (rewardKl !== undefined) {
       metrics['losses/kl'] = rewardKl.tokenKl;
