@@ -1,4 +1,4 @@
-// npm run bench -- grpo-variants [--variants plain,dr-grpo] [--seeds 1,2,3] [--task addition]
+// npm run bench -- grpo-variants [--variants plain,dr-grpo] [--seeds 1,2,3] [--task addition|addition-self-certainty] [--metric eval/mean_reward]
 //
 // Each declared GRPO variant against plain GRPO, on the same seeds and budget, interleaved seed
 // by seed (every variant of seed 1, then of seed 2, ...) so that machine load falls on all of
@@ -82,6 +82,36 @@ experiment Guessing {
 }
 `,
   },
+  // The same, rewarded by the policy's own self-certainty alone (INTUITOR): no verifier. Its
+  // accuracy shows what confidence alone does to the answers.
+  'addition-self-certainty': {
+    metric: 'eval/accuracy',
+    spec: `
+env Arith = TextTask {
+  task: addition(digits: 2, pad: true)
+  max_tokens: 6
+}
+policy Tiny = transformer { layers: 2, width: 64, heads: 4, context: 32 }
+reward Certainty {
+  term certainty = self_certainty
+}
+algorithm Grpo = GRPO {
+  group_size: 8
+  kl_coef: 0.04
+  clip: 0.2
+  learning_rate: linear(2e-4, 0)
+@SETTINGS@
+}
+experiment Sums {
+  env: Arith
+  policy: Tiny
+  reward: Certainty
+  eval { every: 4k }
+  stage warmup = SFT { updates: 500, data: demos }
+  stage main   = Grpo { budget: 20k }
+}
+`,
+  },
 };
 
 /** GRPO settings per variant, one `name: value` per line; `plain` is GRPO's defaults. */
@@ -96,6 +126,7 @@ export const VARIANTS: Record<string, string> = {
   'dapo-overlong-drop': 'overlong: drop',
   'turn-credit': 'credit: turn',
   chord: 'sft_data: demos\nsft_coef: linear(0.5, 0)',
+  'entropy-top20': 'entropy_top_fraction: 0.2',
 };
 
 function argList(flag: string): string[] | undefined {
@@ -108,6 +139,9 @@ export async function benchGrpoVariants(): Promise<void> {
   const seeds = (argList('--seeds') ?? ['1', '2', '3']).map(Number);
   const taskName = argList('--task')?.[0] ?? 'addition';
   const task = TASKS[taskName];
+  // Another eval metric to compare (eval/mean_reward: what the reward itself did).
+  const metric = argList('--metric')?.[0] ?? task?.metric ?? '';
+  const fmt = /accuracy|success/.test(metric) ? pct : (x: number) => x.toFixed(3);
   const unknown = names.filter((n) => !(n in VARIANTS));
   if (task === undefined || unknown.length > 0 || !seeds.every((s) => Number.isSafeInteger(s) && s >= 0)) {
     throw new Error(`grpo-variants: --variants from ${Object.keys(VARIANTS).join(', ')}; --task from ${Object.keys(TASKS).join(', ')}; --seeds whole numbers`);
@@ -129,21 +163,21 @@ export async function benchGrpoVariants(): Promise<void> {
         const stages = plan!.stages.map((s) => s.name);
         const warm = evals.filter((e) => e.stage === stages[0]).at(-1);
         const points = [warm, ...evals.filter((e) => e.stage === stages.at(-1))].filter((e) => e !== undefined)
-          .map((e) => [e.step, e.values[task.metric] ?? NaN] as [number, number]);
+          .map((e) => [e.step, e.values[metric] ?? NaN] as [number, number]);
         curves.get(name)!.set(seed, points);
-        console.log(`  ${name} seed ${seed}: ${points.map(([, v]) => pct(v)).join(' -> ')} (${seconds.toFixed(0)} s)`);
+        console.log(`  ${name} seed ${seed}: ${points.map(([, v]) => fmt(v)).join(' -> ')} (${seconds.toFixed(0)} s)`);
       }
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\n== GRPO variants on ${taskName}: held-out ${task.metric} after the warm-up, then at each GRPO evaluation (seeds ${seeds.join(', ')})`);
+  console.log(`\n== GRPO variants on ${taskName}: held-out ${metric} after the warm-up, then at each GRPO evaluation (seeds ${seeds.join(', ')})`);
   for (const name of names) {
     const bySeed = [...curves.get(name)!.entries()];
     const length = Math.min(...bySeed.map(([, p]) => p.length));
     const mean = Array.from({ length }, (_, i) => bySeed.reduce((sum, [, p]) => sum + p[i]![1], 0) / bySeed.length);
     const steps = bySeed[0]![1].slice(0, length).map(([step]) => step);
-    console.log(`  ${name.padEnd(14)} mean ${mean.map(pct).join(' -> ')}   final per seed ${bySeed.map(([s, p]) => `${s}: ${pct(p.at(-1)![1])}`).join(', ')}   (steps ${steps.join(', ')})`);
+    console.log(`  ${name.padEnd(14)} mean ${mean.map(fmt).join(' -> ')}   final per seed ${bySeed.map(([s, p]) => `${s}: ${fmt(p.at(-1)![1])}`).join(', ')}   (steps ${steps.join(', ')})`);
   }
 }
 

@@ -5,8 +5,8 @@
 //
 // Then the transformer of examples/addition-grpo.rlx (2 layers, width 64, 4 heads) on
 // addition(2)'s layout (7 prompt tokens + 7 completion slots), at batch 64 and 256: sampling
-// with the key/value cache in onnxruntime (what the policy uses; and the plain-JS reference
-// step at 64), and the SFT and GRPO training steps (gradients and Adam), in tokens per second,
+// with the key/value cache in onnxruntime (what the policy uses; with and without the per-token
+// sampling statistics GRPO's rollouts record; and the plain-JS reference step at 64), and the SFT and GRPO training steps (gradients and Adam), in tokens per second,
 // each beside the same model in PyTorch measured in the same run when torch is here.
 //
 // `npm run bench -- text-learning` trains examples/addition-grpo.rlx itself, seeds 1-3 (minutes each):
@@ -26,6 +26,7 @@ import { buildSftLoss } from '../runtime/algorithms/sft/loss.js';
 import { makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
 import { KvSampler } from '../test/helpers/kv-sampler.js';
+import { SampledTokenStatistics } from '../runtime/lm/token-statistics.js';
 import { Adam, GradientStep } from '../runtime/tensor/index.js';
 import { peersMissing, torchTextModel } from './peers.js';
 import { linearFloor } from './text-floor.js';
@@ -63,6 +64,9 @@ export async function benchText(): Promise<void> {
   ]);
   await benchTextModel();
 }
+
+/** `ms` against `base`, as a signed percentage. */
+const signedPercent = (ms: number, base: number) => `${ms >= base ? '+' : ''}${((100 * (ms - base)) / base).toFixed(1)}%`;
 
 const EXAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples/addition-grpo.rlx');
 const TINY = { layers: 2, width: 64, heads: 4, context: 32 };
@@ -106,6 +110,15 @@ export async function benchTextModel(): Promise<void> {
     const options = { temperature: 1, greedy: false, rng };
     // An untrained model rarely writes <eos>: every row runs all slots, as the figures assume.
     const ortMs = median(await timeAsync(() => model.generate(prompts, rows, W, N, options), 10));
+    // The same with each token's sampling statistics recorded (what GRPO's rollouts do: lm/token-statistics.ts),
+    // alternating with plain runs so that load falls on both alike; two plain series bound the noise.
+    const withStats = () => model.generate(prompts, rows, W, N, { ...options, statistics: new SampledTokenStatistics(rows, N) });
+    const plainRun = () => model.generate(prompts, rows, W, N, options);
+    const series: [number[], number[], number[]] = [[], [], []];
+    for (let i = 0; i < 10; i++) {
+      for (const [k, run] of [plainRun, withStats, plainRun].entries()) series[k]!.push(...await timeAsync(run, 1));
+    }
+    const [plainMs, statsMs, ortAgainMs] = series.map(median) as [number, number, number];
     const completions = new Int32Array(rows * N);
     examples.forEach((e, r) => completions.set(encodeCompletion(tokenizer, e.target, layout, e.prompt), r * N));
     const batch = trainingRows(prompts, completions, rows, layout);
@@ -128,6 +141,7 @@ export async function benchTextModel(): Promise<void> {
     const trainFloorMs = median(await timeAsync(() => trainFloor.run(rows * T), 10));
     rowsOut.push(
       [`batch ${rows}: sample ${rows} x ${W + N - 1} positions, onnxruntime step`, perSecond(positions, ortMs)],
+      [`batch ${rows}: the same, recording token statistics`, `${perSecond(positions, statsMs)}; ${signedPercent(statsMs, (plainMs + ortAgainMs) / 2)} (two plain series, interleaved: ${signedPercent(ortAgainMs, plainMs)})`],
       [`batch ${rows}: SFT step + Adam, ${rows} x ${T}`, perSecond(rows * T, sftMs)],
       ...(sftStep2 ? [[`batch ${rows}: SFT step + Adam, two threads per op`, perSecond(rows * T, sft2Ms)] as [string, string]] : []),
       [`batch ${rows}: GRPO step + Adam, ${rows} x ${T}`, perSecond(rows * T, grpoMs)],

@@ -167,6 +167,10 @@ export const GRPO: AlgorithmSpec = {
       option('token', 'Average all tokens of the batch together, so long completions weigh more (DAPO).'),
       option('constant', 'Sum each completion\'s tokens and divide by max_new_tokens, then average the completions (Dr. GRPO).'),
     ), 'sequence', 'How the per-token objective is averaged.'),
+    param('entropy_top_fraction', num({ min: 0, exclusiveMin: true, max: 1 }), 1,
+      'Keep only this top fraction of each batch\'s completion tokens, by the entropy of the distribution each was sampled from, in the loss '
+      + '(Wang et al. 2025, "Beyond the 80/20 rule": 0.2 trains on the high-entropy "forking" tokens); the rest get weight 0 and `loss` averages over the kept ones. '
+      + 'A KL term in the loss then covers the kept tokens only (kl_in_reward covers all). 1: every token.'),
     param('iterations', count({ max: 100 }), 1, 'Gradient steps on each batch of completions (GRPO\'s mu); the ratio is 1 on the first.'),
     param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
     param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature.'),

@@ -109,6 +109,19 @@ export const REWARD_NAMES: RewardName[] = [
   { name: 'target', doc: 'The correct answer of a text task.', type: 'string', availableFor: 'task' },
   { name: 'reply', doc: 'The env\'s answer to this agent turn; empty on the turn that ends the dialogue (that reply is never shown).', type: 'string', availableFor: 'dialogue' },
   { name: 'env_reward', doc: 'The env\'s own reward for this agent turn (what step() returned; GuessNumber: 1 for the right guess).', type: 'number', availableFor: 'dialogue' },
+  {
+    name: 'self_certainty', type: 'number', availableFor: 'task',
+    doc: 'Intrinsic reward (INTUITOR, Zhao et al. 2025, "Learning to Reason without External Rewards"): the mean over the completion\'s tokens of KL(uniform || p) = -log V - mean_v log p_v, '
+      + 'p the distribution each token was sampled from (the policy at the sampling temperature). Higher: a more confident policy. No verifier needed.',
+  },
+  {
+    name: 'neg_entropy', type: 'number', availableFor: 'task',
+    doc: 'Intrinsic reward (entropy minimisation: Agarwal et al. 2025, Prabhudesai et al. 2025): minus the mean entropy of the distributions the completion\'s tokens were sampled from.',
+  },
+  {
+    name: 'logprob', type: 'number', availableFor: 'task',
+    doc: 'Intrinsic reward: the mean log-probability of the completion\'s tokens under the distributions they were sampled from (the policy at the sampling temperature).',
+  },
 ];
 
 

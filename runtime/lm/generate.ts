@@ -7,6 +7,7 @@ import type { Rng } from '../../shared/random.js';
 import type { LmDecoder } from './decoder.js';
 import { leftPad } from './rows.js';
 import { argMax, draw } from './sampling.js';
+import type { SampledTokenStatistics } from './token-statistics.js';
 
 export interface GenerateOptions {
   readonly maxNewTokens: number;
@@ -18,6 +19,8 @@ export interface GenerateOptions {
   readonly stopIds: readonly number[];
   /** Fed after a row has ended (its outputs are ignored); any id of the vocabulary. */
   readonly padId: number;
+  /** Where given, each sampled token's distribution statistics go here: row, then the token's index in its completion (lm/token-statistics.ts). */
+  readonly statistics?: SampledTokenStatistics;
 }
 
 export interface Completion {
@@ -48,6 +51,7 @@ export async function generate(decoder: LmDecoder, prompts: readonly (readonly n
       const token = options.greedy ? argMax(logits, r * V, V) : draw(logits, r * V, V, options.temperature ?? 1, options.rng!);
       out[r]!.ids.push(token);
       out[r]!.logProbs.push(logSoftmaxAt(logits, r * V, V, token));
+      options.statistics?.record(r, out[r]!.ids.length - 1, logits, r * V, V, options.temperature ?? 1, token);
       next[r] = token;
       if (stops.has(token)) {
         out[r]!.finish = 'stop';

@@ -11,6 +11,7 @@ import { initialAdapter, loraAdapters, loraWeights, type LoraAdapter, type LoraS
 import { causalLm, type LmInputs, type LmOutputs, type LoraWeights } from './model.js';
 import type { ModelFolder } from './model-folder.js';
 import { loadAdapter } from './peft.js';
+import type { SampledTokenStatistics } from './token-statistics.js';
 
 export interface PretrainedOptions {
   /**
@@ -29,6 +30,8 @@ export interface SampleSettings {
   readonly greedy: boolean;
   readonly temperature?: number;
   readonly rng?: Rng;
+  /** Where given, each sampled token's distribution statistics go here: row, then the token's index in its completion (lm/token-statistics.ts). */
+  readonly statistics?: SampledTokenStatistics;
 }
 
 /** Weights a run trained (a checkpoint's), and the file they came from for messages. */

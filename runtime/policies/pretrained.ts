@@ -18,6 +18,7 @@ import { checkMemory, type MemoryShape } from '../lm/memory.js';
 import { attentionMask, rowPositions, segmentMask, segmentPositions } from '../lm/rows.js';
 import type { ChatMessage } from '../lm/chat-template.js';
 import { InputError } from '../../shared/input-error.js';
+import type { SampledTokenStatistics } from '../lm/token-statistics.js';
 
 /** How a task's prompt becomes the model's chat prompt (the policy's `chat { }` block). */
 export interface ChatSettings {
@@ -46,6 +47,8 @@ export interface CompleteOptions {
   readonly greedy: boolean;
   readonly temperature?: number;
   readonly rng?: Rng;
+  /** Where given, each sampled token's distribution statistics go here: row, then the token's index in its completion (lm/token-statistics.ts). */
+  readonly statistics?: SampledTokenStatistics;
 }
 
 export class PretrainedPolicy implements LanguageModel {

@@ -14,6 +14,7 @@ import type { PlanReward } from '../../dsl/compile/plan.js';
 import type { Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
 import { TEXT_NAMES, textNamesOf, TextVerifiers } from '../text/reward-terms.js';
+import { INTRINSIC_NAMES, readsIntrinsic } from '../text/intrinsic-rewards.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
 import { InputError } from '../../shared/input-error.js';
 
@@ -62,6 +63,10 @@ export class RewardContext {
   reply = '';
   /** Dialogues: the env's own reward for the turn. */
   envReward = 0;
+  /** Single-turn text tasks: the completion's intrinsic rewards (text/intrinsic-rewards.ts). */
+  selfCertainty = 0;
+  negEntropy = 0;
+  logprob = 0;
 
   constructor(obsDim: number, actionDim: number) {
     this.obs = new Float32Array(obsDim);
@@ -105,6 +110,8 @@ export class CompiledReward {
     private readonly helpers: RewardHelpers,
     /** The `info.NAME`s the terms read, each once. */
     readonly infoNames: readonly string[] = [],
+    /** The terms read an intrinsic reward (self_certainty, neg_entropy, logprob): a text task then records its tokens' sampling statistics. */
+    readonly intrinsic = false,
   ) {
     this.values = new Float64Array(termNames.length);
     this.context.info = new Float64Array(infoNames.length);
@@ -161,7 +168,7 @@ export function compileReward(reward: PlanReward, env: RewardEnv): CompiledRewar
   const source = lines.join('\n');
   const fn = new Function('c', 'h', 'out', source) as TermsFunction;
   const context = new RewardContext(env.obsFields.length, actionDim);
-  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source, new RewardHelpers(text), infoNames);
+  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source, new RewardHelpers(text), infoNames, readsIntrinsic(reward));
 }
 
 /** `infoNames` collects the info values the terms read, each once. */
@@ -205,6 +212,12 @@ function rewardResolver(env: RewardEnv, actionDim: number, infoNames: string[]):
       case 'env_reward':
         if (!env.dialogue) throw new ExprError(`"env_reward": only dialogue envs (GuessNumber, user text modules) have one; ${env.kind} is not one`);
         return { scalar: 'c.envReward' };
+      case 'self_certainty':
+      case 'neg_entropy':
+      case 'logprob':
+        // Statistics of the distributions a completion's tokens were sampled from: only a single-turn text task records them.
+        if (!env.text || env.dialogue) throw new ExprError(`"${head}" is an intrinsic reward of a text task's completion (its tokens' sampling distributions); ${env.kind} ${env.text ? 'is a dialogue: only single-turn TextTask has it' : 'samples no text'}`);
+        return { scalar: `c.${INTRINSIC_NAMES[head]}` };
       case 'info': {
         // Single-turn text tasks report none; others report what they declare, bound by bindInfo().
         if ((env.text && !env.dialogue) || !sub) throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);

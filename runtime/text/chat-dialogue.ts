@@ -26,9 +26,10 @@ import type { Rng } from '../../shared/random.js';
 import { DialogueReward } from './dialogue-reward.js';
 import type { Dialogue, DialogueMessage, DialogueOutcomes } from './dialogue.js';
 import type { TokenRows, TurnRewards } from './text-env.js';
+import { SampledTokenStatistics } from '../lm/token-statistics.js';
 
 /** How the agent's turns are written: sampled from the model (or greedy), or the env's expert (demonstrations for SFT). */
-export type ChatTurnWriter = { readonly greedy: boolean; readonly temperature: number; readonly rng?: Rng } | { readonly expert: true };
+export type ChatTurnWriter = { readonly greedy: boolean; readonly temperature: number; readonly rng?: Rng; /** Record the sampled ids' entropies (ChatDialogueBatch.entropy). */ readonly tokenStatistics?: boolean } | { readonly expert: true };
 
 /** Dialogues run to their end by a pretrained model: each row's ids, packed as above. */
 export interface ChatDialogueBatch extends DialogueOutcomes {
@@ -42,6 +43,8 @@ export interface ChatDialogueBatch extends DialogueOutcomes {
   readonly segments: readonly (readonly number[])[];
   /** Ids the agent wrote over all turns, per row (what is learned). */
   readonly agentTokens: Int32Array;
+  /** Per row, beside `ids`: the entropy of the distribution each sampled agent id was drawn from (lm/token-statistics.ts), where the writer asked for it; 0 elsewhere and for expert turns. */
+  readonly entropy: readonly (readonly number[])[];
 }
 
 export interface ChatDialogueOptions {
@@ -73,6 +76,7 @@ class PackedRow {
   readonly agent: number[] = [];
   readonly segments: number[] = [];
   readonly turnOf: number[] = [];
+  readonly entropy: number[] = [];
 
   /** The prompt the model read before a turn: the rest of it when it extends the current segment, else a new segment. */
   addPrompt(prompt: readonly number[]): void {
@@ -85,18 +89,19 @@ class PackedRow {
     }
   }
 
-  /** The ids the agent wrote at turn `k` (from 0). */
-  addTurn(ids: readonly number[], k: number): void {
-    this.push(ids, k);
+  /** The ids the agent wrote at turn `k` (from 0), with the entropy each was sampled at (0 where unknown). */
+  addTurn(ids: readonly number[], k: number, entropy: readonly number[] | undefined): void {
+    this.push(ids, k, entropy);
   }
 
   /** `turn` -1: ids the agent read; else the turn the agent wrote them in. */
-  private push(ids: readonly number[], turn: number): void {
-    for (const id of ids) {
+  private push(ids: readonly number[], turn: number, entropy?: readonly number[]): void {
+    ids.forEach((id, j) => {
       this.ids.push(id);
       this.agent.push(turn < 0 ? 0 : 1);
       this.turnOf.push(turn);
-    }
+      this.entropy.push(entropy?.[j] ?? 0);
+    });
   }
 }
 
@@ -142,8 +147,8 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
     });
     const written = 'expert' in writer ? live.map((r) => expertTurn(dialogues[r]!, policy)) : await sampledTurns(policy, prompts, writer, options.turnTokens);
     live.forEach((r, i) => {
-      const { ids, text } = written[i]!;
-      packed[r]!.addTurn(ids, k);
+      const { ids, text, entropy } = written[i]!;
+      packed[r]!.addTurn(ids, k, entropy);
       agentTokens[r] += ids.length;
       const result = dialogues[r]!.turn(text);
       const truncated = !result.done && k === options.turns - 1;
@@ -177,18 +182,32 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
     turnOf: packed.map((p) => p.turnOf),
     segments: packed.map((p) => p.segments),
     agentTokens,
+    entropy: packed.map((p) => p.entropy),
   };
 }
 
-function expertTurn(dialogue: Dialogue, policy: PretrainedPolicy): { ids: number[]; text: string } {
+function expertTurn(dialogue: Dialogue, policy: PretrainedPolicy): { ids: number[]; text: string; entropy?: number[] } {
   if (!dialogue.expert) throw new Error('this env has no demonstrations (its dialogues have no expert turn)');
   const text = dialogue.expert();
   return { ids: policy.encodeCompletion(text), text };
 }
 
-async function sampledTurns(policy: PretrainedPolicy, prompts: readonly (readonly number[])[], writer: Exclude<ChatTurnWriter, { expert: true }>, turnTokens: number): Promise<{ ids: number[]; text: string }[]> {
-  const completions = await policy.complete(prompts, { maxNewTokens: turnTokens, greedy: writer.greedy, temperature: writer.temperature, rng: writer.rng });
-  return completions.map((ids) => ({ ids, text: policy.decodeCompletion(ids) }));
+async function sampledTurns(policy: PretrainedPolicy, prompts: readonly (readonly number[])[], writer: Exclude<ChatTurnWriter, { expert: true }>, turnTokens: number): Promise<{ ids: number[]; text: string; entropy?: number[] }[]> {
+  const statistics = writer.tokenStatistics ? new SampledTokenStatistics(prompts.length, turnTokens) : undefined;
+  const completions = await policy.complete(prompts, { maxNewTokens: turnTokens, greedy: writer.greedy, temperature: writer.temperature, rng: writer.rng, ...(statistics ? { statistics } : {}) });
+  return completions.map((ids, r) => ({ ids, text: policy.decodeCompletion(ids), entropy: statistics ? Array.from(statistics.entropy.subarray(r * turnTokens, r * turnTokens + ids.length)) : undefined }));
+}
+
+/** The agent ids' sampling entropies laid out as chatTrainingRows lays out their positions (0 where not learned). */
+export function chatTokenEntropy(batch: ChatDialogueBatch, rows: TokenRows): Float32Array {
+  const { width } = rows;
+  const out = new Float32Array(batch.rows * width);
+  for (let r = 0; r < batch.rows; r++) {
+    const entropy = batch.entropy[r]!;
+    const start = width + 1 - entropy.length; // as chatTrainingRows: the longest row's ids fill width + 1
+    for (let i = Math.max(0, start - 1); i < width; i++) if (rows.mask[r * width + i]) out[r * width + i] = entropy[i + 1 - start]!;
+  }
+  return out;
 }
 
 /**

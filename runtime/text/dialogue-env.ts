@@ -13,8 +13,9 @@ import type { EpisodeRecord } from '../algorithms/stepper.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { Rng } from '../../shared/random.js';
-import { chatTrainingRows, chatTurnRewards, runChatDialogues, type ChatDialogueBatch, type ChatTurnWriter } from './chat-dialogue.js';
+import { chatTokenEntropy, chatTrainingRows, chatTurnRewards, runChatDialogues, type ChatDialogueBatch, type ChatTurnWriter } from './chat-dialogue.js';
 import { DialogueReward } from './dialogue-reward.js';
+import { SampledTokenStatistics } from '../lm/token-statistics.js';
 import { dialogueLayout, dialogueTrainingRows, dialogueTurnRewards, gridWidth, runDialogues, type Dialogue, type DialogueEnv, type DialogueLayout, type DialogueOutcomes } from './dialogue.js';
 import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler, TurnRewards } from './text-env.js';
 import { CharTokenizer } from './tokenizer.js';
@@ -81,17 +82,22 @@ export class DialogueEnvironment implements TextEnv {
     let batch: DialogueOutcomes;
     let tokens: TokenRows;
     let turnRewards: TurnRewards;
+    let tokenEntropy: Float32Array | undefined;
     if (isPretrained(languageModel)) {
-      const chat = await this.chatDialogues(dialogues, languageModel, { greedy: false, temperature: o.temperature, rng: o.sampleRng }, o.maxNewTokens);
+      const chat = await this.chatDialogues(dialogues, languageModel, { greedy: false, temperature: o.temperature, rng: o.sampleRng, tokenStatistics: o.tokenStatistics === true }, o.maxNewTokens);
       batch = chat;
       tokens = chatTrainingRows(chat, languageModel);
       turnRewards = chatTurnRewards(chat, tokens, this.env.maxTurns);
+      if (o.tokenStatistics) tokenEntropy = chatTokenEntropy(chat, tokens);
     } else {
       const step = await (languageModel as TokenModel).decoder(rows);
-      const grid = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng } }, this.reward);
+      // Each agent token's sampling statistics at its grid position, the target of the position before it.
+      const statistics = o.tokenStatistics ? new SampledTokenStatistics(rows, gridWidth(this.layout)) : undefined;
+      const grid = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng, ...(statistics ? { statistics } : {}) } }, this.reward);
       batch = grid;
       tokens = dialogueTrainingRows(grid, this.layout);
       turnRewards = dialogueTurnRewards(grid, this.layout, tokens);
+      tokenEntropy = statistics?.entropyAtPositions(tokens.width, -1);
     }
     const steps = batch.turns.reduce((a, b) => a + b, 0);
     const mean = (xs: ArrayLike<number>) => Array.from(xs).reduce((a, b) => a + b, 0) / xs.length;
@@ -105,7 +111,7 @@ export class DialogueEnvironment implements TextEnv {
     if (batch.reportsSuccess) metrics['train/batch_success'] = mean(batch.success);
     const names = this.termNames;
     names.forEach((name, k) => (metrics[`rewards/${name}`] = mean(Array.from({ length: rows }, (_, r) => batch.termSums[r * names.length + k]!))));
-    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples: samplesOf(batch, dialogues, names), turnRewards };
+    return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples: samplesOf(batch, dialogues, names), turnRewards, ...(tokenEntropy ? { tokenEntropy } : {}) };
   }
 
   async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {

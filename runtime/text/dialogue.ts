@@ -192,6 +192,7 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
         if (token === EOS || slot < A - 1) {
           grid[r * T + next] = token === BOS || token === PAD ? EOS : token;
           agentTokens[r * T + next] = 1;
+          options.statistics?.record(r, next, logits, r * vocab, vocab, options.temperature, token);
         }
         if (token === EOS || token === BOS || token === PAD || slot === A - 1) ended[r] = 1;
       }

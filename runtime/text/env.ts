@@ -20,6 +20,8 @@ import type { CompletionLengths, RolloutOptions, Rollouts, SampleRecord, TextEnv
 import { EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import { exact } from './verifiers.js';
 import { tokenRows } from './token-rows.js';
+import { SampledTokenStatistics, type TokenStatistics } from '../lm/token-statistics.js';
+import { setIntrinsic } from './intrinsic-rewards.js';
 
 /** Prompts per batch when evaluating. */
 const EVAL_BATCH = 128;
@@ -38,6 +40,8 @@ export class TextEnvironment implements TextEnv {
   readonly termNames: readonly string[];
   readonly description: Readonly<{ env: string; task: string }>;
   readonly policyFields: Readonly<Record<string, unknown>>;
+  /** The reward reads self_certainty, neg_entropy or logprob: every sample records its tokens' statistics. */
+  private readonly intrinsic: boolean;
 
   constructor(
     readonly task: TextTask,
@@ -48,6 +52,7 @@ export class TextEnvironment implements TextEnv {
     this.tokenizer = taskTokenizer(task);
     this.layout = textLayout(task.maxPromptLength, maxTokens);
     this.termNames = reward ? reward.termNames : ['exact'];
+    this.intrinsic = reward?.intrinsic ?? false;
     this.description = { env: 'TextTask', task: task.description };
     this.policyFields = { task: task.description, layout: { prompt_width: this.layout.promptWidth, completion_slots: this.layout.completionSlots } };
   }
@@ -59,8 +64,11 @@ export class TextEnvironment implements TextEnv {
     return new TextEnvironment(task, max_tokens, reward);
   }
 
-  /** The reward of `completion` for `example`. */
-  score(example: TextExample, completion: string): CompletionScore {
+  /**
+   * The reward of `completion` for `example`; `sampled` holds the means of its tokens' sampling
+   * statistics, which the intrinsic reward names read (0 where not given).
+   */
+  score(example: TextExample, completion: string, sampled?: TokenStatistics): CompletionScore {
     if (!this.reward) {
       const value = exact(completion, example.target);
       return { total: value, terms: [value] };
@@ -69,6 +77,7 @@ export class TextEnvironment implements TextEnv {
     c.prompt = example.prompt;
     c.target = example.target;
     c.completion = completion;
+    setIntrinsic(c, sampled);
     const total = this.reward.evaluate();
     return { total, terms: [...this.reward.values] };
   }
@@ -98,19 +107,27 @@ export class TextEnvironment implements TextEnv {
     const examples = Array.from({ length: o.groups }, () => this.task.sample(o.startRng));
     const prompts = examples.flatMap((e) => Array<number[]>(G).fill(model.encodePrompt(e.prompt)));
     const maxNewTokens = Math.min(this.maxTokens, o.maxNewTokens ?? this.maxTokens);
-    const completions = await model.complete(prompts, { maxNewTokens, greedy: false, temperature: o.temperature, rng: o.sampleRng });
+    const statistics = this.statisticsFor(o, rows, maxNewTokens);
+    const completions = await model.complete(prompts, { maxNewTokens, greedy: false, temperature: o.temperature, rng: o.sampleRng, statistics });
     const texts = completions.map((ids) => model.decodeCompletion(ids));
-    const scored = this.scoreSamples(examples, texts, G);
+    const scored = this.scoreSamples(examples, texts, G, statistics);
     const batch = tokenRows(prompts, completions, model.padId);
     const tokens = completions.reduce((sum, ids) => sum + ids.length, 0);
     const stops = new Set(model.stopIds);
     const ended = completions.map((ids) => ids.length > 0 && stops.has(ids[ids.length - 1]!));
     const lengths = { lengths: Int32Array.from(completions, (ids, r) => ids.length - (ended[r] ? 1 : 0)), truncated: Uint8Array.from(ended, (e, r) => (!e && completions[r]!.length >= maxNewTokens ? 1 : 0)), max: maxNewTokens };
-    return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [], completions: lengths };
+    // Completion token k is the target of position W - 1 + k, W the batch's prompt width.
+    const tokenEntropy = statistics?.entropyAtPositions(batch.width, batch.width - Math.max(1, ...completions.map((c) => c.length)));
+    return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [], completions: lengths, ...(tokenEntropy ? { tokenEntropy } : {}) };
+  }
+
+  /** A sink for the tokens' sampling statistics where the learner or the reward reads them (else none: sampling as without them). */
+  private statisticsFor(o: RolloutOptions, rows: number, slots: number): SampledTokenStatistics | undefined {
+    return o.tokenStatistics || this.intrinsic ? new SampledTokenStatistics(rows, slots) : undefined;
   }
 
   /** Rewards, each term and exact-match accuracy of completions (rows in groups of G per example), with the samples for the inspector. */
-  private scoreSamples(examples: readonly TextExample[], texts: readonly string[], G: number): Pick<Rollouts, 'rewards' | 'samples' | 'metrics'> {
+  private scoreSamples(examples: readonly TextExample[], texts: readonly string[], G: number, statistics: SampledTokenStatistics | undefined): Pick<Rollouts, 'rewards' | 'samples' | 'metrics'> {
     const rows = texts.length;
     const rewards = new Float64Array(rows);
     const termSums = new Float64Array(this.termNames.length);
@@ -120,7 +137,7 @@ export class TextEnvironment implements TextEnv {
     for (let r = 0; r < rows; r++) {
       const example = examples[Math.floor(r / G)]!;
       const text = texts[r]!;
-      const score = this.score(example, text);
+      const score = this.score(example, text, statistics?.means(r));
       rewards[r] = score.total;
       score.terms.forEach((v, k) => (termSums[k] += v));
       const right = exact(text, example.target);
@@ -148,13 +165,17 @@ export class TextEnvironment implements TextEnv {
     const examples = Array.from({ length: o.groups }, () => this.task.sample(o.startRng));
     const prompts = encodePrompts(this.tokenizer, examples.flatMap((e) => Array<string>(G).fill(e.prompt)), layout);
     const N = layout.completionSlots;
-    const slots = await model.generate(prompts, rows, layout.promptWidth, N, { temperature: o.temperature, greedy: false, rng: o.sampleRng });
+    const statistics = this.statisticsFor(o, rows, N);
+    const slots = await model.generate(prompts, rows, layout.promptWidth, N, { temperature: o.temperature, greedy: false, rng: o.sampleRng, ...(statistics ? { statistics } : {}) });
 
     const texts = Array.from({ length: rows }, (_, r) => this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N)));
-    const scored = this.scoreSamples(examples, texts, G);
+    const scored = this.scoreSamples(examples, texts, G, statistics);
     const batch = trainingRows(prompts, slots, rows, layout);
     const perRow = Int32Array.from({ length: rows }, (_, r) => completionLength(slots, r * N, N));
-    return { ...batch, rows, width: sequenceWidth(layout), perRow, ...scored, steps: rows, episodes: [], completions: slotLengths(slots, rows, N) };
+    const width = sequenceWidth(layout);
+    // Completion slot k is the target of position W - 1 + k (layout.ts).
+    const tokenEntropy = statistics?.entropyAtPositions(width, layout.promptWidth - 1);
+    return { ...batch, rows, width, perRow, ...scored, steps: rows, episodes: [], completions: slotLengths(slots, rows, N), ...(tokenEntropy ? { tokenEntropy } : {}) };
   }
 
   async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {
@@ -186,12 +207,20 @@ export class TextEnvironment implements TextEnv {
   async evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome> {
     const rewards: number[] = [];
     const samples: SampleRecord[] = [];
-    const complete = isPretrainedSampler(model)
-      ? async (prompts: readonly string[]) => (await model.complete(prompts.map((p) => model.encodePrompt(p)), { maxNewTokens: this.maxTokens, greedy: true })).map((ids) => model.decodeCompletion(ids))
-      : (prompts: readonly string[]) => completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true });
+    // Each completion's sampling statistics (greedy, at temperature 1), in order, where the reward reads the intrinsic names.
+    const sampled: TokenStatistics[] = [];
+    const complete = async (prompts: readonly string[]) => {
+      const pretrained = isPretrainedSampler(model);
+      const statistics = this.intrinsic ? new SampledTokenStatistics(prompts.length, pretrained ? this.maxTokens : this.layout.completionSlots) : undefined;
+      const texts = pretrained
+        ? (await model.complete(prompts.map((p) => model.encodePrompt(p)), { maxNewTokens: this.maxTokens, greedy: true, ...(statistics ? { statistics } : {}) })).map((c) => model.decodeCompletion(c))
+        : await completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true, ...(statistics ? { statistics } : {}) });
+      if (statistics) prompts.forEach((_, r) => sampled.push(statistics.means(r)));
+      return texts;
+    };
     const result = await evaluateText(this.task.heldOut().slice(0, limit), complete, {
       reward: (example, completion) => {
-        const { total, terms } = this.score(example, completion);
+        const { total, terms } = this.score(example, completion, sampled[rewards.length]);
         rewards.push(total);
         const termValues = Object.fromEntries(this.termNames.map((name, k) => [name, terms[k]!]));
         samples.push({ start: example.prompt, target: example.target, text: completion, reward: total, terms: termValues, correct: exact(completion, example.target) === 1 });

@@ -82,6 +82,13 @@ export interface Rollouts extends TokenRows {
   readonly completions?: CompletionLengths;
   /** Dialogues: each agent turn's reward and the turn each learned token was written in, for per-turn credit (algorithms/text/turn-credit.ts); none for single-turn tasks. */
   readonly turnRewards?: TurnRewards;
+  /**
+   * [rows, width]: at each learned position, the entropy of the distribution its token was
+   * sampled from (pi_old at the sampling temperature; lm/token-statistics.ts), 0 elsewhere.
+   * Every env here records it (single-turn and dialogue, either kind of model); optional for
+   * rollouts built elsewhere.
+   */
+  readonly tokenEntropy?: Float32Array;
 }
 
 /** A batch of dialogues turn by turn: what per-turn credit needs. */
@@ -106,6 +113,12 @@ export interface RolloutOptions {
   readonly temperature: number;
   /** Longest completion sampled, where the env lets the learner choose (single-turn). */
   readonly maxNewTokens?: number;
+  /**
+   * Record each sampled token's distribution statistics (Rollouts.tokenEntropy), as GRPO's
+   * entropy_top_fraction needs. A TextTask whose reward reads the intrinsic names records them
+   * anyway; otherwise sampling does exactly what it did without them.
+   */
+  readonly tokenStatistics?: boolean;
 }
 
 /** An evaluation on the held-out starts, as the trainer writes it into an `eval` event. */

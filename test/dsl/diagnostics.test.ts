@@ -1076,6 +1076,17 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       also: [{ code: 'unknown-field', message: /^Tool \(module\("\.\/tool\.ts"\)\) reports no info value 'call'; it reports: success, calls/ }],
     },
     {
+      name: 'intrinsic rewards (self_certainty, neg_entropy, logprob) need a single-turn text task\'s sampled tokens',
+      source: `${PRELUDE}env Guess = GuessNumber {}\nreward R { term a = ⟦self_certainty⟧ }\nreward S { term b = ⟦neg_entropy⟧ + 0.1 * ⟦logprob⟧ }\nreward Fine { term c = self_certainty - 0.01 * length(completion) }\n`
+        + `${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}experiment Y { env: Guess, policy: Tiny, algorithm: REINFORCE, budget: 1k, reward: S }\n`
+        + 'experiment Z { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, reward: Fine }\n',
+      message: "'self_certainty' is not available with Pole (CartPole): only single-turn text tasks (TextTask) have it",
+      also: [
+        { code: 'unknown-field', message: "'neg_entropy' is not available with Guess (GuessNumber): only single-turn text tasks (TextTask) have it" },
+        { code: 'unknown-field', message: "'logprob' is not available with Guess (GuessNumber): only single-turn text tasks (TextTask) have it" },
+      ],
+    },
+    {
       name: 'goal names with an env without goals',
       source: `${PRELUDE}reward R { term a = -dist(⟦achieved⟧, ⟦goal⟧) }\n${BALANCE.replace('budget: 10k', 'budget: 10k, reward: R')}`,
       message: "'achieved' is not available with Pole (CartPole): only goal-conditioned envs have it",

@@ -25,6 +25,7 @@ export function grpoLearnerConfig(s: GrpoSettings, files?: LearnerDataFiles): Te
     klCoef: s.reference === 'initial' ? s.kl_coef : 0,
     klEstimator: s.kl_estimator,
     klInReward: s.kl_in_reward,
+    entropyTopFraction: s.entropy_top_fraction,
     entropyCoef: 0,
     iterations: s.iterations,
     maxGradNorm: s.max_grad_norm,

@@ -24,6 +24,8 @@ export interface GrpoSettings {
   baseline: Baseline;
   normalize: Normalize;
   loss: LossKind;
+  /** The top fraction of a batch's learned tokens, by sampling entropy, that the loss keeps (token-weights.ts); 1: all. */
+  entropy_top_fraction: number;
   iterations: number;
   max_new_tokens: number;
   temperature: number;
@@ -55,6 +57,7 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     baseline: p.option('baseline', BASELINES),
     normalize: p.option('normalize', NORMALIZE),
     loss: p.option('loss', LOSS_KINDS),
+    entropy_top_fraction: p.number('entropy_top_fraction'),
     iterations: p.count('iterations'),
     max_new_tokens: p.count('max_new_tokens'),
     temperature: p.number('temperature'),

@@ -40,7 +40,7 @@ import { foldKlIntoRewards, type KlEstimator } from './kl.js';
 import type { OverlongSetting } from './overlong.js';
 import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
 import type { Refeed } from './rollout-groups.js';
-import { tokenWeights, type TokenWeighting } from './token-weights.js';
+import { selectHighEntropyTokens, tokenWeights, type TokenWeighting } from './token-weights.js';
 import { creditedAdvantages, type TurnCredit } from './turn-credit.js';
 import { buildLogProbs } from './tokens.js';
 
@@ -71,6 +71,8 @@ export interface TextLearnerConfig {
   readonly weighting: TokenWeighting;
   /** Demonstrations whose cross-entropy joins the loss, weighted by sftCoef (demos.ts); absent: none, plain GRPO. */
   readonly demos?: { readonly origin: DemoOrigin; readonly coef: Schedulable; readonly batchSize: number };
+  /** Only this top fraction of each batch's learned tokens by sampling entropy is weighted (token-weights.ts); absent or 1: all. */
+  readonly entropyTopFraction?: number;
   /** Writes one advantage per sample (groups of groupSize consecutive rows). */
   advantages(rewards: Float64Array, groupSize: number, out: Float32Array): void;
   /** `credit: turn`: each dialogue turn's tokens get its return-to-go's advantage, compared so (turn-credit.ts); absent: the sample's advantage on every token. */
@@ -225,6 +227,7 @@ export class TextPolicyGradient implements Algorithm {
       sampleRng: this.sampleRng,
       temperature: c.temperature,
       ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
+      ...(c.entropyTopFraction !== undefined && c.entropyTopFraction < 1 ? { tokenStatistics: true } : {}),
     }, { overlong: c.overlong ?? { mode: 'keep', buffer: 0 }, dynamicSampling: c.dynamicSampling ?? null, refeed: rowFeedsOf(this.policy), where: c.name });
     const { rows } = batch;
     const s = this.scalars;
@@ -249,7 +252,8 @@ export class TextPolicyGradient implements Algorithm {
     const foldedKl = rewardKl !== undefined ? { logp: oldLogp!, refLogp: refLogp!, estimator: c.klEstimator, coef: c.klCoef } : undefined;
     const credited = creditedAdvantages(batch, G, advantages, c.turnCredit, foldedKl);
     this.recorder?.offer(c.name, batch, G, credited.perSample);
-    const weight = tokenWeights(batch, c.weighting, c.maxNewTokens ?? batch.width);
+    const selection = c.entropyTopFraction !== undefined && c.entropyTopFraction < 1 ? selectHighEntropyTokens(batch, c.entropyTopFraction) : null;
+    const weight = tokenWeights(selection?.rows ?? batch, c.weighting, c.maxNewTokens ?? batch.width);
 
     s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
     s.ratioLow[0] = 1 - clip;
@@ -299,6 +303,7 @@ export class TextPolicyGradient implements Algorithm {
       metrics['losses/sft'] = sft;
       metrics['charts/sft_coef'] = sftCoef;
     }
+    if (selection) Object.assign(metrics, { 'train/entropy_threshold': selection.threshold, 'train/entropy_kept_fraction': selection.keptFraction });
     // With the KL in the reward the loss has no KL term: the KL reported is the reward's, with the mean taken off a sample's reward.
     if (rewardKl !== undefined) {
       metrics['losses/kl'] = rewardKl.tokenKl;

@@ -3,7 +3,8 @@
 // update trains on. Rows stay in groups of `groupSize` consecutive rows, as the advantages expect.
 //
 // - Token rows, rewards, samples and completion lengths follow the rows kept; the model's own
-//   feeds (a pretrained model's positions and attention mask, one slice per row) too.
+//   feeds (a pretrained model's positions and attention mask, one slice per row), dialogues'
+//   per-turn rewards and the tokens' sampling entropies too.
 // - `steps`, `metrics` and `episodes` describe what was sampled, kept or not: the budget counts
 //   every sample, and the metrics (means over the samples, counts under charts/ summed) and the
 //   dialogues that ended describe the policy, not the filter.
@@ -56,6 +57,7 @@ export function selectGroups(batch: Rollouts, groupSize: number, groups: readonl
     taken: pickRows(turns.taken, 1, rows),
     tokenTurn: pickRows(turns.tokenTurn, T, rows),
   };
+  const tokenEntropy = batch.tokenEntropy && pickRows(batch.tokenEntropy, T, rows);
   return {
     ...batch,
     rows: rows.length,
@@ -70,6 +72,7 @@ export function selectGroups(batch: Rollouts, groupSize: number, groups: readonl
     ...(starts ? { starts: pickRows(starts, 1, rows) } : {}),
     ...(completions ? { completions } : {}),
     ...(turnRewards ? { turnRewards } : {}),
+    ...(tokenEntropy ? { tokenEntropy } : {}),
   };
 }
 
@@ -167,5 +170,6 @@ export function concatRollouts(batches: readonly Rollouts[], refeed?: Refeed): R
     ...(starts ? { starts } : {}),
     ...(completions ? { completions } : {}),
     ...(turnRewards ? { turnRewards } : {}),
+    ...(batches.every((b) => b.tokenEntropy) ? { tokenEntropy: join((b) => b.tokenEntropy!, rowWide, widths) } : {}),
   } as Rollouts;
 }

@@ -4,6 +4,7 @@
 // left-padded to one width), so generating n tokens costs n steps.
 import type { LmDecoder } from '../../lm/decoder.js';
 import { argMax, draw } from '../../lm/sampling.js';
+import type { SampledTokenStatistics } from '../../lm/token-statistics.js';
 import type { Rng } from '../../../shared/random.js';
 import { EOS, PAD } from '../../text/tokenizer.js';
 
@@ -17,6 +18,11 @@ export interface SampleOptions {
   readonly greedy: boolean;
   /** Draws the tokens (unused when greedy). */
   readonly rng?: Rng;
+  /**
+   * Where given, each written token's distribution statistics (lm/token-statistics.ts) go here,
+   * at its slot (decode(): completion slot; dialogues: grid position). The tokens do not change.
+   */
+  readonly statistics?: SampledTokenStatistics;
 }
 
 /**
@@ -64,7 +70,10 @@ export async function decode(step: DecodeStep, vocab: number, prompts: Int32Arra
         done[r] = 1;
         finished++;
       }
-      if (token === EOS || next < newTokens - 1) out[r * newTokens + next] = token;
+      if (token === EOS || next < newTokens - 1) {
+        out[r * newTokens + next] = token;
+        options.statistics?.record(r, next, logits, r * vocab, vocab, options.temperature, token);
+      }
     }
   }
   return out;

@@ -17,7 +17,7 @@ import { Rng } from '../../../shared/random.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { checkPlan } from '../../../runtime/support.js';
 import { Session } from '../../../runtime/tensor/index.js';
-import { chatTrainingRows, chatTurnRewards, runChatDialogues, type ChatDialogueBatch } from '../../../runtime/text/chat-dialogue.js';
+import { chatTokenEntropy, chatTrainingRows, chatTurnRewards, runChatDialogues, type ChatDialogueBatch } from '../../../runtime/text/chat-dialogue.js';
 import type { Dialogue } from '../../../runtime/text/dialogue.js';
 import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
 import { GuessNumber } from '../../../runtime/text/guess-number.js';
@@ -124,11 +124,19 @@ describe('dialogues with a pretrained model', () => {
     const policy = PretrainedPolicy.load({ folder: QWEN2, chat: CHAT }, new Rng(1));
     const env = new GuessNumber(1, 10, 3);
     const dialogues = [3, 3, 9, 9].map((n) => env.dialogue(n));
-    const batch = await runChatDialogues(dialogues, policy, { greedy: false, temperature: 1, rng: new Rng(5) }, { turnTokens: 3, turns: 3, env: 'GuessNumber' });
+    const batch = await runChatDialogues(dialogues, policy, { greedy: false, temperature: 1, rng: new Rng(5), tokenStatistics: true }, { turnTokens: 3, turns: 3, env: 'GuessNumber' });
     assert.ok(new Set(batch.ids.map((ids) => ids.length)).size > 1, 'the rows differ in length (the test covers left padding)');
     const rows = chatTrainingRows(batch, policy);
     assert.equal(rows.tokenCount, batch.agentTokens.reduce((a, b) => a + b, 0));
     assert.ok((await assertTrainedInContext(policy, batch, rows)) > 0);
+    // Each sampled id's entropy lands on the position that learns it (GRPO's entropy_top_fraction reads them there), in order.
+    const entropy = chatTokenEntropy(batch, rows);
+    for (let r = 0; r < batch.rows; r++) {
+      const atPositions = Array.from({ length: rows.width }, (_, i) => r * rows.width + i).filter((i) => rows.mask[i]).map((i) => entropy[i]!);
+      const sampled = batch.entropy[r]!.filter((_, i) => batch.agent[r]![i]);
+      assert.deepEqual(atPositions, sampled.map((h) => Math.fround(h)), `row ${r}`);
+      assert.ok(sampled.every((h) => h > 0) && entropy.every((h, i) => h === 0 || rows.mask[i] === 1));
+    }
     await policy.release();
   });
 

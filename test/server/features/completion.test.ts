@@ -42,7 +42,7 @@ const KINDS = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];
 const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT'];
 const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
-const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'env_reward'];
+const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
 const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'novelty'];
 const METRICS = ['eval.mean_return', 'eval.std_return', 'eval.mean_length', 'eval.success', 'eval.accuracy', 'train.mean_return', 'train.mean_length', 'train.success', 'train.accuracy', 'steps'];
 
@@ -305,9 +305,10 @@ describe('completion in reward terms', () => {
     assert.match(items[0].detail!, /no experiment pairs this reward/);
   });
 
-  it('with a text task: its names and the verifiers, no observation', () => {
+  it('with a text task: its names, its intrinsic rewards and the verifiers, no observation', () => {
     const source = 'env Arith = TextTask\nreward R { term a = $0 }\nexperiment E { env: Arith, reward: R }';
-    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', ...FUNCTIONS]);
+    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'self_certainty', 'neg_entropy', 'logprob', ...FUNCTIONS]);
+    assert.match(JSON.stringify(item(source, 'self_certainty').documentation), /INTUITOR.*KL\(uniform \|\| p\)/);
   });
 
   it('with a dialogue env: the text names of a turn (no target), its reply and env_reward, and its info values', () => {

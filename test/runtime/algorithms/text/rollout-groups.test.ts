@@ -105,3 +105,14 @@ test('dialogues\' per-turn rewards follow the groups kept and joined; padded pos
   assert.deepEqual([...joined.turnRewards!.rewards], [40, 41, 50, 51, 100, 101, 110, 111]);
   assert.deepEqual([...joined.turnRewards!.tokenTurn], [0, 1, -1, 0, 1, -1, 0, 1, 0, 1, 0, 1]);
 });
+
+test('the tokens\' sampling entropies follow the groups kept and joined (entropy_top_fraction with dynamic sampling)', () => {
+  const withEntropy = (groups: number, width: number, first = 0): Rollouts => {
+    const batch = rollouts(groups, width, first);
+    return { ...batch, tokenEntropy: Float32Array.from({ length: batch.rows * width }, (_, i) => Math.floor(i / width) + first + (i % width) / 10) };
+  };
+  const kept = selectGroups(withEntropy(2, 2), 2, [1]);
+  assert.deepEqual([...kept.tokenEntropy!].map((x) => Math.round(x * 10) / 10), [2, 2.1, 3, 3.1]);
+  const joined = concatRollouts([kept, withEntropy(1, 2, 10)]);
+  assert.deepEqual([...joined.tokenEntropy!].map((x) => Math.round(x * 10) / 10), [2, 2.1, 3, 3.1, 10, 10.1, 11, 11.1]);
+});
