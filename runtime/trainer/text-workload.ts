@@ -6,7 +6,7 @@
 // step here; dialogues are episodes, which the learner hands over.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
-import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import { stageAlgorithm, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { LANGUAGE_MODEL, PolicyFactory, type LanguageModel } from '../policies/index.js';
 import { isPretrained, type ExpectedUse } from '../policies/pretrained.js';
 import { Rng } from '../../shared/random.js';
@@ -128,7 +128,7 @@ export class TextWorkload implements Workload {
   }
 
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
-    const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
+    const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
     return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder }, settings);
   }
 
