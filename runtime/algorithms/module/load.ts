@@ -21,7 +21,7 @@ import * as learnerApi from '../../learner/index.js';
 import type { BuildTextLoss } from '../../learner/text-batch.js';
 import { readRunText } from '../../run/run-files.js';
 import { LearnerModuleError } from './errors.js';
-import type { ProbeReply, ProbeRequest } from './probe-worker.js';
+import type { ProbeReply, ProbeRequest } from './probe-protocol.js';
 
 export { LearnerModuleError };
 

@@ -5,15 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildTextLoss } from './text-loss.js';
 import { importBundle, learnerExports } from './load.js';
-
-export interface ProbeRequest {
-  readonly code: string;
-  readonly label: string;
-  readonly settings: Readonly<Record<string, number | boolean | string>>;
-  readonly groupSize: number;
-}
-
-export type ProbeReply = { readonly ok: true } | { readonly ok: false; readonly message: string };
+import type { ProbeReply, ProbeRequest } from './probe-protocol.js';
 
 async function main(request: ProbeRequest): Promise<ProbeReply> {
   try {
