@@ -56,6 +56,7 @@ export const TEXT_LEARNER_PARAMS: readonly ParamSpec[] = [
   param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
   param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature; log-probabilities are of the logits divided by it.'),
   param('max_grad_norm', num({ min: 0, exclusiveMin: true }), 1.0, 'Gradients are rescaled so their global norm is at most this.'),
+  param('build_timeout', num({ min: 0, exclusiveMin: true, max: 3600 }), 60, 'Seconds the module may take to load and build its loss (tried first in a worker thread) before the run fails: a loop that never ends is stopped.'),
 ];
 
 const NUMERIC_NOT_IMPLEMENTED = 'learner modules of kind \'numeric\' are declared by the language but not trained yet; write kind: \'text\' for a text env (docs/learners.md#writing-a-learner-module)';

@@ -44,7 +44,9 @@ export async function loadStageLearners(stages: readonly PlanStage[], source: St
     const label = learnerLabel(component.name, written);
     const groupSize = typeof component.params.group_size === 'number' ? component.params.group_size : 8;
     const settings = Object.fromEntries(Object.entries(component.params).filter(([k, v]) => !TEXT_LEARNER_PARAMS.some((p) => p.name === k) && (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string'))) as Record<string, number | boolean | string>;
-    const options = { name: component.name, written, settings, groupSize, buildTimeoutMs: source.buildTimeoutMs };
+    const timeout = component.params.build_timeout;
+    const buildTimeoutMs = source.buildTimeoutMs ?? (typeof timeout === 'number' && timeout > 0 ? timeout * 1000 : undefined);
+    const options = { name: component.name, written, settings, groupSize, buildTimeoutMs };
     let learner: LoadedLearner;
     if (source.runDir) learner = await loadBundledLearner(source.runDir, path.join(source.runDir, learnerBundleFile(index)), options);
     else if (source.baseDir) learner = await loadLearnerModule(path.resolve(source.baseDir, written), options);

@@ -171,7 +171,7 @@ function probe(request: ProbeRequest, timeoutMs: number): Promise<void> {
       else resolve();
     };
     const timer = setTimeout(() => finish(new LearnerModuleError(
-      `${request.label}: loading the module and calling buildLoss did not finish within ${Math.round(timeoutMs / 1000)} s (a loop that never ends?); buildLoss must build the graph and return`)), timeoutMs);
+      `${request.label}: loading the module and calling buildLoss did not finish within ${timeoutMs / 1000} s (a loop that never ends?); buildLoss must build the graph and return (build_timeout sets the limit)`)), timeoutMs);
     worker.on('message', (reply: ProbeReply) => finish(reply.ok ? undefined : new LearnerModuleError(reply.message)));
     worker.on('error', (err) => finish(new LearnerModuleError(`${request.label}: the module failed while loading: ${describeThrown(err)}`)));
     worker.on('exit', (code) => finish(new LearnerModuleError(`${request.label}: the module ended its thread (exit code ${code}) while loading or building its loss`)));

@@ -79,6 +79,8 @@ export function buildTextLoss(label: string, buildLoss: BuildTextLoss, settings:
   if (result === null || typeof result !== 'object' || !('loss' in result)) throw new LearnerModuleError(`${label}: buildLoss must return { loss, metrics? }, not ${short(result)}`);
   const { loss, metrics = {} } = result as { loss: unknown; metrics?: unknown };
   const lossTensor = scalar(label, lg, loss, 'the loss');
+  const logp = memo.get('logp');
+  if (!logp || !dependsOn(lossTensor, logp)) throw new LearnerModuleError(`${label}: buildLoss returned a loss that no gradient flows from to the policy: it must be computed from batch.logProb or batch.entropy (not only through g.stopGradient)`);
   if (metrics === null || typeof metrics !== 'object' || Array.isArray(metrics)) throw new LearnerModuleError(`${label}: buildLoss's metrics must be an object of scalar tensors, not ${short(metrics)}`);
   const metricTensors: Record<string, Tensor> = {};
   for (const [name, value] of Object.entries(metrics as Record<string, unknown>)) {
@@ -86,6 +88,20 @@ export function buildTextLoss(label: string, buildLoss: BuildTextLoss, settings:
     metricTensors[name] = scalar(label, lg, value, `metric '${name}'`);
   }
   return { graph: g, loss: lossTensor, metrics: metricTensors, used };
+}
+
+/** Whether a gradient flows from `from` to `on` (a walk over the graph's inputs, each node once, stopped at StopGradient). */
+function dependsOn(from: Tensor, on: Tensor): boolean {
+  const seen = new Set<Tensor>();
+  const stack = [from];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    if (t === on) return true;
+    if (seen.has(t) || t.op === 'StopGradient') continue;
+    seen.add(t);
+    stack.push(...t.inputs);
+  }
+  return false;
 }
 
 /** A scalar float tensor of this graph, or an error that says what it is instead. */
