@@ -60,11 +60,13 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
     const p = stage.algorithm.params as Record<string, unknown>;
     const n = (key: string, fallback: number) => (typeof p[key] === 'number' ? (p[key] as number) : fallback);
     const kind = stage.algorithm.kind;
-    const rows = kind === 'SFT' ? n('batch_size', 32) : kind === 'GRPO' ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
+    // A learner module (kind 'module') samples as GRPO does, and may keep a reference copy.
+    const grouped = kind === 'GRPO' || kind === 'module';
+    const rows = kind === 'SFT' ? n('batch_size', 32) : grouped ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
     if (kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
     trainRows = Math.max(trainRows, rows);
-    completion = Math.max(completion, kind === 'GRPO' ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
-    referenceCopy ||= kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none';
+    completion = Math.max(completion, grouped ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
+    referenceCopy ||= (kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none') || kind === 'module';
   }
   if (env instanceof DialogueEnvironment) {
     // A whole dialogue is one row: every message in characters (a bound on its tokens), plus ~16 template tokens per message.

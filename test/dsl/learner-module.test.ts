@@ -95,6 +95,7 @@ describe('the checker on a learner module', () => {
     expectDiagnostic(mine('export function buildLoss() {}\n'), 'invalid-module-spec', /does not declare its settings/, { others: 'allowed', roots: ROOTS });
     expectDiagnostic(mine("export const spec = { actions: 'discrete' };\n"), 'invalid-module-spec', /declares an environment's spec/, { others: 'allowed', roots: ROOTS });
     expectDiagnostic(mine("export const spec = { kind: 'text', settings: { x: { type: 'number' } } };\n"), 'invalid-module-spec', /mine\.ts:1: spec\.settings\.x\.default must be a number \(docs\/learners\.md/, { others: 'allowed', roots: ROOTS });
+    expectDiagnostic(mine("export const spec = { kind: 'numeric', settings: {} };\n"), 'not-implemented', /learner of kind 'numeric', which is not implemented in the trainer yet/, { others: 'allowed', roots: ROOTS, severity: 'warning' });
     expectDiagnostic({ 'main.rlx': `env E = module(⟦"./mine.ts"⟧)\n`, 'mine.ts': LEARNER_TS }, 'invalid-module-spec', /declares a learner's spec/, { roots: ROOTS });
   });
 });
