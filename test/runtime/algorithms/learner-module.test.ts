@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { LearnerModuleError } from '../../../runtime/algorithms/index.js';
 import { readEvents } from '../../../runtime/run/events.js';
-import { RunFailedError, train } from '../../../runtime/train.js';
+import { resume, RunFailedError, train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
 
 const SPEC = `export const spec = { kind: 'text', settings: { broken: { type: 'bool', default: false } } };\n`;
@@ -17,7 +17,7 @@ const SPEC = `export const spec = { kind: 'text', settings: { broken: { type: 'b
 /** A folder holding mine.ts: SPEC and the given buildLoss (and whatever else `extra` adds at the top). */
 function moduleDir(buildLoss: string, extra = ''): string {
   const dir = tempDir('rlx-learner-');
-  fs.writeFileSync(path.join(dir, 'mine.ts'), `import { sequenceMean, type LossGraph, type TextBatch } from 'rlx/learner';\n${extra}${SPEC}export function buildLoss(g: LossGraph, batch: TextBatch, settings: Record<string, unknown>) {\n${buildLoss}\n}\n`);
+  fs.writeFileSync(path.join(dir, 'mine.ts'), `import { groupMean, sequenceMean, type LossGraph, type TextBatch } from 'rlx/learner';\n${extra}${SPEC}export function buildLoss(g: LossGraph, batch: TextBatch, settings: Record<string, unknown>) {\n${buildLoss}\n}\n`);
   return dir;
 }
 
@@ -43,7 +43,7 @@ describe('a learner module trains', () => {
   const ratio = g.exp(g.sub(batch.logProb, batch.oldLogProb));
   const kl = g.sub(batch.logProb, batch.refLogProb);
   const objective = g.mul(sequenceMean(g, ratio, batch.mask), batch.advantages);
-  return { loss: g.add(g.neg(g.mean(objective)), g.mul(0.01, g.mul(g.sum(g.mul(kl, batch.mask)), batch.invTokens))), metrics: { mean_reward: g.mean(batch.rewards), entropy: g.mul(g.sum(g.mul(batch.entropy, batch.mask)), batch.invTokens) } };`);
+  return { loss: g.add(g.neg(g.mean(objective)), g.mul(0.01, g.mul(g.sum(g.mul(kl, batch.mask)), batch.invTokens))), metrics: { mean_reward: g.mean(batch.rewards), off_group_mean: g.mean(g.abs(g.sub(g.mean(batch.rewards), g.mean(groupMean(g, batch.rewards, batch.groupSize))))), entropy: g.mul(g.sum(g.mul(batch.entropy, batch.mask)), batch.invTokens) } };`);
     const out = tempDir();
     const result = await train(modulePlan([{ iterations: 2 }]), { out, baseDir: dir });
     const metrics = readEvents(`${result.runDir}/events.jsonl`).filter((e) => e.type === 'metrics');
@@ -53,7 +53,26 @@ describe('a learner module trains', () => {
     }
     // The mean reward the module computed in its graph is the batch's, as rlx reports it.
     for (const e of metrics) assert.ok(Math.abs(e.values['learner/mean_reward']! - e.values['rewards/low']!) < 1e-5);
+    // groupMean over groups of groupSize rows: the mean of the group means is the batch's mean.
+    for (const e of metrics) assert.ok(e.values['learner/off_group_mean']! < 1e-6);
     assert.ok(fs.readFileSync(path.join(result.runDir, 'source', 'learner-0.mjs'), 'utf8').includes('rlx.learner.v1'), 'the bundle reads rlx/learner from the running rlx');
+  });
+});
+
+describe('a learner module run resumes', () => {
+  it('from the bundle its run directory keeps, even with the module gone, ending where an uninterrupted run ends', async () => {
+    const build = () => moduleDir(`const kl = g.sub(batch.logProb, batch.refLogProb);
+  return { loss: g.add(g.neg(g.mean(g.mul(sequenceMean(g, batch.logProb, batch.mask), batch.advantages))), g.mul(0.01, g.mul(g.sum(g.mul(kl, batch.mask)), batch.invTokens))) };`);
+    const whole = await train(modulePlan([{}], 32), { out: tempDir(), baseDir: build(), checkpointEvery: 8 });
+    const dir = build();
+    const controller = new AbortController();
+    const stopped = await train(modulePlan([{}], 32), { out: tempDir(), baseDir: dir, checkpointEvery: 8, signal: controller.signal, onProgress: (p) => p.step >= 16 && controller.abort() });
+    assert.equal(stopped.status, 'stopped');
+    fs.rmSync(path.join(dir, 'mine.ts'));
+    const resumed = await resume(stopped.runDir);
+    assert.equal(resumed.status, 'finished');
+    assert.equal(resumed.step, whole.step);
+    assert.equal(resumed.metrics['losses/loss'], whole.metrics['losses/loss'], 'the same weights, reference, optimiser and random streams');
   });
 });
 
