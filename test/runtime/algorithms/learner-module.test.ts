@@ -124,5 +124,7 @@ describe('a learner module that does wrong fails the run, naming the module and 
     assert.match(failed.message, /^algorithm Mine \(module "mine\.ts"\)'s update diverged: the loss is NaN \(update 1\); the loss its buildLoss built is not finite there: .*, after 16 steps of training; the last good checkpoint is checkpoints\/state-8\.json \(step 8\)$/);
     const steps = fs.readdirSync(path.join(failed.runDir, 'checkpoints')).flatMap((f) => /^state-(\d+)\.json$/.exec(f)?.[1] ?? []).map(Number).sort((a, b) => a - b);
     assert.deepEqual(steps, [8], 'nothing written after the last good checkpoint');
+    const logs = readEvents(path.join(failed.runDir, 'events.jsonl')).filter((e) => e.type === 'log').map((e) => e.message as string);
+    assert.ok(logs.includes('stage s1 (Mine, module "mine.ts") starts at step 16'), logs.join('\n'));
   });
 });
