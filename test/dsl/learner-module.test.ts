@@ -113,3 +113,15 @@ test('the plan names the module and fills its settings\' defaults', () => {
     params: { group_size: 8, prompts_per_update: 16, learning_rate: { schedule: 'constant', value: 1e-4 }, iterations: 1, max_new_tokens: 8, temperature: 1, max_grad_norm: 1, build_timeout: 60, positive_weight: 0.5, mode: 'mean', steps: 2, centred: true },
   });
 });
+
+test('a sweep over a learner module\'s settings puts each value into its plan', () => {
+  const files = sources('algorithm Mine = module("./mine.ts") { }', 'experiment E {\n  env: Arith\n  policy: Tiny\n  reward: Correct\n  algorithm: Mine\n  budget: 1k\n}\nsweep S over E {\n  algorithm.positive_weight: [0.2, 0.4]\n  algorithm.mode: [sum]\n  algorithm.learning_rate: [linear(1e-3, 0)]\n}\n');
+  const entry = virtualPath('main.rlx');
+  const result = compile(analyze(new Workspace(new MemoryHost(files)), [entry]), entry, 'S');
+  assert.ok(result.ok, JSON.stringify(result));
+  const params = [...result.plans].map((p) => p.stages[0]!.algorithm.params);
+  assert.deepEqual(params.map((p) => [p.positive_weight, p.mode, p.learning_rate]), [
+    [0.2, 'sum', { schedule: 'linear', from: 1e-3, to: 0, over: 1 }],
+    [0.4, 'sum', { schedule: 'linear', from: 1e-3, to: 0, over: 1 }],
+  ]);
+});
