@@ -2,9 +2,10 @@
 // stable surface without adding ops to it).
 import type { LossGraph, LossTensor } from './loss-graph.js';
 
-/** Each row's value less nothing: the mean of its group of `groupSize` consecutive rows, for a [B] vector (returns [B]). */
+/** For a [B] vector, each row's group mean (the mean of its `groupSize` consecutive rows), as a [B] vector: a baseline. */
 export function groupMean(g: LossGraph, values: LossTensor, groupSize: number): LossTensor {
   const groups = g.reshape(values, [-1, groupSize]); // [B/G, G]
+  // Adding the [B/G, 1] means to zeros of the groups' shape spreads each over its group.
   return g.reshape(g.add(g.mul(groups, 0), g.mean(groups, { axes: [1], keepdims: true })), [-1]);
 }
 
