@@ -83,6 +83,11 @@ export function policyMacsPerRow(policy: Pick<Plan['policy'], 'kind' | 'params'>
 }
 
 function stageRows(plan: Plan, kind: string, given: Readonly<Record<string, unknown>>): number {
+  // A learner module (its settings are the module's, checked once it is loaded): a batch of completions.
+  if (kind === 'module') {
+    const { group_size: groupSize, prompts_per_update: prompts } = given;
+    return typeof groupSize === 'number' && typeof prompts === 'number' ? Math.max(1, groupSize * prompts) : 1;
+  }
   const params = PlanParams.of(kind, given);
   const declared = new Set(params.declared.map((p) => p.name));
   if (declared.has('rollout_steps') && declared.has('minibatches')) {

@@ -2,7 +2,7 @@
 // every built-in and feature it names (the not-implemented ones are listed in
 // not-implemented.ts). All problems are reported at once, each with what to do.
 import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
-import { ALGORITHMS, algorithmDefinition } from './algorithms/index.js';
+import { ALGORITHMS, stageAlgorithm } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
 import { NOT_IMPLEMENTED } from './not-implemented.js';
 import { ACTOR_CRITIC, buildsAs, LANGUAGE_MODEL, ownsTokenizer, POLICIES, policyDefinition } from './policies/index.js';
@@ -75,10 +75,14 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     });
   }
   for (const stage of plan.stages) {
-    const algorithm = stage.algorithm.kind;
-    const problem = builtinProblem('algorithm', algorithm, ALGORITHMS.map((a) => a.name));
-    const definition = algorithmDefinition(algorithm);
-    if (problem || !definition) problems.push(problem!);
+    const isLearnerModule = stage.algorithm.kind === 'module';
+    const algorithm = isLearnerModule ? `algorithm ${stage.algorithm.name} (module "${stage.algorithm.module ?? ''}")` : stage.algorithm.kind;
+    // A learner module's settings and actions are checked once it is loaded (train() loads it, then checks again).
+    const problem = isLearnerModule ? undefined : builtinProblem('algorithm', algorithm, ALGORITHMS.map((a) => a.name));
+    const definition = stageAlgorithm(stage.algorithm);
+    if (isLearnerModule && text === false) problems.push(`${algorithm} is a text learner: ${envLabel} has actions of numbers (learner modules of kind 'numeric' are not trained yet)`);
+    else if (isLearnerModule && !definition) { /* not loaded yet */ }
+    else if (problem || !definition) problems.push(problem!);
     else {
       problems.push(...paramProblems(() => definition.params(stage.algorithm.params)));
       if (envKinds().includes(plan.env.kind) || text === true) {

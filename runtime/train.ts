@@ -5,8 +5,9 @@
 // runs the stages and everything around their iterations.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeFileAtomic } from './atomic-files.js';
 import type { Plan } from '../dsl/compile/plan.js';
-import { algorithmDefinition, type Algorithm } from './algorithms/index.js';
+import { learnerBundleFile, loadStageLearners, stageAlgorithm, type Algorithm } from './algorithms/index.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { isInputError } from '../shared/input-error.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
@@ -95,6 +96,9 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   let run: RunDirectory | undefined;
   try {
     if (envModule) checkPlan(plan, envModule);
+    // Learner modules are loaded (and tried in a worker) before anything is written.
+    const learnerBundles = await loadStageLearners(plan.stages, { baseDir: options.baseDir });
+    if (learnerBundles.size > 0) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir), sftDataFile: bundledSftData(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     const dataset = datasetToBundle(plan, options.baseDir);
@@ -104,6 +108,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
       dataset: dataset === undefined ? undefined : readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }),
       sftData: sftData === undefined ? undefined : readInputFile(sftData, { what: 'sft_data', maxBytes: MAX_DATASET_BYTES }),
     });
+    writeLearnerBundles(run.dir, learnerBundles);
     mirrorToTensorBoard(run, options.tensorboard);
   } catch (err) {
     await parts?.first.release();
@@ -160,6 +165,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const device = await chooseDevice(options.device, plan);
     envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
+    if ((await loadStageLearners(plan.stages, { runDir })).size > 0) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), sftDataFile: bundledSftData(runDir) }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(parts.workload.warnings ?? []), ...notes]);
@@ -203,6 +209,15 @@ export class ResumeError extends InputError {
   override name = 'ResumeError';
 }
 
+/** Keeps each learner module's bundle in the run directory (source/learner-<stage>.mjs), for a resume. */
+function writeLearnerBundles(runDir: string, bundles: ReadonlyMap<number, string>): void {
+  for (const [index, code] of bundles) {
+    const file = path.join(runDir, learnerBundleFile(index));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    writeFileAtomic(file, code);
+  }
+}
+
 function moduleFile(plan: Plan, options: TrainOptions): string {
   if (!options.envModule) {
     throw new PlanError([`env ${plan.env.name} is user code (module "${plan.env.module ?? ''}"): pass its file as envModule (rlx train resolves it next to the .rlx file)`]);
@@ -222,7 +237,7 @@ interface RunParts {
 /** The stages' settings (a bad hyperparameter fails here), the stop condition and the algorithm of stage `startStage`. */
 async function prepare(plan: Plan, seed: number, device: DeviceChoice, workload: Workload, startStage: number, compute: ComputeOptions | undefined): Promise<RunParts> {
   const stages = plan.stages.map((stage): RunStage => {
-    const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
+    const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
     const settings = definition.params(stage.algorithm.params);
     return { stage, settings, length: stage.budget ?? definition.lengthWithoutBudget!(settings) };
   });

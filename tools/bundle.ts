@@ -15,6 +15,8 @@ export const ENTRY_POINTS: Record<string, string> = {
   'optim-worker': 'runtime/tensor/optim-worker.ts',
   // The thread that runs a user env module (envs/module-host.ts finds it next to rlx.mjs).
   'module-worker': 'runtime/envs/module-worker.ts',
+  // The thread that tries a learner module before it runs (algorithms/module/load.ts finds it next to rlx.mjs).
+  'learner-worker': 'runtime/algorithms/module/probe-worker.ts',
 };
 
 /** The VS Code extension: CommonJS (.cjs, the package is ESM), `vscode` provided by the editor. */

@@ -13,10 +13,19 @@ function checkModuleFile(ctx: CheckContext, symbol: DeclSymbol, at: Range): void
   const module = ctx.model.envModule(symbol);
   if (!module) return;
   const { read, written } = module;
+  const learner = symbol.decl.declKind === 'algorithm';
   if (read.kind === 'missing') {
     ctx.accept('error', 'module-not-found', `cannot read '${written}' (looked for ${module.file}); module("...") paths are relative to this file`, at);
   } else if (read.kind === 'invalid') {
-    ctx.accept('error', 'invalid-module-spec', `${written}:${read.line}: ${read.message} (docs/language.md#user-environments)`, at);
+    ctx.accept('error', 'invalid-module-spec', `${written}:${read.line}: ${read.message} (${learner ? 'docs/learners.md#writing-a-learner-module' : 'docs/language.md#user-environments'})`, at);
+  } else if (learner && read.kind !== 'learner') {
+    ctx.accept('error', 'invalid-module-spec', read.kind === 'declared'
+      ? `${written} declares an environment's spec (actions, observations), not a learner's; use it as \`env X = module("${written}")\`, or declare \`export const spec = { kind: 'text', settings: { ... } }\` (docs/learners.md#writing-a-learner-module)`
+      : `${written} does not declare its settings: a learner module states them, and its kind, so the checker knows them without running it; add \`export const spec = { kind: 'text', settings: { ... } }\` (docs/learners.md#writing-a-learner-module)`, at);
+  } else if (learner && read.kind === 'learner' && read.spec.kind !== 'text') {
+    ctx.accept('warning', 'not-implemented', `${written} is a learner of kind '${read.spec.kind}', which is not implemented in the trainer yet (\`rlx train\` will refuse it): only text learners train today`, at);
+  } else if (!learner && read.kind === 'learner') {
+    ctx.accept('error', 'invalid-module-spec', `${written} declares a learner's spec (kind, settings), not an environment's; use it as \`algorithm X = module("${written}")\``, at);
   } else if (read.kind === 'undeclared') {
     ctx.accept('info', 'undeclared-module-spec',
       `${written} does not declare its names, so reward terms are checked against them only when training starts; ` +
@@ -46,20 +55,20 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   if (!base) {
     if (BUILTIN_BASED.includes(kind)) {
       const options = builtinsOfKind(kind).map((b) => (takesFolder(b) ? `${b.name}("./models/NAME")` : b.name)).join(', ');
-      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
+      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' || kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
     }
     return;
   }
   const parts = base.name.parts;
   if (parts.length === 0) return; // `env X = {`: the syntax error at the missing name says it all
   if (parts.length === 1 && parts[0].text === 'module' && base.args !== undefined) {
-    if (kind !== 'env') {
-      ctx.accept('error', 'invalid-base', `only environments can come from user code with module(...); ${article(kind)} ${kind} cannot`, base.range);
+    if (kind !== 'env' && kind !== 'algorithm') {
+      ctx.accept('error', 'invalid-base', `only environments and algorithms can come from user code with module(...); ${article(kind)} ${kind} cannot`, base.range);
       return;
     }
     const arg = base.args[0];
     if (base.args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
-      ctx.accept('error', 'wrong-arguments', 'module takes one file path in quotes: module("./my_env.ts")', base.range);
+      ctx.accept('error', 'wrong-arguments', `module takes one file path in quotes: module("./${kind === 'algorithm' ? 'my_learner' : 'my_env'}.ts")`, base.range);
     } else if (!/\.(ts|js|mjs|cjs)$/.test(arg.value.value)) {
       ctx.accept('error', 'type-mismatch', `module("${arg.value.value}") must name a .ts or .js file`, arg.value.range);
     } else {

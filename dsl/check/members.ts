@@ -28,6 +28,10 @@ export function memberSchema(ctx: CheckContext, symbol: DeclSymbol): MemberSchem
   }
   const root = ctx.model.effective(symbol).root;
   if (root.kind === 'builtin') return { params: root.spec.params, blocks: root.spec.blocks ?? [], label: root.spec.name };
+  if (root.kind === 'module' && kind === 'algorithm') {
+    const learner = ctx.model.learnerModule(symbol)?.spec;
+    return learner ? { params: learner.params, blocks: [], label: learner.name } : { params: 'any', blocks: [], label: 'user learner' };
+  }
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment' };
   return undefined;
 }

@@ -135,11 +135,14 @@ export class PlanCompiler {
     const stated = target.kind === 'decl' ? this.model.effective(target.symbol).properties : undefined;
     const local = new Map<string, A.Expression | undefined>();
     for (const m of overrides?.members ?? []) if (m.kind === 'Property') local.set(m.path[0].text, m.value);
-    return {
-      name: target.kind === 'builtin' ? spec.name : target.symbol.name,
-      kind: spec.name,
-      params: fillParams(spec, (name) => local.get(name) ?? stated?.get(name)?.node.value),
-    };
+    const params = fillParams(spec, (name) => local.get(name) ?? stated?.get(name)?.node.value);
+    // A learner module (`algorithm X = module("./x.ts")`): its file, as an env module's.
+    const effective = target.kind === 'decl' ? this.model.effective(target.symbol) : undefined;
+    if (effective?.root.kind === 'module' && target.kind === 'decl') {
+      const modulePath = writtenPath(effective, effective.root.path ?? '');
+      return { name: target.symbol.name, kind: 'module', module: toPosix(path.relative(this.entryDir, modulePath)), params };
+    }
+    return { name: target.kind === 'builtin' ? spec.name : target.symbol.name, kind: spec.name, params };
   }
 
   /**

@@ -27,6 +27,8 @@ export interface PlanComponent {
   kind: string;
   /** Every parameter of the built-in, defaults filled; schedulable ones as Schedule objects. */
   params: Record<string, PlanValue>;
+  /** For kind 'module' (a learner module, `algorithm X = module("./x.ts")`): the file, relative to the directory of the plan's entry .rlx file. */
+  module?: string;
 }
 
 /** The policy: for kind 'pretrained', its model folder; params hold `lora` (null: full fine-tuning) and `chat` (compile/pretrained.ts). */

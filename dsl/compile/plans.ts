@@ -47,11 +47,12 @@ export class Plans implements Iterable<Plan> {
   }
 }
 
-/** The user env modules (`module("./x.ts")`) the plans would load, each once, as the plans write them. */
+/** The user modules (`module("./x.ts")`: envs, and learners of stages) the plans would load, each once, as the plans write them. */
 export function userModules(plans: Iterable<Plan>): string[] {
   const modules = new Set<string>();
   for (const plan of plans) {
     if (plan.env.kind === 'module') modules.add(plan.env.module ?? plan.env.name);
+    for (const stage of plan.stages) if (stage.algorithm.kind === 'module') modules.add(stage.algorithm.module ?? stage.algorithm.name);
   }
   return [...modules];
 }

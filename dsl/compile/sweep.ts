@@ -3,6 +3,7 @@
 // the same sweep always yields the same plans.
 import { builtin, DECLARATION_SCHEMAS, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
+import { TEXT_LEARNER_PARAMS } from '../schema/learner-module.js';
 import { propertyKey, type DeclSymbol } from '../semantics/model.js';
 import type { Plan } from './plan.js';
 import { Plans } from './plans.js';
@@ -110,6 +111,12 @@ function applyPath(plan: Plan, key: string, expr: A.Expression): PlanValue {
   }
   // A user module's params have no schema here: its values go in as written, as the env's own do (compiler.ts).
   if (head === 'env' && plan.env.kind === 'module') return (plan.env.params[name] = untypedValue(expr));
+  // A learner module's own settings were checked against its spec (their values are plain); rlx's take their types.
+  const learner = plan.stages[0].algorithm;
+  if (head === 'algorithm' && learner.kind === 'module') {
+    const own = TEXT_LEARNER_PARAMS.find((p) => p.name === name);
+    return (learner.params[name] = own ? paramValue(own, expr) : untypedValue(expr));
+  }
   const fromSpec = (kind: string) => builtin(kind)?.params.find((p) => p.name === name);
   let param: ParamSpec | undefined;
   let target: Record<string, PlanValue> | undefined;

@@ -68,6 +68,10 @@ function declarationSchema(model: Model, symbol: DeclSymbol): BodySchema | undef
   const root = model.effective(symbol).root;
   const inherits = baseSymbol(model, symbol);
   if (root.kind === 'builtin') return { params: root.spec.params, blocks: root.spec.blocks ?? [], label: root.spec.name, inherits };
+  if (root.kind === 'module' && kind === 'algorithm') {
+    const learner = model.learnerModule(symbol)?.spec;
+    return learner ? { params: learner.params, blocks: [], label: learner.name, inherits } : { params: 'any', blocks: [], label: 'user learner', inherits };
+  }
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment', inherits };
   return undefined;
 }

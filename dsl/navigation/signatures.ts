@@ -56,8 +56,8 @@ export function optionSignature(option: ChoiceOption): Signature {
 }
 
 export const MODULE_SIGNATURE: Signature = build('module', 'module',
-  [{ name: 'path', label: 'path: string', doc: 'The TypeScript file of the environment, relative to this file.' }],
-  'An environment written as code: the file exports the env (observation fields, step, reset).');
+  [{ name: 'path', label: 'path: string', doc: 'The TypeScript file of the environment or learner, relative to this file.' }],
+  'An environment or a learner written as code: for an env the file exports the env (observation fields, step, reset); for an algorithm, its settings and buildLoss (docs/learners.md).');
 
 export const PRETRAINED_SIGNATURE: Signature = build(pretrained.name, 'module',
   [{ name: 'path', label: 'path: string', doc: pretrained.folder!.doc }], pretrained.doc);

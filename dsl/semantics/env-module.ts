@@ -1,7 +1,10 @@
 // Reading what a user env module declares (`export const spec = {...}`, schema/env-module.ts)
 // from its text, without running it: the checker and the language server must never run user
 // code. So the spec must be a literal; where it is not, the checker says so at the module path.
+// The same file format serves learner modules (`algorithm X = module(...)`, schema/learner-module.ts):
+// a spec with `kind`, `settings` or `api` is a learner's, read by its own rules.
 import { envModuleSpec, type EnvModuleSpec } from '../schema/env-module.js';
+import { learnerModuleSpec, type LearnerModuleSpec } from '../schema/learner-module.js';
 
 /** What the checker learned from a module's text. */
 export type EnvModuleRead =
@@ -9,6 +12,8 @@ export type EnvModuleRead =
   /** The module exports no `spec`: its names are known only once it runs. */
   | { readonly kind: 'undeclared' }
   | { readonly kind: 'declared'; readonly spec: EnvModuleSpec }
+  /** The module declares a learner (schema/learner-module.ts), not an env. */
+  | { readonly kind: 'learner'; readonly spec: LearnerModuleSpec }
   /** `line`: 1-based, in the module's file. */
   | { readonly kind: 'invalid'; readonly message: string; readonly line: number };
 
@@ -20,12 +25,21 @@ export function readEnvModuleSpec(text: string): EnvModuleRead {
   const reader = new LiteralReader(text, found.index + found[0].length);
   try {
     const value = reader.value();
+    if (isLearnerSpec(value)) {
+      const learner = learnerModuleSpec(value);
+      return 'spec' in learner ? { kind: 'learner', spec: learner.spec } : { kind: 'invalid', message: learner.problem, line: lineOf(text, found.index) };
+    }
     const read = envModuleSpec(value);
     return 'spec' in read ? { kind: 'declared', spec: read.spec } : { kind: 'invalid', message: read.problem, line: lineOf(text, found.index) };
   } catch (err) {
     if (!(err instanceof NotLiteral)) throw err;
     return { kind: 'invalid', message: `rlx reads spec without running the module, so it must be written out as a literal: ${err.message}`, line: lineOf(text, err.offset) };
   }
+}
+
+/** A learner's spec names its kind or settings (an env's names its actions). */
+function isLearnerSpec(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && ['kind', 'settings', 'api'].some((k) => k in value);
 }
 
 function lineOf(text: string, offset: number): number {

@@ -5,6 +5,8 @@ import type * as A from '../syntax/ast.js';
 import { builtin, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
 import * as path from 'node:path';
 import { moduleEnvSpec } from '../schema/env-module.js';
+import { moduleAlgorithmSpec } from '../schema/learner-module.js';
+import type { AlgorithmSpec } from '../schema/types.js';
 import type { EnvModuleRead } from './env-module.js';
 import { readModelFolder as readFolderOnDisk, type ModelFolderRead } from './model-folder.js';
 import type { LmConfig } from '../../runtime/lm/config.js';
@@ -297,10 +299,30 @@ export class Model {
     return this.effectiveCache.get(symbol)!;
   }
 
-  /** The built-in at the root of a declaration's chain, if any. */
+  /**
+   * The built-in at the root of a declaration's chain, if any. An algorithm whose chain ends in a
+   * learner module that declares its spec has one too: the spec made from it (moduleAlgorithmSpec),
+   * so its settings are checked, completed and compiled like a built-in's.
+   */
   rootBuiltin(symbol: DeclSymbol): BuiltinSpec | undefined {
     const root = this.effective(symbol).root;
+    if (root.kind === 'module' && symbol.decl.declKind === 'algorithm') return this.learnerModule(symbol)?.spec;
     return root.kind === 'builtin' ? root.spec : undefined;
+  }
+
+  /** For an algorithm that is user code (`module("./learner.ts")`, maybe through other algorithms): its file, what it declares, and its spec when declared. */
+  learnerModule(symbol: DeclSymbol): (EnvModuleUse & { readonly spec?: AlgorithmSpec }) | undefined {
+    const use = this.envModule(symbol);
+    if (!use) return undefined;
+    if (use.read.kind !== 'learner') return use;
+    let spec = learnerSpecs.get(use.read.spec)?.get(use.written);
+    if (!spec) {
+      spec = moduleAlgorithmSpec(use.read.spec, use.written);
+      const byPath = learnerSpecs.get(use.read.spec) ?? new Map<string, AlgorithmSpec>();
+      byPath.set(use.written, spec);
+      learnerSpecs.set(use.read.spec, byPath);
+    }
+    return { ...use, spec };
   }
 
   /** For an env that is user code (`module("./file.ts")`, maybe through other envs): its file and what it declares. */
@@ -352,6 +374,9 @@ export class Model {
     }
   }
 }
+
+/** The algorithm spec made from each learner module's read spec, per path as written: one object while the module's text is the same. */
+const learnerSpecs = new WeakMap<object, Map<string, AlgorithmSpec>>();
 
 /** Merges a chain's members, farthest base first, so that nearer declarations override. */
 function mergeChain(chain: DeclSymbol[], cyclic: boolean, root: BaseResolution): EffectiveDeclaration {

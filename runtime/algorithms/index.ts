@@ -2,7 +2,9 @@
 // AlgorithmDefinition (algorithm.ts) in its own file; adding one means: its file, one line
 // in ALGORITHMS, and its line removed from ../not-implemented.ts. README.md in this folder
 // says how the next ones (DQN, SAC, REINFORCE/RLOO, GRPO, SFT) plug in.
+import type { PlanComponent } from '../../dsl/compile/plan.js';
 import type { AlgorithmDefinition } from './algorithm.js';
+import { loadedLearner } from './module/definition.js';
 import { DQN } from './dqn/dqn.js';
 import { PPO } from './ppo/ppo.js';
 import { REINFORCE } from './reinforce/reinforce.js';
@@ -40,3 +42,13 @@ export { sacSettings, type SacSettings } from './sac/settings.js';
 export { CheckpointStateError, learnerState, LearnerState, part, type StatePart, type StateParts } from './learner-state.js';
 export { NonFiniteError, Stepper, type EpisodeRecord, type TransitionSink } from './stepper.js';
 export { CheckedStep, DivergedError, type CheckedStepOptions, type CheckedWeights, type GradientOptimizer, type GradientRun } from './checked-step.js';
+
+/**
+ * The definition of a stage's algorithm: a built-in's by its name, or a learner module's once
+ * loadStageLearners() has loaded it (module/definition.ts).
+ */
+export function stageAlgorithm(component: PlanComponent): AlgorithmDefinition<unknown, unknown> | undefined {
+  return component.kind === 'module' ? loadedLearner(component) : algorithmDefinition(component.kind);
+}
+export { learnerBundleFile, learnerStages, loadStageLearners } from './module/definition.js';
+export { LearnerModuleError } from './module/errors.js';

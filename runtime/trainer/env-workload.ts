@@ -3,7 +3,7 @@
 // share, sampled rollout episodes of copy 0, and evaluation over whole episodes on copies of
 // their own.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
-import { algorithmDefinition, Stepper, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import { stageAlgorithm, Stepper, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { makeVecEnv } from '../envs/registry.js';
 import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from '../envs/types.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
@@ -85,7 +85,7 @@ export class EnvWorkload implements Workload {
   }
 
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
-    const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
+    const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
     const policy = new PolicyFactory(this.plan.policy, this.spaces, new Rng(this.seed).fork('policy'), this.handover);
     return definition.create({ policy, stepper: this.stepper, budget: stage.budget!, rng, compute }, settings);
   }

@@ -6,7 +6,7 @@
 // step here; dialogues are episodes, which the learner hands over.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
-import { algorithmDefinition, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import { stageAlgorithm, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import type { LearnerDataFiles } from '../algorithms/algorithm.js';
 import { LANGUAGE_MODEL, PolicyFactory, type LanguageModel } from '../policies/index.js';
 import { isPretrained, type ExpectedUse } from '../policies/pretrained.js';
@@ -61,13 +61,15 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
     const p = stage.algorithm.params as Record<string, unknown>;
     const n = (key: string, fallback: number) => (typeof p[key] === 'number' ? (p[key] as number) : fallback);
     const kind = stage.algorithm.kind;
-    const rows = kind === 'SFT' ? n('batch_size', 32) : kind === 'GRPO' ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
+    // A learner module (kind 'module') samples as GRPO does, and may keep a reference copy.
+    const grouped = kind === 'GRPO' || kind === 'module';
+    const rows = kind === 'SFT' ? n('batch_size', 32) : grouped ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
     if (kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
     // GRPO's sft_data demonstrations join each update's batch (algorithms/text/demos.ts).
     const demoRows = kind === 'GRPO' && typeof p.sft_data === 'string' && p.sft_data !== 'none' ? n('sft_batch_size', 16) : 0;
     trainRows = Math.max(trainRows, rows + demoRows);
-    completion = Math.max(completion, kind === 'GRPO' ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
-    referenceCopy ||= kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none';
+    completion = Math.max(completion, grouped ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
+    referenceCopy ||= (kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none') || kind === 'module';
   }
   if (env instanceof DialogueEnvironment) {
     // A whole dialogue is one row: every message in characters (a bound on its tokens), plus ~16 template tokens per message.
@@ -139,7 +141,7 @@ export class TextWorkload implements Workload {
   }
 
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
-    const definition = algorithmDefinition(stage.algorithm.kind)!; // checkPlan() vouched for it
+    const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
     return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder, dataFiles: this.dataFiles }, settings);
   }
 

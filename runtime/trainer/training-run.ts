@@ -244,7 +244,7 @@ export class TrainingRun {
     const algorithm = this.algorithm!;
     if (this.stages.length > 1) {
       const from = i > 0 ? this.workload.handedOver?.() : undefined;
-      this.log('info', `stage ${stage.name} (${stage.algorithm.kind}) starts at step ${this.step}${from ? `, from ${from} stage ${this.stages[i - 1]!.stage.name} trained` : ''}`);
+      this.log('info', `stage ${stage.name} (${stage.algorithm.kind === 'module' ? `${stage.algorithm.name}, module "${stage.algorithm.module ?? ''}"` : stage.algorithm.kind}) starts at step ${this.step}${from ? `, from ${from} stage ${this.stages[i - 1]!.stage.name} trained` : ''}`);
     }
     const values = { seed: this.seed, device: this.device.provider, ...this.workload.description, policy: this.plan.policy, budget: length, ...algorithm.hparams() };
     this.dir.events.add({ type: 'hparams', step: this.step, algorithm: algorithm.name, values, stage: stage.name });

@@ -758,7 +758,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'user code for something other than an env',
       source: 'policy P = ⟦module("./p.ts")⟧ { }',
-      message: 'only environments can come from user code with module(...); a policy cannot',
+      message: 'only environments and algorithms can come from user code with module(...); a policy cannot',
     },
     {
       name: 'a qualified base',

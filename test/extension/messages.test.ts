@@ -13,7 +13,7 @@ test('errors first, with the count', () => {
 test('Restricted Mode names the modules and the way out', () => {
   assert.equal(
     untrustedModules('Mine', ['envs/my_env.ts']),
-    'Cannot train Mine in Restricted Mode: its environment loads user code (envs/my_env.ts), which would run with your permissions. Trust this workspace to train it.',
+    'Cannot train Mine in Restricted Mode: it loads user code (envs/my_env.ts: an environment or a learner module), which would run with your permissions. Trust this workspace to train it.',
   );
 });
 
@@ -27,10 +27,15 @@ test('notifications show the first line of a message, shortened', () => {
   assert.equal(firstLine('a'.repeat(400)).length, 300);
 });
 
-test('user modules come from env modules of the plans, once each', () => {
-  const plan = (kind: string, module?: string) => ({ env: { name: 'E', kind, params: {}, module } }) as unknown as Plan;
+test('user modules come from env modules and learner modules of the plans, once each', () => {
+  const plan = (kind: string, module?: string, learner?: string) => ({
+    env: { name: 'E', kind, params: {}, module },
+    stages: [{ name: 'main', budget: 1, algorithm: learner ? { name: 'Mine', kind: 'module', params: {}, module: learner } : { name: 'PPO', kind: 'PPO', params: {} } }],
+  }) as unknown as Plan;
   assert.deepEqual(userModules([plan('CartPole'), plan('module', 'my_env.ts'), plan('module', 'my_env.ts')]), ['my_env.ts']);
   assert.deepEqual(userModules([plan('CartPole')]), []);
+  // A learner module runs in the trainer's process: Restricted Mode refuses it as an env module.
+  assert.deepEqual(userModules([plan('TextTask', undefined, 'learners/mine.ts'), plan('module', 'my_env.ts', 'learners/mine.ts')]), ['learners/mine.ts', 'my_env.ts']);
 });
 
 test('a refused plan: every problem after the colon, and the spec to open (not the trainer setting)', () => {

@@ -46,14 +46,14 @@ export function topLevelItems(model: Model, unit: SourceUnit): CompletionItem[] 
 /** After `algorithm X = `: what it may be built from. */
 export function baseItems(model: Model, unit: SourceUnit, kind: DeclKind, self: DeclSymbol | undefined): CompletionItem[] {
   const items = nameItems(model, unit, kind, self);
-  if (kind === 'env') {
+  if (kind === 'env' || kind === 'algorithm') {
     items.push({
       label: 'module',
       kind: CompletionItemKind.Function,
       labelDetails: { detail: '("...")' },
-      detail: 'an environment written in TypeScript',
+      detail: kind === 'env' ? 'an environment written in TypeScript' : 'a learner written in TypeScript (docs/learners.md)',
       documentation: markdown(signatureDoc(MODULE_SIGNATURE)),
-      insertText: 'module("${1:./env.ts}")',
+      insertText: kind === 'env' ? 'module("${1:./env.ts}")' : 'module("${1:./learner.ts}")',
       insertTextFormat: InsertTextFormat.Snippet,
       sortText: sortKey(2, 0),
     });

@@ -88,8 +88,9 @@ describe('completion at the top level', () => {
 
 describe('completion of bases', () => {
   it('after `algorithm X = `: the built-in algorithms and the user\'s, not itself', () => {
-    check(`${ZOO}algorithm X = $0`, ['Tuned', ...ALGORITHMS]);
-    check(`algorithm X = $0 { epochs: 2 }`, ALGORITHMS);
+    check(`${ZOO}algorithm X = $0`, ['Tuned', ...ALGORITHMS, 'module']);
+    check(`algorithm X = $0 { epochs: 2 }`, [...ALGORITHMS, 'module']);
+    assert.equal(item('algorithm X = $0', 'module').textEdit?.newText, 'module("${1:./learner.ts}")');
   });
 
   it('after `env X = `: envs and module("...")', () => {
@@ -104,7 +105,7 @@ describe('completion of bases', () => {
   });
 
   it('names declarations from imported files', () => {
-    check({ 'main.rlx': 'import "./algos.rlx"\nalgorithm X = $0', 'algos.rlx': 'algorithm Shared = SAC' }, ['Shared', ...ALGORITHMS]);
+    check({ 'main.rlx': 'import "./algos.rlx"\nalgorithm X = $0', 'algos.rlx': 'algorithm Shared = SAC' }, ['Shared', ...ALGORITHMS, 'module']);
   });
 });
 
@@ -359,7 +360,7 @@ describe('a space as the trigger', () => {
 
   it('answers where a value or a base comes next: after `:` and `=`', () => {
     assert.deepEqual(afterSpace('policy P = mlp {\n  activation: $0\n}\n'), ['tanh', 'relu']);
-    assert.deepEqual(afterSpace('algorithm X = $0'), ALGORITHMS);
+    assert.deepEqual(afterSpace('algorithm X = $0'), [...ALGORITHMS, 'module']);
   });
 
   it('answers nothing elsewhere, where a space is just typing', () => {

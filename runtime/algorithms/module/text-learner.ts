@@ -1,0 +1,214 @@
+// A text learner module at work: TextPolicyGradient's loop (../text/policy-gradient.ts) with
+// the loss built by the module. Each update: collect groups of completions (../text/collect.ts),
+// GRPO's group advantages (../text/advantages.ts), feed what the module's graph reads, and take
+// `iterations` checked Adam steps on its loss (gradients clipped to max_grad_norm; a loss,
+// metric, gradient or weight that is not finite stops the run naming the module: ../checked-step.ts).
+// pi_old is fed only to a graph that reads it with iterations > 1; pi_ref, a copy of the weights
+// as the stage began (kept in checkpoints), only to one that reads refLogProb.
+import { graphWeights, type LanguageModel } from '../../policies/index.js';
+import type { Rng } from '../../../shared/random.js';
+import { scheduleValue, type Schedulable } from '../../schedule.js';
+import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type Feed, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
+import type { TextEnv } from '../../text/text-env.js';
+import type { LearnerSettings } from '../../learner/text-batch.js';
+import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
+import { CheckedStep } from '../checked-step.js';
+import type { EpisodeRecord } from '../stepper.js';
+import { groupAdvantages } from '../text/advantages.js';
+import { collectGroups } from '../text/collect.js';
+import { buildLogProbs, tokenLogProbs } from '../text/tokens.js';
+import type { LoadedLearner } from './load.js';
+import { buildTextLoss } from './text-loss.js';
+
+export const MODULE_ADAM_EPS = 1e-8;
+
+/** rlx's settings of a text learner module (dsl/schema/learner-module.ts TEXT_LEARNER_PARAMS), and the module's own. */
+export interface ModuleTextSettings {
+  readonly group_size: number;
+  readonly prompts_per_update: number;
+  readonly learning_rate: Schedulable;
+  readonly iterations: number;
+  readonly max_new_tokens: number;
+  readonly temperature: number;
+  readonly max_grad_norm: number;
+  readonly module: LearnerSettings;
+}
+
+export interface ModuleTextState {
+  globalStep: number;
+  updates: number;
+  promptRng: number[];
+  sampleRng: number[];
+  weights: WeightSnapshot;
+  reference: WeightSnapshot | null;
+  optimizer: AdamState;
+}
+
+export class ModuleTextLearner implements Algorithm {
+  globalStep = 0;
+  updates = 0;
+  private iteration = 0;
+  private readonly optimizer: Adam;
+  private readonly checked: CheckedStep;
+  private episodes: EpisodeRecord[] = [];
+  private readonly scalars = { invTokens: new Float32Array(1), invTemperature: new Float32Array(1) };
+
+  private constructor(
+    readonly learner: LoadedLearner,
+    readonly settings: ModuleTextSettings,
+    readonly policy: LanguageModel,
+    readonly env: TextEnv,
+    readonly budget: number,
+    readonly width: Dim,
+    private readonly gradients: GradientStep,
+    private readonly used: ReadonlySet<string>,
+    private readonly metricNames: readonly string[],
+    private readonly logProbs: Session | null,
+    private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
+    private readonly promptRng: Rng,
+    private readonly sampleRng: Rng,
+    private readonly recorder: TextRolloutRecorder | undefined,
+  ) {
+    this.optimizer = new Adam(policy.weights, { eps: MODULE_ADAM_EPS });
+    this.checked = new CheckedStep(gradients, {
+      learner: learner.label,
+      at: () => `update ${this.updates + 1}${settings.iterations > 1 ? `, iteration ${this.iteration + 1} of ${settings.iterations}` : ''}`,
+      advice: 'the loss its buildLoss built is not finite there: check its divisions, logs and exps (guard them with g.max(x, eps) or g.clip), or try a smaller learning_rate',
+      weights: policy.weights,
+      optimizer: this.optimizer,
+      maxGradNorm: settings.max_grad_norm,
+    });
+  }
+
+  get name(): string {
+    return this.learner.label;
+  }
+
+  static async create(context: TextAlgorithmContext, learner: LoadedLearner, settings: ModuleTextSettings): Promise<ModuleTextLearner> {
+    const { model, env } = context;
+    if (context.budget === null) throw new Error(`${learner.label} needs a budget`); // checkPlan() says so first
+    const T = model.variableRows ? 'T' : env.rowWidth(settings.max_new_tokens);
+    if (!model.variableRows) env.checkFits(model.context, learner.label);
+    const oldFed = settings.iterations > 1;
+    const built = buildTextLoss(learner.label, learner.buildLoss, settings.module, settings.group_size, T, {
+      logProbs: (g, tokens, targets, invTemperature) => tokenLogProbs(g, model, { tokens, targets, mask: tokens }, invTemperature),
+    }, oldFed);
+    const metricNames = Object.keys(built.metrics);
+    const gradients = await GradientStep.create(built.graph, [{ loss: built.loss, weights: model.weights.names, metrics: built.metrics }], {
+      weights: model.weights,
+      fed: model.frozenWeights,
+      compute: context.compute,
+      dimLimits: { B: settings.group_size * settings.prompts_per_update },
+      largeOps: true,
+    });
+    const logProbs = built.used.has('old_logp') ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
+    let reference = null;
+    if (built.used.has('ref_logp')) {
+      const weights = model.weights.clone();
+      reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
+    }
+    return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
+  }
+
+  get done(): boolean {
+    return this.globalStep >= this.budget;
+  }
+
+  hparams(): Record<string, unknown> {
+    const { module, ...own } = this.settings;
+    return { ...own, ...module, row_width: this.width, adam_eps: MODULE_ADAM_EPS };
+  }
+
+  takeEpisodes(): readonly EpisodeRecord[] {
+    const out = this.episodes;
+    this.episodes = [];
+    return out;
+  }
+
+  async iterate(): Promise<Record<string, number>> {
+    const c = this.settings;
+    const G = c.group_size;
+    const lr = scheduleValue(c.learning_rate, this.globalStep, this.budget);
+    const batch = await collectGroups(this.env, this.policy, c.prompts_per_update, this.budget - this.globalStep, {
+      groupSize: G, startRng: this.promptRng, sampleRng: this.sampleRng, temperature: c.temperature, maxNewTokens: c.max_new_tokens,
+    });
+    const { rows, width: T } = batch;
+    const s = this.scalars;
+    s.invTemperature[0] = 1 / c.temperature;
+    s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
+    const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature, ...batch.modelFeeds };
+    const advantages = new Float32Array(rows);
+    groupAdvantages(batch.rewards, G, { baseline: 'mean', normalize: 'group_std' }, advantages);
+    this.recorder?.offer(this.learner.label, batch, G, advantages);
+    const all: Record<string, Feed> = {
+      ...tokenFeeds,
+      mask: { data: batch.mask, dims: [rows, T] },
+      rewards: { data: Float32Array.from(batch.rewards), dims: [rows] },
+      advantages: { data: advantages, dims: [rows] },
+      inv_tokens: s.invTokens,
+    };
+    if (this.logProbs) all.old_logp = { data: (await this.logProbs.run(tokenFeeds)).logp!, dims: [rows, T] };
+    if (this.reference) all.ref_logp = { data: (await this.reference.session.run(tokenFeeds)).logp!, dims: [rows, T] };
+    // Only what the graph reads: an input it lacks would be refused by the session.
+    const feeds = Object.fromEntries(Object.entries(all).filter(([name]) => this.used.has(name) || name in (batch.modelFeeds ?? {})));
+    const sums = new Float64Array(this.metricNames.length);
+    let loss = 0;
+    let gradNorm = 0;
+    for (let k = 0; k < c.iterations; k++) {
+      this.iteration = k;
+      const out = await this.checked.step(feeds, lr);
+      gradNorm = out.gradNorm;
+      loss += out.loss / c.iterations;
+      this.metricNames.forEach((_, m) => (sums[m] += out.metrics[m]! / c.iterations));
+    }
+    this.checked.checkWeights();
+    this.updates++;
+    this.globalStep += batch.steps;
+    this.episodes.push(...batch.episodes);
+    const metrics: Record<string, number> = {
+      ...batch.metrics,
+      'charts/learning_rate': lr,
+      'losses/loss': loss,
+      'losses/grad_norm': gradNorm,
+    };
+    this.metricNames.forEach((name, m) => (metrics[`learner/${name}`] = sums[m]!));
+    return metrics;
+  }
+
+  state(): ModuleTextState {
+    return {
+      globalStep: this.globalStep,
+      updates: this.updates,
+      promptRng: this.promptRng.getState(),
+      sampleRng: this.sampleRng.getState(),
+      weights: this.policy.weights.snapshot(),
+      reference: this.reference ? this.reference.weights.snapshot() : null,
+      optimizer: this.optimizer.state(),
+    };
+  }
+
+  loadState(saved: unknown): void {
+    const state = saved as ModuleTextState;
+    this.globalStep = state.globalStep;
+    this.updates = state.updates;
+    this.promptRng.setState(state.promptRng);
+    this.sampleRng.setState(state.sampleRng);
+    this.policy.weights.load(state.weights);
+    if (this.reference && state.reference) this.reference.weights.load(state.reference);
+    this.optimizer.load(state.optimizer);
+  }
+
+  async release(): Promise<void> {
+    await this.gradients.release();
+    await this.logProbs?.release();
+    await this.reference?.session.release();
+  }
+}
+
+/** log pi(target) at every position for `weights` (as the built-in learners' pi_old and pi_ref sessions). */
+function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute): Promise<Session> {
+  const forward = buildLogProbs(model, T);
+  const bake = compute.providers.some((p) => p !== 'cpu') ? model.frozenWeights : undefined;
+  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, intraOpNumThreads: compute.opThreads });
+}
