@@ -11,7 +11,7 @@ export function fixErrorsFirst(name: string, errors: number): string {
 
 export function untrustedModules(name: string, modules: readonly string[]): string {
   return (
-    `Cannot train ${name} in Restricted Mode: it loads user code (${modules.join(', ')}: an environment or a learner module), ` +
+    `Cannot train ${name} in Restricted Mode: it loads user code (${modules.join(', ')}), ` +
     'which would run with your permissions. Trust this workspace to train it.'
   );
 }

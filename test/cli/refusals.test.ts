@@ -155,6 +155,8 @@ const TRIGGERS: Record<string, () => string[]> = {
     write('data/sums.jsonl', '{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2="}\n');
     return ['train', '--plan', plan];
   },
+  // rlx check says so first (dsl/check/sft-data.ts); a plan file skips the checker.
+  DemonstrationError: () => ['train', '--plan', editedPlan('text.rlx', 'demos.json', (p) => Object.assign(p.stages[0].algorithm.params, { sft_data: 'demos', max_new_tokens: 1 }))],
   InputFileError: () => {
     fs.mkdirSync(path.join(work, 'folder.json'), { recursive: true });
     return ['train', '--plan', 'folder.json'];

@@ -13,7 +13,7 @@ test('errors first, with the count', () => {
 test('Restricted Mode names the modules and the way out', () => {
   assert.equal(
     untrustedModules('Mine', ['envs/my_env.ts']),
-    'Cannot train Mine in Restricted Mode: it loads user code (envs/my_env.ts: an environment or a learner module), which would run with your permissions. Trust this workspace to train it.',
+    'Cannot train Mine in Restricted Mode: it loads user code (envs/my_env.ts), which would run with your permissions. Trust this workspace to train it.',
   );
 });
 

@@ -40,7 +40,7 @@ suite('trust', () => {
     assert.equal(outcome.ok, false);
     assert.equal(
       outcome.ok ? '' : outcome.reason,
-      'Cannot train Coin in Restricted Mode: its environment loads user code (coin_env.ts), which would run with your permissions. Trust this workspace to train it.',
+      'Cannot train Coin in Restricted Mode: it loads user code (coin_env.ts), which would run with your permissions. Trust this workspace to train it.',
     );
   });
 
