@@ -65,10 +65,13 @@ export function declarationDoc(model: Model, symbol: DeclSymbol): string {
   const terms = [...effective.named.values()].filter((n) => n.node.name).map(({ node, owner }) =>
     `- \`${node.memberKind} ${node.name!.text}\`${owner === symbol ? '' : ` (from ${owner.name})`}`);
   const listed = [...lines, ...terms];
+  // A learner (or env) module's own doc, from its spec: what the code says it does.
+  const moduleDoc = effective.root.kind === 'module' ? model.rootBuiltin(symbol)?.doc : undefined;
   const more = listed.length > MAX_LISTED ? `\n- … and ${listed.length - MAX_LISTED} more` : '';
   return join(
     code(declarationHeader(symbol)),
     symbol.decl.doc,
+    moduleDoc,
     chain.length > 2 && `Inherits: ${chain.join(' → ')}`,
     listed.length > 0 && `${listed.slice(0, MAX_LISTED).join('\n')}${more}`,
     `Declared in ${whereDeclared(symbol)}`,

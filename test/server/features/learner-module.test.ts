@@ -8,6 +8,7 @@ import { fixture } from './fixture.js';
 
 const MINE_TS = `export const spec = {
   kind: 'text',
+  doc: 'W-REINFORCE: right answers pushed up gently.',
   settings: {
     positive_weight: { type: 'number', default: 0.1, min: 0, max: 10, doc: 'Weight of a right answer.' },
     mode: { type: 'choice', options: ['mean', 'sum'], default: 'mean' },
@@ -32,5 +33,11 @@ describe('a learner module in the editor', () => {
     const value = (hover(f.doc, f.cursor)?.contents as { value: string } | undefined)?.value ?? '';
     assert.match(value, /Weight of a right answer\./);
     assert.match(value, /0\.1/);
+  });
+
+  it('hovers the algorithm with the module\'s own doc', () => {
+    const f = fixture({ 'main.rlx': 'algorithm Mi$0ne = module("./mine.ts") { positive_weight: 0.5 }', 'mine.ts': MINE_TS });
+    const value = (hover(f.doc, f.cursor)?.contents as { value: string } | undefined)?.value ?? '';
+    assert.match(value, /W-REINFORCE: right answers pushed up gently\./);
   });
 });
