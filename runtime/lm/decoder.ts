@@ -91,6 +91,14 @@ export interface DecoderCompanion {
   release(): Promise<void>;
 }
 
+/** A decode state of `config` with nothing decoded yet, for rows starting at `starts`. */
+export function emptyDecodeState(config: LmConfig, starts: Int32Array): DecodeState {
+  const empty = { data: new Float32Array(0), dims: [starts.length, config.kvHeads, 0, config.headDim] };
+  const cache: DecodeState['cache'] = {};
+  for (let l = 0; l < config.layers; l++) cache[IO.pastKey(l)] = cache[IO.pastValue(l)] = empty;
+  return { starts, length: 0, cache };
+}
+
 export class LmDecoder {
   private readonly companions = new Map<string, Promise<DecoderCompanion>>();
 
@@ -133,11 +141,7 @@ export class LmDecoder {
 
   /** A fresh state for rows starting at `starts` (their left padding). */
   begin(starts: Int32Array): DecodeState {
-    const rows = starts.length;
-    const empty = { data: new Float32Array(0), dims: [rows, this.config.kvHeads, 0, this.config.headDim] };
-    const cache: DecodeState['cache'] = {};
-    for (let l = 0; l < this.config.layers; l++) cache[IO.pastKey(l)] = cache[IO.pastValue(l)] = empty;
-    return { starts, length: 0, cache };
+    return emptyDecodeState(this.config, starts);
   }
 
   /** Feeds `tokens` [rows, count] at the next `count` positions; returns the last position's logits [rows, V]. */

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { CHUNKED_DECODE_MIN_ROWS } from '../../../runtime/lm/chunked-decoder.js';
+import { CHUNK_STEPS, CHUNKED_DECODE_MIN_ROWS } from '../../../runtime/lm/chunked-decoder.js';
 import { generate, generateInChunks, type GenerateOptions } from '../../../runtime/lm/generate.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
@@ -109,7 +109,7 @@ describe('chunked decoding', () => {
       const gpuDecoder = await gpu.decoder();
       const expected = await cpu.generate(rows, options);
       const got = await gpu.generate(rows, options);
-      t.diagnostic(`webgpu: one-step session and K = 16 chunked session built and run in ${Date.now() - started} ms`);
+      t.diagnostic(`webgpu: the one-step session and the chunked one (K = ${CHUNK_STEPS}) built and run in ${Date.now() - started} ms`);
       assert.equal((gpuDecoder as unknown as { companions: Map<string, unknown> }).companions.size, 1, 'generate() on webgpu decoded in chunks');
       assert.deepEqual(got.map((c) => c.ids), expected.map((c) => c.ids));
       got.forEach((c, r) => c.logProbs.forEach((lp, i) => assert.ok(Math.abs(lp - expected[r]!.logProbs[i]!) < 1e-3, `row ${r} token ${i}`)));
