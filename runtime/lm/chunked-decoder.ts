@@ -25,10 +25,12 @@ import { attentionMask, rowPositions } from './rows.js';
 export const CHUNKED_DECODE_MIN_ROWS = 8;
 /**
  * Decode steps unrolled into one chunk, by default. The graph holds K copies of the model's
- * nodes, and onnxruntime's session set-up grows faster than its node count (graph
- * optimisations off as well): measured on a loaded 2-core host, a 2-layer model 0.3-0.7 s at
- * K = 8 and 1-2 s at K = 16, a 24-layer one 64 s at K = 8 (12 layers: 12 s). At 8 the cache
- * already crosses 8 times less often than one step per run.
+ * nodes, and onnxruntime's session set-up grows about with the square of the nodes whose
+ * shapes hold a dim it cannot name (the cache's length after each Concat), graph
+ * optimisations off as well: a chain of 4000 Slice/Concat/Add nodes over a symbolic dim took
+ * 27.7 s to load, 0.6 s with static dims. Measured on a loaded 2-core host: a 2-layer model
+ * 0.3-0.7 s at K = 8 and 1-2 s at K = 16, a 24-layer one 64 s at K = 8 (12 layers: 12 s). At 8
+ * the cache already crosses 8 times less often than one step per run.
  */
 export const CHUNK_STEPS = 8;
 
@@ -47,6 +49,8 @@ export const CHUNK_IO = {
   chosenLogProbs: 'chosen_log_probs',
 } as const;
 const IO = CHUNK_IO;
+/** The largest uniform fed: float32 rounding of u * total keeps it below the total. */
+const BELOW_ONE = 1 - 2 ** -23;
 
 /**
  * K decode steps into `g`. Inputs: `tokens` [B, T] (the chunk's new tokens), `positions`
@@ -161,8 +165,10 @@ export class ChunkedDecoder {
       ...state.cache,
     };
     if (choice.mode === 'sample') {
-      // Step-major, as the graph reads them: step k's uniforms for rows 0..B-1.
-      feeds[IO.uniforms] = { data: Float32Array.from({ length: K * rows }, choice.uniform), dims: [K, rows] };
+      // Step-major, as the graph reads them: step k's uniforms for rows 0..B-1. Kept below
+      // 1 - 2^-23 (a uniform near 1 would round to 1 in float32): u * total then stays below the
+      // total, so tokens past the last possible one (probability 0, a logit bias's) are never drawn.
+      feeds[IO.uniforms] = { data: Float32Array.from({ length: K * rows }, () => Math.min(choice.uniform(), BELOW_ONE)), dims: [K, rows] };
       feeds[IO.inverseTemperature] = { data: Float32Array.of(1 / choice.temperature), dims: [1] };
     }
     const out = await this.session.runTensors(feeds);
