@@ -7,12 +7,15 @@
 //   the adapters; the frozen base is baked into the session (GradientParts' `fed`), so only the
 //   adapters cross per step;
 // - sampling: batch 64, a 16-token prompt and 32 new tokens (greedy) with the key/value cache, on
-//   webgpu, on the CPU (all cores) and in PyTorch's generate-style loop with a cache.
+//   webgpu one token per session run (the cache crosses both ways every token), on webgpu K tokens
+//   per run (lm/chunked-decoder.ts, what generate() uses on a GPU from 8 rows: the cache crosses
+//   once per chunk), on the CPU (all cores) and in PyTorch's generate-style loop with a cache.
 //
 // BENCH_GPU_QUICK=1 shrinks the model to 2 x 64 (for a software adapter, where it checks that the
 // rows run).
 import * as os from 'node:os';
 import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
+import { ChunkedDecoder } from '../runtime/lm/chunked-decoder.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
 import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '../runtime/lm/lora.js';
 import { causalLm } from '../runtime/lm/model.js';
@@ -55,6 +58,11 @@ function shapes(quick: boolean) {
     config: parseLmConfig(quick ? QWEN_TINY : QWEN_05B, 'bench config'),
     train: quick ? { batch: 2, width: 16 } : { batch: 8, width: 256 },
     sample: quick ? { batch: 4, prompt: 4, newTokens: 4 } : { batch: 64, prompt: 16, newTokens: 32 },
+    /**
+     * Decode steps per run of the chunked rows (each divides newTokens: no step wasted). Not 16
+     * at the full shape: its session takes minutes to build (chunked-decoder.ts, CHUNK_STEPS).
+     */
+    chunkSteps: quick ? [2, 4] : [8],
   };
 }
 
@@ -134,6 +142,17 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
       console.log(`  ${who}: failed: ${oneLine(e)}`);
     }
   }
+  for (const steps of shapes(options.quick).chunkSteps) {
+    const who = `rlx webgpu, ${steps} per run`;
+    if (!options.webgpu) break;
+    try {
+      const { cost, createMs } = await chunkedSampling(config, base, sample, steps, { warmups: 1, minRuns: 3, seconds: options.seconds });
+      rates[`chunked${steps}`] = cost.perSecond * tokens;
+      console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s)`);
+    } catch (e) {
+      console.log(`  ${who}: failed: ${oneLine(e)}`);
+    }
+  }
   const torch = await torchRate(options, ['sample', String(threads), '1', ...llamaArgs(config), String(sample.batch), String(sample.prompt), String(sample.newTokens)], options.seconds);
   if (typeof torch === 'string') console.log(`  PyTorch: ${torch}`);
   else {
@@ -143,6 +162,10 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
   }
   const ratio = (a: string, b: string) => (rates[a] !== undefined && rates[b] !== undefined ? (rates[a]! / rates[b]!).toFixed(3) : '-');
   console.log(`  rlx webgpu / rlx cpu: ${ratio('webgpu', 'cpu')}x; rlx webgpu / PyTorch: ${ratio('webgpu', 'torch')}x`);
+  for (const steps of shapes(options.quick).chunkSteps) {
+    const key = `chunked${steps}`;
+    console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x`);
+  }
 }
 
 /** One LoRA step's cost on `provider`. */
@@ -214,6 +237,30 @@ async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prom
       }
       argmaxRows(logits);
     }, runs);
+  } finally {
+    await decoder.release();
+  }
+}
+
+/** The same decoding, greedy, `steps` tokens per session run (the base baked); and how long its session took to build. */
+async function chunkedSampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, steps: number, runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number }> {
+  const started = performance.now();
+  const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'] }, steps, 'greedy');
+  const createMs = performance.now() - started;
+  const rng = new Rng(3);
+  const prompt = Int32Array.from({ length: s.batch * s.prompt }, () => Math.floor(rng.uniform() * c.vocab));
+  try {
+    const cost = await measure(async () => {
+      const state = decoder.begin(new Int32Array(s.batch));
+      let input = prompt;
+      let width = s.prompt;
+      for (let made = 0; made < s.newTokens; made += steps) {
+        const chunk = await decoder.feed(state, input, width, { mode: 'greedy' });
+        input = Int32Array.from({ length: s.batch }, (_, r) => chunk.tokens[r * steps + steps - 1]!);
+        width = 1;
+      }
+    }, runs);
+    return { cost, createMs };
   } finally {
     await decoder.release();
   }

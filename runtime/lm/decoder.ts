@@ -86,13 +86,48 @@ export function decoderInterface(layers: number): { inputs: string[]; outputs: s
   };
 }
 
+/** Something a decoder keeps beside its session and frees with it (a chunked decoder, say). */
+export interface DecoderCompanion {
+  release(): Promise<void>;
+}
+
+/** A decode state of `config` with nothing decoded yet, for rows starting at `starts`. */
+export function emptyDecodeState(config: LmConfig, starts: Int32Array): DecodeState {
+  const empty = { data: new Float32Array(0), dims: [starts.length, config.kvHeads, 0, config.headDim] };
+  const cache: DecodeState['cache'] = {};
+  for (let l = 0; l < config.layers; l++) cache[IO.pastKey(l)] = cache[IO.pastValue(l)] = empty;
+  return { starts, length: 0, cache };
+}
+
 export class LmDecoder {
-  /** `run` runs the decoding graph of `config` (decoderGraph); `release` frees its session. */
+  private readonly companions = new Map<string, Promise<DecoderCompanion>>();
+
+  /**
+   * `run` runs the decoding graph of `config` (decoderGraph); `release` frees its session.
+   * `options`: what it was built from (LmDecoder.create), for sessions over the same weights.
+   */
   constructor(
     private readonly run: DecoderRun,
     readonly config: LmConfig,
     private readonly releaseSession: () => Promise<void>,
+    readonly options?: DecoderOptions,
   ) {}
+
+  /** Whether this decoder runs on a GPU provider (an accelerator, where every run's feeds and outputs cross to the device). */
+  get onDevice(): boolean {
+    return (this.options?.providers ?? ['cpu']).some((p) => p !== 'cpu');
+  }
+
+  /** The companion under `key`, made at first use from this decoder's options and released with it. */
+  companion<T extends DecoderCompanion>(key: string, make: (options: DecoderOptions) => Promise<T>): Promise<T> {
+    if (!this.options) throw new Error(`decoder: '${key}' needs a decoder built by LmDecoder.create`);
+    let made = this.companions.get(key);
+    if (!made) {
+      made = make(this.options);
+      this.companions.set(key, made);
+    }
+    return made as Promise<T>;
+  }
 
   static async create(config: LmConfig, options: DecoderOptions): Promise<LmDecoder> {
     const g = new Graph();
@@ -101,16 +136,12 @@ export class LmDecoder {
     const weights = rename ? Object.fromEntries(Object.entries(declared).map(([name, t]) => [rename(name), t])) : declared;
     const outputs = decoderGraph(g, config, weights, { lora: options.lora, logitBias: options.logitBias });
     const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads });
-    return new LmDecoder((feeds) => session.run(feeds), config, () => session.release());
+    return new LmDecoder((feeds) => session.run(feeds), config, () => session.release(), options);
   }
 
   /** A fresh state for rows starting at `starts` (their left padding). */
   begin(starts: Int32Array): DecodeState {
-    const rows = starts.length;
-    const empty = { data: new Float32Array(0), dims: [rows, this.config.kvHeads, 0, this.config.headDim] };
-    const cache: DecodeState['cache'] = {};
-    for (let l = 0; l < this.config.layers; l++) cache[IO.pastKey(l)] = cache[IO.pastValue(l)] = empty;
-    return { starts, length: 0, cache };
+    return emptyDecodeState(this.config, starts);
   }
 
   /** Feeds `tokens` [rows, count] at the next `count` positions; returns the last position's logits [rows, V]. */
@@ -139,7 +170,10 @@ export class LmDecoder {
     return { state, logits };
   }
 
-  release(): Promise<void> {
-    return this.releaseSession();
+  async release(): Promise<void> {
+    const companions = [...this.companions.values()];
+    this.companions.clear();
+    for (const made of companions) await (await made).release();
+    await this.releaseSession();
   }
 }

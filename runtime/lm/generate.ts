@@ -4,6 +4,7 @@
 // temperature 1, as transformers' compute_transition_scores reports it unnormalised by
 // sampling settings).
 import type { Rng } from '../../shared/random.js';
+import { CHUNK_STEPS, CHUNKED_DECODE_MIN_ROWS, ChunkedDecoder, type ChunkChoice, type ChunkMode } from './chunked-decoder.js';
 import type { LmDecoder } from './decoder.js';
 import { leftPad } from './rows.js';
 import { argMax, draw } from './sampling.js';
@@ -31,8 +32,16 @@ export interface Completion {
   readonly finish: 'stop' | 'length';
 }
 
+/**
+ * Completions of `prompts`. On a GPU provider, from CHUNKED_DECODE_MIN_ROWS rows, K tokens per
+ * session run (chunked-decoder.ts: the cache crosses to the device once per chunk, not per
+ * token); there greedy gives the same tokens as the one-step loop, and sampling draws from the
+ * same distribution with other noise. Token statistics need every step's logits: they keep
+ * the one-step loop. On the CPU every run is the one-step loop.
+ */
 export async function generate(decoder: LmDecoder, prompts: readonly (readonly number[])[], options: GenerateOptions): Promise<Completion[]> {
   if (!options.greedy && !options.rng) throw new Error('sampling needs an rng (or greedy: true)');
+  if (decoder.onDevice && prompts.length >= CHUNKED_DECODE_MIN_ROWS && !options.statistics) return generateInChunks(decoder, prompts, options);
   const rows = prompts.length;
   const V = decoder.config.vocab;
   const stops = new Set(options.stopIds);
@@ -60,6 +69,50 @@ export async function generate(decoder: LmDecoder, prompts: readonly (readonly n
       }
     }
     if (open > 0 && step + 1 < options.maxNewTokens) logits = await decoder.feed(state, next, 1);
+  }
+  return out;
+}
+
+/** The chunked decoder of `decoder` over `steps` steps in `mode`, built at first use and released with it. */
+export function chunkedDecoder(decoder: LmDecoder, mode: ChunkMode, steps = CHUNK_STEPS): Promise<ChunkedDecoder> {
+  return decoder.companion(`chunked:${mode}:${steps}`, (options) => ChunkedDecoder.create(decoder.config, options, steps, mode));
+}
+
+/**
+ * generate() with K tokens per session run, on whatever provider `decoder` runs (generate()
+ * picks it on a GPU; tests compare it with the one-step loop on the CPU). The log-probs are the
+ * graph's float32 ones. Sampling takes K x rows uniforms of `rng` per chunk, ended rows included.
+ */
+export async function generateInChunks(decoder: LmDecoder, prompts: readonly (readonly number[])[], options: GenerateOptions, steps = CHUNK_STEPS): Promise<Completion[]> {
+  if (!options.greedy && !options.rng) throw new Error('sampling needs an rng (or greedy: true)');
+  const rows = prompts.length;
+  const stops = new Set(options.stopIds);
+  const padded = leftPad(prompts, options.padId);
+  const chunked = await chunkedDecoder(decoder, options.greedy ? 'greedy' : 'sample', steps);
+  const choice: ChunkChoice = options.greedy ? { mode: 'greedy' } : { mode: 'sample', temperature: options.temperature ?? 1, uniform: () => options.rng!.uniform() };
+  const state = decoder.begin(padded.starts);
+  const out: { ids: number[]; logProbs: number[]; finish: 'stop' | 'length' }[] = prompts.map(() => ({ ids: [], logProbs: [], finish: 'length' }));
+  const done = new Uint8Array(rows);
+  let open = rows;
+  let input = padded.ids;
+  let width = padded.width;
+  for (let made = 0; made < options.maxNewTokens && open > 0; made += steps) {
+    const chunk = await chunked.feed(state, input, width, choice);
+    for (let k = 0; k < steps && made + k < options.maxNewTokens; k++) {
+      for (let r = 0; r < rows; r++) {
+        if (done[r]) continue;
+        const token = chunk.tokens[r * steps + k]!;
+        out[r]!.ids.push(token);
+        out[r]!.logProbs.push(chunk.logProbs[r * steps + k]!);
+        if (stops.has(token)) {
+          out[r]!.finish = 'stop';
+          done[r] = 1;
+          open--;
+        }
+      }
+    }
+    input = Int32Array.from({ length: rows }, (_, r) => chunk.tokens[r * steps + steps - 1]!);
+    width = 1;
   }
   return out;
 }
