@@ -21,6 +21,7 @@ import { argmax, type ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
 import type { OnnxInterface, Policy, PolicySpaces } from '../../policies/policy.js';
+import { polyakUpdate } from '../replay/off-policy.js';
 
 export const LOG_STD_MIN = -5;
 export const LOG_STD_MAX = 2;
@@ -198,12 +199,7 @@ export class SacCritics {
 
   /** target = (1 - tau) target + tau online, weight by weight (Polyak averaging). */
   updateTarget(tau: number): void {
-    const { source, target } = this.arrays;
-    for (let k = 0; k < source.length; k++) {
-      const s = source[k];
-      const t = target[k];
-      for (let i = 0; i < t.length; i++) t[i] += tau * (s[i] - t[i]);
-    }
+    polyakUpdate(this.arrays.source, this.arrays.target, tau);
   }
 }
 
