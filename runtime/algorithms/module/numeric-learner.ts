@@ -17,8 +17,8 @@ import { PhaseClock } from '../phase-clock.js';
 import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
 import { randomActions, runOffPolicy } from '../replay/off-policy.js';
-import { sacGradientStep } from '../sac/loss.js';
-import type { SacCritics } from '../sac/networks.js';
+import { offPolicyGradientStep } from '../replay/off-policy-step.js';
+import type { TwinCritics } from '../replay/twin-critics.js';
 import type { Stepper } from '../stepper.js';
 import type { LoadedLearner } from './load.js';
 import { buildNumericLosses, LOSS_KEYS, type BuiltNumericLoss, type LossKey } from './numeric-loss.js';
@@ -88,7 +88,7 @@ export class ModuleNumericLearner implements Algorithm {
     readonly learner: LoadedLearner,
     readonly settings: ModuleNumericSettings,
     readonly policy: DeterministicActor,
-    private readonly critics: SacCritics,
+    private readonly critics: TwinCritics,
     readonly stepper: Stepper,
     readonly budget: number,
     readonly buffer: ReplayBuffer,
@@ -172,13 +172,13 @@ export class ModuleNumericLearner implements Algorithm {
       q: (g, which, obs, action, target) => critics.q(g, which, obs, action, target),
       trained: { actor: actor.weights.names, critics: critics.weights.names },
     });
-    // Every network in one store, the ones a loss does not train frozen (SAC's sacGradientStep).
+    // Every network in one store, the ones a loss does not train frozen (as SAC's steps).
     const store = WeightStore.union(actor.weights, actor.target, critics.weights, critics.target);
     const trained = { actor: actor.weights, critics: critics.weights };
     const options = { compute, maxRows: settings.batch_size };
     const [criticsStep, actorStep] = await Promise.all(LOSS_KEYS.map((key) => {
       const { loss, metrics } = built.losses[key];
-      return sacGradientStep({ graph: built.graph, loss, metrics }, store, trained[key], options);
+      return offPolicyGradientStep({ graph: built.graph, loss, metrics }, store, trained[key], options);
     }));
     const rngs = { actions: rng.fork('actions'), noise: rng.fork('noise'), replay: rng.fork('replay') };
     return new ModuleNumericLearner(learner, settings, actor, critics, stepper, context.budget, buffer, built.losses, { critics: criticsStep!, actor: actorStep! }, store.names, rngs);

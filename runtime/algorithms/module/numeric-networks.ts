@@ -4,7 +4,7 @@
 // - DeterministicActor (the trainer's Policy): obs -> A, tanh, rescaled to the Box bounds
 //   (CleanRL's Actor); acting adds N(0, exploration_noise * scale) and clips to the bounds; a
 //   target copy `target.actor.*`.
-// - The twin critics and their targets: SAC's (../sac/networks.ts SacCritics), Q(s, a) from
+// - The twin critics and their targets: SAC's (../replay/twin-critics.ts), Q(s, a) from
 //   obs ++ action -> 1.
 //
 // Weights start as PyTorch's nn.Linear defaults, as CleanRL's (mlpLayers).
@@ -17,8 +17,11 @@ import type { ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
 import type { OnnxInterface, Policy, PolicySpaces } from '../../policies/policy.js';
-import { LOG_STD_MIN, SacCritics } from '../sac/networks.js';
+import { TwinCritics } from '../replay/twin-critics.js';
 import { polyakUpdate } from '../replay/off-policy.js';
+
+/** The exported log-std: SAC's LOG_STD_MIN, so a reader that samples stays within a percent of the deterministic action. */
+const EXPORTED_LOG_STD = -5;
 
 export class DeterministicActor implements Policy {
   readonly kind = 'mlp';
@@ -93,14 +96,13 @@ export class DeterministicActor implements Policy {
   }
 
   /**
-   * `obs` -> `mean` (before the squash) and `log_std` (LOG_STD_MIN: the actor is deterministic;
-   * a reader that samples stays within a percent of it), with `squash: tanh` and the bounds in
+   * `obs` -> `mean` (before the squash) and `log_std` (EXPORTED_LOG_STD: the actor is deterministic), with `squash: tanh` and the bounds in
    * the metadata, as SAC's actor exports: rlx eval acts with tanh(mean) rescaled.
    */
   exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {
     const g = new Graph();
     const mean = this.preSquash(g, g.input('obs', 'float32', ['B', this.spaces.obsDim]));
-    const logStd = g.add(g.mul(mean, 0), LOG_STD_MIN);
+    const logStd = g.add(g.mul(mean, 0), EXPORTED_LOG_STD);
     const docString = JSON.stringify({ ...metadata, squash: 'tanh', low: Array.from(this.low), high: Array.from(this.high), ...this.onnxInterface });
     return buildModel(g, { outputs: { mean, log_std: logStd }, bake: this.weights, graphName: 'rlx_deterministic_actor', docString }).bytes;
   }
@@ -109,7 +111,7 @@ export class DeterministicActor implements Policy {
 /** A numeric learner's networks, built together from one policy's settings. */
 export interface NumericLearnerNetworks {
   readonly actor: DeterministicActor;
-  readonly critics: SacCritics;
+  readonly critics: TwinCritics;
 }
 
 /** The family: an `mlp` policy's `hidden` and `activation` make the actor, the twin critics and their targets. */
@@ -118,7 +120,7 @@ export const NUMERIC_LEARNER_NETWORKS: NetworkFamily<NumericLearnerNetworks> = {
   what: 'a deterministic actor and twin Q networks',
   overVectors: 'networks over observation vectors',
   hint: '; use an mlp policy',
-  kinds: { mlp: (settings: MlpSettings, spaces, rng) => ({ actor: new DeterministicActor(settings, spaces, rng), critics: new SacCritics(settings, spaces, rng) }) },
+  kinds: { mlp: (settings: MlpSettings, spaces, rng) => ({ actor: new DeterministicActor(settings, spaces, rng), critics: new TwinCritics(settings, spaces, rng) }) },
   parts: ({ actor, critics }) => ({ actor: actor.weights, targetActor: actor.target, critics: critics.weights, targets: critics.target }),
   sync: ({ actor }) => actor.sync(),
 };
