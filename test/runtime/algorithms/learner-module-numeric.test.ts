@@ -137,6 +137,12 @@ describe('a numeric learner module that does wrong fails the run, naming the mod
     await refused(moduleDir(PLAIN), /does not train on discrete actions/, {}, plan);
   });
 
+  it('a text learner on Pendulum is refused before training, pointing at numeric learners', async () => {
+    const dir = tempDir('rlx-learner-');
+    fs.writeFileSync(path.join(dir, 'mine.ts'), "export const spec = { kind: 'text', settings: {} };\nexport function buildLoss(g, batch) { return { loss: g.mean(batch.logProb) }; }\n");
+    await refused(dir, /algorithm Mine \(module "mine\.ts"\) is a text learner: Pendulum has actions of numbers; write a learner of kind 'numeric' for it/, { learning_starts: undefined, batch_size: undefined });
+  });
+
   it('a NaN mid-run stops it, naming the module and the loss', async () => {
     const dir = moduleDir(`${TARGET}\n  return { critics: { loss: settings.broken ? g.add(critic, g.log(g.constant(-1))) : critic }, actor: { loss: actor } };`);
     let failed: RunFailedError | undefined;
