@@ -18,6 +18,8 @@ import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import type { BoxSpace } from '../../../runtime/envs/types.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { PolicyFactory } from '../../../runtime/policies/index.js';
+import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
+import { DeterministicActor } from '../../../runtime/algorithms/module/numeric-networks.js';
 import { Rng } from '../../../shared/random.js';
 
 const SPEC = `export const spec = { kind: 'numeric', settings: { delay: { type: 'int', default: 2, min: 1 }, broken: { type: 'bool', default: false } } };\n`;
@@ -93,6 +95,39 @@ describe('a numeric learner module trains', () => {
     } finally {
       await a.release();
       await b.release();
+    }
+  });
+});
+
+describe('a numeric learner\'s actor', () => {
+  const box: BoxSpace = { kind: 'box', shape: [2], low: [-2, -1], high: [2, 3] };
+  const actor = new DeterministicActor({ hidden: [5, 4], activation: 'relu', sharedTrunk: false }, { obsDim: 3, actionSpace: box }, new Rng(2));
+  const B = 6;
+  const obs = Float32Array.from({ length: B * 3 }, (_, i) => Math.sin(i * 1.7) * 2);
+
+  it('acts within the bounds, with exploration noise only when not deterministic', () => {
+    const [greedy, again, explored] = [new Float32Array(B * 2), new Float32Array(B * 2), new Float32Array(B * 2)];
+    actor.explorationNoise = 0.5;
+    actor.act(obs, B, greedy, true, new Rng(1));
+    actor.act(obs, B, again, true, new Rng(9));
+    actor.act(obs, B, explored, false, new Rng(1));
+    assert.deepEqual(again, greedy);
+    assert.ok(explored.some((a, j) => a !== greedy[j]));
+    for (const actions of [greedy, explored]) actions.forEach((a, j) => assert.ok(a >= box.low[j % 2]! && a <= box.high[j % 2]!, `action ${j}: ${a}`));
+  });
+
+  it('exports a model rlx eval acts with as the trainer does', async () => {
+    const acted = new Float32Array(B * 2);
+    actor.act(obs, B, acted, true, new Rng(1));
+    const file = path.join(tempDir(), 'policy.onnx');
+    fs.writeFileSync(file, actor.exportOnnx({ format: 'rlx-policy' }));
+    const loaded = await OnnxPolicy.load(file, { obsDim: 3, actionSpace: box });
+    try {
+      const fromOnnx = new Float32Array(B * 2);
+      await loaded.act(obs, B, fromOnnx, true, new Rng(1));
+      fromOnnx.forEach((a, j) => assert.ok(Math.abs(a - acted[j]!) < 1e-5, `exported action ${j}: ${a}, acting gave ${acted[j]}`));
+    } finally {
+      await loaded.release();
     }
   });
 });
