@@ -172,6 +172,12 @@ describe('a numeric learner module that does wrong fails the run, naming the mod
     await refused(moduleDir(PLAIN), /does not train on discrete actions/, {}, plan);
   });
 
+  it('a stage after a built-in\'s (SAC) is refused before training: it cannot start from SAC\'s networks', async () => {
+    const plan = modulePlan([{}, {}]);
+    plan.stages[0]!.algorithm = { name: 'Soft', kind: 'SAC', params: {} };
+    await refused(moduleDir(PLAIN), /stage s1 \(Mine, a learner module\) cannot start from the weights of stage s0 \(SAC\): a numeric learner module trains a deterministic actor and twin Q networks of its own/, {}, plan);
+  });
+
   it('a text learner on Pendulum is refused before training, pointing at numeric learners', async () => {
     const dir = tempDir('rlx-learner-');
     fs.writeFileSync(path.join(dir, 'mine.ts'), "export const spec = { kind: 'text', settings: {} };\nexport function buildLoss(g, batch) { return { loss: g.mean(batch.logProb) }; }\n");
