@@ -1,7 +1,7 @@
 // Checks, before anything starts, that this runtime can run a plan: the plan format, and
 // every built-in and feature it names (the not-implemented ones are listed in
 // not-implemented.ts). All problems are reported at once, each with what to do.
-import { PLAN_FORMAT, type Plan, type PlanStage } from '../dsl/compile/plan.js';
+import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
 import { ALGORITHMS, stageAlgorithm } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
 import { NOT_IMPLEMENTED } from './not-implemented.js';
@@ -72,11 +72,6 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
       const previous = plan.stages[i]!;
       const problem = stageHandoverProblem({ name: previous.name, algorithm: previous.algorithm.kind }, { name: next.name, algorithm: next.algorithm.kind });
       if (problem) problems.push(problem);
-      // A numeric learner module trains its own networks (a deterministic actor, twin critics, their targets): only another module's stage shares them.
-      else if ((previous.algorithm.kind === 'module') !== (next.algorithm.kind === 'module')) {
-        const label = (stage: PlanStage) => (stage.algorithm.kind === 'module' ? `${stage.algorithm.name}, a learner module` : stage.algorithm.kind);
-        problems.push(`stage ${next.name} (${label(next)}) cannot start from the weights of stage ${previous.name} (${label(previous)}): a numeric learner module trains a deterministic actor and twin Q networks of its own, so on an env of numbers its stages follow only each other`);
-      }
     });
   }
   for (const stage of plan.stages) {

@@ -94,6 +94,9 @@ describe('the checker on a learner module', () => {
     const numeric = "export const spec = { kind: 'numeric', settings: { policy_delay: { type: 'int', default: 2, min: 1 } } };\nexport function buildLosses() {}\n";
     const rlx = 'env Swing = Pendulum { }\npolicy Actor = mlp { }\nalgorithm Mine = module("./mine.ts") { policy_delay: 3, exploration_noise: 0.2, tau: 0.01 }\nexperiment E {\n  env: Swing\n  policy: Actor\n  algorithm: Mine\n  budget: 1k\n}\n';
     expectClean({ 'main.rlx': rlx, 'mine.ts': numeric }, ROOTS);
+    // It trains networks of its own: a stage after SAC's cannot start from them (as rlx train refuses).
+    const staged = rlx.replace('  algorithm: Mine\n  budget: 1k\n', '  stage warm = Soft { budget: 1k }\n  stage main = ⟦Mine⟧ { budget: 1k }\n') + 'algorithm Soft = SAC { }\n';
+    expectDiagnostic({ 'main.rlx': staged, 'mine.ts': numeric }, 'incompatible-stages', /stage main \(module\("\.\/mine\.ts"\)\) cannot start from the weights of stage warm \(SAC\)/, { roots: ROOTS });
     expectDiagnostic(sources('algorithm Mine = module("./mine.ts") { }', 'experiment E {\n  env: Arith\n  policy: Tiny\n  reward: Correct\n  algorithm: ⟦Mine⟧\n  budget: 1k\n}\n', numeric), 'incompatible-env', /needs continuous actions/, { others: 'allowed', roots: ROOTS });
   });
 

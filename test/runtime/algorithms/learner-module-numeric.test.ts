@@ -175,7 +175,7 @@ describe('a numeric learner module that does wrong fails the run, naming the mod
   it('a stage after a built-in\'s (SAC) is refused before training: it cannot start from SAC\'s networks', async () => {
     const plan = modulePlan([{}, {}]);
     plan.stages[0]!.algorithm = { name: 'Soft', kind: 'SAC', params: {} };
-    await refused(moduleDir(PLAIN), /stage s1 \(Mine, a learner module\) cannot start from the weights of stage s0 \(SAC\): a numeric learner module trains a deterministic actor and twin Q networks of its own/, {}, plan);
+    await refused(moduleDir(PLAIN), /stage s1 \(module\) cannot start from the weights of stage s0 \(SAC\): SAC trains an actor and twin Q-networks, module a deterministic actor and twin Q-networks of its own/, {}, plan);
   });
 
   it('a text learner on Pendulum is refused before training, pointing at numeric learners', async () => {
