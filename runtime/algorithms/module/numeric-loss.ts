@@ -53,13 +53,8 @@ export function buildNumericLosses(label: string, buildLosses: BuildNumericLosse
     get dones() { return input('done', ['B']); },
     get noise() { return input('noise', ['B', A]); },
   });
-  const tensor = (x: unknown, what: string): Tensor => {
-    try {
-      return LossGraph.unwrap(lg, x, what);
-    } catch (err) {
-      throw new LearnerModuleError(`${label}: ${(err as Error).message}`);
-    }
-  };
+  // A wrong argument throws inside buildLosses, which names the module and the call.
+  const tensor = (x: unknown, what: string): Tensor => LossGraph.unwrap(lg, x, what);
   const wrap = (t: Tensor) => LossGraph.wrap(lg, t);
   // The easy step to get wrong: a target's value must not train anything, so it is cut here, not by the module.
   const networks: NumericNetworks = Object.freeze({

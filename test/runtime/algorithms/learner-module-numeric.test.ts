@@ -146,6 +146,9 @@ describe('a numeric learner module that does wrong fails the run, naming the mod
   it('buildLosses throws', () => refused(moduleDir("throw new Error('no batch.values');"),
     /^algorithm Mine \(module "mine\.ts"\): buildLosses threw while building the losses: no batch\.values$/));
 
+  it('a network given something that is not a tensor of its graph', () => refused(moduleDir('return { critics: { loss: g.mean(nets.q1(batch.observations, [0.5])) }, actor: { loss: g.mean(nets.actor(batch.observations)) } };'),
+    /^algorithm Mine \(module "mine\.ts"\): buildLosses threw while building the losses: q1's actions is an object \(Array\), not a tensor of the loss graph$/));
+
   it('a loss of the wrong shape', () => refused(moduleDir(`${TARGET}\n  return { critics: { loss: y }, actor: { loss: actor } };`),
     /^algorithm Mine \(module "mine\.ts"\): buildLosses returned the critics loss of shape \[B\]; it must be a scalar/));
 
