@@ -80,7 +80,9 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     // A learner module's settings and actions are checked once it is loaded (train() loads it, then checks again).
     const problem = isLearnerModule ? undefined : builtinProblem('algorithm', algorithm, ALGORITHMS.map((a) => a.name));
     const definition = stageAlgorithm(stage.algorithm);
-    if (isLearnerModule && text === false) problems.push(`${algorithm} is a text learner: ${envLabel} has actions of numbers (learner modules of kind 'numeric' are not trained yet)`);
+    const learnerText = isLearnerModule && definition ? definition.actions.includes('text') : undefined;
+    if (isLearnerModule && learnerText === true && text === false) problems.push(`${algorithm} is a text learner: ${envLabel} has actions of numbers; write a learner of kind 'numeric' for it (docs/learners.md#numeric-learners)`);
+    else if (isLearnerModule && learnerText === false && text === true) problems.push(`${algorithm} is a numeric learner: ${envLabel} is a text task; write a learner of kind 'text' for it (docs/learners.md#writing-a-learner-module)`);
     else if (isLearnerModule && !definition) { /* not loaded yet */ }
     else if (problem || !definition) problems.push(problem!);
     else {

@@ -22,8 +22,6 @@ function checkModuleFile(ctx: CheckContext, symbol: DeclSymbol, at: Range): void
     ctx.accept('error', 'invalid-module-spec', read.kind === 'declared'
       ? `${written} declares an environment's spec (actions, observations), not a learner's; use it as \`env X = module("${written}")\`, or declare \`export const spec = { kind: 'text', settings: { ... } }\` (docs/learners.md#writing-a-learner-module)`
       : `${written} does not declare its settings: a learner module states them, and its kind, so the checker knows them without running it; add \`export const spec = { kind: 'text', settings: { ... } }\` (docs/learners.md#writing-a-learner-module)`, at);
-  } else if (learner && read.kind === 'learner' && read.spec.kind !== 'text') {
-    ctx.accept('warning', 'not-implemented', `${written} is a learner of kind '${read.spec.kind}', which is not implemented in the trainer yet (\`rlx train\` will refuse it): only text learners train today`, at);
   } else if (!learner && read.kind === 'learner') {
     ctx.accept('error', 'invalid-module-spec', `${written} declares a learner's spec (kind, settings), not an environment's; use it as \`algorithm X = module("${written}")\``, at);
   } else if (read.kind === 'undeclared') {

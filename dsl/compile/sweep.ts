@@ -3,7 +3,7 @@
 // the same sweep always yields the same plans.
 import { builtin, DECLARATION_SCHEMAS, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
-import { TEXT_LEARNER_PARAMS } from '../schema/learner-module.js';
+import { NUMERIC_LEARNER_PARAMS, TEXT_LEARNER_PARAMS } from '../schema/learner-module.js';
 import { propertyKey, type DeclSymbol } from '../semantics/model.js';
 import type { Plan } from './plan.js';
 import { Plans } from './plans.js';
@@ -114,7 +114,8 @@ function applyPath(plan: Plan, key: string, expr: A.Expression): PlanValue {
   // A learner module's own settings were checked against its spec (their values are plain); rlx's take their types.
   const learner = plan.stages[0].algorithm;
   if (head === 'algorithm' && learner.kind === 'module') {
-    const own = TEXT_LEARNER_PARAMS.find((p) => p.name === name);
+    // The module's kind is not known here; rlx's names of the two kinds do not clash in type.
+    const own = [...TEXT_LEARNER_PARAMS, ...NUMERIC_LEARNER_PARAMS].find((p) => p.name === name);
     return (learner.params[name] = own ? paramValue(own, expr) : untypedValue(expr));
   }
   const fromSpec = (kind: string) => builtin(kind)?.params.find((p) => p.name === name);

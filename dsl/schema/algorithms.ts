@@ -217,11 +217,20 @@ export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT]
  * a stage starts from the networks the stage before it trained, so both must train the same
  * ones. The checker reports it at the stage (incompatible-stages), `rlx train` refuses it.
  */
+/** The networks an algorithm trains: a built-in's, or a learner module's (`module` in a plan, `module("./x.ts")` in the checker). */
+function networksOf(algorithm: string): string | undefined {
+  if (algorithm === 'module' || algorithm.startsWith('module(')) return LEARNER_MODULE_NETWORKS;
+  return ALGORITHMS.find((a) => a.name === algorithm)?.networks;
+}
+
+/** What a numeric learner module trains (runtime/algorithms/module/numeric-networks.ts). */
+const LEARNER_MODULE_NETWORKS = 'a deterministic actor and twin Q-networks of its own';
+
 export function stageHandoverProblem(previous: { name: string; algorithm: string }, next: { name: string; algorithm: string }): string | undefined {
-  const from = ALGORITHMS.find((a) => a.name === previous.algorithm)?.networks;
-  const to = ALGORITHMS.find((a) => a.name === next.algorithm)?.networks;
+  const from = networksOf(previous.algorithm);
+  const to = networksOf(next.algorithm);
   if (from === undefined || to === undefined || from === to) return undefined;
   const families = ALGORITHMS.filter((a) => a.networks !== undefined).map((a) => `${a.name} ${a.networks}`).join(', ');
   return `stage ${next.name} (${next.algorithm}) cannot start from the weights of stage ${previous.name} (${previous.algorithm}): ${previous.algorithm} trains ${from}, ${next.algorithm} ${to}. `
-    + `Each stage starts from the networks the one before it trained, so consecutive stages on an env of numbers train the same ones (${families})`;
+    + `Each stage starts from the networks the one before it trained, so consecutive stages on an env of numbers train the same ones (${families}, a learner module ${LEARNER_MODULE_NETWORKS})`;
 }

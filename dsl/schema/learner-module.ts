@@ -13,11 +13,12 @@
 //     },
 //   };
 //
-// Besides its own settings a learner has rlx's (TEXT_LEARNER_PARAMS): how batches are sampled
-// and how the optimiser steps; a module setting may not take one of their names. The checker
+// Besides its own settings a learner has rlx's (TEXT_LEARNER_PARAMS, NUMERIC_LEARNER_PARAMS by
+// kind): how batches are sampled and how the optimiser steps; a module setting may not take one
+// of their names. The checker
 // reads the spec from the file's text (semantics/env-module.ts reads both kinds of module); the
 // trainer checks the module's actual `spec` export against the same rules (learnerModuleSpec).
-import { bool, choice, count, int, learningRate, num, option, param } from './build.js';
+import { bool, choice, count, discount, int, learningRate, num, option, param } from './build.js';
 import type { AlgorithmSpec, ParamSpec, PlanValue, ValueType } from './types.js';
 
 /** The rlx/learner API version this rlx implements; a spec's `api` must not be newer. */
@@ -47,6 +48,8 @@ export const LEARNER_SPEC_KEYS = ['api', 'kind', 'doc', 'settings'];
 const SETTING_KEYS = ['type', 'default', 'min', 'max', 'options', 'doc'];
 const SETTING_NAME = /^[a-z_][a-z0-9_]*$/;
 
+const buildTimeout = param('build_timeout', num({ min: 0, exclusiveMin: true, max: 3600 }), 60, 'Seconds the module may take to load and build its loss (tried first in a worker thread) before the run fails: a loop that never ends is stopped.');
+
 /** The settings rlx owns for every text learner module: sampling and the optimiser (runtime/algorithms/module/). */
 export const TEXT_LEARNER_PARAMS: readonly ParamSpec[] = [
   param('group_size', int({ min: 1, max: 1024 }), 8, 'Completions sampled per prompt (a group: the batch\'s rows come in groups of this many).'),
@@ -56,10 +59,30 @@ export const TEXT_LEARNER_PARAMS: readonly ParamSpec[] = [
   param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
   param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature; log-probabilities are of the logits divided by it.'),
   param('max_grad_norm', num({ min: 0, exclusiveMin: true }), 1.0, 'Gradients are rescaled so their global norm is at most this.'),
-  param('build_timeout', num({ min: 0, exclusiveMin: true, max: 3600 }), 60, 'Seconds the module may take to load and build its loss (tried first in a worker thread) before the run fails: a loop that never ends is stopped.'),
+  buildTimeout,
 ];
 
-const NUMERIC_NOT_IMPLEMENTED = 'learner modules of kind \'numeric\' are declared by the language but not trained yet; write kind: \'text\' for a text env (docs/learners.md#writing-a-learner-module)';
+/**
+ * The settings rlx owns for every numeric learner module: the off-policy loop around its
+ * losses (runtime/algorithms/module/numeric-learner.ts); defaults as CleanRL's td3_continuous_action.py.
+ */
+export const NUMERIC_LEARNER_PARAMS: readonly ParamSpec[] = [
+  learningRate(3e-4),
+  param('buffer', count({ max: 1e8 }), 1_000_000, 'Replay buffer capacity, in transitions.'),
+  param('batch_size', count({ max: 1e6 }), 256, 'Transitions per update (batch.observations has this many rows).'),
+  discount(0.99),
+  param('tau', num({ min: 0, exclusiveMin: true, max: 1 }), 0.005, 'Target network update rate (Polyak averaging), after each actor step.'),
+  param('learning_starts', int({ min: 0 }), 25_000, 'Environment steps of uniformly random actions before the first update.'),
+  param('exploration_noise', num({ min: 0, max: 10 }), 0.1, 'Acting adds N(0, exploration_noise * (high - low) / 2) to the actor\'s action, clipped to the bounds.'),
+  param('train_every', count(), 1, 'Environment steps between updates.'),
+  param('gradient_steps', count({ max: 1000 }), 1, 'Updates (a batch, then the losses due) each time the learner trains.'),
+  buildTimeout,
+];
+
+/** rlx's own settings of a learner of `kind`. */
+export function learnerParams(kind: LearnerKind): readonly ParamSpec[] {
+  return kind === 'text' ? TEXT_LEARNER_PARAMS : NUMERIC_LEARNER_PARAMS;
+}
 
 /** The spec a value describes, or what is wrong with it (the trainer checks the module's export with this). */
 export function learnerModuleSpec(value: unknown): { spec: LearnerModuleSpec } | { problem: string } {
@@ -76,17 +99,18 @@ export function learnerModuleSpec(value: unknown): { spec: LearnerModuleSpec } |
   if (typeof settingsValue !== 'object' || settingsValue === null || Array.isArray(settingsValue)) return { problem: 'spec.settings must be an object of settings: { name: { type: \'number\', default: 1 } }' };
   const settings: LearnerSetting[] = [];
   for (const [name, declared] of Object.entries(settingsValue as Record<string, unknown>)) {
-    const setting = learnerSetting(name, declared);
+    const setting = learnerSetting(name, declared, record.kind);
     if (typeof setting === 'string') return { problem: setting };
     settings.push(setting);
   }
   return { spec: { api, kind: record.kind, doc: (record.doc as string | undefined) ?? '', settings } };
 }
 
-function learnerSetting(name: string, value: unknown): LearnerSetting | string {
+function learnerSetting(name: string, value: unknown, kind: LearnerKind): LearnerSetting | string {
+  const owned = learnerParams(kind);
   const at = `spec.settings.${name}`;
   if (!SETTING_NAME.test(name)) return `${at}: a setting's name is lower case letters, digits and '_' (as .rlx writes it)`;
-  if (TEXT_LEARNER_PARAMS.some((p) => p.name === name)) return `${at}: '${name}' is one of rlx's own settings of every learner (${TEXT_LEARNER_PARAMS.map((p) => p.name).join(', ')}); name yours otherwise`;
+  if (owned.some((p) => p.name === name)) return `${at}: '${name}' is one of rlx's own settings of every ${kind} learner (${owned.map((p) => p.name).join(', ')}); name yours otherwise`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${at} must be an object such as { type: 'number', default: 0.5 }`;
   const record = value as Record<string, unknown>;
   const unknown = Object.keys(record).filter((k) => !SETTING_KEYS.includes(k));
@@ -139,13 +163,12 @@ export function learnerSettingParams(spec: LearnerModuleSpec): ParamSpec[] {
 
 /** The algorithm spec the checker, completion and hover use for a learner module: rlx's settings, then the module's own. */
 export function moduleAlgorithmSpec(spec: LearnerModuleSpec, file: string): AlgorithmSpec {
-  const text = spec.kind === 'text';
   return {
     declKind: 'algorithm',
     name: `module("${file}")`,
     doc: `A user learner (${spec.kind}): ${file}.${spec.doc ? ` ${spec.doc}` : ''}`,
-    actions: text ? ['text'] : ['discrete', 'continuous'],
-    params: [...(text ? TEXT_LEARNER_PARAMS : []), ...learnerSettingParams(spec)],
-    ...(text ? {} : { notImplemented: NUMERIC_NOT_IMPLEMENTED }),
+    // A numeric learner's actor is deterministic into a Box (runtime/algorithms/module/numeric-networks.ts).
+    actions: spec.kind === 'text' ? ['text'] : ['continuous'],
+    params: [...learnerParams(spec.kind), ...learnerSettingParams(spec)],
   };
 }

@@ -9,4 +9,5 @@
 export { LEARNER_API_VERSION } from '../../dsl/schema/learner-module.js';
 export { LossGraph, LossTensor, type AxesOptions, type LossOperand } from './loss-graph.js';
 export { METRIC_NAME, type BuildTextLoss, type LearnerLoss, type LearnerSettings, type TextBatch } from './text-batch.js';
+export type { BuildNumericLosses, NumericBatch, NumericLoss, NumericLosses, NumericNetworks } from './numeric-batch.js';
 export { groupMean, maskedMean, sequenceMean } from './helpers.js';

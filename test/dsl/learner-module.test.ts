@@ -60,7 +60,7 @@ describe('a learner module\'s spec, read from its text', () => {
     assert.equal(problem({ kind: 'texts' }), "spec.kind must be 'text' or 'numeric', not \"texts\"");
     assert.equal(problem({ kind: 'text', api: 2 }), 'spec.api is 2, but this rlx implements rlx/learner version 1: update rlx, or write the learner against version 1');
     assert.equal(problem({ kind: 'text', settings: { lr: { type: 'number', default: 1, max: 0.5 } } }), 'spec.settings.lr: min undefined is above max 0.5'.replace('min undefined is above max 0.5', '.default 1 is outside its range [-inf, 0.5]').replace(': .', '.'));
-    assert.equal(problem({ kind: 'text', settings: { learning_rate: { type: 'number', default: 1 } } }), "spec.settings.learning_rate: 'learning_rate' is one of rlx's own settings of every learner (group_size, prompts_per_update, learning_rate, iterations, max_new_tokens, temperature, max_grad_norm, build_timeout); name yours otherwise");
+    assert.equal(problem({ kind: 'text', settings: { learning_rate: { type: 'number', default: 1 } } }), "spec.settings.learning_rate: 'learning_rate' is one of rlx's own settings of every text learner (group_size, prompts_per_update, learning_rate, iterations, max_new_tokens, temperature, max_grad_norm, build_timeout); name yours otherwise");
     assert.equal(problem({ kind: 'text', settings: { m: { type: 'choice', options: ['a'], default: 'b' } } }), 'spec.settings.m.default must be one of its options (a)');
     assert.equal(problem({ kind: 'text', settings: { k: { type: 'int', default: 1.5 } } }), "spec.settings.k.default must be a whole number (type 'int')");
     assert.equal(problem({ kind: 'text', setings: {} }), "a learner's spec has no key 'setings'; its keys are api, kind, doc, settings");
@@ -90,12 +90,21 @@ describe('the checker on a learner module', () => {
     expectDiagnostic(sources('algorithm Mine = module("./mine.ts") { }', 'policy Actor = mlp { }\nexperiment E {\n  env: Pole\n  policy: Actor\n  algorithm: ⟦Mine⟧\n  budget: 1k\n}\nenv Pole = CartPole { }\n'), 'incompatible-env', /module\("\.\/mine\.ts"\) cannot train on Pole \(CartPole\): it needs text actions/, { roots: ROOTS });
   });
 
+  test('a numeric learner checks clean on a continuous env, with rlx\'s off-policy settings, and is refused on a text task', () => {
+    const numeric = "export const spec = { kind: 'numeric', settings: { policy_delay: { type: 'int', default: 2, min: 1 } } };\nexport function buildLosses() {}\n";
+    const rlx = 'env Swing = Pendulum { }\npolicy Actor = mlp { }\nalgorithm Mine = module("./mine.ts") { policy_delay: 3, exploration_noise: 0.2, tau: 0.01 }\nexperiment E {\n  env: Swing\n  policy: Actor\n  algorithm: Mine\n  budget: 1k\n}\n';
+    expectClean({ 'main.rlx': rlx, 'mine.ts': numeric }, ROOTS);
+    // It trains networks of its own: a stage after SAC's cannot start from them (as rlx train refuses).
+    const staged = rlx.replace('  algorithm: Mine\n  budget: 1k\n', '  stage warm = Soft { budget: 1k }\n  stage main = ⟦Mine⟧ { budget: 1k }\n') + 'algorithm Soft = SAC { }\n';
+    expectDiagnostic({ 'main.rlx': staged, 'mine.ts': numeric }, 'incompatible-stages', /stage main \(module\("\.\/mine\.ts"\)\) cannot start from the weights of stage warm \(SAC\)/, { roots: ROOTS });
+    expectDiagnostic(sources('algorithm Mine = module("./mine.ts") { }', 'experiment E {\n  env: Arith\n  policy: Tiny\n  reward: Correct\n  algorithm: ⟦Mine⟧\n  budget: 1k\n}\n', numeric), 'incompatible-env', /needs continuous actions/, { others: 'allowed', roots: ROOTS });
+  });
+
   test('a module without a spec, with an env\'s spec, or a missing one is an error at its path', () => {
     const mine = (module: string) => sources('algorithm Mine = module(⟦"./mine.ts"⟧) { }', undefined, module);
     expectDiagnostic(mine('export function buildLoss() {}\n'), 'invalid-module-spec', /does not declare its settings/, { others: 'allowed', roots: ROOTS });
     expectDiagnostic(mine("export const spec = { actions: 'discrete' };\n"), 'invalid-module-spec', /declares an environment's spec/, { others: 'allowed', roots: ROOTS });
     expectDiagnostic(mine("export const spec = { kind: 'text', settings: { x: { type: 'number' } } };\n"), 'invalid-module-spec', /mine\.ts:1: spec\.settings\.x\.default must be a number \(docs\/learners\.md/, { others: 'allowed', roots: ROOTS });
-    expectDiagnostic(mine("export const spec = { kind: 'numeric', settings: {} };\n"), 'not-implemented', /learner of kind 'numeric', which is not implemented in the trainer yet/, { others: 'allowed', roots: ROOTS, severity: 'warning' });
     expectDiagnostic({ 'main.rlx': `env E = module(⟦"./mine.ts"⟧)\n`, 'mine.ts': LEARNER_TS }, 'invalid-module-spec', /declares a learner's spec/, { roots: ROOTS });
   });
 });

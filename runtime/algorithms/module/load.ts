@@ -18,6 +18,7 @@ import { learnerModuleSpec, type LearnerModuleSpec } from '../../../dsl/schema/l
 import { InputFileError, openInputFile } from '../../../shared/input-files.js';
 import { describeThrown } from '../../envs/module-errors.js';
 import * as learnerApi from '../../learner/index.js';
+import type { BuildNumericLosses } from '../../learner/numeric-batch.js';
 import type { BuildTextLoss } from '../../learner/text-batch.js';
 import { readRunText } from '../../run/run-files.js';
 import { LearnerModuleError } from './errors.js';
@@ -34,11 +35,14 @@ export const LEARNER_BUNDLE_LIMIT = { what: 'bundled learner module', maxBytes: 
 /** How long a module's top-level code and its buildLoss may take in the probe before the run fails. */
 export const DEFAULT_BUILD_TIMEOUT_MS = 60_000;
 
+/** What a module exports that rlx calls: by its spec's kind. */
+export type LearnerEntry = { readonly kind: 'text'; readonly buildLoss: BuildTextLoss } | { readonly kind: 'numeric'; readonly buildLosses: BuildNumericLosses };
+
 export interface LoadedLearner {
   /** For messages: `algorithm Mine (module "./mine.ts")`. */
   readonly label: string;
   readonly spec: LearnerModuleSpec;
-  readonly buildLoss: BuildTextLoss;
+  readonly entry: LearnerEntry;
   /** The bundled code, kept in the run directory. */
   readonly code: string;
 }
@@ -126,8 +130,8 @@ export async function loadBundledLearner(runDir: string, file: string, options: 
 async function instantiate(code: string, label: string, options: LearnerLoadOptions): Promise<LoadedLearner> {
   await probe({ code, label, settings: options.settings, groupSize: options.groupSize }, options.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS);
   const exports = await importBundle(code, label);
-  const { spec, buildLoss } = learnerExports(exports, label);
-  return { label, spec, buildLoss, code };
+  const { spec, entry } = learnerExports(exports, label);
+  return { label, spec, entry, code };
 }
 
 /** Imports a bundle on this thread (rlx/learner resolved to this rlx's surface). */
@@ -147,14 +151,17 @@ export async function importBundle(code: string, label: string): Promise<Record<
   }
 }
 
-/** The module's spec (checked as the checker checks its text) and its buildLoss. */
-export function learnerExports(exports: Record<string, unknown>, label: string): { spec: LearnerModuleSpec; buildLoss: BuildTextLoss } {
+/** The module's spec (checked as the checker checks its text) and the function its kind exports: buildLoss (text) or buildLosses (numeric). */
+export function learnerExports(exports: Record<string, unknown>, label: string): { spec: LearnerModuleSpec; entry: LearnerEntry } {
   if (exports.spec === undefined) throw new LearnerModuleError(`${label}: the module exports no spec; add \`export const spec = { kind: 'text', settings: { ... } }\` (docs/learners.md#writing-a-learner-module)`);
   const read = learnerModuleSpec(exports.spec);
   if ('problem' in read) throw new LearnerModuleError(`${label}: ${read.problem}`);
-  if (read.spec.kind !== 'text') throw new LearnerModuleError(`${label}: learner modules of kind '${read.spec.kind}' are not trained yet; only kind 'text'`);
+  if (read.spec.kind === 'numeric') {
+    if (typeof exports.buildLosses !== 'function') throw new LearnerModuleError(`${label}: the module exports no buildLosses function; a numeric learner adds \`export function buildLosses(g, batch, networks, settings) { ... return { critics: { loss }, actor: { loss } }; }\` (docs/learners.md#numeric-learners)`);
+    return { spec: read.spec, entry: { kind: 'numeric', buildLosses: exports.buildLosses as BuildNumericLosses } };
+  }
   if (typeof exports.buildLoss !== 'function') throw new LearnerModuleError(`${label}: the module exports no buildLoss function; add \`export function buildLoss(g, batch, settings) { ... return { loss }; }\` (docs/learners.md#writing-a-learner-module)`);
-  return { spec: read.spec, buildLoss: exports.buildLoss as BuildTextLoss };
+  return { spec: read.spec, entry: { kind: 'text', buildLoss: exports.buildLoss as BuildTextLoss } };
 }
 
 /** Runs the probe in a worker; stops it after `timeoutMs`. */
@@ -171,7 +178,7 @@ function probe(request: ProbeRequest, timeoutMs: number): Promise<void> {
       else resolve();
     };
     const timer = setTimeout(() => finish(new LearnerModuleError(
-      `${request.label}: loading the module and calling buildLoss did not finish within ${timeoutMs / 1000} s (a loop that never ends?); buildLoss must build the graph and return (build_timeout sets the limit)`)), timeoutMs);
+      `${request.label}: loading the module and calling buildLoss(es) did not finish within ${timeoutMs / 1000} s (a loop that never ends?); buildLoss(es) must build the graph and return (build_timeout sets the limit)`)), timeoutMs);
     worker.on('message', (reply: ProbeReply) => finish(reply.ok ? undefined : new LearnerModuleError(reply.message)));
     worker.on('error', (err) => finish(new LearnerModuleError(`${request.label}: the module failed while loading: ${describeThrown(err)}`)));
     worker.on('exit', (code) => finish(new LearnerModuleError(`${request.label}: the module ended its thread (exit code ${code}) while loading or building its loss`)));

@@ -91,7 +91,8 @@ export class ModuleTextLearner implements Algorithm {
     const T = model.variableRows ? 'T' : env.rowWidth(settings.max_new_tokens);
     if (!model.variableRows) env.checkFits(model.context, learner.label);
     const oldFed = settings.iterations > 1;
-    const built = buildTextLoss(learner.label, learner.buildLoss, settings.module, settings.group_size, T, {
+    if (learner.entry.kind !== 'text') throw new Error(`${learner.label} is not a text learner`); // learnerDefinition picks by kind
+    const built = buildTextLoss(learner.label, learner.entry.buildLoss, settings.module, settings.group_size, T, {
       logProbs: (g, tokens, targets, invTemperature) => tokenLogProbs(g, model, { tokens, targets, mask: tokens }, invTemperature),
     }, oldFed);
     const metricNames = Object.keys(built.metrics);

@@ -78,14 +78,14 @@ export function buildTextLoss(label: string, buildLoss: BuildTextLoss, settings:
   if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLoss returned a Promise; it must build the graph synchronously and return { loss, metrics? }`);
   if (result === null || typeof result !== 'object' || !('loss' in result)) throw new LearnerModuleError(`${label}: buildLoss must return { loss, metrics? }, not ${short(result)}`);
   const { loss, metrics = {} } = result as { loss: unknown; metrics?: unknown };
-  const lossTensor = scalar(label, lg, loss, 'the loss');
+  const lossTensor = scalarLoss(label, lg, loss, 'the loss');
   const logp = memo.get('logp');
   if (!logp || !dependsOn(lossTensor, logp)) throw new LearnerModuleError(`${label}: buildLoss returned a loss that no gradient flows from to the policy: it must be computed from batch.logProb or batch.entropy (not only through g.stopGradient)`);
   if (metrics === null || typeof metrics !== 'object' || Array.isArray(metrics)) throw new LearnerModuleError(`${label}: buildLoss's metrics must be an object of scalar tensors, not ${short(metrics)}`);
   const metricTensors: Record<string, Tensor> = {};
   for (const [name, value] of Object.entries(metrics as Record<string, unknown>)) {
     if (!METRIC_NAME.test(name)) throw new LearnerModuleError(`${label}: metric '${name}': a metric's name is lower case letters, digits and '_', starting with a letter (logged as learner/NAME)`);
-    metricTensors[name] = scalar(label, lg, value, `metric '${name}'`);
+    metricTensors[name] = scalarLoss(label, lg, value, `metric '${name}'`);
   }
   return { graph: g, loss: lossTensor, metrics: metricTensors, used };
 }
@@ -105,19 +105,19 @@ function dependsOn(from: Tensor, on: Tensor): boolean {
 }
 
 /** A scalar float tensor of this graph, or an error that says what it is instead. */
-function scalar(label: string, lg: LossGraph, value: unknown, what: string): Tensor {
+export function scalarLoss(label: string, lg: LossGraph, value: unknown, what: string, call = 'buildLoss'): Tensor {
   if (!(value instanceof LossTensor)) {
-    throw new LearnerModuleError(`${label}: buildLoss returned ${what} as ${short(value)}, not a tensor of the loss graph (build it with the LossGraph buildLoss is given)`);
+    throw new LearnerModuleError(`${label}: ${call} returned ${what} as ${short(value)}, not a tensor of the loss graph (build it with the LossGraph ${call} is given)`);
   }
   let t: Tensor;
   try {
     t = LossGraph.unwrap(lg, value, what);
   } catch (err) {
-    throw new LearnerModuleError(`${label}: buildLoss returned ${what} from another graph: ${(err as Error).message}`);
+    throw new LearnerModuleError(`${label}: ${call} returned ${what} from another graph: ${(err as Error).message}`);
   }
   if (t.shape.length !== 0) {
-    throw new LearnerModuleError(`${label}: buildLoss returned ${what} of shape [${t.shape.join(', ')}]; it must be a scalar (shape []): reduce it, e.g. g.mean(x) or g.sum(x)`);
+    throw new LearnerModuleError(`${label}: ${call} returned ${what} of shape [${t.shape.join(', ')}]; it must be a scalar (shape []): reduce it, e.g. g.mean(x) or g.sum(x)`);
   }
-  if (t.dtype !== 'float32') throw new LearnerModuleError(`${label}: buildLoss returned ${what} of type ${t.dtype}; it must be float32 (g.toFloat() turns a bool into one)`);
+  if (t.dtype !== 'float32') throw new LearnerModuleError(`${label}: ${call} returned ${what} of type ${t.dtype}; it must be float32 (g.toFloat() turns a bool into one)`);
   return t;
 }

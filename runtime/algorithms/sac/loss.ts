@@ -13,22 +13,15 @@
 // Noise is fed (`eps` ~ N(0, 1), [B, A]), drawn by the learner from its own stream, so a seed
 // gives the same run. Means are sums times `inv_n` (1 / rows, fed).
 import type { SacActor, SacCritics } from './networks.js';
-import { Graph, GradientStep, WeightStore, type Compute, type Tensor } from '../../tensor/index.js';
+import { Graph, type Tensor } from '../../tensor/index.js';
+import type { OffPolicyLoss } from '../replay/off-policy-step.js';
 
 export const CRITIC_METRICS = ['qf1_loss', 'qf2_loss', 'qf1_values', 'qf2_values'] as const;
 /** `entropy`: -mean log pi of the sampled actions (continuous), the mean entropy of pi (discrete); the temperature's loss reads it. */
 export const ACTOR_METRICS = ['actor_loss', 'entropy'] as const;
 
-export interface SacLoss {
-  readonly graph: Graph;
-  readonly loss: Tensor;
-  readonly metrics: Readonly<Record<string, Tensor>>;
-  /**
-   * The loss cut into terms over disjoint weights (the two critics: qf1_loss moves only Q1),
-   * each with its metrics: GradientStep runs them at once on two threads where it can.
-   */
-  readonly parts?: readonly { readonly loss: Tensor; readonly prefix: string; readonly metrics: Readonly<Record<string, Tensor>> }[];
-}
+/** A loss of SAC's, in the shape the shared gradient step takes. */
+export type SacLoss = OffPolicyLoss;
 
 /** The critics' loss and its metrics. Inputs: obs, action ([B, A] env units, or one-hot [B, n]), reward, next_obs, done, eps (continuous), alpha, gamma, inv_n. */
 export function buildCriticLoss(actor: SacActor, critics: SacCritics): SacLoss {
@@ -102,21 +95,5 @@ export function buildActorLoss(actor: SacActor, critics: SacCritics): SacLoss {
   return { graph: g, loss, metrics: { actor_loss: loss, entropy: g.neg(mean(g.reduceSum(g.mul(p, logp), { axes: [-1] }))) } };
 }
 
-/**
- * `loss` as one gradient step over the weights of `trained`; `store` holds every weight the
- * graph reads (WeightStore.union of the networks), the others frozen: no gradient is computed
- * for them. The gradients come back in `store`'s order.
- */
-export function sacGradientStep(loss: SacLoss, store: WeightStore, trained: WeightStore, options: { readonly compute: Compute; readonly maxRows: number }): Promise<GradientStep> {
-  const names = new Set(trained.names);
-  // Each critic's term from its own model: both models compute the target (a forward pass of
-  // the actor and the target critics, a third of the work), but the two run at once.
-  const parts = loss.parts?.map((p) => ({ loss: p.loss, weights: trained.names.filter((n) => n.startsWith(p.prefix)), metrics: p.metrics }))
-    ?? [{ loss: loss.loss, weights: trained.names, metrics: loss.metrics }];
-  return GradientStep.create(loss.graph, parts, {
-    weights: store,
-    compute: options.compute,
-    dimLimits: { B: options.maxRows },
-    frozen: store.names.filter((n) => !names.has(n)),
-  });
-}
+/** A loss as one gradient step over one network's weights (shared with numeric learner modules). */
+export { offPolicyGradientStep as sacGradientStep } from '../replay/off-policy-step.js';

@@ -21,6 +21,7 @@ import { argmax, type ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
 import type { OnnxInterface, Policy, PolicySpaces } from '../../policies/policy.js';
+import { TwinCritics } from '../replay/twin-critics.js';
 
 export const LOG_STD_MIN = -5;
 export const LOG_STD_MAX = 2;
@@ -163,54 +164,13 @@ export function sampleLogits(logits: ArrayLike<number>, from: number, n: number,
   return n - 1;
 }
 
-/** Twin soft Q networks `q1`, `q2` and their targets (`target.q1`, `target.q2`, started as copies). */
-export class SacCritics {
-  readonly weights = new WeightStore();
-  readonly target = new WeightStore();
-  readonly discrete: boolean;
-  private readonly layers: { readonly q1: LayerSpec[]; readonly q2: LayerSpec[] };
-
-  constructor(
-    readonly settings: MlpSettings,
-    readonly spaces: PolicySpaces,
-    rng: Rng,
-  ) {
-    this.discrete = spaces.actionSpace.kind === 'discrete';
-    const a = actionWidth(spaces);
-    const [inDim, outDim] = this.discrete ? [spaces.obsDim, a] : [spaces.obsDim + a, 1];
-    this.layers = { q1: mlpLayers(this.weights, 'q1', inDim, outDim, settings, rng), q2: mlpLayers(this.weights, 'q2', inDim, outDim, settings, rng) };
-    for (const name of this.weights.names) this.target.add(`target.${name}`, this.weights.get(name).shape, this.weights.get(name).data);
-    this.arrays = { source: this.weights.values, target: this.target.values };
-  }
-
-  private readonly arrays: { readonly source: readonly Float32Array[]; readonly target: readonly Float32Array[] };
-
-  /**
-   * Q of network `which` in `g`: continuous, Q(obs, action) [B] with `action` [B, A] in env
-   * units; discrete, one Q per action [B, n] (`action` absent). `target` reads the target copy.
-   */
-  q(g: Graph, which: 'q1' | 'q2', obs: Tensor, action: Tensor | null, target = false): Tensor {
-    const x = this.discrete ? obs : g.concat([obs, action!], 1);
-    const store = this.weights;
-    const out = layersForward(g, store, this.layers[which], x, target ? (n) => `target.${n}` : undefined);
-    return this.discrete ? out : g.squeeze(out, [1]);
-  }
-
-  /** target = (1 - tau) target + tau online, weight by weight (Polyak averaging). */
-  updateTarget(tau: number): void {
-    const { source, target } = this.arrays;
-    for (let k = 0; k < source.length; k++) {
-      const s = source[k];
-      const t = target[k];
-      for (let i = 0; i < t.length; i++) t[i] += tau * (s[i] - t[i]);
-    }
-  }
-}
+/** SAC's twin soft Q networks and their targets: the off-policy learners' shared ones (../replay/twin-critics.ts). */
+export { TwinCritics as SacCritics } from '../replay/twin-critics.js';
 
 /** SAC's networks, built together from one policy's settings. */
 export interface SacNetworks {
   readonly actor: SacActor;
-  readonly critics: SacCritics;
+  readonly critics: TwinCritics;
 }
 
 /** SAC's family: an `mlp` policy's `hidden` and `activation` make the actor and the twin critics. */
@@ -219,7 +179,7 @@ export const SAC_NETWORKS: NetworkFamily<SacNetworks> = {
   what: 'an actor and twin Q networks',
   overVectors: 'networks over observation vectors',
   hint: '; use an mlp policy',
-  kinds: { mlp: (settings: MlpSettings, spaces, rng) => ({ actor: new SacActor(settings, spaces, rng), critics: new SacCritics(settings, spaces, rng) }) },
+  kinds: { mlp: (settings: MlpSettings, spaces, rng) => ({ actor: new SacActor(settings, spaces, rng), critics: new TwinCritics(settings, spaces, rng) }) },
   parts: ({ actor, critics }) => ({ actor: actor.weights, critics: critics.weights, targets: critics.target }),
   sync: ({ actor }) => actor.sync(),
 };

@@ -1,5 +1,6 @@
 // Soft Actor-Critic (Haarnoja et al. 2018), as CleanRL's sac_continuous_action.py (continuous
-// actions) and sac_atari.py (discrete, with an MLP): uniform random actions until
+// actions) and sac_atari.py (discrete, with an MLP), on the off-policy loop of
+// ../replay/off-policy.ts (shared with numeric learner modules): uniform random actions until
 // learning_starts, then every step a batch from the replay buffer, a gradient step on the twin
 // critics, every policy_frequency critic steps that many actor steps (each followed by a
 // temperature step), and a Polyak update of the target critics. Settings in settings.ts, the
@@ -26,6 +27,7 @@ import { Adam, WeightStore, type AdamState, type Feed, type GradientStep, type W
 import type { Algorithm, AlgorithmContext, AlgorithmDefinition } from '../algorithm.js';
 import { ReplayBuffer, type ReplayBatch, type ReplayState } from '../replay/buffer.js';
 import { createStoreScratch, stepAndStore, type StoreScratch } from '../replay/collect.js';
+import { randomActions, runOffPolicy } from '../replay/off-policy.js';
 import { goalLayout } from '../replay/her.js';
 import { CheckedStep, type CheckedStepOptions } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
@@ -242,16 +244,8 @@ export class Sac implements Algorithm {
     this.counts.critic = this.counts.actor = 0;
     const lr = scheduleValue(s.learning_rate, this.globalStep, this.budget);
     this.clock.restart();
-    while (this.globalStep < end) {
-      const before = this.globalStep;
-      this.collect();
-      // Every train_every env steps (crossed, with several env copies, as DQN); CleanRL trains
-      // from the step after learning_starts on (`global_step > learning_starts`).
-      const due = Math.floor(this.globalStep / s.train_every) > Math.floor(before / s.train_every);
-      if (this.globalStep > s.learning_starts && due) {
-        for (let k = 0; k < s.gradient_steps; k++) await this.train(lr);
-      }
-    }
+    const self = this;
+    await runOffPolicy({ get globalStep() { return self.globalStep; }, collect: () => this.collect(), train: () => this.train(lr) }, end, s);
     // Once per call, not per step: a scan of every weight at each would cost several percent (../checked-step.ts).
     const at = () => `after critic step ${this.criticSteps}`;
     for (const checked of [this.checked.critic, this.checked.actor, this.checked.alpha]) checked?.checkWeights(at);
@@ -263,11 +257,7 @@ export class Sac implements Algorithm {
     const { stepper, envActions, policy } = this;
     const rng = this.rngs.actions;
     if (this.globalStep < this.settings.learning_starts) {
-      const space = stepper.vec.actionSpace;
-      for (let i = 0; i < envActions.length; i++) {
-        if (space.kind === 'discrete') envActions[i] = Math.floor(rng.uniform() * space.n);
-        else envActions[i] = rng.uniformRange(space.low[i % this.actionDim], space.high[i % this.actionDim]);
-      }
+      randomActions(stepper.vec.actionSpace, envActions, rng);
     } else {
       policy.act(stepper.obs, stepper.numEnvs, envActions, false, rng);
     }

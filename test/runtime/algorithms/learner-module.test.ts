@@ -105,7 +105,7 @@ describe('a learner module that does wrong fails the run, naming the module and 
   });
 
   it('buildLoss never returns', () => refused(moduleDir('for (;;) {}'),
-    /^algorithm Mine \(module "mine\.ts"\): loading the module and calling buildLoss did not finish within 1\.5 s \(a loop that never ends\?\)/, { build_timeout: 1.5 }));
+    /^algorithm Mine \(module "mine\.ts"\): loading the module and calling buildLoss\(es\) did not finish within 1\.5 s \(a loop that never ends\?\)/, { build_timeout: 1.5 }));
 
   it('the module throws while loading, or exports no buildLoss', async () => {
     await refused(moduleDir(PLAIN, "throw new Error('config.json missing');\n"), /^algorithm Mine \(module "mine\.ts"\): the module threw while loading: config\.json missing$/);
