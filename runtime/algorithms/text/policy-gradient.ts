@@ -7,9 +7,9 @@
 //                                 dropped or penalised (overlong.ts); with dynamic sampling, only
 //                                 groups whose rewards differ, more batches sampled in their place;
 //   KL in the reward (kl.ts)      where `klInReward`, each reward less kl_coef times its KL;
-//   filter (filter.ts)            count the groups whose rewards are all equal;
 //   advantages                    one per sample, from the config (GRPO's: advantages.ts), on
 //                                 each of its tokens, or per dialogue turn (turn-credit.ts);
+//                                 the groups whose advantages are all 0 counted (filter.ts);
 //   token weights (token-weights.ts)  how much each token counts in the loss;
 //   loss terms (policy-gradient-loss.ts, loss-terms.ts)  `iterations` Adam steps on the clipped,
 //                                 KL-penalised token objective.
@@ -35,7 +35,7 @@ import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { collectBatch } from './collect.js';
 import { DemoSampler, type DemoOrigin } from './demos.js';
-import { flatGroups } from './filter.js';
+import { zeroAdvantageGroups } from './filter.js';
 import { foldKlIntoRewards, type KlEstimator } from './kl.js';
 import type { OverlongSetting } from './overlong.js';
 import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
@@ -246,7 +246,6 @@ export class TextPolicyGradient implements Algorithm {
       rewards = Float64Array.from(batch.rewards);
       rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, mask, T, c.klEstimator, c.klCoef);
     }
-    const flat = flatGroups(rewards, G);
     const advantages = new Float32Array(rows);
     c.advantages(rewards, G, advantages);
     const foldedKl = rewardKl !== undefined ? { logp: oldLogp!, refLogp: refLogp!, estimator: c.klEstimator, coef: c.klCoef } : undefined;
@@ -293,7 +292,7 @@ export class TextPolicyGradient implements Algorithm {
 
     const metrics: Record<string, number> = {
       ...batch.metrics,
-      'charts/zero_advantage_groups': flat / (rows / G),
+      'charts/zero_advantage_groups': zeroAdvantageGroups(credited.perToken, batch.width, G) / (rows / G),
       'charts/learning_rate': lr,
       'charts/clip': clip,
       'losses/grad_norm': gradNorm,
