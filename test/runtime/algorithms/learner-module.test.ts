@@ -56,6 +56,10 @@ describe('a learner module trains', () => {
     // groupMean over groups of groupSize rows: the mean of the group means is the batch's mean.
     for (const e of metrics) assert.ok(e.values['learner/off_group_mean']! < 1e-6);
     assert.ok(fs.readFileSync(path.join(result.runDir, 'source', 'learner-0.mjs'), 'utf8').includes('rlx.learner.v1'), 'the bundle reads rlx/learner from the running rlx');
+    // status.json and the hparams event (the dashboard's header) name the module, not its kind.
+    const status = JSON.parse(fs.readFileSync(path.join(result.runDir, 'status.json'), 'utf8')) as { stage: { algorithm: string } };
+    assert.equal(status.stage.algorithm, 'Mine (module "mine.ts")');
+    assert.equal(readEvents(`${result.runDir}/events.jsonl`).find((e) => e.type === 'hparams')?.algorithm, 'Mine (module "mine.ts")');
   });
 });
 
