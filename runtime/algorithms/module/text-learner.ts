@@ -8,7 +8,7 @@
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type Feed, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, type AdamState, GradientStep, type Session, type Dim, type Feed, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { LearnerSettings } from '../../learner/text-batch.js';
@@ -17,7 +17,8 @@ import { CheckedStep } from '../checked-step.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { collectGroups } from '../text/collect.js';
-import { buildLogProbs, tokenLogProbs } from '../text/tokens.js';
+import { logProbSession, referencePolicy } from '../text/log-prob-sessions.js';
+import { tokenLogProbs } from '../text/tokens.js';
 import type { LoadedLearner } from './load.js';
 import { buildTextLoss } from './text-loss.js';
 
@@ -103,11 +104,7 @@ export class ModuleTextLearner implements Algorithm {
       largeOps: true,
     });
     const logProbs = built.used.has('old_logp') ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    let reference = null;
-    if (built.used.has('ref_logp')) {
-      const weights = model.weights.clone();
-      reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
-    }
+    const reference = built.used.has('ref_logp') ? await referencePolicy(model, T, context.compute) : null;
     return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
   }
 
@@ -204,11 +201,4 @@ export class ModuleTextLearner implements Algorithm {
     await this.logProbs?.release();
     await this.reference?.session.release();
   }
-}
-
-/** log pi(target) at every position for `weights` (as the built-in learners' pi_old and pi_ref sessions). */
-function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute): Promise<Session> {
-  const forward = buildLogProbs(model, T);
-  const bake = compute.providers.some((p) => p !== 'cpu') ? model.frozenWeights : undefined;
-  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, intraOpNumThreads: compute.opThreads });
 }

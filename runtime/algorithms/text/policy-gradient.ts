@@ -26,7 +26,7 @@ import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { isPretrained } from '../../policies/pretrained.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, type AdamState, GradientStep, type Session, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
@@ -42,7 +42,7 @@ import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
 import type { Refeed } from './rollout-groups.js';
 import { selectHighEntropyTokens, tokenWeights, type TokenWeighting } from './token-weights.js';
 import { creditedAdvantages, type TurnCredit } from './turn-credit.js';
-import { buildLogProbs } from './tokens.js';
+import { logProbSession, referencePolicy } from './log-prob-sessions.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
 export type { TokenWeighting } from './token-weights.js';
@@ -190,11 +190,7 @@ export class TextPolicyGradient implements Algorithm {
       largeOps: true,
     });
     const logProbs = oldFed || (keepsReference && config.klInReward) ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    let reference = null;
-    if (keepsReference) {
-      const weights = model.weights.clone();
-      reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
-    }
+    const reference = keepsReference ? await referencePolicy(model, T, context.compute) : null;
     const demos = config.demos
       ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name })
       : null;
@@ -329,15 +325,4 @@ export class TextPolicyGradient implements Algorithm {
 /** A pretrained model's row feeds, which joining batches of different widths rebuilds (rollout-groups.ts). */
 function rowFeedsOf(model: LanguageModel): Refeed | undefined {
   return isPretrained(model) ? (starts, width) => model.rowFeeds(starts, width) : undefined;
-}
-
-/**
- * A session giving log pi(target) at every position for `weights`. A model's frozen weights are
- * baked into it on a GPU, where a feed would be copied to the device at every run (as the
- * gradient step does: GradientParts' `fed`).
- */
-function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute): Promise<Session> {
-  const forward = buildLogProbs(model, T);
-  const bake = compute.providers.some((p) => p !== 'cpu') ? model.frozenWeights : undefined;
-  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, intraOpNumThreads: compute.opThreads });
 }
