@@ -14,6 +14,7 @@ import type { TextEnv } from '../../text/text-env.js';
 import type { LearnerSettings } from '../../learner/text-batch.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
+import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { collectGroups } from '../text/collect.js';
@@ -54,6 +55,8 @@ export class ModuleTextLearner implements Algorithm {
   private readonly checked: CheckedStep;
   private episodes: EpisodeRecord[] = [];
   private readonly scalars = { invTokens: new Float32Array(1), invTemperature: new Float32Array(1) };
+  /** What a checkpoint keeps (../learner-state.ts): the same fields as the built-in text learner's. */
+  private readonly saved: LearnerState<ModuleTextState>;
 
   private constructor(
     readonly learner: LoadedLearner,
@@ -79,6 +82,16 @@ export class ModuleTextLearner implements Algorithm {
       weights: policy.weights,
       optimizer: this.optimizer,
       maxGradNorm: settings.max_grad_norm,
+    });
+    this.saved = learnerState<ModuleTextState>(learner.label, {
+      globalStep: part.counter(this, 'globalStep'),
+      updates: part.counter(this, 'updates'),
+      promptRng: part.rng(promptRng),
+      sampleRng: part.rng(sampleRng),
+      weights: part.weights(policy.weights),
+      // Only where the module reads refLogProb.
+      reference: reference ? part.optional(part.weights(reference.weights)) : part.none(),
+      optimizer: part.adam(this.optimizer),
     });
   }
 
@@ -174,26 +187,11 @@ export class ModuleTextLearner implements Algorithm {
   }
 
   state(): ModuleTextState {
-    return {
-      globalStep: this.globalStep,
-      updates: this.updates,
-      promptRng: this.promptRng.getState(),
-      sampleRng: this.sampleRng.getState(),
-      weights: this.policy.weights.snapshot(),
-      reference: this.reference ? this.reference.weights.snapshot() : null,
-      optimizer: this.optimizer.state(),
-    };
+    return this.saved.save();
   }
 
   loadState(saved: unknown): void {
-    const state = saved as ModuleTextState;
-    this.globalStep = state.globalStep;
-    this.updates = state.updates;
-    this.promptRng.setState(state.promptRng);
-    this.sampleRng.setState(state.sampleRng);
-    this.policy.weights.load(state.weights);
-    if (this.reference && state.reference) this.reference.weights.load(state.reference);
-    this.optimizer.load(state.optimizer);
+    this.saved.load(saved);
   }
 
   async release(): Promise<void> {
