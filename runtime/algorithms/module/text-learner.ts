@@ -8,13 +8,14 @@
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, type Session, type Dim, type Feed, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, GradientStep, type Session, type Dim, type Feed, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { LearnerSettings } from '../../learner/text-batch.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
-import { learnerState, part, type LearnerState } from '../learner-state.js';
+import { learnerState, type LearnerState } from '../learner-state.js';
+import { sampledTextParts, type SampledTextState } from '../text/sampled-state.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { collectGroups } from '../text/collect.js';
@@ -37,15 +38,7 @@ export interface ModuleTextSettings {
   readonly module: LearnerSettings;
 }
 
-export interface ModuleTextState {
-  globalStep: number;
-  updates: number;
-  promptRng: number[];
-  sampleRng: number[];
-  weights: WeightSnapshot;
-  reference: WeightSnapshot | null;
-  optimizer: AdamState;
-}
+export type ModuleTextState = SampledTextState;
 
 export class ModuleTextLearner implements Algorithm {
   globalStep = 0;
@@ -83,16 +76,7 @@ export class ModuleTextLearner implements Algorithm {
       optimizer: this.optimizer,
       maxGradNorm: settings.max_grad_norm,
     });
-    this.saved = learnerState<ModuleTextState>(learner.label, {
-      globalStep: part.counter(this, 'globalStep'),
-      updates: part.counter(this, 'updates'),
-      promptRng: part.rng(promptRng),
-      sampleRng: part.rng(sampleRng),
-      weights: part.weights(policy.weights),
-      // Only where the module reads refLogProb.
-      reference: reference ? part.optional(part.weights(reference.weights)) : part.none(),
-      optimizer: part.adam(this.optimizer),
-    });
+    this.saved = learnerState<ModuleTextState>(learner.label, sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer }));
   }
 
   get name(): string {

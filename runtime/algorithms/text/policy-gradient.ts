@@ -26,12 +26,13 @@ import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { isPretrained } from '../../policies/pretrained.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, type Session, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, GradientStep, type Session, type Dim, type WeightStore } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
+import { sampledTextParts, type SampledTextState } from './sampled-state.js';
 import type { EpisodeRecord } from '../stepper.js';
 import { collectBatch } from './collect.js';
 import { DemoSampler, type DemoOrigin } from './demos.js';
@@ -85,14 +86,7 @@ export interface TextLearnerConfig {
   readonly overlong?: OverlongSetting;
 }
 
-export interface TextLearnerState {
-  globalStep: number;
-  updates: number;
-  promptRng: number[];
-  sampleRng: number[];
-  weights: WeightSnapshot;
-  reference: WeightSnapshot | null;
-  optimizer: AdamState;
+export interface TextLearnerState extends SampledTextState {
   /** The stream that draws sft_data's demonstrations (null or absent without). */
   demoRng?: number[] | null;
 }
@@ -151,14 +145,7 @@ export class TextPolicyGradient implements Algorithm {
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
     this.sftSlot = gradients.metricNames.indexOf('sft');
     this.saved = learnerState<TextLearnerState>(config.name, {
-      globalStep: part.counter(this, 'globalStep'),
-      updates: part.counter(this, 'updates'),
-      promptRng: part.rng(promptRng),
-      sampleRng: part.rng(sampleRng),
-      weights: part.weights(policy.weights),
-      // Only with a KL term; a checkpoint without one keeps the reference this learner was built with.
-      reference: reference ? part.optional(part.weights(reference.weights)) : part.none(),
-      optimizer: part.adam(this.optimizer),
+      ...sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer }),
       // Only with sft_data (a checkpoint from before it has none).
       demoRng: demos ? part.optional(part.rng(demos.rng)) : part.none(),
     });
