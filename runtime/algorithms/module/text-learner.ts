@@ -8,7 +8,7 @@
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, GradientStep, type Session, type Dim, type Feed, type WeightStore } from '../../tensor/index.js';
+import { Adam, GradientStep, type Session, type Dim, type Feed } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { LearnerSettings } from '../../learner/text-batch.js';
@@ -16,7 +16,7 @@ import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, type LearnerState } from '../learner-state.js';
 import { sampledTextParts, type SampledTextState } from '../text/sampled-state.js';
-import type { EpisodeRecord } from '../stepper.js';
+import { SampledTextLearner, type ReferencePolicy } from '../text/sampled-learner.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { collectGroups } from '../text/collect.js';
 import { logProbSession, referencePolicy } from '../text/log-prob-sessions.js';
@@ -40,33 +40,31 @@ export interface ModuleTextSettings {
 
 export type ModuleTextState = SampledTextState;
 
-export class ModuleTextLearner implements Algorithm {
-  globalStep = 0;
-  updates = 0;
+export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> implements Algorithm {
   private iteration = 0;
   private readonly optimizer: Adam;
   private readonly checked: CheckedStep;
-  private episodes: EpisodeRecord[] = [];
   private readonly scalars = { invTokens: new Float32Array(1), invTemperature: new Float32Array(1) };
-  /** What a checkpoint keeps (../learner-state.ts): the same fields as the built-in text learner's. */
-  private readonly saved: LearnerState<ModuleTextState>;
+  /** The same fields as the built-in text learner's (sampled-state.ts). */
+  protected readonly saved: LearnerState<ModuleTextState>;
 
   private constructor(
     readonly learner: LoadedLearner,
     readonly settings: ModuleTextSettings,
-    readonly policy: LanguageModel,
-    readonly env: TextEnv,
-    readonly budget: number,
-    readonly width: Dim,
-    private readonly gradients: GradientStep,
+    policy: LanguageModel,
+    env: TextEnv,
+    budget: number,
+    width: Dim,
+    gradients: GradientStep,
     private readonly used: ReadonlySet<string>,
     private readonly metricNames: readonly string[],
-    private readonly logProbs: Session | null,
-    private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
+    logProbs: Session | null,
+    reference: ReferencePolicy | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
     private readonly recorder: TextRolloutRecorder | undefined,
   ) {
+    super(policy, env, budget, width, gradients, logProbs, reference);
     this.optimizer = new Adam(policy.weights, { eps: MODULE_ADAM_EPS });
     this.checked = new CheckedStep(gradients, {
       learner: learner.label,
@@ -105,19 +103,9 @@ export class ModuleTextLearner implements Algorithm {
     return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
   }
 
-  get done(): boolean {
-    return this.globalStep >= this.budget;
-  }
-
   hparams(): Record<string, unknown> {
     const { module, ...own } = this.settings;
     return { ...own, ...module, row_width: this.width, adam_eps: MODULE_ADAM_EPS };
-  }
-
-  takeEpisodes(): readonly EpisodeRecord[] {
-    const out = this.episodes;
-    this.episodes = [];
-    return out;
   }
 
   async iterate(): Promise<Record<string, number>> {
@@ -157,9 +145,7 @@ export class ModuleTextLearner implements Algorithm {
       this.metricNames.forEach((_, m) => (sums[m] += out.metrics[m]! / c.iterations));
     }
     this.checked.checkWeights();
-    this.updates++;
-    this.globalStep += batch.steps;
-    this.episodes.push(...batch.episodes);
+    this.counted(batch);
     const metrics: Record<string, number> = {
       ...batch.metrics,
       'charts/learning_rate': lr,
@@ -168,19 +154,5 @@ export class ModuleTextLearner implements Algorithm {
     };
     this.metricNames.forEach((name, m) => (metrics[`learner/${name}`] = sums[m]!));
     return metrics;
-  }
-
-  state(): ModuleTextState {
-    return this.saved.save();
-  }
-
-  loadState(saved: unknown): void {
-    this.saved.load(saved);
-  }
-
-  async release(): Promise<void> {
-    await this.gradients.release();
-    await this.logProbs?.release();
-    await this.reference?.session.release();
   }
 }

@@ -26,14 +26,14 @@ import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { isPretrained } from '../../policies/pretrained.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, GradientStep, type Session, type Dim, type WeightStore } from '../../tensor/index.js';
+import { Adam, GradientStep, type Session, type Dim } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
 import { sampledTextParts, type SampledTextState } from './sampled-state.js';
-import type { EpisodeRecord } from '../stepper.js';
+import { SampledTextLearner, type ReferencePolicy } from './sampled-learner.js';
 import { collectBatch } from './collect.js';
 import { DemoSampler, type DemoOrigin } from './demos.js';
 import { zeroAdvantageGroups } from './filter.js';
@@ -91,10 +91,7 @@ export interface TextLearnerState extends SampledTextState {
   demoRng?: number[] | null;
 }
 
-export class TextPolicyGradient implements Algorithm {
-  /** Env steps sampled so far (completions, or agent turns of dialogues). */
-  globalStep = 0;
-  updates = 0;
+export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> implements Algorithm {
   private readonly optimizer: Adam;
   private readonly checked: CheckedStep;
   /** The iteration of the update under way, for the error when it diverges. */
@@ -110,29 +107,27 @@ export class TextPolicyGradient implements Algorithm {
     invTemperature: new Float32Array(1),
     sftCoef: new Float32Array(1),
   };
-  private episodes: EpisodeRecord[] = [];
-  /** What a checkpoint keeps (learner-state.ts). */
-  private readonly saved: LearnerState<TextLearnerState>;
+  protected readonly saved: LearnerState<TextLearnerState>;
 
   private constructor(
     readonly config: TextLearnerConfig,
-    readonly policy: LanguageModel,
-    readonly env: TextEnv,
-    readonly budget: number,
-    /** Tokens per training row. */
-    readonly width: Dim,
-    private readonly gradients: GradientStep,
+    policy: LanguageModel,
+    env: TextEnv,
+    budget: number,
+    width: Dim,
+    gradients: GradientStep,
     /** Which log-probabilities the loss graph is fed (policy-gradient-loss.ts). */
     private readonly lossInputs: { readonly oldFed: boolean; readonly referenceFed: boolean },
     /** log pi(target) with the policy's current weights (null with one gradient step per batch and no KL in the reward), and with the reference's (null without one). */
-    private readonly logProbs: Session | null,
-    private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
+    logProbs: Session | null,
+    reference: ReferencePolicy | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
     private readonly recorder: TextRolloutRecorder | undefined,
     /** The demonstrations of the cross-entropy term, where the config has them. */
     private readonly demos: DemoSampler | null,
   ) {
+    super(policy, env, budget, width, gradients, logProbs, reference);
     this.optimizer = new Adam(policy.weights, { eps: TEXT_ADAM_EPS });
     this.checked = new CheckedStep(gradients, {
       learner: config.name,
@@ -184,18 +179,8 @@ export class TextPolicyGradient implements Algorithm {
     return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, demos);
   }
 
-  get done(): boolean {
-    return this.globalStep >= this.budget;
-  }
-
   hparams(): Record<string, unknown> {
     return { ...this.config.settings, row_width: this.width, adam_eps: TEXT_ADAM_EPS };
-  }
-
-  takeEpisodes(): readonly EpisodeRecord[] {
-    const out = this.episodes;
-    this.episodes = [];
-    return out;
   }
 
   async iterate(): Promise<Record<string, number>> {
@@ -269,9 +254,7 @@ export class TextPolicyGradient implements Algorithm {
       if (joined) sft += out.metrics[this.sftSlot]! / c.iterations;
     }
     this.checked.checkWeights();
-    this.updates++;
-    this.globalStep += batch.steps;
-    this.episodes.push(...batch.episodes);
+    this.counted(batch);
 
     const metrics: Record<string, number> = {
       ...batch.metrics,
@@ -292,20 +275,6 @@ export class TextPolicyGradient implements Algorithm {
       metrics['train/kl_penalty'] = rewardKl.penalty;
     }
     return metrics;
-  }
-
-  state(): TextLearnerState {
-    return this.saved.save();
-  }
-
-  loadState(saved: unknown): void {
-    this.saved.load(saved);
-  }
-
-  async release(): Promise<void> {
-    await this.gradients.release();
-    await this.logProbs?.release();
-    await this.reference?.session.release();
   }
 }
 
