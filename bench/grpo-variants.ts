@@ -21,22 +21,18 @@ interface VariantTask {
   readonly metric: string;
 }
 
-const TASKS: Record<string, VariantTask> = {
-  // examples/addition-grpo.rlx, shortened: 500 warm-up updates (so GRPO has room to improve)
-  // and 20k completions, evaluated every 4k steps.
-  addition: {
-    metric: 'eval/accuracy',
-    spec: `
+/**
+ * examples/addition-grpo.rlx, shortened: 500 warm-up updates (so GRPO has room to improve) and
+ * 20k completions, evaluated every 4k steps; `reward` is the reward declaration (named `name`).
+ */
+function additionSpec(name: string, reward: string): string {
+  return `
 env Arith = TextTask {
   task: addition(digits: 2, pad: true)
   max_tokens: 6
 }
 policy Tiny = transformer { layers: 2, width: 64, heads: 4, context: 32 }
-reward Correct {
-  term answer = exact(completion, target)
-  term format = 0.1 * regex(completion, "^[0-9]+$")
-}
-algorithm Grpo = GRPO {
+${reward}algorithm Grpo = GRPO {
   group_size: 8
   kl_coef: 0.04
   clip: 0.2
@@ -46,12 +42,23 @@ algorithm Grpo = GRPO {
 experiment Sums {
   env: Arith
   policy: Tiny
-  reward: Correct
+  reward: ${name}
   eval { every: 4k }
   stage warmup = SFT { updates: 500, data: demos }
   stage main   = Grpo { budget: 20k }
 }
-`,
+`;
+}
+
+const TASKS: Record<string, VariantTask> = {
+  // Exact match with a format bonus, as the example.
+  addition: {
+    metric: 'eval/accuracy',
+    spec: additionSpec('Correct', `reward Correct {
+  term answer = exact(completion, target)
+  term format = 0.1 * regex(completion, "^[0-9]+$")
+}
+`),
   },
   // examples/guess-number-rloo.rlx under GRPO, shortened: 100 warm-up updates (about 30%
   // held-out success, so GRPO has room) and 12k agent turns, evaluated every 3k. GuessNumber pays
@@ -86,31 +93,10 @@ experiment Guessing {
   // accuracy shows what confidence alone does to the answers.
   'addition-self-certainty': {
     metric: 'eval/accuracy',
-    spec: `
-env Arith = TextTask {
-  task: addition(digits: 2, pad: true)
-  max_tokens: 6
-}
-policy Tiny = transformer { layers: 2, width: 64, heads: 4, context: 32 }
-reward Certainty {
+    spec: additionSpec('Certainty', `reward Certainty {
   term certainty = self_certainty
 }
-algorithm Grpo = GRPO {
-  group_size: 8
-  kl_coef: 0.04
-  clip: 0.2
-  learning_rate: linear(2e-4, 0)
-@SETTINGS@
-}
-experiment Sums {
-  env: Arith
-  policy: Tiny
-  reward: Certainty
-  eval { every: 4k }
-  stage warmup = SFT { updates: 500, data: demos }
-  stage main   = Grpo { budget: 20k }
-}
-`,
+`),
   },
 };
 

@@ -14,6 +14,7 @@
 import type { Plan } from '../dsl/compile/plan.js';
 import { parameterCount, readLmConfig } from './lm/config.js';
 import { PlanParams } from './plan-params.js';
+import { TEXT_LEARNER_PARAMS } from '../dsl/schema/learner-module.js';
 
 /** Multiply-adds per gradient step from which auto prefers a hardware GPU to the CPU, by policy kind. */
 export const GPU_MIN_MACS_PER_STEP: Readonly<Record<'mlp' | 'transformer', number>> = { mlp: 250e6, transformer: 600e6 };
@@ -82,14 +83,20 @@ export function policyMacsPerRow(policy: Pick<Plan['policy'], 'kind' | 'params'>
   return 0;
 }
 
+/** Rows of one gradient step of a stage: a minibatch, a batch, or a text learner's groups. */
 function stageRows(plan: Plan, kind: string, given: Readonly<Record<string, unknown>>): number {
-  // A learner module (its settings are the module's, checked once it is loaded): a batch of completions.
+  // A learner module samples groups as GRPO does, with rlx's own settings (the module's are checked once it is loaded).
   if (kind === 'module') {
-    const { group_size: groupSize, prompts_per_update: prompts } = given;
-    return typeof groupSize === 'number' && typeof prompts === 'number' ? Math.max(1, groupSize * prompts) : 1;
+    const own = Object.fromEntries(Object.entries(given).filter(([name]) => TEXT_LEARNER_PARAMS.some((p) => p.name === name)));
+    return groupedRows(new PlanParams('learner module', TEXT_LEARNER_PARAMS, own));
   }
   const params = PlanParams.of(kind, given);
   const declared = new Set(params.declared.map((p) => p.name));
+  if (declared.has('group_size') && declared.has('prompts_per_update')) {
+    // GRPO's sft_data demonstrations join each update's batch (algorithms/text/demos.ts).
+    const demos = declared.has('sft_data') && params.value('sft_data') !== 'none' ? params.count('sft_batch_size') : 0;
+    return groupedRows(params) + demos;
+  }
   if (declared.has('rollout_steps') && declared.has('minibatches')) {
     return Math.max(1, Math.floor((params.count('rollout_steps') * plan.envs) / params.count('minibatches')));
   }
@@ -99,6 +106,11 @@ function stageRows(plan: Plan, kind: string, given: Readonly<Record<string, unkn
     return params.number('episodes_per_update') * (typeof maxSteps === 'number' ? maxSteps : ASSUMED_EPISODE_ROWS);
   }
   return 1;
+}
+
+/** A text learner's batch: prompts_per_update groups of group_size completions, one row each. */
+function groupedRows(params: PlanParams): number {
+  return params.count('prompts_per_update') * params.number('group_size');
 }
 
 /** Whether a hardware GPU is worth it for this work, and the reason in a few words. */

@@ -5,6 +5,7 @@
 import type { PlanComponent } from '../../dsl/compile/plan.js';
 import type { AlgorithmDefinition } from './algorithm.js';
 import { loadedLearner } from './module/definition.js';
+import { moduleTitle } from './module/load.js';
 import { DQN } from './dqn/dqn.js';
 import { PPO } from './ppo/ppo.js';
 import { REINFORCE } from './reinforce/reinforce.js';
@@ -49,6 +50,10 @@ export { CheckedStep, DivergedError, type CheckedStepOptions, type CheckedWeight
  */
 export function stageAlgorithm(component: PlanComponent): AlgorithmDefinition<unknown, unknown> | undefined {
   return component.kind === 'module' ? loadedLearner(component) : algorithmDefinition(component.kind);
+}
+/** A stage's algorithm as status.json and the hparams event name it: the built-in's kind, or `Mine (module "./mine.ts")`. */
+export function stageAlgorithmTitle(component: PlanComponent): string {
+  return component.kind === 'module' ? moduleTitle(component.name, component.module ?? '') : component.kind;
 }
 export { learnerBundleFile, learnerStages, loadStageLearners } from './module/definition.js';
 export { LearnerModuleError } from './module/errors.js';

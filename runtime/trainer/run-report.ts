@@ -3,7 +3,7 @@
 // status.json, rewritten at most every two seconds while running and once when the run ends.
 // The training loop (training-run.ts) decides what happens; this file says it.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
-import type { EpisodeRecord } from '../algorithms/index.js';
+import { stageAlgorithmTitle, type EpisodeRecord } from '../algorithms/index.js';
 import type { DeviceChoice } from '../device.js';
 import type { TrainerCounters } from '../run/checkpoint.js';
 import type { EventInput, RunStatus } from '../run/events.js';
@@ -157,7 +157,7 @@ export class RunReport {
         device: { provider: device.provider, reason: device.reason },
         // The checkpoint's training time plus this process's: a resume does not count the stop.
         training_seconds: (counters?.elapsed ?? 0) + this.run.loopSeconds(),
-        stage: { name: stage.name, index: i, count: stages.length, algorithm: stage.algorithm.kind },
+        stage: { name: stage.name, index: i, count: stages.length, algorithm: stageAlgorithmTitle(stage.algorithm) },
         metrics: this.latest,
         ...(curriculum && counters?.curriculum !== undefined
           ? { curriculum: { param: curriculum.param, value: counters.curriculum, from: curriculum.from, to: curriculum.to } }

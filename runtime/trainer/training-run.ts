@@ -9,7 +9,7 @@
 // no stages).
 import * as path from 'node:path';
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
-import { CheckpointStateError, NonFiniteError, type Algorithm } from '../algorithms/index.js';
+import { CheckpointStateError, NonFiniteError, stageAlgorithmTitle, type Algorithm } from '../algorithms/index.js';
 import { ASKED_FOR, type DeviceChoice } from '../device.js';
 import { EnvInterruptedError } from '../envs/user-module.js';
 import { Rng } from '../../shared/random.js';
@@ -247,7 +247,8 @@ export class TrainingRun {
       this.log('info', `stage ${stage.name} (${stage.algorithm.kind === 'module' ? `${stage.algorithm.name}, module "${stage.algorithm.module ?? ''}"` : stage.algorithm.kind}) starts at step ${this.step}${from ? `, from ${from} stage ${this.stages[i - 1]!.stage.name} trained` : ''}`);
     }
     const values = { seed: this.seed, device: this.device.provider, ...this.workload.description, policy: this.plan.policy, budget: length, ...algorithm.hparams() };
-    this.dir.events.add({ type: 'hparams', step: this.step, algorithm: algorithm.name, values, stage: stage.name });
+    // A learner module's own name is its label for messages (`algorithm Mine (module ...)`): the event names it as status.json does.
+    this.dir.events.add({ type: 'hparams', step: this.step, algorithm: stage.algorithm.kind === 'module' ? stageAlgorithmTitle(stage.algorithm) : algorithm.name, values, stage: stage.name });
   }
 
   /** Hands the workload's policy from the stage that ended to stage i's algorithm. */

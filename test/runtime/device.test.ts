@@ -68,6 +68,20 @@ describe('device auto', () => {
     assert.ok(half.macsPerStep > GPU_MIN_MACS_PER_STEP.mlp && !gpuWorthIt(half).worth, String(half.macsPerStep));
   });
 
+  it("counts a text learner's step as its groups' rows: GRPO's, with sft_data's demonstrations, and a learner module's", () => {
+    const text = (algorithm: string, algorithmParams: Record<string, unknown>) =>
+      planWork({ ...makePlan({ env: 'TextTask', algorithm, algorithmParams }), policy: { name: 'T', kind: 'transformer', params: { layers: 2, width: 64, heads: 4, context: 32 } } });
+    // GRPO's defaults: 16 prompts x 8 completions, all in one gradient step.
+    assert.equal(text('GRPO', {}).rows, 128);
+    assert.equal(text('GRPO', { prompts_per_update: 4, group_size: 16 }).rows, 64);
+    assert.equal(text('GRPO', { prompts_per_update: 4, group_size: 16, sft_data: 'demos', sft_batch_size: 8 }).rows, 72);
+    // A learner module: rlx's own sampling settings (defaults filled), its own settings ignored.
+    assert.equal(text('module', { beta: 0.1 }).rows, 128);
+    assert.equal(text('module', { prompts_per_update: 2, group_size: 4, beta: 0.1 }).rows, 8);
+    // The example's model at GRPO's default batch is past the transformer's threshold, as SFT's batch 64 is.
+    assert.equal(gpuWorthIt(text('GRPO', {})).worth, true);
+  });
+
   it("reads onnxruntime's discovered hardware", () => {
     const line = (type: number) => `2026-11-26 00:40:05.9 [I:onnxruntime:onnxruntime-node, device_discovery_common.cc:34 operator()] Discovered OrtHardwareDevice {vendor_id:0x10de, device_id:0x2330, vendor:NVIDIA, type:${type}, metadata: []}`;
     assert.equal(hardwareGpuDiscovered(line(0)), false);

@@ -63,7 +63,7 @@ export const METRICS: Readonly<Record<string, MetricInfo>> = {
   'train/mean_reward': { title: 'Mean reward (sampled)', section: 'Training samples', table: 'metrics' },
   'train/completion_length': { title: 'Completion length', section: 'Training samples', table: 'metrics' },
   'train/turns': { title: 'Agent turns per dialogue', section: 'Training samples', table: 'metrics' },
-  'charts/zero_advantage_groups': { title: 'Groups with equal rewards', section: 'Training samples', unit: 'fraction', table: 'metrics' },
+  'charts/zero_advantage_groups': { title: 'Groups with zero advantages', section: 'Training samples', unit: 'fraction', table: 'metrics' },
   'charts/completions': { title: 'Completions per update', section: 'Training samples', table: 'metrics', exact: true },
   'charts/dialogues': { title: 'Dialogues per update', section: 'Training samples', table: 'metrics', exact: true },
   'train/token_accuracy': { title: 'Token accuracy (SFT)', section: 'Training samples', unit: 'fraction', table: 'metrics', waitsFor: ['SFT'] },

@@ -84,8 +84,14 @@ const learnerPlugin: Plugin = {
   },
 };
 
+/** A learner module's stage as status.json, the hparams event and the dashboard name it: `Mine (module "./mine.ts")`. */
+export function moduleTitle(name: string, written: string): string {
+  return `${name} (module "${written}")`;
+}
+
+/** A learner module in messages: `algorithm Mine (module "./mine.ts")`. */
 export function learnerLabel(name: string, written: string): string {
-  return `algorithm ${name} (module "${written}")`;
+  return `algorithm ${moduleTitle(name, written)}`;
 }
 
 /** Bundles, probes and loads a learner module's file. */

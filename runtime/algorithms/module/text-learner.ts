@@ -8,16 +8,19 @@
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type Feed, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, GradientStep, type Session, type Dim, type Feed } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { LearnerSettings } from '../../learner/text-batch.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
-import type { EpisodeRecord } from '../stepper.js';
+import { learnerState, type LearnerState } from '../learner-state.js';
+import { sampledTextParts, type SampledTextState } from '../text/sampled-state.js';
+import { SampledTextLearner, type ReferencePolicy } from '../text/sampled-learner.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { collectGroups } from '../text/collect.js';
-import { buildLogProbs, tokenLogProbs } from '../text/tokens.js';
+import { logProbSession, referencePolicy } from '../text/log-prob-sessions.js';
+import { tokenLogProbs } from '../text/tokens.js';
 import type { LoadedLearner } from './load.js';
 import { buildTextLoss } from './text-loss.js';
 
@@ -35,41 +38,33 @@ export interface ModuleTextSettings {
   readonly module: LearnerSettings;
 }
 
-export interface ModuleTextState {
-  globalStep: number;
-  updates: number;
-  promptRng: number[];
-  sampleRng: number[];
-  weights: WeightSnapshot;
-  reference: WeightSnapshot | null;
-  optimizer: AdamState;
-}
+export type ModuleTextState = SampledTextState;
 
-export class ModuleTextLearner implements Algorithm {
-  globalStep = 0;
-  updates = 0;
+export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> implements Algorithm {
   private iteration = 0;
   private readonly optimizer: Adam;
   private readonly checked: CheckedStep;
-  private episodes: EpisodeRecord[] = [];
   private readonly scalars = { invTokens: new Float32Array(1), invTemperature: new Float32Array(1) };
+  /** The same fields as the built-in text learner's (sampled-state.ts). */
+  protected readonly saved: LearnerState<ModuleTextState>;
 
   private constructor(
     readonly learner: LoadedLearner,
     readonly settings: ModuleTextSettings,
-    readonly policy: LanguageModel,
-    readonly env: TextEnv,
-    readonly budget: number,
-    readonly width: Dim,
-    private readonly gradients: GradientStep,
+    policy: LanguageModel,
+    env: TextEnv,
+    budget: number,
+    width: Dim,
+    gradients: GradientStep,
     private readonly used: ReadonlySet<string>,
     private readonly metricNames: readonly string[],
-    private readonly logProbs: Session | null,
-    private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
+    logProbs: Session | null,
+    reference: ReferencePolicy | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
     private readonly recorder: TextRolloutRecorder | undefined,
   ) {
+    super(policy, env, budget, width, gradients, logProbs, reference);
     this.optimizer = new Adam(policy.weights, { eps: MODULE_ADAM_EPS });
     this.checked = new CheckedStep(gradients, {
       learner: learner.label,
@@ -79,6 +74,7 @@ export class ModuleTextLearner implements Algorithm {
       optimizer: this.optimizer,
       maxGradNorm: settings.max_grad_norm,
     });
+    this.saved = learnerState<ModuleTextState>(learner.label, sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer }));
   }
 
   get name(): string {
@@ -104,27 +100,13 @@ export class ModuleTextLearner implements Algorithm {
       largeOps: true,
     });
     const logProbs = built.used.has('old_logp') ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    let reference = null;
-    if (built.used.has('ref_logp')) {
-      const weights = model.weights.clone();
-      reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
-    }
+    const reference = built.used.has('ref_logp') ? await referencePolicy(model, T, context.compute) : null;
     return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
-  }
-
-  get done(): boolean {
-    return this.globalStep >= this.budget;
   }
 
   hparams(): Record<string, unknown> {
     const { module, ...own } = this.settings;
     return { ...own, ...module, row_width: this.width, adam_eps: MODULE_ADAM_EPS };
-  }
-
-  takeEpisodes(): readonly EpisodeRecord[] {
-    const out = this.episodes;
-    this.episodes = [];
-    return out;
   }
 
   async iterate(): Promise<Record<string, number>> {
@@ -164,9 +146,7 @@ export class ModuleTextLearner implements Algorithm {
       this.metricNames.forEach((_, m) => (sums[m] += out.metrics[m]! / c.iterations));
     }
     this.checked.checkWeights();
-    this.updates++;
-    this.globalStep += batch.steps;
-    this.episodes.push(...batch.episodes);
+    this.counted(batch);
     const metrics: Record<string, number> = {
       ...batch.metrics,
       'charts/learning_rate': lr,
@@ -176,40 +156,4 @@ export class ModuleTextLearner implements Algorithm {
     this.metricNames.forEach((name, m) => (metrics[`learner/${name}`] = sums[m]!));
     return metrics;
   }
-
-  state(): ModuleTextState {
-    return {
-      globalStep: this.globalStep,
-      updates: this.updates,
-      promptRng: this.promptRng.getState(),
-      sampleRng: this.sampleRng.getState(),
-      weights: this.policy.weights.snapshot(),
-      reference: this.reference ? this.reference.weights.snapshot() : null,
-      optimizer: this.optimizer.state(),
-    };
-  }
-
-  loadState(saved: unknown): void {
-    const state = saved as ModuleTextState;
-    this.globalStep = state.globalStep;
-    this.updates = state.updates;
-    this.promptRng.setState(state.promptRng);
-    this.sampleRng.setState(state.sampleRng);
-    this.policy.weights.load(state.weights);
-    if (this.reference && state.reference) this.reference.weights.load(state.reference);
-    this.optimizer.load(state.optimizer);
-  }
-
-  async release(): Promise<void> {
-    await this.gradients.release();
-    await this.logProbs?.release();
-    await this.reference?.session.release();
-  }
-}
-
-/** log pi(target) at every position for `weights` (as the built-in learners' pi_old and pi_ref sessions). */
-function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute): Promise<Session> {
-  const forward = buildLogProbs(model, T);
-  const bake = compute.providers.some((p) => p !== 'cpu') ? model.frozenWeights : undefined;
-  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, intraOpNumThreads: compute.opThreads });
 }

@@ -2,7 +2,7 @@
 // each weighted by the token weights of token-weights.ts). Each is [B, T]; the KL is kl.ts's.
 import type { Graph, Tensor } from '../../tensor/index.js';
 
-/** min(ratio A, clip(ratio, low, high) A): PPO's clipped surrogate, with A [B, 1] carried by every token. */
+/** min(ratio A, clip(ratio, low, high) A): PPO's clipped surrogate, with A [B, T]: each token's advantage (turn-credit.ts). */
 export function clippedSurrogate(g: Graph, ratio: Tensor, advantages: Tensor, ratioLow: Tensor, ratioHigh: Tensor): Tensor {
   return g.min(g.mul(ratio, advantages), g.mul(g.clip(ratio, ratioLow, ratioHigh), advantages));
 }

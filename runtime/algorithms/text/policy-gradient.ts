@@ -7,9 +7,9 @@
 //                                 dropped or penalised (overlong.ts); with dynamic sampling, only
 //                                 groups whose rewards differ, more batches sampled in their place;
 //   KL in the reward (kl.ts)      where `klInReward`, each reward less kl_coef times its KL;
-//   filter (filter.ts)            count the groups whose rewards are all equal;
 //   advantages                    one per sample, from the config (GRPO's: advantages.ts), on
 //                                 each of its tokens, or per dialogue turn (turn-credit.ts);
+//                                 the groups whose advantages are all 0 counted (filter.ts);
 //   token weights (token-weights.ts)  how much each token counts in the loss;
 //   loss terms (policy-gradient-loss.ts, loss-terms.ts)  `iterations` Adam steps on the clipped,
 //                                 KL-penalised token objective.
@@ -26,23 +26,24 @@ import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { isPretrained } from '../../policies/pretrained.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, Session, type Compute, type Dim, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
+import { Adam, GradientStep, type Session, type Dim } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
-import type { EpisodeRecord } from '../stepper.js';
+import { sampledTextParts, type SampledTextState } from './sampled-state.js';
+import { SampledTextLearner, type ReferencePolicy } from './sampled-learner.js';
 import { collectBatch } from './collect.js';
 import { DemoSampler, type DemoOrigin } from './demos.js';
-import { flatGroups } from './filter.js';
+import { zeroAdvantageGroups } from './filter.js';
 import { foldKlIntoRewards, type KlEstimator } from './kl.js';
 import type { OverlongSetting } from './overlong.js';
 import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
 import type { Refeed } from './rollout-groups.js';
 import { selectHighEntropyTokens, tokenWeights, type TokenWeighting } from './token-weights.js';
 import { creditedAdvantages, type TurnCredit } from './turn-credit.js';
-import { buildLogProbs } from './tokens.js';
+import { logProbSession, referencePolicy } from './log-prob-sessions.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
 export type { TokenWeighting } from './token-weights.js';
@@ -85,22 +86,12 @@ export interface TextLearnerConfig {
   readonly overlong?: OverlongSetting;
 }
 
-export interface TextLearnerState {
-  globalStep: number;
-  updates: number;
-  promptRng: number[];
-  sampleRng: number[];
-  weights: WeightSnapshot;
-  reference: WeightSnapshot | null;
-  optimizer: AdamState;
+export interface TextLearnerState extends SampledTextState {
   /** The stream that draws sft_data's demonstrations (null or absent without). */
   demoRng?: number[] | null;
 }
 
-export class TextPolicyGradient implements Algorithm {
-  /** Env steps sampled so far (completions, or agent turns of dialogues). */
-  globalStep = 0;
-  updates = 0;
+export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> implements Algorithm {
   private readonly optimizer: Adam;
   private readonly checked: CheckedStep;
   /** The iteration of the update under way, for the error when it diverges. */
@@ -116,29 +107,27 @@ export class TextPolicyGradient implements Algorithm {
     invTemperature: new Float32Array(1),
     sftCoef: new Float32Array(1),
   };
-  private episodes: EpisodeRecord[] = [];
-  /** What a checkpoint keeps (learner-state.ts). */
-  private readonly saved: LearnerState<TextLearnerState>;
+  protected readonly saved: LearnerState<TextLearnerState>;
 
   private constructor(
     readonly config: TextLearnerConfig,
-    readonly policy: LanguageModel,
-    readonly env: TextEnv,
-    readonly budget: number,
-    /** Tokens per training row. */
-    readonly width: Dim,
-    private readonly gradients: GradientStep,
+    policy: LanguageModel,
+    env: TextEnv,
+    budget: number,
+    width: Dim,
+    gradients: GradientStep,
     /** Which log-probabilities the loss graph is fed (policy-gradient-loss.ts). */
     private readonly lossInputs: { readonly oldFed: boolean; readonly referenceFed: boolean },
     /** log pi(target) with the policy's current weights (null with one gradient step per batch and no KL in the reward), and with the reference's (null without one). */
-    private readonly logProbs: Session | null,
-    private readonly reference: { readonly weights: WeightStore; readonly session: Session } | null,
+    logProbs: Session | null,
+    reference: ReferencePolicy | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
     private readonly recorder: TextRolloutRecorder | undefined,
     /** The demonstrations of the cross-entropy term, where the config has them. */
     private readonly demos: DemoSampler | null,
   ) {
+    super(policy, env, budget, width, gradients, logProbs, reference);
     this.optimizer = new Adam(policy.weights, { eps: TEXT_ADAM_EPS });
     this.checked = new CheckedStep(gradients, {
       learner: config.name,
@@ -151,14 +140,7 @@ export class TextPolicyGradient implements Algorithm {
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
     this.sftSlot = gradients.metricNames.indexOf('sft');
     this.saved = learnerState<TextLearnerState>(config.name, {
-      globalStep: part.counter(this, 'globalStep'),
-      updates: part.counter(this, 'updates'),
-      promptRng: part.rng(promptRng),
-      sampleRng: part.rng(sampleRng),
-      weights: part.weights(policy.weights),
-      // Only with a KL term; a checkpoint without one keeps the reference this learner was built with.
-      reference: reference ? part.optional(part.weights(reference.weights)) : part.none(),
-      optimizer: part.adam(this.optimizer),
+      ...sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer }),
       // Only with sft_data (a checkpoint from before it has none).
       demoRng: demos ? part.optional(part.rng(demos.rng)) : part.none(),
     });
@@ -190,29 +172,15 @@ export class TextPolicyGradient implements Algorithm {
       largeOps: true,
     });
     const logProbs = oldFed || (keepsReference && config.klInReward) ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    let reference = null;
-    if (keepsReference) {
-      const weights = model.weights.clone();
-      reference = { weights, session: await logProbSession(model, T, graphWeights(model, weights), context.compute) };
-    }
+    const reference = keepsReference ? await referencePolicy(model, T, context.compute) : null;
     const demos = config.demos
       ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name })
       : null;
     return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, demos);
   }
 
-  get done(): boolean {
-    return this.globalStep >= this.budget;
-  }
-
   hparams(): Record<string, unknown> {
     return { ...this.config.settings, row_width: this.width, adam_eps: TEXT_ADAM_EPS };
-  }
-
-  takeEpisodes(): readonly EpisodeRecord[] {
-    const out = this.episodes;
-    this.episodes = [];
-    return out;
   }
 
   async iterate(): Promise<Record<string, number>> {
@@ -246,7 +214,6 @@ export class TextPolicyGradient implements Algorithm {
       rewards = Float64Array.from(batch.rewards);
       rewardKl = foldKlIntoRewards(rewards, oldLogp, refLogp, mask, T, c.klEstimator, c.klCoef);
     }
-    const flat = flatGroups(rewards, G);
     const advantages = new Float32Array(rows);
     c.advantages(rewards, G, advantages);
     const foldedKl = rewardKl !== undefined ? { logp: oldLogp!, refLogp: refLogp!, estimator: c.klEstimator, coef: c.klCoef } : undefined;
@@ -287,13 +254,11 @@ export class TextPolicyGradient implements Algorithm {
       if (joined) sft += out.metrics[this.sftSlot]! / c.iterations;
     }
     this.checked.checkWeights();
-    this.updates++;
-    this.globalStep += batch.steps;
-    this.episodes.push(...batch.episodes);
+    this.counted(batch);
 
     const metrics: Record<string, number> = {
       ...batch.metrics,
-      'charts/zero_advantage_groups': flat / (rows / G),
+      'charts/zero_advantage_groups': zeroAdvantageGroups(credited.perToken, batch.width, G) / (rows / G),
       'charts/learning_rate': lr,
       'charts/clip': clip,
       'losses/grad_norm': gradNorm,
@@ -311,34 +276,9 @@ export class TextPolicyGradient implements Algorithm {
     }
     return metrics;
   }
-
-  state(): TextLearnerState {
-    return this.saved.save();
-  }
-
-  loadState(saved: unknown): void {
-    this.saved.load(saved);
-  }
-
-  async release(): Promise<void> {
-    await this.gradients.release();
-    await this.logProbs?.release();
-    await this.reference?.session.release();
-  }
 }
 
 /** A pretrained model's row feeds, which joining batches of different widths rebuilds (rollout-groups.ts). */
 function rowFeedsOf(model: LanguageModel): Refeed | undefined {
   return isPretrained(model) ? (starts, width) => model.rowFeeds(starts, width) : undefined;
-}
-
-/**
- * A session giving log pi(target) at every position for `weights`. A model's frozen weights are
- * baked into it on a GPU, where a feed would be copied to the device at every run (as the
- * gradient step does: GradientParts' `fed`).
- */
-function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute): Promise<Session> {
-  const forward = buildLogProbs(model, T);
-  const bake = compute.providers.some((p) => p !== 'cpu') ? model.frozenWeights : undefined;
-  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, intraOpNumThreads: compute.opThreads });
 }

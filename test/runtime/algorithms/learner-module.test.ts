@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
-import { LearnerModuleError } from '../../../runtime/algorithms/index.js';
+import { CheckpointStateError, LearnerModuleError } from '../../../runtime/algorithms/index.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { resume, RunFailedError, train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
@@ -56,6 +56,10 @@ describe('a learner module trains', () => {
     // groupMean over groups of groupSize rows: the mean of the group means is the batch's mean.
     for (const e of metrics) assert.ok(e.values['learner/off_group_mean']! < 1e-6);
     assert.ok(fs.readFileSync(path.join(result.runDir, 'source', 'learner-0.mjs'), 'utf8').includes('rlx.learner.v1'), 'the bundle reads rlx/learner from the running rlx');
+    // status.json and the hparams event (the dashboard's header) name the module, not its kind.
+    const status = JSON.parse(fs.readFileSync(path.join(result.runDir, 'status.json'), 'utf8')) as { stage: { algorithm: string } };
+    assert.equal(status.stage.algorithm, 'Mine (module "mine.ts")');
+    assert.equal(readEvents(`${result.runDir}/events.jsonl`).find((e) => e.type === 'hparams')?.algorithm, 'Mine (module "mine.ts")');
   });
 });
 
@@ -73,6 +77,25 @@ describe('a learner module run resumes', () => {
     assert.equal(resumed.status, 'finished');
     assert.equal(resumed.step, whole.step);
     assert.equal(resumed.metrics['losses/loss'], whole.metrics['losses/loss'], 'the same weights, reference, optimiser and random streams');
+  });
+});
+
+describe('a learner module run resumes only from a state that fits it', () => {
+  it('refuses a checkpoint whose state lacks a part, naming the module and the part', async () => {
+    const dir = moduleDir(PLAIN);
+    const controller = new AbortController();
+    const stopped = await train(modulePlan([{}], 32), { out: tempDir(), baseDir: dir, checkpointEvery: 8, signal: controller.signal, onProgress: (p) => p.step >= 16 && controller.abort() });
+    const checkpoints = path.join(stopped.runDir, 'checkpoints');
+    const newest = fs.readdirSync(checkpoints).filter((n) => /^state-\d+\.json$/.test(n)).sort((x, y) => parseInt(y.slice(6)) - parseInt(x.slice(6)))[0]!;
+    const state = JSON.parse(fs.readFileSync(path.join(checkpoints, newest), 'utf8'));
+    delete state.algorithmSha256;
+    delete state.algorithmState.optimizer;
+    fs.writeFileSync(path.join(checkpoints, newest), JSON.stringify(state));
+    await assert.rejects(resume(stopped.runDir), (err: Error) => {
+      assert.ok(err.cause instanceof CheckpointStateError, String(err.cause));
+      assert.match(err.message, /algorithm Mine \(module "mine\.ts"\) state has no 'optimizer' \(an Adam state\)/);
+      return true;
+    });
   });
 });
 

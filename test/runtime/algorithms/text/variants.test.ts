@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { grpoLearnerConfig } from '../../../../runtime/algorithms/grpo/grpo.js';
 import { grpoSettings } from '../../../../runtime/algorithms/grpo/settings.js';
-import { flatGroups } from '../../../../runtime/algorithms/text/filter.js';
+import { zeroAdvantageGroups } from '../../../../runtime/algorithms/text/filter.js';
+import { broadcastAdvantages, creditedAdvantages } from '../../../../runtime/algorithms/text/turn-credit.js';
 import { foldKlIntoRewards } from '../../../../runtime/algorithms/text/kl.js';
 import { tokenWeights } from '../../../../runtime/algorithms/text/token-weights.js';
-import type { TokenRows } from '../../../../runtime/text/text-env.js';
+import type { Rollouts, TokenRows } from '../../../../runtime/text/text-env.js';
 import { readEvents } from '../../../../runtime/run/events.js';
 import { train } from '../../../../runtime/train.js';
 import { makePlan, tempDir } from '../../helpers.js';
@@ -50,9 +51,18 @@ test('kl_in_reward: each reward less kl_coef times the sum over its learned toke
   }
 });
 
-test('filter: counts the groups whose rewards are all equal', () => {
-  assert.equal(flatGroups([1, 1, 0, 1, 2, 2, 0.5, 0.5], 2), 3);
-  assert.equal(flatGroups([1, 0, 0, 0], 4), 0);
+test('filter: counts the groups whose advantages, as the loss is fed them, are all 0', () => {
+  // credit episode: each sample's advantage on its 3 tokens, groups of 2 samples.
+  assert.equal(zeroAdvantageGroups(broadcastAdvantages(Float32Array.of(0, 0, 1, -1, 0, 0), 3), 3, 2), 2);
+  // REINFORCE's baseline none: equal rewards of 1 are advantages of 1, which teach.
+  assert.equal(zeroAdvantageGroups(broadcastAdvantages(Float32Array.of(1, 1), 3), 3, 2), 0);
+  // credit turn: two dialogues of two turns with the same return (1), earned at turn 0 by one and
+  // at turn 1 by the other; their turn 1's returns-to-go (0 and 1) differ, so the group teaches.
+  const tokenTurn = Int32Array.of(-1, 0, -1, 1, -1, 0, -1, 1);
+  const batch = { rows: 2, width: 4, turnRewards: { maxTurns: 2, taken: Int32Array.of(2, 2), rewards: Float64Array.of(1, 0, 0, 1), tokenTurn } } as unknown as Rollouts;
+  const credited = creditedAdvantages(batch, 2, new Float32Array(2), { baseline: 'mean', normalize: 'none' });
+  assert.equal(zeroAdvantageGroups(credited.perToken, 4, 2), 0);
+  assert.equal(zeroAdvantageGroups(new Float32Array(8), 4, 2), 1);
 });
 
 test('GRPO passes every variant setting on to the learner', () => {
