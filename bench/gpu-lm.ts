@@ -24,23 +24,9 @@ import { weightSpecs } from '../runtime/lm/weights.js';
 import { Rng } from '../shared/random.js';
 import { Adam, Graph, GradientStep, WeightStore, type Feed } from '../runtime/tensor/index.js';
 import type { ExecutionProvider } from '../runtime/tensor/session.js';
-import { TorchPeer } from './pretrained.js';
+import { QWEN_05B, TorchPeer } from './pretrained.js';
 import { type StepCost, formatCost, measure } from './gpu-measure.js';
 
-const QWEN_05B = {
-  model_type: 'qwen2',
-  vocab_size: 151_936,
-  hidden_size: 896,
-  num_hidden_layers: 24,
-  num_attention_heads: 14,
-  num_key_value_heads: 2,
-  intermediate_size: 4864,
-  max_position_embeddings: 32_768,
-  rms_norm_eps: 1e-6,
-  rope_theta: 1_000_000,
-  tie_word_embeddings: true,
-  torch_dtype: 'float32',
-};
 /** The same architecture, small enough for lavapipe. */
 const QWEN_TINY = { ...QWEN_05B, vocab_size: 1000, hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 128 };
 const LORA: LoraSettings = { rank: 16, alpha: 32, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] };

@@ -33,10 +33,10 @@ import { median, report } from './stats.js';
 const PEERS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/peers');
 const THREADS = Number(process.env.RLX_BENCH_THREADS ?? 2);
 
-/** Qwen2.5-0.5B's config.json, with a 32k vocabulary. */
-const QWEN_05B_SHAPE = {
+/** Qwen2.5-0.5B's config.json (vocabulary 151,936): the shape issue 33's GPU targets name. */
+export const QWEN_05B = {
   model_type: 'qwen2',
-  vocab_size: 32_000,
+  vocab_size: 151_936,
   hidden_size: 896,
   num_hidden_layers: 24,
   num_attention_heads: 14,
@@ -48,6 +48,8 @@ const QWEN_05B_SHAPE = {
   tie_word_embeddings: true,
   torch_dtype: 'float32',
 };
+/** The same, with a 32k vocabulary (this bench's CPU cases). */
+const QWEN_05B_SHAPE = { ...QWEN_05B, vocab_size: 32_000 };
 
 const SAMPLE = { batch: 8, prompt: 16, newTokens: 64, runs: 3 };
 const TRAIN = { batch: 4, width: 128 };
