@@ -113,7 +113,7 @@ export const VARIANTS: Record<string, string> = {
   'clip-high': 'clip_high: 0.28',
   'kl-k1': 'kl_estimator: k1',
   'kl-k2': 'kl_estimator: k2',
-  'no-kl': 'kl_coef: 0',
+  'no-reference': 'reference: none',
   'dapo-dynamic': 'dynamic_sampling: true',
   'dapo-overlong': 'overlong: penalize',
   'dapo-overlong-drop': 'overlong: drop',
