@@ -108,6 +108,18 @@ describe('rollouts of a LoRA run on the webgpu device', () => {
       }
     }
   });
+
+  it('keep sampling on the cpu where the learner reads token statistics, saying why', async (t) => {
+    if (skip) return t.skip(skip);
+    const plan = loraGrpoPlan();
+    plan.stages[0]!.algorithm.params = { ...plan.stages[0]!.algorithm.params, entropy_top_fraction: 0.5 };
+    const logs: string[] = [];
+    const { result, runs } = await recordRuns(() => train(plan, { out: tempDir(), device: { provider: 'webgpu', reason: 'asked for' }, gpuSamplingMinParameters: 0, log: (m) => logs.push(m) }));
+    assert.equal(result.status, 'finished');
+    assert.deepEqual(runs, { chunkedSample: 0, chunkedGreedy: 0 });
+    assert.equal(hparams(result.runDir).rollout_device, 'cpu');
+    assert.equal(logs.filter((m) => /^rollouts on cpu \(token statistics .* need every step's logits\)$/.test(m)).length, 1, logs.join('\n'));
+  });
 });
 
 describe('rollouts of a LoRA run on the cpu device', () => {
