@@ -77,6 +77,11 @@ export interface TrainOptions {
    * writing them when the run has that folder already.
    */
   tensorboard?: boolean;
+  /**
+   * Parameters from which a pretrained LoRA model's rollouts decode on a GPU device
+   * (lm/rollout-device.ts GPU_SAMPLING_MIN_PARAMETERS); tests set 0 to force it on a tiny model.
+   */
+  gpuSamplingMinParameters?: number;
 }
 
 /**
@@ -99,7 +104,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     // Learner modules are loaded (and tried in a worker) before anything is written.
     const learnerBundles = await loadStageLearners(plan.stages, { baseDir: options.baseDir });
     if (learnerBundles.size > 0) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir), sftDataFile: bundledSftData(options.baseDir) }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir), sftDataFile: bundledSftData(options.baseDir), gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     const dataset = datasetToBundle(plan, options.baseDir);
     const sftData = sftDataToBundle(plan, options.baseDir);
@@ -166,7 +171,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
     if ((await loadStageLearners(plan.stages, { runDir })).size > 0) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), sftDataFile: bundledSftData(runDir) }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
+    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), sftDataFile: bundledSftData(runDir), gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(parts.workload.warnings ?? []), ...notes]);
   } catch (err) {

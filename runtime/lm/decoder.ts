@@ -139,6 +139,14 @@ export class LmDecoder {
     return new LmDecoder((feeds) => session.run(feeds), config, () => session.release(), options);
   }
 
+  /**
+   * A decoder of `options` that only builds companions (the chunked decoder): its one-step
+   * session is never made, so a GPU holds one baked copy of the frozen base, the companion's.
+   */
+  static forCompanions(config: LmConfig, options: DecoderOptions): LmDecoder {
+    return new LmDecoder(() => Promise.reject(new Error('decoder: built for its companions only, it has no one-step session')), config, async () => {}, options);
+  }
+
   /** A fresh state for rows starting at `starts` (their left padding). */
   begin(starts: Int32Array): DecodeState {
     return emptyDecodeState(this.config, starts);

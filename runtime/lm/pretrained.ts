@@ -4,7 +4,7 @@
 import type { Rng } from '../../shared/random.js';
 import { WeightStore, type ExecutionProvider, type Graph, type WeightSnapshot } from '../tensor/index.js';
 import { LmDecoder } from './decoder.js';
-import { generate, logSoftmaxAt, type Completion } from './generate.js';
+import { generate, generateInChunks, logSoftmaxAt, type Completion } from './generate.js';
 import { LmWeightsError, loadLmWeights } from './load.js';
 import { weightSpecs } from './weights.js';
 import { initialAdapter, loraAdapters, loraWeights, type LoraAdapter, type LoraSettings } from './lora.js';
@@ -61,6 +61,9 @@ function trainedStore(trained: TrainedWeights, expected: readonly { readonly nam
 
 export class PretrainedLm {
   private decoderSession: Promise<LmDecoder> | null = null;
+  /** Where rollouts decode in chunks (sampleOn), and their decoder there, built at first use. */
+  private rolloutProvider: ExecutionProvider | null = null;
+  private rolloutSession: Promise<LmDecoder> | null = null;
 
   private constructor(
     readonly folder: ModelFolder,
@@ -132,10 +135,44 @@ export class PretrainedLm {
     return this.decoderSession;
   }
 
-  /** Completions of token-id prompts, each ending at one of the tokenizer's EOS ids or after maxNewTokens. */
+  /**
+   * Decodes generate()'s completions on `provider` (a GPU) with the chunked decoder, K tokens
+   * per session run, the frozen base baked into its session and the adapters fed (read live);
+   * 'cpu' goes back to decoder(). Only LoRA models: with every weight trainable, each chunk
+   * would send the whole model to the device (lm/rollout-device.ts says when a run does this).
+   */
+  async sampleOn(provider: ExecutionProvider): Promise<void> {
+    const next = provider === 'cpu' ? null : provider;
+    if (next === this.rolloutProvider) return;
+    if (next && !this.frozen) throw new Error('sampleOn: only a LoRA model (its base frozen) decodes rollouts on a GPU');
+    const session = this.rolloutSession;
+    this.rolloutSession = null;
+    this.rolloutProvider = next;
+    await (await session)?.release();
+  }
+
+  /** The provider sampleOn() set, or null: generate() decodes with decoder(). */
+  get rolloutDevice(): ExecutionProvider | null {
+    return this.rolloutProvider;
+  }
+
+  private rolloutDecoder(provider: ExecutionProvider): Promise<LmDecoder> {
+    // Chunks only (generateInChunks): no one-step session beside the chunked one on the device.
+    this.rolloutSession ??= Promise.resolve(LmDecoder.forCompanions(this.config, { weights: this.trainable, frozen: this.frozen, lora: this.lora?.weights, providers: [provider], threads: this.options.threads }));
+    return this.rolloutSession;
+  }
+
+  /**
+   * Completions of token-id prompts, each ending at one of the tokenizer's EOS ids or after
+   * maxNewTokens. With a rollout device (sampleOn), on it in chunks, whatever the number of
+   * rows; token statistics need every step's logits, so completions that record them keep
+   * decoder() (the one-step loop on a GPU measured slower than the CPU).
+   */
   async generate(prompts: readonly (readonly number[])[], settings: SampleSettings): Promise<Completion[]> {
     const eos = this.tokenizer.eosIds;
-    return generate(await this.decoder(), prompts, { ...settings, stopIds: eos, padId: this.tokenizer.padId ?? eos[0] ?? 0 });
+    const options = { ...settings, stopIds: eos, padId: this.tokenizer.padId ?? eos[0] ?? 0 };
+    if (this.rolloutProvider && !settings.statistics) return generateInChunks(await this.rolloutDecoder(this.rolloutProvider), prompts, options);
+    return generate(await this.decoder(), prompts, options);
   }
 
   /** log p(completion[i] | prompt, completion[<i]) for each completion id. */
@@ -152,8 +189,9 @@ export class PretrainedLm {
   }
 
   async release(): Promise<void> {
-    const session = this.decoderSession;
+    const sessions = [this.decoderSession, this.rolloutSession];
     this.decoderSession = null;
-    await (await session)?.release();
+    this.rolloutSession = null;
+    for (const session of sessions) await (await session)?.release();
   }
 }

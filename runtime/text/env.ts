@@ -121,6 +121,11 @@ export class TextEnvironment implements TextEnv {
     return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [], completions: lengths, ...(tokenEntropy ? { tokenEntropy } : {}) };
   }
 
+  /** Whether the reward reads the tokens' sampling statistics (self_certainty, neg_entropy, logprob): every sample records them. */
+  get rewardReadsTokenStatistics(): boolean {
+    return this.intrinsic;
+  }
+
   /** A sink for the tokens' sampling statistics where the learner or the reward reads them (else none: sampling as without them). */
   private statisticsFor(o: RolloutOptions, rows: number, slots: number): SampledTokenStatistics | undefined {
     return o.tokenStatistics || this.intrinsic ? new SampledTokenStatistics(rows, slots) : undefined;

@@ -14,7 +14,9 @@ import { Rng } from '../../shared/random.js';
 import type { ConditionMetric } from '../run/stop.js';
 import { TextRolloutRecorder, writeHeldOutAnswers } from '../run/text-rollouts.js';
 import { PlanError } from '../support.js';
-import type { Compute } from '../tensor/index.js';
+import type { Compute, ExecutionProvider } from '../tensor/index.js';
+import { parameterCount } from '../lm/config.js';
+import { rolloutDevice, type RolloutDevice } from '../lm/rollout-device.js';
 import type { TextTaskOptions } from '../text/config.js';
 import { DialogueEnvironment } from '../text/dialogue-env.js';
 import { DialogueReward } from '../text/dialogue-reward.js';
@@ -84,6 +86,8 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
 export interface TextWorkloadOptions extends TextTaskOptions {
   /** Read GRPO's sft_data from this file instead of its path (a run's own copy). */
   readonly sftDataFile?: string;
+  /** Parameters from which a LoRA model's rollouts decode on a GPU device (GPU_SAMPLING_MIN_PARAMETERS; tests set 0 to force it). */
+  readonly gpuSamplingMinParameters?: number;
 }
 
 export class TextWorkload implements Workload {
@@ -96,6 +100,8 @@ export class TextWorkload implements Workload {
   private run: RunServices | null = null;
   /** The latest evaluation's greedy samples, and the step it ran at. */
   private lastEval: { step: number; samples: readonly SampleRecord[] } | null = null;
+  /** Where the latest stage decodes its rollouts (chooseRolloutDevice). */
+  private rollouts: RolloutDevice | undefined;
 
   private constructor(
     readonly env: TextEnv,
@@ -104,6 +110,7 @@ export class TextWorkload implements Workload {
     private readonly closeEnv: () => void = () => {},
     /** Where a learner reads its own files (GRPO's sft_data). */
     private readonly dataFiles: LearnerDataFiles = {},
+    private readonly gpuSamplingMinParameters?: number,
   ) {
     this.description = env.description;
     this.policyFields = env.policyFields;
@@ -133,16 +140,38 @@ export class TextWorkload implements Workload {
     } catch (err) {
       throw new PlanError([(err as Error).message]);
     }
-    return new TextWorkload(env, model, () => envModule?.close(), { baseDir: options.baseDir, sftDataFile: options.sftDataFile });
+    return new TextWorkload(env, model, () => envModule?.close(), { baseDir: options.baseDir, sftDataFile: options.sftDataFile }, options.gpuSamplingMinParameters);
   }
 
   streamName(index: number, algorithm: string): string {
     return `stage ${index}: ${algorithm}`;
   }
 
-  createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
+  async createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
+    await this.chooseRolloutDevice(stage, compute.providers[0] ?? 'cpu');
     return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder, dataFiles: this.dataFiles }, settings);
+  }
+
+  /**
+   * Where a pretrained model decodes this stage's rollouts (and held-out evaluation's greedy
+   * completions), by lm/rollout-device.ts's rule, on the run's device. On the CPU device the
+   * policy is left as it is (no choice to make, nothing logged), and token models sample as always.
+   */
+  private async chooseRolloutDevice(stage: PlanStage, device: ExecutionProvider): Promise<void> {
+    const model = this.model;
+    if (device === 'cpu' || !isPretrained(model)) {
+      this.rollouts = undefined;
+      return;
+    }
+    const entropyTop = stage.algorithm.params.entropy_top_fraction;
+    const tokenStatistics = (typeof entropyTop === 'number' && entropyTop < 1) || (this.env instanceof TextEnvironment && this.env.rewardReadsTokenStatistics);
+    this.rollouts = rolloutDevice({ device, lora: model.lm.lora !== undefined, parameters: parameterCount(model.lm.config), tokenStatistics, minParameters: this.gpuSamplingMinParameters });
+    await model.lm.sampleOn(this.rollouts.provider);
+  }
+
+  rolloutDevice(): RolloutDevice | undefined {
+    return this.rollouts;
   }
 
   begin(_algorithm: Algorithm, run: RunServices): void {

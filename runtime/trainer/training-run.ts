@@ -199,6 +199,8 @@ export class TrainingRun {
         if (i !== this.counters.stage) await this.nextStage(i);
         this.workload.begin(this.algorithm!, { dir: this.dir, step: () => this.step, stage: () => this.stageName }, resumed ? state!.step : null);
         if (!resumed) this.startStage(i);
+        const rollouts = this.workload.rolloutDevice?.();
+        if (rollouts) this.log('info', `rollouts on ${rollouts.provider} (${rollouts.reason})`);
         events.flush();
         outcome = await this.trainStage(startTime, resumed);
         // Each stage that ran to its end is evaluated before the next one starts from its weights.
@@ -246,7 +248,8 @@ export class TrainingRun {
       const from = i > 0 ? this.workload.handedOver?.() : undefined;
       this.log('info', `stage ${stage.name} (${stage.algorithm.kind === 'module' ? `${stage.algorithm.name}, module "${stage.algorithm.module ?? ''}"` : stage.algorithm.kind}) starts at step ${this.step}${from ? `, from ${from} stage ${this.stages[i - 1]!.stage.name} trained` : ''}`);
     }
-    const values = { seed: this.seed, device: this.device.provider, ...this.workload.description, policy: this.plan.policy, budget: length, ...algorithm.hparams() };
+    const rollouts = this.workload.rolloutDevice?.();
+    const values = { seed: this.seed, device: this.device.provider, ...(rollouts ? { rollout_device: rollouts.provider } : {}), ...this.workload.description, policy: this.plan.policy, budget: length, ...algorithm.hparams() };
     // A learner module's own name is its label for messages (`algorithm Mine (module ...)`): the event names it as status.json does.
     this.dir.events.add({ type: 'hparams', step: this.step, algorithm: stage.algorithm.kind === 'module' ? stageAlgorithmTitle(stage.algorithm) : algorithm.name, values, stage: stage.name });
   }

@@ -11,6 +11,7 @@ import type { Rng } from '../../shared/random.js';
 import type { RunDirectory } from '../run/run-dir.js';
 import type { ConditionMetric } from '../run/stop.js';
 import type { Compute } from '../tensor/index.js';
+import type { RolloutDevice } from '../lm/rollout-device.js';
 
 /** What an evaluation found, as the trainer writes it into an `eval` event. */
 export interface EvalOutcome {
@@ -51,6 +52,12 @@ export interface Workload {
    * weights loaded into the new ones).
    */
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm>;
+  /**
+   * Where the latest createAlgorithm()'s stage decodes its rollouts, where the workload chose
+   * (a pretrained model on a GPU device: lm/rollout-device.ts); undefined where they decode as
+   * the policy always does (every run on the CPU device), and nothing is logged.
+   */
+  rolloutDevice?(): RolloutDevice | undefined;
   /** What the latest createAlgorithm() took over from the previous stage, in words, for the log; absent where the stages share one model. */
   handedOver?(): string | undefined;
   /**
