@@ -35,7 +35,6 @@ policy Tiny = transformer { layers: 2, width: 64, heads: 4, context: 32 }
 ${reward}algorithm Grpo = GRPO {
   group_size: 8
   kl_coef: 0.04
-  clip: 0.2
   learning_rate: linear(2e-4, 0)
 @SETTINGS@
 }
@@ -110,7 +109,8 @@ export const VARIANTS: Record<string, string> = {
   'loss-token': 'loss: token',
   'loss-constant': 'loss: constant',
   'batch-std': 'normalize: batch_std',
-  'clip-high': 'clip_high: 0.28',
+  'clip-high': 'clip_high: 0.28\niterations: 2',
+  'iterations-2': 'iterations: 2',
   'kl-k1': 'kl_estimator: k1',
   'kl-k2': 'kl_estimator: k2',
   'no-reference': 'reference: none',

@@ -44,7 +44,10 @@ export function checkConsistency(ctx: CheckContext, symbol: DeclSymbol): void {
     }
   }
   if (root.name === 'GridWorld') checkGridGoal(ctx, symbol, at);
-  if (root.name === 'GRPO') checkKlSettings(ctx, symbol, at);
+  if (root.name === 'GRPO') {
+    checkKlSettings(ctx, symbol, at);
+    checkClipSettings(ctx, symbol, at);
+  }
   if (root.name === 'GRPO') checkSampleFilterSettings(ctx, symbol, at);
 
 }
@@ -80,6 +83,20 @@ function checkGridGoal(ctx: CheckContext, symbol: DeclSymbol, at: (x: { stated?:
   const range = fixed.goal.owner === symbol ? fixed.goal.node.value!.range : at(size) ?? at({ stated: fixed.layoutStated });
   const problem = fixedGoalProblem(fixed.layout, size.value, fixed.x, fixed.y);
   if (problem && range) ctx.accept('error', 'out-of-range', `the goal ${problem}; pick a free cell or goal: random`, range);
+}
+
+/**
+ * GRPO's clip settings (clip, clip_high) with one gradient step per batch (iterations 1): the
+ * step's pi_old is its own forward pass, so the ratio is 1 and the clip never acts (the gradient
+ * is REINFORCE's). Reported at the clip setting this declaration states.
+ */
+function checkClipSettings(ctx: CheckContext, symbol: DeclSymbol, at: (x: { stated?: Effective<A.Property> } | undefined) => A.Range | undefined): void {
+  if (numberIn(ctx, symbol, 'iterations')?.value !== 1) return;
+  const props = ctx.model.effective(symbol).properties;
+  for (const name of ['clip', 'clip_high']) {
+    const range = at({ stated: props.get(name) });
+    if (range) ctx.accept('warning', 'suspicious-value', `${name} has no effect: with iterations 1 each batch takes one gradient step, where the ratio pi/pi_old is 1 and the clip never acts; set iterations above 1 (GRPO's mu), or remove ${name}`, range);
+  }
 }
 
 /**

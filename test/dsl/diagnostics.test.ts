@@ -657,6 +657,25 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: 'kl_estimator has no effect: reference is none, so there is no KL penalty; set kl_coef above 0 with reference: initial, or remove kl_estimator',
     },
     {
+      name: 'GRPO clip_high with one gradient step per batch (iterations 1): at the setting',
+      source: 'algorithm G = GRPO { clip_high: ⟦0.28⟧ }\n',
+      severity: 'warning',
+      message: 'clip_high has no effect: with iterations 1 each batch takes one gradient step, where the ratio pi/pi_old is 1 and the clip never acts; set iterations above 1 (GRPO\'s mu), or remove clip_high',
+    },
+    {
+      name: 'GRPO clip with iterations 1 from a base: at the clip',
+      source: 'algorithm Base = GRPO { iterations: 1 }\nalgorithm G = Base { clip: ⟦0.1⟧ }\n',
+      severity: 'warning',
+      message: /^clip has no effect: with iterations 1/,
+    },
+    {
+      name: 'GRPO clip and clip_high with iterations 2: no warning',
+      run: () => {
+        const checked = check('algorithm G = GRPO { iterations: 2, clip: 0.1, clip_high: 0.28 }\n');
+        assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), []);
+      },
+    },
+    {
       name: 'GRPO KL settings with a KL penalty: no warning',
       run: () => {
         const checked = check('algorithm G = GRPO { kl_coef: 0.1, kl_estimator: k2, kl_in_reward: true }\nalgorithm H = GRPO { kl_coef: 0, kl_in_reward: false }\n');
