@@ -1,0 +1,124 @@
+# rlx's Python env worker: makes `copies` copies of a Gymnasium env and serves reset/step to the
+# trainer (runtime/envs/python/python-env.ts) over two pipes, in fixed-size little-endian frames.
+#
+#   python3 worker.py COMMANDS RESULTS CONFIG_JSON
+#
+# COMMANDS and RESULTS are FIFOs the trainer made; CONFIG_JSON is {"id", "kwargs", "imports",
+# "max_steps"}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
+# {"ok": true, "observation": SPACE, "action": SPACE} or {"ok": false, "error": "..."}. Then, per
+# command (a u8 opcode, then its numbers as float64):
+#   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
+#   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
+#   b"M"                make one more copy                      -> u32 length + JSON error, or 0
+# flags: 1 terminated, 2 truncated. The worker never resets a copy on its own: the trainer's
+# vector env resets a copy whose episode ended (Gymnasium 0.29's same-step autoreset), so the
+# observation that ended an episode still reaches it. End of COMMANDS (the trainer exited, even
+# killed) ends the worker, so no worker outlives its trainer.
+import json
+import struct
+import sys
+import traceback
+
+
+def send_json(out, value):
+    data = json.dumps(value).encode()
+    out.write(struct.pack('<I', len(data)) + data)
+
+
+def space_of(space, np, role):
+    name = type(space).__name__
+    if name == 'Discrete':
+        if int(space.start) != 0:
+            raise ValueError(f'the {role} space {space} starts at {int(space.start)}; rlx takes Discrete spaces that start at 0')
+        return {'kind': 'discrete', 'n': int(space.n)}
+    if name == 'Box':
+        if space.dtype not in (np.float32, np.float64):
+            raise ValueError(f'the {role} space {space} has dtype {space.dtype}; rlx takes Box spaces of float32 or float64')
+        return {'kind': 'box', 'shape': [int(d) for d in space.shape],
+                'low': [float(v) for v in space.low.reshape(-1)], 'high': [float(v) for v in space.high.reshape(-1)]}
+    raise ValueError(f'the {role} space is {name} ({space}); rlx takes Box (float32/float64) and Discrete spaces')
+
+
+def read_exact(source, size):
+    data = source.read(size)
+    if data is None or len(data) < size:
+        sys.exit(0)  # the trainer closed its end: stop
+    return data
+
+
+def die_with_parent():
+    # Linux: the kernel kills this worker when the trainer dies, even inside a step that hangs.
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def main():
+    die_with_parent()
+    commands = open(sys.argv[1], 'rb', buffering=0)
+    results = open(sys.argv[2], 'wb', buffering=0)
+    config = json.loads(sys.argv[3])
+    try:
+        import importlib
+        import numpy as np
+        import gymnasium
+        for name in config.get('imports', []):
+            importlib.import_module(name)
+        kwargs = dict(config.get('kwargs', {}))
+        if config.get('max_steps') is not None:
+            kwargs['max_episode_steps'] = int(config['max_steps'])
+        envs = [gymnasium.make(config['id'], **kwargs)]
+        observation = space_of(envs[0].observation_space, np, 'observation')
+        action = space_of(envs[0].action_space, np, 'action')
+    except BaseException:
+        lines = traceback.format_exc().rstrip().splitlines()
+        send_json(results, {'ok': False, 'error': '\n'.join(lines[-6:])})
+        return
+    send_json(results, {'ok': True, 'observation': observation, 'action': action})
+
+    discrete = action['kind'] == 'discrete'
+    action_dim = 1 if discrete else int(np.prod(action['shape']))
+    action_shape = tuple(action.get('shape', ()))
+    obs_dim = 1 if observation['kind'] == 'discrete' else int(np.prod(observation['shape']))
+    record = obs_dim + 2
+    out = np.zeros(record, dtype='<f8')
+
+    def act(values):
+        return int(values[0]) if discrete else np.asarray(values, dtype=np.float32).reshape(action_shape)
+
+    def step_into(env, values, at):
+        obs, reward, terminated, truncated, _info = env.step(act(values))
+        out[at:at + obs_dim] = np.asarray(obs, dtype=np.float64).reshape(-1)
+        out[at + obs_dim] = float(reward)
+        out[at + obs_dim + 1] = (1 if terminated else 0) + (2 if truncated else 0)
+
+    while True:
+        op = read_exact(commands, 1)
+        if op == b'S':
+            count = int(np.frombuffer(read_exact(commands, 8), dtype='<f8')[0])
+            rows = np.frombuffer(read_exact(commands, 8 * count * (1 + action_dim)), dtype='<f8').reshape(count, 1 + action_dim)
+            if len(out) < count * record:
+                out = np.zeros(count * record, dtype='<f8')
+            for i in range(count):
+                step_into(envs[int(rows[i, 0])], rows[i, 1:], i * record)
+            results.write(out[:count * record].tobytes())
+        elif op == b'M':
+            try:
+                envs.append(gymnasium.make(config['id'], **kwargs))
+                results.write(struct.pack('<I', 0))
+            except BaseException:
+                lines = traceback.format_exc().rstrip().splitlines()
+                send_json(results, {'ok': False, 'error': '\n'.join(lines[-6:])})
+        elif op == b'R':
+            copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
+            obs, _info = envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None)
+            results.write(np.asarray(obs, dtype='<f8').reshape(-1).tobytes())
+        else:
+            raise ValueError(f'unknown command {op!r}')
+
+
+if __name__ == '__main__':
+    main()
