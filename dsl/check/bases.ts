@@ -1,7 +1,8 @@
 // Checks of a declaration's base: `= Name`, `= module("./file.ts")`, `over Experiment`.
+import { GYMNASIUM_BASE, GYMNASIUM_ID } from '../schema/python-env.js';
 import { closestNames, didYouMean } from '../diagnostics.js';
 import { builtinsOfKind, takesFolder } from '../schema/index.js';
-import type { DeclKind, Identifier, Range } from '../syntax/ast.js';
+import type { Argument, DeclKind, Identifier, Range } from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkFolderBase } from './pretrained.js';
@@ -28,6 +29,20 @@ function checkModuleFile(ctx: CheckContext, symbol: DeclSymbol, at: Range): void
     ctx.accept('info', 'undeclared-module-spec',
       `${written} does not declare its names, so reward terms are checked against them only when training starts; ` +
         "add `export const spec = { observations: ['x', ...], actions: 'discrete', info: [...] }` to it (docs/language.md#user-environments)", at);
+  }
+}
+
+/** `gymnasium("CartPole-v1")`: an env, one id in quotes. The id itself is looked up by Python when training starts. */
+function checkGymnasiumBase(ctx: CheckContext, kind: DeclKind, args: readonly Argument[], at: Range): void {
+  if (kind !== 'env') {
+    ctx.accept('error', 'invalid-base', `gymnasium("...") makes an environment; ${article(kind)} ${kind} cannot come from it`, at);
+    return;
+  }
+  const arg = args[0];
+  if (args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
+    ctx.accept('error', 'wrong-arguments', 'gymnasium takes one registered Gymnasium id in quotes: gymnasium("CartPole-v1") (docs/python-envs.md)', at);
+  } else if (!GYMNASIUM_ID.test(arg.value.value)) {
+    ctx.accept('error', 'type-mismatch', `"${arg.value.value}" is not a Gymnasium id; ids look like "CartPole-v1" or "my_package/MyEnv-v0" (docs/python-envs.md)`, arg.value.range);
   }
 }
 
@@ -72,6 +87,10 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     } else {
       checkModuleFile(ctx, symbol, arg.value.range);
     }
+    return;
+  }
+  if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined) {
+    checkGymnasiumBase(ctx, kind, base.args, base.range);
     return;
   }
   if (checkFolderBase(ctx, symbol)) return;

@@ -33,7 +33,12 @@ interface Handshake {
   readonly error?: string;
   readonly observation?: Space;
   readonly action?: Space;
+  /** The episode limit in force (the id's registered one when max_steps is 0); null when none. */
+  readonly max_steps?: number | null;
 }
+
+/** Episodes of an env with no limit of its own still end somewhere, for the trainer's bookkeeping. */
+const NO_LIMIT = 1_000_000;
 
 /** The workers of one gymnasium(...) env and the copies they hold. */
 export class PythonEnvs implements CopyBatch {
@@ -42,6 +47,7 @@ export class PythonEnvs implements CopyBatch {
   readonly obsDim: number;
   readonly actionDim: number;
   readonly record: number;
+  readonly maxSteps: number;
   /** Records of the last stepAll(), by copy number. */
   prepared = new Float64Array(0);
   private preparedFor = new Uint8Array(0);
@@ -59,6 +65,7 @@ export class PythonEnvs implements CopyBatch {
     this.obsDim = spaceSize(this.observationSpace);
     this.actionDim = spaceSize(this.actionSpace);
     this.record = this.obsDim + 2;
+    this.maxSteps = options.maxSteps || spaces.max_steps || NO_LIMIT;
   }
 
   get label(): string {
@@ -246,7 +253,7 @@ export class PythonEnvCopy implements FastEnv {
     return this.host.actionSpace;
   }
   get maxSteps(): number {
-    return this.host.options.maxSteps;
+    return this.host.maxSteps;
   }
 
   seed(seed: number, stream = 0): void {

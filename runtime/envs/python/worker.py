@@ -4,8 +4,8 @@
 #   python3 worker.py COMMANDS RESULTS CONFIG_JSON
 #
 # COMMANDS and RESULTS are FIFOs the trainer made; CONFIG_JSON is {"id", "kwargs", "imports",
-# "max_steps"}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
-# {"ok": true, "observation": SPACE, "action": SPACE} or {"ok": false, "error": "..."}. Then, per
+# "max_steps" (0: the id's own limit)}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
+# {"ok": true, "observation": SPACE, "action": SPACE, "max_steps": N|null} or {"ok": false, "error": "..."}. Then, per
 # command (a u8 opcode, then its numbers as float64):
 #   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
 #   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
@@ -68,7 +68,7 @@ def main():
         for name in config.get('imports', []):
             importlib.import_module(name)
         kwargs = dict(config.get('kwargs', {}))
-        if config.get('max_steps') is not None:
+        if config.get('max_steps'):
             kwargs['max_episode_steps'] = int(config['max_steps'])
         envs = [gymnasium.make(config['id'], **kwargs)]
         observation = space_of(envs[0].observation_space, np, 'observation')
@@ -77,7 +77,8 @@ def main():
         lines = traceback.format_exc().rstrip().splitlines()
         send_json(results, {'ok': False, 'error': '\n'.join(lines[-6:])})
         return
-    send_json(results, {'ok': True, 'observation': observation, 'action': action})
+    limit = getattr(envs[0].spec, 'max_episode_steps', None)
+    send_json(results, {'ok': True, 'observation': observation, 'action': action, 'max_steps': limit})
 
     discrete = action['kind'] == 'discrete'
     action_dim = 1 if discrete else int(np.prod(action['shape']))
