@@ -36,6 +36,15 @@ test('the plan carries the id and every setting, defaults included', () => {
   assert.deepEqual(plan!.env, { name: 'Cart', kind: 'gymnasium', params: { id: 'CartPole-v1', imports: [], python: '', env_timeout: 30, copies_per_process: 2 } });
 });
 
+test('a sweep over a setting puts each value into its member\'s plan', () => {
+  const root = path.resolve('/virtual-rlx');
+  const source = `env Cart = gymnasium("CartPole-v1")\n${EXPERIMENT}sweep S over E { env.copies_per_process: [1, 2] }\n`;
+  const entry = path.join(root, 'main.rlx');
+  const result = compile(analyze(new Workspace({ readFile: (p) => (p === entry ? source : undefined) }), [entry]), entry, 'S');
+  assert.ok(result.ok, result.ok ? '' : result.error);
+  assert.deepEqual([...result.plans].map((plan) => plan.env.params.copies_per_process), [1, 2]);
+});
+
 test('completion offers the settings, and hover explains them', () => {
   const f = fixture('env Cart = gymnasium("CartPole-v1") {\n  $0\n}\n');
   const labels = completion(f.doc, f.cursor, {}).map((item) => item.label);
