@@ -82,30 +82,35 @@ def main():
 
     discrete = action['kind'] == 'discrete'
     action_dim = 1 if discrete else int(np.prod(action['shape']))
-    action_shape = tuple(action.get('shape', ()))
     obs_dim = 1 if observation['kind'] == 'discrete' else int(np.prod(observation['shape']))
-    record = obs_dim + 2
-    out = np.zeros(record, dtype='<f8')
 
-    def act(values):
-        return int(values[0]) if discrete else np.asarray(values, dtype=np.float32).reshape(action_shape)
+    # The hot path works on Python lists (tolist, struct): cheaper than numpy calls per copy.
+    flat = observation['kind'] == 'box' and len(observation['shape']) == 1
+    action_shape = tuple(action.get('shape', ()))
+    row_width = 1 + action_dim
 
-    def step_into(env, values, at):
-        obs, reward, terminated, truncated, _info = env.step(act(values))
-        out[at:at + obs_dim] = np.asarray(obs, dtype=np.float64).reshape(-1)
-        out[at + obs_dim] = float(reward)
-        out[at + obs_dim + 1] = (1 if terminated else 0) + (2 if truncated else 0)
+    def act(row):
+        return int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
+
+    def step_into(env, row, values):
+        obs, reward, terminated, truncated, _info = env.step(act(row))
+        numbers = obs.tolist() if flat and type(obs) is np.ndarray else np.asarray(obs, dtype=np.float64).reshape(-1).tolist()
+        if len(numbers) != obs_dim:
+            raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
+        values.extend(numbers)
+        values.append(float(reward))
+        values.append((1 if terminated else 0) + (2 if truncated else 0))
 
     while True:
         op = read_exact(commands, 1)
         if op == b'S':
-            count = int(np.frombuffer(read_exact(commands, 8), dtype='<f8')[0])
-            rows = np.frombuffer(read_exact(commands, 8 * count * (1 + action_dim)), dtype='<f8').reshape(count, 1 + action_dim)
-            if len(out) < count * record:
-                out = np.zeros(count * record, dtype='<f8')
+            count = int(struct.unpack('<d', read_exact(commands, 8))[0])
+            rows = struct.unpack(f'<{count * row_width}d', read_exact(commands, 8 * count * row_width))
+            values = []
             for i in range(count):
-                step_into(envs[int(rows[i, 0])], rows[i, 1:], i * record)
-            results.write(out[:count * record].tobytes())
+                row = rows[i * row_width:(i + 1) * row_width]
+                step_into(envs[int(row[0])], row, values)
+            results.write(struct.pack(f'<{len(values)}d', *values))
         elif op == b'M':
             try:
                 envs.append(gymnasium.make(config['id'], **kwargs))
@@ -116,7 +121,10 @@ def main():
         elif op == b'R':
             copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
             obs, _info = envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None)
-            results.write(np.asarray(obs, dtype='<f8').reshape(-1).tobytes())
+            numbers = np.asarray(obs, dtype='<f8').reshape(-1)
+            if len(numbers) != obs_dim:
+                raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
+            results.write(numbers.tobytes())
         else:
             raise ValueError(f'unknown command {op!r}')
 

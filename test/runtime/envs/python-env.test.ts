@@ -148,6 +148,13 @@ describe('faults of Python envs', { skip }, () => {
     assert.match(err.message, /died while stepping copy 0.*\n[\s\S]*RuntimeError: the simulator broke at step 3/);
   });
 
+  it('an observation of the wrong shape fails the step, naming the shapes', () => {
+    const envs = new PythonEnvs(fault('shape'));
+    const err = stepUntilError(envs);
+    envs.close();
+    assert.match(err.message, /died while stepping copy 0[\s\S]*step\(\) returned an observation of shape \(3,\); the observation space has 2 numbers/);
+  });
+
   it('NaN observations and rewards fail the step that returned them', () => {
     for (const [kind, what] of [['nan', /observation element 1 is NaN/], ['nan_reward', /the reward is NaN/]] as const) {
       const envs = new PythonEnvs(fault(kind));
