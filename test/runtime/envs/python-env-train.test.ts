@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
+import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { train } from '../../../runtime/train.js';
 import { testPython } from '../../helpers/python.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
@@ -13,7 +14,7 @@ const python = testPython();
 const skip = python === null ? 'python3 with numpy is not available' : false;
 
 describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
-  it('learns in a short run, with the copies in two Python processes, and leaves no worker behind', async () => {
+  it('learns in a short run, with the copies in two Python processes, opens for rlx eval, and leaves no worker behind', async () => {
     const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
     process.env.PYTHONPATH = python!.env.PYTHONPATH;
     process.env.RLX_PYTHON = python!.python;
@@ -30,6 +31,16 @@ describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
       const mean = result.metrics['train/mean_return']!;
       assert.ok(mean > 60, `mean return over the last episodes ${mean}, expected > 60 after 8k steps`);
       assert.equal(fs.existsSync(path.join(result.runDir, 'source', 'env-module.mjs')), false, 'no module bundle for a Python env');
+      // rlx eval opens the run's env the same way: copies in a Python worker.
+      const envs = await openRunEnvs(result.runDir, plan, 2);
+      try {
+        assert.equal(envs.vec.obsDim, 4);
+        envs.vec.reset(3);
+        envs.vec.step(envs.vec.createActionBuffer());
+        assert.deepEqual(Array.from(envs.vec.rewards), [1, 1]);
+      } finally {
+        envs.close();
+      }
     } finally {
       for (const [key, value] of Object.entries(previous)) {
         if (value === undefined) delete process.env[key];
