@@ -68,7 +68,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   if (!base) {
     if (BUILTIN_BASED.includes(kind)) {
       const options = builtinsOfKind(kind).map((b) => (takesFolder(b) ? `${b.name}("./models/NAME")` : b.name)).join(', ');
-      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' || kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
+      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts"), gymnasium("CartPole-v1")' : kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
     }
     return;
   }
@@ -87,6 +87,11 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     } else {
       checkModuleFile(ctx, symbol, arg.value.range);
     }
+    return;
+  }
+  if (parts.length === 1 && parts[0].text === 'python' && base.args !== undefined && kind === 'env' && !ctx.model.lookup(symbol.unit, 'python')) {
+    // Planned (issue 32): a Gymnasium class in a file. Refused with what works today rather than "unknown env".
+    ctx.accept('error', 'invalid-base', 'python("./file.py:Class") envs are not supported yet; register the class with gymnasium.register in a package and use `gymnasium("MyEnv-v0") { imports: ["my_package"] }` (docs/python-envs.md)', base.range);
     return;
   }
   if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined) {

@@ -26,6 +26,10 @@ test('wrong arguments, a malformed id, an unknown or mistyped setting, and a non
   expectDiagnostics('policy P = ⟦gymnasium("CartPole-v1")⟧\n', [{ code: 'invalid-base', message: /makes an environment; a policy cannot/ }]);
 });
 
+test('python("./file.py:Class") is refused with what to do instead', () => {
+  expectDiagnostics('env Mine = ⟦python("./envs/reacher.py:Reacher")⟧\n', [{ code: 'invalid-base', message: /^python\("\.\/file\.py:Class"\) envs are not supported yet; register the class with gymnasium\.register/ }]);
+});
+
 test('the plan carries the id and every setting, defaults included', () => {
   const root = path.resolve('/virtual-rlx');
   const source = `env Cart = gymnasium("CartPole-v1") { copies_per_process: 2 }\n${EXPERIMENT}`;
