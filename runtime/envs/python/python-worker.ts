@@ -9,8 +9,13 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvModuleError } from '../module-errors.js';
 
-/** worker.py in the source tree: out/runtime/envs/python/ -> runtime/envs/python/. */
-export const WORKER_SCRIPT = fileURLToPath(new URL('../../../../runtime/envs/python/worker.py', import.meta.url));
+/** worker.py: in the source tree when compiled (out/runtime/envs/python/ -> runtime/envs/python/), next to rlx.mjs when bundled (tools/bundle.ts copies it). */
+export function workerScript(): string {
+  const candidates = ['../../../../runtime/envs/python/worker.py', './python-env-worker.py'].map((name) => fileURLToPath(new URL(name, import.meta.url)));
+  const found = candidates.find((file) => fs.existsSync(file));
+  if (!found) throw new PythonEnvError(`the Python env worker script is missing (looked for ${candidates.join(' and ')}); reinstall rlx`);
+  return found;
+}
 
 /** What the worker is asked to make. */
 export interface WorkerConfig {
@@ -40,6 +45,7 @@ export class PythonWorker {
 
   /** Starts the worker; `python` is the interpreter's command. Throws PythonEnvError if it cannot start. */
   constructor(readonly label: string, readonly python: string, config: WorkerConfig, readonly timeoutMs: number, env: NodeJS.ProcessEnv = process.env) {
+    const script = workerScript();
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-python-env-'));
     const commandsPath = path.join(this.dir, 'commands');
     const resultsPath = path.join(this.dir, 'results');
@@ -49,7 +55,7 @@ export class PythonWorker {
     this.results = fs.openSync(resultsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     this.commands = fs.openSync(commandsPath, fs.constants.O_RDWR);
     this.log = fs.openSync(path.join(this.dir, 'stderr'), 'w+');
-    this.child = spawn(python, ['-u', WORKER_SCRIPT, commandsPath, resultsPath, JSON.stringify(config)], {
+    this.child = spawn(python, ['-u', script, commandsPath, resultsPath, JSON.stringify(config)], {
       stdio: ['ignore', this.log, this.log],
       env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
     });
