@@ -49,7 +49,12 @@ export class PythonWorker {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-python-env-'));
     const commandsPath = path.join(this.dir, 'commands');
     const resultsPath = path.join(this.dir, 'results');
-    execFileSync('mkfifo', ['-m', '600', commandsPath, resultsPath]);
+    try {
+      execFileSync('mkfifo', ['-m', '600', commandsPath, resultsPath], { stdio: 'ignore' });
+    } catch {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+      throw new PythonEnvError(`${label}: cannot make the pipes to a Python worker (mkfifo failed); Python envs run on Linux and macOS`);
+    }
     // Our reading end does not block; our writing end is opened read-write so that opening it
     // does not wait for the worker (Linux FIFO semantics), and the worker sees its end close when we exit.
     this.results = fs.openSync(resultsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
