@@ -176,6 +176,7 @@ export class PythonEnvs implements CopyBatch {
       this.close();
       throw new PythonEnvError(`${this.label}: Python could not make the env:\n${said.error ?? ''}\n${hint(said.error ?? '')}`);
     }
+    worker.connected();
     return said;
   }
 

@@ -82,6 +82,15 @@ export class PythonWorker {
     return this.child.pid!;
   }
 
+  /**
+   * Removes the FIFOs and the log's name once both ends are open (after the handshake): the
+   * open descriptors keep working, and nothing is left in the temporary folder even when the
+   * trainer is killed without a chance to clean up.
+   */
+  connected(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
   /** Sends a whole command frame. */
   send(bytes: Uint8Array): void {
     let at = 0;

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -184,6 +185,7 @@ describe('faults of Python envs', { skip }, () => {
       envs.create(); envs.create();
       console.log(JSON.stringify(envs.pids));
       setInterval(() => {}, 1000);`;
+    const before = fs.readdirSync(os.tmpdir());
     for (const signal of ['SIGINT', 'SIGKILL'] as const) {
       const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
       const line = await new Promise<string>((resolve) => child.stdout.once('data', (data: Buffer) => resolve(data.toString())));
@@ -193,6 +195,8 @@ describe('faults of Python envs', { skip }, () => {
       await new Promise((resolve) => child.once('exit', resolve));
       await new Promise((resolve) => setTimeout(resolve, 300));
       for (const pid of pids) assert.equal(alive(pid), false, `${signal}: worker ${pid} outlived the trainer`);
+      const left = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('rlx-python-env-')).filter((name) => !before.includes(name));
+      assert.deepEqual(left, [], `${signal}: the workers' pipes were left in ${os.tmpdir()}`);
     }
   });
 });
