@@ -1,6 +1,7 @@
 // Checks, before anything starts, that this runtime can run a plan: the plan format, and
 // every built-in and feature it names (the not-implemented ones are listed in
 // not-implemented.ts). All problems are reported at once, each with what to do.
+import { GYMNASIUM_ENV_KIND } from '../dsl/schema/python-env.js';
 import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
 import { ALGORITHMS, stageAlgorithm } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
@@ -47,14 +48,15 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     throw new PlanError([`plan format ${String(plan.rlx_plan)} is not the one this runtime reads (${PLAN_FORMAT}); recompile the plan with this version of rlx`]);
   }
   // A user module's spaces are only known once it is loaded (the env workload checks them then).
-  const isModule = plan.env.kind === 'module';
+  const isPython = plan.env.kind === GYMNASIUM_ENV_KIND;
+  const isModule = plan.env.kind === 'module' || isPython;
   if (!isModule) {
     const problem = builtinProblem('env', plan.env.kind, [...envKinds(), ...TEXT_ENVS]);
     if (problem) problems.push(problem);
   }
   /** Whether the env's actions are text; undefined for a module not loaded yet. */
-  const text = isModule ? (envModule ? Boolean(envModule.text) : undefined) : isTextEnv(plan.env.kind);
-  const envLabel = isModule ? `env ${plan.env.name} (module "${plan.env.module ?? ''}")` : plan.env.kind;
+  const text = isPython ? false : isModule ? (envModule ? Boolean(envModule.text) : undefined) : isTextEnv(plan.env.kind);
+  const envLabel = isPython ? `env ${plan.env.name} (gymnasium "${String(plan.env.params.id)}")` : isModule ? `env ${plan.env.name} (module "${plan.env.module ?? ''}")` : plan.env.kind;
   const policyProblem = builtinProblem('policy', plan.policy.kind, POLICIES.map((p) => p.name));
   if (policyProblem) problems.push(policyProblem);
   else {

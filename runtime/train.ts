@@ -10,6 +10,7 @@ import type { Plan } from '../dsl/compile/plan.js';
 import { learnerBundleFile, loadStageLearners, stageAlgorithm, type Algorithm } from './algorithms/index.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { isInputError } from '../shared/input-error.js';
+import { isGymnasiumEnv, loadGymnasiumEnv } from './envs/python/python-env-plan.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { checkResumedBase } from './lm/run-policy.js';
@@ -96,7 +97,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   if (!Number.isSafeInteger(seed) || seed < 0) throw new PlanError([`seed must be a whole number >= 0, got ${String(seed)}`]);
   warmUpCompute(options.compute);
   const device = await chooseDevice(options.device, plan);
-  const envModule = plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params, { name: plan.env.name }) : undefined;
+  const envModule = isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env) : plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params, { name: plan.env.name }) : undefined;
   let parts: RunParts | undefined;
   let run: RunDirectory | undefined;
   try {
@@ -109,7 +110,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     const dataset = datasetToBundle(plan, options.baseDir);
     const sftData = sftDataToBundle(plan, options.baseDir);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? [], {
-      envModuleCode: envModule?.code,
+      envModuleCode: plan.env.kind === 'module' ? envModule?.code : undefined,
       dataset: dataset === undefined ? undefined : readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }),
       sftData: sftData === undefined ? undefined : readInputFile(sftData, { what: 'sft_data', maxBytes: MAX_DATASET_BYTES }),
     });
@@ -168,7 +169,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
-    envModule = plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
+    envModule = isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env) : plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
     if ((await loadStageLearners(plan.stages, { runDir })).size > 0) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), sftDataFile: bundledSftData(runDir), gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);

@@ -2,6 +2,8 @@
 // carries these). onnxruntime-node stays external: it is a native module with its own binaries;
 // so does esbuild, which the trainer runs to bundle user env modules (it finds its own binary).
 import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,6 +25,9 @@ export const ENTRY_POINTS: Record<string, string> = {
 export const EXTENSION_ENTRY = 'extension/main.ts';
 
 export const NATIVE_EXTERNALS = ['onnxruntime-node', 'esbuild'];
+
+/** Files the bundled trainer reads as they are, copied next to rlx.mjs: the Python env worker (envs/python/python-worker.ts finds it there). */
+export const COPIED_FILES: Record<string, string> = { 'python-env-worker.py': 'runtime/envs/python/worker.py' };
 
 export async function bundle(outdir = 'dist'): Promise<esbuild.BuildResult> {
   const [node, extension] = await Promise.all([
@@ -59,6 +64,7 @@ export async function bundle(outdir = 'dist'): Promise<esbuild.BuildResult> {
       metafile: true,
     }),
   ]);
+  for (const [name, source] of Object.entries(COPIED_FILES)) fs.copyFileSync(path.join(root, source), path.join(path.resolve(root, outdir), name));
   return {
     ...node,
     errors: [...node.errors, ...extension.errors],

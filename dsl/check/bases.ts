@@ -1,7 +1,8 @@
 // Checks of a declaration's base: `= Name`, `= module("./file.ts")`, `over Experiment`.
+import { GYMNASIUM_BASE, GYMNASIUM_ID } from '../schema/python-env.js';
 import { closestNames, didYouMean } from '../diagnostics.js';
 import { builtinsOfKind, takesFolder } from '../schema/index.js';
-import type { DeclKind, Identifier, Range } from '../syntax/ast.js';
+import type { Argument, DeclKind, Identifier, Range } from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkFolderBase } from './pretrained.js';
@@ -31,6 +32,20 @@ function checkModuleFile(ctx: CheckContext, symbol: DeclSymbol, at: Range): void
   }
 }
 
+/** `gymnasium("CartPole-v1")`: an env, one id in quotes. The id itself is looked up by Python when training starts. */
+function checkGymnasiumBase(ctx: CheckContext, kind: DeclKind, args: readonly Argument[], at: Range): void {
+  if (kind !== 'env') {
+    ctx.accept('error', 'invalid-base', `gymnasium("...") makes an environment; ${article(kind)} ${kind} cannot come from it`, at);
+    return;
+  }
+  const arg = args[0];
+  if (args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
+    ctx.accept('error', 'wrong-arguments', 'gymnasium takes one registered Gymnasium id in quotes: gymnasium("CartPole-v1") (docs/python-envs.md)', at);
+  } else if (!GYMNASIUM_ID.test(arg.value.value)) {
+    ctx.accept('error', 'type-mismatch', `"${arg.value.value}" is not a Gymnasium id; ids look like "CartPole-v1" or "my_package/MyEnv-v0" (docs/python-envs.md)`, arg.value.range);
+  }
+}
+
 function article(kind: string): string {
   return /^[aeiou]/.test(kind) ? 'an' : 'a';
 }
@@ -53,7 +68,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   if (!base) {
     if (BUILTIN_BASED.includes(kind)) {
       const options = builtinsOfKind(kind).map((b) => (takesFolder(b) ? `${b.name}("./models/NAME")` : b.name)).join(', ');
-      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' || kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
+      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts"), gymnasium("CartPole-v1")' : kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
     }
     return;
   }
@@ -72,6 +87,15 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     } else {
       checkModuleFile(ctx, symbol, arg.value.range);
     }
+    return;
+  }
+  if (parts.length === 1 && parts[0].text === 'python' && base.args !== undefined && kind === 'env' && !ctx.model.lookup(symbol.unit, 'python')) {
+    // Planned (issue 32): a Gymnasium class in a file. Refused with what works today rather than "unknown env".
+    ctx.accept('error', 'invalid-base', 'python("./file.py:Class") envs are not supported yet; register the class with gymnasium.register in a package and use `gymnasium("MyEnv-v0") { imports: ["my_package"] }` (docs/python-envs.md)', base.range);
+    return;
+  }
+  if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined) {
+    checkGymnasiumBase(ctx, kind, base.args, base.range);
     return;
   }
   if (checkFolderBase(ctx, symbol)) return;

@@ -9,6 +9,7 @@ import { writtenPath, type DeclSymbol, type Model, type Target } from '../semant
 import type { SourceUnit } from '../semantics/workspace.js';
 import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanPolicy, type PlanReward, type PlanStage } from './plan.js';
 import { pretrainedPolicy } from './pretrained.js';
+import { GYMNASIUM_ENV_KIND, GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
 import { paramValue, toPlanExpr, untypedValue } from './values.js';
 import { expandSweep } from './sweep.js';
 import { Plans } from './plans.js';
@@ -162,7 +163,18 @@ export class PlanCompiler {
   }
 
   private env(target: Target): PlanEnv {
-    if (target.kind === 'decl' && this.model.effective(target.symbol).root.kind === 'module') {
+    const rootOf = target.kind === 'decl' ? this.model.effective(target.symbol).root : undefined;
+    if (target.kind === 'decl' && rootOf?.kind === 'module' && 'gymnasium' in rootOf) {
+      // gymnasium("Id"): the id and the settings of schema/python-env.ts, left-out ones at their defaults.
+      const properties = this.model.effective(target.symbol).properties;
+      const params: Record<string, PlanValue> = { id: String(rootOf.gymnasium) };
+      for (const spec of GYMNASIUM_ENV_PARAMS) {
+        const value = paramValue(spec, properties.get(spec.name)?.node.value);
+        if (value !== null) params[spec.name] = value;
+      }
+      return { name: target.symbol.name, kind: GYMNASIUM_ENV_KIND, params };
+    }
+    if (target.kind === 'decl' && rootOf?.kind === 'module') {
       const effective = this.model.effective(target.symbol);
       const root = effective.root as { kind: 'module'; path: string | undefined };
       const modulePath = writtenPath(effective, root.path ?? '');

@@ -1,6 +1,7 @@
 // A sweep compiles to one plan per combination of its listed values: the experiment's plan with
 // each swept path replaced. Random strategies draw combinations with a fixed-seed generator, so
 // the same sweep always yields the same plans.
+import { GYMNASIUM_ENV_KIND, GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
 import { builtin, DECLARATION_SCHEMAS, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import { NUMERIC_LEARNER_PARAMS, TEXT_LEARNER_PARAMS } from '../schema/learner-module.js';
@@ -121,7 +122,7 @@ function applyPath(plan: Plan, key: string, expr: A.Expression): PlanValue {
   const fromSpec = (kind: string) => builtin(kind)?.params.find((p) => p.name === name);
   let param: ParamSpec | undefined;
   let target: Record<string, PlanValue> | undefined;
-  if (head === 'env') [param, target] = [fromSpec(plan.env.kind), plan.env.params];
+  if (head === 'env') [param, target] = [plan.env.kind === GYMNASIUM_ENV_KIND ? GYMNASIUM_ENV_PARAMS.find((p) => p.name === name) : fromSpec(plan.env.kind), plan.env.params];
   else if (head === 'policy') [param, target] = [fromSpec(plan.policy.kind), plan.policy.params];
   else if (head === 'algorithm') [param, target] = [fromSpec(plan.stages[0].algorithm.kind), plan.stages[0].algorithm.params];
   else {

@@ -1,6 +1,7 @@
 // Which schema applies where: the parameters a body may hold (a declaration's, a block's, a
 // stage's, a sweep path's), where an unstated value would be inherited from, and which envs a
 // reward is paired with. Hover, completion, definition and inlay hints all ask these questions.
+import { GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
 import {
   algorithmSpec, DECLARATION_SCHEMAS, type BlockSpec, type BuiltinSpec, type ChoiceOption, type EnvSpec, type ParamSpec, type ValueType,
 } from '../schema/index.js';
@@ -72,6 +73,7 @@ function declarationSchema(model: Model, symbol: DeclSymbol): BodySchema | undef
     const learner = model.learnerModule(symbol)?.spec;
     return learner ? { params: learner.params, blocks: [], label: learner.name, inherits } : { params: 'any', blocks: [], label: 'user learner', inherits };
   }
+  if (root.kind === 'module' && 'gymnasium' in root) return { params: GYMNASIUM_ENV_PARAMS, blocks: [], label: `gymnasium("${root.gymnasium}")`, inherits };
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment', inherits };
   return undefined;
 }

@@ -1,6 +1,7 @@
 // The semantic model over a set of files: which names exist where, what each name refers to,
 // and each declaration's effective members after inheritance. Computed lazily and memoised;
 // a Model is built per analysis and thrown away after (it is cheap).
+import { GYMNASIUM_BASE } from '../schema/python-env.js';
 import type * as A from '../syntax/ast.js';
 import { builtin, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
 import * as path from 'node:path';
@@ -33,6 +34,8 @@ export type BaseResolution =
   | { kind: 'decl'; symbol: DeclSymbol }
   /** `env X = module("./file.ts")`: user code; `path` as written, relative to the file. */
   | { kind: 'module'; path: string | undefined }
+  /** `env X = gymnasium("CartPole-v1")`: a Gymnasium id, run by Python (schema/python-env.ts); user code too. */
+  | { kind: 'module'; path: undefined; gymnasium: string }
   /** The base name does not resolve or is of the wrong kind; a diagnostic says so. */
   | { kind: 'unresolved' };
 
@@ -234,6 +237,10 @@ export class Model {
     if (parts.length === 1 && parts[0].text === 'module' && base.args !== undefined) {
       const arg = base.args[0]?.value;
       return { kind: 'module', path: arg?.kind === 'String' ? arg.value : undefined };
+    }
+    if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined && decl.declKind === 'env') {
+      const arg = base.args[0]?.value;
+      return { kind: 'module', path: undefined, gymnasium: arg?.kind === 'String' ? arg.value : '' };
     }
     if (parts.length !== 1) return { kind: 'unresolved' };
     const target = remember ? this.resolve(symbol.unit, parts[0]) : this.lookup(symbol.unit, parts[0].text);

@@ -14,6 +14,8 @@ test('the bundled rlx checks the examples and reports errors like the compiled o
   const out = fs.mkdtempSync(path.join(repoRoot(), '.tmp', 'bundle-'));
   try {
     await bundle(out);
+    // The trainer runs gymnasium(...) envs with the Python worker it finds next to rlx.mjs.
+    assert.equal(fs.readFileSync(path.join(out, 'python-env-worker.py'), 'utf8'), fs.readFileSync(path.join(repoRoot(), 'runtime/envs/python/worker.py'), 'utf8'));
     const cli = path.join(out, 'rlx.mjs');
     const clean = spawnSync(process.execPath, [cli, 'check', examplesDir()], { encoding: 'utf8' });
     assert.equal(clean.status, 0, clean.stderr);

@@ -1,0 +1,327 @@
+// Gymnasium environments in Python worker processes (`env Cart = gymnasium("CartPole-v1")`):
+// the copies the trainer asks for, each a FastEnv whose reset() and step() run in a worker
+// (python-worker.ts, worker.py). Copies are handed out in order and packed
+// `copies_per_process` to a worker, so `num_envs: 8` with `copies_per_process: 4` runs two
+// processes, stepped in parallel: VecEnv steps all copies through stepAll() (CopyBatch), which
+// sends every worker its frame before it reads any answer.
+import { Rng } from '../../../shared/random.js';
+import { spaceSize, type FastEnv, type ResetResult, type Space, type StepResult } from '../types.js';
+import type { CopyBatch } from '../vector.js';
+import { PythonEnvError, PythonWorker, type WorkerConfig } from './python-worker.js';
+
+export { PythonEnvError } from './python-worker.js';
+
+/** How a gymnasium(...) env runs, from its declaration (python-env-config.ts reads it from the plan). */
+export interface PythonEnvOptions extends WorkerConfig {
+  /** The env's name in the .rlx file, for messages. */
+  readonly name: string;
+  /** The interpreter's command. */
+  readonly python: string;
+  readonly timeoutSeconds: number;
+  readonly copiesPerProcess: number;
+  /** The environment of the worker processes (PYTHONPATH for tests); this process's by default. */
+  readonly processEnv?: NodeJS.ProcessEnv;
+}
+
+const FLAG_TERMINATED = 1;
+const FLAG_TRUNCATED = 2;
+/** Seconds a worker may take to import gymnasium and make its first copy, at least. */
+const MIN_START_SECONDS = 60;
+
+interface Handshake {
+  readonly ok: boolean;
+  readonly error?: string;
+  readonly observation?: Space;
+  readonly action?: Space;
+  /** The episode limit in force (the id's registered one when max_steps is 0); null when none. */
+  readonly max_steps?: number | null;
+}
+
+/** Episodes of an env with no limit of its own still end somewhere, for the trainer's bookkeeping. */
+const NO_LIMIT = 1_000_000;
+
+/** The workers of one gymnasium(...) env and the copies they hold. */
+export class PythonEnvs implements CopyBatch {
+  readonly observationSpace: Space;
+  readonly actionSpace: Space;
+  readonly obsDim: number;
+  readonly actionDim: number;
+  readonly record: number;
+  readonly maxSteps: number;
+  /** Records of the last stepAll(), by copy number. */
+  prepared = new Float64Array(0);
+  private preparedFor = new Uint8Array(0);
+  private readonly workers: PythonWorker[] = [];
+  private readonly copies: PythonEnvCopy[] = [];
+  private frame = new Uint8Array(0);
+  private reply = new Uint8Array(0);
+
+  /** Starts the first worker and learns the env's spaces from it; throws PythonEnvError with the reason when it cannot. */
+  constructor(readonly options: PythonEnvOptions) {
+    const first = this.startWorker();
+    const spaces = this.handshake(first);
+    this.observationSpace = spaces.observation!;
+    this.actionSpace = spaces.action!;
+    this.obsDim = spaceSize(this.observationSpace);
+    this.actionDim = spaceSize(this.actionSpace);
+    this.record = this.obsDim + 2;
+    this.maxSteps = options.maxSteps || spaces.max_steps || NO_LIMIT;
+  }
+
+  get label(): string {
+    return `env ${this.options.name} (gymnasium "${this.options.id}")`;
+  }
+
+  /** The next copy: in the last worker while it has room, else in a new one. */
+  create(): PythonEnvCopy {
+    const number = this.copies.length;
+    const slot = number % this.options.copiesPerProcess;
+    const workerIndex = Math.floor(number / this.options.copiesPerProcess);
+    if (workerIndex >= this.workers.length) this.handshake(this.startWorker());
+    else if (slot > 0) this.growWorker(this.workers[workerIndex]!);
+    const copy = new PythonEnvCopy(this, number, workerIndex, slot);
+    this.copies.push(copy);
+    if (this.prepared.length < this.copies.length * this.record) {
+      const grown = new Float64Array(this.copies.length * 2 * this.record);
+      grown.set(this.prepared);
+      this.prepared = grown;
+      const flags = new Uint8Array(this.copies.length * 2);
+      flags.set(this.preparedFor);
+      this.preparedFor = flags;
+    }
+    return copy;
+  }
+
+  /** Steps `copies` together: every worker gets its frame before any answer is read. */
+  stepAll(copies: readonly FastEnv[], actions: ArrayLike<number>, actionDim: number): void {
+    const byWorker = new Map<number, { copy: PythonEnvCopy; row: number }[]>();
+    copies.forEach((env, row) => {
+      const copy = env as PythonEnvCopy;
+      let list = byWorker.get(copy.worker);
+      if (!list) byWorker.set(copy.worker, (list = []));
+      list.push({ copy, row });
+    });
+    for (const [worker, list] of byWorker) {
+      const numbers = this.commandFrame('S', 1 + list.length * (1 + actionDim));
+      numbers[0] = list.length;
+      list.forEach(({ copy, row }, k) => {
+        const at = 1 + k * (1 + actionDim);
+        numbers[at] = copy.slot;
+        for (let j = 0; j < actionDim; j++) numbers[at + 1 + j] = actions[row * actionDim + j];
+      });
+      this.sendFrame(worker, numbers.length);
+    }
+    for (const [worker, list] of byWorker) {
+      const records = this.receive(worker, list.length * this.record, `while stepping copies ${list[0]!.copy.number}..${list[list.length - 1]!.copy.number}`);
+      list.forEach(({ copy }, k) => {
+        this.prepared.set(records.subarray(k * this.record, (k + 1) * this.record), copy.number * this.record);
+        this.preparedFor[copy.number] = 1;
+      });
+    }
+  }
+
+  /** Where copy `number`'s record of the last stepAll() starts, once; -1 when there is none. */
+  takePrepared(number: number): number {
+    if (this.preparedFor[number] !== 1) return -1;
+    this.preparedFor[number] = 0;
+    return number * this.record;
+  }
+
+  /** Steps one copy on its own; its record. */
+  stepOne(copy: PythonEnvCopy, actions: ArrayLike<number>, offset: number): Float64Array {
+    const numbers = this.commandFrame('S', 2 + this.actionDim);
+    numbers[0] = 1;
+    numbers[1] = copy.slot;
+    for (let j = 0; j < this.actionDim; j++) numbers[2 + j] = actions[offset + j];
+    this.sendFrame(copy.worker, numbers.length);
+    return this.receive(copy.worker, this.record, `while stepping copy ${copy.number}`);
+  }
+
+  /** Resets one copy (seed < 0: none); its first observation. */
+  reset(copy: PythonEnvCopy, seed: number | undefined): Float64Array {
+    const numbers = this.commandFrame('R', 2);
+    numbers[0] = copy.slot;
+    numbers[1] = seed ?? -1;
+    this.sendFrame(copy.worker, 2);
+    return this.receive(copy.worker, this.obsDim, `while resetting copy ${copy.number}`);
+  }
+
+  /** Ends every worker; the copies fail from then on. */
+  close(): void {
+    for (const worker of this.workers) worker.close();
+  }
+
+  /** The pids of the workers (tests check that none outlives close()). */
+  get pids(): number[] {
+    return this.workers.map((w) => w.pid);
+  }
+
+  private startWorker(): PythonWorker {
+    const { options } = this;
+    const label = `${this.label} worker ${this.workers.length}`;
+    const worker = new PythonWorker(label, options.python, options, options.timeoutSeconds * 1000, options.processEnv);
+    this.workers.push(worker);
+    return worker;
+  }
+
+  private handshake(worker: PythonWorker): Handshake {
+    const startMs = Math.max(this.options.timeoutSeconds, MIN_START_SECONDS) * 1000;
+    const head = new Uint8Array(4);
+    worker.receive(head, 'while starting (importing gymnasium and making the env)', startMs);
+    const length = new DataView(head.buffer).getUint32(0, true);
+    const body = new Uint8Array(length);
+    worker.receive(body, 'while starting', startMs);
+    const said = JSON.parse(Buffer.from(body).toString('utf8')) as Handshake;
+    if (!said.ok) {
+      this.close();
+      throw new PythonEnvError(`${this.label}: Python could not make the env:\n${said.error ?? ''}\n${hint(said.error ?? '')}`);
+    }
+    worker.connected();
+    return said;
+  }
+
+  private growWorker(worker: PythonWorker): void {
+    this.frame = this.frame.length >= 8 ? this.frame : new Uint8Array(8);
+    this.frame[7] = 'M'.charCodeAt(0);
+    worker.send(this.frame.subarray(7, 8));
+    const head = new Uint8Array(4);
+    worker.receive(head, 'while making another copy');
+    const length = new DataView(head.buffer).getUint32(0, true);
+    if (length === 0) return;
+    const body = new Uint8Array(length);
+    worker.receive(body, 'while making another copy');
+    this.close();
+    throw new PythonEnvError(`${this.label}: Python could not make another copy:\n${(JSON.parse(Buffer.from(body).toString('utf8')) as Handshake).error ?? ''}`);
+  }
+
+  /** A frame of `count` numbers after the opcode (at byte 7, so that the numbers are 8-byte aligned); its numbers. */
+  private commandFrame(op: string, count: number): Float64Array {
+    const bytes = 8 + count * 8;
+    if (this.frame.length < bytes) this.frame = new Uint8Array(bytes * 2);
+    this.frame[7] = op.charCodeAt(0);
+    return new Float64Array(this.frame.buffer, 8, count);
+  }
+
+  private sendFrame(worker: number, count: number): void {
+    this.workers[worker]!.send(this.frame.subarray(7, 8 + count * 8));
+  }
+
+  private receive(worker: number, count: number, what: string): Float64Array {
+    if (this.reply.length < count * 8) this.reply = new Uint8Array(count * 16);
+    const bytes = this.reply.subarray(0, count * 8);
+    this.workers[worker]!.receive(bytes, what);
+    return new Float64Array(this.reply.buffer, 0, count);
+  }
+}
+
+/** What to do about a worker's traceback, when its last line says. */
+function hint(error: string): string {
+  if (/No module named '?(gymnasium|numpy)/.test(error)) return 'Install it for this interpreter (pip install gymnasium), or name another with the env\'s `python` setting or RLX_PYTHON.';
+  if (/NameNotFound|not found in gymnasium registry|Environment .* doesn't exist/i.test(error)) return 'Check the id, and name the package that registers it with `import: ["my_package"]`.';
+  if (/No module named/.test(error)) return 'Install the package for this interpreter, or check the names in `import: [...]`.';
+  return '';
+}
+
+/** One copy of a gymnasium env in a worker, with the FastEnv shape the vectorised stepper uses. */
+export class PythonEnvCopy implements FastEnv {
+  readonly obsDim: number;
+  readonly actionDim: number;
+  readonly stateLayout: readonly string[] = [];
+  readonly obsFields: readonly string[];
+  terminated = false;
+  truncated = false;
+  readonly success = false;
+  elapsedSteps = 0;
+  private pendingSeed: number | undefined;
+
+  constructor(private readonly host: PythonEnvs, readonly number: number, readonly worker: number, readonly slot: number) {
+    this.obsDim = host.obsDim;
+    this.actionDim = host.actionDim;
+    this.obsFields = Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
+  }
+
+  /** VecEnv steps the copies together (vector.ts CopyBatch). */
+  get batch(): CopyBatch {
+    return this.host;
+  }
+  get kind(): string {
+    return this.host.options.name;
+  }
+  get observationSpace(): Space {
+    return this.host.observationSpace;
+  }
+  get actionSpace(): Space {
+    return this.host.actionSpace;
+  }
+  get maxSteps(): number {
+    return this.host.maxSteps;
+  }
+
+  seed(seed: number, stream = 0): void {
+    // Gymnasium's reset takes one seed: derive it from (seed, stream), as for TS modules.
+    this.pendingSeed = new Rng(seed).fork(stream).uint32();
+  }
+
+  reset(seed?: number): ResetResult {
+    const obs = this.startEpisode(seed);
+    return { obs: Array.from(obs.subarray(0, this.obsDim)), info: {} };
+  }
+
+  step(action: number | ArrayLike<number>): StepResult {
+    const obs = new Float32Array(this.obsDim);
+    const reward = this.stepInto(typeof action === 'number' ? [action] : action, 0, obs, 0);
+    return { obs: Array.from(obs), reward, terminated: this.terminated, truncated: this.truncated, info: {} };
+  }
+
+  resetInto(obsOut: Float32Array, obsOffset: number): void {
+    const obs = this.startEpisode(this.pendingSeed);
+    this.pendingSeed = undefined;
+    for (let k = 0; k < this.obsDim; k++) obsOut[obsOffset + k] = obs[k]!;
+  }
+
+  stepInto(actions: ArrayLike<number>, actionOffset: number, obsOut: Float32Array, obsOffset: number): number {
+    const { host } = this;
+    let at = host.takePrepared(this.number);
+    let source: Float64Array = host.prepared;
+    if (at < 0) {
+      source = host.stepOne(this, actions, actionOffset);
+      at = 0;
+    }
+    const obsDim = this.obsDim;
+    this.elapsedSteps++;
+    for (let k = 0; k < obsDim; k++) {
+      const value = source[at + k]!;
+      if (!Number.isFinite(value)) this.notFinite(`observation element ${k} is ${value}`);
+      obsOut[obsOffset + k] = value;
+    }
+    const reward = source[at + obsDim]!;
+    if (!Number.isFinite(reward)) this.notFinite(`the reward is ${reward}`);
+    const flags = source[at + obsDim + 1]!;
+    this.terminated = (flags & FLAG_TERMINATED) !== 0;
+    this.truncated = (flags & FLAG_TRUNCATED) !== 0;
+    return reward;
+  }
+
+  getState(): number[] {
+    throw new PythonEnvError(`${this.host.label}: Python envs have no getState()`);
+  }
+
+  setState(): void {
+    throw new PythonEnvError(`${this.host.label}: Python envs have no setState()`);
+  }
+
+  private notFinite(what: string): never {
+    throw new PythonEnvError(`${this.host.label} copy ${this.number}, step ${this.elapsedSteps} of its episode: ${what}; the env returned a number that is not finite`);
+  }
+
+  private startEpisode(seed: number | undefined): Float64Array {
+    const obs = this.host.reset(this, seed);
+    for (let k = 0; k < this.obsDim; k++) {
+      if (!Number.isFinite(obs[k]!)) this.notFinite(`the reset observation's element ${k} is ${obs[k]}`);
+    }
+    this.elapsedSteps = 0;
+    this.terminated = false;
+    this.truncated = false;
+    return obs;
+  }
+}

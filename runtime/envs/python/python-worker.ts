@@ -1,0 +1,185 @@
+// One Python worker process (worker.py beside this module's source) and the two FIFOs it is
+// spoken to through. Reads and writes are synchronous, because the trainer's env API is: a
+// read polls its non-blocking end until the frame is whole, the worker's end closes (it died)
+// or the deadline passes (it hangs; it is then killed). Linux and macOS (mkfifo).
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EnvModuleError } from '../module-errors.js';
+
+/** worker.py: in the source tree when compiled (out/runtime/envs/python/ -> runtime/envs/python/), next to rlx.mjs when bundled (tools/bundle.ts copies it). */
+export function workerScript(): string {
+  const candidates = ['../../../../runtime/envs/python/worker.py', './python-env-worker.py'].map((name) => fileURLToPath(new URL(name, import.meta.url)));
+  const found = candidates.find((file) => fs.existsSync(file));
+  if (!found) throw new PythonEnvError(`the Python env worker script is missing (looked for ${candidates.join(' and ')}); reinstall rlx`);
+  return found;
+}
+
+/** What the worker is asked to make. */
+export interface WorkerConfig {
+  readonly id: string;
+  readonly kwargs: Record<string, unknown>;
+  readonly imports: readonly string[];
+  readonly maxSteps: number;
+}
+
+/** Every worker still running, ended when Node exits however it exits (Ctrl-C included). */
+const live = new Set<PythonWorker>();
+let exitHook = false;
+
+/** Raised for what a worker says or does wrong; `label` names the env for the message. */
+export class PythonEnvError extends EnvModuleError {
+  override name = 'PythonEnvError';
+}
+
+export class PythonWorker {
+  private readonly child: ChildProcess;
+  private readonly commands: number;
+  private readonly results: number;
+  private readonly log: number;
+  private readonly dir: string;
+  private closed = false;
+  private readonly sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+  /** Starts the worker; `python` is the interpreter's command. Throws PythonEnvError if it cannot start. */
+  constructor(readonly label: string, readonly python: string, config: WorkerConfig, readonly timeoutMs: number, env: NodeJS.ProcessEnv = process.env) {
+    const script = workerScript();
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-python-env-'));
+    const commandsPath = path.join(this.dir, 'commands');
+    const resultsPath = path.join(this.dir, 'results');
+    try {
+      execFileSync('mkfifo', ['-m', '600', commandsPath, resultsPath], { stdio: 'ignore' });
+    } catch {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+      throw new PythonEnvError(`${label}: cannot make the pipes to a Python worker (mkfifo failed); Python envs run on Linux and macOS`);
+    }
+    // Our reading end does not block; our writing end is opened read-write so that opening it
+    // does not wait for the worker (Linux FIFO semantics), and the worker sees its end close when we exit.
+    this.results = fs.openSync(resultsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    this.commands = fs.openSync(commandsPath, fs.constants.O_RDWR);
+    this.log = fs.openSync(path.join(this.dir, 'stderr'), 'w+');
+    this.child = spawn(python, ['-u', script, commandsPath, resultsPath, JSON.stringify(config)], {
+      stdio: ['ignore', this.log, this.log],
+      env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    this.child.on('error', () => {}); // a failed spawn is seen synchronously below (no pid)
+    if (this.child.pid === undefined) {
+      this.cleanUp();
+      throw new PythonEnvError(`${label}: cannot start Python '${python}': not found or not executable; install Python 3 with numpy and gymnasium, or name the interpreter with the env's \`python\` setting or RLX_PYTHON`);
+    }
+    live.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const worker of live) worker.close();
+      });
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /**
+   * Removes the FIFOs and the log's name once both ends are open (after the handshake): the
+   * open descriptors keep working, and nothing is left in the temporary folder even when the
+   * trainer is killed without a chance to clean up.
+   */
+  connected(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Sends a whole command frame. */
+  send(bytes: Uint8Array): void {
+    let at = 0;
+    while (at < bytes.length) at += fs.writeSync(this.commands, bytes, at, bytes.length - at);
+  }
+
+  /** Reads exactly `into.length` bytes, or fails naming `what` (the worker died, or took longer than the timeout). */
+  receive(into: Uint8Array, what: string, timeoutMs = this.timeoutMs): void {
+    if (this.closed) throw new PythonEnvError(`${this.label}: the Python worker was stopped`);
+    let at = 0;
+    let polls = 0;
+    const deadline = Date.now() + timeoutMs;
+    while (at < into.length) {
+      let got: number;
+      try {
+        got = fs.readSync(this.results, into, at, into.length - at, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+        got = -1;
+      }
+      if (got > 0) {
+        at += got;
+        continue;
+      }
+      // EOF: the worker closed its end (it died), or has not opened it yet (still starting).
+      if (got === 0 && this.exited()) this.fail(`the Python worker (pid ${this.pid}) died ${what}`);
+      polls++;
+      if (polls > 200) {
+        if (Date.now() > deadline) this.fail(`${what} did not return within ${timeoutMs / 1000} s (env_timeout); the worker was stopped`);
+        Atomics.wait(this.sleeper, 0, 0, polls > 20000 ? 1 : 0.02);
+      }
+    }
+  }
+
+  /** The last lines the worker wrote to stderr (a traceback, when it died of one). */
+  stderrTail(lines = 8): string {
+    try {
+      const size = fs.fstatSync(this.log).size;
+      const length = Math.min(size, 8192);
+      const buffer = Buffer.alloc(length);
+      fs.readSync(this.log, buffer, 0, length, size - length);
+      return buffer.toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  /** Kills the worker and removes its FIFOs; harmless when done already. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    live.delete(this);
+    try {
+      this.child.kill('SIGKILL');
+    } catch {
+      // gone already
+    }
+    this.cleanUp();
+  }
+
+  private fail(message: string): never {
+    const tail = this.stderrTail();
+    this.close();
+    throw new PythonEnvError(`${this.label}: ${message}${tail ? `; its last output:\n${tail}` : ''}`);
+  }
+
+  /** Whether the process is gone (a zombie counts): /proc on Linux, else a signal 0 probe. */
+  private exited(): boolean {
+    try {
+      const stat = fs.readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+      return /\) [ZX] /.test(stat);
+    } catch {
+      try {
+        process.kill(this.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }
+  }
+
+  private cleanUp(): void {
+    for (const fd of [this.commands, this.results, this.log]) {
+      try {
+        if (fd !== undefined) fs.closeSync(fd);
+      } catch {
+        // closed already
+      }
+    }
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}

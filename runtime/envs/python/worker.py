@@ -1,0 +1,133 @@
+# rlx's Python env worker: makes `copies` copies of a Gymnasium env and serves reset/step to the
+# trainer (runtime/envs/python/python-env.ts) over two pipes, in fixed-size little-endian frames.
+#
+#   python3 worker.py COMMANDS RESULTS CONFIG_JSON
+#
+# COMMANDS and RESULTS are FIFOs the trainer made; CONFIG_JSON is {"id", "kwargs", "imports",
+# "max_steps" (0: the id's own limit)}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
+# {"ok": true, "observation": SPACE, "action": SPACE, "max_steps": N|null} or {"ok": false, "error": "..."}. Then, per
+# command (a u8 opcode, then its numbers as float64):
+#   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
+#   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
+#   b"M"                make one more copy                      -> u32 length + JSON error, or 0
+# flags: 1 terminated, 2 truncated. The worker never resets a copy on its own: the trainer's
+# vector env resets a copy whose episode ended (Gymnasium 0.29's same-step autoreset), so the
+# observation that ended an episode still reaches it. End of COMMANDS (the trainer exited, even
+# killed) ends the worker, so no worker outlives its trainer.
+import json
+import struct
+import sys
+import traceback
+
+
+def send_json(out, value):
+    data = json.dumps(value).encode()
+    out.write(struct.pack('<I', len(data)) + data)
+
+
+def space_of(space, np, role):
+    name = type(space).__name__
+    if name == 'Discrete':
+        if int(space.start) != 0:
+            raise ValueError(f'the {role} space {space} starts at {int(space.start)}; rlx takes Discrete spaces that start at 0')
+        return {'kind': 'discrete', 'n': int(space.n)}
+    if name == 'Box':
+        if space.dtype not in (np.float32, np.float64):
+            raise ValueError(f'the {role} space {space} has dtype {space.dtype}; rlx takes Box spaces of float32 or float64')
+        return {'kind': 'box', 'shape': [int(d) for d in space.shape],
+                'low': [float(v) for v in space.low.reshape(-1)], 'high': [float(v) for v in space.high.reshape(-1)]}
+    raise ValueError(f'the {role} space is {name} ({space}); rlx takes Box (float32/float64) and Discrete spaces')
+
+
+def read_exact(source, size):
+    data = source.read(size)
+    if data is None or len(data) < size:
+        sys.exit(0)  # the trainer closed its end: stop
+    return data
+
+
+def die_with_parent():
+    # Linux: the kernel kills this worker when the trainer dies, even inside a step that hangs.
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def main():
+    die_with_parent()
+    commands = open(sys.argv[1], 'rb', buffering=0)
+    results = open(sys.argv[2], 'wb', buffering=0)
+    config = json.loads(sys.argv[3])
+    try:
+        import importlib
+        import numpy as np
+        import gymnasium
+        for name in config.get('imports', []):
+            importlib.import_module(name)
+        kwargs = dict(config.get('kwargs', {}))
+        if config.get('max_steps'):
+            kwargs['max_episode_steps'] = int(config['max_steps'])
+        envs = [gymnasium.make(config['id'], **kwargs)]
+        observation = space_of(envs[0].observation_space, np, 'observation')
+        action = space_of(envs[0].action_space, np, 'action')
+    except BaseException:
+        lines = traceback.format_exc().rstrip().splitlines()
+        send_json(results, {'ok': False, 'error': '\n'.join(lines[-6:])})
+        return
+    limit = getattr(envs[0].spec, 'max_episode_steps', None)
+    send_json(results, {'ok': True, 'observation': observation, 'action': action, 'max_steps': limit})
+
+    discrete = action['kind'] == 'discrete'
+    action_dim = 1 if discrete else int(np.prod(action['shape']))
+    obs_dim = 1 if observation['kind'] == 'discrete' else int(np.prod(observation['shape']))
+
+    # The hot path works on Python lists (tolist, struct): cheaper than numpy calls per copy.
+    flat = observation['kind'] == 'box' and len(observation['shape']) == 1
+    action_shape = tuple(action.get('shape', ()))
+    row_width = 1 + action_dim
+
+    def act(row):
+        return int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
+
+    def step_into(env, row, values):
+        obs, reward, terminated, truncated, _info = env.step(act(row))
+        numbers = obs.tolist() if flat and type(obs) is np.ndarray else np.asarray(obs, dtype=np.float64).reshape(-1).tolist()
+        if len(numbers) != obs_dim:
+            raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
+        values.extend(numbers)
+        values.append(float(reward))
+        values.append((1 if terminated else 0) + (2 if truncated else 0))
+
+    while True:
+        op = read_exact(commands, 1)
+        if op == b'S':
+            count = int(struct.unpack('<d', read_exact(commands, 8))[0])
+            rows = struct.unpack(f'<{count * row_width}d', read_exact(commands, 8 * count * row_width))
+            values = []
+            for i in range(count):
+                row = rows[i * row_width:(i + 1) * row_width]
+                step_into(envs[int(row[0])], row, values)
+            results.write(struct.pack(f'<{len(values)}d', *values))
+        elif op == b'M':
+            try:
+                envs.append(gymnasium.make(config['id'], **kwargs))
+                results.write(struct.pack('<I', 0))
+            except BaseException:
+                lines = traceback.format_exc().rstrip().splitlines()
+                send_json(results, {'ok': False, 'error': '\n'.join(lines[-6:])})
+        elif op == b'R':
+            copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
+            obs, _info = envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None)
+            numbers = np.asarray(obs, dtype='<f8').reshape(-1)
+            if len(numbers) != obs_dim:
+                raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
+            results.write(numbers.tobytes())
+        else:
+            raise ValueError(f'unknown command {op!r}')
+
+
+if __name__ == '__main__':
+    main()

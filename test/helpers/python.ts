@@ -1,0 +1,32 @@
+// The Python the Gymnasium bridge tests run: python3 (or RLX_PYTHON) with numpy, and the
+// Gymnasium 0.29.0 the project vendors for its benches (bench/peers/vendor, with shims for its
+// small dependencies) and test/fixtures/python (envs that misbehave on purpose) on PYTHONPATH.
+// Nothing is copied or installed. CI installs python3-numpy (.ci/run); without it the tests skip.
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { repoRoot } from './repo.js';
+
+export interface TestPython {
+  readonly python: string;
+  /** The environment for the worker processes. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+let found: TestPython | null | undefined;
+
+/** The test Python, or null (with the reason on stderr) when there is none with numpy. */
+export function testPython(): TestPython | null {
+  if (found !== undefined) return found;
+  const root = repoRoot();
+  const python = process.env.RLX_PYTHON ?? 'python3';
+  const paths = [path.join(root, 'bench/peers/vendor'), path.join(root, 'bench/peers/shims'), path.join(root, 'test/fixtures/python')];
+  const env = { ...process.env, PYTHONPATH: paths.join(path.delimiter) };
+  const probe = spawnSync(python, ['-c', 'import numpy, gymnasium'], { env, encoding: 'utf8', timeout: 60_000 });
+  if (probe.status !== 0) {
+    process.stderr.write(`skipping the Python env tests: ${python} with numpy and the vendored gymnasium is not available (${(probe.stderr ?? String(probe.error)).trim().split('\n').pop()})\n`);
+    found = null;
+  } else {
+    found = { python, env };
+  }
+  return found;
+}

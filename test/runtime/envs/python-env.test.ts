@@ -1,0 +1,202 @@
+// The Gymnasium bridge (runtime/envs/python/): gymnasium("CartPole-v1") in Python worker
+// processes replays the recorded Gymnasium trajectories and matches rlx's own CartPole; copies
+// spread over several processes step together; and every fault ends in a clear error, never a
+// hang, with no worker process left behind.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { makeEnv } from '../../../runtime/envs/registry.js';
+import { PythonEnvError, PythonEnvs, type PythonEnvOptions } from '../../../runtime/envs/python/python-env.js';
+import { VecEnv } from '../../../runtime/envs/vector.js';
+import { testPython } from '../../helpers/python.js';
+import { gymnasiumFixturesDir, repoRoot } from '../../helpers/repo.js';
+
+const python = testPython();
+const skip = python === null ? 'python3 with numpy is not available' : false;
+
+function options(over: Partial<PythonEnvOptions> = {}): PythonEnvOptions {
+  return {
+    name: 'Cart', id: 'CartPole-v1', kwargs: {}, imports: [], maxSteps: 500, timeoutSeconds: 20, copiesPerProcess: 4,
+    python: python!.python, processEnv: python!.env, ...over,
+  };
+}
+
+function fault(fault: string, over: Partial<PythonEnvOptions> = {}): PythonEnvOptions {
+  return options({ name: 'Broken', id: 'RlxFault-v0', imports: ['rlx_test_envs'], kwargs: { fault, at: 3 }, maxSteps: 100, ...over });
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/\) [ZX] /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+/** Steps copy 0 until it throws; the error. */
+function stepUntilError(envs: PythonEnvs): Error {
+  const copy = envs.create();
+  copy.reset(0);
+  for (let t = 0; t < 10; t++) {
+    try {
+      copy.step(0);
+    } catch (err) {
+      return err as Error;
+    }
+  }
+  assert.fail('no error in 10 steps');
+}
+
+interface Episode { seed: number; reset_obs: number[]; reset_state: number[]; actions: number[]; steps: { obs: number[]; reward: number; terminated: boolean; truncated: boolean }[] }
+
+describe('gymnasium("CartPole-v1") in a Python worker', { skip }, () => {
+  const fixture = JSON.parse(fs.readFileSync(path.join(gymnasiumFixturesDir(), 'CartPole-v1.json'), 'utf8')) as { episodes: Episode[] };
+
+  it('replays the recorded Gymnasium trajectories, and rlx\'s own CartPole gives the same ones', () => {
+    const envs = new PythonEnvs(options());
+    try {
+      const copy = envs.create();
+      assert.deepEqual(copy.observationSpace.kind, 'box');
+      assert.deepEqual(copy.actionSpace, { kind: 'discrete', n: 2 });
+      for (const episode of fixture.episodes) {
+        const own = makeEnv('CartPole', {});
+        own.setState(episode.reset_state);
+        const reset = copy.reset(episode.seed);
+        assert.deepEqual(Array.from(Float32Array.from(reset.obs)), Array.from(Float32Array.from(episode.reset_obs)), `seed ${episode.seed}: reset`);
+        episode.steps.forEach((expected, t) => {
+          const got = copy.step(episode.actions[t]!);
+          const mine = own.step(episode.actions[t]!);
+          const where = `seed ${episode.seed}, t=${t}`;
+          assert.deepEqual(got.obs, Array.from(Float32Array.from(expected.obs)), `${where}: obs`);
+          assert.deepEqual(Array.from(Float32Array.from(mine.obs)), got.obs, `${where}: rlx's CartPole`);
+          assert.equal(got.reward, expected.reward, `${where}: reward`);
+          assert.equal(got.terminated, expected.terminated, `${where}: terminated`);
+          assert.equal(got.truncated, expected.truncated, `${where}: truncated`);
+          assert.equal(mine.terminated, got.terminated, `${where}: rlx's terminated`);
+        });
+      }
+    } finally {
+      envs.close();
+    }
+  });
+
+  it('steps copies spread over several processes together, with same-step autoreset, and close() ends every worker', async () => {
+    const envs = new PythonEnvs(options({ copiesPerProcess: 3 }));
+    const vec = VecEnv.create(() => envs.create(), 7);
+    const pids = envs.pids;
+    assert.equal(pids.length, 3, '7 copies at 3 a process');
+    vec.reset(1);
+    const actions = vec.createActionBuffer();
+    let finished = 0;
+    for (let t = 0; t < 300; t++) {
+      for (let i = 0; i < 7; i++) actions[i] = (t + i) % 2;
+      vec.step(actions);
+      for (let i = 0; i < 7; i++) {
+        if (vec.terminated[i] === 1) {
+          // The new episode's first observation is within Gymnasium's reset range, the final one beside it.
+          assert.ok(Math.abs(vec.obs[i * 4]!) <= 0.05, 'reset observation after autoreset');
+          assert.equal(vec.hasFinalObs[i], 1);
+        }
+      }
+      finished += vec.takeFinishedEpisodes().length;
+    }
+    assert.ok(finished > 7, `episodes ended: ${finished}`);
+    envs.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const pid of pids) assert.equal(alive(pid), false, `worker ${pid} still runs`);
+  });
+});
+
+describe('faults of Python envs', { skip }, () => {
+  it('no Python: names the interpreter and the settings that choose one', () => {
+    assert.throws(() => new PythonEnvs(options({ python: '/nonexistent/python3' })), (err: Error) =>
+      err instanceof PythonEnvError && /cannot start Python '\/nonexistent\/python3'/.test(err.message) && /RLX_PYTHON/.test(err.message));
+  });
+
+  it('gymnasium not importable: the traceback\'s last lines and what to install', () => {
+    const env = { ...python!.env, PYTHONPATH: path.join(repoRoot(), 'test/fixtures/python-empty') };
+    assert.throws(() => new PythonEnvs(options({ processEnv: env })), (err: Error) =>
+      err instanceof PythonEnvError && /No module named 'gymnasium'/.test(err.message) && /pip install gymnasium/.test(err.message));
+  });
+
+  it('an unknown env id: Gymnasium\'s own words, and where to register it', () => {
+    assert.throws(() => new PythonEnvs(options({ id: 'CartPoel-v1' }))
+      , (err: Error) => err instanceof PythonEnvError && /env Cart \(gymnasium "CartPoel-v1"\)/.test(err.message) && /CartPoel/.test(err.message.split('\n').slice(1).join('\n')) && /import: \[/.test(err.message));
+  });
+
+  it('a space rlx does not take is named', () => {
+    assert.throws(() => new PythonEnvs(options({ id: 'RlxText-v0', imports: ['rlx_test_envs'] })), (err: Error) =>
+      err instanceof PythonEnvError && /observation space is Text/.test(err.message));
+  });
+
+  it('a worker that dies: the run fails naming the copy and the process', () => {
+    const envs = new PythonEnvs(fault('die'));
+    const err = stepUntilError(envs);
+    envs.close();
+    assert.ok(err instanceof PythonEnvError, String(err));
+    assert.match(err.message, /env Broken \(gymnasium "RlxFault-v0"\) worker 0: the Python worker \(pid \d+\) died while stepping copy 0/);
+  });
+
+  it('an exception in step(): its traceback', () => {
+    const envs = new PythonEnvs(fault('raise'));
+    const err = stepUntilError(envs);
+    envs.close();
+    assert.match(err.message, /died while stepping copy 0.*\n[\s\S]*RuntimeError: the simulator broke at step 3/);
+  });
+
+  it('an observation of the wrong shape fails the step, naming the shapes', () => {
+    const envs = new PythonEnvs(fault('shape'));
+    const err = stepUntilError(envs);
+    envs.close();
+    assert.match(err.message, /died while stepping copy 0[\s\S]*step\(\) returned an observation of shape \(3,\); the observation space has 2 numbers/);
+  });
+
+  it('NaN observations and rewards fail the step that returned them', () => {
+    for (const [kind, what] of [['nan', /observation element 1 is NaN/], ['nan_reward', /the reward is NaN/]] as const) {
+      const envs = new PythonEnvs(fault(kind));
+      const err = stepUntilError(envs);
+      envs.close();
+      assert.ok(err instanceof PythonEnvError);
+      assert.match(err.message, /copy 0, step 3 of its episode/);
+      assert.match(err.message, what);
+    }
+  });
+
+  it('a step that hangs past env_timeout fails within it, and the worker is killed', async () => {
+    const envs = new PythonEnvs(fault('hang', { timeoutSeconds: 1 }));
+    const [pid] = envs.pids;
+    const started = Date.now();
+    const err = stepUntilError(envs);
+    assert.ok(Date.now() - started < 5000);
+    assert.match(err.message, /while stepping copy 0 did not return within 1 s \(env_timeout\)/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(alive(pid!), false);
+  });
+
+  it('a trainer killed mid-run (Ctrl-C, kill -9) leaves no worker behind', async () => {
+    const module = path.join(repoRoot(), 'out/runtime/envs/python/python-env.js');
+    const script = `import { PythonEnvs } from ${JSON.stringify(module)};
+      const envs = new PythonEnvs(${JSON.stringify(fault('hang'))});
+      envs.create(); envs.create();
+      console.log(JSON.stringify(envs.pids));
+      setInterval(() => {}, 1000);`;
+    const before = fs.readdirSync(os.tmpdir());
+    for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const line = await new Promise<string>((resolve) => child.stdout.once('data', (data: Buffer) => resolve(data.toString())));
+      const pids = JSON.parse(line) as number[];
+      assert.ok(pids.every(alive));
+      child.kill(signal);
+      await new Promise((resolve) => child.once('exit', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const pid of pids) assert.equal(alive(pid), false, `${signal}: worker ${pid} outlived the trainer`);
+      const left = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('rlx-python-env-')).filter((name) => !before.includes(name));
+      assert.deepEqual(left, [], `${signal}: the workers' pipes were left in ${os.tmpdir()}`);
+    }
+  });
+});
