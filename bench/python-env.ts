@@ -10,6 +10,7 @@ import { PythonEnvs } from '../runtime/envs/python/python-env.js';
 import { pythonCommand } from '../runtime/envs/python/python-env-plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { VecEnv } from '../runtime/envs/vector.js';
+import { measure } from './module-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const COPIES = [1, 8, 64];
@@ -19,26 +20,6 @@ function pythonEnv(): NodeJS.ProcessEnv {
   return { ...process.env, PYTHONPATH: paths.join(path.delimiter) };
 }
 
-/** Env steps per second (copies x vector steps) of `vec` under alternating actions. */
-function measure(vec: VecEnv, seconds: number): number {
-  const actions = vec.createActionBuffer();
-  vec.reset(1);
-  const run = (until: number) => {
-    let steps = 0;
-    while (performance.now() < until) {
-      for (let i = 0; i < 100; i++) {
-        for (let k = 0; k < actions.length; k++) actions[k] = (steps + k) & 1;
-        vec.step(actions);
-        steps += vec.numEnvs;
-      }
-    }
-    return steps;
-  };
-  run(performance.now() + 200);
-  const start = performance.now();
-  const steps = run(start + seconds * 1000);
-  return steps / ((performance.now() - start) / 1000);
-}
 
 function syncVectorEnv(python: string, copies: number, seconds: number): number | string {
   const script = path.join(ROOT, 'bench/python-env/sync_vector_env.py');
