@@ -10,7 +10,7 @@ import { PythonEnvs } from '../runtime/envs/python/python-env.js';
 import { pythonCommand } from '../runtime/envs/python/python-env-plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { VecEnv } from '../runtime/envs/vector.js';
-import { measure } from './module-env.js';
+import { measure } from './vec-rate.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const COPIES = [1, 8, 64];
