@@ -165,6 +165,7 @@ const TRIGGERS: Record<string, () => string[]> = {
     write('throws.mjs', 'throw new Error("no env here");\n');
     return ['train', write('module.rlx', POLE.replace('CartPole { max_steps: 500 }', 'module("./throws.mjs")').replace(/reward: Upright, stop: [^}]*/, ''))];
   },
+  PythonEnvError: () => ['train', write('gym.rlx', POLE.replace('CartPole { max_steps: 500 }', 'gymnasium("CartPole-v1") { python: "./no-such-python" }').replace(/reward: Upright, stop: [^}]*/, ''))],
   LearnerModuleError: () => {
     write('throws-learner.ts', "export const spec = { kind: 'text', settings: {} };\nexport function buildLoss() { throw new Error('no loss here'); }\n");
     return ['train', write('learner.rlx', `algorithm Mine = module("./throws-learner.ts") { }\n${TEXT.replace('algorithm: GRPO', 'algorithm: Mine')}`)];
