@@ -26,7 +26,7 @@
 // keep the process alive (unref) and end on release(), or when the optimiser is collected.
 import * as fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { MAX_WASM_PAGES, BLOCK, CHUNK_BYTES, sharedKernelModule, type AdamCoefficients, type AdamKernel } from './wasm-optim.js';
+import { MAX_WASM_PAGES, CHUNK_BYTES, regionLayout, sharedKernelModule, type AdamCoefficients, type AdamKernel } from './wasm-optim.js';
 import { wasm } from '../wasm/assembler.js';
 
 /** Slots of the control array (Int32). */
@@ -168,13 +168,7 @@ export class ParallelAdam {
     const module = sharedKernelModule();
     // Without the worker script (a bundle missing optim-worker.mjs) the single-threaded kernel runs.
     if (module === null || wasm === undefined || (threads > 1 && workerFile() === null)) return null;
-    const offsets: number[] = [];
-    let total = 0;
-    for (const len of lengths) {
-      offsets.push(total);
-      total += len;
-    }
-    const n = Math.ceil(total / BLOCK) * BLOCK;
+    const { offsets, n } = regionLayout(lengths);
     const pages = pagesFor(n);
     if (pages > MAX_WASM_PAGES) return null;
     let memory: { buffer: ArrayBuffer };

@@ -235,6 +235,17 @@ export interface AdamCoefficients {
 export const MAX_WASM_PAGES = 65536;
 
 /** Pages the kernel's memory needs for `n` parameters: parameters, gradients and both moments, float32. */
+/** Where each tensor starts in a kernel region (end to end), and the region's length rounded up to whole blocks. */
+export function regionLayout(lengths: readonly number[]): { offsets: number[]; n: number } {
+  const offsets: number[] = [];
+  let total = 0;
+  for (const len of lengths) {
+    offsets.push(total);
+    total += len;
+  }
+  return { offsets, n: Math.ceil(total / BLOCK) * BLOCK };
+}
+
 export function wasmAdamPages(n: number): number {
   return Math.max(1, Math.ceil((4 * n * 4) / 65536));
 }
@@ -263,13 +274,7 @@ export class WasmAdam {
   static create(lengths: readonly number[]): WasmAdam | null {
     const compiledModule = module();
     if (compiledModule === null || wasm === undefined) return null;
-    const offsets: number[] = [];
-    let total = 0;
-    for (const len of lengths) {
-      offsets.push(total);
-      total += len;
-    }
-    const n = Math.ceil(total / BLOCK) * BLOCK;
+    const { offsets, n } = regionLayout(lengths);
     const pages = wasmAdamPages(n);
     // 32-bit WebAssembly memory ends at 4 GiB: past ~268M parameters (a pretrained model trained
     // in full) the moments, parameters and gradients do not fit, and the JS loop updates them.
