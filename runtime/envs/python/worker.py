@@ -56,6 +56,48 @@ def die_with_parent():
         pass
 
 
+def make_env(config, gymnasium):
+    """One copy of the env the config names (the trainer's gymnasium(...) declaration)."""
+    kwargs = dict(config.get('kwargs', {}))
+    if config.get('max_steps'):
+        kwargs['max_episode_steps'] = int(config['max_steps'])
+    return gymnasium.make(config['id'], **kwargs)
+
+
+def describe(env, np):
+    """The handshake's description of the env: its spaces and its episode limit."""
+    return {'ok': True,
+            'observation': space_of(env.observation_space, np, 'observation'),
+            'action': space_of(env.action_space, np, 'action'),
+            'max_steps': getattr(env.spec, 'max_episode_steps', None)}
+
+
+def converters(description, np):
+    """observation_numbers(obs) -> list of floats, and action_of(row) -> what step() takes (row[0] is the copy)."""
+    observation, action = description['observation'], description['action']
+    discrete = action['kind'] == 'discrete'
+    action_shape = tuple(action.get('shape', ()))
+    # The hot path works on Python lists (tolist, struct): cheaper than numpy calls per copy.
+    flat = observation['kind'] == 'box' and len(observation['shape']) == 1
+
+    def observation_numbers(obs):
+        return obs.tolist() if flat and type(obs) is np.ndarray else np.asarray(obs, dtype=np.float64).reshape(-1).tolist()
+
+    def action_of(row):
+        return int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
+
+    return observation_numbers, action_of
+
+
+def space_size(space, np):
+    return 1 if space['kind'] == 'discrete' else int(np.prod(space['shape']))
+
+
+def failure():
+    lines = traceback.format_exc().rstrip().splitlines()
+    return {'ok': False, 'error': '\n'.join(lines[-6:])}
+
+
 def main():
     die_with_parent()
     commands = open(sys.argv[1], 'rb', buffering=0)
@@ -67,34 +109,25 @@ def main():
         import gymnasium
         for name in config.get('imports', []):
             importlib.import_module(name)
-        kwargs = dict(config.get('kwargs', {}))
-        if config.get('max_steps'):
-            kwargs['max_episode_steps'] = int(config['max_steps'])
-        envs = [gymnasium.make(config['id'], **kwargs)]
-        observation = space_of(envs[0].observation_space, np, 'observation')
-        action = space_of(envs[0].action_space, np, 'action')
+        envs = [make_env(config, gymnasium)]
+        description = describe(envs[0], np)
     except BaseException:
-        lines = traceback.format_exc().rstrip().splitlines()
-        send_json(results, {'ok': False, 'error': '\n'.join(lines[-6:])})
+        send_json(results, failure())
         return
-    limit = getattr(envs[0].spec, 'max_episode_steps', None)
-    send_json(results, {'ok': True, 'observation': observation, 'action': action, 'max_steps': limit})
+    send_json(results, description)
+    serve(commands, results, envs, config, gymnasium, description, np)
 
-    discrete = action['kind'] == 'discrete'
-    action_dim = 1 if discrete else int(np.prod(action['shape']))
-    obs_dim = 1 if observation['kind'] == 'discrete' else int(np.prod(observation['shape']))
 
-    # The hot path works on Python lists (tolist, struct): cheaper than numpy calls per copy.
-    flat = observation['kind'] == 'box' and len(observation['shape']) == 1
-    action_shape = tuple(action.get('shape', ()))
+def serve(commands, results, envs, config, gymnasium, description, np):
+    """Answers the trainer's commands until it closes its end."""
+    observation_numbers, action_of = converters(description, np)
+    action_dim = space_size(description['action'], np)
+    obs_dim = space_size(description['observation'], np)
     row_width = 1 + action_dim
 
-    def act(row):
-        return int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
-
     def step_into(env, row, values):
-        obs, reward, terminated, truncated, _info = env.step(act(row))
-        numbers = obs.tolist() if flat and type(obs) is np.ndarray else np.asarray(obs, dtype=np.float64).reshape(-1).tolist()
+        obs, reward, terminated, truncated, _info = env.step(action_of(row))
+        numbers = observation_numbers(obs)
         if len(numbers) != obs_dim:
             raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
         values.extend(numbers)
@@ -113,18 +146,17 @@ def main():
             results.write(struct.pack(f'<{len(values)}d', *values))
         elif op == b'M':
             try:
-                envs.append(gymnasium.make(config['id'], **kwargs))
+                envs.append(make_env(config, gymnasium))
                 results.write(struct.pack('<I', 0))
             except BaseException:
-                lines = traceback.format_exc().rstrip().splitlines()
-                send_json(results, {'ok': False, 'error': '\n'.join(lines[-6:])})
+                send_json(results, failure())
         elif op == b'R':
             copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
             obs, _info = envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None)
-            numbers = np.asarray(obs, dtype='<f8').reshape(-1)
+            numbers = observation_numbers(obs)
             if len(numbers) != obs_dim:
                 raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
-            results.write(numbers.tobytes())
+            results.write(struct.pack(f'<{obs_dim}d', *numbers))
         else:
             raise ValueError(f'unknown command {op!r}')
 
