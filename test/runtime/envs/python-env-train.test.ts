@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
-import { train } from '../../../runtime/train.js';
+import { readEvents } from '../../../runtime/run/events.js';
+import { resume, train } from '../../../runtime/train.js';
 import { testPython } from '../../helpers/python.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
@@ -50,7 +51,55 @@ describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(pythonWorkers().filter((pid) => !before.includes(pid)), [], 'workers still running after the run');
   });
+
+  it('resumes a stopped run from its checkpoint with new workers, and leaves none behind', async () => {
+    const before = pythonWorkers();
+    await withTestPython(async () => {
+      const plan = makePlan({
+        env: 'gymnasium',
+        envParams: { id: 'CartPole-v1', max_steps: 500, imports: [], python: '', env_timeout: 30, copies_per_process: 2 },
+        budget: 2048, envs: 4, algorithmParams: ZOO_PPO,
+      });
+      const controller = new AbortController();
+      const stopped = await train(plan, { out: tempDir(), compute: { threads: false }, checkpointEvery: 512, signal: controller.signal, onProgress: (p) => p.step >= 1024 && controller.abort() });
+      assert.equal(stopped.status, 'stopped');
+      assert.equal(stopped.step, 1024);
+      await settle();
+      assert.deepEqual(newWorkers(before), [], 'the stopped run ended its workers');
+      let workersAtStart: number[] = [];
+      const logged: string[] = [];
+      const resumed = await resume(stopped.runDir, { compute: { threads: false }, log: (m) => logged.push(m), onStart: () => (workersAtStart = newWorkers(before)) });
+      assert.equal(resumed.status, 'finished');
+      assert.equal(resumed.step, 2048);
+      assert.equal(logged[0], 'resumed from checkpoint at step 1024');
+      assert.equal(workersAtStart.length, 2, 'the resumed run starts two workers again (4 copies, 2 to a process)');
+      const steps = readEvents(path.join(stopped.runDir, 'events.jsonl')).filter((e) => e.type === 'checkpoint').map((e) => e.step);
+      assert.deepEqual(steps, [512, 1024, 1024, 1536, 2048], 'checkpoints before the stop, then on from 1024');
+    });
+    await settle();
+    assert.deepEqual(newWorkers(before), [], 'workers still running after the resumed run');
+  });
 });
+
+/** Runs `body` with the test Python as the one the trainer starts (RLX_PYTHON, PYTHONPATH). */
+async function withTestPython(body: () => Promise<void>): Promise<void> {
+  const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
+  process.env.PYTHONPATH = python!.env.PYTHONPATH;
+  process.env.RLX_PYTHON = python!.python;
+  try {
+    await body();
+  } finally {
+    for (const [key, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
+
+/** Lets ended workers be reaped. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+
+const newWorkers = (before: number[]) => pythonWorkers().filter((pid) => !before.includes(pid));
 
 /** The pids of the running worker.py processes that are children of this process. */
 function pythonWorkers(): number[] {
