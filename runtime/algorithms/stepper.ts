@@ -35,6 +35,8 @@ export interface TransitionSink {
     readonly truncated: boolean;
   }): void;
   readonly active: boolean;
+  /** Called before each step while active, with copy 0 in the state the step starts from (rollouts.ts draws it). */
+  beforeStep?(): void;
 }
 
 /**
@@ -95,6 +97,7 @@ export class Stepper {
     const { vec, reward, obsDim, actionDim } = this;
     const recording = this.sink !== null && this.sink.active;
     if (reward !== null || recording) this.prevObs.set(vec.obs);
+    if (recording) this.sink!.beforeStep?.();
     vec.step(actions);
     this.checkObs(vec.obs, 'step');
     // The VecEnv lists the episodes that ended in this step in copy order; fetched only when

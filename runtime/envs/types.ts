@@ -115,6 +115,24 @@ export function isGoalConditioned(env: Env): env is Env & GoalConditioned {
   return typeof (env as Partial<GoalConditioned>).computeReward === 'function';
 }
 
+/** A picture of an env's state: `height` rows of `width` pixels of `channels` bytes (1 gray, 3 RGB, 4 RGBA), top row first. */
+export interface RgbFrame {
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 1 | 3 | 4;
+  readonly pixels: Uint8Array;
+}
+
+/** Envs that draw their state (a Gymnasium env made with render_mode "rgb_array"): the recorded episodes keep a frame per step. */
+export interface RendersFrames {
+  /** The current state as a picture; throws (an EnvModuleError) when the env cannot draw it. */
+  renderFrame(): RgbFrame;
+}
+
+export function rendersFrames(env: Env): env is Env & RendersFrames {
+  return typeof (env as Partial<RendersFrames>).renderFrame === 'function';
+}
+
 export function isFastEnv(env: Env): env is FastEnv {
   const candidate = env as Partial<FastEnv>;
   return typeof candidate.stepInto === 'function' && typeof candidate.resetInto === 'function';

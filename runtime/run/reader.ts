@@ -184,6 +184,8 @@ export interface RolloutHeader {
   recorded?: 'train' | 'eval' | 'final';
   /** Eval and final episodes: whether the policy took its most likely action. */
   deterministic?: boolean;
+  /** Envs that draw their state (render_mode "rgb_array"): the episode's frames (runtime/run/frames.ts). */
+  frames?: { count: number; width: number; height: number; source_width: number; source_height: number; dropped: number };
 }
 
 export interface RolloutStep {
@@ -196,6 +198,8 @@ export interface RolloutStep {
   terms?: Record<string, number>;
   terminated: boolean;
   truncated: boolean;
+  /** A picture of the state `obs` describes: a PNG, relative to rollouts/ (`episode-2048.frames/0.png`); envs that draw their state. */
+  frame?: string;
   /** Optional extras a trainer may log: action probabilities, value estimate. */
   probs?: number[];
   value?: number;

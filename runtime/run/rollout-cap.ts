@@ -4,6 +4,7 @@
 // and a sample spread over the run's steps: each new episode removes the one in between whose
 // neighbours lie closest together. The rule reads only the folder, so a resumed run keeps to it.
 import * as fs from 'node:fs';
+import { framesFolderOf } from './frames.js';
 import { listRollouts } from './reader.js';
 
 /** The most eval episodes rollouts/ keeps by default: ~5 MB of CartPole's 500-step episodes. */
@@ -29,10 +30,13 @@ export function episodesToRemove(steps: readonly number[], cap: number): number[
   return removed.sort((a, b) => a - b);
 }
 
-/** Removes the run's eval episodes beyond `cap` (at least 2: the first and the latest); the files removed. */
+/** Removes the run's eval episodes beyond `cap` (at least 2: the first and the latest), with their frames; the files removed. */
 export function thinEvalEpisodes(runDir: string, cap: number): string[] {
   const episodes = listRollouts(runDir).filter((e) => e.recorded === 'eval');
   const files = episodesToRemove(episodes.map((e) => e.step), cap).map((i) => episodes[i]!.file);
-  for (const file of files) fs.rmSync(file, { force: true });
+  for (const file of files) {
+    fs.rmSync(file, { force: true });
+    fs.rmSync(framesFolderOf(file), { recursive: true, force: true });
+  }
   return files;
 }

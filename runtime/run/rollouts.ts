@@ -5,10 +5,15 @@
 // written in one atomic write when the episode ends. Line 1 is a header, then one line per step:
 //   {"type":"header","env":"CartPole","obs_fields":[...],"action":{...},"terms":[...],"step":N,"recorded":"train","env_params":{...}}
 //   {"type":"step","t":0,"obs":[...],"action":1,"reward":1,"env_reward":1,"terms":{...},"terminated":false,"truncated":false}
+// An env that draws its state (a Gymnasium env made with render_mode "rgb_array") adds a
+// picture of each step's state, the one `obs` describes (frames.ts: a PNG in a folder beside the
+// file, bounded in size and number): `"frame":"episode-2048.frames/0.png"` in the step line
+// (relative to rollouts/), and `"frames":{"count","width","height",...}` in the header.
 import * as path from 'node:path';
 import type { TransitionSink } from '../algorithms/stepper.js';
-import type { Space } from '../envs/types.js';
+import type { RgbFrame, Space } from '../envs/types.js';
 import { writeFileAtomic } from '../atomic-files.js';
+import { EpisodeFrames, framesFolderOf } from './frames.js';
 
 type Phase = 'idle' | 'waiting' | 'recording';
 
@@ -40,11 +45,25 @@ export class RolloutRecorder implements TransitionSink {
   /** Whether the recorded policy took its most likely action (eval and final episodes). */
   private deterministic: boolean | undefined;
   private readonly discrete: boolean;
+  /** The recorded episode's frames, when the env draws them. */
+  private frames: EpisodeFrames | null = null;
+  /** The frame of the step about to be taken (beforeStep), for its step line. */
+  private pendingFrame: string | undefined;
 
   constructor(
     private readonly dir: string,
-    /** `envParams`: the env's params in effect when a recorded episode starts (a curriculum changes them). */
-    private readonly header: { env: string; obsFields: readonly string[]; actionSpace: Space; terms: readonly string[]; envParams?: () => Readonly<Record<string, unknown>> },
+    /**
+     * `envParams`: the env's params in effect when a recorded episode starts (a curriculum
+     * changes them); `frame`: a picture of the recorded env copy's state, for envs that draw one.
+     */
+    private readonly header: {
+      env: string;
+      obsFields: readonly string[];
+      actionSpace: Space;
+      terms: readonly string[];
+      envParams?: () => Readonly<Record<string, unknown>>;
+      frame?: () => RgbFrame | null;
+    },
     /** Called with each finished recording. */
     private readonly onRecorded: (episode: RecordedEpisode) => void,
   ) {
@@ -68,6 +87,17 @@ export class RolloutRecorder implements TransitionSink {
     this.startStep = step;
     this.lines = [];
     this.episodeReturn = 0;
+    this.frames = this.header.frame ? new EpisodeFrames() : null;
+    this.pendingFrame = undefined;
+  }
+
+  /** Before each step while active: the picture of the state the step starts from, while recording. */
+  beforeStep(): void {
+    const { frames } = this;
+    if (this.phase !== 'recording' || !frames) return;
+    if (!frames.wanted) return frames.skip();
+    const frame = this.header.frame!();
+    this.pendingFrame = frame ? `${path.basename(framesFolderOf(this.fileName()))}/${frames.add(this.lines.length, frame)}` : undefined;
   }
 
   transition(s: Parameters<TransitionSink['transition']>[0]): void {
@@ -94,8 +124,10 @@ export class RolloutRecorder implements TransitionSink {
         ...(terms ? { terms } : {}),
         terminated: s.terminated,
         truncated: s.truncated,
+        ...(this.pendingFrame !== undefined ? { frame: this.pendingFrame } : {}),
       }),
     );
+    this.pendingFrame = undefined;
     if (done) this.finish();
   }
 
@@ -103,10 +135,18 @@ export class RolloutRecorder implements TransitionSink {
   cancel(): void {
     this.phase = 'idle';
     this.lines = [];
+    this.frames = null;
+  }
+
+  private fileName(): string {
+    return rolloutFileName(this.startStep, this.recorded);
   }
 
   private finish(): void {
-    const file = path.join(this.dir, rolloutFileName(this.startStep, this.recorded));
+    const file = path.join(this.dir, this.fileName());
+    const frames = this.frames?.summary;
+    // The frames first: an episode file never names frames that are not there.
+    if (frames) this.frames!.write(framesFolderOf(file));
     const header = JSON.stringify({
       type: 'header',
       env: this.header.env,
@@ -117,10 +157,12 @@ export class RolloutRecorder implements TransitionSink {
       recorded: this.recorded,
       ...(this.deterministic !== undefined ? { deterministic: this.deterministic } : {}),
       ...(this.envParams ? { env_params: this.envParams } : {}),
+      ...(frames ? { frames } : {}),
     });
     writeFileAtomic(file, [header, ...this.lines].join('\n') + '\n');
     this.onRecorded({ file, return: this.episodeReturn, length: this.lines.length, recorded: this.recorded });
     this.phase = 'idle';
     this.lines = [];
+    this.frames = null;
   }
 }

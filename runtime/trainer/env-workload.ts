@@ -5,7 +5,7 @@
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import { stageAlgorithm, Stepper, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { makeVecEnv } from '../envs/registry.js';
-import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from '../envs/types.js';
+import { isGoalConditioned, rendersFrames, type BoxSpace, type DiscreteSpace, type RgbFrame } from '../envs/types.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { VecEnv } from '../envs/vector.js';
 import { evalMetrics, evaluate } from '../evaluate.js';
@@ -27,6 +27,17 @@ const RECORDED_EPISODE_LIMIT = 100_000;
 
 /** Makes `n` env copies of the plan's env (a built-in, or the user's module) with `params`. */
 type EnvFactory = (params: Record<string, unknown>, n: number) => VecEnv;
+
+/** Copy 0's picture for the recorded episodes, where the env draws one (read when drawn: a curriculum replaces the copies). */
+function frameOfCopy0(vec: VecEnv): { frame?: () => RgbFrame | null } {
+  if (!rendersFrames(vec.envs[0]!)) return {};
+  return {
+    frame: () => {
+      const env = vec.envs[0]!;
+      return rendersFrames(env) ? env.renderFrame() : null;
+    },
+  };
+}
 
 export class EnvWorkload implements Workload {
   readonly description: Readonly<Record<string, unknown>>;
@@ -106,7 +117,11 @@ export class EnvWorkload implements Workload {
     this.recorder = new RolloutRecorder(
       run.dir.rolloutsDir,
       // Copy 0's params when its recorded episode starts: a curriculum changes them over the run.
-      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames, envParams: () => this.paramsOf.get(vec.envs[0]!) ?? this.params },
+      {
+        env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames,
+        envParams: () => this.paramsOf.get(vec.envs[0]!) ?? this.params,
+        ...frameOfCopy0(vec),
+      },
       (episode) => this.noteRecorded(episode, run.step()),
     );
     this.stepper.sink = this.recorder;
@@ -128,7 +143,7 @@ export class EnvWorkload implements Workload {
     const deterministic = this.plan.eval?.deterministic ?? true;
     const recorder = new RolloutRecorder(
       run.dir.rolloutsDir,
-      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames, envParams: () => params },
+      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames, envParams: () => params, ...frameOfCopy0(vec) },
       (episode) => this.noteRecorded(episode, step),
     );
     stepper.sink = recorder;

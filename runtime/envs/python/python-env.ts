@@ -5,7 +5,7 @@
 // processes, stepped in parallel: VecEnv steps all copies through stepAll() (CopyBatch), which
 // sends every worker its frame before it reads any answer.
 import { Rng } from '../../../shared/random.js';
-import { spaceSize, type FastEnv, type ResetResult, type Space, type StepResult } from '../types.js';
+import { spaceSize, type FastEnv, type ResetResult, type RgbFrame, type Space, type StepResult } from '../types.js';
 import type { CopyBatch } from '../vector.js';
 import { PythonEnvError, PythonWorker, type WorkerConfig } from './python-worker.js';
 
@@ -35,10 +35,14 @@ interface Handshake {
   readonly action?: Space;
   /** The episode limit in force (the id's registered one when max_steps is 0); null when none. */
   readonly max_steps?: number | null;
+  /** The env's render_mode (gymnasium.make's kwargs); "rgb_array" gives frames (worker.py render_frame). */
+  readonly render_mode?: string | null;
 }
 
 /** Episodes of an env with no limit of its own still end somewhere, for the trainer's bookkeeping. */
 const NO_LIMIT = 1_000_000;
+/** The largest frame a worker may send (4096 x 4096 RGBA); a larger one is refused rather than read. */
+const MAX_FRAME_BYTES = 4096 * 4096 * 4;
 
 /** The workers of one gymnasium(...) env and the copies they hold. */
 export class PythonEnvs implements CopyBatch {
@@ -48,6 +52,8 @@ export class PythonEnvs implements CopyBatch {
   readonly actionDim: number;
   readonly record: number;
   readonly maxSteps: number;
+  /** Whether the env was made with render_mode "rgb_array", so that its copies draw frames. */
+  readonly rendersFrames: boolean;
   /** Records of the last stepAll(), by copy number. */
   prepared = new Float64Array(0);
   private preparedFor = new Uint8Array(0);
@@ -66,6 +72,7 @@ export class PythonEnvs implements CopyBatch {
     this.actionDim = spaceSize(this.actionSpace);
     this.record = this.obsDim + 2;
     this.maxSteps = options.maxSteps || spaces.max_steps || NO_LIMIT;
+    this.rendersFrames = spaces.render_mode === 'rgb_array';
   }
 
   get label(): string {
@@ -146,6 +153,34 @@ export class PythonEnvs implements CopyBatch {
     return this.receive(copy.worker, this.obsDim, `while resetting copy ${copy.number}`);
   }
 
+  /** A picture of one copy's state: its env.render(), which the worker checks is a uint8 image. */
+  render(copy: PythonEnvCopy): RgbFrame {
+    const numbers = this.commandFrame('F', 1);
+    numbers[0] = copy.slot;
+    this.sendFrame(copy.worker, 1);
+    const worker = this.workers[copy.worker]!;
+    const what = `while drawing copy ${copy.number} (render())`;
+    const head = new Uint8Array(12);
+    worker.receive(head, what);
+    const view = new DataView(head.buffer);
+    const [height, width, channels] = [view.getUint32(0, true), view.getUint32(4, true), view.getUint32(8, true)];
+    if (height === 0) {
+      const length = new Uint8Array(4);
+      worker.receive(length, what);
+      const body = new Uint8Array(new DataView(length.buffer).getUint32(0, true));
+      worker.receive(body, what);
+      const error = (JSON.parse(Buffer.from(body).toString('utf8')) as Handshake).error ?? '';
+      throw new PythonEnvError(`${this.label} copy ${copy.number}: render() failed, so its frames cannot be recorded:\n${error}\n${renderHint(error)}`);
+    }
+    if (height * width * channels > MAX_FRAME_BYTES) {
+      this.close();
+      throw new PythonEnvError(`${this.label} copy ${copy.number}: render() returned a ${width} x ${height} frame of ${channels} channels, over the ${MAX_FRAME_BYTES / 2 ** 20} MiB rlx reads; render smaller frames`);
+    }
+    const pixels = new Uint8Array(height * width * channels);
+    worker.receive(pixels, what);
+    return { height, width, channels: channels as 1 | 3 | 4, pixels };
+  }
+
   /** Ends every worker; the copies fail from then on. */
   close(): void {
     for (const worker of this.workers) worker.close();
@@ -222,6 +257,12 @@ function hint(error: string): string {
   return '';
 }
 
+/** What to do about a render() that failed. */
+function renderHint(error: string): string {
+  if (/pygame/i.test(error)) return 'Install pygame for this interpreter (pip install "gymnasium[classic-control]"), or leave render_mode out of the env\'s kwargs.';
+  return 'Fix the env\'s render(), or leave render_mode out of the env\'s kwargs.';
+}
+
 /** One copy of a gymnasium env in a worker, with the FastEnv shape the vectorised stepper uses. */
 export class PythonEnvCopy implements FastEnv {
   readonly obsDim: number;
@@ -232,12 +273,15 @@ export class PythonEnvCopy implements FastEnv {
   truncated = false;
   readonly success = false;
   elapsedSteps = 0;
+  /** The copy's frame (types.ts RendersFrames), only where the env renders rgb_array pictures. */
+  readonly renderFrame?: () => RgbFrame;
   private pendingSeed: number | undefined;
 
   constructor(private readonly host: PythonEnvs, readonly number: number, readonly worker: number, readonly slot: number) {
     this.obsDim = host.obsDim;
     this.actionDim = host.actionDim;
     this.obsFields = Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
+    if (host.rendersFrames) this.renderFrame = () => host.render(this);
   }
 
   /** VecEnv steps the copies together (vector.ts CopyBatch). */

@@ -10,6 +10,9 @@
 #   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
 #   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
 #   b"M"                make one more copy                      -> u32 length + JSON error, or 0
+#   b"F" copy           copy `copy`'s env.render() (render_mode "rgb_array")
+#                       -> u32 height, width, channels, then height*width*channels bytes;
+#                          or 0, 0, 0 then u32 length + JSON error
 # flags: 1 terminated, 2 truncated. The worker never resets a copy on its own: the trainer's
 # vector env resets a copy whose episode ended (Gymnasium 0.29's same-step autoreset), so the
 # observation that ended an episode still reaches it. End of COMMANDS (the trainer exited, even
@@ -69,7 +72,9 @@ def describe(env, np):
     return {'ok': True,
             'observation': space_of(env.observation_space, np, 'observation'),
             'action': space_of(env.action_space, np, 'action'),
-            'max_steps': getattr(env.spec, 'max_episode_steps', None)}
+            'max_steps': getattr(env.spec, 'max_episode_steps', None),
+            # "rgb_array": the trainer asks for a frame per recorded step (render_frame).
+            'render_mode': getattr(env, 'render_mode', None)}
 
 
 def converters(description, np):
@@ -87,6 +92,22 @@ def converters(description, np):
         return int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
 
     return observation_numbers, action_of
+
+
+def render_frame(env, np):
+    """env.render() of an env made with render_mode "rgb_array": u32 height, width, channels, then the uint8 pixels row by row."""
+    frame = env.render()
+    if frame is None:
+        raise ValueError(f'render() returned None (render_mode {getattr(env, "render_mode", None)!r}); rlx records frames of envs made with render_mode "rgb_array"')
+    pixels = np.asarray(frame)
+    if pixels.dtype != np.uint8:
+        raise ValueError(f'render() returned pixels of dtype {pixels.dtype}; rlx takes uint8 frames')
+    if pixels.ndim == 2:
+        pixels = pixels[:, :, None]
+    if pixels.ndim != 3 or pixels.shape[2] not in (1, 3, 4) or pixels.shape[0] == 0 or pixels.shape[1] == 0:
+        raise ValueError(f'render() returned an array of shape {pixels.shape}; rlx takes (height, width, 3) frames, or 1 or 4 channels')
+    height, width, channels = pixels.shape
+    return struct.pack('<III', height, width, channels) + np.ascontiguousarray(pixels).tobytes()
 
 
 def space_size(space, np):
@@ -149,6 +170,13 @@ def serve(commands, results, envs, config, gymnasium, description, np):
                 envs.append(make_env(config, gymnasium))
                 results.write(struct.pack('<I', 0))
             except BaseException:
+                send_json(results, failure())
+        elif op == b'F':
+            copy = int(struct.unpack('<d', read_exact(commands, 8))[0])
+            try:
+                results.write(render_frame(envs[copy], np))
+            except BaseException:
+                results.write(struct.pack('<III', 0, 0, 0))
                 send_json(results, failure())
         elif op == b'R':
             copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
