@@ -22,11 +22,12 @@ export interface PageHtmlOptions {
  * CSSOM (element.style, which CSP allows) and the component library adopts constructed
  * stylesheets, so no 'unsafe-inline' is needed. The one <style> element anything creates is
  * FAST's feature test for :focus-visible (in the component library), which takes its nonce
- * from <meta property="csp-nonce">: hence the nonce in style-src too. Images are canvases,
- * fonts the editor's.
+ * from <meta property="csp-nonce">: hence the nonce in style-src too. Images are canvases, and
+ * data: URLs for the recorded frames of envs that render (the host reads the PNGs and posts
+ * them); fonts are the editor's.
  */
 export function contentSecurityPolicy(nonce: string, cspSource: string): string {
-  return [`default-src 'none'`, `script-src 'nonce-${nonce}'`, `style-src ${cspSource} 'nonce-${nonce}'`].join('; ') + ';';
+  return [`default-src 'none'`, `script-src 'nonce-${nonce}'`, `style-src ${cspSource} 'nonce-${nonce}'`, `img-src data:`].join('; ') + ';';
 }
 
 const NONCE = /^[A-Za-z0-9+/=_-]{16,}$/;

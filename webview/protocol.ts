@@ -69,7 +69,12 @@ export type HostMessage =
    * One file of rollouts/, asked for with `openEpisode`, as readRollout reads it: a numeric
    * env's episode (`kind: 'episode'`, its steps) or a text run's batch (`kind: 'text'`, its groups).
    */
-  | ({ type: 'episode'; runId: string; file: string } & RolloutContents);
+  | ({ type: 'episode'; runId: string; file: string } & RolloutContents)
+  /**
+   * A recorded step's picture, asked for with `openFrame`: `frame` as the step line names it,
+   * `data` the PNG as a data URL (`data:image/png;base64,...`), or `problem` when it cannot be read.
+   */
+  | { type: 'frame'; runId: string; file: string; frame: string; data?: string; problem?: string };
 
 /**
  * What every page keeps in its webview state (beside its own view state): the ids of the runs
@@ -82,6 +87,8 @@ export interface PersistedPageState {
 export type PageMessage =
   | { type: 'ready'; page: PageKind }
   | { type: 'openEpisode'; runId: string; file: string }
+  /** The picture of a step of episode `file` (an env that renders): `frame` as its step line names it. */
+  | { type: 'openFrame'; runId: string; file: string; frame: string }
   /** Open a file of the run in an editor (plan.json, an events line...). */
   | { type: 'openFile'; runId: string; relativePath: string }
   | { type: 'error'; message: string }

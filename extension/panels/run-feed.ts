@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isInputError } from '../../shared/input-error.js';
-import { EventTail, listRollouts, readPlan, readRollout, readRun, type RunInfo } from '../../runtime/run/reader.js';
+import { EventTail, listRollouts, readFrame, readPlan, readRollout, readRun, type RunInfo } from '../../runtime/run/reader.js';
 import { runFilePath } from '../../runtime/run/run-files.js';
 import type { HostMessage, RunSnapshot } from '../../webview/protocol.js';
 import { foldHistory } from '../../webview/columnar.js';
@@ -140,6 +140,24 @@ export class RunFeed {
       if (!isInputError(err)) throw err;
       this.unreported.push(`run ${runId}: ${err.message}`);
       return undefined;
+    }
+  }
+
+  /**
+   * A recorded step's picture the page asked for, as a data URL; when it cannot be read, the
+   * reason instead (shown in place of the picture: a popup per frame would flood a playback);
+   * undefined when the episode is not one of the run's.
+   */
+  frame(runId: string, file: string, frame: string): HostMessage | undefined {
+    const run = this.find(runId);
+    if (!run) return undefined;
+    const known = listRollouts(run.dir).find((e) => path.resolve(e.file) === path.resolve(run.dir, file));
+    if (!known) return undefined;
+    try {
+      return { type: 'frame', runId, file, frame, data: `data:image/png;base64,${readFrame(run.dir, known.file, frame).toString('base64')}` };
+    } catch (err) {
+      if (!isInputError(err)) throw err;
+      return { type: 'frame', runId, file, frame, problem: err.message };
     }
   }
 

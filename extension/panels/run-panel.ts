@@ -116,6 +116,12 @@ export abstract class RunPanel implements vscode.Disposable {
         else if (!this.reportProblems()) this.context.log(`the page asked for an episode that is not one of run ${message.runId}: ${message.file}`);
         return;
       }
+      case 'openFrame': {
+        const frame = this.feed.frame(message.runId, message.file, message.frame);
+        if (frame) this.post(frame);
+        else this.context.log(`the page asked for a frame of an episode that is not one of run ${message.runId}: ${message.file}`);
+        return;
+      }
       case 'openFile': {
         const file = this.feed.resolveFile(message.runId, message.relativePath);
         if (!file) {

@@ -8,10 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { isInputError } from '../../shared/input-error.js';
+import { InputFileError } from '../../shared/input-files.js';
 import type { RunEvent, RunStatus } from './events.js';
 import type { StatusFile } from './run-dir.js';
 import { processAlive } from './lock.js';
-import { MAX_EVENT_LINE_BYTES, openRunFile, readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
+import { MAX_EVENT_LINE_BYTES, openRunFile, readRunFile, readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export type { RunEvent, RunStatus, StatusFile };
 
@@ -282,6 +283,19 @@ export function listRollouts(dir: string): RolloutListing[] {
     .filter((e): e is { name: string; match: RegExpExecArray } => e.match !== null)
     .map((e): RolloutListing => ({ file: path.join(folder, e.name), step: Number(e.match[1]), recorded: (e.match[2] as 'eval' | 'final' | undefined) ?? 'train' }))
     .sort((a, b) => a.step - b.step || RECORDED_ORDER[a.recorded] - RECORDED_ORDER[b.recorded]);
+}
+
+/**
+ * The PNG of a recorded step: `frame` as the step line names it (`episode-2048.frames/17.png`,
+ * relative to rollouts/), of the episode in `episodeFile`. A name that is not one of that
+ * episode's frames, or a file that is not a regular file inside `runDir` or is over its limit,
+ * is an InputError.
+ */
+export function readFrame(runDir: string, episodeFile: string, frame: string): Buffer {
+  const folder = path.basename(episodeFile).replace(/\.jsonl$/, '.frames');
+  const match = /^([^/\\]+)\/(\d{1,9})\.png$/.exec(frame);
+  if (!match || match[1] !== folder) throw new InputFileError(`${frame} is not a frame of the recorded episode ${episodeFile}`);
+  return readRunFile(runDir, path.join(path.dirname(episodeFile), folder, `${match[2]}.png`), RUN_FILE_LIMITS.frame);
 }
 
 /**

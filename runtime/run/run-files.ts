@@ -25,6 +25,8 @@ export const RUN_FILE_LIMITS = {
   /** events.jsonl is read in pieces (EventTail), never whole; this bounds the file itself. */
   events: { what: "run's events (events.jsonl)", maxBytes: 1 * GiB },
   rollout: { what: 'recorded episode', maxBytes: 64 * MiB },
+  /** A recorded step's PNG (runtime/run/frames.ts): at most 320 x 320 RGBA, a few hundred KiB unpacked. */
+  frame: { what: 'recorded frame', maxBytes: 4 * MiB },
   /** JSON text: at most what one JavaScript string holds. */
   checkpointState: { what: 'checkpoint state', maxBytes: 512 * MiB },
   /** An ONNX file: protobuf's own limit. */

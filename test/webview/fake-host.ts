@@ -3,7 +3,7 @@
 // them), status and recorded episodes; answer `openEpisode` with the episode.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EventTail, listRollouts, listRuns, readPlan, readRollout, type RunInfo } from '../../runtime/run/reader.js';
+import { EventTail, listRollouts, listRuns, readFrame, readPlan, readRollout, type RunInfo } from '../../runtime/run/reader.js';
 import { foldHistory } from '../../webview/columnar.js';
 import type { HostMessage, PageMessage, RunEvent, RunSnapshot } from '../../webview/protocol.js';
 import { repoRoot } from '../helpers/repo.js';
@@ -61,6 +61,12 @@ export class FakeHost {
       const run = this.byId.get(message.runId);
       if (!run) return;
       await page.post({ type: 'episode', runId: message.runId, file: message.file, ...readRollout(message.file) });
+    }
+    if (message.type === 'openFrame') {
+      const run = this.byId.get(message.runId);
+      if (!run) return;
+      const png = readFrame(run.dir, message.file, message.frame);
+      await page.post({ type: 'frame', runId: message.runId, file: message.file, frame: message.frame, data: `data:image/png;base64,${png.toString('base64')}` });
     }
   };
 

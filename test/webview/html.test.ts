@@ -10,7 +10,7 @@ test('the policy allows the nonce’s script and the bundle’s styles, nothing 
   const options = { ...base, nonce: createNonce(), cspSource: 'https://file+.vscode-resource.vscode-cdn.net', title: 'Run <Balance> & co' };
   const html = pageHtml(options);
   const csp = contentSecurityPolicy(options.nonce, options.cspSource);
-  assert.equal(csp, `default-src 'none'; script-src 'nonce-${options.nonce}'; style-src ${options.cspSource} 'nonce-${options.nonce}';`);
+  assert.equal(csp, `default-src 'none'; script-src 'nonce-${options.nonce}'; style-src ${options.cspSource} 'nonce-${options.nonce}'; img-src data:;`);
   assert.ok(html.includes(`content="${csp}"`));
   assert.ok(html.includes(`<script nonce="${options.nonce}" src="${options.scriptUri}"></script>`));
   assert.ok(html.includes(`<link rel="stylesheet" href="${options.styleUri}">`));

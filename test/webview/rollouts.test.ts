@@ -1,10 +1,12 @@
 // The rollout inspector in headless Chromium: recorded episodes of the fixture runs, stepped
 // through by mouse and keyboard, checked against the episode files themselves.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { listRollouts, readRollout, type RolloutHeader, type RolloutStep, type RunInfo, type TextGroup, type TextRolloutHeader } from '../../runtime/run/reader.js';
 import { listRuns } from '../../runtime/run/reader.js';
+import { RolloutRecorder } from '../../runtime/run/rollouts.js';
 import { train } from '../../runtime/train.js';
 import { makePlan, tempDir } from '../runtime/helpers.js';
 import { eventsOf, FakeHost, fixtureRuns, snapshotOf } from './fake-host.js';
@@ -44,6 +46,8 @@ interface InspectorSnapshot {
   speed: number;
   notice: string;
   drawn: string | null;
+  /** The recorded frame on screen (envs that render), as the step line names it. */
+  frame: string | null;
   step: StepFacts | null;
   text: { algorithm: string; step: number; groups: { start: string; target?: string }[]; selected: number; listed: number[]; recorded: string | null; rows: SampleRow[] } | null;
   episodeLabels: string[];
@@ -207,6 +211,43 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     await page.reload();
     s = await page.waitFor<InspectorSnapshot>((s) => s.file === first && s.step !== null, 'the episode after the reload');
     assertStep(s, first, 7);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test("shows the env's own picture of each step when the episode has frames", async () => {
+    // A copy of a fixture run with an episode recorded as the trainer records an env that
+    // renders (a Gymnasium env made with render_mode "rgb_array"): a frame per step, here a
+    // square that moves right and turns from red to blue over the episode.
+    const out = tempDir();
+    const dir = path.join(out, 'Painted', '20261127-101500-seed1');
+    fs.cpSync(fixtureRuns('Steady')[0]!.dir, dir, { recursive: true });
+    fs.rmSync(path.join(dir, 'rollouts'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'rollouts'));
+    let t = 0;
+    const recorder = new RolloutRecorder(
+      path.join(dir, 'rollouts'),
+      { env: 'Paint', obsFields: ['cell'], actionSpace: { kind: 'discrete', n: 2 }, terms: [], frame: () => square(t) },
+      () => {},
+    );
+    recorder.arm(4096, true, 'eval', true);
+    for (; t < 12; t++) {
+      recorder.beforeStep();
+      recorder.transition({ obs: new Float32Array([t]), action: [1], reward: 1, envReward: 1, terms: null, terminated: t === 11, truncated: false });
+    }
+    const run = listRuns(out)[0]!;
+    const file = listRollouts(run.dir).find((e) => e.recorded === 'eval')!.file;
+    const { page } = await open(run);
+    let s = await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.frame === 'episode-4096-eval.frames/0.png', 'the first frame');
+    assert.equal(s.drawn, null, 'the picture, not a drawing');
+    const image = page.page.locator('.env-frame img');
+    assert.equal(await image.isVisible(), true);
+    assert.equal(await image.getAttribute('src'), pngDataUrl(dir, 'episode-4096-eval.frames/0.png'));
+    await page.page.locator('#scrubber').fill('7');
+    s = await page.waitFor<InspectorSnapshot>((s) => s.t === 7 && s.frame === 'episode-4096-eval.frames/7.png', 'the frame of step 7');
+    assert.equal(await image.getAttribute('src'), pngDataUrl(dir, 'episode-4096-eval.frames/7.png'));
+    assert.deepEqual(await image.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]), [120, 60], 'the browser decoded the PNG');
+    await page.screenshot('frames');
     assert.deepEqual(page.errors, []);
     await page.close();
   });
@@ -507,3 +548,18 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     await page.close();
   });
 });
+
+/** A 120 x 60 picture: a square at column 8t, red at t = 0 turning blue. */
+function square(t: number): { width: number; height: number; channels: 3; pixels: Uint8Array } {
+  const width = 120;
+  const height = 60;
+  const pixels = new Uint8Array(width * height * 3).fill(235);
+  for (let y = 20; y < 40; y++) {
+    for (let x = 8 * t; x < 8 * t + 20; x++) pixels.set([255 - 20 * t, 40, 20 * t], (y * width + x) * 3);
+  }
+  return { width, height, channels: 3, pixels };
+}
+
+function pngDataUrl(runDir: string, frame: string): string {
+  return `data:image/png;base64,${fs.readFileSync(path.join(runDir, 'rollouts', frame)).toString('base64')}`;
+}

@@ -11,6 +11,7 @@ import { Runs } from '../shared/runs.js';
 import { watchTheme } from '../shared/theme.js';
 import { dropdown, progressRing } from '../ui/components.js';
 import { drawingFor } from './draw/index.js';
+import { FrameView } from './frame-view.js';
 import { isTextPlan } from '../shared/metrics.js';
 import { stepsPerSecond } from './env-info.js';
 import { RewardChart } from './reward-chart.js';
@@ -56,6 +57,7 @@ const episodePicker = dropdown({ label: 'Episode', id: 'episode-picker', choices
 const loadingRing = h('span', { class: 'loading-episode', hidden: true }, progressRing('Loading the episode'), ' Loading the episode…');
 const canvas = h('canvas', { class: 'env-canvas', tabIndex: 0, attrs: { role: 'img', 'aria-label': 'Drawing of the environment at this step' } });
 const noDrawing = h('p', { class: 'no-drawing', hidden: true });
+const frameView = new FrameView((runId, file, frame) => bridge.post({ type: 'openFrame', runId, file, frame }));
 const stepView = new StepView();
 const timeline = new Timeline({
   speed: state.speed,
@@ -81,7 +83,7 @@ const skippedNote = h('p', { class: 'hint', hidden: true });
 const episodeView = h(
   'div',
   { class: 'episode-view' },
-  h('div', { class: 'stage' }, h('div', { class: 'drawing' }, canvas, noDrawing), stepView.element),
+  h('div', { class: 'stage' }, h('div', { class: 'drawing' }, frameView.element, canvas, noDrawing), stepView.element),
   timeline.element,
   rewardChart.element,
 );
@@ -121,6 +123,8 @@ function applyBatch(messages: HostMessage[]): void {
       const { type: _type, ...contents } = message;
       episode = contents;
       loadEpisode();
+    } else if (message.type === 'frame') {
+      frameView.receive(message);
     }
   }
   refresh();
@@ -290,9 +294,11 @@ function loadEpisode(): void {
     return;
   }
   const env = ep.header?.env;
-  const drawing = drawingFor(env);
+  // The env's own pictures where it drew them (render_mode "rgb_array"), else rlx's drawing of a built-in env.
+  const framed = frameView.load(ep.runId, ep.file, ep.steps);
+  const drawing = framed ? undefined : drawingFor(env);
   canvas.hidden = !drawing;
-  noDrawing.hidden = Boolean(drawing);
+  noDrawing.hidden = framed || Boolean(drawing);
   noDrawing.textContent = env ? `No drawing for ${env}; its observation is listed beside.` : 'The episode file has no header: the env and its fields are unknown.';
   rewardChart.load(ep.header, ep.steps);
   timeline.load(ep.steps.length, state.t);
@@ -307,6 +313,7 @@ function show(t: number): void {
   facts = stepFacts(episode.header, episode.steps, t);
   stepView.render(facts, episode.header);
   rewardChart.setStep(t);
+  frameView.show(t);
   draw();
 }
 
@@ -347,6 +354,7 @@ exposeTestHook(() => ({
   speed: timeline.currentSpeed,
   notice: noticeText,
   drawn: drawn ?? null,
+  frame: frameView.shown,
   step: facts ?? null,
   text:
     episode?.kind === 'text'

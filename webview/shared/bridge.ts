@@ -86,7 +86,7 @@ export class Bridge<State extends object> {
   }
 }
 
-const HOST_TYPES = new Set<string>(['runs', 'events', 'columns', 'status', 'rollouts', 'episode']);
+const HOST_TYPES = new Set<string>(['runs', 'events', 'columns', 'status', 'rollouts', 'episode', 'frame']);
 
 function isHostMessage(data: unknown): data is HostMessage {
   return typeof data === 'object' && data !== null && HOST_TYPES.has((data as { type?: unknown }).type as string);

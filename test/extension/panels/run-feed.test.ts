@@ -64,6 +64,33 @@ test('episodes and files only from inside the run', () => {
   assert.equal(feed.resolveFile(id, 'missing.json'), undefined);
 });
 
+test("a recorded step's frame as a data URL, only the episode's own and only from inside the run", () => {
+  const dir = runDir();
+  const rollouts = path.join(dir, 'rollouts');
+  fs.writeFileSync(path.join(rollouts, 'episode-512.jsonl'), '{"type":"header","env":"Paint","obs_fields":["x"],"action":{"kind":"discrete","n":2},"terms":[],"step":512}\n');
+  fs.mkdirSync(path.join(rollouts, 'episode-512.frames'));
+  const png = Buffer.from('89504e470d0a1a0a', 'hex');
+  fs.writeFileSync(path.join(rollouts, 'episode-512.frames', '0.png'), png);
+  fs.writeFileSync(path.join(dir, 'secret.png'), png);
+  makeLink(path.join(rollouts, 'episode-512.frames', '1.png'), '/etc/passwd');
+  const feed = new RunFeed([feedRun(dir)]);
+  const id = 'Balance/20261121-101010-seed1';
+  const file = 'rollouts/episode-512.jsonl';
+  assert.deepEqual(feed.frame(id, file, 'episode-512.frames/0.png'), { type: 'frame', runId: id, file, frame: 'episode-512.frames/0.png', data: `data:image/png;base64,${png.toString('base64')}` });
+  const refused = (frame: string) => {
+    const message = feed.frame(id, file, frame);
+    assert.ok(message?.type === 'frame' && message.data === undefined && typeof message.problem === 'string', `${frame}: ${JSON.stringify(message)}`);
+    return message.problem!;
+  };
+  assert.match(refused('../secret.png'), /is not a frame of the recorded episode/);
+  assert.match(refused('episode-0.frames/0.png'), /is not a frame of the recorded episode/);
+  assert.match(refused('episode-512.frames/../../secret.png'), /is not a frame of the recorded episode/);
+  assert.match(refused('episode-512.frames/1.png'), /symbolic link out of the run folder/);
+  assert.match(refused('episode-512.frames/2.png'), /cannot read the recorded frame/);
+  assert.equal(feed.frame(id, 'plan.json', 'episode-512.frames/0.png'), undefined, 'not an episode of the run');
+  assert.deepEqual(feed.takeProblems(), [], 'a frame that cannot be read is said in its place, not in a popup per frame');
+});
+
 test('a run without a rollouts folder says so', () => {
   const dir = runDir();
   fs.rmSync(path.join(dir, 'rollouts'), { recursive: true });
