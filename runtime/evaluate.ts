@@ -3,9 +3,15 @@
 //
 // Each copy runs a fixed share of the episodes (copy i runs episodes i, i + n, ...), so short
 // episodes are not over-represented, as they would be by taking the first N to finish.
+import { Stepper } from './algorithms/stepper.js';
 import type { VecEnv } from './envs/vector.js';
 import type { Actor } from './policies/index.js';
+import type { CompiledReward } from './rewards/index.js';
+import { frameOfCopy0, RolloutRecorder, type Recorded, type RecordedEpisode } from './run/rollouts.js';
 import type { Rng } from '../shared/random.js';
+
+/** A recorded episode of the policy longer than this is given up (an env without a time limit). */
+const RECORDED_EPISODE_LIMIT = 100_000;
 
 export interface EvalResult {
   readonly returns: number[];
@@ -69,4 +75,45 @@ export function evalMetrics(result: EvalResult): Record<string, number> {
   };
   if (result.successes) values['eval/success'] = mean(result.successes.map((s) => (s ? 1 : 0)));
   return values;
+}
+
+/** What recordEpisode() records, and where. */
+export interface EpisodeToRecord {
+  /** rollouts/ of the run. */
+  readonly dir: string;
+  /** The step the episode's file is named by. */
+  readonly step: number;
+  readonly recorded: Recorded;
+  readonly deterministic: boolean;
+  /** The training reward and its terms, so that the episode shows them as the learner saw them. */
+  readonly reward: CompiledReward | null;
+  readonly termNames: readonly string[];
+  readonly envParams: Readonly<Record<string, unknown>>;
+  /** Seeds copy 0's reset. */
+  readonly seed: number;
+  /** Samples actions (when not deterministic). */
+  readonly rng: Rng;
+  readonly onRecorded: (episode: RecordedEpisode) => void;
+}
+
+/**
+ * Records one whole episode of `actor` on copy 0 of `vec` (a copy of its own: it is reset) into
+ * rollouts/, frames included where the env draws them (rollouts.ts).
+ */
+export async function recordEpisode(actor: Actor, vec: VecEnv, what: EpisodeToRecord): Promise<void> {
+  const stepper = new Stepper(vec, what.reward);
+  const recorder = new RolloutRecorder(
+    what.dir,
+    { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: what.termNames, envParams: () => what.envParams, ...frameOfCopy0(vec) },
+    what.onRecorded,
+  );
+  stepper.sink = recorder;
+  stepper.reset(what.seed);
+  recorder.arm(what.step, true, what.recorded, what.deterministic);
+  const actions = vec.createActionBuffer();
+  for (let t = 0; recorder.active && t < RECORDED_EPISODE_LIMIT; t++) {
+    await actor.act(stepper.obs, vec.numEnvs, actions, what.deterministic, what.rng);
+    stepper.step(actions);
+  }
+  recorder.cancel();
 }

@@ -1,6 +1,8 @@
-// rlx eval RUN_DIR [--episodes N] [--checkpoint FILE] [--seed N] [--stochastic]: runs a saved
-// policy (policy-final.onnx by default, else the latest checkpoint) on fresh episodes of the
-// run's env and prints the mean and standard deviation of the return. For a text task: the
+// rlx eval RUN_DIR [--episodes N] [--checkpoint FILE] [--seed N] [--stochastic] [--record]: runs
+// a saved policy (policy-final.onnx by default, else the latest checkpoint) on fresh episodes of
+// the run's env and prints the mean and standard deviation of the return; --record also keeps
+// one episode of it in the run's rollouts/ for the inspector (frames too, for an env that
+// renders). For a text task: the
 // greedy completions of its held-out prompts (the first N with --episodes), and their
 // exact-match accuracy and mean reward. For a run of a pretrained model: its base folder with the
 // weights of its newest checkpoint (every weight, or LoRA adapters), on the same held-out prompts.
@@ -12,10 +14,15 @@ import { isTextEnv } from '../../runtime/text/env.js';
 import type { TextEvalOutcome } from '../../runtime/text/text-env.js';
 import type { ChatSettings } from '../../runtime/policies/pretrained.js';
 import type { LoadedEnvModule } from '../../runtime/envs/user-module.js';
+import type { VecEnv } from '../../runtime/envs/vector.js';
+import type { Actor } from '../../runtime/policies/index.js';
+import type { RecordedEpisode } from '../../runtime/run/rollouts.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { UserError } from '../files.js';
 
-const usage = 'rlx eval RUN_DIR [--episodes N] [--checkpoint FILE] [--seed N] [--stochastic] [--json]\n  (--seed: the run\'s seed by default)';
+const usage =
+  'rlx eval RUN_DIR [--episodes N] [--checkpoint FILE] [--seed N] [--stochastic] [--record] [--json]\n' +
+  "  (--seed: the run's seed by default; --record: one episode into RUN_DIR/rollouts/episode-<step>-rlx-eval.jsonl)";
 
 /** policy-final.onnx, else the policy of the highest step. */
 function defaultPolicy(runDir: string): string {
@@ -64,7 +71,7 @@ async function evalRun(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     'eval',
     argv,
-    { episodes: { type: 'string', short: 'n' }, checkpoint: { type: 'string' }, seed: { type: 'string' }, stochastic: { type: 'boolean' }, json: { type: 'boolean' } },
+    { episodes: { type: 'string', short: 'n' }, checkpoint: { type: 'string' }, seed: { type: 'string' }, stochastic: { type: 'boolean' }, record: { type: 'boolean' }, json: { type: 'boolean' } },
     usage,
   );
   if (positionals.length !== 1) throw new UserError(`name one run directory\nusage: ${usage}`);
@@ -88,15 +95,21 @@ async function evalRun(argv: string[]): Promise<number> {
   checkPlan(plan);
   // Text runs evaluate on their env's fixed held-out prompts or dialogues; --episodes takes the first N.
   const limit = values.episodes !== undefined ? episodes : undefined;
+  const refuseRecord = () => {
+    if (values.record) throw new UserError('--record keeps an episode of a numeric env; a text run\'s evaluation records no episodes (its final policy\'s answers are in rollouts/ already)');
+  };
+  if (plan.policy.kind === 'pretrained') refuseRecord();
   if (plan.policy.kind === 'pretrained') return evalPretrained(runDir, plan, values.checkpoint, limit, Boolean(values.json));
   const file = values.checkpoint ?? defaultPolicy(runDir);
   if (!fs.existsSync(file)) throw new UserError(`no policy file at ${file}`);
   const policyBytes = await readPolicy(runDir, file);
+  if (isTextEnv(plan.env.kind)) refuseRecord();
   if (isTextEnv(plan.env.kind)) return evalText(runDir, plan, file, policyBytes, limit, Boolean(values.json));
   // A user module is loaded once: it may be a text env (spec.actions: 'text'), whose run evaluates as one.
   const module = plan.env.kind === 'module' ? await loadRunModule(runDir, plan) : undefined;
   if (module?.text) {
     try {
+      refuseRecord();
       return await evalText(runDir, plan, file, policyBytes, limit, Boolean(values.json), module);
     } finally {
       module.close();
@@ -108,16 +121,23 @@ async function evalRun(argv: string[]): Promise<number> {
   // same problem; episodes come from streams no training or in-run evaluation used.
   const runSeed = seedGiven ? seed : (RunDirectory.readStatus(runDir)?.seed ?? plan.seeds[0]);
   let result: Awaited<ReturnType<typeof evaluate>>;
+  let recorded: RecordedEpisode | undefined;
   try {
     const { vec } = envs;
     const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace }, policyBytes);
-    result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30).finally(() => policy.release());
+    try {
+      result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30);
+      if (values.record) recorded = await recordForInspector(runDir, plan, file, policy, vec, deterministic, runSeed);
+    } finally {
+      await policy.release();
+    }
   } finally {
     envs.close();
   }
   const metrics = evalMetrics(result);
   if (values.json) {
-    process.stdout.write(JSON.stringify({ policy: file, episodes, deterministic, ...metrics, returns: result.returns, lengths: result.lengths }) + '\n');
+    const record = recorded ? { recorded: { file: recorded.file, return: recorded.return, length: recorded.length } } : {};
+    process.stdout.write(JSON.stringify({ policy: file, episodes, deterministic, ...metrics, returns: result.returns, lengths: result.lengths, ...record }) + '\n');
   } else {
     const success = metrics['eval/success'] !== undefined ? `, success ${(100 * metrics['eval/success']).toFixed(0)}%` : '';
     // With a curriculum, say which task the policy was judged on: the value it had reached when saved.
@@ -127,8 +147,51 @@ async function evalRun(argv: string[]): Promise<number> {
       `mean return ${metrics['eval/mean_return'].toFixed(2)} +- ${metrics['eval/std_return'].toFixed(2)} over ${episodes} episodes ` +
         `(mean length ${metrics['eval/mean_length'].toFixed(1)}${success}${task}; ${displayPath(file)}, ${deterministic ? 'deterministic' : 'sampled actions'})\n`,
     );
+    if (recorded) process.stdout.write(`recorded an episode (return ${recorded.return}, ${recorded.length} steps) in ${displayPath(recorded.file)}\n`);
   }
   return 0;
+}
+
+/**
+ * --record: one episode of the policy, on copy 0 of the evaluation's copies (reset afresh), in the
+ * run's rollouts/ as `episode-<step>-rlx-eval.jsonl` (`<step>` the policy's: its checkpoint's, else
+ * the run's last), with the run's reward terms and frames where the env draws them. The run's
+ * events.jsonl is the trainer's and is left alone. A later --record of the same policy replaces it.
+ */
+async function recordForInspector(runDir: string, plan: Plan, file: string, policy: Actor, vec: VecEnv, deterministic: boolean, seed: number): Promise<RecordedEpisode> {
+  const [{ recordEpisode }, { compileReward }, { isGoalConditioned }, { Rng }, { RunDirectory }, { runEnvParams }] = await Promise.all([
+    import('../../runtime/evaluate.js'),
+    import('../../runtime/rewards/index.js'),
+    import('../../runtime/envs/types.js'),
+    import('../../shared/random.js'),
+    import('../../runtime/run/run-dir.js'),
+    import('../../runtime/envs/run-envs.js'),
+  ]);
+  const first = vec.envs[0]!;
+  const goal = isGoalConditioned(first) ? { goalFields: first.goalFields, achievedFields: first.achievedFields } : {};
+  const reward = plan.reward ? compileReward(plan.reward, { kind: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, ...goal }) : null;
+  const checkpointStep = /^policy-(\d+)\.onnx$/.exec(path.basename(file))?.[1];
+  const step = checkpointStep !== undefined ? Number(checkpointStep) : (RunDirectory.readStatus(runDir)?.step ?? 0);
+  const dir = path.join(runDir, 'rollouts');
+  let recorded: RecordedEpisode | undefined;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    await recordEpisode(policy, vec, {
+      dir, step, recorded: 'rlx-eval', deterministic, reward, termNames: reward?.termNames ?? [],
+      envParams: runEnvParams(runDir, plan, file),
+      seed: new Rng(seed).fork('rlx eval --record').uint32(),
+      rng: new Rng(seed).fork('rlx eval --record actions'),
+      onRecorded: (episode) => (recorded = episode),
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EROFS' || code === 'ENOSPC' || code === 'EPERM') {
+      throw new UserError(`cannot write the recorded episode into ${displayPath(dir)}: ${(err as Error).message}; evaluate without --record, or copy the run somewhere writable`);
+    }
+    throw err;
+  }
+  if (!recorded) throw new UserError(`--record: the policy's episode did not end within 100,000 steps; nothing was recorded`);
+  return recorded;
 }
 
 /** rlx eval on a text run: the exported token model, stepped by onnxruntime, on the held-out prompts or dialogues. */

@@ -81,10 +81,11 @@ export interface RolloutEvent extends EventBase {
   return: number;
   length: number;
   /**
-   * What the episode is: `train`, `eval` or `final` (rollouts.ts's Recorded); absent in runs of
-   * earlier versions and for text batches; `final` for a text run's held-out answers.
+   * What the episode is: `train`, `eval` or `final` (rollouts.ts's Recorded; `rlx-eval` episodes
+   * come with no event); absent in runs of earlier versions and for text batches; `final` for a
+   * text run's held-out answers.
    */
-  recorded?: 'train' | 'eval' | 'final';
+  recorded?: 'train' | 'eval' | 'final' | 'rlx-eval';
 }
 
 /** A curriculum moved its env parameter (`curriculum { }`): the env copies now run with `value`. */

@@ -182,7 +182,7 @@ export interface RolloutHeader {
   /** The env's params when the episode started (a curriculum changes them); absent in runs of earlier versions. */
   env_params?: Record<string, unknown>;
   /** `train`, `eval` or `final` (runtime/run/rollouts.ts); absent in runs of earlier versions, whose episodes are all `train`. */
-  recorded?: 'train' | 'eval' | 'final';
+  recorded?: 'train' | 'eval' | 'final' | 'rlx-eval';
   /** Eval and final episodes: whether the policy took its most likely action. */
   deterministic?: boolean;
   /** Envs that draw their state (render_mode "rgb_array"): the episode's frames (runtime/run/frames.ts). */
@@ -263,11 +263,14 @@ export interface RolloutListing {
   file: string;
   /** The training step the episode started at (a text batch: the step it was sampled at). */
   step: number;
-  /** What the episode is, from its name: `train` (`episode-<step>.jsonl`), `eval` or `final` (`episode-<step>-final.jsonl`). */
-  recorded: 'train' | 'eval' | 'final';
+  /**
+   * What the episode is, from its name: `train` (`episode-<step>.jsonl`), `eval`, `final`
+   * (`episode-<step>-final.jsonl`) or `rlx-eval` (recorded by `rlx eval --record`).
+   */
+  recorded: 'train' | 'eval' | 'final' | 'rlx-eval';
 }
 
-const RECORDED_ORDER = { train: 0, eval: 1, final: 2 } as const;
+const RECORDED_ORDER = { train: 0, eval: 1, final: 2, 'rlx-eval': 3 } as const;
 
 /** The recorded episodes of a run, oldest first; empty when the folder is missing. */
 export function listRollouts(dir: string): RolloutListing[] {
@@ -279,9 +282,9 @@ export function listRollouts(dir: string): RolloutListing[] {
     return [];
   }
   return names
-    .map((name) => ({ name, match: /^episode-(\d+)(?:-(eval|final))?\.jsonl$/.exec(name) }))
+    .map((name) => ({ name, match: /^episode-(\d+)(?:-(eval|final|rlx-eval))?\.jsonl$/.exec(name) }))
     .filter((e): e is { name: string; match: RegExpExecArray } => e.match !== null)
-    .map((e): RolloutListing => ({ file: path.join(folder, e.name), step: Number(e.match[1]), recorded: (e.match[2] as 'eval' | 'final' | undefined) ?? 'train' }))
+    .map((e): RolloutListing => ({ file: path.join(folder, e.name), step: Number(e.match[1]), recorded: (e.match[2] as RolloutListing['recorded'] | undefined) ?? 'train' }))
     .sort((a, b) => a.step - b.step || RECORDED_ORDER[a.recorded] - RECORDED_ORDER[b.recorded]);
 }
 

@@ -11,7 +11,8 @@
 // (relative to rollouts/), and `"frames":{"count","width","height",...}` in the header.
 import * as path from 'node:path';
 import type { TransitionSink } from '../algorithms/stepper.js';
-import type { RgbFrame, Space } from '../envs/types.js';
+import { rendersFrames, type RgbFrame, type Space } from '../envs/types.js';
+import type { VecEnv } from '../envs/vector.js';
 import { writeFileAtomic } from '../atomic-files.js';
 import { EpisodeFrames, framesFolderOf } from './frames.js';
 
@@ -19,9 +20,10 @@ type Phase = 'idle' | 'waiting' | 'recording';
 
 /**
  * What a recorded episode is: a training episode as sampled (`train`), the policy as evaluated
- * at an evaluation (`eval`), or the policy the run leaves (`final`, at its end).
+ * at an evaluation (`eval`), the policy the run leaves (`final`, at its end), or a policy of the
+ * run as `rlx eval --record` ran it (`rlx-eval`).
  */
-export type Recorded = 'train' | 'eval' | 'final';
+export type Recorded = 'train' | 'eval' | 'final' | 'rlx-eval';
 
 export interface RecordedEpisode {
   readonly file: string;
@@ -30,9 +32,20 @@ export interface RecordedEpisode {
   readonly recorded: Recorded;
 }
 
-/** `episode-<step>.jsonl` for a training episode, `episode-<step>-eval.jsonl` and `-final` for the policy's. */
+/** `episode-<step>.jsonl` for a training episode, `episode-<step>-eval.jsonl`, `-final` and `-rlx-eval` for the policy's. */
 export function rolloutFileName(step: number, recorded: Recorded): string {
   return recorded === 'train' ? `episode-${step}.jsonl` : `episode-${step}-${recorded}.jsonl`;
+}
+
+/** Copy 0's picture for a recorder, where the env draws one (read when drawn: a curriculum replaces the copies). */
+export function frameOfCopy0(vec: VecEnv): { frame?: () => RgbFrame | null } {
+  if (!rendersFrames(vec.envs[0]!)) return {};
+  return {
+    frame: () => {
+      const env = vec.envs[0]!;
+      return rendersFrames(env) ? env.renderFrame() : null;
+    },
+  };
 }
 
 export class RolloutRecorder implements TransitionSink {

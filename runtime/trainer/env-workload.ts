@@ -5,15 +5,15 @@
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import { stageAlgorithm, Stepper, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { makeVecEnv } from '../envs/registry.js';
-import { isGoalConditioned, rendersFrames, type BoxSpace, type DiscreteSpace, type RgbFrame } from '../envs/types.js';
+import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from '../envs/types.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { VecEnv } from '../envs/vector.js';
-import { evalMetrics, evaluate } from '../evaluate.js';
+import { evalMetrics, evaluate, recordEpisode } from '../evaluate.js';
 import { NetworkHandover, PolicyFactory, type PolicySpaces } from '../policies/index.js';
 import { Rng } from '../../shared/random.js';
 import { compileReward } from '../rewards/index.js';
 import { EVAL_EPISODES_KEPT, thinEvalEpisodes } from '../run/rollout-cap.js';
-import { RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
+import { frameOfCopy0, RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
 import type { ConditionMetric } from '../run/stop.js';
 import type { Compute } from '../tensor/index.js';
 import type { EvalOutcome, RunServices, Workload } from './workload.js';
@@ -22,22 +22,9 @@ import type { EvalOutcome, RunServices, Workload } from './workload.js';
 const EVAL_STREAMS = 1 << 20;
 /** Evaluation runs its episodes on at most this many copies at once. */
 const EVAL_COPIES = 32;
-/** A recorded episode of the policy longer than this is given up (an env without a time limit). */
-const RECORDED_EPISODE_LIMIT = 100_000;
 
 /** Makes `n` env copies of the plan's env (a built-in, or the user's module) with `params`. */
 type EnvFactory = (params: Record<string, unknown>, n: number) => VecEnv;
-
-/** Copy 0's picture for the recorded episodes, where the env draws one (read when drawn: a curriculum replaces the copies). */
-function frameOfCopy0(vec: VecEnv): { frame?: () => RgbFrame | null } {
-  if (!rendersFrames(vec.envs[0]!)) return {};
-  return {
-    frame: () => {
-      const env = vec.envs[0]!;
-      return rendersFrames(env) ? env.renderFrame() : null;
-    },
-  };
-}
 
 export class EnvWorkload implements Workload {
   readonly description: Readonly<Record<string, unknown>>;
@@ -135,27 +122,15 @@ export class EnvWorkload implements Workload {
   async recordPolicy(algorithm: Algorithm, recorded: 'eval' | 'final', step: number): Promise<void> {
     const run = this.run!;
     this.showEnv ??= this.makeEnvs(this.params, 1);
-    const vec = this.showEnv;
     // The training stepper's reward terms, on a copy of its own: the episode shows the training
     // reward and each term as the learner saw them.
-    const stepper = new Stepper(vec, this.stepper.reward);
-    const params = this.params;
-    const deterministic = this.plan.eval?.deterministic ?? true;
-    const recorder = new RolloutRecorder(
-      run.dir.rolloutsDir,
-      { env: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, terms: this.termNames, envParams: () => params, ...frameOfCopy0(vec) },
-      (episode) => this.noteRecorded(episode, step),
-    );
-    stepper.sink = recorder;
-    stepper.reset(new Rng(this.seed).fork('recorded').fork(step).uint32());
-    recorder.arm(step, true, recorded, deterministic);
-    const rng = new Rng(this.seed).fork('recorded-actions').fork(step);
-    const actions = vec.createActionBuffer();
-    for (let t = 0; recorder.active && t < RECORDED_EPISODE_LIMIT; t++) {
-      await algorithm.policy.act(stepper.obs, 1, actions, deterministic, rng);
-      stepper.step(actions);
-    }
-    recorder.cancel();
+    await recordEpisode(algorithm.policy, this.showEnv, {
+      dir: run.dir.rolloutsDir, step, recorded, deterministic: this.plan.eval?.deterministic ?? true,
+      reward: this.stepper.reward, termNames: this.termNames, envParams: this.params,
+      seed: new Rng(this.seed).fork('recorded').fork(step).uint32(),
+      rng: new Rng(this.seed).fork('recorded-actions').fork(step),
+      onRecorded: (episode) => this.noteRecorded(episode, step),
+    });
     if (recorded === 'eval') this.thinEvalEpisodes(step);
   }
 

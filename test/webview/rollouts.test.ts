@@ -216,9 +216,9 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
   });
 
   test("shows the env's own picture of each step when the episode has frames", async () => {
-    // A copy of a fixture run with an episode recorded as the trainer records an env that
-    // renders (a Gymnasium env made with render_mode "rgb_array"): a frame per step, here a
-    // square that moves right and turns from red to blue over the episode.
+    // A copy of a fixture run with an episode recorded as `rlx eval --record` records an env
+    // that renders (a Gymnasium env made with render_mode "rgb_array"): a frame per step, here
+    // a square that moves right and turns from red to blue over the episode.
     const out = tempDir();
     const dir = path.join(out, 'Painted', '20261127-101500-seed1');
     fs.cpSync(fixtureRuns('Steady')[0]!.dir, dir, { recursive: true });
@@ -230,22 +230,23 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
       { env: 'Paint', obsFields: ['cell'], actionSpace: { kind: 'discrete', n: 2 }, terms: [], frame: () => square(t) },
       () => {},
     );
-    recorder.arm(4096, true, 'eval', true);
+    recorder.arm(4096, true, 'rlx-eval', true);
     for (; t < 12; t++) {
       recorder.beforeStep();
       recorder.transition({ obs: new Float32Array([t]), action: [1], reward: 1, envReward: 1, terms: null, terminated: t === 11, truncated: false });
     }
     const run = listRuns(out)[0]!;
-    const file = listRollouts(run.dir).find((e) => e.recorded === 'eval')!.file;
+    const file = listRollouts(run.dir).find((e) => e.recorded === 'rlx-eval')!.file;
     const { page } = await open(run);
-    let s = await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.frame === 'episode-4096-eval.frames/0.png', 'the first frame');
+    let s = await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.frame === 'episode-4096-rlx-eval.frames/0.png', 'the first frame');
     assert.equal(s.drawn, null, 'the picture, not a drawing');
+    assert.equal(s.episodeLabels.at(-1), 'rlx eval of the policy at 4,096 (episode-4096-rlx-eval.jsonl)');
     const image = page.page.locator('.env-frame img');
     assert.equal(await image.isVisible(), true);
-    assert.equal(await image.getAttribute('src'), pngDataUrl(dir, 'episode-4096-eval.frames/0.png'));
+    assert.equal(await image.getAttribute('src'), pngDataUrl(dir, 'episode-4096-rlx-eval.frames/0.png'));
     await page.page.locator('#scrubber').fill('7');
-    s = await page.waitFor<InspectorSnapshot>((s) => s.t === 7 && s.frame === 'episode-4096-eval.frames/7.png', 'the frame of step 7');
-    assert.equal(await image.getAttribute('src'), pngDataUrl(dir, 'episode-4096-eval.frames/7.png'));
+    s = await page.waitFor<InspectorSnapshot>((s) => s.t === 7 && s.frame === 'episode-4096-rlx-eval.frames/7.png', 'the frame of step 7');
+    assert.equal(await image.getAttribute('src'), pngDataUrl(dir, 'episode-4096-rlx-eval.frames/7.png'));
     assert.deepEqual(await image.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]), [120, 60], 'the browser decoded the PNG');
     await page.screenshot('frames');
     assert.deepEqual(page.errors, []);

@@ -239,7 +239,11 @@ function episodeLabel(run: RunModel, listing: RolloutListing): string {
     const parts = [`step ${formatSteps(listing.step)}`, algorithm, note ? `mean reward ${formatValue(note.return)}` : name];
     return parts.filter(Boolean).join(' · ');
   }
-  const what = recorded === 'final' ? 'final policy' : recorded === 'eval' ? `eval at ${formatSteps(listing.step)}` : `training at ${formatSteps(listing.step)}`;
+  const what =
+    recorded === 'final' ? 'final policy'
+    : recorded === 'eval' ? `eval at ${formatSteps(listing.step)}`
+    : recorded === 'rlx-eval' ? `rlx eval of the policy at ${formatSteps(listing.step)}`
+    : `training at ${formatSteps(listing.step)}`;
   return note ? `${what}, return ${formatValue(note.return)} · ${note.length} steps` : `${what} (${name})`;
 }
 

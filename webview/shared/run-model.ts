@@ -148,8 +148,8 @@ export interface RolloutNote {
   length: number;
   /** The stage the episode or text batch was recorded in (absent in runs of earlier versions). */
   stage?: string;
-  /** `train`, `eval` or `final` (absent in runs of earlier versions: training episodes). */
-  recorded?: 'train' | 'eval' | 'final';
+  /** `train`, `eval`, `final` or `rlx-eval` (absent in runs of earlier versions: training episodes). */
+  recorded?: 'train' | 'eval' | 'final' | 'rlx-eval';
 }
 
 /** A curriculum's advance (a `curriculum` event): the env parameter's new value from this step on. */

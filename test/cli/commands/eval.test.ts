@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
+import { listRollouts, readRollout } from '../../../runtime/run/reader.js';
 import { train } from '../../../runtime/train.js';
 import { makeFifo, makeLink } from '../../helpers/hostile-files.js';
 import { makePlan } from '../../runtime/helpers.js';
@@ -54,6 +55,26 @@ describe('rlx eval checks the files it runs', () => {
     const r = evaluate();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^mean return .*policy-final\.onnx, deterministic\)\n$/);
+  });
+
+  test('--record keeps one episode of the policy in rollouts/ for the inspector, named by the policy\'s step', () => {
+    const r = evaluate('--record');
+    assert.equal(r.code, 0, r.stderr);
+    const said = /\nrecorded an episode \(return (\d+), (\d+) steps\) in (.*episode-512-rlx-eval\.jsonl)\n$/.exec(r.stdout);
+    assert.ok(said, r.stdout);
+    const file = path.join(work, runDir, 'rollouts', 'episode-512-rlx-eval.jsonl');
+    assert.equal(path.resolve(work, said[3]!), file);
+    const episode = readRollout(file);
+    assert.ok(episode.kind === 'episode' && episode.header);
+    assert.equal(episode.header.recorded, 'rlx-eval');
+    assert.equal(episode.header.deterministic, true);
+    assert.equal(episode.steps.length, Number(said[2]));
+    assert.equal(episode.steps.reduce((sum, s) => sum + s.env_reward, 0), Number(said[1]));
+    assert.ok(episode.steps.at(-1)!.terminated || episode.steps.at(-1)!.truncated, 'a whole episode');
+    assert.deepEqual(listRollouts(path.join(work, runDir)).filter((e) => e.recorded === 'rlx-eval').map((e) => e.step), [512]);
+    // Of a checkpoint: named by its step.
+    assert.equal(evaluate('--record', '--checkpoint', checkpoint('policy-256.onnx')).code, 0);
+    assert.ok(fs.existsSync(path.join(work, runDir, 'rollouts', 'episode-256-rlx-eval.jsonl')));
   });
 
   test('a bit flipped in policy-final.onnx or in a checkpoint policy: refused, naming the file', () => {

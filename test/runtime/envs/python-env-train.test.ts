@@ -1,14 +1,17 @@
 // gymnasium("CartPole-v1") end to end: the .rlx example compiles to a plan of kind 'gymnasium',
 // and PPO trains on the env in Python worker processes unchanged (a short run learns).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { readEvents } from '../../../runtime/run/events.js';
+import { readRollout } from '../../../runtime/run/reader.js';
 import { resume, train } from '../../../runtime/train.js';
 import { testPython } from '../../helpers/python.js';
+import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
 const python = testPython();
@@ -42,6 +45,12 @@ describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
       } finally {
         envs.close();
       }
+      // And the command line: rlx eval on the run, recording an episode for the inspector.
+      const cli = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', result.runDir, '--episodes', '2', '--record'], { encoding: 'utf8', env: { ...python!.env, RLX_PYTHON: python!.python }, timeout: 120_000 });
+      assert.equal(cli.status, 0, cli.stderr);
+      assert.match(cli.stdout, /^mean return [\d.]+ \+- [\d.]+ over 2 episodes .*\nrecorded an episode \(return \d+, \d+ steps\) in .*episode-8192-rlx-eval\.jsonl\n$/);
+      const recorded = readRollout(path.join(result.runDir, 'rollouts', 'episode-8192-rlx-eval.jsonl'));
+      assert.ok(recorded.kind === 'episode' && recorded.header?.env === 'E' && recorded.steps.length > 0);
     } finally {
       for (const [key, value] of Object.entries(previous)) {
         if (value === undefined) delete process.env[key];
