@@ -1,6 +1,7 @@
 // Frames of a Gymnasium env made with render_mode "rgb_array": the worker hands over
-// env.render() (worker.py render_frame), and a recorded episode keeps one PNG per step, the
-// picture of the state its step line's observation describes. A render() that fails or returns
+// env.render() (worker.py render_frame), and a recorded episode (a training run's sampled, eval
+// and final ones) keeps one PNG per step, the picture of the state its step line's observation
+// describes. A render() that fails or returns
 // something other than uint8 pixels is a clear error naming the env and the copy.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,11 +12,12 @@ import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { PythonEnvError, PythonEnvs, type PythonEnvOptions } from '../../../runtime/envs/python/python-env.js';
 import { rendersFrames, type RgbFrame } from '../../../runtime/envs/types.js';
 import { VecEnv } from '../../../runtime/envs/vector.js';
-import { readRollout } from '../../../runtime/run/reader.js';
+import { listRollouts, readRollout } from '../../../runtime/run/reader.js';
 import { RolloutRecorder } from '../../../runtime/run/rollouts.js';
+import { train } from '../../../runtime/train.js';
 import { decodePng } from '../../helpers/png.js';
 import { testPython } from '../../helpers/python.js';
-import { tempDir } from '../helpers.js';
+import { makePlan, tempDir } from '../helpers.js';
 
 const python = testPython();
 const skip = python === null ? 'python3 with numpy is not available' : false;
@@ -76,6 +78,36 @@ describe('frames of a gymnasium env with render_mode "rgb_array"', { skip }, () 
       assert.deepEqual(fs.readdirSync(dir).sort(), ['episode-100.frames', 'episode-100.jsonl']);
     } finally {
       envs.close();
+    }
+  });
+
+  it("a training run keeps frames for its sampled, eval and final episodes", async () => {
+    const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
+    process.env.PYTHONPATH = python!.env.PYTHONPATH;
+    process.env.RLX_PYTHON = python!.python;
+    try {
+      const plan = makePlan({
+        env: 'gymnasium',
+        envParams: { id: 'RlxPaintRendered-v0', max_steps: 0, imports: ['rlx_render_envs'], python: '', env_timeout: 30, copies_per_process: 2 },
+        budget: 512, envs: 2, algorithmParams: { rollout_steps: 64 }, eval: { every: 256, episodes: 2, deterministic: true },
+      });
+      const result = await train(plan, { out: tempDir(), compute: { threads: false }, rolloutEvery: 256 });
+      assert.equal(result.status, 'finished');
+      const episodes = listRollouts(result.runDir);
+      assert.deepEqual([...new Set(episodes.map((e) => e.recorded))].sort(), ['eval', 'final', 'train']);
+      for (const { file } of episodes) {
+        const episode = readRollout(file, result.runDir);
+        assert.ok(episode.kind === 'episode' && episode.header?.frames?.count === 6, `${file}: ${JSON.stringify(episode.kind === 'episode' ? episode.header : null)}`);
+        for (const step of episode.steps) {
+          const frame = decodePng(fs.readFileSync(path.join(result.runDir, 'rollouts', step.frame!)));
+          assert.deepEqual(Array.from(frame.pixels), painted(step.obs[0]!, step.obs[1]!), `${step.frame} shows the state of obs ${JSON.stringify(step.obs)}`);
+        }
+      }
+    } finally {
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
     }
   });
 
