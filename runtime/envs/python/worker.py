@@ -234,7 +234,8 @@ def goal_of(env, names, np):
         at += count
     (a0, a1), (d0, d1) = spans['achieved_goal'], spans['desired_goal']
     if a1 - a0 != d1 - d0:
-        raise Refusal(f'the observation space\'s achieved_goal holds {a1 - a0} numbers and its desired_goal {d1 - d0}; '
+        counted = [f'{n} number{"" if n == 1 else "s"}' for n in (a1 - a0, d1 - d0)]
+        raise Refusal(f'the observation space\'s achieved_goal holds {counted[0]} and its desired_goal {counted[1]}; '
                          'a goal env compares them number by number, so they must have the same shape')
     for key in GOAL_KEYS:
         if type(space.spaces[key]).__name__ == 'Dict':

@@ -175,6 +175,11 @@ describe('a gymnasium goal env (achieved_goal, desired_goal, compute_reward)', {
     }, 'RlxGoal-v0');
   });
 
+  it('goals of two sizes are refused, saying why', () => {
+    assert.throws(() => new PythonEnvs(options({ desired_size: 2 }, 'RlxGoal-v0')),
+      /the observation space's achieved_goal holds 1 number and its desired_goal 2 numbers; a goal env compares them number by number, so they must have the same shape/);
+  });
+
   it('relabeling asks the worker once per batch, and the batch is the one a call per row gives', () => {
     withCopy({}, (envs) => {
       const vec = VecEnv.create(() => envs.create(), 2);
