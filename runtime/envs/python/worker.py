@@ -31,7 +31,8 @@ class Refusal(ValueError):
 
 
 def send_json(out, value):
-    data = json.dumps(value).encode()
+    # default=repr: a Dict's keys in the handshake's 'layout' may be any hashable (the trainer ignores it).
+    data = json.dumps(value, default=repr).encode()
     out.write(struct.pack('<I', len(data)) + data)
 
 
@@ -259,13 +260,18 @@ def goal_outcomes(env, np):
     def rows(values, space, count):
         return np.asarray(values).reshape((count,) + tuple(space.shape or ())).astype(space.dtype)
 
+    per_row = set()  # the functions found not vectorised: called per row from then on
+
     def batched(function, achieved, desired, count):
-        try:
-            value = np.asarray(function(achieved, desired, [{} for _ in range(count)]), dtype=np.float64)
-            if value.size == count:
-                return value.reshape(count)
-        except Exception:
-            pass
+        if function not in per_row:
+            try:
+                value = np.asarray(function(achieved, desired, [{} for _ in range(count)]), dtype=np.float64)
+                if value.size == count:
+                    return value.reshape(count)
+            except Exception:
+                pass
+            if count > 1:
+                per_row.add(function)
         return np.array([float(function(achieved[i], desired[i], {})) for i in range(count)], dtype=np.float64)
 
     def outcomes(goals, count):
