@@ -172,6 +172,8 @@ export class PythonEnvs implements CopyBatch {
    */
   goalOutcomes(achieved: ArrayLike<number>, goals: ArrayLike<number>, count: number, width: number): GoalOutcomes {
     const goal = this.goal!;
+    // The worker reads rows of its goals' width: another would leave the pipe out of step.
+    if (width !== goal.achieved.length) throw new PythonEnvError(`${this.label}: goals of ${width} numbers asked for, but the env's goals have ${goal.achieved.length}`);
     const numbers = this.commandFrame('G', 1 + 2 * count * width);
     numbers[0] = count;
     for (let i = 0; i < count * width; i++) {

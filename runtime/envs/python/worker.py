@@ -103,19 +103,19 @@ def observation_names(space, np):
     if type(space).__name__ != 'Dict':
         return positional
     names = []
-    for path, leaf, count, _low, _high in parts:
+    for path, _leaf, count, _low, _high in parts:
         base = '_'.join(identifier(str(key)) for key in path)
-        names.extend([base] if count == 1 and tuple(leaf.shape or ()) in ((), (1,)) else [f'{base}_{k}' for k in range(count)])
+        names.extend([base] if count == 1 else [f'{base}_{k}' for k in range(count)])
     return names if len(set(names)) == len(names) else positional
 
 
 def identifier(key):
-    name = ''.join(c if c.isalnum() or c == '_' else '_' for c in key) or '_'
+    name = ''.join(c if (c.isascii() and c.isalnum()) or c == '_' else '_' for c in key) or '_'
     return '_' + name if name[0].isdigit() else name
 
 
 def action_space_of(space, np):
-    """An action space rlx's policies can act in, or a ValueError naming it and what rlx takes."""
+    """An action space rlx's policies can act in, or a Refusal naming it and what rlx takes."""
     name = type(space).__name__
     takes = 'rlx takes Discrete actions and Box actions of float32/float64'
     if name == 'Discrete':
@@ -127,12 +127,12 @@ def action_space_of(space, np):
     if name in ('MultiBinary', 'MultiDiscrete'):
         # A policy for these would need one Bernoulli (or categorical) head per element; rlx's have one.
         raise Refusal(f'the action space is {space_name(space)}; {takes} (a policy over {name} actions needs a head per element, '
-                         f'which rlx does not have): wrap the env so that it takes one Discrete action or a float Box')
+                      f'which rlx does not have): wrap the env so that it takes one Discrete action or a float Box')
     raise Refusal(f'the action space is {space_name(space)}; {takes}')
 
 
 def space_of(space, np, role):
-    """The handshake's description of a space in its role ('observation' or 'action'), or a ValueError naming it."""
+    """The handshake's description of a space in its role ('observation' or 'action'), or a Refusal naming it."""
     return observation_space_of(space, np) if role == 'observation' else action_space_of(space, np)
 
 
@@ -237,7 +237,7 @@ def goal_of(env, names, np):
     if a1 - a0 != d1 - d0:
         counted = [f'{n} number{"" if n == 1 else "s"}' for n in (a1 - a0, d1 - d0)]
         raise Refusal(f'the observation space\'s achieved_goal holds {counted[0]} and its desired_goal {counted[1]}; '
-                         'a goal env compares them number by number, so they must have the same shape')
+                      'a goal env compares them number by number, so they must have the same shape')
     for key in GOAL_KEYS:
         if type(space.spaces[key]).__name__ == 'Dict':
             raise Refusal(f'the observation space\'s {key} is a Dict; rlx takes goals that are one Box, Discrete, MultiBinary or MultiDiscrete space')

@@ -154,6 +154,8 @@ describe('a gymnasium goal env (achieved_goal, desired_goal, compute_reward)', {
       assert.equal(copy.computeTerminated?.([2], [3]), false);
       const outcomes = copy.computeRewards!(Float32Array.of(0, 3, 5, 9), Float32Array.of(3, 3, 3, 9), 4, 1);
       assert.deepEqual([Array.from(outcomes.rewards), outcomes.terminated], [[-1, 0, -1, 0], [false, true, false, true]]);
+      assert.throws(() => copy.computeReward([1, 2], [3, 4]), /goals of 2 numbers asked for, but the env's goals have 1/);
+      assert.equal(copy.computeReward([3], [3]), 0, 'the pipe is still in step');
       // Episodes: x from 0 to the goal at 3 (terminated, with is_success).
       copy.reset(0);
       const steps = [1, 1, 1].map((a) => copy.step(a));
