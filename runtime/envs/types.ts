@@ -109,6 +109,19 @@ export interface GoalConditioned {
    * relabeled transition's done from it; without it, relabeled rows keep their stored dones.
    */
   computeTerminated?(achieved: ArrayLike<number>, goal: ArrayLike<number>): boolean;
+  /**
+   * computeReward (and computeTerminated, where the env has it) for `count` pairs at once: row i
+   * of `achieved` and of `goals` is numbers [i * width, (i + 1) * width). For envs where each
+   * call is a round trip to another process (Python); relabeling uses it when present.
+   */
+  computeRewards?(achieved: Float32Array, goals: Float32Array, count: number, width: number): GoalOutcomes;
+}
+
+/** What computeRewards answers for a batch of (achieved, goal) pairs. */
+export interface GoalOutcomes {
+  readonly rewards: ArrayLike<number>;
+  /** Per pair, whether it ends the episode (computeTerminated); null for an env without one. */
+  readonly terminated: ArrayLike<boolean> | null;
 }
 
 export function isGoalConditioned(env: Env): env is Env & GoalConditioned {

@@ -1,6 +1,7 @@
 // The Python the Gymnasium bridge tests run: python3 (or RLX_PYTHON) with numpy, and the
 // Gymnasium 0.29.0 the project vendors for its benches (bench/peers/vendor, with shims for its
-// small dependencies) and test/fixtures/python (envs that misbehave on purpose) on PYTHONPATH.
+// small dependencies), test/fixtures/python (envs that misbehave on purpose) and examples/python
+// (the examples' envs) on PYTHONPATH.
 // Nothing is copied or installed. CI installs python3-numpy (.ci/run); without it the tests skip.
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
@@ -19,7 +20,7 @@ export function testPython(): TestPython | null {
   if (found !== undefined) return found;
   const root = repoRoot();
   const python = process.env.RLX_PYTHON ?? 'python3';
-  const paths = [path.join(root, 'bench/peers/vendor'), path.join(root, 'bench/peers/shims'), path.join(root, 'test/fixtures/python')];
+  const paths = [path.join(root, 'bench/peers/vendor'), path.join(root, 'bench/peers/shims'), path.join(root, 'test/fixtures/python'), path.join(root, 'examples/python')];
   const env = { ...process.env, PYTHONPATH: paths.join(path.delimiter) };
   const probe = spawnSync(python, ['-c', 'import numpy, gymnasium'], { env, encoding: 'utf8', timeout: 60_000 });
   if (probe.status !== 0) {

@@ -18,7 +18,7 @@
 //   are not re-evaluated for a new goal.
 import type { PlanParams } from '../../plan-params.js';
 import type { Rng } from '../../../shared/random.js';
-import type { GoalConditioned } from '../../envs/types.js';
+import type { GoalConditioned, GoalOutcomes } from '../../envs/types.js';
 import type { ReplayBatch } from './batch.js';
 
 export type RelabelStrategy = 'future' | 'final' | 'episode';
@@ -41,6 +41,8 @@ export interface GoalLayout {
   computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number;
   /** Whether reaching `achieved` when asked for `goal` ends the episode; null: relabeled rows keep their stored dones. */
   readonly computeTerminated: ((achieved: ArrayLike<number>, goal: ArrayLike<number>) => boolean) | null;
+  /** Both for a whole batch of pairs in one call (GoalConditioned.computeRewards); null: one call per pair. */
+  readonly computeRewards: ((achieved: Float32Array, goals: Float32Array, count: number, width: number) => GoalOutcomes) | null;
 }
 
 /** The plan's `relabel` value (`none`, `final`, or `{ kind, k }`) as a Relabel, null for none. */
@@ -75,6 +77,7 @@ export function goalLayout(obsFields: readonly string[], env: GoalConditioned): 
     achieved: env.achievedFields.map(index),
     computeReward: (a, g) => env.computeReward(a, g),
     computeTerminated: terminated !== undefined ? (a, g) => terminated.call(env, a, g) : null,
+    computeRewards: env.computeRewards !== undefined ? (a, g, count, width) => env.computeRewards!(a, g, count, width) : null,
   };
 }
 
@@ -168,15 +171,20 @@ export class EpisodeIndex {
 /**
  * Relabels the last k/(k+1) rows of a sampled batch in place (SB3 puts its virtual samples
  * after the real ones the same way). `indices` are the buffer rows the batch was drawn from.
+ * The rewards (and dones) come from one computeRewards call for the batch where the env has
+ * one (a Python env: one round trip, not one per row), else from computeReward row by row.
  */
 export function relabelBatch(relabel: Relabel, goals: GoalLayout, episodes: EpisodeIndex, storedNextObs: Float32Array, obsDim: number, indices: Int32Array, rng: Rng, batch: ReplayBatch): void {
   const rows = indices.length;
   const virtual = Math.floor((relabel.k / (relabel.k + 1)) * rows);
+  const first = rows - virtual;
   const width = goals.goal.length;
-  const goal = new Float32Array(width);
-  const achieved = new Float32Array(width);
+  const batched = goals.computeRewards !== null;
+  // Per row: the new goal and what the row's next observation achieved (all rows when batched).
+  const goal = new Float32Array(batched ? virtual * width : width);
+  const achieved = new Float32Array(batched ? virtual * width : width);
   const { positions, numEnvs } = episodes;
-  for (let j = rows - virtual; j < rows; j++) {
+  for (let j = first; j < rows; j++) {
     const r = indices[j];
     const e = r % numEnvs;
     const p = (r - e) / numEnvs;
@@ -185,14 +193,21 @@ export function relabelBatch(relabel: Relabel, goals: GoalLayout, episodes: Epis
     // SB3 is inclusive: `future` may pick the transition itself.
     const chosen = relabel.strategy === 'final' ? length - 1 : relabel.strategy === 'future' ? t + rng.int(length - t) : rng.int(length);
     const source = (((start + chosen) % positions) * numEnvs + e) * obsDim;
-    for (let k = 0; k < width; k++) goal[k] = storedNextObs[source + goals.achieved[k]];
+    const at = batched ? (j - first) * width : 0;
+    for (let k = 0; k < width; k++) goal[at + k] = storedNextObs[source + goals.achieved[k]];
     for (let k = 0; k < width; k++) {
-      batch.obs[j * obsDim + goals.goal[k]] = goal[k];
-      batch.nextObs[j * obsDim + goals.goal[k]] = goal[k];
-      achieved[k] = batch.nextObs[j * obsDim + goals.achieved[k]];
+      batch.obs[j * obsDim + goals.goal[k]] = goal[at + k];
+      batch.nextObs[j * obsDim + goals.goal[k]] = goal[at + k];
+      achieved[at + k] = batch.nextObs[j * obsDim + goals.achieved[k]];
     }
+    if (batched) continue;
     batch.rewards[j] = goals.computeReward(achieved, goal);
     if (goals.computeTerminated !== null) batch.dones[j] = goals.computeTerminated(achieved, goal) ? 1 : 0;
   }
+  if (!batched || virtual === 0) return;
+  const outcomes = goals.computeRewards!(achieved, goal, virtual, width);
+  for (let i = 0; i < virtual; i++) {
+    batch.rewards[first + i] = outcomes.rewards[i];
+    if (outcomes.terminated !== null) batch.dones[first + i] = outcomes.terminated[i] ? 1 : 0;
+  }
 }
-

@@ -5,7 +5,7 @@
 // processes, stepped in parallel: VecEnv steps all copies through stepAll() (CopyBatch), which
 // sends every worker its frame before it reads any answer.
 import { Rng } from '../../../shared/random.js';
-import { spaceSize, type FastEnv, type ResetResult, type RgbFrame, type Space, type StepResult } from '../types.js';
+import { spaceSize, type FastEnv, type GoalConditioned, type GoalOutcomes, type ResetResult, type RgbFrame, type Space, type StepResult } from '../types.js';
 import type { CopyBatch } from '../vector.js';
 import { PythonEnvError, PythonWorker, type WorkerConfig } from './python-worker.js';
 
@@ -25,6 +25,8 @@ export interface PythonEnvOptions extends WorkerConfig {
 
 const FLAG_TERMINATED = 1;
 const FLAG_TRUNCATED = 2;
+/** info["is_success"] of the step (Gymnasium-Robotics' goal envs report it). */
+const FLAG_SUCCESS = 4;
 /** Seconds a worker may take to import gymnasium and make its first copy, at least. */
 const MIN_START_SECONDS = 60;
 
@@ -32,11 +34,21 @@ interface Handshake {
   readonly ok: boolean;
   readonly error?: string;
   readonly observation?: Space;
+  /** Names of the observation's numbers: a Dict's from its keys, else x0, x1, ... */
+  readonly observation_names?: readonly string[];
   readonly action?: Space;
+  /** A goal env's goals, by observation name, and whether it has compute_terminated. */
+  readonly goal?: PythonGoal;
   /** The episode limit in force (the id's registered one when max_steps is 0); null when none. */
   readonly max_steps?: number | null;
   /** The env's render_mode (gymnasium.make's kwargs); "rgb_array" gives frames (worker.py render_frame). */
   readonly render_mode?: string | null;
+}
+
+export interface PythonGoal {
+  readonly achieved: readonly string[];
+  readonly desired: readonly string[];
+  readonly terminated: boolean;
 }
 
 /** Episodes of an env with no limit of its own still end somewhere, for the trainer's bookkeeping. */
@@ -54,6 +66,10 @@ export class PythonEnvs implements CopyBatch {
   readonly maxSteps: number;
   /** Whether the env was made with render_mode "rgb_array", so that its copies draw frames. */
   readonly rendersFrames: boolean;
+  /** Names of the observation's numbers (obsFields). */
+  readonly observationNames: readonly string[];
+  /** Where a goal env's goals are; null for other envs. */
+  readonly goal: PythonGoal | null;
   /** Records of the last stepAll(), by copy number. */
   prepared = new Float64Array(0);
   private preparedFor = new Uint8Array(0);
@@ -66,10 +82,13 @@ export class PythonEnvs implements CopyBatch {
   constructor(readonly options: PythonEnvOptions) {
     const first = this.startWorker();
     const spaces = this.handshake(first);
-    this.observationSpace = spaces.observation!;
-    this.actionSpace = spaces.action!;
+    this.observationSpace = withInfiniteBounds(spaces.observation!);
+    this.actionSpace = withInfiniteBounds(spaces.action!);
     this.obsDim = spaceSize(this.observationSpace);
     this.actionDim = spaceSize(this.actionSpace);
+    const names = spaces.observation_names;
+    this.observationNames = names && names.length === this.obsDim ? names : Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
+    this.goal = spaces.goal ?? null;
     this.record = this.obsDim + 2;
     this.maxSteps = options.maxSteps || spaces.max_steps || NO_LIMIT;
     this.rendersFrames = spaces.render_mode === 'rgb_array';
@@ -86,7 +105,7 @@ export class PythonEnvs implements CopyBatch {
     const workerIndex = Math.floor(number / this.options.copiesPerProcess);
     if (workerIndex >= this.workers.length) this.handshake(this.startWorker());
     else if (slot > 0) this.growWorker(this.workers[workerIndex]!);
-    const copy = new PythonEnvCopy(this, number, workerIndex, slot);
+    const copy = this.goal !== null ? new GoalPythonEnvCopy(this, number, workerIndex, slot, this.goal) : new PythonEnvCopy(this, number, workerIndex, slot);
     this.copies.push(copy);
     if (this.prepared.length < this.copies.length * this.record) {
       const grown = new Float64Array(this.copies.length * 2 * this.record);
@@ -181,6 +200,31 @@ export class PythonEnvs implements CopyBatch {
     return { height, width, channels: channels as 1 | 3 | 4, pixels };
   }
 
+  /**
+   * A goal env's compute_reward (and compute_terminated) for `count` pairs of goals in one round
+   * trip. Worker 0 answers (every worker holds a copy of the env); relabeling calls this on the
+   * trainer's thread between steps, so no step is in flight.
+   */
+  goalOutcomes(achieved: ArrayLike<number>, goals: ArrayLike<number>, count: number, width: number): GoalOutcomes {
+    const goal = this.goal!;
+    // The worker reads rows of its goals' width: another would leave the pipe out of step.
+    if (width !== goal.achieved.length) throw new PythonEnvError(`${this.label}: goals of ${width} numbers asked for, but the env's goals have ${goal.achieved.length}`);
+    const numbers = this.commandFrame('G', 1 + 2 * count * width);
+    numbers[0] = count;
+    for (let i = 0; i < count * width; i++) {
+      numbers[1 + i] = achieved[i]!;
+      numbers[1 + count * width + i] = goals[i]!;
+    }
+    this.sendFrame(0, numbers.length);
+    const answer = this.receive(0, goal.terminated ? 2 * count : count, `while computing the rewards of ${count} relabeled goals (compute_reward)`);
+    const rewards = Float64Array.from(answer.subarray(0, count));
+    rewards.forEach((reward, i) => {
+      if (!Number.isFinite(reward)) throw new PythonEnvError(`${this.label}: compute_reward returned ${reward} for achieved goal [${Array.from(achieved).slice(i * width, (i + 1) * width).join(', ')}] and desired goal [${Array.from(goals).slice(i * width, (i + 1) * width).join(', ')}]; it must return finite numbers`);
+    });
+    const terminated = goal.terminated ? Array.from(answer.subarray(count, 2 * count), (flag) => flag !== 0) : null;
+    return { rewards, terminated };
+  }
+
   /** Ends every worker; the copies fail from then on. */
   close(): void {
     for (const worker of this.workers) worker.close();
@@ -249,6 +293,13 @@ export class PythonEnvs implements CopyBatch {
   }
 }
 
+/** A space from the handshake: JSON has no Infinity, so an unbounded side of a box comes as null. */
+function withInfiniteBounds(space: Space): Space {
+  if (space.kind !== 'box') return space;
+  const bound = (values: readonly (number | null)[], infinity: number) => values.map((v) => (v === null ? infinity : v));
+  return { ...space, low: bound(space.low, -Infinity), high: bound(space.high, Infinity) };
+}
+
 /** What to do about a worker's traceback, when its last line says. */
 function hint(error: string): string {
   if (/No module named '?(gymnasium|numpy)/.test(error)) return 'Install it for this interpreter (pip install gymnasium), or name another with the env\'s `python` setting or RLX_PYTHON.';
@@ -271,16 +322,17 @@ export class PythonEnvCopy implements FastEnv {
   readonly obsFields: readonly string[];
   terminated = false;
   truncated = false;
-  readonly success = false;
+  /** info["is_success"] of the last step. */
+  success = false;
   elapsedSteps = 0;
   /** The copy's frame (types.ts RendersFrames), only where the env renders rgb_array pictures. */
   readonly renderFrame?: () => RgbFrame;
   private pendingSeed: number | undefined;
 
-  constructor(private readonly host: PythonEnvs, readonly number: number, readonly worker: number, readonly slot: number) {
+  constructor(protected readonly host: PythonEnvs, readonly number: number, readonly worker: number, readonly slot: number) {
     this.obsDim = host.obsDim;
     this.actionDim = host.actionDim;
-    this.obsFields = Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
+    this.obsFields = host.observationNames;
     if (host.rendersFrames) this.renderFrame = () => host.render(this);
   }
 
@@ -343,6 +395,7 @@ export class PythonEnvCopy implements FastEnv {
     const flags = source[at + obsDim + 1]!;
     this.terminated = (flags & FLAG_TERMINATED) !== 0;
     this.truncated = (flags & FLAG_TRUNCATED) !== 0;
+    this.success = (flags & FLAG_SUCCESS) !== 0;
     return reward;
   }
 
@@ -366,6 +419,33 @@ export class PythonEnvCopy implements FastEnv {
     this.elapsedSteps = 0;
     this.terminated = false;
     this.truncated = false;
+    this.success = false;
     return obs;
+  }
+}
+
+/**
+ * A copy of a goal env (a Dict observation with achieved_goal and desired_goal, and
+ * compute_reward): hindsight relabeling asks its worker for the rewards of whole batches.
+ */
+export class GoalPythonEnvCopy extends PythonEnvCopy implements GoalConditioned {
+  readonly achievedFields: readonly string[];
+  readonly goalFields: readonly string[];
+  /** Absent where the env has no compute_terminated: relabeled rows then keep their stored dones. */
+  readonly computeTerminated?: (achieved: ArrayLike<number>, goal: ArrayLike<number>) => boolean;
+
+  constructor(host: PythonEnvs, number: number, worker: number, slot: number, goal: PythonGoal) {
+    super(host, number, worker, slot);
+    this.achievedFields = goal.achieved;
+    this.goalFields = goal.desired;
+    if (goal.terminated) this.computeTerminated = (achieved, wanted) => this.host.goalOutcomes(achieved, wanted, 1, achieved.length).terminated![0]!;
+  }
+
+  computeReward(achieved: ArrayLike<number>, goal: ArrayLike<number>): number {
+    return this.host.goalOutcomes(achieved, goal, 1, achieved.length).rewards[0]!;
+  }
+
+  computeRewards(achieved: Float32Array, goals: Float32Array, count: number, width: number): GoalOutcomes {
+    return this.host.goalOutcomes(achieved, goals, count, width);
   }
 }

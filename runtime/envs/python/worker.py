@@ -5,7 +5,10 @@
 #
 # COMMANDS and RESULTS are FIFOs the trainer made; CONFIG_JSON is {"id", "kwargs", "imports",
 # "max_steps" (0: the id's own limit)}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
-# {"ok": true, "observation": SPACE, "action": SPACE, "max_steps": N|null} or {"ok": false, "error": "..."}. Then, per
+# {"ok": true, "observation": SPACE, "observation_names": [...], "action": SPACE, "max_steps": N|null,
+# "goal"?: {"achieved": [names], "desired": [names], "terminated": bool}} or {"ok": false, "error": "..."}
+# (describe()). An observation SPACE is always a box of numbers (a Dict's leaves in order);
+# an unbounded side of a box is null. Then, per
 # command (a u8 opcode, then its numbers as float64):
 #   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
 #   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
@@ -13,7 +16,10 @@
 #   b"F" copy           copy `copy`'s env.render() (render_mode "rgb_array")
 #                       -> u32 height, width, channels, then height*width*channels bytes;
 #                          or 0, 0, 0 then u32 length + JSON error
-# flags: 1 terminated, 2 truncated. The worker never resets a copy on its own: the trainer's
+#   b"G" n achieved[n*w] desired[n*w]   a goal env's compute_reward for n pairs of goals of w
+#                       numbers (w: the handshake's goal)        -> rewards[n] (then terminated[n]
+#                       as 0/1 when the handshake's goal has "terminated": true)
+# flags: 1 terminated, 2 truncated, 4 info["is_success"]. The worker never resets a copy on its own: the trainer's
 # vector env resets a copy whose episode ended (Gymnasium 0.29's same-step autoreset), so the
 # observation that ended an episode still reaches it. End of COMMANDS (the trainer exited, even
 # killed) ends the worker, so no worker outlives its trainer.
@@ -23,23 +29,114 @@ import sys
 import traceback
 
 
+class Refusal(ValueError):
+    """rlx refuses the env (a space it does not take): the message says all, without a traceback."""
+
+
 def send_json(out, value):
-    data = json.dumps(value).encode()
+    # default=repr: a Dict's keys in the handshake's 'layout' may be any hashable (the trainer ignores it).
+    data = json.dumps(value, default=repr).encode()
     out.write(struct.pack('<I', len(data)) + data)
 
 
-def space_of(space, np, role):
+def bounds(values, np):
+    # JSON has no Infinity: an unbounded side goes as null (python-env.ts reads it back as +-Infinity).
+    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+
+
+def space_name(space):
+    shown, name = str(space), type(space).__name__
+    return shown if shown.startswith(name) else f'{name} ({shown})'
+
+
+def observation_parts(space, np, path=()):
+    """The observation's numbers in order, as (key path, space, numbers, low, high) per leaf.
+
+    A Dict is walked in its own order, the order gymnasium.spaces.flatten concatenates it in
+    (Gymnasium 0.29 sorts the keys of a plain dict and keeps an OrderedDict's order); Box (any
+    numeric dtype), Discrete, MultiBinary and MultiDiscrete leaves are numbers as they are
+    (Discrete: its one number, not flatten's one-hot).
+    """
     name = type(space).__name__
+    if name == 'Dict':
+        parts = []
+        for key, sub in space.spaces.items():
+            parts.extend(observation_parts(sub, np, path + (key,)))
+        return parts
+    if name == 'Box':
+        if not np.issubdtype(space.dtype, np.number) and space.dtype != np.bool_:
+            raise Refusal(f'the observation space {space_name(space)} has dtype {space.dtype}; rlx takes Box observations of numbers')
+        size = int(np.prod(space.shape))
+        return [(path, space, size, space.low, space.high)]
     if name == 'Discrete':
-        if int(space.start) != 0:
-            raise ValueError(f'the {role} space {space} starts at {int(space.start)}; rlx takes Discrete spaces that start at 0')
-        return {'kind': 'discrete', 'n': int(space.n)}
+        start = int(space.start)
+        return [(path, space, 1, [start], [start + int(space.n) - 1])]
+    if name == 'MultiBinary':
+        size = int(np.prod(space.shape))
+        return [(path, space, size, np.zeros(size), np.ones(size))]
+    if name == 'MultiDiscrete':
+        start = np.asarray(getattr(space, 'start', np.zeros_like(space.nvec)))
+        return [(path, space, int(np.prod(space.shape)), start, start + np.asarray(space.nvec) - 1)]
+    where = f"'s key {'.'.join(map(str, path))!r}" if path else ''
+    raise Refusal(f'the observation space{where} is {space_name(space)}; rlx takes Box, Discrete, MultiBinary and MultiDiscrete observations, and Dict spaces of them')
+
+
+def observation_space_of(space, np):
+    """An observation space as rlx sees it: a Box of its numbers (a Box keeps its shape)."""
+    parts = observation_parts(space, np)
+    if type(space).__name__ == 'Box':
+        return {'kind': 'box', 'shape': [int(d) for d in space.shape], 'low': bounds(space.low, np), 'high': bounds(space.high, np)}
+    size = sum(part[2] for part in parts)
+    low = np.concatenate([np.broadcast_to(np.asarray(p[3], dtype=np.float64).reshape(-1), (p[2],)) for p in parts]) if parts else np.zeros(0)
+    high = np.concatenate([np.broadcast_to(np.asarray(p[4], dtype=np.float64).reshape(-1), (p[2],)) for p in parts]) if parts else np.zeros(0)
+    return {'kind': 'box', 'shape': [size], 'low': bounds(low, np), 'high': bounds(high, np)}
+
+
+def observation_names(space, np):
+    """Names of the observation's numbers (`obs.NAME` in reward terms), in order.
+
+    Outside a Dict: x0, x1, ... For a Dict, from its keys: a key whose space holds one number is
+    named by the key, one with more by key_0, key_1, ... (in C order); keys of nested Dicts are
+    joined by '_', and characters other than letters, digits and '_' become '_'. Names that would
+    clash (a key `a` of two numbers beside a key `a_0`) fall back to x0, x1, ... for the whole
+    observation.
+    """
+    parts = observation_parts(space, np)
+    positional = [f'x{k}' for k in range(sum(part[2] for part in parts))]
+    if type(space).__name__ != 'Dict':
+        return positional
+    names = []
+    for path, _leaf, count, _low, _high in parts:
+        base = '_'.join(identifier(str(key)) for key in path)
+        names.extend([base] if count == 1 else [f'{base}_{k}' for k in range(count)])
+    return names if len(set(names)) == len(names) else positional
+
+
+def identifier(key):
+    name = ''.join(c if (c.isascii() and c.isalnum()) or c == '_' else '_' for c in key) or '_'
+    return '_' + name if name[0].isdigit() else name
+
+
+def action_space_of(space, np):
+    """An action space rlx's policies can act in, or a Refusal naming it and what rlx takes."""
+    name = type(space).__name__
+    takes = 'rlx takes Discrete actions and Box actions of float32/float64'
+    if name == 'Discrete':
+        return {'kind': 'discrete', 'n': int(space.n)}  # rlx's action k is start + k (converters)
     if name == 'Box':
         if space.dtype not in (np.float32, np.float64):
-            raise ValueError(f'the {role} space {space} has dtype {space.dtype}; rlx takes Box spaces of float32 or float64')
-        return {'kind': 'box', 'shape': [int(d) for d in space.shape],
-                'low': [float(v) for v in space.low.reshape(-1)], 'high': [float(v) for v in space.high.reshape(-1)]}
-    raise ValueError(f'the {role} space is {name} ({space}); rlx takes Box (float32/float64) and Discrete spaces')
+            raise Refusal(f'the action space {space_name(space)} has dtype {space.dtype}; {takes}')
+        return {'kind': 'box', 'shape': [int(d) for d in space.shape], 'low': bounds(space.low, np), 'high': bounds(space.high, np)}
+    if name in ('MultiBinary', 'MultiDiscrete'):
+        # A policy for these would need one Bernoulli (or categorical) head per element; rlx's have one.
+        raise Refusal(f'the action space is {space_name(space)}; {takes} (a policy over {name} actions needs a head per element, '
+                      f'which rlx does not have): wrap the env so that it takes one Discrete action or a float Box')
+    raise Refusal(f'the action space is {space_name(space)}; {takes}')
+
+
+def space_of(space, np, role):
+    """The handshake's description of a space in its role ('observation' or 'action'), or a Refusal naming it."""
+    return observation_space_of(space, np) if role == 'observation' else action_space_of(space, np)
 
 
 def read_exact(source, size):
@@ -68,30 +165,128 @@ def make_env(config, gymnasium):
 
 
 def describe(env, np):
-    """The handshake's description of the env: its spaces and its episode limit."""
-    return {'ok': True,
-            'observation': space_of(env.observation_space, np, 'observation'),
-            'action': space_of(env.action_space, np, 'action'),
-            'max_steps': getattr(env.spec, 'max_episode_steps', None),
-            # "rgb_array": the trainer asks for a frame per recorded step (render_frame).
-            'render_mode': getattr(env, 'render_mode', None)}
+    """The handshake's description of the env: its spaces, the names of its observation's numbers,
+    its episode limit, and for a goal env where its goals are; 'layout' is for converters()."""
+    space = env.observation_space
+    description = {'ok': True,
+                   'observation': space_of(space, np, 'observation'),
+                   'observation_names': observation_names(space, np),
+                   'action': space_of(env.action_space, np, 'action'),
+                   'max_steps': getattr(env.spec, 'max_episode_steps', None),
+                   # "rgb_array": the trainer asks for a frame per recorded step (render_frame).
+                   'render_mode': getattr(env, 'render_mode', None),
+                   'layout': {'observation_keys': [list(part[0]) for part in observation_parts(space, np)] if type(space).__name__ == 'Dict' else None,
+                              'action_start': int(env.action_space.start) if type(env.action_space).__name__ == 'Discrete' else 0}}
+    goal = goal_of(env, description['observation_names'], np)
+    if goal is not None:
+        description['goal'] = goal
+    return description
 
 
 def converters(description, np):
-    """observation_numbers(obs) -> list of floats, and action_of(row) -> what step() takes (row[0] is the copy)."""
+    """observation_numbers(obs) -> list of numbers, and action_of(row) -> what step() takes (row[0] is the copy)."""
     observation, action = description['observation'], description['action']
+    layout = description.get('layout') or {}
+    keys = layout.get('observation_keys')
     discrete = action['kind'] == 'discrete'
+    action_start = int(layout.get('action_start', 0))
     action_shape = tuple(action.get('shape', ()))
     # The hot path works on Python lists (tolist, struct): cheaper than numpy calls per copy.
-    flat = observation['kind'] == 'box' and len(observation['shape']) == 1
+    flat = keys is None and len(observation['shape']) == 1
+
+    def numbers(value):
+        return np.asarray(value, dtype=np.float64).reshape(-1).tolist()
 
     def observation_numbers(obs):
-        return obs.tolist() if flat and type(obs) is np.ndarray else np.asarray(obs, dtype=np.float64).reshape(-1).tolist()
+        return obs.tolist() if flat and type(obs) is np.ndarray else numbers(obs)
+
+    def dict_numbers(obs):
+        # A Dict observation: its leaves in the space's order (observation_parts).
+        values = []
+        for path in keys:
+            value = obs
+            for key in path:
+                value = value[key]
+            values.extend(numbers(value))
+        return values
 
     def action_of(row):
-        return int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
+        return action_start + int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
 
-    return observation_numbers, action_of
+    return (dict_numbers if keys is not None else observation_numbers), action_of
+
+
+GOAL_KEYS = ('achieved_goal', 'desired_goal')
+
+
+def goal_of(env, names, np):
+    """Where a goal env's goals are, by observation name, or None for other envs.
+
+    A goal env (Gymnasium-Robotics' GoalEnv) has a Dict observation with `achieved_goal` and
+    `desired_goal` (and usually `observation`), and its env.unwrapped has compute_reward(achieved,
+    desired, info); compute_terminated(achieved, desired, info) too where reaching a goal ends
+    an episode.
+    """
+    space = env.observation_space
+    if type(space).__name__ != 'Dict' or not all(key in space.spaces for key in GOAL_KEYS):
+        return None
+    unwrapped = env.unwrapped
+    if not callable(getattr(unwrapped, 'compute_reward', None)):
+        return None
+    at, spans = 0, {}
+    for path, _leaf, count, _low, _high in observation_parts(space, np):
+        if path[0] in GOAL_KEYS:
+            spans.setdefault(path[0], [at, at])[1] = at + count
+        at += count
+    (a0, a1), (d0, d1) = spans['achieved_goal'], spans['desired_goal']
+    if a1 - a0 != d1 - d0:
+        counted = [f'{n} number{"" if n == 1 else "s"}' for n in (a1 - a0, d1 - d0)]
+        raise Refusal(f'the observation space\'s achieved_goal holds {counted[0]} and its desired_goal {counted[1]}; '
+                      'a goal env compares them number by number, so they must have the same shape')
+    for key in GOAL_KEYS:
+        if type(space.spaces[key]).__name__ == 'Dict':
+            raise Refusal(f'the observation space\'s {key} is a Dict; rlx takes goals that are one Box, Discrete, MultiBinary or MultiDiscrete space')
+    return {'achieved': names[a0:a1], 'desired': names[d0:d1],
+            'terminated': callable(getattr(unwrapped, 'compute_terminated', None))}
+
+
+def goal_outcomes(env, np):
+    """outcomes(goals, count) -> (rewards, terminated or None) for `count` pairs: `goals` holds the
+    achieved goals' rows, then the desired goals' rows (float64). One call of the env's
+    compute_reward (and compute_terminated) on the whole batch, as Stable-Baselines3's
+    HerReplayBuffer calls it (a leading batch dimension, one empty info per row); an env whose
+    function is not vectorised (it answers one value for a batch, or raises) is called per row."""
+    unwrapped = env.unwrapped
+    spaces = env.observation_space.spaces
+    achieved_space, desired_space = spaces['achieved_goal'], spaces['desired_goal']
+    reward = unwrapped.compute_reward
+    terminated = getattr(unwrapped, 'compute_terminated', None)
+
+    def rows(values, space, count):
+        return np.asarray(values).reshape((count,) + tuple(space.shape or ())).astype(space.dtype)
+
+    per_row = set()  # the functions found not vectorised: called per row from then on
+
+    def batched(function, achieved, desired, count):
+        if function not in per_row:
+            try:
+                value = np.asarray(function(achieved, desired, [{} for _ in range(count)]), dtype=np.float64)
+                if value.size == count:
+                    return value.reshape(count)
+            except Exception:
+                pass
+            if count > 1:
+                per_row.add(function)
+        return np.array([float(function(achieved[i], desired[i], {})) for i in range(count)], dtype=np.float64)
+
+    def outcomes(goals, count):
+        half = goals.size // 2
+        achieved, desired = rows(goals[:half], achieved_space, count), rows(goals[half:], desired_space, count)
+        rewards = batched(reward, achieved, desired, count)
+        ends = batched(terminated, achieved, desired, count) if callable(terminated) else None
+        return rewards, ends
+
+    return outcomes
 
 
 def render_frame(env, np):
@@ -115,6 +310,8 @@ def space_size(space, np):
 
 
 def failure():
+    if isinstance(sys.exc_info()[1], Refusal):
+        return {'ok': False, 'error': str(sys.exc_info()[1])}
     lines = traceback.format_exc().rstrip().splitlines()
     return {'ok': False, 'error': '\n'.join(lines[-6:])}
 
@@ -145,15 +342,20 @@ def serve(commands, results, envs, config, gymnasium, description, np):
     action_dim = space_size(description['action'], np)
     obs_dim = space_size(description['observation'], np)
     row_width = 1 + action_dim
+    goal_width = len(description['goal']['achieved']) if 'goal' in description else 0
+    goal_rewards = None
 
     def step_into(env, row, values):
-        obs, reward, terminated, truncated, _info = env.step(action_of(row))
+        obs, reward, terminated, truncated, info = env.step(action_of(row))
         numbers = observation_numbers(obs)
         if len(numbers) != obs_dim:
             raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
         values.extend(numbers)
         values.append(float(reward))
-        values.append((1 if terminated else 0) + (2 if truncated else 0))
+        flags = (1 if terminated else 0) + (2 if truncated else 0)
+        if info and isinstance(info, dict) and info.get('is_success'):  # an empty info costs one test
+            flags += 4
+        values.append(flags)
 
     while True:
         op = read_exact(commands, 1)
@@ -165,6 +367,13 @@ def serve(commands, results, envs, config, gymnasium, description, np):
                 row = rows[i * row_width:(i + 1) * row_width]
                 step_into(envs[int(row[0])], row, values)
             results.write(struct.pack(f'<{len(values)}d', *values))
+        elif op == b'G':
+            count = int(struct.unpack('<d', read_exact(commands, 8))[0])
+            goals = np.frombuffer(read_exact(commands, 16 * count * goal_width), dtype='<f8')
+            if goal_rewards is None:
+                goal_rewards = goal_outcomes(envs[0], np)
+            rewards, ends = goal_rewards(goals, count)
+            results.write(rewards.astype('<f8').tobytes() + (ends.astype('<f8').tobytes() if ends is not None else b''))
         elif op == b'M':
             try:
                 envs.append(make_env(config, gymnasium))

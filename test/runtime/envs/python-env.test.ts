@@ -185,9 +185,10 @@ describe('faults of Python envs', { skip }, () => {
       envs.create(); envs.create();
       console.log(JSON.stringify(envs.pids));
       setInterval(() => {}, 1000);`;
-    const before = fs.readdirSync(os.tmpdir());
+    // The trainer's own TMPDIR: other tests (and other processes) make and remove pipes in the shared one meanwhile.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-killed-trainer-'));
     for (const signal of ['SIGINT', 'SIGKILL'] as const) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: tmp } });
       const line = await new Promise<string>((resolve) => child.stdout.once('data', (data: Buffer) => resolve(data.toString())));
       const pids = JSON.parse(line) as number[];
       assert.ok(pids.every(alive));
@@ -195,8 +196,8 @@ describe('faults of Python envs', { skip }, () => {
       await new Promise((resolve) => child.once('exit', resolve));
       await new Promise((resolve) => setTimeout(resolve, 300));
       for (const pid of pids) assert.equal(alive(pid), false, `${signal}: worker ${pid} outlived the trainer`);
-      const left = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('rlx-python-env-')).filter((name) => !before.includes(name));
-      assert.deepEqual(left, [], `${signal}: the workers' pipes were left in ${os.tmpdir()}`);
+      assert.deepEqual(fs.readdirSync(tmp), [], `${signal}: the workers' pipes were left in TMPDIR`);
     }
+    fs.rmdirSync(tmp);
   });
 });
