@@ -3,7 +3,7 @@
 // (no provider, a probe still running, an untrusted workspace) nothing changes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { analyze, Workspace, type AnalyzeOptions, type PythonEnvFacts, type PythonEnvQuery, type PythonEnvRead } from '../../../dsl/index.js';
+import { analyze, CheckCache, Workspace, type AnalyzeOptions, type PythonEnvFacts, type PythonEnvQuery, type PythonEnvRead } from '../../../dsl/index.js';
 import { completion } from '../../../server/features/completion/index.js';
 import { DEFAULT_SETTINGS, linesOf, pathToUri } from '../../../server/context.js';
 import { expectClean, expectDiagnostics, MemoryHost, virtualPath } from '../../helpers/source.js';
@@ -62,4 +62,21 @@ test('completion after obs. offers the probed names', () => {
   const doc = { uri: pathToUri(file), unit, analysis, lines, settings: DEFAULT_SETTINGS };
   const labels = completion(doc, lines.position(cursor!), {}).map((item) => item.label);
   assert.deepEqual(labels.filter((l) => /^x\d$/.test(l)), ['x0', 'x1', 'x2', 'x3']);
+});
+
+test('a kept check result is not replayed once the probe has answered (check/reuse.ts follows the read)', () => {
+  const text = `env Cart = gymnasium("CartPole-v1")\n${experiment('PPO', 'reward R {\n  term t = -abs(obs.theta)\n}\n')}`;
+  const file = virtualPath('main.rlx');
+  const workspace = new Workspace(new MemoryHost({ 'main.rlx': text }));
+  const cache = new CheckCache();
+  let read: PythonEnvRead = 'pending';
+  const options: AnalyzeOptions = { cache, pythonEnvs: { lookup: () => read } };
+  const codes = () => (analyze(workspace, [file], options).diagnostics.get(file) ?? []).map((d) => d.code);
+  assert.deepEqual(codes(), []);
+  assert.deepEqual(codes(), [], 'pending still');
+  assert.ok(cache.counts.reused > 0, 'the second analysis replayed kept results');
+  read = CARTPOLE;
+  assert.deepEqual(codes(), ['unknown-field']);
+  read = { kind: 'failed', message: 'ModuleNotFoundError: No module named \'gymnasium\'' };
+  assert.deepEqual(codes(), ['python-env-probe-failed']);
 });
