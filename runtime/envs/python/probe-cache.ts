@@ -54,6 +54,8 @@ interface Known {
 export class PythonEnvProbes implements PythonEnvFactsProvider {
   private readonly known = new Map<string, Known>();
   private readonly running = new Set<Promise<void>>();
+  /** The keys whose probe runs now. */
+  private readonly runningKeys = new Set<string>();
   private readonly processEnv: NodeJS.ProcessEnv;
   private readonly cacheDir: string;
   /** Processes started, for tests and the log. */
@@ -76,7 +78,7 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
         return stored;
       }
     }
-    if (known && this.isRunning(key)) return known.read;
+    if (known && this.runningKeys.has(key)) return known.read;
     this.start(key, query, interpreter, known);
     return this.known.get(key)!.read;
   }
@@ -89,12 +91,6 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
   /** Resolves when no probe runs (rlx check waits for its probes, then checks again). */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.all([...this.running]);
-  }
-
-  private readonly runningKeys = new Set<string>();
-
-  private isRunning(key: string): boolean {
-    return this.runningKeys.has(key);
   }
 
   /** Starts a probe; an earlier failure stays the answer until the new one arrives (no flicker). */
