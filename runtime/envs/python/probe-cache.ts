@@ -24,6 +24,8 @@ import { factsOf, probePythonEnv, type ProbeResult } from './probe.js';
 
 /** A failed probe is tried again when asked after this long. */
 export const FAILURE_RETRY_MS = 60_000;
+/** Probes that run at once, at most: a workspace of many Python envs does not start as many interpreters together. */
+export const MAX_CONCURRENT_PROBES = 2;
 /** Bumped when the facts' form changes, so older cache files are not read. */
 const CACHE_FORMAT = 1;
 
@@ -60,6 +62,8 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
   private readonly cacheDir: string;
   /** Processes started, for tests and the log. */
   probesStarted = 0;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly options: PythonEnvProbesOptions = {}) {
     this.processEnv = options.processEnv ?? process.env;
@@ -99,7 +103,10 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
     this.runningKeys.add(key);
     const result: Promise<ProbeResult> = interpreter.path === undefined
       ? Promise.resolve({ kind: 'failed', message: `cannot find Python '${interpreter.command}' on PATH; install Python 3 with numpy and gymnasium, or name the interpreter with the env's \`python\` setting or RLX_PYTHON` })
-      : (this.probesStarted++, probePythonEnv(query, { python: interpreter.path, processEnv: this.processEnv, ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}) }));
+      : this.inSlot(() => {
+        this.probesStarted++;
+        return probePythonEnv(query, { python: interpreter.path!, processEnv: this.processEnv, ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}) });
+      });
     const done = result.then((read) => {
       this.runningKeys.delete(key);
       this.running.delete(done);
@@ -116,6 +123,19 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
       this.options.onSettled?.(query);
     });
     this.running.add(done);
+  }
+
+  /** Runs `probe` when fewer than MAX_CONCURRENT_PROBES run; a finished one hands its slot to the next waiting. */
+  private async inSlot<T>(probe: () => Promise<T>): Promise<T> {
+    if (this.active < MAX_CONCURRENT_PROBES) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await probe();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
   }
 
   private fileOf(key: string): string {

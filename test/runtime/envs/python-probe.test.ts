@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { PythonEnvQuery } from '../../../dsl/index.js';
-import { PythonEnvProbes } from '../../../runtime/envs/python/probe-cache.js';
+import { MAX_CONCURRENT_PROBES, PythonEnvProbes } from '../../../runtime/envs/python/probe-cache.js';
 import { probePythonEnv } from '../../../runtime/envs/python/probe.js';
 import { testPython } from '../../helpers/python.js';
 
@@ -80,6 +80,20 @@ describe('probing a Python env', { skip }, () => {
     assert.equal(second.lookup(query({ python: other.python })), 'pending');
     await second.idle();
     assert.equal(other.starts(), 1);
+  });
+
+  it('runs at most MAX_CONCURRENT_PROBES probes at once; the others wait their turn', async () => {
+    const dir = path.join(temp, 'concurrent');
+    fs.mkdirSync(dir);
+    // Each start counts the probes running beside it (a file per running probe), then fails.
+    const counting = path.join(temp, 'counting-python');
+    fs.writeFileSync(counting, `#!/bin/sh\ntouch '${dir}'/$$\nls '${dir}' | wc -l >> '${dir}.log'\nsleep 0.3\nrm '${dir}'/$$\nexit 1\n`, { mode: 0o755 });
+    const probes = new PythonEnvProbes({ cacheDir: path.join(temp, 'cache-concurrent'), processEnv: python!.env });
+    for (const id of ['A-v0', 'B-v0', 'C-v0', 'D-v0', 'E-v0']) assert.equal(probes.lookup(query({ id, python: counting })), 'pending');
+    await probes.idle();
+    const counts = fs.readFileSync(`${dir}.log`, 'utf8').trim().split('\n').map(Number);
+    assert.equal(counts.length, 5);
+    assert.ok(Math.max(...counts) <= MAX_CONCURRENT_PROBES, `running together: ${counts.join(', ')}`);
   });
 
   it('keeps a failure in memory only, and does not probe it again at every lookup', async () => {
