@@ -1,7 +1,7 @@
 // What the checker may know of a Python env (`env Cart = gymnasium("CartPole-v1")`): its spaces,
 // learnt by running it once at check time (a probe). The checker never runs Python itself: a
 // host that may (rlx check, the language server in a trusted workspace) injects a
-// PythonEnvFactsProvider (runtime/envs/python/probe.ts), and the model turns facts into the
+// PythonEnvFactsProvider (runtime/envs/python/probe-cache.ts), and the model turns facts into the
 // env's spec, so `obs.` names and the action kind are checked and completed as for a TS module
 // that declares its spec. Without a provider, or before a probe has answered, nothing is known
 // and the names are checked when training starts.

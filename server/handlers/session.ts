@@ -43,7 +43,10 @@ export class Session {
 
   constructor(readonly connection: Connection, services: ServerServices = {}) {
     // A probe that answers re-checks the files that asked about its env, and publishes what changed.
-    this.pythonEnvs = new TrustedPythonEnvs(services.pythonEnvProbes, (query) => this.publisher.schedule(this.workspace.readersOfPythonEnv(pythonEnvKey(query))));
+    this.pythonEnvs = new TrustedPythonEnvs(services.pythonEnvProbes, (query) => {
+      this.log(`rlx: probed the Python env ${query.file ?? `gymnasium("${query.id}")`}`);
+      this.publisher.schedule(this.workspace.readersOfPythonEnv(pythonEnvKey(query)));
+    });
     this.workspace = new ServerWorkspace(this.pythonEnvs);
     this.publisher = new DiagnosticsPublisher(this.workspace, {
       convert: (doc) => {
