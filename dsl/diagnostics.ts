@@ -26,6 +26,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-dataset': 'A dataset with a line that is not a prompt/target object, or over the size rlx reads (errors); bytes that are not UTF-8 (a warning).',
   'invalid-module-spec': 'A user env module whose `export const spec` rlx cannot read or that is not valid.',
   'undeclared-module-spec': 'A user env module that does not declare its names (`export const spec`), so reward terms are checked only when training starts.',
+  'python-env-probe-failed': 'A gymnasium(...) env that `rlx check` or the editor (in a trusted workspace) could not make when it probed it, with Python\'s last line (a warning: `rlx train` would fail the same way).',
   'model-not-found': 'A pretrained model folder (`pretrained("./models/x")`) that does not exist.',
   'invalid-model': 'A pretrained model folder whose config.json rlx cannot build from, or that lacks tokenizer.json or the weights.',
   'exceeds-memory': 'A run whose estimated memory (weights, gradients, optimiser state, KV cache, activations) passes the memory free on this machine.',

@@ -5,6 +5,8 @@ export { parse, type ParseResult, type SyntaxError } from './syntax/parse.js';
 export { Workspace, type DataFileRead, type DatasetRead, type FileHost, type SourceUnit } from './semantics/workspace.js';
 export { Model, type DeclSymbol, type Target, type Reference, type EffectiveDeclaration } from './semantics/model.js';
 export { analyze, analyzeInSteps, type Analysis, type AnalyzeOptions } from './check/checker.js';
+export type { PythonEnvFacts, PythonEnvFactsProvider, PythonEnvProbeFailure, PythonEnvQuery, PythonEnvRead } from './schema/python-env-facts.js';
+export { pythonEnvKey } from './semantics/python-env.js';
 export { CheckCache } from './check/reuse.js';
 export type { HiddenDiagnostics } from './check/context.js';
 export * from './diagnostics.js';

@@ -64,8 +64,11 @@ export function activate(context: vscode.ExtensionContext): RlxApi {
     ...registerPanelSerializers(context, panels, runsRoots),
     vscode.commands.registerCommand('rlx.restartServer', () => rlx.restart()),
     vscode.commands.registerCommand('rlx.showServerLog', () => rlx.outputChannel.show(true)),
-    // Trust granted while open: the next Train is allowed; nothing else to redo.
-    vscode.workspace.onDidGrantWorkspaceTrust(() => tree.refresh()),
+    // Trust granted while open: the next Train is allowed, and the server may probe Python envs.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      tree.refresh();
+      void rlx.workspaceTrusted();
+    }),
   );
 
   // Trainers an earlier window started (a reload): Stop, status bar and progress follow them again.

@@ -7,7 +7,7 @@
 // analysis stays valid while every unit it saw is still the current one for its path and no new
 // importer appeared; otherwise the next request analyses again (parses are reused, so that costs
 // the check only).
-import { analyze, analyzeInSteps, CheckCache, Model, type Analysis, type SourceUnit, type Workspace } from '../dsl/index.js';
+import { analyze, analyzeInSteps, CheckCache, Model, pythonEnvKey, type Analysis, type PythonEnvFactsProvider, type PythonEnvQuery, type PythonEnvRead, type SourceUnit, type Workspace } from '../dsl/index.js';
 import { readModelFolder } from '../dsl/semantics/model-folder.js';
 import { linesOf, type DocumentContext, type ServerSettings } from './context.js';
 import type { FileIndex } from './file-index.js';
@@ -38,13 +38,17 @@ export class AnalysisCache {
   /** Counts changes of any text (edits, closes, watched files): a check that sees it move is of texts that are gone. */
   private textGeneration = 0;
   /** A re-check replays the results of declarations an edit cannot have changed (dsl/check/reuse.ts). */
-  private readonly checkOptions = { maxDiagnosticsPerFile: MAX_DIAGNOSTICS_PER_FILE, cache: new CheckCache() };
+  private readonly checkOptions: { maxDiagnosticsPerFile: number; cache: CheckCache; pythonEnvs?: PythonEnvFactsProvider };
 
   constructor(
     private readonly index: FileIndex,
     private readonly graph: ImportGraph,
     private readonly settings: () => ServerSettings,
-  ) {}
+    /** What probes learnt of Python envs (python-envs.ts): nothing in an untrusted workspace. */
+    private readonly pythonEnvs?: PythonEnvFactsProvider,
+  ) {
+    this.checkOptions = { maxDiagnosticsPerFile: MAX_DIAGNOSTICS_PER_FILE, cache: new CheckCache(), ...(pythonEnvs ? { pythonEnvs } : {}) };
+  }
 
   private get files(): Workspace {
     return this.index.files;
@@ -86,6 +90,20 @@ export class AnalysisCache {
   }
 
   /**
+   * The files whose latest analysis asked about the Python env `key` (pythonEnvKey), or about
+   * any when `key` is undefined: a probe answered, or the workspace became trusted, so what
+   * they may say changed.
+   */
+  readersOfPythonEnv(key?: string): string[] {
+    const readers = new Set<string>();
+    for (const [root, entry] of this.latest) {
+      const asked = entry.analysis.pythonEnvs;
+      if (asked && (key === undefined ? asked.size > 0 : asked.has(key))) readers.add(root);
+    }
+    return [...readers];
+  }
+
+  /**
    * Whether every unit the analysis saw is still the current one. A file that changed on disk
    * without the client saying so is found here; it is marked so that its imports are read again.
    */
@@ -108,6 +126,10 @@ export class AnalysisCache {
     // A dataset changed on disk (the disk cache sees its mtime or size change; the parse is then new).
     for (const [file, read] of entry.analysis.datasets ?? []) {
       if (this.files.dataset(file) !== read) current = false;
+    }
+    // A probe answered, or probes became allowed (the provider keeps one object per answer).
+    for (const { query, read } of entry.analysis.pythonEnvs?.values() ?? []) {
+      if (this.pythonEnvs?.lookup(query) !== read) current = false;
     }
     return current;
   }
@@ -243,11 +265,17 @@ export class AnalysisCache {
    */
   private uncheckedAnalysis(units: SourceUnit[]): Analysis {
     const modules = new Map<string, ReturnType<Workspace['envModule']>>();
+    const pythonEnvs = new Map<string, { query: PythonEnvQuery; read: PythonEnvRead }>();
+    const readPythonEnv = (query: PythonEnvQuery) => {
+      const read = this.pythonEnvs?.lookup(query);
+      pythonEnvs.set(pythonEnvKey(query), { query, read });
+      return read;
+    };
     const model = new Model(units, (file) => {
       const read = this.files.envModule(file);
       modules.set(file, read);
       return read;
-    });
-    return { model, units, diagnostics: new Map(), modules };
+    }, undefined, undefined, undefined, readPythonEnv);
+    return { model, units, diagnostics: new Map(), modules, pythonEnvs };
   }
 }

@@ -26,12 +26,13 @@ import { registerLifecycle } from './handlers/lifecycle.js';
 import { registerNavigation } from './handlers/navigation.js';
 import { registerPresentation } from './handlers/presentation.js';
 import { Session } from './handlers/session.js';
+import type { ServerServices } from './python-envs.js';
 import { parseTransport, type Transport } from './transport.js';
 
-/** Starts the server on the transport its arguments name (stdio by default). */
-export function startServer(argv: readonly string[]): Connection {
+/** Starts the server on the transport its arguments name (stdio by default); `services`: what the host adds (Python env probes). */
+export function startServer(argv: readonly string[], services: ServerServices = {}): Connection {
   const connection = openConnection(parseTransport(argv));
-  serve(connection);
+  serve(connection, services);
   connection.listen();
   return connection;
 }
@@ -85,8 +86,8 @@ function stdioConnection(): Connection {
   return createConnection(ProposedFeatures.all, reader, writer, CONNECTION_OPTIONS);
 }
 
-function serve(connection: Connection): void {
-  const session = new Session(connection);
+function serve(connection: Connection, services: ServerServices): void {
+  const session = new Session(connection, services);
   routeConsole(connection);
   process.on('uncaughtException', (err) => session.logError('uncaught exception', err));
   process.on('unhandledRejection', (err) => session.logError('unhandled rejection', err));

@@ -1,6 +1,7 @@
-// Entry point of the rlx language server process: `node out/server/main.js --stdio`, the bundle
-// (dist/server.mjs), or a module that vscode-languageclient forks with `--node-ipc`.
-// `rlx lsp` starts the same server through connection.ts.
+// Entry point of the rlx language server process without Python env probes: `node out/server/main.js --stdio`,
+// or a module that vscode-languageclient forks with `--node-ipc`.
+// `rlx lsp` starts the same server through connection.ts. This entry runs no Python: the
+// editors' entry, cli/server-main.ts (bundled as dist/server.mjs), adds the Python env probes.
 import { startServer } from './connection.js';
 
 try {

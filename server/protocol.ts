@@ -18,3 +18,13 @@ export interface PlanParams {
   name: string;
 }
 export type PlanResult = ReturnType<typeof planFor>;
+
+/**
+ * Workspace trust, which lets the server probe Python envs (run the workspace's Python to learn
+ * a gymnasium(...) env's spaces: docs/python-envs.md#in-the-editor). A client says the
+ * workspace is trusted in `initialize` (`initializationOptions: { workspaceTrusted: true }`; any
+ * editor may send it) or later with this notification (VS Code, when the user grants trust).
+ * Without either the server never runs Python.
+ */
+export const WORKSPACE_TRUSTED_OPTION = 'workspaceTrusted';
+export const WORKSPACE_TRUSTED_NOTIFICATION = 'rlx/workspaceTrusted';

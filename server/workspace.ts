@@ -4,7 +4,7 @@
 // cache (the latest analysis of each file and when it may be reused: analysis-cache.ts). This
 // class tells each of them what changed.
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Analysis, SourceUnit } from '../dsl/index.js';
+import type { Analysis, PythonEnvFactsProvider, SourceUnit } from '../dsl/index.js';
 import { AnalysisCache, type AnalysedDocument, type AnalysisEntry } from './analysis-cache.js';
 import { DEFAULT_SETTINGS, type ServerSettings } from './context.js';
 import { FileIndex } from './file-index.js';
@@ -18,7 +18,12 @@ export class ServerWorkspace {
   settings: ServerSettings = DEFAULT_SETTINGS;
   private readonly index = new FileIndex();
   private readonly graph = new ImportGraph({ unit: (p) => this.index.files.unit(p), isKnown: (p) => this.index.isKnown(p) });
-  private readonly cache = new AnalysisCache(this.index, this.graph, () => this.settings);
+  private readonly cache: AnalysisCache;
+
+  /** `pythonEnvs`: what probes learnt of Python envs (python-envs.ts); none by default. */
+  constructor(pythonEnvs?: PythonEnvFactsProvider) {
+    this.cache = new AnalysisCache(this.index, this.graph, () => this.settings, pythonEnvs);
+  }
 
   // --- Which files exist -------------------------------------------------------------------
 
@@ -66,6 +71,11 @@ export class ServerWorkspace {
       touched.push(p);
     }
     return touched;
+  }
+
+  /** The files whose analysis asked about a Python env (`key`: pythonEnvKey), or about any. */
+  readersOfPythonEnv(key?: string): string[] {
+    return this.cache.readersOfPythonEnv(key);
   }
 
   private forgetFile(p: string): void {

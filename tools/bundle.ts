@@ -10,7 +10,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export const ENTRY_POINTS: Record<string, string> = {
   rlx: 'cli/run.ts',
-  server: 'server/main.ts',
+  // The language server with the Python env probes (server/main.ts is the same without them).
+  server: 'cli/server-main.ts',
   // The trainer's gradient worker thread (tensor/worker-session.ts finds it next to rlx.mjs).
   'session-worker': 'runtime/tensor/session-worker.ts',
   // Adam's worker threads for large models (tensor/parallel-adam.ts finds it next to rlx.mjs).

@@ -1,10 +1,14 @@
 // rlx check FILE...: diagnostics as `file:line:col: severity code: message`, exit 1 on errors.
+// The command is the user's own, so it may run their Python: a gymnasium(...) env is probed once
+// (runtime/envs/python/probe-cache.ts, cached on disk) so that its names are checked; --no-probe
+// leaves them to training.
 import * as path from 'node:path';
-import { analyze, LineIndex, Workspace, type Diagnostic } from '../../dsl/index.js';
+import { analyze, LineIndex, Workspace, type Diagnostic, type PythonEnvFactsProvider } from '../../dsl/index.js';
+import { PythonEnvProbes } from '../../runtime/envs/python/probe-cache.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { diskHost, expandSourceArgs, readSourceFile, UserError } from '../files.js';
 
-const usage = 'rlx check [--json] FILE|DIR...';
+const usage = 'rlx check [--json] [--no-probe] FILE|DIR...';
 
 export interface LocatedDiagnostic {
   file: string;
@@ -19,7 +23,7 @@ export interface LocatedDiagnostic {
 }
 
 /** Checks files (and what they import); diagnostics with 1-based lines and columns. */
-export function checkFiles(files: string[]): { diagnostics: LocatedDiagnostic[]; empty: string[] } {
+export function checkFiles(files: string[], pythonEnvs?: PythonEnvFactsProvider): { diagnostics: LocatedDiagnostic[]; empty: string[] } {
   const workspace = new Workspace(diskHost);
   const empty: string[] = [];
   for (const file of files) {
@@ -28,7 +32,7 @@ export function checkFiles(files: string[]): { diagnostics: LocatedDiagnostic[];
     workspace.setOverlay(file, text);
   }
   // A model folder's files are read as rlx train will read them (the editor only looks for them).
-  const analysis = analyze(workspace, files.map((f) => path.resolve(f)), { readModelFiles: true });
+  const analysis = analyze(workspace, files.map((f) => path.resolve(f)), { readModelFiles: true, ...(pythonEnvs ? { pythonEnvs } : {}) });
   const located: LocatedDiagnostic[] = [];
   for (const unit of analysis.units) {
     const index = new LineIndex(unit.text);
@@ -55,11 +59,17 @@ export const checkCommand: Command = {
   name: 'check',
   summary: 'report errors and warnings in .rlx files',
   usage,
-  run(argv) {
-    const { values, positionals } = parseCommandArgs('check', argv, { json: { type: 'boolean' } }, usage);
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs('check', argv, { json: { type: 'boolean' }, 'no-probe': { type: 'boolean' } }, usage);
     if (positionals.length === 0) throw new UserError(`name at least one .rlx file\nusage: ${usage}`);
     const files = expandSourceArgs(positionals);
-    const { diagnostics, empty } = checkFiles(files);
+    const probes = values['no-probe'] ? undefined : new PythonEnvProbes();
+    let { diagnostics, empty } = checkFiles(files, probes);
+    if (probes?.busy) {
+      // The first check started the probes its envs needed; the second reads their answers.
+      await probes.idle();
+      ({ diagnostics, empty } = checkFiles(files, probes));
+    }
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
     if (values.json) {

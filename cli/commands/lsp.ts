@@ -11,8 +11,9 @@ export const lspCommand: Command = {
   usage,
   async run(argv) {
     const { startServer } = await import('../../server/connection.js');
+    const { serverServices } = await import('../server-services.js');
     try {
-      startServer(argv);
+      startServer(argv, serverServices());
     } catch (err) {
       throw new UserError(`${(err as Error).message}\nusage: ${usage}`);
     }

@@ -32,8 +32,13 @@ function checkModuleFile(ctx: CheckContext, symbol: DeclSymbol, at: Range): void
   }
 }
 
-/** `gymnasium("CartPole-v1")`: an env, one id in quotes. The id itself is looked up by Python when training starts. */
-function checkGymnasiumBase(ctx: CheckContext, kind: DeclKind, args: readonly Argument[], at: Range): void {
+/**
+ * `gymnasium("CartPole-v1")`: an env, one id in quotes. The id itself is looked up by Python when
+ * training starts, or earlier by a probe where the host runs one (semantics/python-env.ts): a
+ * probe that failed is a warning here, since training would report the same.
+ */
+function checkGymnasiumBase(ctx: CheckContext, symbol: DeclSymbol, args: readonly Argument[], at: Range): void {
+  const kind = symbol.decl.declKind;
   if (kind !== 'env') {
     ctx.accept('error', 'invalid-base', `gymnasium("...") makes an environment; ${article(kind)} ${kind} cannot come from it`, at);
     return;
@@ -43,6 +48,11 @@ function checkGymnasiumBase(ctx: CheckContext, kind: DeclKind, args: readonly Ar
     ctx.accept('error', 'wrong-arguments', 'gymnasium takes one registered Gymnasium id in quotes: gymnasium("CartPole-v1") (docs/python-envs.md)', at);
   } else if (!GYMNASIUM_ID.test(arg.value.value)) {
     ctx.accept('error', 'type-mismatch', `"${arg.value.value}" is not a Gymnasium id; ids look like "CartPole-v1" or "my_package/MyEnv-v0" (docs/python-envs.md)`, arg.value.range);
+  } else {
+    const read = ctx.model.pythonEnv(symbol)?.read;
+    if (read !== undefined && read !== 'pending' && read.kind === 'failed') {
+      ctx.accept('warning', 'python-env-probe-failed', `probing gymnasium("${arg.value.value}") failed, so its observation names and action kind are not checked; training would fail the same way: ${read.message}`, at);
+    }
   }
 }
 
@@ -95,7 +105,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     return;
   }
   if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined) {
-    checkGymnasiumBase(ctx, kind, base.args, base.range);
+    checkGymnasiumBase(ctx, symbol, base.args, base.range);
     return;
   }
   if (checkFolderBase(ctx, symbol)) return;

@@ -5,6 +5,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
 import type { EnvModuleRead } from '../semantics/env-module.js';
+import { pythonEnvKey, type PythonEnvFactsProvider, type PythonEnvQuery, type PythonEnvRead } from '../semantics/python-env.js';
 import { modelFilesProblem, readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
 import type { DatasetRead, SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
@@ -52,6 +53,11 @@ export interface Analysis {
   modelFolders?: ReadonlyMap<string, ModelFolderRead>;
   /** The datasets (`dataset("./x.jsonl")`) the checks read, by absolute path, with what was read: as `modules`. */
   datasets?: ReadonlyMap<string, DatasetRead>;
+  /**
+   * The gymnasium(...) envs whose probe the checks consulted (semantics/python-env.ts), by
+   * pythonEnvKey, with the query and what was known: stale when a probe has answered since.
+   */
+  pythonEnvs?: ReadonlyMap<string, { query: PythonEnvQuery; read: PythonEnvRead }>;
   /** Per file, the diagnostics over AnalyzeOptions.maxDiagnosticsPerFile: counted, not kept. */
   hidden?: ReadonlyMap<string, HiddenDiagnostics>;
 }
@@ -73,6 +79,12 @@ export interface AnalyzeOptions {
    * The diagnostics are the same as without it; a language server passes one per workspace.
    */
   cache?: CheckCache;
+  /**
+   * What probes learnt of Python envs (semantics/python-env.ts): a host that may run Python
+   * (rlx check, the language server in a trusted workspace) passes one; without it a
+   * gymnasium(...) env's names are checked when training starts.
+   */
+  pythonEnvs?: PythonEnvFactsProvider;
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
@@ -93,6 +105,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
   const modules = new Map<string, EnvModuleRead>();
   const modelFolders = new Map<string, ModelFolderRead>();
   const datasets = new Map<string, DatasetRead>();
+  const pythonEnvs = new Map<string, { query: PythonEnvQuery; read: PythonEnvRead }>();
   /** What the declaration being checked reads and reports, when results are kept. */
   let recording: Recording | undefined;
   const reads = {
@@ -114,8 +127,17 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
       recording?.read('dataset', file, read);
       return read;
     },
+    // Keyed by the query's JSON, so that a kept result (reuse.ts) can ask again from its key alone.
+    python: (key: string) => {
+      const query = JSON.parse(key) as PythonEnvQuery;
+      const read = options.pythonEnvs?.lookup(query);
+      pythonEnvs.set(key, { query, read });
+      recording?.read('python', key, read);
+      return read;
+    },
   } satisfies ExternalReads;
-  const model = new Model(units, reads.module, reads.folder, reads.dataset, options.readModelFiles ? modelFilesProblem : undefined);
+  const readPythonEnv = (query: PythonEnvQuery) => reads.python(pythonEnvKey(query));
+  const model = new Model(units, reads.module, reads.folder, reads.dataset, options.readModelFiles ? modelFilesProblem : undefined, readPythonEnv);
   const reuse = options.cache ? new ReuseSession(options.cache, model, reads) : undefined;
   const diagnostics = new Map<string, Diagnostic[]>();
   const hidden = new Map<string, HiddenDiagnostics>();
@@ -171,7 +193,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
     reuse?.unitDone(unit);
   }
   for (const [file, list] of diagnostics) diagnostics.set(file, sortAndDedupe(list));
-  return { model, units, diagnostics, modules, modelFolders, datasets, ...(hidden.size > 0 ? { hidden } : {}) };
+  return { model, units, diagnostics, modules, modelFolders, datasets, ...(pythonEnvs.size > 0 ? { pythonEnvs } : {}), ...(hidden.size > 0 ? { hidden } : {}) };
 }
 
 function guarded(ctx: CheckContext, range: Range, run: () => void): void {

@@ -4,8 +4,8 @@
 // While a declaration is checked, the model tells a recorder what the checks read of it
 // (ModelObserver): names looked up in a file (its scope: the names and kinds declared there and
 // in its imports), declarations handed out (their text), chains of bases (their texts and where
-// they end), and files outside the spec (env modules, model folders, datasets: the objects
-// read). The reports are kept with every range stated against the declaration it lies in. A
+// they end), and files outside the spec (env modules, model folders, datasets, Python env probes:
+// the objects read). The reports are kept with every range stated against the declaration it lies in. A
 // later analysis replays them for a declaration of the same text when every one of those reads
 // still answers the same, at the positions the declarations now have; else the checks run.
 // Reads the observer cannot follow (every file, the memory free now) make a result single-use.
@@ -20,7 +20,7 @@ import type { SourceUnit } from '../semantics/workspace.js';
 import type { CheckContext, ReportOptions } from './context.js';
 
 /** The outside reads checks make, by kind: the analysis' own readers (they also note what was read). */
-export type ExternalReads = Record<'module' | 'folder' | 'dataset', (key: string) => unknown>;
+export type ExternalReads = Record<'module' | 'folder' | 'dataset' | 'python', (key: string) => unknown>;
 
 /** A declaration an entry depends on, found again by file, name and which one of that name. */
 interface SymbolRef {

@@ -1,7 +1,8 @@
 // Gymnasium environments run by Python (`env Cart = gymnasium("CartPole-v1") { ... }`): what the
 // base is called and the settings its body takes. The checker, completion and hover read them
 // from here; the trainer reads the same settings from the plan (runtime/envs/python/python-env-plan.ts).
-// The checker never runs Python: an id and its spaces are learnt when training starts.
+// The checker never runs Python: an id and its spaces are learnt when training starts, or
+// earlier from a probe a host runs (semantics/python-env.ts).
 import { count, list, num, param, string } from './build.js';
 import type { ParamSpec } from './types.js';
 

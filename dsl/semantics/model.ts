@@ -9,6 +9,7 @@ import { moduleEnvSpec } from '../schema/env-module.js';
 import { moduleAlgorithmSpec } from '../schema/learner-module.js';
 import type { AlgorithmSpec } from '../schema/types.js';
 import type { EnvModuleRead } from './env-module.js';
+import { pythonEnvQuery, pythonEnvSpec, type PythonEnvQuery, type PythonEnvRead } from './python-env.js';
 import { readModelFolder as readFolderOnDisk, type ModelFolderRead } from './model-folder.js';
 import type { LmConfig } from '../../runtime/lm/config.js';
 import type { DatasetRead, SourceUnit } from './workspace.js';
@@ -130,6 +131,8 @@ export class Model {
      * modelFilesProblem); the command line reads them, the editor does not (undefined).
      */
     readonly modelFilesProblem?: (dir: string, config: LmConfig) => string | undefined,
+    /** What a probe learnt of a gymnasium(...) env (python-env.ts); unknown without it. */
+    private readonly readPythonEnv: (query: PythonEnvQuery) => PythonEnvRead = () => undefined,
   ) {
     for (const unit of units) {
       this.unitsByPath.set(unit.path, unit);
@@ -340,6 +343,15 @@ export class Model {
     return { written: effective.root.path, file, read: this.readEnvModule(file) };
   }
 
+  /** For an env whose chain ends in `gymnasium("Id")`: the id, the probe's query and what is known of it (python-env.ts). */
+  pythonEnv(symbol: DeclSymbol): { id: string; query: PythonEnvQuery | undefined; read: PythonEnvRead } | undefined {
+    const effective = this.effective(symbol);
+    if (effective.root.kind !== 'module' || !('gymnasium' in effective.root)) return undefined;
+    const id = effective.root.gymnasium;
+    const query = id === '' ? undefined : pythonEnvQuery(id, effective);
+    return { id, query, read: query ? this.readPythonEnv(query) : undefined };
+  }
+
   /** For a policy whose chain ends in `pretrained("./models/x")`: the folder, resolved, and what it holds. */
   modelFolder(symbol: DeclSymbol): ModelFolderUse | undefined {
     const effective = this.effective(symbol);
@@ -358,7 +370,10 @@ export class Model {
     if (!target) return undefined;
     const spec = target.kind === 'builtin' ? target.spec : this.rootBuiltin(target.symbol);
     if (spec) return spec.declKind === 'env' ? spec : undefined;
-    const module = target.kind === 'decl' ? this.envModule(target.symbol) : undefined;
+    if (target.kind !== 'decl') return undefined;
+    const python = this.pythonEnv(target.symbol);
+    if (python) return python.read !== undefined && python.read !== 'pending' && python.read.kind === 'facts' ? pythonEnvSpec(python.read, `gymnasium("${python.id}")`) : undefined;
+    const module = this.envModule(target.symbol);
     return module?.read.kind === 'declared' ? moduleEnvSpec(module.read.spec, module.written) : undefined;
   }
 

@@ -2,7 +2,7 @@
 // and asks it the two rlx requests (experiments of a document, plan of an experiment).
 import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { EXPERIMENTS_METHOD, PLAN_METHOD, type ExperimentsParams, type ExperimentsResult, type PlanParams, type PlanResult } from '../../server/protocol.js';
+import { EXPERIMENTS_METHOD, PLAN_METHOD, WORKSPACE_TRUSTED_NOTIFICATION, WORKSPACE_TRUSTED_OPTION, type ExperimentsParams, type ExperimentsResult, type PlanParams, type PlanResult } from '../../server/protocol.js';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
 
@@ -44,6 +44,8 @@ export class RlxClient implements vscode.Disposable {
       // The server pulls `rlx` with workspace/configuration; this tells it when to pull again.
       synchronize: { configurationSection: 'rlx' },
       outputChannel: this.outputChannel,
+      // The server runs the workspace's Python (to learn a gymnasium env's spaces) only when trusted.
+      initializationOptions: { [WORKSPACE_TRUSTED_OPTION]: vscode.workspace.isTrusted },
     };
     const client = new LanguageClient('rlx', 'rlx Language Server', serverOptions, clientOptions);
     this.client = client;
@@ -87,6 +89,12 @@ export class RlxClient implements vscode.Disposable {
       }
     }
     this.setState('stopped');
+  }
+
+  /** Trust was granted while the server runs: it may probe Python envs from now on (a server started later reads isTrusted). */
+  async workspaceTrusted(): Promise<void> {
+    const client = this.client;
+    if (client && this.current === 'running') await client.sendNotification(WORKSPACE_TRUSTED_NOTIFICATION);
   }
 
   /** The experiments and sweeps of a document, or undefined while the server is not running. */

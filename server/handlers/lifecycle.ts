@@ -12,6 +12,7 @@ import {
 import { serverCapabilities } from '../capabilities.js';
 import { uriToPath } from '../context.js';
 import { SEMANTIC_TOKENS_LEGEND } from '../features/semantic-tokens.js';
+import { WORKSPACE_TRUSTED_NOTIFICATION, WORKSPACE_TRUSTED_OPTION } from '../protocol.js';
 import { parseSettings, SETTINGS_SECTION } from '../settings.js';
 import type { Session } from './session.js';
 
@@ -27,6 +28,8 @@ export function registerLifecycle(session: Session): void {
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     session.initialize(params.capabilities);
     workspace.setFolders(workspaceFolders(params));
+    const options = params.initializationOptions as Record<string, unknown> | null | undefined;
+    if (options?.[WORKSPACE_TRUSTED_OPTION] === true) session.trustWorkspace();
     return {
       capabilities: serverCapabilities(params.capabilities, SEMANTIC_TOKENS_LEGEND, { completionResolve: false }),
       serverInfo: { name: 'rlx' },
@@ -55,6 +58,8 @@ export function registerLifecycle(session: Session): void {
   connection.onDidChangeConfiguration((params) => {
     session.settingsLoaded = loadSettings(session, params.settings);
   });
+
+  connection.onNotification(WORKSPACE_TRUSTED_NOTIFICATION, () => session.trustWorkspace());
 
   connection.onShutdown(() => session.publisher.dispose());
 

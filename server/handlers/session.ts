@@ -20,15 +20,19 @@ import type { DocumentContext } from '../context.js';
 import { toLspDiagnostics } from '../features/diagnostics.js';
 import { RenameError } from '../features/rename.js';
 import { tooLargeDiagnostic } from '../limits.js';
+import { pythonEnvKey } from '../../dsl/index.js';
 import { DiagnosticsPublisher } from '../publisher.js';
+import { TrustedPythonEnvs, type ServerServices } from '../python-envs.js';
 import { remapUris } from '../uris.js';
 import { ServerWorkspace } from '../workspace.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class Session {
-  readonly workspace = new ServerWorkspace();
+  readonly workspace: ServerWorkspace;
   readonly publisher: DiagnosticsPublisher;
+  /** Python env probes, allowed once the client says the workspace is trusted (python-envs.ts). */
+  readonly pythonEnvs: TrustedPythonEnvs;
   /** What the client announced in `initialize`; requests before it are refused. */
   client: ClientCapabilities | undefined;
   /** The same, as the forms of answers it takes. */
@@ -37,7 +41,13 @@ export class Session {
   indexed: Promise<void> = Promise.resolve();
   settingsLoaded: Promise<void> = Promise.resolve();
 
-  constructor(readonly connection: Connection) {
+  constructor(readonly connection: Connection, services: ServerServices = {}) {
+    // A probe that answers re-checks the files that asked about its env, and publishes what changed.
+    this.pythonEnvs = new TrustedPythonEnvs(services.pythonEnvProbes, (query) => {
+      this.log(`rlx: probed the Python env ${query.file ?? `gymnasium("${query.id}")`}`);
+      this.publisher.schedule(this.workspace.readersOfPythonEnv(pythonEnvKey(query)));
+    });
+    this.workspace = new ServerWorkspace(this.pythonEnvs);
     this.publisher = new DiagnosticsPublisher(this.workspace, {
       convert: (doc) => {
         const tooLarge = this.workspace.tooLarge(doc.unit.path);
@@ -62,6 +72,12 @@ export class Session {
   initialize(client: ClientCapabilities): void {
     this.client = client;
     this.support = clientSupport(client);
+  }
+
+  /** The client says the workspace is trusted: probes may run, and the files with Python envs are checked again. */
+  trustWorkspace(): void {
+    if (!this.pythonEnvs.trust()) return;
+    this.publisher.schedule(this.workspace.readersOfPythonEnv());
   }
 
   log(message: string): void {

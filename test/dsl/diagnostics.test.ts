@@ -5,7 +5,7 @@
 // the checker must report; each item of it has a case below.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { analyze, DIAGNOSTIC_CODES, Model, Workspace, type DiagnosticCode, type Severity } from '../../dsl/index.js';
+import { analyze, DIAGNOSTIC_CODES, Model, Workspace, type AnalyzeOptions, type DiagnosticCode, type Severity } from '../../dsl/index.js';
 import {
   applyEdits, applyFix, check, expectClean, expectDiagnostic, expectDiagnostics, fixOf, MemoryHost, virtualPath, withFile,
   type Expected, type Found, type Sources,
@@ -61,6 +61,8 @@ interface Case {
   run?: () => void;
   /** The files analysed (all by default); others are only read (an env module's .ts). */
   roots?: string[];
+  /** How to analyse, where a case needs a host's part (a Python env probe). */
+  analyze?: AnalyzeOptions;
 }
 
 /** Re-checks the file after applying a fix: the diagnostic's code must be gone from it. */
@@ -886,6 +888,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
   ],
 
+  'python-env-probe-failed': [
+    {
+      name: 'a probe of a gymnasium(...) env that failed: a warning at the base, with Python\'s last line (more in check/python-env-facts.test.ts)',
+      source: 'env Cart = ⟦gymnasium("CartPole-v9")⟧\n',
+      severity: 'warning',
+      message: /^probing gymnasium\("CartPole-v9"\) failed, so its observation names and action kind are not checked; training would fail the same way: gymnasium\.error\.VersionNotFound/,
+      analyze: { pythonEnvs: { lookup: () => ({ kind: 'failed', message: 'gymnasium.error.VersionNotFound: Environment version `v9` for environment `CartPole` doesn\'t exist.' }) } },
+    },
+  ],
+
   'model-not-found': [
     {
       name: 'a pretrained model folder that does not exist, at its path (more in pretrained.test.ts)',
@@ -1298,7 +1310,7 @@ function runCase(code: DiagnosticCode, c: Case): void {
   if (c.run) return c.run();
   const expected: Expected[] = c.expect ?? [{ code, message: c.message, severity: c.severity }, ...(c.also ?? [])];
   assert.ok(expected.some((e) => e.code === code), `a case of ${code} must expect it`);
-  const found = expectDiagnostics(c.source!, expected, { roots: c.roots });
+  const found = expectDiagnostics(c.source!, expected, { roots: c.roots, ...(c.analyze ? { analyze: c.analyze } : {}) });
   c.then?.(found.find((f) => f.diagnostic.code === code)!);
 }
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { analyze, LineIndex, Workspace } from '../../dsl/index.js';
-import type { Analysis, Diagnostic, DiagnosticCode, FileHost, Fix, Range, Severity, TextEdit } from '../../dsl/index.js';
+import type { Analysis, AnalyzeOptions, Diagnostic, DiagnosticCode, FileHost, Fix, Range, Severity, TextEdit } from '../../dsl/index.js';
 
 export const OPEN = '⟦';
 export const CLOSE = '⟧';
@@ -96,14 +96,14 @@ export interface Checked {
  * Strips markers from every file and analyses them together. By default every file is a root
  * (as in an editor with the whole folder open); `roots` narrows that to some files.
  */
-export function check(sources: Sources, roots?: string[]): Checked {
+export function check(sources: Sources, roots?: string[], options?: AnalyzeOptions): Checked {
   const files = Object.entries(normalise(sources)).map(([name, marked]): MarkedFile => {
     const { text, marks } = stripMarkers(marked);
     return { name, path: virtualPath(name), text, marks };
   });
   const host = new MemoryHost(Object.fromEntries(files.map((f) => [f.name, f.text])));
   const workspace = new Workspace(host);
-  const analysis = analyze(workspace, (roots ?? files.map((f) => f.name)).map(virtualPath));
+  const analysis = analyze(workspace, (roots ?? files.map((f) => f.name)).map(virtualPath), options);
   const byPath = new Map(files.map((f) => [f.path, f]));
   const all: Diagnostic[] = [];
   for (const f of files) all.push(...(analysis.diagnostics.get(f.path) ?? []));
@@ -158,6 +158,8 @@ export interface ExpectOptions {
    */
   others?: 'none' | 'allowed';
   roots?: string[];
+  /** How to analyse (a Python env probe's facts, say). */
+  analyze?: AnalyzeOptions;
 }
 
 export interface Expected {
@@ -187,7 +189,7 @@ export function expectDiagnostic(sources: Sources, code: DiagnosticCode, message
  * Each must be met by a diagnostic on exactly that range.
  */
 export function expectDiagnostics(sources: Sources, expected: Expected[], options: ExpectOptions = {}): Found[] {
-  const checked = check(sources, options.roots);
+  const checked = check(sources, options.roots, options.analyze);
   const marks = checked.files.flatMap((file) => file.marks.map((range) => ({ file, range })));
   assert.equal(marks.length, expected.length, `the test source marks ${marks.length} range(s) for ${expected.length} expected diagnostic(s)`);
   const used = new Set<Diagnostic>();

@@ -79,6 +79,10 @@ export interface StartOptions {
   args?: string[];
   /** How to talk to the server: its stdin/stdout (default), or Node's IPC channel of a forked module. */
   transport?: 'stdio' | 'node-ipc';
+  /** `initializationOptions` of the initialize request (`{ workspaceTrusted: true }`). */
+  initializationOptions?: unknown;
+  /** The server process's environment; this process's by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface WaitOptions {
@@ -153,10 +157,10 @@ export class TestClient {
     let connection: MessageConnection;
     if (options.transport === 'node-ipc') {
       // As vscode-languageclient starts a server module (TransportKind.ipc).
-      child = fork(main, ['--node-ipc', `--clientProcessId=${process.pid}`], { silent: true });
+      child = fork(main, ['--node-ipc', `--clientProcessId=${process.pid}`], { silent: true, ...(options.env ? { env: options.env } : {}) });
       connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
     } else {
-      child = spawn(process.execPath, [main, ...(options.args ?? ['--stdio'])], { stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(process.execPath, [main, ...(options.args ?? ['--stdio'])], { stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
       connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     }
     const client = new TestClient(folder, child, connection, options.settings);
@@ -166,6 +170,7 @@ export class TestClient {
         rootUri: pathToFileURL(folder).toString(),
         workspaceFolders: [{ uri: pathToFileURL(folder).toString(), name: path.basename(folder) }],
         capabilities: options.capabilities ?? VSCODE_LIKE_CAPABILITIES,
+        ...(options.initializationOptions !== undefined ? { initializationOptions: options.initializationOptions } : {}),
       }));
     } catch (err) {
       child.kill();

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { bundle } from '../../tools/bundle.js';
+import { testPython } from '../helpers/python.js';
 import { examplesDir, repoRoot } from '../helpers/repo.js';
 
 test('the bundled rlx checks the examples and reports errors like the compiled one', async () => {
@@ -17,11 +18,16 @@ test('the bundled rlx checks the examples and reports errors like the compiled o
     // The trainer runs gymnasium(...) envs with the Python worker it finds next to rlx.mjs.
     assert.equal(fs.readFileSync(path.join(out, 'python-env-worker.py'), 'utf8'), fs.readFileSync(path.join(repoRoot(), 'runtime/envs/python/worker.py'), 'utf8'));
     const cli = path.join(out, 'rlx.mjs');
-    const clean = spawnSync(process.execPath, [cli, 'check', examplesDir()], { encoding: 'utf8' });
+    // rlx check probes gymnasium(...) examples with the same worker: with the test Python (its
+    // vendored gymnasium) they probe clean; without one, --no-probe (a failed probe is a warning).
+    const python = testPython();
+    const env = { ...(python?.env ?? process.env), RLX_PROBE_CACHE: path.join(out, 'probe-cache'), ...(python ? { RLX_PYTHON: python.python } : {}) };
+    const clean = spawnSync(process.execPath, [cli, 'check', ...(python ? [] : ['--no-probe']), examplesDir()], { encoding: 'utf8', env });
     assert.equal(clean.status, 0, clean.stderr);
     assert.match(clean.stderr, /0 errors, \d+ warnings? in \d+ files/);
     // The only warnings: examples of what the trainer does not run yet.
     for (const line of clean.stdout.split('\n').filter(Boolean)) assert.match(line, /: warning not-implemented: /);
+    if (python) assert.ok(fs.readdirSync(path.join(out, 'probe-cache')).length > 0, 'the bundled rlx probed the gymnasium examples');
     const bad = path.join(out, 'bad.rlx');
     fs.writeFileSync(bad, 'env Pole = CartPole { gravity: -1 }\n');
     const broken = spawnSync(process.execPath, [cli, 'check', bad], { encoding: 'utf8' });

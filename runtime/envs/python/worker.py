@@ -316,8 +316,29 @@ def failure():
     return {'ok': False, 'error': '\n'.join(lines[-6:])}
 
 
+def probe(config):
+    """`worker.py --probe CONFIG_JSON`: the handshake's JSON on stdout, then exit. rlx check and
+    the editor learn an env's spaces this way (runtime/envs/python/probe.ts); no pipes, no copies kept."""
+    out, sys.stdout = sys.stdout, sys.stderr  # what imports print must not mix with the answer
+    try:
+        import importlib
+        import numpy as np
+        import gymnasium
+        for name in config.get('imports', []):
+            importlib.import_module(name)
+        env = make_env(config, gymnasium)
+        description = describe(env, np)
+        env.close()
+    except BaseException:
+        description = failure()
+    out.write(json.dumps(description) + '\n')
+
+
 def main():
     die_with_parent()
+    if sys.argv[1:2] == ['--probe']:
+        probe(json.loads(sys.argv[2]))
+        return
     commands = open(sys.argv[1], 'rb', buffering=0)
     results = open(sys.argv[2], 'wb', buffering=0)
     config = json.loads(sys.argv[3])

@@ -1,0 +1,45 @@
+// rlx check and a gymnasium(...) env: the command probes the env once (the user's own command
+// may run their Python) and checks reward terms against the probed names; the answer is kept
+// on disk for the next run; --no-probe leaves the names to training, as before.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, test } from 'node:test';
+import { testPython } from '../helpers/python.js';
+import { scratch } from './scratch.js';
+
+const python = testPython();
+const { work, rlx, write } = scratch('rlx-check-python-');
+const cache = path.join(work, 'probe-cache');
+if (python) Object.assign(process.env, { PYTHONPATH: python.env.PYTHONPATH, RLX_PROBE_CACHE: cache, RLX_PYTHON: python.python });
+
+const SPEC = `env Cart = gymnasium("CartPole-v1")
+policy P = mlp { }
+experiment E { env: Cart, policy: P, algorithm: DQN, budget: 10k, reward: R }
+reward R {
+  term upright = -abs(obs.theta)
+}
+`;
+
+describe('rlx check probes gymnasium envs', { skip: python === null ? 'python3 with numpy is not available' : false }, () => {
+  test('--no-probe: the names are left to training', () => {
+    const r = rlx('check', '--no-probe', write('cart.rlx', SPEC));
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(fs.existsSync(cache), false, 'nothing probed');
+  });
+
+  test('probed: an unknown observation name is an error, and the facts are kept for the next run', () => {
+    const first = rlx('check', write('cart.rlx', SPEC));
+    assert.equal(first.code, 1, first.stderr);
+    assert.equal(first.stdout.trim(), "cart.rlx:5:27: error unknown-field: Cart (gymnasium(\"CartPole-v1\")) has no observation field 'theta'; its fields are: x0, x1, x2, x3");
+    assert.equal(fs.readdirSync(cache).filter((f) => f.endsWith('.json')).length, 1);
+    const second = rlx('check', write('cart.rlx', SPEC.replace('obs.theta', 'obs.x2')));
+    assert.equal(second.code, 0, second.stdout + second.stderr);
+  });
+
+  test('a probe that fails is a warning at the base with Python\'s last line, and no error', () => {
+    const r = rlx('check', write('broken.rlx', SPEC.replace('gymnasium("CartPole-v1")', 'gymnasium("CartPole-v1") { imports: ["no_such_package_for_rlx"] }')));
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^broken\.rlx:1:12: warning python-env-probe-failed: probing gymnasium\("CartPole-v1"\) failed, so its observation names and action kind are not checked; training would fail the same way: ModuleNotFoundError: No module named 'no_such_package_for_rlx'$/m);
+  });
+});
