@@ -21,6 +21,8 @@ export interface PythonEnvOptions extends WorkerConfig {
   readonly copiesPerProcess: number;
   /** The environment of the worker processes (PYTHONPATH for tests); this process's by default. */
   readonly processEnv?: NodeJS.ProcessEnv;
+  /** The observation names the declaration gives (`observations: [...]`); empty or absent: the env's own, else x0, x1, ... */
+  readonly observations?: readonly string[];
 }
 
 const FLAG_TERMINATED = 1;
@@ -35,6 +37,8 @@ interface Handshake {
   readonly action?: Space;
   /** The episode limit in force (the id's registered one when max_steps is 0); null when none. */
   readonly max_steps?: number | null;
+  /** Names of the observation numbers, when the env's space names them (a Dict space's keys). */
+  readonly observation_names?: readonly string[];
 }
 
 /** Episodes of an env with no limit of its own still end somewhere, for the trainer's bookkeeping. */
@@ -48,6 +52,8 @@ export class PythonEnvs implements CopyBatch {
   readonly actionDim: number;
   readonly record: number;
   readonly maxSteps: number;
+  /** The names of the observation numbers, for `obs.NAME` in reward terms. */
+  readonly obsFields: readonly string[];
   /** Records of the last stepAll(), by copy number. */
   prepared = new Float64Array(0);
   private preparedFor = new Uint8Array(0);
@@ -66,10 +72,27 @@ export class PythonEnvs implements CopyBatch {
     this.actionDim = spaceSize(this.actionSpace);
     this.record = this.obsDim + 2;
     this.maxSteps = options.maxSteps || spaces.max_steps || NO_LIMIT;
+    this.obsFields = this.observationNames(spaces);
   }
 
   get label(): string {
-    return `env ${this.options.name} (gymnasium "${this.options.id}")`;
+    const { id, file, className } = this.options;
+    return file ? `env ${this.options.name} (python class ${className ?? ''} in ${file})` : `env ${this.options.name} (gymnasium "${id}")`;
+  }
+
+  /** The declared names (as many as the observation has numbers), else the env's own, else x0, x1, ... */
+  private observationNames(spaces: Handshake): readonly string[] {
+    const declared = this.options.observations ?? [];
+    if (declared.length > 0) {
+      if (declared.length !== this.obsDim) {
+        this.close();
+        throw new PythonEnvError(`${this.label}: the declaration names ${declared.length} observations (observations: [${declared.join(', ')}]), but the env's observation space has ${this.obsDim} numbers; name each of them, in order`);
+      }
+      return [...declared];
+    }
+    const own = spaces.observation_names;
+    if (Array.isArray(own) && own.length === this.obsDim && own.every((n) => typeof n === 'string')) return [...own];
+    return Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
   }
 
   /** The next copy: in the last worker while it has room, else in a new one. */
@@ -237,7 +260,7 @@ export class PythonEnvCopy implements FastEnv {
   constructor(private readonly host: PythonEnvs, readonly number: number, readonly worker: number, readonly slot: number) {
     this.obsDim = host.obsDim;
     this.actionDim = host.actionDim;
-    this.obsFields = Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
+    this.obsFields = host.obsFields;
   }
 
   /** VecEnv steps the copies together (vector.ts CopyBatch). */
