@@ -56,11 +56,26 @@ function envSource(name: string, id: unknown, file: unknown, className: unknown,
   return { id };
 }
 
-/** Starts the env's first worker (which learns its spaces); the trainer asks it for copies. */
+/** A curriculum over a keyword argument writes its value as the param `kwargs.NAME` (`param: env.kwargs.NAME`). */
+export const KWARGS_PARAM_PREFIX = 'kwargs.';
+
+/** The kwargs of copies made with `params`: the declaration's, with a curriculum's `kwargs.NAME` values over them. */
+export function kwargsOf(declared: Readonly<Record<string, unknown>>, params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const kwargs = { ...declared };
+  for (const [key, value] of Object.entries(params)) if (key.startsWith(KWARGS_PARAM_PREFIX)) kwargs[key.slice(KWARGS_PARAM_PREFIX.length)] = value;
+  return kwargs;
+}
+
+/**
+ * Starts the env's first worker (which learns its spaces); the trainer asks it for copies. Copies
+ * asked for with a curriculum's value (`kwargs.NAME` in params) are made in workers of their own
+ * with that keyword argument; the workers of earlier values idle until the run ends.
+ */
 export function loadGymnasiumEnv(env: PlanEnv, processEnv?: NodeJS.ProcessEnv, place: PythonEnvPlace = {}): LoadedEnvModule {
-  const envs = new PythonEnvs({ ...gymnasiumOptions(env, place), ...(processEnv ? { processEnv } : {}) });
+  const options = gymnasiumOptions(env, place);
+  const envs = new PythonEnvs({ ...options, ...(processEnv ? { processEnv } : {}) });
   return {
-    create: () => envs.create(),
+    create: (params) => envs.create(kwargsOf(options.kwargs, params ?? {})),
     text: null,
     code: '',
     close: () => envs.close(),

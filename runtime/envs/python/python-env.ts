@@ -60,10 +60,14 @@ export class PythonEnvs implements CopyBatch {
   private readonly workers: PythonWorker[] = [];
   private readonly copies: PythonEnvCopy[] = [];
   private frame = new Uint8Array(0);
+  /** Copies in the last worker, and the kwargs it was made with (as JSON). */
+  private copiesInLast = 1;
+  private lastKwargs: string;
   private reply = new Uint8Array(0);
 
   /** Starts the first worker and learns the env's spaces from it; throws PythonEnvError with the reason when it cannot. */
   constructor(readonly options: PythonEnvOptions) {
+    this.lastKwargs = JSON.stringify(options.kwargs);
     const first = this.startWorker();
     const spaces = this.handshake(first);
     this.observationSpace = spaces.observation!;
@@ -95,13 +99,27 @@ export class PythonEnvs implements CopyBatch {
     return Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
   }
 
-  /** The next copy: in the last worker while it has room, else in a new one. */
-  create(): PythonEnvCopy {
+  /**
+   * The next copy: in the last worker while it has room and was made with the same kwargs, else
+   * in a new one. `kwargs` (a curriculum's new value) replace the declaration's; the new copies
+   * must have the spaces of the first.
+   */
+  create(kwargs: Readonly<Record<string, unknown>> = this.options.kwargs): PythonEnvCopy {
     const number = this.copies.length;
-    const slot = number % this.options.copiesPerProcess;
-    const workerIndex = Math.floor(number / this.options.copiesPerProcess);
-    if (workerIndex >= this.workers.length) this.handshake(this.startWorker());
-    else if (slot > 0) this.growWorker(this.workers[workerIndex]!);
+    const key = JSON.stringify(kwargs);
+    let workerIndex = this.workers.length - 1;
+    let slot = this.copiesInLast;
+    if (number === 0 && key === this.lastKwargs) {
+      slot = 0; // the first worker holds its first copy since the handshake
+    } else if (slot >= this.options.copiesPerProcess || key !== this.lastKwargs) {
+      workerIndex = this.workers.length;
+      slot = 0;
+      this.checkSameSpaces(this.handshake(this.startWorker(kwargs)), kwargs);
+    } else {
+      this.growWorker(this.workers[workerIndex]!);
+    }
+    this.copiesInLast = slot + 1;
+    this.lastKwargs = key;
     const copy = new PythonEnvCopy(this, number, workerIndex, slot);
     this.copies.push(copy);
     if (this.prepared.length < this.copies.length * this.record) {
@@ -179,10 +197,10 @@ export class PythonEnvs implements CopyBatch {
     return this.workers.map((w) => w.pid);
   }
 
-  private startWorker(): PythonWorker {
+  private startWorker(kwargs: Readonly<Record<string, unknown>> = this.options.kwargs): PythonWorker {
     const { options } = this;
     const label = `${this.label} worker ${this.workers.length}`;
-    const worker = new PythonWorker(label, options.python, options, options.timeoutSeconds * 1000, options.processEnv);
+    const worker = new PythonWorker(label, options.python, { ...options, kwargs }, options.timeoutSeconds * 1000, options.processEnv);
     this.workers.push(worker);
     return worker;
   }
@@ -201,6 +219,15 @@ export class PythonEnvs implements CopyBatch {
     }
     worker.connected();
     return said;
+  }
+
+  /** Copies made with other kwargs (a curriculum's) must keep the spaces: the policy cannot follow another size. */
+  private checkSameSpaces(said: Handshake, kwargs: Readonly<Record<string, unknown>>): void {
+    const observation = spaceSize(said.observation!);
+    const action = spaceSize(said.action!);
+    if (observation === this.obsDim && action === this.actionDim && said.action!.kind === this.actionSpace.kind) return;
+    this.close();
+    throw new PythonEnvError(`${this.label}: with kwargs ${JSON.stringify(kwargs)} the env has ${observation} observation numbers and ${action} action numbers (${said.action!.kind}), not the ${this.obsDim} and ${this.actionDim} (${this.actionSpace.kind}) of its first copies: a curriculum may not change the observation or action size`);
   }
 
   private growWorker(worker: PythonWorker): void {

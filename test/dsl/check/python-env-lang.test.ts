@@ -109,3 +109,14 @@ test('the entry file\'s folder is where a python(...) plan\'s path starts', () =
   assert.equal(plan.env.params.file, '../envs/reacher.py');
   assert.equal(path.posix.normalize(`specs/${String(plan.env.params.file)}`), 'envs/reacher.py');
 });
+
+test('a curriculum over a Python env moves one of its keyword arguments, env.kwargs.NAME; its worker settings are refused with what to write', () => {
+  const env = 'env Cart = gymnasium("CartPole-v1") { kwargs { gravity: 9.8 } }\npolicy P = mlp { }\nalgorithm A = PPO { }\n';
+  const experiment = (param: string) => `${env}experiment E {\n  env: Cart, policy: P, algorithm: A, budget: 10k\n  curriculum { param: ${param}, from: 9.8, to: 15, step: 1, advance: train.mean_return >= 100 }\n}\n`;
+  expectClean(experiment('env.kwargs.gravity'));
+  const plan = planOf({ 'main.rlx': experiment('env.kwargs.gravity') });
+  assert.equal(plan.curriculum?.param, 'env.kwargs.gravity');
+  expectDiagnostics(experiment('env.⟦gravity⟧'), [{ code: 'type-mismatch', message: /^a curriculum over Cart \(gymnasium\("CartPole-v1"\)\) moves one of its keyword arguments: write env\.kwargs\.gravity$/ }]);
+  expectDiagnostics(experiment('env.⟦max_steps⟧'), [{ code: 'type-mismatch', message: /write env\.kwargs\.max_steps \(env\.max_steps is a setting of its Python workers, which a curriculum cannot move\)/ }]);
+  expectDiagnostics(experiment('env.⟦settings⟧.gravity'), [{ code: 'type-mismatch', message: /write env\.kwargs\.NAME$/ }]);
+});

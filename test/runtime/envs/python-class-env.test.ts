@@ -14,9 +14,12 @@ import { loadGymnasiumEnv } from '../../../runtime/envs/python/python-env-plan.j
 import { PythonEnvError } from '../../../runtime/envs/python/python-env.js';
 import { VecEnv } from '../../../runtime/envs/vector.js';
 import { train } from '../../../runtime/train.js';
+import { readEvents, type CurriculumEvent, type EpisodeEvent } from '../../../runtime/run/events.js';
+import { curriculumProblems } from '../../../runtime/trainer/curriculum.js';
+import type { Plan, PlanExpr } from '../../../dsl/compile/plan.js';
 import { testPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
-import { tempDir, ZOO_PPO } from '../helpers.js';
+import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
 const python = testPython();
 const skip = python === null ? 'python3 with numpy is not available' : false;
@@ -133,4 +136,52 @@ describe('python("./file.py:Class") envs', { skip }, () => {
       }
     }
   });
+
+  it('a curriculum over a keyword argument: each advance makes copies with the new value (episodes change), and the workers end with the run', async () => {
+    const ALWAYS: PlanExpr = { op: '>=', args: [{ ref: 'steps' }, { const: 0 }] };
+    // limit 0.5: the point starts at 1, beyond it, so every episode ends at its first step; at 5.5 they last.
+    const plan: Plan = {
+      ...makePlan({ env: 'gymnasium', envParams: drift({ max_steps: 20, kwargs: { limit: 0.5 } }).params, budget: 1024, envs: 2, algorithmParams: { rollout_steps: 64 } }),
+      curriculum: { param: 'env.kwargs.limit', from: 0.5, to: 5.5, step: 5, advance: ALWAYS },
+    };
+    assert.deepEqual(curriculumProblems(plan, false), []);
+    assert.deepEqual(curriculumProblems({ ...plan, curriculum: { ...plan.curriculum!, param: 'env.max_steps' } }, false),
+      ['a curriculum over env E, a Python env, moves one of its keyword arguments: param: env.kwargs.NAME, got env.max_steps']);
+    const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
+    process.env.PYTHONPATH = python!.env.PYTHONPATH;
+    process.env.RLX_PYTHON = python!.python;
+    try {
+      const result = await train(plan, { out: tempDir(), compute: { threads: false }, baseDir: fixtures() });
+      assert.equal(result.status, 'finished');
+      const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+      const advances = events.filter((e): e is CurriculumEvent & { time: number } => e.type === 'curriculum');
+      assert.deepEqual(advances.map((e) => [e.param, e.previous, e.value]), [['env.kwargs.limit', 0.5, 5.5]]);
+      const episodes = events.filter((e): e is EpisodeEvent & { time: number } => e.type === 'episode');
+      const before = episodes.filter((e) => e.step <= advances[0]!.step);
+      // Each copy hands over at the end of its episode in flight; by the run's end every episode is at the new value.
+      const after = episodes.slice(-20);
+      assert.ok(before.length > 0 && before.every((e) => e.length === 1), `at limit 0.5 episodes end at once: ${before.map((e) => e.length).join(',')}`);
+      assert.ok(after.length > 0 && after.every((e) => e.length > 1), `at limit 5.5 they last: ${after.map((e) => e.length).join(',')}`);
+    } finally {
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(workersOfThisProcess(), [], 'workers still running after the run');
+  });
 });
+
+/** The pids of the running worker.py processes that are children of this process. */
+function workersOfThisProcess(): number[] {
+  return fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return parent === process.pid && !/\) [ZX] /.test(stat) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker.py');
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
