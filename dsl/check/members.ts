@@ -55,7 +55,7 @@ export function checkMembers(ctx: CheckContext, symbol: DeclSymbol, scope: Value
   const body = symbol.decl.body;
   if (!schema || !body) return;
   if (symbol.decl.declKind === 'sweep') return; // sweeps check their paths against the experiment (sweeps.ts)
-  checkProperties(ctx, body, schema.params, schema.label, scope);
+  checkProperties(ctx, body, schema.params, schema.label, scope, schema.blocks);
   const named = new Map<string, A.NamedMember>();
   for (const member of body.members) {
     if (member.kind === 'Block') checkBlock(ctx, member, schema, scope, symbol);
@@ -75,7 +75,8 @@ export function checkMembers(ctx: CheckContext, symbol: DeclSymbol, scope: Value
 }
 
 /** Properties of one body against a parameter list: unknown, duplicated, values. */
-export function checkProperties(ctx: CheckContext, body: A.Body, params: ParamSpec[] | 'any', label: string, scope: ValueScope): void {
+/** `blocks`: the body's blocks, so that a block written as a property (`kwargs: { ... }`) is told how to write it. */
+export function checkProperties(ctx: CheckContext, body: A.Body, params: ParamSpec[] | 'any', label: string, scope: ValueScope, blocks: readonly BlockSpec[] = []): void {
   const seen = new Map<string, A.Property>();
   const values = new ValueChecker(ctx);
   for (const member of body.members) {
@@ -96,6 +97,10 @@ export function checkProperties(ctx: CheckContext, body: A.Body, params: ParamSp
       continue;
     }
     const param = params.find((p) => p.name === key);
+    if (!param && blocks.some((b) => b.name === key)) {
+      ctx.accept('error', 'unknown-property', `'${key}' is a block of ${label}: write it without the colon, \`${key} { ... }\``, member.path[0].range);
+      continue;
+    }
     if (!param) {
       reportUnknownProperty(ctx, member, params.map((p) => p.name), label);
       continue;

@@ -33,6 +33,9 @@ test('a kwargs value that cannot be sent as JSON (a reference, a call, an expres
   expectDiagnostics(`env Cart = gymnasium("CartPole-v1") { kwargs { xs: [1, ⟦abs(2)⟧] } }\n${EXPERIMENT}`, [{ code: 'type-mismatch', message: /found a call of 'abs'/ }]);
   expectDiagnostics(`env Cart = gymnasium("CartPole-v1") { kwargs { g: ⟦obs.x + 1⟧ } }\n${EXPERIMENT}`, [{ code: 'type-mismatch' }]);
   expectDiagnostics(`env Cart = gymnasium("CartPole-v1") { ⟦kwarg⟧ { g: 1 } }\n${EXPERIMENT}`, [{ code: 'unknown-property', message: /has no block 'kwarg'; did you mean 'kwargs'\?/ }]);
+  // Written as a property, it does not parse ({ } makes a block): the message says how to write it.
+  const [found] = expectDiagnostics(`env Cart = gymnasium("CartPole-v1") { ⟦kwargs⟧: { g: 1 } }\n`, [{ code: 'unknown-property', message: /^'kwargs' is a block of gymnasium\("CartPole-v1"\): write it without the colon, `kwargs \{ \.\.\. \}`$/ }], { others: 'allowed' });
+  assert.ok(found!.checked.all.some((d) => d.code === 'syntax-error'), 'the value is a syntax error too');
 });
 
 test('kwargs merge through inheritance key by key', () => {
