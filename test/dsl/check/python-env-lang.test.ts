@@ -123,3 +123,15 @@ test('a curriculum over a Python env moves one of its keyword arguments, env.kwa
   expectDiagnostics(experiment('env.⟦max_steps⟧'), [{ code: 'type-mismatch', message: /write env\.kwargs\.max_steps \(env\.max_steps is a setting of its Python workers, which a curriculum cannot move\)/ }]);
   expectDiagnostics(experiment('env.⟦settings⟧.gravity'), [{ code: 'type-mismatch', message: /write env\.kwargs\.NAME$/ }]);
 });
+
+test('a sweep over env.kwargs.NAME puts each value into its member\'s kwargs; an unknown setting of a Python env is an error, not a silent no-op', () => {
+  const base = `env Cart = gymnasium("Pendulum-v1") { kwargs { g: 9.8, render_mode: "rgb_array" } }\n${EXPERIMENT}`;
+  const source = `${base}sweep S over E { env.kwargs.g: [1, 2.5] }\n`;
+  expectClean(source);
+  const entry = virtualPath('main.rlx');
+  const result = compile(analyze(new Workspace(new MemoryHost({ 'main.rlx': source })), [entry]), entry, 'S');
+  assert.ok(result.ok, result.ok ? '' : result.error);
+  assert.deepEqual([...result.plans].map((plan) => plan.env.params.kwargs), [{ g: 1, render_mode: 'rgb_array' }, { g: 2.5, render_mode: 'rgb_array' }]);
+  expectDiagnostics(`${base}sweep S over E { env.⟦g⟧: [1, 2] }\n`, [{ code: 'unknown-property', message: /^env \(gymnasium\("Pendulum-v1"\)\) has no 'g'\. Valid paths: .*kwargs\.NAME$/ }]);
+  expectDiagnostics(`${base}sweep S over E { env.kwargs.g: [1, ⟦P⟧] }\n`, [{ code: 'type-mismatch', message: /expects a number, a string/ }]);
+});
