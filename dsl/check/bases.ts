@@ -118,7 +118,8 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     if (base.args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
       ctx.accept('error', 'wrong-arguments', `module takes one file path in quotes: module("./${kind === 'algorithm' ? 'my_learner' : 'my_env'}.ts")`, base.range);
     } else if (!/\.(ts|js|mjs|cjs)$/.test(arg.value.value)) {
-      ctx.accept('error', 'type-mismatch', `module("${arg.value.value}") must name a .ts or .js file`, arg.value.range);
+      const python = kind === 'env' && arg.value.value.endsWith('.py') ? `; a Gymnasium env class in Python is written python("${arg.value.value}:ClassName")` : '';
+      ctx.accept('error', 'type-mismatch', `module("${arg.value.value}") must name a .ts or .js file${python}`, arg.value.range);
     } else {
       checkModuleFile(ctx, symbol, arg.value.range);
     }

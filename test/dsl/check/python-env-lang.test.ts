@@ -65,6 +65,7 @@ test('python(...): a missing file, a malformed argument, a class name that is no
   expectDiagnostics(`env Cart = python(⟦"./envs/reacher.txt:Reacher"⟧)\n`, [{ code: 'type-mismatch', message: /a \.py file relative to this file/ }]);
   expectDiagnostics({ 'main.rlx': `env Cart = python(⟦"./envs/reacher.py:2Reacher"⟧)\n`, 'envs/reacher.py': REACHER }, [{ code: 'type-mismatch', message: /'2Reacher' is not a Python class name/ }], { roots: ['main.rlx'] });
   expectDiagnostics('env Cart = ⟦python()⟧\n', [{ code: 'wrong-arguments', message: /^python takes one file and class in quotes/ }]);
+  expectDiagnostics('env Cart = module(⟦"./envs/reacher.py"⟧)\n', [{ code: 'type-mismatch', message: /must name a \.ts or \.js file; a Gymnasium env class in Python is written python\("\.\/envs\/reacher\.py:ClassName"\)$/ }]);
   expectDiagnostics('policy P = ⟦python("./envs/reacher.py:Reacher")⟧\n', [{ code: 'invalid-base', message: /makes an environment; a policy cannot/ }]);
   expectDiagnostics({ 'main.rlx': `env Cart = python("./envs/reacher.py:Reacher") { ⟦max_stepz⟧: 3 }\n`, 'envs/reacher.py': REACHER },
     [{ code: 'unknown-property', message: /python\("\.\/envs\/reacher\.py:Reacher"\) has no property 'max_stepz'/ }], { roots: ['main.rlx'] });
