@@ -82,6 +82,19 @@ describe('python("./file.py:Class") envs', { skip }, () => {
     }
   });
 
+  it('copies asked for with other kwargs run in workers of their own; kwargs that change the spaces are refused, naming them', () => {
+    const module = load(drift({ copies_per_process: 4 }));
+    try {
+      const first = module.create({}) as unknown as { worker: number; slot: number };
+      const moved = module.create({ 'kwargs.target': 3 }) as unknown as { worker: number; slot: number };
+      assert.deepEqual([first.worker, first.slot, moved.worker, moved.slot], [0, 0, 1, 0], 'a new worker for the new value, though the first has room');
+      assert.throws(() => module.create({ 'kwargs.extra': 1 }), (err: Error) =>
+        err instanceof PythonEnvError && /with kwargs \{"extra":1\} the env has 3 observation numbers .* not the 2 and 1 .* a curriculum may not change the observation or action size/.test(err.message));
+    } finally {
+      module.close();
+    }
+  });
+
   it('declared observation names of another number than the env has: an error naming both counts', () => {
     assert.throws(() => load(drift({ observations: ['a', 'b', 'c'] })), (err: Error) =>
       err instanceof PythonEnvError && /names 3 observations \(observations: \[a, b, c\]\), but the env's observation space has 2 numbers/.test(err.message));
