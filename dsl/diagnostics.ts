@@ -21,7 +21,7 @@ export const DIAGNOSTIC_CODES = {
   'inheritance-cycle': 'Declarations that inherit from each other in a loop.',
   'import-cycle': 'Files that import each other in a loop.',
   'import-not-found': 'An import whose file cannot be read.',
-  'module-not-found': 'A user env module (`module("./env.ts")`) whose file cannot be read.',
+  'module-not-found': 'A user env module (`module("./env.ts")`) or Python env file (`python("./env.py:Env")`) whose file cannot be read.',
   'dataset-not-found': 'A text task\'s dataset (`dataset("./data.jsonl")`) whose file cannot be read, or that lies outside the folder of the .rlx file.',
   'invalid-dataset': 'A dataset with a line that is not a prompt/target object, or over the size rlx reads (errors); bytes that are not UTF-8 (a warning).',
   'invalid-module-spec': 'A user env module whose `export const spec` rlx cannot read or that is not valid.',

@@ -27,6 +27,7 @@ function typeText(type: ValueType): string {
     case 'oneOf': return type.types.map(typeText).join(' or ');
     case 'condition': return 'condition';
     case 'path': return 'path (`env.NAME`)';
+    case 'literal': return 'number, string, `true` / `false`, `none` or a list of these';
   }
 }
 

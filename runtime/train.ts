@@ -97,7 +97,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
   if (!Number.isSafeInteger(seed) || seed < 0) throw new PlanError([`seed must be a whole number >= 0, got ${String(seed)}`]);
   warmUpCompute(options.compute);
   const device = await chooseDevice(options.device, plan);
-  const envModule = isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env) : plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params, { name: plan.env.name }) : undefined;
+  const envModule = isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env, undefined, { baseDir: options.baseDir }) : plan.env.kind === 'module' ? await loadEnvModule(moduleFile(plan, options), plan.env.params, { name: plan.env.name }) : undefined;
   let parts: RunParts | undefined;
   let run: RunDirectory | undefined;
   try {

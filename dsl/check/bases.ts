@@ -1,5 +1,5 @@
 // Checks of a declaration's base: `= Name`, `= module("./file.ts")`, `over Experiment`.
-import { GYMNASIUM_BASE, GYMNASIUM_ID } from '../schema/python-env.js';
+import { GYMNASIUM_BASE, GYMNASIUM_ID, PYTHON_BASE, PYTHON_IDENTIFIER, pythonClassTarget } from '../schema/python-env.js';
 import { closestNames, didYouMean } from '../diagnostics.js';
 import { builtinsOfKind, takesFolder } from '../schema/index.js';
 import type { Argument, DeclKind, Identifier, Range } from '../syntax/ast.js';
@@ -56,6 +56,41 @@ function checkGymnasiumBase(ctx: CheckContext, symbol: DeclSymbol, args: readonl
   }
 }
 
+/**
+ * `python("./envs/reacher.py:Reacher")`: an env, a .py file relative to this file and the
+ * Gymnasium Env class it defines. The file must exist; a class it does not seem to define is a
+ * warning (read from its text: the checker never runs Python).
+ */
+function checkPythonBase(ctx: CheckContext, symbol: DeclSymbol, args: readonly Argument[], at: Range): void {
+  const kind = symbol.decl.declKind;
+  if (kind !== 'env') {
+    ctx.accept('error', 'invalid-base', `python("...") makes an environment; ${article(kind)} ${kind} cannot come from it`, at);
+    return;
+  }
+  const arg = args[0];
+  if (args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
+    ctx.accept('error', 'wrong-arguments', 'python takes one file and class in quotes: python("./envs/my_env.py:MyEnv") (docs/python-envs.md)', at);
+    return;
+  }
+  const written = arg.value.value;
+  const target = pythonClassTarget(written);
+  if (!target || !target.file.endsWith('.py')) {
+    ctx.accept('error', 'type-mismatch', `"${written}" is not a file and a class: write python("./envs/my_env.py:MyEnv"), a .py file relative to this file, a colon, and the Gymnasium Env class it defines (docs/python-envs.md)`, arg.value.range);
+    return;
+  }
+  if (!PYTHON_IDENTIFIER.test(target.className)) {
+    ctx.accept('error', 'type-mismatch', `'${target.className}' is not a Python class name; write the class after the colon: python("${target.file}:MyEnv")`, arg.value.range);
+    return;
+  }
+  const module = ctx.model.envModule(symbol);
+  if (!module) return;
+  if (module.read.kind === 'missing') {
+    ctx.accept('error', 'module-not-found', `cannot read '${target.file}' (looked for ${module.file}); python("...") paths are relative to this file`, arg.value.range);
+  } else if (module.read.kind === 'python' && !module.read.names.includes(target.className)) {
+    ctx.accept('warning', 'unknown-name', `${target.file} does not seem to define ${target.className} (no \`class ${target.className}\` in it); training will fail if Python cannot find it there`, arg.value.range);
+  }
+}
+
 function article(kind: string): string {
   return /^[aeiou]/.test(kind) ? 'an' : 'a';
 }
@@ -78,7 +113,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   if (!base) {
     if (BUILTIN_BASED.includes(kind)) {
       const options = builtinsOfKind(kind).map((b) => (takesFolder(b) ? `${b.name}("./models/NAME")` : b.name)).join(', ');
-      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts"), gymnasium("CartPole-v1")' : kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
+      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv")' : kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
     }
     return;
   }
@@ -93,15 +128,15 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
     if (base.args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
       ctx.accept('error', 'wrong-arguments', `module takes one file path in quotes: module("./${kind === 'algorithm' ? 'my_learner' : 'my_env'}.ts")`, base.range);
     } else if (!/\.(ts|js|mjs|cjs)$/.test(arg.value.value)) {
-      ctx.accept('error', 'type-mismatch', `module("${arg.value.value}") must name a .ts or .js file`, arg.value.range);
+      const python = kind === 'env' && arg.value.value.endsWith('.py') ? `; a Gymnasium env class in Python is written python("${arg.value.value}:ClassName")` : '';
+      ctx.accept('error', 'type-mismatch', `module("${arg.value.value}") must name a .ts or .js file${python}`, arg.value.range);
     } else {
       checkModuleFile(ctx, symbol, arg.value.range);
     }
     return;
   }
-  if (parts.length === 1 && parts[0].text === 'python' && base.args !== undefined && kind === 'env' && !ctx.model.lookup(symbol.unit, 'python')) {
-    // Planned (issue 32): a Gymnasium class in a file. Refused with what works today rather than "unknown env".
-    ctx.accept('error', 'invalid-base', 'python("./file.py:Class") envs are not supported yet; register the class with gymnasium.register in a package and use `gymnasium("MyEnv-v0") { imports: ["my_package"] }` (docs/python-envs.md)', base.range);
+  if (parts.length === 1 && parts[0].text === PYTHON_BASE && base.args !== undefined) {
+    checkPythonBase(ctx, symbol, base.args, base.range);
     return;
   }
   if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined) {

@@ -18,6 +18,7 @@ import { checkMembers } from './members.js';
 import { Recording, ReuseSession, type CheckCache, type ExternalReads } from './reuse.js';
 import { checkPretrainedExperiment, checkPretrainedPolicy } from './pretrained.js';
 import { checkSftData } from './sft-data.js';
+import { checkPythonEnvSettings } from './python-env-settings.js';
 import { checkSupport } from './support.js';
 import { checkSweep } from './sweeps.js';
 
@@ -31,6 +32,7 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: 'all', check: (ctx, symbol) => checkMembers(ctx, symbol, { owner: symbol, experiment: symbol.decl.declKind === 'experiment' ? symbol : undefined }) },
   { kinds: ['env', 'policy', 'algorithm'], check: checkConsistency },
   { kinds: ['env'], check: checkDatasets },
+  { kinds: ['env'], check: checkPythonEnvSettings },
   { kinds: ['algorithm'], check: checkSftData },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },

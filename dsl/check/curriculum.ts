@@ -5,7 +5,8 @@
 import type { NumberType } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
-import type { DeclSymbol, Effective } from '../semantics/model.js';
+import { pythonEnvLabel, pythonEnvRoot, type DeclSymbol, type Effective } from '../semantics/model.js';
+import { GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
 import { fixedGoalProblem } from '../../shared/geometry/grid-world.js';
 import { constantNumber } from '../semantics/constant.js';
 import { fixedGridGoal } from './consistency.js';
@@ -28,6 +29,7 @@ export function checkCurriculum(ctx: CheckContext, symbol: DeclSymbol): void {
     return;
   }
   checkAdvance(ctx, symbol, own('advance'));
+  if (param && path?.kind === 'Name' && checkPythonEnvParam(ctx, symbol, path)) return;
   if (path?.kind !== 'Name' || path.parts.length !== 2) return;
   const [head, name] = path.parts;
   if (head.text === 'policy' || head.text === 'algorithm') {
@@ -53,6 +55,24 @@ export function checkCurriculum(ctx: CheckContext, symbol: DeclSymbol): void {
     ctx.accept('error', 'type-mismatch', `env.${spec.name} is a whole number, so its curriculum moves in whole steps; found step ${stepValue}`, step.node.value!.range);
   }
   if (env!.name === 'GridWorld' && spec.name === 'size' && param) checkGridSizes(ctx, symbol, block, param);
+}
+
+/**
+ * A gymnasium(...) or python(...) env's curriculum moves one of its keyword arguments,
+ * `env.kwargs.NAME`: each advance makes copies with the new value. Its other settings
+ * (max_steps, copies_per_process, ...) run the workers, and are refused. True when the env is one.
+ */
+function checkPythonEnvParam(ctx: CheckContext, symbol: DeclSymbol, path: A.QualifiedName): boolean {
+  const target = ctx.model.referencedTarget(symbol, 'env');
+  const python = target?.kind === 'decl' ? pythonEnvRoot(ctx.model.effective(target.symbol).root) : undefined;
+  if (!python || path.parts[0]?.text !== 'env') return false;
+  const second = path.parts[1];
+  if (path.parts.length === 3 && second!.text === 'kwargs') return true;
+  const env = `${target!.kind === 'decl' ? target!.symbol.name : ''} (${pythonEnvLabel(python)})`;
+  const suggestion = path.parts.length === 2 ? `env.kwargs.${second!.text}` : 'env.kwargs.NAME';
+  ctx.accept('error', 'type-mismatch', `a curriculum over ${env} moves one of its keyword arguments: write ${suggestion}${path.parts.length === 2 && GYMNASIUM_ENV_PARAMS.some((p) => p.name === second!.text) ? ` (env.${second!.text} is a setting of its Python workers, which a curriculum cannot move)` : ''}`,
+    (second ?? path).range);
+  return true;
 }
 
 /** Every size a GridWorld curriculum reaches must hold the env's fixed goal. */

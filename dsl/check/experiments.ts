@@ -2,7 +2,7 @@
 // and reward fit the environment, and seeds.
 import { algorithmSpec, builtinsOfKind, stageHandoverProblem, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
-import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
+import { declaredObservations, pythonEnvLabel, pythonEnvRoot, type DeclSymbol, type Effective, type Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkCompletionLength } from './completion-length.js';
 import { checkOverlongEnv } from './sample-filters.js';
@@ -27,7 +27,12 @@ export function pairedEnv(ctx: CheckContext, experiment: DeclSymbol): PairedEnv 
   if (!target) return undefined;
   const spec = ctx.model.envSpec(target);
   if (spec) return { kind: 'builtin', spec, label: targetLabel(target) };
-  return target.kind === 'decl' && ctx.model.effective(target.symbol).root.kind === 'module' ? { kind: 'module' } : undefined;
+  if (target.kind !== 'decl' || ctx.model.effective(target.symbol).root.kind !== 'module') return undefined;
+  // A Python env that names its observations has them checked like a built-in's fields.
+  const effective = ctx.model.effective(target.symbol);
+  const python = pythonEnvRoot(effective.root);
+  const names = declaredObservations(effective);
+  return python && names ? { kind: 'module', observations: { names, label: `${target.symbol.name} (${pythonEnvLabel(python)})` } } : { kind: 'module' };
 }
 
 export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
@@ -168,8 +173,8 @@ function checkRewardPairing(ctx: CheckContext, symbol: DeclSymbol): void {
   const rewardTarget = model.referencedTarget(symbol, 'reward');
   if (rewardTarget?.kind !== 'decl' || rewardTarget.symbol.decl.declKind !== 'reward') return;
   const env = pairedEnv(ctx, symbol);
-  if (!env || env.kind === 'module') return;
-  const related = [{ file: envProp.owner.unit.path, range: envProp.node.value?.range ?? envProp.node.range, message: `paired with env ${env.label} in experiment ${symbol.name}` }];
+  if (!env || (env.kind === 'module' && !env.observations)) return;
+  const related = [{ file: envProp.owner.unit.path, range: envProp.node.value?.range ?? envProp.node.range, message: `paired with env ${env.kind === 'builtin' ? env.label : env.observations!.label} in experiment ${symbol.name}` }];
   for (const term of model.effective(rewardTarget.symbol).named.values()) {
     if (term.node.memberKind !== 'term' || !term.node.value) continue;
     const termCtx = ctx.forUnit(term.owner.unit);

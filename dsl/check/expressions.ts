@@ -13,7 +13,8 @@ import { LinearRegex, PatternError } from '../../shared/regex.js';
  * The env a reward term is checked against: a built-in's spec (or the spec a user module declares,
  * env-module.ts), user code that declares none (fields unknown), or none yet.
  */
-export type PairedEnv = { kind: 'builtin'; spec: EnvSpec; label: string } | { kind: 'module' } | undefined;
+/** `module`: user code; `observations`: the names a Python env declares (`observations: [...]`), checked as a built-in's fields. */
+export type PairedEnv = { kind: 'builtin'; spec: EnvSpec; label: string } | { kind: 'module'; observations?: { names: readonly string[]; label: string } } | undefined;
 
 type Inferred = ExprType | 'unknown';
 
@@ -117,6 +118,13 @@ function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferr
   if (name.parts.length === 1) return spec.type;
   const field = name.parts[1];
   if (name.parts.length > 2) accept('error', 'unknown-field', `'${head.text}.${field.text}' has no fields`, name.parts[2].range);
+  const declared = env?.kind === 'module' ? env.observations : undefined;
+  if (spec.fields === 'obs' && declared && !declared.names.includes(field.text)) {
+    const close = closestNames(field.text, declared.names);
+    accept('error', 'unknown-field', `${declared.label} has no observation '${field.text}'; its observations are: ${declared.names.join(', ')}${didYouMean(field.text, close)}`,
+      field.range, { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: field.range, newText: c }] })) });
+    return 'unknown';
+  }
   if (spec.fields === 'obs' && env?.kind === 'builtin' && !env.spec.obsFields.includes(field.text)) {
     const fields = env.spec.obsFields;
     const close = closestNames(field.text, fields);

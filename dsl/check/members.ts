@@ -1,12 +1,12 @@
 // Which members a declaration may hold, and checking its own members against them: unknown and
 // duplicate properties, values against their declared types, blocks, and required properties.
-import { GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
+import { GYMNASIUM_ENV_BLOCKS, GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
 import { didYouMean, closestNames, validList, type Fix } from '../diagnostics.js';
 import { algorithmSpec, builtinsOfKind, DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec } from '../schema/index.js';
 import { knownName } from '../schema/known-names.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
-import { propertyKey } from '../semantics/model.js';
+import { propertyKey, pythonEnvLabel, pythonEnvRoot } from '../semantics/model.js';
 import type { CheckContext, ValueScope } from './context.js';
 import { ValueChecker } from './values.js';
 import { checkRewardTerm } from './expressions.js';
@@ -33,7 +33,8 @@ export function memberSchema(ctx: CheckContext, symbol: DeclSymbol): MemberSchem
     const learner = ctx.model.learnerModule(symbol)?.spec;
     return learner ? { params: learner.params, blocks: [], label: learner.name } : { params: 'any', blocks: [], label: 'user learner' };
   }
-  if (root.kind === 'module' && 'gymnasium' in root) return { params: GYMNASIUM_ENV_PARAMS, blocks: [], label: `gymnasium("${root.gymnasium}")` };
+  const python = pythonEnvRoot(root);
+  if (python) return { params: GYMNASIUM_ENV_PARAMS, blocks: GYMNASIUM_ENV_BLOCKS, label: pythonEnvLabel(python) };
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment' };
   return undefined;
 }
@@ -54,7 +55,7 @@ export function checkMembers(ctx: CheckContext, symbol: DeclSymbol, scope: Value
   const body = symbol.decl.body;
   if (!schema || !body) return;
   if (symbol.decl.declKind === 'sweep') return; // sweeps check their paths against the experiment (sweeps.ts)
-  checkProperties(ctx, body, schema.params, schema.label, scope);
+  checkProperties(ctx, body, schema.params, schema.label, scope, schema.blocks);
   const named = new Map<string, A.NamedMember>();
   for (const member of body.members) {
     if (member.kind === 'Block') checkBlock(ctx, member, schema, scope, symbol);
@@ -74,7 +75,8 @@ export function checkMembers(ctx: CheckContext, symbol: DeclSymbol, scope: Value
 }
 
 /** Properties of one body against a parameter list: unknown, duplicated, values. */
-export function checkProperties(ctx: CheckContext, body: A.Body, params: ParamSpec[] | 'any', label: string, scope: ValueScope): void {
+/** `blocks`: the body's blocks, so that a block written as a property (`kwargs: { ... }`) is told how to write it. */
+export function checkProperties(ctx: CheckContext, body: A.Body, params: ParamSpec[] | 'any', label: string, scope: ValueScope, blocks: readonly BlockSpec[] = []): void {
   const seen = new Map<string, A.Property>();
   const values = new ValueChecker(ctx);
   for (const member of body.members) {
@@ -95,6 +97,10 @@ export function checkProperties(ctx: CheckContext, body: A.Body, params: ParamSp
       continue;
     }
     const param = params.find((p) => p.name === key);
+    if (!param && blocks.some((b) => b.name === key)) {
+      ctx.accept('error', 'unknown-property', `'${key}' is a block of ${label}: write it without the colon, \`${key} { ... }\``, member.path[0].range);
+      continue;
+    }
     if (!param) {
       reportUnknownProperty(ctx, member, params.map((p) => p.name), label);
       continue;

@@ -4,7 +4,9 @@ import { closestNames, didYouMean, validList } from '../diagnostics.js';
 import { DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec, type ValueType } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
-import { propertyKey } from '../semantics/model.js';
+import { propertyKey, pythonEnvLabel, pythonEnvRoot } from '../semantics/model.js';
+import { GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
+import { literal } from '../schema/build.js';
 import type { CheckContext } from './context.js';
 import { checkProperties, removeMemberFix, suggestProperty } from './members.js';
 import { ValueChecker } from './values.js';
@@ -138,15 +140,23 @@ function sweptParam(ctx: CheckContext, experiment: DeclSymbol, member: A.Propert
     what = `${head.text} { }`;
   } else if ((PARTS as readonly string[]).includes(head.text)) {
     const target = ctx.model.referencedTarget(experiment, head.text);
+    const python = head.text === 'env' && target?.kind === 'decl' ? pythonEnvRoot(ctx.model.effective(target.symbol).root) : undefined;
+    if (python) {
+      // A Python env's settings, and its keyword arguments as env.kwargs.NAME (any name: the env decides).
+      if (rest[0]!.text === 'kwargs' && rest.length === 2) return { type: literal };
+      if (rest[0]!.text !== 'kwargs' && rest.length === 1 && !GYMNASIUM_ENV_PARAMS.some((p) => p.name === rest[0]!.text)) {
+        return unknown(rest[0]!, [...GYMNASIUM_ENV_PARAMS.map((p) => p.name), 'kwargs.NAME'], `env (${pythonEnvLabel(python)})`);
+      }
+    }
     const spec = target && (target.kind === 'builtin' ? target.spec : ctx.model.rootBuiltin(target.symbol));
-    if (!spec) return undefined; // user code or an unresolved name: nothing to check against
-    params = spec.params;
-    what = `${head.text} (${spec.name})`;
+    if (!spec && !python) return undefined; // user code or an unresolved name: nothing to check against
+    params = spec ? spec.params : GYMNASIUM_ENV_PARAMS;
+    what = spec ? `${head.text} (${spec.name})` : `env (${pythonEnvLabel(python!)})`;
   } else {
     return unknown(head, [...PARTS, ...EXPERIMENT.blocks.map((b) => b.name)], `sweep path of ${experiment.name}`);
   }
   if (rest.length > 1) {
-    ctx.accept('error', 'unknown-property', `'${propertyKey(member)}' is too deep: a sweep path has two parts, like algorithm.learning_rate`, rest[1].range);
+    ctx.accept('error', 'unknown-property', `'${propertyKey(member)}' is too deep: a sweep path has two parts, like algorithm.learning_rate${what.startsWith('env (') ? ', or env.kwargs.NAME for a Python env\'s keyword argument' : ''}`, rest[1].range);
     return undefined;
   }
   const param = params.find((p) => p.name === rest[0].text);

@@ -34,7 +34,15 @@ function expectation(type: ValueType): string {
     case 'oneOf': return type.types.map(expectation).join(', or ');
     case 'condition': return 'a condition such as `eval.mean_return >= 475`';
     case 'path': return 'a path such as `env.size`';
+    case 'literal': return 'a number, a string, true/false, none or a list of these (sent to Python as written)';
   }
+}
+
+/** A value that can be sent as JSON as written: no names, calls or expressions other than constant numbers. */
+function isLiteral(expr: Expression): boolean {
+  if (expr.kind === 'String' || expr.kind === 'Boolean' || expr.kind === 'None') return true;
+  if (expr.kind === 'List') return expr.items.every(isLiteral);
+  return constantNumber(expr) !== undefined;
 }
 
 function replaceFix(title: string, range: Range, newText: string): Fix {
@@ -60,6 +68,11 @@ export class ValueChecker {
       case 'oneOf': return this.oneOf(expr, type.types, label, scope);
       case 'condition': return checkCondition(this.ctx, expr, this.accept);
       case 'path': return checkPath(this.ctx, expr, scope, this.accept);
+      case 'literal':
+        // Each item of a list on its own, so that the one that cannot be sent is marked.
+        if (expr.kind === 'List') for (const item of expr.items) this.check(item, type, label, scope);
+        else if (!isLiteral(expr)) this.mismatch(expr, type, label);
+        return;
     }
   }
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { DECLARATION_SCHEMAS, LANGUAGE_VERSION, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { writtenPath, type DeclSymbol, type Model, type Target } from '../semantics/model.js';
+import { pythonEnvRoot, writtenPath, type DeclSymbol, type Model, type Target } from '../semantics/model.js';
 import type { SourceUnit } from '../semantics/workspace.js';
 import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanPolicy, type PlanReward, type PlanStage } from './plan.js';
 import { pretrainedPolicy } from './pretrained.js';
@@ -164,14 +164,22 @@ export class PlanCompiler {
 
   private env(target: Target): PlanEnv {
     const rootOf = target.kind === 'decl' ? this.model.effective(target.symbol).root : undefined;
-    if (target.kind === 'decl' && rootOf?.kind === 'module' && 'gymnasium' in rootOf) {
-      // gymnasium("Id"): the id and the settings of schema/python-env.ts, left-out ones at their defaults.
-      const properties = this.model.effective(target.symbol).properties;
-      const params: Record<string, PlanValue> = { id: String(rootOf.gymnasium) };
+    const python = rootOf ? pythonEnvRoot(rootOf) : undefined;
+    if (target.kind === 'decl' && python) {
+      // gymnasium("Id") or python("./file.py:Class"): the id, or the file (relative to the entry
+      // file, as module paths are) and class; the settings of schema/python-env.ts, left-out ones
+      // at their defaults; kwargs as written (absent when none).
+      const effective = this.model.effective(target.symbol);
+      const params: Record<string, PlanValue> = 'gymnasium' in python
+        ? { id: String(python.gymnasium) }
+        : { file: toPosix(path.relative(this.entryDir, writtenPath(effective, python.path ?? ''))), class: python.python.className };
       for (const spec of GYMNASIUM_ENV_PARAMS) {
-        const value = paramValue(spec, properties.get(spec.name)?.node.value);
+        const value = paramValue(spec, effective.properties.get(spec.name)?.node.value);
         if (value !== null) params[spec.name] = value;
       }
+      const kwargs: Record<string, PlanValue> = {};
+      for (const [key, { node }] of [...(effective.blocks.get('kwargs') ?? [])].sort(([a], [b]) => a.localeCompare(b))) kwargs[key] = untypedValue(node.value);
+      if (Object.keys(kwargs).length > 0) params.kwargs = kwargs;
       return { name: target.symbol.name, kind: GYMNASIUM_ENV_KIND, params };
     }
     if (target.kind === 'decl' && rootOf?.kind === 'module') {

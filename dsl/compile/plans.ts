@@ -3,6 +3,7 @@
 // and a caller that shows a few (`first(n)`) builds only those.
 
 import type { Plan } from './plan.js';
+import { GYMNASIUM_ENV_KIND } from '../schema/python-env.js';
 
 export class Plans implements Iterable<Plan> {
   /**
@@ -47,11 +48,17 @@ export class Plans implements Iterable<Plan> {
   }
 }
 
-/** The user modules (`module("./x.ts")`: envs, and learners of stages) the plans would load, each once, as the plans write them. */
+/**
+ * The user code the plans would run, each once, as the plans write it: modules (`module("./x.ts")`:
+ * envs, and learners of stages), and Python envs, which run the workspace's Python (an interpreter
+ * and packages it may choose): a python("./x.py:Class") env as its file, a gymnasium("Id") env as
+ * `gymnasium("Id")`.
+ */
 export function userModules(plans: Iterable<Plan>): string[] {
   const modules = new Set<string>();
   for (const plan of plans) {
     if (plan.env.kind === 'module') modules.add(plan.env.module ?? plan.env.name);
+    if (plan.env.kind === GYMNASIUM_ENV_KIND) modules.add(typeof plan.env.params.file === 'string' ? plan.env.params.file : `gymnasium("${String(plan.env.params.id)}")`);
     for (const stage of plan.stages) if (stage.algorithm.kind === 'module') modules.add(stage.algorithm.module ?? stage.algorithm.name);
   }
   return [...modules];

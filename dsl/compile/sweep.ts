@@ -119,6 +119,13 @@ function applyPath(plan: Plan, key: string, expr: A.Expression): PlanValue {
     const own = [...TEXT_LEARNER_PARAMS, ...NUMERIC_LEARNER_PARAMS].find((p) => p.name === name);
     return (learner.params[name] = own ? paramValue(own, expr) : untypedValue(expr));
   }
+  // A Python env's keyword argument (env.kwargs.NAME): a new kwargs object, so that members never share one.
+  if (head === 'env' && plan.env.kind === GYMNASIUM_ENV_KIND && name === 'kwargs') {
+    const value = untypedValue(expr);
+    const kwargs = plan.env.params.kwargs;
+    plan.env.params.kwargs = { ...(kwargs && typeof kwargs === 'object' && !Array.isArray(kwargs) ? kwargs : {}), [key.split('.')[2]!]: value };
+    return value;
+  }
   const fromSpec = (kind: string) => builtin(kind)?.params.find((p) => p.name === name);
   let param: ParamSpec | undefined;
   let target: Record<string, PlanValue> | undefined;

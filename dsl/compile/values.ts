@@ -26,6 +26,7 @@ export function toPlanValue(expr: A.Expression | undefined, type: ValueType): Pl
     }
     case 'condition': return toPlanExpr(expr) as unknown as PlanValue;
     case 'path': return expr.kind === 'Name' ? nameText(expr) : null;
+    case 'literal': return untypedValue(expr);
   }
 }
 

@@ -1,12 +1,12 @@
 // Which schema applies where: the parameters a body may hold (a declaration's, a block's, a
 // stage's, a sweep path's), where an unstated value would be inherited from, and which envs a
 // reward is paired with. Hover, completion, definition and inlay hints all ask these questions.
-import { GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
+import { GYMNASIUM_ENV_BLOCKS, GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
 import {
   algorithmSpec, DECLARATION_SCHEMAS, type BlockSpec, type BuiltinSpec, type ChoiceOption, type EnvSpec, type ParamSpec, type ValueType,
 } from '../schema/index.js';
 import type { DeclSymbol, Model, SourceUnit, Target } from '../index.js';
-import type { Effective } from '../semantics/model.js';
+import { declaredObservations, pythonEnvLabel, pythonEnvRoot, type Effective } from '../semantics/model.js';
 import type * as A from '../index.js';
 
 /** Which body of a declaration: its own, one of its blocks (`eval { }`), or a stage's (`stage main = SFT { }`). */
@@ -73,7 +73,8 @@ function declarationSchema(model: Model, symbol: DeclSymbol): BodySchema | undef
     const learner = model.learnerModule(symbol)?.spec;
     return learner ? { params: learner.params, blocks: [], label: learner.name, inherits } : { params: 'any', blocks: [], label: 'user learner', inherits };
   }
-  if (root.kind === 'module' && 'gymnasium' in root) return { params: GYMNASIUM_ENV_PARAMS, blocks: [], label: `gymnasium("${root.gymnasium}")`, inherits };
+  const python = pythonEnvRoot(root);
+  if (python) return { params: GYMNASIUM_ENV_PARAMS, blocks: GYMNASIUM_ENV_BLOCKS, label: pythonEnvLabel(python), inherits };
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment', inherits };
   return undefined;
 }
@@ -180,6 +181,12 @@ export function envsOfReward(model: Model, reward: DeclSymbol): EnvUse[] {
  * every built-in's, as a reward paired with nothing does).
  */
 function undeclaredModule(model: Model, target: Target): EnvSpec | undefined {
+  const python = target.kind === 'decl' ? pythonEnvRoot(model.effective(target.symbol).root) : undefined;
+  if (python) {
+    // A Python env offers the observation names it declares (its action kind is learnt when training starts).
+    const names = declaredObservations(model.effective((target as { symbol: DeclSymbol }).symbol)) ?? [];
+    return { declKind: 'env', name: pythonEnvLabel(python), doc: '', params: [], obsFields: names, action: 'discrete', infoFields: [] };
+  }
   const module = target.kind === 'decl' ? model.envModule(target.symbol) : undefined;
   if (!module) return undefined;
   return { declKind: 'env', name: `module("${module.written}")`, doc: '', params: [], obsFields: [], action: 'discrete', infoFields: [] };

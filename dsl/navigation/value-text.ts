@@ -43,6 +43,7 @@ export function describeType(type: ValueType): string {
     case 'oneOf': return type.types.map(describeType).join(' | ');
     case 'condition': return 'condition';
     case 'path': return 'path (env.NAME)';
+    case 'literal': return 'number | string | true | false | none | [...]';
   }
 }
 

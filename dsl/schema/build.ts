@@ -16,6 +16,7 @@ export const ref = (declKind: DeclKind): ValueType => ({ kind: 'ref', declKind }
 export const oneOf = (...types: ValueType[]): ValueType => ({ kind: 'oneOf', types });
 export const condition: ValueType = { kind: 'condition' };
 export const path: ValueType = { kind: 'path' };
+export const literal: ValueType = { kind: 'literal' };
 
 export function param(name: string, type: ValueType, defaultValue: PlanValue | undefined, doc: string): ParamSpec {
   return defaultValue === undefined ? { name, type, doc } : { name, type, default: defaultValue, doc };

@@ -41,7 +41,9 @@ export type ValueType =
   /** A boolean condition over run metrics (`eval.mean_return >= 475`). */
   | { kind: 'condition' }
   /** A dotted path into the experiment (`env.size`). */
-  | { kind: 'path' };
+  | { kind: 'path' }
+  /** A value sent as JSON as written: a number, a string, true/false, none, or a list of these (a Python env's kwargs). */
+  | { kind: 'literal' };
 
 export interface ParamSpec {
   name: string;

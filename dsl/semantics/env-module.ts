@@ -15,7 +15,26 @@ export type EnvModuleRead =
   /** The module declares a learner (schema/learner-module.ts), not an env. */
   | { readonly kind: 'learner'; readonly spec: LearnerModuleSpec }
   /** `line`: 1-based, in the module's file. */
-  | { readonly kind: 'invalid'; readonly message: string; readonly line: number };
+  | { readonly kind: 'invalid'; readonly message: string; readonly line: number }
+  /** A Python file (`python("./envs/x.py:Class")`): the names it defines at its top level (classes, assignments, imports). */
+  | { readonly kind: 'python'; readonly names: readonly string[] };
+
+/**
+ * The names a Python file defines at its top level, read from its text without running it:
+ * `class Name`, `Name = ...`, and the names of its `import` and `from ... import` lines. Enough
+ * to say "no class Reacher in it"; a name made otherwise (exec, a star import) is not seen, so
+ * the checker only warns.
+ */
+export function readPythonNames(text: string): EnvModuleRead {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const defined = /^(?:class|def)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*(?::[^=]*)?=(?!=)/.exec(line);
+    if (defined) names.add(defined[1] ?? defined[2]!);
+    const imported = /^(?:from[ \t]+\S+[ \t]+)?import[ \t]+(.*)$/.exec(line);
+    if (imported) for (const word of imported[1]!.match(/[A-Za-z_]\w*/g) ?? []) names.add(word);
+  }
+  return { kind: 'python', names: [...names] };
+}
 
 /** What a module's text declares, read without running it. */
 export function readEnvModuleSpec(text: string): EnvModuleRead {

@@ -1,7 +1,7 @@
 // The semantic model over a set of files: which names exist where, what each name refers to,
 // and each declaration's effective members after inheritance. Computed lazily and memoised;
 // a Model is built per analysis and thrown away after (it is cheap).
-import { GYMNASIUM_BASE } from '../schema/python-env.js';
+import { GYMNASIUM_BASE, PYTHON_BASE, pythonClassTarget } from '../schema/python-env.js';
 import type * as A from '../syntax/ast.js';
 import { builtin, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
 import * as path from 'node:path';
@@ -37,8 +37,41 @@ export type BaseResolution =
   | { kind: 'module'; path: string | undefined }
   /** `env X = gymnasium("CartPole-v1")`: a Gymnasium id, run by Python (schema/python-env.ts); user code too. */
   | { kind: 'module'; path: undefined; gymnasium: string }
+  /**
+   * `env X = python("./envs/reacher.py:Reacher")`: a Gymnasium Env class in a file, run by Python;
+   * `path` is the file as written (read by Workspace.envModule, which lists its classes), undefined
+   * when the argument is not `file.py:Class`; `written` the argument.
+   */
+  | { kind: 'module'; path: string | undefined; python: { written: string; className: string } }
   /** The base name does not resolve or is of the wrong kind; a diagnostic says so. */
   | { kind: 'unresolved' };
+
+/** The root of a gymnasium(...) or python(...) env (both run by Python, with the settings of schema/python-env.ts). */
+export type PythonEnvRoot =
+  | { kind: 'module'; path: undefined; gymnasium: string }
+  | { kind: 'module'; path: string | undefined; python: { written: string; className: string } };
+
+/** A chain's root when it is a gymnasium(...) or python(...) env; undefined otherwise. */
+export function pythonEnvRoot(root: BaseResolution): PythonEnvRoot | undefined {
+  return root.kind === 'module' && ('gymnasium' in root || 'python' in root) ? root : undefined;
+}
+
+/** How messages name a Python env's base: `gymnasium("CartPole-v1")`, `python("./env.py:Env")`. */
+export function pythonEnvLabel(root: PythonEnvRoot): string {
+  return 'gymnasium' in root ? `gymnasium("${root.gymnasium}")` : `python("${root.python.written}")`;
+}
+
+/**
+ * The observation names a gymnasium(...) or python(...) env declares (`observations: ["x", ...]`),
+ * for `obs.NAME` in reward terms; undefined when it declares none (they are learnt when training starts).
+ */
+export function declaredObservations(effective: EffectiveDeclaration): string[] | undefined {
+  if (!pythonEnvRoot(effective.root)) return undefined;
+  const value = effective.properties.get('observations')?.node.value;
+  if (value?.kind !== 'List' || value.items.length === 0) return undefined;
+  const names = value.items.flatMap((item) => (item.kind === 'String' ? [item.value] : []));
+  return names.length === value.items.length ? names : undefined;
+}
 
 export interface Effective<T> {
   node: T;
@@ -244,6 +277,12 @@ export class Model {
     if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined && decl.declKind === 'env') {
       const arg = base.args[0]?.value;
       return { kind: 'module', path: undefined, gymnasium: arg?.kind === 'String' ? arg.value : '' };
+    }
+    if (parts.length === 1 && parts[0].text === PYTHON_BASE && base.args !== undefined && decl.declKind === 'env') {
+      const arg = base.args[0]?.value;
+      const written = arg?.kind === 'String' ? arg.value : '';
+      const target = pythonClassTarget(written);
+      return { kind: 'module', path: target?.file.endsWith('.py') ? target.file : undefined, python: { written, className: target?.className ?? '' } };
     }
     if (parts.length !== 1) return { kind: 'unresolved' };
     const target = remember ? this.resolve(symbol.unit, parts[0]) : this.lookup(symbol.unit, parts[0].text);

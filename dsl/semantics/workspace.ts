@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Import } from '../syntax/ast.js';
 import { parse, type ParseResult } from '../syntax/parse.js';
 import { reparse } from '../syntax/incremental.js';
-import { readEnvModuleSpec, type EnvModuleRead } from './env-module.js';
+import { readEnvModuleSpec, readPythonNames, type EnvModuleRead } from './env-module.js';
 import { parseDatasetText, type DatasetParse, type DecodedText } from '../schema/dataset.js';
 
 /** What a host found at a data file's path (a text task's `dataset("...")`). */
@@ -87,7 +87,7 @@ export class Workspace {
     return unit;
   }
 
-  /** What the user env module at an absolute path declares (env-module.ts); read again only when its text changed. */
+  /** What the user env module at an absolute path declares (env-module.ts; a .py file: the names it defines); read again only when its text changed. */
   envModule(filePath: string): EnvModuleRead {
     const text = this.host.readFile(filePath);
     if (text === undefined) {
@@ -96,7 +96,7 @@ export class Workspace {
     }
     const cached = this.envModules.get(filePath);
     if (cached?.text === text) return cached.read;
-    const read = readEnvModuleSpec(text);
+    const read = filePath.endsWith('.py') ? readPythonNames(text) : readEnvModuleSpec(text);
     this.envModules.set(filePath, { text, read });
     return read;
   }

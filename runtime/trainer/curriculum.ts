@@ -5,6 +5,7 @@
 // A whole-number parameter (GridWorld's size) takes whole values.
 import type { Plan } from '../../dsl/compile/plan.js';
 import { builtin, type EnvSpec } from '../../dsl/schema/index.js';
+import { GYMNASIUM_ENV_KIND } from '../../dsl/schema/python-env.js';
 import { makeEnv } from '../envs/registry.js';
 import { numberType } from '../plan-params.js';
 import { Condition } from '../run/stop.js';
@@ -69,7 +70,12 @@ export function curriculumProblems(plan: Plan, text: boolean | undefined): strin
   const c = plan.curriculum;
   if (!c) return [];
   if (text === true) return [`a curriculum moves a parameter of an observation env; env ${plan.env.name} is a text task`];
-  if (!c.param.startsWith('env.') || c.param.split('.').length !== 2) return [`curriculum param must be an env parameter such as env.size, got ${c.param}`];
+  if (plan.env.kind === GYMNASIUM_ENV_KIND) {
+    // A Python env's copies are remade with the new keyword argument (python-env-plan.ts kwargsOf).
+    if (!/^env\.kwargs\.[A-Za-z_][A-Za-z0-9_]*$/.test(c.param)) return [`a curriculum over env ${plan.env.name}, a Python env, moves one of its keyword arguments: param: env.kwargs.NAME, got ${c.param}`];
+  } else if (!c.param.startsWith('env.') || c.param.split('.').length !== 2) {
+    return [`curriculum param must be an env parameter such as env.size, got ${c.param}`];
+  }
   if (!(c.step > 0)) return [`curriculum step must be > 0, got ${c.step}`];
   try {
     Condition.compile(c.advance, 'curriculum advance');

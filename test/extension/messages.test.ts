@@ -36,6 +36,9 @@ test('user modules come from env modules and learner modules of the plans, once 
   assert.deepEqual(userModules([plan('CartPole')]), []);
   // A learner module runs in the trainer's process: Restricted Mode refuses it as an env module.
   assert.deepEqual(userModules([plan('TextTask', undefined, 'learners/mine.ts'), plan('module', 'my_env.ts', 'learners/mine.ts')]), ['learners/mine.ts', 'my_env.ts']);
+  // Python envs run the workspace's Python (its interpreter, its packages, a class in its files): refused too.
+  const python = (params: Record<string, unknown>) => ({ ...plan('gymnasium'), env: { name: 'E', kind: 'gymnasium', params } }) as unknown as Plan;
+  assert.deepEqual(userModules([python({ id: 'CartPole-v1' }), python({ file: 'envs/reacher.py', class: 'Reacher' }), python({ id: 'CartPole-v1' })]), ['gymnasium("CartPole-v1")', 'envs/reacher.py']);
 });
 
 test('a refused plan: every problem after the colon, and the spec to open (not the trainer setting)', () => {

@@ -1,5 +1,8 @@
-// A plan's gymnasium(...) env (kind 'gymnasium', dsl/schema/python-env.ts) as the trainer loads
-// envs of user code: a LoadedEnvModule whose create() hands out copies in Python workers.
+// A plan's gymnasium(...) or python(...) env (kind 'gymnasium', dsl/schema/python-env.ts) as the
+// trainer loads envs of user code: a LoadedEnvModule whose create() hands out copies in Python
+// workers. A python("./file.py:Class") env's plan names its file relative to the .rlx file that
+// compiled it, resolved here against the folder the trainer is told (`baseDir`).
+import * as path from 'node:path';
 import type { PlanEnv } from '../../../dsl/compile/plan.js';
 import { GYMNASIUM_ENV_KIND, GYMNASIUM_ENV_PARAMS } from '../../../dsl/schema/python-env.js';
 import { PlanParams } from '../../plan-params.js';
@@ -15,31 +18,64 @@ export function pythonCommand(setting: string, env: NodeJS.ProcessEnv = process.
   return setting !== '' ? setting : env.RLX_PYTHON || 'python3';
 }
 
-/** How the plan's gymnasium(...) env runs; PythonEnvError for a value the plan should not hold. */
-export function gymnasiumOptions(env: PlanEnv): PythonEnvOptions {
-  const { id, ...settings } = env.params;
-  if (typeof id !== 'string' || id === '') throw new PythonEnvError(`env ${env.name}: the plan names no Gymnasium id; recompile it`);
+/** Where a plan's relative paths start (the .rlx file's folder); the working folder when not told. */
+export interface PythonEnvPlace {
+  readonly baseDir?: string;
+}
+
+/** How the plan's env runs; PythonEnvError for a value the plan should not hold. */
+export function gymnasiumOptions(env: PlanEnv, place: PythonEnvPlace = {}): PythonEnvOptions {
+  const { id, file, class: className, kwargs, observations, ...settings } = env.params;
   const config = new PlanParams(`env ${env.name}`, GYMNASIUM_ENV_PARAMS, settings, (_owner, _param, message) => new PythonEnvError(message));
   const imports = settings.imports ?? [];
   if (!Array.isArray(imports) || !imports.every((name) => typeof name === 'string')) throw new PythonEnvError(`env ${env.name}: imports must be a list of module names`);
+  if (kwargs !== undefined && (typeof kwargs !== 'object' || kwargs === null || Array.isArray(kwargs))) throw new PythonEnvError(`env ${env.name}: kwargs must be an object of keyword arguments; recompile the plan`);
+  const names = observations ?? [];
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new PythonEnvError(`env ${env.name}: observations must be a list of names`);
   const maxSteps = settings.max_steps;
   return {
     name: env.name,
-    id,
-    kwargs: {},
+    ...envSource(env.name, id, file, className, place),
+    kwargs: (kwargs ?? {}) as Record<string, unknown>,
     imports: imports as string[],
     maxSteps: typeof maxSteps === 'number' ? maxSteps : 0,
     python: pythonCommand(typeof settings.python === 'string' ? settings.python : ''),
     timeoutSeconds: config.number('env_timeout'),
     copiesPerProcess: config.number('copies_per_process'),
+    observations: names as string[],
   };
 }
 
-/** Starts the env's first worker (which learns its spaces); the trainer asks it for copies. */
-export function loadGymnasiumEnv(env: PlanEnv, processEnv?: NodeJS.ProcessEnv): LoadedEnvModule {
-  const envs = new PythonEnvs({ ...gymnasiumOptions(env), ...(processEnv ? { processEnv } : {}) });
+/** A registered id, or a class in a file (its path resolved against `baseDir`). */
+function envSource(name: string, id: unknown, file: unknown, className: unknown, place: PythonEnvPlace): { id: string; file?: string; className?: string } {
+  if (typeof file === 'string' && file !== '') {
+    if (typeof className !== 'string' || className === '') throw new PythonEnvError(`env ${name}: the plan names the file ${file} but no class in it; recompile it`);
+    return { id: '', file: path.resolve(place.baseDir ?? process.cwd(), file), className };
+  }
+  if (typeof id !== 'string' || id === '') throw new PythonEnvError(`env ${name}: the plan names no Gymnasium id and no Python file; recompile it`);
+  return { id };
+}
+
+/** A curriculum over a keyword argument writes its value as the param `kwargs.NAME` (`param: env.kwargs.NAME`). */
+export const KWARGS_PARAM_PREFIX = 'kwargs.';
+
+/** The kwargs of copies made with `params`: the declaration's, with a curriculum's `kwargs.NAME` values over them. */
+export function kwargsOf(declared: Readonly<Record<string, unknown>>, params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const kwargs = { ...declared };
+  for (const [key, value] of Object.entries(params)) if (key.startsWith(KWARGS_PARAM_PREFIX)) kwargs[key.slice(KWARGS_PARAM_PREFIX.length)] = value;
+  return kwargs;
+}
+
+/**
+ * Starts the env's first worker (which learns its spaces); the trainer asks it for copies. Copies
+ * asked for with a curriculum's value (`kwargs.NAME` in params) are made in workers of their own
+ * with that keyword argument; the workers of earlier values idle until the run ends.
+ */
+export function loadGymnasiumEnv(env: PlanEnv, processEnv?: NodeJS.ProcessEnv, place: PythonEnvPlace = {}): LoadedEnvModule {
+  const options = gymnasiumOptions(env, place);
+  const envs = new PythonEnvs({ ...options, ...(processEnv ? { processEnv } : {}) });
   return {
-    create: () => envs.create(),
+    create: (params) => envs.create(kwargsOf(options.kwargs, params ?? {})),
     text: null,
     code: '',
     close: () => envs.close(),

@@ -21,6 +21,8 @@ export interface PythonEnvOptions extends WorkerConfig {
   readonly copiesPerProcess: number;
   /** The environment of the worker processes (PYTHONPATH for tests); this process's by default. */
   readonly processEnv?: NodeJS.ProcessEnv;
+  /** The observation names the declaration gives (`observations: [...]`); empty or absent: the env's own, else x0, x1, ... */
+  readonly observations?: readonly string[];
 }
 
 const FLAG_TERMINATED = 1;
@@ -51,6 +53,12 @@ export interface PythonGoal {
   readonly terminated: boolean;
 }
 
+/** A goal named by the worker's observation names, named by the copies' (declared `observations` rename them). */
+function renameGoal(goal: PythonGoal, workerNames: readonly string[], obsFields: readonly string[]): PythonGoal {
+  const rename = (name: string) => obsFields[workerNames.indexOf(name)] ?? name;
+  return { ...goal, achieved: goal.achieved.map(rename), desired: goal.desired.map(rename) };
+}
+
 /** Episodes of an env with no limit of its own still end somewhere, for the trainer's bookkeeping. */
 const NO_LIMIT = 1_000_000;
 /** The largest frame a worker may send (4096 x 4096 RGBA); a larger one is refused rather than read. */
@@ -66,45 +74,78 @@ export class PythonEnvs implements CopyBatch {
   readonly maxSteps: number;
   /** Whether the env was made with render_mode "rgb_array", so that its copies draw frames. */
   readonly rendersFrames: boolean;
-  /** Names of the observation's numbers (obsFields). */
-  readonly observationNames: readonly string[];
-  /** Where a goal env's goals are; null for other envs. */
+  /** Where a goal env's goals are (by name in obsFields); null for other envs. */
   readonly goal: PythonGoal | null;
+  /** The names of the observation numbers, for `obs.NAME` in reward terms. */
+  readonly obsFields: readonly string[];
   /** Records of the last stepAll(), by copy number. */
   prepared = new Float64Array(0);
   private preparedFor = new Uint8Array(0);
   private readonly workers: PythonWorker[] = [];
   private readonly copies: PythonEnvCopy[] = [];
   private frame = new Uint8Array(0);
+  /** Copies in the last worker, and the kwargs it was made with (as JSON). */
+  private copiesInLast = 1;
+  private lastKwargs: string;
   private reply = new Uint8Array(0);
 
   /** Starts the first worker and learns the env's spaces from it; throws PythonEnvError with the reason when it cannot. */
   constructor(readonly options: PythonEnvOptions) {
+    this.lastKwargs = JSON.stringify(options.kwargs);
     const first = this.startWorker();
     const spaces = this.handshake(first);
     this.observationSpace = withInfiniteBounds(spaces.observation!);
     this.actionSpace = withInfiniteBounds(spaces.action!);
     this.obsDim = spaceSize(this.observationSpace);
     this.actionDim = spaceSize(this.actionSpace);
-    const names = spaces.observation_names;
-    this.observationNames = names && names.length === this.obsDim ? names : Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
-    this.goal = spaces.goal ?? null;
     this.record = this.obsDim + 2;
     this.maxSteps = options.maxSteps || spaces.max_steps || NO_LIMIT;
     this.rendersFrames = spaces.render_mode === 'rgb_array';
+    this.obsFields = this.observationNames(spaces);
+    this.goal = spaces.goal ? renameGoal(spaces.goal, spaces.observation_names ?? [], this.obsFields) : null;
   }
 
   get label(): string {
-    return `env ${this.options.name} (gymnasium "${this.options.id}")`;
+    const { id, file, className } = this.options;
+    return file ? `env ${this.options.name} (python class ${className ?? ''} in ${file})` : `env ${this.options.name} (gymnasium "${id}")`;
   }
 
-  /** The next copy: in the last worker while it has room, else in a new one. */
-  create(): PythonEnvCopy {
+  /** The declared names (as many as the observation has numbers), else the env's own, else x0, x1, ... */
+  private observationNames(spaces: Handshake): readonly string[] {
+    const declared = this.options.observations ?? [];
+    if (declared.length > 0) {
+      if (declared.length !== this.obsDim) {
+        this.close();
+        throw new PythonEnvError(`${this.label}: the declaration names ${declared.length} observations (observations: [${declared.join(', ')}]), but the env's observation space has ${this.obsDim} numbers; name each of them, in order`);
+      }
+      return [...declared];
+    }
+    const own = spaces.observation_names;
+    if (Array.isArray(own) && own.length === this.obsDim && own.every((n) => typeof n === 'string')) return [...own];
+    return Array.from({ length: this.obsDim }, (_, k) => `x${k}`);
+  }
+
+  /**
+   * The next copy: in the last worker while it has room and was made with the same kwargs, else
+   * in a new one. `kwargs` (a curriculum's new value) replace the declaration's; the new copies
+   * must have the spaces of the first.
+   */
+  create(kwargs: Readonly<Record<string, unknown>> = this.options.kwargs): PythonEnvCopy {
     const number = this.copies.length;
-    const slot = number % this.options.copiesPerProcess;
-    const workerIndex = Math.floor(number / this.options.copiesPerProcess);
-    if (workerIndex >= this.workers.length) this.handshake(this.startWorker());
-    else if (slot > 0) this.growWorker(this.workers[workerIndex]!);
+    const key = JSON.stringify(kwargs);
+    let workerIndex = this.workers.length - 1;
+    let slot = this.copiesInLast;
+    if (number === 0 && key === this.lastKwargs) {
+      slot = 0; // the first worker holds its first copy since the handshake
+    } else if (slot >= this.options.copiesPerProcess || key !== this.lastKwargs) {
+      workerIndex = this.workers.length;
+      slot = 0;
+      this.checkSameSpaces(this.handshake(this.startWorker(kwargs)), kwargs);
+    } else {
+      this.growWorker(this.workers[workerIndex]!);
+    }
+    this.copiesInLast = slot + 1;
+    this.lastKwargs = key;
     const copy = this.goal !== null ? new GoalPythonEnvCopy(this, number, workerIndex, slot, this.goal) : new PythonEnvCopy(this, number, workerIndex, slot);
     this.copies.push(copy);
     if (this.prepared.length < this.copies.length * this.record) {
@@ -235,10 +276,10 @@ export class PythonEnvs implements CopyBatch {
     return this.workers.map((w) => w.pid);
   }
 
-  private startWorker(): PythonWorker {
+  private startWorker(kwargs: Readonly<Record<string, unknown>> = this.options.kwargs): PythonWorker {
     const { options } = this;
     const label = `${this.label} worker ${this.workers.length}`;
-    const worker = new PythonWorker(label, options.python, options, options.timeoutSeconds * 1000, options.processEnv);
+    const worker = new PythonWorker(label, options.python, { ...options, kwargs }, options.timeoutSeconds * 1000, options.processEnv);
     this.workers.push(worker);
     return worker;
   }
@@ -257,6 +298,15 @@ export class PythonEnvs implements CopyBatch {
     }
     worker.connected();
     return said;
+  }
+
+  /** Copies made with other kwargs (a curriculum's) must keep the spaces: the policy cannot follow another size. */
+  private checkSameSpaces(said: Handshake, kwargs: Readonly<Record<string, unknown>>): void {
+    const observation = spaceSize(said.observation!);
+    const action = spaceSize(said.action!);
+    if (observation === this.obsDim && action === this.actionDim && said.action!.kind === this.actionSpace.kind) return;
+    this.close();
+    throw new PythonEnvError(`${this.label}: with kwargs ${JSON.stringify(kwargs)} the env has ${observation} observation numbers and ${action} action numbers (${said.action!.kind}), not the ${this.obsDim} and ${this.actionDim} (${this.actionSpace.kind}) of its first copies: a curriculum may not change the observation or action size`);
   }
 
   private growWorker(worker: PythonWorker): void {
@@ -332,7 +382,7 @@ export class PythonEnvCopy implements FastEnv {
   constructor(protected readonly host: PythonEnvs, readonly number: number, readonly worker: number, readonly slot: number) {
     this.obsDim = host.obsDim;
     this.actionDim = host.actionDim;
-    this.obsFields = host.observationNames;
+    this.obsFields = host.obsFields;
     if (host.rendersFrames) this.renderFrame = () => host.render(this);
   }
 

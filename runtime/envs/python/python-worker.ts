@@ -19,7 +19,11 @@ export function workerScript(): string {
 
 /** What the worker is asked to make. */
 export interface WorkerConfig {
+  /** A registered Gymnasium id (gymnasium(...)); '' for a class in a file. */
   readonly id: string;
+  /** A python("./file.py:Class") env: the file (absolute) and the class, made by worker.py make_env(). */
+  readonly file?: string;
+  readonly className?: string;
   readonly kwargs: Record<string, unknown>;
   readonly imports: readonly string[];
   readonly maxSteps: number;

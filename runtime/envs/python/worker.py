@@ -3,8 +3,8 @@
 #
 #   python3 worker.py COMMANDS RESULTS CONFIG_JSON
 #
-# COMMANDS and RESULTS are FIFOs the trainer made; CONFIG_JSON is {"id", "kwargs", "imports",
-# "max_steps" (0: the id's own limit)}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
+# COMMANDS and RESULTS are FIFOs the trainer made; CONFIG_JSON is {"id" (or "file" and "className":
+# a Gymnasium Env class in a file), "kwargs", "imports", "maxSteps" (0: the id's own limit)}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
 # {"ok": true, "observation": SPACE, "observation_names": [...], "action": SPACE, "max_steps": N|null,
 # "goal"?: {"achieved": [names], "desired": [names], "terminated": bool}} or {"ok": false, "error": "..."}
 # (describe()). An observation SPACE is always a box of numbers (a Dict's leaves in order);
@@ -157,11 +157,56 @@ def die_with_parent():
 
 
 def make_env(config, gymnasium):
-    """One copy of the env the config names (the trainer's gymnasium(...) declaration)."""
-    kwargs = dict(config.get('kwargs', {}))
-    if config.get('max_steps'):
-        kwargs['max_episode_steps'] = int(config['max_steps'])
+    """One copy of the env the config names: a registered id (gymnasium(...)), or a class in a file
+    (python("./file.py:Class")), made by gymnasium.make from a spec whose entry point is the class,
+    so it is wrapped as a registered env is (PassiveEnvChecker, OrderEnforcing, TimeLimit for
+    maxSteps) and env.spec reports its limit."""
+    kwargs = dict(config.get('kwargs') or {})
+    max_steps = int(config.get('maxSteps') or 0)
+    if config.get('file'):
+        env_class = load_class(config['file'], config['className'])
+        spec = gymnasium.envs.registration.EnvSpec(id=f"rlx/{config['className']}", entry_point=env_class,
+                                                   max_episode_steps=max_steps or None)
+        return gymnasium.make(spec, **kwargs)
+    if max_steps:
+        kwargs['max_episode_steps'] = max_steps
     return gymnasium.make(config['id'], **kwargs)
+
+
+loaded_classes = {}
+
+
+def load_class(file, class_name):
+    """The class `class_name` of the Python file `file`, loaded once per worker under a module name
+    of its own, with the file's folder on sys.path so that its own imports work."""
+    key = (file, class_name)
+    if key in loaded_classes:
+        return loaded_classes[key]
+    import hashlib
+    import importlib.util
+    import os
+    folder = os.path.dirname(os.path.abspath(file))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = 'rlx_env_' + hashlib.sha1(os.path.abspath(file).encode()).hexdigest()[:12]
+    module = sys.modules.get(name)
+    if module is None:
+        if not os.path.isfile(file):
+            raise FileNotFoundError(f'{file} is not a file; python("...") paths are relative to the .rlx file')
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    env_class = getattr(module, class_name, None)
+    if not isinstance(env_class, type):
+        defined = sorted(n for n, v in vars(module).items() if isinstance(v, type) and getattr(v, '__module__', '') == name)
+        raise AttributeError(f'{file} defines no class {class_name}' + (f' (its classes: {", ".join(defined)})' if defined else ''))
+    loaded_classes[key] = env_class
+    return env_class
 
 
 def describe(env, np):

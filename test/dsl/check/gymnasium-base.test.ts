@@ -26,10 +26,6 @@ test('wrong arguments, a malformed id, an unknown or mistyped setting, and a non
   expectDiagnostics('policy P = ⟦gymnasium("CartPole-v1")⟧\n', [{ code: 'invalid-base', message: /makes an environment; a policy cannot/ }]);
 });
 
-test('python("./file.py:Class") is refused with what to do instead', () => {
-  expectDiagnostics('env Mine = ⟦python("./envs/reacher.py:Reacher")⟧\n', [{ code: 'invalid-base', message: /^python\("\.\/file\.py:Class"\) envs are not supported yet; register the class with gymnasium\.register/ }]);
-});
-
 test('the plan carries the id and every setting, defaults included', () => {
   const root = path.resolve('/virtual-rlx');
   const source = `env Cart = gymnasium("CartPole-v1") { copies_per_process: 2 }\n${EXPERIMENT}`;
@@ -37,7 +33,7 @@ test('the plan carries the id and every setting, defaults included', () => {
   const result = compile(analyze(new Workspace({ readFile: (p) => (p === entry ? source : undefined) }), [entry]), entry, 'E');
   assert.ok(result.ok, result.ok ? '' : result.error);
   const [plan] = result.plans;
-  assert.deepEqual(plan!.env, { name: 'Cart', kind: 'gymnasium', params: { id: 'CartPole-v1', imports: [], python: '', env_timeout: 30, copies_per_process: 2 } });
+  assert.deepEqual(plan!.env, { name: 'Cart', kind: 'gymnasium', params: { id: 'CartPole-v1', imports: [], python: '', env_timeout: 30, copies_per_process: 2, observations: [] } });
 });
 
 test('a sweep over a setting puts each value into its member\'s plan', () => {
