@@ -3,7 +3,7 @@ import { GYMNASIUM_BASE, GYMNASIUM_ID, PYTHON_BASE, PYTHON_IDENTIFIER, pythonCla
 import { closestNames, didYouMean } from '../diagnostics.js';
 import { builtinsOfKind, takesFolder } from '../schema/index.js';
 import type { Argument, DeclKind, Identifier, Range } from '../syntax/ast.js';
-import type { DeclSymbol } from '../semantics/model.js';
+import { declaredObservations, type DeclSymbol } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkFolderBase } from './pretrained.js';
 
@@ -49,10 +49,25 @@ function checkGymnasiumBase(ctx: CheckContext, symbol: DeclSymbol, args: readonl
   } else if (!GYMNASIUM_ID.test(arg.value.value)) {
     ctx.accept('error', 'type-mismatch', `"${arg.value.value}" is not a Gymnasium id; ids look like "CartPole-v1" or "my_package/MyEnv-v0" (docs/python-envs.md)`, arg.value.range);
   } else {
-    const read = ctx.model.pythonEnv(symbol)?.read;
-    if (read !== undefined && read !== 'pending' && read.kind === 'failed') {
-      ctx.accept('warning', 'python-env-probe-failed', `probing gymnasium("${arg.value.value}") failed, so its observation names and action kind are not checked; training would fail the same way: ${read.message}`, at);
-    }
+    checkProbed(ctx, symbol, at);
+  }
+}
+
+/** What a probe of the env found wrong (a host probes only where it may run Python): it failed, or it has another number of observations than the declaration names. */
+function checkProbed(ctx: CheckContext, symbol: DeclSymbol, at: Range): void {
+  const python = ctx.model.pythonEnv(symbol);
+  const read = python?.read;
+  if (!python || read === undefined || read === 'pending') return;
+  if (read.kind === 'failed') {
+    ctx.accept('warning', 'python-env-probe-failed', `probing ${python.label} failed, so its observation names and action kind are not checked; training would fail the same way: ${read.message}`, at);
+    return;
+  }
+  const declared = declaredObservations(ctx.model.effective(symbol));
+  const count = read.observationNames.length;
+  if (declared && declared.length !== count) {
+    const stated = ctx.model.effective(symbol).properties.get('observations');
+    const where = stated?.owner === symbol ? stated.node.path[0].range : at;
+    ctx.accept('error', 'type-mismatch', `observations names ${declared.length} number${declared.length === 1 ? '' : 's'}, but ${python.label} observes ${count} (as probed: ${read.observationNames.join(', ')}); name each of them, in order`, where);
   }
 }
 
@@ -88,6 +103,8 @@ function checkPythonBase(ctx: CheckContext, symbol: DeclSymbol, args: readonly A
     ctx.accept('error', 'module-not-found', `cannot read '${target.file}' (looked for ${module.file}); python("...") paths are relative to this file`, arg.value.range);
   } else if (module.read.kind === 'python' && !module.read.names.includes(target.className)) {
     ctx.accept('warning', 'unknown-name', `${target.file} does not seem to define ${target.className} (no \`class ${target.className}\` in it); training will fail if Python cannot find it there`, arg.value.range);
+  } else {
+    checkProbed(ctx, symbol, at);
   }
 }
 

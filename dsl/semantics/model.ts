@@ -383,12 +383,14 @@ export class Model {
   }
 
   /** For an env whose chain ends in `gymnasium("Id")`: the id, the probe's query and what is known of it (python-env.ts). */
-  pythonEnv(symbol: DeclSymbol): { id: string; query: PythonEnvQuery | undefined; read: PythonEnvRead } | undefined {
+  pythonEnv(symbol: DeclSymbol): { label: string; query: PythonEnvQuery | undefined; read: PythonEnvRead } | undefined {
     const effective = this.effective(symbol);
-    if (effective.root.kind !== 'module' || !('gymnasium' in effective.root)) return undefined;
-    const id = effective.root.gymnasium;
-    const query = id === '' ? undefined : pythonEnvQuery(id, effective);
-    return { id, query, read: query ? this.readPythonEnv(query) : undefined };
+    const root = pythonEnvRoot(effective.root);
+    if (!root) return undefined;
+    let query: PythonEnvQuery | undefined;
+    if ('gymnasium' in root) query = root.gymnasium === '' ? undefined : pythonEnvQuery({ id: root.gymnasium }, effective);
+    else if (root.path !== undefined && root.python.className !== '') query = pythonEnvQuery({ file: writtenPath(effective, root.path), className: root.python.className }, effective);
+    return { label: pythonEnvLabel(root), query, read: query ? this.readPythonEnv(query) : undefined };
   }
 
   /** For a policy whose chain ends in `pretrained("./models/x")`: the folder, resolved, and what it holds. */
@@ -411,7 +413,13 @@ export class Model {
     if (spec) return spec.declKind === 'env' ? spec : undefined;
     if (target.kind !== 'decl') return undefined;
     const python = this.pythonEnv(target.symbol);
-    if (python) return python.read !== undefined && python.read !== 'pending' && python.read.kind === 'facts' ? pythonEnvSpec(python.read, `gymnasium("${python.id}")`) : undefined;
+    if (python) {
+      if (python.read === undefined || python.read === 'pending' || python.read.kind !== 'facts') return undefined;
+      // Names the declaration gives (`observations: [...]`) replace the env's own when they are as many.
+      const declared = declaredObservations(this.effective(target.symbol));
+      const facts = declared && declared.length === python.read.observationNames.length ? { ...python.read, observationNames: declared } : python.read;
+      return pythonEnvSpec(facts, python.label);
+    }
     const module = this.envModule(target.symbol);
     return module?.read.kind === 'declared' ? moduleEnvSpec(module.read.spec, module.written) : undefined;
   }

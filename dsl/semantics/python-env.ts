@@ -14,16 +14,49 @@ import type { EffectiveDeclaration } from './model.js';
 
 export type { PythonEnvAction, PythonEnvFacts, PythonEnvFactsProvider, PythonEnvProbeFailure, PythonEnvQuery, PythonEnvRead } from '../schema/python-env-facts.js';
 
-/** The query of a gymnasium(...) env from its effective settings; undefined when one is not a literal the checker can read. */
-export function pythonEnvQuery(id: string, effective: EffectiveDeclaration): PythonEnvQuery | undefined {
+/**
+ * The query of a gymnasium(...) env (`made`: its id) or a python(...) env (`made`: the file,
+ * absolute, and the class) from its effective settings; undefined when one is not a literal
+ * the checker can read.
+ */
+export function pythonEnvQuery(made: { id: string } | { file: string; className: string }, effective: EffectiveDeclaration): PythonEnvQuery | undefined {
   const stated = (name: string) => effective.properties.get(name)?.node.value;
   const defaults = (name: string) => GYMNASIUM_ENV_PARAMS.find((p) => p.name === name)?.default;
   const python = stated('python') ? stringOf(stated('python')) : '';
   const envTimeout = stated('env_timeout') ? constantNumber(stated('env_timeout')) : (defaults('env_timeout') as number);
   const importsExpr = stated('imports');
   const imports = importsExpr === undefined ? [] : importsExpr.kind === 'List' ? importsExpr.items.map(stringOf) : undefined;
-  if (python === undefined || envTimeout === undefined || imports === undefined || imports.some((i) => i === undefined)) return undefined;
-  return { id, kwargs: {}, imports: imports as string[], python, envTimeout };
+  const kwargs = kwargsOf(effective);
+  if (python === undefined || envTimeout === undefined || imports === undefined || imports.some((i) => i === undefined) || kwargs === undefined) return undefined;
+  const env = 'id' in made ? { id: made.id } : { id: '', file: made.file, className: made.className };
+  return { ...env, kwargs, imports: imports as string[], python, envTimeout };
+}
+
+/** The `kwargs { }` block as the trainer will send it; undefined when a value is not a literal (the checker reports it). */
+function kwargsOf(effective: EffectiveDeclaration): Record<string, unknown> | undefined {
+  const kwargs: Record<string, unknown> = {};
+  for (const [key, { node }] of effective.blocks.get('kwargs') ?? []) {
+    const value = node.value ? literalOf(node.value) : undefined;
+    if (value === undefined) return undefined;
+    kwargs[key] = value;
+  }
+  return kwargs;
+}
+
+/** A number, string, boolean, none or list of these as JSON; undefined for anything else. */
+function literalOf(expr: Expression): unknown {
+  const n = constantNumber(expr);
+  if (n !== undefined) return n;
+  switch (expr.kind) {
+    case 'String': return expr.value;
+    case 'Boolean': return expr.value;
+    case 'None': return null;
+    case 'List': {
+      const items = expr.items.map(literalOf);
+      return items.some((item) => item === undefined) ? undefined : items;
+    }
+    default: return undefined;
+  }
 }
 
 /** The query as a string: the same env, the same key (keys are sorted, so a kwargs' order does not matter). */

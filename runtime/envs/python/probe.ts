@@ -5,7 +5,7 @@
 // probe-cache.ts decides when to probe and keeps the answers.
 import { spawn } from 'node:child_process';
 import type { PythonEnvAction, PythonEnvFacts, PythonEnvProbeFailure, PythonEnvQuery } from '../../../dsl/schema/python-env-facts.js';
-import { workerScript } from './python-worker.js';
+import { workerScript, type WorkerConfig } from './python-worker.js';
 
 /**
  * Seconds a probe may take beyond the env's env_timeout: Python's start and `import gymnasium`
@@ -37,8 +37,9 @@ export function probeTimeoutMs(query: PythonEnvQuery): number {
 export function probePythonEnv(query: PythonEnvQuery, options: ProbeOptions): Promise<ProbeResult> {
   const timeoutMs = options.timeoutMs ?? probeTimeoutMs(query);
   // max_steps 0: the id's own limit is what the checker learns; the declaration's applies on top.
-  const made = query.file !== undefined ? { file: query.file, class: query.className ?? '' } : { id: query.id };
-  const config = { ...made, kwargs: query.kwargs, imports: query.imports, max_steps: 0 };
+  const made = query.file !== undefined ? { id: '', file: query.file, className: query.className ?? '' } : { id: query.id };
+  // The worker's own config (WorkerConfig): maxSteps 0 keeps the env's registered limit, which the facts report.
+  const config: WorkerConfig = { ...made, kwargs: { ...query.kwargs }, imports: query.imports, maxSteps: 0 };
   return new Promise((resolve) => {
     let script: string;
     try {

@@ -80,3 +80,30 @@ test('a kept check result is not replayed once the probe has answered (check/reu
   read = { kind: 'failed', message: 'ModuleNotFoundError: No module named \'gymnasium\'' };
   assert.deepEqual(codes(), ['python-env-probe-failed']);
 });
+
+test('a python("file.py:Class") env asks for its file, class and kwargs; declared observations rename the probed ones', () => {
+  const text = [
+    'env Cart = python("./envs/cart.py:Cart") {',
+    '  kwargs { length: 0.5, mode: "fast", sizes: [1, 2], debug: none }',
+    '  observations: ["x", "v", "angle", "spin"]',
+    '}',
+    experiment('PPO', 'reward R {\n  term t = -abs(obs.angle) - abs(obs.x2)\n}\n'),
+  ].join('\n');
+  const files = { 'main.rlx': text, 'envs/cart.py': 'class Cart:\n    pass\n' };
+  const asked: PythonEnvQuery[] = [];
+  const options: AnalyzeOptions = { pythonEnvs: { lookup: (query) => (asked.push(query), CARTPOLE) } };
+  const file = virtualPath('main.rlx');
+  const found = analyze(new Workspace(new MemoryHost(files)), [file], options).diagnostics.get(file) ?? [];
+  assert.equal(asked[0]!.id, '');
+  assert.equal(asked[0]!.file, virtualPath('envs/cart.py'));
+  assert.equal(asked[0]!.className, 'Cart');
+  assert.deepEqual(asked[0]!.kwargs, { length: 0.5, mode: 'fast', sizes: [1, 2], debug: null });
+  // obs.angle is a declared name; obs.x2 was the probe's own name for it, replaced by the declaration.
+  assert.deepEqual(found.map((d) => [d.code, d.message.split(';')[0]]), [['unknown-field', 'Cart (python("./envs/cart.py:Cart")) has no observation field \'x2\'']]);
+});
+
+test('observations that name another number of values than the probe found is an error at the setting', () => {
+  const source = `env Cart = gymnasium("CartPole-v1") {\n  ⟦observations⟧: ["x", "v"]\n}\n${experiment('PPO')}`;
+  expectDiagnostics(source, [{ code: 'type-mismatch', message: /^observations names 2 numbers, but gymnasium\("CartPole-v1"\) observes 4 \(as probed: x0, x1, x2, x3\)/ }], { analyze: provider({ 'CartPole-v1': CARTPOLE }) });
+  expectDiagnostics(source.replace(/[⟦⟧]/g, ''), [], {});
+});

@@ -11,6 +11,7 @@ import type { PythonEnvQuery } from '../../../dsl/index.js';
 import { MAX_CONCURRENT_PROBES, PythonEnvProbes } from '../../../runtime/envs/python/probe-cache.js';
 import { probePythonEnv } from '../../../runtime/envs/python/probe.js';
 import { testPython } from '../../helpers/python.js';
+import { repoRoot } from '../../helpers/repo.js';
 
 const python = testPython();
 const skip = python === null ? 'python3 with numpy is not available' : false;
@@ -35,6 +36,15 @@ describe('probing a Python env', { skip }, () => {
     assert.deepEqual(facts, { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500 });
     const pendulum = await probePythonEnv(query({ id: 'Pendulum-v1' }), { python: python!.python, processEnv: python!.env });
     assert.deepEqual(pendulum.kind === 'facts' ? [pendulum.action, pendulum.maxSteps] : pendulum, [{ kind: 'continuous', dims: 1 }, 200]);
+  });
+
+  it('probes a class in a file with its kwargs, as the trainer would make it', async () => {
+    const file = path.join(repoRoot(), 'test/fixtures/python/user_envs/drift.py');
+    const facts = await probePythonEnv(query({ id: '', file, className: 'Drift', kwargs: { limit: 3.0 } }), { python: python!.python, processEnv: python!.env });
+    assert.equal(facts.kind, 'facts', JSON.stringify(facts));
+    const missing = await probePythonEnv(query({ id: '', file, className: 'NoSuchEnv' }), { python: python!.python, processEnv: python!.env });
+    assert.equal(missing.kind, 'failed');
+    assert.match((missing as { message: string }).message, /NoSuchEnv/);
   });
 
   it('reports an import error with the traceback\'s last line, and an unknown interpreter by name', async () => {
