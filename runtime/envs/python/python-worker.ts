@@ -60,7 +60,10 @@ export class PythonWorker {
     this.results = fs.openSync(resultsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     this.commands = fs.openSync(commandsPath, fs.constants.O_RDWR);
     this.log = fs.openSync(path.join(this.dir, 'stderr'), 'w+');
-    this.child = spawn(python, ['-u', script, commandsPath, resultsPath, JSON.stringify(config)], {
+    // Only what worker.py reads, under its names: the caller's options may carry more (the
+    // whole process environment), which does not belong on a command line.
+    const said = { id: config.id, kwargs: config.kwargs, imports: config.imports, max_steps: config.maxSteps };
+    this.child = spawn(python, ['-u', script, commandsPath, resultsPath, JSON.stringify(said)], {
       stdio: ['ignore', this.log, this.log],
       env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
     });

@@ -85,6 +85,21 @@ describe('gymnasium("CartPole-v1") in a Python worker', { skip }, () => {
     }
   });
 
+  it('max_steps ends episodes there (truncated), also for an id registered without a limit', () => {
+    // The worker once read `max_steps` from a config that named it `maxSteps`: the setting was
+    // silently ignored, and an id with no limit of its own never truncated.
+    const envs = new PythonEnvs(options({ name: 'Short', id: 'RlxFault-v0', imports: ['rlx_test_envs'], maxSteps: 5 }));
+    try {
+      const copy = envs.create();
+      copy.reset(0);
+      const flags = Array.from({ length: 5 }, () => copy.step(0).truncated);
+      assert.deepEqual(flags, [false, false, false, false, true]);
+      assert.equal(copy.maxSteps, 5);
+    } finally {
+      envs.close();
+    }
+  });
+
   it('steps copies spread over several processes together, with same-step autoreset, and close() ends every worker', async () => {
     const envs = new PythonEnvs(options({ copiesPerProcess: 3 }));
     const vec = VecEnv.create(() => envs.create(), 7);
