@@ -157,7 +157,7 @@ export class PythonWorker {
   private fail(message: string): never {
     const tail = this.stderrTail();
     this.close();
-    throw new PythonEnvError(`${this.label}: ${message}${tail ? `; its last output:\n${tail}` : ''}`);
+    throw new PythonEnvError(`${this.label}: ${message}${tail ? `\nits last output:\n${tail}` : ''}`);
   }
 
   /** Whether the process is gone (a zombie counts): /proc on Linux, else a signal 0 probe. */

@@ -89,6 +89,47 @@ def converters(description, np):
     return observation_numbers, action_of
 
 
+def shown(value):
+    """A value as a message quotes it: short, with its type."""
+    text = repr(value)
+    return f'{text[:60]}...' if len(text) > 60 else text
+
+
+def step_result(result):
+    """(obs, reward, terminated, truncated) of what step() returned; ValueError naming what is wrong."""
+    if type(result) is not tuple or len(result) != 5:
+        count = f'{len(result)} values' if type(result) is tuple else shown(result)
+        raise ValueError(f'step() returned {count}; Gymnasium\'s step() returns 5: (observation, reward, terminated, truncated, info)'
+                         + (' (the old Gym API returned 4, with one `done`)' if type(result) is tuple and len(result) == 4 else ''))
+    return result[0], result[1], result[2], result[3]
+
+
+def reset_result(result):
+    """The observation of what reset() returned; ValueError naming what is wrong."""
+    if type(result) is not tuple or len(result) != 2:
+        raise ValueError(f'reset() returned {shown(result)}; Gymnasium\'s reset() returns 2 values: (observation, info)')
+    return result[0]
+
+
+def reward_number(reward):
+    try:
+        return float(reward)
+    except (TypeError, ValueError):
+        raise ValueError(f'step() returned the reward {shown(reward)} ({type(reward).__name__}); a reward is one number') from None
+
+
+def not_numbers(values, obs_dim):
+    """Which value of a step's answer (per copy: obs_dim observation numbers, reward, flags) is not a number."""
+    record = obs_dim + 2
+    for i, value in enumerate(values):
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            where = i % record
+            return f'step() returned an observation whose element {where} is {shown(value)} ({type(value).__name__}); the observation space holds numbers'
+    return 'step() returned values that are not numbers'
+
+
 def space_size(space, np):
     return 1 if space['kind'] == 'discrete' else int(np.prod(space['shape']))
 
@@ -126,12 +167,12 @@ def serve(commands, results, envs, config, gymnasium, description, np):
     row_width = 1 + action_dim
 
     def step_into(env, row, values):
-        obs, reward, terminated, truncated, _info = env.step(action_of(row))
+        obs, reward, terminated, truncated = step_result(env.step(action_of(row)))
         numbers = observation_numbers(obs)
         if len(numbers) != obs_dim:
             raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
         values.extend(numbers)
-        values.append(float(reward))
+        values.append(reward_number(reward))
         values.append((1 if terminated else 0) + (2 if truncated else 0))
 
     while True:
@@ -143,7 +184,11 @@ def serve(commands, results, envs, config, gymnasium, description, np):
             for i in range(count):
                 row = rows[i * row_width:(i + 1) * row_width]
                 step_into(envs[int(row[0])], row, values)
-            results.write(struct.pack(f'<{len(values)}d', *values))
+            try:
+                frame = struct.pack(f'<{len(values)}d', *values)
+            except (struct.error, TypeError):
+                raise ValueError(not_numbers(values, obs_dim)) from None
+            results.write(frame)
         elif op == b'M':
             try:
                 envs.append(make_env(config, gymnasium))
@@ -152,7 +197,7 @@ def serve(commands, results, envs, config, gymnasium, description, np):
                 send_json(results, failure())
         elif op == b'R':
             copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
-            obs, _info = envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None)
+            obs = reset_result(envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None))
             numbers = observation_numbers(obs)
             if len(numbers) != obs_dim:
                 raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')

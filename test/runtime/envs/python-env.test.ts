@@ -204,7 +204,7 @@ describe('faults of Python envs', { skip }, () => {
 
   it('an unknown env id: Gymnasium\'s own words, and where to register it', () => {
     assert.throws(() => new PythonEnvs(options({ id: 'CartPoel-v1' }))
-      , (err: Error) => err instanceof PythonEnvError && /env Cart \(gymnasium "CartPoel-v1"\)/.test(err.message) && /CartPoel/.test(err.message.split('\n').slice(1).join('\n')) && /import: \[/.test(err.message));
+      , (err: Error) => err instanceof PythonEnvError && /env Cart \(gymnasium "CartPoel-v1"\)/.test(err.message) && /CartPoel/.test(err.message.split('\n').slice(1).join('\n')) && /imports: \["my_package"\]/.test(err.message));
   });
 
   it('a space rlx does not take is named', () => {
@@ -234,8 +234,8 @@ describe('faults of Python envs', { skip }, () => {
     assert.match(err.message, /died while stepping copy 0[\s\S]*step\(\) returned an observation of shape \(3,\); the observation space has 2 numbers/);
   });
 
-  it('NaN observations and rewards fail the step that returned them', () => {
-    for (const [kind, what] of [['nan', /observation element 1 is NaN/], ['nan_reward', /the reward is NaN/]] as const) {
+  it('NaN and infinite observations and rewards fail the step that returned them', () => {
+    for (const [kind, what] of [['nan', /observation element 1 is NaN/], ['nan_reward', /the reward is NaN/], ['inf', /observation element 0 is Infinity/], ['inf_reward', /the reward is -Infinity/]] as const) {
       const envs = new PythonEnvs(fault(kind));
       const err = stepUntilError(envs);
       envs.close();
@@ -243,6 +243,36 @@ describe('faults of Python envs', { skip }, () => {
       assert.match(err.message, /copy 0, step 3 of its episode/);
       assert.match(err.message, what);
     }
+  });
+
+  it('step() results of the wrong type fail the step, saying which value and what it should be', () => {
+    const cases: [string, RegExp][] = [
+      ['str_reward', /step\(\) returned the reward 'high' \(str\); a reward is one number/],
+      ['array_reward', /step\(\) returned the reward array\(\[1\. *, 0\.5\]\) \(ndarray\); a reward is one number/],
+      ['object_obs', /step\(\) returned an observation whose element 0 is 'left' \(str\); the observation space holds numbers/],
+      // Without max_steps no TimeLimit wrapper unpacks the 4 values first (with it, Gymnasium says "expected 5, got 4").
+      ['four_values', /step\(\) returned 4 values; Gymnasium's step\(\) returns 5: \(observation, reward, terminated, truncated, info\) \(the old Gym API/],
+      ['reject', /ValueError: action 0 is not one this env takes/],
+    ];
+    for (const [kind, what] of cases) {
+      const envs = new PythonEnvs(fault(kind, { maxSteps: 0 }));
+      const err = stepUntilError(envs);
+      envs.close();
+      assert.ok(err instanceof PythonEnvError, `${kind}: ${String(err)}`);
+      assert.match(err.message, /^env Broken \(gymnasium "RlxFault-v0"\) worker 0: the Python worker \(pid \d+\) died while stepping copy 0\n/, kind);
+      assert.match(err.message, what, kind);
+    }
+  });
+
+  it('an import error in a package of `imports`: the file and line, and the error', () => {
+    assert.throws(() => new PythonEnvs(options({ imports: ['rlx_broken_import'] })), (err: Error) =>
+      err instanceof PythonEnvError && /Python could not make the env/.test(err.message)
+      && /rlx_broken_import\.py", line 5, in <module>/.test(err.message) && /NameError: name 'undefined_constant' is not defined/.test(err.message));
+  });
+
+  it('a package of `imports` that is not installed: its name, and where to look', () => {
+    assert.throws(() => new PythonEnvs(options({ imports: ['rlx_no_such_package'] })), (err: Error) =>
+      err instanceof PythonEnvError && /No module named 'rlx_no_such_package'/.test(err.message) && /check the names in `imports: \[\.\.\.\]`/.test(err.message));
   });
 
   it('a step that hangs past env_timeout fails within it, and the worker is killed', async () => {
@@ -263,9 +293,11 @@ describe('faults of Python envs', { skip }, () => {
       envs.create(); envs.create();
       console.log(JSON.stringify(envs.pids));
       setInterval(() => {}, 1000);`;
-    const before = fs.readdirSync(os.tmpdir());
+    // The trainer gets a temporary folder of its own: other processes (tests run in parallel)
+    // make and remove pipe folders in the shared one meanwhile.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-killed-trainer-'));
     for (const signal of ['SIGINT', 'SIGKILL'] as const) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: tmp } });
       const line = await new Promise<string>((resolve) => child.stdout.once('data', (data: Buffer) => resolve(data.toString())));
       const pids = JSON.parse(line) as number[];
       assert.ok(pids.every(alive));
@@ -273,8 +305,8 @@ describe('faults of Python envs', { skip }, () => {
       await new Promise((resolve) => child.once('exit', resolve));
       await new Promise((resolve) => setTimeout(resolve, 300));
       for (const pid of pids) assert.equal(alive(pid), false, `${signal}: worker ${pid} outlived the trainer`);
-      const left = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('rlx-python-env-')).filter((name) => !before.includes(name));
-      assert.deepEqual(left, [], `${signal}: the workers' pipes were left in ${os.tmpdir()}`);
+      assert.deepEqual(fs.readdirSync(tmp), [], `${signal}: the workers' pipes were left in the temporary folder`);
     }
+    fs.rmSync(tmp, { recursive: true });
   });
 });
