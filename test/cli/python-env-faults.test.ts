@@ -1,0 +1,98 @@
+// Faults of a gymnasium(...) env as a user of `rlx train` meets them (issue 32, item 4): a
+// worker that dies mid-training fails the run with a message that names the env copy and the
+// run's step, exits non-zero, marks the run failed in status.json and events.jsonl, and leaves
+// the last checkpoint intact (rlx eval runs it, --resume continues from it); step() results of
+// the wrong type and non-finite observations fail the run with a sentence that says which
+// value is wrong. The misbehaving envs are registered ids of test/fixtures/python/rlx_test_envs.py.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { testPython } from '../helpers/python.js';
+import { scratch } from './scratch.js';
+
+const python = testPython();
+const skip = python === null ? 'python3 with numpy is not available' : false;
+
+const { work, rlx, write } = scratch('rlx-python-faults-');
+
+/** A spec that trains PPO on the registered id, one copy, 100-step episodes. */
+const spec = (id: string) => `env Broken = gymnasium("${id}") {
+  imports: ["rlx_test_envs"]
+  max_steps: 100
+}
+policy Actor = mlp { hidden: [16] }
+experiment Crash { env: Broken, policy: Actor, algorithm: PPO, budget: 4k, seed: 1 }
+`;
+
+/** The run folder `rlx train` made (it prints it on stdout). */
+function runDirOf(stdout: string): string {
+  const dir = stdout.trim().split('\n').pop()!;
+  assert.ok(fs.existsSync(path.join(work, dir, 'status.json')), `no run folder in: ${stdout}`);
+  return dir;
+}
+
+describe('rlx train with a Python env that fails', { skip }, () => {
+  const saved = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
+  before(() => {
+    // The rlx processes inherit these: the test Python and its PYTHONPATH (vendored Gymnasium, the fixtures).
+    process.env.PYTHONPATH = python!.env.PYTHONPATH;
+    process.env.RLX_PYTHON = python!.python;
+  });
+  after(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+
+  it('a worker that dies mid-training: the copy and the step, exit 2, the run marked failed, and its last checkpoint evaluates and resumes', () => {
+    // RlxDies-v0's copy exits on its 1500th step; checkpoints every 512 steps.
+    const trained = rlx('train', write('dies.rlx', spec('RlxDies-v0')), '--out', 'runs', '--checkpoint-every', '512');
+    assert.equal(trained.code, 2, trained.stderr);
+    assert.match(trained.stderr, /training failed: env Broken \(gymnasium "RlxDies-v0"\) worker 0: the Python worker \(pid \d+\) died while stepping copy 0, after 1499 steps of training; the last good checkpoint is checkpoints\/state-1024\.json \(step 1024\)\n/);
+    assert.doesNotMatch(trained.stderr, /internal error|    at /, 'no stack trace');
+    const dir = runDirOf(trained.stdout);
+    const status = JSON.parse(fs.readFileSync(path.join(work, dir, 'status.json'), 'utf8')) as { status: string; error: string; step: number };
+    assert.equal(status.status, 'failed');
+    assert.match(status.error, /died while stepping copy 0, after 1499 steps of training/);
+    const events = fs.readFileSync(path.join(work, dir, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string });
+    assert.deepEqual(events.filter((e) => e.type === 'status').pop()?.status, 'failed');
+
+    // The checkpoint before the failure is whole: its policy evaluates, and its state resumes.
+    const evaluated = rlx('eval', dir, '--checkpoint', path.join(dir, 'checkpoints', 'policy-1024.onnx'), '--episodes', '2', '--json');
+    assert.equal(evaluated.code, 0, evaluated.stderr);
+    assert.deepEqual((JSON.parse(evaluated.stdout) as { lengths: number[] }).lengths, [100, 100]);
+    // The resumed run trains from step 1024 until its new worker's copy dies on its 1500th step (2524).
+    const resumed = rlx('train', '--resume', dir);
+    assert.match(resumed.stderr, /resumed from checkpoint at step 1024/);
+    assert.match(resumed.stderr, /died while stepping copy 0, after 2523 steps of training; the last good checkpoint is checkpoints\/state-2048\.json \(step 2048\)/);
+    assert.equal(resumed.code, 2);
+  });
+
+  it('step() results of the wrong type and infinite observations: exit 2 and a sentence that says which value', () => {
+    const cases: [string, RegExp][] = [
+      ['RlxRewardStr-v0', /step\(\) returned the reward 'high' \(str\); a reward is one number/],
+      ['RlxRewardArray-v0', /step\(\) returned the reward array\(\[1\. *, 0\.5\]\) \(ndarray\); a reward is one number/],
+      ['RlxObjectObs-v0', /step\(\) returned an observation whose element 0 is 'left' \(str\); the observation space holds numbers/],
+      ['RlxRejects-v0', /rlx_test_envs\.py", line \d+, in step\n.*\nValueError: action 0 is not one this env takes/],
+      ['RlxInf-v0', /env Broken \(gymnasium "RlxInf-v0"\) copy 0, step 3 of its episode: observation element 0 is Infinity; the env returned a number that is not finite, after 2 steps of training; no checkpoint was written before it/],
+    ];
+    for (const [id, what] of cases) {
+      const trained = rlx('train', write(`${id}.rlx`, spec(id)), '--out', 'runs');
+      assert.equal(trained.code, 2, `${id}: ${trained.stderr}`);
+      assert.match(trained.stderr, /training failed: env Broken/, id);
+      assert.match(trained.stderr, what, id);
+      const status = JSON.parse(fs.readFileSync(path.join(work, runDirOf(trained.stdout), 'status.json'), 'utf8')) as { status: string };
+      assert.equal(status.status, 'failed', id);
+    }
+  });
+
+  it('an import error in a package of `imports`: refused before training, with the file and line', () => {
+    const trained = rlx('train', write('broken.rlx', spec('CartPole-v1').replace('"rlx_test_envs"', '"rlx_broken_import"')), '--out', 'runs');
+    assert.equal(trained.code, 2, trained.stderr);
+    assert.match(trained.stderr, /env Broken \(gymnasium "CartPole-v1"\): Python could not make the env:/);
+    assert.match(trained.stderr, /rlx_broken_import\.py", line 5, in <module>\n.*\n(.*\^.*\n)?NameError: name 'undefined_constant' is not defined/);
+    assert.doesNotMatch(trained.stderr, /internal error|    at /, 'no stack trace');
+  });
+});
