@@ -3,12 +3,14 @@
 // run's step, exits non-zero, marks the run failed in status.json and events.jsonl, and leaves
 // the last checkpoint intact (rlx eval runs it, --resume continues from it); step() results of
 // the wrong type and non-finite observations fail the run with a sentence that says which
-// value is wrong. The misbehaving envs are registered ids of test/fixtures/python/rlx_test_envs.py.
+// value is wrong; Ctrl-C in a terminal stops the run cleanly and ends the workers. The misbehaving envs are registered ids of test/fixtures/python/rlx_test_envs.py.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { testPython } from '../helpers/python.js';
+import { repoRoot } from '../helpers/repo.js';
 import { scratch } from './scratch.js';
 
 const python = testPython();
@@ -88,6 +90,38 @@ describe('rlx train with a Python env that fails', { skip }, () => {
     }
   });
 
+  it('Ctrl-C in a terminal (SIGINT to the whole process group) stops the run cleanly and ends its workers', { timeout: 120_000 }, async () => {
+    // The terminal signals the workers too: they must leave stopping to the trainer, not die of
+    // KeyboardInterrupt and fail the run (the editor's Stop signals the trainer alone).
+    write('long.rlx', spec('CartPole-v1').replace('"rlx_test_envs"', '').replace('budget: 4k', 'budget: 1M'));
+    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'train', 'long.rlx', '--out', 'runs'], { cwd: work, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    let workers: number[] = [];
+    // Training has started once the run's status counts steps; its workers are the trainer's children.
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const dir = stdout.trim().split('\n')[0];
+      const status = dir ? readJson(path.join(work, dir, 'status.json')) : undefined;
+      workers = childWorkers(child.pid!);
+      if (status && (status.step as number) > 0 && workers.length > 0) break;
+    }
+    assert.ok(workers.length > 0, `no worker started: ${stderr}`);
+    process.kill(-child.pid!, 'SIGINT');
+    const code = await exited;
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /rlx train: SIGINT; stopping after this update/);
+    assert.doesNotMatch(stderr, /KeyboardInterrupt|training failed/);
+    const status = readJson(path.join(work, stdout.trim().split('\n')[0]!, 'status.json'))!;
+    assert.equal(status.status, 'stopped', stderr);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(workers.filter(alive), [], 'workers outlived the run');
+  });
+
   it('an import error in a package of `imports`: refused before training, with the file and line', () => {
     const trained = rlx('train', write('broken.rlx', spec('CartPole-v1').replace('"rlx_test_envs"', '"rlx_broken_import"')), '--out', 'runs');
     assert.equal(trained.code, 2, trained.stderr);
@@ -96,3 +130,31 @@ describe('rlx train with a Python env that fails', { skip }, () => {
     assert.doesNotMatch(trained.stderr, /internal error|    at /, 'no stack trace');
   });
 });
+
+function readJson(file: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined; // not written yet
+  }
+}
+
+/** The pids of the worker.py processes whose parent is `parent`. */
+function childWorkers(parent: number): number[] {
+  return fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker.py');
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+function alive(pid: number): boolean {
+  try {
+    return !/\) [ZX] /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

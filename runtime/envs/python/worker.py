@@ -48,12 +48,16 @@ def read_exact(source, size):
 
 def die_with_parent():
     # Linux: the kernel kills this worker when the trainer dies, even inside a step that hangs.
+    import signal
     try:
         import ctypes
-        import signal
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:
         pass
+    # Ctrl-C in a terminal signals the whole process group: the trainer stops the run cleanly
+    # (a final checkpoint) and then ends its workers; a worker dying of KeyboardInterrupt first
+    # would fail the run instead.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def make_env(config, gymnasium):
