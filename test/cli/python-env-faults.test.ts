@@ -1,9 +1,11 @@
 // Faults of a gymnasium(...) env as a user of `rlx train` meets them (issue 32, item 4): a
 // worker that dies mid-training fails the run with a message that names the env copy and the
 // run's step, exits non-zero, marks the run failed in status.json and events.jsonl, and leaves
-// the last checkpoint intact (rlx eval runs it, --resume continues from it); step() results of
-// the wrong type and non-finite observations fail the run with a sentence that says which
-// value is wrong; Ctrl-C in a terminal stops the run cleanly and ends the workers. The misbehaving envs are registered ids of test/fixtures/python/rlx_test_envs.py.
+// the last checkpoint intact (rlx eval runs it, --resume continues from it), as does one that
+// hangs past env_timeout; step() results of the wrong type and non-finite observations fail
+// the run with a sentence that says which value is wrong; Ctrl-C in a terminal stops the run
+// cleanly and ends the workers. The misbehaving envs are registered ids of
+// test/fixtures/python/rlx_test_envs.py.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -70,6 +72,15 @@ describe('rlx train with a Python env that fails', { skip }, () => {
     assert.match(resumed.stderr, /resumed from checkpoint at step 1024/);
     assert.match(resumed.stderr, /died while stepping copy 0, after 2523 steps of training; the last good checkpoint is checkpoints\/state-2048\.json \(step 2048\)/);
     assert.equal(resumed.code, 2);
+  });
+
+  it('a step that hangs mid-training: the run fails after env_timeout, naming the copy, the step and the checkpoint', () => {
+    const started = Date.now();
+    const trained = rlx('train', write('hangs.rlx', spec('RlxHangs-v0').replace('max_steps: 100', 'max_steps: 100\n  env_timeout: 1')), '--out', 'runs', '--checkpoint-every', '512');
+    assert.equal(trained.code, 2, trained.stderr);
+    assert.match(trained.stderr, /training failed: env Broken \(gymnasium "RlxHangs-v0"\) worker 0: while stepping copy 0 did not return within 1 s \(env_timeout\); the worker was stopped, after 1499 steps of training; the last good checkpoint is checkpoints\/state-1024\.json \(step 1024\)/);
+    assert.ok(Date.now() - started < 60_000, 'the run ends soon after the timeout');
+    assert.equal(readJson(path.join(work, runDirOf(trained.stdout), 'status.json'))!.status, 'failed');
   });
 
   it('step() results of the wrong type and infinite observations: exit 2 and a sentence that says which value', () => {
