@@ -264,6 +264,17 @@ describe('faults of Python envs', { skip }, () => {
     }
   });
 
+  it('a reset() that returns the observation alone (the old Gym API) fails, saying what Gymnasium\'s returns', () => {
+    const envs = new PythonEnvs(fault('old_reset'));
+    try {
+      assert.throws(() => envs.create().reset(0), (err: Error) => err instanceof PythonEnvError
+        && /died while resetting copy 0\n/.test(err.message)
+        && /reset\(\) returned array\(\[0\., 0\.\], dtype=float32\); Gymnasium's reset\(\) returns 2 values: \(observation, info\)/.test(err.message));
+    } finally {
+      envs.close();
+    }
+  });
+
   it('an import error in a package of `imports`: the file and line, and the error', () => {
     assert.throws(() => new PythonEnvs(options({ imports: ['rlx_broken_import'] })), (err: Error) =>
       err instanceof PythonEnvError && /Python could not make the env/.test(err.message)
