@@ -101,37 +101,45 @@ describe('rlx train with a Python env that fails', { skip }, () => {
     }
   });
 
-  it('Ctrl-C in a terminal (SIGINT to the whole process group) stops the run cleanly and ends its workers', { timeout: 120_000 }, async () => {
-    // The terminal signals the workers too: they must leave stopping to the trainer, not die of
-    // KeyboardInterrupt and fail the run (the editor's Stop signals the trainer alone).
-    write('long.rlx', spec('CartPole-v1').replace('"rlx_test_envs"', '').replace('budget: 4k', 'budget: 1M'));
-    const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'train', 'long.rlx', '--out', 'runs'], { cwd: work, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
-    child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 60_000;
-    let workers: number[] = [];
-    // Training has started once the run's status counts steps; its workers are the trainer's children.
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const dir = stdout.trim().split('\n')[0];
-      const status = dir ? readJson(path.join(work, dir, 'status.json')) : undefined;
-      workers = childWorkers(child.pid!);
-      if (status && (status.step as number) > 0 && workers.length > 0) break;
-    }
-    assert.ok(workers.length > 0, `no worker started: ${stderr}`);
-    process.kill(-child.pid!, 'SIGINT');
-    const code = await exited;
-    assert.equal(code, 130, stderr);
-    assert.match(stderr, /rlx train: SIGINT; stopping after this update/);
-    assert.doesNotMatch(stderr, /KeyboardInterrupt|training failed/);
-    const status = readJson(path.join(work, stdout.trim().split('\n')[0]!, 'status.json'))!;
-    assert.equal(status.status, 'stopped', stderr);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.deepEqual(workers.filter(alive), [], 'workers outlived the run');
-  });
+  // A terminal's Ctrl-C signals the whole process group, workers included: they must leave
+  // stopping to the trainer, not die of KeyboardInterrupt and fail the run. The editor's Stop
+  // sends SIGINT to the trainer alone (extension/training/job.ts STOP_SIGNAL).
+  for (const [who, group] of [['Ctrl-C in a terminal (SIGINT to the process group)', true], ["the editor's Stop (SIGINT to the trainer)", false]] as const) {
+    it(`${who} stops the run cleanly and ends its workers`, { timeout: 120_000 }, async () => {
+      write('long.rlx', spec('CartPole-v1').replace('"rlx_test_envs"', '').replace('budget: 4k', 'budget: 1M'));
+      const child = spawn(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'train', 'long.rlx', '--out', 'runs'], { cwd: work, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+        child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        const deadline = Date.now() + 60_000;
+        let workers: number[] = [];
+        // Training has started once the run's status counts steps; its workers are the trainer's children.
+        while (Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const dir = stdout.trim().split('\n')[0];
+          const status = dir ? readJson(path.join(work, dir, 'status.json')) : undefined;
+          workers = childWorkers(child.pid!);
+          if (status && (status.step as number) > 0 && workers.length > 0) break;
+        }
+        assert.ok(workers.length > 0, `no worker started: ${stderr}`);
+        process.kill(group ? -child.pid! : child.pid!, 'SIGINT');
+        const code = await exited;
+        assert.equal(code, 130, stderr);
+        assert.match(stderr, /rlx train: SIGINT; stopping after this update/);
+        assert.doesNotMatch(stderr, /KeyboardInterrupt|training failed/);
+        const status = readJson(path.join(work, stdout.trim().split('\n')[0]!, 'status.json'))!;
+        assert.equal(status.status, 'stopped', stderr);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.deepEqual(workers.filter(alive), [], 'workers outlived the run');
+      } finally {
+        // A test that failed before its signal leaves no trainer running (its group: in both cases its own).
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+      }
+    });
+  }
 
   it('an import error in a package of `imports`: refused before training, with the file and line', () => {
     const trained = rlx('train', write('broken.rlx', spec('CartPole-v1').replace('"rlx_test_envs"', '"rlx_broken_import"')), '--out', 'runs');
