@@ -99,13 +99,11 @@ def shown(value):
     return f'{text[:60]}...' if len(text) > 60 else text
 
 
-def step_result(result):
-    """(obs, reward, terminated, truncated) of what step() returned; ValueError naming what is wrong."""
-    if type(result) is not tuple or len(result) != 5:
-        count = f'{len(result)} values' if type(result) is tuple else shown(result)
-        raise ValueError(f'step() returned {count}; Gymnasium\'s step() returns 5: (observation, reward, terminated, truncated, info)'
-                         + (' (the old Gym API returned 4, with one `done`)' if type(result) is tuple and len(result) == 4 else ''))
-    return result[0], result[1], result[2], result[3]
+def wrong_step_result(result):
+    """Raises the ValueError that says why step()'s `result` is not Gymnasium's 5 values."""
+    count = f'{len(result)} values' if isinstance(result, (tuple, list)) else shown(result)
+    old_api = ' (the old Gym API returned 4, with one `done`)' if isinstance(result, (tuple, list)) and len(result) == 4 else ''
+    raise ValueError(f'step() returned {count}; Gymnasium\'s step() returns 5: (observation, reward, terminated, truncated, info){old_api}') from None
 
 
 def reset_result(result):
@@ -115,11 +113,9 @@ def reset_result(result):
     return result[0]
 
 
-def reward_number(reward):
-    try:
-        return float(reward)
-    except (TypeError, ValueError):
-        raise ValueError(f'step() returned the reward {shown(reward)} ({type(reward).__name__}); a reward is one number') from None
+def wrong_reward(reward):
+    """Raises the ValueError that says why step()'s reward is not one number."""
+    raise ValueError(f'step() returned the reward {shown(reward)} ({type(reward).__name__}); a reward is one number') from None
 
 
 def not_numbers(values, obs_dim):
@@ -171,12 +167,19 @@ def serve(commands, results, envs, config, gymnasium, description, np):
     row_width = 1 + action_dim
 
     def step_into(env, row, values):
-        obs, reward, terminated, truncated = step_result(env.step(action_of(row)))
+        result = env.step(action_of(row))
+        try:  # free when nothing is wrong: the checks run only when Python raises
+            obs, reward, terminated, truncated, _info = result
+        except (TypeError, ValueError):
+            wrong_step_result(result)
         numbers = observation_numbers(obs)
         if len(numbers) != obs_dim:
             raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
         values.extend(numbers)
-        values.append(reward_number(reward))
+        try:
+            values.append(float(reward))
+        except (TypeError, ValueError):
+            wrong_reward(reward)
         values.append((1 if terminated else 0) + (2 if truncated else 0))
 
     while True:
