@@ -12,6 +12,7 @@ import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import { CheckpointStateError, NonFiniteError, stageAlgorithmTitle, type Algorithm } from '../algorithms/index.js';
 import { ASKED_FOR, type DeviceChoice } from '../device.js';
 import { EnvInterruptedError } from '../envs/user-module.js';
+import { PythonEnvError } from '../envs/python/python-env.js';
 import { Rng } from '../../shared/random.js';
 import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION, type CheckpointState, type TrainerCounters } from '../run/checkpoint.js';
 import type { RunStatus } from '../run/events.js';
@@ -212,7 +213,8 @@ export class TrainingRun {
       return await this.finish(outcome ?? { status: 'finished', reason: `budget reached (${this.step} of ${this.budget} steps)` });
     } catch (err) {
       if (err instanceof EnvInterruptedError) return this.interrupted(err.message);
-      const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err) : (err as Error).message;
+      const message = err instanceof NonFiniteError ? this.nonFiniteMessage(err)
+        : err instanceof PythonEnvError && this.step > 0 ? this.envFailedMessage(err) : (err as Error).message;
       this.report.failed(message);
       failed = true;
       throw new RunFailedError(this.dir.dir, err as Error, message);
@@ -407,9 +409,22 @@ export class TrainingRun {
 
   /** Where the NaN or infinity appeared, and the checkpoint written before it (no later one is). */
   private nonFiniteMessage(err: NonFiniteError): string {
+    return `${err.message}, ${this.stepAndCheckpoint()}`;
+  }
+
+  /**
+   * A Python env's worker that died or failed mid-training: its first line (which copy, doing
+   * what) gets the run's step and the checkpoint to resume from; the worker's last output follows.
+   */
+  private envFailedMessage(err: PythonEnvError): string {
+    const [first, ...rest] = err.message.split('\n');
+    return [`${first}, ${this.stepAndCheckpoint()}`, ...rest].join('\n');
+  }
+
+  private stepAndCheckpoint(): string {
     const latest = latestCheckpoint(this.dir.checkpointsDir);
     const kept = latest ? `the last good checkpoint is ${this.dir.relative(latest.file)} (step ${latest.step})` : 'no checkpoint was written before it';
-    return `${err.message}, after ${this.step} steps of training; ${kept}`;
+    return `after ${this.step} steps of training; ${kept}`;
   }
 
   /**

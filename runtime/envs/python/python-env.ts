@@ -179,7 +179,7 @@ export class PythonEnvs implements CopyBatch {
       this.sendFrame(worker, numbers.length);
     }
     for (const [worker, list] of byWorker) {
-      const records = this.receive(worker, list.length * this.record, `while stepping copies ${list[0]!.copy.number}..${list[list.length - 1]!.copy.number}`);
+      const records = this.receive(worker, list.length * this.record, `while stepping ${copiesNamed(list[0]!.copy.number, list[list.length - 1]!.copy.number)}`);
       list.forEach(({ copy }, k) => {
         this.prepared.set(records.subarray(k * this.record, (k + 1) * this.record), copy.number * this.record);
         this.preparedFor[copy.number] = 1;
@@ -350,11 +350,16 @@ function withInfiniteBounds(space: Space): Space {
   return { ...space, low: bound(space.low, -Infinity), high: bound(space.high, Infinity) };
 }
 
+/** "copy 3", or "copies 0..3" (a worker's copies are numbered in a row). */
+function copiesNamed(first: number, last: number): string {
+  return first === last ? `copy ${first}` : `copies ${first}..${last}`;
+}
+
 /** What to do about a worker's traceback, when its last line says. */
 function hint(error: string): string {
   if (/No module named '?(gymnasium|numpy)/.test(error)) return 'Install it for this interpreter (pip install gymnasium), or name another with the env\'s `python` setting or RLX_PYTHON.';
-  if (/NameNotFound|not found in gymnasium registry|Environment .* doesn't exist/i.test(error)) return 'Check the id, and name the package that registers it with `import: ["my_package"]`.';
-  if (/No module named/.test(error)) return 'Install the package for this interpreter, or check the names in `import: [...]`.';
+  if (/NameNotFound|not found in gymnasium registry|Environment .* doesn't exist/i.test(error)) return 'Check the id, and name the package that registers it with `imports: ["my_package"]`.';
+  if (/No module named/.test(error)) return 'Install the package for this interpreter, or check the names in `imports: [...]`.';
   return '';
 }
 

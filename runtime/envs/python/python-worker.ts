@@ -64,7 +64,16 @@ export class PythonWorker {
     this.results = fs.openSync(resultsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     this.commands = fs.openSync(commandsPath, fs.constants.O_RDWR);
     this.log = fs.openSync(path.join(this.dir, 'stderr'), 'w+');
-    this.child = spawn(python, ['-u', script, commandsPath, resultsPath, JSON.stringify(config)], {
+    // Only what worker.py reads, under its names: the caller's options may carry more (the
+    // whole process environment), which does not belong on a command line.
+    const said: WorkerConfig = {
+      id: config.id,
+      ...(config.file !== undefined ? { file: config.file, className: config.className ?? '' } : {}),
+      kwargs: config.kwargs,
+      imports: config.imports,
+      maxSteps: config.maxSteps,
+    };
+    this.child = spawn(python, ['-u', script, commandsPath, resultsPath, JSON.stringify(said)], {
       stdio: ['ignore', this.log, this.log],
       env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
     });
@@ -158,7 +167,7 @@ export class PythonWorker {
   private fail(message: string): never {
     const tail = this.stderrTail();
     this.close();
-    throw new PythonEnvError(`${this.label}: ${message}${tail ? `; its last output:\n${tail}` : ''}`);
+    throw new PythonEnvError(`${this.label}: ${message}${tail ? `\nits last output:\n${tail}` : ''}`);
   }
 
   /** Whether the process is gone (a zombie counts): /proc on Linux, else a signal 0 probe. */

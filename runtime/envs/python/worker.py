@@ -148,12 +148,16 @@ def read_exact(source, size):
 
 def die_with_parent():
     # Linux: the kernel kills this worker when the trainer dies, even inside a step that hangs.
+    import signal
     try:
         import ctypes
-        import signal
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:
         pass
+    # Ctrl-C in a terminal signals the whole process group: the trainer stops the run cleanly
+    # (a final checkpoint) and then ends its workers; a worker dying of KeyboardInterrupt first
+    # would fail the run instead.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def make_env(config, gymnasium):
@@ -350,6 +354,43 @@ def render_frame(env, np):
     return struct.pack('<III', height, width, channels) + np.ascontiguousarray(pixels).tobytes()
 
 
+def shown(value):
+    """A value as a message quotes it: short, with its type."""
+    text = repr(value)
+    return f'{text[:60]}...' if len(text) > 60 else text
+
+
+def wrong_step_result(result):
+    """Raises the ValueError that says why step()'s `result` is not Gymnasium's 5 values."""
+    count = f'{len(result)} values' if isinstance(result, (tuple, list)) else shown(result)
+    old_api = ' (the old Gym API returned 4, with one `done`)' if isinstance(result, (tuple, list)) and len(result) == 4 else ''
+    raise ValueError(f'step() returned {count}; Gymnasium\'s step() returns 5: (observation, reward, terminated, truncated, info){old_api}') from None
+
+
+def reset_result(result):
+    """The observation of what reset() returned; ValueError naming what is wrong."""
+    if type(result) is not tuple or len(result) != 2:
+        raise ValueError(f'reset() returned {shown(result)}; Gymnasium\'s reset() returns 2 values: (observation, info)')
+    return result[0]
+
+
+def wrong_reward(reward):
+    """Raises the ValueError that says why step()'s reward is not one number."""
+    raise ValueError(f'step() returned the reward {shown(reward)} ({type(reward).__name__}); a reward is one number') from None
+
+
+def not_numbers(values, obs_dim):
+    """Which value of a step's answer (per copy: obs_dim observation numbers, reward, flags) is not a number."""
+    record = obs_dim + 2
+    for i, value in enumerate(values):
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            where = i % record
+            return f'step() returned an observation whose element {where} is {shown(value)} ({type(value).__name__}); the observation space holds numbers'
+    return 'step() returned values that are not numbers'
+
+
 def space_size(space, np):
     return 1 if space['kind'] == 'discrete' else int(np.prod(space['shape']))
 
@@ -412,12 +453,19 @@ def serve(commands, results, envs, config, gymnasium, description, np):
     goal_rewards = None
 
     def step_into(env, row, values):
-        obs, reward, terminated, truncated, info = env.step(action_of(row))
+        result = env.step(action_of(row))
+        try:  # free when nothing is wrong: the checks run only when Python raises
+            obs, reward, terminated, truncated, info = result
+        except (TypeError, ValueError):
+            wrong_step_result(result)
         numbers = observation_numbers(obs)
         if len(numbers) != obs_dim:
             raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
         values.extend(numbers)
-        values.append(float(reward))
+        try:
+            values.append(float(reward))
+        except (TypeError, ValueError):
+            wrong_reward(reward)
         flags = (1 if terminated else 0) + (2 if truncated else 0)
         if info and isinstance(info, dict) and info.get('is_success'):  # an empty info costs one test
             flags += 4
@@ -432,7 +480,11 @@ def serve(commands, results, envs, config, gymnasium, description, np):
             for i in range(count):
                 row = rows[i * row_width:(i + 1) * row_width]
                 step_into(envs[int(row[0])], row, values)
-            results.write(struct.pack(f'<{len(values)}d', *values))
+            try:
+                frame = struct.pack(f'<{len(values)}d', *values)
+            except (struct.error, TypeError):
+                raise ValueError(not_numbers(values, obs_dim)) from None
+            results.write(frame)
         elif op == b'G':
             count = int(struct.unpack('<d', read_exact(commands, 8))[0])
             goals = np.frombuffer(read_exact(commands, 16 * count * goal_width), dtype='<f8')
@@ -455,7 +507,7 @@ def serve(commands, results, envs, config, gymnasium, description, np):
                 send_json(results, failure())
         elif op == b'R':
             copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
-            obs, _info = envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None)
+            obs = reset_result(envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None))
             numbers = observation_numbers(obs)
             if len(numbers) != obs_dim:
                 raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')

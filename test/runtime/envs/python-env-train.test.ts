@@ -1,11 +1,13 @@
-// gymnasium("CartPole-v1") end to end: the .rlx example compiles to a plan of kind 'gymnasium',
-// and PPO trains on the env in Python worker processes unchanged (a short run learns).
+// gymnasium("CartPole-v1") end to end: examples/gym-cartpole.rlx, as `rlx train` reads it,
+// trains PPO on the env in Python worker processes until its eval crosses 475 (the issue's
+// target), opens for rlx eval, and leaves no worker behind; SAC learns gymnasium("Pendulum-v1").
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
+import { planFile } from '../../../cli/commands/plan.js';
 import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { readRollout } from '../../../runtime/run/reader.js';
@@ -18,22 +20,21 @@ const python = testPython();
 const skip = python === null ? 'python3 with numpy is not available' : false;
 
 describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
-  it('learns in a short run, with the copies in two Python processes, opens for rlx eval, and leaves no worker behind', async () => {
+  // About 30 s: seed 1 (the example's) stops at step 60k (eval 490.8); seeds 2 and 3 need 90k
+  // and 41k (measured, 30-35 s each on the 2-core machine). The budget is 200k.
+  it('examples/gym-cartpole.rlx reaches an eval return of 475, with the copies in two Python processes; its run opens for rlx eval; no worker is left', { timeout: 300_000 }, async () => {
     const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
     process.env.PYTHONPATH = python!.env.PYTHONPATH;
     process.env.RLX_PYTHON = python!.python;
     const before = pythonWorkers();
     try {
-      const plan = makePlan({
-        env: 'gymnasium',
-        envParams: { id: 'CartPole-v1', max_steps: 500, imports: [], python: '', env_timeout: 30, copies_per_process: 4 },
-        budget: 8192, envs: 8, algorithmParams: ZOO_PPO,
-      });
+      const [plan] = planFile(path.join(repoRoot(), 'examples', 'gym-cartpole.rlx'));
+      assert.equal(plan.envs, 8);
+      assert.equal(plan.env.params.copies_per_process, 4);
       const result = await train(plan, { out: tempDir(), compute: { threads: false } });
       assert.equal(result.status, 'finished');
-      // A random policy lasts ~22 steps; rlx's own CartPole with these settings reaches ~100-200.
-      const mean = result.metrics['train/mean_return']!;
-      assert.ok(mean > 60, `mean return over the last episodes ${mean}, expected > 60 after 8k steps`);
+      assert.match(result.reason, /stop condition eval\.mean_return >= 475 met/);
+      assert.ok(result.metrics['eval/mean_return']! >= 475, `eval return ${result.metrics['eval/mean_return']}`);
       assert.equal(fs.existsSync(path.join(result.runDir, 'source', 'env-module.mjs')), false, 'no module bundle for a Python env');
       // rlx eval opens the run's env the same way: copies in a Python worker.
       const envs = await openRunEnvs(result.runDir, plan, 2);
@@ -48,9 +49,10 @@ describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
       // And the command line: rlx eval on the run, recording an episode for the inspector.
       const cli = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', result.runDir, '--episodes', '2', '--record'], { encoding: 'utf8', env: { ...python!.env, RLX_PYTHON: python!.python }, timeout: 120_000 });
       assert.equal(cli.status, 0, cli.stderr);
-      assert.match(cli.stdout, /^mean return [\d.]+ \+- [\d.]+ over 2 episodes .*\nrecorded an episode \(return \d+, \d+ steps\) in .*episode-8192-rlx-eval\.jsonl\n$/);
-      const recorded = readRollout(path.join(result.runDir, 'rollouts', 'episode-8192-rlx-eval.jsonl'));
-      assert.ok(recorded.kind === 'episode' && recorded.header?.env === 'E' && recorded.steps.length > 0);
+      const said = /^mean return [\d.]+ \+- [\d.]+ over 2 episodes .*\nrecorded an episode \(return \d+, \d+ steps\) in .*(episode-\d+-rlx-eval\.jsonl)\n$/.exec(cli.stdout);
+      assert.ok(said, cli.stdout);
+      const recorded = readRollout(path.join(result.runDir, 'rollouts', said[1]!));
+      assert.ok(recorded.kind === 'episode' && recorded.header?.env === 'Cart' && recorded.steps.length > 0);
     } finally {
       for (const [key, value] of Object.entries(previous)) {
         if (value === undefined) delete process.env[key];
@@ -109,6 +111,34 @@ async function withTestPython(body: () => Promise<void>): Promise<void> {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
 const newWorkers = (before: number[]) => pythonWorkers().filter((pid) => !before.includes(pid));
+
+describe('SAC on gymnasium("Pendulum-v1")', { skip }, () => {
+  // The smaller copy of examples/pendulum-sac.rlx that runtime/algorithms/sac.test.ts trains on
+  // rlx's own Pendulum (64-wide layers, batch 64, 5000 steps), here through the bridge. The full
+  // example through the bridge (examples/gym-pendulum-sac.rlx, 20k steps) reaches an eval return
+  // of -121 (-175 at 10k): 11 min on the loaded 2-core machine (5 min of CPU), too long for a test.
+  // Seed 1 here: eval returns -1121 at 2500 steps, -198 at 5000 (about 35 s).
+  it('5000 steps lift the eval return from about -1100 at 2500 steps above -600', { timeout: 600_000 }, async () => {
+    await withTestPython(async () => {
+      const plan = makePlan({
+        env: 'gymnasium',
+        envParams: { id: 'Pendulum-v1', max_steps: 200, imports: [], python: '', env_timeout: 30, copies_per_process: 4 },
+        algorithm: 'SAC',
+        algorithmParams: { learning_rate: 1e-3, critic_learning_rate: 'same', learning_starts: 200, batch_size: 64, policy_frequency: 1 },
+        policyParams: { hidden: [64, 64], activation: 'relu' },
+        budget: 5000, envs: 1, eval: { every: 2500, episodes: 5, deterministic: true },
+      });
+      const result = await train(plan, { out: tempDir(), compute: { threads: false } });
+      assert.equal(result.status, 'finished');
+      const evals = fs.readFileSync(path.join(result.runDir, 'events.jsonl'), 'utf8').trim().split('\n')
+        .map((line) => JSON.parse(line) as { values?: Record<string, number> })
+        .map((e) => e.values?.['eval/mean_return']).filter((v): v is number => v !== undefined);
+      const [first, last] = [evals[0]!, evals[evals.length - 1]!];
+      assert.equal(evals.length, 2, 'evals at 2500 and 5000 steps');
+      assert.ok(last > -600 && last > first + 300, `eval returns ${evals.map((v) => v.toFixed(0)).join(', ')}: expected the last above -600, and 300 above the first`);
+    });
+  });
+});
 
 /** The pids of the running worker.py processes that are children of this process. */
 function pythonWorkers(): number[] {
