@@ -21,7 +21,7 @@ function options(over: Partial<PythonEnvOptions> = {}): PythonEnvOptions {
 }
 
 describe('waiting for a Python worker', { skip }, () => {
-  it('costs the trainer almost no CPU: a step that hangs until env_timeout (1 s) uses under 0.15 s of it', () => {
+  it('costs the trainer almost no CPU: a step that hangs until env_timeout (1 s) uses under 0.08 s of it', () => {
     const envs = new PythonEnvs(options());
     try {
       const copy = envs.create();
@@ -32,8 +32,8 @@ describe('waiting for a Python worker', { skip }, () => {
       assert.throws(() => copy.step(0), /did not return within 1 s \(env_timeout\)/);
       const used = process.cpuUsage(before);
       assert.ok(Date.now() - started >= 1000, 'the timeout is not cut short');
-      // Polling the pipe for the second spent about half of it on this CPU.
-      assert.ok((used.user + used.system) / 1e6 < 0.15, `the trainer used ${((used.user + used.system) / 1e6).toFixed(3)} s of CPU while it waited`);
+      // Here: about 0.02 s; polling the pipe (before the watchdog) spent 0.19 s.
+      assert.ok((used.user + used.system) / 1e6 < 0.08, `the trainer used ${((used.user + used.system) / 1e6).toFixed(3)} s of CPU while it waited`);
     } finally {
       envs.close();
     }
