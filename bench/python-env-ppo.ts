@@ -13,7 +13,7 @@ import { planFile } from '../cli/commands/plan.js';
 import { MIN_CORES_FOR_THREADS } from '../runtime/tensor/index.js';
 import { train } from '../runtime/train.js';
 import { cleanrlPpo, peersMissing } from './peers.js';
-import { median } from './stats.js';
+import { spread } from './stats.js';
 
 const EXAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
 
@@ -45,8 +45,6 @@ async function trainSps(plan: Plan, out: string, seed: number): Promise<number> 
 }
 
 const k = (x: number) => `${(x / 1000).toFixed(2)}k`;
-const spread = (xs: number[], show: (x: number) => string) =>
-  xs.length > 1 ? `${show(median(xs))} (${show(Math.min(...xs))}-${show(Math.max(...xs))})` : show(xs[0]!);
 
 /** `python` runs the workers with `workerEnv` (its PYTHONPATH holds the vendored Gymnasium). */
 export async function benchPythonEnvPpo(python: string, workerEnv: NodeJS.ProcessEnv): Promise<void> {

@@ -16,7 +16,7 @@ import { pythonCommand } from '../runtime/envs/python/python-env-plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
 import { VecEnv } from '../runtime/envs/vector.js';
 import { benchPythonEnvPpo } from './python-env-ppo.js';
-import { median } from './stats.js';
+import { spread } from './stats.js';
 import { measure } from './vec-rate.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -45,9 +45,6 @@ function bridge(python: string, copies: number, seconds: number): number {
 }
 
 const fmt = (x: number) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : `${(x / 1e3).toFixed(1)}k`);
-/** The median, and the range when there are several figures. */
-const spread = (xs: number[], show: (x: number) => string) =>
-  xs.length > 1 ? `${show(median(xs))} (${show(Math.min(...xs))}-${show(Math.max(...xs))})` : show(xs[0]!);
 
 export async function benchPythonEnv(): Promise<void> {
   const seconds = Number(process.env.RLX_BENCH_SECONDS ?? 2);

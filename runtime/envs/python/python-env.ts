@@ -61,6 +61,8 @@ export class PythonEnvs implements CopyBatch {
   private readonly rowCounts: number[] = [];
   private readonly steppingTexts: { first: number; last: number; text: string }[] = [];
   private frame = new Uint8Array(0);
+  /** The frame's numbers, after the opcode (longer than a command's: send the count). */
+  private frameNumbers = new Float64Array(0);
   private reply = new Uint8Array(0);
   private replyNumbers = new Float64Array(0);
 
@@ -118,7 +120,8 @@ export class PythonEnvs implements CopyBatch {
       const count = rowCounts[w]!;
       if (count === 0) continue;
       const rows = rowsOf[w]!;
-      const numbers = this.commandFrame('A', 1 + count * (1 + actionDim));
+      const length = 1 + count * (1 + actionDim);
+      const numbers = this.commandFrame('A', length);
       numbers[0] = count;
       for (let k = 0; k < count; k++) {
         const row = rows[k]!;
@@ -126,7 +129,7 @@ export class PythonEnvs implements CopyBatch {
         numbers[at] = (copies[row] as PythonEnvCopy).slot;
         for (let j = 0; j < actionDim; j++) numbers[at + 1 + j] = actions[row * actionDim + j]!;
       }
-      this.sendFrame(w, numbers.length);
+      this.sendFrame(w, length);
     }
     const { record, obsDim, prepared, preparedFor, preparedResets, preparedResetFor } = this;
     for (let w = 0; w < workerCount; w++) {
@@ -187,7 +190,7 @@ export class PythonEnvs implements CopyBatch {
     numbers[0] = 1;
     numbers[1] = copy.slot;
     for (let j = 0; j < this.actionDim; j++) numbers[2 + j] = actions[offset + j];
-    this.sendFrame(copy.worker, numbers.length);
+    this.sendFrame(copy.worker, 2 + this.actionDim);
     this.preparedResetFor[copy.number] = 0;
     return this.receive(copy.worker, this.record, 0, `while stepping copy ${copy.number}`);
   }
@@ -237,8 +240,7 @@ export class PythonEnvs implements CopyBatch {
   }
 
   private growWorker(worker: PythonWorker): void {
-    this.frame = this.frame.length >= 8 ? this.frame : new Uint8Array(8);
-    this.frame[7] = 'M'.charCodeAt(0);
+    this.commandFrame('M', 0);
     worker.send(this.frame.subarray(7, 8));
     const head = new Uint8Array(4);
     worker.receive(head, 'while making another copy');
@@ -250,12 +252,15 @@ export class PythonEnvs implements CopyBatch {
     throw new PythonEnvError(`${this.label}: Python could not make another copy:\n${(JSON.parse(Buffer.from(body).toString('utf8')) as Handshake).error ?? ''}`);
   }
 
-  /** A frame of `count` numbers after the opcode (at byte 7, so that the numbers are 8-byte aligned); its numbers. */
+  /** A frame with room for `count` numbers after the opcode (at byte 7, so that the numbers are 8-byte aligned); its numbers. */
   private commandFrame(op: string, count: number): Float64Array {
     const bytes = 8 + count * 8;
-    if (this.frame.length < bytes) this.frame = new Uint8Array(bytes * 2);
+    if (this.frame.length < bytes) {
+      this.frame = new Uint8Array(bytes * 2);
+      this.frameNumbers = new Float64Array(this.frame.buffer, 8);
+    }
     this.frame[7] = op.charCodeAt(0);
-    return new Float64Array(this.frame.buffer, 8, count);
+    return this.frameNumbers;
   }
 
   private sendFrame(worker: number, count: number): void {

@@ -154,7 +154,7 @@ def serve(commands, results, envs, config, gymnasium, description, np):
     packers = {}
 
     def packer(count):
-        # Precompiled per frame size: the sizes a run uses are few (its copies per worker).
+        # Precompiled per frame size: a run uses few (its copies per worker, and how many of them reset).
         found = packers.get(count)
         if found is None:
             found = packers[count] = struct.Struct(f'<{count}d')
@@ -211,6 +211,7 @@ def serve(commands, results, envs, config, gymnasium, description, np):
             write(packer(obs_dim).pack(*reset_numbers(envs[int(copy)], int(seed) if seed >= 0 else None)))
         else:
             raise ValueError(f'unknown command {op!r}')
+
 
 if __name__ == '__main__':
     main()
