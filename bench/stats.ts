@@ -21,6 +21,17 @@ export function median(values: number[]): number {
   return percentile(values, 50);
 }
 
+/** The middle figure, or the mean of the two middle ones. */
+export function middle(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
+
+/** The median, and the range when there are several figures. */
+export const spread = (xs: readonly number[], show: (x: number) => string): string =>
+  xs.length > 1 ? `${show(middle(xs))} (${show(Math.min(...xs))}-${show(Math.max(...xs))})` : show(xs[0]!);
+
 export function report(title: string, rows: [string, string][]): void {
   const width = Math.max(...rows.map(([k]) => k.length));
   console.log(`\n== ${title}`);

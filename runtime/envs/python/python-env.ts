@@ -29,6 +29,8 @@ const FLAG_TERMINATED = 1;
 const FLAG_TRUNCATED = 2;
 /** info["is_success"] of the step (Gymnasium-Robotics' goal envs report it). */
 const FLAG_SUCCESS = 4;
+/** Either end of an episode: the worker of a vector step ("A") then resets the copy and sends its first observation. */
+const ENDED = FLAG_TERMINATED | FLAG_TRUNCATED;
 /** Seconds a worker may take to import gymnasium and make its first copy, at least. */
 const MIN_START_SECONDS = 60;
 
@@ -81,13 +83,23 @@ export class PythonEnvs implements CopyBatch {
   /** Records of the last stepAll(), by copy number. */
   prepared = new Float64Array(0);
   private preparedFor = new Uint8Array(0);
+  /** The first observations of the episodes the last stepAll() started (the worker resets a copy whose episode ended), by copy number. */
+  private preparedResets = new Float64Array(0);
+  private preparedResetFor = new Uint8Array(0);
   private readonly workers: PythonWorker[] = [];
   private readonly copies: PythonEnvCopy[] = [];
+  /** Per worker, for stepAll(): the rows of `copies` it steps (no allocation per step). */
+  private readonly rowsOf: Int32Array[] = [];
+  private readonly rowCounts: number[] = [];
+  private readonly steppingTexts: { first: number; last: number; text: string }[] = [];
   private frame = new Uint8Array(0);
   /** Copies in the last worker, and the kwargs it was made with (as JSON). */
   private copiesInLast = 1;
   private lastKwargs: string;
+  /** The frame's numbers, after the opcode (longer than a command's: send the count). */
+  private frameNumbers = new Float64Array(0);
   private reply = new Uint8Array(0);
+  private replyNumbers = new Float64Array(0);
 
   /** Starts the first worker and learns the env's spaces from it; throws PythonEnvError with the reason when it cannot. */
   constructor(readonly options: PythonEnvOptions) {
@@ -149,42 +161,82 @@ export class PythonEnvs implements CopyBatch {
     const copy = this.goal !== null ? new GoalPythonEnvCopy(this, number, workerIndex, slot, this.goal) : new PythonEnvCopy(this, number, workerIndex, slot);
     this.copies.push(copy);
     if (this.prepared.length < this.copies.length * this.record) {
-      const grown = new Float64Array(this.copies.length * 2 * this.record);
-      grown.set(this.prepared);
-      this.prepared = grown;
-      const flags = new Uint8Array(this.copies.length * 2);
-      flags.set(this.preparedFor);
-      this.preparedFor = flags;
+      const room = this.copies.length * 2;
+      this.prepared = grow(this.prepared, room * this.record);
+      this.preparedFor = grow(this.preparedFor, room);
+      this.preparedResets = grow(this.preparedResets, room * this.obsDim);
+      this.preparedResetFor = grow(this.preparedResetFor, room);
     }
+    const rows = this.rowsOf[workerIndex];
+    if (!rows || rows.length <= slot) this.rowsOf[workerIndex] = grow(rows ?? new Int32Array(0), this.options.copiesPerProcess);
     return copy;
   }
 
-  /** Steps `copies` together: every worker gets its frame before any answer is read. */
+  /**
+   * Steps `copies` together: every worker gets its frame before any answer is read. A copy
+   * whose episode ends is reset by its worker in the same round trip (unseeded, as Gymnasium's
+   * SyncVectorEnv does); its first observation waits for the copy's resetInto().
+   */
   stepAll(copies: readonly FastEnv[], actions: ArrayLike<number>, actionDim: number): void {
-    const byWorker = new Map<number, { copy: PythonEnvCopy; row: number }[]>();
-    copies.forEach((env, row) => {
-      const copy = env as PythonEnvCopy;
-      let list = byWorker.get(copy.worker);
-      if (!list) byWorker.set(copy.worker, (list = []));
-      list.push({ copy, row });
-    });
-    for (const [worker, list] of byWorker) {
-      const numbers = this.commandFrame('S', 1 + list.length * (1 + actionDim));
-      numbers[0] = list.length;
-      list.forEach(({ copy, row }, k) => {
+    const { rowsOf, rowCounts } = this;
+    const workerCount = this.workers.length;
+    for (let w = 0; w < workerCount; w++) rowCounts[w] = 0;
+    for (let row = 0; row < copies.length; row++) {
+      const w = (copies[row] as PythonEnvCopy).worker;
+      rowsOf[w]![rowCounts[w]!++] = row;
+    }
+    for (let w = 0; w < workerCount; w++) {
+      const count = rowCounts[w]!;
+      if (count === 0) continue;
+      const rows = rowsOf[w]!;
+      const length = 1 + count * (1 + actionDim);
+      const numbers = this.commandFrame('A', length);
+      numbers[0] = count;
+      for (let k = 0; k < count; k++) {
+        const row = rows[k]!;
         const at = 1 + k * (1 + actionDim);
-        numbers[at] = copy.slot;
-        for (let j = 0; j < actionDim; j++) numbers[at + 1 + j] = actions[row * actionDim + j];
-      });
-      this.sendFrame(worker, numbers.length);
+        numbers[at] = (copies[row] as PythonEnvCopy).slot;
+        for (let j = 0; j < actionDim; j++) numbers[at + 1 + j] = actions[row * actionDim + j]!;
+      }
+      this.sendFrame(w, length);
     }
-    for (const [worker, list] of byWorker) {
-      const records = this.receive(worker, list.length * this.record, `while stepping ${copiesNamed(list[0]!.copy.number, list[list.length - 1]!.copy.number)}`);
-      list.forEach(({ copy }, k) => {
-        this.prepared.set(records.subarray(k * this.record, (k + 1) * this.record), copy.number * this.record);
-        this.preparedFor[copy.number] = 1;
-      });
+    const { record, obsDim, prepared, preparedFor, preparedResets, preparedResetFor } = this;
+    for (let w = 0; w < workerCount; w++) {
+      const count = rowCounts[w]!;
+      if (count === 0) continue;
+      const rows = rowsOf[w]!;
+      const what = this.steppingText(w, (copies[rows[0]!] as PythonEnvCopy).number, (copies[rows[count - 1]!] as PythonEnvCopy).number);
+      let numbers = this.receive(w, count * record, 0, what);
+      let ended = 0;
+      for (let k = 0; k < count; k++) {
+        const number = (copies[rows[k]!] as PythonEnvCopy).number;
+        const from = k * record;
+        const to = number * record;
+        for (let j = 0; j < record; j++) prepared[to + j] = numbers[from + j]!;
+        preparedFor[number] = 1;
+        preparedResetFor[number] = 0;
+        if ((numbers[from + record - 1]! & ENDED) !== 0) ended++;
+      }
+      if (ended === 0) continue;
+      numbers = this.receive(w, ended * obsDim, count * record, what);
+      let at = count * record;
+      for (let k = 0; k < count; k++) {
+        if ((numbers[k * record + record - 1]! & ENDED) === 0) continue;
+        const number = (copies[rows[k]!] as PythonEnvCopy).number;
+        for (let j = 0; j < obsDim; j++) preparedResets[number * obsDim + j] = numbers[at + j]!;
+        preparedResetFor[number] = 1;
+        at += obsDim;
+      }
     }
+  }
+
+  /** 'while stepping copies first..last' for worker `w`'s messages, made once for the copies it steps. */
+  private steppingText(w: number, first: number, last: number): string {
+    const cached = this.steppingTexts[w];
+    if (cached && cached.first === first && cached.last === last) return cached.text;
+    const text = first === last ? `while stepping copy ${first}` : `while stepping copies ${first}..${last}`;
+    this.steppingTexts[w] = { first, last, text };
+    return text;
   }
 
   /** Where copy `number`'s record of the last stepAll() starts, once; -1 when there is none. */
@@ -194,14 +246,22 @@ export class PythonEnvs implements CopyBatch {
     return number * this.record;
   }
 
+  /** The first observation of the episode the worker started for copy `number` in the last stepAll(), once; null when there is none. */
+  takePreparedReset(number: number): Float64Array | null {
+    if (this.preparedResetFor[number] !== 1) return null;
+    this.preparedResetFor[number] = 0;
+    return this.preparedResets.subarray(number * this.obsDim, (number + 1) * this.obsDim);
+  }
+
   /** Steps one copy on its own; its record. */
   stepOne(copy: PythonEnvCopy, actions: ArrayLike<number>, offset: number): Float64Array {
     const numbers = this.commandFrame('S', 2 + this.actionDim);
     numbers[0] = 1;
     numbers[1] = copy.slot;
     for (let j = 0; j < this.actionDim; j++) numbers[2 + j] = actions[offset + j];
-    this.sendFrame(copy.worker, numbers.length);
-    return this.receive(copy.worker, this.record, `while stepping copy ${copy.number}`);
+    this.sendFrame(copy.worker, 2 + this.actionDim);
+    this.preparedResetFor[copy.number] = 0;
+    return this.receive(copy.worker, this.record, 0, `while stepping copy ${copy.number}`);
   }
 
   /** Resets one copy (seed < 0: none); its first observation. */
@@ -210,7 +270,8 @@ export class PythonEnvs implements CopyBatch {
     numbers[0] = copy.slot;
     numbers[1] = seed ?? -1;
     this.sendFrame(copy.worker, 2);
-    return this.receive(copy.worker, this.obsDim, `while resetting copy ${copy.number}`);
+    this.preparedResetFor[copy.number] = 0;
+    return this.receive(copy.worker, this.obsDim, 0, `while resetting copy ${copy.number}`);
   }
 
   /** A picture of one copy's state: its env.render(), which the worker checks is a uint8 image. */
@@ -250,14 +311,15 @@ export class PythonEnvs implements CopyBatch {
     const goal = this.goal!;
     // The worker reads rows of its goals' width: another would leave the pipe out of step.
     if (width !== goal.achieved.length) throw new PythonEnvError(`${this.label}: goals of ${width} numbers asked for, but the env's goals have ${goal.achieved.length}`);
-    const numbers = this.commandFrame('G', 1 + 2 * count * width);
+    const length = 1 + 2 * count * width;
+    const numbers = this.commandFrame('G', length);
     numbers[0] = count;
     for (let i = 0; i < count * width; i++) {
       numbers[1 + i] = achieved[i]!;
       numbers[1 + count * width + i] = goals[i]!;
     }
-    this.sendFrame(0, numbers.length);
-    const answer = this.receive(0, goal.terminated ? 2 * count : count, `while computing the rewards of ${count} relabeled goals (compute_reward)`);
+    this.sendFrame(0, length);
+    const answer = this.receive(0, goal.terminated ? 2 * count : count, 0, `while computing the rewards of ${count} relabeled goals (compute_reward)`);
     const rewards = Float64Array.from(answer.subarray(0, count));
     rewards.forEach((reward, i) => {
       if (!Number.isFinite(reward)) throw new PythonEnvError(`${this.label}: compute_reward returned ${reward} for achieved goal [${Array.from(achieved).slice(i * width, (i + 1) * width).join(', ')}] and desired goal [${Array.from(goals).slice(i * width, (i + 1) * width).join(', ')}]; it must return finite numbers`);
@@ -310,8 +372,7 @@ export class PythonEnvs implements CopyBatch {
   }
 
   private growWorker(worker: PythonWorker): void {
-    this.frame = this.frame.length >= 8 ? this.frame : new Uint8Array(8);
-    this.frame[7] = 'M'.charCodeAt(0);
+    this.commandFrame('M', 0);
     worker.send(this.frame.subarray(7, 8));
     const head = new Uint8Array(4);
     worker.receive(head, 'while making another copy');
@@ -323,23 +384,32 @@ export class PythonEnvs implements CopyBatch {
     throw new PythonEnvError(`${this.label}: Python could not make another copy:\n${(JSON.parse(Buffer.from(body).toString('utf8')) as Handshake).error ?? ''}`);
   }
 
-  /** A frame of `count` numbers after the opcode (at byte 7, so that the numbers are 8-byte aligned); its numbers. */
+  /** A frame with room for `count` numbers after the opcode (at byte 7, so that the numbers are 8-byte aligned); its numbers. */
   private commandFrame(op: string, count: number): Float64Array {
     const bytes = 8 + count * 8;
-    if (this.frame.length < bytes) this.frame = new Uint8Array(bytes * 2);
+    if (this.frame.length < bytes) {
+      this.frame = new Uint8Array(bytes * 2);
+      this.frameNumbers = new Float64Array(this.frame.buffer, 8);
+    }
     this.frame[7] = op.charCodeAt(0);
-    return new Float64Array(this.frame.buffer, 8, count);
+    return this.frameNumbers;
   }
 
   private sendFrame(worker: number, count: number): void {
     this.workers[worker]!.send(this.frame.subarray(7, 8 + count * 8));
   }
 
-  private receive(worker: number, count: number, what: string): Float64Array {
-    if (this.reply.length < count * 8) this.reply = new Uint8Array(count * 16);
-    const bytes = this.reply.subarray(0, count * 8);
-    this.workers[worker]!.receive(bytes, what);
-    return new Float64Array(this.reply.buffer, 0, count);
+  /** Reads `count` numbers from the worker into the reply after its first `after` numbers (kept); the reply's numbers. */
+  private receive(worker: number, count: number, after: number, what: string): Float64Array {
+    const bytes = (after + count) * 8;
+    if (this.reply.length < bytes) {
+      const grown = new Uint8Array(bytes * 2);
+      grown.set(this.reply.subarray(0, after * 8));
+      this.reply = grown;
+      this.replyNumbers = new Float64Array(grown.buffer);
+    }
+    this.workers[worker]!.receive(this.reply.subarray(after * 8, bytes), what);
+    return this.replyNumbers;
   }
 }
 
@@ -350,9 +420,12 @@ function withInfiniteBounds(space: Space): Space {
   return { ...space, low: bound(space.low, -Infinity), high: bound(space.high, Infinity) };
 }
 
-/** "copy 3", or "copies 0..3" (a worker's copies are numbered in a row). */
-function copiesNamed(first: number, last: number): string {
-  return first === last ? `copy ${first}` : `copies ${first}..${last}`;
+/** `array` grown to hold `length` elements, its elements kept. */
+function grow<T extends Float64Array | Uint8Array | Int32Array>(array: T, length: number): T {
+  if (array.length >= length) return array;
+  const grown = new (array.constructor as new (length: number) => T)(length);
+  grown.set(array);
+  return grown;
 }
 
 /** What to do about a worker's traceback, when its last line says. */
@@ -467,7 +540,8 @@ export class PythonEnvCopy implements FastEnv {
   }
 
   private startEpisode(seed: number | undefined): Float64Array {
-    const obs = this.host.reset(this, seed);
+    // Unseeded, the episode the worker started when the last one ended (stepAll) is the one a reset now would start.
+    const obs = (seed === undefined ? this.host.takePreparedReset(this.number) : null) ?? this.host.reset(this, seed);
     for (let k = 0; k < this.obsDim; k++) {
       if (!Number.isFinite(obs[k]!)) this.notFinite(`the reset observation's element ${k} is ${obs[k]}`);
     }

@@ -1,13 +1,16 @@
 // One Python worker process (worker.py beside this module's source) and the two FIFOs it is
-// spoken to through. Reads and writes are synchronous, because the trainer's env API is: a
-// read polls its non-blocking end until the frame is whole, the worker's end closes (it died)
-// or the deadline passes (it hangs; it is then killed). Linux and macOS (mkfifo).
+// spoken to through. Reads and writes are synchronous, because the trainer's env API is. Until
+// the worker has opened its end (the handshake), a read polls a non-blocking end of the results
+// FIFO; from then on it blocks in a blocking end until the frame is whole, the worker's end
+// closes (it died) or the watchdog kills the worker at the deadline (it hangs; watchdog.ts).
+// Linux and macOS (mkfifo).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnvModuleError } from '../module-errors.js';
+import { finish, watch } from './watchdog.js';
 
 /** worker.py: in the source tree when compiled (out/runtime/envs/python/ -> runtime/envs/python/), next to rlx.mjs when bundled (tools/bundle.ts copies it). */
 export function workerScript(): string {
@@ -42,6 +45,9 @@ export class PythonWorker {
   private readonly child: ChildProcess;
   private readonly commands: number;
   private readonly results: number;
+  /** The results FIFO again, blocking: read once the worker is connected. */
+  private readonly resultsBlocking: number;
+  private isConnected = false;
   private readonly log: number;
   private readonly dir: string;
   private closed = false;
@@ -62,6 +68,7 @@ export class PythonWorker {
     // Our reading end does not block; our writing end is opened read-write so that opening it
     // does not wait for the worker (Linux FIFO semantics), and the worker sees its end close when we exit.
     this.results = fs.openSync(resultsPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    this.resultsBlocking = openBlockingReader(resultsPath);
     this.commands = fs.openSync(commandsPath, fs.constants.O_RDWR);
     this.log = fs.openSync(path.join(this.dir, 'stderr'), 'w+');
     // Only what worker.py reads, under its names: the caller's options may carry more (the
@@ -102,6 +109,7 @@ export class PythonWorker {
    */
   connected(): void {
     fs.rmSync(this.dir, { recursive: true, force: true });
+    this.isConnected = true;
   }
 
   /** Sends a whole command frame. */
@@ -113,6 +121,34 @@ export class PythonWorker {
   /** Reads exactly `into.length` bytes, or fails naming `what` (the worker died, or took longer than the timeout). */
   receive(into: Uint8Array, what: string, timeoutMs = this.timeoutMs): void {
     if (this.closed) throw new PythonEnvError(`${this.label}: the Python worker was stopped`);
+    if (this.isConnected) this.receiveBlocking(into, what, timeoutMs);
+    else this.receivePolling(into, what, timeoutMs);
+  }
+
+  /** The worker has its end open: a read returns data, or end of file once it has died (or the watchdog killed it). */
+  private receiveBlocking(into: Uint8Array, what: string, timeoutMs: number): void {
+    let at = 0;
+    const token = watch(this.pid, timeoutMs);
+    try {
+      while (at < into.length) {
+        let got: number;
+        try {
+          got = fs.readSync(this.resultsBlocking, into, at, into.length - at, null);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EINTR' || (err as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+          throw err;
+        }
+        if (got === 0) break;
+        at += got;
+      }
+    } finally {
+      if (finish(token)) this.fail(`${what} did not return within ${timeoutMs / 1000} s (env_timeout); the worker was stopped`);
+    }
+    if (at < into.length) this.fail(`the Python worker (pid ${this.pid}) died ${what}`);
+  }
+
+  /** Before the handshake: the worker may not have opened its end yet (a read then returns end of file at once). */
+  private receivePolling(into: Uint8Array, what: string, timeoutMs: number): void {
     let at = 0;
     let polls = 0;
     const deadline = Date.now() + timeoutMs;
@@ -186,7 +222,7 @@ export class PythonWorker {
   }
 
   private cleanUp(): void {
-    for (const fd of [this.commands, this.results, this.log]) {
+    for (const fd of [this.commands, this.results, this.resultsBlocking, this.log]) {
       try {
         if (fd !== undefined) fs.closeSync(fd);
       } catch {
@@ -194,5 +230,20 @@ export class PythonWorker {
       }
     }
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A blocking reading end of the FIFO at `file`, opened without waiting for the worker: a
+ * non-blocking writer opened for the moment (a reader exists: this process's non-blocking
+ * one) lets the blocking open return at once. Once that writer is closed, the worker is the
+ * only writer, so end of file means it is gone.
+ */
+function openBlockingReader(file: string): number {
+  const writer = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  try {
+    return fs.openSync(file, fs.constants.O_RDONLY);
+  } finally {
+    fs.closeSync(writer);
   }
 }

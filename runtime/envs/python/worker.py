@@ -12,6 +12,9 @@
 # command (a u8 opcode, then its numbers as float64):
 #   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
 #   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
+#   b"A" n (copy actions[action_dim]) * n   step n copies, then reset (unseeded) each copy whose
+#                       episode ended                           -> the same, then the new obs of each
+#                                                                  ended copy, in order
 #   b"M"                make one more copy                      -> u32 length + JSON error, or 0
 #   b"F" copy           copy `copy`'s env.render() (render_mode "rgb_array")
 #                       -> u32 height, width, channels, then height*width*channels bytes;
@@ -19,11 +22,12 @@
 #   b"G" n achieved[n*w] desired[n*w]   a goal env's compute_reward for n pairs of goals of w
 #                       numbers (w: the handshake's goal)        -> rewards[n] (then terminated[n]
 #                       as 0/1 when the handshake's goal has "terminated": true)
-# flags: 1 terminated, 2 truncated, 4 info["is_success"]. The worker never resets a copy on its own: the trainer's
-# vector env resets a copy whose episode ended (Gymnasium 0.29's same-step autoreset), so the
-# observation that ended an episode still reaches it. End of COMMANDS (the trainer exited, even
-# killed) ends the worker, so no worker outlives its trainer.
+# flags: 1 terminated, 2 truncated, 4 info["is_success"]. "A" is the vector env's step (Gymnasium 0.29's same-step
+# autoreset, one round trip for the step and the resets): the observation that ended an episode
+# still reaches the trainer, before the new episode's first. "S" never resets. End of COMMANDS
+# (the trainer exited, even killed) ends the worker, so no worker outlives its trainer.
 import json
+import os
 import struct
 import sys
 import traceback
@@ -144,6 +148,26 @@ def read_exact(source, size):
     if data is None or len(data) < size:
         sys.exit(0)  # the trainer closed its end: stop
     return data
+
+
+class CommandReader:
+    """The command pipe with read(size) as a file has it, one system call per command: the
+    trainer writes each command whole and waits for its answer before it sends the next, so one
+    read takes all of it (the rest of a larger one is read as needed)."""
+
+    def __init__(self, source):
+        self.fd = source.fileno()
+        self.pending = b''
+
+    def read(self, size):
+        data = self.pending
+        while len(data) < size:
+            more = os.read(self.fd, max(size - len(data), 65536))
+            if not more:
+                return data  # the trainer closed its end
+            data += more
+        self.pending = data[size:]
+        return data[:size]
 
 
 def die_with_parent():
@@ -451,6 +475,22 @@ def serve(commands, results, envs, config, gymnasium, description, np):
     row_width = 1 + action_dim
     goal_width = len(description['goal']['achieved']) if 'goal' in description else 0
     goal_rewards = None
+    commands = CommandReader(commands)
+    results_fd = results.fileno()
+    one_number = struct.Struct('<d')
+    packers = {}
+
+    def packer(count):
+        # Precompiled per frame size: a run uses few (its copies per worker, and how many of them reset).
+        found = packers.get(count)
+        if found is None:
+            found = packers[count] = struct.Struct(f'<{count}d')
+        return found
+
+    def write(data):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(results_fd, view):]
 
     def step_into(env, row, values):
         result = env.step(action_of(row))
@@ -467,35 +507,48 @@ def serve(commands, results, envs, config, gymnasium, description, np):
         except (TypeError, ValueError):
             wrong_reward(reward)
         flags = (1 if terminated else 0) + (2 if truncated else 0)
-        if info and isinstance(info, dict) and info.get('is_success'):  # an empty info costs one test
-            flags += 4
-        values.append(flags)
+        values.append(flags + 4 if info and isinstance(info, dict) and info.get('is_success') else flags)  # an empty info costs one test
+        return flags
+
+    def reset_numbers(env, seed):
+        obs = reset_result(env.reset(seed=seed))
+        numbers = observation_numbers(obs)
+        if len(numbers) != obs_dim:
+            raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
+        return numbers
 
     while True:
         op = read_exact(commands, 1)
-        if op == b'S':
-            count = int(struct.unpack('<d', read_exact(commands, 8))[0])
-            rows = struct.unpack(f'<{count * row_width}d', read_exact(commands, 8 * count * row_width))
+        if op == b'S' or op == b'A':
+            count = int(one_number.unpack(read_exact(commands, 8))[0])
+            width = count * row_width
+            rows = packer(width).unpack(read_exact(commands, 8 * width))
             values = []
+            ended = []
             for i in range(count):
                 row = rows[i * row_width:(i + 1) * row_width]
-                step_into(envs[int(row[0])], row, values)
+                env = envs[int(row[0])]
+                if step_into(env, row, values):
+                    ended.append(env)
+            if op == b'A':
+                for env in ended:
+                    values.extend(reset_numbers(env, None))
             try:
-                frame = struct.pack(f'<{len(values)}d', *values)
+                frame = packer(len(values)).pack(*values)
             except (struct.error, TypeError):
                 raise ValueError(not_numbers(values, obs_dim)) from None
-            results.write(frame)
+            write(frame)
         elif op == b'G':
-            count = int(struct.unpack('<d', read_exact(commands, 8))[0])
+            count = int(one_number.unpack(read_exact(commands, 8))[0])
             goals = np.frombuffer(read_exact(commands, 16 * count * goal_width), dtype='<f8')
             if goal_rewards is None:
                 goal_rewards = goal_outcomes(envs[0], np)
             rewards, ends = goal_rewards(goals, count)
-            results.write(rewards.astype('<f8').tobytes() + (ends.astype('<f8').tobytes() if ends is not None else b''))
+            write(rewards.astype('<f8').tobytes() + (ends.astype('<f8').tobytes() if ends is not None else b''))
         elif op == b'M':
             try:
                 envs.append(make_env(config, gymnasium))
-                results.write(struct.pack('<I', 0))
+                write(struct.pack('<I', 0))
             except BaseException:
                 send_json(results, failure())
         elif op == b'F':
@@ -506,12 +559,8 @@ def serve(commands, results, envs, config, gymnasium, description, np):
                 results.write(struct.pack('<III', 0, 0, 0))
                 send_json(results, failure())
         elif op == b'R':
-            copy, seed = np.frombuffer(read_exact(commands, 16), dtype='<f8')
-            obs = reset_result(envs[int(copy)].reset(seed=int(seed) if seed >= 0 else None))
-            numbers = observation_numbers(obs)
-            if len(numbers) != obs_dim:
-                raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
-            results.write(struct.pack(f'<{obs_dim}d', *numbers))
+            copy, seed = struct.unpack('<2d', read_exact(commands, 16))
+            write(packer(obs_dim).pack(*reset_numbers(envs[int(copy)], int(seed) if seed >= 0 else None)))
         else:
             raise ValueError(f'unknown command {op!r}')
 
