@@ -241,5 +241,5 @@ export function probe(env: Env, origin: string): void {
   }
   const space = env.actionSpace;
   const middle = (lo: number, hi: number) => (Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : 0);
-  env.step(space.kind === 'discrete' ? 0 : space.low.map((lo, i) => middle(lo, space.high[i])));
+  env.step(space.kind === 'discrete' ? 0 : space.kind === 'multibinary' ? new Array<number>(space.n).fill(0) : space.low.map((lo, i) => middle(lo, space.high[i])));
 }
