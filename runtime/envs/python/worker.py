@@ -8,7 +8,8 @@
 # {"ok": true, "observation": SPACE, "observation_names": [...], "action": SPACE, "max_steps": N|null,
 # "goal"?: {"achieved": [names], "desired": [names], "terminated": bool}} or {"ok": false, "error": "..."}
 # (describe()). An observation SPACE is always a box of numbers (a Dict's leaves in order);
-# an unbounded side of a box is null. Then, per
+# an action SPACE is {"kind": "discrete", "n"}, a box, or {"kind": "multibinary", "n"} (n bits,
+# sent as 0/1 numbers); an unbounded side of a box is null. Then, per
 # command (a u8 opcode, then its numbers as float64):
 #   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
 #   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
