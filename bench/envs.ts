@@ -100,11 +100,11 @@ for (const kind of ['MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit']
   const vec = makeVecEnv(kind, {}, copies);
   vec.reset(0);
   const space = vec.actionSpace;
-  const actions = space.kind === 'discrete' ? new Int32Array(copies) : new Float32Array(copies * vec.actionDim);
+  const actions = space.kind !== 'box' ? new Int32Array(copies * vec.actionDim) : new Float32Array(copies * vec.actionDim);
   const actionRng = new Rng(2);
   const actionBank = Array.from({ length: 64 }, () => {
     const bank = actions.slice();
-    for (let k = 0; k < bank.length; k++) bank[k] = space.kind === 'discrete' ? actionRng.int(space.n) : actionRng.uniformRange(space.low[0], space.high[0]);
+    for (let k = 0; k < bank.length; k++) bank[k] = space.kind === 'discrete' ? actionRng.int(space.n) : space.kind === 'multibinary' ? actionRng.int(2) : actionRng.uniformRange(space.low[0], space.high[0]);
     return bank;
   });
   let cursor = 0;

@@ -5,6 +5,7 @@ import { GYMNASIUM_ENV_KIND } from '../dsl/schema/python-env.js';
 import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
 import { ALGORITHMS, stageAlgorithm } from './algorithms/index.js';
 import { envInfo, envKinds } from './envs/registry.js';
+import { actionKindOf } from './envs/types.js';
 import { NOT_IMPLEMENTED } from './not-implemented.js';
 import { ACTOR_CRITIC, buildsAs, LANGUAGE_MODEL, ownsTokenizer, POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
@@ -90,7 +91,7 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     else {
       problems.push(...paramProblems(() => definition.params(stage.algorithm.params)));
       if (envKinds().includes(plan.env.kind) || text === true) {
-        const action = text ? 'text' : envInfo(plan.env.kind).actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
+        const action = text ? 'text' : actionKindOf(envInfo(plan.env.kind).actionSpace);
         if (!definition.actions.includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${envLabel})`);
       }
     }

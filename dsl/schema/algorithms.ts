@@ -26,7 +26,7 @@ export const PPO: AlgorithmSpec = {
   name: 'PPO',
   networks: 'an actor-critic',
   doc: 'Proximal Policy Optimization (Schulman et al. 2017) with GAE, as in CleanRL ppo.py: on-policy, clipped surrogate objective.',
-  actions: ['discrete', 'continuous'],
+  actions: ['discrete', 'continuous', 'multibinary'],
   params: [
     learningRate(2.5e-4),
     param('rollout_steps', count({ max: 1e6 }), 128, 'Steps collected per environment copy before each update.'),
@@ -112,7 +112,7 @@ export const REINFORCE: AlgorithmSpec = {
   name: 'REINFORCE',
   networks: 'an actor-critic',
   doc: 'Monte-Carlo policy gradient (Williams 1992) over whole episodes, with an optional baseline; `leave_one_out` is RLOO (Kool et al. 2019; Ahmadian et al. 2024).',
-  actions: ['discrete', 'continuous', 'text'],
+  actions: ['discrete', 'continuous', 'multibinary', 'text'],
   params: [
     learningRate(1e-3),
     discount(0.99),

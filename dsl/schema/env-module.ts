@@ -3,7 +3,7 @@
 //
 //   export const spec = {
 //     observations: ['x', 'y'],          // the observation numbers, in order: obs.x, obs.y
-//     actions: 'discrete',               // 'discrete' | 'continuous' | 'text'
+//     actions: 'discrete',               // 'discrete' | 'continuous' | 'multibinary' | 'text'
 //     info: ['success', 'distance'],     // what step() reports in info: info.distance
 //     goal: ['goal_x', 'goal_y'],        // optional, goal-conditioned: the observation numbers of the goal
 //     achieved: ['x', 'y'],              // and of what the agent achieved, as many, in the same order
@@ -49,7 +49,7 @@ export interface EnvModuleSpec {
 }
 
 /** The action kinds a module may declare. */
-export const ENV_MODULE_ACTIONS: readonly ActionKind[] = ['discrete', 'continuous', 'text'];
+export const ENV_MODULE_ACTIONS: readonly ActionKind[] = ['discrete', 'continuous', 'multibinary', 'text'];
 
 /** Printable ASCII (space to '~'): a text env's alphabet unless it declares one. */
 export const DEFAULT_TEXT_ALPHABET = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('');

@@ -18,7 +18,10 @@ export interface PythonEnvQuery {
 }
 
 /** The action space as the checker needs it. */
-export type PythonEnvAction = { readonly kind: 'discrete'; readonly n: number } | { readonly kind: 'continuous'; readonly dims: number };
+export type PythonEnvAction =
+  | { readonly kind: 'discrete'; readonly n: number }
+  | { readonly kind: 'continuous'; readonly dims: number }
+  | { readonly kind: 'multibinary'; readonly n: number };
 
 /** What a probe learnt. */
 export interface PythonEnvFacts {

@@ -66,7 +66,8 @@ export interface BlockSpec {
   otherKeys?: { type: ValueType; doc: string };
 }
 
-export type ActionKind = 'discrete' | 'continuous' | 'text';
+/** What an env's actions are: one of n choices, a vector of floats (a Box), n independent bits (MultiBinary), or text. */
+export type ActionKind = 'discrete' | 'continuous' | 'multibinary' | 'text';
 
 interface BuiltinBase {
   name: string;

@@ -69,12 +69,18 @@ export function pythonEnvSpec(facts: PythonEnvFacts, label: string): EnvSpec {
   return {
     declKind: 'env',
     name: label,
-    doc: `A Python environment (${facts.observationShape.join('x') || 'scalar'} observations, ${facts.action.kind === 'discrete' ? `${facts.action.n} discrete actions` : `${facts.action.dims} continuous action dimensions`}), as probed: ${label}.`,
+    doc: `A Python environment (${facts.observationShape.join('x') || 'scalar'} observations, ${actionWords(facts.action)}), as probed: ${label}.`,
     params: [],
     obsFields: [...facts.observationNames],
     action: facts.action.kind,
     infoFields: [],
   };
+}
+
+function actionWords(action: PythonEnvFacts['action']): string {
+  if (action.kind === 'discrete') return `${action.n} discrete actions`;
+  if (action.kind === 'multibinary') return `actions of ${action.n} bits`;
+  return `${action.dims} continuous action dimensions`;
 }
 
 function stringOf(expr: Expression | undefined): string | undefined {

@@ -10,7 +10,7 @@ import type { TextEnv } from '../text/text-env.js';
 import type { EpisodeRecord, Stepper } from './stepper.js';
 
 /** The action kinds of the language's envs (dsl/schema's ActionKind). */
-export type ActionKind = 'discrete' | 'continuous' | 'text';
+export type ActionKind = 'discrete' | 'continuous' | 'multibinary' | 'text';
 
 /** What the trainer hands an algorithm to build itself. */
 export interface AlgorithmContext {

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { envModuleSpec, type EnvModuleSpec } from '../../dsl/schema/env-module.js';
 import { TextModuleEnv } from './module-text-env.js';
 import { describeThrown, EnvModuleError, short } from './module-errors.js';
-import { spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
+import { actionKindOf, spaceSize, type Env, type ResetResult, type Space, type StepResult } from './types.js';
 
 interface UserEnv {
   observationSpace?: unknown;
@@ -107,7 +107,7 @@ export function envMaker(exports: Record<string, unknown>, origin: string): (par
 
 function checkSpace(value: unknown, what: string, origin: string): Space {
   const space = value as Partial<Space> | undefined;
-  if (space?.kind === 'discrete' && Number.isInteger((space as { n?: unknown }).n) && (space as { n: number }).n > 0) return space as Space;
+  if ((space?.kind === 'discrete' || space?.kind === 'multibinary') && Number.isInteger((space as { n?: unknown }).n) && (space as { n: number }).n > 0) return space as Space;
   if (space?.kind === 'box') {
     const box = space as { shape?: unknown; low?: unknown; high?: unknown };
     if (Array.isArray(box.shape) && box.shape.every((d) => Number.isInteger(d) && d > 0)) {
@@ -120,7 +120,7 @@ function checkSpace(value: unknown, what: string, origin: string): Space {
       if (low && high) return { kind: 'box', shape: box.shape as number[], low, high };
     }
   }
-  throw new EnvModuleError(`${origin}: ${what} must be { kind: 'discrete', n } or { kind: 'box', shape, low, high }; got ${JSON.stringify(value)}`);
+  throw new EnvModuleError(`${origin}: ${what} must be { kind: 'discrete', n }, { kind: 'box', shape, low, high } or { kind: 'multibinary', n }; got ${JSON.stringify(value)}`);
 }
 
 /** A user's env with the rest of the Env interface filled in: names, step counting, truncation, checked results. */
@@ -186,8 +186,8 @@ export class ModuleEnv implements Env {
 
   /** What the module declares (env-module.ts) agrees with what it is. */
   private checkSpec(spec: EnvModuleSpec): void {
-    const kind = this.actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
-    if (spec.actions !== kind) throw new EnvModuleError(`${this.origin}: spec.actions says '${spec.actions}', but actionSpace is ${this.actionSpace.kind === 'discrete' ? 'discrete' : "a box (actions: 'continuous')"}`);
+    const kind = actionKindOf(this.actionSpace);
+    if (spec.actions !== kind) throw new EnvModuleError(`${this.origin}: spec.actions says '${spec.actions}', but actionSpace is ${this.actionSpace.kind === 'box' ? "a box (actions: 'continuous')" : this.actionSpace.kind}`);
     const named = spec.observations.length;
     if (named > 0 && named !== this.obsSize) throw new EnvModuleError(`${this.origin}: spec.observations names ${named} numbers, but observationSpace has ${this.obsSize}`);
     if (named > 0 && this.obsFields.join() !== spec.observations.join()) {
@@ -241,5 +241,5 @@ export function probe(env: Env, origin: string): void {
   }
   const space = env.actionSpace;
   const middle = (lo: number, hi: number) => (Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : 0);
-  env.step(space.kind === 'discrete' ? 0 : space.low.map((lo, i) => middle(lo, space.high[i])));
+  env.step(space.kind === 'discrete' ? 0 : space.kind === 'multibinary' ? new Array<number>(space.n).fill(0) : space.low.map((lo, i) => middle(lo, space.high[i])));
 }

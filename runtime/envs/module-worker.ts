@@ -79,7 +79,7 @@ function serve(c: Channel): void {
     // Set before the call: a failure names the copy that failed.
     c.control[SLOT.copy] = copy;
     const env = copies[copy];
-    const action = env.actionSpace.kind === 'discrete' ? numbers[at + 1] : Array.from(numbers.subarray(at + 1, at + 1 + env.actionSpace.low.length));
+    const action = env.actionSpace.kind === 'discrete' ? numbers[at + 1] : Array.from(numbers.subarray(at + 1, at + 1 + spaceSize(env.actionSpace)));
     const result = env.step(action);
     writeObs(c, result.obs, at);
     numbers[at + layout!.reward] = result.reward;

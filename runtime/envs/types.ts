@@ -17,11 +17,24 @@ export interface BoxSpace {
   readonly high: readonly number[];
 }
 
-export type Space = DiscreteSpace | BoxSpace;
+export interface MultiBinarySpace {
+  readonly kind: 'multibinary';
+  /** Actions are n independent bits, each 0 or 1 (Gymnasium's MultiBinary, flattened). */
+  readonly n: number;
+}
 
-/** Numbers an element of the space takes in a flat buffer: 1 for a discrete space. */
+export type Space = DiscreteSpace | BoxSpace | MultiBinarySpace;
+
+/** Numbers an element of the space takes in a flat buffer: 1 for a discrete space, n for n bits. */
 export function spaceSize(space: Space): number {
-  return space.kind === 'discrete' ? 1 : space.shape.reduce((product, extent) => product * extent, 1);
+  if (space.kind === 'discrete') return 1;
+  if (space.kind === 'multibinary') return space.n;
+  return space.shape.reduce((product, extent) => product * extent, 1);
+}
+
+/** The language's action kind (dsl/schema ActionKind) of an env with this action space. */
+export function actionKindOf(space: Space): 'discrete' | 'continuous' | 'multibinary' {
+  return space.kind === 'box' ? 'continuous' : space.kind;
 }
 
 export type EnvInfoRecord = Record<string, unknown>;

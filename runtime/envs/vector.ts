@@ -154,7 +154,8 @@ export class VecEnv {
   readonly episodeReturns: Float64Array;
   readonly episodeLengths: Int32Array;
 
-  private readonly discreteActions: number; // n for discrete action spaces, 0 for boxes
+  private readonly discreteActions: number; // n for discrete action spaces, 0 for boxes and bits
+  private readonly bitActions: boolean; // a MultiBinary action space: every number 0 or 1
   /** Episodes say whether they succeeded: goal-conditioned envs, and those that report `success` in infoFields. */
   private readonly reportsSuccess: boolean;
   private readonly batch: CopyBatch | null;
@@ -189,6 +190,7 @@ export class VecEnv {
       }
     });
     this.discreteActions = this.actionSpace.kind === 'discrete' ? this.actionSpace.n : 0;
+    this.bitActions = this.actionSpace.kind === 'multibinary';
     const batchOf = (env: FastEnv) => (env as FastEnv & { batch?: CopyBatch }).batch;
     const batch = batchOf(this.envs[0]);
     this.batch = batch !== undefined && this.envs.every((env) => batchOf(env) === batch) ? batch : null;
@@ -275,6 +277,12 @@ export class VecEnv {
           throw new RangeError(`VecEnv(${this.kind}): action for copy ${i} must be an integer in [0, ${numActions - 1}], got ${action}`);
         }
       }
+    } else if (this.bitActions) {
+      for (let k = 0; k < n * actionDim; k++) {
+        if (actions[k] !== 0 && actions[k] !== 1) {
+          throw new RangeError(`VecEnv(${this.kind}): action bit ${k % actionDim} for copy ${Math.floor(k / actionDim)} must be 0 or 1, got ${actions[k]}`);
+        }
+      }
     }
     const { copies: envs, obs, rewards, terminated, truncated, finalObs, hasFinalObs, episodeReturns, episodeLengths } = this;
     const infoDim = this.infoFields.length;
@@ -308,10 +316,10 @@ export class VecEnv {
     }
   }
 
-  /** A zeroed action buffer of the right type and size for step(): Int32Array for discrete actions, else Float32Array. */
+  /** A zeroed action buffer of the right type and size for step(): Int32Array for discrete actions and bits, else Float32Array. */
   createActionBuffer(): Int32Array | Float32Array {
     const length = this.numEnvs * this.actionDim;
-    return this.discreteActions > 0 ? new Int32Array(length) : new Float32Array(length);
+    return this.discreteActions > 0 || this.bitActions ? new Int32Array(length) : new Float32Array(length);
   }
 
   /** The episodes that ended since the last call, oldest first. */

@@ -1,7 +1,9 @@
 // Action distributions, twice: as graph ops for the training loss (log-probabilities and
 // entropy, differentiable) and as plain JS for acting (sampling, most likely action).
 // Categorical for discrete action spaces (CleanRL ppo.py), a diagonal Gaussian with a
-// state-independent log-std parameter for boxes (CleanRL ppo_continuous_action.py).
+// state-independent log-std parameter for boxes (CleanRL ppo_continuous_action.py), and
+// independent Bernoullis, one per bit, for MultiBinary spaces (Stable-Baselines3's
+// BernoulliDistribution).
 import type { Rng } from '../../shared/random.js';
 import type { Graph, Tensor } from '../tensor/index.js';
 import * as nn from '../tensor/nn.js';
@@ -20,16 +22,16 @@ export interface ActorOutput {
   readonly logStd?: Tensor;
 }
 
-/** A flat buffer of env actions: integers for discrete spaces, floats for boxes. */
+/** A flat buffer of env actions: integers for discrete spaces and bits, floats for boxes. */
 export type ActionBuffer = Int32Array | Float32Array;
 
 export interface ActionDistribution {
-  readonly kind: 'discrete' | 'continuous';
+  readonly kind: 'discrete' | 'continuous' | 'multibinary';
   /** Numbers the actor outputs per row (logits, or the mean). */
   readonly headWidth: number;
-  /** Numbers per action in the env's action buffer: 1 for discrete, the dimension for boxes. */
+  /** Numbers per action in the env's action buffer: 1 for discrete, the dimension for boxes, n for n bits. */
   readonly envWidth: number;
-  /** Numbers per action fed to the training graph: a one-hot row for discrete, the raw action for boxes. */
+  /** Numbers per action fed to the training graph: a one-hot row for discrete, the raw action for boxes and bits. */
   readonly encodedWidth: number;
   /** log pi(a|s) per row, [B], of `action` rows as encoded. */
   logProb(g: Graph, out: ActorOutput, action: Tensor): Tensor;
@@ -168,5 +170,66 @@ export class DiagGaussian implements ActionDistribution {
   private requireLogStd(out: ActorOutput): Tensor {
     if (!out.logStd) throw new Error('DiagGaussian: the actor output has no log-std');
     return out.logStd;
+  }
+}
+
+/** log(1 + e^x), without overflow for large |x|. */
+function softplus(x: number): number {
+  return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x)));
+}
+
+/**
+ * n independent bits, bit k on with probability sigmoid(logit_k): a MultiBinary action space.
+ * With l a logit and a its bit, log p(a) = a l - softplus(l) (log sigmoid(l) = l - softplus(l),
+ * log(1 - sigmoid(l)) = -softplus(l)); a row's log-probability and entropy are sums over its bits.
+ */
+export class Bernoulli implements ActionDistribution {
+  readonly kind = 'multibinary';
+
+  constructor(readonly headWidth: number) {}
+
+  get envWidth(): number {
+    return this.headWidth;
+  }
+
+  get encodedWidth(): number {
+    return this.headWidth;
+  }
+
+  /**
+   * `bits` rows of 0/1. The gradient is the closed form d log pi / d l_k = a_k - sigmoid(l_k),
+   * as Categorical's: 3 nodes instead of those derived from the product, softplus and sum.
+   */
+  logProb(g: Graph, out: ActorOutput, bits: Tensor): Tensor {
+    const logits = out.head;
+    const y = g.reduceSum(g.sub(g.mul(bits, logits), g.softplus(logits)), { axes: [-1] });
+    return g.withGradient(y, [logits], (dy) => [g.mul(g.unsqueeze(dy, [dy.rank]), g.sub(bits, g.sigmoid(logits)))]);
+  }
+
+  /**
+   * A bit's entropy is H = softplus(l) - l sigmoid(l), with d H / d l = -l p (1 - p) for
+   * p = sigmoid(l); the mean over rows of the sum over bits.
+   */
+  meanEntropy(g: Graph, out: ActorOutput, invN: Tensor): Tensor {
+    const logits = out.head;
+    const p = g.sigmoid(logits);
+    const y = g.mul(g.reduceSum(g.sub(g.softplus(logits), g.mul(logits, p))), invN);
+    return g.withGradient(y, [logits], (dy) => [g.mul(g.mul(logits, g.mul(p, g.sub(1, p))), g.neg(g.mul(dy, invN)))]);
+  }
+
+  sample(head: Float32Array, headOff: number, rng: Rng, env: ActionBuffer, envOff: number, encoded: Float32Array, encOff: number): number {
+    let logProb = 0;
+    for (let k = 0; k < this.headWidth; k++) {
+      const logit = head[headOff + k];
+      const bit = rng.uniform() < 1 / (1 + Math.exp(-logit)) ? 1 : 0;
+      env[envOff + k] = bit;
+      encoded[encOff + k] = bit;
+      logProb += bit * logit - softplus(logit);
+    }
+    return logProb;
+  }
+
+  mode(head: Float32Array, headOff: number, env: ActionBuffer, envOff: number): void {
+    for (let k = 0; k < this.headWidth; k++) env[envOff + k] = head[headOff + k] > 0 ? 1 : 0;
   }
 }

@@ -18,7 +18,7 @@ import { transformerSettings } from './transformer/settings.js';
 export { ACTOR_CRITIC } from './actor-critic.js';
 export { buildsAs, type NetworkFamily } from './family.js';
 export { LANGUAGE_MODEL, TOKEN_MODEL, ownsTokenizer, type LanguageModelFamily, type LanguageModelSource } from './language-model.js';
-export { argmax, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
+export { argmax, Bernoulli, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
 export { actFromHead, graphWeights, type LanguageModel, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';

@@ -6,15 +6,17 @@
 //   0.01 for the actor head (near-uniform initial policy), 1 for the critic head; biases 0.
 // - Continuous actions: the actor outputs the mean; the log-std is a state-independent
 //   parameter initialised to 0 (CleanRL ppo_continuous_action.py).
+// - MultiBinary actions: the actor outputs one logit per bit (distributions.ts Bernoulli).
 //
 // Parameters live in one WeightStore, named `actor.0.weight`, `critic.out.bias`,
 // `trunk.1.weight`, `actor.log_std`; weights are [in, out] (y = x @ W + b).
+import { spaceSize } from '../envs/types.js';
 import { PlanParams } from '../plan-params.js';
 import type { Rng } from '../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
 import { orthogonal } from '../tensor/init.js';
 import { DenseStack, type Activation } from './dense.js';
-import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
+import { Bernoulli, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 import { actFromHead, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type PolicySpaces } from './policy.js';
 
 export interface MlpSettings {
@@ -54,7 +56,7 @@ export class MlpPolicy implements ActorCriticPolicy {
   ) {
     const { hidden, activation, sharedTrunk } = settings;
     const space = spaces.actionSpace;
-    const headWidth = space.kind === 'discrete' ? space.n : space.shape.reduce((a, b) => a * b, 1);
+    const headWidth = space.kind === 'discrete' ? space.n : spaceSize(space);
     const stack = (prefix: string): LayerSpec[] =>
       hidden.map((width, i) => ({ name: `${prefix}.${i}`, inDim: i === 0 ? spaces.obsDim : hidden[i - 1], outDim: width, gain: Math.SQRT2, activation }));
     const last = hidden[hidden.length - 1];
@@ -74,11 +76,13 @@ export class MlpPolicy implements ActorCriticPolicy {
     }
     if (space.kind === 'discrete') {
       this.distribution = new Categorical(headWidth);
+    } else if (space.kind === 'multibinary') {
+      this.distribution = new Bernoulli(headWidth);
     } else {
       const logStd = this.weights.add('actor.log_std', [headWidth]);
       this.distribution = new DiagGaussian(headWidth, logStd, space.low, space.high);
     }
-    this.onnxInterface = { inputs: ['obs'], outputs: space.kind === 'discrete' ? ['logits', 'value'] : ['mean', 'log_std', 'value'] };
+    this.onnxInterface = { inputs: ['obs'], outputs: space.kind !== 'box' ? ['logits', 'value'] : ['mean', 'log_std', 'value'] };
     this.actorStack = new DenseStack(
       this.actorLayers.map((layer) => ({
         weight: this.weights.get(`${layer.name}.weight`).data,
@@ -137,7 +141,7 @@ export class MlpPolicy implements ActorCriticPolicy {
 
   /**
    * The policy as a standalone ONNX model: input `obs` [B, obsDim]; outputs `logits`
-   * (discrete) or `mean` and `log_std` (continuous), and `value`; weights baked in.
+   * (discrete: one per action; multibinary: one per bit) or `mean` and `log_std` (continuous), and `value`; weights baked in.
    * `metadata` is stored as JSON in the model's doc_string, with the inputs and outputs.
    */
   exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {
@@ -145,7 +149,7 @@ export class MlpPolicy implements ActorCriticPolicy {
     const obs = g.input('obs', 'float32', ['B', this.spaces.obsDim]);
     const { actor, value } = this.build(g, obs);
     const outputs: Record<string, Tensor> =
-      this.distribution.kind === 'discrete'
+      this.distribution.kind !== 'continuous'
         ? { logits: actor.head, value }
         : { mean: actor.head, log_std: g.expandAs(actor.logStd!, actor.head), value };
     const docString = JSON.stringify({ ...metadata, ...this.onnxInterface });

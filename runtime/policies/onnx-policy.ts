@@ -7,7 +7,7 @@
 import * as ort from 'onnxruntime-node';
 import type { Rng } from '../../shared/random.js';
 import { ModelProto } from '../tensor/onnx-schema.js';
-import { Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
+import { Bernoulli, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution } from './distributions.js';
 import { actFromHead, type Actor, type PolicySpaces } from './policy.js';
 import { argmax } from './distributions.js';
 import { policySession, readPolicyFile } from './policy-file.js';
@@ -30,17 +30,17 @@ export class OnnxPolicy implements Actor {
       this.distribution = new Categorical(space.n);
       return;
     }
-    if (space.kind === 'discrete') {
+    if (space.kind === 'discrete' || space.kind === 'multibinary') {
       this.head = 'logits';
       this.logStd = new Float32Array(0);
-      this.distribution = new Categorical(space.n);
+      this.distribution = space.kind === 'discrete' ? new Categorical(space.n) : new Bernoulli(space.n);
     } else {
       this.head = 'mean';
       const width = space.shape.reduce((a, b) => a * b, 1);
       this.logStd = new Float32Array(width);
       this.distribution = new DiagGaussian(width, this.logStd, space.low, space.high);
     }
-    for (const name of space.kind === 'discrete' ? ['logits'] : ['mean', 'log_std']) {
+    for (const name of space.kind !== 'box' ? ['logits'] : ['mean', 'log_std']) {
       if (!session.outputNames.includes(name)) throw new Error(`the policy model has no output "${name}" (outputs: ${session.outputNames.join(', ')})`);
     }
   }

@@ -10,7 +10,7 @@
 // A policy kind of the language (`mlp`, `transformer`) is a `PolicyDefinition` (index.ts);
 // each family (family.ts, language-model.ts) says how the kinds it can be built from are
 // built, and an algorithm asks the PolicyFactory for the one it trains.
-import type { BoxSpace, DiscreteSpace } from '../envs/types.js';
+import type { BoxSpace, DiscreteSpace, MultiBinarySpace } from '../envs/types.js';
 import type { Rng } from '../../shared/random.js';
 import { WeightStore, type Graph, type Tensor } from '../tensor/index.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
@@ -20,7 +20,7 @@ import type { DecodeStep, SampleOptions } from './transformer/sampling.js';
 /** What a policy is built for: the size of the observation and the action space. */
 export interface PolicySpaces {
   readonly obsDim: number;
-  readonly actionSpace: DiscreteSpace | BoxSpace;
+  readonly actionSpace: DiscreteSpace | BoxSpace | MultiBinarySpace;
 }
 
 /** The inputs and outputs of an exported policy model, recorded in its metadata. */

@@ -11,7 +11,7 @@
 // add their texts (runtime/text/reward-terms.ts); dialogues, evaluated once per agent turn,
 // add env_reward, the env's own reward for the turn.
 import type { PlanReward } from '../../dsl/compile/plan.js';
-import type { Space } from '../envs/types.js';
+import { spaceSize, type Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
 import { TEXT_NAMES, textNamesOf, TextVerifiers } from '../text/reward-terms.js';
 import { INTRINSIC_NAMES, readsIntrinsic } from '../text/intrinsic-rewards.js';
@@ -146,7 +146,7 @@ export class CompiledReward {
 
 /** Compiles the plan's reward for `env`; errors name the reward, the term and the bad name. */
 export function compileReward(reward: PlanReward, env: RewardEnv): CompiledReward {
-  const actionDim = env.actionSpace.kind === 'discrete' ? 1 : env.actionSpace.shape.reduce((a, b) => a * b, 1);
+  const actionDim = spaceSize(env.actionSpace);
   const infoNames: string[] = [];
   const resolve = rewardResolver(env, actionDim, infoNames);
   const text = env.text ? new TextVerifiers(textNamesOf({ dialogue: env.dialogue === true })) : undefined;

@@ -176,7 +176,7 @@ export interface RolloutHeader {
   type: 'header';
   env: string;
   obs_fields: string[];
-  action: { kind: 'discrete'; n: number } | { kind: 'box'; shape: number[]; low: number[]; high: number[] } | Record<string, unknown>;
+  action: { kind: 'discrete'; n: number } | { kind: 'box'; shape: number[]; low: number[]; high: number[] } | { kind: 'multibinary'; n: number } | Record<string, unknown>;
   terms: string[];
   step: number;
   /** The env's params when the episode started (a curriculum changes them); absent in runs of earlier versions. */

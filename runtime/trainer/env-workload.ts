@@ -3,14 +3,15 @@
 // share, sampled rollout episodes of copy 0, and evaluation over whole episodes on copies of
 // their own.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
-import { stageAlgorithm, Stepper, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
+import { ALGORITHMS, stageAlgorithm, Stepper, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import { makeVecEnv } from '../envs/registry.js';
-import { isGoalConditioned, type BoxSpace, type DiscreteSpace } from '../envs/types.js';
+import { actionKindOf, isGoalConditioned } from '../envs/types.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { VecEnv } from '../envs/vector.js';
 import { evalMetrics, evaluate, recordEpisode } from '../evaluate.js';
 import { NetworkHandover, PolicyFactory, type PolicySpaces } from '../policies/index.js';
 import { Rng } from '../../shared/random.js';
+import { InputError } from '../../shared/input-error.js';
 import { compileReward } from '../rewards/index.js';
 import { EVAL_EPISODES_KEPT, thinEvalEpisodes } from '../run/rollout-cap.js';
 import { frameOfCopy0, RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
@@ -60,7 +61,7 @@ export class EnvWorkload implements Workload {
     const vec = stepper.vec;
     this.params = plan.env.params;
     for (const env of vec.envs) this.paramsOf.set(env, this.params);
-    this.spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace };
+    this.spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace };
     this.description = { env: plan.env.kind, envs: plan.envs };
     this.policyFields = { obs_fields: vec.obsFields, obs_dim: vec.obsDim, action: vec.actionSpace };
   }
@@ -84,6 +85,15 @@ export class EnvWorkload implements Workload {
 
   createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
+    // The checker knows a built-in's or a probed env's action kind; a Python env that was not
+    // probed, or a module without a spec, shows its action space only now.
+    const action = actionKindOf(this.stepper.vec.actionSpace);
+    if (!definition.actions.includes(action)) {
+      const fits = ALGORITHMS.filter((a) => a.actions.includes(action)).map((a) => a.name);
+      throw new InputError(
+        `stage ${stage.name}: ${definition.name} cannot train on ${this.plan.env.name}: it needs ${definition.actions.filter((a) => a !== 'text').join(' or ')} actions, and ${this.plan.env.name} has ${action} actions; algorithms that fit: ${fits.join(', ')}`,
+      );
+    }
     const policy = new PolicyFactory(this.plan.policy, this.spaces, new Rng(this.seed).fork('policy'), this.handover);
     return definition.create({ policy, stepper: this.stepper, budget: stage.budget!, rng, compute }, settings);
   }

@@ -970,7 +970,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'a spec that is not valid: at the module path, with the line in the module',
       source: { 'main.rlx': 'env Mine = module(⟦"./mine.ts"⟧)\n', 'mine.ts': "export default class {}\nexport const spec = { observations: ['x'], actions: 'discrte' };\n" },
       roots: ['main.rlx'],
-      message: `./mine.ts:2: spec.actions must be 'discrete', 'continuous' or 'text', not "discrte" (docs/language.md#user-environments)`,
+      message: `./mine.ts:2: spec.actions must be 'discrete', 'continuous', 'multibinary' or 'text', not "discrte" (docs/language.md#user-environments)`,
     },
     {
       name: 'a spec that is not a literal (rlx does not run user code to check it)',
@@ -1019,6 +1019,15 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       },
       roots: ['main.rlx'],
       message: /^DQN cannot train on Walk \(module\("\.\/walk\.ts"\)\): it needs discrete actions, and module\("\.\/walk\.ts"\) has continuous actions/,
+    },
+    {
+      name: 'an algorithm without a policy over bits on a module that declares MultiBinary actions',
+      source: {
+        'main.rlx': WALK.replace('algorithm: Tuned', 'algorithm: ⟦SAC⟧').replace('  reward: R\n', ''),
+        'walk.ts': WALK_TS.replace("actions: 'discrete'", "actions: 'multibinary'"),
+      },
+      roots: ['main.rlx'],
+      message: /^SAC cannot train on Walk \(module\("\.\/walk\.ts"\)\): it needs discrete or continuous actions, and module\("\.\/walk\.ts"\) has multibinary actions; algorithms that fit: PPO, REINFORCE$/,
     },
     {
       name: 'DQN on continuous Pendulum, at the algorithm',

@@ -18,6 +18,7 @@ export default class {}
 `;
   assert.deepEqual(readEnvModuleSpec(text), declared(['x', 'x_dot'], 'discrete', ['success']));
   assert.deepEqual(readEnvModuleSpec("export const spec = { actions: 'continuous' };"), declared([], 'continuous', []));
+  assert.deepEqual(readEnvModuleSpec("export const spec = { actions: 'multibinary' };"), declared([], 'multibinary', []));
 });
 
 test('no spec, a spec that is not a literal, and a wrong one: each says so, with the line', () => {
@@ -25,7 +26,7 @@ test('no spec, a spec that is not a literal, and a wrong one: each says so, with
   assert.deepEqual(readEnvModuleSpec("\nexport const spec = makeSpec();\n"), { kind: 'invalid', line: 2, message: 'rlx reads spec without running the module, so it must be written out as a literal: found makeSpec();' });
   assert.deepEqual(readEnvModuleSpec("export const spec = { ...base, actions: 'discrete' };"), { kind: 'invalid', line: 1, message: 'rlx reads spec without running the module, so it must be written out as a literal: expected a key' });
   assert.deepEqual(readEnvModuleSpec("export const spec = {\n  observations: ['x', 'x'],\n  actions: 'discrete' };"), { kind: 'invalid', line: 1, message: "spec.observations names 'x' twice" });
-  assert.deepEqual(readEnvModuleSpec("export const spec = { observations: ['x'] };"), { kind: 'invalid', line: 1, message: "spec.actions must be 'discrete', 'continuous' or 'text'" });
+  assert.deepEqual(readEnvModuleSpec("export const spec = { observations: ['x'] };"), { kind: 'invalid', line: 1, message: "spec.actions must be 'discrete', 'continuous', 'multibinary' or 'text'" });
   assert.deepEqual(readEnvModuleSpec("export const spec = { observations: ['x'], actions: 'discrete'"), { kind: 'invalid', line: 1, message: "rlx reads spec without running the module, so it must be written out as a literal: expected ',' or '}'" });
 });
 

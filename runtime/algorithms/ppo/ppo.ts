@@ -34,7 +34,7 @@ import { minibatchRows, ppoSettings, type PpoSettings } from './settings.js';
 
 export const PPO: AlgorithmDefinition<PpoSettings> = {
   name: 'PPO',
-  actions: ['discrete', 'continuous'],
+  actions: ['discrete', 'continuous', 'multibinary'],
   params: ppoSettings,
   create: (context, settings) => Ppo.create(context, settings),
 };

@@ -32,7 +32,7 @@ import { reinforceSettings, type ReinforceSettings } from './settings.js';
 
 export const REINFORCE: AlgorithmDefinition<ReinforceSettings, AlgorithmContext | TextAlgorithmContext> = {
   name: 'REINFORCE',
-  actions: ['discrete', 'continuous', 'text'],
+  actions: ['discrete', 'continuous', 'multibinary', 'text'],
   params: reinforceSettings,
   // On a text env the trainer hands a token model (text.ts); on the others, env copies.
   create: (context, settings) => ('model' in context ? reinforceOnText(context, settings) : Reinforce.create(context, settings)),

@@ -3,7 +3,7 @@
 // learning_starts, then the policy's; every train_every env steps after learning_starts,
 // gradient_steps updates; target networks moved towards theirs by Polyak averaging.
 import type { Rng } from '../../../shared/random.js';
-import type { BoxSpace, DiscreteSpace } from '../../envs/types.js';
+import { spaceSize, type Space } from '../../envs/types.js';
 import type { ActionBuffer } from '../../policies/index.js';
 
 /** When an off-policy learner trains (the settings' names, as the language writes them). */
@@ -37,10 +37,11 @@ export async function runOffPolicy(learner: OffPolicyLearner, end: number, caden
 }
 
 /** Uniformly random actions for every env copy (collection before learning_starts). */
-export function randomActions(space: DiscreteSpace | BoxSpace, actions: ActionBuffer, rng: Rng): void {
-  const width = space.kind === 'discrete' ? 1 : space.shape.reduce((a, b) => a * b, 1);
+export function randomActions(space: Space, actions: ActionBuffer, rng: Rng): void {
+  const width = spaceSize(space);
   for (let i = 0; i < actions.length; i++) {
     if (space.kind === 'discrete') actions[i] = Math.floor(rng.uniform() * space.n);
+    else if (space.kind === 'multibinary') actions[i] = rng.uniform() < 0.5 ? 1 : 0;
     else actions[i] = rng.uniformRange(space.low[i % width], space.high[i % width]);
   }
 }

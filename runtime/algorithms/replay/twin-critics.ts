@@ -5,12 +5,13 @@ import type { Rng } from '../../../shared/random.js';
 import { Graph, WeightStore, type Tensor } from '../../tensor/index.js';
 import { layersForward, mlpLayers, type LayerSpec } from '../../policies/linear-layers.js';
 import type { MlpSettings } from '../../policies/mlp.js';
+import { spaceSize } from '../../envs/types.js';
 import type { PolicySpaces } from '../../policies/policy.js';
 import { polyakUpdate } from './off-policy.js';
 
 function actionWidth(spaces: PolicySpaces): number {
   const space = spaces.actionSpace;
-  return space.kind === 'discrete' ? space.n : space.shape.reduce((a, b) => a * b, 1);
+  return space.kind === 'discrete' ? space.n : spaceSize(space);
 }
 
 /** Twin soft Q networks `q1`, `q2` and their targets (`target.q1`, `target.q2`, started as copies). */

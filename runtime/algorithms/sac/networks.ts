@@ -12,7 +12,7 @@
 // model. Weights start as PyTorch's nn.Linear defaults (U(+-1/sqrt(fan_in)), biases too), as
 // CleanRL's continuous SAC does; the discrete variant keeps them too (sac_atari.py's
 // orthogonal layer_init is for its convolutional trunk).
-import type { BoxSpace } from '../../envs/types.js';
+import { spaceSize, type BoxSpace } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
 import type { DenseStack } from '../../policies/dense.js';
@@ -29,7 +29,7 @@ const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
 
 function actionWidth(spaces: PolicySpaces): number {
   const space = spaces.actionSpace;
-  return space.kind === 'discrete' ? space.n : space.shape.reduce((a, b) => a * b, 1);
+  return space.kind === 'discrete' ? space.n : spaceSize(space);
 }
 
 /** The actor's outputs in a graph: a Gaussian before the squash, or logits. */

@@ -161,7 +161,7 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
         ok: true,
         observation: { kind: 'box', shape: facts.observationShape },
         observation_names: facts.observationNames,
-        action: facts.action.kind === 'discrete' ? { kind: 'discrete', n: facts.action.n } : { kind: 'box', shape: [facts.action.dims] },
+        action: facts.action.kind === 'continuous' ? { kind: 'box', shape: [facts.action.dims] } : { kind: facts.action.kind, n: facts.action.n },
         max_steps: facts.maxSteps,
       };
       writeJsonAtomic(this.fileOf(key), { format: CACHE_FORMAT, handshake });

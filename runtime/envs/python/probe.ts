@@ -112,7 +112,11 @@ export function factsOf(handshake: Handshake): ProbeResult {
   const named = Array.isArray(given) && given.every((n) => typeof n === 'string' && NAME.test(n)) ? (given as string[]) : undefined;
   const names = named ?? (size === undefined ? undefined : Array.from({ length: size }, (_, i) => `x${i}`));
   const kind: PythonEnvAction | undefined =
-    action?.kind === 'discrete' ? { kind: 'discrete', n: action.n ?? 0 } : action?.kind === 'box' ? { kind: 'continuous', dims: product(action.shape ?? []) } : undefined;
+    action?.kind === 'discrete' || action?.kind === 'multibinary'
+      ? { kind: action.kind, n: action.n ?? 0 }
+      : action?.kind === 'box'
+        ? { kind: 'continuous', dims: product(action.shape ?? []) }
+        : undefined;
   if (!names || !kind) return failed(`the checker does not know the spaces this worker describes (observation ${observation?.kind ?? 'none'}, action ${action?.kind ?? 'none'})`);
   return {
     kind: 'facts',

@@ -8,7 +8,8 @@
 # {"ok": true, "observation": SPACE, "observation_names": [...], "action": SPACE, "max_steps": N|null,
 # "goal"?: {"achieved": [names], "desired": [names], "terminated": bool}} or {"ok": false, "error": "..."}
 # (describe()). An observation SPACE is always a box of numbers (a Dict's leaves in order);
-# an unbounded side of a box is null. Then, per
+# an action SPACE is {"kind": "discrete", "n"}, a box, or {"kind": "multibinary", "n"} (n bits,
+# sent as 0/1 numbers); an unbounded side of a box is null. Then, per
 # command (a u8 opcode, then its numbers as float64):
 #   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
 #   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
@@ -124,17 +125,20 @@ def identifier(key):
 def action_space_of(space, np):
     """An action space rlx's policies can act in, or a Refusal naming it and what rlx takes."""
     name = type(space).__name__
-    takes = 'rlx takes Discrete actions and Box actions of float32/float64'
+    takes = 'rlx takes Discrete actions, Box actions of float32/float64 and MultiBinary actions'
     if name == 'Discrete':
         return {'kind': 'discrete', 'n': int(space.n)}  # rlx's action k is start + k (converters)
+    if name == 'MultiBinary':
+        # n bits, flattened in C order; converters() gives step() them in the space's shape.
+        return {'kind': 'multibinary', 'n': int(np.prod(space.shape))}
     if name == 'Box':
         if space.dtype not in (np.float32, np.float64):
             raise Refusal(f'the action space {space_name(space)} has dtype {space.dtype}; {takes}')
         return {'kind': 'box', 'shape': [int(d) for d in space.shape], 'low': bounds(space.low, np), 'high': bounds(space.high, np)}
-    if name in ('MultiBinary', 'MultiDiscrete'):
-        # A policy for these would need one Bernoulli (or categorical) head per element; rlx's have one.
-        raise Refusal(f'the action space is {space_name(space)}; {takes} (a policy over {name} actions needs a head per element, '
-                      f'which rlx does not have): wrap the env so that it takes one Discrete action or a float Box')
+    if name == 'MultiDiscrete':
+        # A policy for these would need one categorical head per element; rlx's have one.
+        raise Refusal(f'the action space is {space_name(space)}; {takes} (a policy over MultiDiscrete actions needs a categorical head per element, '
+                      f'which rlx does not have): wrap the env so that it takes one Discrete action, bits or a float Box')
     raise Refusal(f'the action space is {space_name(space)}; {takes}')
 
 
@@ -249,7 +253,8 @@ def describe(env, np):
                    # "rgb_array": the trainer asks for a frame per recorded step (render_frame).
                    'render_mode': getattr(env, 'render_mode', None),
                    'layout': {'observation_keys': [list(part[0]) for part in observation_parts(space, np)] if type(space).__name__ == 'Dict' else None,
-                              'action_start': int(env.action_space.start) if type(env.action_space).__name__ == 'Discrete' else 0}}
+                              'action_start': int(env.action_space.start) if type(env.action_space).__name__ == 'Discrete' else 0,
+                              'action_shape': [int(d) for d in env.action_space.shape] if type(env.action_space).__name__ == 'MultiBinary' else None}}
     goal = goal_of(env, description['observation_names'], np)
     if goal is not None:
         description['goal'] = goal
@@ -263,7 +268,8 @@ def converters(description, np):
     keys = layout.get('observation_keys')
     discrete = action['kind'] == 'discrete'
     action_start = int(layout.get('action_start', 0))
-    action_shape = tuple(action.get('shape', ()))
+    bits = action['kind'] == 'multibinary'
+    action_shape = tuple(layout.get('action_shape') or ()) if bits else tuple(action.get('shape', ()))
     # The hot path works on Python lists (tolist, struct): cheaper than numpy calls per copy.
     flat = keys is None and len(observation['shape']) == 1
 
@@ -284,7 +290,10 @@ def converters(description, np):
         return values
 
     def action_of(row):
-        return action_start + int(row[1]) if discrete else np.asarray(row[1:], dtype=np.float32).reshape(action_shape)
+        if discrete:
+            return action_start + int(row[1])
+        # MultiBinary's own dtype is int8; the trainer's bits come as 0.0/1.0.
+        return np.asarray(row[1:], dtype=np.int8 if bits else np.float32).reshape(action_shape)
 
     return (dict_numbers if keys is not None else observation_numbers), action_of
 
@@ -416,7 +425,9 @@ def not_numbers(values, obs_dim):
 
 
 def space_size(space, np):
-    return 1 if space['kind'] == 'discrete' else int(np.prod(space['shape']))
+    if space['kind'] == 'discrete':
+        return 1
+    return space['n'] if space['kind'] == 'multibinary' else int(np.prod(space['shape']))
 
 
 def failure():

@@ -46,6 +46,15 @@ test('with facts, the action kind is checked: DQN on continuous actions is an er
   expectDiagnostics(source.replace('⟦DQN⟧', 'DQN'), [], {});
 });
 
+test('with facts, MultiBinary actions are checked: DQN and SAC on them are errors that name what fits, PPO and REINFORCE are fine', () => {
+  const BITS: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'multibinary', n: 4 }, maxSteps: null };
+  const source = `env Cart = gymnasium("RlxBits-v0")\n${experiment('⟦DQN⟧')}`;
+  const analyze = provider({ 'RlxBits-v0': BITS });
+  expectDiagnostics(source, [{ code: 'incompatible-env', message: /^DQN cannot train on Cart \(gymnasium\("RlxBits-v0"\)\): it needs discrete actions, and gymnasium\("RlxBits-v0"\) has multibinary actions; algorithms that fit: PPO, REINFORCE$/ }], { analyze, others: 'allowed' });
+  expectDiagnostics(source.replace('⟦DQN⟧', '⟦SAC⟧'), [{ code: 'incompatible-env', message: /^SAC cannot train on .* it needs discrete or continuous actions, and .* has multibinary actions/ }], { analyze, others: 'allowed' });
+  for (const fits of ['PPO', 'REINFORCE']) expectDiagnostics(source.replace('⟦DQN⟧', fits), [], { analyze, others: 'allowed' });
+});
+
 test('settings that are not literals the checker reads ask for no probe', () => {
   const asked: PythonEnvQuery[] = [];
   expectDiagnostics(`env Cart = gymnasium("CartPole-v1") { imports: ⟦"x"⟧ }\n`, [{ code: 'type-mismatch' }], { analyze: provider({}, asked), others: 'allowed' });

@@ -56,8 +56,13 @@ function gradientStep(policy: Policy, settings: PpoSettings, maxRows: number, th
 /** A gradient step's metric by name. */
 const metricOf = (step: GradientStep, metrics: Float64Array, name: string) => metrics[step.metricNames.indexOf(name)];
 
-function tinyPolicy(seed: number, continuous = false): Policy {
-  const actionSpace = continuous ? ({ kind: 'box', shape: [1], low: [-2], high: [2] } as const) : ({ kind: 'discrete', n: 3 } as const);
+/** The action distribution of a policy's head: discrete actions, a box, or 3 bits (MultiBinary). */
+type Head = 'categorical' | 'Gaussian' | 'Bernoulli';
+const HEADS: readonly Head[] = ['categorical', 'Gaussian', 'Bernoulli'];
+
+function tinyPolicy(seed: number, head: Head = 'categorical'): Policy {
+  const actionSpace =
+    head === 'Gaussian' ? ({ kind: 'box', shape: [1], low: [-2], high: [2] } as const) : head === 'Bernoulli' ? ({ kind: 'multibinary', n: 3 } as const) : ({ kind: 'discrete', n: 3 } as const);
   return makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4] } }, { obsDim: 3, actionSpace }, new Rng(seed));
 }
 
@@ -68,6 +73,7 @@ function minibatch(policy: Policy, rows: number, rng: Rng) {
   const action = new Float32Array(rows * width);
   for (let r = 0; r < rows; r++) {
     if (policy.distribution.kind === 'discrete') action[r * width + rng.int(width)] = 1;
+    else if (policy.distribution.kind === 'multibinary') for (let k = 0; k < width; k++) action[r * width + k] = rng.int(2);
     else action[r] = rng.uniformRange(-1.5, 1.5);
   }
   return {
@@ -81,9 +87,9 @@ function minibatch(policy: Policy, rows: number, rng: Rng) {
 }
 
 describe('the PPO loss', () => {
-  for (const continuous of [false, true]) {
-    it(`equals CleanRL's formula computed by hand in float64 (${continuous ? 'Gaussian' : 'categorical'})`, async () => {
-      const policy = tinyPolicy(3, continuous);
+  for (const head of HEADS) {
+    it(`equals CleanRL's formula computed by hand in float64 (${head})`, async () => {
+      const policy = tinyPolicy(3, head);
       const settings = ppoSettings({ clip_value: true, value_coef: 0.5 });
       const session = await gradientStep(policy, settings, 64);
       const rows = 16;
@@ -95,7 +101,13 @@ describe('the PPO loss', () => {
       const logProb = new Float64Array(rows);
       const entropy = new Float64Array(rows);
       for (let r = 0; r < rows; r++) {
-        if (!continuous) {
+        if (head === 'Bernoulli') {
+          // Independent bits: log p(a) = sum of a l - softplus(l); H = sum of softplus(l) - l sigmoid(l).
+          const logits = Array.from((out.logits.data as Float32Array).subarray(r * 3, r * 3 + 3));
+          const softplus = (l: number) => Math.log1p(Math.exp(l));
+          logProb[r] = logits.reduce((sum, l, k) => sum + mb.action[r * 3 + k] * l - softplus(l), 0);
+          entropy[r] = logits.reduce((sum, l) => sum + softplus(l) - l / (1 + Math.exp(-l)), 0);
+        } else if (head === 'categorical') {
           const logits = Array.from((out.logits.data as Float32Array).subarray(r * 3, r * 3 + 3));
           const max = Math.max(...logits);
           const lse = max + Math.log(logits.reduce((s, l) => s + Math.exp(l - max), 0));
@@ -194,9 +206,9 @@ function lossFeeds(policy: Policy, mb: ReturnType<typeof minibatch>, rows: numbe
 }
 
 describe('the PPO gradient step', () => {
-  for (const continuous of [false, true]) {
-    it(`computes the actor and critic parts on two threads with the numbers of one thread (${continuous ? 'Gaussian' : 'categorical'})`, async () => {
-      const policy = tinyPolicy(9, continuous);
+  for (const head of HEADS) {
+    it(`computes the actor and critic parts on two threads with the numbers of one thread (${head})`, async () => {
+      const policy = tinyPolicy(9, head);
       const settings = ppoSettings({});
       const threaded = await gradientStep(policy, settings, 32, true);
       const serial = await gradientStep(policy, settings, 32);

@@ -1,7 +1,8 @@
 // The spaces of gymnasium(...) envs (runtime/envs/python/worker.py): observations of Box (any
 // numeric dtype, unbounded too), Discrete, MultiBinary, MultiDiscrete and Dict spaces reach the
-// trainer as numbers, a Dict's in Gymnasium's order and named from its keys; Discrete and float
-// Box actions reach step() as the env takes them; every other space is refused, naming it. A goal
+// trainer as numbers, a Dict's in Gymnasium's order and named from its keys; Discrete, float
+// Box and MultiBinary actions reach step() as the env takes them; every other space is refused,
+// naming it. A goal
 // env (achieved_goal, desired_goal, compute_reward) is goal-conditioned, and hindsight relabeling
 // asks its worker for a whole batch's rewards at once, with the rewards computeReward gives.
 import assert from 'node:assert/strict';
@@ -123,12 +124,41 @@ describe('action spaces of gymnasium envs', { skip }, () => {
     });
   });
 
+  it('MultiBinary: n bits, flattened; step() gets them as int8 in the space\'s shape, in order', () => {
+    // The env's reward is the bits as a binary number (the first bit worth most), -1 for an
+    // action that is not int8 in the space's shape.
+    withCopy({ action: 'multibinary' }, (envs) => {
+      const copy = envs.create();
+      assert.deepEqual(copy.actionSpace, { kind: 'multibinary', n: 4 });
+      assert.equal(copy.actionDim, 4);
+      copy.reset(0);
+      assert.equal(copy.step([1, 0, 1, 1]).reward, 0b1011);
+      assert.equal(copy.step([0, 0, 0, 1]).reward, 0b0001);
+    });
+    withCopy({ action: 'multibinary2d' }, (envs) => {
+      const copy = envs.create();
+      assert.deepEqual(copy.actionSpace, { kind: 'multibinary', n: 4 });
+      copy.reset(0);
+      assert.equal(copy.step([0, 1, 1, 0]).reward, 0b0110, 'a 2x2 space takes the 4 bits in C order');
+    });
+  });
+
+  it('MultiBinary: the vector env refuses an action that is not 0 or 1, naming the copy and the bit', () => {
+    withCopy({ action: 'multibinary' }, (envs) => {
+      const vec = VecEnv.create(() => envs.create(), 2);
+      vec.reset(0);
+      const actions = vec.createActionBuffer();
+      assert.ok(actions instanceof Int32Array && actions.length === 8);
+      actions.set([1, 0, 1, 1, 0, 0, 2, 0]);
+      assert.throws(() => vec.step(actions), /action bit 2 for copy 1 must be 0 or 1, got 2/);
+    });
+  });
+
   const refused: Record<string, RegExp> = {
-    multibinary: /the action space is MultiBinary\(4\); rlx takes Discrete actions and Box actions of float32\/float64 \(a policy over MultiBinary actions needs a head per element, which rlx does not have\): wrap the env so that it takes one Discrete action or a float Box/,
-    multidiscrete: /the action space is MultiDiscrete\(\[2 3\]\); rlx takes Discrete actions and Box actions of float32\/float64 \(a policy over MultiDiscrete actions/,
-    int_box: /the action space Box\(0, 3, \(2,\), int64\) has dtype int64; rlx takes Discrete actions and Box actions of float32\/float64/,
-    text: /the action space is Text\(1, 4, .*\); rlx takes Discrete actions and Box actions/,
-    tuple: /the action space is Tuple\(Discrete\(2\)\); rlx takes Discrete actions and Box actions/,
+    multidiscrete: /the action space is MultiDiscrete\(\[2 3\]\); rlx takes Discrete actions, Box actions of float32\/float64 and MultiBinary actions \(a policy over MultiDiscrete actions needs a categorical head per element, which rlx does not have\): wrap the env/,
+    int_box: /the action space Box\(0, 3, \(2,\), int64\) has dtype int64; rlx takes Discrete actions, Box actions of float32\/float64 and MultiBinary actions/,
+    text: /the action space is Text\(1, 4, .*\); rlx takes Discrete actions, Box actions/,
+    tuple: /the action space is Tuple\(Discrete\(2\)\); rlx takes Discrete actions, Box actions/,
   };
   for (const [name, message] of Object.entries(refused)) {
     it(`${name}: refused when the env starts, naming the space and what rlx takes`, () => {

@@ -47,6 +47,21 @@ describe('probing a Python env', { skip }, () => {
     assert.match((missing as { message: string }).message, /NoSuchEnv/);
   });
 
+  it('learns MultiBinary actions as bits, and keeps them so on disk', async () => {
+    const bits = query({ id: 'RlxBits-v0', imports: ['rlx_bits_envs'] });
+    const facts = await probePythonEnv(bits, { python: python!.python, processEnv: python!.env });
+    assert.deepEqual(facts.kind === 'facts' ? facts.action : facts, { kind: 'multibinary', n: 4 });
+    const cacheDir = path.join(temp, 'bits-cache');
+    const first = new PythonEnvProbes({ cacheDir, processEnv: python!.env });
+    const q = { ...bits, python: python!.python };
+    assert.equal(first.lookup(q), 'pending');
+    await first.idle();
+    const second = new PythonEnvProbes({ cacheDir, processEnv: python!.env });
+    const kept = second.lookup(q);
+    assert.equal(second.probesStarted, 0, 'read from the disk cache');
+    assert.deepEqual(kept !== undefined && kept !== 'pending' && kept.kind === 'facts' ? kept.action : kept, { kind: 'multibinary', n: 4 });
+  });
+
   it('reports an import error with the traceback\'s last line, and an unknown interpreter by name', async () => {
     const missing = await probePythonEnv(query({ imports: ['no_such_package_for_rlx'] }), { python: python!.python, processEnv: python!.env });
     assert.deepEqual(missing, { kind: 'failed', message: "ModuleNotFoundError: No module named 'no_such_package_for_rlx'" });

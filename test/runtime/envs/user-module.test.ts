@@ -253,6 +253,33 @@ test("a module's spec names its observations and info values; info and success r
   loaded.close();
 });
 
+// Bits: the action is 3 bits; the reward reads them as a binary number, the first worth most.
+const bits = write('bits.ts', `
+export const spec = { observations: ['x'], actions: 'multibinary', info: [] };
+export default class Bits {
+  readonly observationSpace = { kind: 'box' as const, shape: [1], low: [0], high: [1] };
+  readonly actionSpace = { kind: 'multibinary' as const, n: 3 };
+  reset(_seed?: number) { return { obs: [0], info: {} }; }
+  step(action: number[]) {
+    return { obs: [0], reward: action[0] * 4 + action[1] * 2 + action[2], terminated: false, truncated: false, info: {} };
+  }
+}
+`);
+
+test('a module with MultiBinary actions ({ kind: \'multibinary\', n }) gets its bits in order; its spec says multibinary', async () => {
+  const loaded = await loadEnvModule(bits, {});
+  const vec = VecEnv.create(() => loaded.create({}), 2);
+  assert.deepEqual([vec.actionSpace, vec.actionDim], [{ kind: 'multibinary', n: 3 }, 3]);
+  vec.reset(0);
+  const actions = vec.createActionBuffer();
+  actions.set([1, 0, 1, 0, 1, 1]);
+  vec.step(actions);
+  assert.deepEqual([...vec.rewards], [5, 3]);
+  loaded.close();
+  await assert.rejects(loadEnvModule(write('bits-spec.ts', fs.readFileSync(bits, 'utf8').replace("actions: 'multibinary'", "actions: 'discrete'")), {}),
+    /bits-spec\.ts: spec\.actions says 'discrete', but actionSpace is multibinary/);
+});
+
 test('a spec that disagrees with the module, or step() infos that lack what it declares, are refused with what to fix', async () => {
   const variant = (name: string, from: string, to: string) => write(name, fs.readFileSync(specWalk, 'utf8').replace(from, to));
   await assert.rejects(loadEnvModule(variant('spec-actions.ts', "actions: 'discrete'", "actions: 'continuous'"), {}),
