@@ -3,6 +3,7 @@
 // and be cut into several models.
 
 import { WEBGPU_LOWERINGS, type LoweringWriter } from './webgpu-lowering.js';
+import { FLOAT_DATA_TYPE, type FloatType, HalfPrecisionPlan, type Precision } from './mixed-precision.js';
 import { CUSTOM_GRADIENT, type Graph } from './graph.js';
 import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
 import { isUnknownDim } from './shape.js';
@@ -35,6 +36,12 @@ export interface ModelOptions {
    * kernels for (webgpu-lowering.ts), so no node falls back and copies every run.
    */
   readonly forWebGpu?: boolean;
+  /**
+   * 'fp16': compute the matrix products in float16 from the float32 inputs and parameters, and
+   * what needs float32 in float32, with Casts between (mixed-precision.ts); inputs and outputs
+   * keep their types. Default 'fp32': every op as the graph has it.
+   */
+  readonly precision?: Precision;
   /**
    * Where the initializers hold more bytes than this, they go to a separate weights file
    * (ONNX external data, BuiltModel.externalData) instead of the protobuf, which onnxruntime
@@ -86,7 +93,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
     if (graph.byName(name)) throw new Error(`buildModel: output name '${name}' is already an input or parameter name`);
   }
 
-  const writer = new ModelWriter(options.bake, options.forWebGpu ?? false, options.bakeFound ?? false);
+  const writer = new ModelWriter(options.bake, options.forWebGpu ?? false, options.bakeFound ?? false, options.precision ?? 'fp32');
   const needed = reachableFrom(outputs.map(([, t]) => t));
 
   // An op computing exactly one output writes it under the output's name; other outputs
@@ -99,6 +106,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
   }
   const nameOf = (t: Tensor): string => claimed.get(t) ?? t.name ?? (t.op === 'Const' ? `_c${t.id}` : `_t${t.id}`);
 
+  writer.outputNames = new Set(claimed.values());
   for (const t of needed) writer.add(t, nameOf);
   for (const [name, t] of identities) writer.node('Identity', [nameOf(t)], name, `Identity_${name}`, []);
 
@@ -175,14 +183,22 @@ class ModelWriter implements LoweringWriter {
   private readonly axesNames = new Map<string, string>();
   /** Names of the nodes and initializers a lowering adds (`_l0`, `_l1`, ...). */
   private lowered = 0;
+  /** Where the model computes in float16: which type each float is written in (precision fp16). */
+  private readonly half: HalfPrecisionPlan | null;
+  /** The names of graph outputs that nodes write: these keep the graph's float32. */
+  outputNames: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly bake: ParamSource | undefined,
     private readonly forWebGpu: boolean,
     private readonly bakeFound: boolean,
-  ) {}
+    precision: Precision,
+  ) {
+    this.half = precision === 'fp16' ? new HalfPrecisionPlan(this) : null;
+  }
 
   add(t: Tensor, nameOf: (t: Tensor) => string): void {
+    if (t.isLeaf && t.dtype === 'float32') this.half?.declare(nameOf(t), 'float32');
     switch (t.op) {
       case 'Input':
         this.inputs.push({ name: t.name!, dtype: t.dtype, shape: t.shape, isParam: false });
@@ -195,13 +211,40 @@ class ModelWriter implements LoweringWriter {
     }
     if (t.op === CUSTOM_GRADIENT) {
       // Only y is computed; the rule's targets are inputs for the gradient walk alone.
-      this.node('Identity', [nameOf(t.inputs[0]!)], nameOf(t), `${t.op}_${t.id}`, []);
+      const y = nameOf(t.inputs[0]!);
+      const type = this.half?.typeOf(y);
+      const output = this.halfOutput(t, nameOf(t), type);
+      this.node('Identity', [y], output, `${t.op}_${t.id}`, []);
+      this.finishHalfOutput(nameOf(t), output, type);
       return;
     }
-    const inputs = t.inputs.map(nameOf);
+    let inputs = t.inputs.map(nameOf);
+    let type: FloatType | undefined;
+    if (this.half) ({ inputs, type } = this.half.inputsFor(t, inputs));
+    const output = this.halfOutput(t, nameOf(t), type);
+    this.writeNode(t, inputs, output);
+    this.finishHalfOutput(nameOf(t), output, type);
+  }
+
+  /** Where node t writes: its name, or a temporary where it computes float16 but is a graph output (float32). */
+  private halfOutput(t: Tensor, name: string, type: FloatType | undefined): string {
+    return type === 'float16' && this.outputNames.has(name) ? `_h${t.id}` : name;
+  }
+
+  /** Records the type `name` holds; a graph output computed in float16 is cast up to it. */
+  private finishHalfOutput(name: string, written: string, type: FloatType | undefined): void {
+    if (!this.half || type === undefined) return;
+    this.half.declare(written, type);
+    if (written !== name) {
+      this.node('Cast', [written], name, `Cast${name}`, [['to', FLOAT_DATA_TYPE.float32]]);
+      this.half.declare(name, 'float32');
+    }
+  }
+
+  private writeNode(t: Tensor, inputs: string[], output: string): void {
     const lowering = this.forWebGpu ? WEBGPU_LOWERINGS[t.op] : undefined;
     if (lowering) {
-      lowering(t, inputs, nameOf(t), this);
+      lowering(t, inputs, output, this);
       return;
     }
     const attrs: [string, AttrValue][] = [];
@@ -212,7 +255,7 @@ class ModelWriter implements LoweringWriter {
       else attrs.push([key, value]);
     }
     if (op === 'StopGradient') op = 'Identity';
-    this.node(op, inputs, nameOf(t), `${t.op}_${t.id}`, attrs);
+    this.node(op, inputs, output, `${t.op}_${t.id}`, attrs);
   }
 
   node(opType: string, inputs: string[], output: string, name: string, attrs: readonly [string, AttrValue][]): void {

@@ -1,0 +1,147 @@
+// precision fp16 (runtime/tensor/mixed-precision.ts): a transformer's gradient step written with
+// float16 products computes the float32 step's loss and gradients within float16's tolerance,
+// on the CPU provider (every CI run) and on webgpu where it starts (lavapipe in CI); the model
+// really computes its products in float16 and keeps float32 where the rules say; inputs and
+// outputs stay float32.
+import assert from 'node:assert/strict';
+import { before, describe, it, test } from 'node:test';
+import * as ort from 'onnxruntime-node';
+
+import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
+import { makeTokenModel } from '../../../runtime/policies/index.js';
+import { Graph } from '../../../runtime/tensor/graph.js';
+import { GradientStep, type Precision } from '../../../runtime/tensor/index.js';
+import { buildModel } from '../../../runtime/tensor/onnx.js';
+import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
+import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
+import { addition } from '../../../runtime/text/generated.js';
+import { taskTokenizer } from '../../../runtime/text/task.js';
+import { Rng } from '../../../shared/random.js';
+import { webgpuOrSkip } from '../../helpers/webgpu.js';
+
+interface NodeProto { op_type: string; input: string[]; output: string[]; attribute: { name: string; i?: number | { toNumber(): number } }[] }
+const nodesOf = (bytes: Uint8Array): NodeProto[] => (ModelProto.decode(bytes) as unknown as { graph: { node: NodeProto[] } }).graph.node;
+const castTo = (n: NodeProto): number => Number(n.attribute.find((a) => a.name === 'to')!.i);
+const FLOAT16 = 10;
+const FLOAT32 = 1;
+
+test('fp16 writes MatMul on float16 casts and Softmax, LayerNormalization and a batch sum on float32, with float32 inputs and outputs', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 4]);
+  const w = g.param('w', [4, 3]);
+  const b = g.param('b', [3]);
+  const scale = g.param('scale', [3]);
+  const h = g.mul(g.matmul(x, w), 0.5); // 0.5 does not vote: the product stays float16
+  const y = g.softmax(g.layerNorm(g.add(h, b), scale, b));
+  const sum = g.sumLeadingAxes(h, 1); // ones[1, B] @ h: a reduction, in float32
+  const { bytes } = buildModel(g, { outputs: { y, h, sum }, precision: 'fp16' });
+  const nodes = nodesOf(bytes);
+  const producer = new Map(nodes.map((n) => [n.output[0]!, n]));
+  const typeOfInput = (n: NodeProto, i: number): 'float16' | 'float32' | 'other' => {
+    const p = producer.get(n.input[i]!);
+    if (!p) return 'float32'; // a graph input or initializer: the graph's float32
+    return p.op_type === 'Cast' ? (castTo(p) === FLOAT16 ? 'float16' : 'float32') : 'other';
+  };
+  const matmuls = nodes.filter((n) => n.op_type === 'MatMul');
+  assert.equal(matmuls.length, 2);
+  const [product, batchSum] = [matmuls.find((n) => producer.get(n.input[1]!)?.input[0] === 'w')!, matmuls.find((n) => producer.get(n.input[1]!)?.input[0] !== 'w')!];
+  assert.deepEqual([typeOfInput(product, 0), typeOfInput(product, 1)], ['float16', 'float16'], 'x @ w in float16');
+  assert.notEqual(typeOfInput(batchSum, 1), 'float16', 'the batch sum reads float32');
+  const layerNorm = nodes.find((n) => n.op_type === 'LayerNormalization')!;
+  assert.equal(producer.get(layerNorm.input[0]!)!.op_type, 'Add');
+  // The Add of the float16 product and the float32 bias computes in float32: its product input is cast up.
+  const add = producer.get(layerNorm.input[0]!)!;
+  assert.equal(typeOfInput(add, 0), 'float32');
+  // Outputs keep float32: h is written as float16 and cast up under its name.
+  assert.equal(castTo(producer.get('h')!), FLOAT32);
+
+  const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'] });
+  const plain = await ort.InferenceSession.create(buildModel(g, { outputs: { y, h, sum } }).bytes, { executionProviders: ['cpu'] });
+  const random = new Rng(3);
+  const feeds = {
+    x: new ort.Tensor('float32', Float32Array.from({ length: 5 * 4 }, () => random.normal()), [5, 4]),
+    w: new ort.Tensor('float32', Float32Array.from({ length: 12 }, () => random.normal()), [4, 3]),
+    b: new ort.Tensor('float32', Float32Array.from([0.1, -0.2, 0.3]), [3]),
+    scale: new ort.Tensor('float32', Float32Array.from([1, 2, 0.5]), [3]),
+  };
+  const [half, full] = [await session.run(feeds), await plain.run(feeds)];
+  for (const name of ['y', 'h', 'sum']) {
+    assert.equal(half[name]!.type, 'float32', `${name} is float32`);
+    const [a, e] = [half[name]!.data as Float32Array, full[name]!.data as Float32Array];
+    e.forEach((v, i) => assert.ok(Math.abs(a[i]! - v) <= 4e-3 * (1 + Math.abs(v)), `${name}[${i}]: fp16 ${a[i]} vs fp32 ${v}`));
+  }
+  await Promise.all([session.release(), plain.release()]);
+});
+
+/** A tiny transformer's token cross-entropy step (2 layers, width 32, 4 heads) on random tokens. */
+async function transformerStep(provider: ExecutionProvider, precision: Precision) {
+  const tokenizer = taskTokenizer(addition(2));
+  const model = makeTokenModel({ kind: 'transformer', name: 'Tiny', params: { layers: 2, width: 32, heads: 4, context: 16 } }, tokenizer, new Rng(1));
+  const T = 16;
+  const B = 8;
+  const { graph, logProb } = buildLogProbs(model, T);
+  const loss = graph.neg(graph.reduceMean(logProb));
+  const step = await GradientStep.create(graph, [{ loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false, precision } });
+  // Characters of the task (the model never predicts its padding: a target of it would have log-probability -1e9).
+  const characters = tokenizer.encode(tokenizer.alphabet);
+  const random = new Rng(7);
+  const tokens = BigInt64Array.from({ length: B * T }, () => BigInt(characters[random.int(characters.length)]!));
+  const targets = BigInt64Array.from({ length: B * T }, () => BigInt(characters[random.int(characters.length)]!));
+  try {
+    const out = await step.run({ tokens: { data: tokens, dims: [B, T] }, targets: { data: targets, dims: [B, T] }, inv_temperature: new Float32Array([1]) });
+    const carried = out.gradScale ?? 1;
+    return { loss: out.loss, gradScale: out.gradScale, names: model.weights.names, grads: out.grads.map((g) => g.map((x) => x / carried)) };
+  } finally {
+    await step.release();
+  }
+}
+
+/** ||a - b|| / ||b||. */
+function relativeError(a: Float32Array, b: Float32Array): number {
+  let diff = 0;
+  let norm = 0;
+  b.forEach((x, i) => {
+    diff += (a[i]! - x) ** 2;
+    norm += x * x;
+  });
+  return Math.sqrt(diff / norm);
+}
+
+/** The tolerances this file states: float16 keeps 11 bits (2^-11 ~ 5e-4 per rounding), and a step rounds many times. */
+const LOSS_TOLERANCE = 1e-2;
+const GRAD_TOLERANCE = 2e-2;
+
+async function assertAgreement(provider: ExecutionProvider): Promise<void> {
+  const [full, half] = [await transformerStep(provider, 'fp32'), await transformerStep(provider, 'fp16')];
+  assert.equal(full.gradScale, undefined);
+  assert.equal(half.gradScale, 2 ** 16, 'fp16 gradients carry the loss scale');
+  const lossError = Math.abs(half.loss - full.loss) / Math.abs(full.loss);
+  assert.ok(lossError <= LOSS_TOLERANCE, `loss: fp16 ${half.loss} vs fp32 ${full.loss}`);
+  let worst = 0;
+  let identical = 0;
+  full.grads.forEach((g, k) => {
+    const error = relativeError(half.grads[k]!, g);
+    worst = Math.max(worst, error);
+    if (error === 0) identical++;
+    assert.ok(error <= GRAD_TOLERANCE, `${provider}: gradient of ${full.names[k]}: relative error ${error.toExponential(2)} over ${GRAD_TOLERANCE}`);
+  });
+  // The products really ran in float16: most gradients differ from float32's in their last bits.
+  assert.ok(identical < full.grads.length / 2, `${identical} of ${full.grads.length} gradients are float32's exactly`);
+  console.log(`# ${provider}: loss ${full.loss} vs ${half.loss}, relative error ${lossError.toExponential(2)}, worst gradient relative error ${worst.toExponential(2)} over ${full.grads.length} weights`);
+}
+
+describe("a transformer step in fp16 agrees with fp32's (loss within 1e-2, each weight's gradient within 2e-2, relative)", () => {
+  let skip: string | false = false;
+  before(async () => {
+    skip = await webgpuOrSkip();
+  });
+
+  it('on the cpu provider', async () => {
+    await assertAgreement('cpu');
+  });
+
+  it('on webgpu (lavapipe in CI)', async (t) => {
+    if (skip) return t.skip(skip);
+    await assertAgreement('webgpu');
+  });
+});
