@@ -140,7 +140,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
     this.sftSlot = gradients.metricNames.indexOf('sft');
     this.saved = learnerState<TextLearnerState>(config.name, {
-      ...sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer }),
+      ...sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer, lossScaler: gradients.lossScaler }),
       // Only with sft_data (a checkpoint from before it has none).
       demoRng: demos ? part.optional(part.rng(demos.rng)) : part.none(),
     });

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { CheckedStep } from '../../../runtime/algorithms/checked-step.js';
-import { Adam, Graph, GradientStep, LossScaler, WeightStore, type Precision } from '../../../runtime/tensor/index.js';
+import { CheckpointStateError, learnerState, part } from '../../../runtime/algorithms/learner-state.js';
+import { Adam, Graph, GradientStep, LossScaler, WeightStore, type LossScaleState, type Precision } from '../../../runtime/tensor/index.js';
 
 test('the loss scale starts at 2^16, halves on every overflow, doubles after growthInterval finite steps, and its state round-trips', () => {
   const scaler = new LossScaler({ growthInterval: 3 });
@@ -100,4 +101,19 @@ test('a float16 step whose scaled gradients overflow float16 is skipped and its 
   } finally {
     await Promise.all([half.step.release(), full.step.release()]);
   }
+});
+
+test("a learner's checkpoint part for the loss scale: saved, loaded, optional, and a damaged one named", () => {
+  const scaler = new LossScaler();
+  scaler.update(false);
+  const saved = learnerState<{ lossScale: LossScaleState | null }>('SFT', { lossScale: part.lossScale(scaler) }).save();
+  assert.deepEqual(saved, { lossScale: { scale: 2 ** 15, goodSteps: 0 } });
+  const fresh = new LossScaler();
+  const state = learnerState<{ lossScale: LossScaleState | null }>('SFT', { lossScale: part.lossScale(fresh) });
+  state.load(saved);
+  assert.equal(fresh.scale, 2 ** 15);
+  state.load({});
+  assert.equal(fresh.scale, 2 ** 15, 'a checkpoint without it (fp32, or older) keeps the scale');
+  assert.throws(() => state.load({ lossScale: { scale: -1, goodSteps: 0 } }), (err: Error) => err instanceof CheckpointStateError && /lossScale/.test(err.message) && /a loss scale/.test(err.message));
+  assert.deepEqual(learnerState<{ lossScale: LossScaleState | null }>('SFT', { lossScale: part.lossScale(null) }).save(), { lossScale: null }, 'fp32 saves none');
 });

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
+import { latestCheckpoint, loadCheckpoint } from '../../../runtime/run/checkpoint.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { PlanError, train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
@@ -17,10 +18,15 @@ function reverseSft(precision: string): Plan {
   return { ...plan, policy: TINY, precision, stages: [{ name: 'main', algorithm: { name: 'SFT', kind: 'SFT', params: { updates: 40, batch_size: 32, learning_rate: 3e-3 } }, budget: null }] };
 }
 
-test('precision fp16: an SFT run of a transformer trains in mixed precision and learns as fp32 does', async () => {
+test('precision fp16: an SFT run of a transformer trains in mixed precision, learns as fp32 does, and checkpoints its loss scale', async () => {
   const out = tempDir();
-  const result = await train(reverseSft('fp16'), { out });
+  const result = await train(reverseSft('fp16'), { out, checkpointEvery: 640 });
   assert.equal(result.status, 'finished');
+  const checkpoint = latestCheckpoint(path.join(result.runDir, 'checkpoints'));
+  assert.ok(checkpoint, 'a checkpoint was written');
+  const state = loadCheckpoint(checkpoint.file).algorithmState as { lossScale?: { scale: number; goodSteps: number } };
+  // 40 finite steps at GradScaler's start: no overflow (the scale would have halved), no growth yet.
+  assert.deepEqual(state.lossScale, { scale: 2 ** 16, goodSteps: 40 });
   const hparams = readEvents(path.join(result.runDir, 'events.jsonl')).find((e) => e.type === 'hparams') as { values?: Record<string, unknown> } | undefined;
   assert.equal(hparams?.values?.precision, 'fp16');
   const accuracy = result.metrics['eval/accuracy']!;
