@@ -56,7 +56,7 @@ describe('the webgpu provider', () => {
     });
   });
 
-  it("runs PPO's graphs and the transformer's GRPO step on the GPU with no node left to the CPU", async (t) => {
+  it("runs PPO's graphs and the transformer's GRPO step (fp32 and fp16) on the GPU with no node left to the CPU", async (t) => {
     if (skip) return t.skip(skip);
     // A child process, as onnxruntime writes its placement log to stderr from native code.
     const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
@@ -75,13 +75,23 @@ describe('the webgpu provider', () => {
       const model = makeTokenModel({ kind: 'transformer', name: 'Tiny', params: { layers: 1, width: 32, heads: 2, context: 16 } }, taskTokenizer(addition(2)), new Rng(1));
       const grpo = buildGrpoLoss(model, 13);
       const grpoStep = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['webgpu'], threads: false } });
-      await grpoStep.release();`;
+      await grpoStep.release();
+      console.error('--- fp16');
+      const half = buildGrpoLoss(model, 13);
+      const halfStep = await GradientStep.create(half.graph, [{ loss: half.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: ['webgpu'], threads: false, precision: 'fp16' } });
+      await halfStep.release();`;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20, env: { ...process.env, RLX_ORT_PLACEMENT: '1' } });
     assert.equal(run.status, 0, run.stderr.slice(-2000));
-    const [ppoLog, transformerLog] = run.stderr.split('--- transformer');
+    const [ppoLog, rest] = run.stderr.split('--- transformer');
+    const [transformerLog, halfLog] = rest!.split('--- fp16');
     const ppo = parsePlacements(ppoLog!).map(summarize);
     const transformer = parsePlacements(transformerLog!).map(summarize);
-    assert.ok(ppo.length >= 1 && transformer.length === 1, 'onnxruntime logged the placements');
+    const half = parsePlacements(halfLog!).map(summarize);
+    assert.ok(ppo.length >= 1 && transformer.length === 1 && half.length === 1, 'onnxruntime logged the placements');
+    // precision fp16 (runtime/tensor/mixed-precision.ts): its float16 ops and casts run on the GPU too.
+    assert.deepEqual(half[0]!.fallbacks.map((n) => n.op), [], 'the fp16 GRPO step leaves no node to the CPU');
+    assert.ok(half[0]!.onDevice > transformer[0]!.onDevice, `the fp16 step's casts run on the GPU: ${half[0]!.onDevice} nodes`);
+    assert.ok(half[0]!.copies <= transformer[0]!.copies, `host<->GPU copies per fp16 GRPO step: ${half[0]!.copies}`);
     // LogSoftmax (no webgpu kernel) and ConstantOfShape (placed on the CPU) are written as other
     // ops for webgpu (runtime/tensor/webgpu-lowering.ts); a new op here is a new fallback.
     assert.deepEqual([...ppo, ...transformer].flatMap((s) => s.fallbacks.map((n) => n.op)), []);
