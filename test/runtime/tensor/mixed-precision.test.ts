@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { before, describe, it, test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 
+import * as path from 'node:path';
 import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
+import { readLmConfig } from '../../../runtime/lm/config.js';
+import { loadLmWeights } from '../../../runtime/lm/load.js';
+import { causalLm } from '../../../runtime/lm/model.js';
+import { attentionMask, leftPad, rowPositions } from '../../../runtime/lm/rows.js';
 import { makeTokenModel } from '../../../runtime/policies/index.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { GradientStep, type Precision } from '../../../runtime/tensor/index.js';
@@ -17,6 +22,7 @@ import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
 import { addition } from '../../../runtime/text/generated.js';
 import { taskTokenizer } from '../../../runtime/text/task.js';
 import { Rng } from '../../../shared/random.js';
+import { repoRoot } from '../../helpers/repo.js';
 import { webgpuOrSkip } from '../../helpers/webgpu.js';
 
 interface NodeProto { op_type: string; input: string[]; output: string[]; attribute: { name: string; i?: number | { toNumber(): number } }[] }
@@ -111,23 +117,54 @@ function relativeError(a: Float32Array, b: Float32Array): number {
 const LOSS_TOLERANCE = 1e-2;
 const GRAD_TOLERANCE = 2e-2;
 
-async function assertAgreement(provider: ExecutionProvider): Promise<void> {
-  const [full, half] = [await transformerStep(provider, 'fp32'), await transformerStep(provider, 'fp16')];
+/** One full fine-tuning step (cross-entropy on random targets) of a tiny Hugging Face checkpoint (test/fixtures/hf-tiny): RMSNorm, RoPE, SwiGLU or GPT-2's blocks. */
+async function pretrainedStep(family: string, provider: ExecutionProvider, precision: Precision) {
+  const dir = path.join(repoRoot(), 'test/fixtures/hf-tiny', family);
+  const config = readLmConfig(dir);
+  const weights = loadLmWeights(dir, config);
+  const [B, T] = [2, 12];
+  const g = new Graph();
+  const inputs = { tokens: g.input('tokens', 'int64', ['B', T]), positions: g.input('positions', 'int64', ['B', T]), mask: g.input('mask', 'float32', ['B', T, T]) };
+  const targets = g.input('targets', 'int64', ['B', T]);
+  const { logits } = causalLm(g, weights.declare(g), config, inputs);
+  const loss = g.neg(g.reduceMean(g.gatherLast(g.logSoftmax(logits), targets)));
+  const step = await GradientStep.create(g, [{ loss, weights: weights.names }], { weights, compute: { providers: [provider], threads: false, precision } });
+  const random = new Rng(5);
+  const ids = () => BigInt64Array.from({ length: B * T }, () => BigInt(random.int(config.vocab)));
+  const rows = leftPad([Array.from({ length: T }, () => 1), Array.from({ length: T - 3 }, () => 1)], 0);
+  try {
+    const out = await step.run({
+      tokens: { data: ids(), dims: [B, T] },
+      targets: { data: ids(), dims: [B, T] },
+      positions: { data: rowPositions(rows.starts, 0, T), dims: [B, T] },
+      mask: { data: attentionMask(rows.starts, 0, T), dims: [B, T, T] },
+    });
+    const carried = out.gradScale ?? 1;
+    return { loss: out.loss, gradScale: out.gradScale, names: weights.names, grads: out.grads.map((gr) => gr.map((x) => x / carried)) };
+  } finally {
+    await step.release();
+  }
+}
+
+type StepOf = (provider: ExecutionProvider, precision: Precision) => ReturnType<typeof transformerStep>;
+
+async function assertAgreement(provider: ExecutionProvider, stepOf: StepOf = transformerStep, label = 'transformer'): Promise<void> {
+  const [full, half] = [await stepOf(provider, 'fp32'), await stepOf(provider, 'fp16')];
   assert.equal(full.gradScale, undefined);
   assert.equal(half.gradScale, 2 ** 16, 'fp16 gradients carry the loss scale');
   const lossError = Math.abs(half.loss - full.loss) / Math.abs(full.loss);
-  assert.ok(lossError <= LOSS_TOLERANCE, `loss: fp16 ${half.loss} vs fp32 ${full.loss}`);
+  assert.ok(lossError <= LOSS_TOLERANCE, `${label} on ${provider}: loss: fp16 ${half.loss} vs fp32 ${full.loss}`);
   let worst = 0;
   let identical = 0;
   full.grads.forEach((g, k) => {
     const error = relativeError(half.grads[k]!, g);
     worst = Math.max(worst, error);
     if (error === 0) identical++;
-    assert.ok(error <= GRAD_TOLERANCE, `${provider}: gradient of ${full.names[k]}: relative error ${error.toExponential(2)} over ${GRAD_TOLERANCE}`);
+    assert.ok(error <= GRAD_TOLERANCE, `${label} on ${provider}: gradient of ${full.names[k]}: relative error ${error.toExponential(2)} over ${GRAD_TOLERANCE}`);
   });
   // The products really ran in float16: most gradients differ from float32's in their last bits.
   assert.ok(identical < full.grads.length / 2, `${identical} of ${full.grads.length} gradients are float32's exactly`);
-  console.log(`# ${provider}: loss ${full.loss} vs ${half.loss}, relative error ${lossError.toExponential(2)}, worst gradient relative error ${worst.toExponential(2)} over ${full.grads.length} weights`);
+  console.log(`# ${label} on ${provider}: loss ${full.loss} vs ${half.loss}, relative error ${lossError.toExponential(2)}, worst gradient relative error ${worst.toExponential(2)} over ${full.grads.length} weights`);
 }
 
 describe("a transformer step in fp16 agrees with fp32's (loss within 1e-2, each weight's gradient within 2e-2, relative)", () => {
@@ -144,4 +181,15 @@ describe("a transformer step in fp16 agrees with fp32's (loss within 1e-2, each 
     if (skip) return t.skip(skip);
     await assertAgreement('webgpu');
   });
+
+  // The pretrained families' graphs: RMSNorm's mean of squares and its epsilon (1e-6, below
+  // float16's smallest normal) stay float32; RoPE's and SwiGLU's products follow their inputs.
+  for (const family of ['qwen2', 'llama', 'gpt2']) {
+    it(`a ${family} checkpoint's full fine-tuning step, on the cpu provider and on webgpu`, async (t) => {
+      const stepOf: StepOf = (provider, precision) => pretrainedStep(family, provider, precision);
+      await assertAgreement('cpu', stepOf, family);
+      if (skip) return t.skip(skip);
+      await assertAgreement('webgpu', stepOf, family);
+    });
+  }
 });
