@@ -108,7 +108,8 @@ export class CheckedStep {
     for (let k = 0; k < metrics.length; k++) {
       if (!Number.isFinite(metrics[k])) this.diverged(`losses/${metricNames[k] ?? `metric ${k}`} is ${metrics[k]}`);
     }
-    if (!Number.isFinite(loss)) this.diverged(`the loss is ${loss}`);
+    // In float16 a product past 65504 is an infinity the loss scale cannot prevent (it scales only the backward pass).
+    if (!Number.isFinite(loss)) this.diverged(`the loss is ${loss}${result.gradScale !== undefined ? ' (with precision fp16: a float16 product may have overflowed; precision fp32 may train)' : ''}`);
     const grads = this.options.pick ? this.options.pick(result.grads) : result.grads;
     this.moved = true;
     if (result.gradScale !== undefined) {
@@ -123,6 +124,15 @@ export class CheckedStep {
     const norm = this.options.optimizer.step(grads, lr, this.clip);
     if (!Number.isFinite(norm)) this.diverged(`the gradient's norm is ${norm}`);
     return norm;
+  }
+
+  /**
+   * precision fp16's metrics for an update's event: `charts/loss_scale` (the scale now) and
+   * `charts/skipped_steps` (steps skipped for overflow since the learner began); none in fp32.
+   */
+  precisionMetrics(): Record<string, number> {
+    const scaler = this.session?.lossScaler;
+    return scaler ? { 'charts/loss_scale': scaler.scale, 'charts/skipped_steps': scaler.skipped } : {};
   }
 
   /**

@@ -152,6 +152,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
       'charts/learning_rate': lr,
       'losses/loss': loss,
       'losses/grad_norm': gradNorm,
+      ...this.checked.precisionMetrics(),
     };
     this.metricNames.forEach((name, m) => (metrics[`learner/${name}`] = sums[m]!));
     return metrics;

@@ -121,6 +121,7 @@ export class Sft implements Algorithm {
       'train/token_accuracy': out.metrics[0]!,
       'charts/learning_rate': lr,
       'charts/tokens': batch.tokenCount,
+      ...this.checked.precisionMetrics(),
     };
   }
 

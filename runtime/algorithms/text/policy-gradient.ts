@@ -262,6 +262,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       'charts/learning_rate': lr,
       'charts/clip': clip,
       'losses/grad_norm': gradNorm,
+      ...this.checked.precisionMetrics(),
     };
     LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
     if (joined) {

@@ -29,6 +29,8 @@ test('precision fp16: an SFT run of a transformer trains in mixed precision, lea
   assert.deepEqual(state.lossScale, { scale: 2 ** 16, goodSteps: 40 });
   const hparams = readEvents(path.join(result.runDir, 'events.jsonl')).find((e) => e.type === 'hparams') as { values?: Record<string, unknown> } | undefined;
   assert.equal(hparams?.values?.precision, 'fp16');
+  const metrics = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'metrics') as { values: Record<string, number> }[];
+  assert.deepEqual([metrics.at(-1)!.values['charts/loss_scale'], metrics.at(-1)!.values['charts/skipped_steps']], [2 ** 16, 0], 'the loss scale and the steps skipped are logged');
   const accuracy = result.metrics['eval/accuracy']!;
   // The same run in fp32 reaches > 0.2 (test/runtime/text/train-text.test.ts).
   assert.ok(accuracy > 0.2, `40 updates in fp16 learn some of it: ${accuracy}`);
