@@ -62,7 +62,7 @@ export interface CastWriter {
 /**
  * Decides, node by node in topological order, which type each float32 tensor of the graph is
  * written in, and casts inputs where a node needs the other. Types are kept per written name:
- * a graph output written as float16 is cast up under its own name (see `finish`).
+ * a graph output written as float16 is cast up under its own name (ModelWriter in onnx.ts).
  */
 export class HalfPrecisionPlan {
   private readonly types = new Map<string, FloatType>();
