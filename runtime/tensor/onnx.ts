@@ -3,7 +3,7 @@
 // and be cut into several models.
 
 import { WEBGPU_LOWERINGS, type LoweringWriter } from './webgpu-lowering.js';
-import { FLOAT_DATA_TYPE, type FloatType, HalfPrecisionPlan, type Precision } from './mixed-precision.js';
+import { FLOAT_DATA_TYPE, type FloatType, HalfPrecisionPlan, halfBits, type Precision } from './mixed-precision.js';
 import { CUSTOM_GRADIENT, type Graph } from './graph.js';
 import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
 import { isUnknownDim } from './shape.js';
@@ -109,6 +109,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
   writer.outputNames = new Set(claimed.values());
   for (const t of needed) writer.add(t, nameOf);
   for (const [name, t] of identities) writer.node('Identity', [nameOf(t)], name, `Identity_${name}`, []);
+  writer.bakeHalfCasts();
 
   const externalData = options.externalDataAbove !== undefined ? moveToExternalData(writer.initializers as InitializerProto[], options.externalDataAbove) : undefined;
   const outputIO: ModelIO[] = outputs.map(([name, t]) => ({ name, dtype: t.dtype, shape: t.shape, isParam: false }));
@@ -187,6 +188,8 @@ class ModelWriter implements LoweringWriter {
   private readonly half: HalfPrecisionPlan | null;
   /** The names of graph outputs that nodes write: these keep the graph's float32. */
   outputNames: ReadonlySet<string> = new Set();
+  /** The float32 parameters baked as initializers, by name (bakeHalfCasts). */
+  private readonly baked = new Map<string, Float32Array>();
 
   constructor(
     private readonly bake: ParamSource | undefined,
@@ -286,6 +289,29 @@ class ModelWriter implements LoweringWriter {
     }
     const data = t.dtype === 'float32' ? Float32Array.from(found.data) : Float64Array.from(found.data);
     this.initializers.push(tensorProto(t.name!, { dtype: t.dtype, shape: found.shape, data }));
+    if (t.dtype === 'float32') this.baked.set(t.name!, data as Float32Array);
+  }
+
+  /**
+   * precision fp16: a baked weight that the model reads only through its cast to float16 (a frozen
+   * weight of a product) is baked as float16 under the cast's name, and the cast goes: half the
+   * model's bytes for it, the same values (halfBits rounds as onnxruntime's Cast does).
+   */
+  bakeHalfCasts(): void {
+    if (!this.half || this.baked.size === 0) return;
+    const nodes = this.nodes as NodeProto[];
+    const readers = new Map<string, NodeProto[]>();
+    for (const node of nodes) for (const input of node.input) if (this.baked.has(input)) readers.set(input, [...(readers.get(input) ?? []), node]);
+    const dropped = new Set<NodeProto>();
+    for (const [name, list] of readers) {
+      const cast = list[0]!;
+      if (list.length !== 1 || cast.op_type !== 'Cast' || castTarget(cast) !== FLOAT_DATA_TYPE.float16) continue;
+      const index = this.initializers.findIndex((t) => (t as { name: string }).name === name);
+      const proto = this.initializers[index] as { dims: number[] };
+      this.initializers[index] = { name: cast.output[0]!, dims: proto.dims, data_type: FLOAT_DATA_TYPE.float16, raw_data: bytesOf(halfBits(this.baked.get(name)!)) };
+      dropped.add(cast);
+    }
+    if (dropped.size > 0) this.nodes.splice(0, this.nodes.length, ...nodes.filter((n) => !dropped.has(n)));
   }
 
   /** One shared int64 initializer per distinct axes list. */
@@ -301,7 +327,19 @@ class ModelWriter implements LoweringWriter {
   }
 }
 
-function bytesOf(data: HostArray): Uint8Array {
+interface NodeProto {
+  readonly op_type: string;
+  readonly input: string[];
+  readonly output: string[];
+  readonly attribute: { readonly name: string; readonly i?: number }[];
+}
+
+/** A Cast node's `to`. */
+function castTarget(node: NodeProto): number | undefined {
+  return node.attribute.find((a) => a.name === 'to')?.i;
+}
+
+function bytesOf(data: HostArray | Uint16Array): Uint8Array {
   // raw_data is little-endian; typed arrays are in platform order, little-endian on x86 and ARM.
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }

@@ -11,12 +11,14 @@ import * as path from 'node:path';
 import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
 import { readLmConfig } from '../../../runtime/lm/config.js';
 import { loadLmWeights } from '../../../runtime/lm/load.js';
+import { initialAdapter, loraAdapters, loraWeights } from '../../../runtime/lm/lora.js';
 import { causalLm } from '../../../runtime/lm/model.js';
 import { attentionMask, leftPad, rowPositions } from '../../../runtime/lm/rows.js';
 import { makeTokenModel } from '../../../runtime/policies/index.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
-import { GradientStep, type Precision } from '../../../runtime/tensor/index.js';
+import { GradientStep, WeightStore, type Precision } from '../../../runtime/tensor/index.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
+import { halfBits } from '../../../runtime/tensor/mixed-precision.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
 import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
 import { addition } from '../../../runtime/text/generated.js';
@@ -117,18 +119,33 @@ function relativeError(a: Float32Array, b: Float32Array): number {
 const LOSS_TOLERANCE = 1e-2;
 const GRAD_TOLERANCE = 2e-2;
 
-/** One full fine-tuning step (cross-entropy on random targets) of a tiny Hugging Face checkpoint (test/fixtures/hf-tiny): RMSNorm, RoPE, SwiGLU or GPT-2's blocks. */
-async function pretrainedStep(family: string, provider: ExecutionProvider, precision: Precision) {
+/**
+ * One fine-tuning step (cross-entropy on random targets) of a tiny Hugging Face checkpoint
+ * (test/fixtures/hf-tiny): RMSNorm, RoPE, SwiGLU or GPT-2's blocks. In full, or with LoRA on
+ * q and v: the base is then frozen, fed on the CPU and baked on webgpu (as float16 in fp16).
+ */
+async function pretrainedStep(family: string, provider: ExecutionProvider, precision: Precision, lora = false) {
   const dir = path.join(repoRoot(), 'test/fixtures/hf-tiny', family);
   const config = readLmConfig(dir);
-  const weights = loadLmWeights(dir, config);
+  const base = loadLmWeights(dir, config);
   const [B, T] = [2, 12];
   const g = new Graph();
   const inputs = { tokens: g.input('tokens', 'int64', ['B', T]), positions: g.input('positions', 'int64', ['B', T]), mask: g.input('mask', 'float32', ['B', T, T]) };
   const targets = g.input('targets', 'int64', ['B', T]);
-  const { logits } = causalLm(g, weights.declare(g), config, inputs);
+  const settings = { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj'] };
+  const adapters = lora ? loraAdapters(config, settings) : [];
+  const trainable = lora ? new WeightStore() : base;
+  const init = new Rng(3);
+  for (const a of adapters) {
+    trainable.add(a.a.name, a.a.shape, initialAdapter(a, 'a', init));
+    // B is 0 in a fresh adapter; small values so that every gradient is exercised.
+    trainable.add(a.b.name, a.b.shape, (n) => Float32Array.from({ length: n }, () => 0.05 * (init.uniform() - 0.5)));
+  }
+  const declared = lora ? { ...base.declare(g), ...trainable.declare(g) } : base.declare(g);
+  const { logits } = causalLm(g, declared, config, inputs, lora ? { lora: loraWeights(adapters, settings) } : {});
   const loss = g.neg(g.reduceMean(g.gatherLast(g.logSoftmax(logits), targets)));
-  const step = await GradientStep.create(g, [{ loss, weights: weights.names }], { weights, compute: { providers: [provider], threads: false, precision } });
+  const weights = trainable;
+  const step = await GradientStep.create(g, [{ loss, weights: weights.names }], { weights, ...(lora ? { fed: base } : {}), compute: { providers: [provider], threads: false, precision } });
   const random = new Rng(5);
   const ids = () => BigInt64Array.from({ length: B * T }, () => BigInt(random.int(config.vocab)));
   const rows = leftPad([Array.from({ length: T }, () => 1), Array.from({ length: T - 3 }, () => 1)], 0);
@@ -192,4 +209,57 @@ describe("a transformer step in fp16 agrees with fp32's (loss within 1e-2, each 
       await assertAgreement('webgpu', stepOf, family);
     });
   }
+
+  it("a qwen2 checkpoint's LoRA step: the frozen base fed on the cpu, baked (as float16) on webgpu", async (t) => {
+    const stepOf: StepOf = (provider, precision) => pretrainedStep('qwen2', provider, precision, true);
+    await assertAgreement('cpu', stepOf, 'qwen2 LoRA');
+    if (skip) return t.skip(skip);
+    await assertAgreement('webgpu', stepOf, 'qwen2 LoRA');
+  });
+});
+
+test("halfBits rounds float32 to float16 as onnxruntime's Cast does: ties to even, subnormals, overflow, infinities and NaN", async () => {
+  const random = new Rng(11);
+  const edge = [0, -0, 1, -1, 65504, 65519.99, 65520, 1e6, -1e6, 2 ** -14, 2 ** -24, 2 ** -25, 2 ** -25 * 1.0001, 3 * 2 ** -26, 2 ** -26, 1e-10, Infinity, -Infinity, NaN,
+    1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -11 + 2 ** -20, 2047.5, 2049, 4097];
+  const values = Float32Array.from([...edge, ...Array.from({ length: 20000 }, () => (random.uniform() - 0.5) * 2 ** (random.int(60) - 30))]);
+  // A Cast alone, written by hand: float32 in, float16 out.
+  const cast = ModelProto.encode({
+    ir_version: 8, opset_import: [{ domain: '', version: 18 }],
+    graph: {
+      name: 'cast', node: [{ op_type: 'Cast', input: ['x'], output: ['y'], name: 'c', attribute: [{ name: 'to', type: 2, i: FLOAT16 }] }],
+      input: [{ name: 'x', type: { tensor_type: { elem_type: FLOAT32, shape: { dim: [{ dim_value: values.length }] } } } }],
+      output: [{ name: 'y', type: { tensor_type: { elem_type: FLOAT16, shape: { dim: [{ dim_value: values.length }] } } } }],
+    },
+  }).finish();
+  const session = await ort.InferenceSession.create(cast, { executionProviders: ['cpu'] });
+  const expected = (await session.run({ x: new ort.Tensor('float32', values, [values.length]) })).y!.data as Uint16Array;
+  await session.release();
+  const actual = halfBits(values);
+  const nan = (h: number) => (h & 0x7c00) === 0x7c00 && (h & 0x3ff) !== 0;
+  values.forEach((v, i) => assert.ok(actual[i] === expected[i] || (nan(actual[i]!) && nan(expected[i]!)), `${v}: ${actual[i]!.toString(16)} vs onnxruntime's ${expected[i]!.toString(16)}`));
+});
+
+test('fp16 bakes a frozen weight read only by a product as float16, with no Cast left for it; one read elsewhere stays float32', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 4]);
+  const w = g.param('w', [4, 3]);
+  const table = g.param('table', [3]);
+  const y = g.add(g.matmul(x, w), table); // table is read by an Add: it stays float32
+  const random = new Rng(2);
+  const values: Record<string, Float32Array> = { w: Float32Array.from({ length: 12 }, () => random.normal()), table: Float32Array.from([0.1, 0.2, 0.3]) };
+  const bake = { find: (name: string) => ({ data: values[name]!, shape: name === 'w' ? [4, 3] : [3] }) };
+  const half = buildModel(g, { outputs: { y }, bake, precision: 'fp16' });
+  const model = ModelProto.decode(half.bytes) as unknown as { graph: { node: NodeProto[]; initializer: { name: string; data_type: number }[] } };
+  const types = Object.fromEntries(model.graph.initializer.map((t) => [t.name, t.data_type]));
+  assert.equal(types.table, FLOAT32);
+  assert.equal(Object.values(types).filter((t) => t === FLOAT16).length, 1, 'w is baked as float16');
+  assert.ok(!('w' in types), 'under the name of its cast');
+  assert.ok(model.graph.node.every((n) => n.input[0] !== 'w'), 'no Cast of w is left');
+  const session = await ort.InferenceSession.create(half.bytes, { executionProviders: ['cpu'] });
+  const plain = await ort.InferenceSession.create(buildModel(g, { outputs: { y }, bake }).bytes, { executionProviders: ['cpu'] });
+  const feeds = { x: new ort.Tensor('float32', Float32Array.from({ length: 8 }, () => random.normal()), [2, 4]) };
+  const [a, e] = [(await session.run(feeds)).y!.data as Float32Array, (await plain.run(feeds)).y!.data as Float32Array];
+  e.forEach((v, i) => assert.ok(Math.abs(a[i]! - v) <= 4e-3 * (1 + Math.abs(v)), `y[${i}]: fp16 ${a[i]} vs fp32 ${v}`));
+  await Promise.all([session.release(), plain.release()]);
 });
