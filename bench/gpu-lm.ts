@@ -22,7 +22,7 @@ import { causalLm } from '../runtime/lm/model.js';
 import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
 import { weightSpecs } from '../runtime/lm/weights.js';
 import { Rng } from '../shared/random.js';
-import { Adam, Graph, GradientStep, WeightStore, type Feed } from '../runtime/tensor/index.js';
+import { Adam, Graph, GradientStep, WeightStore, type Feed, type Precision } from '../runtime/tensor/index.js';
 import type { ExecutionProvider } from '../runtime/tensor/session.js';
 import { QWEN_05B, TorchPeer } from './pretrained.js';
 import { type StepCost, formatCost, measure } from './gpu-measure.js';
@@ -84,14 +84,20 @@ export async function loraRow(options: LmRowsOptions, base = lmBenchBase(options
   console.log(`\n  LoRA training step (rank ${LORA.rank} on q,k,v,o; Adam on the adapters), ${options.quick ? 'a 2 x 64 Qwen2-shaped model (quick)' : "Qwen2.5-0.5B's shape (24 x 896, vocabulary 151936)"}: ${(parameters(config) / 1e6).toFixed(options.quick ? 2 : 0)}M frozen parameters, batch ${train.batch} x ${train.width}`);
   console.log('  who                       tokens/s   step ms   kernel ms   optimiser ms   host->device MB   device->host MB');
   let rlx = NaN;
+  let half = NaN;
   if (!options.webgpu) console.log('  rlx webgpu: -, webgpu does not start here');
   else {
-    try {
-      const cost = await loraStep(config, base, train, 'webgpu', options.seconds);
-      rlx = cost.perSecond * tokens;
-      console.log(`  ${'rlx webgpu'.padEnd(22)} ${formatCost(cost, tokens)}`);
-    } catch (e) {
-      console.log(`  rlx webgpu: failed: ${oneLine(e)}`);
+    // fp32, then precision fp16 (docs/gpu.md#precision: float16 products, the base folded to float16 in the session).
+    for (const precision of ['fp32', 'fp16'] as const) {
+      const who = precision === 'fp32' ? 'rlx webgpu' : 'rlx webgpu fp16';
+      try {
+        const cost = await loraStep(config, base, train, 'webgpu', options.seconds, precision);
+        if (precision === 'fp32') rlx = cost.perSecond * tokens;
+        else half = cost.perSecond * tokens;
+        console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}`);
+      } catch (e) {
+        console.log(`  ${who}: failed: ${oneLine(e)}`);
+      }
     }
   }
   const torch = await torchRate(options, ['lora', '1', '1', ...llamaArgs(config), String(train.batch), String(train.width), '1'], options.seconds);
@@ -99,7 +105,7 @@ export async function loraRow(options: LmRowsOptions, base = lmBenchBase(options
   else {
     const rate = torch.perSecond * tokens;
     console.log(`  ${`PyTorch (${torch.device})`.padEnd(22)} ${cellOf(rate)} ${(1000 / torch.perSecond).toFixed(1).padStart(9)}`);
-    console.log(`  rlx webgpu / PyTorch ${torch.device}: ${(rlx / rate).toFixed(3)}x`);
+    console.log(`  rlx webgpu / PyTorch ${torch.device}: ${(rlx / rate).toFixed(3)}x; rlx webgpu fp16 / PyTorch: ${(half / rate).toFixed(3)}x`);
   }
 }
 
@@ -155,7 +161,7 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
 }
 
 /** One LoRA step's cost on `provider`. */
-async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; width: number }, provider: ExecutionProvider, seconds: number): Promise<StepCost> {
+async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; width: number }, provider: ExecutionProvider, seconds: number, precision: Precision = 'fp32'): Promise<StepCost> {
   const { batch: B, width: T } = train;
   const g = new Graph();
   const tokens = g.input('tokens', 'int64', ['B', T]);
@@ -176,7 +182,7 @@ async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; 
   const step = await GradientStep.create(g, [{ loss, weights: trainable.names }], {
     weights: trainable,
     fed: base,
-    compute: { providers: [provider], threads: false, opThreads: os.availableParallelism() },
+    compute: { providers: [provider], threads: false, opThreads: os.availableParallelism(), precision },
     dimLimits: { B },
     largeOps: true,
   });
@@ -192,7 +198,8 @@ async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; 
   try {
     return await measure(async (timeOptimiser) => {
       const out = await step.run(feeds);
-      timeOptimiser(() => adam.step(out.grads));
+      // fp16's gradients carry the loss scale: Adam divides it out (a skipped step costs the same to measure).
+      timeOptimiser(() => adam.step(out.grads, undefined, out.gradScale !== undefined ? { gradScale: out.gradScale } : {}));
     }, { warmups: 1, minRuns: 3, seconds });
   } finally {
     await step.release();

@@ -7,7 +7,8 @@
 //    12 x 768 at 16 x 128): tokens per second on webgpu, on the CPU (small shapes only) and in
 //    PyTorch eager fp32 (bench/peers/text_gpt.py, on CUDA where torch has it), with rlx/PyTorch,
 //    and for each rlx cell where the step's time goes: kernel time (the session runs' wall time),
-//    the host optimiser's time, and the bytes moved each way per step (gpu-measure.ts).
+//    the host optimiser's time, and the bytes moved each way per step (gpu-measure.ts); webgpu
+//    in fp32 and with precision fp16 (docs/gpu.md#precision).
 // 3. small-sampling: sampling with the key/value cache (one onnxruntime step per position), the
 //    2 x 64 model at batch 1024 and a 4 x 256 model at batch 64.
 // 4. lora and sampling: a Qwen2.5-0.5B-shaped model's LoRA step and its sampling at batch 64,
@@ -36,7 +37,7 @@ import { decode, lockstepStep } from '../runtime/policies/transformer/sampling.j
 import { Rng } from '../shared/random.js';
 import { addition } from '../runtime/text/generated.js';
 import { taskTokenizer } from '../runtime/text/task.js';
-import { Adam, GradientStep } from '../runtime/tensor/index.js';
+import { Adam, GradientStep, type Precision } from '../runtime/tensor/index.js';
 import { loraRow, lmBenchBase, samplingRow } from './gpu-lm.js';
 import { formatCost, measure, type StepCost } from './gpu-measure.js';
 import { torchPeerMissing, torchTextModel } from './peers.js';
@@ -138,17 +139,18 @@ function transformerSetup(c: TransformerCase, rows: number) {
 }
 
 /** A GRPO gradient step's cost (with Adam on the host, as the learner does) on one provider. */
-async function grpoCost(provider: ExecutionProvider, c: TransformerCase, rows: number): Promise<StepCost> {
+async function grpoCost(provider: ExecutionProvider, c: TransformerCase, rows: number, precision: Precision = 'fp32'): Promise<StepCost> {
   const { model, batch } = transformerSetup(c, rows);
   const T = c.tokens;
   const grpo = buildGrpoLoss(model, T);
-  const step = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false } });
+  const step = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false, precision } });
   const adam = new Adam(model.weights, { eps: 1e-8 });
   const feeds = grpoBenchFeeds(batch, rows, T);
   try {
     return await measure(async (timeOptimiser) => {
-      const { grads } = await step.run(feeds);
-      timeOptimiser(() => adam.step(grads, 1e-5));
+      const { grads, gradScale } = await step.run(feeds);
+      // fp16's gradients carry the loss scale: Adam divides it out.
+      timeOptimiser(() => adam.step(grads, 1e-5, gradScale !== undefined ? { gradScale } : {}));
     }, { warmups: 1, minRuns: 3, seconds: SECONDS });
   } finally {
     await Promise.all([step.release(), model.release()]);
@@ -293,12 +295,12 @@ export async function benchGpu(): Promise<void> {
         console.log(`\n  ${name} (est. ${macs(estimate)} multiply-adds a step)`);
         console.log('    who                     tokens/s   step ms   kernel ms   optimiser ms   host->device MB   device->host MB');
         // Each cell is printed as soon as it is measured: a run cut short keeps what it has.
-        const rlxCell = async (provider: ExecutionProvider): Promise<number> => {
-          const who = `rlx ${provider}`.padEnd(22);
+        const rlxCell = async (provider: ExecutionProvider, precision: Precision = 'fp32'): Promise<number> => {
+          const who = `rlx ${provider}${precision === 'fp16' ? ' fp16' : ''}`.padEnd(22);
           if (provider === 'cpu' && estimate > CPU_MAX_MACS) return (console.log(`    ${who}        -   (seconds a step on one thread: skipped)`), NaN);
           if (provider === 'webgpu' && !gpu) return (console.log(`    ${who}        -   (webgpu does not start here)`), NaN);
           try {
-            const cost = await grpoCost(provider, c, rows);
+            const cost = await grpoCost(provider, c, rows, precision);
             console.log(`    ${who} ${formatCost(cost, tokens)}`);
             return cost.perSecond * tokens;
           } catch (e) {
@@ -308,11 +310,12 @@ export async function benchGpu(): Promise<void> {
         };
         const cpu = await rlxCell('cpu');
         const onGpu = await rlxCell('webgpu');
+        const half = await rlxCell('webgpu', 'fp16');
         const torch = await torchTraining(c, rows, vocab, cuda);
         const torchRate = typeof torch === 'string' ? NaN : torch.rate;
         if (typeof torch === 'string') console.log(`    PyTorch: ${torch}`);
         else console.log(`    ${`PyTorch (${torch.device === 'cuda' ? 'cuda' : `${torch.device}, no CUDA`})`.padEnd(22)} ${cell(torchRate, 10)} ${(tokens * 1000 / torchRate).toFixed(1).padStart(9)}`);
-        const ratios = `webgpu/cpu ${ratio(onGpu, cpu)}, webgpu/PyTorch ${ratio(onGpu, torchRate)}`;
+        const ratios = `webgpu/cpu ${ratio(onGpu, cpu)}, webgpu/PyTorch ${ratio(onGpu, torchRate)}, webgpu fp16/fp32 ${ratio(half, onGpu)}, webgpu fp16/PyTorch ${ratio(half, torchRate)}`;
         console.log(`    ${ratios}`);
         summary.push(`  ${name.padEnd(22)} ${cell(cpu, 12)} ${cell(onGpu, 15)} ${cell(torchRate, 16)}   ${ratios}`);
       }

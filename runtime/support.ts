@@ -12,6 +12,7 @@ import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, stageHandoverProblem, type EnvSpec } from '../dsl/schema/index.js';
 import { curriculumProblems } from './trainer/curriculum.js';
 import { InputError } from '../shared/input-error.js';
+import { PRECISIONS, type Precision } from './tensor/index.js';
 
 /** A plan this runtime cannot run; the message lists every reason. */
 export class PlanError extends InputError {
@@ -26,6 +27,21 @@ function builtinProblem(kind: 'env' | 'algorithm' | 'policy', name: string, impl
   const why = NOT_IMPLEMENTED[kind][name];
   if (why) return `${kind} ${name} is not implemented yet: ${why}`;
   return `unknown ${kind} kind "${name}" (implemented: ${implemented.join(', ')})`;
+}
+
+/** What is wrong with the plan's `precision`: an unknown one, or fp16 for a policy whose steps it does not lower. */
+function precisionProblems(plan: Plan): string[] {
+  const precision = plan.precision ?? 'fp32';
+  if (!(PRECISIONS as readonly string[]).includes(precision)) return [`unknown precision "${precision}" (known: ${PRECISIONS.join(', ')})`];
+  if (precision === 'fp16' && !buildsAs(LANGUAGE_MODEL, plan.policy.kind)) {
+    return [`precision fp16 lowers the gradient steps of transformer and pretrained policies; policy ${plan.policy.name} is ${plan.policy.kind}: remove precision (an MLP's products are too small to gain from float16)`];
+  }
+  return [];
+}
+
+/** The plan's precision, once checkPlan passed it: fp32 where the plan has none. */
+export function planPrecision(plan: Plan): Precision {
+  return (plan.precision ?? 'fp32') as Precision;
 }
 
 /** The message of a params reader's error, if it throws: a bad hyperparameter or setting. */
@@ -69,6 +85,7 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     if (text === false && ownsTokenizer(plan.policy.kind)) problems.push(`${name} writes text: ${envLabel} has actions of numbers; pair it with a TextTask`);
     if (text === false && !buildsAs(ACTOR_CRITIC, plan.policy.kind) && !ownsTokenizer(plan.policy.kind)) problems.push(`${name} reads tokens, not observation vectors: ${envLabel} needs an mlp policy`);
   }
+  problems.push(...precisionProblems(plan));
   // On an env of numbers each stage starts from the networks the one before it trained.
   if (text !== true) {
     plan.stages.slice(1).forEach((next, i) => {

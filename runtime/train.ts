@@ -20,7 +20,7 @@ import { processAlive } from './run/lock.js';
 import { bundledDataset, bundledSftData, datasetToBundle, RUN_BUNDLE, sftDataToBundle, RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
 import { Condition } from './run/stop.js';
-import { checkPlan, PlanError } from './support.js';
+import { checkPlan, planPrecision, PlanError } from './support.js';
 import { warmUpCompute, type ComputeOptions } from './tensor/index.js';
 import { isTextEnv } from './text/env.js';
 import { MAX_DATASET_BYTES } from './text/dataset.js';
@@ -249,7 +249,7 @@ async function prepare(plan: Plan, seed: number, device: DeviceChoice, workload:
   });
   const stop = plan.stop ? Condition.compile(plan.stop, 'stop') : null;
   const { stage, settings } = stages[startStage]!;
-  const first = await workload.createAlgorithm(stage, settings, TrainingRun.stageRng(seed, startStage, stage, workload), computeOn(device, compute));
+  const first = await workload.createAlgorithm(stage, settings, TrainingRun.stageRng(seed, startStage, stage, workload), computeOn(device, compute, planPrecision(plan)));
   return { workload, stages, stop, first };
 }
 

@@ -10,6 +10,7 @@ import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
 import { checkTextEval } from './text-eval.js';
+import { checkPrecision } from './precision.js';
 import { checkTurnCredit } from './turn-credit.js';
 
 function specOf(ctx: CheckContext, target: Target | undefined): BuiltinSpec | undefined {
@@ -71,6 +72,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
   checkTextEval(ctx, symbol);
+  checkPrecision(ctx, symbol);
 }
 
 function suggestValue(ctx: CheckContext, symbol: DeclSymbol, property: string): string {

@@ -113,6 +113,7 @@ export class PlanCompiler {
       envs: value('envs') as number,
       seeds: typeof seed === 'number' ? [seed] : (value('seeds') as number[]),
       device: value('device') as string,
+      ...(value('precision') !== 'fp32' ? { precision: value('precision') as string } : {}),
       eval: evalBlock ? {
         every: blockValue(evalBlock, 'eval', 'every') as number,
         episodes: blockValue(evalBlock, 'eval', 'episodes') as number,

@@ -74,6 +74,8 @@ export interface Plan {
   envs: number;
   seeds: number[];
   device: string;
+  /** 'fp16': mixed-precision gradient steps (docs/gpu.md#precision). Written only when not fp32, so plans from before it read the same; absent: fp32. */
+  precision?: string;
   eval: { every: number; episodes: number; deterministic: boolean } | null;
   stop: PlanExpr | null;
   curriculum: { param: string; from: number; to: number; step: number; advance: PlanExpr } | null;

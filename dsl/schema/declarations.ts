@@ -23,6 +23,10 @@ export const EXPERIMENT: DeclarationSchema = {
       option('cuda', 'An NVIDIA GPU through onnxruntime\'s CUDA provider.'),
       option('webgpu', 'A GPU through onnxruntime\'s WebGPU provider.'),
     ), 'auto', 'Where the networks run.'),
+    param('precision', choice(
+      option('fp32', 'float32 throughout.'),
+      option('fp16', 'Mixed precision: the gradient steps\' matrix products in float16 from float32 master weights, softmax, layer norms, reductions and the loss in float32, with dynamic loss scaling (a step whose gradients overflow float16 is skipped and the scale halved). For transformer and pretrained policies on a GPU (docs/gpu.md#precision).'),
+    ), 'fp32', 'The float type of the training step\'s tensor work.'),
     param('stop', condition, undefined, 'Stop early when this condition holds, e.g. `eval.mean_return >= 475`.'),
   ],
   blocks: [

@@ -14,7 +14,7 @@
 // by a bounded amount, so finite weights stay finite; and a scan (1.5-3 ns a weight, ~0.5 ms
 // for SAC's 200k, on 2 loaded cores) after each of SAC's steps would cost several percent. The
 // trainer writes checkpoints only between iterate() calls, after the scan.
-import type { Feed, StepResult, WeightStore } from '../tensor/index.js';
+import type { Feed, LossScaler, StepResult, WeightStore } from '../tensor/index.js';
 import { NonFiniteError } from './stepper.js';
 
 /** A learner's update diverged: a loss, a gradient or a weight is no longer finite. */
@@ -26,12 +26,14 @@ export class DivergedError extends NonFiniteError {
 export interface GradientRun {
   /** The metrics' names, in the order of StepResult.metrics. */
   readonly metricNames: readonly string[];
+  /** A float16 step's loss scale (GradientStep's): told after each step whether its gradients were finite. */
+  readonly lossScaler?: LossScaler | null;
   run(feeds: Readonly<Record<string, Feed>>): Promise<StepResult>;
 }
 
 /** The optimiser's step (Adam's): updates its weights in place, returns the gradients' global norm before clipping. */
 export interface GradientOptimizer {
-  step(grads: readonly Float32Array[], lr?: number, options?: { readonly maxGradNorm?: number }): number;
+  step(grads: readonly Float32Array[], lr?: number, options?: { readonly maxGradNorm?: number; readonly gradScale?: number }): number;
 }
 
 /** Weights by name, as a WeightStore holds them; the arrays are the ones the optimiser updates. */
@@ -58,8 +60,10 @@ export interface CheckedStepOptions {
 
 /** One checked step's numbers, valid until the next step (the arrays are the session's). */
 export interface CheckedResult extends StepResult {
-  /** The gradients' global L2 norm before clipping. */
+  /** The gradients' global L2 norm before clipping (not finite in a skipped step). */
   readonly gradNorm: number;
+  /** A float16 step whose gradients overflowed: the optimiser did not step, and the loss scale halved. */
+  readonly skipped: boolean;
 }
 
 export class CheckedStep {
@@ -69,7 +73,7 @@ export class CheckedStep {
   /** Whether a step moved the weights since they were last scanned. */
   private moved = false;
   /** Reused: a step allocates nothing of its own (PPO takes hundreds per update). */
-  private readonly result: { -readonly [K in keyof CheckedResult]: CheckedResult[K] } = { loss: 0, grads: [], metrics: new Float64Array(0), gradNorm: 0 };
+  private readonly result: { -readonly [K in keyof CheckedResult]: CheckedResult[K] } = { loss: 0, grads: [], metrics: new Float64Array(0), gradNorm: 0, skipped: false };
 
   /** `session` null: the learner computes its gradients itself and hands them to update(). */
   constructor(
@@ -87,6 +91,7 @@ export class CheckedStep {
     const ran = await this.session.run(feeds);
     const result = this.result;
     result.gradNorm = this.update(ran, lr, this.session.metricNames);
+    result.skipped = ran.gradScale !== undefined && !Number.isFinite(result.gradNorm);
     result.loss = ran.loss;
     result.grads = ran.grads;
     result.metrics = ran.metrics;
@@ -103,12 +108,31 @@ export class CheckedStep {
     for (let k = 0; k < metrics.length; k++) {
       if (!Number.isFinite(metrics[k])) this.diverged(`losses/${metricNames[k] ?? `metric ${k}`} is ${metrics[k]}`);
     }
-    if (!Number.isFinite(loss)) this.diverged(`the loss is ${loss}`);
+    // In float16 a product past 65504 is an infinity the loss scale cannot prevent (it scales only the backward pass).
+    if (!Number.isFinite(loss)) this.diverged(`the loss is ${loss}${result.gradScale !== undefined ? ' (with precision fp16: a float16 product may have overflowed; precision fp32 may train)' : ''}`);
     const grads = this.options.pick ? this.options.pick(result.grads) : result.grads;
     this.moved = true;
+    if (result.gradScale !== undefined) {
+      // A float16 step (loss-scale.ts): gradients that overflowed skip the step and halve the scale.
+      const norm = this.options.optimizer.step(grads, lr, { ...this.clip, gradScale: result.gradScale });
+      const scaler = this.session?.lossScaler;
+      if (scaler?.update(Number.isFinite(norm)) && scaler.exhausted) {
+        this.diverged(`the gradient's norm is ${norm} at the smallest loss scale (${scaler.scale}): it overflows float16 however small the scale; precision fp32 may train`);
+      }
+      return norm;
+    }
     const norm = this.options.optimizer.step(grads, lr, this.clip);
     if (!Number.isFinite(norm)) this.diverged(`the gradient's norm is ${norm}`);
     return norm;
+  }
+
+  /**
+   * precision fp16's metrics for an update's event: `charts/loss_scale` (the scale now) and
+   * `charts/skipped_steps` (steps skipped for overflow since the learner began); none in fp32.
+   */
+  precisionMetrics(): Record<string, number> {
+    const scaler = this.session?.lossScaler;
+    return scaler ? { 'charts/loss_scale': scaler.scale, 'charts/skipped_steps': scaler.skipped } : {};
   }
 
   /**

@@ -23,7 +23,7 @@
 // load() that refuses what passed (Adam's sizes, a replay buffer of another shape) is named too.
 import { InputError } from '../../shared/input-error.js';
 import type { Rng } from '../../shared/random.js';
-import type { Adam, AdamState, WeightSnapshot, WeightStore } from '../tensor/index.js';
+import type { Adam, AdamState, LossScaler, LossScaleState, WeightSnapshot, WeightStore } from '../tensor/index.js';
 
 /** One named part of a learner's state: how it is saved, what a saved one looks like, how it is loaded. */
 export interface StatePart<T> {
@@ -146,6 +146,26 @@ export const part = {
         return isRecord(saved) && Number.isSafeInteger(saved.step) && arrays(saved.m) && arrays(saved.v) ? undefined : notA(at, 'an Adam state ({ step, m, v })', saved);
       },
       load: (saved) => optimizer.load(saved),
+    };
+  },
+
+  /**
+   * A float16 step's loss scale (GradientStep.lossScaler), where the step has one: optional, so a
+   * checkpoint without it (fp32, or from before) leaves the scale the learner starts with; none in fp32.
+   */
+  lossScale(scaler: LossScaler | null): StatePart<LossScaleState | null> {
+    if (!scaler) return part.none();
+    return {
+      kind: 'a loss scale',
+      optional: true,
+      save: () => scaler.state(),
+      problem: (saved, at) =>
+        isRecord(saved) && typeof saved.scale === 'number' && Number.isFinite(saved.scale) && saved.scale > 0 && Number.isSafeInteger(saved.goodSteps) && (saved.goodSteps as number) >= 0
+          ? undefined
+          : notA(at, 'a loss scale ({ scale > 0, goodSteps })', saved),
+      load: (saved) => {
+        if (saved) scaler.load(saved);
+      },
     };
   },
 

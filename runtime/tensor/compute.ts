@@ -5,6 +5,7 @@
 import * as os from 'node:os';
 import { GradientParts, MIN_CORES_FOR_THREADS } from './gradient-parts.js';
 import type { ExecutionProvider } from './session.js';
+import type { Precision } from './mixed-precision.js';
 import { allowOptimizerThreads } from './optimizer-threads.js';
 
 /** What a caller of the trainer may choose about compute (the device is chosen apart). */
@@ -27,6 +28,11 @@ export interface Compute extends ComputeOptions {
    * MLP's ops are too small to split well (gradient-parts.ts), so its sessions keep one.
    */
   readonly opThreads?: number;
+  /**
+   * 'fp16': gradient steps compute their matrix products in float16 from float32 master weights,
+   * with dynamic loss scaling (mixed-precision.ts, loss-scale.ts); 'fp32' (the default) throughout.
+   */
+  readonly precision?: Precision;
 }
 
 /**

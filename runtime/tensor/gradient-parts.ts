@@ -19,6 +19,7 @@
 // thread would wait all that time.
 import * as os from 'node:os';
 import { grad } from './grad.js';
+import type { Precision } from './mixed-precision.js';
 import type { Graph } from './graph.js';
 import { EXTERNAL_DATA_ABOVE, buildModel } from './onnx.js';
 import { WeightStore } from './weights.js';
@@ -60,7 +61,16 @@ export interface GradientPartsOptions {
    * must not change after create().
    */
   readonly fed?: WeightStore;
+  /**
+   * 'fp16': the models compute their products in float16 (mixed-precision.ts), and the backward
+   * pass starts from the graph input LOSS_SCALE (a float32 scalar fed at each run, LossScaler's)
+   * instead of 1, so the gradients come out multiplied by it. Default 'fp32'.
+   */
+  readonly precision?: Precision;
 }
+
+/** The input a float16 step's loss scale is fed to: the gradients are d(scale * loss). */
+export const LOSS_SCALE = 'loss_scale';
 
 export interface PartsResult {
   /** d(total loss)/d(param) for every parameter of the store, in the store's order; views that the next run overwrites. */
@@ -191,11 +201,13 @@ export class GradientParts {
     const uncovered = order.filter((name) => !owner.has(name) && !frozen.has(name));
     if (uncovered.length > 0) throw new Error(`GradientParts: parameter(s) ${uncovered.join(', ')} are in no part (list weights no part trains in 'frozen')`);
     const threaded = options.threads ?? (parts.length > 1 && canThread(providers));
+    const precision = options.precision ?? 'fp32';
+    const seed = precision === 'fp16' ? { seed: graph.memo(LOSS_SCALE, () => graph.input(LOSS_SCALE, 'float32', [])) } : {};
     const compiled = await Promise.all(
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.weights.map((name) => graph.byName(name)!);
-        const flat = graph.concat(grad(part.loss, wrt).map((t) => graph.reshape(t, [-1])), 0);
-        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu'), externalDataAbove: EXTERNAL_DATA_ABOVE, ...(bakeFed ? { bake: options.fed, bakeFound: true } : {}) });
+        const flat = graph.concat(grad(part.loss, wrt, seed).map((t) => graph.reshape(t, [-1])), 0);
+        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu'), precision, externalDataAbove: EXTERNAL_DATA_ABOVE, ...(bakeFed ? { bake: options.fed, bakeFound: true } : {}) });
         const slots = part.weights.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
         const extraNames = Object.keys(part.extras ?? {});
         if (threaded && i > 0) {

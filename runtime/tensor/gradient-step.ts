@@ -7,7 +7,8 @@
 // when that pays). A loss over shared weights is one part. Each part also outputs its loss
 // and its metrics packed into one vector: an output costs ~3 us in onnxruntime's bindings.
 import type { Compute } from './compute.js';
-import { GradientParts, type GradientPart, type ThreadStats } from './gradient-parts.js';
+import { GradientParts, LOSS_SCALE, type GradientPart, type ThreadStats } from './gradient-parts.js';
+import { LossScaler } from './loss-scale.js';
 import type { Graph } from './graph.js';
 import type { WeightStore } from './weights.js';
 import type { Feed } from './session.js';
@@ -43,13 +44,17 @@ export interface StepResult {
   readonly grads: Float32Array[];
   /** The metrics, in the order of `GradientStep.metricNames`. */
   readonly metrics: Float64Array;
+  /** The factor the gradients carry (a float16 step's loss scale): the optimiser divides by it (Adam's gradScale); absent: 1. */
+  readonly gradScale?: number;
 }
 
 export class GradientStep {
-  private readonly result: { loss: number; grads: Float32Array[]; metrics: Float64Array };
+  private readonly result: { loss: number; grads: Float32Array[]; metrics: Float64Array; gradScale?: number };
 
   private constructor(
     private readonly parts: GradientParts,
+    /** A float16 step's loss scale (compute.precision fp16); null in float32. */
+    readonly lossScaler: LossScaler | null,
     /** Every metric's name, in the order of StepResult.metrics. */
     readonly metricNames: readonly string[],
     /** Per part: its output, and the index in metricNames of each value after its loss. */
@@ -75,8 +80,9 @@ export class GradientStep {
       frozen: options.frozen,
       fed: options.fed,
       intraOpThreads: options.largeOps ? options.compute.opThreads : 1,
+      precision: options.compute.precision,
     });
-    return new GradientStep(compiled, metricNames, layout);
+    return new GradientStep(compiled, options.compute.precision === 'fp16' ? new LossScaler() : null, metricNames, layout);
   }
 
   /** Whether the parts run on worker threads. */
@@ -98,8 +104,10 @@ export class GradientStep {
   }
 
   async run(feeds: Readonly<Record<string, Feed>>): Promise<StepResult> {
-    const { grads, extras } = await this.parts.run(feeds);
+    // A copy with the scale (a learner may change its feeds object between runs): microseconds against a transformer's step.
+    const { grads, extras } = await this.parts.run(this.lossScaler ? { ...feeds, [LOSS_SCALE]: this.lossScaler.feed } : feeds);
     const result = this.result;
+    if (this.lossScaler) result.gradScale = this.lossScaler.scale;
     result.loss = 0;
     for (const { output, slots } of this.layout) {
       const vector = extras[output]!;

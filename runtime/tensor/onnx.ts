@@ -3,6 +3,7 @@
 // and be cut into several models.
 
 import { WEBGPU_LOWERINGS, type LoweringWriter } from './webgpu-lowering.js';
+import { FLOAT_DATA_TYPE, type FloatType, HalfPrecisionPlan, halfBits, type Precision } from './mixed-precision.js';
 import { CUSTOM_GRADIENT, type Graph } from './graph.js';
 import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
 import { isUnknownDim } from './shape.js';
@@ -35,6 +36,12 @@ export interface ModelOptions {
    * kernels for (webgpu-lowering.ts), so no node falls back and copies every run.
    */
   readonly forWebGpu?: boolean;
+  /**
+   * 'fp16': compute the matrix products in float16 from the float32 inputs and parameters, and
+   * what needs float32 in float32, with Casts between (mixed-precision.ts); inputs and outputs
+   * keep their types. Default 'fp32': every op as the graph has it.
+   */
+  readonly precision?: Precision;
   /**
    * Where the initializers hold more bytes than this, they go to a separate weights file
    * (ONNX external data, BuiltModel.externalData) instead of the protobuf, which onnxruntime
@@ -86,7 +93,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
     if (graph.byName(name)) throw new Error(`buildModel: output name '${name}' is already an input or parameter name`);
   }
 
-  const writer = new ModelWriter(options.bake, options.forWebGpu ?? false, options.bakeFound ?? false);
+  const writer = new ModelWriter(options.bake, options.forWebGpu ?? false, options.bakeFound ?? false, options.precision ?? 'fp32');
   const needed = reachableFrom(outputs.map(([, t]) => t));
 
   // An op computing exactly one output writes it under the output's name; other outputs
@@ -99,8 +106,10 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
   }
   const nameOf = (t: Tensor): string => claimed.get(t) ?? t.name ?? (t.op === 'Const' ? `_c${t.id}` : `_t${t.id}`);
 
+  writer.outputNames = new Set(claimed.values());
   for (const t of needed) writer.add(t, nameOf);
   for (const [name, t] of identities) writer.node('Identity', [nameOf(t)], name, `Identity_${name}`, []);
+  writer.bakeHalfCasts();
 
   const externalData = options.externalDataAbove !== undefined ? moveToExternalData(writer.initializers as InitializerProto[], options.externalDataAbove) : undefined;
   const outputIO: ModelIO[] = outputs.map(([name, t]) => ({ name, dtype: t.dtype, shape: t.shape, isParam: false }));
@@ -175,14 +184,24 @@ class ModelWriter implements LoweringWriter {
   private readonly axesNames = new Map<string, string>();
   /** Names of the nodes and initializers a lowering adds (`_l0`, `_l1`, ...). */
   private lowered = 0;
+  /** Where the model computes in float16: which type each float is written in (precision fp16). */
+  private readonly half: HalfPrecisionPlan | null;
+  /** The names of graph outputs that nodes write: these keep the graph's float32. */
+  outputNames: ReadonlySet<string> = new Set();
+  /** The float32 parameters baked as initializers, by name (bakeHalfCasts). */
+  private readonly baked = new Map<string, Float32Array>();
 
   constructor(
     private readonly bake: ParamSource | undefined,
     private readonly forWebGpu: boolean,
     private readonly bakeFound: boolean,
-  ) {}
+    precision: Precision,
+  ) {
+    this.half = precision === 'fp16' ? new HalfPrecisionPlan(this) : null;
+  }
 
   add(t: Tensor, nameOf: (t: Tensor) => string): void {
+    if (t.isLeaf && t.dtype === 'float32') this.half?.declare(nameOf(t), 'float32');
     switch (t.op) {
       case 'Input':
         this.inputs.push({ name: t.name!, dtype: t.dtype, shape: t.shape, isParam: false });
@@ -195,13 +214,40 @@ class ModelWriter implements LoweringWriter {
     }
     if (t.op === CUSTOM_GRADIENT) {
       // Only y is computed; the rule's targets are inputs for the gradient walk alone.
-      this.node('Identity', [nameOf(t.inputs[0]!)], nameOf(t), `${t.op}_${t.id}`, []);
+      const y = nameOf(t.inputs[0]!);
+      const type = this.half?.typeOf(y);
+      const output = this.halfOutput(t, nameOf(t), type);
+      this.node('Identity', [y], output, `${t.op}_${t.id}`, []);
+      this.finishHalfOutput(nameOf(t), output, type);
       return;
     }
-    const inputs = t.inputs.map(nameOf);
+    let inputs = t.inputs.map(nameOf);
+    let type: FloatType | undefined;
+    if (this.half) ({ inputs, type } = this.half.inputsFor(t, inputs));
+    const output = this.halfOutput(t, nameOf(t), type);
+    this.writeNode(t, inputs, output);
+    this.finishHalfOutput(nameOf(t), output, type);
+  }
+
+  /** Where node t writes: its name, or a temporary where it computes float16 but is a graph output (float32). */
+  private halfOutput(t: Tensor, name: string, type: FloatType | undefined): string {
+    return type === 'float16' && this.outputNames.has(name) ? `_h${t.id}` : name;
+  }
+
+  /** Records the type `name` holds; a graph output computed in float16 is cast up to it. */
+  private finishHalfOutput(name: string, written: string, type: FloatType | undefined): void {
+    if (!this.half || type === undefined) return;
+    this.half.declare(written, type);
+    if (written !== name) {
+      this.node('Cast', [written], name, `Cast${name}`, [['to', FLOAT_DATA_TYPE.float32]]);
+      this.half.declare(name, 'float32');
+    }
+  }
+
+  private writeNode(t: Tensor, inputs: string[], output: string): void {
     const lowering = this.forWebGpu ? WEBGPU_LOWERINGS[t.op] : undefined;
     if (lowering) {
-      lowering(t, inputs, nameOf(t), this);
+      lowering(t, inputs, output, this);
       return;
     }
     const attrs: [string, AttrValue][] = [];
@@ -212,7 +258,7 @@ class ModelWriter implements LoweringWriter {
       else attrs.push([key, value]);
     }
     if (op === 'StopGradient') op = 'Identity';
-    this.node(op, inputs, nameOf(t), `${t.op}_${t.id}`, attrs);
+    this.node(op, inputs, output, `${t.op}_${t.id}`, attrs);
   }
 
   node(opType: string, inputs: string[], output: string, name: string, attrs: readonly [string, AttrValue][]): void {
@@ -243,6 +289,29 @@ class ModelWriter implements LoweringWriter {
     }
     const data = t.dtype === 'float32' ? Float32Array.from(found.data) : Float64Array.from(found.data);
     this.initializers.push(tensorProto(t.name!, { dtype: t.dtype, shape: found.shape, data }));
+    if (t.dtype === 'float32') this.baked.set(t.name!, data as Float32Array);
+  }
+
+  /**
+   * precision fp16: a baked weight that the model reads only through its cast to float16 (a frozen
+   * weight of a product) is baked as float16 under the cast's name, and the cast goes: half the
+   * model's bytes for it, the same values (halfBits rounds as onnxruntime's Cast does).
+   */
+  bakeHalfCasts(): void {
+    if (!this.half || this.baked.size === 0) return;
+    const nodes = this.nodes as NodeProto[];
+    const readers = new Map<string, NodeProto[]>();
+    for (const node of nodes) for (const input of node.input) if (this.baked.has(input)) readers.set(input, [...(readers.get(input) ?? []), node]);
+    const dropped = new Set<NodeProto>();
+    for (const [name, list] of readers) {
+      const cast = list[0]!;
+      if (list.length !== 1 || cast.op_type !== 'Cast' || castTarget(cast) !== FLOAT_DATA_TYPE.float16) continue;
+      const index = this.initializers.findIndex((t) => (t as { name: string }).name === name);
+      const proto = this.initializers[index] as { dims: number[] };
+      this.initializers[index] = { name: cast.output[0]!, dims: proto.dims, data_type: FLOAT_DATA_TYPE.float16, raw_data: bytesOf(halfBits(this.baked.get(name)!)) };
+      dropped.add(cast);
+    }
+    if (dropped.size > 0) this.nodes.splice(0, this.nodes.length, ...nodes.filter((n) => !dropped.has(n)));
   }
 
   /** One shared int64 initializer per distinct axes list. */
@@ -258,7 +327,19 @@ class ModelWriter implements LoweringWriter {
   }
 }
 
-function bytesOf(data: HostArray): Uint8Array {
+interface NodeProto {
+  readonly op_type: string;
+  readonly input: string[];
+  readonly output: string[];
+  readonly attribute: { readonly name: string; readonly i?: number }[];
+}
+
+/** A Cast node's `to`. */
+function castTarget(node: NodeProto): number | undefined {
+  return node.attribute.find((a) => a.name === 'to')?.i;
+}
+
+function bytesOf(data: HostArray | Uint16Array): Uint8Array {
   // raw_data is little-endian; typed arrays are in platform order, little-endian on x86 and ARM.
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }

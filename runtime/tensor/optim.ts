@@ -75,6 +75,13 @@ export interface AdamOptions {
 export interface AdamStepOptions {
   /** Clip the gradients' global L2 norm to this first, as clipGradNorm (the arrays are not modified). */
   readonly maxGradNorm?: number;
+  /**
+   * The factor the gradients carry: a float16 step's loss scale (loss-scale.ts). They are divided
+   * by it (in the same float32 factor as the clipping, the arrays not modified), the norm returned
+   * and clipped is theirs after the division, and a step whose gradients are not all finite is
+   * skipped: weights, moments and step count stay as they were, and the norm returned is not finite.
+   */
+  readonly gradScale?: number;
 }
 
 export interface AdamState {
@@ -141,6 +148,9 @@ export class Adam {
   step(grads: readonly Float32Array[], lr: number = this.lr, options: AdamStepOptions = {}): number {
     checkGrads('Adam.step', this.params, grads);
     this.lr = lr;
+    const carried = options.gradScale ?? 1;
+    const norm = (this.kernel ? this.kernel.load(this.params, grads) : gradNorm(grads)) / carried;
+    if (options.gradScale !== undefined && !Number.isFinite(norm)) return norm;
     this.t += 1;
     const { beta1, beta2, eps } = this;
     const k: AdamCoefficients = {
@@ -150,8 +160,7 @@ export class Adam {
       stepSize: lr / (1 - beta1 ** this.t),
       invSqrtBc2: 1 / Math.sqrt(1 - beta2 ** this.t),
     };
-    const norm = this.kernel ? this.kernel.load(this.params, grads) : gradNorm(grads);
-    const scale = clipFactor(norm, options.maxGradNorm);
+    const scale = clipFactor(norm, options.maxGradNorm) / carried;
     if (this.kernel) this.kernel.update(this.params, k, scale);
     else for (let i = 0; i < this.params.length; i++) adamUpdate(this.params[i]!, grads[i]!, this.m[i]!, this.v[i]!, k, scale);
     return norm;

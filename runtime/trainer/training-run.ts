@@ -18,7 +18,8 @@ import { latestCheckpoint, planHash, saveCheckpoint, STATE_FORMAT, STATE_VERSION
 import type { RunStatus } from '../run/events.js';
 import type { RunDirectory } from '../run/run-dir.js';
 import type { Condition, ConditionMetric } from '../run/stop.js';
-import { opThreadsFor, type Compute, type ComputeOptions } from '../tensor/index.js';
+import { opThreadsFor, type Compute, type ComputeOptions, type Precision } from '../tensor/index.js';
+import { planPrecision } from '../support.js';
 import { Curriculum } from './curriculum.js';
 import { RunReport, windowMetrics } from './run-report.js';
 import type { Workload } from './workload.js';
@@ -79,9 +80,9 @@ export class RunFailedError extends Error {
 type Outcome = { status: 'finished' | 'stopped'; reason: string };
 
 /** Where an algorithm's tensor work runs: the options' threads, on the chosen device. */
-export function computeOn(device: DeviceChoice, compute: ComputeOptions | undefined): Compute {
+export function computeOn(device: DeviceChoice, compute: ComputeOptions | undefined, precision: Precision = 'fp32'): Compute {
   const providers = [device.provider];
-  return { ...compute, providers, opThreads: opThreadsFor(compute ?? {}, providers) };
+  return { ...compute, providers, opThreads: opThreadsFor(compute ?? {}, providers), ...(precision !== 'fp32' ? { precision } : {}) };
 }
 
 export class TrainingRun {
@@ -251,7 +252,7 @@ export class TrainingRun {
       this.log('info', `stage ${stage.name} (${stage.algorithm.kind === 'module' ? `${stage.algorithm.name}, module "${stage.algorithm.module ?? ''}"` : stage.algorithm.kind}) starts at step ${this.step}${from ? `, from ${from} stage ${this.stages[i - 1]!.stage.name} trained` : ''}`);
     }
     const rollouts = this.workload.rolloutDevice?.();
-    const values = { seed: this.seed, device: this.device.provider, ...(rollouts ? { rollout_device: rollouts.provider } : {}), ...this.workload.description, policy: this.plan.policy, budget: length, ...algorithm.hparams() };
+    const values = { seed: this.seed, device: this.device.provider, ...(this.plan.precision !== undefined ? { precision: planPrecision(this.plan) } : {}), ...(rollouts ? { rollout_device: rollouts.provider } : {}), ...this.workload.description, policy: this.plan.policy, budget: length, ...algorithm.hparams() };
     // A learner module's own name is its label for messages (`algorithm Mine (module ...)`): the event names it as status.json does.
     this.dir.events.add({ type: 'hparams', step: this.step, algorithm: stage.algorithm.kind === 'module' ? stageAlgorithmTitle(stage.algorithm) : algorithm.name, values, stage: stage.name });
   }
@@ -265,7 +266,7 @@ export class TrainingRun {
     this.counters.stage = i;
     const { stage, settings } = this.stages[i]!;
     this.report.dropStageMetrics();
-    this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage, this.workload), computeOn(this.device, this.options.compute));
+    this.algorithm = await this.workload.createAlgorithm(stage, settings, TrainingRun.stageRng(this.seed, i, stage, this.workload), computeOn(this.device, this.options.compute, planPrecision(this.plan)));
   }
 
 

@@ -55,7 +55,18 @@ describe('compiler', () => {
     assert.deepEqual(plan.eval, { every: 10_000, episodes: 10, deterministic: true });
     assert.deepEqual(plan.stop, { op: '>=', args: [{ ref: 'eval.mean_return' }, { const: 475 }] });
     assert.equal(plan.device, 'auto');
+    assert.equal('precision' in plan, false, 'fp32, the default, is not written: plans read as before it existed');
     assert.match(plan.source.hash, /^sha256:[0-9a-f]{64}$/);
+  });
+
+  test('precision: fp16 reaches the plan; fp32 stated is left out as the default is', () => {
+    const text = `env Arith = TextTask { task: addition(digits: 2) }
+policy Tiny = transformer { layers: 2 }
+experiment Half { env: Arith, policy: Tiny, algorithm: GRPO, budget: 1k, device: webgpu, precision: fp16 }
+experiment Full = Half { precision: fp32 }
+`;
+    assert.equal(plansOf({ 'main.rlx': text }, 'Half')[0]!.precision, 'fp16');
+    assert.equal('precision' in plansOf({ 'main.rlx': text }, 'Full')[0]!, false);
   });
 
   test('merges inheritance: the nearest statement wins, the rest comes from the base', () => {

@@ -322,7 +322,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'a sweep property that is neither a setting nor a path (each valid name listed once)',
       source: `${PRELUDE}${BALANCE}sweep S over Balance {\n  ⟦sed⟧: [1, 2]\n}\n`,
-      message: "sweep over Balance has no 'sed'; did you mean 'seed'? Valid paths: strategy, seeds, parallel, backend, env, policy, algorithm, reward, budget, envs, seed, device, stop, env.NAME, policy.NAME, algorithm.NAME",
+      message: "sweep over Balance has no 'sed'; did you mean 'seed'? Valid paths: strategy, seeds, parallel, backend, env, policy, algorithm, reward, budget, envs, seed, device, precision, stop, env.NAME, policy.NAME, algorithm.NAME",
     },
     {
       name: 'removing a property from a one-line body takes its comma',

@@ -74,7 +74,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
       optimizer: this.optimizer,
       maxGradNorm: settings.max_grad_norm,
     });
-    this.saved = learnerState<ModuleTextState>(learner.label, sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer }));
+    this.saved = learnerState<ModuleTextState>(learner.label, sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer, lossScaler: gradients.lossScaler }));
   }
 
   get name(): string {
@@ -152,6 +152,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
       'charts/learning_rate': lr,
       'losses/loss': loss,
       'losses/grad_norm': gradNorm,
+      ...this.checked.precisionMetrics(),
     };
     this.metricNames.forEach((name, m) => (metrics[`learner/${name}`] = sums[m]!));
     return metrics;

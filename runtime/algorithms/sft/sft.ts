@@ -8,7 +8,7 @@
 import type { LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, type WeightSnapshot } from '../../tensor/index.js';
+import { Adam, type AdamState, GradientStep, type LossScaleState, type WeightSnapshot } from '../../tensor/index.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
@@ -33,6 +33,8 @@ export interface SftState {
   rng: number[];
   weights: WeightSnapshot;
   optimizer: AdamState;
+  /** precision fp16's loss scale; null in fp32 (and absent from checkpoints before it). */
+  lossScale?: LossScaleState | null;
 }
 
 export class Sft implements Algorithm {
@@ -70,6 +72,7 @@ export class Sft implements Algorithm {
       rng: part.rng(rng),
       weights: part.weights(policy.weights),
       optimizer: part.adam(this.optimizer),
+      lossScale: part.lossScale(gradients.lossScaler),
     });
   }
 
@@ -118,6 +121,7 @@ export class Sft implements Algorithm {
       'train/token_accuracy': out.metrics[0]!,
       'charts/learning_rate': lr,
       'charts/tokens': batch.tokenCount,
+      ...this.checked.precisionMetrics(),
     };
   }
 

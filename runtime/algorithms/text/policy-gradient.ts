@@ -140,7 +140,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
     this.sftSlot = gradients.metricNames.indexOf('sft');
     this.saved = learnerState<TextLearnerState>(config.name, {
-      ...sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer }),
+      ...sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer, lossScaler: gradients.lossScaler }),
       // Only with sft_data (a checkpoint from before it has none).
       demoRng: demos ? part.optional(part.rng(demos.rng)) : part.none(),
     });
@@ -262,6 +262,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       'charts/learning_rate': lr,
       'charts/clip': clip,
       'losses/grad_norm': gradNorm,
+      ...this.checked.precisionMetrics(),
     };
     LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
     if (joined) {
