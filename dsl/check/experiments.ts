@@ -1,6 +1,7 @@
 // Checks that look at an experiment as a whole: required parts, whether the algorithm, policy
 // and reward fit the environment, and seeds.
 import { algorithmSpec, builtinsOfKind, stageHandoverProblem, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec } from '../schema/index.js';
+import { PYTHON_GOAL_ENV } from '../schema/python-env.js';
 import type * as A from '../syntax/ast.js';
 import { declaredObservations, pythonEnvLabel, pythonEnvRoot, type DeclSymbol, type Effective, type Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
@@ -107,7 +108,10 @@ function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: Effec
       const v = relabel?.node.value;
       const relabelName = v?.kind === 'Name' ? v.parts[0]?.text : v?.kind === 'Call' ? v.callee.parts[0]?.text : undefined;
       if (relabel && relabelName && relabelName !== 'none' && !env.goalConditioned) {
-        ctx.accept('error', 'incompatible-env', `${algTarget.symbol.name} relabels goals (relabel: ${relabelName}), but ${envLabel} is not goal-conditioned; use GridWorld or set relabel: none`, at, {
+        // A Python env is made a goal env in Python, not by picking another env: say what makes one.
+        const python = envTarget.kind === 'decl' && model.pythonEnv(envTarget.symbol) !== undefined;
+        const remedy = python ? `; ${PYTHON_GOAL_ENV}, or set relabel: none` : '; use GridWorld or set relabel: none';
+        ctx.accept('error', 'incompatible-env', `${algTarget.symbol.name} relabels goals (relabel: ${relabelName}), but ${envLabel} is not goal-conditioned${remedy}`, at, {
           related: [{ file: relabel.owner.unit.path, range: relabel.node.range, message: 'relabeling is set here' }],
         });
       }

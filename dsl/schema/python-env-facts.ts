@@ -32,6 +32,11 @@ export interface PythonEnvFacts {
   readonly action: PythonEnvAction;
   /** The id's registered episode limit; null when it has none. */
   readonly maxSteps: number | null;
+  /**
+   * A goal env (the handshake has `goal`: a Dict observation with achieved_goal and desired_goal,
+   * compute_reward on env.unwrapped): `relabel:` and the reward names `goal`/`achieved` take it.
+   */
+  readonly goalConditioned: boolean;
 }
 
 /** A probe that could not make the env (no Python, an import error, a timeout): shown as a warning, training reports it too. */

@@ -19,6 +19,14 @@ export const PYTHON_BASE = 'python';
  */
 export const GYMNASIUM_ENV_KIND = 'gymnasium';
 
+/**
+ * What makes a Python env a goal env (worker.py goal_of()), for refusals of `relabel:` on one that
+ * is not: the checker's, when a probe answered, and the trainer's.
+ */
+export const PYTHON_GOAL_ENV =
+  'a Python env is a goal env when its observation is a Dict with achieved_goal and desired_goal and env.unwrapped has ' +
+  'compute_reward(achieved_goal, desired_goal, info) (docs/python-envs.md#goal-envs-and-hindsight-relabeling)';
+
 /** A Python identifier (ASCII): a class name, an observation name. */
 export const PYTHON_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

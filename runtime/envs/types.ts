@@ -83,6 +83,11 @@ export interface Env {
   getState(): number[];
   /** Replaces the internal state and starts a new episode at t = 0 (no random draw). */
   setState(state: readonly number[]): void;
+  /**
+   * What makes an env of this kind goal-conditioned, in its author's terms, for a refusal of
+   * `relabel:` on one that is not; absent: a TS env's goalFields, achievedFields and computeReward.
+   */
+  readonly goalEnvAdvice?: string;
 }
 
 /**
@@ -139,6 +144,12 @@ export interface GoalOutcomes {
 
 export function isGoalConditioned(env: Env): env is Env & GoalConditioned {
   return typeof (env as Partial<GoalConditioned>).computeReward === 'function';
+}
+
+/** The refusal of `relabel:` (by `algorithm`, with `strategy`) on `env`, which is not goal-conditioned. */
+export function notGoalConditioned(algorithm: string, strategy: string, env: Env): Error {
+  const advice = env.goalEnvAdvice ?? 'it has no goalFields, achievedFields and computeReward';
+  return new Error(`${algorithm} relabels goals (relabel: ${strategy}), but the env ${env.kind} is not goal-conditioned (${advice}); set relabel: none`);
 }
 
 /** A picture of an env's state: `height` rows of `width` pixels of `channels` bytes (1 gray, 3 RGB, 4 RGBA), top row first. */

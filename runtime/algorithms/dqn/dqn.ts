@@ -12,7 +12,7 @@
 //   (train_every and target_update are crossed, not hit exactly, when numEnvs > 1);
 // - the loss metrics are averaged over the update's gradient steps (CleanRL logs the last).
 import { Q_NETWORK, type QNetworkPolicy } from './q-network.js';
-import { isGoalConditioned } from '../../envs/types.js';
+import { isGoalConditioned, notGoalConditioned } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, type GradientStep, type WeightSnapshot, type WeightStore } from '../../tensor/index.js';
@@ -120,7 +120,7 @@ export class Dqn implements Algorithm {
     const policy = context.policy.networks(Q_NETWORK, 'DQN');
     const env = stepper.vec.envs[0];
     if (settings.relabel !== null && !isGoalConditioned(env)) {
-      throw new Error(`DQN relabels goals (relabel: ${settings.relabel.strategy}), but the env ${stepper.vec.kind} is not goal-conditioned (it has no goalFields, achievedFields and computeReward); set relabel: none`);
+      throw notGoalConditioned('DQN', settings.relabel.strategy, env);
     }
     const buffer = new ReplayBuffer({
       capacity: settings.buffer,

@@ -32,7 +32,7 @@ import { goalLayout } from '../replay/her.js';
 import { CheckedStep, type CheckedStepOptions } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
-import { isGoalConditioned } from '../../envs/types.js';
+import { isGoalConditioned, notGoalConditioned } from '../../envs/types.js';
 import { ACTOR_METRICS, buildActorLoss, buildCriticLoss, CRITIC_METRICS, sacGradientStep } from './loss.js';
 import { sacSettings, targetEntropy, type SacSettings } from './settings.js';
 
@@ -192,7 +192,7 @@ export class Sac implements Algorithm {
     const { actor, critics } = context.policy.networks(SAC_NETWORKS, 'SAC');
     const env = stepper.vec.envs[0];
     if (settings.relabel !== null && !isGoalConditioned(env)) {
-      throw new Error(`SAC relabels goals (relabel: ${settings.relabel.strategy}), but the env ${stepper.vec.kind} is not goal-conditioned (it has no goalFields, achievedFields and computeReward); set relabel: none`);
+      throw notGoalConditioned('SAC', settings.relabel.strategy, env);
     }
     const buffer = new ReplayBuffer({
       // A buffer never holds more than the budget's transitions: the rest would be memory (and checkpoint) for nothing.

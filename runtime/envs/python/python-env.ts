@@ -4,6 +4,7 @@
 // `copies_per_process` to a worker, so `num_envs: 8` with `copies_per_process: 4` runs two
 // processes, stepped in parallel: VecEnv steps all copies through stepAll() (CopyBatch), which
 // sends every worker its frame before it reads any answer.
+import { PYTHON_GOAL_ENV } from '../../../dsl/schema/python-env.js';
 import { Rng } from '../../../shared/random.js';
 import { spaceSize, type FastEnv, type GoalConditioned, type GoalOutcomes, type ResetResult, type RgbFrame, type Space, type StepResult } from '../types.js';
 import type { CopyBatch } from '../vector.js';
@@ -470,6 +471,9 @@ export class PythonEnvCopy implements FastEnv {
   }
   get kind(): string {
     return this.host.options.name;
+  }
+  get goalEnvAdvice(): string {
+    return PYTHON_GOAL_ENV;
   }
   get observationSpace(): Space {
     return this.host.observationSpace;

@@ -9,8 +9,8 @@ import { DEFAULT_SETTINGS, linesOf, pathToUri } from '../../../server/context.js
 import { expectClean, expectDiagnostics, MemoryHost, virtualPath } from '../../helpers/source.js';
 import { parseMarked } from '../../server/features/fixture.js';
 
-const CARTPOLE: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500 };
-const PENDULUM: PythonEnvFacts = { kind: 'facts', observationNames: ['cos', 'sin', 'speed'], observationShape: [3], action: { kind: 'continuous', dims: 1 }, maxSteps: 200 };
+const CARTPOLE: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500, goalConditioned: false };
+const PENDULUM: PythonEnvFacts = { kind: 'facts', observationNames: ['cos', 'sin', 'speed'], observationShape: [3], action: { kind: 'continuous', dims: 1 }, maxSteps: 200, goalConditioned: false };
 
 /** A provider that knows `facts` by id and records the queries it was asked. */
 function provider(facts: Record<string, PythonEnvRead>, asked: PythonEnvQuery[] = []): AnalyzeOptions {
@@ -47,12 +47,25 @@ test('with facts, the action kind is checked: DQN on continuous actions is an er
 });
 
 test('with facts, MultiBinary actions are checked: DQN and SAC on them are errors that name what fits, PPO and REINFORCE are fine', () => {
-  const BITS: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'multibinary', n: 4 }, maxSteps: null };
+  const BITS: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'multibinary', n: 4 }, maxSteps: null, goalConditioned: false };
   const source = `env Cart = gymnasium("RlxBits-v0")\n${experiment('⟦DQN⟧')}`;
   const analyze = provider({ 'RlxBits-v0': BITS });
   expectDiagnostics(source, [{ code: 'incompatible-env', message: /^DQN cannot train on Cart \(gymnasium\("RlxBits-v0"\)\): it needs discrete actions, and gymnasium\("RlxBits-v0"\) has multibinary actions; algorithms that fit: PPO, REINFORCE$/ }], { analyze, others: 'allowed' });
   expectDiagnostics(source.replace('⟦DQN⟧', '⟦SAC⟧'), [{ code: 'incompatible-env', message: /^SAC cannot train on .* it needs discrete or continuous actions, and .* has multibinary actions/ }], { analyze, others: 'allowed' });
   for (const fits of ['PPO', 'REINFORCE']) expectDiagnostics(source.replace('⟦DQN⟧', fits), [], { analyze, others: 'allowed' });
+});
+
+test('with facts, relabel: on a Python env that is not a goal env is an error that says what makes one; on a goal env it is fine', () => {
+  const GOAL: PythonEnvFacts = { ...PENDULUM, observationNames: ['achieved_goal_0', 'achieved_goal_1', 'desired_goal_0', 'desired_goal_1', 'observation_0'], observationShape: [5], goalConditioned: true };
+  const source = `env Cart = gymnasium("⟦Pendulum-v1⟧")\nalgorithm Her = SAC { relabel: future(k: 4) }\n${experiment('⟦Her⟧')}`;
+  expectDiagnostics(source.replace('⟦Pendulum-v1⟧', 'Pendulum-v1'), [{
+    code: 'incompatible-env',
+    message: /^Her relabels goals \(relabel: future\), but Cart \(gymnasium\("Pendulum-v1"\)\) is not goal-conditioned; a Python env is a goal env when its observation is a Dict with achieved_goal and desired_goal and env.unwrapped has compute_reward\(achieved_goal, desired_goal, info\) \(docs\/python-envs.md#goal-envs-and-hindsight-relabeling\), or set relabel: none$/,
+  }], { analyze: provider({ 'Pendulum-v1': PENDULUM }), others: 'allowed' });
+  const goal = source.replace('⟦Pendulum-v1⟧', 'PointGoal-v0').replace('⟦Her⟧', 'Her');
+  expectDiagnostics(goal, [], { analyze: provider({ 'PointGoal-v0': GOAL }), others: 'allowed' });
+  // The goal env's reward names are offered too.
+  expectDiagnostics(goal.replace('budget: 10k', 'budget: 10k\n  reward: R') + 'reward R {\n  term t = -dist(achieved, goal)\n}\n', [], { analyze: provider({ 'PointGoal-v0': GOAL }), others: 'allowed' });
 });
 
 test('settings that are not literals the checker reads ask for no probe', () => {

@@ -33,7 +33,7 @@ function recordingInterpreter(name: string, then: string): { python: string; sta
 describe('probing a Python env', { skip }, () => {
   it('learns CartPole-v1\'s observation size and names, its discrete actions and its episode limit', async () => {
     const facts = await probePythonEnv(query(), { python: python!.python, processEnv: python!.env });
-    assert.deepEqual(facts, { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500 });
+    assert.deepEqual(facts, { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500, goalConditioned: false });
     const pendulum = await probePythonEnv(query({ id: 'Pendulum-v1' }), { python: python!.python, processEnv: python!.env });
     assert.deepEqual(pendulum.kind === 'facts' ? [pendulum.action, pendulum.maxSteps] : pendulum, [{ kind: 'continuous', dims: 1 }, 200]);
   });
@@ -60,6 +60,21 @@ describe('probing a Python env', { skip }, () => {
     const kept = second.lookup(q);
     assert.equal(second.probesStarted, 0, 'read from the disk cache');
     assert.deepEqual(kept !== undefined && kept !== 'pending' && kept.kind === 'facts' ? kept.action : kept, { kind: 'multibinary', n: 4 });
+  });
+
+  it('learns that a goal env is goal-conditioned, and keeps it so on disk', async () => {
+    const goal = query({ id: 'PointGoal-v0', imports: ['point_goal'] });
+    const facts = await probePythonEnv(goal, { python: python!.python, processEnv: python!.env });
+    assert.equal(facts.kind === 'facts' ? facts.goalConditioned : facts, true);
+    const cacheDir = path.join(temp, 'goal-cache');
+    const q = { ...goal, python: python!.python };
+    const first = new PythonEnvProbes({ cacheDir, processEnv: python!.env });
+    assert.equal(first.lookup(q), 'pending');
+    await first.idle();
+    const second = new PythonEnvProbes({ cacheDir, processEnv: python!.env });
+    const kept = second.lookup(q);
+    assert.equal(second.probesStarted, 0, 'read from the disk cache');
+    assert.equal(kept !== undefined && kept !== 'pending' && kept.kind === 'facts' ? kept.goalConditioned : kept, true);
   });
 
   it('reports an import error with the traceback\'s last line, and an unknown interpreter by name', async () => {
