@@ -10,7 +10,7 @@ import type { Plan } from '../dsl/compile/plan.js';
 import { learnerBundleFile, loadStageLearners, stageAlgorithm, type Algorithm } from './algorithms/index.js';
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { isInputError } from '../shared/input-error.js';
-import { isGymnasiumEnv, loadGymnasiumEnv } from './envs/python/python-env-plan.js';
+import { isGymnasiumEnv, loadGymnasiumEnv, pythonEnvFileToRecord } from './envs/python/python-env-plan.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { checkResumedBase } from './lm/run-policy.js';
@@ -113,6 +113,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
       envModuleCode: plan.env.kind === 'module' ? envModule?.code : undefined,
       dataset: dataset === undefined ? undefined : readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }),
       sftData: sftData === undefined ? undefined : readInputFile(sftData, { what: 'sft_data', maxBytes: MAX_DATASET_BYTES }),
+      pythonEnvFile: pythonEnvFileToRecord(plan.env, { baseDir: options.baseDir }),
     });
     writeLearnerBundles(run.dir, learnerBundles);
     mirrorToTensorBoard(run, options.tensorboard);
@@ -169,7 +170,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     const notes = damaged.map((d) => `${d.reason}; resuming from the checkpoint at step ${state.step} instead`);
     warmUpCompute(options.compute);
     const device = await chooseDevice(options.device, plan);
-    envModule = isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env) : plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
+    envModule = isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env, undefined, { baseDir: runDir }) : plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
     if ((await loadStageLearners(plan.stages, { runDir })).size > 0) checkPlan(plan, envModule);
     const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), sftDataFile: bundledSftData(runDir), gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);

@@ -1,6 +1,7 @@
-// The env copies of a saved run (rlx eval): a built-in from the plan, or the user module the
-// run directory keeps bundled (source/env-module.mjs, written by the trainer), so that a run
-// is evaluated on exactly the code it trained on, whatever became of the module's file since.
+// The env copies of a saved run (rlx eval): a built-in from the plan, the user module the run
+// directory keeps bundled (source/env-module.mjs, written by the trainer), so that a run is
+// evaluated on exactly the code it trained on, whatever became of the module's file since, or a
+// python(...) env's file where the run recorded it (source/python-env.json).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
@@ -61,7 +62,7 @@ function curriculumAtCheckpoint(policyFile: string): number | undefined {
 export async function openRunEnvs(runDir: string, plan: Plan, count: number, loaded?: LoadedEnvModule, policyFile?: string): Promise<RunEnvs> {
   const params = runEnvParams(runDir, plan, policyFile);
   if (plan.env.kind !== 'module' && !isGymnasiumEnv(plan.env)) return { vec: makeVecEnv(plan.env.kind, params, count), close: () => {} };
-  const module = loaded ?? (isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env) : await loadRunModule(runDir, plan));
+  const module = loaded ?? (isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env, undefined, { baseDir: runDir }) : await loadRunModule(runDir, plan));
   try {
     return { vec: VecEnv.create(() => module.create(params), count), close: () => module.close() };
   } catch (err) {

@@ -105,6 +105,11 @@ export const RUN_BUNDLE = {
   dataset: path.join('source', 'dataset.jsonl'),
   /** GRPO's sft_data file of demonstrations (runtime/algorithms/text/demos.ts). */
   sftData: path.join('source', 'sft-data.jsonl'),
+  /**
+   * A python("./envs/x.py:Class") env's file, as its absolute path ({"file": ...}): a path, not a
+   * copy, as the file may import its neighbours; resume and eval find it from any working folder.
+   */
+  pythonEnv: path.join('source', 'python-env.json'),
 } as const;
 
 /** What a new run bundles (RUN_BUNDLE): each present field is written into the run folder. */
@@ -115,6 +120,8 @@ export interface RunBundle {
   readonly dataset?: Uint8Array;
   /** The contents of a GRPO stage's `sft_data` file. */
   readonly sftData?: Uint8Array;
+  /** The absolute path of a python(...) env's file. */
+  readonly pythonEnvFile?: string;
 }
 
 /**
@@ -139,6 +146,25 @@ export function datasetToBundle(plan: Plan, baseDir: string | undefined): string
   const file = (task as { path?: unknown }).path;
   if (typeof file !== 'string' || file === '') return undefined;
   return bundledDataset(baseDir) ?? (baseDir === undefined ? undefined : path.resolve(baseDir, file));
+}
+
+/**
+ * The path of its python(...) env's file that the run folder `dir` recorded (RUN_BUNDLE.pythonEnv),
+ * when `dir` is a run folder with that record; undefined otherwise (another env, a run of an
+ * earlier version). A record that is not a {"file": "/absolute/path"} is an InputFileError.
+ */
+export function recordedPythonEnvFile(dir: string | undefined): string | undefined {
+  if (dir === undefined || !isRunFolder(dir)) return undefined;
+  const record = path.join(dir, RUN_BUNDLE.pythonEnv);
+  if (!runFileExists(record)) return undefined;
+  const file = (readRunJson(dir, record, RUN_FILE_LIMITS.pythonEnv) as { file?: unknown } | null)?.file;
+  if (typeof file !== 'string' || !path.isAbsolute(file)) throw new InputFileError(`${record} does not name the env's Python file: write {"file": "/absolute/path/of/the/file.py"} into it`);
+  return file;
+}
+
+/** Whether `dir` is a run folder (it has a plan.json), where a plan's relative paths do not start. */
+export function isRunFolder(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'plan.json'));
 }
 
 /** The sft_data copy a run folder keeps, when `dir` is a run folder and the run has one (as bundledDataset). */
@@ -230,6 +256,7 @@ export class RunDirectory {
       if (bundle.envModuleCode !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.envModule), bundle.envModuleCode);
       if (bundle.dataset !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.dataset), bundle.dataset);
       if (bundle.sftData !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.sftData), bundle.sftData);
+      if (bundle.pythonEnvFile !== undefined) writeJsonAtomic(path.join(dir, RUN_BUNDLE.pythonEnv), { file: bundle.pythonEnvFile });
     } catch (err) {
       // Half made (a full disk): removed, so that no run folder is left without status.json.
       lock.release();

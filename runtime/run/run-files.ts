@@ -31,6 +31,8 @@ export const RUN_FILE_LIMITS = {
   checkpointState: { what: 'checkpoint state', maxBytes: 512 * MiB },
   /** An ONNX file: protobuf's own limit. */
   policy: { what: 'policy', maxBytes: 2 * GiB },
+  /** Where a python("./x.py:Class") env's file was when the run trained (run-dir.ts RUN_BUNDLE.pythonEnv). */
+  pythonEnv: { what: "run's record of its Python env file (source/python-env.json)", maxBytes: 64 * KiB },
   /** A checkpoint's side file (a replay buffer): the largest a Node.js Buffer holds. */
   checkpointData: { what: "checkpoint's side file", maxBytes: 4 * GiB - 1 },
 } as const satisfies Record<string, InputFileOptions>;

@@ -31,3 +31,23 @@ export function testPython(): TestPython | null {
   }
   return found;
 }
+
+/**
+ * Runs `body` with the test Python as the one the trainer starts (RLX_PYTHON, PYTHONPATH in this
+ * process's environment, which training reads and rlx child processes inherit), then puts them back.
+ */
+export async function withTestPython<T>(body: () => Promise<T>): Promise<T> {
+  const python = testPython();
+  if (python === null) throw new Error('withTestPython: no test Python (skip the test where testPython() is null)');
+  const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
+  process.env.PYTHONPATH = python.env.PYTHONPATH;
+  process.env.RLX_PYTHON = python.python;
+  try {
+    return await body();
+  } finally {
+    for (const [key, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}

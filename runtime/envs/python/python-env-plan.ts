@@ -1,11 +1,15 @@
 // A plan's gymnasium(...) or python(...) env (kind 'gymnasium', dsl/schema/python-env.ts) as the
 // trainer loads envs of user code: a LoadedEnvModule whose create() hands out copies in Python
 // workers. A python("./file.py:Class") env's plan names its file relative to the .rlx file that
-// compiled it, resolved here against the folder the trainer is told (`baseDir`).
+// compiled it, resolved here against the folder the trainer is told (`baseDir`); a run records the
+// file's absolute path (run-dir.ts RUN_BUNDLE.pythonEnv), which its resume and eval use, so they
+// find the file from any working folder.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PlanEnv } from '../../../dsl/compile/plan.js';
 import { GYMNASIUM_ENV_KIND, GYMNASIUM_ENV_PARAMS } from '../../../dsl/schema/python-env.js';
 import { PlanParams } from '../../plan-params.js';
+import { isRunFolder, recordedPythonEnvFile, RUN_BUNDLE } from '../../run/run-dir.js';
 import type { LoadedEnvModule } from '../user-module.js';
 import { PythonEnvError, PythonEnvs, type PythonEnvOptions } from './python-env.js';
 
@@ -18,7 +22,10 @@ export function pythonCommand(setting: string, env: NodeJS.ProcessEnv = process.
   return setting !== '' ? setting : env.RLX_PYTHON || 'python3';
 }
 
-/** Where a plan's relative paths start (the .rlx file's folder); the working folder when not told. */
+/**
+ * Where a plan's relative paths start: the .rlx file's folder, or a run folder (a resume, an eval,
+ * a plan taken from a run), whose record of the file is used; the working folder when not told.
+ */
 export interface PythonEnvPlace {
   readonly baseDir?: string;
 }
@@ -50,10 +57,34 @@ export function gymnasiumOptions(env: PlanEnv, place: PythonEnvPlace = {}): Pyth
 function envSource(name: string, id: unknown, file: unknown, className: unknown, place: PythonEnvPlace): { id: string; file?: string; className?: string } {
   if (typeof file === 'string' && file !== '') {
     if (typeof className !== 'string' || className === '') throw new PythonEnvError(`env ${name}: the plan names the file ${file} but no class in it; recompile it`);
-    return { id: '', file: path.resolve(place.baseDir ?? process.cwd(), file), className };
+    return { id: '', file: pythonEnvFile(name, file, place), className };
   }
   if (typeof id !== 'string' || id === '') throw new PythonEnvError(`env ${name}: the plan names no Gymnasium id and no Python file; recompile it`);
   return { id };
+}
+
+/**
+ * The absolute path of a python(...) env's file `written` (the plan's, relative to the .rlx file):
+ * the run folder's record where `place.baseDir` is a run folder that has one, else resolved
+ * against the .rlx file's folder (a run of an earlier version: the working folder, as it was).
+ */
+function pythonEnvFile(name: string, written: string, place: PythonEnvPlace): string {
+  const recorded = recordedPythonEnvFile(place.baseDir);
+  if (recorded === undefined) return path.resolve(place.baseDir !== undefined && !isRunFolder(place.baseDir) ? place.baseDir : process.cwd(), written);
+  if (!fs.existsSync(recorded)) {
+    throw new PythonEnvError(
+      `env ${name}: its Python file ${recorded} (where it was when the run trained) is not there any more; ` +
+        `put it back there, or write where it is now into ${path.join(place.baseDir!, RUN_BUNDLE.pythonEnv)} ({"file": "/absolute/path/of/the/file.py"})`,
+    );
+  }
+  return recorded;
+}
+
+/** The absolute path a new run records of its python(...) env's file (RUN_BUNDLE.pythonEnv); undefined for a gymnasium(...) env and other envs. */
+export function pythonEnvFileToRecord(env: PlanEnv, place: PythonEnvPlace): string | undefined {
+  if (!isGymnasiumEnv(env)) return undefined;
+  const written = env.params.file;
+  return typeof written === 'string' && written !== '' ? pythonEnvFile(env.name, written, place) : undefined;
 }
 
 /** A curriculum over a keyword argument writes its value as the param `kwargs.NAME` (`param: env.kwargs.NAME`). */

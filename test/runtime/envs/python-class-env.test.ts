@@ -1,8 +1,10 @@
 // python("./envs/drift.py:Drift") at run time: the worker loads the class from its file (its own
 // imports found beside it), makes it with the declaration's kwargs, wraps it as gymnasium.make
 // wraps a registered env (TimeLimit for max_steps), and the copies carry the declared observation
-// names; a file that fails to import names its file and line. A .rlx project compiles and trains.
+// names; a file that fails to import names its file and line. A .rlx project compiles and trains,
+// and its run finds the file again for rlx eval and a resume from any working folder.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -13,11 +15,12 @@ import type { PlanEnv } from '../../../dsl/compile/plan.js';
 import { loadGymnasiumEnv } from '../../../runtime/envs/python/python-env-plan.js';
 import { PythonEnvError } from '../../../runtime/envs/python/python-env.js';
 import { VecEnv } from '../../../runtime/envs/vector.js';
-import { train } from '../../../runtime/train.js';
+import { resume, train } from '../../../runtime/train.js';
+import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { readEvents, type CurriculumEvent, type EpisodeEvent } from '../../../runtime/run/events.js';
 import { curriculumProblems } from '../../../runtime/trainer/curriculum.js';
 import type { Plan, PlanExpr } from '../../../dsl/compile/plan.js';
-import { testPython } from '../../helpers/python.js';
+import { testPython, withTestPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
@@ -134,20 +137,59 @@ describe('python("./file.py:Class") envs', { skip }, () => {
     assert.ok(compiled.ok, compiled.ok ? '' : compiled.error);
     const plan = { ...[...compiled.plans][0]!, stages: [...compiled.plans][0]!.stages.map((s) => ({ ...s, algorithm: { ...s.algorithm, params: { ...s.algorithm.params, ...ZOO_PPO } } })) };
     assert.deepEqual(plan.env.params.file, 'envs/drift.py');
-    const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-    process.env.PYTHONPATH = python!.env.PYTHONPATH;
-    process.env.RLX_PYTHON = python!.python;
-    try {
+    await withTestPython(async () => {
       const result = await train(plan, { out: tempDir(), compute: { threads: false }, baseDir: dir });
       assert.equal(result.status, 'finished');
       assert.equal(result.step, 4096);
       assert.ok(Number.isFinite(result.metrics['train/mean_return']), 'episodes of 50 steps ended and were counted');
-    } finally {
-      for (const [key, value] of Object.entries(previous)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    });
+  });
+
+  it('a run of a python(...) env records where its file is: rlx eval from another folder and a resume find it; a moved file is named, with what to do', async () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'envs'));
+    for (const name of ['drift.py', 'drift_physics.py']) fs.copyFileSync(path.join(fixtures(), 'user_envs', name), path.join(dir, 'envs', name));
+    const entry = path.join(dir, 'main.rlx');
+    fs.writeFileSync(entry, [
+      'env Mine = python("./envs/drift.py:Drift") { max_steps: 20, copies_per_process: 2 }',
+      'policy P = mlp { }',
+      'algorithm A = PPO { }',
+      'experiment E { env: Mine, policy: P, algorithm: A, budget: 1024, envs: 2 }',
+      '',
+    ].join('\n'));
+    const compiled = compile(analyze(new Workspace(diskHost), [entry]), entry, 'E');
+    assert.ok(compiled.ok, compiled.ok ? '' : compiled.error);
+    const plan = { ...[...compiled.plans][0]!, stages: [...compiled.plans][0]!.stages.map((s) => ({ ...s, algorithm: { ...s.algorithm, params: { ...s.algorithm.params, ...ZOO_PPO, rollout_steps: 64 } } })) };
+    await withTestPython(async () => {
+      const controller = new AbortController();
+      const stopped = await train(plan, { out: tempDir(), compute: { threads: false }, baseDir: dir, checkpointEvery: 256, signal: controller.signal, onProgress: (p) => p.step >= 512 && controller.abort() });
+      assert.equal(stopped.status, 'stopped');
+      const recorded = path.join(stopped.runDir, 'source', 'python-env.json');
+      assert.deepEqual(JSON.parse(fs.readFileSync(recorded, 'utf8')), { file: path.join(dir, 'envs', 'drift.py') });
+      // rlx eval from a folder that has no envs/drift.py (the plan names the file relative to main.rlx).
+      const elsewhere = tempDir();
+      const cli = spawnSync(process.execPath, [path.join(repoRoot(), 'bin', 'rlx.js'), 'eval', stopped.runDir, '--episodes', '2'], { cwd: elsewhere, encoding: 'utf8', env: process.env, timeout: 120_000 });
+      assert.equal(cli.status, 0, cli.stderr);
+      assert.match(cli.stdout, /^mean return .* over 2 episodes/);
+      // A resume from this process's working folder (the repository's), which has no envs/drift.py either.
+      assert.equal(fs.existsSync(path.resolve('envs', 'drift.py')), false);
+      const resumed = await resume(stopped.runDir, { compute: { threads: false } });
+      assert.equal(resumed.status, 'finished');
+      assert.equal(resumed.step, 1024);
+      // The file moved since: named, with where the run looked and how to point it elsewhere.
+      fs.renameSync(path.join(dir, 'envs'), path.join(dir, 'moved'));
+      await assert.rejects(openRunEnvs(stopped.runDir, plan, 1), (err: Error) =>
+        err instanceof PythonEnvError && err.message.includes(`its Python file ${path.join(dir, 'envs', 'drift.py')} (where it was when the run trained) is not there any more`) &&
+        err.message.includes(`write where it is now into ${recorded}`));
+    });
+  });
+
+  it('relabel: on a Python env that is not a goal env is refused with what makes one, in Python\'s terms', async () => {
+    const plan = makePlan({ env: 'gymnasium', envParams: drift().params, algorithm: 'DQN', algorithmParams: { relabel: 'final', learning_starts: 64 }, budget: 256, envs: 2 });
+    await withTestPython(async () => {
+      await assert.rejects(train(plan, { out: tempDir(), compute: { threads: false }, baseDir: fixtures() }), (err: Error) =>
+        /^DQN relabels goals \(relabel: final\), but the env E is not goal-conditioned \(a Python env is a goal env when its observation is a Dict with achieved_goal and desired_goal and env\.unwrapped has compute_reward\(achieved_goal, desired_goal, info\) \(docs\/python-envs\.md#goal-envs-and-hindsight-relabeling\)\); set relabel: none$/.test(err.message));
+    });
   });
 
   it('a curriculum over a keyword argument: each advance makes copies with the new value (episodes change), and the workers end with the run', async () => {
@@ -160,10 +202,7 @@ describe('python("./file.py:Class") envs', { skip }, () => {
     assert.deepEqual(curriculumProblems(plan, false), []);
     assert.deepEqual(curriculumProblems({ ...plan, curriculum: { ...plan.curriculum!, param: 'env.max_steps' } }, false),
       ['a curriculum over env E, a Python env, moves one of its keyword arguments: param: env.kwargs.NAME, got env.max_steps']);
-    const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-    process.env.PYTHONPATH = python!.env.PYTHONPATH;
-    process.env.RLX_PYTHON = python!.python;
-    try {
+    await withTestPython(async () => {
       const result = await train(plan, { out: tempDir(), compute: { threads: false }, baseDir: fixtures() });
       assert.equal(result.status, 'finished');
       const events = readEvents(path.join(result.runDir, 'events.jsonl'));
@@ -175,12 +214,7 @@ describe('python("./file.py:Class") envs', { skip }, () => {
       const after = episodes.slice(-20);
       assert.ok(before.length > 0 && before.every((e) => e.length === 1), `at limit 0.5 episodes end at once: ${before.map((e) => e.length).join(',')}`);
       assert.ok(after.length > 0 && after.every((e) => e.length > 1), `at limit 5.5 they last: ${after.map((e) => e.length).join(',')}`);
-    } finally {
-      for (const [key, value] of Object.entries(previous)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(workersOfThisProcess(), [], 'workers still running after the run');
   });

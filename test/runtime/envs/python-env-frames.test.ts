@@ -16,7 +16,7 @@ import { listRollouts, readRollout } from '../../../runtime/run/reader.js';
 import { RolloutRecorder } from '../../../runtime/run/rollouts.js';
 import { train } from '../../../runtime/train.js';
 import { decodePng } from '../../helpers/png.js';
-import { testPython } from '../../helpers/python.js';
+import { testPython, withTestPython } from '../../helpers/python.js';
 import { makePlan, tempDir } from '../helpers.js';
 
 const python = testPython();
@@ -82,10 +82,7 @@ describe('frames of a gymnasium env with render_mode "rgb_array"', { skip }, () 
   });
 
   it("a training run keeps frames for its sampled, eval and final episodes", async () => {
-    const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-    process.env.PYTHONPATH = python!.env.PYTHONPATH;
-    process.env.RLX_PYTHON = python!.python;
-    try {
+    await withTestPython(async () => {
       const plan = makePlan({
         env: 'gymnasium',
         envParams: { id: 'RlxPaintRendered-v0', max_steps: 0, imports: ['rlx_render_envs'], python: '', env_timeout: 30, copies_per_process: 2 },
@@ -103,12 +100,7 @@ describe('frames of a gymnasium env with render_mode "rgb_array"', { skip }, () 
           assert.deepEqual(Array.from(frame.pixels), painted(step.obs[0]!, step.obs[1]!), `${step.frame} shows the state of obs ${JSON.stringify(step.obs)}`);
         }
       }
-    } finally {
-      for (const [key, value] of Object.entries(previous)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    });
   });
 
   it('an env made without render_mode draws no frames', () => {

@@ -10,7 +10,7 @@ import type { Plan } from '../../../dsl/compile/plan.js';
 import type { PlanValue } from '../../../dsl/schema/types.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { train } from '../../../runtime/train.js';
-import { testPython } from '../../helpers/python.js';
+import { testPython, withTestPython } from '../../helpers/python.js';
 import { examplesDir } from '../../helpers/repo.js';
 import { tempDir } from '../helpers.js';
 
@@ -37,20 +37,12 @@ async function success(relabel: PlanValue): Promise<number> {
 
 describe('SAC + HER on a Python goal env (examples/gym-point-goal-her.rlx)', { skip }, () => {
   it(`reaches eval success >= 0.7 in ${BUDGET} steps with relabel: future(k: 4), and stays below 0.3 without`, async () => {
-    const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-    process.env.PYTHONPATH = python!.env.PYTHONPATH;
-    process.env.RLX_PYTHON = python!.python;
-    try {
+    await withTestPython(async () => {
       // Measured (seeds 1-3, eval of 50 episodes at 4k steps): 0.88, 0.92, 1.0 with relabeling,
       // 0.08, 0.04, 0.02 without; a random policy succeeds in ~15% of episodes.
       const withHer = await success({ kind: 'future', k: 4 });
       const without = await success('none');
       assert.ok(withHer >= 0.7 && without < 0.3, `eval success at ${BUDGET} steps: ${withHer} with relabeling, ${without} without`);
-    } finally {
-      for (const [key, value] of Object.entries(previous)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    });
   });
 });

@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { readRollout } from '../../../runtime/run/reader.js';
 import { train } from '../../../runtime/train.js';
 import { isInputError } from '../../../shared/input-error.js';
-import { testPython } from '../../helpers/python.js';
+import { testPython, withTestPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
@@ -21,20 +21,6 @@ const skip = python === null ? 'python3 with numpy is not available' : false;
 
 const BITS_ENV = { id: 'RlxBits-v0', max_steps: 0, imports: ['rlx_bits_envs'], python: '', env_timeout: 30, copies_per_process: 8 };
 
-/** Runs `body` with the test Python as the one the trainer starts (RLX_PYTHON, PYTHONPATH). */
-async function withTestPython<T>(body: () => Promise<T>): Promise<T> {
-  const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-  process.env.PYTHONPATH = python!.env.PYTHONPATH;
-  process.env.RLX_PYTHON = python!.python;
-  try {
-    return await body();
-  } finally {
-    for (const [key, value] of Object.entries(previous)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
 
 describe('MultiBinary actions of a gymnasium env', { skip }, () => {
   it('PPO learns to light the bits the observation asks for, well above chance', async () => {

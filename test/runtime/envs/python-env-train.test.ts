@@ -12,7 +12,7 @@ import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { readRollout } from '../../../runtime/run/reader.js';
 import { resume, train } from '../../../runtime/train.js';
-import { testPython } from '../../helpers/python.js';
+import { testPython, withTestPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
@@ -23,11 +23,8 @@ describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
   // About 30 s: seed 1 (the example's) stops at step 60k (eval 490.8); seeds 2 and 3 need 90k
   // and 41k (measured, 30-35 s each on the 2-core machine). The budget is 200k.
   it('examples/gym-cartpole.rlx reaches an eval return of 475, with the copies in two Python processes; its run opens for rlx eval; no worker is left', { timeout: 300_000 }, async () => {
-    const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-    process.env.PYTHONPATH = python!.env.PYTHONPATH;
-    process.env.RLX_PYTHON = python!.python;
     const before = pythonWorkers();
-    try {
+    await withTestPython(async () => {
       const [plan] = planFile(path.join(repoRoot(), 'examples', 'gym-cartpole.rlx'));
       assert.equal(plan.envs, 8);
       assert.equal(plan.env.params.copies_per_process, 4);
@@ -53,12 +50,7 @@ describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
       assert.ok(said, cli.stdout);
       const recorded = readRollout(path.join(result.runDir, 'rollouts', said[1]!));
       assert.ok(recorded.kind === 'episode' && recorded.header?.env === 'Cart' && recorded.steps.length > 0);
-    } finally {
-      for (const [key, value] of Object.entries(previous)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(pythonWorkers().filter((pid) => !before.includes(pid)), [], 'workers still running after the run');
   });
@@ -92,20 +84,6 @@ describe('PPO on gymnasium("CartPole-v1")', { skip }, () => {
   });
 });
 
-/** Runs `body` with the test Python as the one the trainer starts (RLX_PYTHON, PYTHONPATH). */
-async function withTestPython(body: () => Promise<void>): Promise<void> {
-  const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-  process.env.PYTHONPATH = python!.env.PYTHONPATH;
-  process.env.RLX_PYTHON = python!.python;
-  try {
-    await body();
-  } finally {
-    for (const [key, value] of Object.entries(previous)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-}
 
 /** Lets ended workers be reaped. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
