@@ -37,6 +37,22 @@ function load(env: PlanEnv) {
   return loadGymnasiumEnv(env, { ...python!.env, RLX_PYTHON: python!.python }, { baseDir: fixtures() });
 }
 
+/**
+ * A project folder with envs/drift.py (and the module it imports) and a main.rlx of `lines`, and the
+ * plan of its experiment E, with the zoo's PPO settings and `algorithmParams` over its stages'.
+ */
+function driftProject(lines: readonly string[], algorithmParams: Record<string, unknown> = {}): { dir: string; plan: Plan } {
+  const dir = tempDir();
+  fs.mkdirSync(path.join(dir, 'envs'));
+  for (const name of ['drift.py', 'drift_physics.py']) fs.copyFileSync(path.join(fixtures(), 'user_envs', name), path.join(dir, 'envs', name));
+  const entry = path.join(dir, 'main.rlx');
+  fs.writeFileSync(entry, [...lines, ''].join('\n'));
+  const compiled = compile(analyze(new Workspace(diskHost), [entry]), entry, 'E');
+  assert.ok(compiled.ok, compiled.ok ? '' : compiled.error);
+  const plan = [...compiled.plans][0]!;
+  return { dir, plan: { ...plan, stages: plan.stages.map((s) => ({ ...s, algorithm: { ...s.algorithm, params: { ...s.algorithm.params, ...ZOO_PPO, ...algorithmParams } } })) } };
+}
+
 describe('python("./file.py:Class") envs', { skip }, () => {
   it('makes the class with the kwargs, steps it through the vector env, and names its observations as declared', () => {
     const module = load(drift({ kwargs: { target: 2, start: 2 }, observations: ['position', 'velocity'] }));
@@ -116,11 +132,7 @@ describe('python("./file.py:Class") envs', { skip }, () => {
   });
 
   it('a .rlx project with python("./envs/drift.py:Drift") compiles and PPO trains on it', async () => {
-    const dir = tempDir();
-    fs.mkdirSync(path.join(dir, 'envs'));
-    for (const name of ['drift.py', 'drift_physics.py']) fs.copyFileSync(path.join(fixtures(), 'user_envs', name), path.join(dir, 'envs', name));
-    const entry = path.join(dir, 'main.rlx');
-    fs.writeFileSync(entry, [
+    const { dir, plan } = driftProject([
       'env Mine = python("./envs/drift.py:Drift") {',
       '  kwargs { target: 0.5, friction: 0.2 }',
       '  observations: ["position", "velocity"]',
@@ -131,11 +143,7 @@ describe('python("./file.py:Class") envs', { skip }, () => {
       'policy P = mlp { }',
       'algorithm A = PPO { }',
       'experiment E { env: Mine, policy: P, algorithm: A, budget: 4096, reward: Shaped, envs: 4 }',
-      '',
-    ].join('\n'));
-    const compiled = compile(analyze(new Workspace(diskHost), [entry]), entry, 'E');
-    assert.ok(compiled.ok, compiled.ok ? '' : compiled.error);
-    const plan = { ...[...compiled.plans][0]!, stages: [...compiled.plans][0]!.stages.map((s) => ({ ...s, algorithm: { ...s.algorithm, params: { ...s.algorithm.params, ...ZOO_PPO } } })) };
+    ]);
     assert.deepEqual(plan.env.params.file, 'envs/drift.py');
     await withTestPython(async () => {
       const result = await train(plan, { out: tempDir(), compute: { threads: false }, baseDir: dir });
@@ -146,20 +154,12 @@ describe('python("./file.py:Class") envs', { skip }, () => {
   });
 
   it('a run of a python(...) env records where its file is: rlx eval from another folder and a resume find it; a moved file is named, with what to do', async () => {
-    const dir = tempDir();
-    fs.mkdirSync(path.join(dir, 'envs'));
-    for (const name of ['drift.py', 'drift_physics.py']) fs.copyFileSync(path.join(fixtures(), 'user_envs', name), path.join(dir, 'envs', name));
-    const entry = path.join(dir, 'main.rlx');
-    fs.writeFileSync(entry, [
+    const { dir, plan } = driftProject([
       'env Mine = python("./envs/drift.py:Drift") { max_steps: 20, copies_per_process: 2 }',
       'policy P = mlp { }',
       'algorithm A = PPO { }',
       'experiment E { env: Mine, policy: P, algorithm: A, budget: 1024, envs: 2 }',
-      '',
-    ].join('\n'));
-    const compiled = compile(analyze(new Workspace(diskHost), [entry]), entry, 'E');
-    assert.ok(compiled.ok, compiled.ok ? '' : compiled.error);
-    const plan = { ...[...compiled.plans][0]!, stages: [...compiled.plans][0]!.stages.map((s) => ({ ...s, algorithm: { ...s.algorithm, params: { ...s.algorithm.params, ...ZOO_PPO, rollout_steps: 64 } } })) };
+    ], { rollout_steps: 64 });
     await withTestPython(async () => {
       const controller = new AbortController();
       const stopped = await train(plan, { out: tempDir(), compute: { threads: false }, baseDir: dir, checkpointEvery: 256, signal: controller.signal, onProgress: (p) => p.step >= 512 && controller.abort() });
