@@ -208,7 +208,8 @@ export const trainCommand: Command = {
       // A user env module's path is relative to the .rlx file; a plan taken from a run directory
       // brings that run's bundled copy (source/env-module.mjs).
       let envModuleFor: (plan: Plan) => string | undefined;
-      // Where a text task's dataset("...") path starts: the .rlx file's folder, or the run directory whose copy a --plan reads.
+      // Where a text task's dataset("...") path starts: the .rlx file's folder, or the run directory whose copy a --plan reads
+      // (a python(...) env's file too: the run directory's record of it).
       let baseDir: string;
       if (values.plan !== undefined) {
         const planPath = values.plan;

@@ -176,6 +176,10 @@ describe('python("./file.py:Class") envs', { skip }, () => {
       const resumed = await resume(stopped.runDir, { compute: { threads: false } });
       assert.equal(resumed.status, 'finished');
       assert.equal(resumed.step, 1024);
+      // A new run of the run's plan (rlx train --plan RUN/plan.json: the run folder is where its paths start) finds it too, and records it again.
+      const again = await train(plan, { out: tempDir(), compute: { threads: false }, baseDir: stopped.runDir });
+      assert.equal(again.status, 'finished');
+      assert.deepEqual(JSON.parse(fs.readFileSync(path.join(again.runDir, 'source', 'python-env.json'), 'utf8')), { file: path.join(dir, 'envs', 'drift.py') });
       // The file moved since: named, with where the run looked and how to point it elsewhere.
       fs.renameSync(path.join(dir, 'envs'), path.join(dir, 'moved'));
       await assert.rejects(openRunEnvs(stopped.runDir, plan, 1), (err: Error) =>
