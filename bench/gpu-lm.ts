@@ -17,19 +17,16 @@ import * as os from 'node:os';
 import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
 import { ChunkedDecoder } from '../runtime/lm/chunked-decoder.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
-import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '../runtime/lm/lora.js';
-import { causalLm } from '../runtime/lm/model.js';
-import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
 import { weightSpecs } from '../runtime/lm/weights.js';
 import { Rng } from '../shared/random.js';
-import { Adam, Graph, GradientStep, WeightStore, type Feed, type Precision } from '../runtime/tensor/index.js';
+import { WeightStore, type Precision } from '../runtime/tensor/index.js';
 import type { ExecutionProvider } from '../runtime/tensor/session.js';
 import { QWEN_05B, TorchPeer } from './pretrained.js';
 import { type StepCost, formatCost, measure } from './gpu-measure.js';
+import { BENCH_LORA, lmTrainingStep } from './lm-training-step.js';
 
 /** The same architecture, small enough for lavapipe. */
 const QWEN_TINY = { ...QWEN_05B, vocab_size: 1000, hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 128 };
-const LORA: LoraSettings = { rank: 16, alpha: 32, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] };
 
 export interface LmRowsOptions {
   readonly quick: boolean;
@@ -81,7 +78,7 @@ const parameters = (c: LmConfig) => weightSpecs(c).reduce((n, s) => n + s.shape.
 export async function loraRow(options: LmRowsOptions, base = lmBenchBase(options.quick)): Promise<void> {
   const { config, train } = shapes(options.quick);
   const tokens = train.batch * train.width;
-  console.log(`\n  LoRA training step (rank ${LORA.rank} on q,k,v,o; Adam on the adapters), ${options.quick ? 'a 2 x 64 Qwen2-shaped model (quick)' : "Qwen2.5-0.5B's shape (24 x 896, vocabulary 151936)"}: ${(parameters(config) / 1e6).toFixed(options.quick ? 2 : 0)}M frozen parameters, batch ${train.batch} x ${train.width}`);
+  console.log(`\n  LoRA training step (rank ${BENCH_LORA.rank} on q,k,v,o; Adam on the adapters), ${options.quick ? 'a 2 x 64 Qwen2-shaped model (quick)' : "Qwen2.5-0.5B's shape (24 x 896, vocabulary 151936)"}: ${(parameters(config) / 1e6).toFixed(options.quick ? 2 : 0)}M frozen parameters, batch ${train.batch} x ${train.width}`);
   console.log('  who                       tokens/s   step ms   kernel ms   optimiser ms   host->device MB   device->host MB');
   let rlx = NaN;
   let half = NaN;
@@ -162,39 +159,14 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
 
 /** One LoRA step's cost on `provider`. */
 async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; width: number }, provider: ExecutionProvider, seconds: number, precision: Precision = 'fp32'): Promise<StepCost> {
-  const { batch: B, width: T } = train;
-  const g = new Graph();
-  const tokens = g.input('tokens', 'int64', ['B', T]);
-  const targets = g.input('targets', 'int64', ['B', T]);
-  const positions = g.input('positions', 'int64', ['B', T]);
-  const mask = g.input('attention_mask', 'float32', ['B', T, T]);
+  // One stream for every draw, adapters first, then the tokens.
   const rng = new Rng(5);
-  const list = loraAdapters(c, LORA);
-  const trainable = new WeightStore();
-  for (const a of list) {
-    trainable.add(a.a.name, a.a.shape, initialAdapter(a, 'a', rng));
-    // B starts at 0 in LoRA; small values here so that every gradient is exercised (the cost is the same).
-    trainable.add(a.b.name, a.b.shape, (n) => Float32Array.from({ length: n }, () => 0.01 * (rng.uniform() - 0.5)));
-  }
-  const weights = { ...base.declare(g), ...trainable.declare(g) };
-  const { logits } = causalLm(g, weights, c, { tokens, positions, mask }, { lora: loraWeights(list, LORA) });
-  const loss = g.neg(g.reduceMean(g.gatherLast(g.logSoftmax(logits), targets)));
-  const step = await GradientStep.create(g, [{ loss, weights: trainable.names }], {
-    weights: trainable,
-    fed: base,
+  const { step, adam, feeds } = await lmTrainingStep(c, base, {
+    ...train,
+    lora: true,
     compute: { providers: [provider], threads: false, opThreads: os.availableParallelism(), precision },
-    dimLimits: { B },
-    largeOps: true,
+    random: { adapterA: rng, adapterB: () => rng.uniform(), tokens: () => rng.uniform() },
   });
-  const adam = new Adam(trainable, { lr: 1e-5 });
-  const ids = () => BigInt64Array.from({ length: B * T }, () => BigInt(Math.floor(rng.uniform() * c.vocab)));
-  const starts = new Int32Array(B);
-  const feeds: Record<string, Feed> = {
-    tokens: { data: ids(), dims: [B, T] },
-    targets: { data: ids(), dims: [B, T] },
-    positions: { data: rowPositions(starts, 0, T), dims: [B, T] },
-    attention_mask: { data: attentionMask(starts, 0, T), dims: [B, T, T] },
-  };
   try {
     return await measure(async (timeOptimiser) => {
       const out = await step.run(feeds);

@@ -20,14 +20,12 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
-import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '../runtime/lm/lora.js';
-import { causalLm, type LoraWeights } from '../runtime/lm/model.js';
-import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
 import { weightSpecs } from '../runtime/lm/weights.js';
 import { Rng } from '../shared/random.js';
-import { Adam, Graph, GradientStep, WeightStore, type Feed } from '../runtime/tensor/index.js';
+import { WeightStore } from '../runtime/tensor/index.js';
 import { seededRandom } from '../test/helpers/random.js';
 import { lmLinearFloor } from './lm-floor.js';
+import { BENCH_LORA, lmTrainingStep } from './lm-training-step.js';
 import { median, report } from './stats.js';
 
 const PEERS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bench/peers');
@@ -53,7 +51,6 @@ const QWEN_05B_SHAPE = { ...QWEN_05B, vocab_size: 32_000 };
 
 const SAMPLE = { batch: 8, prompt: 16, newTokens: 64, runs: 3 };
 const TRAIN = { batch: 4, width: 128 };
-const LORA: LoraSettings = { rank: 16, alpha: 32, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] };
 
 type CaseName = 'sample' | 'lora' | 'full';
 interface Case {
@@ -76,7 +73,7 @@ export async function benchPretrained(): Promise<void> {
   const wanted = (process.env.RLX_BENCH_CASES ?? 'sample,lora,full').split(',');
   const cases: Case[] = [
     { name: 'sample', title: `sampling, KV cache (batch ${SAMPLE.batch}, prompt ${SAMPLE.prompt}, ${SAMPLE.newTokens} new tokens)`, runs: SAMPLE.runs, tokens: SAMPLE.batch * SAMPLE.newTokens, build: () => sampler(config, base) },
-    { name: 'lora', title: `LoRA step (rank ${LORA.rank} on q,k,v,o; batch ${TRAIN.batch} x ${TRAIN.width})`, runs: 3, tokens: TRAIN.batch * TRAIN.width, build: () => trainingStep(config, base, true) },
+    { name: 'lora', title: `LoRA step (rank ${BENCH_LORA.rank} on q,k,v,o; batch ${TRAIN.batch} x ${TRAIN.width})`, runs: 3, tokens: TRAIN.batch * TRAIN.width, build: () => trainingStep(config, base, true) },
     { name: 'full', title: `full fine-tuning step (batch ${TRAIN.batch} x ${TRAIN.width})`, runs: 2, tokens: TRAIN.batch * TRAIN.width, build: () => trainingStep(config, base, false) },
   ];
   for (const c of cases.filter((c) => wanted.includes(c.name))) {
@@ -152,48 +149,12 @@ async function sampler(c: LmConfig, weights: WeightStore) {
 
 /** One Adam step on the mean next-token cross-entropy of a batch, on LoRA adapters (base fed, frozen) or on every weight. */
 async function trainingStep(c: LmConfig, base: WeightStore, lora: boolean) {
-  const { batch: B, width: T } = TRAIN;
-  const g = new Graph();
-  const tokens = g.input('tokens', 'int64', ['B', T]);
-  const targets = g.input('targets', 'int64', ['B', T]);
-  const positions = g.input('positions', 'int64', ['B', T]);
-  const mask = g.input('attention_mask', 'float32', ['B', T, T]);
-  let trainable = base;
-  let frozen: WeightStore | undefined;
-  let adapters: LoraWeights | undefined;
-  if (lora) {
-    const rng = new Rng(5);
-    const random01 = seededRandom(6);
-    const list = loraAdapters(c, LORA);
-    trainable = new WeightStore();
-    for (const a of list) {
-      trainable.add(a.a.name, a.a.shape, initialAdapter(a, 'a', rng));
-      // B starts at 0 in LoRA; small random values here so that every gradient is exercised (the cost is the same).
-      trainable.add(a.b.name, a.b.shape, (n) => Float32Array.from({ length: n }, () => 0.01 * (random01() - 0.5)));
-    }
-    frozen = base;
-    adapters = loraWeights(list, LORA);
-  }
-  const weights = { ...(frozen?.declare(g) ?? {}), ...trainable.declare(g) };
-  const { logits } = causalLm(g, weights, c, { tokens, positions, mask }, { lora: adapters });
-  const loss = g.neg(g.reduceMean(g.gatherLast(g.logSoftmax(logits), targets)));
-  const step = await GradientStep.create(g, [{ loss, weights: trainable.names }], {
-    weights: trainable,
-    fed: frozen,
+  const { step, adam, feeds } = await lmTrainingStep(c, base, {
+    ...TRAIN,
+    lora,
     compute: { providers: ['cpu'], threads: false, opThreads: THREADS },
-    dimLimits: { B },
-    largeOps: true,
+    random: { adapterA: new Rng(5), adapterB: seededRandom(6), tokens: seededRandom(7) },
   });
-  const adam = new Adam(trainable, { lr: 1e-5 });
-  const random = seededRandom(7);
-  const ids = () => BigInt64Array.from({ length: B * T }, () => BigInt(Math.floor(random() * c.vocab)));
-  const starts = new Int32Array(B);
-  const feeds: Record<string, Feed> = {
-    tokens: { data: ids(), dims: [B, T] },
-    targets: { data: ids(), dims: [B, T] },
-    positions: { data: rowPositions(starts, 0, T), dims: [B, T] },
-    attention_mask: { data: attentionMask(starts, 0, T), dims: [B, T, T] },
-  };
   return {
     async run() {
       const out = await step.run(feeds);

@@ -45,6 +45,50 @@ export function layersForward(g: Graph, store: WeightStore, layers: readonly Lay
 }
 
 /** The layers' forward pass outside onnxruntime, over `store`'s arrays (sync() it after they change). */
-export function layersStack(store: WeightStore, layers: readonly LayerSpec[]): DenseStack {
+function layersStack(store: WeightStore, layers: readonly LayerSpec[]): DenseStack {
   return new DenseStack(layers.map((l) => ({ weight: store.get(`${l.name}.weight`).data, bias: store.get(`${l.name}.bias`).data, inDim: l.inDim, outDim: l.outDim, activation: l.activation })));
+}
+
+/**
+ * One MLP of mlpLayers() in `store`, with both its passes: in a graph (training, export) and
+ * outside onnxruntime (acting), the networks DQN, SAC and numeric learner modules act with.
+ */
+export class LinearMlp {
+  readonly layers: readonly LayerSpec[];
+  private readonly stack: DenseStack;
+  private out = new Float32Array(0);
+
+  constructor(
+    readonly store: WeightStore,
+    prefix: string,
+    inDim: number,
+    readonly outDim: number,
+    settings: MlpSettings,
+    rng: Rng,
+  ) {
+    this.layers = mlpLayers(store, prefix, inDim, outDim, settings, rng);
+    this.stack = layersStack(store, this.layers);
+  }
+
+  /** The pass in `g` from `x` (layersForward: `rename` reads a copy, a target network's say). */
+  forward(g: Graph, x: Tensor, rename?: (name: string) => string): Tensor {
+    return layersForward(g, this.store, this.layers, x, rename);
+  }
+
+  /** The pass outside onnxruntime: outputs [rows, outDim] into `out`. */
+  forwardInto(x: Float32Array, rows: number, out: Float32Array): void {
+    this.stack.forward(x, rows, out);
+  }
+
+  /** The pass outside onnxruntime into a buffer this network reuses (the next call overwrites it). */
+  run(x: Float32Array, rows: number): Float32Array {
+    if (this.out.length < rows * this.outDim) this.out = new Float32Array(rows * this.outDim);
+    this.stack.forward(x, rows, this.out);
+    return this.out;
+  }
+
+  /** Makes the pass outside onnxruntime see the current weights; call after each update. */
+  sync(): void {
+    this.stack.sync();
+  }
 }

@@ -110,6 +110,26 @@ function nodesOnPaths(loss: Tensor, wrt: readonly Tensor[]): Set<Tensor> {
   return needed;
 }
 
+/**
+ * The names of the parameters a gradient from `loss` reaches, as grad() walks: over inputs,
+ * never into the input of a StopGradient, and out of a withGradient() node only into its rule's
+ * targets. What a loss trains (and what it leaves frozen) is these.
+ */
+export function paramsReachedByGradient(loss: Tensor): Set<string> {
+  const reached = new Set<Tensor>();
+  const params = new Set<string>();
+  const stack = [loss];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (reached.has(node)) continue;
+    reached.add(node);
+    if (node.op === 'Param') params.add(node.name!);
+    if (node.op === 'StopGradient') continue;
+    stack.push(...(node.op === CUSTOM_GRADIENT ? node.inputs.slice(1) : node.inputs));
+  }
+  return params;
+}
+
 function describeTargets(wrt: readonly Tensor[]): string {
   const names = wrt.slice(0, 4).map((t) => (t.name !== undefined ? `'${t.name}'` : `#${t.id}`));
   return names.join(', ') + (wrt.length > 4 ? ` and ${wrt.length - 4} more` : '');

@@ -4,7 +4,7 @@
 export type { DType, Dim, Shape, HostArray } from './types.js';
 export { Tensor, type Attrs, type AttrValue, type ConstValue } from './tensor.js';
 export { Graph, type Operand, type ReduceOptions, type ConstOptions, type GemmOptions } from './graph.js';
-export { grad, type GradOptions } from './grad.js';
+export { grad, paramsReachedByGradient, type GradOptions } from './grad.js';
 export { GRADIENTS, type GradientRule, unbroadcast } from './gradients.js';
 export { buildModel, type BuiltModel, type ModelIO, type ModelOptions, type ParamSource } from './onnx.js';
 export { Session, sessionTraffic, resetSessionTraffic, type SessionOptions, type SessionTraffic, type ExecutionProvider, type Feed, type HostTensor } from './session.js';

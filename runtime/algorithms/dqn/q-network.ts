@@ -10,8 +10,7 @@
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
-import type { DenseStack } from '../../policies/dense.js';
-import { layersForward, layersStack, mlpLayers, type LayerSpec } from '../../policies/linear-layers.js';
+import { LinearMlp } from '../../policies/linear-layers.js';
 import { argmax, type ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
@@ -35,9 +34,7 @@ export class MlpQNetwork implements QNetworkPolicy {
   readonly onnxInterface: OnnxInterface = { inputs: ['obs'], outputs: ['q_values'] };
   readonly actions: number;
   epsilon = 0;
-  private readonly layers: LayerSpec[];
-  private readonly stack: DenseStack;
-  private q = new Float32Array(0);
+  private readonly mlp: LinearMlp;
 
   constructor(
     readonly settings: MlpSettings,
@@ -47,30 +44,28 @@ export class MlpQNetwork implements QNetworkPolicy {
     const space = spaces.actionSpace;
     if (space.kind !== 'discrete') throw new Error('a Q-network needs a discrete action space');
     this.actions = space.n;
-    this.layers = mlpLayers(this.weights, 'q', spaces.obsDim, space.n, settings, rng);
-    this.stack = layersStack(this.weights, this.layers);
+    this.mlp = new LinearMlp(this.weights, 'q', spaces.obsDim, space.n, settings, rng);
   }
 
   build(g: Graph, obs: Tensor): Tensor {
-    return layersForward(g, this.weights, this.layers, obs);
+    return this.mlp.forward(g, obs);
   }
 
   qValues(obs: Float32Array, rows: number, out: Float32Array): void {
-    this.stack.forward(obs, rows, out);
+    this.mlp.forwardInto(obs, rows, out);
   }
 
   act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
     const n = this.actions;
-    if (this.q.length < rows * n) this.q = new Float32Array(rows * n);
-    this.qValues(obs, rows, this.q);
+    const q = this.mlp.run(obs, rows);
     for (let i = 0; i < rows; i++) {
       // CleanRL draws one number per step for all copies; one per copy explores them independently.
-      actions[i] = !deterministic && rng.uniform() < this.epsilon ? rng.int(n) : argmax(this.q, i * n, n);
+      actions[i] = !deterministic && rng.uniform() < this.epsilon ? rng.int(n) : argmax(q, i * n, n);
     }
   }
 
   sync(): void {
-    this.stack.sync();
+    this.mlp.sync();
   }
 
   exportOnnx(metadata: Readonly<Record<string, unknown>>): Uint8Array {

@@ -167,7 +167,7 @@ export class ModuleNumericLearner implements Algorithm {
       actionDim: actor.actionDim,
       low: actor.low,
       high: actor.high,
-      scale: actor.actionScale,
+      scale: actor.affine.scale,
       actor: (g, obs, target) => actor.action(g, obs, target),
       q: (g, which, obs, action, target) => critics.q(g, which, obs, action, target),
       trained: { actor: actor.weights.names, critics: critics.weights.names },

@@ -7,7 +7,7 @@ import { describeThrown, short } from '../../envs/module-errors.js';
 import { LossGraph, LossTensor } from '../../learner/loss-graph.js';
 import type { BuildNumericLosses, NumericNetworks } from '../../learner/numeric-batch.js';
 import { METRIC_NAME, type LearnerSettings } from '../../learner/text-batch.js';
-import { Graph, type Tensor } from '../../tensor/index.js';
+import { Graph, paramsReachedByGradient, type Tensor } from '../../tensor/index.js';
 import { LearnerModuleError } from './errors.js';
 import { scalarLoss } from './text-loss.js';
 
@@ -89,7 +89,8 @@ function lossOf(label: string, lg: LossGraph, key: LossKey, value: unknown, trai
   if (value === null || typeof value !== 'object' || !('loss' in value)) throw new LearnerModuleError(`${label}: buildLosses must return ${key}: { loss, every?, metrics? }, not ${short(value)}`);
   const { loss, every = 1, metrics = {} } = value as { loss: unknown; every?: unknown; metrics?: unknown };
   const lossTensor = scalarLoss(label, lg, loss, `the ${key} loss`, 'buildLosses');
-  if (!trained.some((name) => dependsOnParam(lossTensor, name))) {
+  const reached = paramsReachedByGradient(lossTensor);
+  if (!trained.some((name) => reached.has(name))) {
     const from = key === 'actor' ? 'networks.actor(...) (not only through g.stopGradient)' : 'networks.q1(...) and networks.q2(...)';
     throw new LearnerModuleError(`${label}: buildLosses returned a ${key} loss that no gradient flows from to the ${key}: it must be computed from ${from}`);
   }
@@ -103,18 +104,4 @@ function lossOf(label: string, lg: LossGraph, key: LossKey, value: unknown, trai
     metricTensors[name] = scalarLoss(label, lg, metric, `metric '${name}'`, 'buildLosses');
   }
   return { loss: lossTensor, every, metrics: metricTensors };
-}
-
-/** Whether a gradient flows from `from` to the parameter `name` (stopped at StopGradient). */
-function dependsOnParam(from: Tensor, name: string): boolean {
-  const seen = new Set<Tensor>();
-  const stack = [from];
-  while (stack.length > 0) {
-    const t = stack.pop()!;
-    if (t.op === 'Param' && t.name === name) return true;
-    if (seen.has(t) || t.op === 'StopGradient') continue;
-    seen.add(t);
-    stack.push(...t.inputs);
-  }
-  return false;
 }

@@ -11,8 +11,8 @@
 import type { BoxSpace } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
-import type { DenseStack } from '../../policies/dense.js';
-import { layersForward, layersStack, mlpLayers, type LayerSpec } from '../../policies/linear-layers.js';
+import { BoxAffine } from '../../policies/box-affine.js';
+import { LinearMlp } from '../../policies/linear-layers.js';
 import type { ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
@@ -32,14 +32,11 @@ export class DeterministicActor implements Policy {
   readonly actionDim: number;
   readonly low: Float32Array;
   readonly high: Float32Array;
-  /** (high - low) / 2 and (high + low) / 2 per action dimension: tanh's [-1, 1] to the Box. */
-  readonly actionScale: Float32Array;
-  readonly actionBias: Float32Array;
-  /** The std of acting's Gaussian noise, in units of actionScale (the learner's exploration_noise); 0 until set. */
+  /** tanh's [-1, 1] onto the Box. */
+  readonly affine: BoxAffine;
+  /** The std of acting's Gaussian noise, in units of affine.scale (the learner's exploration_noise); 0 until set. */
   explorationNoise = 0;
-  private readonly layers: LayerSpec[];
-  private readonly stack: DenseStack;
-  private head = new Float32Array(0);
+  private readonly mlp: LinearMlp;
 
   constructor(
     readonly settings: MlpSettings,
@@ -51,11 +48,9 @@ export class DeterministicActor implements Policy {
     this.actionDim = box.shape.reduce((a, b) => a * b, 1);
     this.low = Float32Array.from({ length: this.actionDim }, (_, k) => box.low[k]);
     this.high = Float32Array.from({ length: this.actionDim }, (_, k) => box.high[k]);
-    this.actionScale = Float32Array.from({ length: this.actionDim }, (_, k) => (box.high[k] - box.low[k]) / 2);
-    this.actionBias = Float32Array.from({ length: this.actionDim }, (_, k) => (box.high[k] + box.low[k]) / 2);
-    this.layers = mlpLayers(this.weights, 'actor', spaces.obsDim, this.actionDim, settings, rng);
+    this.affine = new BoxAffine(box);
+    this.mlp = new LinearMlp(this.weights, 'actor', spaces.obsDim, this.actionDim, settings, rng);
     for (const name of this.weights.names) this.target.add(`target.${name}`, this.weights.get(name).shape, this.weights.get(name).data);
-    this.stack = layersStack(this.weights, this.layers);
     this.arrays = { source: this.weights.values, target: this.target.values };
   }
 
@@ -63,23 +58,22 @@ export class DeterministicActor implements Policy {
 
   /** The action before the squash, [B, A], in `g` (`target`: the target copy's). */
   preSquash(g: Graph, obs: Tensor, target = false): Tensor {
-    return layersForward(g, this.weights, this.layers, obs, target ? (n) => `target.${n}` : undefined);
+    return this.mlp.forward(g, obs, target ? (n) => `target.${n}` : undefined);
   }
 
   /** The action in env units, [B, A]: tanh(preSquash) * scale + bias. */
   action(g: Graph, obs: Tensor, target = false): Tensor {
-    return g.add(g.mul(g.tanh(this.preSquash(g, obs, target)), g.const(this.actionScale)), g.const(this.actionBias));
+    return this.affine.applyInGraph(g, g.tanh(this.preSquash(g, obs, target)));
   }
 
   /** The actor's actions; unless `deterministic`, plus N(0, explorationNoise * scale), clipped to the bounds (CleanRL's). */
   act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
     const a = this.actionDim;
-    if (this.head.length < rows * a) this.head = new Float32Array(rows * a);
-    this.stack.forward(obs, rows, this.head);
+    const head = this.mlp.run(obs, rows);
     for (let i = 0; i < rows; i++) {
       for (let k = 0; k < a; k++) {
-        let x = Math.tanh(this.head[i * a + k]) * this.actionScale[k] + this.actionBias[k];
-        if (!deterministic) x = Math.min(this.high[k], Math.max(this.low[k], x + this.explorationNoise * this.actionScale[k] * rng.normal()));
+        let x = this.affine.apply(Math.tanh(head[i * a + k]), k);
+        if (!deterministic) x = Math.min(this.high[k], Math.max(this.low[k], x + this.explorationNoise * this.affine.scale[k] * rng.normal()));
         actions[i * a + k] = x;
       }
     }
@@ -87,7 +81,7 @@ export class DeterministicActor implements Policy {
 
   /** Makes acting see the current weights; call after each actor update. */
   sync(): void {
-    this.stack.sync();
+    this.mlp.sync();
   }
 
   /** target = (1 - tau) target + tau actor. */

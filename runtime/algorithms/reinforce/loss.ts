@@ -13,8 +13,7 @@
 // The entropy is the mean over rows.
 import type { ActorCriticPolicy } from '../../policies/index.js';
 import { isZeroThroughout } from '../../schedule.js';
-import { CUSTOM_GRADIENT } from '../../tensor/graph.js';
-import { Graph, GradientStep, type Compute, type Tensor } from '../../tensor/index.js';
+import { Graph, GradientStep, paramsReachedByGradient, type Compute, type Tensor } from '../../tensor/index.js';
 import type { ReinforceSettings } from './settings.js';
 
 /** The loss metrics, in the order the update reports them. */
@@ -65,23 +64,9 @@ export function buildReinforceLoss(policy: ActorCriticPolicy, settings: Pick<Rei
  * Adam leaves them as they are).
  */
 export function reinforceGradientStep(loss: ReinforceLoss, policy: ActorCriticPolicy, options: { readonly compute: Compute }): Promise<GradientStep> {
-  const frozen = weightsNotReaching(loss.loss, policy.weights.names);
+  const reached = paramsReachedByGradient(loss.loss);
+  const frozen = policy.weights.names.filter((name) => !reached.has(name));
   const trained = policy.weights.names.filter((name) => !frozen.includes(name));
   const metrics = Object.fromEntries(LOSS_METRICS.map((m) => [m, loss.metrics[m]]));
   return GradientStep.create(loss.graph, [{ loss: loss.loss, weights: trained, metrics }], { weights: policy.weights, compute: options.compute, frozen });
-}
-
-/** The weights (Param nodes named in `names`) the loss's gradient does not reach, as grad() walks. */
-function weightsNotReaching(loss: Tensor, names: readonly string[]): string[] {
-  const reached = new Set<Tensor>();
-  const stack = [loss];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (reached.has(node)) continue;
-    reached.add(node);
-    if (node.op === 'StopGradient') continue;
-    // A withGradient() node passes gradients to its rule's targets (inputs 1...), not to y.
-    stack.push(...(node.op === CUSTOM_GRADIENT ? node.inputs.slice(1) : node.inputs));
-  }
-  return names.filter((name) => !reached.has(loss.graph.byName(name)!));
 }

@@ -15,8 +15,8 @@
 import { spaceSize, type BoxSpace } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
-import type { DenseStack } from '../../policies/dense.js';
-import { layersForward, layersStack, mlpLayers, type LayerSpec } from '../../policies/linear-layers.js';
+import { BoxAffine } from '../../policies/box-affine.js';
+import { LinearMlp } from '../../policies/linear-layers.js';
 import { argmax, type ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
@@ -42,12 +42,9 @@ export class SacActor implements Policy {
   readonly discrete: boolean;
   /** Action dimension (continuous) or the number of actions (discrete). */
   readonly actionDim: number;
-  /** (high - low) / 2 and (high + low) / 2 per action dimension: tanh's [-1, 1] to the Box. */
-  readonly actionScale: Float32Array;
-  readonly actionBias: Float32Array;
-  private readonly layers: LayerSpec[];
-  private readonly stack: DenseStack;
-  private head = new Float32Array(0);
+  /** tanh's [-1, 1] onto the Box (continuous); null for discrete actions. */
+  readonly affine: BoxAffine | null;
+  private readonly mlp: LinearMlp;
 
   constructor(
     readonly settings: MlpSettings,
@@ -57,12 +54,9 @@ export class SacActor implements Policy {
     const space = spaces.actionSpace;
     this.discrete = space.kind === 'discrete';
     this.actionDim = actionWidth(spaces);
-    const box = space as BoxSpace;
-    this.actionScale = Float32Array.from({ length: this.discrete ? 0 : this.actionDim }, (_, k) => (box.high[k] - box.low[k]) / 2);
-    this.actionBias = Float32Array.from({ length: this.discrete ? 0 : this.actionDim }, (_, k) => (box.high[k] + box.low[k]) / 2);
-    this.layers = mlpLayers(this.weights, 'actor', spaces.obsDim, this.discrete ? this.actionDim : 2 * this.actionDim, settings, rng);
+    this.affine = this.discrete ? null : new BoxAffine(space as BoxSpace);
+    this.mlp = new LinearMlp(this.weights, 'actor', spaces.obsDim, this.discrete ? this.actionDim : 2 * this.actionDim, settings, rng);
     this.onnxInterface = { inputs: ['obs'], outputs: this.discrete ? ['logits'] : ['mean', 'log_std'] };
-    this.stack = layersStack(this.weights, this.layers);
   }
 
   /** Numbers the actor's last layer gives per row: logits, or means then raw log-stds. */
@@ -72,7 +66,7 @@ export class SacActor implements Policy {
 
   /** The forward pass in `g` from `obs` [B, obsDim]. */
   build(g: Graph, obs: Tensor): SacActorOutput {
-    const head = layersForward(g, this.weights, this.layers, obs);
+    const head = this.mlp.forward(g, obs);
     if (this.discrete) return { kind: 'discrete', logits: head };
     const a = this.actionDim;
     const mean = g.slice(head, 1, 0, a);
@@ -89,8 +83,9 @@ export class SacActor implements Policy {
   squashedSample(g: Graph, out: Extract<SacActorOutput, { kind: 'continuous' }>, eps: Tensor): { action: Tensor; logProb: Tensor } {
     const x = g.add(out.mean, g.mul(g.exp(out.logStd), eps));
     const y = g.tanh(x);
-    const scale = g.const(this.actionScale);
-    const action = g.add(g.mul(y, scale), g.const(this.actionBias));
+    const affine = this.affine!;
+    const scale = g.const(affine.scale);
+    const action = affine.applyInGraph(g, y, scale);
     // log N(x; mean, std) = -eps^2 / 2 - log std - log(2 pi) / 2, eps being (x - mean) / std.
     const gaussian = g.sub(g.sub(g.mul(g.square(eps), -0.5), out.logStd), HALF_LOG_2PI);
     const squash = g.log(g.add(g.mul(scale, g.sub(1, g.square(y))), 1e-6));
@@ -99,9 +94,7 @@ export class SacActor implements Policy {
 
   /** The last layer's rows for `rows` observations, outside onnxruntime. */
   forwardHead(obs: Float32Array, rows: number): Float32Array {
-    if (this.head.length < rows * this.headWidth) this.head = new Float32Array(rows * this.headWidth);
-    this.stack.forward(obs, rows, this.head);
-    return this.head;
+    return this.mlp.run(obs, rows);
   }
 
   /**
@@ -120,14 +113,14 @@ export class SacActor implements Policy {
       for (let k = 0; k < a; k++) {
         let x = head[i * w + k];
         if (!deterministic) x += Math.exp(squashLogStd(head[i * w + a + k])) * rng.normal();
-        actions[i * a + k] = Math.tanh(x) * this.actionScale[k] + this.actionBias[k];
+        actions[i * a + k] = this.affine!.apply(Math.tanh(x), k);
       }
     }
   }
 
   /** Makes acting see the current weights; call after each actor update. */
   sync(): void {
-    this.stack.sync();
+    this.mlp.sync();
   }
 
   /**

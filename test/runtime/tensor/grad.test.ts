@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { grad } from '../../../runtime/tensor/grad.js';
+import { grad, paramsReachedByGradient } from '../../../runtime/tensor/grad.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { Session } from '../../../runtime/tensor/session.js';
 import { checkGradients } from './gradcheck.js';
@@ -247,4 +247,15 @@ test('gradients with respect to an intermediate tensor', async () => {
   const out = await s.runTensors({ x: new Float64Array([1, 2]) });
   assert.deepEqual([...(out.dh!.data as Float64Array)], [6, 12]);
   assert.deepEqual([...(out.dx!.data as Float64Array)], [18, 36]);
+});
+
+test('paramsReachedByGradient: the weights a loss trains, not those behind a StopGradient or a withGradient\'s passed-through value', () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', [2]);
+  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => g.param(name, [2]));
+  const stopped = g.stopGradient(g.mul(x, b!));
+  // The rule sends the gradient to d only; c reaches the value, not the gradient.
+  const custom = g.withGradient(g.mul(x, c!), [d!], (dy) => [dy]);
+  const loss = g.reduceSum(g.add(g.add(g.mul(x, a!), stopped), custom));
+  assert.deepEqual([...paramsReachedByGradient(loss)].sort(), ['a', 'd']);
 });

@@ -22,6 +22,7 @@ import type { Rollouts, TokenRows } from '../../../../runtime/text/text-env.js';
 import { EOS, PAD } from '../../../../runtime/text/tokenizer.js';
 import { Rng } from '../../../../shared/random.js';
 import { makePlan } from '../../helpers.js';
+import { TWO_ROWS } from './token-rows.js';
 import { repoRoot } from '../../../helpers/repo.js';
 
 const close = (a: number, b: number, tol = 1e-9) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
@@ -70,15 +71,9 @@ test('decoding with statistics writes the same tokens, and records each written 
   assert.ok(cut > 0, 'some row ran to the last slot and was cut there');
 });
 
-/** Two rows of width 4: 2 and 3 learned tokens, with their sampling entropies. */
+/** TWO_ROWS with their sampling entropies. */
 const batch: TokenRows & Pick<Rollouts, 'tokenEntropy'> = {
-  rows: 2,
-  width: 4,
-  tokens: new BigInt64Array(8),
-  targets: new BigInt64Array(8),
-  mask: Float32Array.of(0, 1, 1, 0, 1, 1, 1, 0),
-  tokenCount: 5,
-  perRow: Int32Array.of(2, 3),
+  ...TWO_ROWS,
   tokenEntropy: Float32Array.of(9, 0.1, 0.9, 9, 0.5, 1.2, 0.3, 9), // unlearned positions are high: they must not count
 };
 

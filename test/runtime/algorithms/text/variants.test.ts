@@ -9,23 +9,15 @@ import { zeroAdvantageGroups } from '../../../../runtime/algorithms/text/filter.
 import { broadcastAdvantages, creditedAdvantages } from '../../../../runtime/algorithms/text/turn-credit.js';
 import { foldKlIntoRewards } from '../../../../runtime/algorithms/text/kl.js';
 import { tokenWeights } from '../../../../runtime/algorithms/text/token-weights.js';
-import type { Rollouts, TokenRows } from '../../../../runtime/text/text-env.js';
+import type { Rollouts } from '../../../../runtime/text/text-env.js';
 import { readEvents } from '../../../../runtime/run/events.js';
 import { train } from '../../../../runtime/train.js';
 import { makePlan, tempDir } from '../../helpers.js';
+import { TWO_ROWS } from './token-rows.js';
 
 const close = (a: number, b: number, tol = 1e-6) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
 
-/** Two rows of width 4: 2 and 3 learned tokens. */
-const batch: TokenRows = {
-  rows: 2,
-  width: 4,
-  tokens: new BigInt64Array(8),
-  targets: new BigInt64Array(8),
-  mask: Float32Array.of(0, 1, 1, 0, 1, 1, 1, 0),
-  tokenCount: 5,
-  perRow: Int32Array.of(2, 3),
-};
+const batch = TWO_ROWS;
 
 test('token weights: sequence 1/(B|o_i|), token 1/sum|o|, constant 1/(B L) (Dr. GRPO), sum 1/B, on learned tokens only', () => {
   const expect = (weights: Float32Array, row0: number, row1: number) =>
