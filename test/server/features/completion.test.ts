@@ -163,7 +163,7 @@ describe('completion of property names', () => {
   });
 
   it('required properties come first in an experiment; blocks are offered once', () => {
-    check('experiment E { $0 }', ['env', 'policy', 'algorithm', 'reward', 'budget', 'envs', 'seed', 'seeds', 'device', 'stop', 'eval', 'curriculum', 'stage']);
+    check('experiment E { $0 }', ['env', 'policy', 'algorithm', 'reward', 'budget', 'envs', 'seed', 'seeds', 'device', 'precision', 'stop', 'eval', 'curriculum', 'stage']);
     check('experiment E {\n  eval { every: 1k }\n  ev$0\n}', ['env', 'envs']);
     assert.equal(item('experiment E { ev$0 }', 'eval').textEdit?.newText, 'eval {\n  every: $1\n}');
   });
