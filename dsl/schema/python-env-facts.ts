@@ -32,6 +32,8 @@ export interface PythonEnvFacts {
   readonly action: PythonEnvAction;
   /** The id's registered episode limit; null when it has none. */
   readonly maxSteps: number | null;
+  /** A goal env (the handshake names its goals): relabel and the goal/achieved reward names apply. */
+  readonly goalConditioned?: boolean;
 }
 
 /** A probe that could not make the env (no Python, an import error, a timeout): shown as a warning, training reports it too. */

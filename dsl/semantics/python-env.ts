@@ -74,6 +74,7 @@ export function pythonEnvSpec(facts: PythonEnvFacts, label: string): EnvSpec {
     obsFields: [...facts.observationNames],
     action: facts.action.kind,
     infoFields: [],
+    ...(facts.goalConditioned ? { goalConditioned: true } : {}),
   };
 }
 

@@ -99,6 +99,8 @@ interface Handshake {
   readonly max_steps?: number | null;
   /** Names of the observation numbers, where the worker gives them (a Dict space's keys, say). */
   readonly observation_names?: unknown;
+  /** Where a goal env's goals are (worker.py goal_of); absent for other envs. */
+  readonly goal?: unknown;
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -124,6 +126,7 @@ export function factsOf(handshake: Handshake): ProbeResult {
     observationShape: observation?.shape ?? [],
     action: kind,
     maxSteps: typeof handshake.max_steps === 'number' ? handshake.max_steps : null,
+    ...(handshake.goal ? { goalConditioned: true } : {}),
   };
 }
 

@@ -116,3 +116,12 @@ test('observations that name another number of values than the probe found is an
   expectDiagnostics(source, [{ code: 'type-mismatch', message: /^observations names 2 numbers, but gymnasium\("CartPole-v1"\) observes 4 \(as probed: x0, x1, x2, x3\)/ }], { analyze: provider({ 'CartPole-v1': CARTPOLE }) });
   expectDiagnostics(source.replace(/[⟦⟧]/g, ''), [], {});
 });
+
+test('a probed goal env takes relabel: future; one the probe did not find goal-conditioned is refused', () => {
+  // examples/gym-point-goal-her.rlx: `rlx check` probed PointGoal-v0 and refused its own example.
+  const GOALS: PythonEnvFacts = { kind: 'facts', observationNames: ['achieved_goal_0', 'achieved_goal_1', 'desired_goal_0', 'desired_goal_1'], observationShape: [4], action: { kind: 'continuous', dims: 2 }, maxSteps: 30, goalConditioned: true };
+  const source = `env Cart = gymnasium("PointGoal-v0")\nalgorithm Her = SAC { relabel: future(k: 4) }\n${experiment('⟦Her⟧')}`;
+  expectDiagnostics(source.replace(/[⟦⟧]/g, ''), [], { analyze: provider({ 'PointGoal-v0': GOALS }) });
+  const { goalConditioned: _, ...plain } = GOALS;
+  expectDiagnostics(source, [{ code: 'incompatible-env', message: /is not goal-conditioned/ }], { analyze: provider({ 'PointGoal-v0': plain }) });
+});

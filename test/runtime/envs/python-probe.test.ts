@@ -107,6 +107,36 @@ describe('probing a Python env', { skip }, () => {
     assert.equal(other.starts(), 1);
   });
 
+  it('tells every query of a shared probe of its answer: two files that differ only in env_timeout', async () => {
+    // The language server checks again the files that asked by the query it is told of: a file
+    // with the default env_timeout, opened while another file's probe of the same id runs,
+    // stayed without the probed diagnostics until edited.
+    const settled: number[] = [];
+    const probes = new PythonEnvProbes({ cacheDir: path.join(temp, 'shared-cache'), processEnv: python!.env, onSettled: (q) => settled.push(q.envTimeout) });
+    assert.equal(probes.lookup(query({ envTimeout: 10 })), 'pending');
+    assert.equal(probes.lookup(query({ envTimeout: 30 })), 'pending');
+    await probes.idle();
+    assert.equal(probes.probesStarted, 1, 'one probe for both');
+    assert.deepEqual(settled.sort((a, b) => a - b), [10, 30]);
+  });
+
+  it('finds a goal env goal-conditioned, from the probe and from the disk cache', async () => {
+    const cacheDir = path.join(temp, 'goal-cache');
+    const goal = query({ id: 'PointGoal-v0', imports: ['point_goal'] });
+    const first = new PythonEnvProbes({ cacheDir, processEnv: python!.env });
+    first.lookup(goal);
+    await first.idle();
+    const probed = first.lookup(goal);
+    assert.equal(probed !== undefined && probed !== 'pending' && probed.kind === 'facts' && probed.goalConditioned, true, JSON.stringify(probed));
+    const stored = new PythonEnvProbes({ cacheDir, processEnv: python!.env }).lookup(goal);
+    assert.deepEqual(stored, probed);
+    const plain = new PythonEnvProbes({ cacheDir, processEnv: python!.env });
+    plain.lookup(query());
+    await plain.idle();
+    const cart = plain.lookup(query());
+    assert.equal(cart !== undefined && cart !== 'pending' && cart.kind === 'facts' && cart.goalConditioned, undefined);
+  });
+
   it('runs at most MAX_CONCURRENT_PROBES probes at once; the others wait their turn', async () => {
     const dir = path.join(temp, 'concurrent');
     fs.mkdirSync(dir);
