@@ -46,6 +46,7 @@ const EXPECTED = [
   'problems shows every line of a plan the trainer refuses at start, and leads to the spec, not the settings',
   'problems reports a run that fails while training, with the run error',
   'python envs probes gymnasium envs once trusted: obs. completes x0..x3, obs.x9 and DQN on Pendulum are errors',
+  'python envs trains a gymnasium env that renders, and the rollout inspector shows its frame of each step',
   'trust trains user code in a trusted workspace',
   'screenshot shows a spec with its diagnostics and the Runs view',
 ];

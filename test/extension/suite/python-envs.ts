@@ -68,6 +68,36 @@ suite('python envs', () => {
     await vscode.commands.executeCommand('hideSuggestWidget');
   });
 
+  test('trains a gymnasium env that renders, and the rollout inspector shows its frame of each step', async function () {
+    if (!vscode.workspace.isTrusted) this.skip();
+    skipWithoutPython(this);
+    this.timeout(120_000);
+    // test/fixtures/python/rlx_render_envs.py draws with numpy (CartPole's renderer needs pygame).
+    const uri = writeSpec('paint.rlx', `env Paint = gymnasium("RlxPaint-v0") {
+  imports: ["rlx_render_envs"]
+  kwargs { render_mode: "rgb_array" }
+}
+policy Small = mlp { hidden: [16] }
+algorithm Quick = PPO { rollout_steps: 64 }
+experiment Painted { env: Paint, envs: 2, policy: Small, algorithm: Quick, budget: 1k, seeds: [1] }
+`);
+    await open(uri);
+    const outcome = await vscode.commands.executeCommand<TrainOutcome>('rlx.train', uri, 'Painted');
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.reason);
+    const [result] = await outcome.batch.done;
+    assert.equal(result.state, 'finished', result.error);
+    const runDir = result.runDirs[0]!;
+    const frames = fs.readdirSync(path.join(runDir, 'rollouts')).filter((f) => f.endsWith('.frames'));
+    assert.ok(frames.length > 0, `frames recorded: ${fs.readdirSync(path.join(runDir, 'rollouts')).join(', ')}`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('rlx.openRollouts', runDir);
+    // For the person who looks: the host sends the first frame a second or so after the page asks.
+    if (process.env.RLX_TEST_SCREENSHOT_DIR) await new Promise((r) => setTimeout(r, 3000));
+    const seen = await screenshot('python-env-frames');
+    if (seen) assert.ok(seen.webviews.some((w) => /Recorded episodes/.test(w)), `the inspector's page in the picture (${seen.webviewWait})`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   test('runs no Python in Restricted Mode, and refuses to train a gymnasium env until trusted', async function () {
     if (vscode.workspace.isTrusted) this.skip();
     skipWithoutPython(this);
