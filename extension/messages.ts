@@ -10,10 +10,15 @@ export function fixErrorsFirst(name: string, errors: number): string {
 }
 
 export function untrustedModules(name: string, modules: readonly string[]): string {
-  return (
-    `Cannot train ${name} in Restricted Mode: it loads user code (${modules.join(', ')}), ` +
-    'which would run with your permissions. Trust this workspace to train it.'
-  );
+  // Python envs (userModules writes them as gymnasium("Id") or their .py file) run the
+  // workspace's interpreter and packages: "loads user code (gymnasium(...))" did not say so.
+  const python = modules.filter((m) => m.startsWith('gymnasium(') || m.endsWith('.py'));
+  const code = modules.filter((m) => !python.includes(m));
+  const what = [
+    python.length > 0 ? `runs the workspace's Python (${python.join(', ')})` : '',
+    code.length > 0 ? `loads user code (${code.join(', ')})` : '',
+  ].filter(Boolean);
+  return `Cannot train ${name} in Restricted Mode: it ${what.join(' and ')}, which would run with your permissions. Trust this workspace to train it.`;
 }
 
 export function trainerMissing(display: string, bundled: boolean): string {

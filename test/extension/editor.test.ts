@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { testPython } from '../helpers/python.js';
 import { repoRoot } from '../helpers/repo.js';
 import { buildExtension, buildSuites } from './harness/build.js';
 import { chromiumPath, CODE_SERVER_VERSION, codeServerPath, runInCodeServer, type CodeServerRun } from './harness/code-server.js';
@@ -44,11 +45,14 @@ const EXPECTED = [
   'problems reports a trainer that breaks before training, with its error',
   'problems shows every line of a plan the trainer refuses at start, and leads to the spec, not the settings',
   'problems reports a run that fails while training, with the run error',
+  'python envs probes gymnasium envs once trusted: obs. completes x0..x3, obs.x9 and DQN on Pendulum are errors',
+  'python envs trains a gymnasium env that renders, and the rollout inspector shows its frame of each step',
   'trust trains user code in a trusted workspace',
   'screenshot shows a spec with its diagnostics and the Runs view',
 ];
 
 const EXPECTED_RESTRICTED = [
+  'python envs runs no Python in Restricted Mode, and refuses to train a gymnasium env until trusted',
   'trust keeps editing features in Restricted Mode',
   'trust refuses to train a spec that loads user code in Restricted Mode, and says why',
   'trust trains built-in environments in Restricted Mode',
@@ -107,6 +111,23 @@ function assertPassed(run: CodeServerRun, expected: string[]): void {
   assert.equal(run.exitCode, 0, summary);
 }
 
+/** The suites of Gymnasium envs need the test Python; without it they skip, and are not expected. */
+const PYTHON_SUITE = /^python envs /;
+
+/** What code-server passes on to the extension host: the test Python, and whether there is one. */
+function pythonEnv(t: TestContext): Record<string, string> {
+  const python = testPython();
+  if (!python) {
+    t.diagnostic('the python envs tests skip: no python3 with numpy and the vendored gymnasium (test/helpers/python.ts)');
+    return { RLX_TEST_PYTHON: '' };
+  }
+  return { RLX_TEST_PYTHON: '1', RLX_PYTHON: python.python, PYTHONPATH: python.env.PYTHONPATH! };
+}
+
+function withoutPythonSuite(expected: string[], env: Record<string, string>): string[] {
+  return env.RLX_TEST_PYTHON === '1' ? expected : expected.filter((title) => !PYTHON_SUITE.test(title));
+}
+
 let built: Promise<{ tests: string; note: string | undefined }> | undefined;
 /** Builds dist/ and the suites once for all runs of this file. */
 async function build(t: TestContext): Promise<string> {
@@ -127,20 +148,21 @@ test('editor suites pass in VS Code 1.100 (code-server), with a screenshot', { t
   const tests = await build(t);
   const dirs = makeTestDirs('trusted');
   fs.rmSync(SCREENSHOTS, { recursive: true, force: true });
+  const env = pythonEnv(t);
   let run: CodeServerRun;
   try {
-    run = await runInCodeServer({ ...found, extension: repoRoot(), tests, workspace: dirs.workspace, scratch: dirs.root, screenshots: SCREENSHOTS, timeoutMs: 420_000, grep: GREP });
+    run = await runInCodeServer({ ...found, extension: repoRoot(), tests, workspace: dirs.workspace, scratch: dirs.root, screenshots: SCREENSHOTS, timeoutMs: 420_000, grep: GREP, env });
   } finally {
     stopLeftoverTrainers(dirs.workspace);
   }
   t.diagnostic(report(run));
   if (GREP) {
     const only = new RegExp(GREP);
-    assertPassed(run, EXPECTED.filter((title) => only.test(title)));
+    assertPassed(run, withoutPythonSuite(EXPECTED, env).filter((title) => only.test(title)));
     t.diagnostic(`RLX_EDITOR_GREP=${GREP}: only the matching tests ran`);
     return;
   }
-  assertPassed(run, EXPECTED);
+  assertPassed(run, withoutPythonSuite(EXPECTED, env));
   assert.ok(run.screenshots.includes(SCREENSHOT), `screenshots: ${run.screenshots.join(', ')}`);
   assert.ok(fs.statSync(SCREENSHOT).size > 10_000, 'the screenshot has content');
   // What the workbench drew, not only what the API says.
@@ -156,14 +178,15 @@ test('Workspace Trust: Restricted Mode keeps editing and refuses user code (code
   if (!found) return;
   const tests = await build(t);
   const dirs = makeTestDirs('restricted');
+  const env = pythonEnv(t);
   let run: CodeServerRun;
   try {
-    run = await runInCodeServer({ ...found, extension: repoRoot(), tests, workspace: dirs.workspace, scratch: dirs.root, trust: true, grep: '^trust ' });
+    run = await runInCodeServer({ ...found, extension: repoRoot(), tests, workspace: dirs.workspace, scratch: dirs.root, trust: true, grep: '^(trust|python envs) ', env, screenshots: SCREENSHOTS });
   } finally {
     stopLeftoverTrainers(dirs.workspace);
   }
   t.diagnostic(report(run));
-  assertPassed(run, EXPECTED_RESTRICTED);
+  assertPassed(run, withoutPythonSuite(EXPECTED_RESTRICTED, env));
 });
 
 test('editor suites pass through @vscode/test-electron', { timeout: 420_000 }, async (t) => {
@@ -179,6 +202,7 @@ test('editor suites pass through @vscode/test-electron', { timeout: 420_000 }, a
   stopLeftoverTrainers(dirs.workspace);
   assert.ok(results, 'no results from the extension host');
   assert.deepEqual(results.failed.map((f) => f.title), []);
-  for (const title of EXPECTED.filter((e) => !e.startsWith('screenshot') && !RELOADS.test(e))) assert.ok(results.passed.includes(title), `'${title}' did not pass`);
+  // This runner passes no test Python on: the python envs tests skip there.
+  for (const title of EXPECTED.filter((e) => !e.startsWith('screenshot') && !RELOADS.test(e) && !PYTHON_SUITE.test(e))) assert.ok(results.passed.includes(title), `'${title}' did not pass`);
   assert.equal(exitCode, 0);
 });

@@ -15,6 +15,11 @@ test('Restricted Mode names the modules and the way out', () => {
     untrustedModules('Mine', ['envs/my_env.ts']),
     'Cannot train Mine in Restricted Mode: it loads user code (envs/my_env.ts), which would run with your permissions. Trust this workspace to train it.',
   );
+  // A Python env runs the workspace's interpreter and packages: said as such.
+  assert.equal(
+    untrustedModules('Cart', ['gymnasium("CartPole-v1")', 'envs/reacher.py', 'learners/mine.ts']),
+    'Cannot train Cart in Restricted Mode: it runs the workspace\'s Python (gymnasium("CartPole-v1"), envs/reacher.py) and loads user code (learners/mine.ts), which would run with your permissions. Trust this workspace to train it.',
+  );
 });
 
 test('a missing trainer: the bundled one or the setting', () => {

@@ -237,7 +237,15 @@ describe('rollout inspector', { skip: chromiumMissing() }, () => {
     }
     const run = listRuns(out)[0]!;
     const file = listRollouts(run.dir).find((e) => e.recorded === 'rlx-eval')!.file;
-    const { page } = await open(run);
+    // The editor's host answers a frame some time after the page asks (over a second in
+    // code-server): until the first arrives the page shows no broken image with its alt text.
+    const host = new FakeHost([run]);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const page = await browser.open('rollouts', { host: async (m, p) => (m.type === 'openFrame' ? void released.then(() => host.handle(m, p)) : host.handle(m, p)), theme: 'dark' });
+    await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.step !== null, 'the episode, its frames not yet sent');
+    assert.equal(await page.page.locator('.env-frame img').isVisible(), false, 'no picture yet, and no broken one');
+    release();
     let s = await page.waitFor<InspectorSnapshot>((s) => s.file === file && s.frame === 'episode-4096-rlx-eval.frames/0.png', 'the first frame');
     assert.equal(s.drawn, null, 'the picture, not a drawing');
     assert.equal(s.episodeLabels.at(-1), 'rlx eval of the policy at 4,096 (episode-4096-rlx-eval.jsonl)');

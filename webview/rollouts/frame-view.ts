@@ -77,6 +77,7 @@ export class FrameView {
       this.image.src = got.data;
       this.shown = wanted!;
     }
-    this.image.hidden = wanted === undefined || got?.problem !== undefined;
+    // Without a picture yet (the first is on its way) an <img> shows a broken-image icon and its alt text.
+    this.image.hidden = wanted === undefined || got?.problem !== undefined || this.shown === null;
   }
 }

@@ -58,6 +58,12 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
   private readonly running = new Set<Promise<void>>();
   /** The keys whose probe runs now. */
   private readonly runningKeys = new Set<string>();
+  /**
+   * The queries that asked about each running probe (by their JSON; a duplicate is only told twice): all are told of its answer.
+   * Queries that differ only in what the cache key leaves out (env_timeout) share one probe, and
+   * the language server finds the files to check again by the query it is told of.
+   */
+  private readonly askers = new Map<string, Map<string, PythonEnvQuery>>();
   private readonly processEnv: NodeJS.ProcessEnv;
   private readonly cacheDir: string;
   /** Processes started, for tests and the log. */
@@ -73,6 +79,7 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
   lookup(query: PythonEnvQuery): PythonEnvRead {
     const interpreter = resolveInterpreter(pythonCommand(query.python, this.processEnv), this.processEnv);
     const key = cacheKey(query, interpreter, this.processEnv);
+    if (this.runningKeys.has(key)) this.askers.get(key)?.set(JSON.stringify(query), query);
     const known = this.known.get(key);
     if (known && (known.retryAt === undefined || Date.now() < known.retryAt)) return known.read;
     if (!known) {
@@ -101,6 +108,7 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
   private start(key: string, query: PythonEnvQuery, interpreter: Interpreter, previous: Known | undefined): void {
     if (!previous) this.known.set(key, { read: 'pending' });
     this.runningKeys.add(key);
+    this.askers.set(key, new Map([[JSON.stringify(query), query]]));
     const result: Promise<ProbeResult> = interpreter.path === undefined
       ? Promise.resolve({ kind: 'failed', message: `cannot find Python '${interpreter.command}' on PATH; install Python 3 with numpy and gymnasium, or name the interpreter with the env's \`python\` setting or RLX_PYTHON` })
       : this.inSlot(() => {
@@ -109,6 +117,8 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
       });
     const done = result.then((read) => {
       this.runningKeys.delete(key);
+      const askers = [...(this.askers.get(key)?.values() ?? [])];
+      this.askers.delete(key);
       this.running.delete(done);
       const before = this.known.get(key)?.read;
       if (read.kind === 'failed') {
@@ -120,7 +130,7 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
         this.known.set(key, { read });
         this.toDisk(key, read);
       }
-      this.options.onSettled?.(query);
+      for (const asker of askers) this.options.onSettled?.(asker);
     });
     this.running.add(done);
   }

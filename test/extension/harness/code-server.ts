@@ -63,6 +63,8 @@ export interface CodeServerOptions {
   scratch: string;
   /** Leave Workspace Trust on: the workspace opens in Restricted Mode. */
   trust?: boolean;
+  /** Variables for code-server, and through it the extension host and the language server. */
+  env?: Record<string, string>;
   grep?: string;
   /** The folder for the screenshots the suites ask for (none taken without it). */
   screenshots?: string;
@@ -104,6 +106,7 @@ export async function runInCodeServer(options: CodeServerOptions): Promise<CodeS
     // The suites may reload the window here (suite/session.ts): this harness keeps the page's
     // bindings across the reload, and the suites carry their results over it.
     RLX_TEST_CAN_RELOAD: '1',
+    ...options.env,
   });
   const args = [
     '--bind-addr', `127.0.0.1:${port}`,

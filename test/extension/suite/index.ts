@@ -27,6 +27,7 @@ export async function run(): Promise<void> {
   // Reloads the window (session.ts): the suites after it run in the new extension host.
   await import('./reattach.js');
   await import('./problems.js');
+  await import('./python-envs.js');
   await import('./trust.js');
   await import('./screenshot.js');
 

@@ -122,6 +122,19 @@ describe('probing a Python env', { skip }, () => {
     assert.equal(other.starts(), 1);
   });
 
+  it('tells every query of a shared probe of its answer: two files that differ only in env_timeout', async () => {
+    // The language server checks again the files that asked by the query it is told of: a file
+    // with the default env_timeout, opened while another file's probe of the same id runs,
+    // stayed without the probed diagnostics until edited.
+    const settled: number[] = [];
+    const probes = new PythonEnvProbes({ cacheDir: path.join(temp, 'shared-cache'), processEnv: python!.env, onSettled: (q) => settled.push(q.envTimeout) });
+    assert.equal(probes.lookup(query({ envTimeout: 10 })), 'pending');
+    assert.equal(probes.lookup(query({ envTimeout: 30 })), 'pending');
+    await probes.idle();
+    assert.equal(probes.probesStarted, 1, 'one probe for both');
+    assert.deepEqual(settled.sort((a, b) => a - b), [10, 30]);
+  });
+
   it('runs at most MAX_CONCURRENT_PROBES probes at once; the others wait their turn', async () => {
     const dir = path.join(temp, 'concurrent');
     fs.mkdirSync(dir);

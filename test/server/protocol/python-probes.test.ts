@@ -105,3 +105,24 @@ describe('the language server probes Python envs only in a trusted workspace', {
     }
   });
 });
+
+describe('a file opened while its env is being probed', { skip }, () => {
+  test('gets the probed diagnostics when the probe, started by another file with another env_timeout, answers', async () => {
+    // As in VS Code: the first index checks every file of the folder, whose envs start probes;
+    // a file made and opened while they run asks about the same env (env_timeout, which the
+    // probe's cache key leaves out, differs) and must hear the answer. It did not, until edited.
+    const slow = path.join(temp, 'slow-python');
+    fs.writeFileSync(slow, `#!/bin/sh\nsleep 1\nexec '${python!.python}' "$@"\n`, { mode: 0o755 });
+    const env = { ...python!.env, RLX_PROBE_CACHE: fs.mkdtempSync(path.join(temp, 'cache-')) };
+    const client = await TestClient.start({ serverMain: SERVER_WITH_PROBES, env, initializationOptions: { workspaceTrusted: true }, files: { 'other.rlx': spec(slow).replace('{ python:', '{ env_timeout: 10, python:') } });
+    try {
+      const uri = client.write('main.rlx', spec(slow));
+      await client.watched({ uri, type: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await client.open('main.rlx');
+      assert.deepEqual(await until(client, uri, (codes) => codes.includes('unknown-field')), ['unknown-field']);
+    } finally {
+      assert.equal(await client.stop(), 0);
+    }
+  });
+});
