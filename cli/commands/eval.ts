@@ -147,7 +147,7 @@ async function evalRun(argv: string[]): Promise<number> {
       `mean return ${metrics['eval/mean_return'].toFixed(2)} +- ${metrics['eval/std_return'].toFixed(2)} over ${episodes} episodes ` +
         `(mean length ${metrics['eval/mean_length'].toFixed(1)}${success}${task}; ${displayPath(file)}, ${deterministic ? 'deterministic' : 'sampled actions'})\n`,
     );
-    if (recorded) process.stdout.write(`recorded an episode (return ${recorded.return}, ${recorded.length} steps) in ${displayPath(recorded.file)}\n`);
+    if (recorded) process.stdout.write(`recorded an episode (return ${Number(recorded.return.toFixed(2))}, ${recorded.length} steps) in ${displayPath(recorded.file)}\n`);
   }
   return 0;
 }

@@ -28,7 +28,7 @@ function example(relabel: PlanValue): Plan {
 
 /** eval.success at the end of a run of the example's plan with `relabel`, on seed 1. */
 async function success(relabel: PlanValue): Promise<number> {
-  const result = await train(example(relabel), { out: tempDir(), seed: 1 });
+  const result = await train(example(relabel), { out: tempDir(), seed: 1, baseDir: examplesDir() });
   assert.equal(result.status, 'finished');
   const evals = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'eval');
   assert.equal(evals.at(-1)?.step, BUDGET);
