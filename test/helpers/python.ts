@@ -4,6 +4,7 @@
 // (the examples' envs) on PYTHONPATH.
 // Nothing is copied or installed. CI installs python3-numpy (.ci/run); without it the tests skip.
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from './repo.js';
 
@@ -50,4 +51,17 @@ export async function withTestPython<T>(body: () => Promise<T>): Promise<T> {
       else process.env[key] = value;
     }
   }
+}
+
+/** The pids of the running worker.py processes that are children of this process. */
+export function pythonWorkers(): number[] {
+  return fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return parent === process.pid && !/\) [ZX] /.test(stat) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker.py');
+    } catch {
+      return false;
+    }
+  }).map(Number);
 }

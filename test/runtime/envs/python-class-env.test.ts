@@ -20,7 +20,7 @@ import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { readEvents, type CurriculumEvent, type EpisodeEvent } from '../../../runtime/run/events.js';
 import { curriculumProblems } from '../../../runtime/trainer/curriculum.js';
 import type { Plan, PlanExpr } from '../../../dsl/compile/plan.js';
-import { testPython, withTestPython } from '../../helpers/python.js';
+import { pythonWorkers, testPython, withTestPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
@@ -220,19 +220,6 @@ describe('python("./file.py:Class") envs', { skip }, () => {
       assert.ok(after.length > 0 && after.every((e) => e.length > 1), `at limit 5.5 they last: ${after.map((e) => e.length).join(',')}`);
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.deepEqual(workersOfThisProcess(), [], 'workers still running after the run');
+    assert.deepEqual(pythonWorkers(), [], 'workers still running after the run');
   });
 });
-
-/** The pids of the running worker.py processes that are children of this process. */
-function workersOfThisProcess(): number[] {
-  return fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return parent === process.pid && !/\) [ZX] /.test(stat) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker.py');
-    } catch {
-      return false;
-    }
-  }).map(Number);
-}

@@ -12,7 +12,7 @@ import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { readRollout } from '../../../runtime/run/reader.js';
 import { resume, train } from '../../../runtime/train.js';
-import { testPython, withTestPython } from '../../helpers/python.js';
+import { pythonWorkers, testPython, withTestPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir, ZOO_PPO } from '../helpers.js';
 
@@ -117,16 +117,3 @@ describe('SAC on gymnasium("Pendulum-v1")', { skip }, () => {
     });
   });
 });
-
-/** The pids of the running worker.py processes that are children of this process. */
-function pythonWorkers(): number[] {
-  return fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return parent === process.pid && !/\) [ZX] /.test(stat) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker.py');
-    } catch {
-      return false;
-    }
-  }).map(Number);
-}
