@@ -175,6 +175,8 @@ export class Adam {
     copyState('Adam.load (m)', this.m, state.m);
     copyState('Adam.load (v)', this.v, state.v);
     this.t = state.step;
+    // A checkpoint's weights come with its state: whatever wrote them, copy them in afresh.
+    if (this.kernel instanceof ParallelAdam) this.kernel.forgetParams();
   }
 }
 

@@ -6,13 +6,17 @@
 // cut into slices that start on the gradient-norm kernel's chunk boundaries. Only the calling
 // thread can copy the parameters and gradients in and the parameters out: other code owns
 // those arrays, and they cannot be shared memory (onnxruntime refuses a SharedArrayBuffer as
-// a feed, "Invalid argument"). So a step is the calling thread's three copies, with the
-// kernel's work hidden behind them: it copies the gradients in slice by slice while the other
-// threads square each slice that has landed (each chunk's f32x4 partial into R); adds R up in
-// chunk order for the norm; copies the parameters in slice by slice while the others update
-// the slices that have landed; then copies each slice out as it is done, updating slices
-// itself while it waits. The three copies are the floor of this design (bench/optim.ts prints
-// one beside the step); going below it needs the parameters to live in the kernel's memory.
+// a feed, "Invalid argument"). So a step is the calling thread's copies, with the kernel's
+// work hidden behind them: it copies the gradients in slice by slice while the other threads
+// square each slice that has landed (each chunk's f32x4 partial into R); adds R up in chunk
+// order for the norm; lets the others update the slices; then copies each slice of the
+// parameters out as it is done, updating slices itself while it waits.
+//
+// The parameters stay in the kernel's memory between steps: after a step, P holds exactly what
+// was copied out, so the next step copies them in again only where something else wrote the
+// caller's arrays since (a checkpoint loaded, a hard target copy: weight-writes.ts counts such
+// writes) or the caller hands other arrays. That leaves two copies a step, gradients in and
+// parameters out; bench/optim.ts prints one beside the step.
 //
 // The results have the single-threaded kernel's bits whatever the thread count: the update
 // of an element does not depend on any other element, and the norm is the same chunks added
@@ -28,6 +32,7 @@ import * as fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { MAX_WASM_PAGES, CHUNK_BYTES, regionLayout, sharedKernelModule, type AdamCoefficients, type AdamKernel } from './wasm-optim.js';
 import { wasm } from '../wasm/assembler.js';
+import { writeCount } from './weight-writes.js';
 
 /** Slots of the control array (Int32). */
 export const CONTROL = {
@@ -141,6 +146,11 @@ export class ParallelAdam {
   private readonly token = {};
   /** Per slice, the parameters' parts it holds. */
   private readonly segments: Segments[];
+  /**
+   * The arrays P was last copied out to, with their write counts then (weight-writes.ts): while
+   * the caller passes the same arrays and nothing else wrote them, P already holds their values.
+   */
+  private resident: { readonly arrays: readonly Float32Array[]; readonly writes: readonly number[] } | null = null;
 
   private constructor(
     private readonly kernel: AdamKernel,
@@ -220,7 +230,8 @@ export class ParallelAdam {
     const { beta1: b1, beta2: b2, eps, stepSize, invSqrtBc2 } = k;
     this.scalars.set([b1, 1 - b1, b2, 1 - b2, stepSize, invSqrtBc2, eps, gradScale].map(Math.fround));
     const serial = this.startPhase(PHASE.update);
-    this.copyIn(params, this.setup.regions[0]);
+    if (this.holds(params)) this.markAllReady();
+    else this.copyIn(params, this.setup.regions[0]);
     const { control: c, memory: mem, segments } = this;
     const p = this.setup.regions[0] / 4;
     for (let slice = 0; slice < segments.length; slice++) {
@@ -231,6 +242,27 @@ export class ParallelAdam {
       }
       for (const [i, from, to, at] of segments[slice]!) params[i]!.set(mem.subarray(p + at, p + at + (to - from)), from);
     }
+    this.resident = { arrays: [...params], writes: params.map(writeCount) };
+  }
+
+  /** Forgets the parameters it holds: the next update copies them in (Adam.load, whose caller may have loaded weights too). */
+  forgetParams(): void {
+    this.resident = null;
+  }
+
+  /** Whether P holds `params`' values: the arrays it last wrote, unwritten since. */
+  private holds(params: readonly Float32Array[]): boolean {
+    const r = this.resident;
+    if (r === null || r.arrays.length !== params.length) return false;
+    for (let i = 0; i < params.length; i++) if (r.arrays[i] !== params[i] || r.writes[i] !== writeCount(params[i]!)) return false;
+    return true;
+  }
+
+  /** Lets the threads at every slice of the phase at once (their inputs are already in). */
+  private markAllReady(): void {
+    const c = this.control;
+    Atomics.store(c, CONTROL.ready, this.segments.length);
+    if (this.workers.length > 0) Atomics.notify(c, CONTROL.ready);
   }
 
   /** Ends the workers (the optimiser then runs on the calling thread alone). */

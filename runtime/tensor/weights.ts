@@ -1,10 +1,12 @@
 // The trainable weights: named float32 arrays with shapes. The arrays are owned here and
 // updated in place by the optimisers, so sessions can keep feeding the same buffers. In the
-// graph each is a Param leaf (g.param), fed by name from this store.
+// graph each is a Param leaf (g.param), fed by name from this store. Writes other than the
+// optimiser's go through the methods here, which tell the optimiser (weight-writes.ts).
 
 import type { Graph } from './graph.js';
 import type { Tensor } from './tensor.js';
 import { formatShape, numel } from './types.js';
+import { markWritten } from './weight-writes.js';
 
 export interface Weight {
   readonly name: string;
@@ -72,7 +74,10 @@ export class WeightStore {
 
   /** Copies values from another store with the same names and shapes (hard target update). */
   copyFrom(source: WeightStore): void {
-    for (const p of this.byName.values()) p.data.set(this.matching(source, p).data);
+    for (const p of this.byName.values()) {
+      p.data.set(this.matching(source, p).data);
+      markWritten(p.data);
+    }
   }
 
   /** this = (1 - tau) * this + tau * source (Polyak / soft target update). */
@@ -80,6 +85,7 @@ export class WeightStore {
     for (const p of this.byName.values()) {
       const s = this.matching(source, p).data;
       for (let i = 0; i < p.data.length; i++) p.data[i] = p.data[i]! + tau * (s[i]! - p.data[i]!);
+      markWritten(p.data);
     }
   }
 
@@ -119,6 +125,7 @@ export class WeightStore {
         throw new Error(`WeightStore.load: '${p.name}' is ${formatShape(p.shape)} here but ${formatShape(s.shape)} in the snapshot`);
       }
       p.data.set(s.data);
+      markWritten(p.data);
     }
   }
 

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { seededRandom } from '../../helpers/random.js';
 import { Adam, type AdamState } from '../../../runtime/tensor/optim.js';
+import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { optimizerThreadsFor, MAX_OPTIMIZER_THREADS, MIN_PARAMS_FOR_OPTIMIZER_THREADS } from '../../../runtime/tensor/optimizer-threads.js';
 
 /** Odd lengths: slices (whole chunks of 1024 floats) begin and end inside tensors, and the last is short. */
@@ -81,6 +82,33 @@ test('checkpoints move between one thread and several: the state is the same, an
   } finally {
     threaded.release();
   }
+});
+
+test('weights written between steps by a checkpoint load or a hard copy are the ones the next step updates, as in the JS loop', () => {
+  // Threaded Adam keeps the parameters in its own memory between steps (parallel-adam.ts); a
+  // write through the store (weight-writes.ts) must reach it, or it would step stale values.
+  const run = (options: { simd?: boolean; threads?: number }): Float32Array[] => {
+    const store = new WeightStore();
+    LENGTHS.forEach((n, i) => store.add(`w${i}`, [n], arrays([n], 1 + i)[0]!));
+    const other = new WeightStore();
+    LENGTHS.forEach((n, i) => other.add(`w${i}`, [n], arrays([n], 50 + i)[0]!));
+    const adam = new Adam(store, { lr: 1e-2, ...options });
+    try {
+      adam.step(arrays(LENGTHS, 10));
+      store.load(other.snapshot());
+      adam.step(arrays(LENGTHS, 11));
+      other.load(Object.fromEntries(LENGTHS.map((n, i) => [`w${i}`, { shape: [n], data: arrays([n], 70 + i)[0]! }])));
+      store.copyFrom(other);
+      adam.step(arrays(LENGTHS, 12));
+      store.lerpFrom(other, 0.5);
+      adam.step(arrays(LENGTHS, 13));
+      return store.values;
+    } finally {
+      adam.release();
+    }
+  };
+  const js = run({ simd: false });
+  for (const threads of [2, 3]) assert.deepEqual(bits(run({ threads })), bits(js), `${threads} threads`);
 });
 
 test('after release() Adam steps on the calling thread alone, with the same results', () => {
