@@ -8,9 +8,10 @@ import { buildLogProbs } from './tokens.js';
 
 /**
  * The precision a log-probability pass is written in: the experiment's on a GPU, so that pi_old's
- * pass computes what the fp16 gradient step's own forward pass does (the ratio pi / pi_old is 1
- * at the first step) in half the bytes per product; float32 on the CPU, whose provider computes
- * float16 products in float32, so that fp16 there would only add casts (the checker warns).
+ * pass computes what the fp16 gradient step's own forward pass does (the first step's ratio
+ * pi / pi_old is 1, up to onnxruntime's fusions: docs/gpu.md "Precision") with half the bytes per
+ * product; float32 on the CPU, whose provider computes float16 products in float32, so that fp16
+ * there would only add casts (the checker warns).
  */
 export function logProbPrecision(compute: Compute): Precision {
   return compute.precision === 'fp16' && onGpu(compute) ? 'fp16' : 'fp32';
