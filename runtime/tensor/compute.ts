@@ -30,7 +30,8 @@ export interface Compute extends ComputeOptions {
   readonly opThreads?: number;
   /**
    * 'fp16': gradient steps compute their matrix products in float16 from float32 master weights,
-   * with dynamic loss scaling (mixed-precision.ts, loss-scale.ts); 'fp32' (the default) throughout.
+   * with dynamic loss scaling (mixed-precision.ts, loss-scale.ts), and on a GPU so do the text
+   * learners' log-probability passes (algorithms/text/log-prob-sessions.ts); 'fp32' (the default) throughout.
    */
   readonly precision?: Precision;
 }

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Graph } from './graph.js';
 import { type BuiltModel, EXTERNAL_DATA_ABOVE, EXTERNAL_DATA_FILE, type ModelIO, type ParamSource, buildModel } from './onnx.js';
+import type { Precision } from './mixed-precision.js';
 import type { WeightStore } from './weights.js';
 import type { Tensor } from './tensor.js';
 import { type DType, type HostArray, dtypeOfArray, formatShape, isStatic, numel, sameDims } from './types.js';
@@ -29,6 +30,8 @@ export interface SessionOptions {
   readonly bake?: ParamSource;
   /** Baked initializers past this many bytes go to a weights file beside the model (ModelOptions.externalDataAbove); default EXTERNAL_DATA_ABOVE, under protobuf's 2 GiB. */
   readonly externalDataAbove?: number;
+  /** 'fp16': the model is written with float16 products over its float32 inputs (ModelOptions.precision, mixed-precision.ts); default 'fp32'. */
+  readonly precision?: Precision;
 }
 
 /** A run-time input: a buffer with its dims, or just the buffer when at most one dim is symbolic. */
@@ -102,7 +105,7 @@ export class Session {
 
   /** Compiles `outputs` of `graph` (once; reuse the session for every run). */
   static async create(graph: Graph, outputs: Readonly<Record<string, Tensor>>, options: SessionOptions = {}): Promise<Session> {
-    const model = buildModel(graph, { outputs, bake: options.bake, bakeFound: options.bake !== undefined && options.weights !== undefined, forWebGpu: options.providers?.includes('webgpu'), externalDataAbove: options.externalDataAbove ?? EXTERNAL_DATA_ABOVE });
+    const model = buildModel(graph, { outputs, bake: options.bake, bakeFound: options.bake !== undefined && options.weights !== undefined, forWebGpu: options.providers?.includes('webgpu'), precision: options.precision, externalDataAbove: options.externalDataAbove ?? EXTERNAL_DATA_ABOVE });
     if (options.weights) {
       for (const io of model.inputs) {
         if (io.isParam && !options.weights.has(io.name)) {
