@@ -25,7 +25,7 @@ export const EXPERIMENT: DeclarationSchema = {
     ), 'auto', 'Where the networks run.'),
     param('precision', choice(
       option('fp32', 'float32 throughout.'),
-      option('fp16', 'Mixed precision: the gradient steps\' matrix products in float16 from float32 master weights, softmax, layer norms, reductions and the loss in float32, with dynamic loss scaling (a step whose gradients overflow float16 is skipped and the scale halved). For transformer and pretrained policies on a GPU (docs/gpu.md#precision).'),
+      option('fp16', 'Mixed precision: the matrix products of the gradient steps (and, on a GPU, of the pi_old and pi_ref log-probability passes) in float16 from float32 master weights, softmax, layer norms, reductions and the loss in float32, with dynamic loss scaling (a step whose gradients overflow float16 is skipped and the scale halved). For transformer and pretrained policies on a GPU (docs/gpu.md#precision).'),
     ), 'fp32', 'The float type of the training step\'s tensor work.'),
     param('stop', condition, undefined, 'Stop early when this condition holds, e.g. `eval.mean_return >= 475`.'),
   ],
