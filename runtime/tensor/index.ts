@@ -16,6 +16,7 @@ export { GradientStep, type GradientStepOptions, type StepPart, type StepResult 
 export { opThreadsFor, warmUpCompute, type Compute, type ComputeOptions } from './compute.js';
 export { WorkerSession, type WorkerSessionOptions } from './worker-session.js';
 export { WeightStore, type Weight, type WeightSnapshot } from './weights.js';
+export { markWritten, writeCount } from './weight-writes.js';
 export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type AdamStepOptions, type SGDOptions, type SGDState } from './optim.js';
 export * as nn from './nn.js';
 export * as init from './init.js';

@@ -16,10 +16,10 @@ import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, type LearnerState } from '../learner-state.js';
 import { sampledTextParts, type SampledTextState } from '../text/sampled-state.js';
-import { SampledTextLearner, type ReferencePolicy } from '../text/sampled-learner.js';
+import { SampledTextLearner } from '../text/sampled-learner.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { collectGroups } from '../text/collect.js';
-import { logProbSession, referencePolicy } from '../text/log-prob-sessions.js';
+import { ReferencePolicy, logProbSession } from '../text/log-prob-sessions.js';
 import { tokenLogProbs } from '../text/tokens.js';
 import type { LoadedLearner } from './load.js';
 import { buildTextLoss } from './text-loss.js';
@@ -100,7 +100,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
       largeOps: true,
     });
     const logProbs = built.used.has('old_logp') ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    const reference = built.used.has('ref_logp') ? await referencePolicy(model, T, context.compute) : null;
+    const reference = built.used.has('ref_logp') ? await ReferencePolicy.create(model, T, context.compute) : null;
     return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
   }
 
@@ -132,7 +132,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
       inv_tokens: s.invTokens,
     };
     if (this.logProbs) all.old_logp = { data: (await this.logProbs.run(tokenFeeds)).logp!, dims: [rows, T] };
-    if (this.reference) all.ref_logp = { data: (await this.reference.session.run(tokenFeeds)).logp!, dims: [rows, T] };
+    if (this.reference) all.ref_logp = { data: await this.reference.logProbs(tokenFeeds), dims: [rows, T] };
     // Only what the graph reads: an input it lacks would be refused by the session.
     const feeds = Object.fromEntries(Object.entries(all).filter(([name]) => this.used.has(name) || name in (batch.modelFeeds ?? {})));
     const sums = new Float64Array(this.metricNames.length);

@@ -3,7 +3,7 @@
 // (pi_ref). Shared by the policy-gradient learner (policy-gradient.ts) and learner modules
 // (../module/text-learner.ts).
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
-import { Session, type Compute, type Dim, type Precision, type WeightStore } from '../../tensor/index.js';
+import { Session, writeCount, type Compute, type Dim, type Feed, type Precision, type WeightStore } from '../../tensor/index.js';
 import { buildLogProbs } from './tokens.js';
 
 /**
@@ -29,10 +29,65 @@ export function logProbSession(model: LanguageModel, T: Dim, weights: WeightStor
   return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, precision, intraOpNumThreads: compute.opThreads });
 }
 
-/** pi_ref: a copy of the model's weights as they are now, and its log-probability session. */
-export async function referencePolicy(model: LanguageModel, T: Dim, compute: Compute): Promise<{ readonly weights: WeightStore; readonly session: Session }> {
-  const weights = model.weights.clone();
-  return { weights, session: await logProbSession(model, T, graphWeights(model, weights), compute) };
+/**
+ * pi_ref: the model's weights as the stage began (a copy, kept in the checkpoint) and log pi(target)
+ * under them. On a GPU every weight of the reference is baked into its session, as the frozen
+ * base is: the reference never changes within a stage, and fed it would cross to the device at
+ * every pass (a full fine-tuning of 85M parameters: 340 MB a pass). A resumed run loads the
+ * checkpoint's reference through its WeightStore, which records the write (weight-writes.ts): the
+ * session is then made again, with those weights, before its next pass. On the CPU a feed is the
+ * array itself, and the weights stay fed.
+ */
+export class ReferencePolicy {
+  private session: Session | null = null;
+  /** The reference weights' write counts when the session baked them. */
+  private bakedWrites: readonly number[] = [];
+
+  private constructor(
+    private readonly model: LanguageModel,
+    private readonly T: Dim,
+    readonly weights: WeightStore,
+    private readonly compute: Compute,
+    /** Whether the session bakes the reference's weights (on a GPU) or feeds them. */
+    private readonly bakes: boolean,
+  ) {}
+
+  /** A copy of `model`'s weights as they are now; `bake` (tests): bake them on any device. */
+  static async create(model: LanguageModel, T: Dim, compute: Compute, bake: boolean = onGpu(compute)): Promise<ReferencePolicy> {
+    const reference = new ReferencePolicy(model, T, model.weights.clone(), compute, bake);
+    // Made now, so that a session that cannot be made stops the stage before it samples.
+    await reference.currentSession();
+    return reference;
+  }
+
+  /** log pi_ref(target) at every position, [B, T]. */
+  async logProbs(feeds: Readonly<Record<string, Feed>>): Promise<Float32Array> {
+    return (await (await this.currentSession()).run(feeds)).logp!;
+  }
+
+  /** The session for the weights as they are: made again where they were written since it baked them. */
+  async currentSession(): Promise<Session> {
+    if (this.session !== null && (!this.bakes || this.unwrittenSinceBaked())) return this.session;
+    await this.session?.release();
+    this.session = null;
+    const trainable = graphWeights(this.model, this.weights);
+    const forward = buildLogProbs(this.model, this.T);
+    const options = { providers: this.compute.providers, precision: logProbPrecision(this.compute), intraOpNumThreads: this.compute.opThreads };
+    this.session = this.bakes
+      ? await Session.create(forward.graph, { logp: forward.logProb }, { ...options, bake: trainable })
+      : await logProbSession(this.model, this.T, trainable, this.compute);
+    this.bakedWrites = this.weights.values.map(writeCount);
+    return this.session;
+  }
+
+  async release(): Promise<void> {
+    await this.session?.release();
+    this.session = null;
+  }
+
+  private unwrittenSinceBaked(): boolean {
+    return this.weights.values.every((data, i) => writeCount(data) === this.bakedWrites[i]);
+  }
 }
 
 function onGpu(compute: Compute): boolean {

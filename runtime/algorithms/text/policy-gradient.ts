@@ -33,7 +33,7 @@ import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
 import { sampledTextParts, type SampledTextState } from './sampled-state.js';
-import { SampledTextLearner, type ReferencePolicy } from './sampled-learner.js';
+import { SampledTextLearner } from './sampled-learner.js';
 import { collectBatch } from './collect.js';
 import { DemoSampler, type DemoOrigin } from './demos.js';
 import { zeroAdvantageGroups } from './filter.js';
@@ -43,7 +43,7 @@ import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
 import type { Refeed } from './rollout-groups.js';
 import { selectHighEntropyTokens, tokenWeights, type TokenWeighting } from './token-weights.js';
 import { creditedAdvantages, type TurnCredit } from './turn-credit.js';
-import { logProbSession, referencePolicy } from './log-prob-sessions.js';
+import { ReferencePolicy, logProbSession } from './log-prob-sessions.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
 export type { TokenWeighting } from './token-weights.js';
@@ -172,7 +172,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       largeOps: true,
     });
     const logProbs = oldFed || (keepsReference && config.klInReward) ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    const reference = keepsReference ? await referencePolicy(model, T, context.compute) : null;
+    const reference = keepsReference ? await ReferencePolicy.create(model, T, context.compute) : null;
     const demos = config.demos
       ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name })
       : null;
@@ -207,7 +207,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     const mask = joined?.extend(batch.mask) ?? batch.mask;
     const tokenFeeds = { tokens: { data: joined?.tokens ?? batch.tokens, dims: [B, T] }, targets: { data: joined?.targets ?? batch.targets, dims: [B, T] }, inv_temperature: s.invTemperature, ...(joined?.modelFeeds ?? batch.modelFeeds) };
     const oldLogp = this.logProbs ? (await this.logProbs.run(tokenFeeds)).logp! : null;
-    const refLogp = this.reference ? (await this.reference.session.run(tokenFeeds)).logp! : null;
+    const refLogp = this.reference ? await this.reference.logProbs(tokenFeeds) : null;
     let rewards = batch.rewards;
     let rewardKl: { tokenKl: number; penalty: number } | undefined;
     if (c.klInReward && oldLogp && refLogp) {

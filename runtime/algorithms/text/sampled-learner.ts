@@ -3,16 +3,11 @@
 // and updates against the budget, handing over the episodes of dialogues, its checkpoint state
 // (declared by the learner: sampled-state.ts) and releasing its sessions.
 import type { LanguageModel } from '../../policies/index.js';
-import type { Dim, GradientStep, Session, WeightStore } from '../../tensor/index.js';
+import type { Dim, GradientStep, Session } from '../../tensor/index.js';
+import type { ReferencePolicy } from './log-prob-sessions.js';
 import type { Rollouts, TextEnv } from '../../text/text-env.js';
 import type { LearnerState } from '../learner-state.js';
 import type { EpisodeRecord } from '../stepper.js';
-
-/** pi_ref: the weights as the stage began and their log-probability session (log-prob-sessions.ts). */
-export interface ReferencePolicy {
-  readonly weights: WeightStore;
-  readonly session: Session;
-}
 
 export abstract class SampledTextLearner<S> {
   /** Env steps sampled so far (completions, or agent turns of dialogues). */
@@ -62,6 +57,6 @@ export abstract class SampledTextLearner<S> {
   async release(): Promise<void> {
     await this.gradients.release();
     await this.logProbs?.release();
-    await this.reference?.session.release();
+    await this.reference?.release();
   }
 }

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { before, describe, it, test } from 'node:test';
 
-import { logProbPrecision, logProbSession, referencePolicy } from '../../../../runtime/algorithms/text/log-prob-sessions.js';
+import { ReferencePolicy, logProbPrecision, logProbSession } from '../../../../runtime/algorithms/text/log-prob-sessions.js';
 import { buildGrpoLoss } from '../../../../runtime/algorithms/text/policy-gradient-loss.js';
 import { leftPad } from '../../../../runtime/lm/rows.js';
 import { graphWeights, makeTokenModel, type LanguageModel } from '../../../../runtime/policies/index.js';
@@ -195,9 +195,10 @@ describe('precision fp16 on webgpu (lavapipe in CI)', () => {
     if (skip) return t.skip(skip);
     const c = pretrainedCase('qwen2', true);
     const bytes = async (precision: Precision) => {
-      const reference = await referencePolicy(c.model, c.T, computeOf('webgpu', precision));
-      await reference.session.release();
-      return reference.session.model.bytes.length;
+      const reference = await ReferencePolicy.create(c.model, c.T, computeOf('webgpu', precision));
+      const { bytes } = (await reference.currentSession()).model;
+      await reference.release();
+      return bytes.length;
     };
     const [half, full] = [await bytes('fp16'), await bytes('fp32')];
     console.log(`# qwen2 LoRA pi_ref on webgpu: the model ${half} bytes in fp16, ${full} in fp32 (${(half / full).toFixed(2)}; the embedding table stays float32)`);
