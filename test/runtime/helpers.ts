@@ -47,6 +47,22 @@ export function makePlan(o: PlanOptions = {}): Plan {
   };
 }
 
+/**
+ * GRPO on the addition task rewarded for completions that start with "1" (about 1 in 7 at
+ * first), with two steps per batch (pi_old's pass) and kl_coef (pi_ref's): the precision tests'
+ * run, whose reward climbs within 1600 completions.
+ */
+export function startsWithOneGrpoPlan(): Plan {
+  return makePlan({
+    env: 'TextTask',
+    envParams: { task: { kind: 'addition', digits: 2 }, max_tokens: 4 },
+    algorithm: 'GRPO',
+    algorithmParams: { group_size: 8, prompts_per_update: 8, learning_rate: 3e-3, kl_coef: 0.01, iterations: 2 },
+    budget: 1600,
+    reward: { name: 'R', replace_env_reward: true, terms: [{ name: 'one', expr: { call: 'regex', args: [{ ref: 'completion' }, { const: '^1' }] } }] },
+  });
+}
+
 /** The temporary folders of this process, removed by one exit listener (one per folder tripped Node's listener limit). */
 const tempDirs: string[] = [];
 

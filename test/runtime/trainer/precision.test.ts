@@ -10,7 +10,7 @@ import type { Plan } from '../../../dsl/compile/plan.js';
 import { latestCheckpoint, loadCheckpoint } from '../../../runtime/run/checkpoint.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { PlanError, train } from '../../../runtime/train.js';
-import { makePlan, tempDir } from '../helpers.js';
+import { makePlan, startsWithOneGrpoPlan, tempDir } from '../helpers.js';
 
 const TINY = { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 32, heads: 2, context: 16 } };
 
@@ -38,15 +38,7 @@ test('precision fp16: an SFT run of a transformer trains in mixed precision, lea
 });
 
 test('precision fp16: a GRPO run with pi_old and pi_ref passes trains on the CPU (the passes float32, the step float16)', async () => {
-  const plan = makePlan({
-    env: 'TextTask',
-    envParams: { task: { kind: 'addition', digits: 2 }, max_tokens: 4 },
-    algorithm: 'GRPO',
-    // Two steps per batch need pi_old's pass, kl_coef pi_ref's (runtime/algorithms/text/log-prob-sessions.ts).
-    algorithmParams: { group_size: 8, prompts_per_update: 8, learning_rate: 3e-3, kl_coef: 0.01, iterations: 2 },
-    budget: 1600,
-    reward: { name: 'R', replace_env_reward: true, terms: [{ name: 'one', expr: { call: 'regex', args: [{ ref: 'completion' }, { const: '^1' }] } }] },
-  });
+  const plan = startsWithOneGrpoPlan();
   const result = await train({ ...plan, policy: TINY, precision: 'fp16' }, { out: tempDir() });
   assert.equal(result.status, 'finished');
   const metrics = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'metrics') as { values: Record<string, number> }[];

@@ -26,7 +26,7 @@ import { train } from '../../../../runtime/train.js';
 import { Rng } from '../../../../shared/random.js';
 import { HF_TINY } from '../../../helpers/pretrained.js';
 import { webgpuOrSkip } from '../../../helpers/webgpu.js';
-import { makePlan, tempDir } from '../../helpers.js';
+import { makePlan, startsWithOneGrpoPlan, tempDir } from '../../helpers.js';
 
 const FLOAT16 = 10;
 
@@ -241,15 +241,7 @@ describe('precision fp16 on webgpu (lavapipe in CI)', () => {
 
   it('a GRPO run in fp16, with both passes, trains: completions starting with "1" go from ~1 in 7 to most', async (t) => {
     if (skip) return t.skip(skip);
-    const plan = makePlan({
-      env: 'TextTask',
-      envParams: { task: { kind: 'addition', digits: 2 }, max_tokens: 4 },
-      algorithm: 'GRPO',
-      // Two steps per batch: pi_old's pass; kl_coef: pi_ref's.
-      algorithmParams: { group_size: 8, prompts_per_update: 8, learning_rate: 3e-3, kl_coef: 0.01, iterations: 2 },
-      budget: 1600,
-      reward: { name: 'R', replace_env_reward: true, terms: [{ name: 'one', expr: { call: 'regex', args: [{ ref: 'completion' }, { const: '^1' }] } }] },
-    });
+    const plan = startsWithOneGrpoPlan();
     const result = await train({ ...plan, policy: { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 32, heads: 2, context: 16 } }, precision: 'fp16' }, { device: 'webgpu', out: tempDir(), compute: { threads: false } });
     assert.equal(result.status, 'finished');
     const metrics = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'metrics') as { values: Record<string, number> }[];
