@@ -172,9 +172,13 @@ export function summarizeProfile(profile: OrtProfile, options: { skipRuns?: numb
   };
 }
 
-/** The graph tensor a node was written from: buildModel names nodes `<op>_<id>` (`<op>_t<id>` for some lowerings); ORT keeps the prefix when it rewrites one. */
+/**
+ * The graph tensor a node was written from: buildModel names nodes `<op>_<id>` (`<op>_t<id>` for
+ * some lowerings); onnxruntime keeps the name as a prefix of a node it rewrites or fuses
+ * (`Reshape_522_new_reshape`, `MatMul_32/MatmulTransposeFusion/`).
+ */
 export function tensorIdOfNode(node: string): number | undefined {
-  const match = /^[A-Za-z]+_t?(\d+)(?:_|$)/.exec(node);
+  const match = /^[A-Za-z]+_t?(\d+)(?=$|[^0-9A-Za-z])/.exec(node);
   return match ? Number(match[1]) : undefined;
 }
 
