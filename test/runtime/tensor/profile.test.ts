@@ -10,7 +10,7 @@ import { Graph } from '../../../runtime/tensor/graph.js';
 import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
 import {
-  nodeParts, partOfNode, ProfileError, readOrtProfile, summarizeProfile, tensorIdOfNode, transformerPart, type OrtProfile,
+  nodeParts, parseOrtProfile, partOfNode, ProfileError, readOrtProfile, summarizeProfile, tensorIdOfNode, transformerPart, type OrtProfile,
 } from '../../../runtime/tensor/profile.js';
 import { tempDir } from '../helpers.js';
 import { webgpuOrSkip } from '../../helpers/webgpu.js';
@@ -129,6 +129,19 @@ describe('onnxruntime profiles (RLX_ORT_PROFILE)', () => {
     const bad = path.join(folder, 'bad.json');
     fs.writeFileSync(bad, '{"traceEvents": []}');
     assert.throws(() => readOrtProfile(bad), (e: Error) => e instanceof ProfileError && e.message.includes(bad));
+  });
+
+  it('GPU times that cannot be split by run are summed over every run, warm-up included, and say so', () => {
+    const run = (ts: number) => ({ cat: 'Session', name: 'model_run', ts, dur: 100, ph: 'X' });
+    const dispatch = (node: string, dur: number) => ({ cat: 'Api', name: `${node}&MatMul&MatMul`, ts: 0, dur, ph: 'X' });
+    // The first run dispatched one program more (a shape that changed): 3 dispatches over 2 runs.
+    const profile = parseOrtProfile([run(0), run(200), dispatch('MatMul_1', 30), dispatch('MatMul_2', 10), dispatch('MatMul_1', 20)], 'made up');
+    assert.equal(profile.gpuSplitByRun, false);
+    const summary = summarizeProfile(profile, { skipRuns: 1 });
+    assert.deepEqual([summary.timing, summary.steps, summary.skippedRuns, summary.kernelMs, summary.kernelsPerStep], ['gpu', 2, 0, 0.03, 1.5]);
+    // Split when each run dispatches the same programs: the warm-up's are left out.
+    const even = summarizeProfile(parseOrtProfile([run(0), run(200), dispatch('MatMul_1', 30), dispatch('MatMul_1', 20)], 'made up'), { skipRuns: 1 });
+    assert.deepEqual([even.steps, even.skippedRuns, even.kernelMs, even.kernelsPerStep], [1, 1, 0.02, 1]);
   });
 
   it('a webgpu session on an adapter with timestamp queries: GPU time per dispatch, split by run, summed by op type as its events are', async (t) => {
