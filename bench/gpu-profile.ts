@@ -14,6 +14,8 @@ export const PROFILE_WARMUPS = 1;
 export const PROFILED_STEPS = 3;
 /** Op types printed, largest first; the rest are summed in one line. */
 const TOP_OPS = 12;
+/** Nodes printed, largest first, with their model part and what they computed. */
+const TOP_NODES = 8;
 
 export interface ProfiledStep {
   /** Runs the step once. */
@@ -27,7 +29,7 @@ export interface ProfiledStep {
  * each session's profile. `graph` and `loss` (after `create`, which adds the backward pass to the
  * graph) name the model parts of a transformer's nodes.
  */
-export async function profileStep(create: () => Promise<ProfiledStep>, graph: Graph, loss: Tensor): Promise<ProfileSummary[]> {
+export async function profileStep(create: () => Promise<ProfiledStep>, graph: Graph, loss: Tensor): Promise<{ summaries: ProfileSummary[]; partOf: (node: string) => string }> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-profile-'));
   const before = process.env.RLX_ORT_PROFILE;
   try {
@@ -47,7 +49,7 @@ export async function profileStep(create: () => Promise<ProfiledStep>, graph: Gr
     const partOf = partOfNode(nodeParts(graph, loss, transformerPart));
     const files = fs.readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
     if (files.length === 0) throw new Error('onnxruntime wrote no profile (RLX_ORT_PROFILE)');
-    return files.map((f) => summarizeProfile(readOrtProfile(path.join(folder, f)), { skipRuns: PROFILE_WARMUPS, partOf }));
+    return { summaries: files.map((f) => summarizeProfile(readOrtProfile(path.join(folder, f)), { skipRuns: PROFILE_WARMUPS, partOf })), partOf };
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }
@@ -56,7 +58,7 @@ export async function profileStep(create: () => Promise<ProfiledStep>, graph: Gr
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '-');
 
 /** The lines of one profiled step: what was timed, then the op types and the parts. */
-export function profileLines(summary: ProfileSummary, provider: string): string[] {
+export function profileLines(summary: ProfileSummary, provider: string, partOf?: (node: string) => string): string[] {
   const { timing, stepMs, kernelMs } = summary;
   const what =
     timing === 'gpu'
@@ -74,8 +76,13 @@ export function profileLines(summary: ProfileSummary, provider: string): string[
     for (const r of rows) lines.push(`    ${r.key.padEnd(32)} ${r.ms.toFixed(2).padStart(8)} ${pct(r.ms, kernelMs).padStart(10)} ${pct(r.ms, stepMs).padStart(10)} ${r.kernels.toFixed(0).padStart(14)}`);
   };
   const rest = summary.byOp.slice(TOP_OPS);
-  const restRow: TimeShare[] = rest.length ? [{ key: `other (${rest.length} op types)`, ms: rest.reduce((s, r) => s + r.ms, 0), kernels: rest.reduce((s, r) => s + r.kernels, 0) }] : [];
+  const restRow: TimeShare[] = rest.length ? [{ key: `other (${rest.length} op types)`, ms: rest.reduce((s, r) => s + r.ms, 0), kernels: rest.reduce((s, r) => s + r.kernels, 0), detail: '' }] : [];
   table('op type', [...summary.byOp.slice(0, TOP_OPS), ...restRow]);
   if (summary.byPart.length) table('model part (by parameters read)', summary.byPart);
+  lines.push(`    the ${TOP_NODES} slowest nodes:`);
+  for (const r of summary.byNode.slice(0, TOP_NODES)) {
+    const part = partOf ? `, ${partOf(r.key)}` : '';
+    lines.push(`    ${r.ms.toFixed(2).padStart(8)} ms ${pct(r.ms, kernelMs).padStart(6)}  ${r.key}${part}: ${r.detail.length > 160 ? `${r.detail.slice(0, 157)}...` : r.detail}`);
+  }
   return lines;
 }

@@ -267,7 +267,7 @@ function placementReport(): string[] {
 /** A GRPO step's kernel time by op type and model part, from onnxruntime's profiler, for table 2's shapes. */
 async function profileTable(gpu: boolean, software: boolean): Promise<void> {
   console.log(`\n  profile: where a GRPO step's onnxruntime run spends its kernel time (onnxruntime's profiler, RLX_ORT_PROFILE=<folder>; ${PROFILE_WARMUPS} warm-up + ${PROFILED_STEPS} profiled steps, no optimiser)`);
-  console.log('  % kernel: of the kernels\' summed time; % step: of the run\'s wall time (what the kernels leave is launch, copies and waiting). Profiling adds time to each run: compare shares, not totals with table 2');
+  console.log('  % kernel: of the kernels\' summed time; % step: of the run\'s wall time (what the kernels leave is launch, copies and waiting). Profiling adds time to each run: compare shares, not totals, with the transformer table');
   if (software) console.log('  webgpu runs on a software adapter here: these figures show what the profile holds, not where a GPU spends its time');
   const runs: [ExecutionProvider, Precision][] = gpu ? [['webgpu', 'fp32'], ['webgpu', 'fp16']] : [['cpu', 'fp32']];
   for (const c of TRAINING) {
@@ -287,10 +287,10 @@ async function profileTable(gpu: boolean, software: boolean): Promise<void> {
             const step = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false, precision } });
             return { run: () => step.run(feeds), release: () => step.release() };
           };
-          const summaries = await profileStep(create, grpo.graph, grpo.loss);
+          const { summaries, partOf } = await profileStep(create, grpo.graph, grpo.loss);
           summaries.forEach((s, i) => {
             if (summaries.length > 1) console.log(`    session ${i + 1} of ${summaries.length}:`);
-            for (const line of profileLines(s, provider)) console.log(line);
+            for (const line of profileLines(s, provider, partOf)) console.log(line);
           });
         } catch (e) {
           console.log(`    failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);

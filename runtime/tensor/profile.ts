@@ -37,6 +37,8 @@ export interface KernelTime {
   readonly run: number;
   /** Where it ran: the provider for host times, 'gpu' for GPU timestamps. */
   readonly where: string;
+  /** What it computed: the program and its shapes (GPU), the input shapes (host). */
+  readonly detail: string;
 }
 
 export interface OrtProfile {
@@ -82,12 +84,14 @@ export function parseOrtProfile(json: unknown, source: string): OrtProfile {
       ms: e.dur / 1000,
       run: runOf(e.ts),
       where: typeof e.args?.provider === 'string' ? e.args.provider : '?',
+      detail: `inputs ${JSON.stringify(e.args?.input_type_shape ?? [])}`,
     }));
   const dispatches = events.filter((e) => e.cat === 'Api' && e.name.split('&').length === 3);
   const { runOfDispatch, split } = splitByRun(dispatches.map((e) => e.name), runs.length);
   const gpuKernels = dispatches.map((e, i) => {
-    const [node, op] = e.name.split('&') as [string, string];
-    return { node, op, ms: e.dur / 1000, run: runOfDispatch(i), where: 'gpu' };
+    const [node, op, program] = e.name.split('&') as [string, string, string];
+    const shapes = typeof e.args?.shapes === 'string' ? e.args.shapes.trim() : '';
+    return { node, op, ms: e.dur / 1000, run: runOfDispatch(i), where: 'gpu', detail: `${program} ${shapes}` };
   });
   return { runMs: runs.map((r) => r.dur / 1000), hostKernels, gpuKernels, gpuSplitByRun: split };
 }
@@ -111,6 +115,8 @@ export interface TimeShare {
   readonly ms: number;
   /** Kernels per step. */
   readonly kernels: number;
+  /** The first kernel's detail (KernelTime.detail). */
+  readonly detail: string;
 }
 
 export interface ProfileSummary {
@@ -127,6 +133,8 @@ export interface ProfileSummary {
   readonly byOp: readonly TimeShare[];
   /** By the part `partOf` names, largest first (empty without it). */
   readonly byPart: readonly TimeShare[];
+  /** By node (each node's dispatches summed), largest first. */
+  readonly byNode: readonly TimeShare[];
   /** On a GPU provider: the nodes left to the CPU provider (host time: their compute). */
   readonly cpuNodes: TimeShare;
   /** The first runs left out (warm-up): fewer than asked where GPU times could not be split by run (0), or to keep one run. */
@@ -146,7 +154,12 @@ export function summarizeProfile(profile: OrtProfile, options: { skipRuns?: numb
   const kept = canSkip ? all.filter((k) => k.run >= firstRun) : all;
   const steps = Math.max(profile.runMs.length - firstRun, 1);
   const runMs = profile.runMs.slice(firstRun);
-  const sum = (kernels: readonly KernelTime[], key: string): TimeShare => ({ key, ms: kernels.reduce((s, k) => s + k.ms, 0) / steps, kernels: kernels.length / steps });
+  const sum = (kernels: readonly KernelTime[], key: string): TimeShare => ({
+    key,
+    ms: kernels.reduce((s, k) => s + k.ms, 0) / steps,
+    kernels: kernels.length / steps,
+    detail: kernels[0]?.detail ?? '',
+  });
   const by = (keyOf: (k: KernelTime) => string): TimeShare[] => {
     const groups = new Map<string, KernelTime[]>();
     for (const k of kept) {
@@ -167,6 +180,7 @@ export function summarizeProfile(profile: OrtProfile, options: { skipRuns?: numb
     kernelsPerStep: total.kernels,
     byOp: by((k) => k.op),
     byPart: options.partOf ? by((k) => options.partOf!(k.node)) : [],
+    byNode: by((k) => k.node),
     cpuNodes: sum(cpuNodes, 'cpu'),
     skippedRuns: firstRun,
   };

@@ -87,6 +87,9 @@ describe('onnxruntime profiles (RLX_ORT_PROFILE)', () => {
     assertSameSums(summary, sumsBy(kept, (e) => e.args!.op_name!), 2);
     for (const op of ['MatMul', 'Softmax', 'Tanh']) assert.ok(summary.byOp.some((r) => r.key === op), `${op} is among the op types`);
     assert.ok(Math.abs(summary.kernelMs - summary.byOp.reduce((s, r) => s + r.ms, 0)) < 1e-9);
+    assert.equal(summary.byNode.length, summary.kernelsPerStep, 'one entry per node');
+    const matmuls = summary.byNode.filter((r) => r.key.startsWith('MatMul'));
+    assert.ok(matmuls.length > 0 && matmuls.every((r) => r.detail.includes('"float":[')), 'each node says its input shapes');
 
     // By part: the graph's nodes are named after their tensors (MatMul_12), so each is found.
     const parts = nodeParts(block.g, block.loss, transformerPart);
@@ -163,6 +166,7 @@ describe('onnxruntime profiles (RLX_ORT_PROFILE)', () => {
     // The last two thirds of the dispatches are the profiled runs'.
     assertSameSums(summary, sumsBy(dispatches.slice(dispatches.length / 3), (e) => e.name.split('&')[1]!), 2);
     assert.ok(summary.byOp.some((r) => r.key === 'MatMul'));
+    assert.ok(summary.byNode.every((r) => r.detail.includes('outputs[0]')), "each node says its program's shapes");
     assert.ok(profile.hostKernels.some((k) => k.where === 'WebGpuExecutionProvider'), 'the host events name the provider');
   });
 });
