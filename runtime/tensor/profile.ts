@@ -203,7 +203,8 @@ export function tensorIdOfNode(node: string): number | undefined {
  * its output projection), or 'loss' after the last one. The gradient builder writes the backward
  * pass in reverse, so a backward node belongs to the part of the last backward node before it that
  * reads a parameter ('loss' before the first), suffixed ' (backward)'. Approximate at the seams
- * (a residual add, a bias's gradient), which are cheap ops.
+ * (a residual add, a bias's gradient), which are cheap ops. What concatenates the outputs is
+ * PACKED_OUTPUTS.
  */
 export function nodeParts(graph: Graph, loss: Tensor, partOfParam: (param: string) => string): Map<number, string> {
   const parts = new Map<number, string>();
@@ -222,8 +223,20 @@ export function nodeParts(graph: Graph, loss: Tensor, partOfParam: (param: strin
     if (param) previous = partOfParam(param.name!);
     parts.set(t.id, `${previous} (backward)`);
   }
+  // What packs a step's outputs: a Concat made after the loss that nothing reads (every gradient
+  // flattened into one output, gradient-parts.ts; the loss and metrics, gradient-step.ts), with
+  // the reshapes only it reads. It comes after the last parameter's gradient, not in its part.
+  const readers = new Map<number, number>();
+  for (const t of nodes) for (const input of t.inputs) readers.set(input.id, (readers.get(input.id) ?? 0) + 1);
+  for (const t of nodes) {
+    if (t.id <= loss.id || t.op !== 'Concat' || readers.has(t.id)) continue;
+    parts.set(t.id, PACKED_OUTPUTS);
+    for (const input of t.inputs) if (input.op === 'Reshape' && input.id > loss.id && readers.get(input.id) === 1) parts.set(input.id, PACKED_OUTPUTS);
+  }
   return parts;
 }
+
+export const PACKED_OUTPUTS = 'packing the outputs';
 
 /** A transformer parameter's part, by the names runtime/policies/transformer gives them (`h.3.attn.qkv.weight`, `lnf.scale`, `wte`). */
 export function transformerPart(param: string): string {

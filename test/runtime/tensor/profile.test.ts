@@ -5,12 +5,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { grad } from '../../../runtime/tensor/grad.js';
 import { GradientSession } from '../../../runtime/tensor/gradient-session.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
 import {
-  nodeParts, parseOrtProfile, partOfNode, ProfileError, readOrtProfile, summarizeProfile, tensorIdOfNode, transformerPart, type OrtProfile,
+  nodeParts, PACKED_OUTPUTS, parseOrtProfile, partOfNode, ProfileError, readOrtProfile, summarizeProfile, tensorIdOfNode, transformerPart, type OrtProfile,
 } from '../../../runtime/tensor/profile.js';
 import { tempDir } from '../helpers.js';
 import { webgpuOrSkip } from '../../helpers/webgpu.js';
@@ -100,16 +101,19 @@ describe('onnxruntime profiles (RLX_ORT_PROFILE)', () => {
     assert.ok(Math.abs(byPart.reduce((s, r) => s + r.ms, 0) - summary.kernelMs) < 1e-9, 'the parts share all the kernel time');
   });
 
-  it('names the model part of each node by the parameters nearby: forward by the next, backward by the last', async () => {
+  it('names the model part of each node by the parameters nearby: forward by the next, backward by the last', () => {
     const { g, weights, loss, softmax, tanh } = tinyBlock();
     const before = g.nodes.length;
-    await (await GradientSession.create(g, { loss, weights })).release();
+    // Every gradient flattened into one output, as gradient-parts.ts packs a step's.
+    const flat = g.concat(grad(loss, weights.names.map((n) => g.byName(n)!)).map((t) => g.reshape(t, [-1])), 0);
     const parts = nodeParts(g, loss, transformerPart);
+    assert.equal(parts.get(flat.id), PACKED_OUTPUTS, 'the concatenation comes after every gradient, in no part');
+    assert.ok(flat.inputs.every((t) => parts.get(t.id) === PACKED_OUTPUTS), 'with the reshapes it alone reads');
     assert.equal(parts.get(softmax.id), 'attention', 'the softmax comes before the next projection');
     assert.equal(parts.get(tanh.id), 'loss', 'after the last parameter: the loss');
     const backward = g.nodes.filter((t) => t.id > loss.id && !t.isLeaf);
     assert.ok(g.nodes.length > before && backward.length > 0, 'the gradient was built');
-    assert.ok(backward.every((t) => parts.get(t.id)!.endsWith(' (backward)')));
+    assert.ok(backward.filter((t) => parts.get(t.id) !== PACKED_OUTPUTS).every((t) => parts.get(t.id)!.endsWith(' (backward)')));
     assert.equal(partOfNode(parts)(`Softmax_${softmax.id}`), 'attention');
     assert.equal(partOfNode(parts)(`Softmax_t${softmax.id}`), 'attention', "a lowering's name keeps the tensor");
     assert.equal(partOfNode(parts)('Cast_l3'), 'fp16 casts');
