@@ -367,6 +367,9 @@ export async function benchGpu(): Promise<void> {
     for (const line of summary) console.log(line);
   }
 
+  // Right after the transformer table, whose steps it profiles: a run cut short keeps both.
+  if (tables.has('profile')) await profileTable(gpu, probe.ok && probe.hardwareGpu === false);
+
   if (tables.has('small-sampling')) {
     console.log('\n  transformer sampling with the key/value cache, tokens/s (all slots of every row)');
     console.log('  model                batch    cpu tokens/s   webgpu tokens/s   webgpu/cpu');
@@ -385,8 +388,6 @@ export async function benchGpu(): Promise<void> {
     if (tables.has('lora')) await loraRow(options, base);
     if (tables.has('sampling')) await samplingRow(options, base);
   }
-
-  if (tables.has('profile')) await profileTable(gpu, probe.ok && probe.hardwareGpu === false);
 
   if (gpu && tables.has('placement')) {
     console.log('\n  node placement of each training graph on webgpu:');
