@@ -15,9 +15,12 @@
 //    beside PyTorch (gpu-lm.ts).
 // 5. placement: where each training graph's nodes run on webgpu (PPO, GRPO, SFT, DQN, SAC): the
 //    nodes the provider leaves to the CPU, and the host<->GPU copies per step they cost.
+// 6. profile: the GRPO step of table 2's shapes under onnxruntime's profiler (gpu-profile.ts): its
+//    kernel time per step by op type and by model part, and its kernels per step (webgpu fp32 and
+//    fp16; the CPU where webgpu does not start).
 //
 // BENCH_GPU_ONLY=transformer,lora (a comma list of ppo, transformer, small-sampling, lora,
-// sampling, placement) runs those tables alone; every row is printed as soon as it is measured.
+// sampling, placement, profile) runs those tables alone; every row is printed as soon as it is measured.
 // Each row shows the multiply-adds per step that `device: auto` estimates (runtime/device-rule.ts),
 // so the figures say where its threshold (GPU_MIN_MACS_PER_STEP) should sit. The CPU runs one
 // thread per session, as the trainer does. Each cell runs for about BENCH_GPU_SECONDS (default 2).
@@ -40,6 +43,7 @@ import { taskTokenizer } from '../runtime/text/task.js';
 import { Adam, GradientStep, type Precision } from '../runtime/tensor/index.js';
 import { loraRow, lmBenchBase, samplingRow } from './gpu-lm.js';
 import { formatCost, measure, type StepCost } from './gpu-measure.js';
+import { PROFILE_WARMUPS, PROFILED_STEPS, profileLines, profileStep } from './gpu-profile.js';
 import { torchPeerMissing, torchTextModel } from './peers.js';
 import { torchPython } from './pretrained.js';
 import { parsePlacements, summarize } from '../runtime/tensor/placement.js';
@@ -79,7 +83,7 @@ const CPU_MAX_MACS = 60e9;
 const PPO_CASES = QUICK ? ALL_PPO_CASES.slice(0, 1) : ALL_PPO_CASES;
 const TRANSFORMERS = QUICK ? [{ ...ALL_TRANSFORMERS[0]!, batches: [64] }] : ALL_TRANSFORMERS;
 const TRAINING = QUICK ? [{ ...ALL_TRAINING[0]!, batches: [64] }] : ALL_TRAINING;
-const TABLES = ['ppo', 'transformer', 'small-sampling', 'lora', 'sampling', 'placement'] as const;
+const TABLES = ['ppo', 'transformer', 'small-sampling', 'lora', 'sampling', 'placement', 'profile'] as const;
 type Table = (typeof TABLES)[number];
 
 /** The tables BENCH_GPU_ONLY names (all without it); an unknown name stops the bench, naming the known ones. */
@@ -260,6 +264,44 @@ function placementReport(): string[] {
   return lines;
 }
 
+/** A GRPO step's kernel time by op type and model part, from onnxruntime's profiler, for table 2's shapes. */
+async function profileTable(gpu: boolean, software: boolean): Promise<void> {
+  console.log(`\n  profile: where a GRPO step's onnxruntime run spends its kernel time (onnxruntime's profiler, RLX_ORT_PROFILE=<folder>; ${PROFILE_WARMUPS} warm-up + ${PROFILED_STEPS} profiled steps, no optimiser)`);
+  console.log('  % kernel: of the kernels\' summed time; % step: of the run\'s wall time (what the kernels leave is launch, copies and waiting). Profiling adds time to each run: compare shares, not totals, with the transformer table');
+  if (software) console.log('  webgpu runs on a software adapter here: these figures show what the profile holds, not where a GPU spends its time');
+  const runs: [ExecutionProvider, Precision][] = gpu ? [['webgpu', 'fp32'], ['webgpu', 'fp16']] : [['cpu', 'fp32']];
+  for (const c of TRAINING) {
+    for (const rows of c.batches) {
+      for (const [provider, precision] of runs) {
+        const estimate = 3 * rows * policyMacsPerRow({ kind: 'transformer', params: c.params });
+        console.log(`\n  ${c.name.split(' ')[0]} at ${rows} x ${c.tokens}, ${provider} ${precision} (est. ${macs(estimate)} multiply-adds a step)`);
+        if (provider === 'cpu' && estimate > CPU_MAX_MACS) {
+          console.log('    - (seconds a step on one thread: skipped)');
+          continue;
+        }
+        const { model, batch } = transformerSetup(c, rows);
+        const grpo = buildGrpoLoss(model, c.tokens);
+        const feeds = grpoBenchFeeds(batch, rows, c.tokens);
+        try {
+          const create = async () => {
+            const step = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false, precision } });
+            return { run: () => step.run(feeds), release: () => step.release() };
+          };
+          const { summaries, partOf } = await profileStep(create, grpo.graph, grpo.loss);
+          summaries.forEach((s, i) => {
+            if (summaries.length > 1) console.log(`    session ${i + 1} of ${summaries.length}:`);
+            for (const line of profileLines(s, provider, partOf)) console.log(line);
+          });
+        } catch (e) {
+          console.log(`    failed: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+        } finally {
+          await model.release();
+        }
+      }
+    }
+  }
+}
+
 export async function benchGpu(): Promise<void> {
   const tables = chosenTables();
   console.log(`\n== gpu: webgpu vs cpu (same run; cpu: one thread per session, as the trainer runs); tables: ${[...tables].join(', ')}${QUICK ? ' (quick: the smallest case of each)' : ''}`);
@@ -324,6 +366,9 @@ export async function benchGpu(): Promise<void> {
     console.log('  model and batch            rlx cpu      rlx webgpu          PyTorch');
     for (const line of summary) console.log(line);
   }
+
+  // Right after the transformer table, whose steps it profiles: a run cut short keeps both.
+  if (tables.has('profile')) await profileTable(gpu, probe.ok && probe.hardwareGpu === false);
 
   if (tables.has('small-sampling')) {
     console.log('\n  transformer sampling with the key/value cache, tokens/s (all slots of every row)');

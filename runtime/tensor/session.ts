@@ -267,6 +267,7 @@ async function createInferenceSession(bytes: Uint8Array | string, options: Sessi
       ...(threads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
       graphOptimizationLevel: options.graphOptimizationLevel ?? 'all',
       logSeverityLevel: logSeverity(providers),
+      ...profiling(),
     };
     return await (typeof bytes === 'string' ? ort.InferenceSession.create(bytes, sessionOptions) : ort.InferenceSession.create(bytes, sessionOptions));
   } catch (e) {
@@ -291,6 +292,20 @@ async function createInferenceSession(bytes: Uint8Array | string, options: Sessi
 function logSeverity(providers: readonly ExecutionProvider[]): 0 | 2 | 3 {
   if (process.env.RLX_ORT_PLACEMENT === '1') return 0;
   return providers.some((p) => p !== 'cpu') ? 3 : 2;
+}
+
+/** Sessions this process has profiled: each gets its own file prefix (onnxruntime adds only a timestamp). */
+let profiledSessions = 0;
+
+/**
+ * onnxruntime's profiler for a session: on when RLX_ORT_PROFILE names a folder, where each session
+ * writes `ort-<pid>-<n>_<time>.json` when it is released (per node times; on webgpu, each kernel's
+ * GPU time where the adapter has timestamp queries). profile.ts reads it; docs/gpu.md says how.
+ */
+function profiling(): Pick<ort.InferenceSession.SessionOptions, 'enableProfiling' | 'profileFilePrefix'> {
+  const folder = process.env.RLX_ORT_PROFILE;
+  if (!folder) return {};
+  return { enableProfiling: true, profileFilePrefix: path.join(folder, `ort-${process.pid}-${++profiledSessions}`) };
 }
 
 function looksLikeProviderFailure(reason: string): boolean {
