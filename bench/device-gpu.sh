@@ -14,4 +14,4 @@ else python3 -c 'import lzma, shutil; shutil.copyfileobj(lzma.open(".device/node
 chmod +x /tmp/node
 out="${OUT:-.}/gpu-bench.txt"
 { date -u; nvidia-smi -L || true; /tmp/node --version; } 2>&1 | tee "$out"
-BENCH_GPU_ONLY="${BENCH_GPU_ONLY:-transformer,lora,sampling,profile}" PYTHONUNBUFFERED=1 /tmp/node out/bench/index.js gpu 2>&1 | tee -a "$out"
+BENCH_GPU_ONLY="${BENCH_GPU_ONLY:-transformer,profile,passes,lora,sampling}" PYTHONUNBUFFERED=1 /tmp/node out/bench/index.js gpu 2>&1 | tee -a "$out"

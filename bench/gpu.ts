@@ -18,9 +18,11 @@
 // 6. profile: the GRPO step of table 2's shapes under onnxruntime's profiler (gpu-profile.ts): its
 //    kernel time per step by op type and by model part, and its kernels per step (webgpu fp32 and
 //    fp16; the CPU where webgpu does not start).
+// 7. passes: pi_old's and pi_ref's log-probability passes at table 2's shapes (gpu-passes.ts):
+//    fp32 and fp16, pi_ref baked against fed.
 //
-// BENCH_GPU_ONLY=transformer,lora (a comma list of ppo, transformer, small-sampling, lora,
-// sampling, placement, profile) runs those tables alone; every row is printed as soon as it is measured.
+// BENCH_GPU_ONLY=transformer,lora (a comma list of ppo, transformer, profile, passes,
+// small-sampling, lora, sampling, placement) runs those tables alone; every row is printed as soon as it is measured.
 // Each row shows the multiply-adds per step that `device: auto` estimates (runtime/device-rule.ts),
 // so the figures say where its threshold (GPU_MIN_MACS_PER_STEP) should sit. The CPU runs one
 // thread per session, as the trainer does. Each cell runs for about BENCH_GPU_SECONDS (default 2).
@@ -43,6 +45,7 @@ import { taskTokenizer } from '../runtime/text/task.js';
 import { Adam, GradientStep, type Precision } from '../runtime/tensor/index.js';
 import { loraRow, lmBenchBase, samplingRow } from './gpu-lm.js';
 import { formatCost, measure, type StepCost } from './gpu-measure.js';
+import { passesTable } from './gpu-passes.js';
 import { PROFILE_WARMUPS, PROFILED_STEPS, profileLines, profileStep } from './gpu-profile.js';
 import { torchPeerMissing, torchTextModel } from './peers.js';
 import { torchPython } from './pretrained.js';
@@ -83,7 +86,7 @@ const CPU_MAX_MACS = 60e9;
 const PPO_CASES = QUICK ? ALL_PPO_CASES.slice(0, 1) : ALL_PPO_CASES;
 const TRANSFORMERS = QUICK ? [{ ...ALL_TRANSFORMERS[0]!, batches: [64] }] : ALL_TRANSFORMERS;
 const TRAINING = QUICK ? [{ ...ALL_TRAINING[0]!, batches: [64] }] : ALL_TRAINING;
-const TABLES = ['ppo', 'transformer', 'small-sampling', 'lora', 'sampling', 'placement', 'profile'] as const;
+const TABLES = ['ppo', 'transformer', 'profile', 'passes', 'small-sampling', 'lora', 'sampling', 'placement'] as const;
 type Table = (typeof TABLES)[number];
 
 /** The tables BENCH_GPU_ONLY names (all without it); an unknown name stops the bench, naming the known ones. */
@@ -369,6 +372,18 @@ export async function benchGpu(): Promise<void> {
 
   // Right after the transformer table, whose steps it profiles: a run cut short keeps both.
   if (tables.has('profile')) await profileTable(gpu, probe.ok && probe.hardwareGpu === false);
+
+  if (tables.has('passes')) {
+    await passesTable(
+      TRAINING.map((c) => () => {
+        const rows = c.batches[0]!;
+        const { model, batch } = transformerSetup(c, rows);
+        return { name: c.name, model, T: c.tokens, rows, feeds: { tokens: { data: batch.tokens, dims: [rows, c.tokens] }, targets: { data: batch.targets, dims: [rows, c.tokens] } } };
+      }),
+      gpu,
+      SECONDS,
+    );
+  }
 
   if (tables.has('small-sampling')) {
     console.log('\n  transformer sampling with the key/value cache, tokens/s (all slots of every row)');
