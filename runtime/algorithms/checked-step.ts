@@ -14,7 +14,7 @@
 // by a bounded amount, so finite weights stay finite; and a scan (1.5-3 ns a weight, ~0.5 ms
 // for SAC's 200k, on 2 loaded cores) after each of SAC's steps would cost several percent. The
 // trainer writes checkpoints only between iterate() calls, after the scan.
-import type { Feed, LossScaler, StepResult, WeightStore } from '../tensor/index.js';
+import type { Feed, GradientHandover, LossScaler, StepResult, WeightStore } from '../tensor/index.js';
 import { NonFiniteError } from './stepper.js';
 
 /** A learner's update diverged: a loss, a gradient or a weight is no longer finite. */
@@ -33,7 +33,7 @@ export interface GradientRun {
 
 /** The optimiser's step (Adam's): updates its weights in place, returns the gradients' global norm before clipping. */
 export interface GradientOptimizer {
-  step(grads: readonly Float32Array[], lr?: number, options?: { readonly maxGradNorm?: number; readonly gradScale?: number }): number;
+  step(grads: readonly Float32Array[], lr?: number, options?: { readonly maxGradNorm?: number; readonly gradScale?: number; readonly handover?: GradientHandover }): number;
 }
 
 /** Weights by name, as a WeightStore holds them; the arrays are the ones the optimiser updates. */
@@ -58,7 +58,7 @@ export interface CheckedStepOptions {
   readonly pick?: (grads: readonly Float32Array[]) => readonly Float32Array[];
 }
 
-/** One checked step's numbers, valid until the next step (the arrays are the session's). */
+/** One checked step's numbers, valid until the next step (the arrays are the session's; `grads` only until the optimiser's step where they were handed over to it). */
 export interface CheckedResult extends StepResult {
   /** The gradients' global L2 norm before clipping (not finite in a skipped step). */
   readonly gradNorm: number;
@@ -114,14 +114,14 @@ export class CheckedStep {
     this.moved = true;
     if (result.gradScale !== undefined) {
       // A float16 step (loss-scale.ts): gradients that overflowed skip the step and halve the scale.
-      const norm = this.options.optimizer.step(grads, lr, { ...this.clip, gradScale: result.gradScale });
+      const norm = this.options.optimizer.step(grads, lr, { ...this.clip, gradScale: result.gradScale, handover: result.handover });
       const scaler = this.session?.lossScaler;
       if (scaler?.update(Number.isFinite(norm)) && scaler.exhausted) {
         this.diverged(`the gradient's norm is ${norm} at the smallest loss scale (${scaler.scale}): it overflows float16 however small the scale; precision fp32 may train`);
       }
       return norm;
     }
-    const norm = this.options.optimizer.step(grads, lr, this.clip);
+    const norm = this.options.optimizer.step(grads, lr, result.handover ? { ...this.clip, handover: result.handover } : this.clip);
     if (!Number.isFinite(norm)) this.diverged(`the gradient's norm is ${norm}`);
     return norm;
   }

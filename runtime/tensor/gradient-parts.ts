@@ -26,6 +26,7 @@ import { WeightStore } from './weights.js';
 import { type ExecutionProvider, type Feed, Session } from './session.js';
 import type { Tensor } from './tensor.js';
 import { WorkerSession } from './worker-session.js';
+import type { GradientHandover } from './gradient-handover.js';
 
 export interface GradientPart {
   /** The part's scalar loss; the total loss is the sum of the parts. */
@@ -67,6 +68,13 @@ export interface GradientPartsOptions {
    * instead of 1, so the gradients come out multiplied by it. Default 'fp32'.
    */
   readonly precision?: Precision;
+  /**
+   * Write a single part's gradients as this many outputs ("pieces", each whole tensors end to
+   * end, of about equal size) and lend them to the optimiser with each result (PartsResult's
+   * `handover`, gradient-handover.ts): one per thread of Adam's, whose workers then copy the
+   * gradients in. Default 1: one output, nothing lent. Parts on worker threads ignore it.
+   */
+  readonly gradientPieces?: number;
 }
 
 /** The input a float16 step's loss scale is fed to: the gradients are d(scale * loss). */
@@ -77,6 +85,15 @@ export interface PartsResult {
   readonly grads: Float32Array[];
   /** The parts' extras by name; views that the next run overwrites. */
   readonly extras: Record<string, Float32Array>;
+  /** With gradientPieces above 1: the buffers `grads` are views of, lent to the optimiser until the next run. */
+  handover?: GradientHandover;
+}
+
+/** Gradients written end to end into one output of a part's model. */
+interface GradientPiece {
+  readonly output: string;
+  /** Indices into the part's slots, in order. */
+  readonly slots: readonly number[];
 }
 
 interface Compiled {
@@ -90,19 +107,40 @@ interface Compiled {
   /** The worker's model on the calling thread, for the runs the worker does not get to in time. */
   readonly standby: Session | null;
   readonly extraNames: readonly string[];
-  /** Each parameter's view of a flat gradients buffer, per buffer (the worker's, the standby's). */
-  readonly views: Map<Float32Array, Float32Array[]>;
+  /** The outputs the part's gradients are written to (one unless gradientPieces). */
+  readonly pieces: readonly GradientPiece[];
+  /** Each parameter's view of a gradients buffer, per buffer (the worker's, the standby's, each piece's). */
+  readonly views: WeakMap<Float32Array, Float32Array[]>;
 }
 
-function gradientViews(c: Compiled, flat: Float32Array): Float32Array[] {
+/** The views of `flat` (the output of `piece`) for the piece's parameters, in the piece's order. */
+function gradientViews(c: Compiled, piece: GradientPiece, flat: Float32Array): Float32Array[] {
   let views = c.views.get(flat);
   if (!views) {
     let offset = 0;
-    views = c.slots.map(({ size }) => flat.subarray(offset, (offset += size)));
+    views = piece.slots.map((slot) => flat.subarray(offset, (offset += c.slots[slot]!.size)));
     c.views.set(flat, views);
   }
   return views;
 }
+
+/** Parameters (by size, in order) cut into at most `count` runs of about equal size, each at least one parameter. */
+export function pieceSlots(sizes: readonly number[], count: number): number[][] {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const groups: number[][] = [[]];
+  let sum = 0;
+  sizes.forEach((size, i) => {
+    const group = groups.at(-1)!;
+    // A new group once this one holds its share, while groups are left to make.
+    if (group.length > 0 && groups.length < count && sum >= (total * groups.length) / count) groups.push([i]);
+    else group.push(i);
+    sum += size;
+  });
+  return groups;
+}
+
+/** The output of piece k: GRADS for the first (and only, without pieces). */
+const pieceOutput = (k: number) => (k === 0 ? GRADS : `${GRADS}_${k}`);
 
 /** How the worker threads' parts were computed, for the bench. */
 export interface ThreadStats {
@@ -189,7 +227,7 @@ export class GradientParts {
         owner.set(name, i);
       }
       for (const name of Object.keys(part.extras ?? {})) {
-        if (name === GRADS || extraNames.has(name)) throw new Error(`GradientParts: extra output name '${name}' is reserved or used twice`);
+        if (/^grads(_\d+)?$/.test(name) || extraNames.has(name)) throw new Error(`GradientParts: extra output name '${name}' is reserved or used twice`);
         extraNames.add(name);
       }
     });
@@ -206,9 +244,12 @@ export class GradientParts {
     const compiled = await Promise.all(
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.weights.map((name) => graph.byName(name)!);
-        const flat = graph.concat(grad(part.loss, wrt, seed).map((t) => graph.reshape(t, [-1])), 0);
-        const model = buildModel(graph, { outputs: { [GRADS]: flat, ...part.extras }, forWebGpu: providers.includes('webgpu'), precision, externalDataAbove: EXTERNAL_DATA_ABOVE, ...(bakeFed ? { bake: options.fed, bakeFound: true } : {}) });
         const slots = part.weights.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
+        const count = !threaded && parts.length === 1 ? Math.max(1, Math.floor(options.gradientPieces ?? 1)) : 1;
+        const pieces: GradientPiece[] = pieceSlots(slots.map((slot) => slot.size), count).map((group, k) => ({ output: pieceOutput(k), slots: group }));
+        const gradients = grad(part.loss, wrt, seed).map((t) => graph.reshape(t, [-1]));
+        const outputs = Object.fromEntries(pieces.map((piece) => [piece.output, graph.concat(piece.slots.map((slot) => gradients[slot]!), 0)]));
+        const model = buildModel(graph, { outputs: { ...outputs, ...part.extras }, forWebGpu: providers.includes('webgpu'), precision, externalDataAbove: EXTERNAL_DATA_ABOVE, ...(bakeFed ? { bake: options.fed, bakeFound: true } : {}) });
         const extraNames = Object.keys(part.extras ?? {});
         if (threaded && i > 0) {
           // Not awaited: a worker takes ~60 ms to start and compile, which the caller's first
@@ -218,14 +259,14 @@ export class GradientParts {
           starting.catch(() => {});
           try {
             const standby = await Session.fromModel(model, { providers, weights: feeds, intraOpNumThreads: options.intraOpThreads });
-            return { part, slots, local: null, remote: null, starting, standby, extraNames, views: new Map() };
+            return { part, slots, local: null, remote: null, starting, standby, extraNames, pieces, views: new WeakMap() };
           } catch (err) {
             // The model does not compile here, nor will it there: stop the worker.
             void starting.then((session) => session.release(), () => {});
             throw err;
           }
         }
-        return { part, slots, local: await Session.fromModel(model, { providers, weights: feeds, intraOpNumThreads: options.intraOpThreads }), remote: null, starting: null, standby: null, extraNames, views: new Map() };
+        return { part, slots, local: await Session.fromModel(model, { providers, weights: feeds, intraOpNumThreads: options.intraOpThreads }), remote: null, starting: null, standby: null, extraNames, pieces, views: new WeakMap() };
       }),
     );
     const zeros = order.map((name) => (frozen.has(name) ? new Float32Array(store.get(name).data.length) : null));
@@ -246,10 +287,22 @@ export class GradientParts {
     const { grads, extras } = this.result;
     this.compiled.forEach((c, i) => {
       const out = results[i]!;
-      const views = gradientViews(c, out[GRADS]!);
-      c.slots.forEach(({ index }, k) => (grads[index] = views[k]!));
+      for (const piece of c.pieces) {
+        const views = gradientViews(c, piece, out[piece.output]!);
+        piece.slots.forEach((slot, k) => (grads[c.slots[slot]!.index] = views[k]!));
+      }
       for (const name of c.extraNames) extras[name] = out[name]!;
     });
+    const only = this.compiled[0]!;
+    if (only.pieces.length > 1) {
+      const session = only.local!;
+      const out = results[0]!;
+      this.result.handover = {
+        pieces: only.pieces.map((piece) => out[piece.output]!),
+        // onnxruntime writes the next run's gradients into the pieces as they come back.
+        giveBack: (pieces) => only.pieces.forEach((piece, k) => session.adoptOutput(piece.output, pieces[k]!)),
+      };
+    }
     return this.result;
   }
 

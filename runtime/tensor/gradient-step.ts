@@ -7,6 +7,8 @@
 // when that pays). A loss over shared weights is one part. Each part also outputs its loss
 // and its metrics packed into one vector: an output costs ~3 us in onnxruntime's bindings.
 import type { Compute } from './compute.js';
+import type { GradientHandover } from './gradient-handover.js';
+import { optimizerThreadsFor } from './optimizer-threads.js';
 import { GradientParts, LOSS_SCALE, type GradientPart, type ThreadStats } from './gradient-parts.js';
 import { LossScaler } from './loss-scale.js';
 import type { Graph } from './graph.js';
@@ -35,6 +37,8 @@ export interface GradientStepOptions {
   readonly fed?: WeightStore;
   /** The step's ops are large (a transformer's): onnxruntime splits each across compute.opThreads threads. */
   readonly largeOps?: boolean;
+  /** GradientParts' gradientPieces (a step of one part): by default as many as Adam on `weights` has threads. */
+  readonly gradientPieces?: number;
 }
 
 /** One step's numbers; the arrays are valid until the next run. */
@@ -46,10 +50,12 @@ export interface StepResult {
   readonly metrics: Float64Array;
   /** The factor the gradients carry (a float16 step's loss scale): the optimiser divides by it (Adam's gradScale); absent: 1. */
   readonly gradScale?: number;
+  /** The buffers `grads` are views of, lent to the optimiser until the next run (Adam's handover; gradient-handover.ts). */
+  readonly handover?: GradientHandover;
 }
 
 export class GradientStep {
-  private readonly result: { loss: number; grads: Float32Array[]; metrics: Float64Array; gradScale?: number };
+  private readonly result: { loss: number; grads: Float32Array[]; metrics: Float64Array; gradScale?: number; handover?: GradientHandover };
 
   private constructor(
     private readonly parts: GradientParts,
@@ -81,6 +87,8 @@ export class GradientStep {
       fed: options.fed,
       intraOpThreads: options.largeOps ? options.compute.opThreads : 1,
       precision: options.compute.precision,
+      // As many pieces as Adam on these weights has threads: its workers copy them in (gradient-handover.ts).
+      gradientPieces: options.gradientPieces ?? optimizerThreadsFor(options.weights.size),
     });
     return new GradientStep(compiled, options.compute.precision === 'fp16' ? new LossScaler() : null, metricNames, layout);
   }
@@ -105,8 +113,9 @@ export class GradientStep {
 
   async run(feeds: Readonly<Record<string, Feed>>): Promise<StepResult> {
     // A copy with the scale (a learner may change its feeds object between runs): microseconds against a transformer's step.
-    const { grads, extras } = await this.parts.run(this.lossScaler ? { ...feeds, [LOSS_SCALE]: this.lossScaler.feed } : feeds);
+    const { grads, extras, handover } = await this.parts.run(this.lossScaler ? { ...feeds, [LOSS_SCALE]: this.lossScaler.feed } : feeds);
     const result = this.result;
+    result.handover = handover;
     if (this.lossScaler) result.gradScale = this.lossScaler.scale;
     result.loss = 0;
     for (const { output, slots } of this.layout) {

@@ -17,6 +17,7 @@ export { opThreadsFor, warmUpCompute, type Compute, type ComputeOptions } from '
 export { WorkerSession, type WorkerSessionOptions } from './worker-session.js';
 export { WeightStore, type Weight, type WeightSnapshot } from './weights.js';
 export { markWritten, writeCount } from './weight-writes.js';
+export type { GradientHandover } from './gradient-handover.js';
 export { Adam, SGD, clipGradNorm, gradNorm, type AdamOptions, type AdamState, type AdamStepOptions, type SGDOptions, type SGDState } from './optim.js';
 export * as nn from './nn.js';
 export * as init from './init.js';

@@ -6,6 +6,7 @@
 // threads as well (parallel-adam.ts; the same bits): release() ends them.
 
 import type { WeightStore } from './weights.js';
+import type { GradientHandover } from './gradient-handover.js';
 import { WasmAdam, type AdamCoefficients } from './wasm-optim.js';
 import { ParallelAdam } from './parallel-adam.js';
 import { optimizerThreadsFor } from './optimizer-threads.js';
@@ -82,6 +83,13 @@ export interface AdamStepOptions {
    * skipped: weights, moments and step count stay as they were, and the norm returned is not finite.
    */
   readonly gradScale?: number;
+  /**
+   * The gradients are views of these pieces, lent for the step (gradient-handover.ts): Adam on
+   * worker threads has them copy the pieces in and gives them back before step() returns; the
+   * arrays passed as `grads` are then detached. Ignored on one thread (the views are read as
+   * they are) and where the gradients are not views of the pieces.
+   */
+  readonly handover?: GradientHandover;
 }
 
 export interface AdamState {
@@ -149,7 +157,7 @@ export class Adam {
     checkGrads('Adam.step', this.params, grads);
     this.lr = lr;
     const carried = options.gradScale ?? 1;
-    const norm = (this.kernel ? this.kernel.load(this.params, grads) : gradNorm(grads)) / carried;
+    const norm = (this.kernel ? this.kernel.load(this.params, grads, options.handover) : gradNorm(grads)) / carried;
     if (options.gradScale !== undefined && !Number.isFinite(norm)) return norm;
     this.t += 1;
     const { beta1, beta2, eps } = this;

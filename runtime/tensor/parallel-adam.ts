@@ -18,6 +18,10 @@
 // writes) or the caller hands other arrays. That leaves two copies a step, gradients in and
 // parameters out; bench/optim.ts prints one beside the step.
 //
+// A gradient step that writes its gradients as whole buffers hands them over instead
+// (gradient-handover.ts): each piece is transferred to a worker, which copies it into G and sends
+// it back, so the calling thread copies only its own piece, and then the parameters out.
+//
 // The results have the single-threaded kernel's bits whatever the thread count: the update
 // of an element does not depend on any other element, and the norm is the same chunks added
 // in the same order (sumsqChunks + sumChunks against sumsq, wasm-optim.ts).
@@ -29,7 +33,8 @@
 // booting (~30 ms) or has lost its core: it does whatever slices are left. Workers do not
 // keep the process alive (unref) and end on release(), or when the optimiser is collected.
 import * as fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { locateInPieces, type GradientHandover } from './gradient-handover.js';
 import { MAX_WASM_PAGES, CHUNK_BYTES, regionLayout, sharedKernelModule, type AdamCoefficients, type AdamKernel } from './wasm-optim.js';
 import { wasm } from '../wasm/assembler.js';
 import { writeCount } from './weight-writes.js';
@@ -51,9 +56,18 @@ export const CONTROL = {
   ready: 6,
   /** Bumped per phase; slice k's flag (at slots + k) takes it once slice k is done. */
   serial: 7,
+  /** The serial of a phase whose gradients come as pieces through the workers' ports (gatherPieces); 0 for none. */
+  gather: 8,
+  /** Workers that have copied their pieces in, in that phase. */
+  gathered: 9,
   /** Slots before the per-slice flags. */
-  slots: 8,
+  slots: 10,
 } as const;
+
+/** What the calling thread sends a worker in a phase that gathers: its pieces, and where each of their gradients goes in G. */
+export interface PiecesMessage {
+  readonly pieces: readonly { readonly buffer: ArrayBuffer; /** [first float in the piece, floats, float offset in G] per gradient */ readonly copies: readonly number[] }[];
+}
 
 export const PHASE = { squares: 1, update: 2 } as const;
 
@@ -71,14 +85,50 @@ export interface SliceSetup {
   readonly bounds: readonly number[];
 }
 
-/** Takes slices of the current phase until none is left; returns how many it ran. Every thread runs this. */
-export function runSlices(kernel: AdamKernel, setup: SliceSetup, control: Int32Array, scalars: Float64Array): number {
+/**
+ * Takes slices of the current phase until none is left; returns how many it ran. Every thread
+ * runs this; a worker passes `claimed`, called after each claim (gatherPieces: a worker awake
+ * before the phase opened claims a slice before it sees the phase's wake-up).
+ */
+export function runSlices(kernel: AdamKernel, setup: SliceSetup, control: Int32Array, scalars: Float64Array, claimed?: () => void): number {
   let ran = 0;
   for (let k = takeSlice(setup, control); k >= 0; k = takeSlice(setup, control)) {
+    claimed?.();
     runSlice(kernel, setup, control, scalars, k);
     ran++;
   }
   return ran;
+}
+
+/**
+ * A worker's part of a phase that gathers (once per such phase; `last` is the serial it last
+ * gathered in, the one returned): takes its message from `port`, copies each piece's gradients
+ * into G, sends the pieces back and counts itself in CONTROL.gathered. The calling thread posts
+ * the message before it opens the phase, and lets no slice run until every worker has gathered.
+ */
+export function gatherPieces(setup: SliceSetup, control: Int32Array, port: MessagePort, last: number): number {
+  const serial = Atomics.load(control, CONTROL.serial);
+  if (Atomics.load(control, CONTROL.gather) !== serial || last === serial) return last;
+  let received = receiveMessageOnPort(port);
+  // Posted before the phase opened, so already here; wait a little rather than fail if not.
+  for (let tries = 0; received === undefined && tries < 1000; tries++) {
+    Atomics.wait(control, CONTROL.gathered, Atomics.load(control, CONTROL.gathered), 1);
+    received = receiveMessageOnPort(port);
+  }
+  if (received === undefined) throw new Error('Adam worker: no gradient pieces arrived for a phase that gathers');
+  const { pieces } = received.message as PiecesMessage;
+  const memory = new Float32Array((setup.memory as { buffer: SharedArrayBuffer }).buffer);
+  const g = setup.regions[1] / 4;
+  for (const { buffer, copies } of pieces) {
+    const source = new Float32Array(buffer);
+    for (let j = 0; j < copies.length; j += 3) memory.set(source.subarray(copies[j]!, copies[j]! + copies[j + 1]!), g + copies[j + 2]!);
+  }
+  const buffers = pieces.map((p) => p.buffer);
+  port.postMessage(buffers, buffers);
+  // After the reply is posted: the calling thread takes it once every worker has counted itself.
+  Atomics.add(control, CONTROL.gathered, 1);
+  Atomics.notify(control, CONTROL.gathered);
+  return serial;
 }
 
 /** The next slice of the current phase to run, or -1 when all are taken. */
@@ -143,6 +193,8 @@ export class ParallelAdam {
   private readonly control: Int32Array;
   private readonly scalars: Float64Array;
   private workers: Worker[];
+  /** This thread's end of each worker's port (gradient pieces go out and come back through it). */
+  private ports: MessagePort[];
   private readonly token = {};
   /** Per slice, the parameters' parts it holds. */
   private readonly segments: Segments[];
@@ -168,8 +220,10 @@ export class ParallelAdam {
     // Nothing is left to take until the first phase.
     this.control[CONTROL.next] = setup.bounds.length;
     this.segments = segmentsOf(setup.bounds, offsets, lengths);
-    this.workers = Array.from({ length: workers }, () => startWorker(setup));
-    const spawned = this.workers;
+    const started = Array.from({ length: workers }, () => startWorker(setup));
+    this.workers = started.map((s) => s.worker);
+    this.ports = started.map((s) => s.port);
+    const spawned = started;
     orphans.register(this, () => endWorkers(setup, spawned), this.token);
   }
 
@@ -209,16 +263,58 @@ export class ParallelAdam {
 
   /**
    * As WasmAdam.load: the gradients' global L2 norm. Copies the gradients in slice by slice,
-   * while the other threads square the slices already in.
+   * while the other threads square the slices already in; or, with a `handover` whose pieces
+   * hold the gradients, has each worker copy in its pieces (see the file's head), and gives the
+   * pieces back before it returns.
    */
-  load(params: readonly Float32Array[], grads: readonly Float32Array[]): number {
+  load(params: readonly Float32Array[], grads: readonly Float32Array[], handover?: GradientHandover): number {
     void params; // copied in by update(), as its slices are needed
-    this.startPhase(PHASE.squares);
-    this.copyIn(grads, this.setup.regions[1]);
-    runSlices(this.kernel, this.setup, this.control, this.scalars);
-    this.awaitAll();
+    const located = handover && this.workers.length > 0 ? locateInPieces(grads, handover.pieces) : null;
+    if (located) this.gatherHandedOver(grads, handover!, located);
+    else {
+      this.startPhase(PHASE.squares);
+      this.copyIn(grads, this.setup.regions[1]);
+      runSlices(this.kernel, this.setup, this.control, this.scalars);
+      this.awaitAll();
+    }
     const chunks = Math.ceil(this.setup.regions[1] / CHUNK_BYTES);
     return Math.sqrt(this.kernel.sumChunks(this.setup.regions[4], chunks));
+  }
+
+  /** The squares phase with the gradients handed over: piece k is copied in by thread k mod threads (0: this one). */
+  private gatherHandedOver(grads: readonly Float32Array[], handover: GradientHandover, located: readonly ([number, number] | null)[]): void {
+    const { pieces } = handover;
+    const threads = this.workers.length + 1;
+    const g = this.setup.regions[1] / 4;
+    const copies = pieces.map((): number[] => []);
+    const loose: number[] = [];
+    located.forEach((at, i) => (at === null ? loose.push(i) : copies[at[0]]!.push(at[1], grads[i]!.length, this.offsets[i]!)));
+    // Which pieces went to each worker, in the order of its message (and of its reply).
+    const sent = this.workers.map((): number[] => []);
+    pieces.forEach((_, k) => k % threads > 0 && sent[(k % threads) - 1]!.push(k));
+    this.ports.forEach((port, w) => {
+      const message: PiecesMessage = { pieces: sent[w]!.map((k) => ({ buffer: pieces[k]!.buffer as ArrayBuffer, copies: copies[k]! })) };
+      port.postMessage(message, message.pieces.map((p) => p.buffer));
+    });
+    this.startPhase(PHASE.squares, true);
+    const mem = this.memory;
+    pieces.forEach((piece, k) => {
+      if (k % threads !== 0) return;
+      const c = copies[k]!;
+      for (let j = 0; j < c.length; j += 3) mem.set(piece.subarray(c[j]!, c[j]! + c[j + 1]!), g + c[j + 2]!);
+    });
+    for (const i of loose) mem.set(grads[i]!, g + this.offsets[i]!);
+    this.wait(CONTROL.gathered, (n) => n < this.workers.length);
+    this.markAllReady();
+    runSlices(this.kernel, this.setup, this.control, this.scalars);
+    this.awaitAll();
+    const back = [...pieces];
+    this.ports.forEach((port, w) => {
+      const reply = receiveMessageOnPort(port);
+      if (reply === undefined) throw new Error('Adam: an optimiser worker did not send its gradient pieces back');
+      (reply.message as ArrayBuffer[]).forEach((buffer, j) => (back[sent[w]![j]!] = new Float32Array(buffer)));
+    });
+    handover.giveBack(back);
   }
 
   /**
@@ -268,15 +364,18 @@ export class ParallelAdam {
   /** Ends the workers (the optimiser then runs on the calling thread alone). */
   release(): void {
     orphans.unregister(this.token);
-    endWorkers(this.setup, this.workers);
+    endWorkers(this.setup, this.workers.map((worker, w) => ({ worker, port: this.ports[w]! })));
     this.workers = [];
+    this.ports = [];
   }
 
-  /** Opens a phase with no slice ready; returns its serial. */
-  private startPhase(phase: number): number {
+  /** Opens a phase with no slice ready (`gather`: one whose gradients the workers copy in, gatherPieces); returns its serial. */
+  private startPhase(phase: number, gather = false): number {
     const c = this.control;
     c[CONTROL.phase] = phase;
     const serial = c[CONTROL.serial]! + 1;
+    Atomics.store(c, CONTROL.gathered, 0);
+    Atomics.store(c, CONTROL.gather, gather ? serial : 0);
     Atomics.store(c, CONTROL.serial, serial);
     Atomics.store(c, CONTROL.ready, 0);
     Atomics.store(c, CONTROL.done, 0);
@@ -326,21 +425,32 @@ export function sliceBounds(bytes: number, count: number): number[] {
   return bounds;
 }
 
-function startWorker(setup: SliceSetup): Worker {
-  // No inherited node flags (see worker-session.ts): the worker is a plain module.
-  const worker = new Worker(workerFile()!, { workerData: setup, execArgv: [] });
-  worker.on('error', () => Atomics.store(new Int32Array(setup.control), CONTROL.failed, 1));
-  worker.unref();
-  return worker;
+/** What a worker is started with: the shared setup, and its end of a port of its own. */
+export interface WorkerSetup extends SliceSetup {
+  readonly port: MessagePort;
 }
 
-function endWorkers(setup: SliceSetup, workers: readonly Worker[]): void {
+function startWorker(setup: SliceSetup): { worker: Worker; port: MessagePort } {
+  const { port1, port2 } = new MessageChannel();
+  const workerData: WorkerSetup = { ...setup, port: port2 };
+  // No inherited node flags (see worker-session.ts): the worker is a plain module.
+  const worker = new Worker(workerFile()!, { workerData, transferList: [port2], execArgv: [] });
+  worker.on('error', () => Atomics.store(new Int32Array(setup.control), CONTROL.failed, 1));
+  worker.unref();
+  port1.unref();
+  return { worker, port: port1 };
+}
+
+function endWorkers(setup: SliceSetup, workers: readonly { readonly worker: Worker; readonly port: MessagePort }[]): void {
   if (workers.length === 0) return;
   const control = new Int32Array(setup.control);
   Atomics.store(control, CONTROL.stop, 1);
   Atomics.add(control, CONTROL.generation, 1);
   Atomics.notify(control, CONTROL.generation);
-  for (const w of workers) void w.terminate();
+  for (const { worker, port } of workers) {
+    port.close();
+    void worker.terminate();
+  }
 }
 
 /** The worker's script: next to this module (optim-worker.js), or next to the bundle (optim-worker.mjs, tools/bundle.ts); null if neither is there. */

@@ -158,6 +158,18 @@ export class Session {
     return out;
   }
 
+  /**
+   * Has runReusingOutputs() write output `name` into `data` from now on: the array it returned
+   * for that output came back as a new object over the same memory (its buffer was transferred
+   * to another thread and back: gradient-handover.ts), the old one detached.
+   */
+  adoptOutput(name: string, data: Float32Array): void {
+    const current = this.outputTensors?.[name];
+    if (!current) throw new Error(`Session.adoptOutput: no output '${name}' has been written yet`);
+    if (data.length !== current.size) throw new Error(`Session.adoptOutput: output '${name}' has ${current.size} values, the array ${data.length}`);
+    this.outputTensors![name] = new ort.Tensor('float32', data, current.dims);
+  }
+
   /** Runs the model and returns outputs of any dtype with their dims. */
   async runTensors(feeds: Readonly<Record<string, Feed>>): Promise<Record<string, HostTensor>> {
     const results = await countedRun(this.session, this.prepareFeeds(feeds));

@@ -111,6 +111,74 @@ test('weights written between steps by a checkpoint load or a hard copy are the 
   for (const threads of [2, 3]) assert.deepEqual(bits(run({ threads })), bits(js), `${threads} threads`);
 });
 
+/** `grads` laid end to end in `count` whole buffers (the last tensor left out of them: a frozen weight's zeros), as a gradient step writes them. */
+function inPieces(grads: readonly Float32Array[], count: number): { pieces: Float32Array[]; views: Float32Array[] } {
+  const inside = grads.length - 1;
+  const per = Math.ceil(inside / count);
+  const pieces: Float32Array[] = [];
+  const views: Float32Array[] = [];
+  for (let k = 0; k < count; k++) {
+    const group = grads.slice(k * per, Math.min(inside, (k + 1) * per));
+    const piece = new Float32Array(group.reduce((n, g) => n + g.length, 0));
+    let at = 0;
+    for (const g of group) {
+      piece.set(g, at);
+      views.push(piece.subarray(at, (at += g.length)));
+    }
+    pieces.push(piece);
+  }
+  views.push(grads[inside]!.slice());
+  return { pieces, views };
+}
+
+test('gradients handed over in pieces: the workers copy them in, the same bits as the JS loop, and every piece comes back with its values', () => {
+  const js = train({ simd: false });
+  for (const threads of [2, 3]) {
+    const params = arrays(LENGTHS, 1);
+    const adam = new Adam(params, { lr: 1e-2, threads });
+    try {
+      for (let s = 0; s < 4; s++) {
+        const grads = arrays(LENGTHS, 10 + s, s % 2 === 0 ? 0.002 : 3);
+        const { pieces, views } = inPieces(grads, 3);
+        const before = pieces.map((p) => p.slice());
+        let back: readonly Float32Array[] | null = null;
+        adam.step(views, 1e-2, { handover: { pieces, giveBack: (returned) => (back = returned) } });
+        assert.ok(back !== null, `${threads} threads, step ${s}: the pieces were given back`);
+        const returned = back as readonly Float32Array[];
+        assert.equal(returned.length, pieces.length);
+        returned.forEach((piece, k) => assert.deepEqual(bits([piece]), bits([before[k]!]), `piece ${k} keeps its values`));
+        // Piece k went to thread k mod threads: the calling thread's stayed, the others moved and came back.
+        pieces.forEach((piece, k) => assert.equal(piece.length === 0, k % threads !== 0, `piece ${k} on ${threads} threads: detached ${piece.length === 0}`));
+      }
+      assert.deepEqual(bits(params), bits(js.params), `${threads} threads: parameters`);
+      assert.deepEqual(bits(adam.state().v as Float32Array[]), bits(js.state.v as Float32Array[]), `${threads} threads: second moments`);
+    } finally {
+      adam.release();
+    }
+  }
+});
+
+test('a float16 step that overflows skips with its gradients handed over, and still gives the pieces back', () => {
+  const params = arrays(LENGTHS, 1);
+  const start = params.map((p) => p.slice());
+  const adam = new Adam(params, { threads: 2 });
+  try {
+    const grads = arrays(LENGTHS, 3);
+    grads[2]![5] = Infinity;
+    const { pieces, views } = inPieces(grads, 2);
+    const before = pieces.map((p) => p.slice());
+    let back: readonly Float32Array[] = [];
+    const norm = adam.step(views, 1e-3, { gradScale: 1024, handover: { pieces, giveBack: (returned) => (back = returned) } });
+    assert.ok(!Number.isFinite(norm));
+    assert.equal(pieces[1]!.length, 0, 'the second piece went to the worker');
+    assert.deepEqual(bits(back as Float32Array[]), bits(before), 'both pieces came back with their values');
+    assert.deepEqual(bits(params), bits(start), 'the skipped step left the weights');
+    assert.equal(adam.stepCount, 0);
+  } finally {
+    adam.release();
+  }
+});
+
 test('after release() Adam steps on the calling thread alone, with the same results', () => {
   const js = train({ simd: false });
   const params = arrays(LENGTHS, 1);
