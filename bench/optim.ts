@@ -3,13 +3,16 @@
 // single-threaded SIMD kernel (wasm-optim.ts), the SIMD kernel on 2, 4, 8, 16 threads
 // (parallel-adam.ts; up to the cores), each also with the parameters written before every step
 // (as a checkpoint load does: the kernel then copies them in again, as every threaded step did
-// before the parameters stayed in its memory), and beside them the memory ceiling: one plain
-// Float32Array copy of the parameters' bytes, of which a threaded step makes two on the calling
-// thread (gradients in, parameters out), the floor of any design that keeps the parameters in
-// arrays other code owns. bench/gpu.ts times Adam with timeAdamStep().
+// before the parameters stayed in its memory) and with the gradients handed over in pieces, one
+// per thread, as a gradient step lends them (gradient-handover.ts: the workers copy their pieces
+// in); and beside them the memory ceiling: one plain Float32Array copy of the parameters' bytes,
+// of which a threaded step makes two on the calling thread (gradients in, parameters out), or
+// one and its own piece with the gradients handed over. bench/gpu.ts times Adam with
+// timeAdamStep().
 import * as os from 'node:os';
 import { Adam } from '../runtime/tensor/optim.js';
 import { markWritten } from '../runtime/tensor/weight-writes.js';
+import { pieceSlots } from '../runtime/tensor/gradient-parts.js';
 import { optimizerThreadsFor } from '../runtime/tensor/optimizer-threads.js';
 import { seededRandom } from '../test/helpers/random.js';
 import { median, report } from './stats.js';
@@ -50,23 +53,56 @@ export interface AdamTiming {
  * Times Adam steps on parameters of `lengths` (random values), with gradient clipping as the
  * language-model trainers use it; ms per step, the median of `steps` after one warm-up step.
  */
-export function timeAdamStep(lengths: readonly number[], kind: AdamKind = 'simd', steps = 5, writtenBetweenSteps = false): AdamTiming {
+export function timeAdamStep(lengths: readonly number[], kind: AdamKind = 'simd', steps = 5, writtenBetweenSteps = false, handedOver = false): AdamTiming {
   const params = filled(lengths, 1);
-  const grads = filled(lengths, 2);
   const adam = new Adam(params, kind === 'js' ? { simd: false } : kind === 'auto' ? {} : { threads: kind === 'simd' ? 1 : kind });
+  // Handed over: the gradients as a gradient step lends them, one piece per thread (gradient-handover.ts).
+  const lent = handedOver ? lentGradients(lengths, adam.threads) : null;
+  const grads = lent ? lent.views : filled(lengths, 2);
+  const options = () => ({ maxGradNorm: 1, ...(lent ? { handover: lent.handover } : {}) });
   try {
-    adam.step(grads, 1e-4, { maxGradNorm: 1 });
+    adam.step(lent ? lent.views : grads, 1e-4, options());
     const times: number[] = [];
     for (let i = 0; i < steps; i++) {
       if (writtenBetweenSteps) params.forEach(markWritten);
       const t0 = performance.now();
-      adam.step(grads, 1e-4, { maxGradNorm: 1 });
+      adam.step(lent ? lent.views : grads, 1e-4, options());
       times.push(performance.now() - t0);
     }
     return { ms: median(times), threads: adam.threads };
   } finally {
     adam.release();
   }
+}
+
+/** Gradients of `lengths` in `count` pieces (whole tensors end to end), lent and given back as a gradient step does. */
+function lentGradients(lengths: readonly number[], count: number) {
+  const groups = pieceSlots(lengths, count);
+  const values = filled(lengths, 2);
+  const lent = {
+    views: [] as Float32Array[],
+    handover: {
+      pieces: [] as Float32Array[],
+      giveBack: (pieces: readonly Float32Array[]) => lent.adopt(pieces),
+    },
+    adopt(pieces: readonly Float32Array[]) {
+      lent.handover.pieces = [...pieces];
+      lent.views = [];
+      groups.forEach((group, k) => {
+        let at = 0;
+        for (const i of group) lent.views[i] = pieces[k]!.subarray(at, (at += lengths[i]!));
+      });
+    },
+  };
+  lent.adopt(
+    groups.map((group) => {
+      const piece = new Float32Array(group.reduce((n, i) => n + lengths[i]!, 0));
+      let at = 0;
+      for (const i of group) piece.set(values[i]!, (at += lengths[i]!) - lengths[i]!);
+      return piece;
+    }),
+  );
+  return lent;
 }
 
 /** One Float32Array.set of `floats` floats (as `lengths` tensors), ms: the memory ceiling of one pass over the parameters. */
@@ -103,6 +139,7 @@ export async function benchOptim(): Promise<void> {
       // Interleaved, so that other load on the machine falls on both alike.
       rows.push([`SIMD kernel, ${t} threads, weights written before each step (copied in)`, `${timeAdamStep(lengths, t, steps, true).ms.toFixed(1)} ms`]);
       rows.push([`SIMD kernel, ${t} threads (shared memory; the parameters stay in it)`, `${timeAdamStep(lengths, t, steps).ms.toFixed(1)} ms`]);
+      rows.push([`SIMD kernel, ${t} threads, gradients handed over in ${t} pieces`, `${timeAdamStep(lengths, t, steps, false, true).ms.toFixed(1)} ms`]);
     }
     rows.push(['threads Adam picks here by default', `${optimizerThreadsFor(total)}`]);
     report(`Host Adam per step, ${label} parameters (${lengths.length} tensors, clipping on; ${cores} cores)`, rows);
