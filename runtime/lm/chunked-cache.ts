@@ -1,0 +1,96 @@
+// The chunked decoder's key/value cache of fixed capacity (chunked-decoder.ts): the session takes
+// each layer's cache as [B, KV, C, D], C the capacity (a named dim), writes each step's keys and
+// values in place at their positions and masks the positions past each query. Every shape in the
+// graph then has static or named dims: grown by a Concat per step, the cache's length dim was a
+// new unnamed one at each of the K x layers Concats, and onnxruntime's session set-up grew about
+// with their square (bench/chunked-load.ts).
+//
+// The writes, as onnxruntime's CPU and WebGPU providers both run them (no ScatterND): step 0's T
+// keys go to positions from..from+T-1 by a Gather along the length axis (each cache position's
+// source index) under a Where over the positions written; a later step's one key by a Where over
+// a one-hot position, broadcast along the length. Both copy values: nothing is rounded.
+//
+// This module builds what the host feeds for one chunk: which positions each step writes and
+// sees, and each step's positions, all over the capacity.
+import { MASKED } from './model.js';
+
+/** Inputs of the fixed-capacity graph beside DECODER_IO's (whose `positions` and `mask` are step 0's). */
+export const FIXED_CACHE_IO = {
+  /** int64 [C]: for each cache position, the index among step 0's T tokens written there (0 where none is). */
+  promptSlots: 'prompt_slots',
+  /** float32 [C]: 1 where step 0 writes, 0 elsewhere. */
+  promptWritten: 'prompt_written',
+  /** int64 [K - 1, B]: the position (in its row) of the token step i >= 1 feeds, at i - 1. */
+  stepPositions: 'step_positions',
+  /** float32 [K - 1, B, C]: step i's additive attention mask over the capacity, at i - 1. */
+  stepMask: 'step_mask',
+  /** float32 [K - 1, C]: step i's one-hot write position, at i - 1. */
+  stepWritten: 'step_written',
+} as const;
+
+/** One chunk's feeds of a fixed-capacity graph, besides the tokens and the cache. */
+export interface FixedCacheFeeds {
+  /** [B, T] and [B, T, C]: step 0's positions and mask. */
+  readonly positions: BigInt64Array;
+  readonly mask: Float32Array;
+  readonly promptSlots: BigInt64Array;
+  readonly promptWritten: Float32Array;
+  /** Absent at K = 1 (no later steps). */
+  readonly stepPositions?: BigInt64Array;
+  readonly stepMask?: Float32Array;
+  readonly stepWritten?: Float32Array;
+}
+
+/**
+ * The feeds of a chunk of `steps` steps whose step 0 feeds `count` tokens at absolute positions
+ * from..from+count-1, step i > 0 one token at from+count-1+i, over a cache of `capacity` (at
+ * least from + count + steps - 1) for rows starting at `starts` (their left padding). A query at
+ * q sees the keys at positions start..q, as rows.ts's attentionMask.
+ */
+export function fixedCacheFeeds(starts: Int32Array, from: number, count: number, steps: number, capacity: number): FixedCacheFeeds {
+  const rows = starts.length;
+  if (capacity < from + count + steps - 1) throw new Error(`chunked decoder: a cache of ${capacity} positions cannot hold ${from + count + steps - 1}`);
+  const position = (r: number, q: number) => BigInt(Math.max(0, q - starts[r]!));
+  const maskRow = (out: Float32Array, offset: number, r: number, q: number) => {
+    for (let j = 0; j < capacity; j++) out[offset + j] = j <= q && j >= starts[r]! ? 0 : MASKED;
+  };
+  const positions = new BigInt64Array(rows * count);
+  const mask = new Float32Array(rows * count * capacity);
+  for (let r = 0; r < rows; r++) {
+    for (let t = 0; t < count; t++) {
+      positions[r * count + t] = position(r, from + t);
+      maskRow(mask, (r * count + t) * capacity, r, from + t);
+    }
+  }
+  const promptSlots = new BigInt64Array(capacity);
+  const promptWritten = new Float32Array(capacity);
+  for (let t = 0; t < count; t++) {
+    promptSlots[from + t] = BigInt(t);
+    promptWritten[from + t] = 1;
+  }
+  if (steps === 1) return { positions, mask, promptSlots, promptWritten };
+  const later = steps - 1;
+  const stepPositions = new BigInt64Array(later * rows);
+  const stepMask = new Float32Array(later * rows * capacity);
+  const stepWritten = new Float32Array(later * capacity);
+  for (let i = 0; i < later; i++) {
+    const q = from + count + i; // step i + 1's position
+    stepWritten[i * capacity + q] = 1;
+    for (let r = 0; r < rows; r++) {
+      stepPositions[i * rows + r] = position(r, q);
+      maskRow(stepMask, (i * rows + r) * capacity, r, q);
+    }
+  }
+  return { positions, mask, promptSlots, promptWritten, stepPositions, stepMask, stepWritten };
+}
+
+/**
+ * `cache` [rows * heads, length, D] rows (each layer's keys or values, flattened [B, KV, length, D])
+ * copied into `capacity` positions, zeros after: a cache grown for a longer generation than its
+ * state was begun for.
+ */
+export function widenCache(cache: Float32Array, groups: number, length: number, capacity: number, headDim: number): Float32Array {
+  const out = new Float32Array(groups * capacity * headDim);
+  for (let g = 0; g < groups; g++) out.set(cache.subarray(g * length * headDim, (g + 1) * length * headDim), g * capacity * headDim);
+  return out;
+}

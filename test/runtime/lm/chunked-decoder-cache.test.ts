@@ -1,0 +1,80 @@
+// The chunked decoder's cache of fixed capacity (lm/chunked-cache.ts): what the host feeds for a
+// chunk says what rows.ts says for the same positions, padded to the capacity; and the graph
+// gives onnxruntime every dim a name. A dim onnxruntime cannot name (a Concat along a symbolic
+// axis, a Reshape's -1 over symbolic dims) made session set-up grow with the square of the nodes
+// that hold one: 48 s for 24 layers at K = 8 (bench/chunked-load.ts).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixedCacheFeeds, widenCache } from '../../../runtime/lm/chunked-cache.js';
+import { chunkedDecoderGraph, type ChunkCache } from '../../../runtime/lm/chunked-decoder.js';
+import { parseLmConfig } from '../../../runtime/lm/config.js';
+import { MASKED } from '../../../runtime/lm/model.js';
+import { attentionMask, rowPositions } from '../../../runtime/lm/rows.js';
+import { weightSpecs } from '../../../runtime/lm/weights.js';
+import { Graph, type Tensor } from '../../../runtime/tensor/index.js';
+
+describe('the chunked decoder cache of fixed capacity', () => {
+  const starts = Int32Array.of(0, 2, 3);
+  const [from, count, steps, capacity] = [4, 3, 4, 12];
+  const f = fixedCacheFeeds(starts, from, count, steps, capacity);
+  const rows = starts.length;
+
+  it("feeds step 0's positions and mask as rows.ts does, the keys past the chunk masked", () => {
+    assert.deepEqual(f.positions, rowPositions(starts, from, count));
+    const expected = attentionMask(starts, from, count); // [rows, count, from + count]
+    for (let r = 0; r < rows; r++) {
+      for (let t = 0; t < count; t++) {
+        const row = Array.from(f.mask.subarray((r * count + t) * capacity, (r * count + t + 1) * capacity));
+        const keys = Array.from(expected.subarray((r * count + t) * (from + count), (r * count + t + 1) * (from + count)));
+        assert.deepEqual(row, [...keys, ...new Array<number>(capacity - from - count).fill(MASKED)], `row ${r} query ${t}`);
+      }
+    }
+    // Step 0 writes its 3 tokens at 4, 5, 6: token t at from + t.
+    assert.deepEqual(Array.from(f.promptWritten), [0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0]);
+    assert.deepEqual(Array.from(f.promptSlots, Number), [0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0]);
+  });
+
+  it('feeds each later step one position, its mask and its write position', () => {
+    for (let i = 1; i < steps; i++) {
+      const q = from + count - 1 + i; // the position step i feeds
+      const written = Array.from(f.stepWritten!.subarray((i - 1) * capacity, i * capacity));
+      assert.deepEqual(written.flatMap((w, j) => (w === 1 ? [j] : [])), [q], `step ${i} writes at ${q}`);
+      assert.deepEqual(Array.from(f.stepPositions!.subarray((i - 1) * rows, i * rows)), Array.from(rowPositions(starts, q, 1)));
+      const expected = attentionMask(starts, q, 1); // [rows, 1, q + 1]
+      for (let r = 0; r < rows; r++) {
+        const mask = Array.from(f.stepMask!.subarray(((i - 1) * rows + r) * capacity, ((i - 1) * rows + r + 1) * capacity));
+        assert.deepEqual(mask, [...expected.subarray(r * (q + 1), (r + 1) * (q + 1)), ...new Array<number>(capacity - q - 1).fill(MASKED)], `step ${i} row ${r}`);
+      }
+    }
+    assert.equal(fixedCacheFeeds(starts, from, count, 1, capacity).stepMask, undefined, 'K = 1 has no later steps');
+  });
+
+  it('refuses a capacity that cannot hold the chunk', () => {
+    assert.throws(() => fixedCacheFeeds(starts, from, count, steps, from + count + steps - 2), /cannot hold 10/);
+  });
+
+  it('widens a cache, each head keeping its positions', () => {
+    // 2 heads, length 2, D 2 -> capacity 3.
+    assert.deepEqual(Array.from(widenCache(Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8), 2, 2, 3, 2)), [1, 2, 3, 4, 0, 0, 5, 6, 7, 8, 0, 0]);
+  });
+
+  const config = parseLmConfig({ model_type: 'qwen2', vocab_size: 50, hidden_size: 16, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 32, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: 10000, tie_word_embeddings: true, torch_dtype: 'float32' }, 'test config');
+  /** The nodes in which onnxruntime's shape inference loses a dim's name: a Concat along a symbolic axis, a Reshape whose -1 stands for symbolic dims. */
+  function unnamedDimNodes(cache: ChunkCache, mode: 'greedy' | 'sample'): string[] {
+    const g = new Graph();
+    const weights = Object.fromEntries(weightSpecs(config).map((s) => [s.name, g.param(s.name, s.shape)]));
+    chunkedDecoderGraph(g, config, weights, 4, mode, {}, cache);
+    const symbolic = (t: Tensor) => t.shape.some((d) => typeof d === 'string');
+    return g.nodes.flatMap((n) => {
+      if (n.op === 'Concat' && typeof n.shape[n.attrs.axis as number] !== 'number') return [n.describe()];
+      if (n.op === 'Reshape' && symbolic(n.inputs[0]!) && n.inputs[1]!.value && Array.from(n.inputs[1]!.value.data, Number).includes(-1)) return [n.describe()];
+      return [];
+    });
+  }
+
+  it('names every dim in the graph for onnxruntime: no Concat grows a symbolic axis, no Reshape infers one', () => {
+    for (const mode of ['greedy', 'sample'] as const) assert.deepEqual(unnamedDimNodes('fixed', mode), [], mode);
+    // The appended cache (kept for the bench's comparison) grows a dim at every layer and step.
+    assert.ok(unnamedDimNodes('appended', 'greedy').length >= 2 * 4 * 2, 'the appended cache concatenates keys and values per layer and step');
+  });
+});
