@@ -1,25 +1,25 @@
-// The chunked decoder's key/value cache of fixed capacity (chunked-decoder.ts): the session takes
-// each layer's cache as [B, KV, C, D], C the capacity (a named dim), writes each step's keys and
-// values in place at their positions and masks the positions past each query. Every shape in the
-// graph then has static or named dims: grown by a Concat per step, the cache's length dim was a
-// new unnamed one at each of the K x layers Concats, and onnxruntime's session set-up grew about
-// with their square (bench/chunked-load.ts).
+// The chunked decoder's key/value cache of fixed capacity (chunked-decoder.ts): inside the graph
+// each layer's cache is [B, KV, C, D], C the chunk's end (a named dim); each step writes its keys
+// and values in place at their positions and attention masks the positions past each query.
+// Every shape in the graph then has static or named dims: grown by a Concat per step, the cache's
+// length dim was a new unnamed one at each of the K x layers Concats, and onnxruntime's session
+// set-up grew about with their square (its allocation planner compares each new tensor with every
+// freed one, and a tensor with an unnamed dim matches none; bench/chunked-load.ts).
 //
-// The writes, as onnxruntime's CPU and WebGPU providers both run them (no ScatterND): step 0's T
-// keys go to positions from..from+T-1 by a Gather along the length axis (each cache position's
-// source index) under a Where over the positions written; a later step's one key by a Where over
-// a one-hot position, broadcast along the length. Both copy values: nothing is rounded.
+// The writes, as onnxruntime's CPU and WebGPU providers both run them: step 0 joins the cache fed
+// [B, KV, P, D] and its T keys by a Concat, and a Gather along the length with C indices gives
+// [B, KV, C, D] (the Gather's output takes its dims from the indices: named); a later step writes
+// its one key by a Where over a one-hot position, broadcast along the length. Both copy values:
+// nothing is rounded. The cache crosses to the device as long as it is (P), as before.
 //
-// This module builds what the host feeds for one chunk: which positions each step writes and
-// sees, and each step's positions, all over the capacity.
+// This module builds what the host feeds for one chunk: where step 0's join puts each position,
+// which position each later step writes, and each step's positions and mask over the capacity.
 import { MASKED } from './model.js';
 
 /** Inputs of the fixed-capacity graph beside DECODER_IO's (whose `positions` and `mask` are step 0's). */
 export const FIXED_CACHE_IO = {
-  /** int64 [C]: for each cache position, the index among step 0's T tokens written there (0 where none is). */
-  promptSlots: 'prompt_slots',
-  /** float32 [C]: 1 where step 0 writes, 0 elsewhere. */
-  promptWritten: 'prompt_written',
+  /** int64 [C]: for each position of the capacity, its index in the cache fed joined with step 0's T keys (later positions: any index, the last; later steps write them). */
+  cacheSlots: 'cache_slots',
   /** int64 [K - 1, B]: the position (in its row) of the token step i >= 1 feeds, at i - 1. */
   stepPositions: 'step_positions',
   /** float32 [K - 1, B, C]: step i's additive attention mask over the capacity, at i - 1. */
@@ -33,8 +33,7 @@ export interface FixedCacheFeeds {
   /** [B, T] and [B, T, C]: step 0's positions and mask. */
   readonly positions: BigInt64Array;
   readonly mask: Float32Array;
-  readonly promptSlots: BigInt64Array;
-  readonly promptWritten: Float32Array;
+  readonly cacheSlots: BigInt64Array;
   /** Absent at K = 1 (no later steps). */
   readonly stepPositions?: BigInt64Array;
   readonly stepMask?: Float32Array;
@@ -62,13 +61,9 @@ export function fixedCacheFeeds(starts: Int32Array, from: number, count: number,
       maskRow(mask, (r * count + t) * capacity, r, from + t);
     }
   }
-  const promptSlots = new BigInt64Array(capacity);
-  const promptWritten = new Float32Array(capacity);
-  for (let t = 0; t < count; t++) {
-    promptSlots[from + t] = BigInt(t);
-    promptWritten[from + t] = 1;
-  }
-  if (steps === 1) return { positions, mask, promptSlots, promptWritten };
+  // The cache fed and step 0's keys, joined, hold positions 0..from+count-1 in order.
+  const cacheSlots = BigInt64Array.from({ length: capacity }, (_, c) => BigInt(Math.min(c, from + count - 1)));
+  if (steps === 1) return { positions, mask, cacheSlots };
   const later = steps - 1;
   const stepPositions = new BigInt64Array(later * rows);
   const stepMask = new Float32Array(later * rows * capacity);
@@ -81,16 +76,5 @@ export function fixedCacheFeeds(starts: Int32Array, from: number, count: number,
       maskRow(stepMask, (i * rows + r) * capacity, r, q);
     }
   }
-  return { positions, mask, promptSlots, promptWritten, stepPositions, stepMask, stepWritten };
-}
-
-/**
- * `cache` [rows * heads, length, D] rows (each layer's keys or values, flattened [B, KV, length, D])
- * copied into `capacity` positions, zeros after: a cache grown for a longer generation than its
- * state was begun for.
- */
-export function widenCache(cache: Float32Array, groups: number, length: number, capacity: number, headDim: number): Float32Array {
-  const out = new Float32Array(groups * capacity * headDim);
-  for (let g = 0; g < groups; g++) out.set(cache.subarray(g * length * headDim, (g + 1) * length * headDim), g * capacity * headDim);
-  return out;
+  return { positions, mask, cacheSlots, stepPositions, stepMask, stepWritten };
 }

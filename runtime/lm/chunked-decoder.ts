@@ -19,7 +19,7 @@ import { Graph, Session, type Feed, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';
 import { DECODER_IO, emptyDecodeState, type DecodeState, type DecoderOptions } from './decoder.js';
-import { FIXED_CACHE_IO, fixedCacheFeeds, widenCache } from './chunked-cache.js';
+import { FIXED_CACHE_IO, fixedCacheFeeds } from './chunked-cache.js';
 import { causalLm, type LmInputs, type LmOptions, type Weights } from './model.js';
 import { attentionMask, rowPositions } from './rows.js';
 
@@ -67,25 +67,23 @@ interface StepInputs {
 }
 
 /**
- * K decode steps into `g`. Inputs: `tokens` [B, T] (the chunk's new tokens) and the cache; the
- * chunk's positions and masks as `cache` lays them out:
- * - fixed: the cache [B, KV, C, D] of capacity C; step 0's `positions` [B, T] and `mask`
- *   [B, T, C], where it writes (`prompt_slots`, `prompt_written`), and the later steps'
- *   positions, masks and write positions (chunked-cache.ts); the cache comes back [B, KV, C, D].
+ * K decode steps into `g`. Inputs: `tokens` [B, T] (the chunk's new tokens) and the cache
+ * [B, KV, P, D]; the chunk's positions and masks as `cache` lays them out:
+ * - fixed: step 0's `positions` [B, T] and `mask` [B, T, C] over the capacity C = P + T + K - 1,
+ *   where step 0's join puts each position (`cache_slots`), and the later steps' positions,
+ *   masks and write positions (chunked-cache.ts);
  * - appended: `positions` [B, T + K - 1] and `mask` [B, T + K - 1, P + T + K - 1] of every
- *   position the chunk feeds (rows.ts), the cache [B, KV, P, D]; it comes back
- *   [B, KV, P + T + K - 1, D].
- * Outputs the chosen tokens and their log-probs [B, K]. T (and C or P) are symbolic: one graph
- * serves the prompt's chunk and every later one.
+ *   position the chunk feeds (rows.ts).
+ * Outputs the chosen tokens and their log-probs [B, K] and the cache [B, KV, P + T + K - 1, D].
+ * T and P (and C) are symbolic: one graph serves the prompt's chunk and every later one.
  */
 export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights, steps: number, mode: ChunkMode, options: LmOptions = {}, cache: ChunkCache = 'fixed'): Record<string, Tensor> {
   if (!Number.isInteger(steps) || steps < 1) throw new Error(`chunked decoder: steps must be a positive integer (got ${steps})`);
   const { kvHeads: KV, headDim: D, vocab: V } = config;
   const tokens = g.input(IO.tokens, 'int64', ['B', 'T']);
-  const length = cache === 'fixed' ? 'C' : 'P';
   let past = Array.from({ length: config.layers }, (_, l) => ({
-    key: g.input(IO.pastKey(l), 'float32', ['B', KV, length, D]),
-    value: g.input(IO.pastValue(l), 'float32', ['B', KV, length, D]),
+    key: g.input(IO.pastKey(l), 'float32', ['B', KV, 'P', D]),
+    value: g.input(IO.pastValue(l), 'float32', ['B', KV, 'P', D]),
   }));
   const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps) : appendedStepInputs(g, steps);
   const sampling = mode === 'sample' ? { uniforms: g.input(IO.uniforms, 'float32', [steps, 'B']), inverseTemperature: g.input(IO.inverseTemperature, 'float32', [1]) } : undefined;
@@ -120,14 +118,13 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
 /**
  * The fixed cache's steps (chunked-cache.ts). Step i > 0 takes its rows of the step inputs by a
  * Gather at a constant index, whose output keeps the named dims (a Slice of a symbolic dim
- * would give an unnamed one). Writes are Where (and step 0's Gather along the length): no
- * arithmetic, so the cache holds the very values computed.
+ * would give an unnamed one). The writes copy values (a Gather, a Where): the cache holds the
+ * very values computed.
  */
 function fixedStepInputs(g: Graph, steps: number): (i: number) => StepInputs {
   const positions = g.input(IO.positions, 'int64', ['B', 'T']);
   const mask = g.input(IO.mask, 'float32', ['B', 'T', 'C']);
-  const slots = g.input(IO.promptSlots, 'int64', ['C']);
-  const promptWritten = g.unsqueeze(g.greater(g.input(IO.promptWritten, 'float32', ['C']), 0.5), [1]); // [C, 1]
+  const slots = g.input(IO.cacheSlots, 'int64', ['C']);
   const later =
     steps > 1
       ? {
@@ -136,15 +133,10 @@ function fixedStepInputs(g: Graph, steps: number): (i: number) => StepInputs {
           written: g.input(IO.stepWritten, 'float32', [steps - 1, 'C']),
         }
       : undefined;
-  const prompt: StepInputs = {
-    positions,
-    mask,
-    joinCache: (_l, past, key, value) => {
-      // [B, KV, T, D] -> [B, KV, C, D]: position c takes step 0's key slots[c]; kept where written.
-      const spread = (t: Tensor) => g.custom('Gather', [t, slots], { dtype: t.dtype, shape: [t.shape[0]!, t.shape[1]!, 'C', t.shape[3]!], attrs: { axis: 2 } });
-      return { key: g.where(promptWritten, spread(key), past.key), value: g.where(promptWritten, spread(value), past.value) };
-    },
-  };
+  // [B, KV, P, D] and step 0's [B, KV, T, D] -> [B, KV, C, D]: joined (the one unnamed dim of a
+  // layer, P + T), then each position of the capacity gathered from the join.
+  const spread = (past: Tensor, t: Tensor) => g.custom('Gather', [g.concat([past, t], 2), slots], { dtype: t.dtype, shape: [t.shape[0]!, t.shape[1]!, 'C', t.shape[3]!], attrs: { axis: 2 } });
+  const prompt: StepInputs = { positions, mask, joinCache: (_l, past, key, value) => ({ key: spread(past.key, key), value: spread(past.value, value) }) };
   return (i) => {
     if (i === 0) return prompt;
     const at = g.const(i - 1, { dtype: 'int64' });
@@ -230,8 +222,6 @@ export class ChunkedDecoder {
   /**
    * Feeds `tokens` [rows, count] at the next `count` positions of `state` (a state of
    * LmDecoder.begin) and decodes `steps` tokens after them; the cache grows by count + steps - 1.
-   * The fixed cache's capacity is the chunk's end: the cache is widened on the host first (a
-   * copy), so it crosses to the device no longer than the appended one.
    */
   async feed(state: DecodeState, tokens: Int32Array, count: number, choice: ChunkChoice): Promise<Chunk> {
     if (choice.mode !== this.mode) throw new Error(`chunked decoder: built to ${this.mode}, asked to ${choice.mode}`);
@@ -271,29 +261,23 @@ export class ChunkedDecoder {
     };
   }
 
-  /** The fixed cache's feeds (chunked-cache.ts), the cache widened to the chunk's end. */
+  /** The fixed cache's feeds (chunked-cache.ts), the cache as it is. */
   private fixedFeeds(state: DecodeState, count: number): Record<string, Feed> {
-    const { kvHeads: KV, headDim: D } = this.config;
     const rows = state.starts.length;
     const K = this.steps;
-    const from = state.length;
-    const capacity = from + count + K - 1;
-    const f = fixedCacheFeeds(state.starts, from, count, K, capacity);
+    const capacity = state.length + count + K - 1;
+    const f = fixedCacheFeeds(state.starts, state.length, count, K, capacity);
     const feeds: Record<string, Feed> = {
       [IO.positions]: { data: f.positions, dims: [rows, count] },
       [IO.mask]: { data: f.mask, dims: [rows, count, capacity] },
-      [IO.promptSlots]: { data: f.promptSlots, dims: [capacity] },
-      [IO.promptWritten]: { data: f.promptWritten, dims: [capacity] },
+      [IO.cacheSlots]: { data: f.cacheSlots, dims: [capacity] },
+      ...state.cache,
     };
     if (K > 1) {
       feeds[IO.stepPositions] = { data: f.stepPositions!, dims: [K - 1, rows] };
       feeds[IO.stepMask] = { data: f.stepMask!, dims: [K - 1, rows, capacity] };
       feeds[IO.stepWritten] = { data: f.stepWritten!, dims: [K - 1, capacity] };
     }
-    const dims = [rows, KV, capacity, D];
-    // A fresh state's layers share one array of zeros (a feed is only read).
-    const zeros = from === 0 ? new Float32Array(rows * KV * capacity * D) : undefined;
-    for (const [name, c] of Object.entries(state.cache)) feeds[name] = { data: zeros ?? widenCache(c.data, rows * KV, c.dims[2]!, capacity, D), dims };
     return feeds;
   }
 
