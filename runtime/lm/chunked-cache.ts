@@ -9,11 +9,13 @@
 // The writes, as onnxruntime's CPU and WebGPU providers both run them: step 0 joins the cache fed
 // [B, KV, P, D] and its T keys by a Concat, and a Gather along the length with C indices gives
 // [B, KV, C, D] (the Gather's output takes its dims from the indices: named); a later step writes
-// its one key by a Where over a one-hot position, broadcast along the length. Both copy values:
-// nothing is rounded. The cache crosses to the device as long as it is (P), as before.
+// its one key at its position by a ScatterND (in place on the CPU provider: per step it touches
+// that key alone, where a Concat copied the whole cache; a Where over a one-hot position, tried
+// first, cost about 20% more per chunk than the Concat). Both copy values: nothing is rounded.
+// The cache crosses to the device as long as it is (P), as before.
 //
 // This module builds what the host feeds for one chunk: where step 0's join puts each position,
-// which position each later step writes, and each step's positions and mask over the capacity.
+// where each later step writes, and each step's positions and mask over the capacity.
 import { MASKED } from './model.js';
 
 /** Inputs of the fixed-capacity graph beside DECODER_IO's (whose `positions` and `mask` are step 0's). */
@@ -24,8 +26,8 @@ export const FIXED_CACHE_IO = {
   stepPositions: 'step_positions',
   /** float32 [K - 1, B, C]: step i's additive attention mask over the capacity, at i - 1. */
   stepMask: 'step_mask',
-  /** float32 [K - 1, C]: step i's one-hot write position, at i - 1. */
-  stepWritten: 'step_written',
+  /** int64 [B, KV, 1, 3], one input per step i >= 1: ScatterND's indices (row, key/value head, position) of the step's keys. Apart, not gathered from one input: int64 ops run on the CPU under webgpu, and each would cost a copy per step. */
+  stepSlots: (i: number) => `step_slots.${i}`,
 } as const;
 
 /** One chunk's feeds of a fixed-capacity graph, besides the tokens and the cache. */
@@ -37,16 +39,18 @@ export interface FixedCacheFeeds {
   /** Absent at K = 1 (no later steps). */
   readonly stepPositions?: BigInt64Array;
   readonly stepMask?: Float32Array;
-  readonly stepWritten?: Float32Array;
+  /** Steps 1..K-1's ScatterND indices, at i - 1. */
+  readonly stepSlots?: readonly BigInt64Array[];
 }
 
 /**
  * The feeds of a chunk of `steps` steps whose step 0 feeds `count` tokens at absolute positions
  * from..from+count-1, step i > 0 one token at from+count-1+i, over a cache of `capacity` (at
- * least from + count + steps - 1) for rows starting at `starts` (their left padding). A query at
- * q sees the keys at positions start..q, as rows.ts's attentionMask.
+ * least from + count + steps - 1) with `kvHeads` key/value heads, for rows starting at `starts`
+ * (their left padding). A query at q sees the keys at positions start..q, as rows.ts's
+ * attentionMask.
  */
-export function fixedCacheFeeds(starts: Int32Array, from: number, count: number, steps: number, capacity: number): FixedCacheFeeds {
+export function fixedCacheFeeds(starts: Int32Array, from: number, count: number, steps: number, capacity: number, kvHeads: number): FixedCacheFeeds {
   const rows = starts.length;
   if (capacity < from + count + steps - 1) throw new Error(`chunked decoder: a cache of ${capacity} positions cannot hold ${from + count + steps - 1}`);
   const position = (r: number, q: number) => BigInt(Math.max(0, q - starts[r]!));
@@ -67,14 +71,16 @@ export function fixedCacheFeeds(starts: Int32Array, from: number, count: number,
   const later = steps - 1;
   const stepPositions = new BigInt64Array(later * rows);
   const stepMask = new Float32Array(later * rows * capacity);
-  const stepWritten = new Float32Array(later * capacity);
+  const stepSlots: BigInt64Array[] = [];
   for (let i = 0; i < later; i++) {
     const q = from + count + i; // step i + 1's position
-    stepWritten[i * capacity + q] = 1;
+    const slots = new BigInt64Array(rows * kvHeads * 3);
     for (let r = 0; r < rows; r++) {
       stepPositions[i * rows + r] = position(r, q);
       maskRow(stepMask, (i * rows + r) * capacity, r, q);
+      for (let h = 0; h < kvHeads; h++) slots.set([BigInt(r), BigInt(h), BigInt(q)], (r * kvHeads + h) * 3);
     }
+    stepSlots.push(slots);
   }
-  return { positions, mask, cacheSlots, stepPositions, stepMask, stepWritten };
+  return { positions, mask, cacheSlots, stepPositions, stepMask, stepSlots };
 }

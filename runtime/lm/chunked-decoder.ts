@@ -85,7 +85,7 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
     key: g.input(IO.pastKey(l), 'float32', ['B', KV, 'P', D]),
     value: g.input(IO.pastValue(l), 'float32', ['B', KV, 'P', D]),
   }));
-  const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps) : appendedStepInputs(g, steps);
+  const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps, KV) : appendedStepInputs(g, steps);
   const sampling = mode === 'sample' ? { uniforms: g.input(IO.uniforms, 'float32', [steps, 'B']), inverseTemperature: g.input(IO.inverseTemperature, 'float32', [1]) } : undefined;
   const chosen: Tensor[] = [];
   const logProbs: Tensor[] = [];
@@ -118,21 +118,14 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
 /**
  * The fixed cache's steps (chunked-cache.ts). Step i > 0 takes its rows of the step inputs by a
  * Gather at a constant index, whose output keeps the named dims (a Slice of a symbolic dim
- * would give an unnamed one). The writes copy values (a Gather, a Where): the cache holds the
- * very values computed.
+ * would give an unnamed one). The writes copy values (a Gather, a ScatterND): the cache holds
+ * the very values computed.
  */
-function fixedStepInputs(g: Graph, steps: number): (i: number) => StepInputs {
+function fixedStepInputs(g: Graph, steps: number, KV: number): (i: number) => StepInputs {
   const positions = g.input(IO.positions, 'int64', ['B', 'T']);
   const mask = g.input(IO.mask, 'float32', ['B', 'T', 'C']);
   const slots = g.input(IO.cacheSlots, 'int64', ['C']);
-  const later =
-    steps > 1
-      ? {
-          positions: g.input(IO.stepPositions, 'int64', [steps - 1, 'B']),
-          mask: g.input(IO.stepMask, 'float32', [steps - 1, 'B', 'C']),
-          written: g.input(IO.stepWritten, 'float32', [steps - 1, 'C']),
-        }
-      : undefined;
+  const later = steps > 1 ? { positions: g.input(IO.stepPositions, 'int64', [steps - 1, 'B']), mask: g.input(IO.stepMask, 'float32', [steps - 1, 'B', 'C']) } : undefined;
   // [B, KV, P, D] and step 0's [B, KV, T, D] -> [B, KV, C, D]: joined (the one unnamed dim of a
   // layer, P + T), then each position of the capacity gathered from the join.
   const spread = (past: Tensor, t: Tensor) => g.custom('Gather', [g.concat([past, t], 2), slots], { dtype: t.dtype, shape: [t.shape[0]!, t.shape[1]!, 'C', t.shape[3]!], attrs: { axis: 2 } });
@@ -140,12 +133,13 @@ function fixedStepInputs(g: Graph, steps: number): (i: number) => StepInputs {
   return (i) => {
     if (i === 0) return prompt;
     const at = g.const(i - 1, { dtype: 'int64' });
-    const written = g.unsqueeze(g.greater(g.gather(later!.written, at), 0.5), [1]); // [C, 1]
+    const slots = g.input(IO.stepSlots(i), 'int64', ['B', KV, 1, 3]);
+    // The step's [B, KV, 1, D] keys written at its position of [B, KV, C, D].
+    const write = (past: Tensor, t: Tensor) => g.custom('ScatterND', [past, slots, t], { dtype: past.dtype, shape: past.shape });
     return {
       positions: g.unsqueeze(g.gather(later!.positions, at), [1]), // [B, 1]
       mask: g.unsqueeze(g.gather(later!.mask, at), [1]), // [B, 1, C]
-      // [B, KV, 1, D] broadcast along the length, kept at the step's position only.
-      joinCache: (_l, past, key, value) => ({ key: g.where(written, key, past.key), value: g.where(written, value, past.value) }),
+      joinCache: (_l, past, key, value) => ({ key: write(past.key, key), value: write(past.value, value) }),
     };
   };
 }
@@ -266,7 +260,7 @@ export class ChunkedDecoder {
     const rows = state.starts.length;
     const K = this.steps;
     const capacity = state.length + count + K - 1;
-    const f = fixedCacheFeeds(state.starts, state.length, count, K, capacity);
+    const f = fixedCacheFeeds(state.starts, state.length, count, K, capacity, this.config.kvHeads);
     const feeds: Record<string, Feed> = {
       [IO.positions]: { data: f.positions, dims: [rows, count] },
       [IO.mask]: { data: f.mask, dims: [rows, count, capacity] },
@@ -276,7 +270,7 @@ export class ChunkedDecoder {
     if (K > 1) {
       feeds[IO.stepPositions] = { data: f.stepPositions!, dims: [K - 1, rows] };
       feeds[IO.stepMask] = { data: f.stepMask!, dims: [K - 1, rows, capacity] };
-      feeds[IO.stepWritten] = { data: f.stepWritten!, dims: [K - 1, capacity] };
+      f.stepSlots!.forEach((slots, i) => (feeds[IO.stepSlots(i + 1)] = { data: slots, dims: [rows, this.config.kvHeads, 1, 3] }));
     }
     return feeds;
   }

@@ -116,12 +116,20 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
     present.push(joined);
     // Grouped-query attention without repeating keys: queries [B, KV, G, T, D] against keys
     // [B, KV, 1, D, S], broadcast over the group.
-    // [B, H, T, D] -> [B, KV, G, T, D]; with named dims via [B, 1, H, T, D], whose T and D the 0s copy.
-    const grouped = options.namedDims ? g.reshape(g.unsqueeze(q, [1]), [0, KV, G, 0, 0]) : g.reshape(q, [0, KV, G, -1, D]);
+    // [B, H, T, D] -> [B, KV, G, T, D]. With named dims: T written out where it is static (one
+    // decode step), else via [B, 1, H, T, D], whose T and D the 0s copy.
+    const T = q.shape[2]!;
+    const named = options.namedDims ? (typeof T === 'number' ? 'static' : 'symbolic') : undefined;
+    const grouped = named === 'static' ? g.reshape(q, [0, KV, G, T as number, D]) : named === 'symbolic' ? g.reshape(g.unsqueeze(q, [1]), [0, KV, G, 0, 0]) : g.reshape(q, [0, KV, G, -1, D]);
     const scores = g.add(g.mul(g.matmul(grouped, g.transpose(g.unsqueeze(keys, [2]), [0, 1, 2, 4, 3])), 1 / Math.sqrt(D)), mask);
     const mixed = g.matmul(g.softmax(scores), g.unsqueeze(values, [2])); // [B, KV, G, T, D]
-    // [B, KV, G, T, D] -> [B, H, T, D]; with named dims via [B, 1, H, T, D].
-    const byHead = options.namedDims ? g.custom('Squeeze', [g.reshape(mixed, [0, 1, H, 0, 0]), g.const([1], { dtype: 'int64' })], { dtype: mixed.dtype, shape: [mixed.shape[0]!, H, mixed.shape[3]!, D] }) : g.reshape(mixed, [0, H, -1, D]);
+    // [B, KV, G, T, D] -> [B, H, T, D]; with named dims as above (via [B, 1, H, T, D]).
+    const byHead =
+      named === 'static'
+        ? g.reshape(mixed, [0, H, T as number, D])
+        : named === 'symbolic'
+          ? g.custom('Squeeze', [g.reshape(mixed, [0, 1, H, 0, 0]), g.const([1], { dtype: 'int64' })], { dtype: mixed.dtype, shape: [mixed.shape[0]!, H, T, D] })
+          : g.reshape(mixed, [0, H, -1, D]);
     const merged = g.reshape(g.transpose(byHead, [0, 2, 1, 3]), [0, 0, H * D]);
     x = g.add(x, linear(merged, n.out));
     const m = norm(x, n.mlpNorm);

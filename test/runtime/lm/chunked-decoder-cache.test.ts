@@ -16,7 +16,8 @@ import { Graph, type Tensor } from '../../../runtime/tensor/index.js';
 describe('the chunked decoder cache of fixed capacity', () => {
   const starts = Int32Array.of(0, 2, 3);
   const [from, count, steps, capacity] = [4, 3, 4, 12];
-  const f = fixedCacheFeeds(starts, from, count, steps, capacity);
+  const kvHeads = 2;
+  const f = fixedCacheFeeds(starts, from, count, steps, capacity, kvHeads);
   const rows = starts.length;
 
   it("feeds step 0's positions and mask as rows.ts does, the keys past the chunk masked", () => {
@@ -34,11 +35,12 @@ describe('the chunked decoder cache of fixed capacity', () => {
     assert.deepEqual(Array.from(f.cacheSlots, Number), [0, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6, 6]);
   });
 
-  it('feeds each later step one position, its mask and its write position', () => {
+  it('feeds each later step one position, its mask and where it writes', () => {
     for (let i = 1; i < steps; i++) {
       const q = from + count - 1 + i; // the position step i feeds
-      const written = Array.from(f.stepWritten!.subarray((i - 1) * capacity, i * capacity));
-      assert.deepEqual(written.flatMap((w, j) => (w === 1 ? [j] : [])), [q], `step ${i} writes at ${q}`);
+      // ScatterND's indices: (row, head, position) for every row and key/value head.
+      const slots = Array.from(f.stepSlots![i - 1]!, Number);
+      assert.deepEqual(slots, Array.from({ length: rows * kvHeads }, (_, k) => [Math.floor(k / kvHeads), k % kvHeads, q]).flat(), `step ${i} writes at ${q}`);
       assert.deepEqual(Array.from(f.stepPositions!.subarray((i - 1) * rows, i * rows)), Array.from(rowPositions(starts, q, 1)));
       const expected = attentionMask(starts, q, 1); // [rows, 1, q + 1]
       for (let r = 0; r < rows; r++) {
@@ -46,11 +48,11 @@ describe('the chunked decoder cache of fixed capacity', () => {
         assert.deepEqual(mask, [...expected.subarray(r * (q + 1), (r + 1) * (q + 1)), ...new Array<number>(capacity - q - 1).fill(MASKED)], `step ${i} row ${r}`);
       }
     }
-    assert.equal(fixedCacheFeeds(starts, from, count, 1, capacity).stepMask, undefined, 'K = 1 has no later steps');
+    assert.equal(fixedCacheFeeds(starts, from, count, 1, capacity, kvHeads).stepMask, undefined, 'K = 1 has no later steps');
   });
 
   it('refuses a capacity that cannot hold the chunk', () => {
-    assert.throws(() => fixedCacheFeeds(starts, from, count, steps, from + count + steps - 2), /cannot hold 10/);
+    assert.throws(() => fixedCacheFeeds(starts, from, count, steps, from + count + steps - 2, kvHeads), /cannot hold 10/);
   });
 
   const config = parseLmConfig({ model_type: 'qwen2', vocab_size: 50, hidden_size: 16, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 32, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: 10000, tie_word_embeddings: true, torch_dtype: 'float32' }, 'test config');
