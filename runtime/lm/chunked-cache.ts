@@ -9,9 +9,9 @@
 // The writes, as onnxruntime's CPU and WebGPU providers both run them: step 0 joins the cache fed
 // [B, KV, P, D] and its T keys by a Concat, and a Gather along the length with C indices gives
 // [B, KV, C, D] (the Gather's output takes its dims from the indices: named); a later step writes
-// its one key at its position by a ScatterND (in place on the CPU provider: per step it touches
-// that key alone, where a Concat copied the whole cache; a Where over a one-hot position, tried
-// first, cost about 20% more per chunk than the Concat). Both copy values: nothing is rounded.
+// its one key at its position by a ScatterND (which onnxruntime's CPU provider can run in place:
+// per step it touches that key alone, where a Concat copied the whole cache; a Where over a
+// one-hot position, tried first, cost about 20% more per chunk than the Concat). Both copy values: nothing is rounded.
 // The cache crosses to the device as long as it is (P), as before.
 //
 // This module builds what the host feeds for one chunk: where step 0's join puts each position,

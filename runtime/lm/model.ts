@@ -61,8 +61,9 @@ export interface LmOptions {
   /** Added to the logits [V]: the character-level policy's MASKED on tokens a completion never contains. */
   readonly logitBias?: readonly number[];
   /**
-   * Attention's reshapes without a -1 (an Unsqueeze and 0s, or a Squeeze, instead: the same
-   * values, other ops), so that onnxruntime's shape inference names every dim. A dim it cannot
+   * Attention's reshapes without a -1 (T written out where it is static, else an Unsqueeze and
+   * 0s, or a Squeeze: the same values, other ops), so that onnxruntime's shape inference names
+   * every dim. A dim it cannot
    * name makes the tensor unmatchable in its allocation planner, which compares each new tensor
    * with every freed one: set-up grows with the square of such tensors. The chunked decoder
    * (K x layers attention blocks) sets it; other graphs keep their ops as they were.
