@@ -9,13 +9,16 @@
 // - sampling: batch 64, a 16-token prompt and 32 new tokens (greedy) with the key/value cache, on
 //   webgpu one token per session run (the cache crosses both ways every token), on webgpu K tokens
 //   per run (lm/chunked-decoder.ts, what generate() uses on a GPU from 8 rows: the cache crosses
-//   once per chunk), on the CPU (all cores) and in PyTorch's generate-style loop with a cache.
+//   once per chunk; with its cache of fixed capacity, then with the cache grown by a Concat per
+//   step that it replaced, whose session takes far longer to build), on the CPU (all cores) and
+//   in PyTorch's generate-style loop with a cache. Each rlx row says how long its session took
+//   to build; the chunked ones, their time per chunk.
 //
 // BENCH_GPU_QUICK=1 shrinks the model to 2 x 64 (for a software adapter, where it checks that the
 // rows run).
 import * as os from 'node:os';
 import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
-import { ChunkedDecoder } from '../runtime/lm/chunked-decoder.js';
+import { ChunkedDecoder, type ChunkCache } from '../runtime/lm/chunked-decoder.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
 import { weightSpecs } from '../runtime/lm/weights.js';
 import { Rng } from '../shared/random.js';
@@ -43,7 +46,8 @@ function shapes(quick: boolean) {
     sample: quick ? { batch: 4, prompt: 4, newTokens: 4 } : { batch: 64, prompt: 16, newTokens: 32 },
     /**
      * Decode steps per run of the chunked rows (each divides newTokens: no step wasted). Not 16
-     * at the full shape: its session takes minutes to build (chunked-decoder.ts, CHUNK_STEPS).
+     * at the full shape: the appended cache's session (the row before the fixed cache) would take
+     * minutes to build there (chunked-cache.ts).
      */
     chunkSteps: quick ? [2, 4] : [8],
   };
@@ -124,22 +128,28 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
     try {
       // The CPU at the full shape takes ~10 s or more a run: one run, after none to warm up.
       const runs = provider === 'cpu' && !options.quick ? { warmups: 0, minRuns: 1, seconds: 0 } : { warmups: 1, minRuns: 3, seconds: options.seconds };
-      const cost = await sampling(config, base, sample, provider, threads, runs);
+      const { cost, createMs } = await sampling(config, base, sample, provider, threads, runs);
       rates[provider] = cost.perSecond * tokens;
-      console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}${runs.minRuns === 1 ? '  (one run, no warm-up)' : ''}`);
+      console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s${runs.minRuns === 1 ? '; one run, no warm-up' : ''})`);
     } catch (e) {
       console.log(`  ${who}: failed: ${oneLine(e)}`);
     }
   }
+  // Each K twice: the cache of fixed capacity generate() uses, and the cache grown by a Concat per
+  // step it replaced, whose session takes far longer to build (lm/chunked-cache.ts): before and
+  // after, in the same run.
   for (const steps of shapes(options.quick).chunkSteps) {
-    const who = `rlx webgpu, ${steps} per run`;
-    if (!options.webgpu) break;
-    try {
-      const { cost, createMs } = await chunkedSampling(config, base, sample, steps, { warmups: 1, minRuns: 3, seconds: options.seconds });
-      rates[`chunked${steps}`] = cost.perSecond * tokens;
-      console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s)`);
-    } catch (e) {
-      console.log(`  ${who}: failed: ${oneLine(e)}`);
+    for (const cache of ['fixed', 'appended'] as const) {
+      const who = cache === 'fixed' ? `rlx webgpu, ${steps} per run` : `${steps} per run, appended`;
+      if (!options.webgpu) break;
+      try {
+        const { cost, createMs } = await chunkedSampling(config, base, sample, steps, cache, { warmups: 1, minRuns: 3, seconds: options.seconds });
+        rates[`chunked${steps}${cache}`] = cost.perSecond * tokens;
+        const chunks = Math.ceil(sample.newTokens / steps);
+        console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s; ${(cost.stepMs / chunks).toFixed(1)} ms a chunk)`);
+      } catch (e) {
+        console.log(`  ${who}: failed: ${oneLine(e)}`);
+      }
     }
   }
   const torch = await torchRate(options, ['sample', String(threads), '1', ...llamaArgs(config), String(sample.batch), String(sample.prompt), String(sample.newTokens)], options.seconds);
@@ -152,8 +162,8 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
   const ratio = (a: string, b: string) => (rates[a] !== undefined && rates[b] !== undefined ? (rates[a]! / rates[b]!).toFixed(3) : '-');
   console.log(`  rlx webgpu / rlx cpu: ${ratio('webgpu', 'cpu')}x; rlx webgpu / PyTorch: ${ratio('webgpu', 'torch')}x`);
   for (const steps of shapes(options.quick).chunkSteps) {
-    const key = `chunked${steps}`;
-    console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x`);
+    const key = `chunked${steps}fixed`;
+    console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x; / its appended cache: ${ratio(key, `chunked${steps}appended`)}x`);
   }
 }
 
@@ -178,10 +188,12 @@ async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; 
   }
 }
 
-/** One decoding run's cost: the prompt at once, then one token per row per step, greedy. */
-async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, provider: ExecutionProvider, threads: number, runs: { warmups: number; minRuns: number; seconds: number }): Promise<StepCost> {
+/** One decoding run's cost: the prompt at once, then one token per row per step, greedy; and how long its session took to build. */
+async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, provider: ExecutionProvider, threads: number, runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number }> {
   // On a GPU the base is baked (resident on the device); on the CPU a feed is the host's array itself.
+  const started = performance.now();
   const decoder = await LmDecoder.create(c, provider === 'cpu' ? { weights: base, threads } : { weights: new WeightStore(), frozen: base, providers: [provider] });
+  const createMs = performance.now() - started;
   const rng = new Rng(3);
   const prompts = { rows: s.batch, width: s.prompt, ids: Int32Array.from({ length: s.batch * s.prompt }, () => Math.floor(rng.uniform() * c.vocab)), starts: new Int32Array(s.batch) };
   const next = new Int32Array(s.batch);
@@ -194,7 +206,7 @@ async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prom
     }
   };
   try {
-    return await measure(async () => {
+    const cost = await measure(async () => {
       let { state, logits } = await decoder.prefill(prompts);
       for (let i = 1; i < s.newTokens; i++) {
         argmaxRows(logits);
@@ -202,15 +214,16 @@ async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prom
       }
       argmaxRows(logits);
     }, runs);
+    return { cost, createMs };
   } finally {
     await decoder.release();
   }
 }
 
-/** The same decoding, greedy, `steps` tokens per session run (the base baked); and how long its session took to build. */
-async function chunkedSampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, steps: number, runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number }> {
+/** The same decoding, greedy, `steps` tokens per session run (the base baked) with the cache laid out as `cache`; and how long its session took to build. */
+async function chunkedSampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, steps: number, cache: ChunkCache, runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number }> {
   const started = performance.now();
-  const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'] }, steps, 'greedy');
+  const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'], cache }, steps, 'greedy');
   const createMs = performance.now() - started;
   const rng = new Rng(3);
   const prompt = Int32Array.from({ length: s.batch * s.prompt }, () => Math.floor(rng.uniform() * c.vocab));

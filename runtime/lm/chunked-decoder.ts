@@ -16,29 +16,36 @@
 // Rows that have ended keep generating (their tokens are dropped by the caller): every row of
 // a chunk runs K steps.
 import { Graph, Session, type Feed, type Tensor } from '../tensor/index.js';
+import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';
 import { DECODER_IO, emptyDecodeState, type DecodeState, type DecoderOptions } from './decoder.js';
-import { causalLm, type LmOptions, type Weights } from './model.js';
+import { FIXED_CACHE_IO, fixedCacheFeeds } from './chunked-cache.js';
+import { causalLm, type LmInputs, type LmOptions, type Weights } from './model.js';
 import { attentionMask, rowPositions } from './rows.js';
 
 /** Rows from which generate() decodes in chunks on a GPU provider: below it the one-step decoder's traffic is small. */
 export const CHUNKED_DECODE_MIN_ROWS = 8;
 /**
- * Decode steps unrolled into one chunk, by default. The graph holds K copies of the model's
- * nodes, and onnxruntime's session set-up grows about with the square of the nodes whose
- * shapes hold a dim it cannot name (the cache's length after each Concat), graph
- * optimisations off as well: a chain of 4000 Slice/Concat/Add nodes over a symbolic dim took
- * 27.7 s to load, 0.6 s with static dims. Measured on a loaded 2-core host: a 2-layer model
- * 0.3-0.7 s at K = 8 and 1-2 s at K = 16, a 24-layer one 64 s at K = 8 (12 layers: 12 s). At 8
- * the cache already crosses 8 times less often than one step per run.
+ * Decode steps unrolled into one chunk, by default: the graph holds K copies of the model's
+ * nodes, and at 8 the cache already crosses 8 times less often than one step per run. Session
+ * set-up (bench/chunked-load.ts, docs/gpu.md) grows with K and the layers.
  */
 export const CHUNK_STEPS = 8;
 
 export type ChunkMode = 'greedy' | 'sample';
 
+/**
+ * How the graph holds the key/value cache: `fixed`, a cache of fixed capacity written in place
+ * (chunked-cache.ts: every dim static or named); `appended`, grown by a Concat at each step (its
+ * length dim unnamed after each, and session set-up grows about with the square of such nodes).
+ * `appended` is kept for bench/chunked-load.ts's comparison.
+ */
+export type ChunkCache = 'fixed' | 'appended';
+
 /** The chunked graph's own inputs and outputs; the cache keeps DECODER_IO's names. */
 export const CHUNK_IO = {
   ...DECODER_IO,
+  ...FIXED_CACHE_IO,
   /** float32 [K, B]: the uniforms of the draws (sample mode). */
   uniforms: 'uniforms',
   /** float32 [1]: 1 / temperature (sample mode). */
@@ -52,37 +59,45 @@ const IO = CHUNK_IO;
 /** The largest uniform fed: float32 rounding of u * total keeps it below the total. */
 const BELOW_ONE = 1 - 2 ** -23;
 
+/** One step's inputs: its positions and mask, and how its keys and values join the cache. */
+interface StepInputs {
+  readonly positions: Tensor;
+  readonly mask: Tensor;
+  readonly joinCache?: LmInputs['joinCache'];
+}
+
 /**
- * K decode steps into `g`. Inputs: `tokens` [B, T] (the chunk's new tokens), `positions`
- * [B, T + K - 1] and `mask` [B, T + K - 1, P + T + K - 1] of every position the chunk feeds
- * (rows.ts), the cache [B, KV, P, D]; outputs the chosen tokens and their log-probs [B, K] and
- * the cache [B, KV, P + T + K - 1, D]. T and P are symbolic: one graph serves the prompt's chunk
- * and every later one.
+ * K decode steps into `g`. Inputs: `tokens` [B, T] (the chunk's new tokens) and the cache
+ * [B, KV, P, D]; the chunk's positions and masks as `cache` lays them out:
+ * - fixed: step 0's `positions` [B, T] and `mask` [B, T, C] over the capacity C = P + T + K - 1,
+ *   where step 0's join puts each position (`cache_slots`), and the later steps' positions,
+ *   masks and write positions (chunked-cache.ts);
+ * - appended: `positions` [B, T + K - 1] and `mask` [B, T + K - 1, P + T + K - 1] of every
+ *   position the chunk feeds (rows.ts).
+ * Outputs the chosen tokens and their log-probs [B, K] and the cache [B, KV, P + T + K - 1, D].
+ * T and P (and C) are symbolic: one graph serves the prompt's chunk and every later one.
  */
-export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights, steps: number, mode: ChunkMode, options: LmOptions = {}): Record<string, Tensor> {
+export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights, steps: number, mode: ChunkMode, options: LmOptions = {}, cache: ChunkCache = 'fixed'): Record<string, Tensor> {
   if (!Number.isInteger(steps) || steps < 1) throw new Error(`chunked decoder: steps must be a positive integer (got ${steps})`);
   const { kvHeads: KV, headDim: D, vocab: V } = config;
   const tokens = g.input(IO.tokens, 'int64', ['B', 'T']);
-  const positions = g.input(IO.positions, 'int64', ['B', 'W']);
-  const mask = g.input(IO.mask, 'float32', ['B', 'W', 'S']);
   let past = Array.from({ length: config.layers }, (_, l) => ({
     key: g.input(IO.pastKey(l), 'float32', ['B', KV, 'P', D]),
     value: g.input(IO.pastValue(l), 'float32', ['B', KV, 'P', D]),
   }));
+  const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps, KV) : appendedStepInputs(g, steps);
   const sampling = mode === 'sample' ? { uniforms: g.input(IO.uniforms, 'float32', [steps, 'B']), inverseTemperature: g.input(IO.inverseTemperature, 'float32', [1]) } : undefined;
-  // An end `later` positions before the end of the chunk's axis (none: to the end).
-  const endBefore = (later: number) => (later === 0 ? undefined : -later);
   const chosen: Tensor[] = [];
   const logProbs: Tensor[] = [];
   let input = tokens;
   for (let i = 0; i < steps; i++) {
-    // Step 0 feeds the chunk's T tokens (their rows of positions and mask), step i > 0 the one
-    // chosen at step i - 1, at the chunk's row T + i - 1; each sees the keys up to its own.
-    const rows = i === 0 ? { from: 0, end: endBefore(steps - 1) } : { from: -(steps - i), end: endBefore(steps - i - 1) };
-    const stepPositions = g.slice(positions, 1, rows.from, rows.end);
-    const stepMask = g.slice(g.slice(mask, 1, rows.from, rows.end), 2, 0, endBefore(steps - i - 1));
-    const { logits, present } = causalLm(g, weights, config, { tokens: input, positions: stepPositions, mask: stepMask, past }, { ...options, lastPositionOnly: true });
-    const flat = g.reshape(logits, [-1, V]); // [B, V]
+    // Step 0 feeds the chunk's T tokens, step i > 0 the one chosen at step i - 1; each sees the
+    // keys up to its own.
+    const { positions, mask, joinCache } = stepInputs(i);
+    const { logits, present } = causalLm(g, weights, config, { tokens: input, positions, mask, past, joinCache }, { ...options, lastPositionOnly: true, namedDims: true });
+    // Squeezed, not reshaped to [-1, V]: onnxruntime names no dim a -1 makes, and every node
+    // after would hold an unnamed batch dim (see chunked-cache.ts).
+    const flat = g.custom('Squeeze', [logits, g.const([1], { dtype: 'int64' })], { dtype: logits.dtype, shape: [logits.shape[0]!, V] }); // [B, V]
     const token = sampling ? drawn(g, flat, g.slice(sampling.uniforms, 0, i, i + 1), sampling.inverseTemperature, V) : g.argMax(flat, -1);
     chosen.push(g.unsqueeze(token, [1]));
     logProbs.push(g.unsqueeze(g.gatherLast(g.logSoftmax(flat), token), [1]));
@@ -98,6 +113,47 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
     outputs[IO.presentValue(l)] = p.value;
   });
   return outputs;
+}
+
+/**
+ * The fixed cache's steps (chunked-cache.ts). Step i > 0 takes its rows of the step inputs by a
+ * Gather at a constant index, whose output keeps the named dims (a Slice of a symbolic dim
+ * would give an unnamed one). The writes copy values (a Gather, a ScatterND): the cache holds
+ * the very values computed.
+ */
+function fixedStepInputs(g: Graph, steps: number, KV: number): (i: number) => StepInputs {
+  const positions = g.input(IO.positions, 'int64', ['B', 'T']);
+  const mask = g.input(IO.mask, 'float32', ['B', 'T', 'C']);
+  const slots = g.input(IO.cacheSlots, 'int64', ['C']);
+  const later = steps > 1 ? { positions: g.input(IO.stepPositions, 'int64', [steps - 1, 'B']), mask: g.input(IO.stepMask, 'float32', [steps - 1, 'B', 'C']) } : undefined;
+  // [B, KV, P, D] and step 0's [B, KV, T, D] -> [B, KV, C, D]: joined (the one unnamed dim of a
+  // layer, P + T), then each position of the capacity gathered from the join.
+  const spread = (past: Tensor, t: Tensor) => g.custom('Gather', [g.concat([past, t], 2), slots], { dtype: t.dtype, shape: [t.shape[0]!, t.shape[1]!, 'C', t.shape[3]!], attrs: { axis: 2 } });
+  const prompt: StepInputs = { positions, mask, joinCache: (_l, past, key, value) => ({ key: spread(past.key, key), value: spread(past.value, value) }) };
+  return (i) => {
+    if (i === 0) return prompt;
+    const at = g.const(i - 1, { dtype: 'int64' });
+    const slots = g.input(IO.stepSlots(i), 'int64', ['B', KV, 1, 3]);
+    // The step's [B, KV, 1, D] keys written at its position of [B, KV, C, D].
+    const write = (past: Tensor, t: Tensor) => g.custom('ScatterND', [past, slots, t], { dtype: past.dtype, shape: past.shape });
+    return {
+      positions: g.unsqueeze(g.gather(later!.positions, at), [1]), // [B, 1]
+      mask: g.unsqueeze(g.gather(later!.mask, at), [1]), // [B, 1, C]
+      joinCache: (_l, past, key, value) => ({ key: write(past.key, key), value: write(past.value, value) }),
+    };
+  };
+}
+
+/** The appended cache's steps: step i's rows of `positions` and `mask`, sliced (chunk rows T + i - 1 for i > 0). */
+function appendedStepInputs(g: Graph, steps: number): (i: number) => StepInputs {
+  const positions = g.input(IO.positions, 'int64', ['B', 'W']);
+  const mask = g.input(IO.mask, 'float32', ['B', 'W', 'S']);
+  // An end `later` positions before the end of the chunk's axis (none: to the end).
+  const endBefore = (later: number) => (later === 0 ? undefined : -later);
+  return (i) => {
+    const rows = i === 0 ? { from: 0, end: endBefore(steps - 1) } : { from: -(steps - i), end: endBefore(steps - i - 1) };
+    return { positions: g.slice(positions, 1, rows.from, rows.end), mask: g.slice(g.slice(mask, 1, rows.from, rows.end), 2, 0, endBefore(steps - i - 1)) };
+  };
 }
 
 /**
@@ -124,23 +180,32 @@ export interface Chunk {
 /** How a chunk chooses its tokens. */
 export type ChunkChoice = { readonly mode: 'greedy' } | { readonly mode: 'sample'; readonly temperature: number; readonly uniform: () => number };
 
+/** The one-step decoder's options; onnxruntime's graph optimisation level and the cache's layout (bench/chunked-load.ts compares them). */
+export interface ChunkedDecoderOptions extends DecoderOptions {
+  readonly graphOptimizationLevel?: SessionOptions['graphOptimizationLevel'];
+  /** Default 'fixed'. */
+  readonly cache?: ChunkCache;
+}
+
 export class ChunkedDecoder {
   constructor(
     private readonly session: Session,
     readonly config: LmConfig,
     readonly steps: number,
     readonly mode: ChunkMode,
+    readonly cache: ChunkCache = 'fixed',
   ) {}
 
   /** The session over `steps` unrolled steps, with the one-step decoder's weights (baked, fed, LoRA, logit bias). */
-  static async create(config: LmConfig, options: DecoderOptions, steps: number, mode: ChunkMode): Promise<ChunkedDecoder> {
+  static async create(config: LmConfig, options: ChunkedDecoderOptions, steps: number, mode: ChunkMode): Promise<ChunkedDecoder> {
     const g = new Graph();
     const declared = { ...(options.frozen?.declare(g) ?? {}), ...options.weights.declare(g) };
     const rename = options.weightName;
     const weights = rename ? Object.fromEntries(Object.entries(declared).map(([name, t]) => [rename(name), t])) : declared;
-    const outputs = chunkedDecoderGraph(g, config, weights, steps, mode, { lora: options.lora, logitBias: options.logitBias });
-    const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads });
-    return new ChunkedDecoder(session, config, steps, mode);
+    const cache = options.cache ?? 'fixed';
+    const outputs = chunkedDecoderGraph(g, config, weights, steps, mode, { lora: options.lora, logitBias: options.logitBias }, cache);
+    const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads, graphOptimizationLevel: options.graphOptimizationLevel });
+    return new ChunkedDecoder(session, config, steps, mode, cache);
   }
 
   /** A fresh state for rows starting at `starts` (their left padding). */
@@ -160,9 +225,7 @@ export class ChunkedDecoder {
     const width = count + K - 1;
     const feeds: Record<string, Feed> = {
       [IO.tokens]: { data: BigInt64Array.from(tokens, (t) => BigInt(t)), dims: [rows, count] },
-      [IO.positions]: { data: rowPositions(state.starts, from, width), dims: [rows, width] },
-      [IO.mask]: { data: attentionMask(state.starts, from, width), dims: [rows, width, from + width] },
-      ...state.cache,
+      ...(this.cache === 'fixed' ? this.fixedFeeds(state, count) : this.appendedFeeds(state, width)),
     };
     if (choice.mode === 'sample') {
       // Step-major, as the graph reads them: step k's uniforms for rows 0..B-1. Kept below
@@ -180,6 +243,36 @@ export class ChunkedDecoder {
     state.length = from + width;
     const chosen = out[IO.chosen]!.data as BigInt64Array;
     return { tokens: Int32Array.from(chosen, (t) => Number(t)), logProbs: out[IO.chosenLogProbs]!.data as Float32Array, steps: K };
+  }
+
+  /** The appended cache's feeds: positions and mask of the chunk's width, the cache as it is. */
+  private appendedFeeds(state: DecodeState, width: number): Record<string, Feed> {
+    const from = state.length;
+    return {
+      [IO.positions]: { data: rowPositions(state.starts, from, width), dims: [state.starts.length, width] },
+      [IO.mask]: { data: attentionMask(state.starts, from, width), dims: [state.starts.length, width, from + width] },
+      ...state.cache,
+    };
+  }
+
+  /** The fixed cache's feeds (chunked-cache.ts), the cache as it is. */
+  private fixedFeeds(state: DecodeState, count: number): Record<string, Feed> {
+    const rows = state.starts.length;
+    const K = this.steps;
+    const capacity = state.length + count + K - 1;
+    const f = fixedCacheFeeds(state.starts, state.length, count, K, capacity, this.config.kvHeads);
+    const feeds: Record<string, Feed> = {
+      [IO.positions]: { data: f.positions, dims: [rows, count] },
+      [IO.mask]: { data: f.mask, dims: [rows, count, capacity] },
+      [IO.cacheSlots]: { data: f.cacheSlots, dims: [capacity] },
+      ...state.cache,
+    };
+    if (K > 1) {
+      feeds[IO.stepPositions] = { data: f.stepPositions!, dims: [K - 1, rows] };
+      feeds[IO.stepMask] = { data: f.stepMask!, dims: [K - 1, rows, capacity] };
+      f.stepSlots!.forEach((slots, i) => (feeds[IO.stepSlots(i + 1)] = { data: slots, dims: [rows, this.config.kvHeads, 1, 3] }));
+    }
+    return feeds;
   }
 
   release(): Promise<void> {

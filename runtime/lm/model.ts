@@ -32,6 +32,12 @@ export interface LmInputs {
   readonly mask: Tensor;
   /** Per layer, the cached keys and values [B, KV, P, D]: decoding. Absent in training. */
   readonly past?: readonly { readonly key: Tensor; readonly value: Tensor }[];
+  /**
+   * How layer `layer`'s new keys and values [B, KV, T, D] join `past` (default: appended, a
+   * Concat on the length axis). The chunked decoder writes them in place into a cache of fixed
+   * capacity instead (lm/chunked-cache.ts); `mask` then spans that capacity.
+   */
+  readonly joinCache?: (layer: number, past: { readonly key: Tensor; readonly value: Tensor }, key: Tensor, value: Tensor) => { key: Tensor; value: Tensor };
 }
 
 export interface LmOutputs {
@@ -54,6 +60,15 @@ export interface LmOptions {
   readonly lastPositionOnly?: boolean;
   /** Added to the logits [V]: the character-level policy's MASKED on tokens a completion never contains. */
   readonly logitBias?: readonly number[];
+  /**
+   * Attention's reshapes without a -1 (T written out where it is static, else an Unsqueeze and
+   * 0s, or a Squeeze: the same values, other ops), so that onnxruntime's shape inference names
+   * every dim. A dim it cannot
+   * name makes the tensor unmatchable in its allocation planner, which compares each new tensor
+   * with every freed one: set-up grows with the square of such tensors. The chunked decoder
+   * (K x layers attention blocks) sets it; other graphs keep their ops as they were.
+   */
+  readonly namedDims?: boolean;
 }
 
 /** The model over `inputs`; `w` holds every weight of modelWeightNames(c) (and the adapters of `options.lora`). */
@@ -97,15 +112,26 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
       k = applyRotary(g, k, rotary);
     }
     const past = inputs.past?.[l];
-    const keys = past ? g.concat([past.key, k], 2) : k; // [B, KV, P + T, D]
-    const values = past ? g.concat([past.value, v], 2) : v;
-    present.push({ key: keys, value: values });
+    const joined = !past ? { key: k, value: v } : inputs.joinCache ? inputs.joinCache(l, past, k, v) : { key: g.concat([past.key, k], 2), value: g.concat([past.value, v], 2) }; // [B, KV, P + T, D]
+    const [keys, values] = [joined.key, joined.value];
+    present.push(joined);
     // Grouped-query attention without repeating keys: queries [B, KV, G, T, D] against keys
     // [B, KV, 1, D, S], broadcast over the group.
-    const grouped = g.reshape(q, [0, KV, G, -1, D]);
+    // [B, H, T, D] -> [B, KV, G, T, D]. With named dims: T written out where it is static (one
+    // decode step), else via [B, 1, H, T, D], whose T and D the 0s copy.
+    const T = q.shape[2]!;
+    const named = options.namedDims ? (typeof T === 'number' ? 'static' : 'symbolic') : undefined;
+    const grouped = named === 'static' ? g.reshape(q, [0, KV, G, T as number, D]) : named === 'symbolic' ? g.reshape(g.unsqueeze(q, [1]), [0, KV, G, 0, 0]) : g.reshape(q, [0, KV, G, -1, D]);
     const scores = g.add(g.mul(g.matmul(grouped, g.transpose(g.unsqueeze(keys, [2]), [0, 1, 2, 4, 3])), 1 / Math.sqrt(D)), mask);
     const mixed = g.matmul(g.softmax(scores), g.unsqueeze(values, [2])); // [B, KV, G, T, D]
-    const merged = g.reshape(g.transpose(g.reshape(mixed, [0, H, -1, D]), [0, 2, 1, 3]), [0, 0, H * D]);
+    // [B, KV, G, T, D] -> [B, H, T, D]; with named dims as above (via [B, 1, H, T, D]).
+    const byHead =
+      named === 'static'
+        ? g.reshape(mixed, [0, H, T as number, D])
+        : named === 'symbolic'
+          ? g.custom('Squeeze', [g.reshape(mixed, [0, 1, H, 0, 0]), g.const([1], { dtype: 'int64' })], { dtype: mixed.dtype, shape: [mixed.shape[0]!, H, T, D] })
+          : g.reshape(mixed, [0, H, -1, D]);
+    const merged = g.reshape(g.transpose(byHead, [0, 2, 1, 3]), [0, 0, H * D]);
     x = g.add(x, linear(merged, n.out));
     const m = norm(x, n.mlpNorm);
     const inner = c.mlp === 'swiglu' ? swiglu(g, linear(m, n.gate!), linear(m, n.up)) : g.gelu(linear(m, n.up));

@@ -3,12 +3,14 @@
 // webgpu on lavapipe where it starts); sampled first tokens follow softmax(logits / T); a
 // seeded run repeats; the CPU's generate() keeps the one-step loop.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { CHUNK_STEPS, CHUNKED_DECODE_MIN_ROWS } from '../../../runtime/lm/chunked-decoder.js';
 import { generate, generateInChunks, type GenerateOptions } from '../../../runtime/lm/generate.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
+import { parsePlacements, summarize } from '../../../runtime/tensor/placement.js';
 import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
 import { Rng } from '../../../shared/random.js';
 import { HF_TINY } from '../../helpers/pretrained.js';
@@ -122,6 +124,38 @@ describe('chunked decoding', () => {
     } finally {
       await cpu.release();
       await gpu.release();
+    }
+  });
+  it("leaves no node of the chunked session to the CPU on webgpu, nor more copies than the appended cache's", async (t) => {
+    const skip = await webgpuOrSkip();
+    if (skip) return t.skip(skip);
+    // A child process per session: onnxruntime writes its placement log to stderr from native code.
+    const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
+    const placement = (cache: string, mode: string) => {
+      const script = `
+        const { ChunkedDecoder } = await import(${module('../../../runtime/lm/chunked-decoder.js')});
+        const { openModelFolder } = await import(${module('../../../runtime/lm/model-folder.js')});
+        const { PretrainedLm } = await import(${module('../../../runtime/lm/pretrained.js')});
+        const lm = PretrainedLm.load(openModelFolder(${JSON.stringify(path.join(HF_TINY, 'qwen2'))}), { providers: ['webgpu'], lora: { adapterDir: ${JSON.stringify(path.join(HF_TINY, 'qwen2-lora'))} } });
+        const decoder = await lm.decoder();
+        // The session generate() builds (the base baked, the adapters fed), with the cache laid out as asked.
+        await decoder.companion('placement', (options) => ChunkedDecoder.create(decoder.config, { ...options, cache: '${cache}' }, 4, '${mode}'));
+        await lm.release();`;
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20, env: { ...process.env, RLX_ORT_PLACEMENT: '1' } });
+      assert.equal(run.status, 0, run.stderr.slice(-2000));
+      const found = parsePlacements(run.stderr).map(summarize);
+      return found[found.length - 1]!;
+    };
+    for (const mode of ['greedy', 'sample']) {
+      const fixed = placement('fixed', mode);
+      const appended = placement('appended', mode);
+      // The positions are int64 (the model's interface), which WebGPU has few kernels for: the
+      // appended cache's Slices of them run on the CPU (as shape nodes), and the fixed cache's
+      // Gathers of the later steps' positions too, fused by onnxruntime into one Split. Any
+      // other op on the CPU (the cache's Gather, Where, Greater) would be a new fallback.
+      assert.deepEqual(fixed.fallbacks.filter((n) => !(n.op === 'Split' && n.name.includes('GatherSliceToSplitFusion'))).map((n) => n.op), [], `${mode}: no op without a WebGPU kernel`);
+      assert.ok(fixed.onDevice > 100, `${mode}: ${fixed.onDevice} nodes on the GPU`);
+      assert.ok(fixed.copies <= appended.copies, `${mode}: ${fixed.copies} host<->GPU copies a run, the appended cache ${appended.copies}`);
     }
   });
 });
