@@ -72,7 +72,8 @@ export interface GradientPartsOptions {
    * Write a single part's gradients as this many outputs ("pieces", each whole tensors end to
    * end, of about equal size) and lend them to the optimiser with each result (PartsResult's
    * `handover`, gradient-handover.ts): one per thread of Adam's, whose workers then copy the
-   * gradients in. Default 1: one output, nothing lent. Parts on worker threads ignore it.
+   * gradients in. Default 1: one output, nothing lent. Parts on worker threads ignore it. On
+   * webgpu there are at least enough that each holds about WEBGPU_MAX_PIECE_BYTES or less.
    */
   readonly gradientPieces?: number;
 }
@@ -138,6 +139,16 @@ export function pieceSlots(sizes: readonly number[], count: number): number[][] 
   });
   return groups;
 }
+
+/**
+ * The most bytes of gradients one output holds on webgpu. WebGPU guarantees storage buffer
+ * bindings of 128 MiB (maxStorageBufferBindingSize); past an adapter's limit onnxruntime binds a
+ * buffer in segments, and the Concat that writes all gradients into one output then asks for more
+ * storage buffers than the adapter has: a 12 x 768 transformer's step (340 MB of gradients) failed
+ * so on lavapipe ("Too many storage buffers in shader. Current: 18, Max is 16"), in 2 pieces too,
+ * and ran in 4. A GPU with larger limits (the H200's) runs one output; smaller pieces cost nothing.
+ */
+export const WEBGPU_MAX_PIECE_BYTES = 64 * 2 ** 20;
 
 /** The output of piece k: GRADS for the first (and only, without pieces). */
 const pieceOutput = (k: number) => (k === 0 ? GRADS : `${GRADS}_${k}`);
@@ -245,7 +256,9 @@ export class GradientParts {
       parts.map(async (part, i): Promise<Compiled> => {
         const wrt = part.weights.map((name) => graph.byName(name)!);
         const slots = part.weights.map((name) => ({ index: order.indexOf(name), size: store.get(name).data.length }));
-        const count = !threaded && parts.length === 1 ? Math.max(1, Math.floor(options.gradientPieces ?? 1)) : 1;
+        const asked = !threaded && parts.length === 1 ? Math.max(1, Math.floor(options.gradientPieces ?? 1)) : 1;
+        const bytes = 4 * slots.reduce((n, slot) => n + slot.size, 0);
+        const count = providers.includes('webgpu') ? Math.max(asked, Math.ceil(bytes / WEBGPU_MAX_PIECE_BYTES)) : asked;
         const pieces: GradientPiece[] = pieceSlots(slots.map((slot) => slot.size), count).map((group, k) => ({ output: pieceOutput(k), slots: group }));
         const gradients = grad(part.loss, wrt, seed).map((t) => graph.reshape(t, [-1]));
         const outputs = Object.fromEntries(pieces.map((piece) => [piece.output, graph.concat(piece.slots.map((slot) => gradients[slot]!), 0)]));

@@ -5,12 +5,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CheckedStep } from '../../../runtime/algorithms/checked-step.js';
-import { GradientParts } from '../../../runtime/tensor/gradient-parts.js';
+import { GradientParts, WEBGPU_MAX_PIECE_BYTES } from '../../../runtime/tensor/gradient-parts.js';
 import { GradientStep } from '../../../runtime/tensor/gradient-step.js';
 import { Graph } from '../../../runtime/tensor/graph.js';
 import { Adam } from '../../../runtime/tensor/optim.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
 import { seededRandom } from '../../helpers/random.js';
+import { webgpuOrSkip } from '../../helpers/webgpu.js';
 
 const bits = (xs: readonly Float32Array[]): Uint32Array[] => xs.map((x) => new Uint32Array(x.slice().buffer));
 
@@ -83,5 +84,29 @@ test("checked steps with the gradients handed to Adam's workers give the JS loop
   const expected = bits(await train(1, { simd: false }));
   for (const [pieces, threads] of [[2, 2], [3, 2], [2, 3]] as const) {
     assert.deepEqual(bits(await train(pieces, { threads })), expected, `${pieces} pieces, ${threads} threads`);
+  }
+});
+
+test('on webgpu a step writes its gradients in pieces of at most about 64 MiB: 40 tensors of 192 MB in one output fail on lavapipe (lavapipe in CI)', async (t) => {
+  const skip = await webgpuOrSkip();
+  if (skip) return t.skip(skip);
+  // One output of 40 tensors and 192 MB asks onnxruntime's Concat for more storage buffers than
+  // lavapipe has ("Too many storage buffers in shader. Current: 18, Max is 16"); 3 pieces do not.
+  const [count, size] = [40, 1_200_000];
+  const store = new WeightStore();
+  for (let i = 0; i < count; i++) store.add(`w${i}`, [size], (n) => new Float32Array(n).fill(0.25 + i));
+  const g = new Graph();
+  const p = store.declare(g);
+  const c = g.input('c', 'float32', []);
+  // d/dw of c * sum(w * w) is 2 c w.
+  const loss = store.names.map((name) => g.mul(g.reduceSum(g.mul(p[name]!, p[name]!)), c)).reduce((a, b) => g.add(a, b));
+  const parts = await GradientParts.create(g, [{ loss, weights: store.names }], { weights: store, providers: ['webgpu'], threads: false });
+  try {
+    const { grads, handover } = await parts.run({ c: new Float32Array([2]) });
+    assert.ok(handover && handover.pieces.length >= Math.ceil((4 * count * size) / WEBGPU_MAX_PIECE_BYTES), `${handover?.pieces.length} pieces`);
+    for (const piece of handover.pieces) assert.ok(piece.byteLength <= WEBGPU_MAX_PIECE_BYTES + 4 * size, `a piece of ${piece.byteLength} bytes`);
+    grads.forEach((grad, i) => assert.ok(grad[0] === 4 * (0.25 + i) && grad[size - 1] === 4 * (0.25 + i), `gradient ${i}: ${grad[0]}`));
+  } finally {
+    await parts.release();
   }
 });
