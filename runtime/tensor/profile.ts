@@ -15,14 +15,13 @@
 // Fused or inserted nodes keep a name derived from a graph node's or get their own (`Memcpy`).
 import type { Graph } from './graph.js';
 import type { Tensor } from './tensor.js';
-import { InputError } from '../../shared/input-error.js';
 import { readInputJson } from '../../shared/input-files.js';
 
 /** Larger profiles are refused: a profiled 12 x 768 step writes a few MB per run. */
 export const MAX_PROFILE_BYTES = 512 * 2 ** 20;
 
-/** A profile onnxruntime did not write as expected. */
-export class ProfileError extends InputError {
+/** A profile onnxruntime did not write as expected (read by the bench, never by rlx's commands: not a refusal of input). */
+export class ProfileError extends Error {
   override name = 'ProfileError';
 }
 
