@@ -15,7 +15,7 @@
 //
 // Rows that have ended keep generating (their tokens are dropped by the caller): every row of
 // a chunk runs K steps.
-import { Graph, Session, type Feed, type Tensor } from '../tensor/index.js';
+import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';
 import { DECODER_IO, emptyDecodeState, type DecodeState, type DecoderOptions } from './decoder.js';
@@ -194,6 +194,7 @@ export class ChunkedDecoder {
     readonly steps: number,
     readonly mode: ChunkMode,
     readonly cache: ChunkCache = 'fixed',
+    readonly precision: Precision = 'fp32',
   ) {}
 
   /** The session over `steps` unrolled steps, with the one-step decoder's weights (baked, fed, LoRA, logit bias). */
@@ -204,8 +205,9 @@ export class ChunkedDecoder {
     const weights = rename ? Object.fromEntries(Object.entries(declared).map(([name, t]) => [rename(name), t])) : declared;
     const cache = options.cache ?? 'fixed';
     const outputs = chunkedDecoderGraph(g, config, weights, steps, mode, { lora: options.lora, logitBias: options.logitBias }, cache);
-    const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads, graphOptimizationLevel: options.graphOptimizationLevel });
-    return new ChunkedDecoder(session, config, steps, mode, cache);
+    const precision = options.precision ?? 'fp32';
+    const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads, graphOptimizationLevel: options.graphOptimizationLevel, precision });
+    return new ChunkedDecoder(session, config, steps, mode, cache, precision);
   }
 
   /** A fresh state for rows starting at `starts` (their left padding). */
