@@ -210,6 +210,12 @@ export class ChunkedDecoder {
     return new ChunkedDecoder(session, config, steps, mode, cache, precision);
   }
 
+  /** The bytes of the model its session loaded, baked weights included (bench/gpu-lm.ts prints them). */
+  get modelBytes(): number {
+    const { bytes, externalData } = this.session.model;
+    return bytes.length + (externalData?.chunks.reduce((a, c) => a + c.bytes.length, 0) ?? 0);
+  }
+
   /** A fresh state for rows starting at `starts` (their left padding). */
   begin(starts: Int32Array): DecodeState {
     return emptyDecodeState(this.config, starts);
