@@ -15,6 +15,14 @@
 //
 // Rows that have ended keep generating (their tokens are dropped by the caller): every row of
 // a chunk runs K steps.
+//
+// With `precision: 'fp16'` (the rollouts of a LoRA run in fp16 on a GPU: rollout-device.ts) the
+// session is written by mixed-precision.ts's lowering: float16 products, the frozen base baked as
+// float16 where only products read it (half its bytes). The softmax, log-softmax and the draw's
+// cumulative sum stay float32 (its rules), and so does the key/value cache: fed, fetched and
+// written (ScatterND) in float32, read by the attention products through float16 casts. A
+// float16 cache would halve the bytes crossing per chunk but needs Uint16 arrays on the host,
+// where the one-step decoder shares DecodeState's Float32Array (docs/gpu.md "Generation on a GPU").
 import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';

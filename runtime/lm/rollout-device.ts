@@ -8,6 +8,8 @@
 // Smaller shapes were not measured: a chunk's fixed cost (the cache's round trip, dispatching
 // K copies of the model's kernels) is paid whatever the model's size, so the rule starts just
 // below the one shape measured, and the test models (a few thousand parameters) stay on the CPU.
+// With an experiment's `precision: fp16` the chunked session there is written in fp16 too, as
+// the gradient step and the pi_old/pi_ref passes are on a GPU; sampling on the CPU stays fp32.
 import type { ExecutionProvider, Precision } from '../tensor/index.js';
 
 /** Parameters from which a LoRA run on a GPU device samples there (Qwen2.5-0.5B's 494M measured 3.9x the CPU; smaller shapes not measured). */
