@@ -21,7 +21,8 @@
 // float16 where only products read it (half its bytes). The softmax, log-softmax and the draw's
 // cumulative sum stay float32 (its rules), and so does the key/value cache: fed, fetched and
 // written (ScatterND) in float32, read by the attention products through float16 casts. A
-// float16 cache would halve the bytes crossing per chunk but needs Uint16 arrays on the host,
+// float16 cache would halve the bytes crossing per chunk (on WebGPU the same tokens, as every
+// read is such a cast) but needs a float16 feed, which Graph and Session lack, and Uint16 arrays
 // where the one-step decoder shares DecodeState's Float32Array (docs/gpu.md "Generation on a GPU").
 import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
