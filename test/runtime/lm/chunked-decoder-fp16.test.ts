@@ -112,6 +112,7 @@ async function compareWithFp32(lm: PretrainedLm, provider: ExecutionProvider): P
 }
 
 interface Initializer { readonly data_type: number; readonly raw_data: Uint8Array }
+interface NodeProto { readonly op_type: string; readonly input: string[]; readonly output: string[] }
 const FLOAT16 = 10;
 const FLOAT32 = 1;
 
@@ -133,9 +134,12 @@ describe('the chunked decoder in fp16', () => {
       const decoder = LmDecoder.forCompanions(lm.config, { weights: lm.trainable, frozen: lm.frozen, lora: lm.lora?.weights, ...(precision ? { precision } : {}) });
       try {
         const chunked = await decoder.companion('bytes', (options) => ChunkedDecoder.create(lm.config, options, STEPS, 'sample'));
-        const model = ModelProto.decode((chunked as unknown as { session: { model: { bytes: Uint8Array } } }).session.model.bytes) as unknown as { graph: { initializer: Initializer[] } };
+        const model = ModelProto.decode((chunked as unknown as { session: { model: { bytes: Uint8Array } } }).session.model.bytes) as unknown as { graph: { initializer: Initializer[]; node: NodeProto[] } };
         const bytes = (type: number) => model.graph.initializer.filter((i) => i.data_type === type).reduce((a, i) => a + i.raw_data.length, 0);
-        return { precision: chunked.precision, half: bytes(FLOAT16), single: bytes(FLOAT32) };
+        // What each step's cumulative softmax sums: the float32 Softmax's output, never a float16 cast.
+        const producer = new Map(model.graph.node.map((n) => [n.output[0]!, n]));
+        const summed = model.graph.node.filter((n) => n.op_type === 'CumSum').map((n) => producer.get(n.input[0]!)!.op_type);
+        return { precision: chunked.precision, half: bytes(FLOAT16), single: bytes(FLOAT32), summed };
       } finally {
         await decoder.release();
       }
@@ -148,6 +152,7 @@ describe('the chunked decoder in fp16', () => {
       // 448,912 bytes of float32 base: 344,064 of product weights baked in 172,032 of float16, the embedding and norms as they were.
       assert.ok(half.half > 0.3 * full.single, `${half.half} bytes baked as float16`);
       assert.equal(half.half * 2 + half.single, full.single, 'each weight baked as float16 takes half its float32 bytes');
+      assert.deepEqual(half.summed, Array(STEPS).fill('Softmax'), 'each step draws from a float32 cumulative softmax');
     } finally {
       await lm.release();
     }
