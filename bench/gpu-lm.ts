@@ -135,18 +135,24 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
       console.log(`  ${who}: failed: ${oneLine(e)}`);
     }
   }
-  // Each K twice: the cache of fixed capacity generate() uses, and the cache grown by a Concat per
-  // step it replaced, whose session takes far longer to build (lm/chunked-cache.ts): before and
-  // after, in the same run.
+  // Each K three times: the cache of fixed capacity generate() uses, in fp32 and in fp16 (the
+  // rollouts of a LoRA run with precision fp16: float16 products, the base baked as float16), and
+  // the cache grown by a Concat per step it replaced, whose session takes far longer to build
+  // (lm/chunked-cache.ts): before and after, in the same run.
+  const variants = [
+    { cache: 'fixed', precision: 'fp32', label: (k: number) => `rlx webgpu, ${k} per run` },
+    { cache: 'fixed', precision: 'fp16', label: (k: number) => `fp16, ${k} per run` },
+    { cache: 'appended', precision: 'fp32', label: (k: number) => `${k} per run, appended` },
+  ] as const;
   for (const steps of shapes(options.quick).chunkSteps) {
-    for (const cache of ['fixed', 'appended'] as const) {
-      const who = cache === 'fixed' ? `rlx webgpu, ${steps} per run` : `${steps} per run, appended`;
+    for (const { cache, precision, label } of variants) {
+      const who = label(steps);
       if (!options.webgpu) break;
       try {
-        const { cost, createMs } = await chunkedSampling(config, base, sample, steps, cache, { warmups: 1, minRuns: 3, seconds: options.seconds });
-        rates[`chunked${steps}${cache}`] = cost.perSecond * tokens;
+        const { cost, createMs, modelBytes } = await chunkedSampling(config, base, sample, steps, cache, { warmups: 1, minRuns: 3, seconds: options.seconds }, precision);
+        rates[chunkedKey(steps, cache, precision)] = cost.perSecond * tokens;
         const chunks = Math.ceil(sample.newTokens / steps);
-        console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s; ${(cost.stepMs / chunks).toFixed(1)} ms a chunk)`);
+        console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s; ${(cost.stepMs / chunks).toFixed(1)} ms a chunk; model ${(modelBytes / 1e6).toFixed(1)} MB)`);
       } catch (e) {
         console.log(`  ${who}: failed: ${oneLine(e)}`);
       }
@@ -162,8 +168,9 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
   const ratio = (a: string, b: string) => (rates[a] !== undefined && rates[b] !== undefined ? (rates[a]! / rates[b]!).toFixed(3) : '-');
   console.log(`  rlx webgpu / rlx cpu: ${ratio('webgpu', 'cpu')}x; rlx webgpu / PyTorch: ${ratio('webgpu', 'torch')}x`);
   for (const steps of shapes(options.quick).chunkSteps) {
-    const key = `chunked${steps}fixed`;
-    console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x; / its appended cache: ${ratio(key, `chunked${steps}appended`)}x`);
+    const key = chunkedKey(steps, 'fixed', 'fp32');
+    console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x; / its appended cache: ${ratio(key, chunkedKey(steps, 'appended', 'fp32'))}x`);
+    console.log(`  fp16, ${steps} per run / fp32: ${ratio(chunkedKey(steps, 'fixed', 'fp16'), key)}x`);
   }
 }
 
@@ -220,10 +227,17 @@ async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prom
   }
 }
 
-/** The same decoding, greedy, `steps` tokens per session run (the base baked) with the cache laid out as `cache`; and how long its session took to build. */
-async function chunkedSampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, steps: number, cache: ChunkCache, runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number }> {
+/** A chunked row's key in samplingRow's rates. */
+const chunkedKey = (steps: number, cache: ChunkCache, precision: Precision) => `chunked${steps}${cache}${precision}`;
+
+/**
+ * The same decoding, greedy, `steps` tokens per session run (the base baked) with the cache laid
+ * out as `cache` and the products in `precision`; how long its session took to build, and its
+ * model's bytes (fp16 bakes the product weights as float16).
+ */
+async function chunkedSampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, steps: number, cache: ChunkCache, runs: { warmups: number; minRuns: number; seconds: number }, precision: Precision = 'fp32'): Promise<{ cost: StepCost; createMs: number; modelBytes: number }> {
   const started = performance.now();
-  const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'], cache }, steps, 'greedy');
+  const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'], cache, precision }, steps, 'greedy');
   const createMs = performance.now() - started;
   const rng = new Rng(3);
   const prompt = Int32Array.from({ length: s.batch * s.prompt }, () => Math.floor(rng.uniform() * c.vocab));
@@ -238,7 +252,7 @@ async function chunkedSampling(c: LmConfig, base: WeightStore, s: { batch: numbe
         width = 1;
       }
     }, runs);
-    return { cost, createMs };
+    return { cost, createMs, modelBytes: decoder.modelBytes };
   } finally {
     await decoder.release();
   }

@@ -15,7 +15,16 @@
 //
 // Rows that have ended keep generating (their tokens are dropped by the caller): every row of
 // a chunk runs K steps.
-import { Graph, Session, type Feed, type Tensor } from '../tensor/index.js';
+//
+// With `precision: 'fp16'` (the rollouts of a LoRA run in fp16 on a GPU: rollout-device.ts) the
+// session is written by mixed-precision.ts's lowering: float16 products, the frozen base baked as
+// float16 where only products read it (half its bytes). The softmax, log-softmax and the draw's
+// cumulative sum stay float32 (its rules), and so does the key/value cache: fed, fetched and
+// written (ScatterND) in float32, read by the attention products through float16 casts. A
+// float16 cache would halve the bytes crossing per chunk (on WebGPU the same tokens, as every
+// read is such a cast) but needs a float16 feed, which Graph and Session lack, and Uint16 arrays
+// where the one-step decoder shares DecodeState's Float32Array (docs/gpu.md "Generation on a GPU").
+import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';
 import { DECODER_IO, emptyDecodeState, type DecodeState, type DecoderOptions } from './decoder.js';
@@ -194,6 +203,7 @@ export class ChunkedDecoder {
     readonly steps: number,
     readonly mode: ChunkMode,
     readonly cache: ChunkCache = 'fixed',
+    readonly precision: Precision = 'fp32',
   ) {}
 
   /** The session over `steps` unrolled steps, with the one-step decoder's weights (baked, fed, LoRA, logit bias). */
@@ -204,8 +214,15 @@ export class ChunkedDecoder {
     const weights = rename ? Object.fromEntries(Object.entries(declared).map(([name, t]) => [rename(name), t])) : declared;
     const cache = options.cache ?? 'fixed';
     const outputs = chunkedDecoderGraph(g, config, weights, steps, mode, { lora: options.lora, logitBias: options.logitBias }, cache);
-    const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads, graphOptimizationLevel: options.graphOptimizationLevel });
-    return new ChunkedDecoder(session, config, steps, mode, cache);
+    const precision = options.precision ?? 'fp32';
+    const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads, graphOptimizationLevel: options.graphOptimizationLevel, precision });
+    return new ChunkedDecoder(session, config, steps, mode, cache, precision);
+  }
+
+  /** The bytes of the model its session loaded, baked weights included (bench/gpu-lm.ts prints them). */
+  get modelBytes(): number {
+    const { bytes, externalData } = this.session.model;
+    return bytes.length + (externalData?.chunks.reduce((a, c) => a + c.bytes.length, 0) ?? 0);
   }
 
   /** A fresh state for rows starting at `starts` (their left padding). */

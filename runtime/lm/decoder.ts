@@ -7,7 +7,7 @@
 // The same graph, with its weights baked in, is the character-level policy's exported model
 // (policies/transformer/): `rlx eval` steps that file with an LmDecoder over a plain
 // onnxruntime session, so training, evaluation and the exported file decode one way.
-import { Graph, Session, type ExecutionProvider, type Tensor, type WeightStore } from '../tensor/index.js';
+import { Graph, Session, type ExecutionProvider, type Precision, type Tensor, type WeightStore } from '../tensor/index.js';
 import type { LmConfig } from './config.js';
 import { causalLm, type LmOptions, type Weights } from './model.js';
 import { attentionMask, rowPositions, type PaddedRows } from './rows.js';
@@ -37,6 +37,12 @@ export interface DecoderOptions {
   readonly logitBias?: readonly number[];
   readonly providers?: readonly ExecutionProvider[];
   readonly threads?: number;
+  /**
+   * The chunked companions' products (chunked-decoder.ts): 'fp16' writes them with float16
+   * products (mixed-precision.ts), the frozen base baked as float16 where only products read it.
+   * The one-step session is float32 whatever this says. Default 'fp32'.
+   */
+  readonly precision?: Precision;
 }
 
 /** A batch being decoded: its rows' starts and the cache so far. */

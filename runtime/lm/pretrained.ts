@@ -2,7 +2,7 @@
 // under LoRA adapters that alone train), its tokenizer and chat format, and decoding with a
 // key/value cache. What `rlx tokenize`, `rlx generate` and the text learners use.
 import type { Rng } from '../../shared/random.js';
-import { WeightStore, type ExecutionProvider, type Graph, type WeightSnapshot } from '../tensor/index.js';
+import { WeightStore, type ExecutionProvider, type Graph, type Precision, type WeightSnapshot } from '../tensor/index.js';
 import { LmDecoder } from './decoder.js';
 import { generate, generateInChunks, logSoftmaxAt, type Completion } from './generate.js';
 import { LmWeightsError, loadLmWeights } from './load.js';
@@ -63,6 +63,8 @@ export class PretrainedLm {
   private decoderSession: Promise<LmDecoder> | null = null;
   /** Where rollouts decode in chunks (sampleOn), and their decoder there, built at first use. */
   private rolloutProvider: ExecutionProvider | null = null;
+  /** The chunked session's products there (sampleOn). */
+  private rolloutPrecision: Precision = 'fp32';
   private rolloutSession: Promise<LmDecoder> | null = null;
 
   private constructor(
@@ -140,14 +142,17 @@ export class PretrainedLm {
    * per session run, the frozen base baked into its session and the adapters fed (read live);
    * 'cpu' goes back to decoder(). Only LoRA models: with every weight trainable, each chunk
    * would send the whole model to the device (lm/rollout-device.ts says when a run does this).
+   * `precision` 'fp16': the chunked session is written with float16 products, its baked base
+   * float16 where only products read it (chunked-decoder.ts).
    */
-  async sampleOn(provider: ExecutionProvider): Promise<void> {
+  async sampleOn(provider: ExecutionProvider, precision: Precision = 'fp32'): Promise<void> {
     const next = provider === 'cpu' ? null : provider;
-    if (next === this.rolloutProvider) return;
+    if (next === this.rolloutProvider && precision === this.rolloutPrecision) return;
     if (next && !this.frozen) throw new Error('sampleOn: only a LoRA model (its base frozen) decodes rollouts on a GPU');
     const session = this.rolloutSession;
     this.rolloutSession = null;
     this.rolloutProvider = next;
+    this.rolloutPrecision = precision;
     await (await session)?.release();
   }
 
@@ -158,7 +163,7 @@ export class PretrainedLm {
 
   private rolloutDecoder(provider: ExecutionProvider): Promise<LmDecoder> {
     // Chunks only (generateInChunks): no one-step session beside the chunked one on the device.
-    this.rolloutSession ??= Promise.resolve(LmDecoder.forCompanions(this.config, { weights: this.trainable, frozen: this.frozen, lora: this.lora?.weights, providers: [provider], threads: this.options.threads }));
+    this.rolloutSession ??= Promise.resolve(LmDecoder.forCompanions(this.config, { weights: this.trainable, frozen: this.frozen, lora: this.lora?.weights, providers: [provider], threads: this.options.threads, precision: this.rolloutPrecision }));
     return this.rolloutSession;
   }
 

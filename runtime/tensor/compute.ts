@@ -31,7 +31,8 @@ export interface Compute extends ComputeOptions {
   /**
    * 'fp16': gradient steps compute their matrix products in float16 from float32 master weights,
    * with dynamic loss scaling (mixed-precision.ts, loss-scale.ts), and on a GPU so do the text
-   * learners' log-probability passes (algorithms/text/log-prob-sessions.ts); 'fp32' (the default) throughout.
+   * learners' log-probability passes (algorithms/text/log-prob-sessions.ts) and a LoRA model's
+   * chunked rollouts (lm/rollout-device.ts); 'fp32' (the default) throughout.
    */
   readonly precision?: Precision;
 }

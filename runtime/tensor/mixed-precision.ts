@@ -8,7 +8,7 @@
 //     batch (a ones row times a gradient: every bias gradient, Graph.sumLeadingAxes) is a
 //     reduction, and stays float32;
 //   - ops that need float32's range or precision (softmax, log-softmax, layer norm, the
-//     reductions, exp, log, pow, sqrt, softplus, the scatter-add of the embedding gradient:
+//     reductions, a cumulative sum, exp, log, pow, sqrt, softplus, the scatter-add of the embedding gradient:
 //     onnxruntime has no float16 ScatterND with add) compute in float32: a float16 input is cast up;
 //   - every other op follows its inputs: float16 when all of them are, float32 (the float16
 //     ones cast up) when any is float32. A scalar constant that float16 holds (a normal float16, so
@@ -43,6 +43,9 @@ const HALF_OPS = new Set(['MatMul']);
 const SINGLE_OPS = new Set([
   'Softmax', 'LogSoftmax', 'LayerNormalization', 'ReduceSum', 'ReduceMean', 'ReduceMax',
   'Exp', 'Log', 'Pow', 'Sqrt', 'Softplus', 'ScatterND', 'ScatterElements',
+  // A running sum (torch.autocast's cumsum is float32 too): the chunked decoder's inverse-transform
+  // draw compares u * total with it, and float16's 11 bits would round away the small probabilities.
+  'CumSum',
   // onnxruntime's WebGPU provider has no float16 Sign (it would fall back to the CPU).
   'Sign',
 ]);

@@ -14,7 +14,7 @@ import { Rng } from '../../shared/random.js';
 import type { ConditionMetric } from '../run/stop.js';
 import { TextRolloutRecorder, writeHeldOutAnswers } from '../run/text-rollouts.js';
 import { PlanError } from '../support.js';
-import type { Compute, ExecutionProvider } from '../tensor/index.js';
+import type { Compute, ExecutionProvider, Precision } from '../tensor/index.js';
 import { parameterCount } from '../lm/config.js';
 import { rolloutDevice, type RolloutDevice } from '../lm/rollout-device.js';
 import type { TextTaskOptions } from '../text/config.js';
@@ -149,7 +149,7 @@ export class TextWorkload implements Workload {
 
   async createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
-    await this.chooseRolloutDevice(stage, compute.providers[0] ?? 'cpu');
+    await this.chooseRolloutDevice(stage, compute.providers[0] ?? 'cpu', compute.precision ?? 'fp32');
     return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder, dataFiles: this.dataFiles }, settings);
   }
 
@@ -158,7 +158,7 @@ export class TextWorkload implements Workload {
    * completions), by lm/rollout-device.ts's rule, on the run's device. On the CPU device the
    * policy is left as it is (no choice to make, nothing logged), and token models sample as always.
    */
-  private async chooseRolloutDevice(stage: PlanStage, device: ExecutionProvider): Promise<void> {
+  private async chooseRolloutDevice(stage: PlanStage, device: ExecutionProvider, precision: Precision): Promise<void> {
     const model = this.model;
     if (device === 'cpu' || !isPretrained(model)) {
       this.rollouts = undefined;
@@ -166,8 +166,8 @@ export class TextWorkload implements Workload {
     }
     const entropyTop = stage.algorithm.params.entropy_top_fraction;
     const tokenStatistics = (typeof entropyTop === 'number' && entropyTop < 1) || (this.env instanceof TextEnvironment && this.env.rewardReadsTokenStatistics);
-    this.rollouts = rolloutDevice({ device, lora: model.lm.lora !== undefined, parameters: parameterCount(model.lm.config), tokenStatistics, minParameters: this.gpuSamplingMinParameters });
-    await model.lm.sampleOn(this.rollouts.provider);
+    this.rollouts = rolloutDevice({ device, lora: model.lm.lora !== undefined, parameters: parameterCount(model.lm.config), tokenStatistics, precision, minParameters: this.gpuSamplingMinParameters });
+    await model.lm.sampleOn(this.rollouts.provider, this.rollouts.precision);
   }
 
   rolloutDevice(): RolloutDevice | undefined {

@@ -143,7 +143,7 @@ describe('the rule for where rollouts decode', () => {
   });
 
   it('keeps full fine-tuning and token statistics on the cpu, saying why', () => {
-    assert.deepEqual(rolloutDevice({ ...lora, lora: false }), { provider: 'cpu', reason: 'full fine-tuning: every weight would be sent to the device at each chunk' });
+    assert.deepEqual(rolloutDevice({ ...lora, lora: false }), { provider: 'cpu', precision: 'fp32', reason: 'full fine-tuning: every weight would be sent to the device at each chunk' });
     assert.match(rolloutDevice({ ...lora, tokenStatistics: true }).reason, /token statistics .* need every step's logits/);
     assert.equal(rolloutDevice({ ...lora, device: 'cpu' }).provider, 'cpu');
   });

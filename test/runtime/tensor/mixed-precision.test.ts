@@ -263,3 +263,18 @@ test('fp16 bakes a frozen weight read only by a product as float16, with no Cast
   e.forEach((v, i) => assert.ok(Math.abs(a[i]! - v) <= 4e-3 * (1 + Math.abs(v)), `y[${i}]: fp16 ${a[i]} vs fp32 ${v}`));
   await Promise.all([session.release(), plain.release()]);
 });
+
+test("fp16 sums a float16 product's running total (CumSum) in float32, as torch.autocast's cumsum", () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', ['B', 4]);
+  const w = g.param('w', [4, 3]);
+  const running = g.custom('CumSum', [g.matmul(x, w), g.const(1, { dtype: 'int64' })], { dtype: 'float32', shape: ['B', 3] });
+  const nodes = nodesOf(buildModel(g, { outputs: { running }, precision: 'fp16' }).bytes);
+  const producer = new Map(nodes.map((n) => [n.output[0]!, n]));
+  const cumsum = nodes.find((n) => n.op_type === 'CumSum')!;
+  const input = producer.get(cumsum.input[0]!)!;
+  // Its input is the product cast up: a float16 running sum would keep 11 bits of the total.
+  assert.equal(input.op_type, 'Cast');
+  assert.equal(castTo(input), FLOAT32);
+  assert.equal(cumsum.output[0], 'running', 'written as float32 under its own name, with no Cast after');
+});
