@@ -241,6 +241,8 @@ describe('the chunked decoder in fp16', () => {
       const metrics = fs.readFileSync(path.join(result.runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; values?: Record<string, unknown> });
       const losses = metrics.flatMap((e) => (e.type === 'metrics' ? Object.entries(e.values ?? {}).filter(([k]) => /loss/.test(k)).map(([, v]) => v) : []));
       assert.ok(losses.length > 0 && losses.every((v) => typeof v === 'number' && Number.isFinite(v)), `losses ${JSON.stringify(losses.slice(0, 5))}`);
+      const hparams = metrics.find((e) => e.type === 'hparams')?.values ?? {};
+      assert.deepEqual([hparams.rollout_device, hparams.rollout_precision], ['webgpu', 'fp16'], 'the run records where and in what its rollouts were sampled');
     } finally {
       proto.run = run;
       ChunkedDecoder.create = create;
