@@ -4,8 +4,8 @@
 //   P [n] | G [n] | M [n] | V [n] | R [one f32x4 per chunk of G]
 //
 // cut into slices that start on the gradient-norm kernel's chunk boundaries. Only the calling
-// thread can copy the parameters and gradients in and the parameters out: other code owns
-// those arrays, and they cannot be shared memory (onnxruntime refuses a SharedArrayBuffer as
+// thread can read and write the caller's parameter and gradient arrays: other code owns them,
+// and they cannot be shared memory (onnxruntime refuses a SharedArrayBuffer as
 // a feed, "Invalid argument"). So a step is the calling thread's copies, with the kernel's
 // work hidden behind them: it copies the gradients in slice by slice while the other threads
 // square each slice that has landed (each chunk's f32x4 partial into R); adds R up in chunk
@@ -223,8 +223,7 @@ export class ParallelAdam {
     const started = Array.from({ length: workers }, () => startWorker(setup));
     this.workers = started.map((s) => s.worker);
     this.ports = started.map((s) => s.port);
-    const spawned = started;
-    orphans.register(this, () => endWorkers(setup, spawned), this.token);
+    orphans.register(this, () => endWorkers(setup, started), this.token);
   }
 
   /** null where WebAssembly SIMD, shared memory or worker threads are missing, or the weights do not fit 4 GiB. */
