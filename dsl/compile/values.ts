@@ -4,7 +4,7 @@
 import { functionSpec, scheduleSpec, type ChoiceOption, type ParamSpec, type PlanValue, type ValueType } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import { nameText } from '../syntax/ast.js';
-import { constantNumber } from '../semantics/constant.js';
+import { constantNumber, literalValue } from '../semantics/constant.js';
 import { bindArguments } from '../semantics/arguments.js';
 import type { PlanExpr, Schedule } from './plan.js';
 
@@ -115,12 +115,9 @@ export function toPlanExpr(expr: A.Expression | undefined): PlanExpr {
 /** A value of a user-code env's parameter, whose type nobody declared: read it as written. */
 export function untypedValue(expr: A.Expression | undefined): PlanValue {
   if (!expr) return null;
-  const n = constantNumber(expr);
-  if (n !== undefined) return n;
+  const literal = literalValue(expr);
+  if (literal !== undefined) return literal as PlanValue;
   switch (expr.kind) {
-    case 'String': return expr.value;
-    case 'Boolean': return expr.value;
-    case 'None': return null;
     case 'Name': return nameText(expr);
     case 'List': return expr.items.map(untypedValue);
     default: return toPlanExpr(expr) as unknown as PlanValue;

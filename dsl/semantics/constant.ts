@@ -8,6 +8,26 @@ export function constantNumber(expr: Expression | undefined): number | undefined
 }
 
 /**
+ * A number, string, boolean, none, or list of these, as JSON (none: null); undefined for anything
+ * else (a name, a call, a list holding one). What a Python env's kwargs value may be, and how the
+ * compiler reads an untyped parameter's literal.
+ */
+export function literalValue(expr: Expression): unknown {
+  const n = constantNumber(expr);
+  if (n !== undefined) return n;
+  switch (expr.kind) {
+    case 'String': return expr.value;
+    case 'Boolean': return expr.value;
+    case 'None': return null;
+    case 'List': {
+      const items = expr.items.map(literalValue);
+      return items.some((item) => item === undefined) ? undefined : items;
+    }
+    default: return undefined;
+  }
+}
+
+/**
  * Like constantNumber, and also through calls of the pure math functions of reward terms with
  * constant arguments (`log(0)`, `sqrt(-1)`): for finding the parts of a term that are never finite.
  */

@@ -9,7 +9,7 @@ import { GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
 import type { PythonEnvFacts, PythonEnvQuery } from '../schema/python-env-facts.js';
 import type { EnvSpec } from '../schema/types.js';
 import type { Expression } from '../syntax/ast.js';
-import { constantNumber } from './constant.js';
+import { constantNumber, literalValue } from './constant.js';
 import type { EffectiveDeclaration } from './model.js';
 
 export type { PythonEnvAction, PythonEnvFacts, PythonEnvFactsProvider, PythonEnvProbeFailure, PythonEnvQuery, PythonEnvRead } from '../schema/python-env-facts.js';
@@ -36,27 +36,11 @@ export function pythonEnvQuery(made: { id: string } | { file: string; className:
 function kwargsOf(effective: EffectiveDeclaration): Record<string, unknown> | undefined {
   const kwargs: Record<string, unknown> = {};
   for (const [key, { node }] of effective.blocks.get('kwargs') ?? []) {
-    const value = node.value ? literalOf(node.value) : undefined;
+    const value = node.value ? literalValue(node.value) : undefined;
     if (value === undefined) return undefined;
     kwargs[key] = value;
   }
   return kwargs;
-}
-
-/** A number, string, boolean, none or list of these as JSON; undefined for anything else. */
-function literalOf(expr: Expression): unknown {
-  const n = constantNumber(expr);
-  if (n !== undefined) return n;
-  switch (expr.kind) {
-    case 'String': return expr.value;
-    case 'Boolean': return expr.value;
-    case 'None': return null;
-    case 'List': {
-      const items = expr.items.map(literalOf);
-      return items.some((item) => item === undefined) ? undefined : items;
-    }
-    default: return undefined;
-  }
 }
 
 /** The query as a string: the same env, the same key (keys are sorted, so a kwargs' order does not matter). */
