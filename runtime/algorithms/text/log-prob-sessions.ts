@@ -21,11 +21,11 @@ export function logProbPrecision(compute: Compute): Precision {
  * A session giving log pi(target) at every position for `weights`. A model's frozen weights are
  * baked into it on a GPU, where a feed would be copied to the device at every run (as the
  * gradient step does: GradientParts' `fed`); in fp16 one read only by a product is baked as
- * float16 (mixed-precision.ts), half its bytes. `precision`: logProbPrecision's unless given.
+ * float16 (mixed-precision.ts), half its bytes. `precision`: logProbPrecision's unless given;
+ * `bake`: the weights baked (the others of `weights` fed), the frozen ones on a GPU unless given.
  */
-export function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute, precision: Precision = logProbPrecision(compute)): Promise<Session> {
+export function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute, precision: Precision = logProbPrecision(compute), bake: WeightStore | undefined = onGpu(compute) ? model.frozenWeights : undefined): Promise<Session> {
   const forward = buildLogProbs(model, T);
-  const bake = onGpu(compute) ? model.frozenWeights : undefined;
   return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, precision, intraOpNumThreads: compute.opThreads });
 }
 
@@ -70,12 +70,8 @@ export class ReferencePolicy {
     if (this.session !== null && (!this.bakes || this.unwrittenSinceBaked())) return this.session;
     await this.session?.release();
     this.session = null;
-    const trainable = graphWeights(this.model, this.weights);
-    const forward = buildLogProbs(this.model, this.T);
-    const options = { providers: this.compute.providers, precision: logProbPrecision(this.compute), intraOpNumThreads: this.compute.opThreads };
-    this.session = this.bakes
-      ? await Session.create(forward.graph, { logp: forward.logProb }, { ...options, bake: trainable })
-      : await logProbSession(this.model, this.T, trainable, this.compute);
+    const weights = graphWeights(this.model, this.weights);
+    this.session = await logProbSession(this.model, this.T, weights, this.compute, undefined, this.bakes ? weights : undefined);
     this.bakedWrites = this.weights.values.map(writeCount);
     return this.session;
   }
