@@ -12,13 +12,18 @@
 //   once per chunk; with its cache of fixed capacity, then with the cache grown by a Concat per
 //   step that it replaced, whose session takes far longer to build), on the CPU (all cores) and
 //   in PyTorch's generate-style loop with a cache. Each rlx row says how long its session took
-//   to build; the chunked ones, their time per chunk.
+//   to build; the chunked ones, their time per chunk. K is 8, 16 and 32 (32: the whole decode in
+//   one run), in fp32 and fp16; at K = 8 only, what the chunked decoder replaced: the primitives'
+//   RMSNorm and rotation (`unfused`) and the appended cache;
+// - decode profile: the chunked decode at K = 8 under onnxruntime's profiler (gpu-profile.ts), fp32,
+//   fp16 and unfused: kernel time per chunk by op type, and how much of each run the kernels
+//   leave to copies and launches.
 //
 // BENCH_GPU_QUICK=1 shrinks the model to 2 x 64 (for a software adapter, where it checks that the
 // rows run).
 import * as os from 'node:os';
 import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
-import { ChunkedDecoder, type ChunkCache } from '../runtime/lm/chunked-decoder.js';
+import { ChunkedDecoder, type ChunkedDecoderOptions } from '../runtime/lm/chunked-decoder.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
 import { weightSpecs } from '../runtime/lm/weights.js';
 import { Rng } from '../shared/random.js';
@@ -27,9 +32,17 @@ import type { ExecutionProvider } from '../runtime/tensor/session.js';
 import { QWEN_05B, TorchPeer } from './pretrained.js';
 import { type StepCost, formatCost, measure } from './gpu-measure.js';
 import { BENCH_LORA, lmTrainingStep } from './lm-training-step.js';
+import { PROFILE_WARMUPS, PROFILED_STEPS, profileLines, profileStep } from './gpu-profile.js';
 
 /** The same architecture, small enough for lavapipe. */
 const QWEN_TINY = { ...QWEN_05B, vocab_size: 1000, hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, intermediate_size: 128 };
+
+/** A sampling row's batch, prompt length and new tokens. */
+interface SampleShape {
+  readonly batch: number;
+  readonly prompt: number;
+  readonly newTokens: number;
+}
 
 export interface LmRowsOptions {
   readonly quick: boolean;
@@ -37,6 +50,8 @@ export interface LmRowsOptions {
   /** The python3 that imports torch, or why there is none. */
   readonly python: string | { missing: string };
   readonly seconds: number;
+  /** webgpu runs on a software adapter (lavapipe): its figures say nothing of a GPU's. */
+  readonly software: boolean;
 }
 
 function shapes(quick: boolean) {
@@ -45,11 +60,11 @@ function shapes(quick: boolean) {
     train: quick ? { batch: 2, width: 16 } : { batch: 8, width: 256 },
     sample: quick ? { batch: 4, prompt: 4, newTokens: 4 } : { batch: 64, prompt: 16, newTokens: 32 },
     /**
-     * Decode steps per run of the chunked rows (each divides newTokens: no step wasted). Not 16
-     * at the full shape: the appended cache's session (the row before the fixed cache) would take
-     * minutes to build there (chunked-cache.ts).
+     * Decode steps per run of the chunked rows (each divides newTokens: no step wasted; at 32 the
+     * whole decode is one run). The appended cache's row (the layout before the fixed cache) only
+     * at the first: its session would take minutes to build at 16 (chunked-cache.ts).
      */
-    chunkSteps: quick ? [2, 4] : [8],
+    chunkSteps: quick ? [2, 4] : [8, 16, 32],
   };
 }
 
@@ -135,22 +150,19 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
       console.log(`  ${who}: failed: ${oneLine(e)}`);
     }
   }
-  // Each K three times: the cache of fixed capacity generate() uses, in fp32 and in fp16 (the
-  // rollouts of a LoRA run with precision fp16: float16 products, the base baked as float16), and
-  // the cache grown by a Concat per step it replaced, whose session takes far longer to build
-  // (lm/chunked-cache.ts): before and after, in the same run.
-  const variants = [
-    { cache: 'fixed', precision: 'fp32', label: (k: number) => `rlx webgpu, ${k} per run` },
-    { cache: 'fixed', precision: 'fp16', label: (k: number) => `fp16, ${k} per run` },
-    { cache: 'appended', precision: 'fp32', label: (k: number) => `${k} per run, appended` },
-  ] as const;
-  for (const steps of shapes(options.quick).chunkSteps) {
-    for (const { cache, precision, label } of variants) {
-      const who = label(steps);
+  // Each K in fp32 and in fp16 (the rollouts of a LoRA run with precision fp16: float16 products,
+  // the base baked as float16), as generate() decodes; at the first K also what it replaced, in
+  // the same run: the primitives' RMSNorm and rotation instead of onnxruntime's fused kernels, and
+  // the cache grown by a Concat per step, whose session takes far longer to build (chunked-cache.ts).
+  const chunkSteps = shapes(options.quick).chunkSteps;
+  for (const steps of chunkSteps) {
+    for (const variant of CHUNK_VARIANTS) {
+      const who = variant.label(steps);
       if (!options.webgpu) break;
+      if (variant.firstKOnly && steps !== chunkSteps[0]) continue;
       try {
-        const { cost, createMs, modelBytes } = await chunkedSampling(config, base, sample, steps, cache, { warmups: 1, minRuns: 3, seconds: options.seconds }, precision);
-        rates[chunkedKey(steps, cache, precision)] = cost.perSecond * tokens;
+        const { cost, createMs, modelBytes } = await chunkedSampling(config, base, sample, steps, variant.options, { warmups: 1, minRuns: 3, seconds: options.seconds });
+        rates[chunkedKey(steps, variant.name)] = cost.perSecond * tokens;
         const chunks = Math.ceil(sample.newTokens / steps);
         console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s; ${(cost.stepMs / chunks).toFixed(1)} ms a chunk; model ${(modelBytes / 1e6).toFixed(1)} MB)`);
       } catch (e) {
@@ -167,10 +179,38 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
   }
   const ratio = (a: string, b: string) => (rates[a] !== undefined && rates[b] !== undefined ? (rates[a]! / rates[b]!).toFixed(3) : '-');
   console.log(`  rlx webgpu / rlx cpu: ${ratio('webgpu', 'cpu')}x; rlx webgpu / PyTorch: ${ratio('webgpu', 'torch')}x`);
-  for (const steps of shapes(options.quick).chunkSteps) {
-    const key = chunkedKey(steps, 'fixed', 'fp32');
-    console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x; / its appended cache: ${ratio(key, chunkedKey(steps, 'appended', 'fp32'))}x`);
-    console.log(`  fp16, ${steps} per run / fp32: ${ratio(chunkedKey(steps, 'fixed', 'fp16'), key)}x`);
+  for (const steps of chunkSteps) {
+    const key = chunkedKey(steps, 'fp32');
+    const half = chunkedKey(steps, 'fp16');
+    const replaced = steps === chunkSteps[0] ? `; / unfused: ${ratio(key, chunkedKey(steps, 'unfused'))}x; / its appended cache: ${ratio(key, chunkedKey(steps, 'appended'))}x` : '';
+    console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x${replaced}`);
+    console.log(`  fp16, ${steps} per run / fp32: ${ratio(half, key)}x; / PyTorch: ${ratio(half, 'torch')}x`);
+  }
+  if (options.webgpu) await decodeProfile(config, base, sample, chunkSteps[0]!, options.software);
+}
+
+/**
+ * Where a chunked decode's runs spend their time (onnxruntime's profiler, as the `profile` table):
+ * kernel time by op type per chunk, fp32, fp16 and unfused, and what the kernels leave of each run
+ * (copies of the cache each way, launches, waiting).
+ */
+async function decodeProfile(c: LmConfig, base: WeightStore, s: SampleShape, steps: number, software: boolean): Promise<void> {
+  const chunks = Math.ceil(s.newTokens / steps);
+  console.log(`\n  decode profile: a chunked decode (${steps} per run, ${chunks} runs: the prompt's chunk, then ${chunks - 1} of one token) under onnxruntime's profiler, per run (${PROFILE_WARMUPS} decode to warm up, ${PROFILED_STEPS} profiled)`);
+  if (software) console.log('  webgpu runs on a software adapter here: these figures show what the profile holds, not where a GPU spends its time');
+  for (const variant of CHUNK_VARIANTS.filter((v) => v.name !== 'appended')) {
+    console.log(`\n  ${variant.label(steps)}`);
+    try {
+      const create = async () => {
+        const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'], ...variant.options }, steps, 'greedy');
+        const prompt = benchPrompt(c, s);
+        return { run: () => decodeOnce(decoder, prompt, s, steps), release: () => decoder.release() };
+      };
+      const { summaries } = await profileStep(create, undefined, chunks);
+      for (const summary of summaries) for (const line of profileLines(summary, 'webgpu', undefined, 'chunk')) console.log(line);
+    } catch (e) {
+      console.log(`    failed: ${oneLine(e)}`);
+    }
   }
 }
 
@@ -196,7 +236,7 @@ async function loraStep(c: LmConfig, base: WeightStore, train: { batch: number; 
 }
 
 /** One decoding run's cost: the prompt at once, then one token per row per step, greedy; and how long its session took to build. */
-async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, provider: ExecutionProvider, threads: number, runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number }> {
+async function sampling(c: LmConfig, base: WeightStore, s: SampleShape, provider: ExecutionProvider, threads: number, runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number }> {
   // On a GPU the base is baked (resident on the device); on the CPU a feed is the host's array itself.
   const started = performance.now();
   const decoder = await LmDecoder.create(c, provider === 'cpu' ? { weights: base, threads } : { weights: new WeightStore(), frozen: base, providers: [provider] });
@@ -227,34 +267,57 @@ async function sampling(c: LmConfig, base: WeightStore, s: { batch: number; prom
   }
 }
 
+/** A chunked decoder the sampling table times: what it changes of generate()'s (ChunkedDecoderOptions), and whether only at the first K. */
+interface ChunkVariant {
+  readonly name: string;
+  readonly label: (k: number) => string;
+  readonly options: Pick<ChunkedDecoderOptions, 'cache' | 'precision' | 'fusedOps'>;
+  readonly firstKOnly?: boolean;
+}
+
+const CHUNK_VARIANTS: readonly ChunkVariant[] = [
+  { name: 'fp32', label: (k) => `rlx webgpu, ${k} per run`, options: {} },
+  { name: 'fp16', label: (k) => `fp16, ${k} per run`, options: { precision: 'fp16' } },
+  { name: 'unfused', label: (k) => `${k} per run, unfused`, options: { fusedOps: false }, firstKOnly: true },
+  { name: 'appended', label: (k) => `${k} per run, appended`, options: { cache: 'appended', fusedOps: false }, firstKOnly: true },
+];
+
 /** A chunked row's key in samplingRow's rates. */
-const chunkedKey = (steps: number, cache: ChunkCache, precision: Precision) => `chunked${steps}${cache}${precision}`;
+const chunkedKey = (steps: number, variant: string) => `chunked${steps}${variant}`;
 
 /**
- * The same decoding, greedy, `steps` tokens per session run (the base baked) with the cache laid
- * out as `cache` and the products in `precision`; how long its session took to build, and its
- * model's bytes (fp16 bakes the product weights as float16).
+ * The same decoding, greedy, `steps` tokens per session run (the base baked) as `variant` changes
+ * it; how long its session took to build, and its model's bytes (fp16 bakes the product weights
+ * as float16).
  */
-async function chunkedSampling(c: LmConfig, base: WeightStore, s: { batch: number; prompt: number; newTokens: number }, steps: number, cache: ChunkCache, runs: { warmups: number; minRuns: number; seconds: number }, precision: Precision = 'fp32'): Promise<{ cost: StepCost; createMs: number; modelBytes: number }> {
+async function chunkedSampling(c: LmConfig, base: WeightStore, s: SampleShape, steps: number, variant: ChunkVariant['options'], runs: { warmups: number; minRuns: number; seconds: number }): Promise<{ cost: StepCost; createMs: number; modelBytes: number }> {
   const started = performance.now();
-  const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'], cache, precision }, steps, 'greedy');
+  const decoder = await ChunkedDecoder.create(c, { weights: new WeightStore(), frozen: base, providers: ['webgpu'], ...variant }, steps, 'greedy');
   const createMs = performance.now() - started;
-  const rng = new Rng(3);
-  const prompt = Int32Array.from({ length: s.batch * s.prompt }, () => Math.floor(rng.uniform() * c.vocab));
+  const prompt = benchPrompt(c, s);
   try {
-    const cost = await measure(async () => {
-      const state = decoder.begin(new Int32Array(s.batch));
-      let input = prompt;
-      let width = s.prompt;
-      for (let made = 0; made < s.newTokens; made += steps) {
-        const chunk = await decoder.feed(state, input, width, { mode: 'greedy' });
-        input = Int32Array.from({ length: s.batch }, (_, r) => chunk.tokens[r * steps + steps - 1]!);
-        width = 1;
-      }
-    }, runs);
+    const cost = await measure(() => decodeOnce(decoder, prompt, s, steps), runs);
     return { cost, createMs, modelBytes: decoder.modelBytes };
   } finally {
     await decoder.release();
+  }
+}
+
+/** The sampling rows' prompts: [batch, prompt] seeded random tokens. */
+function benchPrompt(c: LmConfig, s: SampleShape): Int32Array {
+  const rng = new Rng(3);
+  return Int32Array.from({ length: s.batch * s.prompt }, () => Math.floor(rng.uniform() * c.vocab));
+}
+
+/** One greedy decode of `s.newTokens` tokens after `prompt`, `steps` per run. */
+async function decodeOnce(decoder: ChunkedDecoder, prompt: Int32Array, s: SampleShape, steps: number): Promise<void> {
+  const state = decoder.begin(new Int32Array(s.batch));
+  let input = prompt;
+  let width = s.prompt;
+  for (let made = 0; made < s.newTokens; made += steps) {
+    const chunk = await decoder.feed(state, input, width, { mode: 'greedy' });
+    input = Int32Array.from({ length: s.batch }, (_, r) => chunk.tokens[r * steps + steps - 1]!);
+    width = 1;
   }
 }
 

@@ -26,10 +26,12 @@ export interface ProfiledStep {
 /**
  * Builds a step with onnxruntime's profiling on for the sessions it creates (`create` runs with
  * RLX_ORT_PROFILE set), runs it PROFILE_WARMUPS + PROFILED_STEPS times, releases it and summarizes
- * each session's profile. `graph` and `loss` (after `create`, which adds the backward pass to the
- * graph) name the model parts of a transformer's nodes.
+ * each session's profile. Where given, `parts`' graph and loss (after `create`, which adds the
+ * backward pass to the graph) name the model parts of a transformer's nodes. A step that makes
+ * `runsPerStep` session runs (a decode of several chunks) has its first PROFILE_WARMUPS x
+ * runsPerStep runs left out, and the summary's figures are per run.
  */
-export async function profileStep(create: () => Promise<ProfiledStep>, graph: Graph, loss: Tensor): Promise<{ summaries: ProfileSummary[]; partOf: (node: string) => string }> {
+export async function profileStep(create: () => Promise<ProfiledStep>, parts?: { readonly graph: Graph; readonly loss: Tensor }, runsPerStep = 1): Promise<{ summaries: ProfileSummary[]; partOf?: (node: string) => string }> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-profile-'));
   const before = process.env.RLX_ORT_PROFILE;
   try {
@@ -46,10 +48,10 @@ export async function profileStep(create: () => Promise<ProfiledStep>, graph: Gr
     } finally {
       await step.release();
     }
-    const partOf = partOfNode(nodeParts(graph, loss, transformerPart));
+    const partOf = parts ? partOfNode(nodeParts(parts.graph, parts.loss, transformerPart)) : undefined;
     const files = fs.readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
     if (files.length === 0) throw new Error('onnxruntime wrote no profile (RLX_ORT_PROFILE)');
-    return { summaries: files.map((f) => summarizeProfile(readOrtProfile(path.join(folder, f)), { skipRuns: PROFILE_WARMUPS, partOf })), partOf };
+    return { summaries: files.map((f) => summarizeProfile(readOrtProfile(path.join(folder, f)), { skipRuns: PROFILE_WARMUPS * runsPerStep, partOf })), partOf };
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }
@@ -57,8 +59,8 @@ export async function profileStep(create: () => Promise<ProfiledStep>, graph: Gr
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '-');
 
-/** The lines of one profiled step: what was timed, then the op types and the parts. */
-export function profileLines(summary: ProfileSummary, provider: string, partOf?: (node: string) => string): string[] {
+/** The lines of one profiled step (or of what `unit` names, one session run: a chunk): what was timed, then the op types and the parts. */
+export function profileLines(summary: ProfileSummary, provider: string, partOf?: (node: string) => string, unit = 'step'): string[] {
   const { timing, stepMs, kernelMs } = summary;
   const what =
     timing === 'gpu'
@@ -67,12 +69,12 @@ export function profileLines(summary: ProfileSummary, provider: string, partOf?:
         ? 'kernel time (the CPU provider computing each node)'
         : 'host time in each node\'s kernel (no GPU timestamps from this adapter: recording and submitting dispatches, not GPU time)';
   const lines = [
-    `    step ${stepMs.toFixed(1)} ms (onnxruntime's model_run, mean of ${summary.steps} profiled run(s)${summary.skippedRuns === 0 && PROFILE_WARMUPS > 0 ? ', warm-up included: its GPU times could not be split by run' : ''}); ` +
-      `${what} ${kernelMs.toFixed(1)} ms (${pct(kernelMs, stepMs)} of the step) in ${Math.round(summary.kernelsPerStep)} kernels a step`,
+    `    ${unit} ${stepMs.toFixed(1)} ms (onnxruntime's model_run, mean of ${summary.steps} profiled run(s)${summary.skippedRuns === 0 && PROFILE_WARMUPS > 0 ? ', warm-up included: its GPU times could not be split by run' : ''}); ` +
+      `${what} ${kernelMs.toFixed(1)} ms (${pct(kernelMs, stepMs)} of the ${unit}) in ${Math.round(summary.kernelsPerStep)} kernels a ${unit}`,
   ];
-  if (timing === 'gpu') lines.push(`    nodes on the CPU provider: ${Math.round(summary.cpuNodes.kernels)} a step, ${summary.cpuNodes.ms.toFixed(2)} ms (host time)`);
+  if (timing === 'gpu') lines.push(`    nodes on the CPU provider: ${Math.round(summary.cpuNodes.kernels)} a ${unit}, ${summary.cpuNodes.ms.toFixed(2)} ms (host time)`);
   const table = (title: string, rows: readonly TimeShare[]) => {
-    lines.push(`    ${title.padEnd(32)}  ms/step   % kernel     % step   kernels/step`);
+    lines.push(`    ${title.padEnd(32)}  ${`ms/${unit}`.padStart(7)}   % kernel ${`% ${unit}`.padStart(10)}   ${`kernels/${unit}`.padStart(12)}`);
     for (const r of rows) lines.push(`    ${r.key.padEnd(32)} ${r.ms.toFixed(2).padStart(8)} ${pct(r.ms, kernelMs).padStart(10)} ${pct(r.ms, stepMs).padStart(10)} ${r.kernels.toFixed(0).padStart(14)}`);
   };
   const rest = summary.byOp.slice(TOP_OPS);

@@ -290,7 +290,7 @@ async function profileTable(gpu: boolean, software: boolean): Promise<void> {
             const step = await GradientStep.create(grpo.graph, [{ loss: grpo.loss, weights: model.weights.names }], { weights: model.weights, compute: { providers: [provider], threads: false, precision } });
             return { run: () => step.run(feeds), release: () => step.release() };
           };
-          const { summaries, partOf } = await profileStep(create, grpo.graph, grpo.loss);
+          const { summaries, partOf } = await profileStep(create, grpo);
           summaries.forEach((s, i) => {
             if (summaries.length > 1) console.log(`    session ${i + 1} of ${summaries.length}:`);
             for (const line of profileLines(s, provider, partOf)) console.log(line);
@@ -397,7 +397,7 @@ export async function benchGpu(): Promise<void> {
   }
 
   if (tables.has('lora') || tables.has('sampling')) {
-    const options = { quick: QUICK, webgpu: gpu, python: torchPython(), seconds: SECONDS };
+    const options = { quick: QUICK, webgpu: gpu, software: probe.ok && probe.hardwareGpu === false, python: torchPython(), seconds: SECONDS };
     // One set of random weights for both rows (~2 GB at the full shape).
     const base = lmBenchBase(QUICK);
     if (tables.has('lora')) await loraRow(options, base);

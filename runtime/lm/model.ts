@@ -16,7 +16,7 @@
 //   and MASKED where not (the future, and each row's padding). The caller builds it (lm/rows.ts),
 //   so one graph serves any padding.
 import type { Graph, Tensor } from '../tensor/index.js';
-import { applyRotary, rmsNorm, rotaryTables, swiglu } from '../tensor/layers.js';
+import { applyRotary, fusedRmsNorm, fusedRotary, rmsNorm, rotaryCaches, rotaryTables, swiglu } from '../tensor/layers.js';
 import type { LmConfig } from './config.js';
 import { inverseFrequencies } from './rope.js';
 import { layerWeightNames, modelWeightNames, type LinearNames } from './weights.js';
@@ -69,6 +69,13 @@ export interface LmOptions {
    * (K x layers attention blocks) sets it; other graphs keep their ops as they were.
    */
   readonly namedDims?: boolean;
+  /**
+   * RMSNorm and the rotary embedding as onnxruntime's fused kernels (tensor/layers.ts: one
+   * dispatch each on a GPU, where the primitives take six and seven), for graphs only run
+   * forward: these ops have no gradient rule. The rotation reads tables of `fusedOps.positions`
+   * positions, so every position fed must lie below it. The chunked decoder sets it.
+   */
+  readonly fusedOps?: { readonly positions: number };
 }
 
 /** The model over `inputs`; `w` holds every weight of modelWeightNames(c) (and the adapters of `options.lora`). */
@@ -82,13 +89,23 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
     if (!adapter) return y;
     return g.add(y, g.mul(g.matmul(g.matmul(x, weight(adapter.a)), weight(adapter.b)), lora!.scale));
   };
+  const fused = options.fusedOps;
+  const rms = (x: Tensor, w: Tensor) => (fused ? fusedRmsNorm : rmsNorm)(g, x, w, c.norm.epsilon);
   const norm = (x: Tensor, n: { weight: string; bias?: string }): Tensor =>
-    c.norm.kind === 'rms' ? rmsNorm(g, x, weight(n.weight), c.norm.epsilon) : g.layerNorm(x, weight(n.weight), weight(n.bias!), c.norm.epsilon);
+    c.norm.kind === 'rms' ? rms(x, weight(n.weight)) : g.layerNorm(x, weight(n.weight), weight(n.bias!), c.norm.epsilon);
 
   const { tokens, positions } = inputs;
   let x = g.gather(weight(names.embed), tokens); // [B, T, C]
   if (names.positionTable) x = g.add(x, g.gather(weight(names.positionTable), positions));
-  const rotary = c.rope ? rotaryTables(g, positions, inverseFrequencies(c)) : undefined;
+  // The fused rotation reads tables of every position; the primitives compute this run's.
+  let rotate: ((x: Tensor) => Tensor) | undefined;
+  if (c.rope && fused) {
+    const caches = rotaryCaches(g, inverseFrequencies(c), fused.positions);
+    rotate = (x) => fusedRotary(g, x, positions, caches);
+  } else if (c.rope) {
+    const tables = rotaryTables(g, positions, inverseFrequencies(c));
+    rotate = (x) => applyRotary(g, x, tables);
+  }
   // [B, T, P + T] -> [B, 1, 1, T, P + T]: broadcast over key/value heads and each one's query group.
   const mask = g.unsqueeze(inputs.mask, [1, 2]);
 
@@ -101,15 +118,15 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
     // [B, T, heads * D] -> [B, heads, T, D], with Qwen3's norm over each head's channels first.
     const heads = (y: Tensor, count: number, headNorm?: string) => {
       const split = g.reshape(y, [0, 0, count, D]);
-      return g.transpose(headNorm ? rmsNorm(g, split, weight(headNorm), c.norm.epsilon) : split, [0, 2, 1, 3]);
+      return g.transpose(headNorm ? rms(split, weight(headNorm)) : split, [0, 2, 1, 3]);
     };
     let [q, k, v] = projections(g, h, n, c, weight, linear, lora);
     q = heads(q, H, n.qNorm);
     k = heads(k, KV, n.kNorm);
     v = heads(v, KV);
-    if (rotary) {
-      q = applyRotary(g, q, rotary);
-      k = applyRotary(g, k, rotary);
+    if (rotate) {
+      q = rotate(q);
+      k = rotate(k);
     }
     const past = inputs.past?.[l];
     const joined = !past ? { key: k, value: v } : inputs.joinCache ? inputs.joinCache(l, past, k, v) : { key: g.concat([past.key, k], 2), value: g.concat([past.value, v], 2) }; // [B, KV, P + T, D]

@@ -645,13 +645,16 @@ export class Graph {
   }
 
   /**
-   * Any ONNX op of the default domain, for ops this builder does not wrap. You state the
-   * output dtype and shape; such an op has no gradient rule unless one is added to gradients.ts.
+   * Any ONNX op, for ops this builder does not wrap: of the default domain, or of `domain`
+   * (ORT_DOMAIN: onnxruntime's fused kernels, for graphs that are only run forward). You state
+   * the output dtype and shape; such an op has no gradient rule unless one is added to
+   * gradients.ts. A domain's op is named `<domain>:<op>` (opOfDomain).
    */
-  custom(op: string, inputs: readonly Tensor[], out: { dtype: DType; shape: Shape; attrs?: Attrs }): Tensor {
+  custom(op: string, inputs: readonly Tensor[], out: { dtype: DType; shape: Shape; attrs?: Attrs; domain?: string }): Tensor {
     for (const t of inputs) this.own(t, op);
     if (RESERVED_OPS.has(op)) throw new Error(`custom: '${op}' is built in; use its own method`);
-    return this.node(op, inputs, out.attrs ?? {}, out.dtype, out.shape);
+    if (op.includes(':')) throw new Error(`custom: '${op}': give the domain as \`domain\`, not in the op's name`);
+    return this.node(out.domain ? `${out.domain}:${op}` : op, inputs, out.attrs ?? {}, out.dtype, out.shape);
   }
 
   // ---- internals -------------------------------------------------------------------
@@ -763,6 +766,15 @@ export class Graph {
 }
 
 // Ops with dedicated builders (and leaves), which custom() must not be used to fake.
+/** onnxruntime's own operator domain (its contrib ops: fused kernels such as RotaryEmbedding). */
+export const ORT_DOMAIN = 'com.microsoft';
+
+/** A node's domain and op type: `com.microsoft:RotaryEmbedding` is RotaryEmbedding of com.microsoft; a plain op is of the default domain (''). */
+export function opOfDomain(op: string): { readonly domain: string; readonly opType: string } {
+  const colon = op.lastIndexOf(':');
+  return colon < 0 ? { domain: '', opType: op } : { domain: op.slice(0, colon), opType: op.slice(colon + 1) };
+}
+
 const RESERVED_OPS = new Set(['Input', 'Param', 'Const', 'StopGradient', CUSTOM_GRADIENT]);
 
 /** The number 1, or a rank-0 constant holding 1. */

@@ -2,7 +2,7 @@
 // by every family in runtime/lm (Llama, Qwen2, Qwen3 use RMSNorm, SiLU and rotary embeddings;
 // GPT-2 the graph's own layerNorm and gelu). Each is differentiable through the primitives'
 // rules; each computes what transformers' float32 eager code computes, in the same order.
-import type { Graph } from './graph.js';
+import { ORT_DOMAIN, type Graph } from './graph.js';
 import type { Tensor } from './tensor.js';
 
 /** RMSNorm over the last axis: x / sqrt(mean(x^2) + epsilon) * weight (Zhang & Sennrich 2019; LlamaRMSNorm). */
@@ -41,4 +41,45 @@ export function applyRotary(g: Graph, x: Tensor, tables: { cos: Tensor; sin: Ten
   const D = x.shape[x.rank - 1] as number;
   const rotated = g.concat([g.neg(g.slice(x, -1, D / 2, D)), g.slice(x, -1, 0, D / 2)], -1);
   return g.add(g.mul(x, tables.cos), g.mul(rotated, tables.sin));
+}
+
+// Fused forms of the same layers, for graphs that are only run forward (the chunked decoder): one
+// onnxruntime kernel each where the primitives above take six (RMSNorm) or seven (a rotation). On
+// a GPU every kernel is a dispatch, and a decode step of a small batch is mostly dispatches.
+// Neither has a gradient rule; both compute in float32 what the primitives compute, in another
+// order (within a few float32 ulps).
+
+/** RMSNorm as onnxruntime's SimplifiedLayerNormalization (an op of its own, in the default domain): x / sqrt(mean(x^2) + epsilon) * weight over the last axis. */
+export function fusedRmsNorm(g: Graph, x: Tensor, weight: Tensor, epsilon: number): Tensor {
+  return g.custom('SimplifiedLayerNormalization', [x, weight], { dtype: x.dtype, shape: x.shape, attrs: { axis: -1, epsilon } });
+}
+
+/**
+ * rotaryTables' values for every position below `positions`, as onnxruntime's RotaryEmbedding
+ * reads them: cos and sin [positions, D/2] (the "rotate half" layout repeats them for the second
+ * half). Each angle is the float32 product position x frequency, as transformers and
+ * rotaryTables compute it, its cosine and sine rounded to float32. Made once per graph for the
+ * same frequencies and length: a graph of K decode steps holds one pair.
+ */
+export function rotaryCaches(g: Graph, inverseFrequencies: Float32Array, positions: number): { cos: Tensor; sin: Tensor } {
+  return g.memo(`rotaryCaches:${positions}:${inverseFrequencies.join(',')}`, () => buildRotaryCaches(g, inverseFrequencies, positions));
+}
+
+function buildRotaryCaches(g: Graph, inverseFrequencies: Float32Array, positions: number): { cos: Tensor; sin: Tensor } {
+  const half = inverseFrequencies.length;
+  const cos = new Float32Array(positions * half);
+  const sin = new Float32Array(positions * half);
+  for (let p = 0; p < positions; p++) {
+    for (let i = 0; i < half; i++) {
+      const angle = Math.fround(p * inverseFrequencies[i]!);
+      cos[p * half + i] = Math.cos(angle);
+      sin[p * half + i] = Math.sin(angle);
+    }
+  }
+  return { cos: g.const(cos, { dtype: 'float32', shape: [positions, half] }), sin: g.const(sin, { dtype: 'float32', shape: [positions, half] }) };
+}
+
+/** x [B, H, T, D] rotated at int64 `positions` [B, T] by onnxruntime's RotaryEmbedding over rotaryCaches' tables: applyRotary's result. Positions must lie below the tables' length. */
+export function fusedRotary(g: Graph, x: Tensor, positions: Tensor, caches: { cos: Tensor; sin: Tensor }): Tensor {
+  return g.custom('RotaryEmbedding', [x, positions, caches.cos, caches.sin], { dtype: x.dtype, shape: x.shape, attrs: { interleaved: 0 }, domain: ORT_DOMAIN });
 }

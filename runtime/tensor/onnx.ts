@@ -4,7 +4,7 @@
 
 import { WEBGPU_LOWERINGS, type LoweringWriter } from './webgpu-lowering.js';
 import { FLOAT_DATA_TYPE, type FloatType, HalfPrecisionPlan, halfBits, type Precision } from './mixed-precision.js';
-import { CUSTOM_GRADIENT, type Graph } from './graph.js';
+import { CUSTOM_GRADIENT, type Graph, opOfDomain } from './graph.js';
 import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
 import { isUnknownDim } from './shape.js';
 import type { AttrValue, ConstValue, Tensor } from './tensor.js';
@@ -115,7 +115,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
   const outputIO: ModelIO[] = outputs.map(([name, t]) => ({ name, dtype: t.dtype, shape: t.shape, isParam: false }));
   const model = {
     ir_version: IR_VERSION,
-    opset_import: [{ domain: '', version: OPSET }],
+    opset_import: [{ domain: '', version: OPSET }, ...[...writer.domains].map((domain) => ({ domain, version: 1 }))],
     producer_name: 'rlx',
     producer_version: '0.1.0',
     doc_string: options.docString,
@@ -190,6 +190,8 @@ class ModelWriter implements LoweringWriter {
   outputNames: ReadonlySet<string> = new Set();
   /** The float32 parameters baked as initializers, by name (bakeHalfCasts). */
   private readonly baked = new Map<string, Float32Array>();
+  /** The operator domains besides the default one that nodes use (ORT_DOMAIN), each imported at version 1. */
+  readonly domains = new Set<string>();
 
   constructor(
     private readonly bake: ParamSource | undefined,
@@ -258,11 +260,13 @@ class ModelWriter implements LoweringWriter {
       else attrs.push([key, value]);
     }
     if (op === 'StopGradient') op = 'Identity';
-    this.node(op, inputs, output, `${t.op}_${t.id}`, attrs);
+    const { domain, opType } = opOfDomain(op);
+    if (domain !== '') this.domains.add(domain);
+    this.node(opType, inputs, output, `${opType}_${t.id}`, attrs, domain);
   }
 
-  node(opType: string, inputs: string[], output: string, name: string, attrs: readonly [string, AttrValue][]): void {
-    this.nodes.push({ op_type: opType, input: inputs, output: [output], name, attribute: attrs.map(([k, v]) => attribute(k, v, name)) });
+  node(opType: string, inputs: string[], output: string, name: string, attrs: readonly [string, AttrValue][], domain = ''): void {
+    this.nodes.push({ op_type: opType, input: inputs, output: [output], name, attribute: attrs.map(([k, v]) => attribute(k, v, name)), ...(domain ? { domain } : {}) });
   }
 
   emit(op: string, inputs: readonly string[], attrs: readonly [string, AttrValue][] = [], output?: string): string {
