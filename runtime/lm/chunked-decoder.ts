@@ -19,11 +19,13 @@
 // With `precision: 'fp16'` (the rollouts of a LoRA run in fp16 on a GPU: rollout-device.ts) the
 // session is written by mixed-precision.ts's lowering: float16 products, the frozen base baked as
 // float16 where only products read it (half its bytes). The softmax, log-softmax and the draw's
-// cumulative sum stay float32 (its rules), and so does the key/value cache: fed, fetched and
-// written (ScatterND) in float32, read by the attention products through float16 casts. A
-// float16 cache would halve the bytes crossing per chunk (on WebGPU the same tokens, as every
-// read is such a cast) but needs a float16 feed, which Graph and Session lack, and Uint16 arrays
-// where the one-step decoder shares DecodeState's Float32Array (docs/gpu.md "Generation on a GPU").
+// cumulative sum stay float32 (its rules). The key/value cache crosses as float16 (cacheType,
+// DecoderOptions.cacheType: half the bytes a chunk): cast to float32 as it comes in, written
+// (ScatterND) in float32, read by the attention products through float16 casts, and cast to
+// float16 as it goes out. As every read of it is such a cast, WebGPU gives the float32 cache's
+// tokens and log-probs bit for bit. The host holds its bits (DecodeState, Uint16Array), which
+// the one-step decoder refuses: a batch begins with this decoder's begin() (docs/gpu.md
+// "Generation on a GPU").
 import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';
@@ -78,7 +80,8 @@ interface StepInputs {
 /**
  * K decode steps into `g`. Inputs: `tokens` [B, T] (the chunk's new tokens) and the cache
  * [B, KV, P, D] of `cacheType` (float16: cast to float32 as it comes in, and the cache going out
- * cast to float16, so the graph between computes as with a float32 cache); the chunk's positions and masks as `cache` lays them out:
+ * cast to float16, so the graph between computes as with a float32 cache); the chunk's
+ * positions and masks as `cache` lays them out:
  * - fixed: step 0's `positions` [B, T] and `mask` [B, T, C] over the capacity C = P + T + K - 1,
  *   where step 0's join puts each position (`cache_slots`), and the later steps' positions,
  *   masks and write positions (chunked-cache.ts);
@@ -237,8 +240,9 @@ export class ChunkedDecoder {
   }
 
   /**
-   * Feeds `tokens` [rows, count] at the next `count` positions of `state` (a state of
-   * LmDecoder.begin) and decodes `steps` tokens after them; the cache grows by count + steps - 1.
+   * Feeds `tokens` [rows, count] at the next `count` positions of `state` (a state of this
+   * decoder's begin(), or LmDecoder.begin's where the cache is float32) and decodes `steps`
+   * tokens after them; the cache grows by count + steps - 1.
    */
   async feed(state: DecodeState, tokens: Int32Array, count: number, choice: ChunkChoice): Promise<Chunk> {
     if (choice.mode !== this.mode) throw new Error(`chunked decoder: built to ${this.mode}, asked to ${choice.mode}`);
