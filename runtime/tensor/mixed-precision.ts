@@ -16,12 +16,12 @@
 //
 // So the model's inputs (batches, the float32 master weights) and outputs (loss, metrics,
 // gradients) keep their types (float32; a float16 input, cast to float32 by the graph, is read
-// as it is where a node needs it in float16); the residual stream, which starts at the float32 embedding, stays
-// float32 as under autocast, and the products in and out of it run in float16. The backward
-// pass is ops of the same graph, so the same rules apply to it: dx = dy W^T and dW = x^T dy in
-// float16, bias and embedding gradients summed in float32. Gradients that float16 cannot hold
-// (below ~6e-8) vanish unless the loss is scaled first: GradientParts' `lossScale`, with the
-// scale kept by LossScaler (loss-scale.ts).
+// as it is where a node needs it in float16); the residual stream, which starts at the float32
+// embedding, stays float32 as under autocast, and the products in and out of it run in
+// float16. The backward pass is ops of the same graph, so the same rules apply to it:
+// dx = dy W^T and dW = x^T dy in float16, bias and embedding gradients summed in float32.
+// Gradients that float16 cannot hold (below ~6e-8) vanish unless the loss is scaled first:
+// GradientParts' `lossScale`, with the scale kept by LossScaler (loss-scale.ts).
 
 import type { Tensor } from './tensor.js';
 import { isStatic, numel } from './types.js';
