@@ -151,9 +151,10 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
     }
   }
   // Each K in fp32 and in fp16 (the rollouts of a LoRA run with precision fp16: float16 products,
-  // the base baked as float16), as generate() decodes; at the first K also what it replaced, in
-  // the same run: the primitives' RMSNorm and rotation instead of onnxruntime's fused kernels, and
-  // the cache grown by a Concat per step, whose session takes far longer to build (chunked-cache.ts).
+  // the base baked as float16, the cache crossing as float16), as generate() decodes; at the first
+  // K also what it replaced, in the same run: fp16 with its cache crossing as float32, the
+  // primitives' RMSNorm and rotation instead of onnxruntime's fused kernels, and the cache grown
+  // by a Concat per step, whose session takes far longer to build (chunked-cache.ts).
   const chunkSteps = shapes(options.quick).chunkSteps;
   for (const steps of chunkSteps) {
     for (const variant of CHUNK_VARIANTS) {
@@ -184,7 +185,8 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
     const half = chunkedKey(steps, 'fp16');
     const replaced = steps === chunkSteps[0] ? `; / unfused: ${ratio(key, chunkedKey(steps, 'unfused'))}x; / its appended cache: ${ratio(key, chunkedKey(steps, 'appended'))}x` : '';
     console.log(`  rlx webgpu, ${steps} per run / rlx cpu: ${ratio(key, 'cpu')}x; / rlx webgpu one per run: ${ratio(key, 'webgpu')}x; / PyTorch: ${ratio(key, 'torch')}x${replaced}`);
-    console.log(`  fp16, ${steps} per run / fp32: ${ratio(half, key)}x; / PyTorch: ${ratio(half, 'torch')}x`);
+    const halfCache = steps === chunkSteps[0] ? `; / its float32 cache: ${ratio(half, chunkedKey(steps, 'fp16-float32-cache'))}x` : '';
+    console.log(`  fp16, ${steps} per run / fp32: ${ratio(half, key)}x; / PyTorch: ${ratio(half, 'torch')}x${halfCache}`);
   }
   if (options.webgpu) await decodeProfile(config, base, sample, chunkSteps[0]!, options.software);
 }
@@ -198,7 +200,7 @@ async function decodeProfile(c: LmConfig, base: WeightStore, s: SampleShape, ste
   const chunks = Math.ceil(s.newTokens / steps);
   console.log(`\n  decode profile: a chunked decode (${steps} per run, ${chunks} runs: the prompt's chunk, then ${chunks - 1} of one token) under onnxruntime's profiler, per run (${PROFILE_WARMUPS} decode to warm up, ${PROFILED_STEPS} profiled)`);
   if (software) console.log('  webgpu runs on a software adapter here: these figures show what the profile holds, not where a GPU spends its time');
-  for (const variant of CHUNK_VARIANTS.filter((v) => v.name !== 'appended')) {
+  for (const variant of CHUNK_VARIANTS.filter((v) => v.name === 'fp32' || v.name === 'fp16' || v.name === 'unfused')) {
     console.log(`\n  ${variant.label(steps)}`);
     try {
       const create = async () => {
@@ -271,13 +273,14 @@ async function sampling(c: LmConfig, base: WeightStore, s: SampleShape, provider
 interface ChunkVariant {
   readonly name: string;
   readonly label: (k: number) => string;
-  readonly options: Pick<ChunkedDecoderOptions, 'cache' | 'precision' | 'fusedOps'>;
+  readonly options: Pick<ChunkedDecoderOptions, 'cache' | 'precision' | 'fusedOps' | 'cacheType'>;
   readonly firstKOnly?: boolean;
 }
 
 const CHUNK_VARIANTS: readonly ChunkVariant[] = [
   { name: 'fp32', label: (k) => `rlx webgpu, ${k} per run`, options: {} },
   { name: 'fp16', label: (k) => `fp16, ${k} per run`, options: { precision: 'fp16' } },
+  { name: 'fp16-float32-cache', label: (k) => `fp16, ${k}, float32 cache`, options: { precision: 'fp16', cacheType: 'float32' }, firstKOnly: true },
   { name: 'unfused', label: (k) => `${k} per run, unfused`, options: { fusedOps: false }, firstKOnly: true },
   { name: 'appended', label: (k) => `${k} per run, appended`, options: { cache: 'appended', fusedOps: false }, firstKOnly: true },
 ];

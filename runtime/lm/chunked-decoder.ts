@@ -25,15 +25,17 @@
 // With `precision: 'fp16'` (the rollouts of a LoRA run in fp16 on a GPU: rollout-device.ts) the
 // session is written by mixed-precision.ts's lowering: float16 products, the frozen base baked as
 // float16 where only products read it (half its bytes). The softmax, log-softmax and the draw's
-// cumulative sum stay float32 (its rules), and so does the key/value cache: fed, fetched and
-// written (ScatterND) in float32, read by the attention products through float16 casts. A
-// float16 cache would halve the bytes crossing per chunk (on WebGPU the same tokens, as every
-// read is such a cast) but needs a float16 feed, which Graph and Session lack, and Uint16 arrays
-// where the one-step decoder shares DecodeState's Float32Array (docs/gpu.md "Generation on a GPU").
+// cumulative sum stay float32 (its rules). The key/value cache crosses as float16 (cacheType,
+// DecoderOptions.cacheType: half the bytes a chunk): cast to float32 as it comes in, written
+// (ScatterND) in float32, read by the attention products through float16 casts, and cast to
+// float16 as it goes out. As every read of it is such a cast, WebGPU gives the float32 cache's
+// tokens and log-probs bit for bit. The host holds its bits (DecodeState, Uint16Array), which
+// the one-step decoder refuses: a batch begins with this decoder's begin() (docs/gpu.md
+// "Generation on a GPU").
 import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';
-import { DECODER_IO, emptyDecodeState, type DecodeState, type DecoderOptions } from './decoder.js';
+import { cacheTypeOf, DECODER_IO, emptyDecodeState, type CachedTensor, type CacheType, type DecodeState, type DecoderOptions } from './decoder.js';
 import { FIXED_CACHE_IO, fixedCacheFeeds } from './chunked-cache.js';
 import { causalLm, type LmInputs, type LmOptions, type Weights } from './model.js';
 import { attentionMask, rowPositions } from './rows.js';
@@ -83,7 +85,9 @@ interface StepInputs {
 
 /**
  * K decode steps into `g`. Inputs: `tokens` [B, T] (the chunk's new tokens) and the cache
- * [B, KV, P, D]; the chunk's positions and masks as `cache` lays them out:
+ * [B, KV, P, D] of `cacheType` (float16: cast to float32 as it comes in, and the cache going out
+ * cast to float16, so the graph between computes as with a float32 cache); the chunk's
+ * positions and masks as `cache` lays them out:
  * - fixed: step 0's `positions` [B, T] and `mask` [B, T, C] over the capacity C = P + T + K - 1,
  *   where step 0's join puts each position (`cache_slots`), and the later steps' positions,
  *   masks and write positions (chunked-cache.ts);
@@ -92,14 +96,12 @@ interface StepInputs {
  * Outputs the chosen tokens and their log-probs [B, K] and the cache [B, KV, P + T + K - 1, D].
  * T and P (and C) are symbolic: one graph serves the prompt's chunk and every later one.
  */
-export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights, steps: number, mode: ChunkMode, options: LmOptions = {}, cache: ChunkCache = 'fixed'): Record<string, Tensor> {
+export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights, steps: number, mode: ChunkMode, options: LmOptions = {}, cache: ChunkCache = 'fixed', cacheType: CacheType = 'float32'): Record<string, Tensor> {
   if (!Number.isInteger(steps) || steps < 1) throw new Error(`chunked decoder: steps must be a positive integer (got ${steps})`);
   const { kvHeads: KV, headDim: D, vocab: V } = config;
   const tokens = g.input(IO.tokens, 'int64', ['B', 'T']);
-  let past = Array.from({ length: config.layers }, (_, l) => ({
-    key: g.input(IO.pastKey(l), 'float32', ['B', KV, 'P', D]),
-    value: g.input(IO.pastValue(l), 'float32', ['B', KV, 'P', D]),
-  }));
+  const cacheInput = (name: string) => g.cast(g.input(name, cacheType, ['B', KV, 'P', D]), 'float32');
+  let past = Array.from({ length: config.layers }, (_, l) => ({ key: cacheInput(IO.pastKey(l)), value: cacheInput(IO.pastValue(l)) }));
   const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps, KV) : appendedStepInputs(g, steps);
   const sampling = mode === 'sample' ? { uniforms: g.input(IO.uniforms, 'float32', [steps, 'B']), inverseTemperature: g.input(IO.inverseTemperature, 'float32', [1]) } : undefined;
   const chosen: Tensor[] = [];
@@ -124,8 +126,8 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
     [IO.chosenLogProbs]: steps === 1 ? logProbs[0]! : g.concat(logProbs, 1),
   };
   past.forEach((p, l) => {
-    outputs[IO.presentKey(l)] = p.key;
-    outputs[IO.presentValue(l)] = p.value;
+    outputs[IO.presentKey(l)] = g.cast(p.key, cacheType);
+    outputs[IO.presentValue(l)] = g.cast(p.value, cacheType);
   });
   return outputs;
 }
@@ -185,6 +187,11 @@ function drawn(g: Graph, logits: Tensor, uniforms: Tensor, inverseTemperature: T
   return g.cast(g.min(below, V - 1), 'int64');
 }
 
+/** The cache's element type unless asked: float16 in fp16 (the products read it through float16 casts anyway), float32 in fp32. */
+export function defaultCacheType(precision: Precision): CacheType {
+  return precision === 'fp16' ? 'float16' : 'float32';
+}
+
 /** The tokens a chunk chose: row r's step k at r * steps + k. */
 export interface Chunk {
   readonly tokens: Int32Array;
@@ -216,6 +223,7 @@ export class ChunkedDecoder {
     readonly mode: ChunkMode,
     readonly cache: ChunkCache = 'fixed',
     readonly precision: Precision = 'fp32',
+    readonly cacheType: CacheType = 'float32',
     /** With fused ops, the positions the rotation's tables hold: every position fed lies below. */
     readonly positions?: number,
   ) {}
@@ -230,10 +238,11 @@ export class ChunkedDecoder {
     // The fused rotation's tables cover the model's context and a last chunk's steps past it.
     const positions = options.fusedOps === false ? undefined : config.context + steps;
     const lmOptions: LmOptions = { lora: options.lora, logitBias: options.logitBias, ...(positions !== undefined ? { fusedOps: { positions } } : {}) };
-    const outputs = chunkedDecoderGraph(g, config, weights, steps, mode, lmOptions, cache);
     const precision = options.precision ?? 'fp32';
+    const cacheType = options.cacheType ?? defaultCacheType(precision);
+    const outputs = chunkedDecoderGraph(g, config, weights, steps, mode, lmOptions, cache, cacheType);
     const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads, graphOptimizationLevel: options.graphOptimizationLevel, precision });
-    return new ChunkedDecoder(session, config, steps, mode, cache, precision, positions);
+    return new ChunkedDecoder(session, config, steps, mode, cache, precision, cacheType, positions);
   }
 
   /** The bytes of the model its session loaded, baked weights included (bench/gpu-lm.ts prints them). */
@@ -242,17 +251,20 @@ export class ChunkedDecoder {
     return bytes.length + (externalData?.chunks.reduce((a, c) => a + c.bytes.length, 0) ?? 0);
   }
 
-  /** A fresh state for rows starting at `starts` (their left padding). */
+  /** A fresh state for rows starting at `starts` (their left padding), its cache of this decoder's cacheType. */
   begin(starts: Int32Array): DecodeState {
-    return emptyDecodeState(this.config, starts);
+    return emptyDecodeState(this.config, starts, this.cacheType);
   }
 
   /**
-   * Feeds `tokens` [rows, count] at the next `count` positions of `state` (a state of
-   * LmDecoder.begin) and decodes `steps` tokens after them; the cache grows by count + steps - 1.
+   * Feeds `tokens` [rows, count] at the next `count` positions of `state` (a state of this
+   * decoder's begin(), or LmDecoder.begin's where the cache is float32) and decodes `steps`
+   * tokens after them; the cache grows by count + steps - 1.
    */
   async feed(state: DecodeState, tokens: Int32Array, count: number, choice: ChunkChoice): Promise<Chunk> {
     if (choice.mode !== this.mode) throw new Error(`chunked decoder: built to ${this.mode}, asked to ${choice.mode}`);
+    const held = cacheTypeOf(state);
+    if (held !== this.cacheType) throw new Error(`chunked decoder: feeds its key/value cache as ${this.cacheType}, the state's is ${held}: begin the batch with this decoder's begin()`);
     const rows = state.starts.length;
     const K = this.steps;
     const from = state.length;
@@ -273,9 +285,11 @@ export class ChunkedDecoder {
     }
     const out = await this.session.runTensors(feeds);
     const dims = [rows, this.config.kvHeads, from + width, this.config.headDim];
+    // The session's output type is the cache's (Float32Array or the float16 bits' Uint16Array).
+    const cached = (name: string) => ({ data: out[name]!.data, dims }) as CachedTensor;
     for (let l = 0; l < this.config.layers; l++) {
-      state.cache[IO.pastKey(l)] = { data: out[IO.presentKey(l)]!.data as Float32Array, dims };
-      state.cache[IO.pastValue(l)] = { data: out[IO.presentValue(l)]!.data as Float32Array, dims };
+      state.cache[IO.pastKey(l)] = cached(IO.presentKey(l));
+      state.cache[IO.pastValue(l)] = cached(IO.presentValue(l));
     }
     state.length = from + width;
     const chosen = out[IO.chosen]!.data as BigInt64Array;

@@ -43,14 +43,34 @@ export interface DecoderOptions {
    * The one-step session is float32 whatever this says. Default 'fp32'.
    */
   readonly precision?: Precision;
+  /**
+   * The element type in which the chunked companions feed and fetch the key/value cache:
+   * default float16 where `precision` is 'fp16' (half the bytes crossing per chunk; the graph
+   * computes on its float32 casts), float32 otherwise. The one-step session's is float32
+   * whatever this says.
+   */
+  readonly cacheType?: CacheType;
 }
+
+/** The element type of a decode state's key/value cache on the host: float16 as its bits (Uint16Array). */
+export type CacheType = 'float32' | 'float16';
+
+/** One layer's keys or values [B, KV, P, D]. */
+export type CachedTensor = { data: Float32Array; dims: number[] } | { data: Uint16Array; dims: number[] };
 
 /** A batch being decoded: its rows' starts and the cache so far. */
 export interface DecodeState {
   readonly starts: Int32Array;
   /** Positions decoded so far (the cache's length P). */
   length: number;
-  cache: Record<string, { data: Float32Array; dims: number[] }>;
+  /** Float32 (the one-step decoder's); float16 bits only from a chunked decoder that feeds its cache so (ChunkedDecoder.begin). */
+  cache: Record<string, CachedTensor>;
+}
+
+/** The element type of `state`'s cache. */
+export function cacheTypeOf(state: DecodeState): CacheType {
+  const first = Object.values(state.cache)[0];
+  return first?.data instanceof Uint16Array ? 'float16' : 'float32';
 }
 
 /** Arrays with their dims (int64 tokens and positions, float32 mask and cache), as a session is fed. */
@@ -97,9 +117,10 @@ export interface DecoderCompanion {
   release(): Promise<void>;
 }
 
-/** A decode state of `config` with nothing decoded yet, for rows starting at `starts`. */
-export function emptyDecodeState(config: LmConfig, starts: Int32Array): DecodeState {
-  const empty = { data: new Float32Array(0), dims: [starts.length, config.kvHeads, 0, config.headDim] };
+/** A decode state of `config` with nothing decoded yet, for rows starting at `starts`, its cache of `type`. */
+export function emptyDecodeState(config: LmConfig, starts: Int32Array, type: CacheType = 'float32'): DecodeState {
+  const dims = [starts.length, config.kvHeads, 0, config.headDim];
+  const empty: CachedTensor = type === 'float16' ? { data: new Uint16Array(0), dims } : { data: new Float32Array(0), dims };
   const cache: DecodeState['cache'] = {};
   for (let l = 0; l < config.layers; l++) cache[IO.pastKey(l)] = cache[IO.pastValue(l)] = empty;
   return { starts, length: 0, cache };
@@ -160,13 +181,14 @@ export class LmDecoder {
 
   /** Feeds `tokens` [rows, count] at the next `count` positions; returns the last position's logits [rows, V]. */
   async feed(state: DecodeState, tokens: Int32Array, count: number): Promise<Float32Array> {
+    if (cacheTypeOf(state) !== 'float32') throw new Error('decoder: this state\'s key/value cache is float16 (a chunked decoder\'s, ChunkedDecoder.begin); the one-step decoder reads float32: begin the batch with LmDecoder.begin');
     const rows = state.starts.length;
     const from = state.length;
     const out = await this.run({
       [IO.tokens]: { data: BigInt64Array.from(tokens, (t) => BigInt(t)), dims: [rows, count] },
       [IO.positions]: { data: rowPositions(state.starts, from, count), dims: [rows, count] },
       [IO.mask]: { data: attentionMask(state.starts, from, count), dims: [rows, count, from + count] },
-      ...state.cache,
+      ...(state.cache as Record<string, { data: Float32Array; dims: number[] }>),
     });
     const dims = [rows, this.config.kvHeads, from + count, this.config.headDim];
     for (let l = 0; l < this.config.layers; l++) {

@@ -90,7 +90,7 @@ export async function generateInChunks(decoder: LmDecoder, prompts: readonly (re
   const padded = leftPad(prompts, options.padId);
   const chunked = await chunkedDecoder(decoder, options.greedy ? 'greedy' : 'sample', steps);
   const choice: ChunkChoice = options.greedy ? { mode: 'greedy' } : { mode: 'sample', temperature: options.temperature ?? 1, uniform: () => options.rng!.uniform() };
-  const state = decoder.begin(padded.starts);
+  const state = chunked.begin(padded.starts);
   const out: { ids: number[]; logProbs: number[]; finish: 'stop' | 'length' }[] = prompts.map(() => ({ ids: [], logProbs: [], finish: 'length' }));
   const done = new Uint8Array(rows);
   let open = rows;

@@ -688,6 +688,7 @@ export class Graph {
   }
 
   private node(op: string, inputs: readonly Tensor[], attrs: Attrs, dtype: DType, shape: Shape, name?: string, value?: ConstValue): Tensor {
+    if (op !== 'Cast' && (inputs.some((t) => t.dtype === 'float16') || (dtype === 'float16' && op !== 'Input'))) refuseHalf(op, inputs, dtype);
     const t = new Tensor(this, this.nodeList.length, op, inputs, attrs, dtype, [...shape], name, value);
     this.nodeList.push(t);
     return t;
@@ -781,6 +782,17 @@ const RESERVED_OPS = new Set(['Input', 'Param', 'Const', 'StopGradient', CUSTOM_
 function isScalarOne(x: Operand): boolean {
   if (typeof x === 'number') return x === 1;
   return x.op === 'Const' && x.rank === 0 && Number(x.value!.data[0]) === 1;
+}
+
+/**
+ * A float16 tensor is an input or output of the model that crosses to the device in half the
+ * bytes: the graph casts it and computes in float32 (or where mixed-precision.ts lowers it,
+ * float16), so every other op on it is refused.
+ */
+function refuseHalf(op: string, inputs: readonly Tensor[], dtype: DType): never {
+  const half = inputs.find((t) => t.dtype === 'float16');
+  const what = half ? `reads ${half.describe()}` : `would write ${dtype}`;
+  throw new Error(`${op}: ${what}; a Graph only declares float16 inputs and casts to or from float16 (g.cast(x, 'float32'), g.cast(y, 'float16')), precision 'fp16' decides where products compute in float16`);
 }
 
 /** Whether `one` multiplies `x` without changing its dtype or shape (a number, or a rank-0 tensor of x's dtype). */

@@ -15,12 +15,13 @@
 //     within 2^-11 of its value) does not vote: it takes the others' type, so `0.5 * x` stays float16 when x is.
 //
 // So the model's inputs (batches, the float32 master weights) and outputs (loss, metrics,
-// gradients) stay float32; the residual stream, which starts at the float32 embedding, stays
-// float32 as under autocast, and the products in and out of it run in float16. The backward
-// pass is ops of the same graph, so the same rules apply to it: dx = dy W^T and dW = x^T dy in
-// float16, bias and embedding gradients summed in float32. Gradients that float16 cannot hold
-// (below ~6e-8) vanish unless the loss is scaled first: GradientParts' `lossScale`, with the
-// scale kept by LossScaler (loss-scale.ts).
+// gradients) keep their types (float32; a float16 input, cast to float32 by the graph, is read
+// as it is where a node needs it in float16); the residual stream, which starts at the float32
+// embedding, stays float32 as under autocast, and the products in and out of it run in
+// float16. The backward pass is ops of the same graph, so the same rules apply to it:
+// dx = dy W^T and dW = x^T dy in float16, bias and embedding gradients summed in float32.
+// Gradients that float16 cannot hold (below ~6e-8) vanish unless the loss is scaled first:
+// GradientParts' `lossScale`, with the scale kept by LossScaler (loss-scale.ts).
 
 import type { Tensor } from './tensor.js';
 import { isStatic, numel } from './types.js';
@@ -97,6 +98,15 @@ export class HalfPrecisionPlan {
     }
     const inputs = names.map((name, i) => (floats[i] ? this.cast(name, type) : name));
     return { inputs, type: out === undefined ? undefined : type };
+  }
+
+  /**
+   * Records that `source` (a float16 input) holds `name`'s values as `type` exactly: `name` is
+   * its Cast to float32, and casting that back would give the same bits, so a node that needs
+   * `name` in float16 reads `source` itself.
+   */
+  exactly(name: string, type: FloatType, source: string): void {
+    this.casts.set(`${name}>${type}`, source);
   }
 
   typeOf(name: string): FloatType | undefined {

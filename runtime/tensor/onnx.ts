@@ -203,7 +203,7 @@ class ModelWriter implements LoweringWriter {
   }
 
   add(t: Tensor, nameOf: (t: Tensor) => string): void {
-    if (t.isLeaf && t.dtype === 'float32') this.half?.declare(nameOf(t), 'float32');
+    if (t.isLeaf && (t.dtype === 'float32' || t.dtype === 'float16')) this.half?.declare(nameOf(t), t.dtype);
     switch (t.op) {
       case 'Input':
         this.inputs.push({ name: t.name!, dtype: t.dtype, shape: t.shape, isParam: false });
@@ -229,6 +229,8 @@ class ModelWriter implements LoweringWriter {
     const output = this.halfOutput(t, nameOf(t), type);
     this.writeNode(t, inputs, output);
     this.finishHalfOutput(nameOf(t), output, type);
+    // A float16 input cast to float32 (a cache fed in half the bytes): a node that needs it in float16 reads the input.
+    if (this.half && t.op === 'Cast' && t.dtype === 'float32' && t.inputs[0]!.dtype === 'float16') this.half.exactly(nameOf(t), 'float16', inputs[0]!);
   }
 
   /** Where node t writes: its name, or a temporary where it computes float16 but is a graph output (float32). */
@@ -343,7 +345,7 @@ function castTarget(node: NodeProto): number | undefined {
   return node.attribute.find((a) => a.name === 'to')?.i;
 }
 
-function bytesOf(data: HostArray | Uint16Array): Uint8Array {
+function bytesOf(data: HostArray): Uint8Array {
   // raw_data is little-endian; typed arrays are in platform order, little-endian on x86 and ARM.
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }

@@ -176,7 +176,7 @@ export class Session {
     const out: Record<string, HostTensor> = {};
     for (const io of this.model.outputs) {
       const t = results[io.name]!;
-      out[io.name] = { dtype: io.dtype, dims: t.dims, data: t.data as HostArray };
+      out[io.name] = { dtype: io.dtype, dims: t.dims, data: hostData(io.dtype, t.data as HostArray) };
     }
     return out;
   }
@@ -322,6 +322,15 @@ function profiling(): Pick<ort.InferenceSession.SessionOptions, 'enableProfiling
 
 function looksLikeProviderFailure(reason: string): boolean {
   return /provider|cuda|webgpu|dawn|vulkan|backend|\.so|library|device|adapter/i.test(reason);
+}
+
+/**
+ * An output's data as HostArray holds its type: onnxruntime gives float16 as a Uint16Array of
+ * its bits, or as a Float16Array where the JavaScript engine has one; both become the bits.
+ */
+function hostData(dtype: DType, data: HostArray): HostArray {
+  if (dtype === 'float16' && !(data instanceof Uint16Array)) return new Uint16Array(data.buffer, data.byteOffset, data.byteLength / 2);
+  return data;
 }
 
 function sameMemory(a: HostArray, b: HostArray): boolean {

@@ -1,6 +1,11 @@
 // Element types and shapes shared by the graph, the ONNX writer and the session.
 
-export type DType = 'float32' | 'float64' | 'int64' | 'bool';
+/**
+ * `float16` is for a graph's inputs, outputs and Casts only (a Graph refuses to compute on it):
+ * data that crosses to the device in half the bytes, cast to float32 inside the graph. Where the
+ * model computes in float16 is mixed-precision.ts's decision, not the Graph's.
+ */
+export type DType = 'float32' | 'float64' | 'float16' | 'int64' | 'bool';
 
 /**
  * One dimension of a shape: a known size, or a symbol such as 'B' (the batch).
@@ -10,8 +15,11 @@ export type DType = 'float32' | 'float64' | 'int64' | 'bool';
 export type Dim = number | string;
 export type Shape = readonly Dim[];
 
-/** Host-side buffer for each element type (bool is one byte per element, as ONNX stores it). */
-export type HostArray = Float32Array | Float64Array | BigInt64Array | Uint8Array;
+/**
+ * Host-side buffer for each element type (bool is one byte per element, as ONNX stores it;
+ * float16 its IEEE bits, as onnxruntime-node takes and gives them: halfBits writes them).
+ */
+export type HostArray = Float32Array | Float64Array | Uint16Array | BigInt64Array | Uint8Array;
 
 export function isFloat(dtype: DType): dtype is 'float32' | 'float64' {
   return dtype === 'float32' || dtype === 'float64';
@@ -20,6 +28,7 @@ export function isFloat(dtype: DType): dtype is 'float32' | 'float64' {
 export function dtypeOfArray(data: HostArray): DType {
   if (data instanceof Float32Array) return 'float32';
   if (data instanceof Float64Array) return 'float64';
+  if (data instanceof Uint16Array) return 'float16';
   if (data instanceof BigInt64Array) return 'int64';
   return 'bool';
 }
@@ -28,6 +37,7 @@ export function dtypeOfArray(data: HostArray): DType {
 export const ARRAY_TYPES: Record<DType, { new (lengthOrBuffer: number | ArrayBufferLike): HostArray; readonly BYTES_PER_ELEMENT: number }> = {
   float32: Float32Array,
   float64: Float64Array,
+  float16: Uint16Array,
   int64: BigInt64Array,
   bool: Uint8Array,
 };
@@ -45,6 +55,8 @@ export function allocate(dtype: DType, size: number): HostArray {
 
 /** Copies plain numbers into a buffer of the given type (bool: non-zero is true). */
 export function toHostArray(values: ArrayLike<number>, dtype: DType): HostArray {
+  // Numbers would land in a Uint16Array as integers, not as float16 bits.
+  if (dtype === 'float16') throw new Error('float16 values cannot be written from numbers here: a Graph has no float16 constants (cast a float32 one)');
   const out = allocate(dtype, values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;

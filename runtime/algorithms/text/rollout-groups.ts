@@ -17,7 +17,7 @@ import type { CompletionLengths, Rollouts, TurnRewards } from '../../text/text-e
 /** A model's feeds for rows starting at `starts`, `width` wide (PretrainedPolicy.rowFeeds). */
 export type Refeed = (starts: Int32Array, width: number) => Readonly<Record<string, Feed>>;
 
-type RowArray = BigInt64Array | Float64Array | Float32Array | Int32Array | Uint8Array;
+type RowArray = BigInt64Array | Float64Array | Float32Array | Uint16Array | Int32Array | Uint8Array;
 
 /** Rows `rows` (of `rowSize` values each) of `data`, in that order. */
 function pickRows<A extends RowArray>(data: A, rowSize: number, rows: readonly number[]): A {

@@ -2,9 +2,10 @@
 // mixed-precision.ts): on the hf-tiny models, greedy chunks choose tokens that float32 ranks best
 // or within a hair of it, and the log-probs the graph reports (float16 products) agree with a
 // float32 scoring of the same tokens; the frozen base is baked as float16 where only products
-// read it; on webgpu (lavapipe) no node falls back to the CPU that float32's session keeps on
-// the device; and a GRPO run of a LoRA model with `precision: fp16` on webgpu samples through the
-// fp16 chunked session and trains. The CPU provider computes float16 products in float32 from
+// read it; the key/value cache crosses as float16, half its bytes a chunk, and on webgpu
+// (lavapipe) gives the float32 cache's tokens and log-probs bit for bit; on webgpu no node falls
+// back to the CPU that float32's session keeps on the device; and a GRPO run of a LoRA model
+// with `precision: fp16` on webgpu samples through the fp16 chunked session and trains. The CPU provider computes float16 products in float32 from
 // float16-rounded operands (mixed-precision.ts), so it is asked for fp16 explicitly here, as
 // log-prob-sessions.test.ts does; a run on the CPU device never samples in fp16.
 //
@@ -22,14 +23,14 @@ import { describe, it } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { CHUNK_IO, ChunkedDecoder } from '../../../runtime/lm/chunked-decoder.js';
-import { LmDecoder } from '../../../runtime/lm/decoder.js';
-import { generateInChunks, logSoftmaxAt, type Completion } from '../../../runtime/lm/generate.js';
+import { LmDecoder, type CacheType } from '../../../runtime/lm/decoder.js';
+import { chunkedDecoder, generateInChunks, logSoftmaxAt, type Completion, type GenerateOptions } from '../../../runtime/lm/generate.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
 import { rolloutDevice } from '../../../runtime/lm/rollout-device.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
 import { parsePlacements, summarize } from '../../../runtime/tensor/placement.js';
-import type { ExecutionProvider, Precision } from '../../../runtime/tensor/index.js';
+import { resetSessionTraffic, sessionTraffic, type ExecutionProvider, type Precision } from '../../../runtime/tensor/index.js';
 import { train } from '../../../runtime/train.js';
 import { Rng } from '../../../shared/random.js';
 import { HF_TINY } from '../../helpers/pretrained.js';
@@ -46,9 +47,9 @@ const STEPS = 4;
 
 const load = (family: string) => PretrainedLm.load(openModelFolder(path.join(HF_TINY, family)), family === 'qwen2' ? { lora: { adapterDir: path.join(HF_TINY, 'qwen2-lora') } } : {});
 
-/** The decoder a LoRA run's rollouts decode with (PretrainedLm.sampleOn): the base baked, the adapters fed. */
-const rolloutDecoder = (lm: PretrainedLm, provider: ExecutionProvider, precision: Precision) =>
-  LmDecoder.forCompanions(lm.config, { weights: lm.trainable, frozen: lm.frozen, lora: lm.lora?.weights, providers: [provider], precision });
+/** The decoder a LoRA run's rollouts decode with (PretrainedLm.sampleOn): the base baked, the adapters fed; the cache as `cacheType` where given. */
+const rolloutDecoder = (lm: PretrainedLm, provider: ExecutionProvider, precision: Precision, cacheType?: CacheType) =>
+  LmDecoder.forCompanions(lm.config, { weights: lm.trainable, frozen: lm.frozen, lora: lm.lora?.weights, providers: [provider], precision, ...(cacheType ? { cacheType } : {}) });
 
 /** `rows` prompts of 1 to 6 seeded ids below 400 (the fixtures' vocabulary). */
 function prompts(rows: number, seed: number): number[][] {
@@ -180,19 +181,105 @@ describe('the chunked decoder in fp16', () => {
     }
   });
 
-  it('on webgpu (lavapipe): leaves no more nodes to the CPU than the fp32 session does', async (t) => {
+  it('feeds and fetches the key/value cache as float16 (fp32: float32 as before): half the cache\'s bytes a chunk', async (t) => {
+    // docs/gpu.md's case: 16 rows of 6-token prompts, 32 new tokens, K = 8 (four runs). The
+    // bytes do not depend on the provider; lavapipe is used where it starts, as the doc says.
+    const provider: ExecutionProvider = (await webgpuOrSkip()) ? 'cpu' : 'webgpu';
+    const lm = load('qwen2');
+    const K = 8;
+    const rows = Array.from({ length: 16 }, (_, r) => Array.from({ length: 6 }, (_, i) => (r * 31 + i * 7) % 400));
+    const traffic = async (precision: Precision, cacheType?: CacheType) => {
+      const decoder = rolloutDecoder(lm, provider, precision, cacheType);
+      try {
+        const chunked = await chunkedDecoder(decoder, 'greedy', K);
+        resetSessionTraffic();
+        await generateInChunks(decoder, rows, { maxNewTokens: 32, greedy: true, stopIds: [], padId: 0 }, K);
+        const { runs, hostToDeviceBytes, deviceToHostBytes } = resetSessionTraffic();
+        const held = Object.values(chunked.begin(new Int32Array(1)).cache)[0]!.data;
+        return { cacheType: chunked.cacheType, held: held.constructor.name, runs, hostToDeviceBytes, deviceToHostBytes };
+      } finally {
+        await decoder.release();
+      }
+    };
+    try {
+      const [full, halfWithFloatCache, half] = [await traffic('fp32'), await traffic('fp16', 'float32'), await traffic('fp16')];
+      assert.deepEqual([full.cacheType, full.held, halfWithFloatCache.cacheType, half.cacheType, half.held], ['float32', 'Float32Array', 'float32', 'float16', 'Uint16Array']);
+      assert.deepEqual(halfWithFloatCache, full, 'a float32 cache moves what fp32 moves');
+      // The cache's positions fed (P) and fetched (P + width) by each run: width 6 + K - 1, then K.
+      const { layers, kvHeads, headDim } = lm.config;
+      let fed = 0;
+      let fetched = 0;
+      for (let run = 0, P = 0; run < 4; run++) {
+        fed += P;
+        P += (run === 0 ? 6 : 1) + K - 1;
+        fetched += P;
+      }
+      const float32Bytes = (positions: number) => positions * rows.length * layers * 2 * kvHeads * headDim * 4;
+      assert.equal(half.runs, 4);
+      assert.equal(full.hostToDeviceBytes - half.hostToDeviceBytes, float32Bytes(fed) / 2, 'the cache fed in half its float32 bytes');
+      assert.equal(full.deviceToHostBytes - half.deviceToHostBytes, float32Bytes(fetched) / 2, 'the cache fetched in half its float32 bytes');
+      const total = (x: typeof full) => x.hostToDeviceBytes + x.deviceToHostBytes;
+      t.diagnostic(`${provider}: float32 cache ${full.hostToDeviceBytes} bytes in, ${full.deviceToHostBytes} out; float16 cache ${half.hostToDeviceBytes} in, ${half.deviceToHostBytes} out (${((100 * total(half)) / total(full)).toFixed(0)}% of the bytes)`);
+    } finally {
+      await lm.release();
+    }
+  });
+
+  it('a decode state keeps its cache\'s type: the one-step decoder refuses a float16 cache, a chunked decoder one of the other type', async () => {
+    const lm = load('gpt2');
+    const half = rolloutDecoder(lm, 'cpu', 'fp16');
+    try {
+      const oneStep = await lm.decoder();
+      const chunked = await chunkedDecoder(half, 'greedy', STEPS);
+      await assert.rejects(oneStep.feed(chunked.begin(new Int32Array(1)), Int32Array.of(1), 1), /cache is float16 .*begin the batch with LmDecoder\.begin/);
+      await assert.rejects(chunked.feed(oneStep.begin(new Int32Array(1)), Int32Array.of(1), 1, { mode: 'greedy' }), /feeds its key\/value cache as float16, the state's is float32/);
+    } finally {
+      await half.release();
+      await lm.release();
+    }
+  });
+
+  it('on webgpu (lavapipe): the float16 cache gives the float32 cache\'s tokens and log-probs bit for bit, greedy and sampled', async (t) => {
+    // Every read of the cache in the graph is a product's float16 cast: casting it once at the
+    // output instead changes no bit on WebGPU (on the CPU provider it moves log-probs by up to 9.7e-4).
+    const skip = await webgpuOrSkip();
+    if (skip) return t.skip(skip);
+    const rows = prompts(16, 2);
+    const runs: [string, () => GenerateOptions][] = [
+      ['greedy', () => ({ maxNewTokens: 16, greedy: true, stopIds: [], padId: 0 })],
+      ['sampled', () => ({ maxNewTokens: 16, greedy: false, temperature: 1, rng: new Rng(7), stopIds: [], padId: 0 })],
+    ];
+    for (const family of ['qwen2', 'llama', 'gpt2']) {
+      const lm = load(family);
+      const [floatCache, halfCache] = [rolloutDecoder(lm, 'webgpu', 'fp16', 'float32'), rolloutDecoder(lm, 'webgpu', 'fp16')];
+      try {
+        for (const [name, options] of runs) {
+          const expected = await generateInChunks(floatCache, rows, options(), STEPS);
+          const got = await generateInChunks(halfCache, rows, options(), STEPS);
+          assert.deepEqual(got, expected, `${family} ${name}`);
+        }
+        assert.deepEqual([(await chunkedDecoder(floatCache, 'greedy', STEPS)).cacheType, (await chunkedDecoder(halfCache, 'greedy', STEPS)).cacheType], ['float32', 'float16']);
+      } finally {
+        await floatCache.release();
+        await halfCache.release();
+        await lm.release();
+      }
+    }
+  });
+
+  it('on webgpu (lavapipe): leaves no more nodes to the CPU than the fp32 session does, its float16 cache\'s casts on the GPU', async (t) => {
     const skip = await webgpuOrSkip();
     if (skip) return t.skip(skip);
     // A child process per session: onnxruntime writes its placement log to stderr from native code.
     const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).href);
-    const placement = (precision: Precision, mode: string) => {
+    const placement = (precision: Precision, mode: string, cacheType?: CacheType) => {
       const script = `
         const { ChunkedDecoder } = await import(${module('../../../runtime/lm/chunked-decoder.js')});
         const { LmDecoder } = await import(${module('../../../runtime/lm/decoder.js')});
         const { openModelFolder } = await import(${module('../../../runtime/lm/model-folder.js')});
         const { PretrainedLm } = await import(${module('../../../runtime/lm/pretrained.js')});
         const lm = PretrainedLm.load(openModelFolder(${JSON.stringify(path.join(HF_TINY, 'qwen2'))}), { lora: { adapterDir: ${JSON.stringify(path.join(HF_TINY, 'qwen2-lora'))} } });
-        const decoder = LmDecoder.forCompanions(lm.config, { weights: lm.trainable, frozen: lm.frozen, lora: lm.lora.weights, providers: ['webgpu'], precision: '${precision}' });
+        const decoder = LmDecoder.forCompanions(lm.config, { weights: lm.trainable, frozen: lm.frozen, lora: lm.lora.weights, providers: ['webgpu'], precision: '${precision}'${cacheType ? `, cacheType: '${cacheType}'` : ''} });
         await decoder.companion('placement', (options) => ChunkedDecoder.create(decoder.config, options, 4, '${mode}'));
         await decoder.release();
         await lm.release();`;
@@ -203,10 +290,14 @@ describe('the chunked decoder in fp16', () => {
     };
     const ops = (nodes: readonly { op: string }[]) => nodes.map((n) => n.op).sort();
     for (const mode of ['greedy', 'sample']) {
-      const [full, half] = [placement('fp32', mode), placement('fp16', mode)];
-      t.diagnostic(`${mode}: fp32 ${full.onDevice} nodes on the GPU, ${full.fallbacks.length} on the CPU, ${full.copies} copies; fp16 ${half.onDevice}, ${half.fallbacks.length}, ${half.copies}`);
-      assert.deepEqual(ops(half.fallbacks), ops(full.fallbacks), `${mode}: the same ops on the CPU in fp16 as in fp32`);
-      assert.ok(half.copies <= full.copies, `${mode}: ${half.copies} host<->GPU copies a run in fp16, ${full.copies} in fp32`);
+      const [full, floatCache, half] = [placement('fp32', mode), placement('fp16', mode, 'float32'), placement('fp16', mode)];
+      t.diagnostic(`${mode}: fp32 ${full.onDevice} nodes on the GPU, ${full.fallbacks.length} on the CPU, ${full.copies} copies; fp16 with a float32 cache ${floatCache.onDevice}, ${floatCache.fallbacks.length}, ${floatCache.copies}; fp16 (float16 cache) ${half.onDevice}, ${half.fallbacks.length}, ${half.copies}`);
+      for (const [name, made] of [['fp16', half], ['fp16 with a float32 cache', floatCache]] as const) {
+        assert.deepEqual(ops(made.fallbacks), ops(full.fallbacks), `${mode}: the same ops on the CPU in ${name} as in fp32`);
+        assert.ok(made.copies <= full.copies, `${mode}: ${made.copies} host<->GPU copies a run in ${name}, ${full.copies} in fp32`);
+      }
+      // The float16 cache's casts in and out run on the GPU: 2 layers x (keys, values) x (in, out).
+      assert.ok(half.onDevice >= floatCache.onDevice + 4 * 2, `${mode}: ${half.onDevice} nodes on the GPU with the float16 cache, ${floatCache.onDevice} without`);
     }
   });
 

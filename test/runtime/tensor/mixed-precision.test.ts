@@ -264,6 +264,28 @@ test('fp16 bakes a frozen weight read only by a product as float16, with no Cast
   await Promise.all([session.release(), plain.release()]);
 });
 
+test('fp16 reads a float16 input as it is where a product needs it in float16: no Cast chain; elsewhere its cast to float32', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float32', [2, 2]);
+  const half = g.input('half', 'float16', [2, 2]);
+  const single = g.cast(half, 'float32');
+  const product = g.matmul(x, single);
+  const out = g.cast(g.add(product, single), 'float16');
+  const { bytes, inputs, outputs } = buildModel(g, { outputs: { product, out }, precision: 'fp16' });
+  assert.deepEqual([inputs.map((io) => io.dtype), outputs.map((io) => io.dtype)], [['float32', 'float16'], ['float32', 'float16']]);
+  const nodes = nodesOf(bytes);
+  const producer = new Map(nodes.map((n) => [n.output[0]!, n]));
+  const matmul = nodes.find((n) => n.op_type === 'MatMul')!;
+  assert.equal(matmul.input[1], 'half', 'the product reads the float16 input itself');
+  const add = nodes.find((n) => n.op_type === 'Add')!;
+  assert.ok(add.input.some((name) => producer.get(name)?.op_type === 'Cast' && producer.get(name)!.input[0] === 'half' && castTo(producer.get(name)!) === FLOAT32), 'the sum reads its float32 cast');
+
+  const session = await ort.InferenceSession.create(bytes, { executionProviders: ['cpu'] });
+  const result = await session.run({ x: new ort.Tensor('float32', Float32Array.of(1, 2, 3, 4), [2, 2]), half: new ort.Tensor('float16', halfBits(Float32Array.of(1, 0.5, -1, 2)), [2, 2]) });
+  assert.deepEqual([...(result.product!.data as Float32Array)], [-1, 4.5, -1, 9.5]);
+  assert.deepEqual([...(result.out!.data as Uint16Array)], [...halfBits(Float32Array.of(0, 5, -2, 11.5))]);
+});
+
 test("fp16 sums a float16 product's running total (CumSum) in float32, as torch.autocast's cumsum", () => {
   const g = new Graph();
   const x = g.input('x', 'float32', ['B', 4]);

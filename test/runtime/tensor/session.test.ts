@@ -115,6 +115,33 @@ test('run() wants float32 outputs; runTensors() returns any dtype with dims', as
   assert.deepEqual([...(out.big!.data as Uint8Array)], [0, 1, 0, 1, 0, 0]);
 });
 
+test('float16 feeds and fetches are their bits (Uint16Array): through an Identity and a cast to float32 and back, exactly', async () => {
+  const g = new Graph();
+  const x = g.input('x', 'float16', ['B']);
+  const single = g.cast(x, 'float32');
+  const s = await Session.create(g, { same: x, single, back: g.cast(single, 'float16') });
+  // 1, -2, the largest float16, the smallest normal and subnormal, -0, infinity, a NaN, 1 + 2^-10.
+  const bits = Uint16Array.of(0x3c00, 0xc000, 0x7bff, 0x0400, 0x0001, 0x8000, 0x7c00, 0x7e00, 0x3c01);
+  resetSessionTraffic();
+  const out = await s.runTensors({ x: bits });
+  assert.deepEqual(out.same, { dtype: 'float16', dims: [9], data: bits });
+  assert.deepEqual(out.back, { dtype: 'float16', dims: [9], data: bits });
+  assert.deepEqual([...(out.single!.data as Float32Array)], [1, -2, 65504, 2 ** -14, 2 ** -24, -0, Infinity, NaN, 1 + 2 ** -10]);
+  assert.deepEqual([sessionTraffic.hostToDeviceBytes, sessionTraffic.deviceToHostBytes], [18, 18 + 36 + 18], 'two bytes a float16 value');
+  await assert.rejects(s.runTensors({ x: new Float32Array(2) }), /input 'x' expects float16 \[B\], got float32 \[2\]: wrong element type/);
+});
+
+test('a Graph computes nothing in float16: only inputs, outputs and casts are float16, other ops are refused naming them', () => {
+  const g = new Graph();
+  const x = g.input('x', 'float16', [2]);
+  const y = g.input('y', 'float32', [2]);
+  assert.throws(() => g.add(x, x), /Add: reads Input 'x' float16 \[2\]; a Graph only declares float16 inputs and casts to or from float16/);
+  assert.throws(() => g.matmul(g.reshape(x, [1, 2]), g.reshape(y, [2, 1])), /Reshape: reads Input 'x' float16/);
+  assert.throws(() => g.custom('Relu', [y], { dtype: 'float16', shape: [2] }), /Relu: would write float16/);
+  assert.throws(() => g.const([1, 2], { dtype: 'float16' }), /a Graph has no float16 constants/);
+  assert.equal(g.cast(g.cast(x, 'float32'), 'float16').dtype, 'float16');
+});
+
 test('a graph parameter missing from the store is reported when the session is made', async () => {
   const { g, y } = affine();
   await assert.rejects(Session.create(g, { y }, { weights: new WeightStore() }), /graph parameter 'w' has no value in the WeightStore/);
