@@ -5,7 +5,8 @@
 //
 // - lora: a LoRA training step (rank 16 on q, k, v, o) at batch 8 x 256: forward, backward, Adam on
 //   the adapters; the frozen base is baked into the session (GradientParts' `fed`), so only the
-//   adapters cross per step;
+//   adapters cross per step; then the step under onnxruntime's profiler (gpu-profile.ts), fp32 and
+//   fp16: kernel time by op type and by model part;
 // - sampling: batch 64, a 16-token prompt and 32 new tokens (greedy) with the key/value cache, on
 //   webgpu one token per session run (the cache crosses both ways every token), on webgpu K tokens
 //   per run (lm/chunked-decoder.ts, what generate() uses on a GPU from 8 rows: the cache crosses
@@ -122,6 +123,32 @@ export async function loraRow(options: LmRowsOptions, base = lmBenchBase(options
     const rate = torch.perSecond * tokens;
     console.log(`  ${`PyTorch (${torch.device})`.padEnd(22)} ${cellOf(rate)} ${(1000 / torch.perSecond).toFixed(1).padStart(9)}`);
     console.log(`  rlx webgpu / PyTorch ${torch.device}: ${(rlx / rate).toFixed(3)}x; rlx webgpu fp16 / PyTorch: ${(half / rate).toFixed(3)}x`);
+  }
+  if (options.webgpu) await loraProfile(config, base, train, options.software);
+}
+
+/** Where the LoRA step's onnxruntime run spends its kernel time (onnxruntime's profiler, as the `profile` table): by op type and model part, fp32 and fp16, no optimiser. */
+async function loraProfile(c: LmConfig, base: WeightStore, train: { batch: number; width: number }, software: boolean): Promise<void> {
+  console.log(`\n  LoRA step profile (onnxruntime's profiler; ${PROFILE_WARMUPS} warm-up + ${PROFILED_STEPS} profiled steps, no optimiser; % kernel: of the kernels' summed time, % step: of the run's wall time)`);
+  if (software) console.log('  webgpu runs on a software adapter here: these figures show what the profile holds, not where a GPU spends its time');
+  for (const precision of ['fp32', 'fp16'] as const) {
+    console.log(`\n  rlx webgpu ${precision}`);
+    try {
+      const create = async () => {
+        const rng = new Rng(5);
+        const { step, feeds, parts } = await lmTrainingStep(c, base, {
+          ...train,
+          lora: true,
+          compute: { providers: ['webgpu'], threads: false, opThreads: os.availableParallelism(), precision },
+          random: { adapterA: rng, adapterB: () => rng.uniform(), tokens: () => rng.uniform() },
+        });
+        return { run: () => step.run(feeds), release: () => step.release(), parts };
+      };
+      const { summaries, partOf } = await profileStep(create);
+      for (const summary of summaries) for (const line of profileLines(summary, 'webgpu', partOf)) console.log(line);
+    } catch (e) {
+      console.log(`    failed: ${oneLine(e)}`);
+    }
   }
 }
 

@@ -21,17 +21,25 @@ export interface ProfiledStep {
   /** Runs the step once. */
   run(): Promise<unknown>;
   release(): Promise<void>;
+  /** The graph and loss that name its nodes' model parts, where the step built them itself. */
+  readonly parts?: ModelParts;
+}
+
+/** A transformer's graph and loss (after the backward pass was added), which name the model parts of its nodes. */
+export interface ModelParts {
+  readonly graph: Graph;
+  readonly loss: Tensor;
 }
 
 /**
  * Builds a step with onnxruntime's profiling on for the sessions it creates (`create` runs with
  * RLX_ORT_PROFILE set), runs it PROFILE_WARMUPS + PROFILED_STEPS times, releases it and summarizes
  * each session's profile. Where given, `parts`' graph and loss (after `create`, which adds the
- * backward pass to the graph) name the model parts of a transformer's nodes. A step that makes
+ * backward pass to the graph), or the step's own, name the model parts of a transformer's nodes. A step that makes
  * `runsPerStep` session runs (a decode of several chunks) has its first PROFILE_WARMUPS x
  * runsPerStep runs left out, and the summary's figures are per run.
  */
-export async function profileStep(create: () => Promise<ProfiledStep>, parts?: { readonly graph: Graph; readonly loss: Tensor }, runsPerStep = 1): Promise<{ summaries: ProfileSummary[]; partOf?: (node: string) => string }> {
+export async function profileStep(create: () => Promise<ProfiledStep>, parts?: ModelParts, runsPerStep = 1): Promise<{ summaries: ProfileSummary[]; partOf?: (node: string) => string }> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-profile-'));
   const before = process.env.RLX_ORT_PROFILE;
   try {
@@ -48,7 +56,8 @@ export async function profileStep(create: () => Promise<ProfiledStep>, parts?: {
     } finally {
       await step.release();
     }
-    const partOf = parts ? partOfNode(nodeParts(parts.graph, parts.loss, transformerPart)) : undefined;
+    const named = parts ?? step.parts;
+    const partOf = named ? partOfNode(nodeParts(named.graph, named.loss, transformerPart)) : undefined;
     const files = fs.readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
     if (files.length === 0) throw new Error('onnxruntime wrote no profile (RLX_ORT_PROFILE)');
     return { summaries: files.map((f) => summarizeProfile(readOrtProfile(path.join(folder, f)), { skipRuns: PROFILE_WARMUPS * runsPerStep, partOf })), partOf };

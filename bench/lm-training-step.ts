@@ -7,7 +7,7 @@ import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '..
 import { causalLm, type LoraWeights } from '../runtime/lm/model.js';
 import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
 import type { Rng } from '../shared/random.js';
-import { Adam, Graph, GradientStep, WeightStore, type Compute, type Feed } from '../runtime/tensor/index.js';
+import { Adam, Graph, GradientStep, WeightStore, type Compute, type Feed, type Tensor } from '../runtime/tensor/index.js';
 
 /** The adapters both benches train, as llama_block.py's LoRA: rank 16 on q, k, v, o. */
 export const BENCH_LORA: LoraSettings = { rank: 16, alpha: 32, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] };
@@ -27,6 +27,8 @@ export interface LmTrainingStep {
   readonly adam: Adam;
   /** One batch of random tokens, its positions and causal mask. */
   readonly feeds: Record<string, Feed>;
+  /** The step's graph and loss (gpu-profile.ts names its nodes' model parts from them). */
+  readonly parts: { readonly graph: Graph; readonly loss: Tensor };
 }
 
 export async function lmTrainingStep(c: LmConfig, base: WeightStore, options: LmTrainingStepOptions): Promise<LmTrainingStep> {
@@ -63,5 +65,5 @@ export async function lmTrainingStep(c: LmConfig, base: WeightStore, options: Lm
     positions: { data: rowPositions(starts, 0, T), dims: [B, T] },
     attention_mask: { data: attentionMask(starts, 0, T), dims: [B, T, T] },
   };
-  return { step, adam, feeds };
+  return { step, adam, feeds, parts: { graph: g, loss } };
 }

@@ -207,7 +207,9 @@ export function tensorIdOfNode(node: string): number | undefined {
  */
 export function nodeParts(graph: Graph, loss: Tensor, partOfParam: (param: string) => string): Map<number, string> {
   const parts = new Map<number, string>();
-  const readsParam = (t: Tensor) => t.inputs.find((i) => i.op === 'Param');
+  // A parameter read directly, or through a view of it (a tied head reads the embedding transposed).
+  const paramOf = (t: Tensor): Tensor | undefined => (t.op === 'Param' ? t : VIEW_OPS.has(t.op) ? paramOf(t.inputs[0]!) : undefined);
+  const readsParam = (t: Tensor) => (VIEW_OPS.has(t.op) ? undefined : t.inputs.map(paramOf).find((p) => p !== undefined));
   const nodes = graph.nodes.filter((t) => !t.isLeaf);
   const forward = nodes.filter((t) => t.id <= loss.id);
   let next = 'loss';
@@ -237,12 +239,20 @@ export function nodeParts(graph: Graph, loss: Tensor, partOfParam: (param: strin
 
 export const PACKED_OUTPUTS = 'packing the outputs';
 
-/** A transformer parameter's part, by the names runtime/policies/transformer gives them (`h.3.attn.qkv.weight`, `lnf.scale`, `wte`). */
+/** Ops that only lay a tensor out anew: a node reading a parameter through them reads that parameter. */
+const VIEW_OPS = new Set(['Transpose', 'Reshape', 'Cast', 'Unsqueeze', 'Squeeze']);
+
+/**
+ * A transformer parameter's part, by the names runtime/policies/transformer gives them
+ * (`h.3.attn.qkv.weight`, `lnf.scale`, `wte`) and those of the pretrained families (runtime/lm/weights.ts:
+ * `model.layers.3.self_attn.q_proj.weight` and its LoRA adapters, `model.layers.3.input_layernorm.weight`,
+ * Qwen3's `self_attn.q_norm`, `model.embed_tokens.weight`, `lm_head.weight`, GPT-2's `transformer.h.3.ln_1`).
+ */
 export function transformerPart(param: string): string {
-  if (/(^|\.)(ln\w*|norm\w*)\./.test(param)) return 'layer norm';
-  if (/(^|\.)attn\./.test(param)) return 'attention';
+  if (/(^|\.)(ln\w*|norm\w*|\w*layernorm|[qk]_norm)\./.test(param)) return 'layer norm';
+  if (/(^|\.)(self_)?attn\./.test(param)) return 'attention';
   if (/(^|\.)mlp\./.test(param)) return 'MLP';
-  if (/^(wte|wpe)$/.test(param)) return 'embeddings and head';
+  if (/^(wte|wpe)$|(^|\.)(wte|wpe|embed_tokens|lm_head)\./.test(param)) return 'embeddings and head';
   return 'other';
 }
 

@@ -122,6 +122,45 @@ describe('onnxruntime profiles (RLX_ORT_PROFILE)', () => {
     assert.equal(tensorIdOfNode('MatMul_32/MatmulTransposeFusion/'), 32, 'or fuses');
   });
 
+  it('names a node that reads a parameter through a view of it by that parameter: a tied head reads the embedding transposed', () => {
+    const g = new Graph();
+    const weights = new WeightStore();
+    weights.add('model.embed_tokens.weight', [6, 4], (n) => Array.from({ length: n }, (_, i) => Math.sin(i)));
+    weights.add('model.norm.weight', [4], [1, 1, 1, 1]);
+    const p = weights.declare(g);
+    const x = g.input('x', 'float32', ['B', 4]);
+    const normed = g.mul(x, p['model.norm.weight']!);
+    const logits = g.matmul(normed, g.transpose(p['model.embed_tokens.weight']!));
+    const loss = g.mean(g.square(logits));
+    const parts = nodeParts(g, loss, transformerPart);
+    assert.equal(parts.get(logits.id), 'embeddings and head');
+    assert.equal(parts.get(logits.inputs[1]!.id), 'embeddings and head', 'the transpose belongs to the product that reads it');
+    assert.equal(parts.get(normed.id), 'layer norm');
+  });
+
+  it("names the parts of the pretrained families' parameters, LoRA adapters included", () => {
+    const parts: Record<string, string> = {
+      'h.3.attn.qkv.weight': 'attention',
+      'lnf.scale': 'layer norm',
+      wte: 'embeddings and head',
+      'model.layers.3.self_attn.q_proj.weight': 'attention',
+      'model.layers.3.self_attn.v_proj.lora_B.weight': 'attention',
+      'model.layers.3.self_attn.k_norm.weight': 'layer norm',
+      'model.layers.3.input_layernorm.weight': 'layer norm',
+      'model.layers.3.post_attention_layernorm.weight': 'layer norm',
+      'model.layers.3.mlp.down_proj.weight': 'MLP',
+      'model.norm.weight': 'layer norm',
+      'model.embed_tokens.weight': 'embeddings and head',
+      'lm_head.weight': 'embeddings and head',
+      'transformer.h.3.ln_1.weight': 'layer norm',
+      'transformer.h.3.attn.c_attn.weight': 'attention',
+      'transformer.h.3.mlp.c_fc.bias': 'MLP',
+      'transformer.wpe.weight': 'embeddings and head',
+      'value_head.weight': 'other',
+    };
+    for (const [param, part] of Object.entries(parts)) assert.equal(transformerPart(param), part, param);
+  });
+
   it('two sessions write two profiles; a file that is not a profile is an error naming it', async () => {
     const folder = tempDir('rlx-profile-test-');
     process.env.RLX_ORT_PROFILE = folder;
