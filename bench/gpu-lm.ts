@@ -177,33 +177,34 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
       console.log(`  ${who}: failed: ${oneLine(e)}`);
     }
   }
-  // Each K in fp32 and in fp16 (the rollouts of a LoRA run with precision fp16: float16 products,
-  // the base baked as float16, the cache crossing as float16), as generate() decodes; at the first
-  // K also what it replaced, in the same run: fp16 with its cache crossing as float32, the
-  // primitives' RMSNorm and rotation instead of onnxruntime's fused kernels, and the cache grown
-  // by a Concat per step, whose session takes far longer to build (chunked-cache.ts).
-  const chunkSteps = shapes(options.quick).chunkSteps;
-  for (const steps of chunkSteps) {
-    for (const variant of CHUNK_VARIANTS) {
-      const who = variant.label(steps);
-      if (!options.webgpu) break;
-      if (variant.firstKOnly && steps !== chunkSteps[0]) continue;
-      try {
-        const { cost, createMs, modelBytes } = await chunkedSampling(config, base, sample, steps, variant.options, { warmups: 1, minRuns: 3, seconds: options.seconds });
-        rates[chunkedKey(steps, variant.name)] = cost.perSecond * tokens;
-        const chunks = Math.ceil(sample.newTokens / steps);
-        console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s; ${(cost.stepMs / chunks).toFixed(1)} ms a chunk; model ${(modelBytes / 1e6).toFixed(1)} MB)`);
-      } catch (e) {
-        console.log(`  ${who}: failed: ${oneLine(e)}`);
-      }
-    }
-  }
   const torch = await torchRate(options, ['sample', String(threads), '1', ...llamaArgs(config), String(sample.batch), String(sample.prompt), String(sample.newTokens)], options.seconds);
   if (typeof torch === 'string') console.log(`  PyTorch: ${torch}`);
   else {
     const rate = torch.perSecond * tokens;
     rates.torch = rate;
     console.log(`  ${`PyTorch (${torch.device})`.padEnd(22)} ${cellOf(rate)} ${(1000 / torch.perSecond).toFixed(1).padStart(9)}`);
+  }
+  // Each K in fp32 and in fp16 (the rollouts of a LoRA run with precision fp16: float16 products,
+  // the base baked as float16, the cache crossing as float16), as generate() decodes; then, at the
+  // first K, what it replaced, in the same run: fp16 with its cache crossing as float32, the
+  // primitives' RMSNorm and rotation instead of onnxruntime's fused kernels, and last the cache
+  // grown by a Concat per step, whose session takes far longer to build (chunked-cache.ts). A run
+  // cut short keeps what matters most.
+  const chunkSteps = shapes(options.quick).chunkSteps;
+  const runs = [
+    ...chunkSteps.flatMap((steps) => CHUNK_VARIANTS.filter((v) => !v.firstKOnly).map((variant) => ({ steps, variant }))),
+    ...CHUNK_VARIANTS.filter((v) => v.firstKOnly).map((variant) => ({ steps: chunkSteps[0]!, variant })),
+  ];
+  for (const { steps, variant } of options.webgpu ? runs : []) {
+    const who = variant.label(steps);
+    try {
+      const { cost, createMs, modelBytes } = await chunkedSampling(config, base, sample, steps, variant.options, { warmups: 1, minRuns: 3, seconds: options.seconds });
+      rates[chunkedKey(steps, variant.name)] = cost.perSecond * tokens;
+      const chunks = Math.ceil(sample.newTokens / steps);
+      console.log(`  ${who.padEnd(22)} ${formatCost(cost, tokens)}  (session built in ${(createMs / 1000).toFixed(1)} s; ${(cost.stepMs / chunks).toFixed(1)} ms a chunk; model ${(modelBytes / 1e6).toFixed(1)} MB)`);
+    } catch (e) {
+      console.log(`  ${who}: failed: ${oneLine(e)}`);
+    }
   }
   const ratio = (a: string, b: string) => (rates[a] !== undefined && rates[b] !== undefined ? (rates[a]! / rates[b]!).toFixed(3) : '-');
   console.log(`  rlx webgpu / rlx cpu: ${ratio('webgpu', 'cpu')}x; rlx webgpu / PyTorch: ${ratio('webgpu', 'torch')}x`);
