@@ -19,7 +19,7 @@ export class LossTensor {
     return unwrapAny(this).shape;
   }
 
-  get dtype(): 'float32' | 'float64' | 'float16' | 'int64' | 'bool' {
+  get dtype(): 'float32' | 'float64' | 'float16' | 'int64' | 'int32' | 'bool' {
     return unwrapAny(this).dtype;
   }
 

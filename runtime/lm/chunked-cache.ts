@@ -28,6 +28,12 @@ export const FIXED_CACHE_IO = {
   stepMask: 'step_mask',
   /** int64 [B, KV, 1, 3], one input per step i >= 1: ScatterND's indices (row, key/value head, position) of the step's keys. Apart, not gathered from one input: int64 ops run on the CPU under webgpu, and each would cost a copy per step. */
   stepSlots: (i: number) => `step_slots.${i}`,
+  /** With GroupQueryAttention (fused ops), per step i >= 1: int32 [B], the slot the step writes (every row's the same). */
+  stepSeqlens: (i: number) => `step_seqlens.${i}`,
+  /** int32 [1]: the slots step i attends to, its own included. */
+  stepTotal: (i: number) => `step_total.${i}`,
+  /** float32 [B, 1, 1, S_i]: step i's additive mask over those slots (each row's left padding). */
+  stepBias: (i: number) => `step_bias.${i}`,
 } as const;
 
 /** One chunk's feeds of a fixed-capacity graph, besides the tokens and the cache. */
@@ -41,6 +47,34 @@ export interface FixedCacheFeeds {
   readonly stepMask?: Float32Array;
   /** Steps 1..K-1's ScatterND indices, at i - 1. */
   readonly stepSlots?: readonly BigInt64Array[];
+}
+
+/** What GroupQueryAttention reads of each later step i (at i - 1): the slot it writes, the slots it sees, its mask over them. */
+export interface GroupQueryFeeds {
+  readonly seqlens: readonly Int32Array[];
+  readonly totals: readonly Int32Array[];
+  readonly biases: readonly Float32Array[];
+}
+
+/**
+ * The later steps' GroupQueryAttention feeds (steps 1..K-1) of the chunk fixedCacheFeeds lays out:
+ * step i writes slot q = from + count - 1 + i in every row and sees slots start..q, a row's left
+ * padding masked in its bias [rows, q + 1].
+ */
+export function groupQueryFeeds(starts: Int32Array, from: number, count: number, steps: number): GroupQueryFeeds {
+  const rows = starts.length;
+  const seqlens: Int32Array[] = [];
+  const totals: Int32Array[] = [];
+  const biases: Float32Array[] = [];
+  for (let i = 1; i < steps; i++) {
+    const q = from + count - 1 + i;
+    seqlens.push(new Int32Array(rows).fill(q));
+    totals.push(Int32Array.of(q + 1));
+    const bias = new Float32Array(rows * (q + 1));
+    for (let r = 0; r < rows; r++) bias.fill(MASKED, r * (q + 1), r * (q + 1) + starts[r]!);
+    biases.push(bias);
+  }
+  return { seqlens, totals, biases };
 }
 
 /**

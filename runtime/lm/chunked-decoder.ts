@@ -36,7 +36,7 @@ import { Graph, Session, type Feed, type Precision, type Tensor } from '../tenso
 import type { SessionOptions } from '../tensor/session.js';
 import type { LmConfig } from './config.js';
 import { cacheTypeOf, DECODER_IO, emptyDecodeState, type CachedTensor, type CacheType, type DecodeState, type DecoderOptions } from './decoder.js';
-import { FIXED_CACHE_IO, fixedCacheFeeds } from './chunked-cache.js';
+import { FIXED_CACHE_IO, fixedCacheFeeds, groupQueryFeeds } from './chunked-cache.js';
 import { causalLm, type LmInputs, type LmOptions, type Weights } from './model.js';
 import { attentionMask, rowPositions } from './rows.js';
 
@@ -76,11 +76,12 @@ const IO = CHUNK_IO;
 /** The largest uniform fed: float32 rounding of u * total keeps it below the total. */
 const BELOW_ONE = 1 - 2 ** -23;
 
-/** One step's inputs: its positions and mask, and how its keys and values join the cache. */
+/** One step's inputs: its positions and mask, and how its keys and values join the cache (or GroupQueryAttention's inputs). */
 interface StepInputs {
   readonly positions: Tensor;
-  readonly mask: Tensor;
+  readonly mask?: Tensor;
   readonly joinCache?: LmInputs['joinCache'];
+  readonly groupQuery?: LmInputs['groupQuery'];
 }
 
 /**
@@ -102,7 +103,8 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
   const tokens = g.input(IO.tokens, 'int64', ['B', 'T']);
   const cacheInput = (name: string) => g.cast(g.input(name, cacheType, ['B', KV, 'P', D]), 'float32');
   let past = Array.from({ length: config.layers }, (_, l) => ({ key: cacheInput(IO.pastKey(l)), value: cacheInput(IO.pastValue(l)) }));
-  const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps, KV) : appendedStepInputs(g, steps);
+  // With fused ops the later steps of the fixed cache attend by GroupQueryAttention, which writes the cache itself.
+  const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps, KV, options.fusedOps !== undefined) : appendedStepInputs(g, steps);
   const sampling = mode === 'sample' ? { uniforms: g.input(IO.uniforms, 'float32', [steps, 'B']), inverseTemperature: g.input(IO.inverseTemperature, 'float32', [1]) } : undefined;
   const chosen: Tensor[] = [];
   const logProbs: Tensor[] = [];
@@ -110,8 +112,8 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
   for (let i = 0; i < steps; i++) {
     // Step 0 feeds the chunk's T tokens, step i > 0 the one chosen at step i - 1; each sees the
     // keys up to its own.
-    const { positions, mask, joinCache } = stepInputs(i);
-    const { logits, present } = causalLm(g, weights, config, { tokens: input, positions, mask, past, joinCache }, { ...options, lastPositionOnly: true, namedDims: true });
+    const { positions, mask, joinCache, groupQuery } = stepInputs(i);
+    const { logits, present } = causalLm(g, weights, config, { tokens: input, positions, mask, past, joinCache, groupQuery }, { ...options, lastPositionOnly: true, namedDims: true });
     // Squeezed, not reshaped to [-1, V]: onnxruntime names no dim a -1 makes, and every node
     // after would hold an unnamed batch dim (see chunked-cache.ts).
     const flat = g.custom('Squeeze', [logits, g.const([1], { dtype: 'int64' })], { dtype: logits.dtype, shape: [logits.shape[0]!, V] }); // [B, V]
@@ -138,11 +140,11 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
  * would give an unnamed one). The writes copy values (a Gather, a ScatterND): the cache holds
  * the very values computed.
  */
-function fixedStepInputs(g: Graph, steps: number, KV: number): (i: number) => StepInputs {
+function fixedStepInputs(g: Graph, steps: number, KV: number, grouped: boolean): (i: number) => StepInputs {
   const positions = g.input(IO.positions, 'int64', ['B', 'T']);
   const mask = g.input(IO.mask, 'float32', ['B', 'T', 'C']);
   const slots = g.input(IO.cacheSlots, 'int64', ['C']);
-  const later = steps > 1 ? { positions: g.input(IO.stepPositions, 'int64', [steps - 1, 'B']), mask: g.input(IO.stepMask, 'float32', [steps - 1, 'B', 'C']) } : undefined;
+  const later = steps > 1 ? { positions: g.input(IO.stepPositions, 'int64', [steps - 1, 'B']), mask: grouped ? undefined : g.input(IO.stepMask, 'float32', [steps - 1, 'B', 'C']) } : undefined;
   // [B, KV, P, D] and step 0's [B, KV, T, D] -> [B, KV, C, D]: joined (the one unnamed dim of a
   // layer, P + T), then each position of the capacity gathered from the join.
   const spread = (past: Tensor, t: Tensor) => g.custom('Gather', [g.concat([past, t], 2), slots], { dtype: t.dtype, shape: [t.shape[0]!, t.shape[1]!, 'C', t.shape[3]!], attrs: { axis: 2 } });
@@ -150,12 +152,18 @@ function fixedStepInputs(g: Graph, steps: number, KV: number): (i: number) => St
   return (i) => {
     if (i === 0) return prompt;
     const at = g.const(i - 1, { dtype: 'int64' });
+    const stepPositions = g.unsqueeze(g.gather(later!.positions, at), [1]); // [B, 1]
+    if (grouped) {
+      // Each step's attended length is a dim of its own name: the bias's, and so the scores'.
+      const groupQuery = { seqlens: g.input(IO.stepSeqlens(i), 'int32', ['B']), total: g.input(IO.stepTotal(i), 'int32', [1]), bias: g.input(IO.stepBias(i), 'float32', ['B', 1, 1, `S${i}`]) };
+      return { positions: stepPositions, groupQuery };
+    }
     const slots = g.input(IO.stepSlots(i), 'int64', ['B', KV, 1, 3]);
     // The step's [B, KV, 1, D] keys written at its position of [B, KV, C, D].
     const write = (past: Tensor, t: Tensor) => g.custom('ScatterND', [past, slots, t], { dtype: past.dtype, shape: past.shape });
     return {
-      positions: g.unsqueeze(g.gather(later!.positions, at), [1]), // [B, 1]
-      mask: g.unsqueeze(g.gather(later!.mask, at), [1]), // [B, 1, C]
+      positions: stepPositions,
+      mask: g.unsqueeze(g.gather(later!.mask!, at), [1]), // [B, 1, C]
       joinCache: (_l, past, key, value) => ({ key: write(past.key, key), value: write(past.value, value) }),
     };
   };
@@ -318,11 +326,20 @@ export class ChunkedDecoder {
       [IO.cacheSlots]: { data: f.cacheSlots, dims: [capacity] },
       ...state.cache,
     };
-    if (K > 1) {
-      feeds[IO.stepPositions] = { data: f.stepPositions!, dims: [K - 1, rows] };
-      feeds[IO.stepMask] = { data: f.stepMask!, dims: [K - 1, rows, capacity] };
-      f.stepSlots!.forEach((slots, i) => (feeds[IO.stepSlots(i + 1)] = { data: slots, dims: [rows, this.config.kvHeads, 1, 3] }));
+    if (K === 1) return feeds;
+    feeds[IO.stepPositions] = { data: f.stepPositions!, dims: [K - 1, rows] };
+    if (this.positions !== undefined) {
+      // Fused ops: the later steps attend by GroupQueryAttention (chunkedDecoderGraph).
+      const q = groupQueryFeeds(state.starts, state.length, count, K);
+      for (let i = 1; i < K; i++) {
+        feeds[IO.stepSeqlens(i)] = { data: q.seqlens[i - 1]!, dims: [rows] };
+        feeds[IO.stepTotal(i)] = { data: q.totals[i - 1]!, dims: [1] };
+        feeds[IO.stepBias(i)] = { data: q.biases[i - 1]!, dims: [rows, 1, 1, q.totals[i - 1]![0]!] };
+      }
+      return feeds;
     }
+    feeds[IO.stepMask] = { data: f.stepMask!, dims: [K - 1, rows, capacity] };
+    f.stepSlots!.forEach((slots, i) => (feeds[IO.stepSlots(i + 1)] = { data: slots, dims: [rows, this.config.kvHeads, 1, 3] }));
     return feeds;
   }
 

@@ -16,7 +16,7 @@
 //   and MASKED where not (the future, and each row's padding). The caller builds it (lm/rows.ts),
 //   so one graph serves any padding.
 import type { Graph, Tensor } from '../tensor/index.js';
-import { applyRotary, fusedRmsNorm, fusedRotary, rmsNorm, rotaryCaches, rotaryTables, swiglu } from '../tensor/layers.js';
+import { applyRotary, fusedRmsNorm, fusedRotary, groupQueryAttention, rmsNorm, rotaryCaches, rotaryTables, swiglu, type GroupQueryStep } from '../tensor/layers.js';
 import type { LmConfig } from './config.js';
 import { inverseFrequencies } from './rope.js';
 import { layerWeightNames, modelWeightNames, type LinearNames } from './weights.js';
@@ -29,7 +29,8 @@ export type Weights = Readonly<Record<string, Tensor>>;
 export interface LmInputs {
   readonly tokens: Tensor;
   readonly positions: Tensor;
-  readonly mask: Tensor;
+  /** [B, T, S]: added to the scores of each query over each key (MASKED: not seen). Unused with `groupQuery`. */
+  readonly mask?: Tensor;
   /** Per layer, the cached keys and values [B, KV, P, D]: decoding. Absent in training. */
   readonly past?: readonly { readonly key: Tensor; readonly value: Tensor }[];
   /**
@@ -38,6 +39,12 @@ export interface LmInputs {
    * capacity instead (lm/chunked-cache.ts); `mask` then spans that capacity.
    */
   readonly joinCache?: (layer: number, past: { readonly key: Tensor; readonly value: Tensor }, key: Tensor, value: Tensor) => { key: Tensor; value: Tensor };
+  /**
+   * One new position a row (T = 1) attended by onnxruntime's GroupQueryAttention over `past`, a
+   * cache of fixed capacity written in place (tensor/layers.ts): the chunked decoder's later steps,
+   * with `fusedOps`. `mask` and `joinCache` are then unused.
+   */
+  readonly groupQuery?: GroupQueryStep;
 }
 
 export interface LmOutputs {
@@ -99,28 +106,30 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
   if (names.positionTable) x = g.add(x, g.gather(weight(names.positionTable), positions));
   // The fused rotation reads tables of every position; the primitives compute this run's.
   let rotate: ((x: Tensor) => Tensor) | undefined;
+  let rotate3d: ((x: Tensor, heads: number) => Tensor) | undefined;
   if (c.rope && fused) {
     const caches = rotaryCaches(g, inverseFrequencies(c), fused.positions);
     rotate = (x) => fusedRotary(g, x, positions, caches);
+    rotate3d = (x, heads) => fusedRotary(g, x, positions, caches, heads);
   } else if (c.rope) {
     const tables = rotaryTables(g, positions, inverseFrequencies(c));
     rotate = (x) => applyRotary(g, x, tables);
   }
   // [B, T, P + T] -> [B, 1, 1, T, P + T]: broadcast over key/value heads and each one's query group.
-  const mask = g.unsqueeze(inputs.mask, [1, 2]);
+  const mask = inputs.mask ? g.unsqueeze(inputs.mask, [1, 2]) : undefined;
 
   const [H, KV, D] = [c.heads, c.kvHeads, c.headDim];
   const G = H / KV;
-  const present: { key: Tensor; value: Tensor }[] = [];
-  for (let l = 0; l < c.layers; l++) {
-    const n = layerWeightNames(c, l);
-    const h = norm(x, n.attentionNorm);
+  type LayerNames = ReturnType<typeof layerWeightNames>;
+  type Attended = { readonly merged: Tensor; readonly joined: { key: Tensor; value: Tensor } };
+  // The primitives' attention: q, k, v [B, T, heads * D] split into heads, rotated, the new keys
+  // joined to the cache; returns the heads merged back [B, T, H * D] and the cache joined.
+  const attention = (l: number, n: LayerNames, q: Tensor, k: Tensor, v: Tensor): Attended => {
     // [B, T, heads * D] -> [B, heads, T, D], with Qwen3's norm over each head's channels first.
     const heads = (y: Tensor, count: number, headNorm?: string) => {
       const split = g.reshape(y, [0, 0, count, D]);
       return g.transpose(headNorm ? rms(split, weight(headNorm)) : split, [0, 2, 1, 3]);
     };
-    let [q, k, v] = projections(g, h, n, c, weight, linear, lora);
     q = heads(q, H, n.qNorm);
     k = heads(k, KV, n.kNorm);
     v = heads(v, KV);
@@ -131,7 +140,6 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
     const past = inputs.past?.[l];
     const joined = !past ? { key: k, value: v } : inputs.joinCache ? inputs.joinCache(l, past, k, v) : { key: g.concat([past.key, k], 2), value: g.concat([past.value, v], 2) }; // [B, KV, P + T, D]
     const [keys, values] = [joined.key, joined.value];
-    present.push(joined);
     // Grouped-query attention without repeating keys: queries [B, KV, G, T, D] against keys
     // [B, KV, 1, D, S], broadcast over the group.
     // [B, H, T, D] -> [B, KV, G, T, D]. With named dims: T written out where it is static (one
@@ -139,6 +147,7 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
     const T = q.shape[2]!;
     const named = options.namedDims ? (typeof T === 'number' ? 'static' : 'symbolic') : undefined;
     const grouped = named === 'static' ? g.reshape(q, [0, KV, G, T as number, D]) : named === 'symbolic' ? g.reshape(g.unsqueeze(q, [1]), [0, KV, G, 0, 0]) : g.reshape(q, [0, KV, G, -1, D]);
+    if (!mask) throw new Error('causalLm: attention needs a mask (only groupQuery steps go without)');
     const scores = g.add(g.mul(g.matmul(grouped, g.transpose(g.unsqueeze(keys, [2]), [0, 1, 2, 4, 3])), 1 / Math.sqrt(D)), mask);
     const mixed = g.matmul(g.softmax(scores), g.unsqueeze(values, [2])); // [B, KV, G, T, D]
     // [B, KV, G, T, D] -> [B, H, T, D]; with named dims as above (via [B, 1, H, T, D]).
@@ -148,7 +157,31 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
         : named === 'symbolic'
           ? g.custom('Squeeze', [g.reshape(mixed, [0, 1, H, 0, 0]), g.const([1], { dtype: 'int64' })], { dtype: mixed.dtype, shape: [mixed.shape[0]!, H, T, D] })
           : g.reshape(mixed, [0, H, -1, D]);
-    const merged = g.reshape(g.transpose(byHead, [0, 2, 1, 3]), [0, 0, H * D]);
+    return { merged: g.reshape(g.transpose(byHead, [0, 2, 1, 3]), [0, 0, H * D]), joined };
+  };
+  // One new position a row by GroupQueryAttention (inputs.groupQuery): q, k, v stay [B, 1, heads * D]
+  // as it reads them, no transposes, each rotated in that layout; it writes the cache in place.
+  const groupedAttention = (l: number, n: LayerNames, step: GroupQueryStep, q: Tensor, k: Tensor, v: Tensor): Attended => {
+    const past = inputs.past?.[l];
+    if (!past || !fused) throw new Error('causalLm: groupQuery needs a cache and fusedOps');
+    const perHead = (y: Tensor, count: number, headNorm?: string) => (headNorm ? g.reshape(rms(g.reshape(y, [0, 0, count, D]), weight(headNorm)), [0, 0, count * D]) : y);
+    q = perHead(q, H, n.qNorm);
+    k = perHead(k, KV, n.kNorm);
+    if (rotate3d) {
+      q = rotate3d(q, H);
+      k = rotate3d(k, KV);
+    }
+    const attended = groupQueryAttention(g, q, k, v, past, step, H, KV);
+    return { merged: attended.output, joined: { key: attended.key, value: attended.value } };
+  };
+
+  const present: { key: Tensor; value: Tensor }[] = [];
+  for (let l = 0; l < c.layers; l++) {
+    const n = layerWeightNames(c, l);
+    const h = norm(x, n.attentionNorm);
+    const [q, k, v] = projections(g, h, n, c, weight, linear, lora);
+    const { merged, joined } = inputs.groupQuery ? groupedAttention(l, n, inputs.groupQuery, q, k, v) : attention(l, n, q, k, v);
+    present.push(joined);
     x = g.add(x, linear(merged, n.out));
     const m = norm(x, n.mlpNorm);
     const inner = c.mlp === 'swiglu' ? swiglu(g, linear(m, n.gate!), linear(m, n.up)) : g.gelu(linear(m, n.up));

@@ -657,6 +657,22 @@ export class Graph {
     return this.node(out.domain ? `${out.domain}:${op}` : op, inputs, out.attrs ?? {}, out.dtype, out.shape);
   }
 
+  /**
+   * A custom op of several outputs (onnxruntime's GroupQueryAttention: the attention and the
+   * cache it wrote): one tensor per output, in order. The first is the node itself; each later one
+   * is an OUTPUT_OF node reading it, which the model writer names among the node's outputs.
+   */
+  customOutputs(op: string, inputs: readonly Tensor[], outs: readonly { dtype: DType; shape: Shape }[], options: { attrs?: Attrs; domain?: string } = {}): Tensor[] {
+    if (outs.length === 0) throw new Error(`customOutputs: '${op}' needs at least one output`);
+    const first = this.custom(op, inputs, { ...outs[0]!, ...options });
+    return [first, ...outs.slice(1).map((out, i) => this.node(OUTPUT_OF, [first], { index: i + 1 }, out.dtype, out.shape))];
+  }
+
+  /** An optional input left out, as ONNX writes it (an empty name), where a custom op's later inputs are given. */
+  absent(): Tensor {
+    return this.memo('absent', () => this.node(ABSENT, [], {}, 'float32', []));
+  }
+
   // ---- internals -------------------------------------------------------------------
 
   /**
@@ -767,6 +783,11 @@ export class Graph {
 }
 
 // Ops with dedicated builders (and leaves), which custom() must not be used to fake.
+/** Output `attrs.index` (1 and up) of the multi-output node it reads (Graph.customOutputs). */
+export const OUTPUT_OF = 'OutputOf';
+/** An optional input left out (Graph.absent): written as an empty name. */
+export const ABSENT = 'Absent';
+
 /** onnxruntime's own operator domain (its contrib ops: fused kernels such as RotaryEmbedding). */
 export const ORT_DOMAIN = 'com.microsoft';
 
@@ -776,7 +797,7 @@ export function opOfDomain(op: string): { readonly domain: string; readonly opTy
   return colon < 0 ? { domain: '', opType: op } : { domain: op.slice(0, colon), opType: op.slice(colon + 1) };
 }
 
-const RESERVED_OPS = new Set(['Input', 'Param', 'Const', 'StopGradient', CUSTOM_GRADIENT]);
+const RESERVED_OPS = new Set([OUTPUT_OF, ABSENT, 'Input', 'Param', 'Const', 'StopGradient', CUSTOM_GRADIENT]);
 
 /** The number 1, or a rank-0 constant holding 1. */
 function isScalarOne(x: Operand): boolean {

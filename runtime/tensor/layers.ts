@@ -79,7 +79,44 @@ function buildRotaryCaches(g: Graph, inverseFrequencies: Float32Array, positions
   return { cos: g.const(cos, { dtype: 'float32', shape: [positions, half] }), sin: g.const(sin, { dtype: 'float32', shape: [positions, half] }) };
 }
 
-/** x [B, H, T, D] rotated at int64 `positions` [B, T] by onnxruntime's RotaryEmbedding over rotaryCaches' tables: applyRotary's result. Positions must lie below the tables' length. */
-export function fusedRotary(g: Graph, x: Tensor, positions: Tensor, caches: { cos: Tensor; sin: Tensor }): Tensor {
-  return g.custom('RotaryEmbedding', [x, positions, caches.cos, caches.sin], { dtype: x.dtype, shape: x.shape, attrs: { interleaved: 0 }, domain: ORT_DOMAIN });
+/**
+ * x [B, H, T, D], or [B, T, H * D] with `heads` H, rotated at int64 `positions` [B, T] by
+ * onnxruntime's RotaryEmbedding over rotaryCaches' tables: applyRotary's result (on the heads'
+ * layout). Positions must lie below the tables' length.
+ */
+export function fusedRotary(g: Graph, x: Tensor, positions: Tensor, caches: { cos: Tensor; sin: Tensor }, heads?: number): Tensor {
+  if (x.rank === 3 && heads === undefined) throw new Error('fusedRotary: a [B, T, H * D] input needs its number of heads');
+  return g.custom('RotaryEmbedding', [x, positions, caches.cos, caches.sin], { dtype: x.dtype, shape: x.shape, attrs: { interleaved: 0, ...(x.rank === 3 ? { num_heads: heads! } : {}) }, domain: ORT_DOMAIN });
+}
+
+/** One decode step's inputs of groupQueryAttention, per row: where its new key goes and which keys it sees. */
+export interface GroupQueryStep {
+  /** int32 [B]: the cache slot the step writes (its keys so far, less one). */
+  readonly seqlens: Tensor;
+  /** int32 [1]: the slots the step attends to (the slot it writes, plus one). */
+  readonly total: Tensor;
+  /** float32 [B, 1, 1, total]: added to each row's scores (MASKED on its left padding). */
+  readonly bias: Tensor;
+}
+
+/**
+ * Attention of one new position per row as onnxruntime's GroupQueryAttention: q [B, 1, H * D]
+ * against the cache `past` [B, KV, C, D] with the step's k and v [B, 1, KV * D] written at slot
+ * `step.seqlens` (in place: the cache keeps its capacity C), over the slots below `step.total`,
+ * `step.bias` added; softmax(q k^T / sqrt(D) + bias) v, each query head reading key/value head
+ * h / (H / KV). Returns the attention [B, 1, H * D] and the cache written. One kernel where the
+ * primitives take a dozen (the write, the transposes, two products, the scale, the mask, the softmax).
+ * onnxruntime runs it for one new position a row when rows carry a cache (more need a batch of one).
+ * A model must read all three outputs: onnxruntime's CPU kernel attends over the caches it writes,
+ * and without an output to write one into it reads garbage.
+ */
+export function groupQueryAttention(g: Graph, q: Tensor, k: Tensor, v: Tensor, past: { key: Tensor; value: Tensor }, step: GroupQueryStep, heads: number, kvHeads: number): { output: Tensor; key: Tensor; value: Tensor } {
+  const none = g.absent();
+  const [output, key, value] = g.customOutputs(
+    'GroupQueryAttention',
+    [q, k, v, past.key, past.value, step.seqlens, step.total, none, none, none, step.bias],
+    [{ dtype: q.dtype, shape: q.shape }, { dtype: past.key.dtype, shape: past.key.shape }, { dtype: past.value.dtype, shape: past.value.shape }],
+    { attrs: { num_heads: heads, kv_num_heads: kvHeads }, domain: ORT_DOMAIN },
+  );
+  return { output: output!, key: key!, value: value! };
 }

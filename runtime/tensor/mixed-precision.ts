@@ -23,6 +23,7 @@
 // Gradients that float16 cannot hold (below ~6e-8) vanish unless the loss is scaled first:
 // GradientParts' `lossScale`, with the scale kept by LossScaler (loss-scale.ts).
 
+import { ORT_DOMAIN } from './graph.js';
 import type { Tensor } from './tensor.js';
 import { isStatic, numel } from './types.js';
 
@@ -37,8 +38,13 @@ export type FloatType = 'float16' | 'float32';
 /** ONNX TensorProto.DataType of each. */
 export const FLOAT_DATA_TYPE: Readonly<Record<FloatType, number>> = { float16: 10, float32: 1 };
 
-/** Ops computed in float16: the products, which is where the time and the memory go. */
-const HALF_OPS = new Set(['MatMul']);
+/**
+ * Ops computed in float16: the products, which is where the time and the memory go; and
+ * onnxruntime's fused attention of a decode step (tensor/layers.ts groupQueryAttention), whose
+ * products read the cache as the primitives' products did, through float16 (its softmax
+ * accumulates in float32), so a cache kept in float16 between runs gives the same tokens.
+ */
+const HALF_OPS = new Set(['MatMul', `${ORT_DOMAIN}:GroupQueryAttention`]);
 
 /** Ops computed in float32 whatever their inputs (torch.autocast's float32 list, and ScatterND). */
 const SINGLE_OPS = new Set([

@@ -134,7 +134,7 @@ export const TensorProto = root.lookupType('onnx.TensorProto');
 export const AttributeType = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, FLOATS: 6, INTS: 7 } as const;
 
 /** TensorProto.DataType values for our dtypes. */
-export const DataType = { float32: 1, int64: 7, bool: 9, float16: 10, float64: 11 } as const;
+export const DataType = { float32: 1, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11 } as const;
 
 /** ONNX IR version 8 is the first that opset 18 requires; onnxruntime 1.30 reads it. */
 export const IR_VERSION = 8;

@@ -4,7 +4,7 @@
 
 import { WEBGPU_LOWERINGS, type LoweringWriter } from './webgpu-lowering.js';
 import { FLOAT_DATA_TYPE, type FloatType, HalfPrecisionPlan, halfBits, type Precision } from './mixed-precision.js';
-import { CUSTOM_GRADIENT, type Graph, opOfDomain } from './graph.js';
+import { ABSENT, CUSTOM_GRADIENT, OUTPUT_OF, type Graph, opOfDomain } from './graph.js';
 import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-schema.js';
 import { isUnknownDim } from './shape.js';
 import type { AttrValue, ConstValue, Tensor } from './tensor.js';
@@ -104,9 +104,17 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
     if (!t.isLeaf && !claimed.has(t)) claimed.set(t, name);
     else identities.push([name, t]);
   }
-  const nameOf = (t: Tensor): string => claimed.get(t) ?? t.name ?? (t.op === 'Const' ? `_c${t.id}` : `_t${t.id}`);
+  const nameOf = (t: Tensor): string => (t.op === ABSENT ? '' : (claimed.get(t) ?? t.name ?? (t.op === 'Const' ? `_c${t.id}` : `_t${t.id}`)));
 
   writer.outputNames = new Set(claimed.values());
+  // A multi-output node writes its later outputs under their own tensors' names (Graph.customOutputs).
+  for (const t of needed) {
+    if (t.op !== OUTPUT_OF) continue;
+    const main = t.inputs[0]!;
+    const later = writer.laterOutputs.get(main.id) ?? [];
+    later[(t.attrs.index as number) - 1] = t;
+    writer.laterOutputs.set(main.id, later);
+  }
   for (const t of needed) writer.add(t, nameOf);
   for (const [name, t] of identities) writer.node('Identity', [nameOf(t)], name, `Identity_${name}`, []);
   writer.bakeHalfCasts();
@@ -192,6 +200,8 @@ class ModelWriter implements LoweringWriter {
   private readonly baked = new Map<string, Float32Array>();
   /** The operator domains besides the default one that nodes use (ORT_DOMAIN), each imported at version 1. */
   readonly domains = new Set<string>();
+  /** A multi-output node's later outputs that the model reads, by the node's id, at their index - 1 (others left out). */
+  readonly laterOutputs = new Map<number, (Tensor | undefined)[]>();
 
   constructor(
     private readonly bake: ParamSource | undefined,
@@ -213,6 +223,9 @@ class ModelWriter implements LoweringWriter {
       case 'Const':
         this.initializers.push(tensorProto(nameOf(t), t.value!));
         return;
+      case ABSENT:
+      case OUTPUT_OF:
+        return; // an empty input name; an output its node names (writeNode)
     }
     if (t.op === CUSTOM_GRADIENT) {
       // Only y is computed; the rule's targets are inputs for the gradient walk alone.
@@ -226,9 +239,10 @@ class ModelWriter implements LoweringWriter {
     let inputs = t.inputs.map(nameOf);
     let type: FloatType | undefined;
     if (this.half) ({ inputs, type } = this.half.inputsFor(t, inputs));
-    const output = this.halfOutput(t, nameOf(t), type);
-    this.writeNode(t, inputs, output);
-    this.finishHalfOutput(nameOf(t), output, type);
+    // Every output of the node computes in the type the plan chose for it (a multi-output custom op).
+    const outputs = [t, ...(this.laterOutputs.get(t.id) ?? [])].map((o) => (o ? { name: nameOf(o), written: this.halfOutput(o, nameOf(o), type) } : undefined));
+    this.writeNode(t, inputs, outputs.map((o) => o?.written ?? ''));
+    for (const o of outputs) if (o) this.finishHalfOutput(o.name, o.written, type);
     // A float16 input cast to float32 (a cache fed in half the bytes): a node that needs it in float16 reads the input.
     if (this.half && t.op === 'Cast' && t.dtype === 'float32' && t.inputs[0]!.dtype === 'float16') this.half.exactly(nameOf(t), 'float16', inputs[0]!);
   }
@@ -248,7 +262,8 @@ class ModelWriter implements LoweringWriter {
     }
   }
 
-  private writeNode(t: Tensor, inputs: string[], output: string): void {
+  private writeNode(t: Tensor, inputs: string[], outputs: string[]): void {
+    const output = outputs[0]!;
     const lowering = this.forWebGpu ? WEBGPU_LOWERINGS[t.op] : undefined;
     if (lowering) {
       lowering(t, inputs, output, this);
@@ -264,11 +279,11 @@ class ModelWriter implements LoweringWriter {
     if (op === 'StopGradient') op = 'Identity';
     const { domain, opType } = opOfDomain(op);
     if (domain !== '') this.domains.add(domain);
-    this.node(opType, inputs, output, `${opType}_${t.id}`, attrs, domain);
+    this.node(opType, inputs, outputs, `${opType}_${t.id}`, attrs, domain);
   }
 
-  node(opType: string, inputs: string[], output: string, name: string, attrs: readonly [string, AttrValue][], domain = ''): void {
-    this.nodes.push({ op_type: opType, input: inputs, output: [output], name, attribute: attrs.map(([k, v]) => attribute(k, v, name)), ...(domain ? { domain } : {}) });
+  node(opType: string, inputs: string[], output: string | readonly string[], name: string, attrs: readonly [string, AttrValue][], domain = ''): void {
+    this.nodes.push({ op_type: opType, input: inputs, output: typeof output === 'string' ? [output] : [...output], name, attribute: attrs.map(([k, v]) => attribute(k, v, name)), ...(domain ? { domain } : {}) });
   }
 
   emit(op: string, inputs: readonly string[], attrs: readonly [string, AttrValue][] = [], output?: string): string {

@@ -5,7 +5,7 @@
  * data that crosses to the device in half the bytes, cast to float32 inside the graph. Where the
  * model computes in float16 is mixed-precision.ts's decision, not the Graph's.
  */
-export type DType = 'float32' | 'float64' | 'float16' | 'int64' | 'bool';
+export type DType = 'float32' | 'float64' | 'float16' | 'int64' | 'int32' | 'bool';
 
 /**
  * One dimension of a shape: a known size, or a symbol such as 'B' (the batch).
@@ -17,9 +17,10 @@ export type Shape = readonly Dim[];
 
 /**
  * Host-side buffer for each element type (bool is one byte per element, as ONNX stores it;
- * float16 its IEEE bits, as onnxruntime-node takes and gives them: halfBits writes them).
+ * float16 its IEEE bits, as onnxruntime-node takes and gives them: halfBits writes them). int32
+ * is for the inputs of onnxruntime's kernels that take it (GroupQueryAttention's lengths).
  */
-export type HostArray = Float32Array | Float64Array | Uint16Array | BigInt64Array | Uint8Array;
+export type HostArray = Float32Array | Float64Array | Uint16Array | BigInt64Array | Int32Array | Uint8Array;
 
 export function isFloat(dtype: DType): dtype is 'float32' | 'float64' {
   return dtype === 'float32' || dtype === 'float64';
@@ -30,6 +31,7 @@ export function dtypeOfArray(data: HostArray): DType {
   if (data instanceof Float64Array) return 'float64';
   if (data instanceof Uint16Array) return 'float16';
   if (data instanceof BigInt64Array) return 'int64';
+  if (data instanceof Int32Array) return 'int32';
   return 'bool';
 }
 
@@ -39,6 +41,7 @@ export const ARRAY_TYPES: Record<DType, { new (lengthOrBuffer: number | ArrayBuf
   float64: Float64Array,
   float16: Uint16Array,
   int64: BigInt64Array,
+  int32: Int32Array,
   bool: Uint8Array,
 };
 
@@ -63,6 +66,9 @@ export function toHostArray(values: ArrayLike<number>, dtype: DType): HostArray 
     if (dtype === 'int64') {
       if (!Number.isInteger(v)) throw new Error(`int64 constant needs integers, got ${v}`);
       (out as BigInt64Array)[i] = BigInt(v);
+    } else if (dtype === 'int32') {
+      if (!Number.isInteger(v)) throw new Error(`int32 constant needs integers, got ${v}`);
+      (out as Int32Array)[i] = v;
     } else if (dtype === 'bool') {
       (out as Uint8Array)[i] = v ? 1 : 0;
     } else {

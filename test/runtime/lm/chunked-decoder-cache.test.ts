@@ -5,7 +5,7 @@
 // with the square of the nodes that hold one: 48 s for 24 layers at K = 8 (bench/chunked-load.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fixedCacheFeeds } from '../../../runtime/lm/chunked-cache.js';
+import { fixedCacheFeeds, groupQueryFeeds } from '../../../runtime/lm/chunked-cache.js';
 import { chunkedDecoderGraph, type ChunkCache } from '../../../runtime/lm/chunked-decoder.js';
 import { parseLmConfig } from '../../../runtime/lm/config.js';
 import { MASKED } from '../../../runtime/lm/model.js';
@@ -49,6 +49,18 @@ describe('the chunked decoder cache of fixed capacity', () => {
       }
     }
     assert.equal(fixedCacheFeeds(starts, from, count, 1, capacity, kvHeads).stepMask, undefined, 'K = 1 has no later steps');
+  });
+
+  it("feeds GroupQueryAttention each later step's slot, the slots it sees and its rows' left padding masked", () => {
+    const q = groupQueryFeeds(starts, from, count, steps);
+    assert.equal(q.seqlens.length, steps - 1);
+    for (let i = 1; i < steps; i++) {
+      const slot = from + count - 1 + i; // the position step i feeds, where it writes
+      assert.deepEqual(Array.from(q.seqlens[i - 1]!), new Array<number>(rows).fill(slot), `step ${i} writes slot ${slot} in every row`);
+      assert.deepEqual(Array.from(q.totals[i - 1]!), [slot + 1]);
+      // The bias over slots 0..slot is rows.ts's mask for that position: each row's padding masked.
+      assert.deepEqual(Array.from(q.biases[i - 1]!), Array.from(attentionMask(starts, slot, 1)), `step ${i}`);
+    }
   });
 
   it('refuses a capacity that cannot hold the chunk', () => {

@@ -296,8 +296,9 @@ describe('the chunked decoder in fp16', () => {
         assert.deepEqual(ops(made.fallbacks), ops(full.fallbacks), `${mode}: the same ops on the CPU in ${name} as in fp32`);
         assert.ok(made.copies <= full.copies, `${mode}: ${made.copies} host<->GPU copies a run in ${name}, ${full.copies} in fp32`);
       }
-      // The float16 cache's casts in and out run on the GPU: 2 layers x (keys, values) x (in, out).
-      assert.ok(half.onDevice >= floatCache.onDevice + 4 * 2, `${mode}: ${half.onDevice} nodes on the GPU with the float16 cache, ${floatCache.onDevice} without`);
+      // The float16 cache's casts in run on the GPU: 2 layers x (keys, values). (Casts out are in
+      // both: the decode steps' fused attention writes the cache in float16, a float32 cache is cast up.)
+      assert.ok(half.onDevice >= floatCache.onDevice + 2 * 2, `${mode}: ${half.onDevice} nodes on the GPU with the float16 cache, ${floatCache.onDevice} without`);
     }
   });
 

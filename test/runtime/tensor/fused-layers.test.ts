@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Graph, ORT_DOMAIN } from '../../../runtime/tensor/graph.js';
-import { applyRotary, fusedRmsNorm, fusedRotary, rmsNorm, rotaryCaches, rotaryTables } from '../../../runtime/tensor/layers.js';
+import { applyRotary, fusedRmsNorm, fusedRotary, groupQueryAttention, rmsNorm, rotaryCaches, rotaryTables } from '../../../runtime/tensor/layers.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
 import { Session, type ExecutionProvider } from '../../../runtime/tensor/session.js';
@@ -58,6 +58,86 @@ describe('fused layers', () => {
       assertClose(...(await bothForms(provider, rotation)), 2e-6, 'rotation');
     });
   }
+
+  for (const provider of ['cpu', 'webgpu'] as const) {
+    it(`GroupQueryAttention attends one new position over a left-padded cache as the primitives do, and writes the cache in place (${provider})`, async (t) => {
+      if (provider === 'webgpu') {
+        const skip = await webgpuOrSkip();
+        if (skip) return t.skip(skip);
+      }
+      // 2 rows (the second left-padded by 2), 4 query heads over 2 key/value heads, a cache of capacity 7 holding 4 slots; the step writes slot 4.
+      const [rows, heads, kvHeads, dim, capacity, slot] = [2, 4, 2, 16, 7, 4];
+      const starts = [0, 2];
+      const r = new Rng(3);
+      const values = (n: number) => Float32Array.from({ length: n }, () => 2 * r.uniform() - 1);
+      const [q, k, v, pastKey, pastValue] = [values(rows * heads * dim), values(rows * kvHeads * dim), values(rows * kvHeads * dim), values(rows * kvHeads * capacity * dim), values(rows * kvHeads * capacity * dim)];
+      const g = new Graph();
+      const input = (name: string, shape: (number | string)[]) => g.input(name, 'float32', shape);
+      const past = { key: input('past_key', [rows, kvHeads, 'C', dim]), value: input('past_value', [rows, kvHeads, 'C', dim]) };
+      const step = { seqlens: g.input('seqlens', 'int32', [rows]), total: g.input('total', 'int32', [1]), bias: input('bias', [rows, 1, 1, 'S']) };
+      const fused = groupQueryAttention(g, input('q', [rows, 1, heads * dim]), input('k', [rows, 1, kvHeads * dim]), input('v', [rows, 1, kvHeads * dim]), past, step, heads, kvHeads);
+      const bias = new Float32Array(rows * (slot + 1));
+      starts.forEach((start, row) => bias.fill(-1e9, row * (slot + 1), row * (slot + 1) + start));
+      // Every output read: onnxruntime's CPU kernel attends over the caches it writes.
+      const session = await Session.create(g, { output: fused.output, key: fused.key, value: fused.value }, { providers: [provider] });
+      let out: Awaited<ReturnType<Session['runTensors']>>;
+      try {
+        out = await session.runTensors({
+          q: { data: q, dims: [rows, 1, heads * dim] }, k: { data: k, dims: [rows, 1, kvHeads * dim] }, v: { data: v, dims: [rows, 1, kvHeads * dim] },
+          past_key: { data: pastKey, dims: [rows, kvHeads, capacity, dim] }, past_value: { data: pastValue, dims: [rows, kvHeads, capacity, dim] },
+          seqlens: { data: new Int32Array(rows).fill(slot), dims: [rows] }, total: { data: Int32Array.of(slot + 1), dims: [1] }, bias: { data: bias, dims: [rows, 1, 1, slot + 1] },
+        });
+      } finally {
+        await session.release();
+      }
+      // The primitives' attention in float64: head h reads key/value head h / 2, slots start..slot, the new key at slot.
+      const at = (cache: Float32Array, fresh: Float32Array, row: number, kv: number, j: number, d: number) => (j === slot ? fresh[(row * kvHeads + kv) * dim + d]! : cache[((row * kvHeads + kv) * capacity + j) * dim + d]!);
+      let worst = 0;
+      for (let row = 0; row < rows; row++) {
+        for (let h = 0; h < heads; h++) {
+          const kv = Math.floor(h / (heads / kvHeads));
+          const scores: number[] = [];
+          for (let j = starts[row]!; j <= slot; j++) {
+            let dot = 0;
+            for (let d = 0; d < dim; d++) dot += q[(row * heads + h) * dim + d]! * at(pastKey, k, row, kv, j, d);
+            scores.push(dot / Math.sqrt(dim));
+          }
+          const most = Math.max(...scores);
+          const weights = scores.map((x) => Math.exp(x - most));
+          const total = weights.reduce((a, b) => a + b, 0);
+          for (let d = 0; d < dim; d++) {
+            const expected = weights.reduce((a, w, i) => a + (w / total) * at(pastValue, v, row, kv, starts[row]! + i, d), 0);
+            worst = Math.max(worst, Math.abs((out.output!.data as Float32Array)[(row * heads + h) * dim + d]! - expected));
+          }
+        }
+      }
+      assert.ok(worst < 1e-5, `the attention differs by up to ${worst}`);
+      assert.deepEqual(out.key!.dims, [rows, kvHeads, capacity, dim], 'the cache keeps its capacity');
+      const written = out.key!.data as Float32Array;
+      for (let row = 0; row < rows; row++) {
+        for (let kv = 0; kv < kvHeads; kv++) {
+          for (let j = 0; j < slot; j++) for (let d = 0; d < dim; d++) assert.equal(written[((row * kvHeads + kv) * capacity + j) * dim + d], pastKey[((row * kvHeads + kv) * capacity + j) * dim + d], 'the slots before are kept');
+          for (let d = 0; d < dim; d++) assert.equal(written[((row * kvHeads + kv) * capacity + slot) * dim + d], k[(row * kvHeads + kv) * dim + d], 'the new key is written at its slot');
+        }
+      }
+    });
+  }
+
+  it("writes a node's later outputs under their tensors' names, and an absent input as an empty name", () => {
+    const g = new Graph();
+    const x = g.input('x', 'float32', [2, 8]);
+    const [first, second] = g.customOutputs('Pair', [x, g.absent(), x], [{ dtype: 'float32', shape: [2, 8] }, { dtype: 'float32', shape: [2, 4] }], { domain: ORT_DOMAIN });
+    const model = ModelProto.toObject(ModelProto.decode(buildModel(g, { outputs: { a: first!, b: g.add(second!, 1) } }).bytes)) as { graph: { node: { op_type: string; input: string[]; output: string[] }[] } };
+    const pair = model.graph.node.find((n) => n.op_type === 'Pair')!;
+    assert.deepEqual(pair.input, ['x', '', 'x']);
+    assert.equal(pair.output.length, 2);
+    assert.equal(pair.output[0], 'a');
+    const add = model.graph.node.find((n) => n.op_type === 'Add')!;
+    assert.equal(add.input[0], pair.output[1], 'the second output is read by name');
+    // Only the outputs the model reads are named: an unread later output is written as ''.
+    const only = ModelProto.toObject(ModelProto.decode(buildModel(g, { outputs: { a: first! } }).bytes)) as typeof model;
+    assert.deepEqual(only.graph.node.find((n) => n.op_type === 'Pair')!.output, ['a']);
+  });
 
   it('makes the rotation tables once per graph for the same frequencies and length', () => {
     const g = new Graph();
