@@ -59,13 +59,13 @@ function shapes(quick: boolean) {
   return {
     config: parseLmConfig(quick ? QWEN_TINY : QWEN_05B, 'bench config'),
     train: quick ? { batch: 2, width: 16 } : { batch: 8, width: 256 },
-    sample: quick ? { batch: 4, prompt: 4, newTokens: 4 } : { batch: 64, prompt: 16, newTokens: 32 },
+    sample: quick ? { batch: 4, prompt: 4, newTokens: 8 } : { batch: 64, prompt: 16, newTokens: 32 },
     /**
      * Decode steps per run of the chunked rows (each divides newTokens: no step wasted; at 32 the
      * whole decode is one run). The appended cache's row (the layout before the fixed cache) only
      * at the first: its session would take minutes to build at 16 (chunked-cache.ts).
      */
-    chunkSteps: quick ? [2, 4] : [8, 16, 32],
+    chunkSteps: quick ? [8, 4] : [8, 16, 32],
   };
 }
 
@@ -226,7 +226,8 @@ export async function samplingRow(options: LmRowsOptions, base = lmBenchBase(opt
  */
 async function decodeProfile(c: LmConfig, base: WeightStore, s: SampleShape, steps: number, software: boolean): Promise<void> {
   const chunks = Math.ceil(s.newTokens / steps);
-  console.log(`\n  decode profile: a chunked decode (${steps} per run, ${chunks} runs: the prompt's chunk, then ${chunks - 1} of one token) under onnxruntime's profiler, per run (${PROFILE_WARMUPS} decode to warm up, ${PROFILED_STEPS} profiled)`);
+  const runs = chunks === 1 ? "1 run: the prompt's chunk" : `${chunks} runs: the prompt's chunk, then ${chunks - 1} of one token`;
+  console.log(`\n  decode profile: a chunked decode (${steps} per run, ${runs}) under onnxruntime's profiler, per run (${PROFILE_WARMUPS} decode to warm up, ${PROFILED_STEPS} profiled)`);
   if (software) console.log('  webgpu runs on a software adapter here: these figures show what the profile holds, not where a GPU spends its time');
   for (const variant of CHUNK_VARIANTS.filter((v) => v.name === 'fp32' || v.name === 'fp16' || v.name === 'unfused')) {
     console.log(`\n  ${variant.label(steps)}`);
