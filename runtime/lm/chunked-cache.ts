@@ -14,6 +14,10 @@
 // one-hot position, tried first, cost about 20% more per chunk than the Concat). Both copy values: nothing is rounded.
 // The cache crosses to the device as long as it is (P), as before.
 //
+// With fused ops (LmOptions.fusedOps) a later step writes its keys and attends in one kernel,
+// onnxruntime's GroupQueryAttention, over the capacity: at the slot fed as its length, over the
+// slots below the total fed, its mask an attention bias over those slots (groupQueryFeeds).
+//
 // This module builds what the host feeds for one chunk: where step 0's join puts each position,
 // where each later step writes, and each step's positions and mask over the capacity.
 import { MASKED } from './model.js';

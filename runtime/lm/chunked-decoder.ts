@@ -17,19 +17,22 @@
 // a chunk runs K steps.
 //
 // RMSNorm and the rotary embedding are written as onnxruntime's fused kernels (LmOptions.fusedOps,
-// tensor/layers.ts): one dispatch each where the primitives take six and seven, so a decode step
-// of Qwen2 launches about 40% fewer kernels, and a small batch's step on a GPU is mostly launches.
-// The one-step decoder keeps the primitives (its graph is also the exported policy's model, plain
-// ONNX); the two agree to float32 rounding, and greedy writes the same tokens.
+// tensor/layers.ts): one dispatch each where the primitives take six and seven; and with the
+// fixed cache every step after the first attends by GroupQueryAttention, which writes its keys
+// into the cache in place and attends over it in one kernel (the first, the prompt's, may feed
+// several positions a row, which onnxruntime's kernel takes for a batch of one only). A decode
+// step of Qwen2 then launches less than half the kernels, and a small batch's step on a GPU is
+// mostly launches. The one-step decoder keeps the primitives (its graph is also the exported
+// policy's model, plain ONNX); the two agree to float32 rounding, and greedy writes the same tokens.
 //
 // With `precision: 'fp16'` (the rollouts of a LoRA run in fp16 on a GPU: rollout-device.ts) the
 // session is written by mixed-precision.ts's lowering: float16 products, the frozen base baked as
 // float16 where only products read it (half its bytes). The softmax, log-softmax and the draw's
 // cumulative sum stay float32 (its rules). The key/value cache crosses as float16 (cacheType,
-// DecoderOptions.cacheType: half the bytes a chunk): cast to float32 as it comes in, written
-// (ScatterND) in float32, read by the attention products through float16 casts, and cast to
-// float16 as it goes out. As every read of it is such a cast, WebGPU gives the float32 cache's
-// tokens and log-probs bit for bit. The host holds its bits (DecodeState, Uint16Array), which
+// DecoderOptions.cacheType: half the bytes a chunk): cast to float32 as it comes in, read by the
+// attention products through float16 casts (GroupQueryAttention computes in float16 too, and
+// writes it so), and cast to float16 as it goes out. As every read of it is such a cast, WebGPU
+// gives the float32 cache's tokens and log-probs bit for bit. The host holds its bits (DecodeState, Uint16Array), which
 // the one-step decoder refuses: a batch begins with this decoder's begin() (docs/gpu.md
 // "Generation on a GPU").
 import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
