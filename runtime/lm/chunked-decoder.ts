@@ -107,7 +107,7 @@ export function chunkedDecoderGraph(g: Graph, config: LmConfig, weights: Weights
   const cacheInput = (name: string) => g.cast(g.input(name, cacheType, ['B', KV, 'P', D]), 'float32');
   let past = Array.from({ length: config.layers }, (_, l) => ({ key: cacheInput(IO.pastKey(l)), value: cacheInput(IO.pastValue(l)) }));
   // With fused ops the later steps of the fixed cache attend by GroupQueryAttention, which writes the cache itself.
-  const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps, KV, options.fusedOps !== undefined) : appendedStepInputs(g, steps);
+  const stepInputs = cache === 'fixed' ? fixedStepInputs(g, steps, KV, options.fusedOps?.attention === true) : appendedStepInputs(g, steps);
   const sampling = mode === 'sample' ? { uniforms: g.input(IO.uniforms, 'float32', [steps, 'B']), inverseTemperature: g.input(IO.inverseTemperature, 'float32', [1]) } : undefined;
   const chosen: Tensor[] = [];
   const logProbs: Tensor[] = [];
@@ -198,6 +198,16 @@ function drawn(g: Graph, logits: Tensor, uniforms: Tensor, inverseTemperature: T
   return g.cast(g.min(below, V - 1), 'int64');
 }
 
+/**
+ * Whether a chunked decoder of `options` attends in its later steps by GroupQueryAttention: with
+ * fused ops and the fixed cache, on the CPU and WebGPU providers. GroupQueryAttention's attention
+ * bias was checked there only: on cuda the later steps keep the primitives' attention (no CUDA
+ * machine here to check it on).
+ */
+export function attendsByGroupQuery(options: Pick<ChunkedDecoderOptions, 'fusedOps' | 'cache' | 'providers'>): boolean {
+  return options.fusedOps !== false && (options.cache ?? 'fixed') === 'fixed' && !(options.providers ?? []).includes('cuda');
+}
+
 /** The cache's element type unless asked: float16 in fp16 (the products read it through float16 casts anyway), float32 in fp32. */
 export function defaultCacheType(precision: Precision): CacheType {
   return precision === 'fp16' ? 'float16' : 'float32';
@@ -237,6 +247,8 @@ export class ChunkedDecoder {
     readonly cacheType: CacheType = 'float32',
     /** With fused ops, the positions the rotation's tables hold: every position fed lies below. */
     readonly positions?: number,
+    /** Whether the later steps attend by GroupQueryAttention (fed its lengths and biases). */
+    readonly groupQuery = false,
   ) {}
 
   /** The session over `steps` unrolled steps, with the one-step decoder's weights (baked, fed, LoRA, logit bias). */
@@ -248,12 +260,13 @@ export class ChunkedDecoder {
     const cache = options.cache ?? 'fixed';
     // The fused rotation's tables cover the model's context and a last chunk's steps past it.
     const positions = options.fusedOps === false ? undefined : config.context + steps;
-    const lmOptions: LmOptions = { lora: options.lora, logitBias: options.logitBias, ...(positions !== undefined ? { fusedOps: { positions } } : {}) };
+    const attention = attendsByGroupQuery(options);
+    const lmOptions: LmOptions = { lora: options.lora, logitBias: options.logitBias, ...(positions !== undefined ? { fusedOps: { positions, attention } } : {}) };
     const precision = options.precision ?? 'fp32';
     const cacheType = options.cacheType ?? defaultCacheType(precision);
     const outputs = chunkedDecoderGraph(g, config, weights, steps, mode, lmOptions, cache, cacheType);
     const session = await Session.create(g, outputs, { weights: options.weights, bake: options.frozen, providers: options.providers, intraOpNumThreads: options.threads, graphOptimizationLevel: options.graphOptimizationLevel, precision });
-    return new ChunkedDecoder(session, config, steps, mode, cache, precision, cacheType, positions);
+    return new ChunkedDecoder(session, config, steps, mode, cache, precision, cacheType, positions, attention);
   }
 
   /** The bytes of the model its session loaded, baked weights included (bench/gpu-lm.ts prints them). */
@@ -331,8 +344,8 @@ export class ChunkedDecoder {
     };
     if (K === 1) return feeds;
     feeds[IO.stepPositions] = { data: f.stepPositions!, dims: [K - 1, rows] };
-    if (this.positions !== undefined) {
-      // Fused ops: the later steps attend by GroupQueryAttention (chunkedDecoderGraph).
+    if (this.groupQuery) {
+      // The later steps attend by GroupQueryAttention (chunkedDecoderGraph).
       const q = groupQueryFeeds(state.starts, state.length, count, K);
       for (let i = 1; i < K; i++) {
         feeds[IO.stepSeqlens(i)] = { data: q.seqlens[i - 1]!, dims: [rows] };

@@ -80,9 +80,10 @@ export interface LmOptions {
    * RMSNorm and the rotary embedding as onnxruntime's fused kernels (tensor/layers.ts: one
    * dispatch each on a GPU, where the primitives take six and seven), for graphs only run
    * forward: these ops have no gradient rule. The rotation reads tables of `fusedOps.positions`
-   * positions, so every position fed must lie below it. The chunked decoder sets it.
+   * positions, so every position fed must lie below it. `attention`: the chunked decoder's later
+   * steps attend by GroupQueryAttention (LmInputs.groupQuery). The chunked decoder sets it.
    */
-  readonly fusedOps?: { readonly positions: number };
+  readonly fusedOps?: { readonly positions: number; readonly attention?: boolean };
 }
 
 /** The model over `inputs`; `w` holds every weight of modelWeightNames(c) (and the adapters of `options.lora`). */

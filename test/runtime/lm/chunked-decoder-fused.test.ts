@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { ChunkedDecoder, chunkedDecoderGraph } from '../../../runtime/lm/chunked-decoder.js';
+import { attendsByGroupQuery, ChunkedDecoder, chunkedDecoderGraph } from '../../../runtime/lm/chunked-decoder.js';
 import { parseLmConfig, type LmConfig } from '../../../runtime/lm/config.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
@@ -23,7 +23,7 @@ const qwen3 = parseLmConfig(
 function opCounts(config: LmConfig, steps: number, fused: boolean): Map<string, number> {
   const g = new Graph();
   const weights = Object.fromEntries(weightSpecs(config).map((s) => [s.name, g.param(s.name, s.shape)]));
-  chunkedDecoderGraph(g, config, weights, steps, 'greedy', fused ? { fusedOps: { positions: config.context + steps } } : {});
+  chunkedDecoderGraph(g, config, weights, steps, 'greedy', fused ? { fusedOps: { positions: config.context + steps, attention: true } } : {});
   const counts = new Map<string, number>();
   for (const n of g.nodes) if (!n.isLeaf) counts.set(n.op, (counts.get(n.op) ?? 0) + 1);
   return counts;
@@ -48,6 +48,15 @@ describe('the chunked decoder with fused kernels', () => {
     assert.ok(total(fused) < 0.5 * total(primitives), `${total(fused)} nodes fused against ${total(primitives)}`);
   });
 
+  it('attends by GroupQueryAttention with fused ops and the fixed cache, except on cuda, where it was not checked', () => {
+    assert.equal(attendsByGroupQuery({ providers: ['webgpu'] }), true);
+    assert.equal(attendsByGroupQuery({ providers: ['cpu'] }), true);
+    assert.equal(attendsByGroupQuery({}), true);
+    assert.equal(attendsByGroupQuery({ providers: ['cuda'] }), false);
+    assert.equal(attendsByGroupQuery({ providers: ['webgpu'], fusedOps: false }), false);
+    assert.equal(attendsByGroupQuery({ providers: ['webgpu'], cache: 'appended' }), false);
+  });
+
   it('is the default, and refuses a chunk past the positions its rotation tables hold', async () => {
     const lm = PretrainedLm.load(openModelFolder(path.join(HF_TINY, 'llama')), { providers: ['cpu'] });
     try {
@@ -56,7 +65,9 @@ describe('the chunked decoder with fused kernels', () => {
       const made = await decoder.companion('fused-test', (options) => ChunkedDecoder.create(lm.config, options, K, 'greedy'));
       const unfused = await decoder.companion('unfused-test', (options) => ChunkedDecoder.create(lm.config, { ...options, fusedOps: false }, K, 'greedy'));
       assert.equal(made.positions, lm.config.context + K);
+      assert.equal(made.groupQuery, true, 'its later steps attend by GroupQueryAttention');
       assert.equal(unfused.positions, undefined);
+      assert.equal(unfused.groupQuery, false);
       // A chunk fed one past the context: its last step would sit past the tables.
       const state = made.begin(new Int32Array(1));
       state.length = lm.config.context + 1;
