@@ -229,9 +229,9 @@ export interface ChunkedDecoderOptions extends DecoderOptions {
   /** Default 'fixed'. */
   readonly cache?: ChunkCache;
   /**
-   * RMSNorm and the rotary embedding as onnxruntime's fused kernels (LmOptions.fusedOps): about
-   * 40% fewer kernels a decode step. Default true; false writes the primitives (bench/gpu-lm.ts
-   * compares the two).
+   * RMSNorm, the rotary embedding and (attendsByGroupQuery) the later steps' attention as
+   * onnxruntime's fused kernels (LmOptions.fusedOps): less than half the kernels a decode step.
+   * Default true; false writes the primitives (bench/gpu-lm.ts compares the two).
    */
   readonly fusedOps?: boolean;
 }
