@@ -16,8 +16,9 @@
 // Rows that have ended keep generating (their tokens are dropped by the caller): every row of
 // a chunk runs K steps.
 //
-// RMSNorm and the rotary embedding are written as onnxruntime's fused kernels (LmOptions.fusedOps,
-// tensor/layers.ts): one dispatch each where the primitives take six and seven; and with the
+// RMSNorm (with the residual add before it) and the rotary embedding are written as onnxruntime's
+// fused kernels (LmOptions.fusedOps, tensor/layers.ts): one dispatch each where the primitives
+// take six and seven; and with the
 // fixed cache every step after the first attends by GroupQueryAttention, which writes its keys
 // into the cache in place and attends over it in one kernel (the first, the prompt's, may feed
 // several positions a row, which onnxruntime's kernel takes for a batch of one only). A decode

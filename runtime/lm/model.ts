@@ -16,7 +16,7 @@
 //   and MASKED where not (the future, and each row's padding). The caller builds it (lm/rows.ts),
 //   so one graph serves any padding.
 import type { Graph, Tensor } from '../tensor/index.js';
-import { applyRotary, fusedRmsNorm, fusedRotary, groupQueryAttention, rmsNorm, rotaryCaches, rotaryTables, swiglu, type GroupQueryStep } from '../tensor/layers.js';
+import { applyRotary, fusedRmsNorm, fusedRotary, fusedSkipRmsNorm, groupQueryAttention, rmsNorm, rotaryCaches, rotaryTables, swiglu, type GroupQueryStep } from '../tensor/layers.js';
 import type { LmConfig } from './config.js';
 import { inverseFrequencies } from './rope.js';
 import { layerWeightNames, modelWeightNames, type LinearNames } from './weights.js';
@@ -77,8 +77,8 @@ export interface LmOptions {
    */
   readonly namedDims?: boolean;
   /**
-   * RMSNorm and the rotary embedding as onnxruntime's fused kernels (tensor/layers.ts: one
-   * dispatch each on a GPU, where the primitives take six and seven), for graphs only run
+   * RMSNorm (with the residual add before it) and the rotary embedding as onnxruntime's fused
+   * kernels (tensor/layers.ts: one dispatch each on a GPU, where the primitives take six and seven), for graphs only run
    * forward: these ops have no gradient rule. The rotation reads tables of `fusedOps.positions`
    * positions, so every position fed must lie below it. `attention`: the chunked decoder's later
    * steps attend by GroupQueryAttention (LmInputs.groupQuery). The chunked decoder sets it.
@@ -177,19 +177,37 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
   };
 
   const present: { key: Tensor; value: Tensor }[] = [];
+  // The residual stream: x plus what the last block added to it. With fused RMSNorms the sum is
+  // made by the next norm's own kernel (SkipSimplifiedLayerNormalization: one dispatch for the
+  // add and the norm); otherwise it is added at once, as the primitives always did.
+  let added: Tensor | undefined;
+  const addToStream = (delta: Tensor) => {
+    if (fused && c.norm.kind === 'rms') added = delta;
+    else x = g.add(x, delta);
+  };
+  const normOfStream = (n: { weight: string; bias?: string }): Tensor => {
+    if (!added) return norm(x, n);
+    const { normed, sum } = fusedSkipRmsNorm(g, x, added, weight(n.weight), c.norm.epsilon);
+    x = sum;
+    added = undefined;
+    return normed;
+  };
   for (let l = 0; l < c.layers; l++) {
     const n = layerWeightNames(c, l);
-    const h = norm(x, n.attentionNorm);
+    const h = normOfStream(n.attentionNorm);
     const [q, k, v] = projections(g, h, n, c, weight, linear, lora);
     const { merged, joined } = inputs.groupQuery ? groupedAttention(l, n, inputs.groupQuery, q, k, v) : attention(l, n, q, k, v);
     present.push(joined);
-    x = g.add(x, linear(merged, n.out));
-    const m = norm(x, n.mlpNorm);
+    addToStream(linear(merged, n.out));
+    const m = normOfStream(n.mlpNorm);
     const inner = c.mlp === 'swiglu' ? swiglu(g, linear(m, n.gate!), linear(m, n.up)) : g.gelu(linear(m, n.up));
-    x = g.add(x, linear(inner, n.down));
+    addToStream(linear(inner, n.down));
   }
-  if (options.lastPositionOnly) x = g.slice(x, 1, -1);
-  x = norm(x, names.finalNorm);
+  if (options.lastPositionOnly) {
+    x = g.slice(x, 1, -1);
+    if (added) added = g.slice(added, 1, -1);
+  }
+  x = normOfStream(names.finalNorm);
   const logits = names.head ? g.matmul(x, weight(names.head)) : g.matmul(x, g.transpose(weight(names.embed)));
   if (!options.logitBias) return { logits, present };
   return { logits: g.add(logits, g.const(options.logitBias, { dtype: logits.dtype })), present };

@@ -55,6 +55,18 @@ export function fusedRmsNorm(g: Graph, x: Tensor, weight: Tensor, epsilon: numbe
 }
 
 /**
+ * The residual add and the RMSNorm after it in one kernel, onnxruntime's
+ * SkipSimplifiedLayerNormalization (com.microsoft): `sum` = x + skip, `normed` = fusedRmsNorm(sum).
+ * x and skip are [B, T, C] or [N, C] (the kernel takes no other rank).
+ */
+export function fusedSkipRmsNorm(g: Graph, x: Tensor, skip: Tensor, weight: Tensor, epsilon: number): { normed: Tensor; sum: Tensor } {
+  // Outputs: the norm, its mean and inverse deviation (unread), the sum.
+  const stat = { dtype: x.dtype, shape: [...x.shape.slice(0, -1), 1] };
+  const [normed, , , sum] = g.customOutputs('SkipSimplifiedLayerNormalization', [x, skip, weight], [{ dtype: x.dtype, shape: x.shape }, stat, stat, { dtype: x.dtype, shape: x.shape }], { attrs: { epsilon }, domain: ORT_DOMAIN });
+  return { normed: normed!, sum: sum! };
+}
+
+/**
  * rotaryTables' values for every position below `positions`, as onnxruntime's RotaryEmbedding
  * reads them: cos and sin [positions, D/2] (the "rotate half" layout repeats them for the second
  * half). Each angle is the float32 product position x frequency, as transformers and

@@ -48,7 +48,7 @@ const HALF_OPS = new Set(['MatMul', `${ORT_DOMAIN}:GroupQueryAttention`]);
 
 /** Ops computed in float32 whatever their inputs (torch.autocast's float32 list, and ScatterND). */
 const SINGLE_OPS = new Set([
-  'Softmax', 'LogSoftmax', 'LayerNormalization', 'SimplifiedLayerNormalization', 'ReduceSum', 'ReduceMean', 'ReduceMax',
+  'Softmax', 'LogSoftmax', 'LayerNormalization', 'SimplifiedLayerNormalization', `${ORT_DOMAIN}:SkipSimplifiedLayerNormalization`, 'ReduceSum', 'ReduceMean', 'ReduceMax',
   'Exp', 'Log', 'Pow', 'Sqrt', 'Softplus', 'ScatterND', 'ScatterElements',
   // A running sum (torch.autocast's cumsum is float32 too): the chunked decoder's inverse-transform
   // draw compares u * total with it, and float16's 11 bits would round away the small probabilities.

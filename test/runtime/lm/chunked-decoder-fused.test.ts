@@ -31,13 +31,16 @@ function opCounts(config: LmConfig, steps: number, fused: boolean): Map<string, 
 const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
 describe('the chunked decoder with fused kernels', () => {
-  it("writes each RMSNorm, each rotation and each later step's attention as one node: half the nodes (Qwen3, with its per-head norms)", () => {
+  it("writes each RMSNorm (with its residual add), each rotation and each later step's attention as one node: half the nodes (Qwen3, with its per-head norms)", () => {
     const K = 4;
     const fused = opCounts(qwen3, K, true);
     const primitives = opCounts(qwen3, K, false);
     const { layers } = qwen3;
-    // Per layer and step: the two norms around attention and the MLP, and q's and k's per-head norms; then the final norm.
-    assert.equal(fused.get('SimplifiedLayerNormalization'), K * (4 * layers + 1));
+    // Per layer and step: the two norms around attention and the MLP, and q's and k's per-head
+    // norms; then the final norm. Each norm of the residual stream after the first also makes the
+    // residual add (SkipSimplifiedLayerNormalization).
+    assert.equal(fused.get('SimplifiedLayerNormalization'), K * (2 * layers + 1), "the first layer's input norm and the per-head norms");
+    assert.equal(fused.get('com.microsoft:SkipSimplifiedLayerNormalization'), K * 2 * layers, 'every later norm of the stream, with its residual add');
     assert.equal(fused.get('com.microsoft:RotaryEmbedding'), K * 2 * layers);
     for (const op of ['Sqrt', 'ReduceMean', 'Neg', 'Cos', 'Sin']) assert.equal(fused.get(op), undefined, `no ${op} is left`);
     // Steps after the first attend by GroupQueryAttention, which writes the cache itself: the

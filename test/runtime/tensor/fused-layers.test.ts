@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Graph, ORT_DOMAIN } from '../../../runtime/tensor/graph.js';
-import { applyRotary, fusedRmsNorm, fusedRotary, groupQueryAttention, rmsNorm, rotaryCaches, rotaryTables } from '../../../runtime/tensor/layers.js';
+import { applyRotary, fusedRmsNorm, fusedRotary, fusedSkipRmsNorm, groupQueryAttention, rmsNorm, rotaryCaches, rotaryTables } from '../../../runtime/tensor/layers.js';
 import { buildModel } from '../../../runtime/tensor/onnx.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
 import { Session, type ExecutionProvider } from '../../../runtime/tensor/session.js';
@@ -48,7 +48,7 @@ const rotation = (g: Graph, input: Tensor, pos: Tensor, fused: boolean) =>
 
 describe('fused layers', () => {
   for (const provider of ['cpu', 'webgpu'] as const) {
-    it(`RMSNorm and the rotation compute what the primitives compute (${provider})`, async (t) => {
+    it(`RMSNorm (alone, and with its residual add) and the rotation compute what the primitives compute (${provider})`, async (t) => {
       if (provider === 'webgpu') {
         const skip = await webgpuOrSkip();
         if (skip) return t.skip(skip);
@@ -56,6 +56,13 @@ describe('fused layers', () => {
       // Values of magnitude up to ~2 (RMSNorm's scale up to 1.5, a rotation keeps norms): a few float32 ulps.
       assertClose(...(await bothForms(provider, rms)), 2e-6, 'RMSNorm');
       assertClose(...(await bothForms(provider, rotation)), 2e-6, 'rotation');
+      // The residual add and the norm in one kernel: the sum as Add makes it, the norm of it.
+      // (onnxruntime's kernel takes [B, T, C] or [N, C]: the rows of x as [B * H, T, D].)
+      const rows3 = (g: Graph, input: Tensor) => g.reshape(input, [B * H, T, D]);
+      const skip = (g: Graph, input: Tensor) => g.mul(input, 0.5);
+      const w = (g: Graph) => g.const(scale, { dtype: 'float32', shape: [D] });
+      assertClose(...(await bothForms(provider, (g, input, _pos, fused) => (fused ? fusedSkipRmsNorm(g, rows3(g, input), skip(g, rows3(g, input)), w(g), 1e-6).normed : rmsNorm(g, g.add(rows3(g, input), skip(g, rows3(g, input))), w(g), 1e-6)))), 2e-6, 'RMSNorm of a sum');
+      assertClose(...(await bothForms(provider, (g, input, _pos, fused) => (fused ? fusedSkipRmsNorm(g, rows3(g, input), skip(g, rows3(g, input)), w(g), 1e-6).sum : g.add(rows3(g, input), skip(g, rows3(g, input)))))), 0, 'the sum');
     });
   }
 
