@@ -21,6 +21,7 @@
 // This module builds what the host feeds for one chunk: where step 0's join puts each position,
 // where each later step writes, and each step's positions and mask over the capacity.
 import { MASKED } from './model.js';
+import { attentionMask } from './rows.js';
 
 /** Inputs of the fixed-capacity graph beside DECODER_IO's (whose `positions` and `mask` are step 0's). */
 export const FIXED_CACHE_IO = {
@@ -62,8 +63,8 @@ export interface GroupQueryFeeds {
 
 /**
  * The later steps' GroupQueryAttention feeds (steps 1..K-1) of the chunk fixedCacheFeeds lays out:
- * step i writes slot q = from + count - 1 + i in every row and sees slots start..q, a row's left
- * padding masked in its bias [rows, q + 1].
+ * step i writes slot q = from + count - 1 + i in every row and sees slots start..q: its bias
+ * [rows, q + 1] is rows.ts's mask of that one position.
  */
 export function groupQueryFeeds(starts: Int32Array, from: number, count: number, steps: number): GroupQueryFeeds {
   const rows = starts.length;
@@ -74,9 +75,7 @@ export function groupQueryFeeds(starts: Int32Array, from: number, count: number,
     const q = from + count - 1 + i;
     seqlens.push(new Int32Array(rows).fill(q));
     totals.push(Int32Array.of(q + 1));
-    const bias = new Float32Array(rows * (q + 1));
-    for (let r = 0; r < rows; r++) bias.fill(MASKED, r * (q + 1), r * (q + 1) + starts[r]!);
-    biases.push(bias);
+    biases.push(attentionMask(starts, q, 1));
   }
   return { seqlens, totals, biases };
 }
@@ -86,9 +85,10 @@ export function groupQueryFeeds(starts: Int32Array, from: number, count: number,
  * from..from+count-1, step i > 0 one token at from+count-1+i, over a cache of `capacity` (at
  * least from + count + steps - 1) with `kvHeads` key/value heads, for rows starting at `starts`
  * (their left padding). A query at q sees the keys at positions start..q, as rows.ts's
- * attentionMask.
+ * attentionMask. `laterWrites` false leaves out the later steps' masks and ScatterND indices,
+ * which a graph whose later steps attend by GroupQueryAttention does not read (groupQueryFeeds).
  */
-export function fixedCacheFeeds(starts: Int32Array, from: number, count: number, steps: number, capacity: number, kvHeads: number): FixedCacheFeeds {
+export function fixedCacheFeeds(starts: Int32Array, from: number, count: number, steps: number, capacity: number, kvHeads: number, laterWrites = true): FixedCacheFeeds {
   const rows = starts.length;
   if (capacity < from + count + steps - 1) throw new Error(`chunked decoder: a cache of ${capacity} positions cannot hold ${from + count + steps - 1}`);
   const position = (r: number, q: number) => BigInt(Math.max(0, q - starts[r]!));
@@ -108,13 +108,14 @@ export function fixedCacheFeeds(starts: Int32Array, from: number, count: number,
   if (steps === 1) return { positions, mask, cacheSlots };
   const later = steps - 1;
   const stepPositions = new BigInt64Array(later * rows);
+  for (let i = 0; i < later; i++) for (let r = 0; r < rows; r++) stepPositions[i * rows + r] = position(r, from + count + i);
+  if (!laterWrites) return { positions, mask, cacheSlots, stepPositions };
   const stepMask = new Float32Array(later * rows * capacity);
   const stepSlots: BigInt64Array[] = [];
   for (let i = 0; i < later; i++) {
     const q = from + count + i; // step i + 1's position
     const slots = new BigInt64Array(rows * kvHeads * 3);
     for (let r = 0; r < rows; r++) {
-      stepPositions[i * rows + r] = position(r, q);
       maskRow(stepMask, (i * rows + r) * capacity, r, q);
       for (let h = 0; h < kvHeads; h++) slots.set([BigInt(r), BigInt(h), BigInt(q)], (r * kvHeads + h) * 3);
     }

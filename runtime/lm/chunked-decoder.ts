@@ -336,7 +336,7 @@ export class ChunkedDecoder {
     const rows = state.starts.length;
     const K = this.steps;
     const capacity = state.length + count + K - 1;
-    const f = fixedCacheFeeds(state.starts, state.length, count, K, capacity, this.config.kvHeads);
+    const f = fixedCacheFeeds(state.starts, state.length, count, K, capacity, this.config.kvHeads, !this.groupQuery);
     const feeds: Record<string, Feed> = {
       [IO.positions]: { data: f.positions, dims: [rows, count] },
       [IO.mask]: { data: f.mask, dims: [rows, count, capacity] },

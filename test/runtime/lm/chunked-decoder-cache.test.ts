@@ -49,6 +49,11 @@ describe('the chunked decoder cache of fixed capacity', () => {
       }
     }
     assert.equal(fixedCacheFeeds(starts, from, count, 1, capacity, kvHeads).stepMask, undefined, 'K = 1 has no later steps');
+    // Without the later writes (GroupQueryAttention's graph): the same positions, no masks or indices.
+    const grouped = fixedCacheFeeds(starts, from, count, steps, capacity, kvHeads, false);
+    assert.deepEqual(grouped.stepPositions, f.stepPositions);
+    assert.equal(grouped.stepMask, undefined);
+    assert.equal(grouped.stepSlots, undefined);
   });
 
   it("feeds GroupQueryAttention each later step's slot, the slots it sees and its rows' left padding masked", () => {
