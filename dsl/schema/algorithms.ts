@@ -101,6 +101,21 @@ export const SAC: AlgorithmSpec = {
   ],
 };
 
+/**
+ * How a text learner's update goes through memory (runtime/algorithms/text/token-step.ts): rows
+ * per forward/backward (the gradients summed before the one optimiser step), rows sampled at
+ * once, and whether blocks are run again in the backward instead of kept. `auto` lets the
+ * memory estimate choose for the machine (or GPU) the run is on; the choice is recorded in hparams.
+ */
+const microBatch = param('micro_batch', oneOf(choice(option('auto', 'The most rows whose forward and backward fit in the free memory with headroom, at most the whole update (the memory estimate chooses; hparams record it).')), count({ max: 1e5 })), 'auto',
+  'Rows per forward/backward pass; their gradients are summed before the one optimiser step, so the update is the same at any micro_batch (TRL\'s per_device_train_batch_size, with gradient_accumulation_steps = the rows of an update / micro_batch). A last smaller micro-batch is fine: the loss is normalised over the whole update.');
+const generationBatch = param('generation_batch', oneOf(choice(option('auto', 'The most rows whose key/value cache fits in the free memory with headroom, at most the whole update.')), count({ max: 1e5 })), 'auto',
+  'Rows sampled at once (TRL\'s generation_batch_size); the update\'s completions are sampled in chunks of this many.');
+const gradientCheckpointing = param('gradient_checkpointing', oneOf(choice(option('auto', 'On where the memory estimate says the step does not fit otherwise: pretrained models only.')), bool), 'auto',
+  'Keep only each block\'s input in the forward and run the block again in the backward, with the head and its vocabulary-wide logits over chunks of tokens (a pretrained policy only): about a third more compute, a fraction of the memory (TRL\'s gradient_checkpointing).');
+/** The memory settings of text learners, in the order their bodies list them. */
+const textMemory = [microBatch, generationBatch, gradientCheckpointing];
+
 /** Per-turn credit on dialogues (runtime/algorithms/text/turn-credit.ts), GRPO's and REINFORCE's. */
 const credit = param('credit', choice(
   option('episode', 'One advantage per sample, from its whole return, on every token of it.'),
@@ -125,6 +140,7 @@ export const REINFORCE: AlgorithmSpec = {
     param('entropy_coef', num({ min: 0, max: 10, schedule: true }), 0, 'Weight of the entropy bonus.'),
     gradNorm(0.5),
     credit,
+    ...textMemory,
   ],
 };
 
@@ -192,6 +208,7 @@ export const GRPO: AlgorithmSpec = {
     param('sft_coef', num({ min: 0, max: 100, schedule: true }), 0.1,
       'Weight of the demonstrations\' mean token cross-entropy in the loss (CHORD\'s mu); schedulable, e.g. linear(0.5, 0). Needs sft_data.'),
     param('sft_batch_size', count({ max: 1e5 }), 16, 'Demonstrations drawn for each update\'s cross-entropy term (with sft_data).'),
+    ...textMemory,
   ],
 };
 
@@ -207,6 +224,8 @@ export const SFT: AlgorithmSpec = {
     param('updates', count({ max: 1e7 }), 1000, 'Gradient steps.'),
     batchSize(64),
     learningRate(1e-3),
+    microBatch,
+    gradientCheckpointing,
   ],
 };
 

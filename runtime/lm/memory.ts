@@ -22,6 +22,12 @@ export interface MemoryShape {
   readonly trainRows: number;
   /** A frozen copy of the weights as the KL reference (kl_coef > 0 with full fine-tuning). */
   readonly referenceCopy: boolean;
+  /** Rows sampled at once (generation_batch); all sampleRows when absent. */
+  readonly generationBatch?: number;
+  /** Rows per forward/backward (micro_batch); the whole trainRows when absent. */
+  readonly microBatch?: number;
+  /** Blocks recomputed in the backward, the head over chunks of tokens (algorithms/text/token-step.ts). */
+  readonly checkpointing?: boolean;
 }
 
 export interface MemoryEstimate {
@@ -41,20 +47,43 @@ export function estimateMemory(c: LmConfig, s: MemoryShape): MemoryEstimate {
   const reference = s.referenceCopy ? weights : 0;
   const gradients = s.trainableParameters * F32;
   const optimizer = 2 * s.trainableParameters * F32;
-  const kvCache = 2 * c.layers * c.kvHeads * c.headDim * s.sampleRows * s.sequenceLength * F32;
-  const activations = s.trainRows > 0 ? trainingActivations(c, s.trainRows, s.sequenceLength) : 0;
+  const kvCache = kvCacheBytes(c, s.generationBatch === undefined ? s.sampleRows : Math.min(s.sampleRows, s.generationBatch), s.sequenceLength);
+  const rows = Math.min(s.trainRows, s.microBatch ?? s.trainRows);
+  const activations = s.trainRows <= 0 ? 0 : s.checkpointing ? segmentedActivationBytes(c, rows, s.sequenceLength) : wholeStepActivationBytes(c, rows, s.sequenceLength);
   return { weights, reference, gradients, optimizer, kvCache, activations, total: weights + reference + gradients + optimizer + kvCache + activations };
 }
 
+/** The key/value cache of `rows` rows decoding up to `length` positions. */
+export function kvCacheBytes(c: LmConfig, rows: number, length: number): number {
+  return 2 * c.layers * c.kvHeads * c.headDim * rows * length * F32;
+}
+
 /**
- * Floats a training step keeps per row and position for its backward pass: per block the
- * norms' inputs and outputs, q, k, v before and after rotation, the attention weights, the
- * MLP's inner activations; then the logits, their log-softmax and its gradient.
+ * Floats one block keeps per row and position for its backward pass: the norms' inputs and
+ * outputs, q, k, v before and after rotation, the attention weights, the MLP's inner activations.
  */
-function trainingActivations(c: LmConfig, rows: number, T: number): number {
+function blockFloats(c: LmConfig, T: number): number {
   const [q, kv] = [c.heads * c.headDim, c.kvHeads * c.headDim];
-  const perBlock = 6 * c.width + 3 * q + 3 * kv + 2 * c.heads * T + (c.mlp === 'swiglu' ? 4 : 2) * c.mlpWidth;
-  return rows * T * (c.layers * perBlock + 3 * c.vocab) * F32;
+  return 6 * c.width + 3 * q + 3 * kv + 2 * c.heads * T + (c.mlp === 'swiglu' ? 4 : 2) * c.mlpWidth;
+}
+
+/** Bytes the one-graph step keeps for `rows` rows of T tokens: every block's activations, then the logits, their log-softmax and its gradient. */
+export function wholeStepActivationBytes(c: LmConfig, rows: number, T: number): number {
+  return rows * T * (c.layers * blockFloats(c, T) + 3 * c.vocab) * F32;
+}
+
+/**
+ * Bytes the segmented step (segmented-step.ts) holds at once for `rows` rows of T tokens: each
+ * block's input, one block's activations and their gradients as it is run again, the stream and
+ * its gradient, and one chunk of `headTokens` tokens' logits a few times over (the logits, the
+ * log-softmax, its gradient and the product's).
+ */
+export function segmentedActivationBytes(c: LmConfig, rows: number, T: number, headTokens = 64): number {
+  const stored = c.layers * rows * T * c.width;
+  const block = 2 * rows * T * blockFloats(c, T);
+  const stream = 3 * rows * T * c.width;
+  const head = 4 * headTokens * c.vocab;
+  return (stored + block + stream + head) * F32;
 }
 
 /** One line per part, for hover and for the refusal's message. */

@@ -88,6 +88,29 @@ export interface LmOptions {
 
 /** The model over `inputs`; `w` holds every weight of modelWeightNames(c) (and the adapters of `options.lora`). */
 export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, options: LmOptions = {}): LmOutputs {
+  const lm = lmBuilder(g, w, c, inputs, options);
+  const stream = lm.embed();
+  const present: { key: Tensor; value: Tensor }[] = [];
+  for (let l = 0; l < c.layers; l++) present.push(lm.block(l, stream));
+  return { logits: lm.head(stream), present };
+}
+
+/**
+ * The residual stream between blocks: x, plus what the last block added to it where the next
+ * norm's fused kernel makes the sum (SkipSimplifiedLayerNormalization: one dispatch for the add
+ * and the norm); without fused RMSNorms `added` is always undefined, the sum made at once.
+ */
+export interface ResidualStream {
+  x: Tensor;
+  added?: Tensor;
+}
+
+/**
+ * The model in pieces over `inputs`: the embedding, one decoder block at a time, the head. The
+ * whole model (causalLm) chains them; training with recomputed activations (segmented-step.ts)
+ * builds one block alone, over a fed residual stream, and the head alone over the last block's.
+ */
+export function lmBuilder(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, options: LmOptions = {}) {
   const lora = options.lora;
   const names = modelWeightNames(c);
   const weight = (name: string): Tensor => w[name] ?? missing(name);
@@ -103,8 +126,6 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
     c.norm.kind === 'rms' ? rms(x, weight(n.weight)) : g.layerNorm(x, weight(n.weight), weight(n.bias!), c.norm.epsilon);
 
   const { tokens, positions } = inputs;
-  let x = g.gather(weight(names.embed), tokens); // [B, T, C]
-  if (names.positionTable) x = g.add(x, g.gather(weight(names.positionTable), positions));
   // The fused rotation reads tables of every position; the primitives compute this run's.
   let rotate: ((x: Tensor) => Tensor) | undefined;
   let rotate3d: ((x: Tensor, heads: number) => Tensor) | undefined;
@@ -176,41 +197,47 @@ export function causalLm(g: Graph, w: Weights, c: LmConfig, inputs: LmInputs, op
     return { merged: attended.output, joined: { key: attended.key, value: attended.value } };
   };
 
-  const present: { key: Tensor; value: Tensor }[] = [];
-  // The residual stream: x plus what the last block added to it. With fused RMSNorms the sum is
-  // made by the next norm's own kernel (SkipSimplifiedLayerNormalization: one dispatch for the
-  // add and the norm); otherwise it is added at once, as the primitives always did.
-  let added: Tensor | undefined;
-  const addToStream = (delta: Tensor) => {
-    if (fused && c.norm.kind === 'rms') added = delta;
-    else x = g.add(x, delta);
+  const addToStream = (stream: ResidualStream, delta: Tensor) => {
+    if (fused && c.norm.kind === 'rms') stream.added = delta;
+    else stream.x = g.add(stream.x, delta);
   };
-  const normOfStream = (n: { weight: string; bias?: string }): Tensor => {
-    if (!added) return norm(x, n);
-    const { normed, sum } = fusedSkipRmsNorm(g, x, added, weight(n.weight), c.norm.epsilon);
-    x = sum;
-    added = undefined;
+  const normOfStream = (stream: ResidualStream, n: { weight: string; bias?: string }): Tensor => {
+    if (!stream.added) return norm(stream.x, n);
+    const { normed, sum } = fusedSkipRmsNorm(g, stream.x, stream.added, weight(n.weight), c.norm.epsilon);
+    stream.x = sum;
+    stream.added = undefined;
     return normed;
   };
-  for (let l = 0; l < c.layers; l++) {
-    const n = layerWeightNames(c, l);
-    const h = normOfStream(n.attentionNorm);
-    const [q, k, v] = projections(g, h, n, c, weight, linear, lora);
-    const { merged, joined } = inputs.groupQuery ? groupedAttention(l, n, inputs.groupQuery, q, k, v) : attention(l, n, q, k, v);
-    present.push(joined);
-    addToStream(linear(merged, n.out));
-    const m = normOfStream(n.mlpNorm);
-    const inner = c.mlp === 'swiglu' ? swiglu(g, linear(m, n.gate!), linear(m, n.up)) : g.gelu(linear(m, n.up));
-    addToStream(linear(inner, n.down));
-  }
-  if (options.lastPositionOnly) {
-    x = g.slice(x, 1, -1);
-    if (added) added = g.slice(added, 1, -1);
-  }
-  x = normOfStream(names.finalNorm);
-  const logits = names.head ? g.matmul(x, weight(names.head)) : g.matmul(x, g.transpose(weight(names.embed)));
-  if (!options.logitBias) return { logits, present };
-  return { logits: g.add(logits, g.const(options.logitBias, { dtype: logits.dtype })), present };
+  return {
+    /** The residual stream's start [B, T, C]: the tokens' embeddings (and GPT-2's position table's rows). */
+    embed(): ResidualStream {
+      let x = g.gather(weight(names.embed), tokens);
+      if (names.positionTable) x = g.add(x, g.gather(weight(names.positionTable), positions));
+      return { x };
+    },
+    /** Decoder block `l` over `stream` (advanced in place); returns its keys and values over the cache. */
+    block(l: number, stream: ResidualStream): { key: Tensor; value: Tensor } {
+      const n = layerWeightNames(c, l);
+      const h = normOfStream(stream, n.attentionNorm);
+      const [q, k, v] = projections(g, h, n, c, weight, linear, lora);
+      const { merged, joined } = inputs.groupQuery ? groupedAttention(l, n, inputs.groupQuery, q, k, v) : attention(l, n, q, k, v);
+      addToStream(stream, linear(merged, n.out));
+      const m = normOfStream(stream, n.mlpNorm);
+      const inner = c.mlp === 'swiglu' ? swiglu(g, linear(m, n.gate!), linear(m, n.up)) : g.gelu(linear(m, n.up));
+      addToStream(stream, linear(inner, n.down));
+      return joined;
+    },
+    /** The final norm and the head over `stream`: next-token logits [B, T, V] (or [B, 1, V], lastPositionOnly). */
+    head(stream: ResidualStream): Tensor {
+      if (options.lastPositionOnly) {
+        stream.x = g.slice(stream.x, 1, -1);
+        if (stream.added) stream.added = g.slice(stream.added, 1, -1);
+      }
+      const x = normOfStream(stream, names.finalNorm);
+      const logits = names.head ? g.matmul(x, weight(names.head)) : g.matmul(x, g.transpose(weight(names.embed)));
+      return options.logitBias ? g.add(logits, g.const(options.logitBias, { dtype: logits.dtype })) : logits;
+    },
+  };
 }
 
 /**

@@ -90,6 +90,13 @@ export class SampledTokenStatistics {
     this.recorded[i] = 1;
   }
 
+  /** The same statistics with row 0 at row `first`: a batch decoded in chunks records each chunk's rows where they belong. */
+  offset(first: number): SampledTokenStatistics {
+    const view = Object.create(this) as SampledTokenStatistics;
+    view.record = (row, slot, logits, offset, n, temperature, token) => this.record(row + first, slot, logits, offset, n, temperature, token);
+    return view;
+  }
+
   /** Means over the recorded tokens of row `row`'s slots [from, to) (0 where none was recorded). */
   means(row: number, from = 0, to = this.slots): TokenStatistics {
     let count = 0;

@@ -179,10 +179,23 @@ export class PretrainedPolicy implements LanguageModel {
     return this.lm.tokenizer.decode(end < 0 ? ids : ids.slice(0, end), { skipSpecialTokens: true });
   }
 
+  /**
+   * Rows sampled at once (a learner's generation_batch, algorithms/text/token-step.ts): complete()
+   * decodes more prompts in chunks of this many, so their key/value cache is one chunk's.
+   */
+  generationRows = Infinity;
+
   /** Completion ids of each prompt (ending with a stop id, or cut at maxNewTokens). */
   async complete(prompts: readonly (readonly number[])[], options: CompleteOptions): Promise<number[][]> {
-    const completions = await this.lm.generate(prompts, options);
-    return completions.map((c) => c.ids);
+    const out: number[][] = [];
+    for (let from = 0; from < prompts.length; from += this.generationRows) {
+      const chunk = from === 0 && prompts.length <= this.generationRows ? prompts : prompts.slice(from, from + this.generationRows);
+      // Statistics are indexed by row: a later chunk's rows come after the earlier chunks'.
+      const statistics = options.statistics && from > 0 ? options.statistics.offset(from) : options.statistics;
+      const completions = await this.lm.generate(chunk, { ...options, ...(statistics ? { statistics } : {}) });
+      for (const c of completions) out.push(c.ids);
+    }
+    return out;
   }
 
   act(_obs: Float32Array, _rows: number, _actions: ActionBuffer, _deterministic: boolean, _rng: Rng): never {

@@ -32,6 +32,12 @@ export interface SessionOptions {
   readonly externalDataAbove?: number;
   /** 'fp16': the model is written with float16 products over its float32 inputs (ModelOptions.precision, mixed-precision.ts); default 'fp32'. */
   readonly precision?: Precision;
+  /**
+   * onnxruntime's CPU memory arena (default on): it keeps the largest memory a run ever took.
+   * Off for sessions whose runs vary much in size (the segmented step's), whose freed tensors
+   * then go back to the system at once.
+   */
+  readonly memoryArena?: boolean;
 }
 
 /** A run-time input: a buffer with its dims, or just the buffer when at most one dim is symbolic. */
@@ -278,6 +284,7 @@ async function createInferenceSession(bytes: Uint8Array | string, options: Sessi
       // sleeping, 101 s.
       ...(threads > 1 ? { extra: { session: { intra_op: { allow_spinning: '0' } } } } : {}),
       graphOptimizationLevel: options.graphOptimizationLevel ?? 'all',
+      ...(options.memoryArena === false ? { enableCpuMemArena: false } : {}),
       logSeverityLevel: logSeverity(providers),
       ...profiling(),
     };

@@ -35,6 +35,8 @@ export function grpoLearnerConfig(s: GrpoSettings, files?: LearnerDataFiles): Te
     dynamicSampling: s.dynamic_sampling ? { maxRounds: s.max_sampling_rounds } : null,
     overlong: { mode: s.overlong, buffer: s.overlong_buffer },
     ...(s.credit === 'turn' ? { turnCredit: { baseline: s.baseline, normalize: s.normalize } } : {}),
+    memory: { microBatch: s.micro_batch, checkpointing: s.gradient_checkpointing },
+    generationBatch: s.generation_batch,
     settings: s as unknown as Record<string, unknown>,
   };
 }

@@ -6,11 +6,12 @@ import { BASELINES, NORMALIZE, type Baseline, type Normalize } from '../text/adv
 import { KL_ESTIMATORS, type KlEstimator } from '../text/kl.js';
 import { OVERLONG, type Overlong } from '../text/overlong.js';
 import { CREDITS, type Credit } from '../text/turn-credit.js';
+import { readTextMemory, type TextMemoryParams } from '../text/memory-settings.js';
 
 export const LOSS_KINDS = ['sequence', 'token', 'constant'] as const;
 export type LossKind = (typeof LOSS_KINDS)[number];
 
-export interface GrpoSettings {
+export interface GrpoSettings extends TextMemoryParams {
   group_size: number;
   prompts_per_update: number;
   clip: Schedulable;
@@ -70,6 +71,7 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     sft_data: demoSource(p),
     sft_coef: p.schedule('sft_coef'),
     sft_batch_size: p.count('sft_batch_size'),
+    ...readTextMemory(p, true),
   };
 }
 

@@ -3,13 +3,15 @@
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
 import { CREDITS, type Credit } from '../text/turn-credit.js';
+import { readTextMemory, type TextMemoryParams } from '../text/memory-settings.js';
 
 /** What is subtracted from each episode's return (the registry's `baseline` options). */
 export const BASELINES = ['none', 'mean', 'leave_one_out'] as const;
 export type Baseline = (typeof BASELINES)[number];
 
 /** The resolved params, named as the language names them. */
-export interface ReinforceSettings {
+/** The memory settings (TextMemoryParams) act on text envs only. */
+export interface ReinforceSettings extends TextMemoryParams {
   learning_rate: Schedulable;
   gamma: number;
   baseline: Baseline;
@@ -31,5 +33,6 @@ export function reinforceSettings(params: Readonly<Record<string, unknown>>): Re
     entropy_coef: p.schedule('entropy_coef'),
     max_grad_norm: p.number('max_grad_norm'),
     credit: p.option('credit', CREDITS),
+    ...readTextMemory(p, true),
   };
 }

@@ -40,6 +40,8 @@ export function reinforceOnText(context: TextAlgorithmContext, s: ReinforceSetti
     },
     // Per-turn credit compares turns as the returns are: the baseline subtracted, no scale.
     ...(s.credit === 'turn' ? { turnCredit: { baseline: s.baseline, normalize: 'none' } } : {}),
+    memory: { microBatch: s.micro_batch, checkpointing: s.gradient_checkpointing },
+    generationBatch: s.generation_batch,
     settings: s as unknown as Record<string, unknown>,
   });
 }

@@ -8,6 +8,9 @@ import type { LanguageModel } from '../../policies/index.js';
 import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
 import { tokenAccuracy, tokenBatchInputs, tokenLogProbs } from '../text/tokens.js';
 
+/** The per-token feeds whose non-zero entries are the only tokens the loss reads (lm/segmented-step.ts). */
+export const SFT_LOSS_TOKENS = ['mask'] as const;
+
 export interface SftLoss {
   readonly graph: Graph;
   readonly loss: Tensor;

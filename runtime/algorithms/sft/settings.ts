@@ -2,8 +2,9 @@
 // docs and ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
+import { readTextMemory, type TextMemoryParams } from '../text/memory-settings.js';
 
-export interface SftSettings {
+export interface SftSettings extends Omit<TextMemoryParams, 'generation_batch'> {
   /** Where demonstrations come from: the task's own (prompt, target) pairs. */
   data: 'demos';
   updates: number;
@@ -20,5 +21,5 @@ export function sftSettings(params: Readonly<Record<string, unknown>>): SftSetti
     // must not silently train on something else.
     p.fail('data', '`demos` (demonstrations from a JSONL file are not implemented yet: put them in the env as `task: dataset("./file.jsonl")` and use `data: demos`)');
   }
-  return { data: 'demos', updates: p.count('updates'), batch_size: p.count('batch_size'), learning_rate: p.schedule('learning_rate') };
+  return { data: 'demos', updates: p.count('updates'), batch_size: p.count('batch_size'), learning_rate: p.schedule('learning_rate'), ...readTextMemory(p) };
 }

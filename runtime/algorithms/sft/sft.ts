@@ -8,12 +8,13 @@
 import type { LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
-import { Adam, type AdamState, GradientStep, type LossScaleState, type WeightSnapshot } from '../../tensor/index.js';
+import { Adam, type AdamState, type LossScaleState, type WeightSnapshot } from '../../tensor/index.js';
+import { chooseMemory, expectedRowLength, tokenGradientRun, type MemoryChoice, type TokenGradientRun } from '../text/token-step.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
-import { buildSftLoss } from './loss.js';
+import { buildSftLoss, SFT_LOSS_TOKENS } from './loss.js';
 import { sftSettings, type SftSettings } from './settings.js';
 
 export const SFT: AlgorithmDefinition<SftSettings, TextAlgorithmContext> = {
@@ -54,8 +55,10 @@ export class Sft implements Algorithm {
     readonly env: TextEnv,
     /** Demonstrations to train on: the stage's budget, or `updates` batches. */
     readonly budget: number,
-    private readonly gradients: GradientStep,
+    private readonly gradients: TokenGradientRun,
     private readonly rng: Rng,
+    /** How each update goes through memory (../text/token-step.ts). */
+    private readonly memory: MemoryChoice,
   ) {
     this.optimizer = new Adam(policy.weights, { eps: SFT_ADAM_EPS });
     // No clipping: SFT has no max_grad_norm.
@@ -78,16 +81,12 @@ export class Sft implements Algorithm {
 
   static async create(context: TextAlgorithmContext, settings: SftSettings): Promise<Sft> {
     const { model, env } = context;
-    const loss = buildSftLoss(model, model.variableRows ? 'T' : env.rowWidth());
-    const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
-      weights: model.weights,
-      fed: model.frozenWeights,
-      compute: context.compute,
-      dimLimits: { B: settings.batch_size },
-      largeOps: true,
-    });
+    const T = model.variableRows ? 'T' : env.rowWidth();
+    // Demonstrations' rows: a prompt and its target, as long as the env's longest completion.
+    const memory = chooseMemory(model, { microBatch: settings.micro_batch, checkpointing: settings.gradient_checkpointing }, settings.batch_size, expectedRowLength(model, undefined), context.compute);
+    const gradients = await tokenGradientRun(model, (source) => buildSftLoss(source, T), SFT_LOSS_TOKENS, memory, context.compute, { B: settings.batch_size });
     const budget = Math.min(context.budget ?? Infinity, settings.updates * settings.batch_size);
-    return new Sft(settings, model, env, budget, gradients, context.rng.fork('demos'));
+    return new Sft(settings, model, env, budget, gradients, context.rng.fork('demos'), memory);
   }
 
   get done(): boolean {
@@ -95,7 +94,7 @@ export class Sft implements Algorithm {
   }
 
   hparams(): Record<string, unknown> {
-    return { ...this.settings, adam_eps: SFT_ADAM_EPS };
+    return { ...this.settings, micro_batch: this.memory.microBatch, gradient_checkpointing: this.memory.checkpointing, adam_eps: SFT_ADAM_EPS };
   }
 
   async iterate(): Promise<Record<string, number>> {

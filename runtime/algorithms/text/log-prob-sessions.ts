@@ -5,6 +5,7 @@
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { Session, writeCount, type Compute, type Dim, type Feed, type Precision, type WeightStore } from '../../tensor/index.js';
 import { buildLogProbs } from './tokens.js';
+import { tokenLogProbRun, wholeUpdate, type LogProbRun, type MemoryChoice } from './token-step.js';
 
 /**
  * The precision a log-probability pass is written in: the experiment's on a GPU, so that pi_old's
@@ -39,7 +40,7 @@ export function logProbSession(model: LanguageModel, T: Dim, weights: WeightStor
  * array itself, and the weights stay fed.
  */
 export class ReferencePolicy {
-  private session: Session | null = null;
+  private session: LogProbRun | null = null;
   /** The reference weights' write counts when the session baked them. */
   private bakedWrites: readonly number[] = [];
 
@@ -50,11 +51,13 @@ export class ReferencePolicy {
     private readonly compute: Compute,
     /** Whether the session bakes the reference's weights (on a GPU) or feeds them. */
     private readonly bakes: boolean,
+    /** Micro-batches and segments, as the learner's step (token-step.ts). */
+    private readonly memory: MemoryChoice | undefined,
   ) {}
 
   /** A copy of `model`'s weights as they are now; `bake` (tests): bake them on any device. */
-  static async create(model: LanguageModel, T: Dim, compute: Compute, bake: boolean = onGpu(compute)): Promise<ReferencePolicy> {
-    const reference = new ReferencePolicy(model, T, model.weights.clone(), compute, bake);
+  static async create(model: LanguageModel, T: Dim, compute: Compute, bake: boolean = onGpu(compute), memory?: MemoryChoice): Promise<ReferencePolicy> {
+    const reference = new ReferencePolicy(model, T, model.weights.clone(), compute, bake, memory);
     // Made now, so that a session that cannot be made stops the stage before it samples.
     await reference.currentSession();
     return reference;
@@ -66,12 +69,12 @@ export class ReferencePolicy {
   }
 
   /** The session for the weights as they are: made again where they were written since it baked them. */
-  async currentSession(): Promise<Session> {
+  async currentSession(): Promise<LogProbRun> {
     if (this.session !== null && (!this.bakes || this.unwrittenSinceBaked())) return this.session;
     await this.session?.release();
     this.session = null;
     const weights = graphWeights(this.model, this.weights);
-    this.session = await logProbSession(this.model, this.T, weights, this.compute, undefined, this.bakes ? weights : undefined);
+    this.session = this.memory ? await tokenLogProbRun(this.model, this.T, buildLogProbs, this.memory, this.compute, this.weights, this.bakes ? weights : undefined) : await logProbSession(this.model, this.T, weights, this.compute, undefined, this.bakes ? weights : undefined);
     this.bakedWrites = this.weights.values.map(writeCount);
     return this.session;
   }

@@ -29,6 +29,13 @@ import { tokenBatchInputs, tokenLogProbs } from './tokens.js';
 
 export const LOSS_METRICS = ['policy_loss', 'kl', 'clip_fraction', 'entropy'] as const;
 
+/**
+ * The per-token feeds whose non-zero entries are the only tokens this loss reads: every term is
+ * weighted by the token weights, the demonstrations' sft_weight or the mask (the metrics), so a
+ * segmented step computes the head over those tokens alone (lm/segmented-step.ts).
+ */
+export const GRPO_LOSS_TOKENS = ['mask', 'token_weight', 'sft_weight'] as const;
+
 export interface GrpoLoss {
   readonly graph: Graph;
   readonly loss: Tensor;

@@ -26,7 +26,7 @@ import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { isPretrained } from '../../policies/pretrained.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, GradientStep, type Session, type Dim } from '../../tensor/index.js';
+import { Adam, type Dim } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
@@ -39,11 +39,14 @@ import { DemoSampler, type DemoOrigin } from './demos.js';
 import { zeroAdvantageGroups } from './filter.js';
 import { foldKlIntoRewards, type KlEstimator } from './kl.js';
 import type { OverlongSetting } from './overlong.js';
-import { buildGrpoLoss, LOSS_METRICS } from './policy-gradient-loss.js';
+import { buildGrpoLoss, GRPO_LOSS_TOKENS, LOSS_METRICS } from './policy-gradient-loss.js';
 import type { Refeed } from './rollout-groups.js';
 import { selectHighEntropyTokens, tokenWeights, type TokenWeighting } from './token-weights.js';
 import { creditedAdvantages, type TurnCredit } from './turn-credit.js';
-import { ReferencePolicy, logProbSession } from './log-prob-sessions.js';
+import { chooseGenerationBatch } from './token-step.js';
+import { ReferencePolicy } from './log-prob-sessions.js';
+import { buildLogProbs } from './tokens.js';
+import { chooseMemory, expectedRowLength, tokenGradientRun, tokenLogProbRun, type LogProbRun, type MemoryChoice, type MemorySettings, type TokenGradientRun } from './token-step.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
 export type { TokenWeighting } from './token-weights.js';
@@ -84,6 +87,10 @@ export interface TextLearnerConfig {
   readonly dynamicSampling?: { readonly maxRounds: number } | null;
   /** What happens to completions cut at maxNewTokens (overlong.ts); absent: kept. */
   readonly overlong?: OverlongSetting;
+  /** micro_batch and gradient_checkpointing (token-step.ts); absent: auto. */
+  readonly memory?: MemorySettings;
+  /** Rows sampled at once; absent or auto: as many as fit. */
+  readonly generationBatch?: number | 'auto';
 }
 
 export interface TextLearnerState extends SampledTextState {
@@ -115,17 +122,19 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     env: TextEnv,
     budget: number,
     width: Dim,
-    gradients: GradientStep,
+    gradients: TokenGradientRun,
     /** Which log-probabilities the loss graph is fed (policy-gradient-loss.ts). */
     private readonly lossInputs: { readonly oldFed: boolean; readonly referenceFed: boolean },
     /** log pi(target) with the policy's current weights (null with one gradient step per batch and no KL in the reward), and with the reference's (null without one). */
-    logProbs: Session | null,
+    logProbs: LogProbRun | null,
     reference: ReferencePolicy | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
     private readonly recorder: TextRolloutRecorder | undefined,
     /** The demonstrations of the cross-entropy term, where the config has them. */
     private readonly demos: DemoSampler | null,
+    /** How the update goes through memory (token-step.ts), and the rows sampled at once. */
+    private readonly memory: MemoryChoice & { readonly generationBatch: number },
   ) {
     super(policy, env, budget, width, gradients, logProbs, reference);
     this.optimizer = new Adam(policy.weights, { eps: TEXT_ADAM_EPS });
@@ -163,24 +172,23 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     const keepsReference = config.klCoef > 0;
     const referenceFed = keepsReference && !config.klInReward;
     const demoRows = config.demos?.batchSize ?? 0;
-    const loss = buildGrpoLoss(model, T, { oldFed, referenceFed, klEstimator: config.klEstimator, ...(config.demos ? { demos: { samplingTemperatureIsOne: config.temperature === 1 } } : {}) });
-    const gradients = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
-      weights: model.weights,
-      fed: model.frozenWeights,
-      compute: context.compute,
-      dimLimits: { B: rows + demoRows },
-      largeOps: true,
-    });
-    const logProbs = oldFed || (keepsReference && config.klInReward) ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    const reference = keepsReference ? await ReferencePolicy.create(model, T, context.compute) : null;
+    const lossOptions = { oldFed, referenceFed, klEstimator: config.klEstimator, ...(config.demos ? { demos: { samplingTemperatureIsOne: config.temperature === 1 } } : {}) };
+    const memory = chooseMemory(model, config.memory ?? { microBatch: 'auto', checkpointing: 'auto' }, rows + demoRows, expectedRowLength(model, config.maxNewTokens), context.compute);
+    const gradients = await tokenGradientRun(model, (source) => buildGrpoLoss(source, T, lossOptions), GRPO_LOSS_TOKENS, memory, context.compute, { B: rows + demoRows });
+    const logProbs = oldFed || (keepsReference && config.klInReward) ? await tokenLogProbRun(model, T, buildLogProbs, memory, context.compute) : null;
+    const reference = keepsReference ? await ReferencePolicy.create(model, T, context.compute, undefined, memory) : null;
+    const generationBatch = chooseGenerationBatch(model, config.generationBatch ?? 'auto', rows, expectedRowLength(model, config.maxNewTokens));
+    if (isPretrained(model)) model.generationRows = generationBatch;
     const demos = config.demos
       ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name })
       : null;
-    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, demos);
+    return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, demos, { ...memory, generationBatch });
   }
 
   hparams(): Record<string, unknown> {
-    return { ...this.config.settings, row_width: this.width, adam_eps: TEXT_ADAM_EPS };
+    // The memory settings as chosen (auto resolved), so that a run says what it did.
+    const { microBatch, checkpointing, generationBatch } = this.memory;
+    return { ...this.config.settings, micro_batch: microBatch, generation_batch: generationBatch, gradient_checkpointing: checkpointing, row_width: this.width, adam_eps: TEXT_ADAM_EPS };
   }
 
   async iterate(): Promise<Record<string, number>> {

@@ -3,7 +3,8 @@
 // and updates against the budget, handing over the episodes of dialogues, its checkpoint state
 // (declared by the learner: sampled-state.ts) and releasing its sessions.
 import type { LanguageModel } from '../../policies/index.js';
-import type { Dim, GradientStep, Session } from '../../tensor/index.js';
+import type { Dim } from '../../tensor/index.js';
+import type { LogProbRun, TokenGradientRun } from './token-step.js';
 import type { ReferencePolicy } from './log-prob-sessions.js';
 import type { Rollouts, TextEnv } from '../../text/text-env.js';
 import type { LearnerState } from '../learner-state.js';
@@ -23,9 +24,9 @@ export abstract class SampledTextLearner<S> {
     readonly budget: number,
     /** Tokens per training row. */
     readonly width: Dim,
-    protected readonly gradients: GradientStep,
+    protected readonly gradients: TokenGradientRun,
     /** log pi(target) with the policy's current weights, where the learner needs pi_old apart from its gradient step. */
-    protected readonly logProbs: Session | null,
+    protected readonly logProbs: LogProbRun | null,
     protected readonly reference: ReferencePolicy | null,
   ) {}
 

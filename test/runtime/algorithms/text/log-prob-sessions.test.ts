@@ -16,7 +16,7 @@ import { leftPad } from '../../../../runtime/lm/rows.js';
 import { graphWeights, makeTokenModel, type LanguageModel } from '../../../../runtime/policies/index.js';
 import { PretrainedPolicy } from '../../../../runtime/policies/pretrained.js';
 import { readEvents } from '../../../../runtime/run/events.js';
-import { GradientStep, type Compute, type Dim, type Feed, type Precision } from '../../../../runtime/tensor/index.js';
+import { GradientStep, type Compute, type Dim, type Feed, type Precision, type Session } from '../../../../runtime/tensor/index.js';
 import { ModelProto } from '../../../../runtime/tensor/onnx-schema.js';
 import { parsePlacements, summarize } from '../../../../runtime/tensor/placement.js';
 import type { ExecutionProvider } from '../../../../runtime/tensor/session.js';
@@ -196,7 +196,7 @@ describe('precision fp16 on webgpu (lavapipe in CI)', () => {
     const c = pretrainedCase('qwen2', true);
     const bytes = async (precision: Precision) => {
       const reference = await ReferencePolicy.create(c.model, c.T, computeOf('webgpu', precision));
-      const { bytes } = (await reference.currentSession()).model;
+      const { bytes } = ((await reference.currentSession()) as Session).model;
       await reference.release();
       return bytes.length;
     };

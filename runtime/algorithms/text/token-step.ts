@@ -1,0 +1,245 @@
+// How a text learner's update goes through memory: the one place that chooses between the
+// one-graph gradient step (every activation kept, the fastest where it fits) and the segmented
+// step of a pretrained model (lm/segmented-step.ts: blocks recomputed, the head over chunks of
+// tokens), and that splits the update's rows into micro-batches, their gradients summed before
+// the one optimiser step. The same choice serves the forward-only passes (pi_old, pi_ref).
+//
+// Exactness: every text loss here is a sum over tokens with weights the learner computed over the
+// whole update (token-weights.ts: `inv_tokens` and the aggregation's divisors are fed), so the
+// sum of the micro-batches' losses and gradients is the update's, whatever the split
+// (test/runtime/algorithms/text/micro-batches.test.ts).
+//
+// `auto` (micro_batch, gradient_checkpointing): the estimate of lm/memory.ts against the memory
+// free when the step is built, the model already loaded; what it chose is in hparams.
+import * as os from 'node:os';
+import { isPretrained } from '../../policies/pretrained.js';
+import { graphWeights, type LanguageModel } from '../../policies/index.js';
+import { GradientStep, type Session, type Compute, type Dim, type Feed, type Graph, type HostArray, type LossScaler, type StepResult, type Tensor, type WeightStore } from '../../tensor/index.js';
+import { SegmentedLogProbs, SegmentedStep, type BuiltLoss, type LogitsSource, type SegmentedModel } from '../../lm/segmented-step.js';
+import { kvCacheBytes, segmentedActivationBytes, wholeStepActivationBytes } from '../../lm/memory.js';
+import type { GradientRun } from '../checked-step.js';
+import { logProbSession } from './log-prob-sessions.js';
+
+/** The learner's settings (`micro_batch`, `gradient_checkpointing`) as the plan gives them. */
+export interface MemorySettings {
+  readonly microBatch: number | 'auto';
+  readonly checkpointing: boolean | 'auto';
+}
+
+/** What was chosen, for hparams and the memory report. */
+export interface MemoryChoice {
+  /** Rows per forward/backward at the expected row length. */
+  readonly microBatch: number;
+  readonly checkpointing: boolean;
+}
+
+/** Tokens per chunk of the segmented head: [chunk, vocabulary] logits a few times over, ~0.2 GB at 151,936 tokens. */
+export const HEAD_TOKENS = 64;
+
+/** The share of the free memory an update's activations may take: the rest is headroom (the allocator, the sampler's cache, the run's own arrays). */
+const ACTIVATION_SHARE = 0.6;
+
+/** A gradient run with its sessions to release. */
+export interface TokenGradientRun extends GradientRun {
+  readonly lossScaler: LossScaler | null;
+  release(): Promise<void>;
+}
+
+/** A forward pass giving log pi(target) [B, T]. */
+export interface LogProbRun {
+  run(feeds: Readonly<Record<string, Feed>>): Promise<{ logp?: Float32Array }>;
+  release(): Promise<void>;
+}
+
+/**
+ * What fits: micro_batch and gradient_checkpointing where `auto`, for `rows` rows of `length`
+ * tokens (the longest the learner expects). The one-graph step where it fits the whole update,
+ * or at least a quarter of it per micro-batch; else recomputed blocks (pretrained models only,
+ * in float32). A micro-batch of 1 that does not fit either way is still 1: the trainer's
+ * memory check (lm/memory.ts checkMemory) refuses such a run before it starts.
+ */
+export function chooseMemory(model: LanguageModel, settings: MemorySettings, rows: number, length: number, compute: Compute, available = os.freemem()): MemoryChoice {
+  const budget = available * ACTIVATION_SHARE;
+  const segmentable = canSegment(model, compute);
+  const config = isPretrained(model) ? model.lm.config : undefined;
+  const fitting = (perRows: (m: number) => number) => {
+    if (settings.microBatch !== 'auto') return settings.microBatch;
+    let m = rows;
+    while (m > 1 && perRows(m) > budget) m = Math.ceil(m / 2);
+    return m;
+  };
+  if (!config) return { microBatch: settings.microBatch === 'auto' ? rows : settings.microBatch, checkpointing: false };
+  const whole = (m: number) => wholeStepActivationBytes(config, m, length);
+  const segmented = (m: number) => segmentedActivationBytes(config, m, length, HEAD_TOKENS);
+  if (settings.checkpointing === true && segmentable) return { microBatch: fitting(segmented), checkpointing: true };
+  const wholeRows = fitting(whole);
+  if (settings.checkpointing === false || !segmentable) return { microBatch: wholeRows, checkpointing: false };
+  if (whole(wholeRows) <= budget && (wholeRows === rows || wholeRows * 4 >= rows)) return { microBatch: wholeRows, checkpointing: false };
+  return { microBatch: fitting(segmented), checkpointing: true };
+}
+
+/** Recomputed blocks need a pretrained model, and float32 (the segments have no loss scale). */
+function canSegment(model: LanguageModel, compute: Compute): boolean {
+  return isPretrained(model) && compute.precision !== 'fp16';
+}
+
+function segmentedModel(model: LanguageModel, trainable: WeightStore = model.weights): SegmentedModel {
+  if (!isPretrained(model)) throw new Error('segmented steps need a pretrained model');
+  const lm = model.lm;
+  return { config: lm.config, trainable, frozen: lm.frozen, ...(lm.lora ? { lora: { weights: lm.lora.weights } } : {}) };
+}
+
+/**
+ * The learner's gradient step over the loss `buildLoss` builds from a model's logits, as
+ * `choice` says: segmented, or the one graph (a GradientStep) in micro-batches. `selectors`:
+ * the per-token feeds whose non-zero entries are the only tokens the loss reads.
+ */
+export async function tokenGradientRun(model: LanguageModel, buildLoss: (source: LanguageModel) => BuiltLoss, selectors: readonly string[], choice: MemoryChoice, compute: Compute, dimLimits: Readonly<Record<string, number>>): Promise<TokenGradientRun> {
+  if (choice.checkpointing) {
+    return SegmentedStep.create(segmentedModel(model), (source: LogitsSource) => buildLoss(asModel(model, source)), selectors, { microBatch: choice.microBatch, headTokens: HEAD_TOKENS, compute });
+  }
+  const loss = buildLoss(model);
+  const step = await GradientStep.create(loss.graph, [{ loss: loss.loss, weights: model.weights.names, metrics: loss.metrics }], {
+    weights: model.weights,
+    fed: model.frozenWeights,
+    compute,
+    dimLimits,
+    largeOps: true,
+  });
+  return new MicroBatchedRun(step, choice.microBatch);
+}
+
+/** log pi(target) for `weights` (the trainable ones: the policy's own, or pi_ref's copy), as `choice` says. */
+export async function tokenLogProbRun(model: LanguageModel, T: Dim, buildLogProbs: (source: LanguageModel, T: Dim) => { graph: Graph; logProb: Tensor }, choice: MemoryChoice, compute: Compute, trainable: WeightStore = model.weights, bake?: WeightStore): Promise<LogProbRun> {
+  if (choice.checkpointing) {
+    return SegmentedLogProbs.create(segmentedModel(model, trainable), (source) => buildLogProbs(asModel(model, source), T), { microBatch: choice.microBatch, headTokens: HEAD_TOKENS, compute });
+  }
+  const session = await logProbSession(model, T, graphWeights(model, trainable), compute, undefined, bake ?? (onGpu(compute) ? model.frozenWeights : undefined));
+  return new MicroBatchedLogProbs(session, choice.microBatch);
+}
+
+/** Every row through at once: the one-graph step, as before micro-batches (character-level models, tests). */
+export function wholeUpdate(rows: number): MemoryChoice {
+  return { microBatch: rows, checkpointing: false };
+}
+
+/**
+ * Prompt tokens assumed before a completion when nothing says how long prompts are: a chat
+ * prompt of a few sentences with the template's markers (the checker's estimate assumes the same).
+ */
+export const ASSUMED_PROMPT_TOKENS = 256;
+
+/** The longest row the learner expects: a prompt and the longest completion, at most the model's context; a character-level model's rows are its fixed layout. */
+export function expectedRowLength(model: LanguageModel, maxNewTokens: number | undefined): number {
+  return Math.min(model.context, ASSUMED_PROMPT_TOKENS + (maxNewTokens ?? ASSUMED_PROMPT_TOKENS));
+}
+
+/** generation_batch: as given, or (auto) the most of `rows` whose key/value cache fits the share of free memory. */
+export function chooseGenerationBatch(model: LanguageModel, setting: number | 'auto', rows: number, length: number, available = os.freemem()): number {
+  if (setting !== 'auto') return setting;
+  if (!isPretrained(model)) return rows;
+  const perRow = kvCacheBytes(model.lm.config, 1, length);
+  return Math.max(1, Math.min(rows, Math.floor((available * ACTIVATION_SHARE) / perRow)));
+}
+
+function onGpu(compute: Compute): boolean {
+  return compute.providers.some((p) => p !== 'cpu');
+}
+
+/** The policy with its logits taken from `source` (the segmented head), for loss builders that read only sequenceLogits. */
+function asModel(model: LanguageModel, source: LogitsSource): LanguageModel {
+  return Object.create(model, { sequenceLogits: { value: (g: Graph, tokens: Tensor) => source.sequenceLogits(g, tokens) } }) as LanguageModel;
+}
+
+/** The rows [r0, r0 + m) of every feed of the batch's B rows (a view: rows are contiguous); other feeds as they are. */
+export function rowSlice(feeds: Readonly<Record<string, Feed>>, B: number, r0: number, m: number): Record<string, Feed> {
+  const out: Record<string, Feed> = {};
+  for (const [name, feed] of Object.entries(feeds)) {
+    if (ArrayBuffer.isView(feed) || feed.dims[0] !== B || feed.dims.length === 0) {
+      out[name] = feed;
+      continue;
+    }
+    const per = feed.data.length / B;
+    out[name] = { data: feed.data.subarray(r0 * per, (r0 + m) * per) as HostArray, dims: [m, ...feed.dims.slice(1)] };
+  }
+  return out;
+}
+
+/** The batch's rows: the `tokens` feed's first dim. */
+export function batchRows(feeds: Readonly<Record<string, Feed>>): number {
+  const tokens = feeds.tokens;
+  if (!tokens || ArrayBuffer.isView(tokens)) throw new Error('a token batch needs a `tokens` feed with dims');
+  return tokens.dims[0]!;
+}
+
+/**
+ * A one-graph gradient step over micro-batches of rows: the losses, metrics and gradients of
+ * the micro-batches summed. With every row in one micro-batch it is the step itself, untouched.
+ */
+export class MicroBatchedRun implements TokenGradientRun {
+  private sums: Float32Array[] = [];
+  private readonly metrics: Float64Array;
+
+  constructor(
+    private readonly step: GradientStep,
+    readonly microBatch: number,
+  ) {
+    this.metrics = new Float64Array(step.metricNames.length);
+  }
+
+  get metricNames(): readonly string[] {
+    return this.step.metricNames;
+  }
+
+  get lossScaler() {
+    return this.step.lossScaler;
+  }
+
+  async run(feeds: Readonly<Record<string, Feed>>): Promise<StepResult> {
+    const B = batchRows(feeds);
+    if (B <= this.microBatch) return this.step.run(feeds);
+    let loss = 0;
+    let gradScale: number | undefined;
+    this.metrics.fill(0);
+    for (let r0 = 0; r0 < B; r0 += this.microBatch) {
+      const out = await this.step.run(rowSlice(feeds, B, r0, Math.min(this.microBatch, B - r0)));
+      if (r0 === 0) this.sums = out.grads.map((g, i) => (this.sums[i]?.length === g.length ? this.sums[i]! : new Float32Array(g.length)).fill(0));
+      out.grads.forEach((g, i) => {
+        const sum = this.sums[i]!;
+        for (let k = 0; k < sum.length; k++) sum[k]! += g[k]!;
+      });
+      loss += out.loss;
+      for (let k = 0; k < this.metrics.length; k++) this.metrics[k]! += out.metrics[k]!;
+      gradScale = out.gradScale;
+    }
+    return { loss, grads: this.sums, metrics: this.metrics, ...(gradScale !== undefined ? { gradScale } : {}) };
+  }
+
+  release(): Promise<void> {
+    return this.step.release();
+  }
+}
+
+/** A log-prob session over micro-batches of rows, their log-probabilities placed in one [B, T] array. */
+export class MicroBatchedLogProbs implements LogProbRun {
+  constructor(
+    private readonly session: Session,
+    readonly microBatch: number,
+  ) {}
+
+  async run(feeds: Readonly<Record<string, Feed>>): Promise<{ logp?: Float32Array }> {
+    const B = batchRows(feeds);
+    if (B <= this.microBatch) return this.session.run(feeds);
+    let logp: Float32Array | undefined;
+    for (let r0 = 0; r0 < B; r0 += this.microBatch) {
+      const part = (await this.session.run(rowSlice(feeds, B, r0, Math.min(this.microBatch, B - r0)))).logp!;
+      logp ??= new Float32Array((part.length / Math.min(this.microBatch, B - r0)) * B);
+      logp.set(part, (r0 * logp.length) / B);
+    }
+    return { logp: logp! };
+  }
+
+  release(): Promise<void> {
+    return this.session.release();
+  }
+}
