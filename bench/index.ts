@@ -22,11 +22,12 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'chunked-load': async () => (await import('./chunked-load.js')).benchChunkedLoad(),
   'grpo-variants': async () => (await import('./grpo-variants.js')).benchGrpoVariants(),
   pretrained: async () => (await import('./pretrained.js')).benchPretrained(),
+  'lm-scale': async () => (await import('./lm-scale.js')).benchLmScale(),
   'python-env': async () => (await import('./python-env.js')).benchPythonEnv(),
 };
 
 /** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['python-env', 'optim', 'pretrained', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
+const ON_REQUEST = ['python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

@@ -2,7 +2,8 @@
 // the trainer's own estimator (runtime/lm/memory.ts) from the plan's sizes: the rows decoded
 // at once (GRPO: prompts_per_update x group_size), the rows of a training step, and the
 // longest sequence. The checker warns when it passes the machine's free memory; hover shows it.
-import { estimateMemory, type MemoryEstimate, type MemoryShape } from '../../runtime/lm/memory.js';
+import * as os from 'node:os';
+import { estimateMemory, fittedShape, type MemoryEstimate, type MemorySettings, type MemoryShape } from '../../runtime/lm/memory.js';
 import { parameterCount, type LmConfig } from '../../runtime/lm/config.js';
 import { linearModules } from '../../runtime/lm/lora.js';
 import { ALGORITHMS, type AlgorithmSpec, type EnvSpec, type PlanValue } from '../schema/index.js';
@@ -93,11 +94,23 @@ function rowsOf(learner: Learner): { sample: number; train: number; what: string
   }
 }
 
+/** A learner's micro_batch and gradient_checkpointing (`auto` where it has none). */
+function memorySettings(learner: Learner): MemorySettings {
+  const { micro_batch: m, gradient_checkpointing: g } = learner.params;
+  return { microBatch: typeof m === 'number' ? m : 'auto', checkpointing: typeof g === 'boolean' ? g : 'auto' };
+}
+
+/** A learner's generation_batch where it sets a number: the rows whose key/value cache exists at once. */
+function generationRows(learner: Learner): { generationBatch?: number } {
+  const g = learner.params.generation_batch;
+  return typeof g === 'number' ? { generationBatch: g } : {};
+}
+
 /**
  * The estimate for an experiment whose policy is pretrained, at the largest of its stages; undefined
  * when the experiment's policy is not a pretrained model whose config.json could be read.
  */
-export function experimentMemory(model: Model, experiment: DeclSymbol): ExperimentMemory | undefined {
+export function experimentMemory(model: Model, experiment: DeclSymbol, available = os.freemem()): ExperimentMemory | undefined {
   const policy = model.referencedTarget(experiment, 'policy');
   if (policy?.kind !== 'decl') return undefined;
   const found = pretrainedModel(model, policy.symbol);
@@ -114,7 +127,9 @@ export function experimentMemory(model: Model, experiment: DeclSymbol): Experime
     const completionTokens = Number.isFinite(completion) ? completion : ASSUMED_PROMPT_TOKENS;
     const sequenceLength = Math.min(config.context, ASSUMED_PROMPT_TOKENS + completionTokens);
     const kl = learner.spec.name === 'GRPO' && (learner.params.kl_coef as number) > 0 && learner.params.reference !== 'none';
-    const shape: MemoryShape = { trainableParameters: trainable, sampleRows: rows.sample, sequenceLength, trainRows: rows.train, referenceCopy: kl && !lora };
+    const unfitted: MemoryShape = { trainableParameters: trainable, sampleRows: rows.sample, sequenceLength, trainRows: rows.train, referenceCopy: kl && !lora, ...generationRows(learner) };
+    // micro_batch and gradient_checkpointing as the trainer will choose them in `available` (`auto`: what fits).
+    const shape: MemoryShape = { ...unfitted, ...fittedShape(config, unfitted, available, memorySettings(learner)) };
     const estimate = estimateMemory(config, shape);
     const lengthWhy = sequenceLength === config.context
       ? `the model's context of ${config.context} tokens`

@@ -152,8 +152,8 @@ export function checkPretrainedExperiment(ctx: CheckContext, symbol: DeclSymbol)
     if (name) warnLearner(model.lookup(stage.owner.unit, name.text), own(stage.owner, name.range));
   }
 
-  const memory = experimentMemory(model, symbol);
   const free = ctx.freeMemory?.();
+  const memory = experimentMemory(model, symbol, free);
   if (memory && free !== undefined && memory.estimate.total > free) {
     const at = policyAt ?? symbol.decl.name?.range;
     if (at) {

@@ -39,6 +39,9 @@ export interface MemoryEstimate {
   readonly kvCache: number;
   readonly activations: number;
   readonly total: number;
+  /** The micro-batch and checkpointing the activations were estimated at, where the shape said. */
+  readonly microBatch?: number;
+  readonly checkpointing?: boolean;
 }
 
 export function estimateMemory(c: LmConfig, s: MemoryShape): MemoryEstimate {
@@ -50,7 +53,10 @@ export function estimateMemory(c: LmConfig, s: MemoryShape): MemoryEstimate {
   const kvCache = kvCacheBytes(c, s.generationBatch === undefined ? s.sampleRows : Math.min(s.sampleRows, s.generationBatch), s.sequenceLength);
   const rows = Math.min(s.trainRows, s.microBatch ?? s.trainRows);
   const activations = s.trainRows <= 0 ? 0 : s.checkpointing ? segmentedActivationBytes(c, rows, s.sequenceLength) : wholeStepActivationBytes(c, rows, s.sequenceLength);
-  return { weights, reference, gradients, optimizer, kvCache, activations, total: weights + reference + gradients + optimizer + kvCache + activations };
+  const chosen = s.microBatch !== undefined ? { microBatch: rows, checkpointing: s.checkpointing ?? false } : {};
+  // Sampling and training take turns: the cache is gone when the step's activations are made.
+  const total = weights + reference + gradients + optimizer + Math.max(kvCache, activations);
+  return { weights, reference, gradients, optimizer, kvCache, activations, total, ...chosen };
 }
 
 /** The key/value cache of `rows` rows decoding up to `length` positions. */
@@ -67,9 +73,16 @@ function blockFloats(c: LmConfig, T: number): number {
   return 6 * c.width + 3 * q + 3 * kv + 2 * c.heads * T + (c.mlp === 'swiglu' ? 4 : 2) * c.mlpWidth;
 }
 
-/** Bytes the one-graph step keeps for `rows` rows of T tokens: every block's activations, then the logits, their log-softmax and its gradient. */
+/**
+ * [positions, vocabulary] tensors the one-graph step holds at once: the logits, the scaled logits,
+ * their log-softmax, its gradient and the softmax the gradient is made from. Measured by
+ * `npm run bench -- lm-scale` (QUICK, 0.5B shape: 5.9 MB a token where 3 copies said 4.6).
+ */
+const WHOLE_STEP_VOCAB_COPIES = 5;
+
+/** Bytes the one-graph step keeps for `rows` rows of T tokens: every block's activations, then the vocabulary's tensors. */
 export function wholeStepActivationBytes(c: LmConfig, rows: number, T: number): number {
-  return rows * T * (c.layers * blockFloats(c, T) + 3 * c.vocab) * F32;
+  return rows * T * (c.layers * blockFloats(c, T) + WHOLE_STEP_VOCAB_COPIES * c.vocab) * F32;
 }
 
 /**
@@ -86,6 +99,74 @@ export function segmentedActivationBytes(c: LmConfig, rows: number, T: number, h
   return (stored + block + stream + head) * F32;
 }
 
+/** micro_batch and gradient_checkpointing as a learner's settings give them (`auto`: fitMemory chooses). */
+export interface MemorySettings {
+  readonly microBatch: number | 'auto';
+  readonly checkpointing: boolean | 'auto';
+}
+
+/** What fitMemory chose. */
+export interface MemoryChoice {
+  /** Rows per forward/backward. */
+  readonly microBatch: number;
+  /** Blocks recomputed and the head over chunks of tokens (the segmented step). */
+  readonly checkpointing: boolean;
+}
+
+/** Tokens per chunk of the segmented step's head: [chunk, vocabulary] logits a few times over, ~0.2 GB at 151,936 tokens. */
+export const HEAD_TOKENS = 64;
+
+/** The share of the free memory an update's activations may take; the rest is headroom (the allocator, the sampler's cache, the run's own arrays). */
+export const ACTIVATION_SHARE = 0.6;
+
+/**
+ * micro_batch and gradient_checkpointing where `auto`, for `rows` rows of `length` tokens (the
+ * longest expected), with `available` bytes free once the model is loaded: the one-graph step
+ * (every activation kept, the fastest) where it fits the whole update or at least a quarter of
+ * it per micro-batch; else recomputed blocks (`segmentable`: a pretrained model in float32) in
+ * the largest micro-batch that fits. A micro-batch of 1 that fits neither way is still 1:
+ * checkMemory refuses such a run before it starts. The trainer (algorithms/text/token-step.ts)
+ * and the checker (dsl/check/pretrained-memory.ts) both choose with it.
+ */
+export function fitMemory(c: LmConfig, settings: MemorySettings, rows: number, length: number, available: number, segmentable: boolean): MemoryChoice {
+  const budget = available * ACTIVATION_SHARE;
+  const fitting = (bytes: (m: number) => number, most = rows) => {
+    if (settings.microBatch !== 'auto') return settings.microBatch;
+    let m = Math.min(rows, most);
+    while (m > 1 && bytes(m) > budget) m = Math.ceil(m / 2);
+    return m;
+  };
+  const whole = (m: number) => wholeStepActivationBytes(c, m, length);
+  const segmented = (m: number) => segmentedActivationBytes(c, m, length, HEAD_TOKENS);
+  // Recomputing, a micro-batch past a few thousand tokens buys no speed (the products are large
+  // enough) and only holds memory: at most SEGMENT_TOKENS tokens, one row at the least.
+  const segmentRows = Math.max(1, Math.floor(SEGMENT_TOKENS / length));
+  if (settings.checkpointing === true && segmentable) return { microBatch: fitting(segmented, segmentRows), checkpointing: true };
+  const wholeRows = fitting(whole);
+  if (settings.checkpointing === false || !segmentable) return { microBatch: wholeRows, checkpointing: false };
+  if (whole(wholeRows) <= budget && (wholeRows === rows || wholeRows * 4 >= rows)) return { microBatch: wholeRows, checkpointing: false };
+  return { microBatch: fitting(segmented, segmentRows), checkpointing: true };
+}
+
+/** The most tokens an `auto` micro-batch of the segmented step holds (TRL's common 8 rows of 512). */
+export const SEGMENT_TOKENS = 4096;
+
+/** Both settings `auto`, as the learners default. */
+export const AUTO_MEMORY: MemorySettings = { microBatch: 'auto', checkpointing: 'auto' };
+
+/**
+ * The micro-batch and checkpointing fitMemory chooses for `shape` where the shape does not say:
+ * in what `available` leaves once the weights, the reference, the gradients, Adam's state and the
+ * key/value cache are counted (the trainer chooses again once the model is loaded, from the memory then free).
+ */
+export function fittedShape(c: LmConfig, shape: MemoryShape, available: number, settings: MemorySettings = AUTO_MEMORY, segmentable = true): MemoryChoice {
+  if (shape.microBatch !== undefined) return { microBatch: shape.microBatch, checkpointing: shape.checkpointing ?? false };
+  if (shape.trainRows <= 0) return { microBatch: 1, checkpointing: false };
+  const e = estimateMemory(c, { ...shape, trainRows: 0 });
+  const held = e.weights + e.reference + e.gradients + e.optimizer;
+  return fitMemory(c, settings, shape.trainRows, shape.sequenceLength, Math.max(0, available - held), segmentable);
+}
+
 /** One line per part, for hover and for the refusal's message. */
 export function describeMemory(m: MemoryEstimate): string {
   const parts: [string, number][] = [
@@ -94,9 +175,9 @@ export function describeMemory(m: MemoryEstimate): string {
     ['gradients', m.gradients],
     ['Adam state', m.optimizer],
     ['KV cache', m.kvCache],
-    ['activations (estimate)', m.activations],
+    [m.checkpointing ? `activations (estimate; micro-batches of ${m.microBatch} rows, blocks recomputed)` : m.microBatch !== undefined ? `activations (estimate; micro-batches of ${m.microBatch} rows)` : 'activations (estimate)', m.activations],
   ];
-  return [...parts.filter(([, b]) => b > 0).map(([name, b]) => `${name} ${formatBytes(b)}`), `total ${formatBytes(m.total)}`].join(', ');
+  return [...parts.filter(([, b]) => b > 0).map(([name, b]) => `${name} ${formatBytes(b)}`), `total ${formatBytes(m.total)}${m.kvCache > 0 && m.activations > 0 ? ' (sampling and training take turns: the larger of the KV cache and the activations counts)' : ''}`].join(', ');
 }
 
 /** A run whose estimate exceeds the memory there is; the message gives the figures and what to change. */
@@ -108,8 +189,8 @@ export class MemoryEstimateError extends InputError {
  * Refuses, before anything is loaded, a run whose estimate exceeds `available` bytes (the
  * machine's free memory by default), saying what each part takes and what would shrink it.
  */
-export function checkMemory(c: LmConfig, shape: MemoryShape, where: string, available = os.freemem()): MemoryEstimate {
-  const estimate = estimateMemory(c, shape);
+export function checkMemory(c: LmConfig, shape: MemoryShape, where: string, available = os.freemem(), settings: MemorySettings = AUTO_MEMORY): MemoryEstimate {
+  const estimate = estimateMemory(c, { ...shape, ...fittedShape(c, shape, available, settings) });
   if (estimate.total > available) {
     const lora = shape.trainableParameters < parameterCount(c) ? '' : ', LoRA (a lora { } block) instead of full fine-tuning';
     throw new MemoryEstimateError(

@@ -9,7 +9,7 @@ import type { LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue } from '../../schedule.js';
 import { Adam, type AdamState, type LossScaleState, type WeightSnapshot } from '../../tensor/index.js';
-import { chooseMemory, expectedRowLength, tokenGradientRun, type MemoryChoice, type TokenGradientRun } from '../text/token-step.js';
+import { chooseMemory, expectedRowLength, memoryMetrics, tokenGradientRun, type MemoryChoice, type TokenGradientRun } from '../text/token-step.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
@@ -121,6 +121,7 @@ export class Sft implements Algorithm {
       'charts/learning_rate': lr,
       'charts/tokens': batch.tokenCount,
       ...this.checked.precisionMetrics(),
+      ...memoryMetrics(),
     };
   }
 

@@ -43,7 +43,7 @@ import { buildGrpoLoss, GRPO_LOSS_TOKENS, LOSS_METRICS } from './policy-gradient
 import type { Refeed } from './rollout-groups.js';
 import { selectHighEntropyTokens, tokenWeights, type TokenWeighting } from './token-weights.js';
 import { creditedAdvantages, type TurnCredit } from './turn-credit.js';
-import { chooseGenerationBatch } from './token-step.js';
+import { chooseGenerationBatch, memoryMetrics } from './token-step.js';
 import { ReferencePolicy } from './log-prob-sessions.js';
 import { buildLogProbs } from './tokens.js';
 import { chooseMemory, expectedRowLength, tokenGradientRun, tokenLogProbRun, type LogProbRun, type MemoryChoice, type MemorySettings, type TokenGradientRun } from './token-step.js';
@@ -271,6 +271,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       'charts/clip': clip,
       'losses/grad_norm': gradNorm,
       ...this.checked.precisionMetrics(),
+      ...memoryMetrics(),
     };
     LOSS_METRICS.forEach((name, m) => (metrics[`losses/${name}`] = sums[m]!));
     if (joined) {

@@ -16,28 +16,11 @@ import { isPretrained } from '../../policies/pretrained.js';
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { GradientStep, type Session, type Compute, type Dim, type Feed, type Graph, type HostArray, type LossScaler, type StepResult, type Tensor, type WeightStore } from '../../tensor/index.js';
 import { SegmentedLogProbs, SegmentedStep, type BuiltLoss, type LogitsSource, type SegmentedModel } from '../../lm/segmented-step.js';
-import { kvCacheBytes, segmentedActivationBytes, wholeStepActivationBytes } from '../../lm/memory.js';
+import { ACTIVATION_SHARE, fitMemory, HEAD_TOKENS, kvCacheBytes, type MemoryChoice, type MemorySettings } from '../../lm/memory.js';
 import type { GradientRun } from '../checked-step.js';
 import { logProbSession } from './log-prob-sessions.js';
 
-/** The learner's settings (`micro_batch`, `gradient_checkpointing`) as the plan gives them. */
-export interface MemorySettings {
-  readonly microBatch: number | 'auto';
-  readonly checkpointing: boolean | 'auto';
-}
-
-/** What was chosen, for hparams and the memory report. */
-export interface MemoryChoice {
-  /** Rows per forward/backward at the expected row length. */
-  readonly microBatch: number;
-  readonly checkpointing: boolean;
-}
-
-/** Tokens per chunk of the segmented head: [chunk, vocabulary] logits a few times over, ~0.2 GB at 151,936 tokens. */
-export const HEAD_TOKENS = 64;
-
-/** The share of the free memory an update's activations may take: the rest is headroom (the allocator, the sampler's cache, the run's own arrays). */
-const ACTIVATION_SHARE = 0.6;
+export type { MemoryChoice, MemorySettings };
 
 /** A gradient run with its sessions to release. */
 export interface TokenGradientRun extends GradientRun {
@@ -52,30 +35,13 @@ export interface LogProbRun {
 }
 
 /**
- * What fits: micro_batch and gradient_checkpointing where `auto`, for `rows` rows of `length`
- * tokens (the longest the learner expects). The one-graph step where it fits the whole update,
- * or at least a quarter of it per micro-batch; else recomputed blocks (pretrained models only,
- * in float32). A micro-batch of 1 that does not fit either way is still 1: the trainer's
- * memory check (lm/memory.ts checkMemory) refuses such a run before it starts.
+ * What fits (lm/memory.ts fitMemory) for `rows` rows of `length` tokens, the longest the learner
+ * expects, in the memory free now that the model is loaded. A character-level model's update
+ * is small: one graph, every row at once unless micro_batch says otherwise.
  */
 export function chooseMemory(model: LanguageModel, settings: MemorySettings, rows: number, length: number, compute: Compute, available = os.freemem()): MemoryChoice {
-  const budget = available * ACTIVATION_SHARE;
-  const segmentable = canSegment(model, compute);
-  const config = isPretrained(model) ? model.lm.config : undefined;
-  const fitting = (perRows: (m: number) => number) => {
-    if (settings.microBatch !== 'auto') return settings.microBatch;
-    let m = rows;
-    while (m > 1 && perRows(m) > budget) m = Math.ceil(m / 2);
-    return m;
-  };
-  if (!config) return { microBatch: settings.microBatch === 'auto' ? rows : settings.microBatch, checkpointing: false };
-  const whole = (m: number) => wholeStepActivationBytes(config, m, length);
-  const segmented = (m: number) => segmentedActivationBytes(config, m, length, HEAD_TOKENS);
-  if (settings.checkpointing === true && segmentable) return { microBatch: fitting(segmented), checkpointing: true };
-  const wholeRows = fitting(whole);
-  if (settings.checkpointing === false || !segmentable) return { microBatch: wholeRows, checkpointing: false };
-  if (whole(wholeRows) <= budget && (wholeRows === rows || wholeRows * 4 >= rows)) return { microBatch: wholeRows, checkpointing: false };
-  return { microBatch: fitting(segmented), checkpointing: true };
+  if (!isPretrained(model)) return { microBatch: settings.microBatch === 'auto' ? rows : settings.microBatch, checkpointing: false };
+  return fitMemory(model.lm.config, settings, rows, length, available, canSegment(model, compute));
 }
 
 /** Recomputed blocks need a pretrained model, and float32 (the segments have no loss scale). */
@@ -140,6 +106,14 @@ export function chooseGenerationBatch(model: LanguageModel, setting: number | 'a
   if (!isPretrained(model)) return rows;
   const perRow = kvCacheBytes(model.lm.config, 1, length);
   return Math.max(1, Math.min(rows, Math.floor((available * ACTIVATION_SHARE) / perRow)));
+}
+
+/**
+ * The process's peak resident memory so far (getrusage's maxrss), logged with each update of a
+ * text learner as `memory/peak_rss_bytes`, beside the estimate the run was checked against.
+ */
+export function memoryMetrics(): Record<string, number> {
+  return { 'memory/peak_rss_bytes': process.resourceUsage().maxRSS * 1024 };
 }
 
 function onGpu(compute: Compute): boolean {
