@@ -3,7 +3,8 @@
 // kind is built: the networks over observation vectors (family.ts), kept beside the algorithm,
 // and the text learners' language models (language-model.ts); an algorithm asks the
 // PolicyFactory for its family. Adding a kind: one file with its definition, one line in
-// POLICIES, its builders in the families it can be, its line removed from ../not-implemented.ts.
+// POLICIES, its builders in the families it can be, and any `notImplemented` reason deleted
+// from its declaration in dsl/schema/policies.ts (the one list ../not-implemented.ts reads).
 import type { Rng } from '../../shared/random.js';
 import { ACTOR_CRITIC } from './actor-critic.js';
 import type { NetworkFamily } from './family.js';
