@@ -169,13 +169,3 @@ export class EncodedMlp {
     this.network.sync();
   }
 }
-
-/**
- * An MLP over flat rows of `inDim` numbers (no encoder): mlpLayers() with PyTorch's default
- * init and both passes, for networks whose input is not an observation alone.
- */
-export class LinearMlp extends DenseNetwork {
-  constructor(store: WeightStore, prefix: string, inDim: number, outDim: number, settings: HiddenLayers, rng: Rng) {
-    super(store, mlpLayers(store, prefix, inDim, outDim, settings, rng));
-  }
-}
