@@ -59,7 +59,8 @@ export class MlpPolicy implements ActorCriticPolicy {
     const { sharedTrunk } = settings;
     const space = spaces.actionSpace;
     const headWidth = space.kind === 'discrete' ? space.n : spaceSize(space);
-    // Encoders first, then every layer's weights in order (a shared trunk once), as CleanRL's Agent.
+    // The encoders, then every layer's weights (a shared trunk once), actor before critic: the
+    // order the seeded draws have always had, which every seeded run's weights depend on.
     const encoder = (prefix: string) => encoderFor(spaces, this.weights, `${prefix}.encoder`, rng);
     let actorLayers: LayerSpec[];
     if (sharedTrunk) {
