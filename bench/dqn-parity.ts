@@ -8,6 +8,7 @@ import * as path from 'node:path';
 
 import { dqnGradientStep } from '../runtime/algorithms/dqn/loss.js';
 import { mlpSettings } from '../runtime/policies/mlp.js';
+import { flatPolicySpaces } from '../runtime/policies/policy.js';
 import { MlpQNetwork } from '../runtime/algorithms/dqn/q-network.js';
 import { Rng } from '../shared/random.js';
 import { Adam, type WeightStore } from '../runtime/tensor/index.js';
@@ -32,7 +33,7 @@ export async function benchDqnParity(): Promise<void> {
     return;
   }
   const rng = new Rng(7);
-  const policy = new MlpQNetwork(mlpSettings({ hidden: HIDDEN, activation: 'relu' }), { obsDim: OBS_DIM, actionSpace: { kind: 'discrete', n: ACTIONS } }, rng);
+  const policy = new MlpQNetwork(mlpSettings({ hidden: HIDDEN, activation: 'relu' }), flatPolicySpaces(OBS_DIM, { kind: 'discrete', n: ACTIONS }), rng);
   const w0 = dump(policy.weights);
   const step = await dqnGradientStep(policy, 'huber', { compute: { providers: ['cpu'], threads: false }, maxRows: ROWS });
   const adam = new Adam(policy.weights);

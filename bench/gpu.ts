@@ -34,7 +34,7 @@ import { buildGrpoLoss } from '../runtime/algorithms/text/policy-gradient-loss.j
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
 import { GPU_MIN_MACS_PER_STEP, policyMacsPerRow } from '../runtime/device-rule.js';
 import { probeProvider } from '../runtime/device.js';
-import { makeActorCritic, makeTokenModel } from '../runtime/policies/index.js';
+import { flatPolicySpaces, makeActorCritic, makeTokenModel } from '../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, textLayout, trainingRows } from '../runtime/policies/transformer/layout.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
 import { gpt2Name, lmConfig, logitBias } from '../runtime/policies/transformer/model.js';
@@ -121,7 +121,7 @@ const cell = (x: number, width: number) => (Number.isNaN(x) ? '-' : x >= 1e4 ? M
 
 /** PPO gradient steps per second on one provider. */
 async function ppoRate(provider: ExecutionProvider, hidden: readonly number[], rows: number): Promise<number> {
-  const policy = makeActorCritic(mlp(hidden), { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+  const policy = makeActorCritic(mlp(hidden), flatPolicySpaces(4, { kind: 'discrete', n: 2 }), new Rng(1));
   const step = await ppoGradientStep(buildPpoLoss(policy, ppoSettings({})), policy, { compute: { providers: [provider], threads: false }, maxRows: rows });
   const feeds = ppoMinibatch(rows, new Rng(2));
   try {

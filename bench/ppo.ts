@@ -24,7 +24,7 @@ import type { Plan } from '../dsl/compile/plan.js';
 import { buildPpoLoss, PPO_ADAM_EPS, ppoGradientStep, ppoSettings } from '../runtime/algorithms/index.js';
 import { planFile } from '../cli/commands/plan.js';
 import { makeVecEnv } from '../runtime/envs/registry.js';
-import { DenseStack, makeActorCritic } from '../runtime/policies/index.js';
+import { DenseStack, flatPolicySpaces, makeActorCritic } from '../runtime/policies/index.js';
 import { Rng } from '../shared/random.js';
 import { Adam, Graph, MIN_CORES_FOR_THREADS, Session } from '../runtime/tensor/index.js';
 import { train } from '../runtime/train.js';
@@ -177,7 +177,7 @@ async function parts(): Promise<number> {
   // One gradient step of the CartPole MLP (4-64-64 actor and critic) at the minibatch sizes of
   // the two examples: the actor's and critic's gradients in turn on one thread, and at once on
   // two (tensor/gradient-parts.ts), then clipping and Adam.
-  const policy = makeActorCritic({ kind: 'mlp', name: 'Actor', params: {} }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+  const policy = makeActorCritic({ kind: 'mlp', name: 'Actor', params: {} }, flatPolicySpaces(4, { kind: 'discrete', n: 2 }), new Rng(1));
   const adam = new Adam(policy.weights, { eps: PPO_ADAM_EPS });
   const loss = buildPpoLoss(policy, ppoSettings({}));
   const serial = await ppoGradientStep(loss, policy, { compute: { providers: ['cpu'], threads: false }, maxRows: 256 });

@@ -40,4 +40,25 @@ describe('the repository', () => {
     const missing = cited.filter((c) => !headings.has(c.anchor)).map((c) => `${c.file}: #${c.anchor}`);
     assert.deepEqual(missing, [], `headings of docs/language.md: ${[...headings].join(', ')}`);
   });
+
+  it('cites only headings of the other docs/ pages that exist (a page that is split keeps the headings others link to)', () => {
+    const docs = path.join(repoRoot(), 'docs');
+    const headingsOf = new Map<string, Set<string>>();
+    const headings = (page: string): Set<string> | undefined => {
+      if (!headingsOf.has(page)) {
+        const file = path.join(docs, page);
+        if (!fs.existsSync(file)) return undefined; // a page of another project (a dependency's docs quoted in a comment)
+        headingsOf.set(page, new Set(fs.readFileSync(file, 'utf8').split('\n').filter((l) => /^#{1,4} /.test(l)).map((l) => anchor(l.replace(/^#+ /, '')))));
+      }
+      return headingsOf.get(page);
+    };
+    const cited = sourceFiles().flatMap((file) =>
+      [...fs.readFileSync(file, 'utf8').matchAll(/docs\/((?:notes\/)?[\w-]+\.md)#([\w-]+)/g)]
+        .filter((m) => m[1] !== 'language.md')
+        .map((m) => ({ file: path.relative(repoRoot(), file), page: m[1]!, anchor: m[2]! })),
+    );
+    const missing = cited.filter((c) => headings(c.page) !== undefined && !headings(c.page)!.has(c.anchor)).map((c) => `${c.file}: docs/${c.page}#${c.anchor}`);
+    assert.ok(cited.some((c) => c.page === 'gpu.md'), 'the code cites docs/gpu.md by heading');
+    assert.deepEqual(missing, []);
+  });
 });

@@ -1,16 +1,14 @@
-// Turns Chevrotain's concrete syntax tree into the typed AST of ast.ts. Recovery may leave any
-// child missing, so every lookup here is defensive: a missing piece becomes `undefined` in the
-// AST and the syntax error that caused it has already been reported by the parser.
-import type { CstElement, CstNode, IToken } from 'chevrotain';
+// Turns Chevrotain's concrete syntax tree into the typed AST of ast.ts. The tree's children are
+// read through the types generated from the grammar (cst-types.ts, tools/cst-types.ts), so a
+// grammar change that renames or drops a child fails the type check here. Recovery may leave any
+// child missing, required ones too, so every lookup here is defensive: a missing piece becomes
+// `undefined` in the AST and the syntax error that caused it has already been reported by the
+// parser.
+import type { CstNode, IToken } from 'chevrotain';
 import * as A from './ast.js';
+import type * as C from './cst-types.js';
 import { unescapeString, parseNumber } from './literals.js';
 import { InvalidNumber, UnterminatedString } from './tokens.js';
-
-type Children = Record<string, CstElement[] | undefined>;
-
-function isToken(e: CstElement): e is IToken {
-  return (e as IToken).image !== undefined;
-}
 
 /** A token is real when the parser did not invent it to recover from an error. */
 function realToken(t: IToken | undefined): t is IToken {
@@ -21,22 +19,20 @@ function tokenRange(t: IToken): A.Range {
   return { start: t.startOffset, end: t.startOffset + t.image.length };
 }
 
-function tok(c: Children, key: string, index = 0): IToken | undefined {
-  const e = c[key]?.[index];
-  return e && isToken(e) && realToken(e) ? e : undefined;
+/** The first real token of a child list (recovery may have left it out or invented it). */
+function tok(list: readonly IToken[] | undefined): IToken | undefined {
+  const t = list?.[0];
+  return realToken(t) ? t : undefined;
 }
 
-function tokens(c: Children, key: string): IToken[] {
-  return (c[key] ?? []).filter((e): e is IToken => isToken(e) && realToken(e));
+/** The real tokens of a child list. */
+function tokens(list: readonly IToken[] | undefined): IToken[] {
+  return (list ?? []).filter(realToken);
 }
 
-function node(c: Children, key: string, index = 0): CstNode | undefined {
-  const e = c[key]?.[index];
-  return e && !isToken(e) ? e : undefined;
-}
-
-function nodes(c: Children, key: string): CstNode[] {
-  return (c[key] ?? []).filter((e): e is CstNode => !isToken(e));
+/** The first node of a child list, if recovery left one. */
+function node<N extends CstNode>(list: readonly N[] | undefined): N | undefined {
+  return list?.[0];
 }
 
 /** The smallest range covering all the given ranges; `fallback` when none is known. */
@@ -56,10 +52,26 @@ function cover(ranges: (A.Range | undefined)[], fallback: A.Range): A.Range {
  * its opening to its closing bracket, stretched over what it holds where the parser recovered
  * without one of them.
  */
-function bracketed(c: Children, open: string, close: string, inside: readonly { readonly range: A.Range }[]): A.Range {
-  const first = tok(c, open);
-  const last = tok(c, close);
+function bracketed(open: readonly IToken[] | undefined, close: readonly IToken[] | undefined, inside: readonly { readonly range: A.Range }[]): A.Range {
+  const first = tok(open);
+  const last = tok(close);
   return cover([first && tokenRange(first), last && tokenRange(last), ...inside.map((i) => i.range)], { start: 0, end: 0 });
+}
+
+/** Ranges of runs of skipped tokens, adjacent tokens merged into one range. */
+function strayRuns(strays: readonly (C.StrayCstNode | C.BodyStrayCstNode)[] | undefined, text: string): A.Range[] {
+  const ranges = (strays ?? [])
+    .map((n) => tok(n.children.token))
+    .filter((t): t is IToken => t !== undefined)
+    .map(tokenRange)
+    .sort((a, b) => a.start - b.start);
+  const runs: A.Range[] = [];
+  for (const r of ranges) {
+    const last = runs[runs.length - 1];
+    if (last && /^\s*$/.test(text.slice(last.end, r.start))) last.end = r.end;
+    else runs.push({ ...r });
+  }
+  return runs;
 }
 
 export class CstToAst {
@@ -68,57 +80,47 @@ export class CstToAst {
 
   constructor(private readonly text: string) {}
 
+  /** The AST of the tree the grammar's `file` rule built (grammar.ts). */
   file(cst: CstNode, comments: A.Comment[]): A.SourceFile {
-    const c = cst.children as Children;
-    const imports = nodes(c, 'importDecl').map((n) => this.importDecl(n));
-    const declarations = nodes(c, 'declaration').map((n) => this.declaration(n, comments));
+    const c = (cst as C.FileCstNode).children;
+    const imports = (c.importDecl ?? []).map((n) => this.importDecl(n));
+    const declarations = (c.declaration ?? []).map((n) => this.declaration(n, comments));
     return { kind: 'File', imports, declarations, comments, range: { start: 0, end: this.text.length } };
   }
 
-  /** Ranges of runs of tokens skipped at the top level, adjacent tokens merged into one range. */
-  strayRuns(cst: CstNode, rule = 'stray'): A.Range[] {
-    const strays = nodes(cst.children as Children, rule)
-      .map((n) => tok(n.children as Children, 'token'))
-      .filter((t): t is IToken => t !== undefined)
-      .map(tokenRange)
-      .sort((a, b) => a.start - b.start);
-    const runs: A.Range[] = [];
-    for (const r of strays) {
-      const last = runs[runs.length - 1];
-      if (last && /^\s*$/.test(this.text.slice(last.end, r.start))) last.end = r.end;
-      else runs.push({ ...r });
-    }
-    return runs;
+  /** Ranges of runs of tokens skipped at the top level of the `file` rule's tree, adjacent tokens merged into one range. */
+  strayRuns(cst: CstNode): A.Range[] {
+    return strayRuns((cst as C.FileCstNode).children.stray, this.text);
   }
 
-  private importDecl(cst: CstNode): A.Import {
-    const c = cst.children as Children;
-    const kw = tok(c, 'Kw_import');
-    const str = tok(c, 'String');
+  private importDecl(cst: C.ImportDeclCstNode): A.Import {
+    const c = cst.children;
+    const kw = tok(c.Kw_import);
+    const str = tok(c.String);
     const path = str ? this.stringLiteral(str) : undefined;
     return { kind: 'Import', path, range: cover([kw && tokenRange(kw), path?.range], { start: 0, end: 0 }) };
   }
 
-  private declaration(cst: CstNode, comments: A.Comment[]): A.Declaration {
-    const c = cst.children as Children;
-    const kw = tok(c, 'declKeyword')!;
-    const nameTok = tok(c, 'name');
+  private declaration(cst: C.DeclarationCstNode, comments: A.Comment[]): A.Declaration {
+    const c = cst.children;
+    const kw = tok(c.declKeyword)!;
+    const nameTok = tok(c.name);
     const name = nameTok ? this.identifier(nameTok) : undefined;
-    const baseCst = node(c, 'baseRef');
+    const baseCst = node(c.baseRef);
     const base = baseCst ? this.baseRef(baseCst) : undefined;
-    const overCst = node(c, 'over');
+    const overCst = node(c.over);
     const over = overCst ? this.qualifiedName(overCst) : undefined;
     // `env X = {` or `sweep S over {`: the name is missing (a syntax error says so). Keep the
     // empty name, but place it just after `=` / `over` rather than at the start of the file.
-    const eq = tok(c, 'Equals');
+    const eq = tok(c.Equals);
     if (base && base.name.parts.length === 0 && eq) {
       const at = { start: tokenRange(eq).end, end: tokenRange(eq).end };
       base.name.range = at;
       base.range = base.args ? { start: at.start, end: Math.max(at.end, base.range.end) } : at;
     }
-    const overTok = tok(c, 'Kw_over');
+    const overTok = tok(c.Kw_over);
     if (over && over.parts.length === 0 && overTok) over.range = { start: tokenRange(overTok).end, end: tokenRange(overTok).end };
-    const bodyCst = node(c, 'body');
+    const bodyCst = node(c.body);
     const body = bodyCst ? this.body(bodyCst) : undefined;
     const keywordRange = tokenRange(kw);
     const range = cover([keywordRange, name?.range, base?.range, over?.range, body?.range], keywordRange);
@@ -150,51 +152,51 @@ export class CstToAst {
     return lines.length > 0 ? lines.join('\n') : undefined;
   }
 
-  private baseRef(cst: CstNode): A.BaseRef {
-    const c = cst.children as Children;
-    const name = this.qualifiedName(node(c, 'qualifiedName')!);
-    const argsCst = node(c, 'callArgs');
+  private baseRef(cst: C.BaseRefCstNode): A.BaseRef {
+    const c = cst.children;
+    const name = this.qualifiedName(node(c.qualifiedName)!);
+    const argsCst = node(c.callArgs);
     const args = argsCst ? this.callArgs(argsCst) : undefined;
     return { kind: 'BaseRef', name, args: args?.args, range: cover([name.range, args?.range], name.range) };
   }
 
-  private body(cst: CstNode): A.Body {
-    const c = cst.children as Children;
-    const members = nodes(c, 'member').map((m) => this.member(m)).filter((m): m is A.Member => m !== undefined);
+  private body(cst: C.BodyCstNode): A.Body {
+    const c = cst.children;
+    const members = (c.member ?? []).map((m) => this.member(m)).filter((m): m is A.Member => m !== undefined);
     // Tokens skipped between members. Usually the parser already reported the first one (a broken
     // value), and parse() keeps one error per offset; a run that starts elsewhere is reported here.
-    for (const range of this.strayRuns(cst, 'bodyStray')) {
+    for (const range of strayRuns(c.bodyStray, this.text)) {
       const found = this.text.slice(range.start, Math.min(range.end, range.start + 20));
       this.errors.push({ message: `unexpected '${found}': expected a property ('name: value'), a block ('name { ... }'), 'term' or 'stage'`, range });
     }
     return {
       kind: 'Body',
       members,
-      closed: tok(c, 'RBrace') !== undefined,
-      range: bracketed(c, 'LBrace', 'RBrace', members),
+      closed: tok(c.RBrace) !== undefined,
+      range: bracketed(c.LBrace, c.RBrace, members),
     };
   }
 
-  private member(cst: CstNode): A.Member | undefined {
-    const c = cst.children as Children;
-    const named = node(c, 'named');
+  private member(cst: C.MemberCstNode): A.Member | undefined {
+    const c = cst.children;
+    const named = node(c.named);
     if (named) return this.named(named);
-    const block = node(c, 'block');
+    const block = node(c.block);
     if (block) return this.block(block);
-    const property = node(c, 'property');
+    const property = node(c.property);
     if (property) return this.property(property);
     return undefined;
   }
 
-  private named(cst: CstNode): A.NamedMember | undefined {
-    const c = cst.children as Children;
-    const kw = tok(c, 'namedKeyword');
+  private named(cst: C.NamedCstNode): A.NamedMember | undefined {
+    const c = cst.children;
+    const kw = tok(c.namedKeyword);
     if (!kw) return undefined;
-    const nameTok = tok(c, 'name');
+    const nameTok = tok(c.name);
     const name = nameTok ? this.identifier(nameTok) : undefined;
-    const exprCst = node(c, 'expression');
+    const exprCst = node(c.expression);
     const expr = exprCst ? this.expression(exprCst) : undefined;
-    const bodyCst = node(c, 'body');
+    const bodyCst = node(c.body);
     const body = bodyCst ? this.body(bodyCst) : undefined;
     const keywordRange = tokenRange(kw);
     const range = cover([keywordRange, name?.range, expr?.range, body?.range], keywordRange);
@@ -210,23 +212,23 @@ export class CstToAst {
     return { kind: 'Named', memberKind: kw.image as 'term' | 'stage', keywordRange, name, value, base, body, range };
   }
 
-  private block(cst: CstNode): A.Block | undefined {
-    const c = cst.children as Children;
-    const nameTok = tok(c, 'name');
-    const bodyCst = node(c, 'body');
+  private block(cst: C.BlockCstNode): A.Block | undefined {
+    const c = cst.children;
+    const nameTok = tok(c.name);
+    const bodyCst = node(c.body);
     if (!nameTok || !bodyCst) return undefined;
     const name = this.identifier(nameTok);
     const body = this.body(bodyCst);
     return { kind: 'Block', name, body, range: cover([name.range, body.range], name.range) };
   }
 
-  private property(cst: CstNode): A.Property | undefined {
-    const c = cst.children as Children;
-    const path = tokens(c, 'segment').map((t) => this.identifier(t));
+  private property(cst: C.PropertyCstNode): A.Property | undefined {
+    const c = cst.children;
+    const path = tokens(c.segment).map((t) => this.identifier(t));
     if (path.length === 0) return undefined;
-    const exprCst = node(c, 'expression');
+    const exprCst = node(c.expression);
     const value = exprCst ? this.expression(exprCst) : undefined;
-    const colon = tok(c, 'Colon');
+    const colon = tok(c.Colon);
     return {
       kind: 'Property',
       path,
@@ -235,30 +237,30 @@ export class CstToAst {
     };
   }
 
-  private qualifiedName(cst: CstNode): A.QualifiedName {
-    return this.nameFrom(cst.children as Children);
+  private qualifiedName(cst: C.QualifiedNameCstNode): A.QualifiedName {
+    return this.nameFrom(cst.children);
   }
 
   /** The `segment` tokens of a rule as a dotted name (qualifiedName, and names inside `unary`). */
-  private nameFrom(c: Children): A.QualifiedName {
-    const parts = tokens(c, 'segment').map((t) => this.identifier(t));
-    const dots = tokens(c, 'Dot').map(tokenRange);
+  private nameFrom(c: Pick<C.QualifiedNameCstChildren, 'segment' | 'Dot'>): A.QualifiedName {
+    const parts = tokens(c.segment).map((t) => this.identifier(t));
+    const dots = tokens(c.Dot).map(tokenRange);
     const range = cover([...parts.map((p) => p.range), ...dots], { start: 0, end: 0 });
     return { kind: 'Name', parts, range };
   }
 
-  private callArgs(cst: CstNode): { args: A.Argument[]; range: A.Range } {
-    const c = cst.children as Children;
+  private callArgs(cst: C.CallArgsCstNode): { args: A.Argument[]; range: A.Range } {
+    const c = cst.children;
     // An argument recovery left empty (`abs(x, )`) is dropped: the syntax error covers it.
-    const args = nodes(c, 'argument').map((a) => this.argument(a)).filter((a) => a.name !== undefined || a.value !== undefined);
-    return { args, range: bracketed(c, 'LParen', 'RParen', args) };
+    const args = (c.argument ?? []).map((a) => this.argument(a)).filter((a) => a.name !== undefined || a.value !== undefined);
+    return { args, range: bracketed(c.LParen, c.RParen, args) };
   }
 
-  private argument(cst: CstNode): A.Argument {
-    const c = cst.children as Children;
-    const nameTok = tok(c, 'argName');
+  private argument(cst: C.ArgumentCstNode): A.Argument {
+    const c = cst.children;
+    const nameTok = tok(c.argName);
     const name = nameTok ? this.identifier(nameTok) : undefined;
-    const exprCst = node(c, 'expression');
+    const exprCst = node(c.expression);
     const value = exprCst ? this.expression(exprCst) : undefined;
     return { kind: 'Argument', name, value, range: cover([name?.range, value?.range], { start: 0, end: 0 }) };
   }
@@ -268,54 +270,53 @@ export class CstToAst {
   // enforces what the EBNF's levels did: one comparison per level (`a < b < c` is an error),
   // `not` only where a Not may stand, no doubled prefixes (`--a`, `not not a`).
 
-  expression(cst: CstNode): A.Expression | undefined {
-    const c = cst.children as Children;
+  expression(cst: C.ExpressionCstNode): A.Expression | undefined {
+    const c = cst.children;
     const stream: StreamItem[] = [];
-    const operands = nodes(c, 'operand');
-    const operators = tokens(c, 'operator');
-    operands.forEach((operand, i) => {
-      const oc = operand.children as Children;
-      for (const prefix of tokens(oc, 'prefix')) stream.push({ prefix });
+    const operators = tokens(c.operator);
+    (c.operand ?? []).forEach((operand, i) => {
+      const oc = operand.children;
+      for (const prefix of tokens(oc.prefix)) stream.push({ prefix });
       stream.push({ atom: this.atom(oc) });
       if (operators[i]) stream.push({ operator: operators[i] });
     });
     return new Precedence(stream, this.errors).parse();
   }
 
-  private atom(c: Children): A.Expression | undefined {
-    const num = tok(c, 'Number');
+  private atom(c: C.UnaryCstChildren): A.Expression | undefined {
+    const num = tok(c.Number);
     if (num?.tokenType === InvalidNumber) return undefined; // reported by parse(); no value to check
     if (num) return { kind: 'Number', value: parseNumber(num.image), raw: num.image, range: tokenRange(num) };
-    const str = tok(c, 'String');
+    const str = tok(c.String);
     if (str) return this.stringLiteral(str);
-    const t = tok(c, 'Kw_true') ?? tok(c, 'Kw_false');
+    const t = tok(c.Kw_true) ?? tok(c.Kw_false);
     if (t) return { kind: 'Boolean', value: t.image === 'true', range: tokenRange(t) };
-    const none = tok(c, 'Kw_none');
+    const none = tok(c.Kw_none);
     if (none) return { kind: 'None', range: tokenRange(none) };
-    const list = node(c, 'list');
+    const list = node(c.list);
     if (list) return this.list(list);
-    const paren = node(c, 'paren');
+    const paren = node(c.paren);
     if (paren) return this.paren(paren);
     if (!c.segment) return undefined;
     const callee = this.nameFrom(c);
     if (callee.parts.length === 0) return undefined;
-    const argsCst = node(c, 'callArgs');
+    const argsCst = node(c.callArgs);
     if (!argsCst) return callee;
     const { args, range } = this.callArgs(argsCst);
     return { kind: 'Call', callee, args, range: cover([callee.range, range], callee.range) };
   }
 
-  private list(cst: CstNode): A.ListExpression {
-    const c = cst.children as Children;
-    const items = nodes(c, 'item').map((n) => this.expression(n)).filter((e): e is A.Expression => e !== undefined);
-    return { kind: 'List', items, range: bracketed(c, 'LBracket', 'RBracket', items) };
+  private list(cst: C.ListCstNode): A.ListExpression {
+    const c = cst.children;
+    const items = (c.item ?? []).map((n) => this.expression(n)).filter((e): e is A.Expression => e !== undefined);
+    return { kind: 'List', items, range: bracketed(c.LBracket, c.RBracket, items) };
   }
 
-  private paren(cst: CstNode): A.ParenExpression {
-    const c = cst.children as Children;
-    const exprCst = node(c, 'expression');
+  private paren(cst: C.ParenCstNode): A.ParenExpression {
+    const c = cst.children;
+    const exprCst = node(c.expression);
     const expression = exprCst ? this.expression(exprCst) : undefined;
-    return { kind: 'Paren', expression, range: bracketed(c, 'LParen', 'RParen', expression ? [expression] : []) };
+    return { kind: 'Paren', expression, range: bracketed(c.LParen, c.RParen, expression ? [expression] : []) };
   }
 
   private stringLiteral(t: IToken): A.StringLiteral {

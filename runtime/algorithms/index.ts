@@ -1,7 +1,8 @@
 // The algorithms this runtime implements, by the names the language uses. Each is one
 // AlgorithmDefinition (algorithm.ts) in its own file; adding one means: its file, one line
-// in ALGORITHMS, and its line removed from ../not-implemented.ts. README.md in this folder
-// says how the next ones (DQN, SAC, REINFORCE/RLOO, GRPO, SFT) plug in.
+// in ALGORITHMS, and any `notImplemented` reason deleted from its declaration in
+// dsl/schema/algorithms.ts (the one list ../not-implemented.ts reads). README.md in this
+// folder says how the next ones plug in.
 import type { PlanComponent } from '../../dsl/compile/plan.js';
 import type { AlgorithmDefinition } from './algorithm.js';
 import { loadedLearner } from './module/definition.js';

@@ -3,7 +3,8 @@
 // kind is built: the networks over observation vectors (family.ts), kept beside the algorithm,
 // and the text learners' language models (language-model.ts); an algorithm asks the
 // PolicyFactory for its family. Adding a kind: one file with its definition, one line in
-// POLICIES, its builders in the families it can be, its line removed from ../not-implemented.ts.
+// POLICIES, its builders in the families it can be, and any `notImplemented` reason deleted
+// from its declaration in dsl/schema/policies.ts (the one list ../not-implemented.ts reads).
 import type { Rng } from '../../shared/random.js';
 import { ACTOR_CRITIC } from './actor-critic.js';
 import type { NetworkFamily } from './family.js';
@@ -20,8 +21,10 @@ export { buildsAs, type NetworkFamily } from './family.js';
 export { LANGUAGE_MODEL, TOKEN_MODEL, ownsTokenizer, type LanguageModelFamily, type LanguageModelSource } from './language-model.js';
 export { argmax, Bernoulli, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
+export type { EncoderDefinition, ObservationEncoder } from './encoder.js';
+export { ENCODERS, encoderFor } from './encoders.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
-export { actFromHead, graphWeights, type LanguageModel, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
+export { actFromHead, flatPolicySpaces, graphWeights, policySpaces, type LanguageModel, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
 export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
 export { NetworkHandover, type NetworkFamilyName } from './handover.js';

@@ -8,14 +8,17 @@
 //   parameter initialised to 0 (CleanRL ppo_continuous_action.py).
 // - MultiBinary actions: the actor outputs one logit per bit (distributions.ts Bernoulli).
 //
+// Observations go through an encoder (encoder.ts: flatten today) before the layers, which
+// linear-layers.ts lays out and initialises as it does DQN's and SAC's networks.
 // Parameters live in one WeightStore, named `actor.0.weight`, `critic.out.bias`,
 // `trunk.1.weight`, `actor.log_std`; weights are [in, out] (y = x @ W + b).
 import { spaceSize } from '../envs/types.js';
 import { PlanParams } from '../plan-params.js';
 import type { Rng } from '../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
-import { orthogonal } from '../tensor/init.js';
-import { DenseStack, type Activation } from './dense.js';
+import type { ObservationEncoder } from './encoder.js';
+import { encoderFor } from './encoders.js';
+import { addLayers, DenseNetwork, layersForward, mlpSpecs, type LayerInit, type LayerSpec } from './linear-layers.js';
 import { Bernoulli, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 import { actFromHead, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type PolicySpaces } from './policy.js';
 
@@ -31,12 +34,10 @@ export function mlpSettings(params: Readonly<Record<string, unknown>>): MlpSetti
   return { hidden: p.counts('hidden'), activation: p.option('activation', ['tanh', 'relu']), sharedTrunk: p.flag('shared_trunk') };
 }
 
-interface LayerSpec {
-  readonly name: string;
-  readonly inDim: number;
-  readonly outDim: number;
-  readonly gain: number;
-  readonly activation: Activation;
+/** CleanRL's layer_init gains: sqrt(2) hidden, 0.01 the actor's head, 1 the critic's. */
+function actorCriticInit(layer: LayerSpec): LayerInit {
+  const gain = layer.name === 'actor.out' ? 0.01 : layer.name === 'critic.out' ? 1 : Math.SQRT2;
+  return { kind: 'orthogonal', gain };
 }
 
 export class MlpPolicy implements ActorCriticPolicy {
@@ -44,35 +45,39 @@ export class MlpPolicy implements ActorCriticPolicy {
   readonly weights = new WeightStore();
   readonly distribution: ActionDistribution;
   readonly onnxInterface: OnnxInterface;
-  /** The actor's layers in the forward pass used for acting (WebAssembly SIMD, or JS). */
-  private readonly actorStack: DenseStack;
-  private readonly actorLayers: LayerSpec[];
-  private readonly criticLayers: LayerSpec[];
+  /** What the actor and the critic read of an observation (the trunk's, or each network's). */
+  private readonly encoders: { readonly actor: ObservationEncoder; readonly critic: ObservationEncoder };
+  /** The actor's layers, with the pass used for acting (WebAssembly SIMD, or JS). */
+  private readonly actor: DenseNetwork;
+  private readonly criticLayers: readonly LayerSpec[];
 
   constructor(
     readonly settings: MlpSettings,
     readonly spaces: PolicySpaces,
     rng: Rng,
   ) {
-    const { hidden, activation, sharedTrunk } = settings;
+    const { sharedTrunk } = settings;
     const space = spaces.actionSpace;
     const headWidth = space.kind === 'discrete' ? space.n : spaceSize(space);
-    const stack = (prefix: string): LayerSpec[] =>
-      hidden.map((width, i) => ({ name: `${prefix}.${i}`, inDim: i === 0 ? spaces.obsDim : hidden[i - 1], outDim: width, gain: Math.SQRT2, activation }));
-    const last = hidden[hidden.length - 1];
-    const actorHead: LayerSpec = { name: 'actor.out', inDim: last, outDim: headWidth, gain: 0.01, activation: 'none' };
-    const criticHead: LayerSpec = { name: 'critic.out', inDim: last, outDim: 1, gain: 1, activation: 'none' };
-    const trunk = sharedTrunk ? stack('trunk') : null;
-    this.actorLayers = [...(trunk ?? stack('actor')), actorHead];
-    this.criticLayers = [...(trunk ?? stack('critic')), criticHead];
-
-    const random = () => rng.uniform();
-    const seen = new Set<string>();
-    for (const layer of [...this.actorLayers, ...this.criticLayers]) {
-      if (seen.has(layer.name)) continue; // the shared trunk
-      seen.add(layer.name);
-      this.weights.add(`${layer.name}.weight`, [layer.inDim, layer.outDim], () => orthogonal(random, layer.inDim, layer.outDim, layer.gain));
-      this.weights.add(`${layer.name}.bias`, [layer.outDim]);
+    // The encoders, then every layer's weights (a shared trunk once), actor before critic: the
+    // order the seeded draws have always had, which every seeded run's weights depend on.
+    const encoder = (prefix: string) => encoderFor(spaces, this.weights, `${prefix}.encoder`, rng);
+    let actorLayers: LayerSpec[];
+    if (sharedTrunk) {
+      const trunkEncoder = encoder('trunk');
+      const trunk = mlpSpecs('trunk', trunkEncoder.features, settings);
+      const last = trunk[trunk.length - 1].outDim;
+      actorLayers = [...trunk, { name: 'actor.out', inDim: last, outDim: headWidth, activation: 'none' }];
+      this.criticLayers = [...trunk, { name: 'critic.out', inDim: last, outDim: 1, activation: 'none' }];
+      this.encoders = { actor: trunkEncoder, critic: trunkEncoder };
+      addLayers(this.weights, [...actorLayers, this.criticLayers[this.criticLayers.length - 1]], rng, actorCriticInit);
+    } else {
+      const actorEncoder = encoder('actor');
+      actorLayers = mlpSpecs('actor', actorEncoder.features, settings, headWidth);
+      const criticEncoder = encoder('critic');
+      this.criticLayers = mlpSpecs('critic', criticEncoder.features, settings, 1);
+      this.encoders = { actor: actorEncoder, critic: criticEncoder };
+      addLayers(this.weights, [...actorLayers, ...this.criticLayers], rng, actorCriticInit);
     }
     if (space.kind === 'discrete') {
       this.distribution = new Categorical(headWidth);
@@ -83,27 +88,16 @@ export class MlpPolicy implements ActorCriticPolicy {
       this.distribution = new DiagGaussian(headWidth, logStd, space.low, space.high);
     }
     this.onnxInterface = { inputs: ['obs'], outputs: space.kind !== 'box' ? ['logits', 'value'] : ['mean', 'log_std', 'value'] };
-    this.actorStack = new DenseStack(
-      this.actorLayers.map((layer) => ({
-        weight: this.weights.get(`${layer.name}.weight`).data,
-        bias: this.weights.get(`${layer.name}.bias`).data,
-        inDim: layer.inDim,
-        outDim: layer.outDim,
-        activation: layer.activation,
-      })),
-    );
+    this.actor = new DenseNetwork(this.weights, actorLayers);
   }
 
   /** The forward pass in `g` from `obs` [B, obsDim]; declares the parameters in `g`. */
   build(g: Graph, obs: Tensor): ActorCriticGraph {
     const p = this.weights.declare(g);
-    const run = (layers: readonly LayerSpec[], x: Tensor): Tensor =>
-      layers.reduce((h, layer) => {
-        const y = g.linear(h, p[`${layer.name}.weight`], p[`${layer.name}.bias`]);
-        return layer.activation === 'tanh' ? g.tanh(y) : layer.activation === 'relu' ? g.relu(y) : y;
-      }, x);
-    const actor: ActorOutput = { head: run(this.actorLayers, obs), logStd: p['actor.log_std'] };
-    const value = g.squeeze(run(this.criticLayers, obs), [1]);
+    const actorFeatures = this.encoders.actor.encode(g, obs);
+    const criticFeatures = this.settings.sharedTrunk ? actorFeatures : this.encoders.critic.encode(g, obs);
+    const actor: ActorOutput = { head: this.actor.forward(g, actorFeatures), logStd: p['actor.log_std'] };
+    const value = g.squeeze(layersForward(g, this.weights, this.criticLayers, criticFeatures), [1]);
     return { actor, value };
   }
 
@@ -119,7 +113,7 @@ export class MlpPolicy implements ActorCriticPolicy {
 
   /** The actor's output rows (logits or mean) for `rows` observations, outside onnxruntime. */
   actorForward(obs: Float32Array, rows: number, out: Float32Array): void {
-    this.actorStack.forward(obs, rows, out);
+    this.actor.forwardInto(this.encoders.actor.encodeRows(obs, rows), rows, out);
   }
 
   /** Head rows and encoded samples for act(), grown to the largest batch asked for. */
@@ -136,7 +130,8 @@ export class MlpPolicy implements ActorCriticPolicy {
 
   /** Makes the JS forward pass see the current parameters; call after each update. */
   sync(): void {
-    this.actorStack.sync();
+    this.encoders.actor.sync();
+    this.actor.sync();
   }
 
   /**

@@ -19,7 +19,8 @@ export class OnnxPolicy implements Actor {
 
   private constructor(
     private readonly session: ort.InferenceSession,
-    readonly spaces: PolicySpaces,
+    /** An exported policy reads flat observation rows: their width, not their shape. */
+    readonly spaces: Pick<PolicySpaces, 'obsDim' | 'actionSpace'>,
     /** A SAC actor's squash: actions are tanh(x) rescaled to [low, high]; null for a plain Gaussian. */
     private readonly squash: { readonly low: readonly number[]; readonly high: readonly number[] } | null = null,
   ) {
@@ -46,7 +47,7 @@ export class OnnxPolicy implements Actor {
   }
 
   /** `bytes`: the file's, already read (and checked: rlx eval verifies them against the run's record). */
-  static async load(file: string, spaces: PolicySpaces, bytes: Uint8Array = readPolicyFile(file)): Promise<OnnxPolicy> {
+  static async load(file: string, spaces: Pick<PolicySpaces, 'obsDim' | 'actionSpace'>, bytes: Uint8Array = readPolicyFile(file)): Promise<OnnxPolicy> {
     const session = await policySession(file, bytes);
     const meta = readMetadata(bytes);
     const squash = meta.squash === 'tanh' && Array.isArray(meta.low) && Array.isArray(meta.high) ? { low: meta.low as number[], high: meta.high as number[] } : null;

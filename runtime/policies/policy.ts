@@ -10,17 +10,35 @@
 // A policy kind of the language (`mlp`, `transformer`) is a `PolicyDefinition` (index.ts);
 // each family (family.ts, language-model.ts) says how the kinds it can be built from are
 // built, and an algorithm asks the PolicyFactory for the one it trains.
-import type { BoxSpace, DiscreteSpace, MultiBinarySpace } from '../envs/types.js';
+import { spaceSize, type BoxSpace, type DiscreteSpace, type MultiBinarySpace, type Space } from '../envs/types.js';
 import type { Rng } from '../../shared/random.js';
 import { WeightStore, type Graph, type Tensor } from '../tensor/index.js';
 import type { CharTokenizer } from '../text/tokenizer.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
 import type { DecodeStep, SampleOptions } from './transformer/sampling.js';
 
-/** What a policy is built for: the size of the observation and the action space. */
+/**
+ * What a policy is built for: the observation's shape and the action space. Observations
+ * travel as flat float32 rows of `obsDim` numbers (rollouts, replay, the exported `obs`
+ * input); `obsShape` is how those numbers are laid out, which an encoder (encoder.ts) may
+ * read (a CNN's [C, H, W]). Make one with policySpaces(), which derives `obsDim` from the shape.
+ */
 export interface PolicySpaces {
+  readonly obsShape: readonly number[];
+  /** The product of `obsShape`: numbers per observation row. */
   readonly obsDim: number;
   readonly actionSpace: DiscreteSpace | BoxSpace | MultiBinarySpace;
+}
+
+/** The spaces of a policy over `observation`'s values (a discrete observation is one number). */
+export function policySpaces(observation: Space, actionSpace: PolicySpaces['actionSpace']): PolicySpaces {
+  const obsShape = observation.kind === 'box' ? [...observation.shape] : [spaceSize(observation)];
+  return { obsShape, obsDim: spaceSize(observation), actionSpace };
+}
+
+/** The spaces of a policy over flat rows of `obsDim` numbers. */
+export function flatPolicySpaces(obsDim: number, actionSpace: PolicySpaces['actionSpace']): PolicySpaces {
+  return { obsShape: [obsDim], obsDim, actionSpace };
 }
 
 /** The inputs and outputs of an exported policy model, recorded in its metadata. */

@@ -8,7 +8,7 @@
 import type { Rng } from '../../shared/random.js';
 import type { Feed, Graph, Tensor, WeightStore } from '../tensor/index.js';
 import type { ActionBuffer } from './distributions.js';
-import type { LanguageModel, OnnxInterface, PolicySpaces } from './policy.js';
+import { flatPolicySpaces, type LanguageModel, type OnnxInterface, type PolicySpaces } from './policy.js';
 import { openModelFolder, renderChat, turnEndId, type ChatPrompt, type ModelFolder } from '../lm/model-folder.js';
 import { PretrainedLm } from '../lm/pretrained.js';
 import { recordBaseFiles, type BaseFiles } from '../lm/base-files.js';
@@ -68,7 +68,7 @@ export class PretrainedPolicy implements LanguageModel {
   ) {
     this.weights = lm.trainable;
     this.frozenWeights = lm.frozen;
-    this.spaces = { obsDim: lm.config.context, actionSpace: { kind: 'discrete', n: lm.config.vocab } };
+    this.spaces = flatPolicySpaces(lm.config.context, { kind: 'discrete', n: lm.config.vocab });
   }
 
   /**

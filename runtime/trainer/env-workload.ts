@@ -9,7 +9,7 @@ import { actionKindOf, isGoalConditioned } from '../envs/types.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { VecEnv } from '../envs/vector.js';
 import { evalMetrics, evaluate, recordEpisode } from '../evaluate.js';
-import { NetworkHandover, PolicyFactory, type PolicySpaces } from '../policies/index.js';
+import { NetworkHandover, PolicyFactory, policySpaces, type PolicySpaces } from '../policies/index.js';
 import { Rng } from '../../shared/random.js';
 import { InputError } from '../../shared/input-error.js';
 import { compileReward } from '../rewards/index.js';
@@ -61,7 +61,7 @@ export class EnvWorkload implements Workload {
     const vec = stepper.vec;
     this.params = plan.env.params;
     for (const env of vec.envs) this.paramsOf.set(env, this.params);
-    this.spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace };
+    this.spaces = policySpaces(vec.observationSpace, vec.actionSpace);
     this.description = { env: plan.env.kind, envs: plan.envs };
     this.policyFields = { obs_fields: vec.obsFields, obs_dim: vec.obsDim, action: vec.actionSpace };
   }

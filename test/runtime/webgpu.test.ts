@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 
 import { buildPpoLoss, ppoGradientStep, ppoSettings } from '../../runtime/algorithms/index.js';
-import { makeActorCritic, type ActorCriticPolicy } from '../../runtime/policies/index.js';
+import { flatPolicySpaces, makeActorCritic, type ActorCriticPolicy } from '../../runtime/policies/index.js';
 import { Rng } from '../../shared/random.js';
 import { train } from '../../runtime/train.js';
 import type { ExecutionProvider } from '../../runtime/tensor/session.js';
@@ -20,7 +20,7 @@ import { webgpuOrSkip } from '../helpers/webgpu.js';
 
 /** CartPole's actor-critic as `rlx train` builds it (hidden [64, 64], tanh). */
 const cartpolePolicy = (seed: number): ActorCriticPolicy =>
-  makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(seed));
+  makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [64, 64] } }, flatPolicySpaces(4, { kind: 'discrete', n: 2 }), new Rng(seed));
 
 /** A minibatch whose old log-probs are offset so that some ratios are clipped on each side. */
 

@@ -5,12 +5,13 @@
 // weights and biases), as CleanRL's QNetwork has no layer_init; the mlp's orthogonal
 // actor-critic init is PPO's. Weights are named `q.0.weight`, ..., `q.out.bias`, [in, out].
 //
+// Observations go through the encoder (../../policies/encoder.ts: flatten today) before the MLP.
 // Acting runs outside onnxruntime (DenseStack, as the actor of mlp.ts): greedy argmax when
 // deterministic (evaluation), else epsilon-greedy with the `epsilon` the learner sets.
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
-import { LinearMlp } from '../../policies/linear-layers.js';
+import { EncodedMlp } from '../../policies/linear-layers.js';
 import { argmax, type ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
@@ -34,7 +35,7 @@ export class MlpQNetwork implements QNetworkPolicy {
   readonly onnxInterface: OnnxInterface = { inputs: ['obs'], outputs: ['q_values'] };
   readonly actions: number;
   epsilon = 0;
-  private readonly mlp: LinearMlp;
+  private readonly mlp: EncodedMlp;
 
   constructor(
     readonly settings: MlpSettings,
@@ -44,7 +45,7 @@ export class MlpQNetwork implements QNetworkPolicy {
     const space = spaces.actionSpace;
     if (space.kind !== 'discrete') throw new Error('a Q-network needs a discrete action space');
     this.actions = space.n;
-    this.mlp = new LinearMlp(this.weights, 'q', spaces.obsDim, space.n, settings, rng);
+    this.mlp = new EncodedMlp(this.weights, 'q', spaces, space.n, settings, rng);
   }
 
   build(g: Graph, obs: Tensor): Tensor {

@@ -12,7 +12,7 @@ import type { BoxSpace } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
 import { BoxAffine } from '../../policies/box-affine.js';
-import { LinearMlp } from '../../policies/linear-layers.js';
+import { EncodedMlp } from '../../policies/linear-layers.js';
 import type { ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
@@ -36,7 +36,7 @@ export class DeterministicActor implements Policy {
   readonly affine: BoxAffine;
   /** The std of acting's Gaussian noise, in units of affine.scale (the learner's exploration_noise); 0 until set. */
   explorationNoise = 0;
-  private readonly mlp: LinearMlp;
+  private readonly mlp: EncodedMlp;
 
   constructor(
     readonly settings: MlpSettings,
@@ -49,7 +49,7 @@ export class DeterministicActor implements Policy {
     this.low = Float32Array.from({ length: this.actionDim }, (_, k) => box.low[k]);
     this.high = Float32Array.from({ length: this.actionDim }, (_, k) => box.high[k]);
     this.affine = new BoxAffine(box);
-    this.mlp = new LinearMlp(this.weights, 'actor', spaces.obsDim, this.actionDim, settings, rng);
+    this.mlp = new EncodedMlp(this.weights, 'actor', spaces, this.actionDim, settings, rng);
     for (const name of this.weights.names) this.target.add(`target.${name}`, this.weights.get(name).shape, this.weights.get(name).data);
     this.arrays = { source: this.weights.values, target: this.target.values };
   }

@@ -7,7 +7,8 @@
 // - SacCritics: twin soft Q networks and their target copies. Continuous: Q(s, a) from
 //   obs ++ action -> 1 (SoftQNetwork); discrete: obs -> one Q per action.
 //
-// Both heads of the continuous actor (fc_mean, fc_logstd in CleanRL) are one layer
+// Each network reads observations through its encoder (../../policies/encoder.ts: flatten
+// today), then its MLP (../../policies/linear-layers.ts). Both heads of the continuous actor (fc_mean, fc_logstd in CleanRL) are one layer
 // `actor.head` [hidden, 2A] (means first), so acting runs one DenseStack; it is the same
 // model. Weights start as PyTorch's nn.Linear defaults (U(+-1/sqrt(fan_in)), biases too), as
 // CleanRL's continuous SAC does; the discrete variant keeps them too (sac_atari.py's
@@ -16,7 +17,7 @@ import { spaceSize, type BoxSpace } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
 import { BoxAffine } from '../../policies/box-affine.js';
-import { LinearMlp } from '../../policies/linear-layers.js';
+import { EncodedMlp } from '../../policies/linear-layers.js';
 import { argmax, type ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
 import type { NetworkFamily } from '../../policies/family.js';
@@ -44,7 +45,7 @@ export class SacActor implements Policy {
   readonly actionDim: number;
   /** tanh's [-1, 1] onto the Box (continuous); null for discrete actions. */
   readonly affine: BoxAffine | null;
-  private readonly mlp: LinearMlp;
+  private readonly mlp: EncodedMlp;
 
   constructor(
     readonly settings: MlpSettings,
@@ -55,7 +56,7 @@ export class SacActor implements Policy {
     this.discrete = space.kind === 'discrete';
     this.actionDim = actionWidth(spaces);
     this.affine = this.discrete ? null : new BoxAffine(space as BoxSpace);
-    this.mlp = new LinearMlp(this.weights, 'actor', spaces.obsDim, this.discrete ? this.actionDim : 2 * this.actionDim, settings, rng);
+    this.mlp = new EncodedMlp(this.weights, 'actor', spaces, this.discrete ? this.actionDim : 2 * this.actionDim, settings, rng);
     this.onnxInterface = { inputs: ['obs'], outputs: this.discrete ? ['logits'] : ['mean', 'log_std'] };
   }
 

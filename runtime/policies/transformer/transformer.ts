@@ -15,7 +15,7 @@ import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, type Tensor, WeightStore } from '../../tensor/index.js';
 import type { CharTokenizer } from '../../text/tokenizer.js';
 import type { ActionBuffer } from '../distributions.js';
-import type { OnnxInterface, PolicySpaces, TokenModel } from '../policy.js';
+import { flatPolicySpaces, type OnnxInterface, type PolicySpaces, type TokenModel } from '../policy.js';
 import { addModelWeights, gpt2Name, gpt2Weights, lmConfig, logitBias, sequenceLogits, type ModelShape } from './model.js';
 import { decode, lockstepStep, type DecodeStep, type SampleOptions } from './sampling.js';
 import type { TransformerSettings } from './settings.js';
@@ -37,7 +37,7 @@ export class TransformerPolicy implements TokenModel {
     this.model = { ...settings, vocab: tokenizer.size };
     addModelWeights(this.weights, this.model, rng);
     // A token model's "observation" is its context of token ids and its action the next token.
-    this.spaces = { obsDim: settings.context, actionSpace: { kind: 'discrete', n: tokenizer.size } };
+    this.spaces = flatPolicySpaces(settings.context, { kind: 'discrete', n: tokenizer.size });
     this.onnxInterface = decoderInterface(settings.layers);
   }
 

@@ -17,7 +17,7 @@ import { ModuleNumericLearner } from '../../../runtime/algorithms/module/numeric
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import type { BoxSpace } from '../../../runtime/envs/types.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
-import { PolicyFactory } from '../../../runtime/policies/index.js';
+import { flatPolicySpaces, PolicyFactory } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
 import { DeterministicActor } from '../../../runtime/algorithms/module/numeric-networks.js';
 import { Rng } from '../../../shared/random.js';
@@ -54,7 +54,7 @@ function context(seed: number, budget: number) {
   const stepper = new Stepper(vec, null);
   stepper.reset(seed);
   const rng = new Rng(seed);
-  const policy = new PolicyFactory({ kind: 'mlp', name: 'p', params: { hidden: [16], activation: 'relu' } }, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as BoxSpace }, rng.fork('policy'));
+  const policy = new PolicyFactory({ kind: 'mlp', name: 'p', params: { hidden: [16], activation: 'relu' } }, flatPolicySpaces(vec.obsDim, vec.actionSpace as BoxSpace), rng.fork('policy'));
   return { policy, stepper, budget, rng: rng.fork('learner'), compute: { providers: ['cpu'] as const, threads: false } };
 }
 
@@ -101,7 +101,7 @@ describe('a numeric learner module trains', () => {
 
 describe('a numeric learner\'s actor', () => {
   const box: BoxSpace = { kind: 'box', shape: [2], low: [-2, -1], high: [2, 3] };
-  const actor = new DeterministicActor({ hidden: [5, 4], activation: 'relu', sharedTrunk: false }, { obsDim: 3, actionSpace: box }, new Rng(2));
+  const actor = new DeterministicActor({ hidden: [5, 4], activation: 'relu', sharedTrunk: false }, flatPolicySpaces(3, box), new Rng(2));
   const B = 6;
   const obs = Float32Array.from({ length: B * 3 }, (_, i) => Math.sin(i * 1.7) * 2);
 
@@ -121,7 +121,7 @@ describe('a numeric learner\'s actor', () => {
     actor.act(obs, B, acted, true, new Rng(1));
     const file = path.join(tempDir(), 'policy.onnx');
     fs.writeFileSync(file, actor.exportOnnx({ format: 'rlx-policy' }));
-    const loaded = await OnnxPolicy.load(file, { obsDim: 3, actionSpace: box });
+    const loaded = await OnnxPolicy.load(file, flatPolicySpaces(3, box));
     try {
       const fromOnnx = new Float32Array(B * 2);
       await loaded.act(obs, B, fromOnnx, true, new Rng(1));

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { buildPpoLoss, computeGae, LOSS_METRICS, Ppo, ppoGradientStep, ppoLossAsWritten, ppoSettings, type PpoSettings } from '../../../runtime/algorithms/index.js';
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
-import { makeActorCritic, PolicyFactory, type ActorCriticPolicy as Policy } from '../../../runtime/policies/index.js';
+import { flatPolicySpaces, makeActorCritic, PolicyFactory, type ActorCriticPolicy as Policy } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
 import { Rng } from '../../../shared/random.js';
 import { GradientSession, Graph, type GradientStep } from '../../../runtime/tensor/index.js';
@@ -63,7 +63,7 @@ const HEADS: readonly Head[] = ['categorical', 'Gaussian', 'Bernoulli'];
 function tinyPolicy(seed: number, head: Head = 'categorical'): Policy {
   const actionSpace =
     head === 'Gaussian' ? ({ kind: 'box', shape: [1], low: [-2], high: [2] } as const) : head === 'Bernoulli' ? ({ kind: 'multibinary', n: 3 } as const) : ({ kind: 'discrete', n: 3 } as const);
-  return makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4] } }, { obsDim: 3, actionSpace }, new Rng(seed));
+  return makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4] } }, flatPolicySpaces(3, actionSpace), new Rng(seed));
 }
 
 /** A minibatch whose old log-probs are offset so that many ratios fall outside [1 - c, 1 + c]. */
@@ -95,7 +95,7 @@ describe('the PPO loss', () => {
       const rows = 16;
       const mb = minibatch(policy, rows, new Rng(7));
       // The current log-probs and values, from the exported policy, in float64 from here on.
-      const onnx = await OnnxPolicy.load(writeTemp(policy), { obsDim: 3, actionSpace: policy.spaces.actionSpace });
+      const onnx = await OnnxPolicy.load(writeTemp(policy), flatPolicySpaces(3, policy.spaces.actionSpace));
       const out = await onnx.run(mb.obs, rows);
       const value = out.value.data as Float32Array;
       const logProb = new Float64Array(rows);
@@ -253,7 +253,7 @@ describe('the PPO gradient step', () => {
   });
 
   it('computes the whole loss as one part when the actor and critic share a trunk', async () => {
-    const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: true } }, { obsDim: 3, actionSpace: { kind: 'discrete', n: 3 } }, new Rng(2));
+    const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: true } }, flatPolicySpaces(3, { kind: 'discrete', n: 3 }), new Rng(2));
     assert.equal(policy.separateNetworks(), null);
     const gradients = await gradientStep(policy, ppoSettings({}), 8);
     try {
@@ -278,8 +278,8 @@ describe('Ppo', () => {
     const vec = makeVecEnv('CartPole', { max_steps: 3 }, 2);
     const stepper = new Stepper(vec, null);
     stepper.reset(4);
-    const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: {} }, { obsDim: 4, actionSpace: vec.actionSpace as { kind: 'discrete'; n: number } }, new Rng(1));
-    const before = await OnnxPolicy.load(writeTemp(policy), { obsDim: 4, actionSpace: policy.spaces.actionSpace });
+    const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: {} }, flatPolicySpaces(4, vec.actionSpace as { kind: 'discrete'; n: number }), new Rng(1));
+    const before = await OnnxPolicy.load(writeTemp(policy), flatPolicySpaces(4, policy.spaces.actionSpace));
     const ppo = await Ppo.create(context(policy, stepper, 12, new Rng(2)), ppoSettings({ rollout_steps: 6, gamma: 0.9 }));
     await ppo.iterate();
     const inside = ppo as unknown as { rewards: Float32Array; ended: Uint8Array; bootIndex: Int32Array; valueObs: Float32Array; batchSize: number };
@@ -299,7 +299,7 @@ describe('Ppo', () => {
       const vec = makeVecEnv('CartPole', {}, 4);
       const stepper = new Stepper(vec, null);
       stepper.reset(1);
-      const p = makeActorCritic({ kind: 'mlp', name: 'p', params: {} }, { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } }, new Rng(1));
+      const p = makeActorCritic({ kind: 'mlp', name: 'p', params: {} }, flatPolicySpaces(4, { kind: 'discrete', n: 2 }), new Rng(1));
       const ppo = await Ppo.create(context(p, stepper, 512, new Rng(1)), ppoSettings({ target_kl: targetKl }));
       const metrics = await ppo.iterate();
       await ppo.release();

@@ -13,7 +13,7 @@ import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import type { Bandit } from '../../../runtime/envs/bandit.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { evaluate, evalMetrics } from '../../../runtime/evaluate.js';
-import { PolicyFactory } from '../../../runtime/policies/index.js';
+import { flatPolicySpaces, PolicyFactory } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
 import { Rng } from '../../../shared/random.js';
 import { train } from '../../../runtime/train.js';
@@ -25,7 +25,7 @@ describe('REINFORCE learns', () => {
       const vec = makeVecEnv('Bandit', { arms: 10 }, 4);
       const stepper = new Stepper(vec, null);
       stepper.reset(seed);
-      const spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace as { kind: 'discrete'; n: number } };
+      const spaces = flatPolicySpaces(vec.obsDim, vec.actionSpace as { kind: 'discrete'; n: number });
       const rng = new Rng(seed);
       const factory = new PolicyFactory({ kind: 'mlp', name: 'p', params: {} }, spaces, rng.fork('policy'));
       const algorithm = await Reinforce.create({ policy: factory, stepper, budget: 2000, rng: rng.fork('REINFORCE'), compute: { providers: ['cpu'] } }, reinforceSettings({ baseline: 'leave_one_out' }));
@@ -55,7 +55,7 @@ describe('REINFORCE learns', () => {
     assert.ok(meanReturn > 100, `mean return of the last 20 episodes after ${result.step} steps: ${meanReturn}`);
     // As `rlx eval` runs it: the ONNX export, greedy actions, env copies of its own.
     const vec = makeVecEnv('CartPole', {}, 4);
-    const policy = await OnnxPolicy.load(path.join(result.runDir, 'checkpoints', 'policy-final.onnx'), { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } });
+    const policy = await OnnxPolicy.load(path.join(result.runDir, 'checkpoints', 'policy-final.onnx'), flatPolicySpaces(4, { kind: 'discrete', n: 2 }));
     try {
       const evaluated = evalMetrics(await evaluate(policy, vec, 8, true, new Rng(1), 1, 1 << 30));
       assert.ok(evaluated['eval/mean_return'] > 100, `greedy evaluation of the exported policy: ${evaluated['eval/mean_return']}`);

@@ -10,7 +10,7 @@ import { Reinforce } from '../../../runtime/algorithms/reinforce/reinforce.js';
 import { reinforceSettings, type Baseline } from '../../../runtime/algorithms/reinforce/settings.js';
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
-import { makeActorCritic, PolicyFactory, type ActorCriticPolicy } from '../../../runtime/policies/index.js';
+import { flatPolicySpaces, makeActorCritic, PolicyFactory, type ActorCriticPolicy } from '../../../runtime/policies/index.js';
 import { Rng } from '../../../shared/random.js';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
@@ -59,7 +59,7 @@ describe('returns and baselines', () => {
 
 function tinyPolicy(continuous: boolean, sharedTrunk = false): ActorCriticPolicy {
   const actionSpace = continuous ? ({ kind: 'box', shape: [2], low: [-2, -2], high: [2, 2] } as const) : ({ kind: 'discrete', n: 3 } as const);
-  const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: sharedTrunk } }, { obsDim: 3, actionSpace }, new Rng(3));
+  const policy = makeActorCritic({ kind: 'mlp', name: 'p', params: { hidden: [5, 4], shared_trunk: sharedTrunk } }, flatPolicySpaces(3, actionSpace), new Rng(3));
   // The initial head (gain 0.01) makes every action almost equally likely; spread it so that
   // the loss depends on which action each row took.
   const rng = new Rng(9);
@@ -173,7 +173,7 @@ function context(env: string, envParams: Record<string, unknown>, envs: number, 
   const vec = makeVecEnv(env, envParams, envs);
   const stepper = new Stepper(vec, null);
   stepper.reset(seed);
-  const spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace as { kind: 'discrete'; n: number } };
+  const spaces = flatPolicySpaces(vec.obsDim, vec.actionSpace as { kind: 'discrete'; n: number });
   const rng = new Rng(seed);
   return { policy: new PolicyFactory({ kind: 'mlp', name: 'p', params: {} }, spaces, rng.fork('policy')), stepper, budget, rng: rng.fork('REINFORCE'), compute: { providers: ['cpu'] as const } };
 }

@@ -15,7 +15,7 @@ import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import type { BoxSpace, DiscreteSpace } from '../../../runtime/envs/types.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { SacActor, SacCritics } from '../../../runtime/algorithms/sac/networks.js';
-import { PolicyFactory, type PolicySpaces } from '../../../runtime/policies/index.js';
+import { flatPolicySpaces, PolicyFactory, type PolicySpaces } from '../../../runtime/policies/index.js';
 import { OnnxPolicy } from '../../../runtime/policies/onnx-policy.js';
 import { Rng } from '../../../shared/random.js';
 import { Graph, Session, WeightStore } from '../../../runtime/tensor/index.js';
@@ -27,7 +27,7 @@ const close = (actual: number, expected: number, tolerance: number, what: string
 const MLP = { hidden: [5, 4], activation: 'relu', sharedTrunk: false } as const;
 const BOX: BoxSpace = { kind: 'box', shape: [2], low: [-2, -1], high: [2, 3] };
 const DISCRETE: DiscreteSpace = { kind: 'discrete', n: 3 };
-const spacesOf = (actionSpace: BoxSpace | DiscreteSpace): PolicySpaces => ({ obsDim: 3, actionSpace });
+const spacesOf = (actionSpace: BoxSpace | DiscreteSpace): PolicySpaces => flatPolicySpaces(3, actionSpace);
 
 /** The relu MLP `${prefix}.0 .. .out` of `store` on one row, in float64. */
 function mlp(store: WeightStore, prefix: string, x: readonly number[]): number[] {
@@ -233,7 +233,7 @@ function context(env: string, seed: number, budget: number, hidden: number[]) {
   const stepper = new Stepper(vec, null);
   stepper.reset(seed);
   const rng = new Rng(seed);
-  const spaces = { obsDim: vec.obsDim, actionSpace: vec.actionSpace as BoxSpace | DiscreteSpace };
+  const spaces = flatPolicySpaces(vec.obsDim, vec.actionSpace as BoxSpace | DiscreteSpace);
   const policy = new PolicyFactory({ kind: 'mlp', name: 'p', params: { hidden, activation: 'relu' } }, spaces, rng.fork('policy'));
   return { policy, stepper, budget, rng: rng.fork('SAC'), compute: { providers: ['cpu'] as const, threads: false } };
 }

@@ -11,12 +11,12 @@ import { PPO, ppoSettings } from '../../../runtime/algorithms/index.js';
 import { Stepper } from '../../../runtime/algorithms/stepper.js';
 import { makeVecEnv } from '../../../runtime/envs/registry.js';
 import { DenseStack, fastTanh, type DenseLayerSource } from '../../../runtime/policies/dense.js';
-import { makeActorCritic, mlpSettings, PolicyFactory, type ActorCriticPolicy as Policy, type PolicySpaces } from '../../../runtime/policies/index.js';
+import { flatPolicySpaces, makeActorCritic, mlpSettings, PolicyFactory, type ActorCriticPolicy as Policy, type PolicySpaces } from '../../../runtime/policies/index.js';
 import { Rng } from '../../../shared/random.js';
 import { tempDir } from '../helpers.js';
 
-const DISCRETE: PolicySpaces = { obsDim: 4, actionSpace: { kind: 'discrete', n: 2 } };
-const BOX: PolicySpaces = { obsDim: 3, actionSpace: { kind: 'box', shape: [2], low: [-1, -2], high: [1, 2] } };
+const DISCRETE: PolicySpaces = flatPolicySpaces(4, { kind: 'discrete', n: 2 });
+const BOX: PolicySpaces = flatPolicySpaces(3, { kind: 'box', shape: [2], low: [-1, -2], high: [1, 2] });
 
 function policy(params: Record<string, unknown>, spaces: PolicySpaces, seed = 1): Policy {
   return makeActorCritic({ kind: 'mlp', name: 'Actor', params }, spaces, new Rng(seed));
