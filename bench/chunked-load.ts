@@ -5,9 +5,9 @@
 // Session set-up is host work (graph partitioning, shape inference, optimisers): it is about the
 // same on any provider, so the CPU shows it. BENCH_CHUNKED_LAYERS=2,12 picks the depths,
 // BENCH_CHUNKED_LEVELS=all,basic the levels.
-import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
+import { parseLmConfig, type LmConfig } from '../hf/config.js';
 import { ChunkedDecoder, type ChunkCache } from '../runtime/lm/chunked-decoder.js';
-import { weightSpecs } from '../runtime/lm/weights.js';
+import { weightSpecs } from '../hf/weights.js';
 import { WeightStore } from '../runtime/tensor/index.js';
 import { Rng } from '../shared/random.js';
 import { QWEN_05B } from './pretrained.js';

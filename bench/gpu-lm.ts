@@ -23,10 +23,10 @@
 // BENCH_GPU_QUICK=1 shrinks the model to 2 x 64 (for a software adapter, where it checks that the
 // rows run).
 import * as os from 'node:os';
-import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
+import { parseLmConfig, type LmConfig } from '../hf/config.js';
 import { ChunkedDecoder, type ChunkedDecoderOptions } from '../runtime/lm/chunked-decoder.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
-import { weightSpecs } from '../runtime/lm/weights.js';
+import { weightSpecs } from '../hf/weights.js';
 import { Rng } from '../shared/random.js';
 import { WeightStore, type Precision } from '../runtime/tensor/index.js';
 import type { ExecutionProvider } from '../runtime/tensor/session.js';

@@ -5,7 +5,7 @@
 // and the MLP's gate, up and down; then the head (tied or not: the same product). Attention's
 // own products, the norms, rope, SiLU, softmax, LoRA's thin products and Adam are left out, so
 // the floor is a lower bound.
-import type { LmConfig } from '../runtime/lm/config.js';
+import type { LmConfig } from '../hf/config.js';
 import { matmulFloor, type FloorSession } from './matmul-floor.js';
 
 /** [in, out] of each linear layer of the model, the head last. */

@@ -4,28 +4,14 @@
 // `npm run bench -- lm-scale` trains; nothing is downloaded.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseLmConfig } from '../runtime/lm/config.js';
-import { weightSpecs } from '../runtime/lm/weights.js';
+import { parseLmConfig } from '../hf/config.js';
+import { weightSpecs } from '../hf/weights.js';
 import { seededRandom } from '../test/helpers/random.js';
+import { QWEN_05B } from './pretrained.js';
 import { repoRoot } from '../test/helpers/repo.js';
 
-/** Qwen2.5-0.5B's config.json (24 x 896, 14 heads, 2 key/value heads, a 4864-wide MLP, vocabulary 151,936). */
-export const QWEN25_05B = {
-  architectures: ['Qwen2ForCausalLM'],
-  model_type: 'qwen2',
-  vocab_size: 151_936,
-  hidden_size: 896,
-  num_hidden_layers: 24,
-  num_attention_heads: 14,
-  num_key_value_heads: 2,
-  intermediate_size: 4864,
-  max_position_embeddings: 32_768,
-  rms_norm_eps: 1e-6,
-  rope_theta: 1_000_000,
-  tie_word_embeddings: true,
-  hidden_act: 'silu',
-  torch_dtype: 'bfloat16',
-};
+/** Qwen2.5-0.5B's config.json (24 x 896, 14 heads, 2 key/value heads, a 4864-wide MLP, vocabulary 151,936), stored in bf16. */
+export const QWEN25_05B = { ...QWEN_05B, architectures: ['Qwen2ForCausalLM'], hidden_act: 'silu', torch_dtype: 'bfloat16' };
 
 /** Qwen2.5-1.5B's (28 x 1536, 12 heads, 2 key/value heads, an 8960-wide MLP). */
 export const QWEN25_15B = { ...QWEN25_05B, hidden_size: 1536, num_hidden_layers: 28, num_attention_heads: 12, intermediate_size: 8960 };

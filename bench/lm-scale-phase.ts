@@ -30,6 +30,10 @@ export interface PhaseRequest {
   /** passes and step: how many micro-batches to run. */
   readonly microBatches: number;
   readonly threads: number;
+  /** micro_batch and gradient_checkpointing; auto by default. */
+  readonly settings?: { readonly microBatch: number | 'auto'; readonly checkpointing: boolean | 'auto' };
+  /** Steps to run after a first, unmeasured one (the time is their median); default: one step, measured. */
+  readonly repeats?: number;
 }
 
 export interface PhaseResult {
@@ -65,7 +69,7 @@ async function runPhase(r: PhaseRequest): Promise<PhaseResult> {
     const ms = performance.now() - start;
     return { ...base, ms, rowsRun: r.rows, generationBatch: policy.generationRows, newTokens: completions.reduce((n, c) => n + c.length, 0), peakRssBytes: peak() };
   }
-  const choice = chooseMemory(policy, { microBatch: 'auto', checkpointing: 'auto' }, r.rows, T, compute);
+  const choice = chooseMemory(policy, r.settings ?? { microBatch: 'auto', checkpointing: 'auto' }, r.rows, T, compute);
   const rows = Math.min(r.rows, choice.microBatch * r.microBatches);
   const feeds = batch(policy, rows, r.promptTokens, r.completionTokens);
   if (r.phase === 'passes') {
@@ -79,10 +83,18 @@ async function runPhase(r: PhaseRequest): Promise<PhaseResult> {
   const grpo = r.learner === 'GRPO';
   const step = await tokenGradientRun(policy, (source) => (grpo ? buildGrpoLoss(source, 'T', { oldFed: false, referenceFed: true }) : buildSftLoss(source, 'T')), grpo ? GRPO_LOSS_TOKENS : SFT_LOSS_TOKENS, choice, compute, { B: r.rows });
   const adam = new Adam(policy.weights, { eps: 1e-8 });
-  const start = performance.now();
-  const out = await step.run(feeds);
-  adam.step(out.grads, 1e-5, { maxGradNorm: 1 });
-  const ms = performance.now() - start;
+  const once = async () => {
+    const start = performance.now();
+    const out = await step.run(feeds);
+    adam.step(out.grads, 1e-5, { maxGradNorm: 1 });
+    return performance.now() - start;
+  };
+  let ms = await once();
+  if (r.repeats) {
+    const times = [];
+    for (let i = 0; i < r.repeats; i++) times.push(await once());
+    ms = times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  }
   await step.release();
   return { ...base, ms, rowsRun: rows, ...choice, peakRssBytes: peak() };
 }

@@ -19,13 +19,14 @@ import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseLmConfig } from '../runtime/lm/config.js';
-import { estimateMemory, fittedShape, formatBytes, type MemoryShape } from '../runtime/lm/memory.js';
-import { loraAdapters } from '../runtime/lm/lora.js';
-import { parameterCount } from '../runtime/lm/config.js';
+import { parseLmConfig } from '../hf/config.js';
+import { estimateMemory, fittedShape, formatBytes, type MemoryShape } from '../hf/memory.js';
+import { loraAdapters } from '../hf/lora.js';
+import { parameterCount } from '../hf/config.js';
 import { QWEN25_05B, QWEN25_15B, scaleModelFolder } from './lm-scale-folder.js';
 import type { PhaseRequest, PhaseResult } from './lm-scale-phase.js';
 import { report } from './stats.js';
+import { TorchPeer, torchPython } from './pretrained.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THREADS = Number(process.env.RLX_BENCH_THREADS ?? 2);
@@ -55,7 +56,8 @@ const SHAPES: Shape[] = [
 ];
 
 export async function benchLmScale(): Promise<void> {
-  const wanted = (process.env.RLX_LM_SCALE_SHAPES ?? SHAPES.map((s) => s.name).join(',')).split(',');
+  const wanted = (process.env.RLX_LM_SCALE_SHAPES ?? [...SHAPES.map((s) => s.name), 'speed'].join(',')).split(',');
+  if (wanted.includes('speed')) await speed();
   const free = os.freemem();
   console.log(`\nlm-scale: ${THREADS} threads, ${formatBytes(free)} free${QUICK ? '; QUICK: rows / 8, tokens / 4' : ''}`);
   for (const full of SHAPES.filter((s) => wanted.includes(s.name))) {
@@ -86,6 +88,55 @@ export async function benchLmScale(): Promise<void> {
     rows.push(['estimate (rlx check --memory)', `${formatBytes(estimate.total)}${estimate.microBatch !== undefined ? ` at micro_batch ${estimate.microBatch}${estimate.checkpointing ? ', recomputed' : ''}` : ''}; estimate / peak ${(estimate.total / peak).toFixed(2)}`]);
     report(`lm-scale ${shape.name}: ${shape.title}${QUICK ? ' (QUICK)' : ''}`, rows);
   }
+}
+
+/**
+ * No slowdown where the update fits today: the LoRA step (SFT's cross-entropy over every position
+ * but the first) at Qwen2.5-0.5B's shape, 4 x 128 tokens (the `pretrained` bench's batch), in one
+ * graph, in micro-batches of 2 rows, and with recomputed blocks in micro-batches of 2; beside
+ * each, PyTorch eager with the same micro-batches and checkpointing (bench/peers/llama_block.py).
+ * rlx's runs each in a fresh process (the median of 3 steps after a first), alternated with the
+ * peer's, two rounds; the better round counts.
+ */
+async function speed(): Promise<void> {
+  const folder = scaleModelFolder(path.join(os.tmpdir(), 'rlx-lm-scale-0.5b'), QWEN25_05B);
+  const base = { phase: 'step' as const, folder, learner: 'SFT' as const, lora: true, rows: 4, promptTokens: 1, completionTokens: 127, microBatches: 4, threads: THREADS, repeats: 3 };
+  const config = parseLmConfig(QWEN25_05B, 'bench config');
+  const variants = [
+    { label: 'one graph, 4 rows (as before micro-batches)', settings: { microBatch: 4, checkpointing: false }, peer: [0, 0] },
+    { label: 'micro-batches of 2 rows', settings: { microBatch: 2, checkpointing: false }, peer: [2, 0] },
+    { label: 'recomputed blocks, micro-batches of 2', settings: { microBatch: 2, checkpointing: true }, peer: [2, 1] },
+  ] as const;
+  const python = torchPython();
+  if (typeof python !== 'string') console.log(`  PyTorch peer skipped: ${python.missing}`);
+  const times: number[][] = variants.map(() => []);
+  const peerTimes: number[][] = variants.map(() => []);
+  const peaks: number[] = variants.map(() => 0);
+  const tokens = base.rows * (base.promptTokens + base.completionTokens);
+  for (let round = 0; round < 2; round++) {
+    for (const [i, v] of variants.entries()) {
+      if (typeof python === 'string') {
+        const c = config;
+        const { peer } = await TorchPeer.startWith(python, ['lora', THREADS, 1, c.layers, c.width, c.heads, c.kvHeads, c.headDim, c.mlpWidth, c.vocab, base.rows, tokens / base.rows, 1, 'cpu', v.peer[0], v.peer[1]].map(String));
+        const runs = [await peer.runOnce(), await peer.runOnce(), await peer.runOnce()].sort((a, b) => a - b);
+        peerTimes[i]!.push(runs[1]!);
+        await peer.stop();
+      }
+      const r = await runPhase({ ...base, settings: v.settings });
+      times[i]!.push(r.ms);
+      peaks[i] = Math.max(peaks[i]!, r.peakRssBytes);
+    }
+  }
+  const best = times.map((t) => Math.min(...t));
+  const rows: [string, string][] = [];
+  variants.forEach((v, i) => {
+    rows.push([`rlx, ${v.label}`, `${((tokens * 1000) / best[i]!).toFixed(1)} tokens/s (${(best[i]! / 1000).toFixed(2)} s a step), ${(best[0]! / best[i]!).toFixed(2)}x the one graph's tokens/s, peak ${formatBytes(peaks[i]!)}`]);
+    if (peerTimes[i]!.length > 0) {
+      const peer = Math.min(...peerTimes[i]!);
+      rows.push([`PyTorch eager, the same`, `${((tokens * 1000) / peer).toFixed(1)} tokens/s; rlx / PyTorch (tokens/s) ${(peer / best[i]!).toFixed(2)}x`]);
+    }
+  });
+  report('lm-scale speed: LoRA step, Qwen2.5-0.5B shape, 4 x 128 tokens', rows);
 }
 
 function phaseLine(r: PhaseResult, updateRows: number): string {

@@ -2,8 +2,9 @@
 // gpu-lm.ts on webgpu), each beside bench/peers/llama_block.py: one Adam step on the mean
 // next-token cross-entropy of a batch of random tokens, on LoRA adapters (the base fed, frozen)
 // or on every weight. The callers run it (and time its parts) themselves.
-import type { LmConfig } from '../runtime/lm/config.js';
-import { initialAdapter, loraAdapters, loraWeights, type LoraSettings } from '../runtime/lm/lora.js';
+import type { LmConfig } from '../hf/config.js';
+import { initialAdapter, loraAdapters, type LoraSettings } from '../hf/lora.js';
+import { loraWeights } from '../runtime/lm/lora-weights.js';
 import { causalLm, type LoraWeights } from '../runtime/lm/model.js';
 import { attentionMask, rowPositions } from '../runtime/lm/rows.js';
 import type { Rng } from '../shared/random.js';

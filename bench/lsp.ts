@@ -20,6 +20,7 @@ export async function benchLsp(): Promise<void> {
   await typingStream({ busyCores: 2 });
   benchRecheck();
   await erroring();
+  await unknownNames();
   await memory();
 }
 
@@ -188,6 +189,30 @@ export async function erroring(): Promise<void> {
   } finally {
     await client.stop();
   }
+}
+
+/**
+ * "Did you mean" over many names (issue 43 item 6): 8,000 declarations, each based on an unknown
+ * name one letter off its own, then 8,000 names two edits from any declaration (the scan's case).
+ */
+export async function unknownNames(): Promise<void> {
+  const n = 8000;
+  const typos = Array.from({ length: n }, (_, i) => `env Env${i} = Emv${i} {}`).join('\n');
+  const far = Array.from({ length: n }, (_, i) => `env Env${i} = Qz${i}x {}`).join('\n');
+  const rows: [string, string][] = [];
+  for (const [label, text] of [['one edit off (every suggestion found)', typos], ['nothing close (the budgeted scan)', far]] as const) {
+    const client = await TestClient.start({ files: { 'unknown.rlx': `${text}\n` } });
+    try {
+      const uri = await client.open('unknown.rlx');
+      const t0 = performance.now();
+      const first = await client.waitForDiagnostics(uri, { version: 1, timeoutMs: 600_000 });
+      const suggested = first.diagnostics.filter((d) => String(d.message).includes('did you mean')).length;
+      rows.push([`${label}: open -> publishDiagnostics`, `${(performance.now() - t0).toFixed(0)} ms, ${first.diagnostics.length.toLocaleString('en-US')} diagnostics, ${suggested.toLocaleString('en-US')} with a suggestion`]);
+    } finally {
+      await client.stop();
+    }
+  }
+  report(`lsp: ${n.toLocaleString('en-US')} unknown names in one file`, rows);
 }
 
 async function memory(): Promise<void> {

@@ -18,9 +18,9 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseLmConfig, type LmConfig } from '../runtime/lm/config.js';
+import { parseLmConfig, type LmConfig } from '../hf/config.js';
 import { LmDecoder } from '../runtime/lm/decoder.js';
-import { weightSpecs } from '../runtime/lm/weights.js';
+import { weightSpecs } from '../hf/weights.js';
 import { Rng } from '../shared/random.js';
 import { WeightStore } from '../runtime/tensor/index.js';
 import { seededRandom } from '../test/helpers/random.js';

@@ -26,7 +26,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-dataset': 'A dataset with a line that is not a prompt/target object, or over the size rlx reads (errors); bytes that are not UTF-8 (a warning).',
   'invalid-module-spec': 'A user env module whose `export const spec` rlx cannot read or that is not valid.',
   'undeclared-module-spec': 'A user env module that does not declare its names (`export const spec`), so reward terms are checked only when training starts.',
-  'python-env-probe-failed': 'A gymnasium(...) env that `rlx check` or the editor (in a trusted workspace) could not make when it probed it, with Python\'s last line (a warning: `rlx train` would fail the same way).',
+  'python-env-probe-failed': 'A gymnasium(...) env that `rlx check` or the editor (in a trusted workspace) could not make when it probed it, with Python\'s last line (a warning: `rlx train` would fail the same way); an error where the env was made and its spaces are ones rlx refuses (a Box of no numbers, or too many).',
   'model-not-found': 'A pretrained model folder (`pretrained("./models/x")`) that does not exist.',
   'invalid-model': 'A pretrained model folder whose config.json rlx cannot build from, or that lacks tokenizer.json or the weights.',
   'exceeds-memory': 'A run whose estimated memory (weights, gradients, optimiser state, KV cache, activations) passes the memory free on this machine.',
@@ -75,9 +75,15 @@ export function closestNames(name: string, candidates: Iterable<string>, max = 3
   const lower = name.toLowerCase();
   const scored: { candidate: string; distance: number }[] = [];
   for (const candidate of candidates) {
-    const distance = editDistance(lower, candidate.toLowerCase());
-    const limit = Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 3));
-    if (distance <= limit || (lower.length >= 3 && candidate.toLowerCase().startsWith(lower))) scored.push({ candidate, distance });
+    const other = candidate.toLowerCase();
+    const limit = acceptedDistance(name.length, candidate.length);
+    // A name this one begins is kept at its distance, the letters it lacks (lower.length >= 3).
+    if (lower.length >= 3 && other.startsWith(lower)) {
+      scored.push({ candidate, distance: other.length - lower.length });
+      continue;
+    }
+    const { distance } = boundedEditDistance(lower, other, limit);
+    if (distance <= limit) scored.push({ candidate, distance });
   }
   scored.sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate));
   // Only the best matches: a clear typo fix should not come with distant alternatives.
@@ -85,22 +91,49 @@ export function closestNames(name: string, candidates: Iterable<string>, max = 3
   return [...new Set(scored.filter((s) => s.distance === best).map((s) => s.candidate))].slice(0, max);
 }
 
+/** The largest edit distance at which a candidate still counts as close: a third of the longer name. */
+export function acceptedDistance(nameLength: number, candidateLength: number): number {
+  return Math.max(1, Math.floor(Math.max(nameLength, candidateLength) / 3));
+}
+
 /** Damerau-Levenshtein distance (optimal string alignment): a swap of two letters costs 1. */
 export function editDistance(a: string, b: string): number {
+  return boundedEditDistance(a, b, Infinity).distance;
+}
+
+/**
+ * editDistance(a, b) when it is at most `cutoff`; otherwise some number above `cutoff`, found
+ * as soon as a whole row of the table exceeds it (or the lengths alone differ by more). `cells`:
+ * how many table cells it filled, the work a caller may budget (name-index.ts).
+ */
+export function boundedEditDistance(a: string, b: string, cutoff: number): { distance: number; cells: number } {
+  if (Math.abs(a.length - b.length) > cutoff) return { distance: cutoff + 1, cells: 0 };
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[] = new Array(rows * cols);
   for (let i = 0; i < rows; i++) d[i * cols] = i;
   for (let j = 0; j < cols; j++) d[j] = j;
+  let cells = 0;
   for (let i = 1; i < rows; i++) {
+    let rowMin = d[i * cols];
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[(i - 1) * cols + j] + 1, d[i * cols + j - 1] + 1, d[(i - 1) * cols + j - 1] + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[(i - 2) * cols + j - 2] + 1);
       d[i * cols + j] = best;
+      if (best < rowMin) rowMin = best;
     }
+    cells += cols - 1;
+    // A swap reaches back two rows: stop only when this row and the one before both exceed the cutoff.
+    if (rowMin > cutoff && (i === 1 || rowMinOf(d, i - 1, cols) > cutoff)) return { distance: cutoff + 1, cells };
   }
-  return d[rows * cols - 1];
+  return { distance: d[rows * cols - 1], cells };
+}
+
+function rowMinOf(d: number[], i: number, cols: number): number {
+  let min = Infinity;
+  for (let j = 0; j < cols; j++) min = Math.min(min, d[i * cols + j]);
+  return min;
 }
 
 export function didYouMean(name: string, candidates: Iterable<string>): string {

@@ -20,7 +20,7 @@ function typeText(type: ValueType): string {
       return `${base}${range ? ` (${range})` : ''}${type.schedule ? ' or schedule' : ''}`;
     }
     case 'bool': return '`true` / `false`';
-    case 'string': return 'string';
+    case 'string': return type.file ? 'file path' : 'string';
     case 'list': return `list of ${typeText(type.of)}`;
     case 'choice': return type.options.map((o) => `\`${o.name}${o.params?.length ? `(${o.params.map((p) => p.name).join(', ')})` : ''}\``).join(' \\| ');
     case 'ref': return `${type.declKind} name`;

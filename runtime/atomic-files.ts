@@ -9,7 +9,10 @@ import { InputFileError, readInputText } from '../shared/input-files.js';
 export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   try {
-    if (typeof data === 'string' || data instanceof Uint8Array) fs.writeFileSync(tmp, data);
+    // Created afresh: 'wx' follows no link left at the temporary's name (a run folder from
+    // elsewhere); the rename replaces a link at `file` itself rather than writing through it.
+    fs.rmSync(tmp, { force: true });
+    if (typeof data === 'string' || data instanceof Uint8Array) fs.writeFileSync(tmp, data, { flag: 'wx' });
     else writeChunks(tmp, data);
     fs.renameSync(tmp, file);
   } catch (err) {
@@ -20,7 +23,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array | readon
 }
 
 function writeChunks(file: string, chunks: readonly Uint8Array[]): void {
-  const fd = fs.openSync(file, 'w');
+  const fd = fs.openSync(file, 'wx');
   try {
     for (const chunk of chunks) {
       for (let at = 0; at < chunk.length; ) at += fs.writeSync(fd, chunk, at, chunk.length - at);
@@ -73,5 +76,32 @@ export function makeDirs(dir: string): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
+  }
+}
+
+/**
+ * Makes the folder `dir` whole or not at all (`rlx export --to DIR`): `fill` writes into a
+ * temporary folder beside it (`.<name>.<pid>.tmp`, on the same file system), which is renamed to
+ * `dir` once complete (an empty folder there is replaced). On any failure (a full disk, no free
+ * inodes, a read-only file system) the temporary folder is removed, so nothing half-written is
+ * left where a retry writes. Returns what `fill` returns, and the temporary folder's path.
+ */
+export function writeFolderAtomic<T>(dir: string, fill: (temporary: string) => T): { result: T; temporary: string } {
+  const parent = path.dirname(path.resolve(dir));
+  makeDirs(parent);
+  const temporary = path.join(parent, `.${path.basename(dir)}.${process.pid}.tmp`);
+  fs.rmSync(temporary, { recursive: true, force: true });
+  fs.mkdirSync(temporary);
+  try {
+    const result = fill(temporary);
+    fs.renameSync(temporary, dir);
+    return { result, temporary };
+  } catch (err) {
+    try {
+      fs.rmSync(temporary, { recursive: true, force: true });
+    } catch {
+      // What cannot be removed (the file system turned read-only) keeps its hidden name: it blocks nothing.
+    }
+    throw err;
   }
 }

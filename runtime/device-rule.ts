@@ -12,9 +12,10 @@
 // A smaller GPU computes slower but dispatches about as fast, so the thresholds stay near these.
 // Software GPUs (llvmpipe) never win, and auto never picks them.
 import type { Plan } from '../dsl/compile/plan.js';
-import { parameterCount, readLmConfig } from './lm/config.js';
+import { parameterCount, readLmConfig } from '../hf/config.js';
+import { stageWork } from '../dsl/schema/index.js';
 import { PlanParams } from './plan-params.js';
-import { TEXT_LEARNER_PARAMS } from '../dsl/schema/learner-module.js';
+import { isTextEnv } from './text/env.js';
 
 /** Multiply-adds per gradient step from which auto prefers a hardware GPU to the CPU, by policy kind. */
 export const GPU_MIN_MACS_PER_STEP: Readonly<Record<'mlp' | 'transformer', number>> = { mlp: 250e6, transformer: 600e6 };
@@ -83,34 +84,13 @@ export function policyMacsPerRow(policy: Pick<Plan['policy'], 'kind' | 'params'>
   return 0;
 }
 
-/** Rows of one gradient step of a stage: a minibatch, a batch, or a text learner's groups. */
+/** Rows of one gradient step of a stage, as its algorithm says them (AlgorithmSpec.work in the schema registry). */
 function stageRows(plan: Plan, kind: string, given: Readonly<Record<string, unknown>>): number {
-  // A learner module samples groups as GRPO does, with rlx's own settings (the module's are checked once it is loaded).
-  if (kind === 'module') {
-    const own = Object.fromEntries(Object.entries(given).filter(([name]) => TEXT_LEARNER_PARAMS.some((p) => p.name === name)));
-    return groupedRows(new PlanParams('learner module', TEXT_LEARNER_PARAMS, own));
-  }
-  const params = PlanParams.of(kind, given);
-  const declared = new Set(params.declared.map((p) => p.name));
-  if (declared.has('group_size') && declared.has('prompts_per_update')) {
-    // GRPO's sft_data demonstrations join each update's batch (algorithms/text/demos.ts).
-    const demos = declared.has('sft_data') && params.value('sft_data') !== 'none' ? params.count('sft_batch_size') : 0;
-    return groupedRows(params) + demos;
-  }
-  if (declared.has('rollout_steps') && declared.has('minibatches')) {
-    return Math.max(1, Math.floor((params.count('rollout_steps') * plan.envs) / params.count('minibatches')));
-  }
-  if (declared.has('batch_size')) return params.count('batch_size');
-  if (declared.has('episodes_per_update')) {
-    const maxSteps = plan.env.params.max_steps;
-    return params.number('episodes_per_update') * (typeof maxSteps === 'number' ? maxSteps : ASSUMED_EPISODE_ROWS);
-  }
-  return 1;
-}
-
-/** A text learner's batch: prompts_per_update groups of group_size completions, one row each. */
-function groupedRows(params: PlanParams): number {
-  return params.count('prompts_per_update') * params.number('group_size');
+  // A learner module's stage carries rlx's settings of its kind: batch_size only for a numeric one.
+  const text = isTextEnv(plan.env.kind) || (kind === 'module' && !('batch_size' in given));
+  const maxSteps = plan.env.params.max_steps;
+  const rowsPerEpisode = text ? 1 : typeof maxSteps === 'number' ? maxSteps : ASSUMED_EPISODE_ROWS;
+  return stageWork(kind, given, { text, envs: plan.envs, rowsPerEpisode }).trainRows;
 }
 
 /** Whether a hardware GPU is worth it for this work, and the reason in a few words. */

@@ -14,6 +14,7 @@ import { isGymnasiumEnv, loadGymnasiumEnv, pythonEnvFileToRecord } from './envs/
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { checkResumedBase } from './lm/run-policy.js';
+import { writesRun } from './run/trainer-process.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from '../shared/input-error.js';
 import { processAlive } from './run/lock.js';
@@ -147,7 +148,8 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
   let envModule: LoadedEnvModule | undefined;
   let parts: RunParts | undefined;
   try {
-    if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid)) {
+    // Not any live pid a copied status.json names (pid 1, a process of the user): one writing this run.
+    if (status?.status === 'running' && status.pid !== process.pid && processAlive(status.pid) && writesRun(status.pid, runDir)) {
       throw new ResumeError(`${runDir} is being trained by process ${status.pid}; stop it first`);
     }
     const { state, damaged } = latestIntactCheckpoint(path.join(runDir, 'checkpoints'));
@@ -206,7 +208,8 @@ function openToResume(runDir: string): RunDirectory {
   try {
     return RunDirectory.open(runDir);
   } catch (err) {
-    if (err instanceof RunLockedError) throw new ResumeError(err.message, { cause: err });
+    // Locked by another trainer, or holding a link or a special file (run-folder-guard.ts).
+    if (err instanceof RunLockedError || isInputError(err)) throw new ResumeError(err.message, { cause: err });
     throw err;
   }
 }

@@ -2,8 +2,11 @@
 // the import graph of the sources. shared/ is the neutral leaf under every layer: what several
 // layers use (env geometry, the seeded generator, refusals of user input and the reading of
 // input files, returns summaries, training time, sweep limits), importing nothing of the rest.
-// No import runs back up the flow: the language (dsl/) takes only shared/ (and, as one checked
-// exception, the trainer's readers of a model folder); the trainer consumes plans and never
+// hf/ is the second leaf: a Hugging Face model folder read as data (config.json and each
+// family's definition, safetensors headers, tokenizer files, the chat template, LoRA naming,
+// the memory estimate), standing on shared/ alone, so the checker, the server and the trainer
+// read a model with the same code and none of them imports another for it.
+// No import runs back up the flow: the language (dsl/) takes only shared/ and hf/; the trainer consumes plans and never
 // reaches for the editor, the server or the command line; the command line (cli/) is the
 // composition root, the one place that brings dsl, runtime and server together, and takes
 // nothing of the browser pages; the pages take only shared/'s browser-safe modules.
@@ -23,7 +26,7 @@ interface Import {
 }
 
 const ROOT = repoRoot();
-const SOURCE_FOLDERS = ['shared', 'dsl', 'runtime', 'cli', 'server', 'extension', 'webview'];
+const SOURCE_FOLDERS = ['shared', 'hf', 'dsl', 'runtime', 'cli', 'server', 'extension', 'webview'];
 
 function sourceFiles(folder: string): string[] {
   return fs.readdirSync(path.join(ROOT, folder), { recursive: true, encoding: 'utf8' })
@@ -91,12 +94,6 @@ function groupCycles(groupOf: (file: string) => string | undefined): string[] {
   return cycles;
 }
 
-/** The trainer's readers of a Hugging Face model folder that dsl/ checks a pretrained policy with (see below). */
-const MODEL_READERS = [
-  'runtime/lm/config.ts', 'runtime/lm/memory.ts', 'runtime/lm/rope.ts', 'runtime/lm/lora.ts', 'runtime/lm/weights.ts',
-  'runtime/lm/match-weights.ts', 'runtime/lm/safetensors.ts', 'runtime/lm/tokenizer-file.ts', 'runtime/lm/chat-template.ts',
-  'runtime/atomic-files.ts',
-];
 const within = (folder: string) => (p: string) => p.startsWith(`${folder}/`);
 
 /** The imports from `folder` whose targets `allowed` rejects, as "from -> to" lines. */
@@ -116,22 +113,35 @@ describe('architecture: the import graph', () => {
     assert.deepEqual(packages, [], 'shared/ loads no package but Node\'s own');
   });
 
-  it('dsl/ imports only dsl/ and shared/, and the model-folder readers of runtime/lm/', () => {
-    assert.deepEqual(violations('dsl', (imp) => within('dsl')(imp.to) || within('shared')(imp.to) || MODEL_READERS.includes(imp.to)), []);
+  it('dsl/ imports only dsl/, hf/ and shared/: nothing of the trainer, type-only imports included', () => {
+    assert.deepEqual(violations('dsl', (imp) => within('dsl')(imp.to) || within('hf')(imp.to) || within('shared')(imp.to)), []);
   });
 
-  // A pretrained policy's folder is checked as the user types (`pretrained("./models/x")`): its
-  // config.json is read by the trainer's own reader, the memory estimate and the LoRA layers come
-  // from the trainer's own tables, so the checker and `rlx train` cannot disagree about a model.
-  // They stay in runtime/lm/, beside the model code they describe (lora.ts lists the layers the
-  // trainer adapts, weights.ts names the tensors it loads, rope.ts the scaling it applies):
-  // moving them to shared/ would split lm/ down the middle and put the trainer's model knowledge
-  // in the leaf. So the exception is narrow and checked instead: these modules load nothing of
-  // the trainer beyond each other and shared/ (type-only imports are erased), so the checker and
-  // the language server never load onnxruntime or the tensor code.
-  it('the model-folder readers dsl/ shares with the trainer load nothing else of runtime/', () => {
-    const loaded = ALL.filter((imp) => MODEL_READERS.includes(imp.from) && !imp.typeOnly && !MODEL_READERS.includes(imp.to) && !within('shared')(imp.to));
-    assert.deepEqual(loaded.map((imp) => `${imp.from} -> ${imp.to}`), []);
+  // A pretrained policy's folder is checked as the user types (`pretrained("./models/x")`) by the
+  // same readers the trainer loads it with, so the checker and `rlx train` cannot disagree about a
+  // model. Those readers are a leaf of their own: they import only each other and shared/ (types
+  // too), and load no package but Node's and the chat template's Jinja, so the checker and the
+  // language server never load onnxruntime, the tensor code or anything of runtime/.
+  it('hf/ imports only hf/ and shared/, and loads no package but Node\'s own and @huggingface/jinja', () => {
+    assert.ok(sourceFiles('hf').includes('hf/config.ts'), 'hf/ holds the model-folder readers');
+    assert.deepEqual(violations('hf', (imp) => within('hf')(imp.to) || within('shared')(imp.to)), []);
+    const packages = sourceFiles('hf').flatMap((file) => packagesOf(file).filter((p) => !p.startsWith('node:') && p !== '@huggingface/jinja').map((p) => `${file} -> ${p}`));
+    assert.deepEqual(packages, []);
+  });
+
+  // A model family is one file of hf/families/ (its FamilyDefinition, listed once in
+  // hf/families/index.ts); everything else asks a config's definition. A comparison of a family
+  // with a name, or a table keyed by family, outside that folder is the branch a newcomer adding
+  // a family would have to find. GPT-2's random initialisation (the `transformer` policy built
+  // from scratch) checks that it is handed a GPT-2, which is no branch.
+  it('no source outside hf/families/ branches on a model family\'s name or keeps a table by family', () => {
+    const ALLOWED = ['runtime/lm/init.ts'];
+    const branches = SOURCE_FOLDERS.flatMap(sourceFiles)
+      .filter((file) => !within('hf/families')(file) && !ALLOWED.includes(file))
+      .flatMap((file) => fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').map((line, i) => ({ file, line, at: i + 1 })))
+      .filter(({ line }) => /\bfamily\s*[!=]==?\s*'|'(?:llama|qwen2|qwen3|gpt2)'\s*[!=]==?\s*\w*\.?family\b|Record<Family\b/.test(line))
+      .map(({ file, at, line }) => `${file}:${at}: ${line.trim()}`);
+    assert.deepEqual(branches, []);
   });
 
   // compile/ turns checked sources into plans; the checks read values with the compiler's readers
@@ -145,9 +155,9 @@ describe('architecture: the import graph', () => {
     assert.deepEqual(groupCycles(folderOf), []);
   });
 
-  it('runtime/ consumes plans: from dsl/ only the schema registry, the plan types and the did-you-mean helper; never cli/, server/, extension/ or webview/', () => {
+  it('runtime/ consumes plans: from dsl/ only the schema registry, the plan types and the did-you-mean helper; model folders through hf/; never cli/, server/, extension/ or webview/', () => {
     const fromDsl = (to: string) => within('dsl/schema')(to) || to === 'dsl/compile/plan.ts' || to === 'dsl/diagnostics.ts';
-    assert.deepEqual(violations('runtime', (imp) => within('runtime')(imp.to) || within('shared')(imp.to) || fromDsl(imp.to)), []);
+    assert.deepEqual(violations('runtime', (imp) => within('runtime')(imp.to) || within('hf')(imp.to) || within('shared')(imp.to) || fromDsl(imp.to)), []);
   });
 
   // Learners share code through folders of shared pieces, never through another algorithm's
@@ -165,8 +175,8 @@ describe('architecture: the import graph', () => {
     assert.deepEqual(crossing.map((imp) => `${imp.from} -> ${imp.to}`), []);
   });
 
-  it('server/ speaks for the dsl only: no runtime/, cli/, extension/ or webview/', () => {
-    assert.deepEqual(violations('server', (imp) => within('server')(imp.to) || within('dsl')(imp.to) || within('shared')(imp.to)), []);
+  it('server/ speaks for the dsl only: no runtime/, cli/, extension/ or webview/ (model folders through hf/)', () => {
+    assert.deepEqual(violations('server', (imp) => within('server')(imp.to) || within('dsl')(imp.to) || within('hf')(imp.to) || within('shared')(imp.to)), []);
   });
 
   it('cli/ takes nothing of the browser pages or the editor: what it shares with them lives in shared/', () => {

@@ -1,7 +1,10 @@
 # A Llama/Qwen2-style causal LM in plain PyTorch (eager), the reference for bench/pretrained.ts:
 # embedding, RMSNorm, rotary positions, grouped-query attention with a key/value cache, SwiGLU,
 # a tied head; LoRA on q/k/v/o for the LoRA case. Random weights; the cost does not depend on them.
-#   python3 llama_block.py CASE THREADS RUNS LAYERS WIDTH HEADS KV_HEADS HEAD_DIM MLP VOCAB BATCH PROMPT NEW_TOKENS [DEVICE]
+#   python3 llama_block.py CASE THREADS RUNS LAYERS WIDTH HEADS KV_HEADS HEAD_DIM MLP VOCAB BATCH PROMPT NEW_TOKENS [DEVICE [MICRO CHECKPOINT]]
+# MICRO (training cases): rows per forward/backward, their gradients summed before the one Adam
+# step (0: the whole batch at once); CHECKPOINT 1: every block recomputed in the backward
+# (torch.utils.checkpoint), as rlx's micro_batch and gradient_checkpointing (bench/lm-scale.ts).
 # DEVICE: cpu (default), cuda, or auto (cuda where torch has it, else cpu); on cuda, fp32 with TF32
 # off, and each run synchronises before its time is taken. {"ready": ...} says which device ran.
 # CASE: sample | lora | full. Builds the model, runs the case once (warm-up), prints {"ready": true},
@@ -12,9 +15,12 @@ import json, math, sys, time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torch.utils.checkpoint
 
 case, threads, runs, L, C, H, KV, D, M, V, B, T, NEW = sys.argv[1], *map(int, sys.argv[2:14])
 DEVICE = sys.argv[14] if len(sys.argv) > 14 else "cpu"
+MICRO = int(sys.argv[15]) if len(sys.argv) > 15 else 0
+CHECKPOINT = len(sys.argv) > 16 and sys.argv[16] == "1"
 if DEVICE == "auto":
     DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 if DEVICE == "cuda":
@@ -97,7 +103,10 @@ class Model(nn.Module):
         cos, sin = angles.cos(), angles.sin()
         x = self.embed(tokens)
         for i, block in enumerate(self.blocks):
-            x = block(x, cos, sin, caches[i] if caches is not None else None)
+            if CHECKPOINT and caches is None and torch.is_grad_enabled():
+                x = torch.utils.checkpoint.checkpoint(block, x, cos, sin, None, use_reentrant=False)
+            else:
+                x = block(x, cos, sin, caches[i] if caches is not None else None)
         if last_only:
             x = x[:, -1:]
         return F.linear(self.norm(x), self.embed.weight)  # tied head (x @ E^T without copying E^T)
@@ -149,9 +158,12 @@ else:
     targets = torch.randint(0, V, (B, T), device=DEVICE)
 
     def step():
-        loss = F.cross_entropy(model(tokens).reshape(-1, V), targets.reshape(-1))
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        rows = MICRO or B
+        for r in range(0, B, rows):
+            # Summed over the micro-batch's tokens, divided by the whole batch's: the batch's mean.
+            part = F.cross_entropy(model(tokens[r : r + rows]).reshape(-1, V), targets[r : r + rows].reshape(-1), reduction="sum") / (B * T)
+            part.backward()
         opt.step()
 
     serve(step)

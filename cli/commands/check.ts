@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { analyze, LineIndex, Workspace, type Diagnostic, type PythonEnvFactsProvider } from '../../dsl/index.js';
 import { experimentMemory, formatBytes } from '../../dsl/check/pretrained-memory.js';
+import { KV_CACHE_COPIES, RUNTIME_BYTES } from '../../hf/memory.js';
 import { PythonEnvProbes } from '../../runtime/envs/python/probe-cache.js';
 import { displayPath, parseCommandArgs, type Command } from '../command.js';
 import { diskHost, expandSourceArgs, readSourceFile, UserError } from '../files.js';
@@ -77,7 +78,7 @@ export function checkFiles(files: string[], pythonEnvs?: PythonEnvFactsProvider,
         experiment: symbol.name,
         basis: found.basis,
         ...(e.microBatch !== undefined ? { microBatch: e.microBatch, checkpointing: e.checkpointing ?? false } : {}),
-        parts: { weights: e.weights, reference: e.reference, gradients: e.gradients, optimizer: e.optimizer, kv_cache: e.kvCache, activations: e.activations },
+        parts: { runtime: RUNTIME_BYTES, weights: e.weights, reference: e.reference, gradients: e.gradients, optimizer: e.optimizer, kv_cache: e.kvCache, activations: e.activations },
         total: e.total,
       });
     }
@@ -89,7 +90,7 @@ const GIB = 2 ** 30;
 
 /** `--memory`'s lines for one experiment: its basis, each part, the micro-batch chosen, and a line starting `total`. */
 export function memoryLines(r: ExperimentMemoryReport): string[] {
-  const names: Record<string, string> = { weights: 'weights (float32)', reference: 'KL reference copy', gradients: 'gradients', optimizer: 'Adam state', kv_cache: 'KV cache', activations: 'activations' };
+  const names: Record<string, string> = { runtime: 'the runtime (Node, onnxruntime, the tokenizer)', weights: 'weights (float32)', reference: 'KL reference copy', gradients: 'gradients', optimizer: 'Adam state', kv_cache: `KV cache (held about ${KV_CACHE_COPIES} times while decoding)`, activations: 'activations' };
   const lines = [`${r.file}: experiment ${r.experiment}: ${r.basis}`];
   if (r.microBatch !== undefined) lines.push(`  micro_batch ${r.microBatch}, gradient_checkpointing ${r.checkpointing ? 'on' : 'off'}`);
   for (const [key, bytes] of Object.entries(r.parts)) if (bytes > 0) lines.push(`  ${names[key] ?? key}: ${formatBytes(bytes)}`);

@@ -173,6 +173,8 @@ async function recordForInspector(runDir: string, plan: Plan, file: string, poli
   const checkpointStep = /^policy-(\d+)\.onnx$/.exec(path.basename(file))?.[1];
   const step = checkpointStep !== undefined ? Number(checkpointStep) : (RunDirectory.readStatus(runDir)?.step ?? 0);
   const dir = path.join(runDir, 'rollouts');
+  // A run folder from elsewhere may link rollouts/ (or a file in it) out of the run: refused, named.
+  (await import('../../runtime/run/run-folder-guard.js')).checkRunFolderForWriting(runDir, 'record an episode into');
   let recorded: RecordedEpisode | undefined;
   try {
     fs.mkdirSync(dir, { recursive: true });

@@ -58,6 +58,10 @@ function checkProbed(ctx: CheckContext, symbol: DeclSymbol, at: Range): void {
   const python = ctx.model.pythonEnv(symbol);
   const read = python?.read;
   if (!python || read === undefined || read === 'pending') return;
+  if (read.kind === 'failed' && read.refused) {
+    ctx.accept('error', 'python-env-probe-failed', `\`rlx train\` would refuse ${python.label}: ${read.message}`, at);
+    return;
+  }
   if (read.kind === 'failed') {
     ctx.accept('warning', 'python-env-probe-failed', `probing ${python.label} failed, so its observation names and action kind are not checked; training would fail the same way: ${read.message}`, at);
     return;
@@ -191,11 +195,8 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
 export function checkReferenceTo(ctx: CheckContext, ident: Identifier, kind: DeclKind, what: string): boolean {
   const target = ctx.model.resolve(ctx.unit, ident);
   if (!target) {
-    const candidates = [
-      ...ctx.model.visibleSymbols(ctx.unit).filter((s) => s.decl.declKind === kind).map((s) => s.name),
-      ...(BUILTIN_BASED.includes(kind) ? builtinsOfKind(kind).map((b) => b.name) : []),
-    ];
-    const close = closestNames(ident.text, candidates);
+    const builtins = BUILTIN_BASED.includes(kind) ? builtinsOfKind(kind).map((b) => b.name) : [];
+    const close = ctx.model.nameIndex(ctx.unit, kind, builtins).closest(ident.text);
     ctx.accept('error', 'unknown-name', `unknown ${kind} '${ident.text}'${didYouMean(ident.text, close)}`, ident.range,
       { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: ident.range, newText: c }] })) });
     return false;

@@ -17,7 +17,8 @@ import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
 import { Recording, ReuseSession, type CheckCache, type ExternalReads } from './reuse.js';
 import { checkPretrainedExperiment, checkPretrainedPolicy } from './pretrained.js';
-import { checkSftData } from './sft-data.js';
+import { checkSftData, checkSftStages } from './sft-data.js';
+import { checkMicroBatch } from './micro-batch.js';
 import { checkPythonEnvSettings } from './python-env-settings.js';
 import { checkSupport } from './support.js';
 import { checkSweep } from './sweeps.js';
@@ -34,6 +35,8 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: ['env'], check: checkDatasets },
   { kinds: ['env'], check: checkPythonEnvSettings },
   { kinds: ['algorithm'], check: checkSftData },
+  { kinds: ['algorithm'], check: checkMicroBatch },
+  { kinds: ['experiment'], check: checkSftStages },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },
   { kinds: ['policy'], check: checkPretrainedPolicy },
@@ -90,6 +93,9 @@ export interface AnalyzeOptions {
 }
 
 /** Parses (or reuses parses of) `roots` and their imports, and checks them all. */
+/** Checks of a value, which a stand-in for elided text (parse.ts limitNesting) would fail. */
+const VALUE_CODES = new Set<string>(['out-of-range', 'type-mismatch', 'suspicious-value']);
+
 export function analyze(workspace: Workspace, roots: string[], options: AnalyzeOptions = {}): Analysis {
   const steps = analyzeInSteps(workspace, roots, options);
   let step = steps.next();
@@ -155,7 +161,10 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
         return entry;
       };
       const collect = collectingAccept(list, unit.path, options.maxDiagnosticsPerFile, hiddenHere);
+      const elided = unit.parse.errors.flatMap((e) => (e.elided ? [e.elided] : []));
       const accept: Accept = (severity, code, message, range, more) => {
+        // Nothing about the stand-in of text too deep to parse: not inside it, nor a value check of what holds it (`found 0`).
+        if (code !== 'syntax-error' && code !== 'invalid-character' && elided.some((r) => (range.start >= r.start && range.end <= r.end) || (VALUE_CODES.has(code) && range.start < r.end && range.end > r.start))) return;
         recording?.report(unit.path, severity, code, message, range, more);
         collect(severity, code, message, range, more);
       };

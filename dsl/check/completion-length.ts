@@ -1,11 +1,19 @@
 // A text learner's `max_new_tokens` above its env's `max_tokens`: the trainer samples at most
 // max_tokens (runtime/text/env.ts clamps it), so the stated length silently does nothing. Warned
 // at the stated value, once per experiment that pairs the two, in the file that states it.
+//
+// With a pretrained policy, a completion that cannot fit the model's context beside a prompt of
+// even one token is an error at the length that makes it so: the env's max_tokens (evaluation
+// samples that many) or a learner's max_new_tokens (training samples min(it, max_tokens)).
+// Positions past the context are ones the model never saw: GPT-2 has no embedding for them,
+// rotary models sample there silently; transformers refuses such a generation too.
+import { familyDefinition } from '../../hf/families/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Effective, Target } from '../semantics/model.js';
 import { algorithmSpec, type PlanValue } from '../schema/index.js';
 import { constantNumber } from '../semantics/constant.js';
 import type { CheckContext } from './context.js';
+import { pretrainedModel } from './pretrained-memory.js';
 
 /** A stated number: its value, where it is written, and in which file. */
 interface Stated {
@@ -20,16 +28,24 @@ export function checkCompletionLength(ctx: CheckContext, experiment: DeclSymbol,
   const env = model.envSpec(envTarget);
   const maxTokensParam = env?.params.find((p) => p.name === 'max_tokens');
   if (!envTarget || !env || !maxTokensParam) return;
-  const maxTokens = envTarget.kind === 'decl' ? statedNumber(model.effective(envTarget.symbol).properties.get('max_tokens'))?.value : undefined;
+  const statedMaxTokens = envTarget.kind === 'decl' ? statedNumber(model.effective(envTarget.symbol).properties.get('max_tokens')) : undefined;
+  const maxTokens = statedMaxTokens?.value;
   const limit = maxTokens ?? numberDefault(maxTokensParam.default);
   if (limit === undefined) return;
   const envName = envTarget.kind === 'builtin' ? envTarget.spec.name : envTarget.symbol.name;
 
   const lengths: Stated[] = [];
+  // Stated max_prompt_length values, with the completion length of the same learner.
+  const promptLimits: { prompt: Stated; completion: number }[] = [];
   const fromAlgorithm = (target: Target | undefined) => {
     if (target?.kind !== 'decl') return; // a built-in's default is not a choice the user made
-    const stated = statedNumber(model.effective(target.symbol).properties.get('max_new_tokens'));
+    const properties = model.effective(target.symbol).properties;
+    const stated = statedNumber(properties.get('max_new_tokens'));
     if (stated) lengths.push(stated);
+    const prompt = statedNumber(properties.get('max_prompt_length'));
+    const fallback = numberDefault(model.rootBuiltin(target.symbol)?.params.find((p) => p.name === 'max_new_tokens')?.default);
+    const completion = Math.min(limit, stated?.value ?? fallback ?? limit);
+    if (prompt) promptLimits.push({ prompt, completion });
   };
   fromAlgorithm(model.referencedTarget(experiment, 'algorithm'));
   for (const stage of stages) {
@@ -44,12 +60,41 @@ export function checkCompletionLength(ctx: CheckContext, experiment: DeclSymbol,
     if (target?.kind === 'builtin' && !algorithmSpec(target.spec.name)) continue;
     fromAlgorithm(target);
   }
+  const context = policyContext(ctx, experiment);
+  if (context) {
+    const tooLong = (value: number, setting: string) =>
+      `${setting} is ${value}, but policy ${context.policy}'s model has a context of ${context.tokens} tokens (${context.file}): the prompt and the completion must fit in it together (experiment ${experiment.name}); `
+      + `give at most ${context.tokens - 1} tokens less the prompt's, or use a model with a longer context`;
+    if (statedMaxTokens && statedMaxTokens.value + 1 > context.tokens) {
+      ctx.forUnit(statedMaxTokens.unit).accept('error', 'out-of-range', tooLong(statedMaxTokens.value, `${envName}'s max_tokens`), statedMaxTokens.range);
+    }
+    for (const length of lengths) {
+      if (length.value <= limit && length.value + 1 > context.tokens) ctx.forUnit(length.unit).accept('error', 'out-of-range', tooLong(length.value, 'max_new_tokens'), length.range);
+    }
+    // A prompt cut to max_prompt_length may still be that long: warned, as its prompts may all be shorter.
+    for (const { prompt, completion } of promptLimits) {
+      if (completion + 1 > context.tokens || prompt.value + completion <= context.tokens) continue;
+      ctx.forUnit(prompt.unit).accept('warning', 'suspicious-value',
+        `max_prompt_length ${prompt.value} and completions of ${completion} tokens make rows of up to ${prompt.value + completion} tokens, past policy ${context.policy}'s context of ${context.tokens} (${context.file}); `
+        + `a prompt that long would stop the run: lower max_prompt_length to at most ${context.tokens - completion}`, prompt.range);
+    }
+  }
   for (const length of lengths) {
     if (length.value <= limit) continue;
     ctx.forUnit(length.unit).accept('warning', 'suspicious-value',
       `max_new_tokens is ${length.value}, but ${envName}'s max_tokens is ${limit} (experiment ${experiment.name}): completions stop at ${limit} tokens; raise max_tokens on the env or lower max_new_tokens`,
       length.range);
   }
+}
+
+/** The context of the experiment's pretrained policy, where its config.json was read. */
+function policyContext(ctx: CheckContext, experiment: DeclSymbol): { tokens: number; policy: string; file: string } | undefined {
+  const policy = ctx.model.referencedTarget(experiment, 'policy');
+  if (policy?.kind !== 'decl') return undefined;
+  const read = pretrainedModel(ctx.model, policy.symbol);
+  if (!read) return undefined;
+  const key = familyDefinition(read.config.family)?.contextField ?? 'max_position_embeddings';
+  return { tokens: read.config.context, policy: policy.symbol.name, file: `${key} in ${read.folder.written}/config.json` };
 }
 
 function statedNumber(stated: Effective<A.Property> | undefined): Stated | undefined {

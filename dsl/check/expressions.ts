@@ -168,17 +168,26 @@ class ExpressionTyper {
       case 'Name': return this.names(expr);
       case 'Paren': return this.infer(expr.expression);
       case 'List':
-        expr.items.forEach((i) => this.expectNumeric(i, this.infer(i)));
+        expr.items.forEach((i) => {
+          const t = this.infer(i);
+          this.expectNumeric(i, t);
+          this.expectVectorFree(i, t, 'a list');
+        });
         return 'vector';
       case 'Unary': {
         const t = this.infer(expr.operand);
+        if (expr.operand) this.expectVectorFree(expr.operand, t);
         if (expr.operator === 'not') return 'bool';
         if (expr.operand) this.expectNumeric(expr.operand, t);
-        return t === 'vector' ? 'vector' : 'number';
+        return 'number';
       }
       case 'Binary': {
         const l = this.infer(expr.left);
         const r = this.infer(expr.right);
+        // The trainer compiles every operator over numbers only (runtime/rewards/expr.ts): a vector
+        // operand is refused there, so it is an error here, once, where it stands.
+        this.expectVectorFree(expr.left, l);
+        if (expr.right) this.expectVectorFree(expr.right, r);
         switch (expr.operator) {
           case 'and': case 'or': return 'bool';
           case '==': case '!=': return 'bool';
@@ -189,7 +198,7 @@ class ExpressionTyper {
           default:
             this.expectNumeric(expr.left, l);
             if (expr.right) this.expectNumeric(expr.right, r);
-            return l === 'vector' || r === 'vector' ? 'vector' : 'number';
+            return 'number';
         }
       }
       case 'Call': return this.call(expr);
@@ -198,6 +207,11 @@ class ExpressionTyper {
 
   private expectNumeric(expr: Expression, type: Inferred): void {
     if (type === 'string') this.accept('error', 'type-mismatch', 'text cannot be used in arithmetic; use a verifier such as exact(completion, target)', expr.range);
+  }
+
+  /** A vector (obs, goal, [a, b]) only goes into norm(), dist() and novelty(): elsewhere it needs one of them. */
+  private expectVectorFree(expr: Expression, type: Inferred, where = 'an operator'): void {
+    if (type === 'vector') this.accept('error', 'type-mismatch', `a vector cannot be used in ${where}, which takes numbers; name one field (obs.x) or use norm() or dist()`, expr.range);
   }
 
   private call(expr: Expression & { kind: 'Call' }): Inferred {
@@ -216,7 +230,11 @@ class ExpressionTyper {
     const argTypes = expr.args.map((a) => this.infer(a.value));
     if (spec.variadic) {
       if (expr.args.length === 0) this.accept('error', 'wrong-arguments', `${name} needs at least one argument`, expr.range);
-      expr.args.forEach((a, i) => a.value && this.expectNumeric(a.value, argTypes[i]));
+      expr.args.forEach((a, i) => {
+        if (!a.value) return;
+        this.expectNumeric(a.value, argTypes[i]);
+        this.expectVectorFree(a.value, argTypes[i], `${name}()`);
+      });
       return spec.returns;
     }
     const params = spec.params.map((p) => ({ name: p.name, required: p.default === undefined }));
@@ -230,6 +248,8 @@ class ExpressionTyper {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be text; found a ${actual}`, arg.value.range);
       } else if ((p.type === 'number' || p.type === 'bool') && actual === 'string') {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found text`, arg.value.range);
+      } else if ((p.type === 'number' || p.type === 'bool') && actual === 'vector') {
+        this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found a vector (name one field, obs.x, or use norm() or dist())`, arg.value.range);
       } else if (p.syntax && actual === 'string') {
         this.checkLiteral(name, p.name, p.syntax, arg.value);
       }

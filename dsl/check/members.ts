@@ -183,8 +183,7 @@ function checkNamed(ctx: CheckContext, member: A.NamedMember, schema: MemberSche
   const baseName = member.base.name.parts[0];
   const target = ctx.model.resolve(ctx.unit, baseName);
   if (!target) {
-    const candidates = [...ctx.model.visibleSymbols(ctx.unit).filter((s) => s.decl.declKind === 'algorithm').map((s) => s.name), ...builtinsOfKind('algorithm').map((b) => b.name)];
-    const close = closestNames(baseName.text, candidates);
+    const close = ctx.model.nameIndex(ctx.unit, 'algorithm', builtinsOfKind('algorithm').map((b) => b.name)).closest(baseName.text);
     ctx.accept('error', 'unknown-name', `unknown algorithm '${baseName.text}'${didYouMean(baseName.text, close)}`, baseName.range,
       { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: baseName.range, newText: c }] })) });
     return;

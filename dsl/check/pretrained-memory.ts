@@ -1,12 +1,12 @@
 // What an experiment with a pretrained policy will hold in memory, estimated at check time with
-// the trainer's own estimator (runtime/lm/memory.ts) from the plan's sizes: the rows decoded
-// at once (GRPO: prompts_per_update x group_size), the rows of a training step, and the
-// longest sequence. The checker warns when it passes the machine's free memory; hover shows it.
+// the trainer's own estimator (hf/memory.ts) from the plan's sizes: the rows decoded
+// at once and the rows of a training step, as each algorithm says them (AlgorithmSpec.work in
+// the schema registry), and the longest sequence. The checker warns when it passes the machine's free memory; hover shows it.
 import * as os from 'node:os';
-import { estimateMemory, fittedShape, type MemoryEstimate, type MemorySettings, type MemoryShape } from '../../runtime/lm/memory.js';
-import { parameterCount, type LmConfig } from '../../runtime/lm/config.js';
-import { linearModules } from '../../runtime/lm/lora.js';
-import { ALGORITHMS, type AlgorithmSpec, type EnvSpec, type PlanValue } from '../schema/index.js';
+import { estimateMemory, fittedShape, type MemoryEstimate, type MemorySettings, type MemoryShape } from '../../hf/memory.js';
+import { parameterCount, type LmConfig } from '../../hf/config.js';
+import { linearModules } from '../../hf/lora.js';
+import { ALGORITHMS, algorithmWork, type AlgorithmSpec, type EnvSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Model, ModelFolderUse, Target } from '../semantics/model.js';
 import { fillParams } from '../compile/compiler.js';
@@ -77,23 +77,6 @@ function envOf(model: Model, experiment: DeclSymbol): { spec: EnvSpec; params: R
   return { spec, params: fillParams(spec, (name) => stated?.get(name)?.node.value) };
 }
 
-/** Rows sampled and trained at once by one learner, and the completion length it samples. */
-function rowsOf(learner: Learner): { sample: number; train: number; what: string; completion?: number } {
-  const p = learner.params;
-  switch (learner.spec.name) {
-    case 'GRPO': {
-      const rows = (p.prompts_per_update as number) * (p.group_size as number);
-      return { sample: rows, train: rows, what: `GRPO ${p.prompts_per_update} prompts x ${p.group_size} completions`, completion: p.max_new_tokens as number };
-    }
-    case 'REINFORCE':
-      return { sample: p.episodes_per_update as number, train: p.episodes_per_update as number, what: `REINFORCE ${p.episodes_per_update} episodes` };
-    case 'SFT':
-      return { sample: 0, train: p.batch_size as number, what: `SFT batches of ${p.batch_size}` };
-    default:
-      return { sample: 1, train: 1, what: learner.spec.name };
-  }
-}
-
 /** A learner's micro_batch and gradient_checkpointing (`auto` where it has none). */
 function memorySettings(learner: Learner): MemorySettings {
   const { micro_batch: m, gradient_checkpointing: g } = learner.params;
@@ -122,19 +105,19 @@ export function experimentMemory(model: Model, experiment: DeclSymbol, available
   const envCompletion = env?.spec.name === 'TextTask' ? (env.params.max_tokens as number) : undefined;
   let best: ExperimentMemory | undefined;
   for (const learner of learnersOf(model, experiment)) {
-    const rows = rowsOf(learner);
-    const completion = Math.min(rows.completion ?? Infinity, envCompletion ?? Infinity);
+    // A pretrained policy trains on text: one row a completion or a dialogue.
+    const work = algorithmWork(learner.spec, learner.params, { text: true, envs: 1, rowsPerEpisode: 1 });
+    const completion = Math.min(work.completionTokens ?? Infinity, envCompletion ?? Infinity);
     const completionTokens = Number.isFinite(completion) ? completion : ASSUMED_PROMPT_TOKENS;
     const sequenceLength = Math.min(config.context, ASSUMED_PROMPT_TOKENS + completionTokens);
-    const kl = learner.spec.name === 'GRPO' && (learner.params.kl_coef as number) > 0 && learner.params.reference !== 'none';
-    const unfitted: MemoryShape = { trainableParameters: trainable, sampleRows: rows.sample, sequenceLength, trainRows: rows.train, referenceCopy: kl && !lora, ...generationRows(learner) };
+    const unfitted: MemoryShape = { trainableParameters: trainable, sampleRows: work.sampleRows, sequenceLength, trainRows: work.trainRows, referenceCopy: work.referenceCopy && !lora, ...generationRows(learner) };
     // micro_batch and gradient_checkpointing as the trainer will choose them in `available` (`auto`: what fits).
     const shape: MemoryShape = { ...unfitted, ...fittedShape(config, unfitted, available, memorySettings(learner)) };
     const estimate = estimateMemory(config, shape);
     const lengthWhy = sequenceLength === config.context
       ? `the model's context of ${config.context} tokens`
       : `up to ${ASSUMED_PROMPT_TOKENS} prompt tokens (assumed, chat template included) + ${completionTokens} completion tokens`;
-    const basis = `${rows.what}, sequences of ${sequenceLength} tokens (${lengthWhy}), ${lora ? `LoRA training ${trainable.toLocaleString('en-US')} parameters` : 'full fine-tuning'}`;
+    const basis = `${work.what}, sequences of ${sequenceLength} tokens (${lengthWhy}), ${lora ? `LoRA training ${trainable.toLocaleString('en-US')} parameters` : 'full fine-tuning'}`;
     if (!best || estimate.total > best.estimate.total) best = { estimate, shape, basis, lora: lora !== null };
   }
   return best;
@@ -144,5 +127,5 @@ export function experimentMemory(model: Model, experiment: DeclSymbol, available
 export const TEXT_LEARNERS = ALGORITHMS.filter((a) => a.actions.includes('text')).map((a) => a.name);
 
 // What the editor shows of a model (server/ speaks for the dsl only, so it takes these from here).
-export { describeMemory, estimateMemory, formatBytes } from '../../runtime/lm/memory.js';
-export { parameterCount, type Family, type LmConfig } from '../../runtime/lm/config.js';
+export { describeMemory, estimateMemory, formatBytes } from '../../hf/memory.js';
+export { parameterCount, type Family, type LmConfig } from '../../hf/config.js';

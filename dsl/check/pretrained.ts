@@ -3,8 +3,8 @@
 // LoRA targets against the model's family, the chat template, and, in an experiment, the
 // pairing with the env and algorithm and the memory the run will need.
 import { closestNames, didYouMean } from '../diagnostics.js';
-import { formatBytes, describeMemory } from '../../runtime/lm/memory.js';
-import { linearModules } from '../../runtime/lm/lora.js';
+import { formatBytes, describeMemory } from '../../hf/memory.js';
+import { linearModules } from '../../hf/lora.js';
 import { algorithmSpec, LORA_TARGETS, type PolicySpec } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Target } from '../semantics/model.js';

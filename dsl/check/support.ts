@@ -80,6 +80,15 @@ function checkExperimentSupport(ctx: CheckContext, symbol: DeclSymbol): void {
 
   const stop = effective.properties.get('stop');
   if (stop?.owner === symbol && stop.node.value) {
+    // Only an `eval { }` block gives eval.* a value: without one the condition never holds and
+    // the run trains its whole budget (the same as curriculum.ts says of `advance`).
+    // Metrics warned about below (or unknown ones, an error of their own) are left to that.
+    const measured = (n: string) => METRICS.some((m) => m.name === n && m.notImplemented === undefined && (!m.textOnly || text));
+    const evalNames = effective.blocks.has('eval') ? [] : [...new Set(namesIn(stop.node.value).map(nameText).filter((n) => n.startsWith('eval.') && measured(n)))];
+    if (evalNames.length > 0) {
+      ctx.accept('warning', 'suspicious-value', `stop reads ${evalNames.join(', ')}, which has no value without an \`eval { every: N }\` block: the run would never stop early and train its whole budget; add one, or test train.* metrics`,
+        stop.node.value.range);
+    }
     for (const name of namesIn(stop.node.value)) {
       const metric = METRICS.find((m) => m.name === nameText(name));
       if (!metric) continue; // the condition's own check reports unknown metrics

@@ -27,7 +27,7 @@ function expectation(type: ValueType): string {
     case 'number':
       return (type.integer ? 'a whole number' : 'a number') + (type.schedule ? ' or a schedule (constant, linear, cosine, warmup)' : '');
     case 'bool': return 'true or false';
-    case 'string': return 'a string in double quotes';
+    case 'string': return type.file ? `the path of a file of ${type.file.what}, in double quotes` : 'a string in double quotes';
     case 'list': return `a list of ${expectation(type.of).replace(/^an? /, '')}s, like [${type.of.kind === 'number' ? '64, 64' : '...'}]`;
     case 'choice': return `one of: ${type.options.map((o) => o.name + (o.params?.length ? '(...)' : '')).join(', ')}`;
     case 'ref': return `the name of ${type.declKind === 'env' ? 'an' : 'a'} ${type.declKind}`;
@@ -61,6 +61,7 @@ export class ValueChecker {
         return;
       case 'string':
         if (expr.kind !== 'String') this.mismatch(expr, type, label);
+        else if (type.nonEmpty && expr.value === '') this.accept('error', 'out-of-range', `${label} must not be the empty string`, expr.range);
         return;
       case 'list': return this.list(expr, type, label, scope);
       case 'choice': return this.choice(expr, type.options, label, scope);
@@ -199,11 +200,7 @@ export class ValueChecker {
     const ident = expr.parts[0];
     const target = this.ctx.model.resolve(this.ctx.unit, ident);
     if (!target) {
-      const candidates = [
-        ...this.ctx.model.visibleSymbols(this.ctx.unit).filter((s) => s.decl.declKind === kind).map((s) => s.name),
-        ...builtinsOfKind(kind).map((b) => b.name),
-      ];
-      const close = closestNames(ident.text, candidates);
+      const close = this.ctx.model.nameIndex(this.ctx.unit, kind, builtinsOfKind(kind).map((b) => b.name)).closest(ident.text);
       this.accept('error', 'unknown-name', `unknown ${kind} '${ident.text}'${didYouMean(ident.text, close)}`, ident.range,
         { fixes: close.map((c) => replaceFix(`Change to '${c}'`, ident.range, c)) });
       return;

@@ -178,8 +178,10 @@ export class PlanCompiler {
         const value = paramValue(spec, effective.properties.get(spec.name)?.node.value);
         if (value !== null) params[spec.name] = value;
       }
-      const kwargs: Record<string, PlanValue> = {};
-      for (const [key, { node }] of [...(effective.blocks.get('kwargs') ?? [])].sort(([a], [b]) => a.localeCompare(b))) kwargs[key] = untypedValue(node.value);
+      // Object.fromEntries defines each key as the object's own, `__proto__` too (an assignment would set the prototype and drop it).
+      const kwargs: Record<string, PlanValue> = Object.fromEntries(
+        [...(effective.blocks.get('kwargs') ?? [])].sort(([a], [b]) => a.localeCompare(b)).map(([key, { node }]) => [key, untypedValue(node.value)]),
+      );
       if (Object.keys(kwargs).length > 0) params.kwargs = kwargs;
       return { name: target.symbol.name, kind: GYMNASIUM_ENV_KIND, params };
     }

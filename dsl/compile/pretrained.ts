@@ -1,9 +1,10 @@
 // A pretrained policy's settings as the plan carries them (`plan.policy.params`): its LoRA
 // adapters (or none: full fine-tuning) and how a task's prompt becomes a chat prompt. One
 // reading serves the compiler, the checker's memory estimate and hover, so they agree.
-import { DEFAULT_LORA_TARGETS, pretrained, type BlockSpec, type PlanValue } from '../schema/index.js';
+import { pretrained, type BlockSpec, type PlanValue } from '../schema/index.js';
+import { definitionOf } from '../../hf/families/index.js';
 import type { DeclSymbol, Model } from '../semantics/model.js';
-import type { LmConfig } from '../../runtime/lm/config.js';
+import type { LmConfig } from '../../hf/config.js';
 import type { PlanPolicy } from './plan.js';
 import { paramValue, untypedValue } from './values.js';
 
@@ -36,7 +37,7 @@ export function loraSettings(model: Model, symbol: DeclSymbol, config: LmConfig 
   const lora = stated(model, symbol, 'lora');
   if (!lora) return null;
   const value = (param: string) => paramValue(block('lora').params.find((p) => p.name === param)!, lora.get(param)?.node.value);
-  const targets = lora.has('targets') ? (value('targets') as string[]) : [...(config ? DEFAULT_LORA_TARGETS[config.family] ?? [] : [])];
+  const targets = lora.has('targets') ? (value('targets') as string[]) : [...(config ? definitionOf(config).defaultLoraTargets : [])];
   return { rank: value('rank') as number, alpha: value('alpha') as number, targets, rslora: value('rslora') as boolean };
 }
 

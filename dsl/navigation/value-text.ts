@@ -36,7 +36,7 @@ export function describeType(type: ValueType): string {
   switch (type.kind) {
     case 'number': return (type.integer ? 'integer' : 'number') + (type.schedule ? ' | schedule' : '');
     case 'bool': return 'true | false';
-    case 'string': return 'string';
+    case 'string': return type.file ? 'file path' : 'string';
     case 'list': return `[${describeType(type.of)}]`;
     case 'choice': return type.options.map((o) => (o.params?.length ? `${o.name}(${o.params.map((p) => p.name).join(', ')})` : o.name)).join(' | ');
     case 'ref': return `${type.declKind} name`;

@@ -2,9 +2,20 @@
 // named on each: CleanRL's single-file scripts (ppo.py, dqn.py, sac_continuous_action.py) and
 // Stable-Baselines3 where CleanRL has no opinion, TRL for GRPO.
 import {
-  bool, choice, count, discount, int, learningRate, num, oneOf, option, param, probability, relabel, string,
+  bool, choice, count, discount, file, int, learningRate, num, oneOf, option, param, probability, relabel,
 } from './build.js';
-import type { AlgorithmSpec, ParamSpec } from './types.js';
+import type { AlgorithmSpec, AlgorithmWork, ParamSpec, PlanValue } from './types.js';
+
+type Values = Readonly<Record<string, PlanValue>>;
+
+/** A whole-number setting's value (work() is handed every setting, defaults filled). */
+const n = (p: Values, name: string): number => p[name] as number;
+
+type Work = Omit<AlgorithmWork, 'dataFiles'>;
+
+/** A learner of envs of numbers: it decodes no language model's rows. */
+const numericWork = (trainRows: number, what: string): Work => ({ sampleRows: 0, trainRows, referenceCopy: false, what });
+import { PROMPT_LENGTH_PARAMS, SAMPLING_PARAMS } from './sampling.js';
 
 const gradNorm = (defaultValue: number): ParamSpec =>
   param('max_grad_norm', num({ min: 0, exclusiveMin: true }), defaultValue, 'Gradients are rescaled so their global norm is at most this.');
@@ -43,6 +54,8 @@ export const PPO: AlgorithmSpec = {
     param('target_kl', oneOf(choice(option('none', 'No early stopping.')), num({ min: 0, exclusiveMin: true })), 'none',
       'Stop an update\'s epochs early when the approximate KL divergence exceeds this (or `none`).'),
   ],
+  // A minibatch: rollout_steps from each env copy, split into minibatches.
+  work: (p, on) => numericWork(Math.max(1, Math.floor((n(p, 'rollout_steps') * on.envs) / n(p, 'minibatches'))), `PPO minibatches of ${n(p, 'rollout_steps')} steps x ${on.envs} envs / ${n(p, 'minibatches')}`),
 };
 
 export const DQN: AlgorithmSpec = {
@@ -72,6 +85,7 @@ export const DQN: AlgorithmSpec = {
       'Rescale gradients so their global norm is at most this (Stable-Baselines3 uses 10), or `none`.'),
     relabel,
   ],
+  work: (p) => numericWork(n(p, 'batch_size'), `DQN batches of ${n(p, 'batch_size')}`),
 };
 
 export const SAC: AlgorithmSpec = {
@@ -99,6 +113,7 @@ export const SAC: AlgorithmSpec = {
       'The actor and the temperature train after every this many critic steps, that many times (CleanRL\'s delayed policy update; 1: every step, as SB3).'),
     relabel,
   ],
+  work: (p) => numericWork(n(p, 'batch_size'), `SAC batches of ${n(p, 'batch_size')}`),
 };
 
 /**
@@ -142,6 +157,13 @@ export const REINFORCE: AlgorithmSpec = {
     credit,
     ...textMemory,
   ],
+  // Whole episodes: on a text env one row each (a completion or a dialogue), on an env of numbers each of its steps.
+  work: (p, on) => ({
+    sampleRows: on.text ? n(p, 'episodes_per_update') : 0,
+    trainRows: n(p, 'episodes_per_update') * on.rowsPerEpisode,
+    referenceCopy: false,
+    what: `REINFORCE ${n(p, 'episodes_per_update')} episodes`,
+  }),
 };
 
 export const GRPO: AlgorithmSpec = {
@@ -188,8 +210,10 @@ export const GRPO: AlgorithmSpec = {
       + '(Wang et al. 2025, "Beyond the 80/20 rule": 0.2 trains on the high-entropy "forking" tokens); the rest get weight 0 and `loss` averages over the kept ones. '
       + 'A KL term in the loss then covers the kept tokens only (kl_in_reward covers all). 1: every token.'),
     param('iterations', count({ max: 100 }), 1, 'Gradient steps on each batch of completions (GRPO\'s mu); the ratio is 1 on the first.'),
-    param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
+    param('max_new_tokens', count({ max: 1_048_576 }), 8, 'Longest completion sampled, in the policy\'s tokens (at most the env\'s max_tokens; with the prompt, at most a pretrained model\'s context).'),
     param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature.'),
+    ...SAMPLING_PARAMS,
+    ...PROMPT_LENGTH_PARAMS,
     param('dynamic_sampling', bool, false,
       'Drop groups whose rewards are all equal (their advantages are 0) and sample more prompts until the update holds prompts_per_update informative groups, or max_sampling_rounds are spent (DAPO\'s dynamic sampling, Yu et al. 2025). Every sampled completion counts against the budget.'),
     param('max_sampling_rounds', count({ max: 100 }), 3,
@@ -203,14 +227,39 @@ export const GRPO: AlgorithmSpec = {
       'With overlong: penalize, the last tokens of max_new_tokens over which the penalty grows from 0 to -1 (DAPO\'s L_cache: 4096 of 20480 there, about a fifth, as 2 is of the default max_new_tokens 8).'),
     gradNorm(1.0),
     credit,
-    param('sft_data', oneOf(choice(option('none', 'No demonstrations: plain GRPO.'), option('demos', 'The env\'s own demonstrations, as SFT\'s `data: demos` (never held-out prompts).')), string), 'none',
+    param('sft_data', oneOf(choice(option('none', 'No demonstrations: plain GRPO.'), option('demos', 'The env\'s own demonstrations, as SFT\'s `data: demos` (never held-out prompts).')), file('demonstrations, one {"prompt", "target"} object a line')), 'none',
       'Demonstrations whose cross-entropy is added to each update\'s loss, weighted by sft_coef (CHORD, Zhang et al. 2025; LUFFY, Yan et al. 2025): `demos`, or the path of a JSONL file of {"prompt", "target"} lines, as `dataset("...")` reads it.'),
     param('sft_coef', num({ min: 0, max: 100, schedule: true }), 0.1,
       'Weight of the demonstrations\' mean token cross-entropy in the loss (CHORD\'s mu); schedulable, e.g. linear(0.5, 0). Needs sft_data.'),
     param('sft_batch_size', count({ max: 1e5 }), 16, 'Demonstrations drawn for each update\'s cross-entropy term (with sft_data).'),
+    param('sampler_correction', choice(
+      option('none', 'Nothing: the sampler\'s log-probabilities are not recorded.'),
+      option('log', 'Log train/sampler_kl, the mean over the learned tokens of k3 between the sampler\'s distribution and the trainer\'s (their mismatch: a GPU sampler in fp16 against the float32 step, say).'),
+      option('tis', 'Log train/sampler_kl, and weight each token\'s surrogate by min(pi_old / pi_sampler, tis_cap): truncated importance sampling (Yao et al. 2025, as verl and TRL offer it).'),
+    ), 'none', 'What the trainer does with the gap between the sampler\'s and the trainer\'s log-probabilities of the sampled tokens (single-turn text tasks; records each token\'s sampling statistics).'),
+    param('tis_cap', num({ min: 1, max: 1000 }), 2, 'With sampler_correction: tis, the largest importance weight pi_old / pi_sampler a token gets (verl\'s tis_imp_ratio_cap).'),
     ...textMemory,
   ],
+  work: (p) => {
+    const rows = n(p, 'prompts_per_update') * n(p, 'group_size');
+    const demos = p.sft_data !== 'none' ? n(p, 'sft_batch_size') : 0;
+    return {
+      sampleRows: rows,
+      // sft_data's demonstrations join each update's batch (runtime/algorithms/text/demos.ts).
+      trainRows: rows + demos,
+      completionTokens: n(p, 'max_new_tokens'),
+      referenceCopy: n(p, 'kl_coef') > 0 && p.reference !== 'none',
+      what: `GRPO ${n(p, 'prompts_per_update')} prompts x ${n(p, 'group_size')} completions${demos > 0 ? ` + ${demos} demonstrations` : ''}`,
+    };
+  },
 };
+
+/**
+ * Why SFT's `data` takes no file yet, in the trainer's words (runtime/algorithms/sft/settings.ts
+ * refuses a path so): the checker refuses it at the setting with this reason, so a spec that
+ * checks clean trains.
+ */
+export const SFT_DATA_FILE_NOT_IMPLEMENTED = 'demonstrations from a JSONL file are not implemented yet: put them in the env as `task: dataset("./file.jsonl")` and use `data: demos`';
 
 export const SFT: AlgorithmSpec = {
   declKind: 'algorithm',
@@ -219,14 +268,15 @@ export const SFT: AlgorithmSpec = {
   actions: ['text'],
   lengthParam: 'updates',
   params: [
-    param('data', oneOf(choice(option('demos', 'The env\'s own demonstrations: a TextTask\'s training prompts (never held-out ones) with their targets, GuessNumber\'s bisecting guesses, a module text env\'s `expert()` turns.')), string), 'demos',
-      '`demos`, or the path of a JSONL file of {"prompt", "completion"} lines.'),
+    param('data', oneOf(choice(option('demos', 'The env\'s own demonstrations: a TextTask\'s training prompts (never held-out ones) with their targets, GuessNumber\'s bisecting guesses, a module text env\'s `expert()` turns.')), file('demonstrations, one {"prompt", "completion"} object a line')), 'demos',
+      '`demos`. The path of a JSONL file of {"prompt", "completion"} lines is refused until the trainer reads one: put the file in the env as `task: dataset("./file.jsonl")` and use `demos`.'),
     param('updates', count({ max: 1e7 }), 1000, 'Gradient steps.'),
     batchSize(64),
     learningRate(1e-3),
     microBatch,
     gradientCheckpointing,
   ],
+  work: (p) => ({ sampleRows: 0, trainRows: n(p, 'batch_size'), referenceCopy: false, what: `SFT batches of ${n(p, 'batch_size')}` }),
 };
 
 export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT];

@@ -9,6 +9,9 @@ export const count = (opts: Omit<NumberType, 'kind' | 'integer'> = {}): NumberTy
 export const probability = (opts: Omit<NumberType, 'kind'> = {}): NumberType => num({ min: 0, max: 1, ...opts });
 export const bool: ValueType = { kind: 'bool' };
 export const string: ValueType = { kind: 'string' };
+/** The path of a data file a learner reads, relative to the .rlx file; `what` it holds, for docs and messages. */
+export const file = (what: string): ValueType => ({ kind: 'string', file: { what } });
+export const nonEmptyString: ValueType = { kind: 'string', nonEmpty: true };
 export const list = (of: ValueType, minItems?: number): ValueType => ({ kind: 'list', of, minItems });
 export const choice = (...options: ChoiceOption[]): ValueType => ({ kind: 'choice', options });
 export const option = (name: string, doc: string, params?: ParamSpec[]): ChoiceOption => ({ name, doc, params });

@@ -27,7 +27,7 @@ export const EXPERIMENT: DeclarationSchema = {
       option('fp32', 'float32 throughout.'),
       option('fp16', 'Mixed precision: the matrix products of the gradient steps (and, on a GPU, of the pi_old and pi_ref log-probability passes) in float16 from float32 master weights, softmax, layer norms, reductions and the loss in float32, with dynamic loss scaling (a step whose gradients overflow float16 is skipped and the scale halved). For transformer and pretrained policies on a GPU (docs/gpu.md#precision).'),
     ), 'fp32', 'The float type of the training step\'s tensor work.'),
-    param('stop', condition, undefined, 'Stop early when this condition holds, e.g. `eval.mean_return >= 475`.'),
+    param('stop', condition, undefined, 'Stop early when this condition holds, e.g. `eval.mean_return >= 475` (eval.* metrics have a value only with an `eval { every: N }` block).'),
   ],
   blocks: [
     {

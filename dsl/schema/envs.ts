@@ -117,7 +117,7 @@ export const TextTask: EnvSpec = {
         param('path', string, undefined, 'The JSONL file, relative to the .rlx file and inside its folder (a path out of it is refused: copy or link the file there). Lines end with \\n, \\r\\n or \\r; a regular file of at most 512 MiB; bytes that are not UTF-8 are read as U+FFFD, with a warning naming the line. The run keeps a copy (source/dataset.jsonl).'),
       ]),
     ), { kind: 'addition', digits: 2 }, 'Which task generates prompts and targets.'),
-    param('max_tokens', count({ max: 256 }), 8, 'Longest completion, in tokens (characters).'),
+    param('max_tokens', count({ max: 1_048_576 }), 8, 'Longest completion, in the policy\'s tokens: characters for the character-level transformer, the model\'s own tokens for a pretrained one, where the prompt and the completion together must fit the model\'s context (rlx check says so at this setting).'),
   ],
 };
 

@@ -41,7 +41,7 @@ export const FUNCTIONS: FunctionSpec[] = [
     name: 'clip', doc: 'x limited to [lo, hi].', returns: 'number',
     params: [{ name: 'x', type: 'number' }, { name: 'lo', type: 'number' }, { name: 'hi', type: 'number' }],
   },
-  { name: 'norm', doc: 'Euclidean length of a vector.', params: [{ name: 'v', type: 'vector' }], returns: 'number' },
+  { name: 'norm', doc: 'Euclidean length of a vector (of a number, such as a one-dimensional `action`: its absolute value).', params: [{ name: 'v', type: 'vector' }], returns: 'number' },
   { name: 'dist', doc: 'Euclidean distance between two vectors (e.g. `dist(achieved, goal)`).', params: [{ name: 'a', type: 'vector' }, { name: 'b', type: 'vector' }], returns: 'number' },
   {
     name: 'if', doc: '`a` where the condition holds, else `b`.', returns: 'number',

@@ -4,14 +4,15 @@ import { ALGORITHMS, stageHandoverProblem } from './algorithms.js';
 import { DECLARATION_SCHEMAS } from './declarations.js';
 import { ENVS, MODULE_ENV_PARAMS } from './envs.js';
 import { FUNCTIONS, METRICS, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, SCHEDULES, tagNameProblem } from './expressions.js';
-import { DEFAULT_LORA_TARGETS, LORA_TARGETS, POLICIES, pretrained } from './policies.js';
+import { LORA_TARGETS, POLICIES, pretrained } from './policies.js';
 import { NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS } from './not-implemented.js';
 import type { AlgorithmSpec, BuiltinSpec, FunctionSpec, ParamSpec } from './types.js';
 
 export * from './types.js';
 export { stageHandoverProblem };
 export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, MODULE_ENV_PARAMS, FUNCTIONS, METRICS, POLICIES, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, SCHEDULES, tagNameProblem };
-export { DEFAULT_LORA_TARGETS, LORA_TARGETS, pretrained };
+export { LORA_TARGETS, pretrained };
+export { algorithmWork, dataFilesOf, stageWork } from './work.js';
 export { NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS };
 
 /** The language version recorded in every plan. */

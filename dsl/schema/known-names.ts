@@ -47,6 +47,8 @@ const KNOWN_NAMES: Record<string, KnownName[]> = {
   per_device_train_batch_size: [{ rlx: 'micro_batch', from: "TRL's", note: 'rows per forward/backward; the update is all of prompts_per_update x group_size rows, their gradients summed' }],
   gradient_accumulation_steps: [{ rlx: 'micro_batch', from: "TRL's", note: 'rlx accumulates over the whole update: set micro_batch to its rows divided by the steps' }],
   generation_batch_size: [{ rlx: 'generation_batch', from: "TRL's" }],
+  truncation_side: [{ rlx: 'truncation', from: "TRL/transformers'" }],
+  stop_strings: [{ rlx: 'stop', from: "transformers' generate" }],
   epsilon: [{ rlx: 'clip', from: "TRL's" }],
   total_timesteps: [{ rlx: 'budget', from: "SB3/CleanRL's" }],
   n_envs: [{ rlx: 'envs', from: "SB3's" }],

@@ -20,6 +20,7 @@
 // trainer checks the module's actual `spec` export against the same rules (learnerModuleSpec).
 import { bool, choice, count, discount, int, learningRate, num, option, param } from './build.js';
 import type { AlgorithmSpec, ParamSpec, PlanValue, ValueType } from './types.js';
+import { PROMPT_LENGTH_PARAMS, SAMPLING_PARAMS } from './sampling.js';
 
 /** The rlx/learner API version this rlx implements; a spec's `api` must not be newer. */
 export const LEARNER_API_VERSION = 1;
@@ -56,8 +57,10 @@ export const TEXT_LEARNER_PARAMS: readonly ParamSpec[] = [
   param('prompts_per_update', count({ max: 1e5 }), 16, 'Prompts per update.'),
   learningRate(1e-4),
   param('iterations', count({ max: 100 }), 1, 'Gradient steps on each batch; with more than one the module may read oldLogProb (the sampling policy\'s).'),
-  param('max_new_tokens', count({ max: 4096 }), 8, 'Longest completion sampled (at most the env\'s max_tokens).'),
+  param('max_new_tokens', count({ max: 1_048_576 }), 8, 'Longest completion sampled, in the policy\'s tokens (at most the env\'s max_tokens; with the prompt, at most a pretrained model\'s context).'),
   param('temperature', num({ min: 0, exclusiveMin: true, max: 10 }), 1.0, 'Sampling temperature; log-probabilities are of the logits divided by it.'),
+  ...SAMPLING_PARAMS,
+  ...PROMPT_LENGTH_PARAMS,
   param('max_grad_norm', num({ min: 0, exclusiveMin: true }), 1.0, 'Gradients are rescaled so their global norm is at most this.'),
   buildTimeout,
 ];
@@ -170,5 +173,21 @@ export function moduleAlgorithmSpec(spec: LearnerModuleSpec, file: string): Algo
     // A numeric learner's actor is deterministic into a Box (runtime/algorithms/module/numeric-networks.ts).
     actions: spec.kind === 'text' ? ['text'] : ['continuous'],
     params: [...learnerParams(spec.kind), ...learnerSettingParams(spec)],
+    work: learnerWork(spec.kind),
+  };
+}
+
+/**
+ * What a learner module's update holds, from rlx's settings of its kind: a text learner samples
+ * prompts_per_update groups of group_size completions and trains on them all, and may keep a
+ * reference copy (its loss may read refLogProb); a numeric one trains on batches of batch_size.
+ */
+export function learnerWork(kind: LearnerKind): AlgorithmSpec['work'] {
+  if (kind === 'numeric') {
+    return (p) => ({ sampleRows: 0, trainRows: p.batch_size as number, referenceCopy: false, what: `a learner module's batches of ${p.batch_size as number}` });
+  }
+  return (p) => {
+    const rows = (p.prompts_per_update as number) * (p.group_size as number);
+    return { sampleRows: rows, trainRows: rows, completionTokens: p.max_new_tokens as number, referenceCopy: true, what: `a learner module's ${p.prompts_per_update as number} prompts x ${p.group_size as number} completions` };
   };
 }

@@ -27,7 +27,7 @@ export const transformer: PolicySpec = {
 
 /**
  * The linear layers LoRA may adapt, by the module names PEFT's target_modules takes. Which of
- * them a model has depends on its family (runtime/lm/lora.ts linearModules, the one list the
+ * them a model has depends on its family (hf/families/, read by hf/lora.ts linearModules, the one list the
  * trainer adapts; test/dsl/pretrained.test.ts keeps the two equal); the checker checks a
  * spec's targets against the family of its model folder.
  */
@@ -43,14 +43,6 @@ export const LORA_TARGETS = [
   option('c_proj', 'Attention output and MLP down projections: GPT-2 names both c_proj (GPT-2).'),
   option('c_fc', 'MLP up projection (GPT-2).'),
 ];
-
-/** PEFT's default target_modules per family, used when `lora { }` names no targets. */
-export const DEFAULT_LORA_TARGETS: Readonly<Record<string, readonly string[]>> = {
-  llama: ['q_proj', 'v_proj'],
-  qwen2: ['q_proj', 'v_proj'],
-  qwen3: ['q_proj', 'v_proj'],
-  gpt2: ['c_attn'],
-};
 
 export const pretrained: PolicySpec = {
   declKind: 'policy',

@@ -39,11 +39,16 @@ export interface PythonEnvFacts {
   readonly goalConditioned: boolean;
 }
 
-/** A probe that could not make the env (no Python, an import error, a timeout): shown as a warning, training reports it too. */
+/**
+ * A probe that could not make the env (no Python, an import error, a timeout): shown as a
+ * warning, training reports it too. `refused`: the env was made, and its spaces are ones rlx
+ * does not take (worker.py's Refusal: a Box of no numbers, a Discrete of 2^40 actions): an error.
+ */
 export interface PythonEnvProbeFailure {
   readonly kind: 'failed';
   /** One line: the traceback's last line, or why Python did not start or answer. */
   readonly message: string;
+  readonly refused?: boolean;
 }
 
 /**

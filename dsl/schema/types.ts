@@ -31,7 +31,12 @@ export interface ChoiceOption {
 export type ValueType =
   | NumberType
   | { kind: 'bool' }
-  | { kind: 'string' }
+  /**
+   * A string; with `file`, the path of a data file a learner reads (relative to the .rlx file),
+   * which its work lists (AlgorithmWork.dataFiles) and the checker, hover and docs call a file;
+   * `nonEmpty`: the empty string is refused (a stop string).
+   */
+  | { kind: 'string'; file?: { readonly what: string }; nonEmpty?: boolean }
   | { kind: 'list'; of: ValueType; minItems?: number }
   | { kind: 'choice'; options: ChoiceOption[] }
   /** The name of a declaration of this kind (a user declaration, or for env/policy/algorithm a built-in). */
@@ -109,6 +114,40 @@ export interface AlgorithmSpec extends BuiltinBase {
    * train the same ones. Absent for algorithms of text envs only (one language model).
    */
   networks?: string;
+  /**
+   * What one update holds at once, from its settings (all given, defaults filled): the one answer
+   * the checker's memory estimate, the trainer's memory check and the device rule read, so none
+   * of them switches on an algorithm's name.
+   */
+  work(params: Readonly<Record<string, PlanValue>>, on: WorkContext): Omit<AlgorithmWork, 'dataFiles'>;
+}
+
+/** What the env tells an algorithm's work: its copies and how many rows an episode makes. */
+export interface WorkContext {
+  /** The env is a text env: a language model samples its rows. */
+  readonly text: boolean;
+  /** Env copies stepped at once (a plan's `envs`). */
+  readonly envs: number;
+  /** Rows an episode gives a gradient step: 1 on a text env (a completion, a dialogue), its steps on an env of numbers. */
+  readonly rowsPerEpisode: number;
+}
+
+/** An algorithm's update in rows and copies (AlgorithmSpec.work). */
+export interface AlgorithmWork {
+  /** Rows a language model decodes at once for one update (prompts x completions); 0 when it samples none (SFT, learners of numeric envs). */
+  readonly sampleRows: number;
+  /** Rows in one gradient step: a minibatch, a batch, an update's completions (and demonstrations). */
+  readonly trainRows: number;
+  /** Rows per forward/backward pass where a step is split into micro-batches; absent: trainRows at once. */
+  readonly microBatch?: number;
+  /** The longest completion it samples, in tokens, where it bounds it (GRPO's max_new_tokens); else the env's. */
+  readonly completionTokens?: number;
+  /** Whether it keeps a frozen copy of the policy as a KL reference (with full fine-tuning: a copy of the model). */
+  readonly referenceCopy: boolean;
+  /** The data files it reads, by setting: the values of its `file` settings that name a file (filled from the settings' types, work.ts). */
+  readonly dataFiles: readonly { readonly param: string; readonly path: string }[];
+  /** The sizes in words, for people: "GRPO 16 prompts x 8 completions". */
+  readonly what: string;
 }
 
 export interface PolicySpec extends BuiltinBase {

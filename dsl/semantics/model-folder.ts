@@ -1,6 +1,6 @@
 // What a pretrained policy's model folder (`pretrained("./models/Qwen3-0.6B")`) holds, as the
 // checker, hover and the compiler need it: whether it is there, its config.json read by the
-// trainer's own reader (runtime/lm/config.ts, so the checker and `rlx train` never disagree
+// trainer's own reader (hf/config.ts, so the checker and `rlx train` never disagree
 // about a config), and whether the tokenizer and the weights are beside it. The weights
 // themselves are not read. Reads are cached per folder and stamped with the folder's and
 // config.json's modification times, so checking stays fast while the user types and still
@@ -13,11 +13,12 @@
 // Folder completion lists folders with readModelFolder alone, which reads none of them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readLmConfig, type LmConfig } from '../../runtime/lm/config.js';
+import type { LmConfig } from '../../hf/config.js';
+import { readBoundedLmConfig } from '../../hf/config-bounds.js';
 import { InputError } from '../../shared/input-error.js';
-import { checkChatTemplate } from '../../runtime/lm/chat-template.js';
-import { matchWeights } from '../../runtime/lm/match-weights.js';
-import { checkTokenizerFiles } from '../../runtime/lm/tokenizer-file.js';
+import { checkChatTemplate } from '../../hf/chat-template.js';
+import { matchWeights } from '../../hf/match-weights.js';
+import { checkTokenizerFiles } from '../../hf/tokenizer-file.js';
 
 export type ModelFolderRead =
   | { readonly kind: 'missing' }
@@ -29,7 +30,7 @@ export type ModelFolderRead =
   | { readonly kind: 'incomplete'; readonly missing: readonly string[]; readonly config: LmConfig }
   | { readonly kind: 'model'; readonly config: LmConfig };
 
-/** The weights, in one file or sharded with an index (runtime/lm/safetensors.ts reads either). */
+/** The weights, in one file or sharded with an index (hf/safetensors.ts reads either). */
 export const WEIGHT_FILES = ['model.safetensors', 'model.safetensors.index.json'];
 
 /** The files whose reading a stamp stands for (edited in place, they change no folder time). */
@@ -75,7 +76,7 @@ const NOT_A_FOLDER: ModelFolderRead = { kind: 'not-a-folder' };
 function readFolder(dir: string): ModelFolderRead {
   let config: LmConfig;
   try {
-    config = readLmConfig(dir);
+    config = readBoundedLmConfig(dir);
   } catch (err) {
     if (err instanceof InputError) return { kind: 'invalid-config', message: err.message };
     throw err;

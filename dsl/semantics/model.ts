@@ -11,8 +11,9 @@ import type { AlgorithmSpec } from '../schema/types.js';
 import type { EnvModuleRead } from './env-module.js';
 import { pythonEnvQuery, pythonEnvSpec, type PythonEnvQuery, type PythonEnvRead } from './python-env.js';
 import { readModelFolder as readFolderOnDisk, type ModelFolderRead } from './model-folder.js';
-import type { LmConfig } from '../../runtime/lm/config.js';
+import type { LmConfig } from '../../hf/config.js';
 import type { DatasetRead, SourceUnit } from './workspace.js';
+import { NameIndex } from '../name-index.js';
 
 export interface DeclSymbol {
   name: string;
@@ -150,6 +151,7 @@ export class Model {
   private readonly unitsByPath = new Map<string, SourceUnit>();
   readonly references: Reference[] = [];
   private readonly recorded = new Set<string>();
+  private readonly nameIndexes = new Map<SourceUnit, Map<string, NameIndex>>();
 
   constructor(
     readonly units: SourceUnit[],
@@ -215,6 +217,24 @@ export class Model {
       for (const list of this.table(imported).values()) out.push(list[0]);
     }
     return out;
+  }
+
+  /**
+   * visibleSymbols(unit) of one kind, with `builtins` (the built-ins of that kind, or none),
+   * indexed for "did you mean" (name-index.ts): built once per file and kind, so that a file of
+   * many unknown names does not list and compare every declaration for each of them.
+   */
+  nameIndex(unit: SourceUnit, kind: A.DeclKind, builtins: readonly string[]): NameIndex {
+    this.observer?.scope(unit);
+    const key = `${kind}\u0000${builtins.join(',')}`;
+    let byKind = this.nameIndexes.get(unit);
+    if (!byKind) this.nameIndexes.set(unit, (byKind = new Map()));
+    let index = byKind.get(key);
+    if (!index) {
+      const names = this.visibleSymbols(unit).filter((s) => s.decl.declKind === kind).map((s) => s.name);
+      byKind.set(key, (index = new NameIndex([...names, ...builtins])));
+    }
+    return index;
   }
 
   /** What a plain name means in a file: own declarations first, then imports, then built-ins. */

@@ -11,6 +11,11 @@ export interface SyntaxError {
   code: 'syntax-error' | 'invalid-character';
   message: string;
   range: A.Range;
+  /**
+   * Nesting too deep: the text left out of the tree (a 0 stands in for it). The checker reports
+   * nothing inside it: what it would say of the stand-in ("found 0") was never written.
+   */
+  elided?: A.Range;
 }
 
 export interface ParseResult {
@@ -94,8 +99,10 @@ function limitNesting(tokens: IToken[], errors: SyntaxError[]): IToken[] {
       const last = tokens[Math.min(j, tokens.length - 1)]!;
       errors.push({
         code: 'syntax-error',
-        message: `nested too deeply: more than ${MAX_NESTING} brackets open at once; write the inner part as a separate term or declaration`,
+        // The count is the user's brackets, the declaration's own braces included: this is the 101st.
+        message: `nested too deeply: this bracket is the ${ordinal(MAX_NESTING + 1)} open at once (the declaration's own braces count), and rlx follows at most ${MAX_NESTING}; write the inner part as a separate term or declaration`,
         range: { start: t.startOffset, end: t.startOffset + t.image.length },
+        elided: { start: t.startOffset, end: (last.endOffset ?? last.startOffset) + 1 },
       });
       // Chevrotain matches tokens by tokenTypeIdx, which createToken() sets on the type.
       out.push({ ...t, image: '0', tokenType: NumberLiteral, tokenTypeIdx: NumberLiteral.tokenTypeIdx!, endOffset: last.endOffset });
@@ -107,6 +114,12 @@ function limitNesting(tokens: IToken[], errors: SyntaxError[]): IToken[] {
     out.push(t);
   }
   return out;
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  return `${n}${suffix}`;
 }
 
 export function parse(text: string): ParseResult {
@@ -170,9 +183,17 @@ function errorOffsetAtEnd(e: { previousToken?: IToken } | object, text: string):
 
 function invalidCharacterMessage(text: string, offset: number, length: number): string {
   const bad = text.slice(offset, offset + length);
-  if (/^\d/.test(bad)) return `invalid number '${bad}': a number may end in 'k' or 'M' and must not run into a name`;
+  if (/^\d/.test(bad)) return `invalid number '${shown(bad)}': a number may end in 'k' or 'M' and must not run into a name`;
   if (bad.startsWith('"')) return 'unterminated string: add the closing \'"\' on the same line';
-  return `unexpected character '${bad}'`;
+  return bad.length === 1 ? `unexpected character '${shown(bad)}'` : `unexpected characters '${shown(bad)}' (${bad.length.toLocaleString('en-US')} of them)`;
+}
+
+/** Characters shown in a message: at most SHOWN_CHARACTERS of them, control characters as \uXXXX (a file of 500k NULs is one short line). */
+const SHOWN_CHARACTERS = 20;
+
+function shown(bad: string): string {
+  const head = [...bad.slice(0, SHOWN_CHARACTERS)].map((c) => (/[\u0000-\u001f\u007f-\u009f]/.test(c) ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c)).join('');
+  return bad.length > SHOWN_CHARACTERS ? `${head}…` : head;
 }
 
 /** Recovery can report the same spot twice; keep the first message for each start offset. */

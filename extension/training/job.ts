@@ -8,10 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as os from 'node:os';
 import { processAlive } from '../../runtime/run/lock.js';
 import { readRun } from '../../runtime/run/reader.js';
-import { readRunJson, RUN_FILE_LIMITS } from '../../runtime/run/run-files.js';
+import { runTrainerPid } from '../../runtime/run/trainer-process.js';
 import { requestLabel, trainArgs, type Device, type TrainerCommand, type TrainRequest } from './command-line.js';
 import { LineSplitter, trainerError, trainerMessage } from './output.js';
 
@@ -202,6 +201,8 @@ export class TrainJob {
     }
     if (this.state === 'running' && this.attachedPid !== undefined) {
       this.stopRequested = true;
+      // Judged again: the pid may have ended and been given to another process since it was attached.
+      if (liveTrainer(this.runDirs[0]!) !== this.attachedPid) return;
       try {
         process.kill(this.attachedPid, STOP_SIGNAL);
       } catch {
@@ -342,18 +343,12 @@ function startError(trainer: TrainerCommand, err: unknown): string {
 }
 
 /**
- * The trainer writing a run directory now, on this machine: status.json `running` with a live
- * pid, and the run lock (runtime/run/lock.ts) not held on another host, where a pid means nothing.
+ * The trainer writing a run directory now, on this machine: status.json `running`, and its pid
+ * shown to be the run's trainer (runtime/run/trainer-process.ts: run.lock on this host, and the
+ * process holds the run's events.jsonl open), never merely whatever pid a cloned status.json names.
  */
 export function liveTrainer(runDir: string): number | undefined {
   const run = readRun(runDir);
   if (run.state !== 'running' || !run.status) return undefined;
-  try {
-    const lock = readRunJson(runDir, path.join(runDir, 'run.lock'), RUN_FILE_LIMITS.lock) as { pid?: unknown; host?: unknown };
-    if (typeof lock.host === 'string' && lock.host !== os.hostname()) return undefined;
-    if (typeof lock.pid === 'number' && lock.pid !== run.status.pid) return undefined;
-  } catch {
-    // no lock (runs of earlier versions), or not one rlx wrote (refused unread): status.json's pid alone
-  }
-  return run.status.pid;
+  return runTrainerPid(runDir, run.status.pid);
 }

@@ -5,8 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { processAlive } from '../../runtime/run/lock.js';
-import { listRuns, readRun } from '../../runtime/run/reader.js';
+import { listRuns } from '../../runtime/run/reader.js';
 import { batchEnded, failureReport, firstLine } from '../messages.js';
 import { readSettings } from '../settings.js';
 import type { Device, TrainerCommand, TrainRequest } from './command-line.js';
@@ -184,10 +183,11 @@ export class TrainingManager implements vscode.Disposable {
       this.stopJob(job);
       return true;
     }
-    const run = readRun(runDir);
-    if (run.state !== 'running' || !run.status || !processAlive(run.status.pid)) return false;
+    // Only a pid shown to be this run's trainer (a cloned status.json may name any process).
+    const pid = liveTrainer(runDir);
+    if (pid === undefined) return false;
     try {
-      process.kill(run.status.pid, STOP_SIGNAL);
+      process.kill(pid, STOP_SIGNAL);
       return true;
     } catch {
       return false;

@@ -2,6 +2,7 @@
 // AlgorithmDefinition in one file, listed in index.ts; the trainer builds its context from
 // the plan and runs the loop around it (evaluation, stopping, checkpoints, events), knowing
 // nothing of its maths, its networks or how its tensor work is computed.
+import type { SamplingControls } from '../lm/sampling.js';
 import type { LanguageModel, PolicyFactory, Policy } from '../policies/index.js';
 import type { Rng } from '../../shared/random.js';
 import type { Compute } from '../tensor/index.js';
@@ -88,6 +89,8 @@ export interface Algorithm {
    * trainer's Stepper (dialogues of a text env); absent otherwise.
    */
   takeEpisodes?(): readonly EpisodeRecord[];
+  /** The sampling controls a text learner samples with (lm/sampling.ts): evaluation's greedy decoding keeps its stop strings and repetition_penalty. */
+  samplingControls?(): SamplingControls | undefined;
   /** Everything needed to continue exactly (typed arrays allowed), and its inverse. */
   state(): unknown;
   loadState(state: unknown): void;

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputFileError, openInputFile } from '../../shared/input-files.js';
 import { fileErrorReason } from '../../shared/file-errors.js';
-import { indexModelWeights, INDEX_NAME, SINGLE_FILE } from './safetensors.js';
+import { indexModelWeights, INDEX_NAME, SINGLE_FILE } from '../../hf/safetensors.js';
 
 /** The files besides the weights that opening a model folder reads (model-folder.ts). */
 const FOLDER_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja', 'generation_config.json'];

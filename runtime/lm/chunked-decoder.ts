@@ -38,7 +38,7 @@
 // "Generation on a GPU").
 import { Graph, Session, type Feed, type Precision, type Tensor } from '../tensor/index.js';
 import type { SessionOptions } from '../tensor/session.js';
-import type { LmConfig } from './config.js';
+import type { LmConfig } from '../../hf/config.js';
 import { cacheTypeOf, DECODER_IO, emptyDecodeState, type CachedTensor, type CacheType, type DecodeState, type DecoderOptions } from './decoder.js';
 import { FIXED_CACHE_IO, fixedCacheFeeds, groupQueryFeeds } from './chunked-cache.js';
 import { causalLm, type LmInputs, type LmOptions, type Weights } from './model.js';

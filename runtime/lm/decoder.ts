@@ -8,7 +8,7 @@
 // (policies/transformer/): `rlx eval` steps that file with an LmDecoder over a plain
 // onnxruntime session, so training, evaluation and the exported file decode one way.
 import { Graph, Session, type ExecutionProvider, type Precision, type Tensor, type WeightStore } from '../tensor/index.js';
-import type { LmConfig } from './config.js';
+import type { LmConfig } from '../../hf/config.js';
 import { causalLm, type LmOptions, type Weights } from './model.js';
 import { attentionMask, rowPositions, type PaddedRows } from './rows.js';
 

@@ -8,13 +8,15 @@ import { writeJsonAtomic } from '../atomic-files.js';
 import { InputError } from '../../shared/input-error.js';
 import { readInputFile, readInputJson } from '../../shared/input-files.js';
 import { WeightStore, type WeightSnapshot } from '../tensor/index.js';
-import { readLmConfig, type LmConfig } from './config.js';
+import type { LmConfig } from '../../hf/config.js';
+import { readBoundedLmConfig } from '../../hf/config-bounds.js';
 import { checkBaseFiles, type BaseFiles } from './base-files.js';
 import { loadLmWeights } from './load.js';
-import { loraAdapters, loraScale, type LoraAdapter, type LoraSettings } from './lora.js';
+import { loraAdapters, loraScale, type LoraAdapter, type LoraSettings } from '../../hf/lora.js';
 import { writeAdapter } from './peft.js';
-import { writeShardedSafetensors, type TensorToWrite } from './safetensors.js';
-import { transpose2d, weightSpecs } from './weights.js';
+import { writeShardedSafetensors, type TensorToWrite } from './safetensors-writer.js';
+import { trainedStore } from './trained-weights.js';
+import { transpose2d, weightSpecs } from '../../hf/weights.js';
 
 export class ExportError extends InputError {
   override name = 'ExportError';
@@ -43,20 +45,22 @@ export interface ExportResult {
  * Writes the trained policy `weights` (the adapters, or every weight) of a model based on
  * `manifest` into `outDir`: an adapter folder for LoRA unless `merge`, a model folder otherwise.
  */
-export function exportPretrained(manifest: PretrainedManifest, weights: WeightSnapshot, outDir: string, options: { merge: boolean; recordedIn?: string }): ExportResult {
+export function exportPretrained(manifest: PretrainedManifest, weights: WeightSnapshot, outDir: string, options: { merge: boolean; recordedIn?: string; weightsFile?: string }): ExportResult {
   const folder = manifest.base.folder;
   let config: LmConfig;
   try {
-    config = readLmConfig(folder);
+    config = readBoundedLmConfig(folder);
   } catch (err) {
     throw new ExportError(`the run's base model ${folder} cannot be read (${(err as Error).message}); the export needs it where the run found it`);
   }
   // The adapters, and the config and tokenizer files copied beside the weights, belong to the base the run trained on.
   if (manifest.base.files) checkBaseFiles(folder, manifest.base.files, options.recordedIn ?? 'the run\'s policy record');
+  // The checkpoint's weights, checked as generate and eval check them, before a file is written.
+  const checkpoint = { weights, file: options.weightsFile ?? 'the checkpoint' };
+  const adapters = manifest.lora ? loraAdapters(config, manifest.lora) : undefined;
+  const trained = trainedStore(checkpoint, adapters ? adapters.flatMap((adapter) => [adapter.a, adapter.b]) : weightSpecs(config));
   fs.mkdirSync(outDir, { recursive: true });
-  const trained = storeOf(weights);
-  if (manifest.lora) {
-    const adapters = loraAdapters(config, manifest.lora);
+  if (manifest.lora && adapters) {
     if (!options.merge) {
       writeAdapter(outDir, manifest.lora, adapters, trained, folder, config.family);
       return { kind: 'adapter', files: ['adapter_config.json', 'adapter_model.safetensors'].map((f) => path.join(outDir, f)) };
@@ -110,8 +114,3 @@ function writeModelFolder(baseFolder: string, config: LmConfig, weights: WeightS
   return [path.join(outDir, 'config.json'), ...weightFiles, ...copied];
 }
 
-function storeOf(snapshot: WeightSnapshot): WeightStore {
-  const store = new WeightStore();
-  for (const [name, w] of Object.entries(snapshot)) store.add(name, w.shape, w.data);
-  return store;
-}

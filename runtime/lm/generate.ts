@@ -7,7 +7,7 @@ import type { Rng } from '../../shared/random.js';
 import { CHUNK_STEPS, CHUNKED_DECODE_MIN_ROWS, ChunkedDecoder, type ChunkChoice, type ChunkMode } from './chunked-decoder.js';
 import type { LmDecoder } from './decoder.js';
 import { leftPad } from './rows.js';
-import { argMax, draw } from './sampling.js';
+import { choose, narrowsDistribution, type SamplingControls, type StopStrings } from './sampling.js';
 import type { SampledTokenStatistics } from './token-statistics.js';
 
 export interface GenerateOptions {
@@ -22,13 +22,17 @@ export interface GenerateOptions {
   readonly padId: number;
   /** Where given, each sampled token's distribution statistics go here: row, then the token's index in its completion (lm/token-statistics.ts). */
   readonly statistics?: SampledTokenStatistics;
+  /** top_k, top_p, min_p, repetition_penalty (sampling.ts); their `stop` is read as `stopStrings`. */
+  readonly controls?: SamplingControls;
+  /** Ends a completion once its text contains one (its last token, which completed it, kept). */
+  readonly stopStrings?: StopStrings;
 }
 
 export interface Completion {
   readonly ids: number[];
   /** log p(token | everything before) for each id of `ids`, at temperature 1. */
   readonly logProbs: number[];
-  /** 'stop': ended with a stop id; 'length': cut at maxNewTokens. */
+  /** 'stop': ended with a stop id or a stop string; 'length': cut at maxNewTokens. */
   readonly finish: 'stop' | 'length';
 }
 
@@ -37,11 +41,13 @@ export interface Completion {
  * session run (chunked-decoder.ts: the cache crosses to the device once per chunk, not per
  * token); there greedy gives the same tokens as the one-step loop, and sampling draws from the
  * same distribution with other noise. Token statistics need every step's logits: they keep
- * the one-step loop. On the CPU every run is the one-step loop.
+ * the one-step loop. On the CPU every run is the one-step loop. So do sampling controls that
+ * change the distribution (top_k, top_p, min_p, repetition_penalty): the chunked graph draws
+ * from softmax(logits / temperature) alone, and they run on the host over each step's logits.
  */
 export async function generate(decoder: LmDecoder, prompts: readonly (readonly number[])[], options: GenerateOptions): Promise<Completion[]> {
   if (!options.greedy && !options.rng) throw new Error('sampling needs an rng (or greedy: true)');
-  if (decoder.onDevice && prompts.length >= CHUNKED_DECODE_MIN_ROWS && !options.statistics) return generateInChunks(decoder, prompts, options);
+  if (decoder.onDevice && prompts.length >= CHUNKED_DECODE_MIN_ROWS && !options.statistics && !narrowsDistribution(options.controls)) return generateInChunks(decoder, prompts, options);
   const rows = prompts.length;
   const V = decoder.config.vocab;
   const stops = new Set(options.stopIds);
@@ -51,18 +57,21 @@ export async function generate(decoder: LmDecoder, prompts: readonly (readonly n
   const done = new Uint8Array(rows);
   let open = rows;
   const next = new Int32Array(rows);
+  // Each row's ids so far, for repetition_penalty (transformers counts the prompt's too).
+  const seen = options.controls?.repetitionPenalty !== undefined ? prompts.map((p) => new Set(p)) : undefined;
   for (let step = 0; step < options.maxNewTokens && open > 0; step++) {
     for (let r = 0; r < rows; r++) {
       if (done[r]) {
         next[r] = options.padId;
         continue;
       }
-      const token = options.greedy ? argMax(logits, r * V, V) : draw(logits, r * V, V, options.temperature ?? 1, options.rng!);
+      const token = choose(logits, r * V, V, options.greedy, options.temperature ?? 1, options.rng, options.controls, () => seen![r]!);
+      seen?.[r]!.add(token);
       out[r]!.ids.push(token);
       out[r]!.logProbs.push(logSoftmaxAt(logits, r * V, V, token));
       options.statistics?.record(r, out[r]!.ids.length - 1, logits, r * V, V, options.temperature ?? 1, token);
       next[r] = token;
-      if (stops.has(token)) {
+      if (stops.has(token) || options.stopStrings?.ended(out[r]!.ids)) {
         out[r]!.finish = 'stop';
         done[r] = 1;
         open--;
@@ -82,9 +91,13 @@ export function chunkedDecoder(decoder: LmDecoder, mode: ChunkMode, steps = CHUN
  * generate() with K tokens per session run, on whatever provider `decoder` runs (generate()
  * picks it on a GPU; tests compare it with the one-step loop on the CPU). The log-probs are the
  * graph's float32 ones. Sampling takes K x rows uniforms of `rng` per chunk, ended rows included.
+ * Stop strings are checked on the host after each chunk, token by token; controls that change
+ * the distribution cannot run in the graph and are refused here (generate() keeps them on the
+ * one-step loop).
  */
 export async function generateInChunks(decoder: LmDecoder, prompts: readonly (readonly number[])[], options: GenerateOptions, steps = CHUNK_STEPS): Promise<Completion[]> {
   if (!options.greedy && !options.rng) throw new Error('sampling needs an rng (or greedy: true)');
+  if (narrowsDistribution(options.controls)) throw new Error('generateInChunks: top_k, top_p, min_p and repetition_penalty run in the one-step loop (generate())');
   const rows = prompts.length;
   const stops = new Set(options.stopIds);
   const padded = leftPad(prompts, options.padId);
@@ -104,7 +117,7 @@ export async function generateInChunks(decoder: LmDecoder, prompts: readonly (re
         const token = chunk.tokens[r * steps + k]!;
         out[r]!.ids.push(token);
         out[r]!.logProbs.push(chunk.logProbs[r * steps + k]!);
-        if (stops.has(token)) {
+        if (stops.has(token) || options.stopStrings?.ended(out[r]!.ids)) {
           out[r]!.finish = 'stop';
           done[r] = 1;
           open--;

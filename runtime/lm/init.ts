@@ -5,8 +5,8 @@
 // another from one generator, so a seed gives the same model every time.
 import type { Rng } from '../../shared/random.js';
 import { normal } from '../tensor/init.js';
-import type { LmConfig } from './config.js';
-import { layerWeightNames, weightSpecs, type WeightSpec } from './weights.js';
+import type { LmConfig } from '../../hf/config.js';
+import { layerWeightNames, weightSpecs, type WeightSpec } from '../../hf/weights.js';
 
 /** GPT-2's initializer_range. */
 export const GPT2_INIT_STD = 0.02;

@@ -3,12 +3,13 @@
 // checkpoint whose dims disagree with its config.json, or a folder of another family, is an
 // LmWeightsError naming the file, the tensor and both shapes, before anything is allocated.
 import { WeightStore } from '../tensor/index.js';
-import type { LmConfig } from './config.js';
-import { matchWeights } from './match-weights.js';
-import { readTensor, type WeightIndex } from './safetensors.js';
-import { transpose2d } from './weights.js';
+import type { LmConfig } from '../../hf/config.js';
+import { checkFiniteWeights } from '../../hf/finite-weights.js';
+import { matchWeights } from '../../hf/match-weights.js';
+import { readTensor, type WeightIndex } from '../../hf/safetensors.js';
+import { transpose2d } from '../../hf/weights.js';
 
-export { LmWeightsError, matchWeights } from './match-weights.js';
+export { LmWeightsError, matchWeights } from '../../hf/match-weights.js';
 
 /** The model's weights as float32 arrays in runtime/'s layout (linear weights [in, out]). */
 export function loadLmWeights(modelDir: string, config: LmConfig, index?: WeightIndex): WeightStore {
@@ -16,6 +17,7 @@ export function loadLmWeights(modelDir: string, config: LmConfig, index?: Weight
   // One tensor at a time: the peak is the store plus one tensor's copy, not two models.
   for (const [spec, stored] of matchWeights(modelDir, config, index)) {
     const data = readTensor(stored);
+    checkFiniteWeights(data, stored.name, stored.file);
     store.add(spec.name, spec.shape, spec.transposed ? transpose2d(data, stored.shape[0]!, stored.shape[1]!) : data);
   }
   return store;

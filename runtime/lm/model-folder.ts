@@ -4,10 +4,11 @@
 // weights are read by PretrainedLm (pretrained.ts) when a run needs them.
 import * as fs from 'node:fs';
 import { InputError } from '../../shared/input-error.js';
-import { loadChatFormat, type ChatFormat, type ChatMessage } from './chat-template.js';
-import { readLmConfig, type LmConfig } from './config.js';
+import { loadChatFormat, type ChatFormat, type ChatMessage } from '../../hf/chat-template.js';
+import type { LmConfig } from '../../hf/config.js';
+import { readBoundedLmConfig } from '../../hf/config-bounds.js';
 import { loadModelTokenizer, MODEL_FOLDER_FILES, type Tokenizer } from './tokenizer.js';
-import { checkTokenizerFitsModel } from './tokenizer-file.js';
+import { checkTokenizerFitsModel } from '../../hf/tokenizer-file.js';
 
 export class ModelFolderError extends InputError {
   override name = 'ModelFolderError';
@@ -29,7 +30,7 @@ export function openModelFolder(dir: string): ModelFolder {
     throw new ModelFolderError(`no model folder at ${dir}; download a Hugging Face model there first (for example \`hf download Qwen/Qwen3-0.6B --local-dir ${dir}\`): it needs config.json, model.safetensors (or model.safetensors.index.json and its shards), ${MODEL_FOLDER_FILES}`);
   }
   if (!stat.isDirectory()) throw new ModelFolderError(`${dir} is a file; name the model's folder, which holds config.json, the weights and ${MODEL_FOLDER_FILES}`);
-  const config = readLmConfig(dir);
+  const config = readBoundedLmConfig(dir);
   const tokenizer = loadModelTokenizer(dir);
   checkTokenizerFitsModel(dir, tokenizer.size, config.vocab);
   return { dir, config, tokenizer, chat: loadChatFormat(dir) };

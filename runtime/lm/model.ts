@@ -17,9 +17,9 @@
 //   so one graph serves any padding.
 import type { Graph, Tensor } from '../tensor/index.js';
 import { applyRotary, fusedRmsNorm, fusedRotary, fusedSkipRmsNorm, groupQueryAttention, rmsNorm, rotaryCaches, rotaryTables, swiglu, type GroupQueryStep } from '../tensor/layers.js';
-import type { LmConfig } from './config.js';
-import { inverseFrequencies } from './rope.js';
-import { layerWeightNames, modelWeightNames, type LinearNames } from './weights.js';
+import type { LmConfig } from '../../hf/config.js';
+import { inverseFrequencies } from '../../hf/rope.js';
+import { layerWeightNames, modelWeightNames, type LinearNames } from '../../hf/weights.js';
 
 /** What the mask adds where a key is hidden: far below any score, finite so a row with nothing visible stays finite. */
 export const MASKED = -1e9;

@@ -5,10 +5,13 @@
 import * as path from 'node:path';
 import { readInputJson } from '../../shared/input-files.js';
 import type { WeightStore } from '../tensor/index.js';
-import type { LmConfig } from './config.js';
-import { LoraError, loraAdapters, PEFT_PREFIX, type LoraAdapter, type LoraSettings } from './lora.js';
-import { readSafetensorsHeader, readTensor, writeSafetensors, type TensorToWrite } from './safetensors.js';
-import { transpose2d } from './weights.js';
+import type { LmConfig } from '../../hf/config.js';
+import { LoraError, loraAdapters, PEFT_PREFIX, type LoraAdapter, type LoraSettings } from '../../hf/lora.js';
+import { familyDefinition } from '../../hf/families/index.js';
+import { readSafetensorsHeader, readTensor, type StoredTensor } from '../../hf/safetensors.js';
+import { writeSafetensors, type TensorToWrite } from './safetensors-writer.js';
+import { transpose2d } from '../../hf/weights.js';
+import { checkFiniteWeights } from '../../hf/finite-weights.js';
 import { writeJsonAtomic } from '../atomic-files.js';
 
 export const ADAPTER_CONFIG = 'adapter_config.json';
@@ -55,10 +58,16 @@ export function loadAdapter(dir: string, c: LmConfig, store: WeightStore): { set
       if (t.shape.length !== 2 || t.shape[0] !== cols || t.shape[1] !== rows) {
         throw new LoraError(`${file}: "${name}" is [${t.shape.join(', ')}], but the model and r = ${settings.rank} imply [${cols}, ${rows}]; is this adapter for this model?`);
       }
-      store.add(part.name, part.shape, transpose2d(readTensor(t), cols, rows));
+      store.add(part.name, part.shape, transpose2d(finiteTensor(t), cols, rows));
     }
   }
   return { settings, adapters };
+}
+
+function finiteTensor(t: StoredTensor): Float32Array {
+  const values = readTensor(t);
+  checkFiniteWeights(values, t.name, t.file);
+  return values;
 }
 
 /** Writes `adapters` (their values in `store`) as a PEFT adapter folder. */
@@ -73,7 +82,8 @@ export function writeAdapter(dir: string, settings: LoraSettings, adapters: read
   writeJsonAtomic(path.join(dir, ADAPTER_CONFIG), {
     base_model_name_or_path: baseModel,
     bias: 'none',
-    fan_in_fan_out: family === 'gpt2',
+    // PEFT's flag for layers stored [in, out] (GPT-2's Conv1D).
+    fan_in_fan_out: familyDefinition(family)?.linearStoredTransposed === false,
     inference_mode: true,
     init_lora_weights: true,
     lora_alpha: settings.alpha,

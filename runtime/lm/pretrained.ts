@@ -6,12 +6,16 @@ import { WeightStore, type ExecutionProvider, type Graph, type Precision, type W
 import { LmDecoder } from './decoder.js';
 import { generate, generateInChunks, logSoftmaxAt, type Completion } from './generate.js';
 import { LmWeightsError, loadLmWeights } from './load.js';
-import { weightSpecs } from './weights.js';
-import { initialAdapter, loraAdapters, loraWeights, type LoraAdapter, type LoraSettings } from './lora.js';
+import { weightSpecs } from '../../hf/weights.js';
+import { initialAdapter, loraAdapters, type LoraAdapter, type LoraSettings } from '../../hf/lora.js';
+import { loraWeights } from './lora-weights.js';
+import { trainedStore, type TrainedWeights } from './trained-weights.js';
 import { causalLm, type LmInputs, type LmOutputs, type LoraWeights } from './model.js';
 import type { ModelFolder } from './model-folder.js';
+import { InputError } from '../../shared/input-error.js';
 import { loadAdapter } from './peft.js';
 import type { SampledTokenStatistics } from './token-statistics.js';
+import { narrowsDistribution, StopStrings, type SamplingControls } from './sampling.js';
 
 export interface PretrainedOptions {
   /**
@@ -32,32 +36,11 @@ export interface SampleSettings {
   readonly rng?: Rng;
   /** Where given, each sampled token's distribution statistics go here: row, then the token's index in its completion (lm/token-statistics.ts). */
   readonly statistics?: SampledTokenStatistics;
+  /** top_k, top_p, min_p, repetition_penalty and stop strings (lm/sampling.ts). */
+  readonly controls?: SamplingControls;
 }
 
-/** Weights a run trained (a checkpoint's), and the file they came from for messages. */
-export interface TrainedWeights {
-  readonly weights: WeightSnapshot;
-  readonly file: string;
-}
-
-/**
- * A store of exactly the weights `expected` names, at their shapes, taken from `trained`; one
- * missing or of another shape is an LmWeightsError naming the checkpoint: it was trained on
- * another model (or another LoRA setting) than the one it is loaded over.
- */
-function trainedStore(trained: TrainedWeights, expected: readonly { readonly name: string; readonly shape: readonly number[] }[]): WeightStore {
-  const store = new WeightStore();
-  const show = (shape: readonly number[]) => `[${shape.join(', ')}]`;
-  for (const { name, shape } of expected) {
-    const w = trained.weights[name];
-    if (!w) throw new LmWeightsError(`${trained.file} holds no weight "${name}", which the model implies; the checkpoint belongs to another model or LoRA setting`);
-    if (w.shape.length !== shape.length || w.shape.some((d, i) => d !== shape[i]) || w.data.length !== w.shape.reduce((a, b) => a * b, 1)) {
-      throw new LmWeightsError(`${trained.file}: weight "${name}" is ${show(w.shape)}, but the model implies ${show(shape)}; the checkpoint belongs to another model or LoRA setting`);
-    }
-    store.add(name, shape, w.data);
-  }
-  return store;
-}
+export type { TrainedWeights } from './trained-weights.js';
 
 export class PretrainedLm {
   private decoderSession: Promise<LmDecoder> | null = null;
@@ -171,12 +154,22 @@ export class PretrainedLm {
    * Completions of token-id prompts, each ending at one of the tokenizer's EOS ids or after
    * maxNewTokens. With a rollout device (sampleOn), on it in chunks, whatever the number of
    * rows; token statistics need every step's logits, so completions that record them keep
-   * decoder() (the one-step loop on a GPU measured slower than the CPU).
+   * decoder() (the one-step loop on a GPU measured slower than the CPU), as do sampling
+   * controls that change the distribution (run on the host over each step's logits). Stop
+   * strings are matched in the completion's text decoded without special tokens.
    */
   async generate(prompts: readonly (readonly number[])[], settings: SampleSettings): Promise<Completion[]> {
+    // Positions past the context are ones the model never saw (GPT-2 has no embedding there):
+    // refused in words, never sampled silently. rlx check catches a length that cannot fit any prompt.
+    const longest = prompts.reduce((n, p) => Math.max(n, p.length), 0);
+    if (longest + settings.maxNewTokens > this.config.context) {
+      throw new InputError(`a prompt of ${longest} tokens and ${settings.maxNewTokens} new tokens exceed the model's context of ${this.config.context} tokens (${this.folder.dir}/config.json); lower the completion length (max_tokens, max_new_tokens) or shorten the prompts`);
+    }
     const eos = this.tokenizer.eosIds;
-    const options = { ...settings, stopIds: eos, padId: this.tokenizer.padId ?? eos[0] ?? 0 };
-    if (this.rolloutProvider && !settings.statistics) return generateInChunks(await this.rolloutDecoder(this.rolloutProvider), prompts, options);
+    const stop = settings.controls?.stop;
+    const stopStrings = stop?.length ? new StopStrings(stop, (ids) => this.tokenizer.decode(ids, { skipSpecialTokens: true })) : undefined;
+    const options = { ...settings, stopIds: eos, padId: this.tokenizer.padId ?? eos[0] ?? 0, ...(stopStrings ? { stopStrings } : {}) };
+    if (this.rolloutProvider && !settings.statistics && !narrowsDistribution(settings.controls)) return generateInChunks(await this.rolloutDecoder(this.rolloutProvider), prompts, options);
     return generate(await this.decoder(), prompts, options);
   }
 

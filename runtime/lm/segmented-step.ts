@@ -19,9 +19,9 @@
 // for pi_old and pi_ref. Results equal the one-graph step's up to float summation order
 // (test/runtime/lm/segmented-step.test.ts: loss and gradients within 1e-5 relative).
 import { Graph, grad, Session, type Compute, type Feed, type HostArray, type StepResult, type Tensor, type WeightStore } from '../tensor/index.js';
-import type { LmConfig } from './config.js';
+import type { LmConfig } from '../../hf/config.js';
 import { lmBuilder, type LoraWeights } from './model.js';
-import { layerWeightNames, modelWeightNames } from './weights.js';
+import { layerWeightNames, modelWeightNames } from '../../hf/weights.js';
 
 /** What the segments read of a pretrained model (PretrainedLm has it). */
 export interface SegmentedModel {

@@ -120,12 +120,21 @@ export class SampledTokenStatistics {
    * position whose slot was not recorded holds 0 (it is not learned).
    */
   entropyAtPositions(width: number, shift: number): Float32Array {
+    return this.atPositions(this.entropy, width, shift);
+  }
+
+  /** The sampled tokens' log-probabilities laid out as entropyAtPositions lays out the entropies: the sampler's view of each learned token (train/sampler_kl). */
+  logProbAtPositions(width: number, shift: number): Float32Array {
+    return this.atPositions(this.logProb, width, shift);
+  }
+
+  private atPositions(values: Float64Array, width: number, shift: number): Float32Array {
     const out = new Float32Array(this.rows * width);
     for (let r = 0; r < this.rows; r++) {
       for (let s = 0; s < this.slots; s++) {
         const i = r * this.slots + s;
         const position = s + shift;
-        if (this.recorded[i] && position >= 0 && position < width) out[r * width + position] = this.entropy[i]!;
+        if (this.recorded[i] && position >= 0 && position < width) out[r * width + position] = values[i]!;
       }
     }
     return out;

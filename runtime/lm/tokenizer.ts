@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Tokenizer as LibraryTokenizerClass } from '@huggingface/tokenizers';
 import { readInputJson } from '../../shared/input-files.js';
-import { checkTokenizerConfig, describeJson, GENERATION_CONFIG_MAX, isObject, readTokenizerConfig, readTokenizerJson, specialTokenText, TokenizerFileError, tokenizerJsonSize, type Json } from './tokenizer-file.js';
+import { checkTokenizerConfig, describeJson, GENERATION_CONFIG_MAX, isObject, readTokenizerConfig, readTokenizerJson, specialTokenText, TokenizerFileError, tokenizerJsonSize, type Json } from '../../hf/tokenizer-file.js';
 
-export { readTokenizerConfig, specialTokenText, TokenizerFileError } from './tokenizer-file.js';
+export { readTokenizerConfig, specialTokenText, TokenizerFileError } from '../../hf/tokenizer-file.js';
 
 export interface Tokenizer {
   /** ids 0..size-1 (including added/special tokens) */
@@ -105,8 +105,17 @@ class ModelTokenizer implements Tokenizer {
     };
     this.padId = idOfConfigToken('pad_token');
     this.bosId = idOfConfigToken('bos_token');
-    const fromGeneration = eosIdsOfGenerationConfig(generationConfig, path.join(modelDir, 'generation_config.json')).filter((id) => id < this.size);
+    const named = eosIdsOfGenerationConfig(generationConfig, path.join(modelDir, 'generation_config.json'));
+    const fromGeneration = named.filter((id) => id < this.size);
+    const eosText = specialTokenText(config.eos_token);
     const fromTokenizer = idOfConfigToken('eos_token');
+    // An end token that names nothing would leave generation without a stop: refused, naming it.
+    if (eosText !== undefined && fromTokenizer === undefined) {
+      throw new TokenizerFileError(`${path.join(modelDir, 'tokenizer_config.json')}: eos_token ${JSON.stringify(eosText)} is no token of tokenizer.json; name the model's end-of-text token (one of its added_tokens)`);
+    }
+    if (named.length > 0 && fromGeneration.length === 0 && fromTokenizer === undefined) {
+      throw new TokenizerFileError(`${path.join(modelDir, 'generation_config.json')}: eos_token_id ${JSON.stringify(generationConfig.eos_token_id)} lies beyond the tokenizer's ${this.size} tokens, and tokenizer_config.json names no eos_token: generation would never stop; name an id below ${this.size}`);
+    }
     this.eosIds = fromGeneration.length > 0 ? fromGeneration : fromTokenizer === undefined ? [] : [fromTokenizer];
   }
 

@@ -2,8 +2,9 @@
 // the .rlx file's folder, as a module env's file is), and the optional `lora { }` and `chat { }`
 // blocks. Errors name the block and the field.
 import * as path from 'node:path';
+import { pretrained } from '../../dsl/schema/index.js';
 import { ParamError } from '../plan-params.js';
-import type { LoraSettings } from '../lm/lora.js';
+import type { LoraSettings } from '../../hf/lora.js';
 import type { ChatSettings, PretrainedSettings } from './pretrained.js';
 
 
@@ -32,11 +33,16 @@ export function resolvePretrained(params: PretrainedParams, baseDir: string | un
   return { ...rest, folder: path.resolve(baseDir ?? process.cwd(), model) };
 }
 
+/** A `lora { }` setting's default, from the schema registry (the compiler writes them all; a hand-written plan may not). */
+function loraDefault(name: 'rank' | 'alpha'): unknown {
+  return pretrained.blocks?.find((b) => b.name === 'lora')?.params.find((p) => p.name === name)?.default;
+}
+
 function loraSettings(raw: unknown, fail: (what: string) => never): LoraSettings | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!isObject(raw)) return fail('lora must be a block { rank, alpha, targets }');
-  const rank = raw.rank ?? 8;
-  const alpha = raw.alpha ?? 2 * Number(rank);
+  const rank = raw.rank ?? loraDefault('rank');
+  const alpha = raw.alpha ?? loraDefault('alpha');
   const targets = raw.targets ?? ['q_proj', 'v_proj'];
   if (typeof rank !== 'number' || typeof alpha !== 'number') return fail('lora: rank and alpha must be numbers');
   if (!Array.isArray(targets) || !targets.every((t) => typeof t === 'string')) return fail('lora: targets must be a list of layer names');

@@ -12,13 +12,14 @@ import { flatPolicySpaces, type LanguageModel, type OnnxInterface, type PolicySp
 import { openModelFolder, renderChat, turnEndId, type ChatPrompt, type ModelFolder } from '../lm/model-folder.js';
 import { PretrainedLm } from '../lm/pretrained.js';
 import { recordBaseFiles, type BaseFiles } from '../lm/base-files.js';
-import { loraAdapters, type LoraSettings } from '../lm/lora.js';
-import { parameterCount } from '../lm/config.js';
-import { checkMemory, type MemoryShape } from '../lm/memory.js';
+import { loraAdapters, type LoraSettings } from '../../hf/lora.js';
+import { parameterCount } from '../../hf/config.js';
+import { checkMemory, type MemoryShape } from '../../hf/memory.js';
 import { attentionMask, rowPositions, segmentMask, segmentPositions } from '../lm/rows.js';
-import type { ChatMessage } from '../lm/chat-template.js';
+import type { ChatMessage } from '../../hf/chat-template.js';
 import { InputError } from '../../shared/input-error.js';
 import type { SampledTokenStatistics } from '../lm/token-statistics.js';
+import type { SamplingControls } from '../lm/sampling.js';
 
 /** How a task's prompt becomes the model's chat prompt (the policy's `chat { }` block). */
 export interface ChatSettings {
@@ -29,7 +30,7 @@ export interface ChatSettings {
   readonly variables: Readonly<Record<string, unknown>>;
 }
 
-/** What a run will do with the model at once, for the memory estimate (lm/memory.ts). */
+/** What a run will do with the model at once, for the memory estimate (hf/memory.ts). */
 export type ExpectedUse = Omit<MemoryShape, 'trainableParameters'>;
 
 export interface PretrainedSettings {
@@ -49,6 +50,8 @@ export interface CompleteOptions {
   readonly rng?: Rng;
   /** Where given, each sampled token's distribution statistics go here: row, then the token's index in its completion (lm/token-statistics.ts). */
   readonly statistics?: SampledTokenStatistics;
+  /** top_k, top_p, min_p, repetition_penalty and stop strings (lm/sampling.ts). */
+  readonly controls?: SamplingControls;
 }
 
 export class PretrainedPolicy implements LanguageModel {

@@ -8,7 +8,8 @@
 //
 // Values: numbers; booleans count as 0/1 (docs/language.md#rewards-and-conditions), so comparisons give 1 or 0
 // and conditions test `!== 0`. Vectors (`obs`, `goal`, `[a, b]`) exist only at compile time,
-// as lists of scalar expressions, and are consumed by norm() and dist().
+// as lists of scalar expressions, and are consumed by norm(), dist() and novelty(), which take a
+// number as a vector of one.
 import type { PlanExpr } from '../../dsl/compile/plan.js';
 import { NOT_IMPLEMENTED_FUNCTIONS } from '../not-implemented.js';
 import { InputError } from '../../shared/input-error.js';
@@ -71,10 +72,11 @@ export function compileScalar(expr: PlanExpr, resolve: NameResolver, helpers: He
 
 function compile(expr: PlanExpr, resolve: NameResolver, helpers: HelperFunctions): Code {
   const scalar = (e: PlanExpr): string => compileScalar(e, resolve, helpers);
-  const vector = (e: PlanExpr, what: string): readonly string[] => {
+  // A number is a vector of one element, as the checker has it: norm(action) on a one-dimensional
+  // action (Pendulum) is its absolute value.
+  const vector = (e: PlanExpr): readonly string[] => {
     const code = compile(e, resolve, helpers);
-    if (!('vector' in code)) throw new ExprError(`${what} needs a vector (such as obs, goal or [a, b]), got a number`);
-    return code.vector;
+    return 'vector' in code ? code.vector : [code.scalar];
   };
   if ('const' in expr) {
     const value = expr.const;
@@ -113,20 +115,20 @@ function compile(expr: PlanExpr, resolve: NameResolver, helpers: HelperFunctions
       return { scalar: `(${scalar(args[0])} !== 0 ? ${scalar(args[1])} : ${scalar(args[2])})` };
     case 'norm': {
       arity(1);
-      const v = vector(args[0], 'norm()');
+      const v = vector(args[0]);
       return { scalar: `Math.sqrt(${v.map((x) => `${x} * ${x}`).join(' + ') || '0'})` };
     }
     case 'dist': {
       arity(2);
-      const a = vector(args[0], 'dist()');
-      const b = vector(args[1], 'dist()');
+      const a = vector(args[0]);
+      const b = vector(args[1]);
       if (a.length !== b.length) throw new ExprError(`dist() needs vectors of the same length, got ${a.length} and ${b.length}`);
       return { scalar: `Math.sqrt(${a.map((x, i) => `(${x} - ${b[i]}) * (${x} - ${b[i]})`).join(' + ') || '0'})` };
     }
     case 'novelty': {
       arity(1);
       if (!helpers.novelty) throw new ExprError('novelty() is only available in reward terms');
-      return { scalar: helpers.novelty(vector(args[0], 'novelty()')) };
+      return { scalar: helpers.novelty(vector(args[0])) };
     }
   }
   const verifier = helpers.text?.(call, args, scalar);

@@ -7,6 +7,11 @@
 // dies inside that one write, and a reader should skip a line that does not parse. A resume
 // first cuts such an unfinished last line (repairTornTail), so appends start on a line of their own.
 import * as fs from 'node:fs';
+import { openOwnFile } from './run-folder-guard.js';
+import { RUN_FILE_LIMITS } from './run-files.js';
+
+/** Appending: created when missing; never through a link or into a FIFO (run-folder-guard.ts). */
+const APPEND = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT;
 
 /** Fields every event has. `step`: environment steps so far; `time`: Unix time in seconds. */
 interface EventBase {
@@ -117,7 +122,7 @@ export class EventLog {
   private readonly sinks: EventSink[] = [];
 
   constructor(readonly file: string) {
-    this.fd = fs.openSync(file, 'a');
+    this.fd = openOwnFile(file, APPEND, RUN_FILE_LIMITS.events).fd;
   }
 
   /** Queues one event (stamped with the current time); written at the next flush(). */
@@ -203,15 +208,15 @@ export function readEventFile(file: string): { events: RunEvent[]; skipped: numb
  * next trainer's events start on a line of their own; returns the number of bytes removed.
  */
 export function repairTornTail(file: string): number {
-  let fd: number;
+  let opened: { fd: number; size: number };
   try {
-    fd = fs.openSync(file, 'r+');
+    opened = openOwnFile(file, fs.constants.O_RDWR, RUN_FILE_LIMITS.events);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw err;
   }
+  const { fd, size } = opened;
   try {
-    const size = fs.fstatSync(fd).size;
     const chunk = Buffer.alloc(64 * 1024);
     // Back from the end to the last newline, a chunk at a time.
     for (let end = size; end > 0;) {

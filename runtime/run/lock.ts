@@ -8,6 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../../shared/input-error.js';
+import { readOwnText } from './run-folder-guard.js';
+import { RUN_FILE_LIMITS } from './run-files.js';
 
 export const LOCK_FILE = 'run.lock';
 
@@ -36,7 +38,9 @@ export class RunLock {
     // Written whole beside the lock, then linked into place: the lock never exists half-written,
     // and the link fails if a lock exists (an atomic create-if-absent).
     const tmp = path.join(dir, `.${LOCK_FILE}.${process.pid}.tmp`);
-    fs.writeFileSync(tmp, text);
+    // Created afresh ('wx' follows no link a stranger's folder may hold at this name).
+    fs.rmSync(tmp, { force: true });
+    fs.writeFileSync(tmp, text, { flag: 'wx' });
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
         if (createFrom(tmp, file, text)) return new RunLock(file, text);
@@ -59,7 +63,7 @@ export class RunLock {
   /** Gives the lock up (if it is still this one's). */
   release(): void {
     try {
-      if (fs.readFileSync(this.file, 'utf8') === this.text) fs.rmSync(this.file, { force: true });
+      if (readOwnText(this.file, RUN_FILE_LIMITS.lock) === this.text) fs.rmSync(this.file, { force: true });
     } catch {
       // Gone already.
     }
@@ -102,14 +106,14 @@ function createFrom(tmp: string, file: string, text: string): boolean {
   }
 }
 
-/** The lock's holder (null when the file is not one), or undefined when there is no lock. */
+/**
+ * The lock's holder (null when the file is not one), or undefined when there is no lock. A lock
+ * that is a link, a FIFO or a device, or larger than any lock rlx writes, is an InputFileError:
+ * read, it would block or never end (run.lock -> /dev/zero).
+ */
 function readHolder(file: string): { holder: Holder | null; raw: string } | undefined {
-  let raw: string;
-  try {
-    raw = fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const raw = readOwnText(file, RUN_FILE_LIMITS.lock);
+  if (raw === undefined) return undefined;
   try {
     const value = JSON.parse(raw) as Partial<Holder>;
     const ok = Number.isSafeInteger(value.pid) && typeof value.host === 'string';

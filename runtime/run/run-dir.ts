@@ -20,6 +20,7 @@ import { InputError } from '../../shared/input-error.js';
 import { InputFileError } from '../../shared/input-files.js';
 import { RunLock } from './lock.js';
 import { readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
+import { checkRunFolderForWriting, openOwnFile } from './run-folder-guard.js';
 
 export interface StatusFile {
   status: RunStatus;
@@ -267,13 +268,15 @@ export class RunDirectory {
   }
 
   /**
-   * Opens an existing run directory to resume it: checks that it is one, takes its lock (a
-   * RunLockedError while another trainer holds it) and cuts an unfinished last line of events.jsonl.
+   * Opens an existing run directory to resume it: checks that it is one, and that it holds no
+   * link or special file (run-folder-guard.ts), takes its lock (a RunLockedError while another
+   * trainer holds it) and cuts an unfinished last line of events.jsonl.
    */
   static open(dir: string): RunDirectory {
     for (const needed of ['plan.json', 'checkpoints']) {
-      if (!fs.existsSync(path.join(dir, needed))) throw new Error(`${dir} is not a run directory (no ${needed} in it)`);
+      if (!runFileExists(path.join(dir, needed))) throw new Error(`${dir} is not a run directory (no ${needed} in it)`);
     }
+    checkRunFolderForWriting(dir, 'resume');
     // Under the lock: no other trainer is appending while the torn tail is cut.
     return new RunDirectory(dir, RunLock.acquire(dir), true);
   }
@@ -337,7 +340,7 @@ function safeName(name: string): string {
 
 function overwriteInPlace(file: string, text: string): void {
   const bytes = Buffer.from(text);
-  const fd = fs.openSync(file, 'r+');
+  const { fd } = openOwnFile(file, fs.constants.O_RDWR, RUN_FILE_LIMITS.status);
   try {
     fs.writeSync(fd, bytes, 0, bytes.length, 0);
     fs.ftruncateSync(fd, bytes.length);

@@ -19,7 +19,7 @@
 // lm/rows.ts segmentMask), so every turn is scored in the context it was sampled in. Only the
 // ids the model wrote are learned (their end id included); the env's messages and the
 // template's tokens are read, not learned. Rows are left-padded, as single-turn rows are.
-import type { ChatMessage } from '../lm/chat-template.js';
+import type { ChatMessage } from '../../hf/chat-template.js';
 import type { PretrainedPolicy } from '../policies/pretrained.js';
 import { InputError } from '../../shared/input-error.js';
 import type { Rng } from '../../shared/random.js';
@@ -27,9 +27,18 @@ import { DialogueReward } from './dialogue-reward.js';
 import type { Dialogue, DialogueMessage, DialogueOutcomes } from './dialogue.js';
 import type { TokenRows, TurnRewards } from './text-env.js';
 import { SampledTokenStatistics } from '../lm/token-statistics.js';
+import type { SamplingControls } from '../lm/sampling.js';
 
 /** How the agent's turns are written: sampled from the model (or greedy), or the env's expert (demonstrations for SFT). */
-export type ChatTurnWriter = { readonly greedy: boolean; readonly temperature: number; readonly rng?: Rng; /** Record the sampled ids' entropies (ChatDialogueBatch.entropy). */ readonly tokenStatistics?: boolean } | { readonly expert: true };
+export type ChatTurnWriter = {
+  readonly greedy: boolean;
+  readonly temperature: number;
+  readonly rng?: Rng;
+  /** Record the sampled ids' entropies (ChatDialogueBatch.entropy). */
+  readonly tokenStatistics?: boolean;
+  /** top_k, top_p, min_p, repetition_penalty and stop strings for each agent turn (lm/sampling.ts). */
+  readonly controls?: SamplingControls;
+} | { readonly expert: true };
 
 /** Dialogues run to their end by a pretrained model: each row's ids, packed as above. */
 export interface ChatDialogueBatch extends DialogueOutcomes {
@@ -194,7 +203,7 @@ function expertTurn(dialogue: Dialogue, policy: PretrainedPolicy): { ids: number
 
 async function sampledTurns(policy: PretrainedPolicy, prompts: readonly (readonly number[])[], writer: Exclude<ChatTurnWriter, { expert: true }>, turnTokens: number): Promise<{ ids: number[]; text: string; entropy?: number[] }[]> {
   const statistics = writer.tokenStatistics ? new SampledTokenStatistics(prompts.length, turnTokens) : undefined;
-  const completions = await policy.complete(prompts, { maxNewTokens: turnTokens, greedy: writer.greedy, temperature: writer.temperature, rng: writer.rng, ...(statistics ? { statistics } : {}) });
+  const completions = await policy.complete(prompts, { maxNewTokens: turnTokens, greedy: writer.greedy, temperature: writer.temperature, rng: writer.rng, ...(statistics ? { statistics } : {}), ...(writer.controls ? { controls: writer.controls } : {}) });
   return completions.map((ids, r) => ({ ids, text: policy.decodeCompletion(ids), entropy: statistics ? Array.from(statistics.entropy.subarray(r * turnTokens, r * turnTokens + ids.length)) : undefined }));
 }
 

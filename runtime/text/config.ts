@@ -22,6 +22,12 @@ export interface TextTaskOptions {
   readonly baseDir?: string;
   /** Read a `dataset(...)` task from this file instead of its path (a resumed run's own copy). */
   readonly datasetFile?: string;
+  /**
+   * max_tokens counts a pretrained model's tokens: targets are not held to it in characters
+   * here; the trainer counts a dataset's target tokens once the model's tokenizer is read
+   * (TextEnvironment.checkTargetTokens).
+   */
+  readonly modelTokens?: boolean;
 }
 
 /** Reads TextTask's configuration and builds its task; errors are EnvParamErrors naming the param. */
@@ -29,7 +35,7 @@ export function textTaskConfig(given: object, options: TextTaskOptions = {}): Te
   const p = envParams('TextTask', given);
   const max_tokens = p.count('max_tokens');
   const task = buildTask(p, options);
-  if (task.maxTargetLength > max_tokens) {
+  if (!(options.modelTokens && task.targets) && task.maxTargetLength > max_tokens) {
     throw new EnvParamError(
       'TextTask',
       'max_tokens',

@@ -74,6 +74,7 @@ export function datasetTask(examples: readonly TextExample[], file: string, reso
     alphabet: alphabetOf(examples.flatMap((e) => [e.prompt, e.target])),
     maxPromptLength: longest(examples.map((e) => e.prompt)),
     maxTargetLength: longest(examples.map((e) => e.target)),
+    targets: () => [...new Set(examples.map((e) => e.target))].sort((a, b) => length(b) - length(a)),
     isHeldOut: (prompt) => heldOutSet.has(prompt),
     sample: (rng: Rng) => training[rng.int(training.length)],
     heldOut: () => heldOut,

@@ -84,7 +84,7 @@ export class DialogueEnvironment implements TextEnv {
     let turnRewards: TurnRewards;
     let tokenEntropy: Float32Array | undefined;
     if (isPretrained(languageModel)) {
-      const chat = await this.chatDialogues(dialogues, languageModel, { greedy: false, temperature: o.temperature, rng: o.sampleRng, tokenStatistics: o.tokenStatistics === true }, o.maxNewTokens);
+      const chat = await this.chatDialogues(dialogues, languageModel, { greedy: false, temperature: o.temperature, rng: o.sampleRng, tokenStatistics: o.tokenStatistics === true, ...(o.sampling ? { controls: o.sampling } : {}) }, o.maxNewTokens);
       batch = chat;
       tokens = chatTrainingRows(chat, languageModel);
       turnRewards = chatTurnRewards(chat, tokens, this.env.maxTurns);
@@ -93,7 +93,7 @@ export class DialogueEnvironment implements TextEnv {
       const step = await (languageModel as TokenModel).decoder(rows);
       // Each agent token's sampling statistics at its grid position, the target of the position before it.
       const statistics = o.tokenStatistics ? new SampledTokenStatistics(rows, gridWidth(this.layout)) : undefined;
-      const grid = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng, ...(statistics ? { statistics } : {}) } }, this.reward);
+      const grid = await runDialogues(dialogues, this.tokenizer, this.layout, { step, vocab: this.tokenizer.size, options: { temperature: o.temperature, greedy: false, rng: o.sampleRng, ...(statistics ? { statistics } : {}), ...(o.sampling ? { controls: o.sampling } : {}) } }, this.reward);
       batch = grid;
       tokens = dialogueTrainingRows(grid, this.layout);
       turnRewards = dialogueTurnRewards(grid, this.layout, tokens);

@@ -17,7 +17,7 @@ import type { DialogueMessage, TokenRows, TurnRewards } from './text-env.js';
 export type { DialogueMessage, DialogueRole } from './text-env.js';
 import { BOS, EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import type { DecodeStep, SampleOptions } from '../policies/transformer/sampling.js';
-import { argMax, draw } from '../policies/transformer/sampling.js';
+import { choose } from '../lm/sampling.js';
 import { DialogueReward, type TurnResult } from './dialogue-reward.js';
 
 export type { TurnResult } from './dialogue-reward.js';
@@ -187,7 +187,8 @@ export async function runDialogues(dialogues: readonly Dialogue[], tokenizer: Ch
       if (next < W || slot >= A) continue;
       for (let r = 0; r < rows; r++) {
         if (!active[r] || ended[r]) continue;
-        const token = options.greedy ? argMax(logits, r * vocab, vocab) : draw(logits, r * vocab, vocab, options.temperature, options.rng!);
+        // repetition_penalty reads the row's grid so far (the dialogue's earlier turns and the env's replies included).
+        const token = choose(logits, r * vocab, vocab, options.greedy, options.temperature, options.rng, options.controls, () => grid.subarray(r * T, r * T + next));
         // The last slot holds only an EOS: a turn that reaches it unfinished is cut there.
         if (token === EOS || slot < A - 1) {
           grid[r * T + next] = token === BOS || token === PAD ? EOS : token;

@@ -16,12 +16,13 @@ import { compileReward, type CompiledReward } from '../rewards/index.js';
 import { textTaskConfig, type TextTaskOptions } from './config.js';
 import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
-import type { CompletionLengths, RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
+import type { CompletionLengths, PromptLimit, RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import { EOS, PAD, type CharTokenizer } from './tokenizer.js';
 import { exact } from './verifiers.js';
 import { tokenRows } from './token-rows.js';
 import { SampledTokenStatistics, type TokenStatistics } from '../lm/token-statistics.js';
 import { setIntrinsic } from './intrinsic-rewards.js';
+import { StopStrings, type SamplingControls } from '../lm/sampling.js';
 
 /** Prompts per batch when evaluating. */
 const EVAL_BATCH = 128;
@@ -95,6 +96,24 @@ export class TextEnvironment implements TextEnv {
     checkFits(this.layout, context, where);
   }
 
+  /**
+   * Refuses a dataset target longer than max_tokens in `count`'s tokens (a pretrained model's):
+   * no completion could write it. Generated tasks' targets are a few ASCII characters, at most
+   * one token each, and were held to max_tokens in characters already.
+   */
+  checkTargetTokens(count: (text: string) => number, where: string): void {
+    // A target shorter in characters may still have more tokens: every one is counted.
+    let longest = { tokens: 0, target: '' };
+    for (const target of this.task.targets?.() ?? []) {
+      const tokens = count(target);
+      if (tokens > longest.tokens) longest = { tokens, target };
+    }
+    if (longest.tokens > this.maxTokens) {
+      const shown = JSON.stringify(longest.target.length > 40 ? longest.target.slice(0, 40) + '…' : longest.target);
+      throw new Error(`TextTask: max_tokens is ${this.maxTokens}, but ${this.task.description} has targets of up to ${longest.tokens} tokens of ${where} (${shown}), which no completion could reach; raise max_tokens to at least ${longest.tokens}`);
+    }
+  }
+
   async rollouts(model: LanguageModel, o: RolloutOptions): Promise<Rollouts> {
     if (isPretrained(model)) return this.pretrainedRollouts(model, o);
     return this.characterRollouts(model as TokenModel, o);
@@ -105,10 +124,10 @@ export class TextEnvironment implements TextEnv {
     const G = o.groupSize;
     const rows = o.groups * G;
     const examples = Array.from({ length: o.groups }, () => this.task.sample(o.startRng));
-    const prompts = examples.flatMap((e) => Array<number[]>(G).fill(model.encodePrompt(e.prompt)));
+    const prompts = examples.flatMap((e) => Array<number[]>(G).fill(truncated(model.encodePrompt(e.prompt), o.promptLimit)));
     const maxNewTokens = Math.min(this.maxTokens, o.maxNewTokens ?? this.maxTokens);
     const statistics = this.statisticsFor(o, rows, maxNewTokens);
-    const completions = await model.complete(prompts, { maxNewTokens, greedy: false, temperature: o.temperature, rng: o.sampleRng, statistics });
+    const completions = await model.complete(prompts, { maxNewTokens, greedy: false, temperature: o.temperature, rng: o.sampleRng, statistics, ...(o.sampling ? { controls: o.sampling } : {}) });
     const texts = completions.map((ids) => model.decodeCompletion(ids));
     const scored = this.scoreSamples(examples, texts, G, statistics);
     const batch = tokenRows(prompts, completions, model.padId);
@@ -117,8 +136,10 @@ export class TextEnvironment implements TextEnv {
     const ended = completions.map((ids) => ids.length > 0 && stops.has(ids[ids.length - 1]!));
     const lengths = { lengths: Int32Array.from(completions, (ids, r) => ids.length - (ended[r] ? 1 : 0)), truncated: Uint8Array.from(ended, (e, r) => (!e && completions[r]!.length >= maxNewTokens ? 1 : 0)), max: maxNewTokens };
     // Completion token k is the target of position W - 1 + k, W the batch's prompt width.
-    const tokenEntropy = statistics?.entropyAtPositions(batch.width, batch.width - Math.max(1, ...completions.map((c) => c.length)));
-    return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [], completions: lengths, ...(tokenEntropy ? { tokenEntropy } : {}) };
+    const shift = batch.width - Math.max(1, ...completions.map((c) => c.length));
+    const tokenEntropy = statistics?.entropyAtPositions(batch.width, shift);
+    const tokenSamplerLogProb = statistics?.logProbAtPositions(batch.width, shift);
+    return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width), ...scored, steps: rows, metrics: { ...scored.metrics, 'train/completion_length': tokens / rows }, episodes: [], completions: lengths, ...(tokenEntropy ? { tokenEntropy, tokenSamplerLogProb } : {}) };
   }
 
   /** Whether the reward reads the tokens' sampling statistics (self_certainty, neg_entropy, logprob): every sample records them. */
@@ -171,7 +192,9 @@ export class TextEnvironment implements TextEnv {
     const prompts = encodePrompts(this.tokenizer, examples.flatMap((e) => Array<string>(G).fill(e.prompt)), layout);
     const N = layout.completionSlots;
     const statistics = this.statisticsFor(o, rows, N);
-    const slots = await model.generate(prompts, rows, layout.promptWidth, N, { temperature: o.temperature, greedy: false, rng: o.sampleRng, ...(statistics ? { statistics } : {}) });
+    const slots = await model.generate(prompts, rows, layout.promptWidth, N, {
+      temperature: o.temperature, greedy: false, rng: o.sampleRng, ...(statistics ? { statistics } : {}), ...(o.sampling ? { controls: o.sampling, ...this.characterStops(o.sampling) } : {}),
+    });
 
     const texts = Array.from({ length: rows }, (_, r) => this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N)));
     const scored = this.scoreSamples(examples, texts, G, statistics);
@@ -180,7 +203,13 @@ export class TextEnvironment implements TextEnv {
     const width = sequenceWidth(layout);
     // Completion slot k is the target of position W - 1 + k (layout.ts).
     const tokenEntropy = statistics?.entropyAtPositions(width, layout.promptWidth - 1);
-    return { ...batch, rows, width, perRow, ...scored, steps: rows, episodes: [], completions: slotLengths(slots, rows, N), ...(tokenEntropy ? { tokenEntropy } : {}) };
+    const tokenSamplerLogProb = statistics?.logProbAtPositions(width, layout.promptWidth - 1);
+    return { ...batch, rows, width, perRow, ...scored, steps: rows, episodes: [], completions: slotLengths(slots, rows, N), ...(tokenEntropy ? { tokenEntropy, tokenSamplerLogProb } : {}) };
+  }
+
+  /** The stop strings of `sampling` over this task's characters (the character-level loop's). */
+  private characterStops(sampling: SamplingControls): { stopStrings?: StopStrings } {
+    return sampling.stop?.length ? { stopStrings: new StopStrings(sampling.stop, (ids) => this.tokenizer.decode(ids)) } : {};
   }
 
   async demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows> {
@@ -209,17 +238,25 @@ export class TextEnvironment implements TextEnv {
   }
 
   /** Greedy completions of the held-out prompts: exact-match accuracy and the reward. */
-  async evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome> {
+  async evaluate(model: TokenSampler, limit?: number, sampling?: SamplingControls): Promise<TextEvalOutcome> {
+    const controls = sampling ? { controls: sampling, ...this.characterStops(sampling) } : {};
     const rewards: number[] = [];
     const samples: SampleRecord[] = [];
     // Each completion's sampling statistics (greedy, at temperature 1), in order, where the reward reads the intrinsic names.
     const sampled: TokenStatistics[] = [];
+    // A pretrained model's completion lengths in its own tokens (the stop id not counted), as
+    // max_tokens counts them; the character-level model's in characters, which are its tokens.
+    const tokenLengths: number[] = [];
+    const pretrained = isPretrainedSampler(model);
     const complete = async (prompts: readonly string[]) => {
-      const pretrained = isPretrainedSampler(model);
       const statistics = this.intrinsic ? new SampledTokenStatistics(prompts.length, pretrained ? this.maxTokens : this.layout.completionSlots) : undefined;
       const texts = pretrained
-        ? (await model.complete(prompts.map((p) => model.encodePrompt(p)), { maxNewTokens: this.maxTokens, greedy: true, ...(statistics ? { statistics } : {}) })).map((c) => model.decodeCompletion(c))
-        : await completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true, ...(statistics ? { statistics } : {}) });
+        ? (await model.complete(prompts.map((p) => model.encodePrompt(p)), { maxNewTokens: this.maxTokens, greedy: true, ...(statistics ? { statistics } : {}), ...(sampling ? { controls: sampling } : {}) })).map((c) => {
+          const stops = new Set(model.stopIds);
+          tokenLengths.push(c.length - (c.length > 0 && stops.has(c[c.length - 1]!) ? 1 : 0));
+          return model.decodeCompletion(c);
+        })
+        : await completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true, ...(statistics ? { statistics } : {}), ...controls });
       if (statistics) prompts.forEach((_, r) => sampled.push(statistics.means(r)));
       return texts;
     };
@@ -233,7 +270,7 @@ export class TextEnvironment implements TextEnv {
       },
       batchSize: EVAL_BATCH,
     });
-    const lengths = result.completions.map((c) => [...c].length);
+    const lengths = pretrained ? tokenLengths : result.completions.map((c) => [...c].length);
     const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const meanReward = result.meanReward!;
     const values = {
@@ -263,6 +300,12 @@ export function slotLengths(slots: Int32Array, rows: number, N: number): Complet
     truncated[r] = k >= N - 1 && end !== EOS ? 1 : 0;
   }
   return { lengths, truncated, max: N - 1 };
+}
+
+/** `ids` cut to `limit` tokens at its side (TRL truncates the templated prompt's ids so). */
+export function truncated(ids: number[], limit: PromptLimit | undefined): number[] {
+  if (!limit || ids.length <= limit.tokens) return ids;
+  return limit.side === 'left' ? ids.slice(ids.length - limit.tokens) : ids.slice(0, limit.tokens);
 }
 
 function isPretrainedSampler(model: TokenSampler): model is PretrainedPolicy {

@@ -25,6 +25,8 @@ export interface TextTask {
   heldOut(): readonly TextExample[];
   /** A task read from a file (`dataset(...)`): the file, resolved. */
   readonly source?: { readonly file: string };
+  /** Every target of a task read from a file, longest first (a pretrained policy counts their tokens: TextEnvironment.checkTargetTokens). */
+  readonly targets?: () => readonly string[];
   /** What the user should hear once before training (a dataset with bytes that are not UTF-8). */
   readonly warnings?: readonly string[];
 }

@@ -14,6 +14,7 @@ import type { PretrainedPolicy } from '../policies/pretrained.js';
 import type { Feed } from '../tensor/index.js';
 import type { Rng } from '../../shared/random.js';
 import type { CharTokenizer } from './tokenizer.js';
+import type { SamplingControls } from '../lm/sampling.js';
 
 /**
  * Who says a message, in a chat template's words: the env is the user and the agent the
@@ -89,6 +90,12 @@ export interface Rollouts extends TokenRows {
    * rollouts built elsewhere.
    */
   readonly tokenEntropy?: Float32Array;
+  /**
+   * [rows, width]: at each learned position, the log-probability its token had in the
+   * distribution the sampler drew it from (as tokenEntropy, the same statistics), 0 elsewhere;
+   * single-turn tasks record it (GRPO's sampler_correction).
+   */
+  readonly tokenSamplerLogProb?: Float32Array;
 }
 
 /** A batch of dialogues turn by turn: what per-turn credit needs. */
@@ -103,6 +110,12 @@ export interface TurnRewards {
   readonly tokenTurn: Int32Array;
 }
 
+/** A prompt longer than `tokens` is cut at `side`: 'left' keeps its end (TRL's default truncation side). */
+export interface PromptLimit {
+  readonly tokens: number;
+  readonly side: 'left' | 'right';
+}
+
 export interface RolloutOptions {
   /** Starts (prompts) per batch, and samples per start. */
   readonly groups: number;
@@ -111,6 +124,13 @@ export interface RolloutOptions {
   readonly startRng: Rng;
   readonly sampleRng: Rng;
   readonly temperature: number;
+  /**
+   * top_k, top_p, min_p, repetition_penalty and stop strings (lm/sampling.ts). The learners'
+   * log-probabilities stay those of softmax(logits / temperature), as TRL computes them.
+   */
+  readonly sampling?: SamplingControls;
+  /** Prompts longer than this, in a pretrained model's tokens, are cut at its side before sampling (single-turn; TRL's max_prompt_length). */
+  readonly promptLimit?: PromptLimit;
   /** Longest completion sampled, where the env lets the learner choose (single-turn). */
   readonly maxNewTokens?: number;
   /**
@@ -150,5 +170,6 @@ export interface TextEnv {
   /** `count` demonstrations drawn with `rng` (never from held-out starts). */
   demonstrations(count: number, rng: Rng, model?: LanguageModel): Promise<TokenRows>;
   /** Greedy samples on the held-out starts (the first `limit` of them, where given: rlx eval --episodes). */
-  evaluate(model: TokenSampler, limit?: number): Promise<TextEvalOutcome>;
+  /** `sampling`: the learner's controls; greedy decoding reads its stop strings and repetition_penalty. */
+  evaluate(model: TokenSampler, limit?: number, sampling?: SamplingControls): Promise<TextEvalOutcome>;
 }

@@ -5,6 +5,7 @@
 // The learners sample from the env themselves (text/text-env.ts), so there are no env copies to
 // step here; dialogues are episodes, which the learner hands over.
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
+import { stageWork } from '../../dsl/schema/index.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { stageAlgorithm, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
 import type { LearnerDataFiles } from '../algorithms/algorithm.js';
@@ -15,7 +16,7 @@ import type { ConditionMetric } from '../run/stop.js';
 import { TextRolloutRecorder, writeHeldOutAnswers } from '../run/text-rollouts.js';
 import { PlanError } from '../support.js';
 import type { Compute, ExecutionProvider, Precision } from '../tensor/index.js';
-import { parameterCount } from '../lm/config.js';
+import { parameterCount } from '../../hf/config.js';
 import { rolloutDevice, type RolloutDevice } from '../lm/rollout-device.js';
 import type { TextTaskOptions } from '../text/config.js';
 import { DialogueEnvironment } from '../text/dialogue-env.js';
@@ -30,7 +31,7 @@ import type { EvalOutcome, RunServices, Workload } from './workload.js';
 export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?: LoadedEnvModule): TextEnv {
   switch (plan.env.kind) {
     case 'TextTask':
-      return TextEnvironment.fromPlan(plan, options);
+      return TextEnvironment.fromPlan(plan, { ...options, modelTokens: plan.policy.kind === 'pretrained' });
     case 'GuessNumber':
       return new DialogueEnvironment(GuessNumber.fromParams(plan.env.params), 'GuessNumber', DialogueReward.fromPlan(plan, GuessNumber.INFO_FIELDS));
     case 'module':
@@ -45,13 +46,11 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
 
 /**
  * The most a run will sample and train at once over its stages, for a pretrained model's memory
- * estimate (lm/memory.ts): rows decoded at once and rows in one gradient step (SFT: batch_size
- * rows trained, none sampled; GRPO: prompts_per_update x group_size, sampled and trained in one
- * step; REINFORCE: episodes_per_update from one start), the longest row (the longest prompt in
- * characters, a bound on its tokens, plus a chat template's ~32 tokens and the completion: the
- * env's max_tokens, or GRPO's max_new_tokens where smaller), and whether a KL reference is kept
- * (GRPO with kl_coef above 0 and a reference). The same counts as the checker's
- * (dsl/check/pretrained-memory.ts), with the task's own prompt length.
+ * estimate (hf/memory.ts): rows decoded at once and rows in one gradient step, the longest
+ * completion and whether a KL reference is kept, as each stage's algorithm says them
+ * (AlgorithmSpec.work in the schema registry, the checker's answer too); the longest row is the
+ * longest prompt in characters (a bound on its tokens), plus a chat template's ~32 tokens and
+ * the completion: the env's max_tokens, or the algorithm's own bound where smaller.
  */
 export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
   let sampleRows = 0;
@@ -60,18 +59,11 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
   const maxTokens = env instanceof TextEnvironment ? env.maxTokens : 64;
   let completion = 0;
   for (const stage of plan.stages) {
-    const p = stage.algorithm.params as Record<string, unknown>;
-    const n = (key: string, fallback: number) => (typeof p[key] === 'number' ? (p[key] as number) : fallback);
-    const kind = stage.algorithm.kind;
-    // A learner module (kind 'module') samples as GRPO does, and may keep a reference copy.
-    const grouped = kind === 'GRPO' || kind === 'module';
-    const rows = kind === 'SFT' ? n('batch_size', 32) : grouped ? n('prompts_per_update', 16) * n('group_size', 8) : n('episodes_per_update', 8);
-    if (kind !== 'SFT') sampleRows = Math.max(sampleRows, rows);
-    // GRPO's sft_data demonstrations join each update's batch (algorithms/text/demos.ts).
-    const demoRows = kind === 'GRPO' && typeof p.sft_data === 'string' && p.sft_data !== 'none' ? n('sft_batch_size', 16) : 0;
-    trainRows = Math.max(trainRows, rows + demoRows);
-    completion = Math.max(completion, grouped ? Math.min(maxTokens, n('max_new_tokens', maxTokens)) : maxTokens);
-    referenceCopy ||= (kind === 'GRPO' && n('kl_coef', 0) > 0 && p.reference !== 'none') || kind === 'module';
+    const work = stageWork(stage.algorithm.kind, stage.algorithm.params as Record<string, unknown>, { text: true, envs: plan.envs, rowsPerEpisode: 1 });
+    sampleRows = Math.max(sampleRows, work.sampleRows);
+    trainRows = Math.max(trainRows, work.trainRows);
+    completion = Math.max(completion, Math.min(maxTokens, work.completionTokens ?? maxTokens));
+    referenceCopy ||= work.referenceCopy;
   }
   if (env instanceof DialogueEnvironment) {
     // A whole dialogue is one row: every message in characters (a bound on its tokens), plus ~16 template tokens per message.
@@ -135,6 +127,8 @@ export class TextWorkload implements Workload {
     try {
       // A pretrained model's rows are its own tokens: they fit its context or are cut by max_tokens.
       if (!model.variableRows) env.checkFits(model.context, `policy ${plan.policy.name}`);
+      // ... and a dataset's targets are held to max_tokens in those tokens, not in characters.
+      if (env instanceof TextEnvironment && isPretrained(model)) env.checkTargetTokens((text) => model.folder.tokenizer.encode(text).length, `policy ${plan.policy.name}`);
       // Dialogues render every turn through the chat template: a model without one is refused before a run starts.
       if (env instanceof DialogueEnvironment && isPretrained(model)) model.encodeConversation([{ role: 'user', content: '' }], `policy ${plan.policy.name} on ${env.env.description}`);
     } catch (err) {
@@ -194,9 +188,10 @@ export class TextWorkload implements Workload {
     return true;
   }
 
-  async evaluate(): Promise<EvalOutcome> {
-    // A language model is a pretrained one or a TokenModel, both of which the env evaluates.
-    const { samples, ...outcome } = await this.env.evaluate(this.model as TokenSampler);
+  async evaluate(algorithm?: Algorithm): Promise<EvalOutcome> {
+    // A language model is a pretrained one or a TokenModel, both of which the env evaluates,
+    // greedily, with the learner's stop strings and repetition penalty.
+    const { samples, ...outcome } = await this.env.evaluate(this.model as TokenSampler, undefined, algorithm?.samplingControls?.());
     if (this.run) this.lastEval = { step: this.run.step(), samples };
     return { ...outcome, deterministic: true };
   }

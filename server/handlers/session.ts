@@ -107,6 +107,9 @@ export class Session {
   ) {
     return async (params: P, token: CancellationToken): Promise<R> => {
       const support = this.requireInitialized();
+      // A client's malformed request gets InvalidParams saying what is missing, not a TypeError from reading it.
+      const given = (params as { textDocument?: { uri?: unknown } } | null | undefined)?.textDocument?.uri;
+      if (typeof given !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, `${what} needs params.textDocument.uri, the document's URI as a string`);
       const uri = params.textDocument.uri;
       const version = this.workspace.versionOf(uri);
       await this.settled(token);

@@ -8,6 +8,7 @@ import { analyze, compile, parse, Workspace, type NamedMember } from '../../dsl/
 import { toPlanExpr } from '../../dsl/compile/values.js';
 import { checkPlan, PlanError } from '../../runtime/support.js';
 import { TextEnvironment } from '../../runtime/text/env.js';
+import { EnvWorkload } from '../../runtime/trainer/env-workload.js';
 import { MemoryHost, virtualPath } from '../helpers/source.js';
 import { tiny } from '../helpers/pretrained.js';
 import { codeBlocks, readLanguageDoc } from '../helpers/repo.js';
@@ -15,6 +16,7 @@ import { codeBlocks, readLanguageDoc } from '../helpers/repo.js';
 const PRELUDE = `env Pole = CartPole {}
 env Arith = TextTask { task: addition(digits: 2) }
 env Rooms = GridWorld {}
+env Swing = Pendulum {}
 policy Actor = mlp { hidden: [16] }
 policy Tiny = transformer { layers: 1, width: 16, heads: 2 }
 `;
@@ -162,6 +164,41 @@ describe('rlx check warns about what rlx train refuses, and passes what it runs'
       plan.reward!.terms[0].expr = toPlanExpr(member.value);
       assert.throws(() => TextEnvironment.fromPlan(plan), trainer, term);
     }
+  });
+
+  test('every numeric function over numbers and vectors: checked clean where the trainer compiles the reward, an error where it refuses (issue 43 item 19)', () => {
+    // Pendulum's action is one number; CartPole's obs a vector of 4; [a, b] a vector.
+    const cases: Array<[env: string, term: string]> = [];
+    for (const env of ['Swing', 'Pole']) {
+      for (const arg of ['action', 'obs', 'obs.x', '[obs.x, 1]', '2']) {
+        if (env === 'Swing' && arg === 'obs.x') continue;
+        for (const form of ['norm(A)', 'dist(A, A)', 'abs(A)', 'sqrt(A)', 'exp(A)', 'log(A)', 'min(A, 1)', 'max(A)', 'clip(A, 0, 1)', 'if(A > 0, 1, 0)', 'novelty(A)', '-A', 'A * 2', 'A', '[A]']) {
+          cases.push([env, form.replaceAll('A', arg)]);
+        }
+      }
+    }
+    const disagreements: string[] = [];
+    for (const [env, term] of cases) {
+      const source = `reward R { term t = ${term} }\nexperiment X { env: ${env}, policy: Actor, algorithm: PPO, budget: 1k, reward: R }`;
+      const { errors } = checkAndTrain(source);
+      // The trainer's own reading of the same term, errors or not: the plan of a clean term with this one put in.
+      const plan = compiledPlan(`reward R { term t = 1 }\nexperiment X { env: ${env}, policy: Actor, algorithm: PPO, budget: 1k, reward: R }`);
+      const [member] = parse(`reward R { term t = ${term} }`).file.declarations[0].body!.members as NamedMember[];
+      plan.reward!.terms[0].expr = toPlanExpr(member.value);
+      let refusal = '';
+      try {
+        EnvWorkload.create(plan, 1, undefined);
+      } catch (err) {
+        refusal = (err as Error).message;
+      }
+      if ((errors.length > 0) !== (refusal !== '')) disagreements.push(`${env}: ${term}: check ${errors.join(' | ') || 'clean'}; train ${refusal || 'runs'}`);
+    }
+    assert.deepEqual(disagreements, []);
+    // The norm of a one-element vector is its absolute value.
+    const plan = compiledPlan('reward R { term t = norm(action) + dist(action, 0.5) }\nexperiment X { env: Swing, policy: Actor, algorithm: PPO, budget: 1k, reward: R }');
+    const reward = EnvWorkload.create(plan, 1, undefined).stepper.reward!;
+    reward.context.action[0] = -0.3;
+    assert.ok(Math.abs(reward.evaluate() - (0.3 + 0.8)) < 1e-6, `norm(-0.3) + dist(-0.3, 0.5): ${reward.evaluate()}`);
   });
 
   test('a pretrained model: planned with its folder, checks clean and passes the trainer; on CartPole warned about and refused', () => {

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseLmConfig } from '../../runtime/lm/config.js';
-import { weightSpecs } from '../../runtime/lm/weights.js';
+import { parseLmConfig } from '../../hf/config.js';
+import { weightSpecs } from '../../hf/weights.js';
 import { repoRoot } from '../helpers/repo.js';
 import { scratch } from './scratch.js';
 

@@ -37,6 +37,22 @@ describe('rlx check probes gymnasium envs', { skip: python === null ? 'python3 w
     assert.equal(second.code, 0, second.stdout + second.stderr);
   });
 
+  test('spaces rlx refuses (no numbers, too many, 2^40 actions) are errors at the base, with their size (issue 43 items 9, 12)', () => {
+    const spec = (kwargs: string) => `env S = gymnasium("RlxSpaces-v0") {\n  imports: ["rlx_space_envs"]\n  kwargs { ${kwargs} }\n}\npolicy P = mlp { }\nexperiment E { env: S, policy: P, algorithm: PPO, budget: 1k }\n`;
+    for (const [kwargs, message] of [
+      ['observation: "empty"', /holds no numbers \(shape \(0,\)\); rlx takes observation spaces of at least one number/],
+      ['observation: "huge"', /holds 2,000,000 numbers; rlx takes observation spaces of at most 1,048,576/],
+      ['action: "huge_discrete"', /has 1,099,511,627,776 actions; rlx takes Discrete actions of 1 to 65,536 choices/],
+    ] as const) {
+      const r = rlx('check', write('spaces.rlx', spec(kwargs)));
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      const [line, ...rest] = r.stdout.trim().split('\n');
+      assert.deepEqual(rest, [], r.stdout);
+      assert.match(line!, /^spaces\.rlx:1:9: error python-env-probe-failed: `rlx train` would refuse gymnasium\("RlxSpaces-v0"\): the /);
+      assert.match(line!, message);
+    }
+  });
+
   test('a probe that fails is a warning at the base with Python\'s last line, and no error', () => {
     const r = rlx('check', write('broken.rlx', SPEC.replace('gymnasium("CartPole-v1")', 'gymnasium("CartPole-v1") { imports: ["no_such_package_for_rlx"] }')));
     assert.equal(r.code, 0, r.stdout + r.stderr);

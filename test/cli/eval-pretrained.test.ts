@@ -94,3 +94,31 @@ test('a checkpoint whose weights do not fit the base model is a message naming t
   const { [name]: _gone, ...rest } = run.weights;
   assert.throws(() => loadRunModel({ ...run, weights: rest }, folder), (err: unknown) => err instanceof LmWeightsError && /holds no weight "model\.layers\.0\.self_attn\.q_proj\.lora_A\.weight"/.test((err as Error).message));
 });
+
+test('export checks a run\'s record and weights as generate and eval load them: a LoRA rank the checkpoint does not hold, a weight it lacks (issue 43 items 8, 11)', async () => {
+  const [{ readRunPolicy, openRunBase, loadRunModel }, { exportPretrained }, { LmWeightsError }] = await Promise.all([
+    import('../../runtime/lm/run-policy.js'), import('../../runtime/lm/export.js'), import('../../runtime/lm/load.js'),
+  ]);
+  const { runDir } = await trainRun(true);
+  const run = readRunPolicy(runDir);
+  const folder = openRunBase(run);
+  const claimsRank = { ...run, manifest: { ...run.manifest, lora: { ...run.manifest.lora!, rank: 1e9 } } };
+  const { ['model.layers.1.self_attn.v_proj.lora_B.weight']: _gone, ...rest } = run.weights;
+  const lacksWeight = { ...run, weights: rest };
+  for (const [bad, message] of [
+    [claimsRank, /state-160\.json: weight "model\.layers\.0\.self_attn\.q_proj\.lora_A\.weight" is \[\d+, 4\], but the model implies \[\d+, 1000000000\]/],
+    [lacksWeight, /state-160\.json holds no weight "model\.layers\.1\.self_attn\.v_proj\.lora_B\.weight", which the model implies/],
+  ] as const) {
+    // generate and eval (loadRunModel) and export refuse it alike, at once, and export writes nothing.
+    assert.throws(() => loadRunModel(bad, folder), (err: unknown) => err instanceof LmWeightsError && message.test((err as Error).message));
+    const to = path.join(s.work, `export-${bad === claimsRank ? 'rank' : 'missing'}`);
+    for (const merge of [false, true]) {
+      assert.throws(() => exportPretrained(bad.manifest, bad.weights, to, { merge, recordedIn: bad.manifestFile, weightsFile: bad.stateFile }),
+        (err: unknown) => err instanceof LmWeightsError && message.test((err as Error).message));
+    }
+    assert.equal(fs.existsSync(to), false, 'nothing written');
+  }
+  // The whole run still exports.
+  const written = exportPretrained(run.manifest, run.weights, path.join(s.work, 'export-ok'), { merge: false, weightsFile: run.stateFile });
+  assert.equal(written.kind, 'adapter');
+});

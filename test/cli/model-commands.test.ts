@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { readSafetensorsHeader } from '../../hf/safetensors.js';
 import { repoRoot } from '../helpers/repo.js';
 import { scratch } from './scratch.js';
 
@@ -55,6 +56,70 @@ test('bad input to the model commands is a message and exit 2, never a stack', (
     assert.match(out.stderr, message);
     assert.doesNotMatch(out.stderr, /internal error|\n\s+at /);
   }
+});
+
+test('a model folder with NaN or infinite weights, or EOS settings that name no token, is refused in one line naming the file (issue 43 item 13)', () => {
+  /** A copy of the tiny Qwen2 with `edit` applied to it. */
+  const variant = (name: string, edit: (dir: string) => void): string => {
+    const dir = path.join(s.work, name);
+    fs.cpSync(QWEN2, dir, { recursive: true });
+    edit(dir);
+    return dir;
+  };
+  const json = (dir: string, file: string, change: (value: Record<string, unknown>) => void) => {
+    const value = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Record<string, unknown>;
+    change(value);
+    fs.writeFileSync(path.join(dir, file), JSON.stringify(value));
+  };
+  /** Overwrites value `index` of the tensor with `value` (F32, BF16 or F16 as the file stores it). */
+  const poison = (dir: string, tensor: string, index: number, value: number) => {
+    const file = path.join(dir, 'model.safetensors');
+    const t = readSafetensorsHeader(file).tensors.find((x) => x.name === tensor)!;
+    const bytes = t.dtype === 'F32' ? Buffer.from(new Float32Array([value]).buffer) : Buffer.from(new Uint16Array([value > 0 ? 0x7f80 : 0x7fc0]).buffer);
+    const at = t.offset + index * bytes.length;
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, bytes, 0, bytes.length, at);
+    fs.closeSync(fd);
+  };
+  const nan = variant('nan', (dir) => poison(dir, 'model.layers.0.mlp.up_proj.weight', 5, NaN));
+  const inf = variant('inf', (dir) => poison(dir, 'model.embed_tokens.weight', 0, Infinity));
+  const eosToken = variant('eos-token', (dir) => json(dir, 'tokenizer_config.json', (c) => { c.eos_token = '<|no_such_token|>'; }));
+  const eosIds = variant('eos-ids', (dir) => {
+    json(dir, 'tokenizer_config.json', (c) => { delete c.eos_token; });
+    json(dir, 'generation_config.json', (c) => { c.eos_token_id = [400, 123456]; });
+  });
+  const cases: [string, RegExp][] = [
+    [nan, /nan\/model\.safetensors: tensor model\.layers\.0\.mlp\.up_proj\.weight holds 1 value that is not finite \(the first, NaN, at index 5\)/],
+    [inf, /inf\/model\.safetensors: tensor model\.embed_tokens\.weight holds 1 value that is not finite \(the first, Infinity, at index 0\)/],
+    [eosToken, /eos-token\/tokenizer_config\.json: eos_token "<\|no_such_token\|>" is no token of tokenizer\.json/],
+    [eosIds, /eos-ids\/generation_config\.json: eos_token_id \[400,123456\] lies beyond the tokenizer's 400 tokens, and tokenizer_config\.json names no eos_token: generation would never stop/],
+  ];
+  for (const [dir, message] of cases) {
+    const out = s.rlx('generate', dir, '--prompt', 'hi', '--greedy', '--max-tokens', '2');
+    assert.equal(out.code, 2, `${dir}: ${out.stdout}${out.stderr}`);
+    assert.match(out.stderr, message);
+    assert.equal(out.stderr.trim().split('\n').length, 1, out.stderr);
+  }
+});
+
+test('a config.json whose dimensions the weights cannot hold is refused at once with both figures, by check, plan and generate (issue 43 item 5)', () => {
+  const dir = path.join(s.work, 'layers-1e7');
+  fs.cpSync(QWEN2, dir, { recursive: true });
+  const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...config, num_hidden_layers: 10_000_000 }));
+  const refusal = /layers-1e7\/config\.json implies 433B parameters \(num_hidden_layers 10000000, hidden_size 64, .*\), but the weights beside it hold 112,192 values \(438\.3 KiB in 26 tensors\): the config and the weights disagree/;
+  const spec = s.write('layers.rlx', `env Arith = TextTask { task: addition(digits: 2) }\npolicy B = pretrained("./layers-1e7") { lora { rank: 4 } }\nexperiment X { env: Arith, policy: B, algorithm: GRPO, budget: 1k }\n`);
+  const checked = s.rlx('check', spec);
+  assert.equal(checked.code, 1, checked.stderr);
+  assert.match(checked.stdout, /^layers\.rlx:2:23: error invalid-model: /);
+  assert.match(checked.stdout, refusal);
+  const planned = s.rlx('plan', spec);
+  assert.equal(planned.code, 2, planned.stderr);
+  assert.match(planned.stderr, refusal);
+  const generated = s.rlx('generate', dir, '--prompt', 'hi');
+  assert.equal(generated.code, 2, generated.stderr);
+  assert.match(generated.stderr, refusal);
+  assert.doesNotMatch(generated.stderr, /internal error|heap|\n\s+at /);
 });
 
 test('rlx generate on a run directory completes with the weights the run trained (LoRA over its base)', async () => {

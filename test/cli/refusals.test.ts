@@ -1,5 +1,5 @@
 // Every refusal of user input is one type the command line knows (issue 30, "checks clean
-// means it trains" item 1): each error class of shared/, runtime/, dsl/ and cli/ either extends
+// means it trains" item 1): each error class of shared/, hf/, runtime/, dsl/ and cli/ either extends
 // InputError, and then a spec, plan or run folder that triggers it makes `rlx` exit 2 with the
 // message and no "internal error", or is listed below as not a refusal, with the reason. The
 // classes are found in the sources, so a new one cannot be left out by forgetting a list.
@@ -17,8 +17,8 @@ const NOT_REFUSALS: Record<string, string> = {
   EnvInterruptedError: 'Ctrl-C during a call into an env module: the run stops, it is not refused',
   NonFiniteError: 'a NaN from an env or a reward during training: the run fails (RunFailedError) naming the step',
   DivergedError: 'a loss, gradient or weight that stops being finite during training: the run fails (RunFailedError) naming the learner, the update and the last good checkpoint',
-  TemplateRaised: "a chat template's raise_exception() inside runtime/lm/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
-  TemplateTooCostly: "a chat template's render past its limits (steps, text, clock) inside runtime/lm/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
+  TemplateRaised: "a chat template's raise_exception() inside hf/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
+  TemplateTooCostly: "a chat template's render past its limits (steps, text, clock) inside hf/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
   NotLiteral: "the checker's own signal inside dsl/semantics/env-module.ts; never leaves it",
   ProfileError: "onnxruntime's own profile (RLX_ORT_PROFILE), read by npm run bench -- gpu and never by an rlx command: one not as expected fails the bench",
   PartLoadError: "a learner state part's load() failing, inside runtime/algorithms/learner-state.ts: caught there and refused as a CheckpointStateError naming the part",
@@ -39,7 +39,7 @@ function errorClasses(folders: readonly string[]): Map<string, string> {
   return new Map([...parents].filter(([name]) => isError(name)));
 }
 
-const classes = errorClasses(['shared', 'runtime', 'dsl', 'cli']);
+const classes = errorClasses(['shared', 'hf', 'runtime', 'dsl', 'cli']);
 const extendsInputError = (name: string): boolean => name === 'InputError' || (classes.has(name) && extendsInputError(classes.get(name)!));
 /** The class and its subclasses: an error of any of them is an error of the class. */
 const withSubclasses = (name: string): string[] => [name, ...[...classes].filter(([, parent]) => parent === name).flatMap(([child]) => withSubclasses(child))];
@@ -119,15 +119,23 @@ const TRIGGERS: Record<string, () => string[]> = {
   LmWeightsError: () => ['generate', modelFolder('wider', (dir) => editJson(path.join(dir, 'config.json'), (c) => (c.intermediate_size = 128))), '--prompt', 'x'],
   LoraError: () => ['train', '--plan', editedPlan(pretrainedSpec('lora.rlx', modelFolder('lora'), 'lora { rank: 4 }'), 'lora.json', (p) => (p.policy.params.lora.targets = ['qkv']))],
   MemoryEstimateError: () => {
-    // A 70B-class config beside the tiny tokenizer: refused before its (absent) weights are read.
-    const big = modelFolder('big', (dir) => {
-      fs.rmSync(path.join(dir, 'model.safetensors'));
-      fs.writeFileSync(path.join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: {} }));
-      editJson(path.join(dir, 'config.json'), (c) => Object.assign(c, { hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 80, num_attention_heads: 64, num_key_value_heads: 8 }));
-    });
-    // Planned over a small model, then pointed at the big one: rlx check and plan would stop at its (absent) weights first.
-    return ['train', '--plan', editedPlan(pretrainedSpec('big.rlx', modelFolder('small')), 'big.json', (p) => (p.policy.path = path.join(work, big)))];
+    // The tiny model with an update of 10^5 prompts x 1024 completions: their key/value cache alone
+    // needs terabytes, refused before the weights are read or a run folder is made.
+    const small = modelFolder('small');
+    return ['train', write('big.rlx', `env Sums = TextTask { task: addition(digits: 1) }
+policy Base = pretrained("./${small}")
+algorithm Huge = GRPO { prompts_per_update: 100000, group_size: 1024 }
+experiment Warm { env: Sums, policy: Base, algorithm: Huge, budget: 1000000000 }
+`)];
   },
+  NonFiniteWeightsError: () => ['generate', modelFolder('nan', (dir) => {
+    // A NaN as the first value of the first tensor's data.
+    const file = path.join(dir, 'model.safetensors');
+    const bytes = fs.readFileSync(file);
+    const start = 8 + Number(bytes.readBigUInt64LE(0));
+    bytes.writeFloatLE(Number.NaN, start);
+    fs.writeFileSync(file, bytes);
+  }), '--prompt', 'x'],
   RunPolicyError: () => ['export', trainedRun('pole.rlx'), '--to', 'exported-pole'],
   ExportError: () => {
     const model = modelFolder('gone');

@@ -297,3 +297,12 @@ sweep Speeds over Run { env.speed: [1, 5] }`,
     }
   });
 });
+
+test('a Python env\'s kwargs keep every key as written, __proto__ too, in the plan and its JSON (issue 43 item 15)', () => {
+  const source = 'env Cart = gymnasium("CartPole-v1") {\n  kwargs { __proto__: 3, constructor: 1, render_mode: "x" }\n}\npolicy P = mlp {}\nexperiment E { env: Cart, policy: P, algorithm: PPO, budget: 1k }\n';
+  const [plan] = plansOf({ 'main.rlx': source });
+  const kwargs = plan!.env.params.kwargs as Record<string, unknown>;
+  assert.deepEqual(Object.keys(kwargs), ['__proto__', 'constructor', 'render_mode']);
+  assert.equal(Object.getPrototypeOf(kwargs), Object.prototype, 'no key became the prototype');
+  assert.deepEqual((JSON.parse(stringifyPlan(plan!)) as { env: { params: { kwargs: unknown } } }).env.params.kwargs, JSON.parse('{"__proto__": 3, "constructor": 1, "render_mode": "x"}'));
+});

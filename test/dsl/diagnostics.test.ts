@@ -121,7 +121,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
     {
       name: 'comparisons do not chain',
-      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: eval.success > 0.5 ⟦>⟧ 0.2')}`,
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: train.success > 0.5 ⟦>⟧ 0.2')}`,
       message: "comparisons do not chain: write 'a < b and b < c' instead of 'a < b < c'",
     },
   ],
@@ -510,7 +510,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
     {
       name: 'a stop rule that is not a condition',
-      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: ⟦eval.mean_return + 1⟧')}`,
+      source: `${PRELUDE}${BALANCE.replace('budget: 10k', 'budget: 10k\n  stop: ⟦train.mean_return + 1⟧')}`,
       message: 'expected a condition that is true or false, such as `eval.mean_return >= 475`',
     },
     {
@@ -734,6 +734,21 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: `${PRELUDE}experiment C {\n  env: Rooms\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  curriculum { param: env.size, from: 5, to: 9, advance: ⟦eval.success > 0.5 or steps > 1k⟧ }\n}\n`,
       severity: 'warning',
       message: 'advance reads eval.success, which has no value without an `eval { every: N }` block: the curriculum would never advance; add one, or test train.* metrics',
+    },
+    {
+      name: 'a stop condition over eval metrics in an experiment without evaluations (issue 43 item 18)',
+      source: `${PRELUDE}experiment S {\n  env: Pole\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  stop: ⟦eval.mean_return >= 475 or eval.mean_return < -1⟧\n}\n`,
+      severity: 'warning',
+      message: 'stop reads eval.mean_return, which has no value without an `eval { every: N }` block: the run would never stop early and train its whole budget; add one, or test train.* metrics',
+    },
+    {
+      name: 'a stop condition over eval metrics with an eval block, or over train metrics: no warning',
+      run: () => {
+        for (const body of ['eval { every: 500 }, stop: eval.mean_return >= 475', 'stop: train.mean_return >= 475 or steps > 500']) {
+          const checked = check(`${PRELUDE}experiment S { env: Pole, policy: Actor, algorithm: PPO, budget: 1k, ${body} }\n`);
+          assert.deepEqual(checked.all.filter((d) => d.code === 'suspicious-value'), [], body);
+        }
+      },
     },
     {
       name: 'a sweep of more than 10k members, at its name',
@@ -1444,9 +1459,9 @@ algorithm S = SAC { alpha: 0.2, target_entropy: -1 }
 algorithm D = DQN { double: true, relabel: episode(k: 2), epsilon: 0.1 }
 algorithm Plain = DQN { relabel: none }
 algorithm G = GRPO { reference: none, normalize: none }
-algorithm F = SFT { data: "demos.jsonl" }
+algorithm F = SFT { data: demos }
 algorithm R = REINFORCE { baseline: none }
-experiment E1 { env: Pole, policy: Actor, algorithm: P, budget: 1k, reward: Phys, stop: eval.mean_return >= 475 and steps > 1k or false }
+experiment E1 { env: Pole, policy: Actor, algorithm: P, budget: 1k, reward: Phys, eval { every: 500 }, stop: eval.mean_return >= 475 and steps > 1k or false }
 experiment E2 { env: Rooms, policy: Actor, algorithm: D, budget: 1k, reward: Goal, device: cuda }
 experiment E3 { env: Arith, policy: Tiny, reward: Text, stage w = F { updates: 10 }, stage m = G { budget: 1k } }
 experiment E4 { env: Guess, policy: Tiny, algorithm: R, budget: 1k, reward: Turns }

@@ -60,7 +60,7 @@ describe('a learner module\'s spec, read from its text', () => {
     assert.equal(problem({ kind: 'texts' }), "spec.kind must be 'text' or 'numeric', not \"texts\"");
     assert.equal(problem({ kind: 'text', api: 2 }), 'spec.api is 2, but this rlx implements rlx/learner version 1: update rlx, or write the learner against version 1');
     assert.equal(problem({ kind: 'text', settings: { lr: { type: 'number', default: 1, max: 0.5 } } }), 'spec.settings.lr: min undefined is above max 0.5'.replace('min undefined is above max 0.5', '.default 1 is outside its range [-inf, 0.5]').replace(': .', '.'));
-    assert.equal(problem({ kind: 'text', settings: { learning_rate: { type: 'number', default: 1 } } }), "spec.settings.learning_rate: 'learning_rate' is one of rlx's own settings of every text learner (group_size, prompts_per_update, learning_rate, iterations, max_new_tokens, temperature, max_grad_norm, build_timeout); name yours otherwise");
+    assert.equal(problem({ kind: 'text', settings: { learning_rate: { type: 'number', default: 1 } } }), "spec.settings.learning_rate: 'learning_rate' is one of rlx's own settings of every text learner (group_size, prompts_per_update, learning_rate, iterations, max_new_tokens, temperature, top_k, top_p, min_p, repetition_penalty, stop, max_prompt_length, truncation, max_grad_norm, build_timeout); name yours otherwise");
     assert.equal(problem({ kind: 'text', settings: { m: { type: 'choice', options: ['a'], default: 'b' } } }), 'spec.settings.m.default must be one of its options (a)');
     assert.equal(problem({ kind: 'text', settings: { k: { type: 'int', default: 1.5 } } }), "spec.settings.k.default must be a whole number (type 'int')");
     assert.equal(problem({ kind: 'text', setings: {} }), "a learner's spec has no key 'setings'; its keys are api, kind, doc, settings");
@@ -119,7 +119,7 @@ test('the plan names the module and fills its settings\' defaults', () => {
     name: 'Mine',
     kind: 'module',
     module: 'mine.ts',
-    params: { group_size: 8, prompts_per_update: 16, learning_rate: { schedule: 'constant', value: 1e-4 }, iterations: 1, max_new_tokens: 8, temperature: 1, max_grad_norm: 1, build_timeout: 60, positive_weight: 0.5, mode: 'mean', steps: 2, centred: true },
+    params: { group_size: 8, prompts_per_update: 16, learning_rate: { schedule: 'constant', value: 1e-4 }, iterations: 1, max_new_tokens: 8, temperature: 1, top_k: 'none', top_p: 1, min_p: 0, repetition_penalty: 1, stop: [], max_prompt_length: 'none', truncation: 'left', max_grad_norm: 1, build_timeout: 60, positive_weight: 0.5, mode: 'mean', steps: 2, centred: true },
   });
 });
 

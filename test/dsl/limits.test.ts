@@ -18,9 +18,23 @@ describe('limits', () => {
     const found = problems(text);
     assert.equal(found.length, 1, JSON.stringify(found));
     assert.equal(found[0]!.code, 'syntax-error');
-    assert.match(found[0]!.message, new RegExp(`^nested too deeply: more than ${MAX_NESTING} brackets open at once`));
+    assert.match(found[0]!.message, new RegExp(`^nested too deeply: this bracket is the ${MAX_NESTING + 1}st open at once \\(the declaration's own braces count\\), and rlx follows at most ${MAX_NESTING}`));
     // The reward's `{` is the first bracket; the 100th `(` is the 101st.
     assert.equal(found[0]!.offset, text.indexOf('(') + MAX_NESTING - 1);
+  });
+
+  test('a value nested too deeply: the nesting error alone, nothing of the 0 that stands in for it (issue 43 item 15)', () => {
+    const text = `env E = CartPole { max_steps: ${'('.repeat(MAX_NESTING)}1${')'.repeat(MAX_NESTING)} }\n`;
+    const found = problems(text);
+    assert.deepEqual(found.map((f) => f.code), ['syntax-error'], JSON.stringify(found));
+    assert.doesNotMatch(found[0]!.message, /found 0/);
+  });
+
+  test('a run of 500k NUL characters: one short error, control characters written out (issue 43 item 15)', () => {
+    const text = `env E = CartPole {}\n${'\u0000'.repeat(500_000)}\nenv F = CartPole {}\n`;
+    const found = problems(text);
+    assert.deepEqual(found.map((f) => f.code), ['invalid-character']);
+    assert.equal(found[0]!.message, `unexpected characters '${'\\u0000'.repeat(20)}…' (500,000 of them)`);
   });
 
   test('a chain of 10,000 operators: one error at the first operator past the limit', () => {

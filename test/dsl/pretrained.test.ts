@@ -5,8 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { compile, type Plan } from '../../dsl/index.js';
-import { FAMILIES, parseLmConfig } from '../../runtime/lm/config.js';
-import { linearModules } from '../../runtime/lm/lora.js';
+import { FAMILIES, parseLmConfig } from '../../hf/config.js';
+import { linearModules } from '../../hf/lora.js';
 import { LORA_TARGETS } from '../../dsl/schema/index.js';
 import { checkPretrained, expectPretrained, HF_TINY, modelFolder, tiny, tinyFile, written } from '../helpers/pretrained.js';
 import { virtualPath } from '../helpers/source.js';
@@ -158,10 +158,18 @@ describe('pretrained policies in experiments', () => {
     assert.match(l!.message, /LoRA training 896 parameters\. Use fewer prompts or completions per update, or a smaller model$/);
     assert.match(d!.message, /full fine-tuning\. Use LoRA \(lora \{ rank: 16 \}\), fewer prompts/);
   });
+
+  // The rows come from the algorithm's own work (AlgorithmSpec.work), the trainer's answer too
+  // (test/runtime/lm/train-pretrained.test.ts): GRPO's demonstrations join its update's batch.
+  it('estimates GRPO with sft_data at its samples and its demonstrations, as the trainer does', () => {
+    const source = `policy Base = ${tiny('qwen2')}\n${TEXT}experiment E {\n  env: Arith\n  policy: ⟦Base⟧\n  algorithm: Mixed\n  budget: 1k\n}\nalgorithm Mixed = GRPO { prompts_per_update: 4, group_size: 8, sft_data: demos, sft_batch_size: 12 }\n`;
+    const [d] = expectPretrained(source, [{ code: 'exceeds-memory', severity: 'warning' }], 2 ** 10);
+    assert.match(d!.message, /estimated for GRPO 4 prompts x 8 completions \+ 12 demonstrations, sequences of 128 tokens/);
+  });
 });
 
 describe('LoRA targets in the registry', () => {
-  it('are exactly the module names of the families the trainer builds (runtime/lm/lora.ts)', () => {
+  it('are exactly the module names of the families the trainer builds (hf/lora.ts, hf/families/)', () => {
     const config = JSON.parse(tinyFile('llama', 'config.json')) as Record<string, unknown>;
     const gpt2 = JSON.parse(tinyFile('gpt2', 'config.json')) as Record<string, unknown>;
     const names = new Set<string>();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ALGORITHMS, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES, type ParamSpec, type ValueType } from '../../dsl/schema/index.js';
+import { ALGORITHMS, algorithmWork, dataFilesOf, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES, type ParamSpec, type ValueType } from '../../dsl/schema/index.js';
 import { ALGORITHMS as IMPLEMENTED_ALGORITHMS } from '../../runtime/algorithms/index.js';
 import { DEVICES } from '../../runtime/device.js';
 import { EXPERIMENT } from '../../dsl/schema/declarations.js';
@@ -75,6 +75,40 @@ describe('registry drift: dsl/schema vs runtime', () => {
       assert.deepEqual(sorted(definition.actions), sorted(spec.actions.filter((a) => !notYet.includes(a))), `${definition.name} action kinds`);
       assert.equal(definition.lengthWithoutBudget !== undefined, spec.lengthParam !== undefined, `${definition.name}: a length without a budget (lengthParam in the registry)`);
     }
+  });
+
+  // Each algorithm says what its update holds (rows sampled and trained, a reference copy, files
+  // read) beside its settings: the checker's memory estimate, the trainer's and the device rule
+  // read that one answer, so a new algorithm is counted the moment it is declared, never as 1 row.
+  it('algorithms: each says its work from its own settings (AlgorithmSpec.work), in whole rows', () => {
+    for (const spec of ALGORITHMS) {
+      assert.equal(typeof spec.work, 'function', `${spec.name}: work(params) beside its settings in dsl/schema/algorithms.ts`);
+      const defaults = Object.fromEntries(spec.params.map((p) => [p.name, p.default ?? null]));
+      const read = new Set<string>();
+      const params = new Proxy(defaults, { get: (target, key) => (typeof key === 'string' && read.add(key), target[key as string]) });
+      const envs = [...(spec.actions.includes('text') ? [{ text: true, envs: 1, rowsPerEpisode: 1 }] : []), ...(spec.actions.some((a) => a !== 'text') ? [{ text: false, envs: 4, rowsPerEpisode: 100 }] : [])];
+      for (const on of envs) {
+        const work = algorithmWork(spec, params, on);
+        assert.ok(Number.isInteger(work.trainRows) && work.trainRows >= 1, `${spec.name}: trainRows ${work.trainRows} at its defaults`);
+        assert.ok(Number.isInteger(work.sampleRows) && work.sampleRows >= 0, `${spec.name}: sampleRows ${work.sampleRows}`);
+        if (!on.text) assert.equal(work.sampleRows, 0, `${spec.name}: no language model samples on an env of numbers`);
+        assert.deepEqual(work.dataFiles, [], `${spec.name}: its defaults read no file`);
+      }
+      assert.deepEqual([...read].filter((name) => !(name in defaults)), [], `${spec.name}: work() reads only settings the registry declares`);
+    }
+  });
+
+  // A learner's data file is declared once, by its setting's type (`file` in dsl/schema/build.ts):
+  // the work lists it, so nothing outside the registry names the setting to find it.
+  it('algorithms: the data files a stage reads come from its settings\' file types, not from their names', () => {
+    const grpo = ALGORITHMS.find((a) => a.name === 'GRPO')!;
+    const sft = ALGORITHMS.find((a) => a.name === 'SFT')!;
+    const defaults = (spec: typeof grpo) => Object.fromEntries(spec.params.map((p) => [p.name, p.default ?? null]));
+    assert.deepEqual(dataFilesOf(grpo.params, { ...defaults(grpo), sft_data: 'demos.jsonl' }), [{ param: 'sft_data', path: 'demos.jsonl' }]);
+    assert.deepEqual(dataFilesOf(grpo.params, { ...defaults(grpo), sft_data: 'demos' }), [], 'an option is no file');
+    assert.deepEqual(dataFilesOf(sft.params, { ...defaults(sft), data: 'pairs.jsonl' }), [{ param: 'data', path: 'pairs.jsonl' }]);
+    const fileSettings = ALGORITHMS.flatMap((a) => a.params.filter((p) => p.type.kind === 'oneOf' && p.type.types.some((t) => t.kind === 'string' && t.file)).map((p) => `${a.name}.${p.name}`));
+    assert.deepEqual(fileSettings, ['GRPO.sft_data', 'SFT.data']);
   });
 
   it('policies: which exist, that each reads every param the registry declares', () => {

@@ -9,6 +9,8 @@ import type { AlgorithmDefinition, LearnerDataFiles, TextAlgorithmContext } from
 import { demoOrigin } from '../text/demos.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { grpoSettings, type GrpoSettings } from './settings.js';
+import { controlSettings } from '../../lm/sampling.js';
+import { promptLimitOf } from '../sampling-settings.js';
 import { TEXT_ADAM_EPS, TextPolicyGradient, type TextLearnerConfig } from '../text/policy-gradient.js';
 
 /** The shared text learner's config for GRPO's settings: every setting is read here. */
@@ -18,6 +20,8 @@ export function grpoLearnerConfig(s: GrpoSettings, files?: LearnerDataFiles): Te
     groups: s.prompts_per_update,
     groupSize: s.group_size,
     temperature: s.temperature,
+    ...(s.sampling ? { sampling: s.sampling } : {}),
+    ...(s.max_prompt_length !== null ? { promptLimit: promptLimitOf(s) } : {}),
     maxNewTokens: s.max_new_tokens,
     learningRate: s.learning_rate,
     clip: s.clip,
@@ -37,8 +41,15 @@ export function grpoLearnerConfig(s: GrpoSettings, files?: LearnerDataFiles): Te
     ...(s.credit === 'turn' ? { turnCredit: { baseline: s.baseline, normalize: s.normalize } } : {}),
     memory: { microBatch: s.micro_batch, checkpointing: s.gradient_checkpointing },
     generationBatch: s.generation_batch,
-    settings: s as unknown as Record<string, unknown>,
+    ...(s.sampler_correction !== 'none' ? { sampler: { tisCap: s.sampler_correction === 'tis' ? s.tis_cap : null } } : {}),
+    settings: settingsRecord(s),
   };
+}
+
+/** The settings as hparams record them: the plan's names, the sampling controls' included. */
+function settingsRecord(s: GrpoSettings): Record<string, unknown> {
+  const { sampling, ...rest } = s;
+  return { ...rest, ...controlSettings(sampling) };
 }
 
 export const GRPO: AlgorithmDefinition<GrpoSettings, TextAlgorithmContext> = {

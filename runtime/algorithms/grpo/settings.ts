@@ -7,6 +7,8 @@ import { KL_ESTIMATORS, type KlEstimator } from '../text/kl.js';
 import { OVERLONG, type Overlong } from '../text/overlong.js';
 import { CREDITS, type Credit } from '../text/turn-credit.js';
 import { readTextMemory, type TextMemoryParams } from '../text/memory-settings.js';
+import type { SamplingControls } from '../../lm/sampling.js';
+import { promptLength, samplingControls } from '../sampling-settings.js';
 
 export const LOSS_KINDS = ['sequence', 'token', 'constant'] as const;
 export type LossKind = (typeof LOSS_KINDS)[number];
@@ -30,6 +32,10 @@ export interface GrpoSettings extends TextMemoryParams {
   iterations: number;
   max_new_tokens: number;
   temperature: number;
+  /** top_k, top_p, min_p, repetition_penalty, stop (../sampling-settings.ts); undefined: none set. */
+  sampling: SamplingControls | undefined;
+  max_prompt_length: number | null;
+  truncation: 'left' | 'right';
   max_grad_norm: number;
   dynamic_sampling: boolean;
   max_sampling_rounds: number;
@@ -40,6 +46,9 @@ export interface GrpoSettings extends TextMemoryParams {
   sft_data: 'none' | 'demos' | { file: string };
   sft_coef: Schedulable;
   sft_batch_size: number;
+  /** What the trainer does with the sampler's log-probabilities (../text/policy-gradient-loss.ts `sampler`). */
+  sampler_correction: 'none' | 'log' | 'tis';
+  tis_cap: number;
 }
 
 /** Reads the plan's GRPO params, defaults for missing ones; errors name the param. */
@@ -62,6 +71,8 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     iterations: p.count('iterations'),
     max_new_tokens: p.count('max_new_tokens'),
     temperature: p.number('temperature'),
+    sampling: samplingControls(p),
+    ...promptLength(p),
     max_grad_norm: p.number('max_grad_norm'),
     dynamic_sampling: p.flag('dynamic_sampling'),
     max_sampling_rounds: p.count('max_sampling_rounds'),
@@ -70,6 +81,8 @@ export function grpoSettings(params: Readonly<Record<string, unknown>>): GrpoSet
     credit: p.option('credit', CREDITS),
     sft_data: demoSource(p),
     sft_coef: p.schedule('sft_coef'),
+    sampler_correction: p.option('sampler_correction', ['none', 'log', 'tis']),
+    tis_cap: p.number('tis_cap'),
     sft_batch_size: p.count('sft_batch_size'),
     ...readTextMemory(p, true),
   };

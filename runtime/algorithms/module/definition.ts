@@ -10,6 +10,7 @@ import { LearnerModuleError } from './errors.js';
 import { learnerLabel, loadBundledLearner, loadLearnerModule, type LoadedLearner } from './load.js';
 import { ModuleNumericLearner, type ModuleNumericSettings } from './numeric-learner.js';
 import { ModuleTextLearner, type ModuleTextSettings } from './text-learner.js';
+import { promptLength, samplingControls } from '../sampling-settings.js';
 
 const LOADED = new WeakMap<PlanComponent, AlgorithmDefinition<unknown, unknown>>();
 
@@ -76,6 +77,8 @@ export function learnerDefinition(learner: LoadedLearner, written: string): Algo
         iterations: p.count('iterations'),
         max_new_tokens: p.count('max_new_tokens'),
         temperature: p.number('temperature'),
+        sampling: samplingControls(p),
+        ...promptLength(p),
         max_grad_norm: p.number('max_grad_norm'),
         module,
       };

@@ -12,6 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import * as vm from 'node:vm';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Plugin } from 'esbuild';
 import { learnerModuleSpec, type LearnerModuleSpec } from '../../../dsl/schema/learner-module.js';
@@ -23,6 +25,7 @@ import type { BuildTextLoss } from '../../learner/text-batch.js';
 import { readRunText } from '../../run/run-files.js';
 import { LearnerModuleError } from './errors.js';
 import type { ProbeReply, ProbeRequest } from './probe-protocol.js';
+import { callWatched, watched } from './watchdog.js';
 
 export { LearnerModuleError };
 
@@ -134,18 +137,31 @@ export async function loadBundledLearner(runDir: string, file: string, options: 
 }
 
 async function instantiate(code: string, label: string, options: LearnerLoadOptions): Promise<LoadedLearner> {
-  await probe({ code, label, settings: options.settings, groupSize: options.groupSize }, options.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS);
-  const exports = await importBundle(code, label);
+  const timeoutMs = options.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
+  await probe({ code, label, settings: options.settings, groupSize: options.groupSize }, timeoutMs);
+  const exports = await importBundle(code, label, timeoutMs);
   const { spec, entry } = learnerExports(exports, label);
-  return { label, spec, entry, code };
+  // Called on this thread from now on: under a watchdog (watchdog.ts), as the probe was.
+  const guarded: LearnerEntry = entry.kind === 'numeric'
+    ? { kind: 'numeric', buildLosses: watched(label, 'buildLosses', timeoutMs, entry.buildLosses) }
+    : { kind: 'text', buildLoss: watched(label, 'buildLoss', timeoutMs, entry.buildLoss) };
+  return { label, spec, entry: guarded, code };
 }
 
-/** Imports a bundle on this thread (rlx/learner resolved to this rlx's surface). */
-export async function importBundle(code: string, label: string): Promise<Record<string, unknown>> {
+/**
+ * Imports a bundle on this thread (rlx/learner resolved to this rlx's surface). Its top-level code
+ * runs under the watchdog (watchdog.ts), as its calls do later: the bundle, an ES module, is
+ * turned into a CommonJS function by esbuild and called inside the watchdog's vm script, since an
+ * ES module's evaluation cannot be bounded on the thread that imports it. A bundle with top-level
+ * await (only an ES module holds one) is imported as it is.
+ */
+export async function importBundle(code: string, label: string, timeoutMs = DEFAULT_BUILD_TIMEOUT_MS): Promise<Record<string, unknown>> {
   (globalThis as Record<symbol, unknown>)[LEARNER_API_GLOBAL] = learnerApi;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-learner-'));
   const file = path.join(dir, 'learner.mjs');
   try {
+    const commonJs = await asCommonJs(code, pathToFileURL(file).href);
+    if (commonJs !== undefined) return evaluateWatched(commonJs, file, label, timeoutMs);
     fs.writeFileSync(file, code);
     try {
       return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
@@ -155,6 +171,29 @@ export async function importBundle(code: string, label: string): Promise<Record<
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The bundle as the body of a CommonJS module, or undefined where it cannot be one (top-level await). */
+async function asCommonJs(code: string, url: string): Promise<string | undefined> {
+  const esbuild = await import('esbuild');
+  try {
+    const out = await esbuild.transform(code, { format: 'cjs', platform: 'node', target: 'node20', loader: 'js', logLevel: 'silent', define: { 'import.meta.url': JSON.stringify(url) } });
+    return `'use strict';${out.code}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function evaluateWatched(commonJs: string, file: string, label: string, timeoutMs: number): Record<string, unknown> {
+  const module = { exports: {} as Record<string, unknown> };
+  try {
+    const body = vm.runInThisContext(`(function (exports, require, module, __filename, __dirname) {${commonJs}\n})`, { filename: file }) as (...args: unknown[]) => void;
+    callWatched(label, "the module's top-level code", timeoutMs, () => body.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file)), "a module's top-level code must define its exports and return");
+  } catch (err) {
+    if (err instanceof LearnerModuleError) throw err;
+    throw new LearnerModuleError(`${label}: the module threw while loading: ${describeThrown(err)}`);
+  }
+  return module.exports;
 }
 
 /** The module's spec (checked as the checker checks its text) and the function its kind exports: buildLoss (text) or buildLosses (numeric). */

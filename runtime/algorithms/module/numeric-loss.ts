@@ -73,6 +73,7 @@ export function buildNumericLosses(label: string, buildLosses: BuildNumericLosse
   try {
     result = buildLosses(lg, batch, networks, Object.freeze({ ...settings }));
   } catch (err) {
+    if (err instanceof LearnerModuleError) throw err; // stopped by the watchdog (watchdog.ts), named already
     throw new LearnerModuleError(`${label}: buildLosses threw while building the losses: ${describeThrown(err)}`);
   }
   if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLosses returned a Promise; it must build the graph synchronously and return { critics: { loss }, actor: { loss, every? } }`);

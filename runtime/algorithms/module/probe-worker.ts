@@ -12,7 +12,7 @@ import type { ProbeReply, ProbeRequest } from './probe-protocol.js';
 
 async function main(request: ProbeRequest): Promise<ProbeReply> {
   try {
-    const { entry } = learnerExports(await importBundle(request.code, request.label), request.label);
+    const { entry } = learnerExports(await importBundle(request.code, request.label, 0x7fffffff), request.label); // load.ts stops this thread at build_timeout
     if (entry.kind === 'numeric') buildNumericLosses(request.label, entry.buildLosses, request.settings, 0.99, standInNetworks());
     else {
       buildTextLoss(request.label, entry.buildLoss, request.settings, request.groupSize, 'T', {

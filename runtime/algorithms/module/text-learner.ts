@@ -23,6 +23,8 @@ import { ReferencePolicy, logProbSession } from '../text/log-prob-sessions.js';
 import { tokenLogProbs } from '../text/tokens.js';
 import type { LoadedLearner } from './load.js';
 import { buildTextLoss } from './text-loss.js';
+import { controlSettings, type SamplingControls } from '../../lm/sampling.js';
+import { promptLimitOf } from '../sampling-settings.js';
 
 export const MODULE_ADAM_EPS = 1e-8;
 
@@ -34,6 +36,10 @@ export interface ModuleTextSettings {
   readonly iterations: number;
   readonly max_new_tokens: number;
   readonly temperature: number;
+  /** top_k, top_p, min_p, repetition_penalty, stop (../sampling-settings.ts); undefined: none set. */
+  readonly sampling: SamplingControls | undefined;
+  readonly max_prompt_length: number | null;
+  readonly truncation: 'left' | 'right';
   readonly max_grad_norm: number;
   readonly module: LearnerSettings;
 }
@@ -104,9 +110,13 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
     return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
   }
 
+  samplingControls(): SamplingControls | undefined {
+    return this.settings.sampling;
+  }
+
   hparams(): Record<string, unknown> {
-    const { module, ...own } = this.settings;
-    return { ...own, ...module, row_width: this.width, adam_eps: MODULE_ADAM_EPS };
+    const { module, sampling, ...own } = this.settings;
+    return { ...own, ...controlSettings(sampling), ...module, row_width: this.width, adam_eps: MODULE_ADAM_EPS };
   }
 
   async iterate(): Promise<Record<string, number>> {
@@ -114,7 +124,8 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
     const G = c.group_size;
     const lr = scheduleValue(c.learning_rate, this.globalStep, this.budget);
     const batch = await collectGroups(this.env, this.policy, c.prompts_per_update, this.budget - this.globalStep, {
-      groupSize: G, startRng: this.promptRng, sampleRng: this.sampleRng, temperature: c.temperature, maxNewTokens: c.max_new_tokens,
+      groupSize: G, startRng: this.promptRng, sampleRng: this.sampleRng, temperature: c.temperature, maxNewTokens: c.max_new_tokens, ...(c.sampling ? { sampling: c.sampling } : {}),
+      ...(c.max_prompt_length !== null ? { promptLimit: promptLimitOf(c) } : {}),
     });
     const { rows, width: T } = batch;
     const s = this.scalars;

@@ -73,6 +73,7 @@ export function buildTextLoss(label: string, buildLoss: BuildTextLoss, settings:
   try {
     result = buildLoss(lg, batch, Object.freeze({ ...settings }));
   } catch (err) {
+    if (err instanceof LearnerModuleError) throw err; // stopped by the watchdog (watchdog.ts), named already
     throw new LearnerModuleError(`${label}: buildLoss threw while building the loss: ${describeThrown(err)}`);
   }
   if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLoss returned a Promise; it must build the graph synchronously and return { loss, metrics? }`);

@@ -3,32 +3,12 @@
 // (pi_ref). Shared by the policy-gradient learner (policy-gradient.ts) and learner modules
 // (../module/text-learner.ts).
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
-import { Session, writeCount, type Compute, type Dim, type Feed, type Precision, type WeightStore } from '../../tensor/index.js';
+import { writeCount, type Compute, type Dim, type Feed, type WeightStore } from '../../tensor/index.js';
 import { buildLogProbs } from './tokens.js';
-import { tokenLogProbRun, wholeUpdate, type LogProbRun, type MemoryChoice } from './token-step.js';
+import { logProbSession, onGpu } from './log-prob-pass.js';
+import { tokenLogProbRun, type LogProbRun, type MemoryChoice } from './token-step.js';
 
-/**
- * The precision a log-probability pass is written in: the experiment's on a GPU, so that pi_old's
- * pass computes what the fp16 gradient step's own forward pass does (the first step's ratio
- * pi / pi_old is 1, up to onnxruntime's fusions: docs/gpu.md "Precision") with half the bytes per
- * product; float32 on the CPU, whose provider computes float16 products in float32, so that fp16
- * there would only add casts (the checker warns).
- */
-export function logProbPrecision(compute: Compute): Precision {
-  return compute.precision === 'fp16' && onGpu(compute) ? 'fp16' : 'fp32';
-}
-
-/**
- * A session giving log pi(target) at every position for `weights`. A model's frozen weights are
- * baked into it on a GPU, where a feed would be copied to the device at every run (as the
- * gradient step does: GradientParts' `fed`); in fp16 one read only by a product is baked as
- * float16 (mixed-precision.ts), half its bytes. `precision`: logProbPrecision's unless given;
- * `bake`: the weights baked (the others of `weights` fed), the frozen ones on a GPU unless given.
- */
-export function logProbSession(model: LanguageModel, T: Dim, weights: WeightStore, compute: Compute, precision: Precision = logProbPrecision(compute), bake: WeightStore | undefined = onGpu(compute) ? model.frozenWeights : undefined): Promise<Session> {
-  const forward = buildLogProbs(model, T);
-  return Session.create(forward.graph, { logp: forward.logProb }, { providers: compute.providers, weights, bake, precision, intraOpNumThreads: compute.opThreads });
-}
+export { logProbPrecision, logProbSession } from './log-prob-pass.js';
 
 /**
  * pi_ref: the model's weights as the stage began (a copy, kept in the checkpoint) and log pi(target)
@@ -89,6 +69,3 @@ export class ReferencePolicy {
   }
 }
 
-function onGpu(compute: Compute): boolean {
-  return compute.providers.some((p) => p !== 'cpu');
-}

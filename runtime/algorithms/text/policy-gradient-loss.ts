@@ -39,7 +39,7 @@ export const GRPO_LOSS_TOKENS = ['mask', 'token_weight', 'sft_weight'] as const;
 export interface GrpoLoss {
   readonly graph: Graph;
   readonly loss: Tensor;
-  readonly metrics: Readonly<Record<(typeof LOSS_METRICS)[number], Tensor>> & { readonly sft?: Tensor };
+  readonly metrics: Readonly<Record<(typeof LOSS_METRICS)[number], Tensor>> & { readonly sft?: Tensor; readonly sampler_kl?: Tensor };
 }
 
 export interface GrpoLossOptions {
@@ -56,6 +56,15 @@ export interface GrpoLossOptions {
    * Absent: no such inputs, the graph of plain GRPO.
    */
   readonly demos?: { readonly samplingTemperatureIsOne: boolean };
+  /**
+   * The sampler's own log-probabilities of the sampled tokens fed as `sampler_logp` [B, T] (the
+   * distribution each token was drawn from, as the sampler computed it), with the metric
+   * `sampler_kl`: the mean over the learned tokens of k3 = r - log r - 1, r = pi_old / pi_sampler,
+   * an estimate of KL(sampler || trainer) (verl's and TRL's rollout/trainer mismatch). `tisCap`:
+   * truncated importance sampling (Yao et al. 2025), each token's surrogate weighted by
+   * min(pi_old / pi_sampler, cap), the weight's gradient stopped. Absent: neither.
+   */
+  readonly sampler?: { readonly tisCap: number | null };
 }
 
 /**
@@ -82,13 +91,24 @@ export function buildGrpoLoss(model: LanguageModel, T: Dim, options: GrpoLossOpt
   const oldLogp = fedOldLogp ?? g.stopGradient(logProb);
   const refLogp = fedRefLogp ?? g.stopGradient(logProb);
   const ratio = g.exp(g.sub(logProb, oldLogp));
-  const surrogate = clippedSurrogate(g, ratio, advantages, ratioLow, ratioHigh);
+  const samplerLogp = options.sampler ? g.input('sampler_logp', 'float32', ['B', T]) : null;
+  // log(pi_old / pi_sampler) per token, no gradient: pi_old is the trainer's view of the sampling policy.
+  const samplerGap = samplerLogp ? g.stopGradient(g.sub(oldLogp, samplerLogp)) : null;
+  const plainSurrogate = clippedSurrogate(g, ratio, advantages, ratioLow, ratioHigh);
+  const tisCap = options.sampler?.tisCap;
+  const surrogate = samplerGap && tisCap != null ? g.mul(plainSurrogate, g.min(g.exp(samplerGap), tisCap)) : plainSurrogate;
   const kl = klTerm(g, g.sub(refLogp, logProb), options.klEstimator ?? 'k3');
   const policyLoss = g.neg(g.reduceSum(g.mul(weight, surrogate)));
   const tokenEntropy = entropy(g, logSoftmax);
   const loss = g.sub(g.add(policyLoss, g.mul(klCoef, g.reduceSum(g.mul(weight, kl)))), g.mul(entCoef, g.reduceSum(g.mul(weight, tokenEntropy))));
   const meanOverTokens = (x: Tensor) => g.mul(g.reduceSum(g.mul(x, batch.mask)), invTokens);
-  const metrics = { policy_loss: policyLoss, kl: meanOverTokens(kl), clip_fraction: meanOverTokens(clipped(g, ratio, advantages, ratioLow, ratioHigh)), entropy: meanOverTokens(tokenEntropy) };
+  const metrics = {
+    policy_loss: policyLoss,
+    kl: meanOverTokens(kl),
+    clip_fraction: meanOverTokens(clipped(g, ratio, advantages, ratioLow, ratioHigh)),
+    entropy: meanOverTokens(tokenEntropy),
+    ...(samplerGap ? { sampler_kl: meanOverTokens(g.sub(g.sub(g.exp(samplerGap), samplerGap), 1)) } : {}),
+  };
   if (!options.demos) return { graph: g, loss, metrics };
   // The demonstrations' rows are part of the batch: one forward pass and one gradient step for
   // both terms. Their advantages and token weights are 0, so the policy-gradient terms ignore them;

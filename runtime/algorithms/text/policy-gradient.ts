@@ -28,7 +28,8 @@ import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
 import { Adam, type Dim } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
-import type { TextEnv } from '../../text/text-env.js';
+import type { Rollouts, TextEnv } from '../../text/text-env.js';
+import { InputError } from '../../../shared/input-error.js';
 import type { Algorithm, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
@@ -47,6 +48,8 @@ import { chooseGenerationBatch, memoryMetrics } from './token-step.js';
 import { ReferencePolicy } from './log-prob-sessions.js';
 import { buildLogProbs } from './tokens.js';
 import { chooseMemory, expectedRowLength, tokenGradientRun, tokenLogProbRun, type LogProbRun, type MemoryChoice, type MemorySettings, type TokenGradientRun } from './token-step.js';
+import type { SamplingControls } from '../../lm/sampling.js';
+import type { PromptLimit } from '../../text/text-env.js';
 
 export const TEXT_ADAM_EPS = 1e-8;
 export type { TokenWeighting } from './token-weights.js';
@@ -58,6 +61,9 @@ export interface TextLearnerConfig {
   readonly groups: number;
   readonly groupSize: number;
   readonly temperature: number;
+  /** top_k, top_p, min_p, repetition_penalty, stop strings for the rollouts (text-env.ts RolloutOptions.sampling). */
+  readonly sampling?: SamplingControls;
+  readonly promptLimit?: PromptLimit;
   readonly maxNewTokens?: number;
   readonly learningRate: Schedulable;
   readonly clip: Schedulable;
@@ -89,6 +95,8 @@ export interface TextLearnerConfig {
   readonly overlong?: OverlongSetting;
   /** micro_batch and gradient_checkpointing (token-step.ts); absent: auto. */
   readonly memory?: MemorySettings;
+  /** The sampler's log-probabilities fed to the loss: train/sampler_kl, and with tisCap truncated importance sampling (policy-gradient-loss.ts); absent: neither. */
+  readonly sampler?: { readonly tisCap: number | null };
   /** Rows sampled at once; absent or auto: as many as fit. */
   readonly generationBatch?: number | 'auto';
 }
@@ -105,6 +113,8 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
   private iteration = 0;
   private readonly metricSlots: readonly number[];
   private readonly sftSlot: number;
+  /** train/sampler_kl's slot among the step's metrics (-1 without sampler_correction). */
+  private readonly samplerSlot: number;
   private readonly scalars = {
     invTokens: new Float32Array(1),
     ratioLow: new Float32Array(1),
@@ -148,6 +158,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     });
     this.metricSlots = LOSS_METRICS.map((name) => gradients.metricNames.indexOf(name));
     this.sftSlot = gradients.metricNames.indexOf('sft');
+    this.samplerSlot = gradients.metricNames.indexOf('sampler_kl');
     this.saved = learnerState<TextLearnerState>(config.name, {
       ...sampledTextParts(this, { promptRng, sampleRng, weights: policy.weights, reference, optimizer: this.optimizer, lossScaler: gradients.lossScaler }),
       // Only with sft_data (a checkpoint from before it has none).
@@ -172,7 +183,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     const keepsReference = config.klCoef > 0;
     const referenceFed = keepsReference && !config.klInReward;
     const demoRows = config.demos?.batchSize ?? 0;
-    const lossOptions = { oldFed, referenceFed, klEstimator: config.klEstimator, ...(config.demos ? { demos: { samplingTemperatureIsOne: config.temperature === 1 } } : {}) };
+    const lossOptions = { oldFed, referenceFed, klEstimator: config.klEstimator, ...(config.demos ? { demos: { samplingTemperatureIsOne: config.temperature === 1 } } : {}), ...(config.sampler ? { sampler: config.sampler } : {}) };
     const memory = chooseMemory(model, config.memory ?? { microBatch: 'auto', checkpointing: 'auto' }, rows + demoRows, expectedRowLength(model, config.maxNewTokens), context.compute);
     const gradients = await tokenGradientRun(model, (source) => buildGrpoLoss(source, T, lossOptions), GRPO_LOSS_TOKENS, memory, context.compute, { B: rows + demoRows });
     const logProbs = oldFed || (keepsReference && config.klInReward) ? await tokenLogProbRun(model, T, buildLogProbs, memory, context.compute) : null;
@@ -183,6 +194,10 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name })
       : null;
     return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, demos, { ...memory, generationBatch });
+  }
+
+  samplingControls(): SamplingControls | undefined {
+    return this.config.sampling;
   }
 
   hparams(): Record<string, unknown> {
@@ -202,8 +217,10 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       startRng: this.promptRng,
       sampleRng: this.sampleRng,
       temperature: c.temperature,
+      ...(c.sampling ? { sampling: c.sampling } : {}),
+      ...(c.promptLimit ? { promptLimit: c.promptLimit } : {}),
       ...(c.maxNewTokens !== undefined ? { maxNewTokens: c.maxNewTokens } : {}),
-      ...(c.entropyTopFraction !== undefined && c.entropyTopFraction < 1 ? { tokenStatistics: true } : {}),
+      ...((c.entropyTopFraction !== undefined && c.entropyTopFraction < 1) || c.sampler ? { tokenStatistics: true } : {}),
     }, { overlong: c.overlong ?? { mode: 'keep', buffer: 0 }, dynamicSampling: c.dynamicSampling ?? null, refeed: rowFeedsOf(this.policy), where: c.name });
     const { rows } = batch;
     const s = this.scalars;
@@ -244,6 +261,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       ...(this.lossInputs.oldFed ? { old_logp: { data: oldLogp!, dims: [B, T] } } : {}),
       ...(this.lossInputs.referenceFed ? { ref_logp: { data: refLogp!, dims: [B, T] } } : {}),
       token_weight: { data: joined?.extend(weight) ?? weight, dims: [B, T] },
+      ...(c.sampler ? { sampler_logp: { data: joined?.extend(samplerLogProbs(batch, c.name)) ?? samplerLogProbs(batch, c.name), dims: [B, T] } } : {}),
       ...(joined ? { sft_weight: { data: joined.sftWeight, dims: [B, T] }, sft_coef: s.sftCoef } : {}),
       inv_tokens: s.invTokens,
       ratio_low: s.ratioLow,
@@ -254,10 +272,13 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     const sums = new Float64Array(LOSS_METRICS.length);
     let sft = 0;
     let gradNorm = 0;
+    let samplerKl = 0;
     for (let k = 0; k < c.iterations; k++) {
       this.iteration = k;
       const out = await this.checked.step(feeds, lr);
       gradNorm = out.gradNorm;
+      // The first step's: the weights that sampled the batch (later steps have moved them).
+      if (k === 0 && this.samplerSlot >= 0) samplerKl = out.metrics[this.samplerSlot]!;
       this.metricSlots.forEach((slot, m) => (sums[m] += out.metrics[slot]! / c.iterations));
       if (joined) sft += out.metrics[this.sftSlot]! / c.iterations;
     }
@@ -278,6 +299,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
       metrics['losses/sft'] = sft;
       metrics['charts/sft_coef'] = sftCoef;
     }
+    if (this.samplerSlot >= 0) metrics['train/sampler_kl'] = samplerKl;
     if (selection) Object.assign(metrics, { 'train/entropy_threshold': selection.threshold, 'train/entropy_kept_fraction': selection.keptFraction });
     // With the KL in the reward the loss has no KL term: the KL reported is the reward's, with the mean taken off a sample's reward.
     if (rewardKl !== undefined) {
@@ -286,6 +308,12 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     }
     return metrics;
   }
+}
+
+/** The sampler's log-probabilities of the batch's tokens (sampler_correction), which only single-turn tasks record. */
+function samplerLogProbs(batch: Rollouts, learner: string): Float32Array {
+  if (!batch.tokenSamplerLogProb) throw new InputError(`${learner}: sampler_correction needs the sampler's log-probability of every token, which dialogues do not record yet; use it with a single-turn text task (TextTask), or set sampler_correction: none`);
+  return batch.tokenSamplerLogProb;
 }
 
 /** A pretrained model's row feeds, which joining batches of different widths rebuilds (rollout-groups.ts). */

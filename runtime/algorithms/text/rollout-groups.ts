@@ -58,6 +58,7 @@ export function selectGroups(batch: Rollouts, groupSize: number, groups: readonl
     tokenTurn: pickRows(turns.tokenTurn, T, rows),
   };
   const tokenEntropy = batch.tokenEntropy && pickRows(batch.tokenEntropy, T, rows);
+  const tokenSamplerLogProb = batch.tokenSamplerLogProb && pickRows(batch.tokenSamplerLogProb, T, rows);
   return {
     ...batch,
     rows: rows.length,
@@ -73,6 +74,7 @@ export function selectGroups(batch: Rollouts, groupSize: number, groups: readonl
     ...(completions ? { completions } : {}),
     ...(turnRewards ? { turnRewards } : {}),
     ...(tokenEntropy ? { tokenEntropy } : {}),
+    ...(tokenSamplerLogProb ? { tokenSamplerLogProb } : {}),
   };
 }
 
@@ -171,5 +173,6 @@ export function concatRollouts(batches: readonly Rollouts[], refeed?: Refeed): R
     ...(completions ? { completions } : {}),
     ...(turnRewards ? { turnRewards } : {}),
     ...(batches.every((b) => b.tokenEntropy) ? { tokenEntropy: join((b) => b.tokenEntropy!, rowWide, widths) } : {}),
+    ...(batches.every((b) => b.tokenSamplerLogProb) ? { tokenSamplerLogProb: join((b) => b.tokenSamplerLogProb!, rowWide, widths) } : {}),
   } as Rollouts;
 }

@@ -16,9 +16,9 @@ import { isPretrained } from '../../policies/pretrained.js';
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import { GradientStep, type Session, type Compute, type Dim, type Feed, type Graph, type HostArray, type LossScaler, type StepResult, type Tensor, type WeightStore } from '../../tensor/index.js';
 import { SegmentedLogProbs, SegmentedStep, type BuiltLoss, type LogitsSource, type SegmentedModel } from '../../lm/segmented-step.js';
-import { ACTIVATION_SHARE, fitMemory, HEAD_TOKENS, kvCacheBytes, type MemoryChoice, type MemorySettings } from '../../lm/memory.js';
+import { ACTIVATION_SHARE, fitMemory, HEAD_TOKENS, KV_CACHE_COPIES, kvCacheBytes, type MemoryChoice, type MemorySettings } from '../../../hf/memory.js';
 import type { GradientRun } from '../checked-step.js';
-import { logProbSession } from './log-prob-sessions.js';
+import { logProbSession, onGpu } from './log-prob-pass.js';
 
 export type { MemoryChoice, MemorySettings };
 
@@ -84,11 +84,6 @@ export async function tokenLogProbRun(model: LanguageModel, T: Dim, buildLogProb
   return new MicroBatchedLogProbs(session, choice.microBatch);
 }
 
-/** Every row through at once: the one-graph step, as before micro-batches (character-level models, tests). */
-export function wholeUpdate(rows: number): MemoryChoice {
-  return { microBatch: rows, checkpointing: false };
-}
-
 /**
  * Prompt tokens assumed before a completion when nothing says how long prompts are: a chat
  * prompt of a few sentences with the template's markers (the checker's estimate assumes the same).
@@ -104,7 +99,7 @@ export function expectedRowLength(model: LanguageModel, maxNewTokens: number | u
 export function chooseGenerationBatch(model: LanguageModel, setting: number | 'auto', rows: number, length: number, available = os.freemem()): number {
   if (setting !== 'auto') return setting;
   if (!isPretrained(model)) return rows;
-  const perRow = kvCacheBytes(model.lm.config, 1, length);
+  const perRow = KV_CACHE_COPIES * kvCacheBytes(model.lm.config, 1, length);
   return Math.max(1, Math.min(rows, Math.floor((available * ACTIVATION_SHARE) / perRow)));
 }
 
@@ -116,9 +111,6 @@ export function memoryMetrics(): Record<string, number> {
   return { 'memory/peak_rss_bytes': process.resourceUsage().maxRSS * 1024 };
 }
 
-function onGpu(compute: Compute): boolean {
-  return compute.providers.some((p) => p !== 'cpu');
-}
 
 /** The policy with its logits taken from `source` (the segmented head), for loss builders that read only sequenceLogits. */
 function asModel(model: LanguageModel, source: LogitsSource): LanguageModel {

@@ -5,7 +5,7 @@
 // probe-cache.ts decides when to probe and keeps the answers.
 import { spawn } from 'node:child_process';
 import type { PythonEnvAction, PythonEnvFacts, PythonEnvProbeFailure, PythonEnvQuery } from '../../../dsl/schema/python-env-facts.js';
-import { workerScript, type WorkerConfig } from './python-worker.js';
+import { killProcessGroup, workerScript, type WorkerConfig } from './python-worker.js';
 
 /**
  * Seconds a probe may take beyond the env's env_timeout: Python's start and `import gymnasium`
@@ -48,9 +48,11 @@ export function probePythonEnv(query: PythonEnvQuery, options: ProbeOptions): Pr
       resolve(failed((err as Error).message));
       return;
     }
+    // Its own process group (as python-worker.ts's workers): what the env starts ends with the probe.
     const child = spawn(options.python, ['-u', script, '--probe', JSON.stringify(config)], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...(options.processEnv ?? process.env), PYTHONDONTWRITEBYTECODE: '1' },
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
@@ -62,7 +64,7 @@ export function probePythonEnv(query: PythonEnvQuery, options: ProbeOptions): Pr
       resolve(result);
     };
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      killProcessGroup(child);
       finish(failed(`Python did not answer within ${timeoutMs / 1000} s (env_timeout plus ${PROBE_START_SECONDS} s to start); training would wait as long`));
     }, timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -74,6 +76,9 @@ export function probePythonEnv(query: PythonEnvQuery, options: ProbeOptions): Pr
     child.on('error', (err) => {
       finish(failed(`cannot start Python '${options.python}': ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : err.message}; install Python 3 with numpy and gymnasium, or name the interpreter with the env's \`python\` setting or RLX_PYTHON`));
     });
+    // The worker has answered and exited: what its env started goes too (it may hold the pipes
+    // open, which would keep 'close' from coming).
+    child.on('exit', () => killProcessGroup(child));
     child.on('close', (code, signal) => {
       const answer = lastLine(stdout);
       if (answer.startsWith('{')) {
@@ -94,6 +99,8 @@ export function probePythonEnv(query: PythonEnvQuery, options: ProbeOptions): Pr
 interface Handshake {
   readonly ok: boolean;
   readonly error?: string;
+  /** worker.py's Refusal: a space rlx does not take. */
+  readonly refused?: boolean;
   readonly observation?: { kind: string; shape?: number[] };
   readonly action?: { kind: string; n?: number; shape?: number[] };
   readonly max_steps?: number | null;
@@ -107,7 +114,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The facts a handshake gives, or the failure it reports (its traceback's last line). */
 export function factsOf(handshake: Handshake): ProbeResult {
-  if (!handshake.ok) return failed(lastLine(handshake.error ?? '') || 'the env could not be made');
+  if (!handshake.ok) {
+    const message = lastLine(handshake.error ?? '') || 'the env could not be made';
+    return handshake.refused === true ? { kind: 'failed', message, refused: true } : failed(message);
+  }
   const { observation, action } = handshake;
   const size = observation?.kind === 'discrete' ? 1 : observation?.kind === 'box' ? product(observation.shape ?? []) : undefined;
   const given = handshake.observation_names;

@@ -349,11 +349,13 @@ export class PythonEnvs implements CopyBatch {
 
   private handshake(worker: PythonWorker): Handshake {
     const startMs = Math.max(this.options.timeoutSeconds, MIN_START_SECONDS) * 1000;
+    // Start-up is allowed env_timeout but at least MIN_START_SECONDS: say which, not "env_timeout" for a wait it did not set.
+    const limit = this.options.timeoutSeconds >= MIN_START_SECONDS ? 'env_timeout' : `the start-up allowance: env_timeout is ${this.options.timeoutSeconds} s, and starting may take ${MIN_START_SECONDS} s`;
     const head = new Uint8Array(4);
-    worker.receive(head, 'while starting (importing gymnasium and making the env)', startMs);
+    worker.receive(head, 'while starting (importing gymnasium and making the env)', startMs, limit);
     const length = new DataView(head.buffer).getUint32(0, true);
     const body = new Uint8Array(length);
-    worker.receive(body, 'while starting', startMs);
+    worker.receive(body, 'while starting', startMs, limit);
     const said = JSON.parse(Buffer.from(body).toString('utf8')) as Handshake;
     if (!said.ok) {
       this.close();

@@ -80,9 +80,12 @@ export class PythonWorker {
       imports: config.imports,
       maxSteps: config.maxSteps,
     };
+    // A process group of its own (detached: setsid), so that what the env starts (a simulator,
+    // a server, `sleep` in a subprocess) ends with the worker: close() kills the whole group.
     this.child = spawn(python, ['-u', script, commandsPath, resultsPath, JSON.stringify(said)], {
       stdio: ['ignore', this.log, this.log],
       env: { ...env, PYTHONDONTWRITEBYTECODE: '1' },
+      detached: true,
     });
     this.child.on('error', () => {}); // a failed spawn is seen synchronously below (no pid)
     if (this.child.pid === undefined) {
@@ -118,12 +121,19 @@ export class PythonWorker {
     while (at < bytes.length) at += fs.writeSync(this.commands, bytes, at, bytes.length - at);
   }
 
-  /** Reads exactly `into.length` bytes, or fails naming `what` (the worker died, or took longer than the timeout). */
-  receive(into: Uint8Array, what: string, timeoutMs = this.timeoutMs): void {
+  /**
+   * Reads exactly `into.length` bytes, or fails naming `what` (the worker died, or took longer
+   * than the timeout); `limit` says where the timeout comes from, for the message.
+   */
+  receive(into: Uint8Array, what: string, timeoutMs = this.timeoutMs, limit = 'env_timeout'): void {
     if (this.closed) throw new PythonEnvError(`${this.label}: the Python worker was stopped`);
+    this.limit = limit;
     if (this.isConnected) this.receiveBlocking(into, what, timeoutMs);
     else this.receivePolling(into, what, timeoutMs);
   }
+
+  /** What the timeout of the receive() under way is, in words. */
+  private limit = 'env_timeout';
 
   /** The worker has its end open: a read returns data, or end of file once it has died (or the watchdog killed it). */
   private receiveBlocking(into: Uint8Array, what: string, timeoutMs: number): void {
@@ -142,7 +152,7 @@ export class PythonWorker {
         at += got;
       }
     } finally {
-      if (finish(token)) this.fail(`${what} did not return within ${timeoutMs / 1000} s (env_timeout); the worker was stopped`);
+      if (finish(token)) this.fail(`${what} did not return within ${timeoutMs / 1000} s (${this.limit}); the worker was stopped`);
     }
     if (at < into.length) this.fail(`the Python worker (pid ${this.pid}) died ${what}`);
   }
@@ -168,7 +178,7 @@ export class PythonWorker {
       if (got === 0 && this.exited()) this.fail(`the Python worker (pid ${this.pid}) died ${what}`);
       polls++;
       if (polls > 200) {
-        if (Date.now() > deadline) this.fail(`${what} did not return within ${timeoutMs / 1000} s (env_timeout); the worker was stopped`);
+        if (Date.now() > deadline) this.fail(`${what} did not return within ${timeoutMs / 1000} s (${this.limit}); the worker was stopped`);
         Atomics.wait(this.sleeper, 0, 0, polls > 20000 ? 1 : 0.02);
       }
     }
@@ -187,16 +197,12 @@ export class PythonWorker {
     }
   }
 
-  /** Kills the worker and removes its FIFOs; harmless when done already. */
+  /** Kills the worker and every process of its group (what the env started), and removes its FIFOs; harmless when done already. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     live.delete(this);
-    try {
-      this.child.kill('SIGKILL');
-    } catch {
-      // gone already
-    }
+    killProcessGroup(this.child);
     this.cleanUp();
   }
 
@@ -230,6 +236,25 @@ export class PythonWorker {
       }
     }
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Kills `child` and the processes of its group (it was spawned detached: the group is its own).
+ * A process the env started that left the group (setsid of its own) is beyond reach.
+ */
+export function killProcessGroup(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is empty already
+  }
+  try {
+    child.kill('SIGKILL');
+  } catch {
+    // gone already
   }
 }
 

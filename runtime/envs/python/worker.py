@@ -114,7 +114,13 @@ def observation_names(space, np):
     for path, _leaf, count, _low, _high in parts:
         base = '_'.join(identifier(str(key)) for key in path)
         names.extend([base] if count == 1 else [f'{base}_{k}' for k in range(count)])
-    return names if len(set(names)) == len(names) else positional
+    # A key of thousands of characters makes no name to write in a reward term: positions instead.
+    readable = all(len(n) <= MAX_NAME_LENGTH for n in names)
+    return names if readable and len(set(names)) == len(names) else positional
+
+
+# The longest observation name taken from a Dict's keys.
+MAX_NAME_LENGTH = 100
 
 
 def identifier(key):
@@ -142,8 +148,59 @@ def action_space_of(space, np):
     raise Refusal(f'the action space is {space_name(space)}; {takes}')
 
 
+# The most numbers a space may hold (an observation, a Box or MultiBinary action): 2^20, an image
+# of 591 x 591 x 3. More is no env a policy here trains on, and its bounds and names alone would
+# be a handshake of gigabytes (a Box of 10^9 numbers took 4.3 GB to describe).
+MAX_SPACE_NUMBERS = 1 << 20
+# The most choices of a Discrete action: a policy's head has one output per choice.
+MAX_DISCRETE_ACTIONS = 1 << 16
+
+
+def shape_numbers(shape):
+    """How many numbers a shape holds, in Python's integers (np.prod overflows past 2^63)."""
+    count = 1
+    for d in shape:
+        count *= int(d)
+    return count
+
+
+def check_space_size(space, np, role):
+    """A Refusal, with its size, for a space that holds no numbers or absurdly many; before
+    anything is built from it (bounds, names, buffers)."""
+    name = type(space).__name__
+    if role == 'action' and name == 'Discrete':
+        n = int(space.n)
+        if n < 1 or n > MAX_DISCRETE_ACTIONS:
+            raise Refusal(f'the action space {space_name(space)} has {n:,} actions; rlx takes Discrete actions of 1 to {MAX_DISCRETE_ACTIONS:,} choices '
+                          '(a policy has one output per choice): wrap the env so that it takes fewer')
+        return
+    if name == 'Dict':
+        counts = [shape_numbers(getattr(sub, 'shape', None) or ()) for sub in leaves(space)]
+        total = sum(counts)
+    elif name in ('Box', 'MultiBinary', 'MultiDiscrete'):
+        total = shape_numbers(space.shape)
+    else:
+        return  # Discrete observations are one number; other spaces are refused by space_of()
+    if total == 0:
+        shape = f' (shape {tuple(int(d) for d in space.shape)})' if name != 'Dict' else ''
+        raise Refusal(f'the {role} space {space_name(space)} holds no numbers{shape}; rlx takes {role} spaces of at least one number')
+    if total > MAX_SPACE_NUMBERS:
+        raise Refusal(f'the {role} space {space_name(space)} holds {total:,} numbers; rlx takes {role} spaces of at most {MAX_SPACE_NUMBERS:,} '
+                      '(an image of 591 x 591 x 3): downscale or crop it with a Gymnasium wrapper')
+
+
+def leaves(space):
+    """The non-Dict spaces inside a Dict, in its order."""
+    for sub in space.spaces.values():
+        if type(sub).__name__ == 'Dict':
+            yield from leaves(sub)
+        else:
+            yield sub
+
+
 def space_of(space, np, role):
     """The handshake's description of a space in its role ('observation' or 'action'), or a Refusal naming it."""
+    check_space_size(space, np, role)
     return observation_space_of(space, np) if role == 'observation' else action_space_of(space, np)
 
 
@@ -186,6 +243,49 @@ def die_with_parent():
     # (a final checkpoint) and then ends its workers; a worker dying of KeyboardInterrupt first
     # would fail the run instead.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# The protocol's descriptors are moved up to here and above, out of the low numbers an env's own
+# files and sockets get (and that an env may write to, thinking them its own: a stray write into
+# the results pipe would be read as a frame, "observation x0 is Infinity").
+PROTOCOL_FD_MIN = 512
+
+
+def hide_descriptor(fd):
+    """A copy of `fd` at PROTOCOL_FD_MIN or above (not inherited by the env's subprocesses); `fd` is closed."""
+    import fcntl
+    try:
+        high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PROTOCOL_FD_MIN)
+    except OSError:  # a descriptor limit below PROTOCOL_FD_MIN: the next free one
+        high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.close(fd)
+    return high
+
+
+def quiet_stdout():
+    """What the env prints (print(), os.write(1, ...), a C library's printf) goes to stderr, the
+    worker's log: stdout is never a channel an env can write into. Returns the old stdout, moved
+    out of the env's way, for the probe's answer."""
+    sys.stdout.flush()
+    answer = os.fdopen(hide_descriptor(os.dup(1)), 'w')
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return answer
+
+
+def open_protocol(commands_path, results_path):
+    """The command and result pipes, opened, moved to high descriptors, and their names removed:
+    once both ends are open the trainer needs no name, and an env cannot open them by path (the
+    paths are also taken out of sys.argv)."""
+    commands_fd = hide_descriptor(os.open(commands_path, os.O_RDONLY))
+    results_fd = hide_descriptor(os.open(results_path, os.O_WRONLY))
+    for name in (commands_path, results_path):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+    del sys.argv[1:3]
+    return open(commands_fd, 'rb', buffering=0), open(results_fd, 'wb', buffering=0)
 
 
 def make_env(config, gymnasium):
@@ -432,7 +532,8 @@ def space_size(space, np):
 
 def failure():
     if isinstance(sys.exc_info()[1], Refusal):
-        return {'ok': False, 'error': str(sys.exc_info()[1])}
+        # 'refused': a space rlx does not take, not a failure to make the env (rlx check: an error).
+        return {'ok': False, 'error': str(sys.exc_info()[1]), 'refused': True}
     lines = traceback.format_exc().rstrip().splitlines()
     return {'ok': False, 'error': '\n'.join(lines[-6:])}
 
@@ -440,7 +541,7 @@ def failure():
 def probe(config):
     """`worker.py --probe CONFIG_JSON`: the handshake's JSON on stdout, then exit. rlx check and
     the editor learn an env's spaces this way (runtime/envs/python/probe.ts); no pipes, no copies kept."""
-    out, sys.stdout = sys.stdout, sys.stderr  # what imports print must not mix with the answer
+    out = quiet_stdout()  # what imports and the env print must not mix with the answer
     try:
         import importlib
         import numpy as np
@@ -453,6 +554,7 @@ def probe(config):
     except BaseException:
         description = failure()
     out.write(json.dumps(description) + '\n')
+    out.flush()
 
 
 def main():
@@ -460,9 +562,9 @@ def main():
     if sys.argv[1:2] == ['--probe']:
         probe(json.loads(sys.argv[2]))
         return
-    commands = open(sys.argv[1], 'rb', buffering=0)
-    results = open(sys.argv[2], 'wb', buffering=0)
     config = json.loads(sys.argv[3])
+    commands, results = open_protocol(sys.argv[1], sys.argv[2])
+    quiet_stdout()
     try:
         import importlib
         import numpy as np

@@ -10,7 +10,7 @@
 // - the logits: <pad> and <bos> are never written (logitBias).
 import type { Rng } from '../../../shared/random.js';
 import type { Graph, Tensor, WeightStore } from '../../tensor/index.js';
-import { gpt2Dims, type Gpt2Dims, type LmConfig } from '../../lm/config.js';
+import { gpt2Dims, type Gpt2Dims, type LmConfig } from '../../../hf/config.js';
 import { gpt2InitialWeights } from '../../lm/init.js';
 import { causalLm, MASKED, type Weights } from '../../lm/model.js';
 import { BOS, PAD } from '../../text/tokenizer.js';

@@ -3,7 +3,7 @@
 // (onnx-token-model.ts). All rows advance in lockstep, one position per step (prompts are
 // left-padded to one width), so generating n tokens costs n steps.
 import type { LmDecoder } from '../../lm/decoder.js';
-import { argMax, draw } from '../../lm/sampling.js';
+import { argMax, choose, draw, type SamplingControls, type StopStrings } from '../../lm/sampling.js';
 import type { SampledTokenStatistics } from '../../lm/token-statistics.js';
 import type { Rng } from '../../../shared/random.js';
 import { EOS, PAD } from '../../text/tokenizer.js';
@@ -23,6 +23,10 @@ export interface SampleOptions {
    * at its slot (decode(): completion slot; dialogues: grid position). The tokens do not change.
    */
   readonly statistics?: SampledTokenStatistics;
+  /** top_k, top_p, min_p, repetition_penalty (lm/sampling.ts; decode() only); their `stop` is read as `stopStrings`. */
+  readonly controls?: SamplingControls;
+  /** Ends a completion once its characters contain one: the slot after its last is left PAD, as a cut completion's (decode() only). */
+  readonly stopStrings?: StopStrings;
 }
 
 /**
@@ -57,6 +61,9 @@ export async function decode(step: DecodeStep, vocab: number, prompts: Int32Arra
   const done = new Uint8Array(rows);
   const tokens = new Int32Array(rows);
   let finished = 0;
+  // Row r's ids so far (prompt, padding included, and completion), for repetition_penalty.
+  const seen = (r: number, next: number) => [...prompts.subarray(r * width, (r + 1) * width), ...out.subarray(r * newTokens, r * newTokens + next)];
+  const written = (r: number, next: number) => [...out.subarray(r * newTokens, r * newTokens + next + 1)];
   for (let t = 0; t < width + newTokens - 1 && finished < rows; t++) {
     const slot = t - width; // the completion slot fed at this position (< 0: a prompt position)
     for (let r = 0; r < rows; r++) tokens[r] = slot < 0 ? prompts[r * width + t]! : out[r * newTokens + slot]!;
@@ -65,7 +72,7 @@ export async function decode(step: DecodeStep, vocab: number, prompts: Int32Arra
     const next = t - width + 1;
     for (let r = 0; r < rows; r++) {
       if (done[r]) continue;
-      const token = options.greedy ? argMax(logits, r * vocab, vocab) : draw(logits, r * vocab, vocab, options.temperature, options.rng!);
+      const token = choose(logits, r * vocab, vocab, options.greedy, options.temperature, options.rng, options.controls, () => seen(r, next));
       if (token === EOS || next === newTokens - 1) {
         done[r] = 1;
         finished++;
@@ -73,6 +80,10 @@ export async function decode(step: DecodeStep, vocab: number, prompts: Int32Arra
       if (token === EOS || next < newTokens - 1) {
         out[r * newTokens + next] = token;
         options.statistics?.record(r, next, logits, r * vocab, vocab, options.temperature, token);
+        if (token !== EOS && !done[r] && options.stopStrings?.ended(written(r, next))) {
+          done[r] = 1;
+          finished++;
+        }
       }
     }
   }

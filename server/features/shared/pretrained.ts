@@ -4,12 +4,11 @@
 // and on its pretrained("...") call.
 import type { DeclSymbol, Model } from '../../../dsl/index.js';
 import {
-  describeMemory, estimateMemory, experimentMemory, loraParameters, parameterCount, pretrainedModel, type Family, type LmConfig,
+  describeMemory, estimateMemory, experimentMemory, loraParameters, parameterCount, pretrainedModel, type LmConfig,
 } from '../../../dsl/check/pretrained-memory.js';
+import { definitionOf } from '../../../hf/families/index.js';
 import { loraSettings } from '../../../dsl/compile/pretrained.js';
 import type { ModelFolderRead } from '../../../dsl/semantics/model-folder.js';
-
-const FAMILY_NAMES: Record<Family, string> = { llama: 'Llama', qwen2: 'Qwen2', qwen3: 'Qwen3', gpt2: 'GPT-2' };
 
 /** 596M, 1.5B, 12.3K: as model cards write parameter counts. */
 export function formatCount(n: number): string {
@@ -22,14 +21,14 @@ export function formatCount(n: number): string {
 
 /** "Qwen2 (model_type qwen2), 0.1M parameters": one line, for a completion item's detail. */
 export function modelSummary(config: LmConfig): string {
-  return `${FAMILY_NAMES[config.family]} (model_type ${config.family}), ${formatCount(parameterCount(config))} parameters`;
+  return `${definitionOf(config).displayName} (model_type ${config.family}), ${formatCount(parameterCount(config))} parameters`;
 }
 
 /** The architecture, one fact a line. */
 function facts(config: LmConfig): string[] {
   const params = parameterCount(config);
   return [
-    `- Architecture: ${FAMILY_NAMES[config.family]} (model_type \`${config.family}\`)`,
+    `- Architecture: ${definitionOf(config).displayName} (model_type \`${config.family}\`)`,
     `- Parameters: ${formatCount(params)} (${params.toLocaleString('en-US')})`,
     `- Layers: ${config.layers}`,
     `- Heads: ${config.heads} query, ${config.kvHeads} key/value${config.kvHeads < config.heads ? ' (grouped-query attention)' : ''}; head_dim ${config.headDim}`,

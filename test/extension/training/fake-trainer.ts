@@ -2,6 +2,7 @@
 // (status.json, events.jsonl), announces it on stdout as the run starts, and prints its kind of lines. FAKE_MODE picks what
 // happens: finish, fail-early (before any run directory), internal-error (the trainer breaks before training), refuse-plan (a plan the runtime cannot run), fail-run, or wait (until SIGINT or SIGTERM).
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 const args = process.argv.slice(2);
@@ -36,6 +37,13 @@ async function main(): Promise<number> {
   const resume = flag('--resume');
   const dir = resume ?? path.join(flag('--out')!, flag('--experiment')!, `20261121-101010-seed${flag('--seed') ?? 1}`);
   fs.mkdirSync(dir, { recursive: true });
+  // As the real trainer: its lock, and events.jsonl held open while it trains (what Stop checks: runtime/run/trainer-process.ts).
+  fs.writeFileSync(path.join(dir, 'run.lock'), JSON.stringify({ pid: process.pid, host: os.hostname(), since: new Date().toISOString() }));
+  const events = fs.openSync(path.join(dir, 'events.jsonl'), 'a');
+  process.on('exit', () => {
+    fs.closeSync(events);
+    fs.rmSync(path.join(dir, 'run.lock'), { force: true });
+  });
   process.stderr.write(`rlx train: ${flag('--experiment') ?? 'resuming'}, seed ${flag('--seed') ?? 1}\n`);
   writeStatus(dir, 'running', 0);
   // As rlx train: the run directory on stdout once it exists.

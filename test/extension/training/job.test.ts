@@ -130,11 +130,50 @@ test('after a window reload: a job follows a trainer it did not start (progress,
   assert.equal(liveTrainer(runDir), undefined, 'no live trainer once it stopped');
 });
 
-test('a run locked on another host is not followed: its pid means nothing here', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-host-'));
+/** A live process of the user that is not a trainer: it writes `got` when it gets SIGINT, then exits. */
+async function bystander(dir: string): Promise<{ pid: number; got: string; end: () => void }> {
+  const { spawn } = await import('node:child_process');
+  const got = path.join(dir, 'got-sigint');
+  const child = spawn(process.execPath, ['-e', `process.on('SIGINT', () => { require('fs').writeFileSync(${JSON.stringify(got)}, 'x'); process.exit(0); }); setInterval(() => {}, 1000);`], { stdio: 'ignore' });
+  await new Promise((r) => child.once('spawn', r));
+  await new Promise((r) => setTimeout(r, 200)); // its SIGINT listener in place
+  return { pid: child.pid!, got, end: () => child.kill('SIGKILL') };
+}
+
+/** A cloned run folder: status.json `running` and a run.lock, naming `pid` on `host`. */
+function clonedRun(pid: number, host = os.hostname()): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-cloned-'));
   const now = new Date().toISOString();
-  fs.writeFileSync(path.join(dir, 'status.json'), JSON.stringify({ status: 'running', pid: process.pid, experiment: 'X', seed: 1, started: now, updated: now, step: 0, budget: 1, metrics: {} }));
-  assert.equal(liveTrainer(dir), process.pid);
-  fs.writeFileSync(path.join(dir, 'run.lock'), JSON.stringify({ pid: process.pid, host: `not-${os.hostname()}`, since: now }));
-  assert.equal(liveTrainer(dir), undefined);
+  fs.writeFileSync(path.join(dir, 'status.json'), JSON.stringify({ status: 'running', pid, experiment: 'X', seed: 1, started: now, updated: now, step: 0, budget: 1, metrics: {} }));
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), '');
+  fs.writeFileSync(path.join(dir, 'run.lock'), JSON.stringify({ pid, host, since: now }));
+  return dir;
+}
+
+test('a run locked on another host is not followed: its pid means nothing here', async () => {
+  const other = await bystander(fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-host-')));
+  try {
+    assert.equal(liveTrainer(clonedRun(other.pid, `not-${os.hostname()}`)), undefined);
+  } finally {
+    other.end();
+  }
+});
+
+test("Stop never signals a live process a cloned run folder names that is not the run's trainer (issue 43)", async () => {
+  const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rlx-stop-'));
+  const other = await bystander(scratchDir);
+  try {
+    // status.json and run.lock agree, on this host, on a live pid: still not this run's trainer.
+    // (The bystander stands for pid 1 or any other process: the test must not signal those.)
+    const cloned = clonedRun(other.pid);
+    assert.equal(liveTrainer(cloned), undefined, 'not taken for the trainer, so not followed');
+    // What Stop does for a job that was following that pid.
+    const j = TrainJob.attach({ id: 9, request: { kind: 'resume', runDir: cloned }, trainer: trainerCommand(FAKE, '/unused', process.execPath, scratchDir), runsRoot: scratchDir, cwd: scratchDir, device: 'auto', logFile: path.join(scratchDir, 'x.log'), pollMs: 30 }, other.pid);
+    j.stop();
+    j.detach();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(fs.existsSync(other.got), false, 'the bystander got no SIGINT');
+  } finally {
+    other.end();
+  }
 });

@@ -90,6 +90,10 @@ describe('observation spaces of gymnasium envs', { skip }, () => {
     sequence: /the observation space is Sequence\(Discrete\(2\), stack=False\); rlx takes/,
     graph: /the observation space is Graph\(Box\(0\.0, 1\.0, \(1,\), float32\), None\); rlx takes/,
     dict_text: /the observation space's key 'name' is Text\(1, 4, .*\); rlx takes/,
+    // Issue 43, items 9 and 12: sizes said before anything is built from them.
+    empty: /the observation space Box\(\[\], \[\], \(0,\), float32\) holds no numbers \(shape \(0,\)\); rlx takes observation spaces of at least one number/,
+    huge: /the observation space Box\(.*\) holds 2,000,000 numbers; rlx takes observation spaces of at most 1,048,576 \(an image of 591 x 591 x 3\): downscale or crop it/,
+    huge_dict: /the observation space Dict\(.*\) holds 1,100,001 numbers; rlx takes observation spaces of at most 1,048,576/,
   };
   for (const [name, message] of Object.entries(refused)) {
     it(`${name}: refused when the env starts, naming the space and what rlx takes`, () => {
@@ -159,6 +163,8 @@ describe('action spaces of gymnasium envs', { skip }, () => {
     int_box: /the action space Box\(0, 3, \(2,\), int64\) has dtype int64; rlx takes Discrete actions, Box actions of float32\/float64 and MultiBinary actions/,
     text: /the action space is Text\(1, 4, .*\); rlx takes Discrete actions, Box actions/,
     tuple: /the action space is Tuple\(Discrete\(2\)\); rlx takes Discrete actions, Box actions/,
+    huge_discrete: /the action space Discrete\(1099511627776\) has 1,099,511,627,776 actions; rlx takes Discrete actions of 1 to 65,536 choices/,
+    empty_box: /the action space Box\(\[\], \[\], \(0,\), float32\) holds no numbers \(shape \(0,\)\); rlx takes action spaces of at least one number/,
   };
   for (const [name, message] of Object.entries(refused)) {
     it(`${name}: refused when the env starts, naming the space and what rlx takes`, () => {

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isInputError } from '../../../shared/input-error.js';
-import { ChatTemplateError, loadChatFormat, type ChatFormat, type ChatMessage } from '../../../runtime/lm/chat-template.js';
+import { ChatTemplateError, loadChatFormat, type ChatFormat, type ChatMessage } from '../../../hf/chat-template.js';
 import { loadModelTokenizer } from '../../../runtime/lm/tokenizer.js';
 import { HF_TINY, modelFolder, qwen3Links, reference, scratch } from './model-folder.js';
 

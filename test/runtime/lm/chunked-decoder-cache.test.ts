@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixedCacheFeeds, groupQueryFeeds } from '../../../runtime/lm/chunked-cache.js';
 import { chunkedDecoderGraph, type ChunkCache } from '../../../runtime/lm/chunked-decoder.js';
-import { parseLmConfig } from '../../../runtime/lm/config.js';
+import { parseLmConfig } from '../../../hf/config.js';
 import { MASKED } from '../../../runtime/lm/model.js';
 import { attentionMask, rowPositions } from '../../../runtime/lm/rows.js';
-import { weightSpecs } from '../../../runtime/lm/weights.js';
+import { weightSpecs } from '../../../hf/weights.js';
 import { Graph, type Tensor } from '../../../runtime/tensor/index.js';
 
 describe('the chunked decoder cache of fixed capacity', () => {

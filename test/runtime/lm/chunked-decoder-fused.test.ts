@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { attendsByGroupQuery, ChunkedDecoder, chunkedDecoderGraph } from '../../../runtime/lm/chunked-decoder.js';
-import { parseLmConfig, type LmConfig } from '../../../runtime/lm/config.js';
+import { parseLmConfig, type LmConfig } from '../../../hf/config.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
-import { weightSpecs } from '../../../runtime/lm/weights.js';
+import { weightSpecs } from '../../../hf/weights.js';
 import { Graph } from '../../../runtime/tensor/index.js';
 import { HF_TINY } from '../../helpers/pretrained.js';
 

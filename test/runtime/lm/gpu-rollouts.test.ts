@@ -14,7 +14,7 @@ import { CHUNK_IO } from '../../../runtime/lm/chunked-decoder.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm, type SampleSettings } from '../../../runtime/lm/pretrained.js';
 import { GPU_SAMPLING_MIN_PARAMETERS, rolloutDevice } from '../../../runtime/lm/rollout-device.js';
-import type { LoraSettings } from '../../../runtime/lm/lora.js';
+import type { LoraSettings } from '../../../hf/lora.js';
 import type { WeightSnapshot } from '../../../runtime/tensor/index.js';
 import { train } from '../../../runtime/train.js';
 import { repoRoot } from '../../helpers/repo.js';

@@ -5,11 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isInputError } from '../../../shared/input-error.js';
-import {
-  indexModelWeights, readSafetensorsHeader, readTensor, readTensors, SafetensorsError, writeSafetensors, writeShardedSafetensors,
-  type StoredTensor, type TensorToWrite,
-} from '../../../runtime/lm/safetensors.js';
-import { readLmConfig } from '../../../runtime/lm/config.js';
+import { indexModelWeights, readSafetensorsHeader, readTensor, readTensors, SafetensorsError, type StoredTensor } from '../../../hf/safetensors.js';
+import { writeSafetensors, writeShardedSafetensors, type TensorToWrite } from '../../../runtime/lm/safetensors-writer.js';
+import { readLmConfig } from '../../../hf/config.js';
 import { loadLmWeights } from '../../../runtime/lm/load.js';
 import { repoRoot } from '../../helpers/repo.js';
 

@@ -56,7 +56,8 @@ async function learned(plan: Plan): Promise<Record<string, number[]>> {
   for (const e of readEvents(path.join(result.runDir, 'events.jsonl'))) {
     if (e.type !== 'metrics' && e.type !== 'eval') continue;
     for (const [name, v] of Object.entries(e.values as Record<string, unknown>)) {
-      if (typeof v !== 'number' || name === 'charts/sps' || name.includes('time')) continue;
+      // Wall-clock rates and the process's memory differ from machine to machine.
+      if (typeof v !== 'number' || name === 'charts/sps' || name.includes('time') || name.startsWith('memory/')) continue;
       (values[`${e.type} ${name}`] ??= []).push(v);
     }
   }

@@ -9,9 +9,10 @@ import * as ort from 'onnxruntime-node';
 
 import * as path from 'node:path';
 import { buildLogProbs } from '../../../runtime/algorithms/text/tokens.js';
-import { readLmConfig } from '../../../runtime/lm/config.js';
+import { readLmConfig } from '../../../hf/config.js';
 import { loadLmWeights } from '../../../runtime/lm/load.js';
-import { initialAdapter, loraAdapters, loraWeights } from '../../../runtime/lm/lora.js';
+import { initialAdapter, loraAdapters } from '../../../hf/lora.js';
+import { loraWeights } from '../../../runtime/lm/lora-weights.js';
 import { causalLm } from '../../../runtime/lm/model.js';
 import { attentionMask, leftPad, rowPositions } from '../../../runtime/lm/rows.js';
 import { makeTokenModel } from '../../../runtime/policies/index.js';

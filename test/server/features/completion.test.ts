@@ -178,7 +178,7 @@ describe('completion of property names', () => {
   });
 
   it('inside a stage: the stage budget and its algorithm\'s parameters', () => {
-    check('experiment E {\n  stage warm = SFT { $0 }\n}', ['budget', 'data', 'updates', 'batch_size', 'learning_rate']);
+    check('experiment E {\n  stage warm = SFT { $0 }\n}', ['budget', 'data', 'updates', 'batch_size', 'learning_rate', 'micro_batch', 'gradient_checkpointing']);
   });
 
   it('nothing for an env written as code (its parameters are unknown)', () => {

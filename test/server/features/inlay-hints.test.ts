@@ -40,7 +40,7 @@ describe('inlay hints', () => {
   it('blocks and stages get their own hints', () => {
     check('experiment E {\n  env: CartPole\n  policy: mlp\n  algorithm: PPO\n  budget: 1k\n  seeds: [1]\n  device: cpu\n  precision: fp32\n  envs: 2\n  eval {\n    every: 1k\n  }\n  stage warm = SFT {\n    updates: 10\n  }\n}', [
       '9:8 defaults: episodes 10, deterministic true',
-      '12:20 defaults: data demos, batch_size 64, learning_rate 0.001',
+      '12:20 defaults: data demos, batch_size 64, learning_rate 0.001, … +2',
     ]);
   });
 

@@ -51,7 +51,7 @@ describe('hover on a pretrained policy', () => {
       `Model folder \`${written(path.join(HF_TINY, 'qwen2'))}\``,
       ...QWEN2_FACTS,
       '- Training: full fine-tuning (every weight)',
-      'Memory in experiment E: weights (float32) 438.3 KiB, KL reference copy 438.3 KiB, gradients 438.3 KiB, Adam state 876.5 KiB, KV cache 8.0 MiB, activations (estimate) 367.0 MiB, total 377.1 MiB',
+      'Memory in experiment E: weights (float32) 438.3 KiB, KL reference copy 438.3 KiB, gradients 438.3 KiB, Adam state 876.5 KiB, KV cache 8.0 MiB, activations (estimate; micro-batches of 128 rows) 417.0 MiB, total 726.3 MiB (with 307.2 MiB for the runtime itself; sampling and training take turns',
       '(GRPO 16 prompts x 8 completions, sequences of 128 tokens (the model\'s context of 128 tokens), full fine-tuning)',
     ]);
   });
@@ -60,7 +60,7 @@ describe('hover on a pretrained policy', () => {
     const { value, range, marked } = hoverText(`policy Base = ⟦pretra$0ined("${written(path.join(HF_TINY, 'qwen2'))}")⟧ {\n  lora { rank: 4, targets: [q_proj, v_proj] }\n}\n`);
     assert.deepEqual(range, marked);
     // q_proj 64 -> 64 and v_proj 64 -> 32 in each of 2 layers: 4 x (128 + 96) x 2.
-    inOrder(value, [...QWEN2_FACTS, '- LoRA: rank 4 on q_proj, v_proj: 1,792 trainable parameters (1.6% of the model)', 'Memory: weights (float32) 438.3 KiB, total 438.3 KiB']);
+    inOrder(value, [...QWEN2_FACTS, '- LoRA: rank 4 on q_proj, v_proj: 1,792 trainable parameters (1.6% of the model)', 'Memory: weights (float32) 438.3 KiB, total 307.6 MiB (with 307.2 MiB for the runtime itself)']);
   });
 
   it('a folder that is not there says so; plain text for clients without markdown', () => {

@@ -224,6 +224,16 @@ describe('robustness', () => {
       const uri = await client.open('p.rlx');
       const diagnostics: Diagnostic[] = (await client.waitForDiagnostics(uri, { version: 1 })).diagnostics;
       assert.deepEqual(diagnostics, []);
+      // rlx/plan with bad parameters: InvalidParams or { ok: false } saying what is missing, never a raw TypeError (issue 43 item 15).
+      for (const params of [{}, { textDocument: null, name: 'Balance' }, { textDocument: { uri: 7 } }]) {
+        await assert.rejects(client.request('rlx/plan', params), (err: ResponseError<unknown>) =>
+          err.code === ErrorCodes.InvalidParams && /^rlx\/plan needs params\.textDocument\.uri/.test(err.message) && !/TypeError|Cannot read/.test(err.message));
+      }
+      for (const name of [undefined, 42, { x: 1 }]) {
+        assert.deepEqual(await client.request('rlx/plan', { textDocument: { uri }, name }),
+          { ok: false, error: 'rlx/plan needs params.name, the name of an experiment or sweep of the document, as a string' });
+      }
+      assert.equal(client.logs.filter((l) => /TypeError/.test(l)).length, 0, client.logs.join('\n'));
     } finally {
       assert.equal(await client.stop(), 0, client.output());
     }

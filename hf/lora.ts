@@ -4,10 +4,11 @@
 // (`model.layers.0.self_attn.q_proj.lora_A.weight`), and held [in, r] / [r, out] like every
 // weight in runtime/; PEFT stores lora_A [r, in] and lora_B [out, r], so loading and export
 // transpose them.
-import { InputError } from '../../shared/input-error.js';
-import type { Rng } from '../../shared/random.js';
+import { InputError } from '../shared/input-error.js';
+import type { Rng } from '../shared/random.js';
 import type { LmConfig } from './config.js';
-import type { LoraWeights } from './model.js';
+import type { LinearRole } from './family.js';
+import { definitionOf } from './families/index.js';
 import { layerWeightNames, type LinearNames } from './weights.js';
 
 export interface LoraSettings {
@@ -36,26 +37,18 @@ export interface LoraAdapter {
   readonly b: { readonly name: string; readonly shape: readonly [number, number] };
 }
 
-/** The linear layers of each block by module name, with their in and out widths. */
+/** The linear layers of each block by module name (the family's, hf/families/), with their in and out widths. */
 export function linearModules(c: LmConfig): { module: string; names: LinearNames; inDim: number; outDim: number; layer: number }[] {
   const [q, kv, C, M] = [c.heads * c.headDim, c.kvHeads * c.headDim, c.width, c.mlpWidth];
+  // Each role's widths, in block order (the order adapters are drawn in).
+  const roles: readonly [LinearRole, number, number][] = [['qkv', C, 3 * q], ['q', C, q], ['k', C, kv], ['v', C, kv], ['out', q, C], ['gate', C, M], ['up', C, M], ['down', M, C]];
+  const modules = definitionOf(c).linearModules;
   const out: ReturnType<typeof linearModules> = [];
   for (let l = 0; l < c.layers; l++) {
     const n = layerWeightNames(c, l);
-    const add = (module: string, names: LinearNames | undefined, inDim: number, outDim: number) => names && out.push({ module, names, inDim, outDim, layer: l });
-    if (c.family === 'gpt2') {
-      add('c_attn', n.qkv, C, 3 * q);
-      add('c_proj', n.out, q, C); // GPT-2 names both projections c_proj: PEFT's target c_proj adapts both
-      add('c_fc', n.up, C, M);
-      add('c_proj', n.down, M, C);
-    } else {
-      add('q_proj', n.q, C, q);
-      add('k_proj', n.k, C, kv);
-      add('v_proj', n.v, C, kv);
-      add('o_proj', n.out, q, C);
-      add('gate_proj', n.gate, C, M);
-      add('up_proj', n.up, C, M);
-      add('down_proj', n.down, M, C);
+    for (const [role, inDim, outDim] of roles) {
+      const [module, names] = [modules[role], n[role]];
+      if (module && names) out.push({ module, names, inDim, outDim, layer: l });
     }
   }
   return out;
@@ -86,11 +79,6 @@ export function loraAdapters(c: LmConfig, settings: LoraSettings, where = 'lora'
 
 export function loraScale(settings: LoraSettings): number {
   return settings.rsLora ? settings.alpha / Math.sqrt(settings.rank) : settings.alpha / settings.rank;
-}
-
-/** What model.ts needs: the scale and which adapter serves which base weight. */
-export function loraWeights(adapters: readonly LoraAdapter[], settings: LoraSettings): LoraWeights {
-  return { scale: loraScale(settings), adapters: new Map(adapters.map((a) => [a.base, { a: a.a.name, b: a.b.name }])) };
 }
 
 /**

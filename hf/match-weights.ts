@@ -2,8 +2,9 @@
 // for shape and dtype from the safetensors headers alone (no tensor data is read): load.ts reads
 // them, and the checker (dsl/) refuses, as the user types, a folder rlx train would refuse.
 import * as path from 'node:path';
-import { InputError } from '../../shared/input-error.js';
+import { InputError } from '../shared/input-error.js';
 import type { LmConfig } from './config.js';
+import { definitionOf } from './families/index.js';
 import { indexModelWeights, readableDType, unreadableTensor, type StoredTensor, type WeightIndex } from './safetensors.js';
 import { weightSpecs, type WeightSpec } from './weights.js';
 
@@ -18,9 +19,10 @@ const show = (shape: readonly number[]) => `[${shape.join(', ')}]`;
 export function matchWeights(modelDir: string, config: LmConfig, index: WeightIndex = indexModelWeights(modelDir)): Map<WeightSpec, StoredTensor> {
   const found = new Map<WeightSpec, StoredTensor>();
   const where = (t?: StoredTensor) => (t ? t.file : path.join(modelDir, 'model.safetensors'));
+  const aliases = definitionOf(config).storedAliases ?? (() => []);
   for (const spec of weightSpecs(config)) {
-    // GPT-2 checkpoints from OpenAI's conversion name tensors without the `transformer.` prefix.
-    const stored = index.tensors.get(spec.name) ?? (config.family === 'gpt2' ? index.tensors.get(spec.name.replace(/^transformer\./, '')) : undefined);
+    // A family may store a weight under another name too (GPT-2 from OpenAI's conversion: no `transformer.` prefix).
+    const stored = index.tensors.get(spec.name) ?? aliases(spec.name).map((alias) => index.tensors.get(alias)).find((t) => t !== undefined);
     if (!stored) {
       throw new LmWeightsError(
         `${where()}: no tensor "${spec.name}", which a ${config.family} model with this config.json has; ` +

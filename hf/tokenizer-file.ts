@@ -4,8 +4,8 @@
 // whose tokenizer rlx would refuse with these same functions, as the user types.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../shared/input-error.js';
-import { readInputJson } from '../../shared/input-files.js';
+import { InputError } from '../shared/input-error.js';
+import { readInputJson } from '../shared/input-files.js';
 
 /** A model folder whose tokenizer files rlx cannot use; the message names the file and what to do. */
 export class TokenizerFileError extends InputError {

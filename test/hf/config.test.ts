@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { isInputError } from '../../../shared/input-error.js';
-import { LmConfigError, parameterCount, parseLmConfig, readLmConfig } from '../../../runtime/lm/config.js';
-import { inverseFrequencies } from '../../../runtime/lm/rope.js';
-import { repoRoot } from '../../helpers/repo.js';
+import { isInputError } from '../../shared/input-error.js';
+import { LmConfigError, parameterCount, parseLmConfig, readLmConfig } from '../../hf/config.js';
+import { inverseFrequencies } from '../../hf/rope.js';
+import { repoRoot } from '../helpers/repo.js';
 
 const fixture = (name: string) => path.join(repoRoot(), 'test/fixtures/hf-tiny', name);
 

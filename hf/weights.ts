@@ -1,8 +1,10 @@
-// The weights of each family by their Hugging Face names, with the shape each must have in
-// runtime/ (linear weights [in, out]) and whether the stored tensor is nn.Linear's [out, in]
-// (transposed on loading and on export). One list serves loading (weights.ts loadLmWeights),
-// the model (model.ts), random initialisation, export and the memory estimate.
+// The weights of each family by their Hugging Face names (each family's definition names them,
+// hf/families/), with the shape each must have in runtime/ (linear weights [in, out]) and whether
+// the stored tensor is nn.Linear's [out, in] (transposed on loading and on export). One list
+// serves loading (runtime/lm/load.ts), the model (model.ts), random initialisation, export and
+// the memory estimate.
 import type { LmConfig } from './config.js';
+import { definitionOf } from './families/index.js';
 
 export interface LinearNames {
   readonly weight: string;
@@ -33,41 +35,14 @@ export interface ModelWeightNames {
   readonly head?: string;
 }
 
-const linear = (prefix: string, bias: boolean): LinearNames => (bias ? { weight: `${prefix}.weight`, bias: `${prefix}.bias` } : { weight: `${prefix}.weight` });
-const norm = (prefix: string, withBias: boolean) => linear(prefix, withBias);
-
+/** The weights outside the blocks: the family's names (hf/families/). */
 export function modelWeightNames(c: LmConfig): ModelWeightNames {
-  if (c.family === 'gpt2') {
-    return { embed: 'transformer.wte.weight', positionTable: 'transformer.wpe.weight', finalNorm: norm('transformer.ln_f', true) };
-  }
-  return { embed: 'model.embed_tokens.weight', finalNorm: norm('model.norm', false), ...(c.tiedEmbeddings ? {} : { head: 'lm_head.weight' }) };
+  return definitionOf(c).modelWeightNames(c);
 }
 
+/** Block `l`'s weights: the family's names (hf/families/). */
 export function layerWeightNames(c: LmConfig, l: number): LayerWeightNames {
-  if (c.family === 'gpt2') {
-    const p = `transformer.h.${l}`;
-    return {
-      attentionNorm: norm(`${p}.ln_1`, true),
-      qkv: linear(`${p}.attn.c_attn`, true),
-      out: linear(`${p}.attn.c_proj`, true),
-      mlpNorm: norm(`${p}.ln_2`, true),
-      up: linear(`${p}.mlp.c_fc`, true),
-      down: linear(`${p}.mlp.c_proj`, true),
-    };
-  }
-  const p = `model.layers.${l}`;
-  return {
-    attentionNorm: norm(`${p}.input_layernorm`, false),
-    q: linear(`${p}.self_attn.q_proj`, c.qkvBias),
-    k: linear(`${p}.self_attn.k_proj`, c.qkvBias),
-    v: linear(`${p}.self_attn.v_proj`, c.qkvBias),
-    ...(c.qkNorm ? { qNorm: `${p}.self_attn.q_norm.weight`, kNorm: `${p}.self_attn.k_norm.weight` } : {}),
-    out: linear(`${p}.self_attn.o_proj`, c.outBias),
-    mlpNorm: norm(`${p}.post_attention_layernorm`, false),
-    gate: linear(`${p}.mlp.gate_proj`, c.mlpBias),
-    up: linear(`${p}.mlp.up_proj`, c.mlpBias),
-    down: linear(`${p}.mlp.down_proj`, c.mlpBias),
-  };
+  return definitionOf(c).layerWeightNames(c, l);
 }
 
 /** One weight the model reads: its name, its shape in runtime/, and how it is stored in a checkpoint. */
@@ -85,7 +60,7 @@ export interface WeightSpec {
 export function weightSpecs(c: LmConfig): WeightSpec[] {
   const specs: WeightSpec[] = [];
   const C = c.width;
-  const torchLinear = c.family !== 'gpt2'; // GPT-2's Conv1D stores [in, out]
+  const torchLinear = definitionOf(c).linearStoredTransposed;
   const addLinear = (l: LinearNames, inDim: number, outDim: number) => {
     specs.push({ name: l.weight, shape: [inDim, outDim], transposed: torchLinear, role: 'linear' });
     if (l.bias) specs.push({ name: l.bias, shape: [outDim], transposed: false, role: 'bias' });

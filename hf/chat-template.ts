@@ -5,8 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Environment, Interpreter, Template } from '@huggingface/jinja';
-import { InputError } from '../../shared/input-error.js';
-import { readInputText } from '../../shared/input-files.js';
+import { InputError } from '../shared/input-error.js';
+import { readInputText } from '../shared/input-files.js';
 import { readTokenizerConfig, specialTokenText } from './tokenizer-file.js';
 
 export interface ChatMessage {
