@@ -77,10 +77,11 @@ function envOf(model: Model, experiment: DeclSymbol): { spec: EnvSpec; params: R
   return { spec, params: fillParams(spec, (name) => stated?.get(name)?.node.value) };
 }
 
-/** A learner's micro_batch and gradient_checkpointing (`auto` where it has none). */
+/** A learner's micro_batch and gradient_checkpointing (`auto` where it has none; off for a learner module, which has no such setting: its blocks are never recomputed). */
 function memorySettings(learner: Learner): MemorySettings {
   const { micro_batch: m, gradient_checkpointing: g } = learner.params;
-  return { microBatch: typeof m === 'number' ? m : 'auto', checkpointing: typeof g === 'boolean' ? g : 'auto' };
+  const recomputes = learner.spec.params.some((p) => p.name === 'gradient_checkpointing');
+  return { microBatch: typeof m === 'number' ? m : 'auto', checkpointing: !recomputes ? false : typeof g === 'boolean' ? g : 'auto' };
 }
 
 /** A learner's generation_batch where it sets a number: the rows whose key/value cache exists at once. */

@@ -16,6 +16,7 @@ type Work = Omit<AlgorithmWork, 'dataFiles'>;
 /** A learner of envs of numbers: it decodes no language model's rows. */
 const numericWork = (trainRows: number, what: string): Work => ({ sampleRows: 0, trainRows, referenceCopy: false, what });
 import { PROMPT_LENGTH_PARAMS, SAMPLING_PARAMS } from './sampling.js';
+import { TEXT_MEMORY_PARAMS } from './text-memory.js';
 
 const gradNorm = (defaultValue: number): ParamSpec =>
   param('max_grad_norm', num({ min: 0, exclusiveMin: true }), defaultValue, 'Gradients are rescaled so their global norm is at most this.');
@@ -116,20 +117,9 @@ export const SAC: AlgorithmSpec = {
   work: (p) => numericWork(n(p, 'batch_size'), `SAC batches of ${n(p, 'batch_size')}`),
 };
 
-/**
- * How a text learner's update goes through memory (runtime/algorithms/text/token-step.ts): rows
- * per forward/backward (the gradients summed before the one optimiser step), rows sampled at
- * once, and whether blocks are run again in the backward instead of kept. `auto` lets the
- * memory estimate choose for the machine (or GPU) the run is on; the choice is recorded in hparams.
- */
-const microBatch = param('micro_batch', oneOf(choice(option('auto', 'The most rows whose forward and backward fit in the free memory with headroom, at most the whole update (the memory estimate chooses; hparams record it).')), count({ max: 1e5 })), 'auto',
-  'Rows per forward/backward pass; their gradients are summed before the one optimiser step, so the update is the same at any micro_batch (TRL\'s per_device_train_batch_size, with gradient_accumulation_steps = the rows of an update / micro_batch). A last smaller micro-batch is fine: the loss is normalised over the whole update.');
-const generationBatch = param('generation_batch', oneOf(choice(option('auto', 'The most rows whose key/value cache fits in the free memory with headroom, at most the whole update.')), count({ max: 1e5 })), 'auto',
-  'Rows sampled at once (TRL\'s generation_batch_size); the update\'s completions are sampled in chunks of this many.');
-const gradientCheckpointing = param('gradient_checkpointing', oneOf(choice(option('auto', 'On where the memory estimate says the step does not fit otherwise: pretrained models only.')), bool), 'auto',
-  'Keep only each block\'s input in the forward and run the block again in the backward, with the head and its vocabulary-wide logits over chunks of tokens (a pretrained policy only): about a third more compute, a fraction of the memory (TRL\'s gradient_checkpointing).');
-/** The memory settings of text learners, in the order their bodies list them. */
-const textMemory = [microBatch, generationBatch, gradientCheckpointing];
+/** The memory settings of text learners, in the order their bodies list them (SFT samples nothing: no generation_batch). */
+const textMemory = TEXT_MEMORY_PARAMS;
+const [microBatch, , gradientCheckpointing] = TEXT_MEMORY_PARAMS as [ParamSpec, ParamSpec, ParamSpec];
 
 /** Per-turn credit on dialogues (runtime/algorithms/text/turn-credit.ts), GRPO's and REINFORCE's. */
 const credit = param('credit', choice(

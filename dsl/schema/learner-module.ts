@@ -21,6 +21,7 @@
 import { bool, choice, count, discount, int, learningRate, num, option, param } from './build.js';
 import type { AlgorithmSpec, ParamSpec, PlanValue, ValueType } from './types.js';
 import { PROMPT_LENGTH_PARAMS, SAMPLING_PARAMS } from './sampling.js';
+import { MODULE_MEMORY_PARAMS } from './text-memory.js';
 
 /** The rlx/learner API version this rlx implements; a spec's `api` must not be newer. */
 export const LEARNER_API_VERSION = 1;
@@ -62,6 +63,7 @@ export const TEXT_LEARNER_PARAMS: readonly ParamSpec[] = [
   ...SAMPLING_PARAMS,
   ...PROMPT_LENGTH_PARAMS,
   param('max_grad_norm', num({ min: 0, exclusiveMin: true }), 1.0, 'Gradients are rescaled so their global norm is at most this.'),
+  ...MODULE_MEMORY_PARAMS,
   buildTimeout,
 ];
 
@@ -188,6 +190,6 @@ export function learnerWork(kind: LearnerKind): AlgorithmSpec['work'] {
   }
   return (p) => {
     const rows = (p.prompts_per_update as number) * (p.group_size as number);
-    return { sampleRows: rows, trainRows: rows, completionTokens: p.max_new_tokens as number, referenceCopy: true, what: `a learner module's ${p.prompts_per_update as number} prompts x ${p.group_size as number} completions` };
+    return { sampleRows: rows, trainRows: rows, rowGroup: p.group_size as number, completionTokens: p.max_new_tokens as number, referenceCopy: true, what: `a learner module's ${p.prompts_per_update as number} prompts x ${p.group_size as number} completions` };
   };
 }

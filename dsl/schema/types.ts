@@ -140,6 +140,8 @@ export interface AlgorithmWork {
   readonly trainRows: number;
   /** Rows per forward/backward pass where a step is split into micro-batches; absent: trainRows at once. */
   readonly microBatch?: number;
+  /** Rows a micro-batch keeps together, so micro_batch is a multiple of it (a learner module's groups: its loss may reshape rows by group_size); absent: 1. */
+  readonly rowGroup?: number;
   /** The longest completion it samples, in tokens, where it bounds it (GRPO's max_new_tokens); else the env's. */
   readonly completionTokens?: number;
   /** Whether it keeps a frozen copy of the policy as a KL reference (with full fine-tuning: a copy of the model). */

@@ -29,6 +29,8 @@ export interface TextBatch {
   readonly refLogProb: LossTensor;
   /** [] float32: 1 / (completion tokens in the batch), for a mean over all of them. */
   readonly invTokens: LossTensor;
+  /** [] float32: 1 / (rows in the batch), for a mean over its completions that micro-batches keep exact (g.mul(g.sum(x), batch.invRows), not g.mean(x)). */
+  readonly invRows: LossTensor;
 }
 
 /** A module's settings, as the .rlx file set them (defaults filled): numbers, true/false, or a choice's name. */

@@ -18,7 +18,7 @@ import { EventLog, repairTornTail, type RunStatus } from './events.js';
 import { isOrphanedTemporary, makeDirs, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
 import { InputError } from '../../shared/input-error.js';
 import { InputFileError } from '../../shared/input-files.js';
-import { RunLock } from './lock.js';
+import { processAlive, RunLock } from './lock.js';
 import { readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 import { checkRunFolderForWriting, openOwnFile } from './run-folder-guard.js';
 
@@ -349,13 +349,22 @@ function overwriteInPlace(file: string, text: string): void {
   }
 }
 
-/** Removes writeFileAtomic()'s temporary files left in the run directory by a killed trainer; returns how many. */
+/**
+ * Removes writeFileAtomic()'s temporary files left in the run directory by a killed trainer;
+ * returns how many. One whose process is alive is not orphaned: another `--resume` of this run,
+ * between writing its lock's temporary and linking it (lock.ts), which it would then fail to find.
+ */
 function removeOrphanedTemporaries(dir: string): number {
   let removed = 0;
   for (const name of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]) {
-    if (!isOrphanedTemporary(path.basename(name))) continue;
+    if (!isOrphanedTemporary(path.basename(name)) || processAlive(temporaryPid(path.basename(name)))) continue;
     fs.rmSync(path.join(dir, name), { force: true });
     removed++;
   }
   return removed;
+}
+
+/** The pid a temporary's name `.<name>.<pid>.tmp` carries. */
+function temporaryPid(name: string): number {
+  return Number(/\.(\d+)\.tmp$/.exec(name)![1]);
 }

@@ -159,7 +159,7 @@ describe('rlx train (command line)', () => {
     assert.match(r.stderr, /\nrlx train: cannot mkdir '\/proc\/rlx-cannot-exist': that folder cannot be created there \(ENOENT\); train elsewhere with --out DIR\n$/);
   });
 
-  it('refuses a second --resume of a run that is training', async () => {
+  it('refuses a second --resume of a run that is training', async (t) => {
     const cwd = tempDir();
     fs.writeFileSync(path.join(cwd, 'plan.json'), JSON.stringify(makePlan({ budget: 50_000_000 })));
     const runDir = () => {
@@ -177,6 +177,8 @@ describe('rlx train (command line)', () => {
       return result;
     };
     const both = [start(), start()];
+    // Whatever fails below, neither trainer (of a 50M-step budget) outlives the test.
+    t.after(() => both.forEach((r) => r.code === undefined && r.child.kill('SIGKILL')));
     await until(() => both.some((r) => r.code !== undefined), 'one of the two to exit');
     const refused = both.find((r) => r.code !== undefined)!;
     const training = both.find((r) => r !== refused)!;

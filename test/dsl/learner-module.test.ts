@@ -60,7 +60,7 @@ describe('a learner module\'s spec, read from its text', () => {
     assert.equal(problem({ kind: 'texts' }), "spec.kind must be 'text' or 'numeric', not \"texts\"");
     assert.equal(problem({ kind: 'text', api: 2 }), 'spec.api is 2, but this rlx implements rlx/learner version 1: update rlx, or write the learner against version 1');
     assert.equal(problem({ kind: 'text', settings: { lr: { type: 'number', default: 1, max: 0.5 } } }), 'spec.settings.lr: min undefined is above max 0.5'.replace('min undefined is above max 0.5', '.default 1 is outside its range [-inf, 0.5]').replace(': .', '.'));
-    assert.equal(problem({ kind: 'text', settings: { learning_rate: { type: 'number', default: 1 } } }), "spec.settings.learning_rate: 'learning_rate' is one of rlx's own settings of every text learner (group_size, prompts_per_update, learning_rate, iterations, max_new_tokens, temperature, top_k, top_p, min_p, repetition_penalty, stop, max_prompt_length, truncation, max_grad_norm, build_timeout); name yours otherwise");
+    assert.equal(problem({ kind: 'text', settings: { learning_rate: { type: 'number', default: 1 } } }), "spec.settings.learning_rate: 'learning_rate' is one of rlx's own settings of every text learner (group_size, prompts_per_update, learning_rate, iterations, max_new_tokens, temperature, top_k, top_p, min_p, repetition_penalty, stop, max_prompt_length, truncation, max_grad_norm, micro_batch, generation_batch, build_timeout); name yours otherwise");
     assert.equal(problem({ kind: 'text', settings: { m: { type: 'choice', options: ['a'], default: 'b' } } }), 'spec.settings.m.default must be one of its options (a)');
     assert.equal(problem({ kind: 'text', settings: { k: { type: 'int', default: 1.5 } } }), "spec.settings.k.default must be a whole number (type 'int')");
     assert.equal(problem({ kind: 'text', setings: {} }), "a learner's spec has no key 'setings'; its keys are api, kind, doc, settings");
@@ -80,6 +80,14 @@ describe('the checker on a learner module', () => {
       { code: 'out-of-range', message: 'steps must be >= 1; found 0' },
       { code: 'type-mismatch', message: 'centred expects true or false; found the number 3' },
     ], { roots: ROOTS });
+  });
+
+  test('micro_batch holds whole groups and at most the update: errors at the value', () => {
+    expectClean(sources('algorithm Mine = module("./mine.ts") { group_size: 4, prompts_per_update: 4, micro_batch: 8, generation_batch: 6 }'), ROOTS);
+    expectDiagnostic(sources('algorithm Mine = module("./mine.ts") { group_size: 4, micro_batch: ⟦6⟧ }'), 'out-of-range',
+      'micro_batch 6 splits a group: a learner module\'s micro-batches hold whole groups of group_size 4 rows (its loss may reshape rows by group); use a multiple of 4, or auto', { roots: ROOTS });
+    expectDiagnostic(sources('algorithm Mine = module("./mine.ts") { group_size: 4, prompts_per_update: 2, micro_batch: ⟦12⟧ }'), 'out-of-range',
+      /^micro_batch 12 is more rows than an update trains \(8: a learner module's 2 prompts x 4 completions\); use at most 8, or auto$/, { roots: ROOTS });
   });
 
   test('a stage of a learner module needs a budget, as any algorithm but SFT', () => {
@@ -119,7 +127,7 @@ test('the plan names the module and fills its settings\' defaults', () => {
     name: 'Mine',
     kind: 'module',
     module: 'mine.ts',
-    params: { group_size: 8, prompts_per_update: 16, learning_rate: { schedule: 'constant', value: 1e-4 }, iterations: 1, max_new_tokens: 8, temperature: 1, top_k: 'none', top_p: 1, min_p: 0, repetition_penalty: 1, stop: [], max_prompt_length: 'none', truncation: 'left', max_grad_norm: 1, build_timeout: 60, positive_weight: 0.5, mode: 'mean', steps: 2, centred: true },
+    params: { group_size: 8, prompts_per_update: 16, learning_rate: { schedule: 'constant', value: 1e-4 }, iterations: 1, max_new_tokens: 8, temperature: 1, top_k: 'none', top_p: 1, min_p: 0, repetition_penalty: 1, stop: [], max_prompt_length: 'none', truncation: 'left', max_grad_norm: 1, micro_batch: 'auto', generation_batch: 'auto', build_timeout: 60, positive_weight: 0.5, mode: 'mean', steps: 2, centred: true },
   });
 });
 

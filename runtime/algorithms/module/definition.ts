@@ -11,6 +11,7 @@ import { learnerLabel, loadBundledLearner, loadLearnerModule, type LoadedLearner
 import { ModuleNumericLearner, type ModuleNumericSettings } from './numeric-learner.js';
 import { ModuleTextLearner, type ModuleTextSettings } from './text-learner.js';
 import { promptLength, samplingControls } from '../sampling-settings.js';
+import { countOrAuto } from '../text/memory-settings.js';
 
 const LOADED = new WeakMap<PlanComponent, AlgorithmDefinition<unknown, unknown>>();
 
@@ -80,6 +81,8 @@ export function learnerDefinition(learner: LoadedLearner, written: string): Algo
         sampling: samplingControls(p),
         ...promptLength(p),
         max_grad_norm: p.number('max_grad_norm'),
+        micro_batch: countOrAuto(p, 'micro_batch'),
+        generation_batch: countOrAuto(p, 'generation_batch'),
         module,
       };
     },

@@ -4,7 +4,7 @@
 // the trainer will. It answers once; load.ts stops it when
 // it does not answer in time.
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildTextLoss } from './text-loss.js';
+import { buildTextLoss, STAND_IN_POLICY } from './text-loss.js';
 import { buildNumericLosses, type GraphNetworks } from './numeric-loss.js';
 import type { Graph, Tensor } from '../../tensor/index.js';
 import { importBundle, learnerExports } from './load.js';
@@ -15,9 +15,7 @@ async function main(request: ProbeRequest): Promise<ProbeReply> {
     const { entry } = learnerExports(await importBundle(request.code, request.label, 0x7fffffff), request.label); // load.ts stops this thread at build_timeout
     if (entry.kind === 'numeric') buildNumericLosses(request.label, entry.buildLosses, request.settings, 0.99, standInNetworks());
     else {
-      buildTextLoss(request.label, entry.buildLoss, request.settings, request.groupSize, 'T', {
-        logProbs: (g) => ({ logProb: g.input('probe_logp', 'float32', ['B', 'T']), logSoftmax: g.input('probe_log_softmax', 'float32', ['B', 'T', 16]) }),
-      }, true);
+      buildTextLoss(request.label, entry.buildLoss, request.settings, request.groupSize, 'T', STAND_IN_POLICY, true);
     }
     return { ok: true };
   } catch (err) {

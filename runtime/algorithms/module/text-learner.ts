@@ -8,7 +8,7 @@
 import { graphWeights, type LanguageModel } from '../../policies/index.js';
 import type { Rng } from '../../../shared/random.js';
 import { scheduleValue, type Schedulable } from '../../schedule.js';
-import { Adam, GradientStep, type Session, type Dim, type Feed } from '../../tensor/index.js';
+import { Adam, GradientStep, type Dim, type Feed } from '../../tensor/index.js';
 import type { TextRolloutRecorder } from '../../run/text-rollouts.js';
 import type { TextEnv } from '../../text/text-env.js';
 import type { LearnerSettings } from '../../learner/text-batch.js';
@@ -20,6 +20,10 @@ import { SampledTextLearner } from '../text/sampled-learner.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { collectGroups } from '../text/collect.js';
 import { ReferencePolicy, logProbSession } from '../text/log-prob-sessions.js';
+import { chooseGenerationBatch, chooseMemory, expectedRowLength, MicroBatchedLogProbs, MicroBatchedRun, type LogProbRun, type MemoryChoice, type TokenGradientRun } from '../text/token-step.js';
+import { isPretrained } from '../../policies/pretrained.js';
+import { rowAdditivity, type MetricCombination } from './row-additivity.js';
+import { LearnerModuleError } from './errors.js';
 import { tokenLogProbs } from '../text/tokens.js';
 import type { LoadedLearner } from './load.js';
 import { buildTextLoss } from './text-loss.js';
@@ -41,6 +45,9 @@ export interface ModuleTextSettings {
   readonly max_prompt_length: number | null;
   readonly truncation: 'left' | 'right';
   readonly max_grad_norm: number;
+  /** Rows per forward/backward (whole groups) and rows sampled at once (../text/token-step.ts). */
+  readonly micro_batch: number | 'auto';
+  readonly generation_batch: number | 'auto';
   readonly module: LearnerSettings;
 }
 
@@ -50,7 +57,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
   private iteration = 0;
   private readonly optimizer: Adam;
   private readonly checked: CheckedStep;
-  private readonly scalars = { invTokens: new Float32Array(1), invTemperature: new Float32Array(1) };
+  private readonly scalars = { invTokens: new Float32Array(1), invRows: new Float32Array(1), invTemperature: new Float32Array(1) };
   /** The same fields as the built-in text learner's (sampled-state.ts). */
   protected readonly saved: LearnerState<ModuleTextState>;
 
@@ -61,14 +68,16 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
     env: TextEnv,
     budget: number,
     width: Dim,
-    gradients: GradientStep,
+    gradients: TokenGradientRun,
     private readonly used: ReadonlySet<string>,
     private readonly metricNames: readonly string[],
-    logProbs: Session | null,
+    logProbs: LogProbRun | null,
     reference: ReferencePolicy | null,
     private readonly promptRng: Rng,
     private readonly sampleRng: Rng,
     private readonly recorder: TextRolloutRecorder | undefined,
+    /** Rows per forward/backward and rows sampled at once, as chosen (auto resolved). */
+    private readonly memory: { readonly microBatch: number; readonly generationBatch: number },
   ) {
     super(policy, env, budget, width, gradients, logProbs, reference);
     this.optimizer = new Adam(policy.weights, { eps: MODULE_ADAM_EPS });
@@ -98,16 +107,22 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
       logProbs: (g, tokens, targets, invTemperature) => tokenLogProbs(g, model, { tokens, targets, mask: tokens }, invTemperature),
     }, oldFed);
     const metricNames = Object.keys(built.metrics);
-    const gradients = await GradientStep.create(built.graph, [{ loss: built.loss, weights: model.weights.names, metrics: built.metrics }], {
+    const rows = settings.group_size * settings.prompts_per_update;
+    const length = expectedRowLength(model, settings.max_new_tokens);
+    const memory = await moduleMemory(learner, settings, oldFed, chooseMemory(model, { microBatch: settings.micro_batch, checkpointing: false }, rows, length, context.compute), rows);
+    const step = await GradientStep.create(built.graph, [{ loss: built.loss, weights: model.weights.names, metrics: built.metrics }], {
       weights: model.weights,
       fed: model.frozenWeights,
       compute: context.compute,
-      dimLimits: { B: settings.group_size * settings.prompts_per_update },
+      dimLimits: { B: rows },
       largeOps: true,
     });
-    const logProbs = built.used.has('old_logp') ? await logProbSession(model, T, graphWeights(model), context.compute) : null;
-    const reference = built.used.has('ref_logp') ? await ReferencePolicy.create(model, T, context.compute) : null;
-    return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder);
+    const gradients = new MicroBatchedRun(step, memory.microBatch, memory.metrics);
+    const logProbs = built.used.has('old_logp') ? new MicroBatchedLogProbs(await logProbSession(model, T, graphWeights(model), context.compute), memory.microBatch) : null;
+    const reference = built.used.has('ref_logp') ? await ReferencePolicy.create(model, T, context.compute, undefined, memory) : null;
+    const generationBatch = chooseGenerationBatch(model, settings.generation_batch, rows, length);
+    if (isPretrained(model)) model.generationRows = generationBatch;
+    return new ModuleTextLearner(learner, settings, model, env, context.budget, T, gradients, built.used, metricNames, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, { ...memory, generationBatch });
   }
 
   samplingControls(): SamplingControls | undefined {
@@ -116,7 +131,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
 
   hparams(): Record<string, unknown> {
     const { module, sampling, ...own } = this.settings;
-    return { ...own, ...controlSettings(sampling), ...module, row_width: this.width, adam_eps: MODULE_ADAM_EPS };
+    return { ...own, ...controlSettings(sampling), ...module, micro_batch: this.memory.microBatch, generation_batch: this.memory.generationBatch, row_width: this.width, adam_eps: MODULE_ADAM_EPS };
   }
 
   async iterate(): Promise<Record<string, number>> {
@@ -131,6 +146,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
     const s = this.scalars;
     s.invTemperature[0] = 1 / c.temperature;
     s.invTokens[0] = 1 / Math.max(1, batch.tokenCount);
+    s.invRows[0] = 1 / rows;
     const tokenFeeds = { tokens: { data: batch.tokens, dims: [rows, T] }, targets: { data: batch.targets, dims: [rows, T] }, inv_temperature: s.invTemperature, ...batch.modelFeeds };
     const advantages = new Float32Array(rows);
     groupAdvantages(batch.rewards, G, { baseline: 'mean', normalize: 'group_std' }, advantages);
@@ -141,6 +157,7 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
       rewards: { data: Float32Array.from(batch.rewards), dims: [rows] },
       advantages: { data: advantages, dims: [rows] },
       inv_tokens: s.invTokens,
+      inv_rows: s.invRows,
     };
     if (this.logProbs) all.old_logp = { data: (await this.logProbs.run(tokenFeeds)).logp!, dims: [rows, T] };
     if (this.reference) all.ref_logp = { data: await this.reference.logProbs(tokenFeeds), dims: [rows, T] };
@@ -168,4 +185,25 @@ export class ModuleTextLearner extends SampledTextLearner<ModuleTextState> imple
     this.metricNames.forEach((name, m) => (metrics[`learner/${name}`] = sums[m]!));
     return metrics;
   }
+}
+
+/**
+ * The micro-batch a module's update runs in: `fitted` (what the memory estimate chose, or the
+ * setting) cut to whole groups; the whole update where the loss is not a sum over rows and
+ * micro_batch was left `auto` (row-additivity.ts); an error naming the module where it was set.
+ */
+async function moduleMemory(learner: LoadedLearner, settings: ModuleTextSettings, oldFed: boolean, fitted: MemoryChoice, rows: number): Promise<MemoryChoice & { metrics?: readonly MetricCombination[] }> {
+  const G = settings.group_size;
+  const microBatch = Math.min(rows, Math.max(G, fitted.microBatch - (fitted.microBatch % G)));
+  if (microBatch >= rows) return { microBatch: rows, checkpointing: false };
+  if (learner.entry.kind !== 'text') throw new Error(`${learner.label} is not a text learner`);
+  const additivity = await rowAdditivity(learner.label, learner.entry.buildLoss, settings.module, G, oldFed);
+  if (additivity.lossIsSum) return { microBatch, checkpointing: false, metrics: additivity.metrics };
+  if (settings.micro_batch === 'auto') return { microBatch: rows, checkpointing: false };
+  const { both, first, second } = additivity.losses;
+  throw new LearnerModuleError(
+    `${learner.label}: micro_batch ${settings.micro_batch} splits the update's ${rows} rows, but its loss is not a sum over rows `
+    + `(on stand-in rows: ${both.toPrecision(4)} for two groups, ${first.toPrecision(4)} + ${second.toPrecision(4)} for each alone), so micro-batches would change the update. `
+    + 'Write a mean over the update as g.mul(g.sum(x), batch.invRows) or with batch.invTokens instead of g.mean over rows, or leave micro_batch auto (the whole update at once).',
+  );
 }

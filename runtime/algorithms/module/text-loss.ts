@@ -9,13 +9,25 @@ import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
 import { LearnerModuleError } from './errors.js';
 
 /** The batch inputs a module may read, as fed to the graph: name -> how the trainer feeds it. */
-export type FedInput = 'tokens' | 'targets' | 'mask' | 'rewards' | 'advantages' | 'old_logp' | 'ref_logp' | 'inv_tokens' | 'inv_temperature';
+export type FedInput = 'tokens' | 'targets' | 'mask' | 'rewards' | 'advantages' | 'old_logp' | 'ref_logp' | 'inv_tokens' | 'inv_rows' | 'inv_temperature';
 
 /** How the policy's own tensors enter the graph: from the model (training), or as stand-in inputs (the probe). */
 export interface PolicyTensors {
   /** log pi(target) [B, T] and the log-softmax [B, T, V] from the token inputs and the fed 1/temperature. */
   logProbs(g: Graph, tokens: Tensor, targets: Tensor, invTemperature: Tensor): { logProb: Tensor; logSoftmax: Tensor | null; entropy?: Tensor };
 }
+
+/** The vocabulary of the stand-in policy. */
+export const STAND_IN_VOCABULARY = 16;
+
+/**
+ * The policy's tensors as fed inputs (`probe_logp` [B, T], `probe_log_softmax` [B, T, 16]): what
+ * a module's loss is built over where no model is at hand (the probe, probe-worker.ts; the check
+ * that the loss is a sum over rows, row-additivity.ts).
+ */
+export const STAND_IN_POLICY: PolicyTensors = {
+  logProbs: (g) => ({ logProb: g.input('probe_logp', 'float32', ['B', 'T']), logSoftmax: g.input('probe_log_softmax', 'float32', ['B', 'T', STAND_IN_VOCABULARY]) }),
+};
 
 export interface BuiltTextLoss {
   readonly graph: Graph;
@@ -67,6 +79,7 @@ export function buildTextLoss(label: string, buildLoss: BuildTextLoss, settings:
     get oldLogProb() { return wrap(oldFed ? input('old_logp', 'float32', ['B', T]) : once('old', () => g.stopGradient(policyTensors()))); },
     get refLogProb() { return wrap(input('ref_logp', 'float32', ['B', T])); },
     get invTokens() { return wrap(input('inv_tokens', 'float32', [])); },
+    get invRows() { return wrap(input('inv_rows', 'float32', [])); },
   });
 
   let result: unknown;

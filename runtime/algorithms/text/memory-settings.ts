@@ -9,8 +9,8 @@ export interface TextMemoryParams {
   gradient_checkpointing: boolean | 'auto';
 }
 
-/** A count or `auto`. */
-function countOrAuto(p: PlanParams, name: string): number | 'auto' {
+/** A count or `auto` (micro_batch, generation_batch). */
+export function countOrAuto(p: PlanParams, name: string): number | 'auto' {
   return p.value(name) === 'auto' ? 'auto' : p.count(name);
 }
 

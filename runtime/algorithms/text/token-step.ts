@@ -141,6 +141,8 @@ export function batchRows(feeds: Readonly<Record<string, Feed>>): number {
 /**
  * A one-graph gradient step over micro-batches of rows: the losses, metrics and gradients of
  * the micro-batches summed. With every row in one micro-batch it is the step itself, untouched.
+ * `metricCombinations`: by metric, whether it is a mean over rows (a learner module's g.mean), averaged
+ * by the micro-batches' rows instead of summed; absent: every metric is a sum (the built-ins').
  */
 export class MicroBatchedRun implements TokenGradientRun {
   private sums: Float32Array[] = [];
@@ -149,6 +151,7 @@ export class MicroBatchedRun implements TokenGradientRun {
   constructor(
     private readonly step: GradientStep,
     readonly microBatch: number,
+    private readonly metricCombinations?: readonly ('sum' | 'mean')[],
   ) {
     this.metrics = new Float64Array(step.metricNames.length);
   }
@@ -175,7 +178,8 @@ export class MicroBatchedRun implements TokenGradientRun {
         for (let k = 0; k < sum.length; k++) sum[k]! += g[k]!;
       });
       loss += out.loss;
-      for (let k = 0; k < this.metrics.length; k++) this.metrics[k]! += out.metrics[k]!;
+      const share = Math.min(this.microBatch, B - r0) / B;
+      for (let k = 0; k < this.metrics.length; k++) this.metrics[k]! += this.metricCombinations?.[k] === 'mean' ? share * out.metrics[k]! : out.metrics[k]!;
       gradScale = out.gradScale;
     }
     return { loss, grads: this.sums, metrics: this.metrics, ...(gradScale !== undefined ? { gradScale } : {}) };

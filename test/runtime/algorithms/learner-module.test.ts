@@ -151,3 +151,47 @@ describe('a learner module that does wrong fails the run, naming the module and 
     assert.ok(logs.includes('stage s1 (Mine, module "mine.ts") starts at step 16'), logs.join('\n'));
   });
 });
+
+describe('a learner module in micro-batches (micro_batch)', () => {
+  // A sum over rows: each token's surrogate times the whole update's 1/tokens, a KL to pi_ref the
+  // same, and pi_old read (iterations 2): every pass rlx makes runs in micro-batches.
+  const SUMMED = `
+  const ratio = g.exp(g.sub(batch.logProb, batch.oldLogProb));
+  const surrogate = g.mul(g.sum(g.mul(g.mul(ratio, batch.mask), g.reshape(batch.advantages, [-1, 1]))), batch.invTokens);
+  const kl = g.mul(g.sum(g.mul(g.sub(batch.logProb, batch.refLogProb), batch.mask)), batch.invTokens);
+  return { loss: g.add(g.neg(surrogate), g.mul(0.1, kl)), metrics: { mean_reward: g.mean(batch.rewards), reward_sum: g.sum(batch.rewards), per_row: g.mul(g.sum(batch.rewards), batch.invRows) } };`;
+
+  const run = async (dir: string, params: Record<string, unknown>) => {
+    const result = await train(modulePlan([{ iterations: 2, learning_rate: 1e-2, ...params }]), { out: tempDir(), baseDir: dir });
+    const events = readEvents(`${result.runDir}/events.jsonl`);
+    return { metrics: events.filter((e) => e.type === 'metrics').map((e) => e.values), hparams: events.find((e) => e.type === 'hparams')!.values };
+  };
+
+  it('a loss summed over rows: micro-batches of one group log the whole update\'s losses and metrics', async () => {
+    const dir = moduleDir(SUMMED);
+    const whole = await run(dir, { micro_batch: 8 });
+    const micro = await run(dir, { micro_batch: 4 });
+    assert.deepEqual([whole.hparams.micro_batch, micro.hparams.micro_batch], [8, 4]);
+    assert.equal(micro.metrics.length, whole.metrics.length);
+    assert.ok(whole.metrics.length >= 2, 'two updates: the second samples with the first\'s weights');
+    whole.metrics.forEach((expected, u) => {
+      for (const name of ['losses/loss', 'losses/grad_norm', 'learner/mean_reward', 'learner/reward_sum', 'learner/per_row']) {
+        const [a, b] = [micro.metrics[u]![name]!, expected[name]!];
+        assert.ok(Math.abs(a - b) <= 1e-4 * Math.max(1e-2, Math.abs(b)), `update ${u + 1}: ${name} ${a} against ${b}`);
+      }
+      // The means the module took over rows are the batch's, summed ones its sum.
+      assert.ok(Math.abs(micro.metrics[u]!['learner/mean_reward']! - expected['rewards/low']!) < 1e-5);
+      assert.ok(Math.abs(micro.metrics[u]!['learner/reward_sum']! - 8 * expected['rewards/low']!) < 1e-4);
+    });
+  });
+
+  it('a loss that is a mean over rows: micro_batch set is refused naming the module, auto trains the update at once', async () => {
+    const dir = moduleDir(PLAIN);
+    await assert.rejects(run(dir, { micro_batch: 4 }), (err: Error) => {
+      assert.ok(err instanceof LearnerModuleError, `${err.name}: ${err.message}`);
+      assert.match(err.message, /^algorithm Mine \(module "mine\.ts"\): micro_batch 4 splits the update's 8 rows, but its loss is not a sum over rows \(on stand-in rows: -?[\d.e-]+ for two groups, -?[\d.e-]+ \+ -?[\d.e-]+ for each alone\), so micro-batches would change the update\. Write a mean over the update as g\.mul\(g\.sum\(x\), batch\.invRows\)/);
+      return true;
+    });
+    assert.equal((await run(dir, { micro_batch: 'auto' })).hparams.micro_batch, 8);
+  });
+});

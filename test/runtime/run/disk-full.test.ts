@@ -72,11 +72,16 @@ describe('a full disk and killed writes', () => {
     const controller = new AbortController();
     const first = await train(makePlan({ budget: 2048 }), { out: tempDir(), signal: controller.signal, onProgress: (p) => p.step >= 1024 && controller.abort() });
     const dir = first.runDir;
-    fs.writeFileSync(path.join(dir, 'checkpoints', '.state-1536.json.4242.tmp'), '{"format":');
-    fs.writeFileSync(path.join(dir, '.status.json.4242.tmp'), '{');
+    // 99999999: past Linux's largest pid (2^22), so no live process writes these.
+    fs.writeFileSync(path.join(dir, 'checkpoints', '.state-1536.json.99999999.tmp'), '{"format":');
+    fs.writeFileSync(path.join(dir, '.status.json.99999999.tmp'), '{');
+    // A live process's: another `--resume` between writing its lock's temporary and linking it (lock.ts).
+    const live = path.join(dir, `.run.lock.${process.ppid}.tmp`); // the test runner: alive, and not this process, whose own lock writes its pid's
+    fs.writeFileSync(live, '{}');
     const logged: string[] = [];
     assert.equal((await resume(dir, { log: (m) => logged.push(m) })).status, 'finished');
-    assert.deepEqual(temporaries(dir), []);
+    assert.deepEqual(temporaries(dir), [path.basename(live)], 'a live process\'s temporary is left to it');
+    fs.rmSync(live);
     assert.ok(logged.includes('removed 2 temporary file(s) of writes cut short when the run was last stopped'), logged.join('\n'));
   });
 });
