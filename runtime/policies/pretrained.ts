@@ -14,7 +14,7 @@ import { PretrainedLm } from '../lm/pretrained.js';
 import { recordBaseFiles, type BaseFiles } from '../lm/base-files.js';
 import { loraAdapters, type LoraSettings } from '../../hf/lora.js';
 import { parameterCount } from '../../hf/config.js';
-import { checkMemory, type MemoryShape } from '../../hf/memory.js';
+import { checkMemory, type MemoryEstimate, type MemoryShape } from '../../hf/memory.js';
 import { attentionMask, rowPositions, segmentMask, segmentPositions } from '../lm/rows.js';
 import type { ChatMessage } from '../../hf/chat-template.js';
 import { InputError } from '../../shared/input-error.js';
@@ -68,6 +68,8 @@ export class PretrainedPolicy implements LanguageModel {
     readonly settings: PretrainedSettings,
     /** The sha256 of the base folder's files, as loaded; taken at the first checkpoint where not given. */
     private baseFiles?: BaseFiles,
+    /** The estimate the run was checked against before loading (load's `expected`), logged in hparams. */
+    readonly memoryEstimate?: MemoryEstimate,
   ) {
     this.weights = lm.trainable;
     this.frozenWeights = lm.frozen;
@@ -84,16 +86,17 @@ export class PretrainedPolicy implements LanguageModel {
     // A chat template that throws on the run's prompts (raise_exception, an engine error) is
     // refused here, before the weights are read and the run's folder exists, not at its first prompt.
     if (folder.chat) renderChat(folder, chatPrompt(settings.chat, 'What is 1+1?'));
+    let estimate: MemoryEstimate | undefined;
     if (expected) {
       const { config } = folder;
       const trainableParameters = settings.lora ? loraAdapters(config, settings.lora).reduce((n, a) => n + a.a.shape[0] * a.a.shape[1] + a.b.shape[0] * a.b.shape[1], 0) : parameterCount(config);
       // A KL reference under LoRA is the adapters' copy; with full fine-tuning a copy of the model.
-      checkMemory(config, { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora }, `policy (pretrained "${settings.folder}")`);
+      estimate = checkMemory(config, { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora }, `policy (pretrained "${settings.folder}")`);
     }
     const lm = PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {});
     // Recorded with each checkpoint, so that reading the run back refuses a base changed since
     // (LoRA adapters are only the run's policy over these weights).
-    return new PretrainedPolicy(lm, settings, recordBaseFiles(folder.dir, settings.lora !== undefined));
+    return new PretrainedPolicy(lm, settings, recordBaseFiles(folder.dir, settings.lora !== undefined), estimate);
   }
 
   get folder(): ModelFolder {

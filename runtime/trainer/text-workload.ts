@@ -168,6 +168,10 @@ export class TextWorkload implements Workload {
     return this.rollouts;
   }
 
+  memoryEstimateBytes(): number | undefined {
+    return isPretrained(this.model) ? this.model.memoryEstimate?.total : undefined;
+  }
+
   begin(_algorithm: Algorithm, run: RunServices): void {
     this.run = run;
   }

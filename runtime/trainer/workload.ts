@@ -58,6 +58,12 @@ export interface Workload {
    * the policy always does (every run on the CPU device), and nothing is logged.
    */
   rolloutDevice?(): RolloutDevice | undefined;
+  /**
+   * The memory estimate (hf/memory.ts) the run was checked against before its model loaded, in
+   * bytes, where there is one (a pretrained model's): logged in hparams beside the measured
+   * `memory/peak_rss_bytes`, so the dashboard shows one against the other.
+   */
+  memoryEstimateBytes?(): number | undefined;
   /** What the latest createAlgorithm() took over from the previous stage, in words, for the log; absent where the stages share one model. */
   handedOver?(): string | undefined;
   /**

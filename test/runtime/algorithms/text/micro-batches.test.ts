@@ -63,6 +63,10 @@ for (const loss of ['sequence', 'token', 'constant'] as const) {
     assertSameLosses(segmented.updates, whole.updates, GRPO_LOSSES, 'recomputed blocks');
     assert.deepEqual([segmented.hparams.micro_batch, segmented.hparams.gradient_checkpointing], [5, true]);
     assert.deepEqual([micro.hparams.micro_batch, micro.hparams.gradient_checkpointing], [5, false]);
+    // The estimate the run was checked against, beside each update's measured peak (the dashboard shows both).
+    const estimate = micro.hparams.memory_estimate_bytes as number;
+    assert.ok(estimate > 300 * 2 ** 20 && estimate < 4 * 2 ** 30, `memory_estimate_bytes ${estimate}: the runtime's 0.3 GiB and the model's few MB`);
+    assert.ok(micro.updates.every((u) => u['memory/peak_rss_bytes']! > 0), 'memory/peak_rss_bytes logged each update');
   });
 }
 
