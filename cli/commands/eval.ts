@@ -218,15 +218,17 @@ async function evalText(runDir: string, plan: Plan, file: string, policyBytes: U
 /**
  * rlx eval on a run of a pretrained model: the base folder (checked to be the one the run
  * trained on) with the weights of the run's newest intact checkpoint (or --checkpoint), on the
- * held-out prompts, greedy, as the run's own evaluations were: the figures equal the run's
+ * held-out prompts, greedy, as the run's own evaluations were (with the sampling controls of the
+ * checkpoint's stage: a stop string, a repetition penalty): the figures equal the run's
  * evaluation at that step.
  */
 async function evalPretrained(runDir: string, plan: Plan, checkpoint: string | undefined, limit: number | undefined, json: boolean): Promise<number> {
-  const [{ textEnvOf }, { bundledDataset }, { readRunPolicy, openRunBase, loadRunModel }, { PretrainedPolicy }] = await Promise.all([
+  const [{ textEnvOf }, { bundledDataset }, { readRunPolicy, openRunBase, loadRunModel }, { PretrainedPolicy }, { stageSamplingControls }] = await Promise.all([
     import('../../runtime/trainer/text-workload.js'),
     import('../../runtime/run/run-dir.js'),
     import('../../runtime/lm/run-policy.js'),
     import('../../runtime/policies/pretrained.js'),
+    import('../../runtime/algorithms/sampling-settings.js'),
   ]);
   const run = readRunPolicy(runDir, checkpoint);
   const env = textEnvOf(plan, { baseDir: runDir, datasetFile: bundledDataset(runDir) });
@@ -235,7 +237,7 @@ async function evalPretrained(runDir: string, plan: Plan, checkpoint: string | u
   const policy = new PretrainedPolicy(loadRunModel(run, folder), { folder: folder.dir, lora: lora ?? undefined, chat: (chat ?? undefined) as ChatSettings | undefined });
   let result: Awaited<ReturnType<typeof env.evaluate>>;
   try {
-    result = await env.evaluate(policy, limit);
+    result = await env.evaluate(policy, limit, stageSamplingControls(plan.stages[run.stage]));
   } finally {
     await policy.release();
   }

@@ -1,8 +1,11 @@
 // The sampling controls a text learner's plan states (dsl/schema/sampling.ts declares them),
 // read into the sampler's form (runtime/lm/sampling.ts). Neutral values are left out, so a
 // plan that states none samples exactly as before the controls existed.
+import type { PlanStage } from '../../dsl/compile/plan.js';
+import { ALGORITHMS } from '../../dsl/schema/algorithms.js';
+import { learnerParams } from '../../dsl/schema/learner-module.js';
 import type { SamplingControls } from '../lm/sampling.js';
-import type { PlanParams } from '../plan-params.js';
+import { PlanParams } from '../plan-params.js';
 import type { PromptLimit } from '../text/text-env.js';
 
 /** max_prompt_length (null: `none`) and truncation of `p`, as the plan names them. */
@@ -34,4 +37,18 @@ export function samplingControls(p: PlanParams): SamplingControls | undefined {
     ...(stop.length > 0 ? { stop: stop as string[] } : {}),
   };
   return Object.keys(controls).length > 0 ? controls : undefined;
+}
+
+/**
+ * The controls stage `stage` of a run sampled with, its evaluations included (the trainer
+ * evaluates with the stage's learner's controls), read back from the run's plan: `rlx eval` of a
+ * checkpoint of that stage samples as the run's own evaluation did. Undefined for a learner that
+ * has none (SFT, REINFORCE) or sets none.
+ */
+export function stageSamplingControls(stage: PlanStage | undefined): SamplingControls | undefined {
+  const algorithm = stage?.algorithm;
+  if (!algorithm) return undefined;
+  const declared = algorithm.kind === 'module' ? learnerParams('text') : ALGORITHMS.find((a) => a.name === algorithm.kind)?.params;
+  if (!declared?.some((p) => p.name === 'top_p')) return undefined;
+  return samplingControls(new PlanParams(`stage ${stage.name}`, declared, algorithm.params));
 }

@@ -23,6 +23,8 @@ export interface RunPolicy {
   /** The trained weights: all of them (full fine-tuning) or the adapters (LoRA). */
   readonly weights: WeightSnapshot;
   readonly step: number;
+  /** Index of the plan's stage the checkpoint was written in (0 in runs of one stage, and in older states). */
+  readonly stage: number;
   /** The checkpoint's state file (the weights) and policy record (the manifest). */
   readonly stateFile: string;
   readonly manifestFile: string;
@@ -54,7 +56,8 @@ export function readRunPolicy(runDir: string, checkpoint?: string): RunPolicy {
   const manifestFile = path.join(checkpoints, `policy-${state.step}.json`);
   const manifest = readInputJson(manifestFile, { what: 'checkpoint policy record', maxBytes: 16 * 2 ** 20 }) as PretrainedManifest;
   if (manifest.kind !== 'pretrained' || typeof manifest.base?.folder !== 'string') throw new RunPolicyError(`${manifestFile} is not the record of a pretrained policy`);
-  return { manifest, weights, step: state.step, stateFile: found.file, manifestFile };
+  const stage = state.trainer?.stage; // from a run folder: an index only if it is one
+  return { manifest, weights, step: state.step, stage: Number.isSafeInteger(stage) && stage! >= 0 ? stage! : 0, stateFile: found.file, manifestFile };
 }
 
 /** The checkpoint a file of the run's checkpoints folder names (its state, or its policy record: the state of the same step). */

@@ -122,3 +122,20 @@ test('export checks a run\'s record and weights as generate and eval load them: 
   const written = exportPretrained(run.manifest, run.weights, path.join(s.work, 'export-ok'), { merge: false, weightsFile: run.stateFile });
   assert.equal(written.kind, 'adapter');
 });
+
+test('rlx eval samples with the sampling controls of the stage its checkpoint was trained in, as the run\'s own evaluations did', async () => {
+  const [{ train }, { makePlan }] = await Promise.all([import('../../runtime/train.js'), import('../runtime/helpers.js')]);
+  const base = path.join(s.work, 'base-controls');
+  fs.cpSync(SFT_MODEL, base, { recursive: true });
+  // A stop string that cuts most sums short and a repetition penalty that changes greedy digits:
+  // evaluated without them, the figures differ (accuracy well above what a cut sum can reach).
+  const plan: Plan = makePlan({ env: 'TextTask', envParams: { task: { kind: 'addition', digits: 2, pad: true }, max_tokens: 8 }, algorithm: 'GRPO', algorithmParams: { prompts_per_update: 2, group_size: 2, max_new_tokens: 8, learning_rate: 1e-6, stop: ['1'], repetition_penalty: 1.5 }, budget: 8 });
+  plan.policy = { name: 'Sft', kind: 'pretrained', params: { model: base } as never };
+  plan.eval = { every: 1_000_000, episodes: 4, deterministic: true };
+  const { runDir } = await train(plan, { out: path.join(s.work, 'runs-controls') });
+  const last = lastEval(runDir);
+  const result = evalJson(runDir);
+  assert.equal(result.step, last.step);
+  for (const key of ['eval/accuracy', 'eval/mean_reward', 'eval/mean_length']) assert.equal(result[key], last.values[key], key);
+  assert.ok(last.values['eval/mean_length']! < 2.5, `completions cut at "1": mean length ${last.values['eval/mean_length']}`);
+});
