@@ -48,15 +48,25 @@ export class SeriesBudget {
   add(row: number, x: number, t: number, y: number): void {
     if (!Number.isFinite(y)) return;
     this.sum += y;
-    const p: Kept = { row, x, t, y, index: this.count++, cum: this.sum };
-    if (this.first === undefined) this.first = p;
-    // The last point was in the output as such; it may now drop out of it.
-    if (this.last) this.mark(this.last.row);
-    this.last = p;
-    this.mark(row);
-    const bucket = Math.floor(p.index / this.width);
     const kept = this.kept;
     const n = kept.length;
+    const previous = this.last;
+    // The last point was in the output as such; it may now drop out of it.
+    if (previous) this.mark(previous.row);
+    this.mark(row);
+    // Most points of a long series are kept by nothing but being the last: the one before is
+    // reused, so a million points do not make a million objects for the collector.
+    const reuse = previous !== undefined && previous !== this.first && (n === 0 || previous !== kept[n - 1]);
+    const p: Kept = reuse ? previous : { row, x, t, y, index: 0, cum: 0 };
+    p.row = row;
+    p.x = x;
+    p.t = t;
+    p.y = y;
+    p.index = this.count++;
+    p.cum = this.sum;
+    if (this.first === undefined) this.first = p;
+    this.last = p;
+    const bucket = Math.floor(p.index / this.width);
     const open = n > 0 && Math.floor(kept[n - 1].index / this.width) === bucket ? (n > 1 && Math.floor(kept[n - 2].index / this.width) === bucket ? 2 : 1) : 0;
     if (open === 0) kept.push(p);
     else if (open === 1) {

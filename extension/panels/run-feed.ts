@@ -55,8 +55,8 @@ interface Followed {
   digest: HistoryDigest;
   /** The tail's restarts the digest has taken in: one more, and the digest starts over. */
   restarts: number;
-  /** A background read of its events is under way: polls leave the run alone until it ends. */
-  reading: boolean;
+  /** The generation of the background read of its events under way: polls leave the run alone until it ends. */
+  reading: number | undefined;
   statusKey: string;
   rolloutsKey: string;
   /** The state the last snapshot or poll read. */
@@ -78,7 +78,7 @@ export class RunFeed {
   constructor(runs: readonly FeedRun[]) {
     this.followed = runs.map((run) => {
       const tail = new EventTail(path.join(run.dir, 'events.jsonl'));
-      return { run, tail, digest: new HistoryDigest(run.id), restarts: 0, reading: false, statusKey: '', rolloutsKey: '' };
+      return { run, tail, digest: new HistoryDigest(run.id), restarts: 0, reading: undefined, statusKey: '', rolloutsKey: '' };
     });
   }
 
@@ -115,6 +115,8 @@ export class RunFeed {
       f.tail = new EventTail(f.tail.file);
       f.digest = new HistoryDigest(f.run.id, this.budget);
       f.restarts = 0;
+      // Each run waits for its turn: a poll meanwhile must not read its file in the read's stead.
+      f.reading = generation;
     });
     post({ type: 'runs', runs: snapshots });
     const total = this.historyBytes();
@@ -152,15 +154,18 @@ export class RunFeed {
    * later snapshot or dispose()); `problem`: why the file could not be read.
    */
   private async readHistory(f: Followed, generation: number, signal: AbortSignal | undefined, onProgress: (read: number) => void): Promise<{ done: boolean; problem?: string }> {
-    if (signal?.aborted) return { done: false };
-    f.reading = true;
+    f.reading = generation;
+    const { tail } = f;
     let posted = 0;
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal?.addEventListener('abort', onAbort);
     try {
-      const done = await f.tail.read(
+      if (signal?.aborted) return { done: false };
+      const done = await tail.read(
         (events) => {
+          // A later snapshot has made the run a new tail and digest: this read's events are not theirs.
+          if (generation !== this.generation) return;
           this.restartIfReplaced(f);
           f.digest.add(events);
         },
@@ -169,6 +174,7 @@ export class RunFeed {
           onProgress: (read) => {
             if (generation !== this.generation) return stop.abort();
             onProgress(read);
+            if (generation !== this.generation) return stop.abort(); // taken over from inside onProgress
             if (read - posted >= POST_EVERY_BYTES) {
               posted = read;
               for (const m of f.digest.messages()) this.post(m);
@@ -176,13 +182,13 @@ export class RunFeed {
           },
         },
       );
-      this.restartIfReplaced(f);
+      if (generation === this.generation) this.restartIfReplaced(f);
       return { done };
     } catch (err) {
       return { done: false, problem: (err as Error).message };
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      f.reading = false;
+      if (f.reading === generation) f.reading = undefined;
     }
   }
 
@@ -190,7 +196,7 @@ export class RunFeed {
   poll(): HostMessage[] {
     const messages: HostMessage[] = [];
     for (const f of this.followed) {
-      if (f.reading) continue;
+      if (f.reading !== undefined) continue;
       if (f.tail.unread() > POLL_AT_ONCE_BYTES) {
         void this.catchUp(f);
         continue;

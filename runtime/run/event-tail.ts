@@ -13,10 +13,10 @@ import { MAX_EVENT_LINE_BYTES, openRunFile, RUN_FILE_LIMITS, runFileExists } fro
 const EVENT_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /**
- * How much read() parses between two turns of the event loop: about 5-10 ms of JSON.parse, so
- * whatever else the extension host has to do waits no longer than that.
+ * How much read() parses between two turns of the event loop: a few ms of JSON.parse, so
+ * whatever else the extension host has to do waits no longer than that (and a collection).
  */
-export const READ_CHUNK_BYTES = 1024 * 1024;
+export const READ_CHUNK_BYTES = 512 * 1024;
 
 export interface ReadOptions {
   /** Stops the read between two pieces; the tail then stands where it stopped. */
@@ -93,25 +93,39 @@ export class EventTail {
   async read(onEvents: (events: RunEvent[]) => void, options: ReadOptions = {}): Promise<boolean> {
     if (!runFileExists(this.file)) return true;
     const { fd, size } = openRunFile(this.runDir, this.file, RUN_FILE_LIMITS.events);
+    // Two buffers: the next piece is read (fs.read, on libuv's pool) while this one is parsed,
+    // and between pieces the event loop serves everything else; a piece's parsing is the
+    // longest it waits.
+    const pieceBytes = Math.min(options.chunkBytes ?? READ_CHUNK_BYTES, Math.max(1, size));
+    const buffers = [Buffer.allocUnsafe(pieceBytes), Buffer.allocUnsafe(pieceBytes)];
+    let next: Promise<number> | undefined;
     try {
       this.restartIfShrunk(size);
       const start = this.offset;
       const total = size - start;
-      const chunk = Buffer.allocUnsafe(Math.min(options.chunkBytes ?? READ_CHUNK_BYTES, Math.max(1, total)));
-      while (this.offset < size) {
-        if (options.signal?.aborted) return false;
-        // fs.read runs on libuv's pool: while it reads, the event loop serves everything else,
-        // and this piece's parsing below is the longest the loop waits.
-        const n = await readAt(fd, chunk, Math.min(chunk.length, size - this.offset), this.offset);
+      let at = this.offset;
+      let which = 0;
+      const readNext = () => (at < size ? readAt(fd, buffers[which], Math.min(pieceBytes, size - at), at) : undefined);
+      next = readNext();
+      while (next) {
+        const n = await next;
+        next = undefined;
         if (n === 0) break; // shrank while reading: the next poll starts again
-        this.offset += n;
+        const piece = buffers[which].subarray(0, n);
+        at += n;
+        which ^= 1;
+        if (!options.signal?.aborted) next = readNext();
+        this.offset = at;
         const events: RunEvent[] = [];
-        this.take(chunk.subarray(0, n), events);
+        this.take(piece, events);
         onEvents(events);
         options.onProgress?.(this.offset - start, total);
+        if (options.signal?.aborted) return this.offset >= size;
       }
       return true;
     } finally {
+      // A piece still being read must land before its descriptor closes.
+      if (next) await next.catch(() => 0);
       fs.closeSync(fd);
     }
   }

@@ -298,3 +298,29 @@ test('the live tail goes on from where the read stopped, into the same budget: t
   assert.deepEqual(Array.from(page.metrics.steps.values.subarray(0, page.metrics.length)), Array.from(fresh.metrics.steps.values.subarray(0, fresh.metrics.length)));
   for (const key of ['a', 'b']) assert.deepEqual(Array.from(page.metrics.values(key)), Array.from(fresh.metrics.values(key)), key);
 });
+
+test('a page that loads again while a long history is read: the first read stops, posts nothing more, and the second is whole', async () => {
+  const dir = longRun(40_000);
+  try {
+    const feed = new RunFeed([feedRun(dir)]);
+    const first: HostMessage[] = [];
+    const second: HostMessage[] = [];
+    let again: Promise<boolean> | undefined;
+    const firstDone = feed.snapshot((m) => first.push(m), {
+      budget: 256,
+      onProgress: (read, total) => {
+        if (!again && read > total / 5) again = feed.snapshot((m) => second.push(m), { budget: 256 });
+      },
+    });
+    assert.equal(await firstDone, false);
+    const postedBefore = first.length;
+    assert.equal(await again, true);
+    assert.equal(first.length, postedBefore, 'nothing more from the first read');
+    const run = pageModel(second);
+    assert.equal(run.metrics.steps.get(run.metrics.length - 1), 40_000 * 512);
+    assert.equal(run.trainingEpisodes(), 2 * 40_000);
+    assert.deepEqual(feed.poll(), [], 'the tail stands at the end: nothing read twice');
+  } finally {
+    fs.rmSync(path.dirname(path.dirname(dir)), { recursive: true, force: true });
+  }
+});
