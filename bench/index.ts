@@ -24,10 +24,11 @@ const BENCHES: Record<string, () => Promise<void>> = {
   pretrained: async () => (await import('./pretrained.js')).benchPretrained(),
   'lm-scale': async () => (await import('./lm-scale.js')).benchLmScale(),
   'python-env': async () => (await import('./python-env.js')).benchPythonEnv(),
+  'dashboard-read': async () => (await import('./dashboard-read.js')).benchDashboardRead(),
 };
 
-/** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
+/** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters, a 200 MB events.jsonl read twice), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
+const ON_REQUEST = ['dashboard-read', 'python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

@@ -1,7 +1,9 @@
 // For the host: a run's history with its metrics and episode events folded into columns
 // (HostMessage 'columns'). A million updates as objects cost the page seconds to receive
 // (one structured-clone object per event, twenty-odd fields each); as typed arrays they cross
-// postMessage as a few copies. Pure code, for the extension host and tests; no DOM.
+// postMessage as a few copies. Pure code, for tests (the fake host) and the benches; no DOM.
+// The extension itself posts a decimated history (history-digest.ts), which keeps a long
+// run's rows within a budget instead of holding every event.
 import type { HostMessage, RunEvent } from './protocol.js';
 import { RunModel } from './shared/run-model.js';
 

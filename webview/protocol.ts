@@ -51,6 +51,14 @@ export type HostMessage =
       steps: Float64Array;
       times: Float64Array;
       columns: Record<string, Float64Array>;
+      /**
+       * A patch of the host's decimated history (webview/history-digest.ts): the page keeps the
+       * first `keep` rows of the table and appends these, as they are (the host has resolved a
+       * resume's repeated steps). Absent: appended like the events they stand for.
+       */
+      keep?: number;
+      /** Each metric's sum over every update, also those the decimation left out (`charts/episodes`). */
+      sums?: Record<string, number>;
     }
   /** status.json changed. */
   | { type: 'status'; runId: string; state: RunState; status?: StatusFile }

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { HostMessage, PageKind, PageMessage } from '../../webview/protocol.js';
 import { RunFeed, type FeedRun } from './run-feed.js';
 import { pageHtml, webviewOptions } from './page-html.js';
+import { NOTICE_BYTES, ReadProgress } from './read-progress.js';
 
 export interface PanelContext {
   extensionUri: vscode.Uri;
@@ -63,6 +64,7 @@ export abstract class RunPanel implements vscode.Disposable {
   /** Shows other runs in the same panel (the comparison panel, when asked again). */
   protected setRuns(runs: readonly FeedRun[], title: string): void {
     this.context.remember(this.viewType, this.title, undefined);
+    this.feed.dispose();
     this.feed = new RunFeed(runs);
     this.panel.title = title;
     this.title = title;
@@ -107,8 +109,7 @@ export abstract class RunPanel implements vscode.Disposable {
       case 'ready':
         this.ready = true;
         this.pageLoads++;
-        for (const m of this.feed.snapshot()) this.post(m);
-        this.reportProblems();
+        await this.load();
         return;
       case 'openEpisode': {
         const episode = this.feed.episode(message.runId, message.file);
@@ -140,6 +141,43 @@ export abstract class RunPanel implements vscode.Disposable {
     }
   }
 
+  /**
+   * The runs' histories, read in the background and posted as they are read (the curves grow
+   * on the page); a long one with a progress notice whose Cancel stops the read, leaving the
+   * page with what was read and the runs followed from the files' ends.
+   */
+  private async load(): Promise<void> {
+    const feed = this.feed;
+    // A read that a later page load, other runs or the panel's end took over posts nothing more.
+    const post = (m: HostMessage) => {
+      if (!this.disposed && this.feed === feed) this.post(m);
+    };
+    const bytes = feed.historyBytes();
+    if (bytes < NOTICE_BYTES) {
+      await feed.snapshot(post);
+      this.reportProblems();
+      return;
+    }
+    const stopped = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Reading the history of ${this.title}`, cancellable: true },
+      async (progress, token) => {
+        const stop = new AbortController();
+        const subscription = token.onCancellationRequested(() => stop.abort());
+        const figures = new ReadProgress((r) => progress.report(r));
+        try {
+          await feed.snapshot(post, { signal: stop.signal, onProgress: (read, total) => figures.update(read, total) });
+        } finally {
+          subscription.dispose();
+        }
+        return stop.signal.aborted;
+      },
+    );
+    this.reportProblems();
+    if (stopped && !this.disposed && this.feed === feed) {
+      void vscode.window.showInformationMessage(`${this.title} shows the part of its history read before you stopped, and what the run writes from now on.`);
+    }
+  }
+
   /** An export from the page: asks where (beside the first run), then writes it. */
   private async save(message: Extract<PageMessage, { type: 'save' }>): Promise<void> {
     const folder = this.runDirs[0] ? vscode.Uri.file(this.runDirs[0]) : vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -164,6 +202,7 @@ export abstract class RunPanel implements vscode.Disposable {
     if (this.disposed) return;
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.feed.dispose();
     this.context.remember(this.viewType, this.title, undefined);
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose(); // a no-op when the user closed it

@@ -12,9 +12,10 @@ import { InputFileError } from '../../shared/input-files.js';
 import type { RunEvent, RunStatus } from './events.js';
 import type { StatusFile } from './run-dir.js';
 import { processAlive } from './lock.js';
-import { MAX_EVENT_LINE_BYTES, openRunFile, readRunFile, readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
+import { readRunFile, readRunJson, readRunText, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
 
 export type { RunEvent, RunStatus, StatusFile };
+export { EventTail } from './event-tail.js';
 
 /** A run's state as a reader sees it: `crashed` is `running` in status.json with no live trainer. */
 export type RunState = RunStatus | 'crashed' | 'unknown';
@@ -80,95 +81,6 @@ function safeReaddir(dir: string): string[] {
 export function readPlan(dir: string): Plan | undefined {
   const read = readRunJsonOr<Plan>(dir, 'plan.json', RUN_FILE_LIMITS.plan);
   return 'value' in read ? read.value : undefined;
-}
-
-/** How much of events.jsonl one read takes: a long history is parsed piece by piece, never as one string. */
-const EVENT_CHUNK_BYTES = 8 * 1024 * 1024;
-
-/**
- * Follows events.jsonl as it grows: each poll() returns the events appended since the last
- * one. A line still being written (no newline yet) waits for the next poll; a file that
- * shrank (replaced) is read again from the start. The file is read through run-files.ts: a
- * link out of the run folder, a FIFO or a device, or a file over its limit is refused with an
- * InputError (the caller says which run); a line longer than any event is skipped.
- */
-export class EventTail {
-  private offset = 0;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** Whether the line being gathered is already too long: its bytes are dropped up to its newline. */
-  private overlong = false;
-  /** Lines that were complete but not JSON (a trainer killed mid-write long ago), or too long: skipped. */
-  skipped = 0;
-
-  /** `runDir`: the run folder the file must stay inside (the file's folder by default). */
-  constructor(readonly file: string, readonly runDir: string = path.dirname(file)) {}
-
-  poll(): RunEvent[] {
-    if (!runFileExists(this.file)) return [];
-    const { fd, size } = openRunFile(this.runDir, this.file, RUN_FILE_LIMITS.events);
-    try {
-      if (size < this.offset) {
-        this.offset = 0;
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.overlong = false;
-      }
-      const events: RunEvent[] = [];
-      while (this.offset < size) {
-        const chunk = Buffer.allocUnsafe(Math.min(EVENT_CHUNK_BYTES, size - this.offset));
-        const n = fs.readSync(fd, chunk, 0, chunk.length, this.offset);
-        if (n === 0) break; // shrank while reading: the next poll starts again
-        this.offset += n;
-        this.take(chunk.subarray(0, n), events);
-      }
-      return events;
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-
-  /** Splits `bytes` at newlines (a byte that never occurs inside a UTF-8 character), parsing each complete line. */
-  private take(bytes: Buffer, events: RunEvent[]): void {
-    let start = 0;
-    for (let nl = bytes.indexOf(10, start); nl !== -1; nl = bytes.indexOf(10, start)) {
-      if (this.pendingBytes === 0 && !this.overlong && nl - start <= MAX_EVENT_LINE_BYTES) {
-        this.parse(bytes.toString('utf8', start, nl), events); // the common case: a whole line in this chunk
-        start = nl + 1;
-        continue;
-      }
-      this.gather(bytes.subarray(start, nl));
-      if (!this.overlong) this.parse(Buffer.concat(this.pending, this.pendingBytes).toString('utf8'), events);
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.overlong = false;
-      start = nl + 1;
-    }
-    this.gather(bytes.subarray(start));
-  }
-
-  private gather(piece: Buffer): void {
-    if (this.overlong || piece.length === 0) return;
-    if (this.pendingBytes + piece.length > MAX_EVENT_LINE_BYTES) {
-      this.overlong = true;
-      this.skipped++;
-      this.pending = [];
-      this.pendingBytes = 0;
-      return;
-    }
-    // A copy: a subarray would keep the whole chunk alive until the line ends.
-    this.pending.push(Buffer.from(piece));
-    this.pendingBytes += piece.length;
-  }
-
-  private parse(line: string, events: RunEvent[]): void {
-    if (line.trim() === '') return;
-    try {
-      events.push(JSON.parse(line) as RunEvent);
-    } catch {
-      this.skipped++;
-    }
-  }
 }
 
 /** Line 1 of a numeric env's episode file. */

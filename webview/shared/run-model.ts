@@ -102,6 +102,15 @@ export class Table {
     return this.column(key).values.slice(0, this.length);
   }
 
+  /** Keeps the first `rows` rows (a `columns` patch of the host's decimated history). */
+  truncate(rows: number): void {
+    if (rows >= this.length) return;
+    this.steps.truncate(rows);
+    this.times.truncate(rows);
+    for (const column of this.columns.values()) column.truncate(rows);
+    this.revision++;
+  }
+
   /** Keeps the rows up to `step` (inclusive). */
   truncateAfter(step: number): void {
     let keep = this.length;
@@ -169,7 +178,8 @@ export interface StageStart {
   algorithm: string;
 }
 
-const LOGS_KEPT = 200;
+/** The logs a page keeps: the latest. */
+export const LOGS_KEPT = 200;
 
 export class RunModel {
   readonly metrics = new Table();
@@ -286,14 +296,22 @@ export class RunModel {
     }
   }
 
-  /** Rows given as columns (see HostMessage 'columns'): appended as the events would be. */
-  addColumns(table: 'metrics' | 'episodes', steps: Float64Array, times: Float64Array, columns: Record<string, Float64Array>): void {
-    if (steps.length === 0) return;
+  /**
+   * Rows given as columns (see HostMessage 'columns'): appended as the events would be, or with
+   * `keep`, after the table's first `keep` rows (a patch of the host's decimated history).
+   */
+  addColumns(table: 'metrics' | 'episodes', steps: Float64Array, times: Float64Array, columns: Record<string, Float64Array>, keep?: number): void {
     const target = table === 'metrics' ? this.metrics : this.episodes;
+    if (keep !== undefined && keep < target.length) {
+      target.truncate(keep);
+      this.version++;
+    }
+    if (steps.length === 0) return;
     // The same rule as for metrics events: a repeated step replaces what followed it.
-    if (table === 'metrics' && target.length > 0 && steps[0] <= target.steps.get(target.length - 1)) target.truncateAfter(steps[0] - 1);
+    if (keep === undefined && table === 'metrics' && target.length > 0 && steps[0] <= target.steps.get(target.length - 1)) target.truncateAfter(steps[0] - 1);
     target.addColumns(steps, times, columns);
-    if (this.startTime === undefined) this.startTime = times[0];
+    // The host posts the other events before the columns: the first row may be older than them.
+    if (this.startTime === undefined || times[0] < this.startTime) this.startTime = times[0];
     this.lastStep = Math.max(this.lastStep, steps[steps.length - 1]);
     this.lastTime = Math.max(this.lastTime ?? -Infinity, times[times.length - 1]);
     this.version++;
@@ -310,6 +328,9 @@ export class RunModel {
    * the header asks every second.
    */
   trainingEpisodes(): number | undefined {
+    // A decimated history holds some of the updates only: the host's sum counts them all.
+    const fromHost = this.metricSums?.['charts/episodes'];
+    if (fromHost !== undefined) return fromHost;
     if (!this.metrics.has('charts/episodes')) return undefined;
     const t = this.metrics;
     if (this.episodeSum.revision !== t.revision || this.episodeSum.rows > t.length) this.episodeSum = { rows: 0, revision: t.revision, sum: 0 };
@@ -324,6 +345,9 @@ export class RunModel {
   }
 
   private episodeSum = { rows: 0, revision: 0, sum: 0 };
+
+  /** Each metric's sum over every update, as the host counted it (HostMessage 'columns' `sums`). */
+  metricSums: Record<string, number> | undefined;
 
   /** Steps so far: whichever of the events and status.json is further along. */
   get step(): number {

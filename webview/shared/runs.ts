@@ -47,9 +47,13 @@ export class Runs {
         run.addEvents(message.events);
         return true;
       }
-      case 'columns':
-        this.models.get(message.runId)?.addColumns(message.table, message.steps, message.times, message.columns);
+      case 'columns': {
+        const run = this.models.get(message.runId);
+        if (!run) return true;
+        if (message.sums) run.metricSums = message.sums;
+        run.addColumns(message.table, message.steps, message.times, message.columns, message.keep);
         return true;
+      }
       case 'status':
         this.models.get(message.runId)?.setStatus(message.state, message.status);
         return true;
