@@ -1,6 +1,7 @@
 // Weights that hold NaN or an infinity make every output NaN: generate printed NaN log-probs,
 // export wrote them on, and training blamed the learning rate (issue 43, item 13). Each tensor is
 // checked as it is read (safetensors.ts), so the error names the file and the tensor.
+import { halfToFloat32 } from '../shared/float16.js';
 import { InputError } from '../shared/input-error.js';
 
 export class NonFiniteWeightsError extends InputError {
@@ -25,4 +26,9 @@ function countNonFinite(bits: Uint32Array, from: number): number {
   let count = 0;
   for (let i = from; i < bits.length; i++) if ((bits[i]! & 0x7f800000) === 0x7f800000) count++;
   return count;
+}
+
+/** checkFiniteWeights over float16 bits (a base kept in half precision): exponent all ones is NaN or an infinity. */
+export function checkFiniteHalfWeights(bits: Uint16Array, tensor: string, file: string): void {
+  for (let i = 0; i < bits.length; i++) if ((bits[i]! & 0x7c00) === 0x7c00) return checkFiniteWeights(halfToFloat32(bits), tensor, file);
 }

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../shared/input-error.js';
 import { formatBytes, InputFileError, openInputFile, readInputJson } from '../shared/input-files.js';
+import { f16Table, toHalf } from '../shared/float16.js';
 
 export type StoredDType = 'F32' | 'BF16' | 'F16';
 
@@ -287,6 +288,38 @@ export function readTensors(tensors: Iterable<StoredTensor>): Map<string, Float3
   return values;
 }
 
+/**
+ * One half-width tensor's values as float16 bits, for a frozen base kept in half precision
+ * (runtime/tensor/weights.ts addHalf): F16 as stored; BF16 narrowed to float16, which is exact
+ * over float16's normal range (bfloat16's 8 significant bits fit in float16's 11) and within
+ * 2^-25 below 2^-14 (float16's subnormals). Undefined for F32, and for a BF16 tensor holding a
+ * finite value past float16's largest (65504): the caller keeps the model in float32 then.
+ */
+export function readTensorAsHalf(t: StoredTensor): Uint16Array | undefined {
+  if (t.dtype === 'F32' || !readableDType(t.dtype)) return undefined;
+  if (os.endianness() !== 'LE') throw new Error('rlx reads safetensors on little-endian machines only');
+  const { fd, size } = openWeights(t.file);
+  let bits: Uint16Array;
+  try {
+    if (t.offset + t.byteLength > size) {
+      throw new SafetensorsError(`the model weights ${t.file}: tensor ${t.name} ends at byte ${t.offset + t.byteLength} but the file has only ${size} bytes now: changed since its header was read? download it again`);
+    }
+    bits = new Uint16Array(t.byteLength / 2);
+    readInto(fd, new Uint8Array(bits.buffer), t.offset, t.file);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (t.dtype === 'F16') return bits;
+  for (let i = 0; i < bits.length; i++) {
+    const b = bits[i]!;
+    const h = toHalf(b << 16);
+    // Past 65504 (not a NaN or infinity already, which the finite check names): no float16 holds it.
+    if ((h & 0x7c00) === 0x7c00 && (b & 0x7f80) !== 0x7f80) return undefined;
+    bits[i] = h;
+  }
+  return bits;
+}
+
 function readOpen(fd: number, size: number, t: StoredTensor): Float32Array {
   if (os.endianness() !== 'LE') throw new Error('rlx reads safetensors on little-endian machines only');
   if (!readableDType(t.dtype)) throw unreadableTensor(t);
@@ -320,24 +353,3 @@ function readOpen(fd: number, size: number, t: StoredTensor): Float32Array {
   return out;
 }
 
-let F16_TO_F32: Uint32Array | undefined;
-
-/** The float32 bits of each of the 65536 float16 values (exact: every float16 is a float32). */
-function f16Table(): Uint32Array {
-  if (F16_TO_F32) return F16_TO_F32;
-  const table = new Uint32Array(65536);
-  const scratch = new Float32Array(1);
-  const scratchBits = new Uint32Array(scratch.buffer);
-  for (let h = 0; h < 65536; h++) {
-    const sign = (h & 0x8000) << 16;
-    const exponent = (h >> 10) & 0x1f;
-    const mantissa = h & 0x3ff;
-    if (exponent === 0x1f) table[h] = sign | 0x7f800000 | (mantissa << 13); // inf, NaN (payload kept)
-    else if (exponent !== 0) table[h] = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
-    else {
-      scratch[0] = mantissa * 2 ** -24; // zero or subnormal: exact in float32
-      table[h] = sign | scratchBits[0]!;
-    }
-  }
-  return (F16_TO_F32 = table);
-}

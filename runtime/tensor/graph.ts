@@ -112,7 +112,8 @@ export class Graph {
   }
 
   /** A trainable parameter: fed by name at run time, or baked as an initializer on export. */
-  param(name: string, shape: readonly number[], dtype: 'float32' | 'float64' = 'float32'): Tensor {
+  /** A weight fed by name (or baked); 'float16' only for a frozen weight the store keeps in half precision, which the graph casts up at once (WeightStore.declare). */
+  param(name: string, shape: readonly number[], dtype: 'float32' | 'float64' | 'float16' = 'float32'): Tensor {
     if (!shape.every((d) => Number.isInteger(d) && d > 0)) {
       throw new Error(`param '${name}': shape must be positive integers, got ${formatShape(shape)}`);
     }
@@ -704,7 +705,7 @@ export class Graph {
   }
 
   private node(op: string, inputs: readonly Tensor[], attrs: Attrs, dtype: DType, shape: Shape, name?: string, value?: ConstValue): Tensor {
-    if (op !== 'Cast' && (inputs.some((t) => t.dtype === 'float16') || (dtype === 'float16' && op !== 'Input'))) refuseHalf(op, inputs, dtype);
+    if (op !== 'Cast' && (inputs.some((t) => t.dtype === 'float16') || (dtype === 'float16' && op !== 'Input' && op !== 'Param'))) refuseHalf(op, inputs, dtype);
     const t = new Tensor(this, this.nodeList.length, op, inputs, attrs, dtype, [...shape], name, value);
     this.nodeList.push(t);
     return t;

@@ -153,33 +153,5 @@ function sumsRows(t: Tensor): boolean {
   return true;
 }
 
-const f32 = new Float32Array(1);
-const f32Bits = new Uint32Array(f32.buffer);
-
-/** The float16 bits of each value, rounded to nearest, ties to even (as onnxruntime's Cast rounds); past 65504: infinity. */
-export function halfBits(values: Float32Array): Uint16Array {
-  const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    f32[0] = values[i]!;
-    out[i] = toHalf(f32Bits[0]!);
-  }
-  return out;
-}
-
-function toHalf(x: number): number {
-  const sign = (x >>> 16) & 0x8000;
-  const exponent = (x >>> 23) & 0xff;
-  const mantissa = x & 0x7fffff;
-  if (exponent === 0xff) return sign | 0x7c00 | (mantissa !== 0 ? 0x200 : 0); // infinity, NaN
-  const e = exponent - 127 + 15; // float16's biased exponent
-  if (e >= 31) return sign | 0x7c00;
-  if (e < -10) return sign; // under half the smallest subnormal (2^-25): zero
-  // A normal float16 keeps 10 of the 23 mantissa bits; a subnormal fewer, its leading 1 made explicit.
-  const bits = e > 0 ? mantissa : mantissa | 0x800000;
-  const dropped = e > 0 ? 13 : 14 - e;
-  const kept = (e > 0 ? e << 10 : 0) | (bits >>> dropped);
-  const rest = bits & ((1 << dropped) - 1);
-  const halfway = 1 << (dropped - 1);
-  // A carry out of the mantissa moves into the exponent (from 65504 up: infinity), which the layout makes right.
-  return sign | (rest > halfway || (rest === halfway && (kept & 1) === 1) ? kept + 1 : kept);
-}
+// The rounding of Cast to float16, shared with the model folder reader (half storage of a base).
+export { halfBits } from '../../shared/float16.js';

@@ -9,10 +9,12 @@ import { AttributeType, DataType, IR_VERSION, ModelProto, OPSET } from './onnx-s
 import { isUnknownDim } from './shape.js';
 import type { AttrValue, ConstValue, Tensor } from './tensor.js';
 import { type DType, type HostArray, type Shape, formatShape } from './types.js';
+import { halfToFloat32 } from '../../shared/float16.js';
 
 /** Where baked parameter values come from (a WeightStore fits). */
 export interface ParamSource {
-  find(name: string): { readonly data: Float32Array | Float64Array; readonly shape: readonly number[] } | undefined;
+  /** A weight's values, or (`half`) a frozen weight's float16 bits, whose `data` is then not read. */
+  find(name: string): { readonly data: Float32Array | Float64Array; readonly shape: readonly number[]; readonly half?: Uint16Array } | undefined;
 }
 
 export interface ModelOptions {
@@ -118,6 +120,7 @@ export function buildModel(graph: Graph, options: ModelOptions): BuiltModel {
   for (const t of needed) writer.add(t, nameOf);
   for (const [name, t] of identities) writer.node('Identity', [nameOf(t)], name, `Identity_${name}`, []);
   writer.bakeHalfCasts();
+  writer.bakeCastsUp();
 
   const externalData = options.externalDataAbove !== undefined ? moveToExternalData(writer.initializers as InitializerProto[], options.externalDataAbove) : undefined;
   const outputIO: ModelIO[] = outputs.map(([name, t]) => ({ name, dtype: t.dtype, shape: t.shape, isParam: false }));
@@ -198,6 +201,8 @@ class ModelWriter implements LoweringWriter {
   outputNames: ReadonlySet<string> = new Set();
   /** The float32 parameters baked as initializers, by name (bakeHalfCasts). */
   private readonly baked = new Map<string, Float32Array>();
+  /** The float16 parameters baked as initializers, by name (bakeCastsUp). */
+  private readonly bakedHalf = new Map<string, Uint16Array>();
   /** The operator domains besides the default one that nodes use (ORT_DOMAIN), each imported at version 1. */
   readonly domains = new Set<string>();
   /** A multi-output node's later outputs that the model reads, by the node's id, at their index - 1 (others left out). */
@@ -308,9 +313,39 @@ class ModelWriter implements LoweringWriter {
     if (found.shape.join(',') !== t.shape.join(',')) {
       throw new Error(`buildModel: param '${t.name}' is ${formatShape(t.shape)} in the graph but ${formatShape(found.shape)} in the store`);
     }
+    if (t.dtype === 'float16') {
+      if (!found.half) throw new Error(`buildModel: param '${t.name}' is float16 in the graph but float32 in the store`);
+      this.initializers.push({ name: t.name!, dims: [...found.shape], data_type: FLOAT_DATA_TYPE.float16, raw_data: bytesOf(found.half) });
+      this.bakedHalf.set(t.name!, found.half);
+      return;
+    }
     const data = t.dtype === 'float32' ? Float32Array.from(found.data) : Float64Array.from(found.data);
     this.initializers.push(tensorProto(t.name!, { dtype: t.dtype, shape: found.shape, data }));
     if (t.dtype === 'float32') this.baked.set(t.name!, data as Float32Array);
+  }
+
+  /**
+   * A baked float16 weight (a frozen base kept in half precision: weights.ts addHalf) that the
+   * model reads only through its cast up to float32 is baked as float32 under the cast's name,
+   * and the cast goes: a session that bakes (a GPU's) holds its base on the device and would
+   * otherwise cast it again at every run. In precision fp16, where products read the float16
+   * weight itself, the cast is left for the others.
+   */
+  bakeCastsUp(): void {
+    if (this.half || this.bakedHalf.size === 0) return;
+    const nodes = this.nodes as NodeProto[];
+    const readers = new Map<string, NodeProto[]>();
+    for (const node of nodes) for (const input of node.input) if (this.bakedHalf.has(input)) readers.set(input, [...(readers.get(input) ?? []), node]);
+    const dropped = new Set<NodeProto>();
+    for (const [name, list] of readers) {
+      const cast = list[0]!;
+      if (list.length !== 1 || cast.op_type !== 'Cast' || castTarget(cast) !== FLOAT_DATA_TYPE.float32) continue;
+      const index = this.initializers.findIndex((t) => (t as { name: string }).name === name);
+      const proto = this.initializers[index] as { dims: number[] };
+      this.initializers[index] = { name: cast.output[0]!, dims: proto.dims, data_type: FLOAT_DATA_TYPE.float32, raw_data: bytesOf(halfToFloat32(this.bakedHalf.get(name)!)) };
+      dropped.add(cast);
+    }
+    if (dropped.size > 0) this.nodes.splice(0, this.nodes.length, ...nodes.filter((n) => !dropped.has(n)));
   }
 
   /**

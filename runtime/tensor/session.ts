@@ -239,9 +239,11 @@ export class Session {
   private paramTensor(io: ModelIO): ort.Tensor {
     const param = this.weights!.get(io.name);
     let t = this.paramTensors.get(io.name);
-    if (!t || t.data !== param.data) {
-      if (io.dtype !== 'float32') throw new Error(`Session.run: parameter '${io.name}' is ${io.dtype}; a WeightStore holds float32 only, feed it explicitly`);
-      t = new ort.Tensor('float32', param.data, param.shape);
+    const data = param.half ?? param.data;
+    if (!t || t.data !== data) {
+      const dtype = param.half ? 'float16' : 'float32';
+      if (io.dtype !== dtype) throw new Error(`Session.run: parameter '${io.name}' is ${io.dtype} in the graph but ${dtype} in the WeightStore`);
+      t = new ort.Tensor(dtype, data, param.shape);
       this.paramTensors.set(io.name, t);
     }
     return t;

@@ -11,7 +11,27 @@ import { markWritten } from './weight-writes.js';
 export interface Weight {
   readonly name: string;
   readonly shape: readonly number[];
+  /** The float32 values; a weight kept in half precision (`half`) has none: reading this throws, naming it. */
   readonly data: Float32Array;
+  /**
+   * The float16 bits of a frozen weight kept in half precision (addHalf): a LoRA base read from
+   * a half-width checkpoint, half the bytes of float32. It is fed as float16 and cast up to
+   * float32 inside each graph that reads it (declare), so products still compute in float32.
+   */
+  readonly half?: Uint16Array;
+}
+
+/** A weight kept in half precision: its float32 `data` does not exist, and a reader that asks is a bug worth naming. */
+class HalfWeight implements Weight {
+  constructor(
+    readonly name: string,
+    readonly shape: readonly number[],
+    readonly half: Uint16Array,
+  ) {}
+
+  get data(): Float32Array {
+    throw new Error(`WeightStore: weight '${this.name}' is kept in float16 (half storage); read its \`half\` bits (a bug: this reader does not handle half weights)`);
+  }
 }
 
 /** A plain copy of the weights, for checkpoints. */
@@ -33,6 +53,19 @@ export class WeightStore {
     }
     this.byName.set(name, { name, shape: [...shape], data });
     return data;
+  }
+
+  /** Adds a frozen weight kept as float16 bits (not copied): fed as float16, cast to float32 by the graphs that declare it. */
+  addHalf(name: string, shape: readonly number[], half: Uint16Array): void {
+    if (this.byName.has(name)) throw new Error(`WeightStore: weight '${name}' already exists`);
+    if (half.length !== numel(shape)) throw new Error(`WeightStore: '${name}' ${formatShape(shape)} needs ${numel(shape)} values, got ${half.length}`);
+    this.byName.set(name, new HalfWeight(name, [...shape], half));
+  }
+
+  /** Whether any weight is kept in half precision. */
+  get holdsHalf(): boolean {
+    for (const p of this.byName.values()) if (p.half) return true;
+    return false;
   }
 
   has(name: string): boolean {
@@ -61,14 +94,14 @@ export class WeightStore {
 
   get size(): number {
     let n = 0;
-    for (const p of this.byName.values()) n += p.data.length;
+    for (const p of this.byName.values()) n += numel(p.shape);
     return n;
   }
 
   /** Declares every weight in `graph` (g.param) and returns them by name. */
   declare(graph: Graph): Record<string, Tensor> {
     const out: Record<string, Tensor> = {};
-    for (const p of this.byName.values()) out[p.name] = graph.param(p.name, p.shape);
+    for (const p of this.byName.values()) out[p.name] = declareWeight(graph, p);
     return out;
   }
 
@@ -134,4 +167,9 @@ export class WeightStore {
     if (s.data.length !== p.data.length) throw new Error(`WeightStore: '${p.name}' sizes differ (${p.data.length} vs ${s.data.length})`);
     return s;
   }
+}
+
+/** `p` as a param of `graph`: float32, or a half weight's float16 param cast up at once (the graph computes in float32). */
+export function declareWeight(graph: Graph, p: Pick<Weight, 'name' | 'shape' | 'half'>): Tensor {
+  return p.half ? graph.cast(graph.param(p.name, p.shape, 'float16'), 'float32') : graph.param(p.name, p.shape);
 }
