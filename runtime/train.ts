@@ -18,7 +18,8 @@ import { writesRun } from './run/trainer-process.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from '../shared/input-error.js';
 import { processAlive } from './run/lock.js';
-import { bundledDataset, bundledSftData, datasetToBundle, RUN_BUNDLE, sftDataToBundle, RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
+import { RunDataFiles } from './run/data-files.js';
+import { bundledDataset, datasetToBundle, RUN_BUNDLE, RunDirectory, type SourceFile, type StatusFile } from './run/run-dir.js';
 import { TensorBoardMirror, TensorBoardWriter } from './run/tensorboard.js';
 import { Condition } from './run/stop.js';
 import { checkPlan, planPrecision, PlanError } from './support.js';
@@ -106,16 +107,18 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
     // Learner modules are loaded (and tried in a worker) before anything is written.
     const learnerBundles = await loadStageLearners(plan.stages, { baseDir: options.baseDir });
     if (learnerBundles.size > 0) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir), sftDataFile: bundledSftData(options.baseDir), gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept);
+    const text = isTextEnv(plan.env.kind) || Boolean(envModule?.text);
+    // Every file a stage's settings name, read once now: the algorithms and the run's copies get the same bytes.
+    const dataFiles = RunDataFiles.read(plan, options.baseDir, text);
+    const workload = text ? TextWorkload.create(plan, seed, { baseDir: options.baseDir, datasetFile: bundledDataset(options.baseDir), dataFiles, gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, seed, envModule, options.evalEpisodesKept, dataFiles);
     parts = await prepare(plan, seed, device, workload, 0, options.compute);
     const dataset = datasetToBundle(plan, options.baseDir);
-    const sftData = sftDataToBundle(plan, options.baseDir);
     run = RunDirectory.create(options.out ?? 'runs', plan, seed, options.sources ?? [], {
       envModuleCode: plan.env.kind === 'module' ? envModule?.code : undefined,
       dataset: dataset === undefined ? undefined : readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }),
-      sftData: sftData === undefined ? undefined : readInputFile(sftData, { what: 'sft_data', maxBytes: MAX_DATASET_BYTES }),
       pythonEnvFile: pythonEnvFileToRecord(plan.env, { baseDir: options.baseDir }),
     });
+    dataFiles.keepIn(run.dir);
     writeLearnerBundles(run.dir, learnerBundles);
     mirrorToTensorBoard(run, options.tensorboard);
   } catch (err) {
@@ -175,7 +178,9 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     envModule = isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env, undefined, { baseDir: runDir }) : plan.env.kind === 'module' ? await loadBundledEnvModule(runDir, path.join(runDir, RUN_BUNDLE.envModule), plan.env.params, { name: plan.env.name }) : undefined;
     if (envModule) checkPlan(plan, envModule);
     if ((await loadStageLearners(plan.stages, { runDir })).size > 0) checkPlan(plan, envModule);
-    const workload = isTextEnv(plan.env.kind) || envModule?.text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), sftDataFile: bundledSftData(runDir), gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept);
+    const text = isTextEnv(plan.env.kind) || Boolean(envModule?.text);
+    const dataFiles = RunDataFiles.ofRun(runDir, plan, text);
+    const workload = text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), dataFiles, gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept, dataFiles);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(parts.workload.warnings ?? []), ...notes]);
   } catch (err) {

@@ -144,6 +144,26 @@ describe('architecture: the import graph', () => {
     assert.deepEqual(branches, []);
   });
 
+  // What a stage's settings mean is its algorithm's (runtime/algorithms/<name>/) and the
+  // registry's: which of them name data files the registry's `file` types say (stageDataFiles),
+  // so the run directory and the trainer copy and hand over every such file without knowing whose
+  // it is. A setting read there by name, or an algorithm named in a string, is the hand-threading
+  // a new learner's file would need again (GRPO's sft_data once was).
+  it('the run directory and the trainer read no stage setting by name and name no algorithm', () => {
+    const KNOWN: Record<string, string> = {
+      'runtime/trainer/text-workload.ts: entropy_top_fraction': 'whether GRPO keeps each token\'s sampling entropy decides where rollouts decode (lm/rollout-device.ts); an AlgorithmWork field would say it from the registry',
+    };
+    const files = ['runtime/train.ts', ...sourceFiles('runtime/run'), ...sourceFiles('runtime/trainer')];
+    const found = files
+      .flatMap((file) => fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').map((line) => ({ file, line: line.replace(/\/\/.*$|^\s*\*.*$/, '') })))
+      .flatMap(({ file, line }) => [
+        ...[...line.matchAll(/algorithm\.params(?:\s+as\s+(?:[^)]*>|[\w.]+)\))?\s*(?:\.\s*([A-Za-z_]\w*)|\[\s*['"](\w+))/g)].map((m) => `${file}: ${m[1] ?? m[2]}`),
+        ...[...line.matchAll(/['"](PPO|DQN|SAC|REINFORCE|GRPO|SFT)['"]/g)].map((m) => `${file}: '${m[1]}'`),
+      ])
+      .filter((hit) => !(hit in KNOWN));
+    assert.deepEqual(found, []);
+  });
+
   // compile/ turns checked sources into plans; the checks read values with the compiler's readers
   // (a pretrained policy's memory estimate sees its settings as the plan will), so check/ stands
   // on compile/, and compile/ names what it needs of an analysis (CheckedSources) instead of

@@ -17,7 +17,7 @@ import { checkDuplicateNames, checkImports } from './files.js';
 import { checkMembers } from './members.js';
 import { Recording, ReuseSession, type CheckCache, type ExternalReads } from './reuse.js';
 import { checkPretrainedExperiment, checkPretrainedPolicy } from './pretrained.js';
-import { checkSftData, checkSftStages } from './sft-data.js';
+import { checkSftData } from './sft-data.js';
 import { checkMicroBatch } from './micro-batch.js';
 import { checkPythonEnvSettings } from './python-env-settings.js';
 import { checkSupport } from './support.js';
@@ -36,7 +36,6 @@ const DECLARATION_CHECKS: { kinds: DeclKind[] | 'all'; check: DeclarationCheck }
   { kinds: ['env'], check: checkPythonEnvSettings },
   { kinds: ['algorithm'], check: checkSftData },
   { kinds: ['algorithm'], check: checkMicroBatch },
-  { kinds: ['experiment'], check: checkSftStages },
   { kinds: ['experiment'], check: checkExperiment },
   { kinds: ['sweep'], check: checkSweep },
   { kinds: ['policy'], check: checkPretrainedPolicy },

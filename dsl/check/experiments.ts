@@ -12,6 +12,7 @@ import { checkRewardTerm, type PairedEnv } from './expressions.js';
 import { insertPropertiesFix } from './members.js';
 import { checkTextEval } from './text-eval.js';
 import { checkPrecision } from './precision.js';
+import { checkDemonstrationFiles } from './demonstration-files.js';
 import { checkTurnCredit } from './turn-credit.js';
 
 function specOf(ctx: CheckContext, target: Target | undefined): BuiltinSpec | undefined {
@@ -70,6 +71,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   checkCompletionLength(ctx, symbol, stages);
   checkOverlongEnv(ctx, symbol, stages);
   checkTurnCredit(ctx, symbol, stages);
+  checkDemonstrationFiles(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
   checkTextEval(ctx, symbol);

@@ -7,6 +7,7 @@ import { formatNumber } from '../syntax/literals.js';
 import { bindArguments } from '../semantics/arguments.js';
 import { constantNumber } from '../semantics/constant.js';
 import type { Accept, CheckContext, ValueScope } from './context.js';
+import { checkDataFile } from './datasets.js';
 import { checkCondition, checkPath } from './expressions.js';
 
 export function describeValue(expr: Expression): string {
@@ -62,6 +63,9 @@ export class ValueChecker {
       case 'string':
         if (expr.kind !== 'String') this.mismatch(expr, type, label);
         else if (type.nonEmpty && expr.value === '') this.accept('error', 'out-of-range', `${label} must not be the empty string`, expr.range);
+        // A data file is read where the spec names it, as `rlx train` will read it (and copy it into the run).
+        else if (type.file && expr.value === '') this.accept('error', 'out-of-range', `${label} expects ${expectation(type)}; found the empty string`, expr.range);
+        else if (type.file) checkDataFile(this.ctx, expr, { label, noun: 'data file' }, type.file.format, this.accept);
         return;
       case 'list': return this.list(expr, type, label, scope);
       case 'choice': return this.choice(expr, type.options, label, scope);

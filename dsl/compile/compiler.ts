@@ -2,7 +2,7 @@
 // have errors: a plan is only ever made from a spec that checks.
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { DECLARATION_SCHEMAS, LANGUAGE_VERSION, type ParamSpec, type PlanValue } from '../schema/index.js';
+import { DECLARATION_SCHEMAS, fileTypeOf, LANGUAGE_VERSION, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { pythonEnvRoot, writtenPath, type DeclSymbol, type Model, type Target } from '../semantics/model.js';
@@ -132,12 +132,17 @@ export class PlanCompiler {
   }
 
   /** A policy or algorithm: its root built-in's parameters, with the chain's statements applied. */
-  component(target: Target, overrides?: A.Body): PlanComponent {
+  component(target: Target, overrides?: { body: A.Body | undefined; unit: SourceUnit }): PlanComponent {
     const spec = target.kind === 'builtin' ? target.spec : this.model.rootBuiltin(target.symbol)!;
     const stated = target.kind === 'decl' ? this.model.effective(target.symbol).properties : undefined;
     const local = new Map<string, A.Expression | undefined>();
-    for (const m of overrides?.members ?? []) if (m.kind === 'Property') local.set(m.path[0].text, m.value);
+    for (const m of overrides?.body?.members ?? []) if (m.kind === 'Property') local.set(m.path[0].text, m.value);
     const params = fillParams(spec, (name) => local.get(name) ?? stated?.get(name)?.node.value);
+    // A data file's path is relative to the file that states it (where the checker read it); the plan's to the entry's folder.
+    for (const param of spec.params) {
+      const unit = local.has(param.name) ? overrides?.unit : stated?.get(param.name)?.owner.unit;
+      if (unit && fileTypeOf(param.type, params[param.name])) params[param.name] = this.fromEntry(unit, params[param.name] as string);
+    }
     // A learner module (`algorithm X = module("./x.ts")`): its file, as an env module's.
     const effective = target.kind === 'decl' ? this.model.effective(target.symbol) : undefined;
     if (effective?.root.kind === 'module' && target.kind === 'decl') {
@@ -199,13 +204,19 @@ export class PlanCompiler {
   private stage(node: A.NamedMember, owner: DeclSymbol): PlanStage {
     const baseName = node.base!.name.parts[0].text;
     const target = this.model.lookup(owner.unit, baseName)!;
-    const algorithm = this.component(target, node.body);
+    const algorithm = this.component(target, { body: node.body, unit: owner.unit });
     const budgetStated = node.body?.members.find((m): m is A.Property => m.kind === 'Property' && m.path[0].text === 'budget');
     const budgetParam = DECLARATION_SCHEMAS.stage.params.find((p) => p.name === 'budget')!;
     return { name: node.name!.text, algorithm, budget: paramValue(budgetParam, budgetStated?.value) as number | null };
   }
 
-  private reward(target: Target | undefined): PlanReward | null {
+  /** `written`, a path relative to `unit`'s folder, relative to the entry's instead (as written when the two are one folder). */
+  private fromEntry(unit: SourceUnit, written: string): string {
+    const dir = path.dirname(unit.path);
+    return dir === this.entryDir ? written : toPosix(path.relative(this.entryDir, path.resolve(dir, written)));
+  }
+
+    private reward(target: Target | undefined): PlanReward | null {
     if (!target || target.kind !== 'decl') return null;
     const effective = this.model.effective(target.symbol);
     const replace = DECLARATION_SCHEMAS.reward.params.find((p) => p.name === 'replace_env_reward')!;

@@ -11,6 +11,9 @@ type Values = Readonly<Record<string, PlanValue>>;
 /** A whole-number setting's value (work() is handed every setting, defaults filled). */
 const n = (p: Values, name: string): number => p[name] as number;
 
+/** What SFT's and GRPO's files of demonstrations hold: the lines of a `dataset("...")` file. */
+const DEMONSTRATIONS = 'demonstrations, one {"prompt", "target"} object a line';
+
 type Work = Omit<AlgorithmWork, 'dataFiles'>;
 
 /** A learner of envs of numbers: it decodes no language model's rows. */
@@ -217,8 +220,8 @@ export const GRPO: AlgorithmSpec = {
       'With overlong: penalize, the last tokens of max_new_tokens over which the penalty grows from 0 to -1 (DAPO\'s L_cache: 4096 of 20480 there, about a fifth, as 2 is of the default max_new_tokens 8).'),
     gradNorm(1.0),
     credit,
-    param('sft_data', oneOf(choice(option('none', 'No demonstrations: plain GRPO.'), option('demos', 'The env\'s own demonstrations, as SFT\'s `data: demos` (never held-out prompts).')), file('demonstrations, one {"prompt", "target"} object a line')), 'none',
-      'Demonstrations whose cross-entropy is added to each update\'s loss, weighted by sft_coef (CHORD, Zhang et al. 2025; LUFFY, Yan et al. 2025): `demos`, or the path of a JSONL file of {"prompt", "target"} lines, as `dataset("...")` reads it.'),
+    param('sft_data', oneOf(choice(option('none', 'No demonstrations: plain GRPO.'), option('demos', 'The env\'s own demonstrations, as SFT\'s `data: demos` (never held-out prompts).')), file(DEMONSTRATIONS, 'examples')), 'none',
+      'Demonstrations whose cross-entropy is added to each update\'s loss, weighted by sft_coef (CHORD, Zhang et al. 2025; LUFFY, Yan et al. 2025): `demos`, or the path of a JSONL file of {"prompt", "target"} lines, as `dataset("...")` reads it (the run keeps a copy: docs/run-directory.md#data).'),
     param('sft_coef', num({ min: 0, max: 100, schedule: true }), 0.1,
       'Weight of the demonstrations\' mean token cross-entropy in the loss (CHORD\'s mu); schedulable, e.g. linear(0.5, 0). Needs sft_data.'),
     param('sft_batch_size', count({ max: 1e5 }), 16, 'Demonstrations drawn for each update\'s cross-entropy term (with sft_data).'),
@@ -244,13 +247,6 @@ export const GRPO: AlgorithmSpec = {
   },
 };
 
-/**
- * Why SFT's `data` takes no file yet, in the trainer's words (runtime/algorithms/sft/settings.ts
- * refuses a path so): the checker refuses it at the setting with this reason, so a spec that
- * checks clean trains.
- */
-export const SFT_DATA_FILE_NOT_IMPLEMENTED = 'demonstrations from a JSONL file are not implemented yet: put them in the env as `task: dataset("./file.jsonl")` and use `data: demos`';
-
 export const SFT: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'SFT',
@@ -258,8 +254,8 @@ export const SFT: AlgorithmSpec = {
   actions: ['text'],
   lengthParam: 'updates',
   params: [
-    param('data', oneOf(choice(option('demos', 'The env\'s own demonstrations: a TextTask\'s training prompts (never held-out ones) with their targets, GuessNumber\'s bisecting guesses, a module text env\'s `expert()` turns.')), file('demonstrations, one {"prompt", "completion"} object a line')), 'demos',
-      '`demos`. The path of a JSONL file of {"prompt", "completion"} lines is refused until the trainer reads one: put the file in the env as `task: dataset("./file.jsonl")` and use `demos`.'),
+    param('data', oneOf(choice(option('demos', 'The env\'s own demonstrations: a TextTask\'s training prompts (never held-out ones) with their targets, GuessNumber\'s bisecting guesses, a module text env\'s `expert()` turns.')), file(DEMONSTRATIONS, 'examples')), 'demos',
+      '`demos`, or the path of a JSONL file of {"prompt", "target"} lines, as `dataset("...")` reads it (on a TextTask env; its held-out prompts are left out). The run keeps a copy (docs/run-directory.md#data).'),
     param('updates', count({ max: 1e7 }), 1000, 'Gradient steps.'),
     batchSize(64),
     learningRate(1e-3),

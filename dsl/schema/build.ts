@@ -1,6 +1,6 @@
 // Small constructors that keep the registry tables readable.
 import type { DeclKind } from '../syntax/ast.js';
-import type { ChoiceOption, NumberType, ParamSpec, PlanValue, ValueType } from './types.js';
+import type { ChoiceOption, DataFileType, NumberType, ParamSpec, PlanValue, ValueType } from './types.js';
 
 export const num = (opts: Omit<NumberType, 'kind'> = {}): NumberType => ({ kind: 'number', ...opts });
 export const int = (opts: Omit<NumberType, 'kind' | 'integer'> = {}): NumberType => ({ kind: 'number', integer: true, ...opts });
@@ -9,8 +9,8 @@ export const count = (opts: Omit<NumberType, 'kind' | 'integer'> = {}): NumberTy
 export const probability = (opts: Omit<NumberType, 'kind'> = {}): NumberType => num({ min: 0, max: 1, ...opts });
 export const bool: ValueType = { kind: 'bool' };
 export const string: ValueType = { kind: 'string' };
-/** The path of a data file a learner reads, relative to the .rlx file; `what` it holds, for docs and messages. */
-export const file = (what: string): ValueType => ({ kind: 'string', file: { what } });
+/** The path of a data file a learner reads, relative to the .rlx file; `what` it holds, for docs and messages, and how its contents are checked. */
+export const file = (what: string, format?: DataFileType['format']): ValueType => ({ kind: 'string', file: format ? { what, format } : { what } });
 export const nonEmptyString: ValueType = { kind: 'string', nonEmpty: true };
 export const list = (of: ValueType, minItems?: number): ValueType => ({ kind: 'list', of, minItems });
 export const choice = (...options: ChoiceOption[]): ValueType => ({ kind: 'choice', options });

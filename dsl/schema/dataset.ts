@@ -105,6 +105,15 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return bytes.length;
 }
 
+/**
+ * Why a file of examples (a `file` setting of format `examples`: SFT's data, GRPO's sft_data)
+ * cannot be trained on with an env other than a TextTask, whose prompt and answer layout its rows
+ * take: the checker reports it at the value, the trainer refuses with it (runtime/algorithms/text/demos.ts).
+ */
+export function examplesNeedTextTask(learner: string, setting: string, file: string): string {
+  return `${learner} ${setting} ${JSON.stringify(file)}: a file of {"prompt", "target"} demonstrations needs a TextTask env (its tokens and layout); for this env use ${setting}: demos`;
+}
+
 /** The warning for text that was not all UTF-8; `file` as the spec writes it. */
 export function invalidUtf8Message(file: string, line: number): string {
   return `${file} line ${line}: bytes that are not UTF-8 text, read as U+FFFD (�); save the file as UTF-8`;

@@ -12,7 +12,7 @@ export * from './types.js';
 export { stageHandoverProblem };
 export { ALGORITHMS, DECLARATION_SCHEMAS, ENVS, MODULE_ENV_PARAMS, FUNCTIONS, METRICS, POLICIES, REWARD_NAME_ENVS, REWARD_NAMES, rewardNameAvailable, SCHEDULES, tagNameProblem };
 export { LORA_TARGETS, pretrained };
-export { algorithmWork, dataFilesOf, stageWork } from './work.js';
+export { algorithmWork, dataFilesOf, fileTypeOf, stageDataFiles, stageWork } from './work.js';
 export { NOT_IMPLEMENTED_BUILTINS, NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS };
 
 /** The language version recorded in every plan. */

@@ -28,15 +28,24 @@ export interface ChoiceOption {
   params?: ParamSpec[];
 }
 
+/** What a `file` setting's file holds. */
+export interface DataFileType {
+  /** In words, for docs and messages: 'demonstrations, one {"prompt", "target"} object a line'. */
+  readonly what: string;
+  /** How its contents are checked: `examples`, a JSONL file as `dataset("...")` reads it (dataset.ts); absent, only that it is a file rlx reads. */
+  readonly format?: 'examples';
+}
+
 export type ValueType =
   | NumberType
   | { kind: 'bool' }
   /**
    * A string; with `file`, the path of a data file a learner reads (relative to the .rlx file),
-   * which its work lists (AlgorithmWork.dataFiles) and the checker, hover and docs call a file;
-   * `nonEmpty`: the empty string is refused (a stop string).
+   * which its work lists (AlgorithmWork.dataFiles), the checker reads where the spec names it and
+   * `rlx train` copies into the run folder (docs/run-directory.md#data); `nonEmpty`: the empty
+   * string is refused (a stop string).
    */
-  | { kind: 'string'; file?: { readonly what: string }; nonEmpty?: boolean }
+  | { kind: 'string'; file?: DataFileType; nonEmpty?: boolean }
   | { kind: 'list'; of: ValueType; minItems?: number }
   | { kind: 'choice'; options: ChoiceOption[] }
   /** The name of a declaration of this kind (a user declaration, or for env/policy/algorithm a built-in). */
@@ -147,7 +156,7 @@ export interface AlgorithmWork {
   /** Whether it keeps a frozen copy of the policy as a KL reference (with full fine-tuning: a copy of the model). */
   readonly referenceCopy: boolean;
   /** The data files it reads, by setting: the values of its `file` settings that name a file (filled from the settings' types, work.ts). */
-  readonly dataFiles: readonly { readonly param: string; readonly path: string }[];
+  readonly dataFiles: readonly { readonly param: string; readonly path: string; readonly file: DataFileType }[];
   /** The sizes in words, for people: "GRPO 16 prompts x 8 completions". */
   readonly what: string;
 }

@@ -5,20 +5,26 @@
 // value when it is built).
 import { ALGORITHMS } from './algorithms.js';
 import { learnerParams, learnerWork } from './learner-module.js';
-import type { AlgorithmSpec, AlgorithmWork, ParamSpec, PlanValue, ValueType, WorkContext } from './types.js';
+import type { AlgorithmSpec, AlgorithmWork, DataFileType, ParamSpec, PlanValue, ValueType, WorkContext } from './types.js';
 
-/** Whether a value of a setting of `type` names a data file: a string its `file` type takes, not one of its options (`none`, `demos`). */
-function namesFile(type: ValueType, value: PlanValue): boolean {
-  if (typeof value !== 'string') return false;
-  if (type.kind === 'string') return type.file !== undefined;
-  if (type.kind !== 'oneOf') return false;
+/**
+ * The file a value of a setting of `type` names, by the type's `file`: a string it takes as a
+ * file, not one of its options (`none`, `demos`); undefined for any other value.
+ */
+export function fileTypeOf(type: ValueType, value: PlanValue | undefined): DataFileType | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (type.kind === 'string') return type.file;
+  if (type.kind !== 'oneOf') return undefined;
   const isOption = type.types.some((t) => t.kind === 'choice' && t.options.some((o) => o.name === value));
-  return !isOption && type.types.some((t) => t.kind === 'string' && t.file !== undefined);
+  return isOption ? undefined : type.types.find((t): t is ValueType & { kind: 'string' } => t.kind === 'string' && t.file !== undefined)?.file;
 }
 
 /** The data files settings `values` name, by the settings' types (`file`): declared once, in the registry. */
 export function dataFilesOf(params: readonly ParamSpec[], values: Readonly<Record<string, PlanValue>>): AlgorithmWork['dataFiles'] {
-  return params.flatMap((p) => (values[p.name] !== undefined && namesFile(p.type, values[p.name]!) ? [{ param: p.name, path: values[p.name] as string }] : []));
+  return params.flatMap((p) => {
+    const file = fileTypeOf(p.type, values[p.name]);
+    return file ? [{ param: p.name, path: values[p.name] as string, file }] : [];
+  });
 }
 
 /** An algorithm's work at settings `values` (every setting given, defaults filled), its data files included. */
@@ -36,6 +42,12 @@ function filled(params: readonly ParamSpec[], given: Readonly<Record<string, unk
   return values;
 }
 
+/** The settings of a stage whose algorithm is `kind` (`module`: a learner module, by what it learns on); undefined for a kind the registry does not know. */
+function stageParams(kind: string, text: boolean): readonly ParamSpec[] | undefined {
+  if (kind === 'module') return learnerParams(text ? 'text' : 'numeric');
+  return ALGORITHMS.find((a) => a.name === kind)?.params;
+}
+
 /** The work of one stage whose algorithm is `kind` with settings `given`; a kind the registry does not know is a bug (plans are checked first). */
 export function stageWork(kind: string, given: Readonly<Record<string, unknown>>, on: WorkContext): AlgorithmWork {
   if (kind === 'module') {
@@ -45,4 +57,14 @@ export function stageWork(kind: string, given: Readonly<Record<string, unknown>>
   const spec = ALGORITHMS.find((a) => a.name === kind);
   if (!spec) throw new Error(`no algorithm ${kind} in the schema registry (dsl/schema/algorithms.ts)`);
   return algorithmWork(spec, filled(spec.params, given), on);
+}
+
+/**
+ * The data files a plan stage's settings `given` name (its `file` settings that hold a path),
+ * without working out the rest of its work: what `rlx train` copies into the run folder. None
+ * for a kind the registry does not know (checkPlan refuses it).
+ */
+export function stageDataFiles(kind: string, given: Readonly<Record<string, unknown>>, text: boolean): AlgorithmWork['dataFiles'] {
+  const params = stageParams(kind, text);
+  return params ? dataFilesOf(params, filled(params, given)) : [];
 }

@@ -6,6 +6,7 @@ import type { SamplingControls } from '../lm/sampling.js';
 import type { LanguageModel, PolicyFactory, Policy } from '../policies/index.js';
 import type { Rng } from '../../shared/random.js';
 import type { Compute } from '../tensor/index.js';
+import type { DataFile } from '../run/data-files.js';
 import type { TextRolloutRecorder } from '../run/text-rollouts.js';
 import type { TextEnv } from '../text/text-env.js';
 import type { EpisodeRecord, Stepper } from './stepper.js';
@@ -25,6 +26,8 @@ export interface AlgorithmContext {
   readonly rng: Rng;
   /** Where and how tensor work runs (execution providers, threads); for tensor/ to read. */
   readonly compute: Compute;
+  /** The files the stage's `file` settings name, by setting (../run/data-files.ts). */
+  readonly dataFiles?: ReadonlyMap<string, DataFile>;
 }
 
 /**
@@ -41,15 +44,8 @@ export interface TextAlgorithmContext {
   readonly compute: Compute;
   /** Writes some batches into rollouts/ for the rollout inspector; the learner offers it each batch with its advantages. */
   readonly recorder?: TextRolloutRecorder;
-  /** Where a learner reads files a setting names (GRPO's sft_data). */
-  readonly dataFiles?: LearnerDataFiles;
-}
-
-/** Where a learner's files are read: paths start at the .rlx file's folder; a run's own copy where it has one. */
-export interface LearnerDataFiles {
-  readonly baseDir?: string;
-  /** A run's copy of its sft_data file (run-dir.ts bundledSftData). */
-  readonly sftDataFile?: string;
+  /** The files the stage's `file` settings name, by setting (../run/data-files.ts): read from the run's copies. */
+  readonly dataFiles?: ReadonlyMap<string, DataFile>;
 }
 
 /** An algorithm of the language, by its name there; C is what it is built from. */

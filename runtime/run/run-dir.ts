@@ -3,6 +3,7 @@
 //   runs/<experiment>/<run-id>/
 //     plan.json      the resolved plan
 //     source/        snapshot of the .rlx files used, and the run's bundled inputs (RUN_BUNDLE)
+//     data/          copies of the files the stages' settings name, and files.json (data-files.ts)
 //     events.jsonl   one JSON object a line (events.ts)
 //     rollouts/      sampled episodes, one JSONL file each
 //     checkpoints/   policy-<step>.onnx + state-<step>.json, policy-final.onnx
@@ -16,7 +17,6 @@ import * as path from 'node:path';
 import type { Plan } from '../../dsl/compile/plan.js';
 import { EventLog, repairTornTail, type RunStatus } from './events.js';
 import { isOrphanedTemporary, makeDirs, writeFileAtomic, writeJsonAtomic } from '../atomic-files.js';
-import { InputError } from '../../shared/input-error.js';
 import { InputFileError } from '../../shared/input-files.js';
 import { processAlive, RunLock } from './lock.js';
 import { readRunJson, RUN_FILE_LIMITS, runFileExists } from './run-files.js';
@@ -104,8 +104,6 @@ export function snapshotPath(relative: string): string {
 export const RUN_BUNDLE = {
   envModule: path.join('source', 'env-module.mjs'),
   dataset: path.join('source', 'dataset.jsonl'),
-  /** GRPO's sft_data file of demonstrations (runtime/algorithms/text/demos.ts). */
-  sftData: path.join('source', 'sft-data.jsonl'),
   /**
    * A python("./envs/x.py:Class") env's file, as its absolute path ({"file": ...}): a path, not a
    * copy, as the file may import its neighbours; resume and eval find it from any working folder.
@@ -119,8 +117,6 @@ export interface RunBundle {
   readonly envModuleCode?: string;
   /** The contents of the text task's `dataset("...")` file. */
   readonly dataset?: Uint8Array;
-  /** The contents of a GRPO stage's `sft_data` file. */
-  readonly sftData?: Uint8Array;
   /** The absolute path of a python(...) env's file. */
   readonly pythonEnvFile?: string;
 }
@@ -166,30 +162,6 @@ export function recordedPythonEnvFile(dir: string | undefined): string | undefin
 /** Whether `dir` is a run folder (it has a plan.json), where a plan's relative paths do not start. */
 export function isRunFolder(dir: string): boolean {
   return fs.existsSync(path.join(dir, 'plan.json'));
-}
-
-/** The sft_data copy a run folder keeps, when `dir` is a run folder and the run has one (as bundledDataset). */
-export function bundledSftData(dir: string | undefined): string | undefined {
-  if (dir === undefined || !fs.existsSync(path.join(dir, 'plan.json'))) return undefined;
-  const file = path.join(dir, RUN_BUNDLE.sftData);
-  return fs.existsSync(file) ? file : undefined;
-}
-
-/**
- * The file a new run of `plan` copies into its source/ as its sft_data: the JSONL file a stage's
- * `sft_data` names, relative to `baseDir`, or a run folder's own copy. One file a run: stages
- * naming two different ones are refused. Undefined where no stage names a file.
- */
-export function sftDataToBundle(plan: Plan, baseDir: string | undefined): string | undefined {
-  const files = new Set<string>();
-  for (const stage of plan.stages) {
-    const value = (stage.algorithm.params as Record<string, unknown>).sft_data;
-    if (typeof value === 'string' && value !== '' && value !== 'none' && value !== 'demos') files.add(value);
-  }
-  if (files.size > 1) throw new InputError(`sft_data: a run reads one file of demonstrations, but its stages name ${[...files].map((f) => JSON.stringify(f)).join(' and ')}; join them into one file`);
-  const file = [...files][0];
-  if (file === undefined) return undefined;
-  return bundledSftData(baseDir) ?? (baseDir === undefined ? undefined : path.resolve(baseDir, file));
 }
 
 export class RunDirectory {
@@ -256,7 +228,6 @@ export class RunDirectory {
       }
       if (bundle.envModuleCode !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.envModule), bundle.envModuleCode);
       if (bundle.dataset !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.dataset), bundle.dataset);
-      if (bundle.sftData !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.sftData), bundle.sftData);
       if (bundle.pythonEnvFile !== undefined) writeJsonAtomic(path.join(dir, RUN_BUNDLE.pythonEnv), { file: bundle.pythonEnvFile });
     } catch (err) {
       // Half made (a full disk): removed, so that no run folder is left without status.json.

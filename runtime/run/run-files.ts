@@ -33,6 +33,10 @@ export const RUN_FILE_LIMITS = {
   policy: { what: 'policy', maxBytes: 2 * GiB },
   /** Where a python("./x.py:Class") env's file was when the run trained (run-dir.ts RUN_BUNDLE.pythonEnv). */
   pythonEnv: { what: "run's record of its Python env file (source/python-env.json)", maxBytes: 64 * KiB },
+  /** The record of the run's copies of its data files (data-files.ts). */
+  dataManifest: { what: "run's record of its data files (data/files.json)", maxBytes: 4 * MiB },
+  /** A copy of a data file a setting names: as large as rlx reads the original (MAX_DATASET_BYTES). */
+  dataFile: { what: "run's copy of a data file", maxBytes: 512 * MiB },
   /** A checkpoint's side file (a replay buffer): the largest a Node.js Buffer holds. */
   checkpointData: { what: "checkpoint's side file", maxBytes: 4 * GiB - 1 },
 } as const satisfies Record<string, InputFileOptions>;

@@ -55,6 +55,11 @@ export function loadDataset(file: string, baseDir: string, options: { inside?: b
     if (!(err instanceof InputFileError)) throw err;
     throw new DatasetError(`${err.message} (the path is relative to the folder of the .rlx file, ${baseDir}; at most ${MAX_DATASET_BYTES / 2 ** 20} MiB)`, { cause: err });
   }
+  return datasetOfBytes(bytes, file);
+}
+
+/** A dataset's examples from the file's bytes; `file` names it in errors (a DatasetError naming the line). */
+export function datasetOfBytes(bytes: Uint8Array, file: string): LoadedDataset {
   const { text, invalidUtf8Line } = decodeDataset(bytes);
   return { examples: parseDataset(text, file), warnings: invalidUtf8Line !== undefined ? [invalidUtf8Message(file, invalidUtf8Line)] : [] };
 }

@@ -13,6 +13,7 @@ import { NetworkHandover, PolicyFactory, policySpaces, type PolicySpaces } from 
 import { Rng } from '../../shared/random.js';
 import { InputError } from '../../shared/input-error.js';
 import { compileReward } from '../rewards/index.js';
+import type { RunDataFiles } from '../run/data-files.js';
 import { EVAL_EPISODES_KEPT, thinEvalEpisodes } from '../run/rollout-cap.js';
 import { frameOfCopy0, RolloutRecorder, type RecordedEpisode } from '../run/rollouts.js';
 import type { ConditionMetric } from '../run/stop.js';
@@ -57,6 +58,8 @@ export class EnvWorkload implements Workload {
     private readonly closeEnvs: () => void,
     /** The most eval episodes rollouts/ keeps (rollout-cap.ts). */
     private readonly evalEpisodesKept: number,
+    /** The files the stages' `file` settings name, handed to each stage's algorithm. */
+    readonly dataFiles: RunDataFiles | undefined,
   ) {
     const vec = stepper.vec;
     this.params = plan.env.params;
@@ -68,15 +71,16 @@ export class EnvWorkload implements Workload {
 
   /**
    * The plan's env copies and reward terms; `envModule` is the loaded module of a `module(...)`
-   * env; `evalEpisodesKept` bounds the recorded eval episodes (EVAL_EPISODES_KEPT by default).
+   * env; `evalEpisodesKept` bounds the recorded eval episodes (EVAL_EPISODES_KEPT by default);
+   * `dataFiles`, the files the stages' `file` settings name.
    */
-  static create(plan: Plan, seed: number, envModule: LoadedEnvModule | undefined, evalEpisodesKept = EVAL_EPISODES_KEPT): EnvWorkload {
+  static create(plan: Plan, seed: number, envModule: LoadedEnvModule | undefined, evalEpisodesKept = EVAL_EPISODES_KEPT, dataFiles?: RunDataFiles): EnvWorkload {
     const makeEnvs: EnvFactory = envModule ? (params, n) => VecEnv.create(() => envModule.create(params), n) : (params, n) => makeVecEnv(plan.env.kind, params, n);
     const vec = makeEnvs(plan.env.params, plan.envs);
     const first = vec.envs[0];
     const goal = isGoalConditioned(first) ? { goalFields: first.goalFields, achievedFields: first.achievedFields } : {};
     const reward = plan.reward ? compileReward(plan.reward, { kind: vec.kind, obsFields: vec.obsFields, actionSpace: vec.actionSpace, ...goal }) : null;
-    return new EnvWorkload(plan, seed, makeEnvs, new Stepper(vec, reward), reward?.termNames ?? [], () => envModule?.close(), evalEpisodesKept);
+    return new EnvWorkload(plan, seed, makeEnvs, new Stepper(vec, reward), reward?.termNames ?? [], () => envModule?.close(), evalEpisodesKept, dataFiles);
   }
 
   streamName(index: number, algorithm: string): string {
@@ -95,7 +99,7 @@ export class EnvWorkload implements Workload {
       );
     }
     const policy = new PolicyFactory(this.plan.policy, this.spaces, new Rng(this.seed).fork('policy'), this.handover);
-    return definition.create({ policy, stepper: this.stepper, budget: stage.budget!, rng, compute }, settings);
+    return definition.create({ policy, stepper: this.stepper, budget: stage.budget!, rng, compute, dataFiles: this.dataFiles?.forStage(stage) }, settings);
   }
 
   handedOver(): string | undefined {

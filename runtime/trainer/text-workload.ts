@@ -8,7 +8,7 @@ import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import { stageWork } from '../../dsl/schema/index.js';
 import type { LoadedEnvModule } from '../envs/user-module.js';
 import { stageAlgorithm, type Algorithm, type EpisodeRecord } from '../algorithms/index.js';
-import type { LearnerDataFiles } from '../algorithms/algorithm.js';
+import type { RunDataFiles } from '../run/data-files.js';
 import { LANGUAGE_MODEL, PolicyFactory, type LanguageModel } from '../policies/index.js';
 import { isPretrained, type ExpectedUse } from '../policies/pretrained.js';
 import { Rng } from '../../shared/random.js';
@@ -76,8 +76,8 @@ export function expectedUse(plan: Plan, env: TextEnv): ExpectedUse {
 
 /** Where the task's dataset and the learners' files are read (a resumed run's own copies). */
 export interface TextWorkloadOptions extends TextTaskOptions {
-  /** Read GRPO's sft_data from this file instead of its path (a run's own copy). */
-  readonly sftDataFile?: string;
+  /** The files the stages' `file` settings name (read at the start, then the run's copies). */
+  readonly dataFiles?: RunDataFiles;
   /** Parameters from which a LoRA model's rollouts decode on a GPU device (GPU_SAMPLING_MIN_PARAMETERS; tests set 0 to force it). */
   readonly gpuSamplingMinParameters?: number;
 }
@@ -100,8 +100,8 @@ export class TextWorkload implements Workload {
     readonly model: LanguageModel,
     /** Stops what the env runs on (a user module's worker thread). */
     private readonly closeEnv: () => void = () => {},
-    /** Where a learner reads its own files (GRPO's sft_data). */
-    private readonly dataFiles: LearnerDataFiles = {},
+    /** The files the stages' `file` settings name, handed to each stage's algorithm. */
+    readonly dataFiles: RunDataFiles | undefined,
     private readonly gpuSamplingMinParameters?: number,
   ) {
     this.description = env.description;
@@ -134,7 +134,7 @@ export class TextWorkload implements Workload {
     } catch (err) {
       throw new PlanError([(err as Error).message]);
     }
-    return new TextWorkload(env, model, () => envModule?.close(), { baseDir: options.baseDir, sftDataFile: options.sftDataFile }, options.gpuSamplingMinParameters);
+    return new TextWorkload(env, model, () => envModule?.close(), options.dataFiles, options.gpuSamplingMinParameters);
   }
 
   streamName(index: number, algorithm: string): string {
@@ -144,7 +144,7 @@ export class TextWorkload implements Workload {
   async createAlgorithm(stage: PlanStage, settings: unknown, rng: Rng, compute: Compute): Promise<Algorithm> {
     const definition = stageAlgorithm(stage.algorithm)!; // checkPlan() vouched for it
     await this.chooseRolloutDevice(stage, compute.providers[0] ?? 'cpu', compute.precision ?? 'fp32');
-    return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder, dataFiles: this.dataFiles }, settings);
+    return definition.create({ model: this.model, env: this.env, budget: stage.budget, rng, compute, recorder: this.recorder, dataFiles: this.dataFiles?.forStage(stage) }, settings);
   }
 
   /**

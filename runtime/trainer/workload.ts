@@ -8,6 +8,7 @@
 import type { Plan, PlanStage } from '../../dsl/compile/plan.js';
 import type { Algorithm, EpisodeRecord } from '../algorithms/index.js';
 import type { Rng } from '../../shared/random.js';
+import type { RunDataFiles } from '../run/data-files.js';
 import type { RunDirectory } from '../run/run-dir.js';
 import type { ConditionMetric } from '../run/stop.js';
 import type { Compute } from '../tensor/index.js';
@@ -38,6 +39,8 @@ export interface Workload {
   readonly description: Readonly<Record<string, unknown>>;
   /** Fields of the exported policy's metadata that say what it reads and writes. */
   readonly policyFields: Readonly<Record<string, unknown>>;
+  /** The files the stages' `file` settings name (../run/data-files.ts), which each stage's hparams event lists. */
+  readonly dataFiles?: RunDataFiles;
   /** Warnings about its inputs for the user, logged when the run starts (a dataset that is not all UTF-8). */
   readonly warnings?: readonly string[];
   /**

@@ -543,6 +543,11 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'out-of-range': [
     {
+      name: 'a data file setting of the empty string: it names no file',
+      source: 'algorithm Warm = SFT { data: ⟦""⟧ }\n',
+      message: 'data expects the path of a file of demonstrations, one {"prompt", "target"} object a line, in double quotes; found the empty string',
+    },
+    {
       name: 'a GridWorld curriculum through sizes that cannot hold its fixed goal',
       source: `env Fixed = GridWorld { goal: fixed(8, 8) }\n${PRELUDE}experiment C {\n  env: Fixed\n  policy: Actor\n  algorithm: PPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: ⟦env.size⟧, from: 5, to: 11, step: 2, advance: eval.success > 0.5 }\n}\n`,
       message: "at env.size 5 the goal fixed(8, 8) is outside the 5x5 grid (coordinates run from 0 to 4): every size the curriculum reaches must hold env Fixed's fixed goal",
@@ -951,6 +956,11 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: 'algorithm G = GRPO { sft_data: ⟦"./demos.jsonl"⟧ }\n',
       message: `cannot read './demos.jsonl': no such file (looked for demos.jsonl); sft_data paths are relative to this file`,
     },
+    {
+      name: 'an SFT data file that does not exist, in an experiment\'s stage: at its path',
+      source: `${PRELUDE}experiment S {\n  env: Arith\n  policy: Tiny\n  stage warm = SFT { updates: 10, data: ⟦"pairs.jsonl"⟧ }\n}\n`,
+      message: `cannot read 'pairs.jsonl': no such file (looked for pairs.jsonl); data paths are relative to this file`,
+    },
   ],
 
   'invalid-dataset': [
@@ -971,6 +981,12 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       source: { 'main.rlx': 'algorithm G = GRPO { sft_data: ⟦"./demos.jsonl"⟧, sft_coef: 0.1 }\n', 'demos.jsonl': '{"prompt": "1+1=", "target": "2"}\n{"prompt": 3, "target": "2"}\n' },
       roots: ['main.rlx'],
       message: './demos.jsonl line 2: "prompt" must be a string, got a number; each line must be one JSON object like {"prompt": "12+34=", "target": "46"}',
+    },
+    {
+      name: 'an SFT data file with a line that is not a demonstration: the file and the line',
+      source: { 'main.rlx': 'algorithm Warm = SFT { data: ⟦"pairs.jsonl"⟧ }\n', 'pairs.jsonl': '{"prompt": "1+1=", "target": "2"}\n\n{"prompt": "1+2=", "completion": "3"}\n' },
+      roots: ['main.rlx'],
+      message: 'pairs.jsonl line 3: no "target" field; each line must be one JSON object like {"prompt": "12+34=", "target": "46"}',
     },
   ],
 
@@ -1012,6 +1028,13 @@ const CASES: Record<DiagnosticCode, Case[]> = {
   ],
 
   'incompatible-env': [
+    {
+      name: 'a file of demonstrations on a dialogue env: at the file, with the trainer\'s reason',
+      source: { 'main.rlx': `${PRELUDE}algorithm Mixed = GRPO { sft_data: ⟦"pairs.jsonl"⟧ }\nexperiment E {\n  env: GuessNumber\n  policy: Tiny\n  stage warm = SFT { updates: 10, data: ⟦"pairs.jsonl"⟧ }\n  stage rl = Mixed { budget: 1k }\n}\n`, 'pairs.jsonl': '{"prompt": "1+1=", "target": "2"}\n' },
+      roots: ['main.rlx'],
+      message: 'GRPO sft_data "pairs.jsonl": a file of {"prompt", "target"} demonstrations needs a TextTask env (its tokens and layout); for this env use sft_data: demos (experiment E, env GuessNumber)',
+      also: [{ code: 'incompatible-env', message: 'SFT data "pairs.jsonl": a file of {"prompt", "target"} demonstrations needs a TextTask env (its tokens and layout); for this env use data: demos (experiment E, env GuessNumber)' }],
+    },
     {
       name: 'a curriculum on a text task',
       source: `${PRELUDE}experiment C {\n  env: Arith\n  policy: Tiny\n  algorithm: GRPO\n  budget: 1k\n  eval { every: 500 }\n  curriculum { param: ⟦env.max_tokens⟧, from: 2, to: 4, advance: eval.accuracy > 0.5 }\n}\n`,

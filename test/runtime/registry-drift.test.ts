@@ -104,9 +104,10 @@ describe('registry drift: dsl/schema vs runtime', () => {
     const grpo = ALGORITHMS.find((a) => a.name === 'GRPO')!;
     const sft = ALGORITHMS.find((a) => a.name === 'SFT')!;
     const defaults = (spec: typeof grpo) => Object.fromEntries(spec.params.map((p) => [p.name, p.default ?? null]));
-    assert.deepEqual(dataFilesOf(grpo.params, { ...defaults(grpo), sft_data: 'demos.jsonl' }), [{ param: 'sft_data', path: 'demos.jsonl' }]);
+    const examples = { what: 'demonstrations, one {"prompt", "target"} object a line', format: 'examples' };
+    assert.deepEqual(dataFilesOf(grpo.params, { ...defaults(grpo), sft_data: 'demos.jsonl' }), [{ param: 'sft_data', path: 'demos.jsonl', file: examples }]);
     assert.deepEqual(dataFilesOf(grpo.params, { ...defaults(grpo), sft_data: 'demos' }), [], 'an option is no file');
-    assert.deepEqual(dataFilesOf(sft.params, { ...defaults(sft), data: 'pairs.jsonl' }), [{ param: 'data', path: 'pairs.jsonl' }]);
+    assert.deepEqual(dataFilesOf(sft.params, { ...defaults(sft), data: 'pairs.jsonl' }), [{ param: 'data', path: 'pairs.jsonl', file: examples }]);
     const fileSettings = ALGORITHMS.flatMap((a) => a.params.filter((p) => p.type.kind === 'oneOf' && p.type.types.some((t) => t.kind === 'string' && t.file)).map((p) => `${a.name}.${p.name}`));
     assert.deepEqual(fileSettings, ['GRPO.sft_data', 'SFT.data']);
   });

@@ -5,7 +5,8 @@
 // clipped, KL-penalised objective. The learner and its loss are the text learners' shared ones
 // (../text/policy-gradient.ts, ../text/policy-gradient-loss.ts), which REINFORCE on text uses
 // too. A step counts one completion (one agent turn of a dialogue).
-import type { AlgorithmDefinition, LearnerDataFiles, TextAlgorithmContext } from '../algorithm.js';
+import type { AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
+import type { DataFile } from '../../run/data-files.js';
 import { demoOrigin } from '../text/demos.js';
 import { groupAdvantages } from '../text/advantages.js';
 import { grpoSettings, type GrpoSettings } from './settings.js';
@@ -14,7 +15,8 @@ import { promptLimitOf } from '../sampling-settings.js';
 import { TEXT_ADAM_EPS, TextPolicyGradient, type TextLearnerConfig } from '../text/policy-gradient.js';
 
 /** The shared text learner's config for GRPO's settings: every setting is read here. */
-export function grpoLearnerConfig(s: GrpoSettings, files?: LearnerDataFiles): TextLearnerConfig {
+/** `files`: the stage's data files by setting (AlgorithmContext.dataFiles), sft_data's among them when it names one. */
+export function grpoLearnerConfig(s: GrpoSettings, files?: ReadonlyMap<string, DataFile>): TextLearnerConfig {
   return {
     name: 'GRPO',
     groups: s.prompts_per_update,
@@ -34,7 +36,7 @@ export function grpoLearnerConfig(s: GrpoSettings, files?: LearnerDataFiles): Te
     iterations: s.iterations,
     maxGradNorm: s.max_grad_norm,
     weighting: s.loss,
-    ...(s.sft_data !== 'none' ? { demos: { origin: demoOrigin(s.sft_data, files), coef: s.sft_coef, batchSize: s.sft_batch_size } } : {}),
+    ...(s.sft_data !== 'none' ? { demos: { origin: demoOrigin(s.sft_data, files?.get('sft_data'), 'sft_data'), coef: s.sft_coef, batchSize: s.sft_batch_size, setting: 'sft_data' } } : {}),
     advantages: (rewards, G, out) => groupAdvantages(rewards, G, s, out),
     dynamicSampling: s.dynamic_sampling ? { maxRounds: s.max_sampling_rounds } : null,
     overlong: { mode: s.overlong, buffer: s.overlong_buffer },

@@ -5,8 +5,8 @@ import type { Schedulable } from '../../schedule.js';
 import { readTextMemory, type TextMemoryParams } from '../text/memory-settings.js';
 
 export interface SftSettings extends Omit<TextMemoryParams, 'generation_batch'> {
-  /** Where demonstrations come from: the task's own (prompt, target) pairs. */
-  data: 'demos';
+  /** Where demonstrations come from: the env's own, or a JSONL file of {"prompt", "target"} lines (its path as the plan names it). */
+  data: 'demos' | { file: string };
   updates: number;
   batch_size: number;
   learning_rate: Schedulable;
@@ -16,10 +16,6 @@ export interface SftSettings extends Omit<TextMemoryParams, 'generation_batch'> 
 export function sftSettings(params: Readonly<Record<string, unknown>>): SftSettings {
   const p = PlanParams.of('SFT', params);
   const data = p.value('data');
-  if (data !== 'demos') {
-    // The registry accepts a file's path; reading one is not implemented yet, and a run
-    // must not silently train on something else.
-    p.fail('data', '`demos` (demonstrations from a JSONL file are not implemented yet: put them in the env as `task: dataset("./file.jsonl")` and use `data: demos`)');
-  }
-  return { data: 'demos', updates: p.count('updates'), batch_size: p.count('batch_size'), learning_rate: p.schedule('learning_rate'), ...readTextMemory(p) };
+  if (data !== 'demos' && (typeof data !== 'string' || data === '')) p.fail('data', '`demos` or the path of a JSONL file of demonstrations');
+  return { data: data === 'demos' ? 'demos' : { file: data as string }, updates: p.count('updates'), batch_size: p.count('batch_size'), learning_rate: p.schedule('learning_rate'), ...readTextMemory(p) };
 }

@@ -1,6 +1,8 @@
-// Supervised fine-tuning: the token model learns to write the env's own answers. Each update
-// draws `batch_size` demonstrations from the env (a task's prompt and target followed by <eos>,
-// never a held-out prompt; or a dialogue of the env's expert) and takes one Adam step on the
+// Supervised fine-tuning: the token model learns to write the env's own answers, or a file's.
+// Each update draws `batch_size` demonstrations from the env (a task's prompt and target
+// followed by <eos>, never a held-out prompt; or a dialogue of the env's expert), or from the
+// JSONL file `data` names (the run's copy of it, ../../run/data-files.ts; drawn as GRPO's
+// sft_data file is, ../text/demos.ts, its held-out prompts left out), and takes one Adam step on the
 // cross-entropy of the answer tokens (loss.ts): the prompt, or the env's messages, are read,
 // not learned. It runs `updates` steps; a stage budget, when given, counts
 // demonstrations and may end it sooner. A loss, gradient or weight that is not finite stops
@@ -13,6 +15,7 @@ import { chooseMemory, expectedRowLength, memoryMetrics, tokenGradientRun, type 
 import type { TextEnv } from '../../text/text-env.js';
 import type { Algorithm, AlgorithmDefinition, TextAlgorithmContext } from '../algorithm.js';
 import { CheckedStep } from '../checked-step.js';
+import { demoOrigin, DemoSampler } from '../text/demos.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
 import { buildSftLoss, SFT_LOSS_TOKENS } from './loss.js';
 import { sftSettings, type SftSettings } from './settings.js';
@@ -59,6 +62,8 @@ export class Sft implements Algorithm {
     private readonly rng: Rng,
     /** How each update goes through memory (../text/token-step.ts). */
     private readonly memory: MemoryChoice,
+    /** Draws the demonstrations of a file (`data: "x.jsonl"`) with `rng`; null: the env's own. */
+    private readonly demos: DemoSampler | null,
   ) {
     this.optimizer = new Adam(policy.weights, { eps: SFT_ADAM_EPS });
     // No clipping: SFT has no max_grad_norm.
@@ -82,11 +87,15 @@ export class Sft implements Algorithm {
   static async create(context: TextAlgorithmContext, settings: SftSettings): Promise<Sft> {
     const { model, env } = context;
     const T = model.variableRows ? 'T' : env.rowWidth();
+    const rng = context.rng.fork('demos');
+    // A file's demonstrations are read and checked against the env and model before anything is built.
+    const demos = settings.data === 'demos' ? null
+      : DemoSampler.create(env, model, demoOrigin(settings.data, context.dataFiles?.get('data'), 'data'), { batchSize: settings.batch_size, width: typeof T === 'number' ? T : 0, rng, learner: 'SFT', setting: 'data' });
     // Demonstrations' rows: a prompt and its target, as long as the env's longest completion.
     const memory = chooseMemory(model, { microBatch: settings.micro_batch, checkpointing: settings.gradient_checkpointing }, settings.batch_size, expectedRowLength(model, undefined), context.compute);
     const gradients = await tokenGradientRun(model, (source) => buildSftLoss(source, T), SFT_LOSS_TOKENS, memory, context.compute, { B: settings.batch_size });
     const budget = Math.min(context.budget ?? Infinity, settings.updates * settings.batch_size);
-    return new Sft(settings, model, env, budget, gradients, context.rng.fork('demos'), memory);
+    return new Sft(settings, model, env, budget, gradients, rng, memory, demos);
   }
 
   get done(): boolean {
@@ -101,7 +110,7 @@ export class Sft implements Algorithm {
     const s = this.settings;
     const lr = scheduleValue(s.learning_rate, this.updates, s.updates);
     const rows = Math.min(s.batch_size, this.budget - this.globalStep);
-    const batch = await this.env.demonstrations(rows, this.rng, this.policy);
+    const batch = this.demos ? await this.demos.draw(rows) : await this.env.demonstrations(rows, this.rng, this.policy);
     const T = batch.width;
     this.invTokens[0] = 1 / batch.tokenCount;
     const out = await this.checked.step({

@@ -1,4 +1,5 @@
-// The demonstrations of GRPO's auxiliary supervised term (sft_data, sft_coef, sft_batch_size:
+// Demonstrations drawn for a text learner: SFT's from a file (`data: "x.jsonl"`), and those of
+// GRPO's auxiliary supervised term (sft_data, sft_coef, sft_batch_size:
 // CHORD, Zhang et al. 2025, "On-Policy RL Meets Off-Policy Experts"; LUFFY, Yan et al. 2025,
 // mixes such demonstrations into GRPO too). Each update draws `sft_batch_size` demonstrations,
 // from the env's own (`demos`, as SFT's `data: demos`) or from a JSONL file of
@@ -9,6 +10,7 @@
 //
 // Demonstrations are drawn with their own random stream, kept in the learner's checkpoint, so a
 // resumed run draws the ones it would have.
+import { examplesNeedTextTask } from '../../../dsl/schema/dataset.js';
 import type { Rng } from '../../../shared/random.js';
 import { InputError } from '../../../shared/input-error.js';
 import { isPretrained } from '../../policies/pretrained.js';
@@ -17,10 +19,10 @@ import type { Feed } from '../../tensor/index.js';
 import { TextEnvironment } from '../../text/env.js';
 import type { TextExample } from '../../text/task.js';
 import type { TextEnv, TokenRows } from '../../text/text-env.js';
-import { loadDataset } from '../../text/dataset.js';
-import type { LearnerDataFiles } from '../algorithm.js';
+import { datasetOfBytes } from '../../text/dataset.js';
+import type { DataFile } from '../../run/data-files.js';
 
-/** A refusal of GRPO's sft_data: demonstrations that cannot be trained on with this env and model. */
+/** A refusal of demonstrations (GRPO's sft_data, SFT's data) that cannot be trained on with this env and model. */
 export class DemonstrationError extends InputError {
   override name = 'DemonstrationError';
 }
@@ -29,17 +31,15 @@ export class DemonstrationError extends InputError {
 export type DemoOrigin = { readonly kind: 'env' } | { readonly kind: 'file'; readonly file: string; readonly examples: readonly TextExample[] };
 
 /**
- * Where sft_data's demonstrations come from: `demos`, the env's; or `file`, read as
- * `dataset("...")` is (inside the .rlx file's folder, at most MAX_DATASET_BYTES, one
- * {"prompt", "target"} object a line; a DatasetError naming the file and line), or from the
- * run's own copy of it when resuming.
+ * Where demonstrations come from: `demos`, the env's; or `file`, the setting's data file as the
+ * run hands it over (read as `dataset("...")` is: one {"prompt", "target"} object a line, else a
+ * DatasetError naming the file and line). `setting` names it in messages.
  */
-export function demoOrigin(sftData: 'demos' | { readonly file: string }, files: LearnerDataFiles = {}): DemoOrigin {
-  if (sftData === 'demos') return { kind: 'env' };
-  const { file } = sftData;
-  if (files.sftDataFile !== undefined) return { kind: 'file', file, examples: loadDataset(files.sftDataFile, '.', { inside: false }).examples };
-  if (files.baseDir === undefined) throw new DemonstrationError(`sft_data ${JSON.stringify(file)}: a path is relative to the folder of the .rlx file, which this run was not given; train from the .rlx file`);
-  return { kind: 'file', file, examples: loadDataset(file, files.baseDir).examples };
+export function demoOrigin(source: 'demos' | { readonly file: string }, data: DataFile | undefined, setting: string): DemoOrigin {
+  if (source === 'demos') return { kind: 'env' };
+  const { file } = source;
+  if (data === undefined) throw new DemonstrationError(`${setting} ${JSON.stringify(file)}: this run was handed no data file for it; train from the .rlx file (or with train()'s baseDir), which reads and keeps it`);
+  return { kind: 'file', file, examples: datasetOfBytes(data.bytes(), file).examples };
 }
 
 /** The update's batch with the demonstrations' rows after the samples' (all of width `width`). */
@@ -72,15 +72,17 @@ export class DemoSampler {
 
   /**
    * A sampler of `batchSize` demonstrations an update for `env` and `model`, in rows of `width`
-   * (completions of up to `maxNewTokens`). Refuses, before any training, demonstrations that do
-   * not fit those rows or the model: a DemonstrationError naming the file and the example.
+   * (completions of up to `maxNewTokens`, else the env's max_tokens). Refuses, before any
+   * training, demonstrations that do not fit those rows or the model: a DemonstrationError naming
+   * the learner's `setting` (sft_data), the file and the example.
    */
-  static create(env: TextEnv, model: LanguageModel, origin: DemoOrigin, o: { batchSize: number; width: number; maxNewTokens?: number; rng: Rng; learner: string }): DemoSampler {
+  static create(env: TextEnv, model: LanguageModel, origin: DemoOrigin, o: { batchSize: number; width: number; maxNewTokens?: number; rng: Rng; learner: string; setting: string }): DemoSampler {
+    const where = origin.kind === 'file' ? `${o.learner} ${o.setting} ${JSON.stringify(origin.file)}` : `${o.learner} ${o.setting}: demos`;
+    if (origin.kind === 'file' && !(env instanceof TextEnvironment)) throw new DemonstrationError(examplesNeedTextTask(o.learner, o.setting, origin.file));
     if (model.variableRows && !(env instanceof TextEnvironment)) {
       // A pretrained model's dialogues are rows of packed segments, which demonstrations' rows cannot join yet.
-      throw new DemonstrationError(`${o.learner}: sft_data with a pretrained model works on a TextTask only, not on dialogues yet; train on the env's demonstrations in an SFT stage before this one instead`);
+      throw new DemonstrationError(`${o.learner}: ${o.setting} with a pretrained model works on a TextTask only, not on dialogues yet; train on the env's demonstrations in an SFT stage before this one instead`);
     }
-    const where = origin.kind === 'file' ? `${o.learner} sft_data ${JSON.stringify(origin.file)}` : `${o.learner} sft_data: demos`;
     if (origin.kind === 'env') {
       // (A pretrained model's rows are as wide as each batch needs: its demonstrations need no room in the samples' rows.)
       if (env instanceof TextEnvironment && !model.variableRows) {
@@ -91,9 +93,7 @@ export class DemoSampler {
       }
       return new DemoSampler(env, model, origin, o.batchSize, o.width, o.maxNewTokens, o.rng);
     }
-    if (!(env instanceof TextEnvironment)) {
-      throw new DemonstrationError(`${where}: a file of {"prompt", "target"} demonstrations needs a TextTask env (its tokens and layout); for this env use sft_data: demos`);
-    }
+    if (!(env instanceof TextEnvironment)) throw new Error(`${where}: not a TextTask`); // refused above
     // Held-out prompts are what evaluation measures: training on their answers would inflate it.
     const examples = origin.examples.filter((e) => !env.task.isHeldOut(e.prompt));
     if (examples.length === 0) throw new DemonstrationError(`${where}: every prompt in it is one of the task's held-out prompts, which are never trained on; give demonstrations of other prompts`);
@@ -103,7 +103,7 @@ export class DemoSampler {
       try {
         rows = env.demonstrationRows([example], model, o.maxNewTokens);
       } catch (err) {
-        throw new DemonstrationError(`${where}: example ${index + 1} does not fit this task's rows: ${(err as Error).message}; the task's prompts have up to ${env.task.maxPromptLength} characters and completions here up to ${Math.min(env.maxTokens, o.maxNewTokens ?? env.maxTokens)} (max_new_tokens)`, { cause: err });
+        throw new DemonstrationError(`${where}: example ${index + 1} does not fit this task's rows: ${(err as Error).message}; the task's prompts have up to ${env.task.maxPromptLength} characters and completions here up to ${Math.min(env.maxTokens, o.maxNewTokens ?? env.maxTokens)} (${o.maxNewTokens !== undefined ? 'max_new_tokens' : 'the env\'s max_tokens'})`, { cause: err });
       }
       if (model.variableRows) {
         // Its own tokens: the prompt through the chat template, the target and its end.
@@ -115,18 +115,18 @@ export class DemoSampler {
     return new DemoSampler(env, model, { kind: 'file', examples }, o.batchSize, o.width, o.maxNewTokens, o.rng);
   }
 
-  /** This update's demonstrations, drawn from the sampler's stream. */
-  async draw(): Promise<TokenRows> {
+  /** This update's demonstrations (`count`, the sampler's batch size by default), drawn from the sampler's stream. */
+  async draw(count = this.batchSize): Promise<TokenRows> {
     const origin = this.origin;
     let rows: TokenRows;
     if (origin.kind === 'file') {
-      const picked = Array.from({ length: this.batchSize }, () => origin.examples[this.rng.int(origin.examples.length)]!);
+      const picked = Array.from({ length: count }, () => origin.examples[this.rng.int(origin.examples.length)]!);
       rows = (this.env as TextEnvironment).demonstrationRows(picked, this.model, this.maxNewTokens);
     } else if (this.env instanceof TextEnvironment) {
-      const picked = Array.from({ length: this.batchSize }, () => (this.env as TextEnvironment).task.sample(this.rng));
+      const picked = Array.from({ length: count }, () => (this.env as TextEnvironment).task.sample(this.rng));
       rows = this.env.demonstrationRows(picked, this.model, this.maxNewTokens);
     } else {
-      rows = await this.env.demonstrations(this.batchSize, this.rng, this.model);
+      rows = await this.env.demonstrations(count, this.rng, this.model);
     }
     if (!this.model.variableRows && rows.width !== this.width) throw new DemonstrationError(`sft_data: demonstrations of ${rows.width} tokens a row, but the samples' rows have ${this.width}; this env's demonstrations cannot join its samples`);
     return rows;

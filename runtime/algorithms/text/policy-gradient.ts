@@ -80,7 +80,7 @@ export interface TextLearnerConfig {
   /** How each sample's tokens are weighted in the loss (token-weights.ts); `constant` divides by maxNewTokens. */
   readonly weighting: TokenWeighting;
   /** Demonstrations whose cross-entropy joins the loss, weighted by sftCoef (demos.ts); absent: none, plain GRPO. */
-  readonly demos?: { readonly origin: DemoOrigin; readonly coef: Schedulable; readonly batchSize: number };
+  readonly demos?: { readonly origin: DemoOrigin; readonly coef: Schedulable; readonly batchSize: number; /** The setting that asks for them, in messages (sft_data). */ readonly setting: string };
   /** Only this top fraction of each batch's learned tokens by sampling entropy is weighted (token-weights.ts); absent or 1: all. */
   readonly entropyTopFraction?: number;
   /** Writes one advantage per sample (groups of groupSize consecutive rows). */
@@ -191,7 +191,7 @@ export class TextPolicyGradient extends SampledTextLearner<TextLearnerState> imp
     const generationBatch = chooseGenerationBatch(model, config.generationBatch ?? 'auto', rows, expectedRowLength(model, config.maxNewTokens));
     if (isPretrained(model)) model.generationRows = generationBatch;
     const demos = config.demos
-      ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name })
+      ? DemoSampler.create(env, model, config.demos.origin, { batchSize: config.demos.batchSize, width: env.rowWidth(config.maxNewTokens), maxNewTokens: config.maxNewTokens, rng: context.rng.fork('sft-demos'), learner: config.name, setting: config.demos.setting })
       : null;
     return new TextPolicyGradient(config, model, env, context.budget, T, gradients, { oldFed, referenceFed }, logProbs, reference, context.rng.fork('prompts'), context.rng.fork('samples'), context.recorder, demos, { ...memory, generationBatch });
   }

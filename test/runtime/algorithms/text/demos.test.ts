@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { Plan } from '../../../../dsl/compile/plan.js';
 import { isInputError } from '../../../../shared/input-error.js';
 import { readEvents } from '../../../../runtime/run/events.js';
-import { RUN_BUNDLE } from '../../../../runtime/run/run-dir.js';
+import { DATA_FOLDER } from '../../../../runtime/run/data-files.js';
 import { resume, train } from '../../../../runtime/train.js';
 import { joinRows } from '../../../../runtime/algorithms/text/demos.js';
 import { tokenRows } from '../../../../runtime/text/token-rows.js';
@@ -51,7 +51,7 @@ test('without sft_data: no demonstrations, no sft metrics (plain GRPO)', async (
   const result = await train(plan({ sft_coef: 0.5 }, 16), { out: tempDir() });
   const metrics = metricsOf(result.runDir);
   assert.ok(metrics.every((m) => !('losses/sft' in m) && !('charts/sft_coef' in m)));
-  assert.equal(fs.existsSync(path.join(result.runDir, RUN_BUNDLE.sftData)), false);
+  assert.equal(fs.existsSync(path.join(result.runDir, DATA_FOLDER)), false);
 });
 
 /** A folder with `demos.jsonl` holding `lines`. */
@@ -67,7 +67,7 @@ test('sft_data file: trained on, copied into the run, and a resumed run draws th
   const baseDir = folderWith(DEMOS);
   const p = plan({ sft_data: 'demos.jsonl', sft_coef: 0.5 }, 96);
   const whole = await train(p, { out: tempDir(), baseDir });
-  assert.equal(fs.readFileSync(path.join(whole.runDir, RUN_BUNDLE.sftData), 'utf8'), DEMOS);
+  assert.equal(fs.readFileSync(path.join(whole.runDir, DATA_FOLDER, 'main.sft_data.jsonl'), 'utf8'), DEMOS);
   const controller = new AbortController();
   const stopped = await train(p, { out: tempDir(), baseDir, signal: controller.signal, onProgress: (s) => s.step >= 40 && controller.abort() });
   assert.equal(stopped.status, 'stopped');
@@ -88,7 +88,7 @@ test('sft_data file: refused before training, naming the file and what to do', a
       return true;
     });
   };
-  await refusal(null, /dataset "demos\.jsonl".*(no such file|not found|does not exist)/i);
+  await refusal(null, /stage main: sft_data "demos\.jsonl": cannot read the data file .*demos\.jsonl: no such file/);
   await refusal('{"prompt": "1+1=", "target": "2"}\n{"prompt": "1+2="}\n', /demos\.jsonl line 2: no "target" field/);
   // Rows of this task hold prompts of 4 characters and completions of 3 (max_tokens).
   await refusal('{"prompt": "1+1=", "target": "2"}\n{"prompt": "11+1=", "target": "12"}\n', /sft_data "demos\.jsonl": example 2 does not fit this task's rows/);
