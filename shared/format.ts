@@ -1,4 +1,4 @@
-// Step counts and durations as rlx shows them wherever a run is shown: `rlx train`'s progress
+// Step counts, durations and sizes as rlx shows them wherever a run is shown: `rlx train`'s progress
 // line (cli/progress.ts), the Runs view (extension/runs/describe.ts) and the dashboard
 // (webview/shared/format.ts), so the same run reads the same in each. Each caller says what
 // stands for a missing number (`-` on a terminal, `–` in the dashboard).
@@ -27,6 +27,15 @@ export function formatDuration(seconds: number | undefined, missing = '–'): st
   if (s < 86400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
   return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
 }
+
+const MiB = 2 ** 20;
+
+/**
+ * A size in binary units, one decimal: `5.5 GiB`, `812.0 MiB`, `3.2 KiB`, `900 bytes` (file
+ * sizes in errors, `rlx check --memory`'s parts, the dashboard's memory estimate and peak).
+ */
+export const formatBytes = (bytes: number): string =>
+  bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GiB` : bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`;
 
 /** Two digits: the minutes of an hour, the seconds of a minute. */
 export function pad(n: number): string {

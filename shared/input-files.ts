@@ -6,6 +6,7 @@
 // links every file of a model into a blobs/ folder) but must end at a regular file.
 import * as fs from 'node:fs';
 import { fileErrorReason } from './file-errors.js';
+import { formatBytes } from './format.js';
 import { InputError } from './input-error.js';
 
 /** A file rlx will not read; the message names the file, what it is for and why. */
@@ -20,9 +21,7 @@ export interface InputFileOptions {
   readonly maxBytes: number;
 }
 
-const MiB = 2 ** 20;
-export const formatBytes = (bytes: number): string =>
-  bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GiB` : bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} bytes`;
+export { formatBytes };
 
 /**
  * Opens `file` for reading if it is a regular file of at most `maxBytes`; returns the open

@@ -8,7 +8,8 @@
 // dropped (no page reads them) and a few recorded episodes (text runs: batches) are kept. The
 // broken cases (a failed run, a crash that left a half-written line, a missing rollouts
 // folder) are derived from real runs by the edits a crash or a user would make
-// (see test/fixtures/runs/README.md).
+// (see test/fixtures/runs/README.md), and a run with a memory estimate from a text run by the
+// figures a pretrained run logs (no pretrained model is small enough to train for a fixture).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -135,6 +136,12 @@ const DEAD_PID = 999_999_999;
 function main(): void {
   // Names on the command line retrain only those experiments; the other fixtures stay as they are.
   const only = process.argv.slice(2);
+  // Measured is edited from the Sums fixture, no training of its own: remade alone by its name.
+  if (only.length > 0 && only.every((name) => name === 'Measured')) {
+    makeMeasuredVariant();
+    checkNoMachinePaths(target, [root, os.homedir(), os.tmpdir()]);
+    return;
+  }
   const unknown = only.filter((name) => !TRAININGS.some(([, experiment]) => experiment === name));
   if (unknown.length > 0) throw new Error(`unknown experiment ${unknown.join(', ')}; one of ${TRAININGS.map(([, e]) => e).join(', ')}`);
   // Failing, Crashed and NoRollouts are copies of a Steady run: they are remade with all of them.
@@ -163,6 +170,7 @@ function main(): void {
       }
     }
     if (only.length === 0) makeBrokenVariants();
+    if (only.length === 0 || only.includes('Sums')) makeMeasuredVariant();
     checkNoMachinePaths(target, [work, root, os.homedir(), os.tmpdir()]);
     console.log(`${path.relative(root, target)}: ${(sizeOf(target) / 1024).toFixed(0)} KiB`);
   } finally {
@@ -199,10 +207,11 @@ function firstRun(experiment: string): string {
   return path.join(dir, fs.readdirSync(dir).sort()[0]);
 }
 
-/** Copies a real Steady run under another experiment name, status.json agreeing with the folder. */
-function variantOf(experiment: string): { dir: string; events: string[]; status: Record<string, unknown> } {
-  const source = firstRun('Steady');
+/** Copies a real run (of Steady) under another experiment name, status.json agreeing with the folder. */
+function variantOf(experiment: string, from = 'Steady'): { dir: string; events: string[]; status: Record<string, unknown> } {
+  const source = firstRun(from);
   const dir = path.join(target, experiment, path.basename(source));
+  fs.rmSync(path.join(target, experiment), { recursive: true, force: true });
   fs.cpSync(source, dir, { recursive: true });
   const status = JSON.parse(fs.readFileSync(path.join(dir, 'status.json'), 'utf8')) as Record<string, unknown>;
   status.experiment = experiment;
@@ -249,6 +258,37 @@ function makeBrokenVariants(): void {
   // A finished run whose rollouts folder is gone (deleted to save space, or copied without it).
   const bare = variantOf('NoRollouts');
   fs.rmSync(path.join(bare.dir, 'rollouts'), { recursive: true });
+}
+
+const GiB = 2 ** 30;
+/** The estimate Measured was checked against (`rlx check --memory`'s total), and its last measured peak. */
+const MEASURED_ESTIMATE = 5.5 * GiB;
+const MEASURED_PEAK = 6.3 * GiB;
+
+/**
+ * The Sums run with the memory figures of a pretrained one: each stage's hparams carry
+ * `memory_estimate_bytes`, each update the peak resident memory so far, rising (loading, then
+ * sampling's caches) to 1.15 times the estimate. Sizes in whole KiB, as getrusage reports them.
+ */
+function makeMeasuredVariant(): void {
+  const measured = variantOf('Measured', 'Sums');
+  const updates = measured.events.filter((line) => line.includes('"type":"metrics"')).length;
+  const kib = (bytes: number) => Math.round(bytes / 1024) * 1024;
+  const rise = (i: number) => (1 - Math.exp(-i / 20)) / (1 - Math.exp(-(updates - 1) / 20));
+  let update = 0;
+  let peak = 0;
+  const events = measured.events.map((line) => {
+    const event = JSON.parse(line) as { type: string; values?: Record<string, unknown> };
+    if (event.type === 'hparams') event.values = { ...event.values, memory_estimate_bytes: MEASURED_ESTIMATE };
+    else if (event.type === 'metrics') {
+      peak = kib(4.6 * GiB + (MEASURED_PEAK - 4.6 * GiB) * rise(update++));
+      event.values = { ...event.values, 'memory/peak_rss_bytes': peak };
+    } else return line;
+    return JSON.stringify(event);
+  });
+  fs.writeFileSync(path.join(measured.dir, 'events.jsonl'), events.join('\n') + '\n');
+  const metrics = measured.status.metrics as Record<string, unknown>;
+  writeStatus(measured.dir, { ...measured.status, metrics: { ...metrics, 'memory/peak_rss_bytes': peak } });
 }
 
 function writeStatus(dir: string, status: Record<string, unknown>): void {

@@ -287,6 +287,30 @@ describe('run comparison', { skip: chromiumMissing() }, () => {
     await page.close();
   });
 
+  test('a run with a memory estimate beside one without: the measured peak and the estimate as final figures, in GiB', async () => {
+    const runs = [...fixtureRuns('Measured'), ...fixtureRuns('Sums')];
+    const [measured, sums] = runs.map((r) => snapshotOf(r).id);
+    const page = await browser.open('compare', { host: new FakeHost(runs).handle });
+    const s = await page.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 2 && s.table!.columns.some((c) => c.key === 'final:memory_estimate_bytes'), 'the memory columns');
+    assert.deepEqual(
+      s.table!.columns.filter((c) => c.key.includes('memory')).map((c) => [c.key, c.label]),
+      [['final:memory/peak_rss_bytes', 'peak memory'], ['final:memory_estimate_bytes', 'memory estimate']],
+    );
+    const cell = (run: string, column: string) => page.page.locator(`tr[data-run="${run}"] td[data-column="${column}"]`).textContent();
+    assert.equal(await cell(measured, 'memory/peak_rss_bytes'), '6.3 GiB');
+    assert.equal(await cell(measured, 'memory_estimate_bytes'), '5.5 GiB');
+    assert.equal(await cell(sums, 'memory/peak_rss_bytes'), '–', 'a run of an earlier version measured nothing');
+    assert.equal(await cell(sums, 'memory_estimate_bytes'), '–');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    // Runs without an estimate: no memory columns.
+    const plain = await browser.open('compare', { host: new FakeHost([...fixtureRuns('Sums'), fixtureRuns('Steady')[0]]).handle });
+    const p = await plain.waitFor<CompareSnapshot>((s) => (s.table?.rows.length ?? 0) === 2, 'both runs');
+    assert.ok(!p.table!.columns.some((c) => c.key.includes('memory')), p.table!.columns.map((c) => c.key).join(', '));
+    await plain.close();
+  });
+
   test('runs of different experiments and states side by side, in dark and light', async () => {
     const runs = [...fixtureRuns('Steady').slice(0, 2), ...fixtureRuns('Failing'), ...fixtureRuns('Crashed')];
     for (const theme of ['dark', 'light'] as const) {

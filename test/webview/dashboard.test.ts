@@ -25,6 +25,7 @@ interface ChartInfo {
   latest: string;
   legend: string[];
   axisTitles: { x: string | null; y: string | null };
+  references: { y: number; label: string; drawn: boolean }[];
 }
 
 interface DashboardSnapshot {
@@ -325,6 +326,64 @@ describe('run dashboard', { skip: chromiumMissing() }, () => {
     await page.page.locator('[data-metric="episode/return"]').screenshot({ path: `${screenshotDir()}/dashboard-stop-marker-${page.theme}.png` });
     assert.deepEqual(page.errors, []);
     await page.close();
+  });
+
+  test('a run with a memory estimate: the estimate across the peak\'s chart, sizes in GiB, the header\'s memory line; none of it without one', async () => {
+    const GiB = 2 ** 30;
+    const id = 'memory/peak_rss_bytes';
+    const run = fixtureRuns('Measured')[0];
+    const snapshot = snapshotOf(run);
+    /** The dashboard of Measured's history with its hparams' estimate replaced (undefined: removed). */
+    const openWith = async (estimate: number | undefined) => {
+      const events = eventsOf(run).map((e) => {
+        if (e.type !== 'hparams') return e;
+        const { memory_estimate_bytes: _, ...values } = e.values;
+        return { ...e, values: estimate === undefined ? values : { ...values, memory_estimate_bytes: estimate } };
+      });
+      const page = await browser.open('dashboard', {
+        host: async (m, p) => {
+          if (m.type !== 'ready') return;
+          await p.post({ type: 'runs', runs: [snapshot] });
+          await p.post({ type: 'events', runId: snapshot.id, events, reset: true });
+          await p.post({ type: 'status', runId: snapshot.id, state: run.state, status: run.status });
+        },
+      });
+      await page.waitFor<DashboardSnapshot>((s) => s.charts.some((c) => c.id === id && c.points > 0), 'the peak');
+      await showChart(page, id);
+      await page.settle();
+      return { page, s: await page.snapshot<DashboardSnapshot>() };
+    };
+    const memoryLine = (page: PageUnderTest) => page.page.locator('[data-field="memory"]');
+
+    const { page, s } = await openWith(5.5 * GiB);
+    const peak = chart(s, id);
+    assert.equal(peak.title, 'Peak memory (resident)');
+    assert.deepEqual(peak.references, [{ y: 5.5 * GiB, label: 'estimate 5.5 GiB', drawn: true }]);
+    assert.equal(peak.latest, 'latest 6.3 GiB');
+    assert.ok(peak.yAxis!.labels.length >= 2 && peak.yAxis!.labels.every((l) => /^\d+(\.\d+)? GiB$/.test(l)), `ticks in GiB: ${peak.yAxis!.labels.join(', ')}`);
+    assert.equal(s.header?.memory, 'memory: peak 6.3 GiB, estimate 5.5 GiB (1.15x)');
+    assert.equal(await memoryLine(page).textContent(), s.header?.memory);
+    assert.ok(await memoryLine(page).isVisible());
+    assert.ok((await sections(page)).includes('Memory'));
+    assert.deepEqual(chart(s, 'losses/sft_loss').references, [], 'the estimate is the peak\'s line only');
+    await page.page.locator(`[data-metric="${id}"]`).screenshot({ path: `${screenshotDir()}/dashboard-memory-estimate-${page.theme}.png` });
+    await page.page.locator('header.run-header').screenshot({ path: `${screenshotDir()}/dashboard-memory-header-${page.theme}.png` });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    // An estimate above every measured peak is still in view: the y range takes it in.
+    const high = await openWith(8 * GiB);
+    assert.deepEqual(chart(high.s, id).references, [{ y: 8 * GiB, label: 'estimate 8.0 GiB', drawn: true }]);
+    assert.deepEqual(high.page.errors, []);
+    await high.page.close();
+
+    // No estimate (a model trained from scratch, an older run): the peak's chart alone, no memory line.
+    const none = await openWith(undefined);
+    assert.deepEqual(chart(none.s, id).references, []);
+    assert.equal(none.s.header?.memory, '');
+    assert.ok(await memoryLine(none.page).isHidden());
+    assert.deepEqual(none.page.errors, []);
+    await none.page.close();
   });
 
   test('long y tick labels (a value of -0.000325 to -0.000335) fit the axis; hovering never moves the legend', async () => {

@@ -2,7 +2,7 @@
 // All series share one x grid (aggregate.ts), as uPlot wants; the plot is rebuilt only when
 // the set of series changes, otherwise it gets new data.
 import { h } from '../shared/dom.js';
-import { formatValue } from '../shared/format.js';
+import { BYTE_INCREMENTS, byteTicks, formatBytes, formatValue } from '../shared/format.js';
 import { exportButtons, fileStem, type ExportFile } from '../shared/export.js';
 import { createPlot, type Plot, type PlotSeries } from '../shared/plot.js';
 import type { Theme } from '../shared/theme.js';
@@ -78,7 +78,8 @@ export class CompareChart {
     this.plot?.u.redraw(false);
   }
 
-  show(title: string, data: ChartData, emptyText: string): void {
+  /** `format`: the metric's values are sizes (ticks and read-outs in binary units). */
+  show(title: string, data: ChartData, emptyText: string, format?: 'bytes'): void {
     this.title.textContent = title;
     this.data = data;
     const hasData = data.series.some((s) => s.values.some((v) => v !== null));
@@ -86,7 +87,8 @@ export class CompareChart {
     this.empty.hidden = hasData;
     this.element.dataset.points = String(hasData ? data.xs.length : 0);
     // The counts are read by the legend at hover time: a change of them needs a new plot too.
-    const layout = JSON.stringify([data.series.map((s) => [s.label, s.color, s.width, s.alpha, s.dash, s.of, s.counts]), data.bands]);
+    const layout = JSON.stringify([data.series.map((s) => [s.label, s.color, s.width, s.alpha, s.dash, s.of, s.counts]), data.bands, format]);
+    const yValue = format === 'bytes' ? formatBytes : formatValue;
     const width = Math.max(200, Math.floor(this.host.clientWidth || this.element.clientWidth - 20));
     if (layout !== this.layout || !this.plot) {
       this.plot?.destroy();
@@ -98,7 +100,8 @@ export class CompareChart {
         theme: this.options.theme,
         xValue: this.options.xValue,
         xTick: this.options.xTick,
-        yValue: formatValue,
+        yValue,
+        ...(format === 'bytes' ? { yTicks: byteTicks, yIncrs: BYTE_INCREMENTS } : {}),
         autoPoints: true,
         keyTarget: this.element,
         series: data.series.map(
@@ -109,7 +112,7 @@ export class CompareChart {
             alpha: s.alpha,
             dash: s.dash,
             noPoints: s.edge,
-            ...(s.counts && s.of !== undefined && s.of > 1 ? { legendValue: countedValue(s.counts, s.of) } : {}),
+            ...(s.counts && s.of !== undefined && s.of > 1 ? { legendValue: countedValue(s.counts, s.of, yValue) } : {}),
           }),
         ),
         bands: data.bands.map((b) => ({ upper: b.upper + 1, lower: b.lower + 1, color: seriesColor(b.color) })),
@@ -149,6 +152,6 @@ export class CompareChart {
 }
 
 /** `212.5 (n=2 of 3)`: the mean's value and how many of the configuration's runs it averages there. */
-function countedValue(counts: number[], of: number): (value: number, index: number) => string {
-  return (value, index) => `${formatValue(value)} (n=${counts[index] ?? 0} of ${of})`;
+function countedValue(counts: number[], of: number, format: (value: number) => string): (value: number, index: number) => string {
+  return (value, index) => `${format(value)} (n=${counts[index] ?? 0} of ${of})`;
 }

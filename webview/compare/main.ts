@@ -6,6 +6,7 @@ import { Bridge, exposeTestHook } from '../shared/bridge.js';
 import { h, replaceChildren } from '../shared/dom.js';
 import { formatClock, formatSteps, formatStepTick, formatValue } from '../shared/format.js';
 import type { RunModel } from '../shared/run-model.js';
+import { ESTIMATE_HPARAM, memoryEstimate, PEAK_METRIC } from '../shared/memory.js';
 import { isTextPlan, metricInfo, metricTitle } from '../shared/metrics.js';
 import { Runs } from '../shared/runs.js';
 import { watchTheme } from '../shared/theme.js';
@@ -241,7 +242,8 @@ function render(withTable: boolean): void {
   summary.textContent = `${all.length} run${all.length === 1 ? '' : 's'}${sweeps.length > 0 ? ` of sweep ${sweeps.join(', ')}` : ''} in ${lastGroups.length} configuration${lastGroups.length === 1 ? '' : 's'} (runs that differ only in their seed); ${included.length} on the chart.${best}`;
 
   lastChart = chartData(included, colorIndex, runLabel);
-  chart.show(metricLabel(state.metric), lastChart, included.length === 0 ? 'No run selected: tick runs in the table below' : 'No run has logged this metric yet');
+  const format = metricInfo(state.metric).format;
+  chart.show(metricLabel(state.metric), lastChart, included.length === 0 ? 'No run selected: tick runs in the table below' : 'No run has logged this metric yet', format);
 
   if (withTable || dirty) {
     dirty = false;
@@ -253,8 +255,12 @@ function render(withTable: boolean): void {
       ...hp.differing.map((k) => hparamColumn(k, true)),
       ...(state.showAll ? hp.keys.filter((k) => !hp.differing.includes(k)) : []).map((k) => hparamColumn(k, false)),
       finalColumn('steps', 'steps'),
-      finalColumn(state.metric, `final ${metricLabel(state.metric)}`),
+      finalColumn(state.metric, `final ${metricLabel(state.metric)}`, format),
       ...FINALS.filter(([key]) => key !== state.metric && all.some((r) => r.latestMetric(key) !== undefined)).map(([key, label]) => finalColumn(key, label)),
+      // Runs with a memory estimate (pretrained models'): the measured peak beside it.
+      ...(all.some((r) => memoryEstimate(r) !== undefined)
+        ? [...(state.metric === PEAK_METRIC ? [] : [finalColumn(PEAK_METRIC, 'peak memory', 'bytes')]), finalColumn(ESTIMATE_HPARAM, 'memory estimate', 'bytes')]
+        : []),
     ];
     // The same run id can appear under several experiments.
     const withExperiment = new Set(all.map((r) => r.snapshot.experiment)).size > 1;
@@ -275,6 +281,8 @@ function render(withTable: boolean): void {
           steps: run.step,
           [state.metric]: finalValue(curveOf(run, state.metric, state.xAxis, 0)),
           ...Object.fromEntries(FINALS.map(([key]) => [key, run.latestMetric(key)])),
+          ...(state.metric === PEAK_METRIC ? {} : { [PEAK_METRIC]: run.latestMetric(PEAK_METRIC) }),
+          [ESTIMATE_HPARAM]: memoryEstimate(run),
         },
       })),
     };

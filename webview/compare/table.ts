@@ -3,7 +3,7 @@
 // sorts, by a button in its header (keyboard: Tab to it, Enter or Space).
 import { h, replaceChildren } from '../shared/dom.js';
 import { toCsv } from '../shared/export.js';
-import { formatValue } from '../shared/format.js';
+import { formatBytes, formatValue } from '../shared/format.js';
 import type { Flat } from './hparams.js';
 import { shortName, sweepMemberLabel } from './hparams.js';
 
@@ -34,6 +34,8 @@ export interface Column {
   kind: 'run' | 'text' | 'hparam' | 'final';
   /** Differs between the runs: highlighted. */
   differs?: boolean;
+  /** A final figure that is a size: read in binary units (`5.5 GiB`); sorted and exported in bytes. */
+  format?: 'bytes';
 }
 
 export interface Sort {
@@ -55,8 +57,10 @@ export function cellText(row: TableRow, column: Column): string {
       return row.label;
     case 'hparam':
       return row.hparams[column.field] ?? '–';
-    case 'final':
-      return formatValue(row.finals[column.field]);
+    case 'final': {
+      const value = row.finals[column.field];
+      return column.format === 'bytes' && value !== undefined && Number.isFinite(value) ? formatBytes(value) : formatValue(value);
+    }
     default:
       return column.field === 'seed' ? row.seed : row.state;
   }
@@ -209,8 +213,8 @@ export function hparamColumn(name: string, differs: boolean): Column {
   return { key: `hp:${name}`, field: name, label: shortName(name), kind: 'hparam', differs };
 }
 
-export function finalColumn(metric: string, label: string): Column {
-  return { key: `final:${metric}`, field: metric, label, kind: 'final' };
+export function finalColumn(metric: string, label: string, format?: 'bytes'): Column {
+  return { key: `final:${metric}`, field: metric, label, kind: 'final', ...(format ? { format } : {}) };
 }
 
 /**

@@ -3,8 +3,9 @@
 // placed by the one table of metrics (shared/metrics.ts); the ones the run's learners log are
 // there from the start, saying what they wait for, and no other learner's are.
 import { h } from '../shared/dom.js';
-import { formatClock, formatSteps, formatStepTick } from '../shared/format.js';
+import { BYTE_INCREMENTS, byteTicks, formatBytes, formatClock, formatSteps, formatStepTick } from '../shared/format.js';
 import { LiveChart, type LiveChartOptions, type Markers, type Range, type SeriesSource, type VerticalLines } from '../shared/live-chart.js';
+import { estimateLines } from '../shared/memory.js';
 import { isTextPlan, metricInfo, metricRank, metricTitle, NOT_CHARTED, SECTIONS, waitingMetrics, type Section, type SeriesTable } from '../shared/metrics.js';
 import { curriculumLines, stageLines, type RunModel, type Table } from '../shared/run-model.js';
 import type { Theme } from '../shared/theme.js';
@@ -26,6 +27,8 @@ interface ChartSpec {
   smoothable: boolean;
   /** The y axis's title (a unit), where the title does not say it. */
   unit?: string;
+  /** Values are sizes: read and ticked in binary units. */
+  bytes: boolean;
   /** What a step counts on the x axis: env steps, or a text run's samples. */
   text: boolean;
   /** Evaluation values marked on this chart. */
@@ -51,6 +54,7 @@ function specOf(key: string, text: boolean): ChartSpec {
     column: episode ?? key,
     section: info.section,
     ...(info.unit ? { unit: info.unit } : {}),
+    bytes: info.format === 'bytes',
     text,
     // Evaluations are few and each one already a mean: drawn as they are.
     smoothable: !info.exact && info.table !== 'evals',
@@ -103,6 +107,8 @@ export class ChartBoard {
   private generation = 0;
   private evalsSeen = 0;
   private curriculumSeen = 0;
+  /** The hparams the charts were drawn with (they hold the memory estimate's line). */
+  private hparamsSeen: unknown;
   /** Where the next render starts, and its frame when one is pending. */
   private nextToRender = 0;
   private continuation = 0;
@@ -153,6 +159,7 @@ export class ChartBoard {
     this.generation++;
     this.evalsSeen = 0;
     this.curriculumSeen = 0;
+    this.hparamsSeen = run?.hparams;
     if (run) this.update();
   }
 
@@ -196,6 +203,10 @@ export class ChartBoard {
       this.curriculumSeen = run.curriculum.length + run.stages.length;
       for (const { chart } of this.charts.values()) chart.markDirty();
     }
+    if (run.hparams !== this.hparamsSeen) {
+      this.hparamsSeen = run.hparams;
+      for (const { chart } of this.charts.values()) chart.markDirty();
+    }
     this.render();
   }
 
@@ -231,6 +242,7 @@ export class ChartBoard {
       emptyText: EMPTY_TEXT[spec.table],
       xTitle: () => (this.options.xMode === 'time' ? 'wall time' : spec.text ? 'steps (samples)' : 'env steps'),
       ...(spec.unit ? { yTitle: spec.unit } : {}),
+      ...(spec.bytes ? { yValue: formatBytes, yTicks: byteTicks, yIncrs: BYTE_INCREMENTS } : {}),
       theme: this.options.theme,
       color: colorOf(spec),
       xValue: (x) => (this.options.xMode === 'step' ? `step ${formatSteps(x)}` : formatClock(x)),
@@ -245,7 +257,12 @@ export class ChartBoard {
     chart.setSmoothing(this.options.smoothing);
     const zoom = this.options.zoom[spec.id];
     if (zoom) chart.setZoom(zoom);
-    chart.setSource(this.sourceOf(run, spec), spec.evalKey ? () => this.markersOf(run, spec.evalKey!) : undefined, () => this.verticalLines(run));
+    chart.setSource(this.sourceOf(run, spec), {
+      ...(spec.evalKey ? { markers: () => this.markersOf(run, spec.evalKey!) } : {}),
+      lines: () => this.verticalLines(run),
+      // The memory estimate across the peak's chart, where the run has one.
+      references: () => estimateLines(run, spec.id),
+    });
     this.charts.set(spec.id, { spec, chart });
     this.sections.get(spec.section)!.hidden = false;
     this.visibility.observe(chart.element);

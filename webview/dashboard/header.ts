@@ -1,8 +1,10 @@
 // The run's header: what it is (experiment, run, seed, device, algorithm) and how it is doing
-// (state, steps of the budget, speed, elapsed time and ETA), with the error of a failed run or
+// (state, steps of the budget, speed, elapsed time and ETA, measured memory against its
+// estimate), with the error of a failed run or
 // the explanation of a crashed one where nobody can miss it.
 import { h, replaceChildren, setText } from '../shared/dom.js';
 import { formatDuration, formatRate, formatSteps, formatTime } from '../shared/format.js';
+import { memorySummary } from '../shared/memory.js';
 import { returnsSummary, type ReturnsFacts } from '../../shared/returns-summary.js';
 import type { RunModel } from '../shared/run-model.js';
 import { trainedSeconds } from '../../shared/training-time.js';
@@ -20,6 +22,8 @@ export interface HeaderFacts {
   eta: string;
   /** The latest evaluation and training returns, each with how it was measured ('' before either). */
   returns: string;
+  /** The latest measured peak beside the run's memory estimate ('' for a run without an estimate). */
+  memory: string;
   /** The failed run's error, the crash explanation, or the reason a run ended. */
   notice: string;
   noticeKind: 'error' | 'warning' | 'info' | 'none';
@@ -66,6 +70,7 @@ export function headerFacts(run: RunModel, now: number): HeaderFacts {
     elapsed: formatDuration(elapsed),
     eta: state === 'running' ? formatDuration(eta) : '–',
     returns: returnsSummary(returnsFacts(run)),
+    memory: memorySummary(run),
     ...notice,
   };
 }
@@ -134,6 +139,7 @@ export class RunHeader {
   private readonly progressFill = h('div', { class: 'progress-fill' });
   private readonly values = new Map<keyof HeaderFacts, HTMLElement>();
   private readonly returns = h('p', { class: 'returns', attrs: { 'data-field': 'returns' }, hidden: true });
+  private readonly memory = h('p', { class: 'memory', attrs: { 'data-field': 'memory' }, hidden: true });
   private readonly notice = h('p', { class: 'notice', hidden: true });
   private readonly logs = h('details', { class: 'logs', hidden: true });
   private logCount = -1;
@@ -146,7 +152,7 @@ export class RunHeader {
       this.values.set(key, value);
       facts.append(h('div', { class: 'fact' }, h('dt', { text: label }), value));
     }
-    this.element = h('header', { class: 'run-header' }, h('div', { class: 'title-row' }, this.stateBadge, this.title), facts, this.returns, this.progress, this.notice, this.logs);
+    this.element = h('header', { class: 'run-header' }, h('div', { class: 'title-row' }, this.stateBadge, this.title), facts, this.returns, this.memory, this.progress, this.notice, this.logs);
   }
 
   update(run: RunModel, now: number): HeaderFacts {
@@ -162,6 +168,8 @@ export class RunHeader {
     this.progress.dataset.state = run.state;
     this.returns.hidden = facts.returns === '';
     setText(this.returns, facts.returns);
+    this.memory.hidden = facts.memory === '';
+    setText(this.memory, facts.memory);
     this.notice.hidden = facts.noticeKind === 'none';
     this.notice.dataset.kind = facts.noticeKind;
     // Errors are announced; the other notices are read when reached.

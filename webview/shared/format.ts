@@ -1,8 +1,8 @@
 // Numbers as people read them in a dashboard: short, aligned, and exact where it matters. Step
-// counts and durations read as on the command line and in the Runs view (../../shared/format.ts).
-import { pad } from '../../shared/format.js';
+// counts, durations and sizes read as on the command line and in the Runs view (../../shared/format.ts).
+import { formatBytes, pad } from '../../shared/format.js';
 
-export { formatDuration, formatSteps } from '../../shared/format.js';
+export { formatBytes, formatDuration, formatSteps } from '../../shared/format.js';
 
 /** A metric value: 4 significant digits, exponent for very large or small magnitudes. */
 export function formatValue(value: number | null | undefined): string {
@@ -62,4 +62,43 @@ export function formatTime(iso: string | undefined): string {
   if (!iso) return '–';
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+const BYTE_UNITS: readonly [number, string][] = [
+  [2 ** 40, 'TiB'],
+  [2 ** 30, 'GiB'],
+  [2 ** 20, 'MiB'],
+  [2 ** 10, 'KiB'],
+  [1, 'bytes'],
+];
+
+/**
+ * The tick spacings a y axis of bytes picks from: 1, 2 and 5 of a unit, then hundredths to
+ * halves of the next (0.1 GiB, not 100 MiB), so ticks fall on `5.5 GiB`, never on `5.49 GiB`
+ * (5,900,000,000 bytes: round only in decimal).
+ */
+export const BYTE_INCREMENTS: readonly number[] = [
+  ...BYTE_UNITS.slice(1)
+    .reverse()
+    .flatMap(([size]) => [1, 2, 5].map((m) => m * size).concat([0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5].map((f) => f * size * 1024))),
+  ...[1, 2, 5, 10, 20, 50, 100, 200, 500].map((m) => m * BYTE_UNITS[0][0]),
+];
+
+/**
+ * A bytes axis's tick labels: one unit for the axis, the largest in which every tick is round
+ * to two decimals (`0.3 GiB` ... `0.9 GiB`; `5.25 GiB`, `5.50 GiB`), else a smaller one
+ * (every 5 MiB from 600 MiB reads `600 MiB`, `605 MiB`, not `0.59 GiB`).
+ */
+export function byteTicks(splits: readonly number[]): string[] {
+  const largest = Math.max(0, ...splits.map(Math.abs));
+  const found = BYTE_UNITS.findIndex(([size]) => largest >= size);
+  // From one unit above the largest tick's: 921.6 MiB reads 0.9 GiB.
+  const first = Math.max(0, (found < 0 ? BYTE_UNITS.length - 1 : found) - 1);
+  for (const [size, unit] of BYTE_UNITS.slice(first)) {
+    for (let decimals = 0; decimals <= 2; decimals++) {
+      const scale = 10 ** decimals;
+      if (splits.every((v) => Math.abs((v / size) * scale - Math.round((v / size) * scale)) < 1e-6)) return splits.map((v) => `${(v / size).toFixed(decimals)} ${unit}`);
+    }
+  }
+  return splits.map(formatBytes);
 }

@@ -1,7 +1,8 @@
 // A chart of one growing series: raw values (faint), their moving average (bold), and optional
-// markers (evaluations). New rows are smoothed and decimated incrementally, so a frame costs
-// O(new rows + pixels) however long the run is; uPlot then gets a few thousand points via
-// setData instead of a redraw from the raw history.
+// markers (evaluations), vertical lines (stages, a curriculum) and horizontal ones (an
+// estimate). New rows are smoothed and decimated incrementally, so a frame costs O(new rows +
+// pixels) however long the run is; uPlot then gets a few thousand points via setData instead
+// of a redraw from the raw history.
 import { lowerBound } from './columns.js';
 import { h, setAttr, setText } from './dom.js';
 import { Decimator, decimateRange } from './decimate.js';
@@ -39,6 +40,19 @@ export interface VerticalLines {
   labels: string[];
 }
 
+/** Horizontal lines across the plot at these y (a reference: the memory estimate), each labelled; the y range takes them in. */
+export interface HorizontalLines {
+  ys: number[];
+  labels: string[];
+}
+
+/** What a chart draws besides its series, each read at every draw. */
+export interface ChartOverlays {
+  markers?: () => Markers | undefined;
+  lines?: () => VerticalLines | undefined;
+  references?: () => HorizontalLines | undefined;
+}
+
 export type Range = { min: number; max: number };
 
 export interface LiveChartOptions {
@@ -49,6 +63,11 @@ export interface LiveChartOptions {
   /** The axes' titles: x (env steps or wall time, which changes) and y (a unit, where the title does not say it). */
   xTitle: () => string;
   yTitle?: string;
+  /** A value as read out (header, legend); default formatValue. Sizes: formatBytes. */
+  yValue?: (y: number) => string;
+  /** The y axis's tick labels and spacings, where the values have units of their own (bytes). */
+  yTicks?: (splits: number[]) => string[];
+  yIncrs?: readonly number[];
   /** Shown over the plot while there are no rows. */
   emptyText: string;
   theme: () => Theme;
@@ -75,8 +94,9 @@ export class LiveChart {
   private readonly latestValue: HTMLElement;
   private plot: Plot | undefined;
   private source: SeriesSource | undefined;
-  private markers: (() => Markers | undefined) | undefined;
-  private lines: (() => VerticalLines | undefined) | undefined;
+  private overlays: ChartOverlays = {};
+  /** The reference lines at the last draw, and whether each fell inside the plot. */
+  private referencesDrawn: { y: number; label: string; drawn: boolean }[] = [];
 
   private smoothing = 0;
   private zoom: Range | null = null;
@@ -133,10 +153,9 @@ export class LiveChart {
     );
   }
 
-  setSource(source: SeriesSource, markers?: () => Markers | undefined, lines?: () => VerticalLines | undefined): void {
+  setSource(source: SeriesSource, overlays: ChartOverlays = {}): void {
     this.source = source;
-    this.markers = markers;
-    this.lines = lines;
+    this.overlays = overlays;
     this.dirty = true;
   }
 
@@ -242,7 +261,7 @@ export class LiveChart {
     }
     // The evaluations' series (and its legend entry) once there is one; the stopping
     // evaluation's once a run has met its stop condition.
-    const found = this.markers?.();
+    const found = this.overlays.markers?.();
     const marks = found && found.xs.length > 0 ? found : undefined;
     const merged = mergeWithMarkers(rows, xs, offset, ys, this.options.smoothable ? this.smoothed : undefined, marks);
     const withStop = marks?.stop !== undefined;
@@ -257,8 +276,9 @@ export class LiveChart {
     let last = n - 1;
     while (last >= 0 && !Number.isFinite(ys[last])) last--;
     this.latest.hidden = last < 0;
-    setText(this.latestValue, last >= 0 ? formatValue(ys[last]) : '');
-    this.latest.title = last >= 0 ? `latest value, at ${this.options.xValue(xs[last] + offset)}${this.options.smoothable && this.smoothing > 0 ? `; smoothed: ${formatValue(this.smoothed[last])}` : ''}` : '';
+    const yValue = this.options.yValue ?? formatValue;
+    setText(this.latestValue, last >= 0 ? yValue(ys[last]) : '');
+    this.latest.title = last >= 0 ? `latest value, at ${this.options.xValue(xs[last] + offset)}${this.options.smoothable && this.smoothing > 0 ? `; smoothed: ${yValue(this.smoothed[last])}` : ''}` : '';
   }
 
   private ensurePlot(withMarkers: boolean, withStop: boolean, dense = false): void {
@@ -276,7 +296,10 @@ export class LiveChart {
       theme: options.theme,
       xValue: options.xValue,
       xTick: options.xTick,
-      yValue: formatValue,
+      yValue: options.yValue ?? formatValue,
+      ...(options.yTicks ? { yTicks: options.yTicks } : {}),
+      ...(options.yIncrs ? { yIncrs: options.yIncrs } : {}),
+      ...(this.overlays.references ? { yInclude: () => this.overlays.references?.()?.ys ?? [] } : {}),
       xTitle: options.xTitle(),
       ...(options.yTitle ? { yTitle: options.yTitle } : {}),
       ...(options.points ? { autoPoints: true } : {}),
@@ -307,7 +330,10 @@ export class LiveChart {
         this.dirty = true;
         options.onZoom(options.id, range);
       },
-      onDraw: (u) => this.drawLines(u),
+      onDraw: (u) => {
+        this.drawLines(u);
+        this.drawReferences(u);
+      },
     });
   }
 
@@ -323,7 +349,7 @@ export class LiveChart {
 
   /** A dashed line and its label at each x of `lines` inside the plot's x range. */
   private drawLines(u: uPlot): void {
-    const lines = this.lines?.();
+    const lines = this.overlays.lines?.();
     if (!lines || lines.xs.length === 0) return;
     const theme = this.options.theme();
     const { ctx } = u;
@@ -348,6 +374,40 @@ export class LiveChart {
       const fits = px + 3 * ratio + ctx.measureText(label).width <= left + width;
       ctx.textAlign = fits ? 'left' : 'right';
       ctx.fillText(label, fits ? px + 3 * ratio : px - 3 * ratio, top + 2 * ratio);
+    });
+    ctx.restore();
+  }
+
+  /** A dashed line across the plot at each y of the references, its label above it at the right. */
+  private drawReferences(u: uPlot): void {
+    const refs = this.overlays.references?.();
+    this.referencesDrawn = [];
+    if (!refs || refs.ys.length === 0) return;
+    const theme = this.options.theme();
+    const { ctx } = u;
+    const { left, top, width, height } = u.bbox;
+    const ratio = devicePixelRatio || 1;
+    ctx.save();
+    ctx.strokeStyle = theme.foreground;
+    ctx.fillStyle = theme.foreground;
+    ctx.lineWidth = ratio;
+    ctx.setLineDash([6 * ratio, 4 * ratio]);
+    ctx.font = `${Math.round(theme.fontSize * 0.85 * ratio)}px ${theme.font}`;
+    ctx.textAlign = 'right';
+    refs.ys.forEach((y, i) => {
+      const label = refs.labels[i] ?? '';
+      const py = u.valToPos(y, 'y', true);
+      const drawn = py >= top && py <= top + height;
+      this.referencesDrawn.push({ y, label, drawn });
+      if (!drawn) return;
+      ctx.beginPath();
+      ctx.moveTo(left, py);
+      ctx.lineTo(left + width, py);
+      ctx.stroke();
+      // Above the line, or below it where the plot's top edge would cut the label.
+      const above = py - top > theme.fontSize * ratio * 1.2;
+      ctx.textBaseline = above ? 'bottom' : 'top';
+      ctx.fillText(label, left + width - 4 * ratio, above ? py - 2 * ratio : py + 2 * ratio);
     });
     ctx.restore();
   }
@@ -378,6 +438,8 @@ export class LiveChart {
     legend: string[];
     /** The axes' titles as drawn. */
     axisTitles: { x: string | null; y: string | null };
+    /** Reference lines at the last draw: value, label, and whether it fell inside the plot. */
+    references: { y: number; label: string; drawn: boolean }[];
   } {
     const n = this.consumed;
     return {
@@ -396,6 +458,7 @@ export class LiveChart {
       title: this.options.title,
       latest: this.latest.hidden ? '' : (this.latest.textContent ?? ''),
       legend: this.plot ? this.plot.u.series.map((series) => String(series.label ?? '')) : [],
+      references: this.referencesDrawn,
       axisTitles: { x: this.plot ? ((this.plot.u.axes[0] as uPlot.Axis).label as string | undefined) ?? null : null, y: this.plot ? ((this.plot.u.axes[1] as uPlot.Axis).label as string | undefined) ?? null : null },
       ...(this.plot ? { yAxis: this.plot.yAxis() } : {}),
       ...(this.marks && this.plot
@@ -413,7 +476,7 @@ export class LiveChart {
     const offset = source.xOffset();
     let min = xs[0] + offset;
     let max = xs[n - 1] + offset;
-    const marks = this.markers?.();
+    const marks = this.overlays.markers?.();
     if (marks && marks.xs.length > 0) {
       min = Math.min(min, marks.xs[0]);
       max = Math.max(max, marks.xs[marks.xs.length - 1]);

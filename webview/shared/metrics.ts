@@ -5,7 +5,7 @@
 // name (`charts/buffer_fill` -> "Buffer fill"), in the section of its prefix.
 
 /** Dashboard sections, in page order. */
-export const SECTIONS = ['Evaluation', 'Episodes', 'Training samples', 'Reward terms', 'Losses', 'Schedules and speed', 'More'] as const;
+export const SECTIONS = ['Evaluation', 'Episodes', 'Training samples', 'Reward terms', 'Losses', 'Schedules and speed', 'Memory', 'More'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /**
@@ -28,6 +28,8 @@ export interface MetricInfo {
   table: SeriesTable;
   /** The y axis's title, where the chart's title does not say the unit. */
   unit?: string;
+  /** Values are sizes: read in binary units (`5.5 GiB`), on the axis as in every read-out. */
+  format?: 'bytes';
   /**
    * Who is sure to log it: its chart waits, titled, from a run's start when a stage trains with
    * one of these learners (or the env is a text task). Metrics logged only sometimes (a
@@ -100,6 +102,8 @@ export const METRICS: Readonly<Record<string, MetricInfo>> = {
   'charts/epsilon': { title: 'Exploration rate (epsilon)', section: 'Schedules and speed', table: 'metrics', exact: true },
   'charts/sps': { title: 'Steps per second', section: 'Schedules and speed', unit: 'steps/s', table: 'metrics' },
 
+  'memory/peak_rss_bytes': { title: 'Peak memory (resident)', section: 'Memory', table: 'metrics', format: 'bytes', exact: true },
+
   'charts/buffer_size': { title: 'Replay buffer size', section: 'More', table: 'metrics', exact: true },
   'charts/group_episodes': { title: 'Episodes per update', section: 'More', table: 'metrics', exact: true },
   'charts/group_return': { title: 'Mean return of the update’s episodes', section: 'More', table: 'metrics' },
@@ -140,8 +144,8 @@ export function metricInfo(key: string): MetricInfo {
   const info = METRICS[key];
   if (info) return info;
   const table: SeriesTable = key.startsWith('eval/') ? 'evals' : key.startsWith('episode/') ? 'episodes' : 'metrics';
-  const section: Section = key.startsWith('rewards/') ? 'Reward terms' : key.startsWith('losses/') ? 'Losses' : table === 'evals' ? 'Evaluation' : 'More';
-  return { title: metricTitle(key), section, table, ...(key.startsWith('losses/') ? { lowerIsBetter: true } : {}) };
+  const section: Section = key.startsWith('rewards/') ? 'Reward terms' : key.startsWith('losses/') ? 'Losses' : key.startsWith('memory/') ? 'Memory' : table === 'evals' ? 'Evaluation' : 'More';
+  return { title: metricTitle(key), section, table, ...(key.startsWith('losses/') ? { lowerIsBetter: true } : {}), ...(key.endsWith('_bytes') ? { format: 'bytes' as const } : {}) };
 }
 
 /** The env kinds whose actions are text (runtime/text/env.ts TEXT_ENVS; a text module env is told by its transformer policy). */

@@ -36,6 +36,12 @@ export interface PlotOptions {
   xValue: (x: number) => string;
   xTick: (x: number) => string;
   yValue: (y: number) => string;
+  /** The y axis's tick labels, all at once (one unit for the axis); default: yValue of each. */
+  yTicks?: (splits: number[]) => string[];
+  /** The y tick spacings to pick from (sizes in binary units); default: uPlot's decimal ones. */
+  yIncrs?: readonly number[];
+  /** Values the y range takes in besides the data's (a reference line's), read at each draw. */
+  yInclude?: () => readonly number[];
   /** Charts with the same key show the cursor at the same x. */
   syncKey?: string;
   /** uPlot bands: pairs of series indices (1-based, as uPlot counts) filled between. */
@@ -88,27 +94,42 @@ export function createPlot(options: PlotOptions): Plot {
   };
   const drawn = new Map<number, number>();
   const fontOf = () => `${Math.round(theme().fontSize * 0.9)}px ${theme().font}`;
-  const axis = (values: (v: number) => string, size: uPlot.Axis.Size, integer = false, title?: string): uPlot.Axis => ({
-    ...(integer ? { incrs: INTEGER_INCREMENTS } : {}),
+  const axis = (values: (v: number) => string, size: uPlot.Axis.Size, integer = false, title?: string, ticks?: (splits: number[]) => string[], incrs?: readonly number[]): uPlot.Axis => ({
+    ...(integer ? { incrs: INTEGER_INCREMENTS } : incrs ? { incrs: [...incrs] } : {}),
     ...(title !== undefined ? { label: title, labelSize: TITLE_SIZE, labelFont: fontOf(), labelGap: 0 } : {}),
     stroke: () => theme().muted,
     grid: { stroke: () => theme().grid, width: 1 },
     ticks: { stroke: () => theme().grid, width: 1, size: 4 },
     font: fontOf(),
     size,
-    values: (_u, splits) => splits.map((v) => (v === null || v === undefined ? '' : values(v))),
+    values: ticks ? (_u, splits) => ticks(splits) : (_u, splits) => splits.map((v) => (v === null || v === undefined ? '' : values(v))),
   });
+  const include = options.yInclude;
   const opts: uPlot.Options = {
     width: options.width,
     height: options.height,
     scales: {
       x: { time: false },
       // A constant series (a reward of -1 every step) gets a range around its value, not 0..100.
-      y: { range: (_u, min, max) => (min === max ? [min - (Math.abs(min) * 0.1 || 1), max + (Math.abs(max) * 0.1 || 1)] : uPlot.rangeNum(min, max, 0.1, true)) },
+      y: {
+        range: (_u, dataMin, dataMax) => {
+          let min = dataMin;
+          let max = dataMax;
+          // A reference line (an estimate) stays in view however far the data is from it.
+          if (include && min !== null && max !== null) {
+            for (const y of include()) {
+              if (!Number.isFinite(y)) continue;
+              min = Math.min(min, y);
+              max = Math.max(max, y);
+            }
+          }
+          return min === max ? [min - (Math.abs(min) * 0.1 || 1), max + (Math.abs(max) * 0.1 || 1)] : uPlot.rangeNum(min, max, 0.1, true);
+        },
+      },
     },
     // The y axis is as wide as its widest tick label (`-2.5e-4` needs more room than `100`):
     // a fixed width clipped long labels on the left.
-    axes: [axis(options.xTick, 30, options.integerX, options.xTitle), axis(options.yValue, (u, labels) => yAxisSize(u, labels, fontOf()), false, options.yTitle)],
+    axes: [axis(options.xTick, 30, options.integerX, options.xTitle), axis(options.yValue, (u, labels) => yAxisSize(u, labels, fontOf()), false, options.yTitle, options.yTicks, options.yIncrs)],
     series: [
       { label: options.xLabel ?? 'at', value: (_u, v) => (v === null ? '–' : options.xValue(v)) },
       ...options.series.map((s): uPlot.Series => {

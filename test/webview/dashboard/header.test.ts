@@ -70,3 +70,14 @@ test('the returns line: the latest evaluation (deterministic, its episodes) besi
   const fresh = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'running', status: status({}) });
   assert.equal(headerFacts(fresh, 0).returns, '', 'nothing before the first episode');
 });
+
+test('the memory line: the latest measured peak against the estimate the run was checked against; none without an estimate', () => {
+  const GiB = 2 ** 30;
+  const run = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'running', status: status({}) });
+  const peaks = [{ type: 'metrics' as const, step: 16, time: 2, values: { 'memory/peak_rss_bytes': 6.1 * GiB } }, { type: 'metrics' as const, step: 32, time: 3, values: { 'memory/peak_rss_bytes': 6.3 * GiB } }];
+  run.addEvents([{ type: 'hparams', step: 0, time: 1, algorithm: 'GRPO', values: { seed: 3, memory_estimate_bytes: 5.5 * GiB } }, ...peaks]);
+  assert.equal(headerFacts(run, 0).memory, 'memory: peak 6.3 GiB, estimate 5.5 GiB (1.15x)');
+  const scratch = new RunModel({ id: 'B/r', experiment: 'Balance', runId: 'r', state: 'running', status: status({}) });
+  scratch.addEvents([{ type: 'hparams', step: 0, time: 1, algorithm: 'GRPO', values: { seed: 3 } }, ...peaks]);
+  assert.equal(headerFacts(scratch, 0).memory, '');
+});
