@@ -9,6 +9,7 @@ import { formatBytes } from '../shared/input-files.js';
 import { parameterCount, type LmConfig } from './config.js';
 
 const F32 = 4;
+const F16 = 2;
 
 export { formatBytes };
 
@@ -28,6 +29,8 @@ export interface MemoryShape {
   readonly microBatch?: number;
   /** Blocks recomputed in the backward, the head over chunks of tokens (algorithms/text/token-step.ts). */
   readonly checkpointing?: boolean;
+  /** The frozen base kept as float16 (lora { base_dtype }): 2 bytes a weight, cast up to float32 inside each pass. */
+  readonly halfBase?: boolean;
 }
 
 export interface MemoryEstimate {
@@ -39,6 +42,8 @@ export interface MemoryEstimate {
   readonly kvCache: number;
   readonly activations: number;
   readonly total: number;
+  /** The base held as float16 (MemoryShape.halfBase). */
+  readonly halfBase?: boolean;
   /** The micro-batch and checkpointing the activations were estimated at, where the shape said. */
   readonly microBatch?: number;
   readonly checkpointing?: boolean;
@@ -46,17 +51,21 @@ export interface MemoryEstimate {
 
 export function estimateMemory(c: LmConfig, s: MemoryShape): MemoryEstimate {
   const params = parameterCount(c);
-  const weights = params * F32;
-  const reference = s.referenceCopy ? weights : 0;
+  const weights = params * (s.halfBase ? F16 : F32);
+  const reference = s.referenceCopy ? params * F32 : 0;
   const gradients = s.trainableParameters * F32;
   const optimizer = 2 * s.trainableParameters * F32;
   const kvCache = kvCacheBytes(c, s.generationBatch === undefined ? s.sampleRows : Math.min(s.sampleRows, s.generationBatch), s.sequenceLength);
   const rows = Math.min(s.trainRows, s.microBatch ?? s.trainRows);
-  const activations = s.trainRows <= 0 ? 0 : s.checkpointing ? segmentedActivationBytes(c, rows, s.sequenceLength) : wholeStepActivationBytes(c, rows, s.sequenceLength);
+  const stepActivations = s.trainRows <= 0 ? 0 : s.checkpointing ? segmentedActivationBytes(c, rows, s.sequenceLength) : wholeStepActivationBytes(c, rows, s.sequenceLength);
+  // A base held as float16 is cast up inside each pass, and a graph differentiating through it keeps the
+  // float32 copies for its backward: the whole model's in one graph, one block's when blocks are recomputed.
+  const castUp = s.halfBase && s.trainRows > 0 ? F32 * (s.checkpointing ? Math.ceil(params / c.layers) : params) : 0;
+  const activations = stepActivations + castUp;
   const chosen = s.microBatch !== undefined ? { microBatch: rows, checkpointing: s.checkpointing ?? false } : {};
   // Sampling and training take turns: the cache is gone when the step's activations are made.
   const total = RUNTIME_BYTES + weights + reference + gradients + optimizer + Math.max(KV_CACHE_COPIES * kvCache, activations);
-  return { weights, reference, gradients, optimizer, kvCache, activations, total, ...chosen };
+  return { weights, reference, gradients, optimizer, kvCache, activations, total, ...chosen, ...(s.halfBase ? { halfBase: true } : {}) };
 }
 
 /**
@@ -185,7 +194,7 @@ export function fittedShape(c: LmConfig, shape: MemoryShape, available: number, 
 /** One line per part, for hover and for the refusal's message. */
 export function describeMemory(m: MemoryEstimate): string {
   const parts: [string, number][] = [
-    ['weights (float32)', m.weights],
+    [m.halfBase ? 'weights (the base in float16)' : 'weights (float32)', m.weights],
     ['KL reference copy', m.reference],
     ['gradients', m.gradients],
     ['Adam state', m.optimizer],
@@ -214,4 +223,25 @@ export function checkMemory(c: LmConfig, shape: MemoryShape, where: string, avai
     );
   }
   return estimate;
+}
+
+/** lora { base_dtype } as written. */
+export type BaseDtypeSetting = 'auto' | BaseDtype;
+/** How a LoRA run holds its frozen base (runtime/tensor/weights.ts addHalf for float16). */
+export type BaseDtype = 'float32' | 'float16';
+
+/**
+ * base_dtype as a run will hold the base: `auto` is float16 where the checkpoint is half-width
+ * (`storedHalf`) and the run fits `available` that way but not in float32, float32 otherwise (the
+ * fastest on the CPU, with nothing to cast per pass). The trainer (policies/pretrained.ts) and the
+ * checker (dsl/check/pretrained-memory.ts) both choose with it.
+ */
+export function chooseBaseDtype(c: LmConfig, shape: MemoryShape, setting: BaseDtypeSetting, storedHalf: boolean, available = os.freemem()): BaseDtype {
+  if (setting !== 'auto') return setting;
+  if (!storedHalf) return 'float32';
+  const fits = (halfBase: boolean) => {
+    const s = { ...shape, halfBase };
+    return estimateMemory(c, { ...s, ...fittedShape(c, s, available) }).total <= available;
+  };
+  return !fits(false) && fits(true) ? 'float16' : 'float32';
 }

@@ -353,3 +353,8 @@ function readOpen(fd: number, size: number, t: StoredTensor): Float32Array {
   return out;
 }
 
+/** Whether every weight of model folder `dir` is stored half-width (BF16 or F16): a base that can be kept as float16. */
+export function halfWidthWeights(dir: string): boolean {
+  const { dtypes } = indexModelWeights(dir);
+  return dtypes.size > 0 && [...dtypes].every((d) => d === 'BF16' || d === 'F16');
+}

@@ -97,8 +97,8 @@ export function weightSpecs(c: LmConfig): WeightSpec[] {
 }
 
 /** [rows, cols] -> [cols, rows]. */
-export function transpose2d(data: Float32Array, rows: number, cols: number): Float32Array {
-  const out = new Float32Array(data.length);
+export function transpose2d<T extends Float32Array | Uint16Array>(data: T, rows: number, cols: number): T {
+  const out = (data instanceof Float32Array ? new Float32Array(data.length) : new Uint16Array(data.length)) as T;
   // Blocked so that both sides stay in cache for large matrices.
   const BLOCK = 64;
   for (let r0 = 0; r0 < rows; r0 += BLOCK) {

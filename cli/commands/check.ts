@@ -31,6 +31,8 @@ export interface ExperimentMemoryReport {
   basis: string;
   microBatch?: number;
   checkpointing?: boolean;
+  /** The LoRA base held as float16 (lora { base_dtype }). */
+  halfBase?: boolean;
   parts: Record<string, number>;
   total: number;
 }
@@ -78,6 +80,7 @@ export function checkFiles(files: string[], pythonEnvs?: PythonEnvFactsProvider,
         experiment: symbol.name,
         basis: found.basis,
         ...(e.microBatch !== undefined ? { microBatch: e.microBatch, checkpointing: e.checkpointing ?? false } : {}),
+        ...(e.halfBase ? { halfBase: true } : {}),
         parts: { runtime: RUNTIME_BYTES, weights: e.weights, reference: e.reference, gradients: e.gradients, optimizer: e.optimizer, kv_cache: e.kvCache, activations: e.activations },
         total: e.total,
       });
@@ -90,7 +93,7 @@ const GIB = 2 ** 30;
 
 /** `--memory`'s lines for one experiment: its basis, each part, the micro-batch chosen, and a line starting `total`. */
 export function memoryLines(r: ExperimentMemoryReport): string[] {
-  const names: Record<string, string> = { runtime: 'the runtime (Node, onnxruntime, the tokenizer)', weights: 'weights (float32)', reference: 'KL reference copy', gradients: 'gradients', optimizer: 'Adam state', kv_cache: `KV cache (held about ${KV_CACHE_COPIES} times while decoding)`, activations: 'activations' };
+  const names: Record<string, string> = { runtime: 'the runtime (Node, onnxruntime, the tokenizer)', weights: r.halfBase ? 'weights (the base in float16)' : 'weights (float32)', reference: 'KL reference copy', gradients: 'gradients', optimizer: 'Adam state', kv_cache: `KV cache (held about ${KV_CACHE_COPIES} times while decoding)`, activations: 'activations' };
   const lines = [`${r.file}: experiment ${r.experiment}: ${r.basis}`];
   if (r.microBatch !== undefined) lines.push(`  micro_batch ${r.microBatch}, gradient_checkpointing ${r.checkpointing ? 'on' : 'off'}`);
   for (const [key, bytes] of Object.entries(r.parts)) if (bytes > 0) lines.push(`  ${names[key] ?? key}: ${formatBytes(bytes)}`);

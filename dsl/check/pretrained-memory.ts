@@ -3,7 +3,7 @@
 // at once and the rows of a training step, as each algorithm says them (AlgorithmSpec.work in
 // the schema registry), and the longest sequence. The checker warns when it passes the machine's free memory; hover shows it.
 import * as os from 'node:os';
-import { estimateMemory, fittedShape, type MemoryEstimate, type MemorySettings, type MemoryShape } from '../../hf/memory.js';
+import { chooseBaseDtype, estimateMemory, fittedShape, type MemoryEstimate, type MemorySettings, type MemoryShape } from '../../hf/memory.js';
 import { parameterCount, type LmConfig } from '../../hf/config.js';
 import { linearModules } from '../../hf/lora.js';
 import { ALGORITHMS, algorithmWork, type AlgorithmSpec, type EnvSpec, type PlanValue } from '../schema/index.js';
@@ -111,7 +111,9 @@ export function experimentMemory(model: Model, experiment: DeclSymbol, available
     const completion = Math.min(work.completionTokens ?? Infinity, envCompletion ?? Infinity);
     const completionTokens = Number.isFinite(completion) ? completion : ASSUMED_PROMPT_TOKENS;
     const sequenceLength = Math.min(config.context, ASSUMED_PROMPT_TOKENS + completionTokens);
-    const unfitted: MemoryShape = { trainableParameters: trainable, sampleRows: work.sampleRows, sequenceLength, trainRows: work.trainRows, referenceCopy: work.referenceCopy && !lora, ...generationRows(learner) };
+    const base: MemoryShape = { trainableParameters: trainable, sampleRows: work.sampleRows, sequenceLength, trainRows: work.trainRows, referenceCopy: work.referenceCopy && !lora, ...generationRows(learner) };
+    // The base as the trainer will hold it: float16 where lora { base_dtype } says so, or (auto) where only that fits.
+    const unfitted: MemoryShape = { ...base, halfBase: lora !== null && chooseBaseDtype(config, base, lora.base_dtype, config.dtype === 'bfloat16' || config.dtype === 'float16', available) === 'float16' };
     // micro_batch and gradient_checkpointing as the trainer will choose them in `available` (`auto`: what fits).
     const shape: MemoryShape = { ...unfitted, ...fittedShape(config, unfitted, available, memorySettings(learner)) };
     const estimate = estimateMemory(config, shape);

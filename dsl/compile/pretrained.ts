@@ -14,6 +14,8 @@ export interface PlanLora {
   /** Module names (PEFT's target_modules); the family's default when the spec names none. */
   targets: string[];
   rslora: boolean;
+  /** How the trainer holds the frozen base (hf/memory.ts chooseBaseDtype). */
+  base_dtype: 'auto' | 'float32' | 'float16';
 }
 
 export interface PlanChat {
@@ -38,7 +40,7 @@ export function loraSettings(model: Model, symbol: DeclSymbol, config: LmConfig 
   if (!lora) return null;
   const value = (param: string) => paramValue(block('lora').params.find((p) => p.name === param)!, lora.get(param)?.node.value);
   const targets = lora.has('targets') ? (value('targets') as string[]) : [...(config ? definitionOf(config).defaultLoraTargets : [])];
-  return { rank: value('rank') as number, alpha: value('alpha') as number, targets, rslora: value('rslora') as boolean };
+  return { rank: value('rank') as number, alpha: value('alpha') as number, targets, rslora: value('rslora') as boolean, base_dtype: value('base_dtype') as PlanLora['base_dtype'] };
 }
 
 export function chatSettings(model: Model, symbol: DeclSymbol): PlanChat {

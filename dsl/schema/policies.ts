@@ -61,6 +61,11 @@ export const pretrained: PolicySpec = {
         param('targets', list(choice(...LORA_TARGETS), 1), undefined,
           'The layers to adapt, by module name; the model\'s family decides which exist. Absent: PEFT\'s default for the family (q_proj, v_proj; GPT-2: c_attn).'),
         param('rslora', bool, false, 'Scale by alpha / sqrt(rank) instead (rsLoRA, Kalajdzievski 2023).'),
+        param('base_dtype', choice(
+          option('auto', 'float16 where the frozen base in float32 would not fit in the free memory (and its checkpoint is bf16 or fp16), float32 otherwise.'),
+          option('float32', 'The base in float32: the fastest on the CPU (nothing to cast per run).'),
+          option('float16', 'The base kept as float16 in memory, half the bytes, cast up to float32 inside each pass, which computes in float32: an fp16 checkpoint as stored, a bf16 one narrowed (exact over float16\'s range; refused if a value lies past 65504). Needs a bf16 or fp16 checkpoint.'),
+        ), 'auto', 'How the frozen base weights are held in memory (TRL\'s torch_dtype for the base under PEFT).'),
       ],
     },
     {

@@ -28,6 +28,8 @@ export interface PretrainedManifest {
   /** `files`: the sha256 of the base folder's files the run read (base-files.ts); absent in runs of earlier versions. */
   readonly base: { readonly folder: string; readonly model_type: string; readonly files?: BaseFiles };
   readonly lora: LoraSettings | null;
+  /** How the run held its LoRA base: float16 when kept in half precision (absent: float32, and in earlier runs). */
+  readonly base_dtype?: string;
   readonly chat: unknown;
 }
 

@@ -4,9 +4,9 @@
 // LmWeightsError naming the file, the tensor and both shapes, before anything is allocated.
 import { WeightStore } from '../tensor/index.js';
 import type { LmConfig } from '../../hf/config.js';
-import { checkFiniteWeights } from '../../hf/finite-weights.js';
+import { checkFiniteHalfWeights, checkFiniteWeights } from '../../hf/finite-weights.js';
 import { matchWeights } from '../../hf/match-weights.js';
-import { readTensor, type WeightIndex } from '../../hf/safetensors.js';
+import { readTensor, readTensorAsHalf, type WeightIndex } from '../../hf/safetensors.js';
 import { transpose2d } from '../../hf/weights.js';
 
 export { LmWeightsError, matchWeights } from '../../hf/match-weights.js';
@@ -19,6 +19,24 @@ export function loadLmWeights(modelDir: string, config: LmConfig, index?: Weight
     const data = readTensor(stored);
     checkFiniteWeights(data, stored.name, stored.file);
     store.add(spec.name, spec.shape, spec.transposed ? transpose2d(data, stored.shape[0]!, stored.shape[1]!) : data);
+  }
+  return store;
+}
+
+/**
+ * The weights as float16 bits (WeightStore.addHalf), for a frozen base kept in half precision:
+ * half the memory of loadLmWeights. Undefined where a tensor is stored in float32, or holds a
+ * value float16 cannot (readTensorAsHalf): the caller loads in float32 then.
+ */
+export function loadLmWeightsHalf(modelDir: string, config: LmConfig, index?: WeightIndex): WeightStore | undefined {
+  const matched = [...matchWeights(modelDir, config, index)];
+  if (matched.some(([, stored]) => stored.dtype === 'F32')) return undefined;
+  const store = new WeightStore();
+  for (const [spec, stored] of matched) {
+    const bits = readTensorAsHalf(stored);
+    if (!bits) return undefined;
+    checkFiniteHalfWeights(bits, stored.name, stored.file);
+    store.addHalf(spec.name, spec.shape, spec.transposed ? transpose2d(bits, stored.shape[0]!, stored.shape[1]!) : bits);
   }
   return store;
 }

@@ -5,7 +5,8 @@ import type { Rng } from '../../shared/random.js';
 import { WeightStore, type ExecutionProvider, type Graph, type Precision, type WeightSnapshot } from '../tensor/index.js';
 import { LmDecoder } from './decoder.js';
 import { generate, generateInChunks, logSoftmaxAt, type Completion } from './generate.js';
-import { LmWeightsError, loadLmWeights } from './load.js';
+import { LmWeightsError, loadLmWeights, loadLmWeightsHalf } from './load.js';
+import type { BaseDtype } from '../../hf/memory.js';
 import { weightSpecs } from '../../hf/weights.js';
 import { initialAdapter, loraAdapters, type LoraAdapter, type LoraSettings } from '../../hf/lora.js';
 import { loraWeights } from './lora-weights.js';
@@ -25,6 +26,8 @@ export interface PretrainedOptions {
   readonly lora?: { readonly settings: LoraSettings; readonly rng: Rng } | { readonly adapterDir: string } | { readonly settings: LoraSettings; readonly trained: TrainedWeights };
   /** Every weight, as a run's full fine-tuning left them: used in place of the folder's, which are not read. */
   readonly trained?: TrainedWeights;
+  /** How a LoRA base is held: float32, or float16 (half storage, a half-width checkpoint's: load.ts loadLmWeightsHalf). */
+  readonly baseDtype?: BaseDtype;
   readonly providers?: readonly ExecutionProvider[];
   readonly threads?: number;
 }
@@ -84,7 +87,7 @@ export class PretrainedLm {
         adapterStore.add(adapter.b.name, adapter.b.shape, initialAdapter(adapter, 'b', rng));
       }
     }
-    const base = loadLmWeights(folder.dir, folder.config);
+    const base = options.baseDtype === 'float16' ? loadHalfBase(folder) : loadLmWeights(folder.dir, folder.config);
     return new PretrainedLm(folder, adapterStore, base, { settings, adapters, weights: loraWeights(adapters, settings) }, options);
   }
 
@@ -192,4 +195,13 @@ export class PretrainedLm {
     this.rolloutSession = null;
     for (const session of sessions) await (await session)?.release();
   }
+}
+
+/** A LoRA base kept as float16 (lora { base_dtype: float16 }); refused, saying why, where the checkpoint cannot give it. */
+function loadHalfBase(folder: ModelFolder): WeightStore {
+  const half = loadLmWeightsHalf(folder.dir, folder.config);
+  if (!half) {
+    throw new LmWeightsError(`${folder.dir}: lora { base_dtype: float16 } keeps the base as float16, but its weights are stored in float32 or hold a value past float16's largest (65504); use base_dtype: float32 (or auto)`);
+  }
+  return half;
 }

@@ -130,7 +130,9 @@ export function checkResumedBase(runDir: string, plan: { policy?: { kind?: strin
 /** The run's policy as a model: its base with the weights the run trained (every weight, or the LoRA adapters over the base's). */
 export function loadRunModel(run: RunPolicy, folder: ModelFolder, options: PretrainedOptions = {}): PretrainedLm {
   const trained = { weights: run.weights, file: run.stateFile };
-  return PretrainedLm.load(folder, run.manifest.lora ? { ...options, lora: { settings: run.manifest.lora, trained } } : { ...options, trained });
+  // A base the run held in float16 is read so again: a bf16 weight below float16's normal range was narrowed, and the run's figures are of it.
+  const baseDtype = run.manifest.base_dtype === 'float16' ? 'float16' : undefined;
+  return PretrainedLm.load(folder, run.manifest.lora ? { ...options, lora: { settings: run.manifest.lora, trained }, ...(baseDtype ? { baseDtype } : {}) } : { ...options, trained });
 }
 
 /**

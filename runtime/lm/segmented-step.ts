@@ -18,10 +18,11 @@
 // The same pieces give log pi(target) at every position without a backward (SegmentedLogProbs),
 // for pi_old and pi_ref. Results equal the one-graph step's up to float summation order
 // (test/runtime/lm/segmented-step.test.ts: loss and gradients within 1e-5 relative).
-import { Graph, grad, Session, type Compute, type Feed, type HostArray, type StepResult, type Tensor, type WeightStore } from '../tensor/index.js';
+import { Graph, grad, Session, type Compute, type Feed, type HostArray, type StepResult, type Tensor, type Weight, type WeightStore } from '../tensor/index.js';
 import type { LmConfig } from '../../hf/config.js';
 import { lmBuilder, type LoraWeights } from './model.js';
 import { layerWeightNames, modelWeightNames } from '../../hf/weights.js';
+import { f16Table } from '../../shared/float16.js';
 
 /** What the segments read of a pretrained model (PretrainedLm has it). */
 export interface SegmentedModel {
@@ -94,20 +95,30 @@ class Segments {
     this.blockNames = Array.from({ length: c.layers }, (_, l) => blockWeightNames(c, l, model.lora?.weights));
   }
 
-  weight(name: string): Float32Array {
+  private entry(name: string): Weight {
     for (const store of this.lookup) {
       const w = store.find(name);
-      if (w) return w.data;
+      if (w) return w;
     }
     throw new Error(`segmented step: no weight '${name}' in the model's stores`);
   }
 
+  /** A weight's values as fed: float32, or a base kept in half precision's float16 bits. */
+  weight(name: string): Float32Array | Uint16Array {
+    const w = this.entry(name);
+    return w.half ?? w.data;
+  }
+
   shape(name: string): readonly number[] {
-    for (const store of this.lookup) {
-      const w = store.find(name);
-      if (w) return w.shape;
-    }
-    throw new Error(`segmented step: no weight '${name}' in the model's stores`);
+    return this.entry(name).shape;
+  }
+
+  /** `name` as a param of `g` (w[name]: the param, or a half weight's cast up to float32); returns the param. */
+  private declare(g: Graph, w: Record<string, Tensor>, name: string): Tensor {
+    const entry = this.entry(name);
+    const param = g.param(name, entry.shape, entry.half ? 'float16' : 'float32');
+    w[name] = entry.half ? g.cast(param, 'float32') : param;
+    return param;
   }
 
   /** A block graph over a fed stream: `hidden` [B, T, C] -> the block's output, block 0's weight names standing for block l's. */
@@ -116,7 +127,7 @@ class Segments {
     const g = new Graph();
     const names = this.blockNames[0]!;
     const w: Record<string, Tensor> = {};
-    const params = names.map((name) => (w[name] = g.param(name, this.shape(name))));
+    const params = names.map((name) => this.declare(g, w, name));
     const hidden = g.input(HIDDEN, 'float32', ['B', 'T', c.width]);
     const positions = g.input(ROW_POSITIONS, 'int64', ['B', 'T']);
     const mask = g.input(ROW_MASK, 'float32', ['B', 'T', 'T']);
@@ -144,7 +155,7 @@ class Segments {
       sequenceLogits: (g: Graph, tokens: Tensor): Tensor => {
         const hidden = g.input(HIDDEN, 'float32', ['B', tokens.shape[1]!, c.width]);
         const w: Record<string, Tensor> = {};
-        for (const name of headWeightNames(c)) w[name] = g.param(name, this.shape(name));
+        for (const name of headWeightNames(c)) this.declare(g, w, name);
         return lmBuilder(g, w, c, { tokens, positions: tokens }, {}).head({ x: hidden });
       },
     };
@@ -165,12 +176,16 @@ class Segments {
     const table = this.weight(names.embed);
     const positionTable = names.positionTable ? this.weight(names.positionTable) : undefined;
     const x = new Float32Array(m * T * C);
+    const words = new Uint32Array(x.buffer);
+    const widen = f16Table();
     for (let i = 0; i < m * T; i++) {
       const id = Number(tokens[r0 * T + i]!);
-      x.set(table.subarray(id * C, (id + 1) * C), i * C);
+      // A base kept in half precision: its float16 rows widened exactly, as the graphs' cast does.
+      if (table instanceof Uint16Array) for (let k = 0; k < C; k++) words[i * C + k] = widen[table[id * C + k]!]!;
+      else x.set(table.subarray(id * C, (id + 1) * C), i * C);
       if (positionTable) {
         const p = Number(positions![r0 * T + i]!);
-        for (let k = 0; k < C; k++) x[i * C + k]! += positionTable[p * C + k]!;
+        for (let k = 0; k < C; k++) x[i * C + k]! += positionTable instanceof Uint16Array ? halfValue(widen, positionTable[p * C + k]!) : positionTable[p * C + k]!;
       }
     }
     return x;
@@ -442,4 +457,13 @@ export class SegmentedLogProbs {
     await this.blockForward.release();
     await this.head.release();
   }
+}
+
+const widened = new Float32Array(1);
+const widenedBits = new Uint32Array(widened.buffer);
+
+/** One float16 value as a number, through the widening table. */
+function halfValue(table: Uint32Array, bits: number): number {
+  widenedBits[0] = table[bits]!;
+  return widened[0]!;
 }

@@ -6,6 +6,7 @@ import { pretrained } from '../../dsl/schema/index.js';
 import { ParamError } from '../plan-params.js';
 import type { LoraSettings } from '../../hf/lora.js';
 import type { ChatSettings, PretrainedSettings } from './pretrained.js';
+import type { BaseDtypeSetting } from '../../hf/memory.js';
 
 
 type Raw = Readonly<Record<string, unknown>>;
@@ -23,7 +24,7 @@ export function pretrainedParams(params: Raw, folder?: string, where = 'policy p
   };
   const model = folder ?? params.model;
   if (model !== undefined && (typeof model !== 'string' || model === '')) return fail(`the model folder must be a path, got ${JSON.stringify(model)}`);
-  return { model, lora: loraSettings(params.lora, fail), chat: chatSettings(params.chat, fail) };
+  return { model, lora: loraSettings(params.lora, fail), baseDtype: baseDtype(params.lora, fail), chat: chatSettings(params.chat, fail) };
 }
 
 /** The settings with the model folder resolved against `baseDir` (the .rlx file's folder); a plan without one is refused. */
@@ -47,6 +48,13 @@ function loraSettings(raw: unknown, fail: (what: string) => never): LoraSettings
   if (typeof rank !== 'number' || typeof alpha !== 'number') return fail('lora: rank and alpha must be numbers');
   if (!Array.isArray(targets) || !targets.every((t) => typeof t === 'string')) return fail('lora: targets must be a list of layer names');
   return { rank, alpha, targets: targets as string[], rsLora: raw.rslora === true };
+}
+
+/** lora { base_dtype }: how the frozen base is held (auto where absent or without a lora block, which has no frozen base). */
+function baseDtype(raw: unknown, fail: (what: string) => never): BaseDtypeSetting {
+  const value = isObject(raw) ? raw.base_dtype ?? 'auto' : 'auto';
+  if (value !== 'auto' && value !== 'float32' && value !== 'float16') return fail(`lora: base_dtype must be auto, float32 or float16, not ${JSON.stringify(value)}`);
+  return value;
 }
 
 function chatSettings(raw: unknown, fail: (what: string) => never): ChatSettings | undefined {

@@ -14,12 +14,13 @@ import { PretrainedLm } from '../lm/pretrained.js';
 import { recordBaseFiles, type BaseFiles } from '../lm/base-files.js';
 import { loraAdapters, type LoraSettings } from '../../hf/lora.js';
 import { parameterCount } from '../../hf/config.js';
-import { checkMemory, type MemoryEstimate, type MemoryShape } from '../../hf/memory.js';
+import { checkMemory, chooseBaseDtype, type BaseDtype, type BaseDtypeSetting, type MemoryEstimate, type MemoryShape } from '../../hf/memory.js';
 import { attentionMask, rowPositions, segmentMask, segmentPositions } from '../lm/rows.js';
 import type { ChatMessage } from '../../hf/chat-template.js';
 import { InputError } from '../../shared/input-error.js';
 import type { SampledTokenStatistics } from '../lm/token-statistics.js';
 import type { SamplingControls } from '../lm/sampling.js';
+import { halfWidthWeights } from '../../hf/safetensors.js';
 
 /** How a task's prompt becomes the model's chat prompt (the policy's `chat { }` block). */
 export interface ChatSettings {
@@ -37,6 +38,8 @@ export interface PretrainedSettings {
   /** The model folder (absolute, or relative to the working directory). */
   readonly folder: string;
   readonly lora?: LoraSettings;
+  /** How a LoRA base is held in memory (lora { base_dtype }); auto where absent. */
+  readonly baseDtype?: BaseDtypeSetting;
   readonly chat?: ChatSettings;
 }
 
@@ -87,13 +90,16 @@ export class PretrainedPolicy implements LanguageModel {
     // refused here, before the weights are read and the run's folder exists, not at its first prompt.
     if (folder.chat) renderChat(folder, chatPrompt(settings.chat, 'What is 1+1?'));
     let estimate: MemoryEstimate | undefined;
+    let base: BaseDtype = settings.baseDtype === 'float16' ? 'float16' : 'float32';
     if (expected) {
       const { config } = folder;
       const trainableParameters = settings.lora ? loraAdapters(config, settings.lora).reduce((n, a) => n + a.a.shape[0] * a.a.shape[1] + a.b.shape[0] * a.b.shape[1], 0) : parameterCount(config);
       // A KL reference under LoRA is the adapters' copy; with full fine-tuning a copy of the model.
-      estimate = checkMemory(config, { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora }, `policy (pretrained "${settings.folder}")`);
+      const shape = { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora };
+      if (settings.lora) base = chooseBaseDtype(config, shape, settings.baseDtype ?? 'auto', halfWidthWeights(folder.dir));
+      estimate = checkMemory(config, { ...shape, halfBase: base === 'float16' }, `policy (pretrained "${settings.folder}")`);
     }
-    const lm = PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng } } : {});
+    const lm = PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng }, baseDtype: base } : {});
     // Recorded with each checkpoint, so that reading the run back refuses a base changed since
     // (LoRA adapters are only the run's policy over these weights).
     return new PretrainedPolicy(lm, settings, recordBaseFiles(folder.dir, settings.lora !== undefined), estimate);
@@ -220,6 +226,7 @@ export class PretrainedPolicy implements LanguageModel {
       kind: 'pretrained',
       base: { folder: this.folder.dir, model_type: config.family, files: (this.baseFiles ??= recordBaseFiles(this.folder.dir, this.settings.lora !== undefined)) },
       lora: this.settings.lora ?? null,
+      ...(this.lm.frozen?.holdsHalf ? { base_dtype: 'float16' } : {}),
       chat: this.settings.chat ?? null,
       trainable: this.weights.names,
     };

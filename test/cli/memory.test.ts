@@ -39,6 +39,10 @@ describe('rlx check --memory', () => {
     assert.match(auto.stdout, /^ {2}micro_batch \d+, gradient_checkpointing on$/m);
     assert.match(auto.stdout, /^ {2}weights \(float32\): 1\.8 GiB$/m);
     assert.ok(totalGiB(auto.stdout) < 8, auto.stdout);
+    // The base kept as float16 (lora { base_dtype }): half the weights' bytes.
+    const half = rlx('check', '--memory', write('half.rlx', grpo('').replace('targets: [q_proj, v_proj]', 'targets: [q_proj, v_proj], base_dtype: float16')));
+    assert.match(half.stdout, /^ {2}weights \(the base in float16\): 942\.3 MiB$/m);
+    assert.ok(totalGiB(half.stdout) < totalGiB(auto.stdout) - 0.8, half.stdout);
     const whole = rlx('check', '--memory', write('whole.rlx', grpo(', micro_batch: 128, gradient_checkpointing: false')));
     assert.match(whole.stdout, /^ {2}micro_batch 128, gradient_checkpointing off$/m);
     assert.ok(totalGiB(whole.stdout) > 100, whole.stdout);

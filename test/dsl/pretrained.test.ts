@@ -199,7 +199,7 @@ describe('the plan of a pretrained policy', () => {
       kind: 'pretrained',
       path: path.join(HF_TINY, 'qwen2'),
       params: {
-        lora: { rank: 16, alpha: 8, targets: ['q_proj', 'k_proj'], rslora: false },
+        lora: { rank: 16, alpha: 8, targets: ['q_proj', 'k_proj'], rslora: false, base_dtype: 'auto' },
         chat: { system: 'Be brief.', user: '{prompt}', variables: { enable_thinking: false } },
       },
     });
