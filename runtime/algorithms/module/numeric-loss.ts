@@ -8,7 +8,7 @@ import { LossGraph, LossTensor } from '../../learner/loss-graph.js';
 import type { BuildNumericLosses, NumericNetworks } from '../../learner/numeric-batch.js';
 import { METRIC_NAME, type LearnerSettings } from '../../learner/text-batch.js';
 import { Graph, paramsReachedByGradient, type Tensor } from '../../tensor/index.js';
-import { LearnerModuleError } from './errors.js';
+import { LearnerModuleError, readingModuleValue } from './errors.js';
 import { scalarLoss } from './text-loss.js';
 
 /** The networks in a graph: a forward pass each, and the names of the weights each trained set declares. */
@@ -76,13 +76,17 @@ export function buildNumericLosses(label: string, buildLosses: BuildNumericLosse
     if (err instanceof LearnerModuleError) throw err; // stopped by the watchdog (watchdog.ts), named already
     throw new LearnerModuleError(`${label}: buildLosses threw while building the losses: ${describeThrown(err)}`);
   }
-  if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLosses returned a Promise; it must build the graph synchronously and return { critics: { loss }, actor: { loss, every? } }`);
-  if (result === null || typeof result !== 'object') throw new LearnerModuleError(`${label}: buildLosses must return { critics: { loss }, actor: { loss, every? } }, not ${short(result)}`);
-  const record = result as Record<string, unknown>;
-  const unknown = Object.keys(record).filter((k) => !(LOSS_KEYS as readonly string[]).includes(k));
-  if (unknown.length > 0) throw new LearnerModuleError(`${label}: buildLosses returned ${unknown.map((k) => `'${k}'`).join(', ')}; its keys name the networks each loss trains: critics, actor`);
-  const seen = new Set<string>();
-  const losses = Object.fromEntries(LOSS_KEYS.map((key) => [key, lossOf(label, lg, key, record[key], nets.trained[key], seen)])) as Record<LossKey, BuiltNumericLoss>;
+  // What it returned is the module's value: reading it may run the module's code (a Proxy's traps).
+  const losses = readingModuleValue(label, 'what buildLosses returned', () => {
+    if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLosses returned a Promise; it must build the graph synchronously and return { critics: { loss }, actor: { loss, every? } }`);
+    if (result === null || typeof result !== 'object') throw new LearnerModuleError(`${label}: buildLosses must return { critics: { loss }, actor: { loss, every? } }, not ${short(result)}`);
+    const record = result as Record<string, unknown>;
+    const unknown = Object.keys(record).filter((k) => !(LOSS_KEYS as readonly string[]).includes(k));
+    if (unknown.length > 0) throw new LearnerModuleError(`${label}: buildLosses returned ${unknown.map((k) => `'${k}'`).join(', ')}; its keys name the networks each loss trains: critics, actor`);
+    const seen = new Set<string>();
+    const losses = Object.fromEntries(LOSS_KEYS.map((key) => [key, lossOf(label, lg, key, record[key], nets.trained[key], seen)])) as Record<LossKey, BuiltNumericLoss>;
+    return losses;
+  });
   return { graph: g, losses };
 }
 

@@ -1,0 +1,54 @@
+// Learner modules that misbehave in ways a loss check does not see (issue 43, item 14): a result
+// or exports whose reading throws (a Proxy), and a module that replaces a JavaScript built-in
+// rlx uses too. `rlx train` fails with one line naming the module (exit 2), never exit 70.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { scratch } from './scratch.js';
+
+const { rlx, write } = scratch('rlx-learner-faults-');
+
+const SPEC = `env Sums = TextTask { task: addition(digits: 1), max_tokens: 3 }
+policy Tiny = transformer { layers: 1, width: 16, heads: 2, context: 16 }
+reward R { term low = regex(completion, "^[0-4]") }
+algorithm Mine = module("./mine.ts") { group_size: 4, prompts_per_update: 2 }
+experiment Faulty { env: Sums, policy: Tiny, reward: R, algorithm: Mine, budget: 16, device: cpu }
+`;
+
+const HEAD = "import { sequenceMean, type LossGraph, type TextBatch } from 'rlx/learner';\n";
+const SPEC_EXPORT = "export const spec = { kind: 'text', settings: {} };\n";
+const LOSS = 'return { loss: g.neg(g.mean(g.mul(sequenceMean(g, batch.logProb, batch.mask), batch.advantages))) };';
+const THROWING_PROXY = "new Proxy({}, { get() { throw new Error('trap'); }, has() { throw new Error('trap'); }, ownKeys() { throw new Error('trap'); } })";
+
+function train(module: string): { code: number; stderr: string } {
+  write('mine.ts', module);
+  write('faulty.rlx', SPEC);
+  const r = rlx('train', 'faulty.rlx', '--out', 'runs');
+  assert.doesNotMatch(r.stderr, /internal error|    at /);
+  return r;
+}
+
+describe('a learner module that misbehaves outside its loss', () => {
+  test('buildLoss returning a Proxy whose traps throw: the module is named', () => {
+    const r = train(`${HEAD}${SPEC_EXPORT}export function buildLoss(g: LossGraph, batch: TextBatch) { return ${THROWING_PROXY}; }\n`);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /algorithm Mine \(module "mine\.ts"\): reading what buildLoss returned threw: trap; hand rlx plain objects/);
+  });
+
+  test('a spec whose getter throws (the checker read its literal): the module is named', () => {
+    const r = train(`${HEAD}${SPEC_EXPORT}Object.defineProperty(spec, 'kind', { get() { throw new Error('trap'); } });\nexport function buildLoss(g: LossGraph, batch: TextBatch) { ${LOSS} }\n`);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /algorithm Mine \(module "mine\.ts"\): reading the module's exports threw: trap/);
+  });
+
+  test('top-level code replacing JSON.stringify is refused, naming it', () => {
+    const r = train(`${HEAD}${SPEC_EXPORT}JSON.stringify = () => { throw new Error('mine'); };\nexport function buildLoss(g: LossGraph, batch: TextBatch) { ${LOSS} }\n`);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /algorithm Mine \(module "mine\.ts"\): the module's top-level code changed JavaScript's built-in JSON\.stringify, which rlx uses too; a learner module must leave the built-ins as they are/);
+  });
+
+  test("buildLoss replacing JSON.stringify on the trainer's thread only is refused, and the run's files are still written", () => {
+    const r = train(`${HEAD}import { isMainThread } from 'node:worker_threads';\n${SPEC_EXPORT}export function buildLoss(g: LossGraph, batch: TextBatch) {\n  if (isMainThread) JSON.stringify = () => { throw new Error('mine'); };\n  ${LOSS}\n}\n`);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /algorithm Mine \(module "mine\.ts"\): buildLoss changed JavaScript's built-in JSON\.stringify/);
+  });
+});
