@@ -83,6 +83,14 @@ describe('rlx train with a Python env that fails', { skip }, () => {
     assert.equal(readJson(path.join(work, runDirOf(trained.stdout), 'status.json'))!.status, 'failed');
   });
 
+  it('a start that hangs under a short env_timeout: the message gives the wait it took and why (issue 43 item 15)', { timeout: 120_000 }, () => {
+    // Start-up is allowed at least 60 s whatever env_timeout says; the message must not call those 60 s env_timeout.
+    const trained = rlx('train', write('slow-start.rlx', spec('RlxSlowStart-v0').replace('max_steps: 100', 'max_steps: 100\n  env_timeout: 5')), '--out', 'runs');
+    assert.equal(trained.code, 2, trained.stderr);
+    assert.match(trained.stderr, /worker 0: while starting \(importing gymnasium and making the env\) did not return within 60 s \(the start-up allowance: env_timeout is 5 s, and starting may take 60 s\); the worker was stopped/);
+    assert.doesNotMatch(trained.stderr, /60 s \(env_timeout\)/);
+  });
+
   it('step() results of the wrong type and infinite observations: exit 2 and a sentence that says which value', () => {
     const cases: [string, RegExp][] = [
       ['RlxRewardStr-v0', /step\(\) returned the reward 'high' \(str\); a reward is one number/],
