@@ -1,6 +1,7 @@
 // Learner modules that misbehave in ways a loss check does not see (issue 43, item 14): a result
 // or exports whose reading throws (a Proxy), and a module that replaces a JavaScript built-in
-// rlx uses too. `rlx train` fails with one line naming the module (exit 2), never exit 70.
+// rlx uses too; and (item 21) a numeric learner whose critics loss leaves out one of the twin
+// critics. `rlx train` fails with one line naming the module (exit 2), never exit 70.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { scratch } from './scratch.js';
@@ -50,5 +51,25 @@ describe('a learner module that misbehaves outside its loss', () => {
     const r = train(`${HEAD}import { isMainThread } from 'node:worker_threads';\n${SPEC_EXPORT}export function buildLoss(g: LossGraph, batch: TextBatch) {\n  if (isMainThread) JSON.stringify = () => { throw new Error('mine'); };\n  ${LOSS}\n}\n`);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /algorithm Mine \(module "mine\.ts"\): buildLoss changed JavaScript's built-in JSON\.stringify/);
+  });
+
+  test('a numeric learner whose critics loss does not use q2 (DDPG): the module and the unused network are named', () => {
+    write('ddpg.ts', `import type { LossGraph, NumericBatch, NumericNetworks } from 'rlx/learner';
+export const spec = { kind: 'numeric', settings: {} };
+export function buildLosses(g: LossGraph, batch: NumericBatch, nets: NumericNetworks) {
+  const y = g.add(batch.rewards, g.mul(g.mul(g.sub(1, batch.dones), batch.gamma), nets.targetQ1(batch.nextObservations, nets.targetActor(batch.nextObservations))));
+  const critic = g.mean(g.square(g.sub(nets.q1(batch.observations, batch.actions), y)));
+  return { critics: { loss: critic }, actor: { loss: g.neg(g.mean(nets.q1(batch.observations, nets.actor(batch.observations)))) } };
+}
+`);
+    write('ddpg.rlx', `env Swing = Pendulum { }
+policy Actor = mlp { hidden: [16] }
+algorithm Ddpg = module("./ddpg.ts") { learning_starts: 100, batch_size: 16 }
+experiment OneCritic { env: Swing, policy: Actor, algorithm: Ddpg, budget: 300, device: cpu }
+`);
+    const r = rlx('train', 'ddpg.rlx', '--out', 'runs');
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /algorithm Ddpg \(module "ddpg\.ts"\): buildLosses returned a critics loss that does not use networks\.q2: rlx trains both critics \(q1 and q2\) on the critics loss/);
+    assert.doesNotMatch(r.stderr, /internal error|GradientParts|    at /);
   });
 });
