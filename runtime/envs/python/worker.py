@@ -358,7 +358,20 @@ def describe(env, np):
     goal = goal_of(env, description['observation_names'], np)
     if goal is not None:
         description['goal'] = goal
+    image = image_of(space, np)
+    if image is not None:
+        description['image'] = image
     return description
+
+
+def image_of(space, np):
+    """The first Box of uint8 pixels in the observation (SB3's test: uint8, 2 or 3 dimensions),
+    as {'key': its Dict key path or None, 'shape': [...]}; None without one. rlx flattens such a
+    Box into its MLP, unscaled, so the checker warns (no CNN encoder yet)."""
+    for path, leaf, _count, _low, _high in observation_parts(space, np):
+        if type(leaf).__name__ == 'Box' and leaf.dtype == np.uint8 and len(leaf.shape) in (2, 3):
+            return {'key': '.'.join(map(str, path)) if path else None, 'shape': [int(d) for d in leaf.shape]}
+    return None
 
 
 def converters(description, np):
