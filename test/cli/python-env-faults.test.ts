@@ -91,6 +91,16 @@ describe('rlx train with a Python env that fails', { skip }, () => {
     assert.doesNotMatch(trained.stderr, /60 s \(env_timeout\)/);
   });
 
+  it('under NormalizeReward the logged return is the env\'s info["episode"]["r"], not the rescaled rewards\' sum (issue 43 item 21)', () => {
+    const trained = rlx('train', write('scaled.rlx', spec('RlxNormalized-v0').replace('  max_steps: 100\n', '').replace('budget: 4k', 'budget: 1k')), '--out', 'runs');
+    assert.equal(trained.code, 0, trained.stderr);
+    const events = fs.readFileSync(path.join(work, runDirOf(trained.stdout), 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; values?: Record<string, number> });
+    const returns = events.filter((e) => e.type === 'metrics' && e.values?.['charts/episodic_return'] !== undefined).map((e) => e.values!['charts/episodic_return']);
+    assert.ok(returns.length > 0, 'episodes are logged');
+    // Every episode is 10 steps of reward 1: its true return is 10, whatever NormalizeReward made of the rewards.
+    assert.deepEqual(new Set(returns), new Set([10]));
+  });
+
   it('step() results of the wrong type and infinite observations: exit 2 and a sentence that says which value', () => {
     const cases: [string, RegExp][] = [
       ['RlxRewardStr-v0', /step\(\) returned the reward 'high' \(str\); a reward is one number/],
