@@ -205,9 +205,11 @@ export class TrainingRun {
         if (rollouts) this.log('info', `rollouts on ${rollouts.provider} (${rollouts.reason})`);
         events.flush();
         outcome = await this.trainStage(startTime, resumed);
-        // Each stage that ran to its end is evaluated before the next one starts from its weights.
+        // Each stage that ran to its end is evaluated before the next one starts from its weights,
+        // unless an evaluation due at its last step just ran (its policy episode is recorded here:
+        // the loop leaves that to whoever goes on after a stage's last iteration).
         if (!outcome && i < this.stages.length - 1 && this.workload.evaluates(this.plan)) {
-          await this.evaluate();
+          if (this.lastEvalStep !== this.step) await this.evaluate();
           await this.recordPolicy('eval');
         }
       }
