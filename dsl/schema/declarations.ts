@@ -35,8 +35,8 @@ export const EXPERIMENT: DeclarationSchema = {
       doc: 'Periodic evaluation of the current policy on fresh episodes.',
       params: [
         required('every', count(), 'Environment steps between evaluations.'),
-        param('episodes', count({ max: 1e6 }), 10, 'Episodes per evaluation. A text env ignores it: every held-out prompt or dialogue is answered once, greedily (a repeated one gets the same answer), so each evaluation is the same set.'),
-        param('deterministic', bool, true, 'Take the most likely action instead of sampling (text envs: always greedy).'),
+        { ...param('episodes', count({ max: 1e6 }), 10, 'Episodes per evaluation. A text env ignores it: every held-out prompt or dialogue is answered once, greedily (a repeated one gets the same answer), so each evaluation is the same set.'), unusedOn: ['text'] },
+        { ...param('deterministic', bool, true, 'Take the most likely action instead of sampling (text envs: always greedy).'), unusedOn: ['text'] },
       ],
     },
     {
