@@ -104,4 +104,7 @@ export const SWEEP: DeclarationSchema = {
   ],
 };
 
+/** Why `precision: fp16` gains nothing on the CPU: said by the checker (device cpu) and by rlx train wherever the run lands on the CPU. */
+export const FP16_ON_CPU = 'onnxruntime\'s CPU provider computes float16 products in float32 with casts around them: slower than fp32, and no less memory';
+
 export const DECLARATION_SCHEMAS = { experiment: EXPERIMENT, reward: REWARD, sweep: SWEEP, stage: STAGE };
