@@ -28,6 +28,8 @@ export interface ChatFormat {
   render(messages: readonly ChatMessage[], options: { addGenerationPrompt: boolean; variables?: Readonly<Record<string, unknown>> }): string;
   /** The file the template came from. */
   readonly source: string;
+  /** Whether the template's text reads a variable of this name anywhere (a variable it never reads changes nothing). */
+  reads(name: string): boolean;
 }
 
 /** Chat templates of real models are a few KiB; some tool-calling ones reach a few dozen. */
@@ -187,8 +189,10 @@ export function loadChatFormat(modelDir: string): ChatFormat | undefined {
     const token = specialTokenText(config[key]);
     if (token !== undefined) specialTokens[key] = token;
   }
+  const names = namesRead(template.parsed);
   return {
     source,
+    reads: (name) => names.has(name),
     render(messages, options) {
       const context = {
         ...specialTokens,
@@ -211,16 +215,42 @@ export function loadChatFormat(modelDir: string): ChatFormat | undefined {
   };
 }
 
+/**
+ * Every name the parsed template refers to: its identifiers, less the attribute names of
+ * `x.name` (an attribute is no variable). Walked with a stack, not recursion, since a 4 MiB
+ * template may nest deeply. Over-inclusive (a keyword argument's name counts): a variable it
+ * lists may still go unused, but one it does not list is never read.
+ */
+function namesRead(root: unknown): Set<string> {
+  const names = new Set<string>();
+  const stack: unknown[] = [root];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    const record = node as Record<string, unknown>;
+    if (record.type === 'Identifier' && typeof record.value === 'string') names.add(record.value);
+    for (const [key, child] of Object.entries(record)) {
+      if (record.type === 'MemberExpression' && key === 'property' && record.computed === false) continue;
+      if (child !== null && typeof child === 'object') stack.push(child);
+    }
+  }
+  return names;
+}
+
 /** The conversation the checks render: a user's question, the least a chat template must take. */
 export const PROBE_MESSAGES: readonly ChatMessage[] = [{ role: 'user', content: 'What is 1+1?' }];
 
 /**
  * Refuses (ChatTemplateError naming the file) a model folder whose chat template does not parse,
  * or throws (raise_exception, an error of the engine) when it renders `messages` with the
- * generation prompt: found before a run begins, not at its first prompt.
+ * generation prompt: found before a run begins, not at its first prompt. The template, where the folder has one.
  */
-export function checkChatTemplate(modelDir: string, messages: readonly ChatMessage[] = PROBE_MESSAGES, variables?: Readonly<Record<string, unknown>>): void {
-  loadChatFormat(modelDir)?.render(messages, { addGenerationPrompt: true, variables });
+export function checkChatTemplate(modelDir: string, messages: readonly ChatMessage[] = PROBE_MESSAGES, variables?: Readonly<Record<string, unknown>>): ChatFormat | undefined {
+  const format = loadChatFormat(modelDir);
+  format?.render(messages, { addGenerationPrompt: true, variables });
+  return format;
 }
 
 interface FoundTemplate {

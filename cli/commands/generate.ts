@@ -93,7 +93,7 @@ export const generateCommand: Command = {
       const prompt =
         values['prompt-ids'] !== undefined
           ? tokenIds('--prompt-ids', values['prompt-ids'], folder.config.vocab)
-          : tokenizer.encode(values.chat ? renderChat(folder, { user: values.prompt!, system: values.system, variables: chatVariables(values['chat-var']) }) : values.prompt!);
+          : tokenizer.encode(values.chat ? renderChat(folder, { user: values.prompt!, system: values.system, variables: chatVariables(values['chat-var'], folder.chat, 'generate') }) : values.prompt!);
       if (prompt.length === 0) throw new UserError('the prompt is empty; give at least one token');
       const length = values['score-ids'] !== undefined ? tokenIds('--score-ids', values['score-ids'], folder.config.vocab).length : maxTokens;
       const what = values['score-ids'] !== undefined ? `--score-ids (${length} tokens)` : `--max-tokens ${length}`;

@@ -20,7 +20,7 @@ export const tokenizeCommand: Command = {
     const [{ renderChat }, { loadModelAt }] = await Promise.all([import('../../runtime/lm/model-folder.js'), import('../../runtime/lm/run-policy.js')]);
     const { text, ids, tokens } = (() => {
       const { folder } = loadModelAt(positionals[0]!);
-      const text = values.chat ? renderChat(folder, { user: values.text!, system: values.system, variables: chatVariables(values['chat-var']) }) : values.text!;
+      const text = values.chat ? renderChat(folder, { user: values.text!, system: values.system, variables: chatVariables(values['chat-var'], folder.chat, 'tokenize') }) : values.text!;
       const ids = folder.tokenizer.encode(text);
       return { text, ids, tokens: ids.map((id) => folder.tokenizer.decode([id])) };
     })();

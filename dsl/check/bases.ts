@@ -66,6 +66,11 @@ function checkProbed(ctx: CheckContext, symbol: DeclSymbol, at: Range): void {
     ctx.accept('warning', 'python-env-probe-failed', `probing ${python.label} failed, so its observation names and action kind are not checked; training would fail the same way: ${read.message}`, at);
     return;
   }
+  if (read.image) {
+    const { key, shape } = read.image;
+    // Until an encoder seam has a CNN (policies/encoders.ts), pixels reach the MLP as they are.
+    ctx.accept('warning', 'image-observations', `${python.label} observes an image${key ? ` (key '${key}')` : ''}: uint8 pixels of shape ${shape.join('x')}, which rlx's policies take flattened and unscaled (0-255) into an MLP, with no CNN encoder yet; expect little learning from pixels: wrap the env to observe features, or at least scale them to [0, 1]`, at);
+  }
   const declared = declaredObservations(ctx.model.effective(symbol));
   const count = read.observationNames.length;
   if (declared && declared.length !== count) {

@@ -6,7 +6,7 @@ import type { DeclKind, Range } from '../syntax/ast.js';
 import { Model, type DeclSymbol } from '../semantics/model.js';
 import type { EnvModuleRead } from '../semantics/env-module.js';
 import { pythonEnvKey, type PythonEnvFactsProvider, type PythonEnvQuery, type PythonEnvRead } from '../semantics/python-env.js';
-import { modelFilesProblem, readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
+import { readModelFiles, readModelFolder, type ModelFolderRead } from '../semantics/model-folder.js';
 import type { DatasetRead, SourceUnit, Workspace } from '../semantics/workspace.js';
 import { checkBase } from './bases.js';
 import { checkConsistency } from './consistency.js';
@@ -144,7 +144,7 @@ export function* analyzeInSteps(workspace: Workspace, roots: string[], options: 
     },
   } satisfies ExternalReads;
   const readPythonEnv = (query: PythonEnvQuery) => reads.python(pythonEnvKey(query));
-  const model = new Model(units, reads.module, reads.folder, reads.dataset, options.readModelFiles ? modelFilesProblem : undefined, readPythonEnv);
+  const model = new Model(units, reads.module, reads.folder, reads.dataset, options.readModelFiles ? readModelFiles : undefined, readPythonEnv);
   const reuse = options.cache ? new ReuseSession(options.cache, model, reads) : undefined;
   const diagnostics = new Map<string, Diagnostic[]>();
   const hidden = new Map<string, HiddenDiagnostics>();

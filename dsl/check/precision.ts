@@ -3,6 +3,7 @@
 // runs, but onnxruntime's CPU provider computes float16 products in float32 with casts around
 // them (no x86 float16 kernel), slower than fp32 and no less memory: a warning. Reported where
 // this experiment states precision, else left to the base that does.
+import { FP16_ON_CPU } from '../schema/declarations.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 
@@ -25,7 +26,7 @@ export function checkPrecision(ctx: CheckContext, symbol: DeclSymbol): void {
   const device = props.get('device')?.node.value;
   if (device?.kind === 'Name' && device.parts[0]?.text === 'cpu') {
     ctx.accept('warning', 'suspicious-value',
-      'precision fp16 on device cpu runs, but onnxruntime\'s CPU provider computes float16 products in float32 with casts around them: slower than fp32, and no less memory. Use device webgpu or cuda (or auto), or remove precision',
+      `precision fp16 on device cpu runs, but ${FP16_ON_CPU}. Use device webgpu or cuda (or auto), or remove precision`,
       value.range);
   }
 }

@@ -68,7 +68,7 @@ function checkModelFolder(ctx: CheckContext, symbol: DeclSymbol, at: A.Range): v
       ctx.accept('error', 'invalid-model', `the model folder '${written}' has no ${read.missing.join(' and no ')}; ${DOWNLOAD_HINT}`, at);
       break;
     case 'model': {
-      const problem = ctx.model.modelFilesProblem?.(dir, read.config);
+      const problem = ctx.model.modelFiles?.(dir, read.config).problem;
       if (problem) ctx.accept('error', 'invalid-model', problem, at);
       break;
     }
@@ -90,6 +90,11 @@ export function checkPretrainedPolicy(ctx: CheckContext, symbol: DeclSymbol): vo
       if (member.name.text === 'lora' && key === 'targets' && found) checkTargets(ctx, inner.value, found.config);
       if (member.name.text === 'chat' && key === 'user' && inner.value?.kind === 'String' && !inner.value.value.includes('{prompt}')) {
         ctx.accept('warning', 'suspicious-value', 'chat.user has no {prompt}, so the task\'s prompt never reaches the model; write it where the prompt goes, e.g. "Solve: {prompt}"', inner.value.range);
+      }
+      if (member.name.text === 'chat' && key !== 'user' && key !== 'system' && found?.folder.read.kind === 'model') {
+        // A template variable: one the template never reads (a misspelt enable_thinking) would change nothing, unseen.
+        const reads = ctx.model.modelFiles?.(found.folder.dir, found.config).chatReads;
+        if (reads && !reads(key)) ctx.accept('warning', 'suspicious-value', `chat.${key}: the model's chat template never reads '${key}', so it changes nothing; check the name against the template's variables`, inner.path[0].range);
       }
     }
   }

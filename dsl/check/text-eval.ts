@@ -3,18 +3,26 @@
 // the same number every time and comparable across runs. A repeated prompt would get the same
 // answer, and sampled training prompts would not be held out, so a stated count cannot be
 // honoured: warned at the value rather than ignored in silence (`rlx eval --episodes` says the same).
+import { DECLARATION_SCHEMAS } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol, Effective } from '../semantics/model.js';
 import { constantNumber } from '../semantics/constant.js';
 import type { CheckContext } from './context.js';
 
+/** The eval block's settings the trainer does not read on an env of this action kind (the schema registry says which). */
+function unusedEvalParams(action: string): Set<string> {
+  const block = DECLARATION_SCHEMAS.experiment.blocks.find((b) => b.name === 'eval');
+  return new Set(block?.params.filter((p) => p.unusedOn?.some((a) => a === action)).map((p) => p.name));
+}
+
 export function checkTextEval(ctx: CheckContext, symbol: DeclSymbol): void {
   const block = ctx.model.effective(symbol).blocks.get('eval');
   const env = ctx.model.envSpec(ctx.model.referencedTarget(symbol, 'env'));
   if (!block || env?.action !== 'text') return;
+  const unused = unusedEvalParams(env.action);
   // Reported where this experiment states the value, else left to the base that does.
   const own = (name: string): Effective<A.Property> | undefined => {
-    const p = block.get(name);
+    const p = unused.has(name) ? block.get(name) : undefined;
     return p && p.owner === symbol && p.node.value ? p : undefined;
   };
   const held = env.dialogue ? 'dialogues' : 'prompts';

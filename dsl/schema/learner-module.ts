@@ -115,6 +115,8 @@ function learnerSetting(name: string, value: unknown, kind: LearnerKind): Learne
   const owned = learnerParams(kind);
   const at = `spec.settings.${name}`;
   if (!SETTING_NAME.test(name)) return `${at}: a setting's name is lower case letters, digits and '_' (as .rlx writes it)`;
+  // Settings become keys of plain objects (the plan's, the module's settings): this one would set a prototype instead.
+  if (name === '__proto__') return `${at}: '__proto__' cannot name a setting (JavaScript gives it a meaning of its own); name it otherwise`;
   if (owned.some((p) => p.name === name)) return `${at}: '${name}' is one of rlx's own settings of every ${kind} learner (${owned.map((p) => p.name).join(', ')}); name yours otherwise`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${at} must be an object such as { type: 'number', default: 0.5 }`;
   const record = value as Record<string, unknown>;

@@ -37,6 +37,11 @@ export interface PythonEnvFacts {
    * compute_reward on env.unwrapped): `relabel:` and the reward names `goal`/`achieved` take it.
    */
   readonly goalConditioned: boolean;
+  /**
+   * The first Box of uint8 pixels in the observation (2 or 3 dimensions; `key`: its Dict key
+   * path, '' outside a Dict), else null: the policy would take it flattened and unscaled.
+   */
+  readonly image: { readonly key: string; readonly shape: readonly number[] } | null;
 }
 
 /**

@@ -68,6 +68,12 @@ export interface ParamSpec {
   default?: PlanValue;
   required?: boolean;
   doc: string;
+  /**
+   * The action kinds of the experiment's env on which the trainer does not read it (an eval
+   * block's episodes on a text env): the checker warns where it is stated, inlay hints do not
+   * offer its default.
+   */
+  unusedOn?: readonly ActionKind[];
 }
 
 export interface BlockSpec {

@@ -52,7 +52,8 @@ export function readEnvModuleSpec(text: string): EnvModuleRead {
     return 'spec' in read ? { kind: 'declared', spec: read.spec } : { kind: 'invalid', message: read.problem, line: lineOf(text, found.index) };
   } catch (err) {
     if (!(err instanceof NotLiteral)) throw err;
-    return { kind: 'invalid', message: `rlx reads spec without running the module, so it must be written out as a literal: ${err.message}`, line: lineOf(text, err.offset) };
+    const message = err instanceof TooDeep ? err.message : `rlx reads spec without running the module, so it must be written out as a literal: ${err.message}`;
+    return { kind: 'invalid', message, line: lineOf(text, err.offset) };
   }
 }
 
@@ -73,15 +74,34 @@ class NotLiteral extends Error {
   }
 }
 
+/** A literal, but nested past MAX_SPEC_NESTING: said as it is, not as "not a literal". */
+class TooDeep extends NotLiteral {}
+
+/**
+ * How deep a spec's objects and lists may nest. A spec needs three levels (spec, settings, a
+ * setting); the reader recurses once per level, so a limit keeps a file of 20,000 `{` from
+ * overflowing the checker's stack.
+ */
+export const MAX_SPEC_NESTING = 32;
+
 /** Reads one JavaScript literal (objects, lists, strings, numbers, true/false/null), comments allowed. */
 class LiteralReader {
+  private depth = 0;
+
   constructor(private readonly text: string, private at: number) {}
 
   value(): unknown {
     this.skip();
     const c = this.text[this.at];
-    if (c === '{') return this.object();
-    if (c === '[') return this.list();
+    if (c === '{' || c === '[') {
+      if (this.depth >= MAX_SPEC_NESTING) throw new TooDeep(`spec nests objects and lists more than ${MAX_SPEC_NESTING} deep; it needs three levels (spec, settings, a setting)`, this.at);
+      this.depth++;
+      try {
+        return c === '{' ? this.object() : this.list();
+      } finally {
+        this.depth--;
+      }
+    }
     if (c === '"' || c === "'") return this.string();
     const word = /^(-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|true|false|null)\b/.exec(this.text.slice(this.at, this.at + 64));
     if (word) {
@@ -102,7 +122,8 @@ class LiteralReader {
       const key = c === '"' || c === "'" ? this.string() : this.identifier();
       this.skip();
       if (!this.eat(':')) throw new NotLiteral(`expected ':' after '${key}'`, this.at);
-      out[key] = this.value();
+      // Defined, not assigned: `__proto__: {...}` is then a key the spec's checks see (and refuse), not a prototype.
+      Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.skip();
       if (!this.eat(',') && this.text[this.at] !== '}') throw new NotLiteral("expected ',' or '}'", this.at);
     }

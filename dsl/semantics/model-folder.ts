@@ -7,7 +7,7 @@
 // sees a download that finishes or a config.json that is edited.
 //
 // The checker also reads a complete folder's files as `rlx train` will before it starts
-// (modelFilesProblem): tokenizer.json's kind, tokenizer_config.json's settings, the tokenizer's
+// (readModelFiles): tokenizer.json's kind, tokenizer_config.json's settings, the tokenizer's
 // ids against the embedding, the weights' headers (each tensor the config implies,
 // of its shape and a dtype rlx reads; no tensor data) and the chat template rendering a question.
 // Folder completion lists folders with readModelFolder alone, which reads none of them.
@@ -89,26 +89,35 @@ function readFolder(dir: string): ModelFolderRead {
   return missing.length > 0 ? { kind: 'incomplete', missing, config } : { kind: 'model', config };
 }
 
-const filesCache = new Map<string, { stamp: string; problem: string | undefined }>();
+/** What `rlx train` would refuse in a complete model folder's files, and what its chat template reads. */
+export interface ModelFiles {
+  /** The trainer's own words naming the file; undefined when it would load them. */
+  readonly problem: string | undefined;
+  /** Whether the chat template reads a variable (hf/chat-template.ts reads()); undefined without a template, or with a problem. */
+  readonly chatReads: ((name: string) => boolean) | undefined;
+}
+
+const filesCache = new Map<string, { stamp: string; files: ModelFiles }>();
 
 /**
- * What `rlx train` would refuse in the files of a complete model folder (read.kind 'model'), in
- * the trainer's own words naming the file; undefined when it would load them. Cached as readModelFolder is.
+ * The files of a complete model folder (read.kind 'model'), read as `rlx train` reads them
+ * before it starts. Cached as readModelFolder is.
  */
-export function modelFilesProblem(dir: string, config: LmConfig): string | undefined {
+export function readModelFiles(dir: string, config: LmConfig): ModelFiles {
   const stamp = stampOf(dir);
   const cached = filesCache.get(dir);
-  if (stamp !== undefined && cached?.stamp === stamp) return cached.problem;
-  let problem: string | undefined;
+  if (stamp !== undefined && cached?.stamp === stamp) return cached.files;
+  let files: ModelFiles;
   try {
     checkTokenizerFiles(dir, config.vocab);
     matchWeights(dir, config);
-    checkChatTemplate(dir);
+    const chat = checkChatTemplate(dir);
+    files = { problem: undefined, chatReads: chat ? (name) => chat.reads(name) : undefined };
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
-    problem = err.message;
+    files = { problem: err.message, chatReads: undefined };
   }
   if (filesCache.size >= MAX_CACHED) filesCache.clear();
-  if (stamp !== undefined) filesCache.set(dir, { stamp, problem });
-  return problem;
+  if (stamp !== undefined) filesCache.set(dir, { stamp, files });
+  return files;
 }

@@ -10,7 +10,7 @@ import { moduleAlgorithmSpec } from '../schema/learner-module.js';
 import type { AlgorithmSpec } from '../schema/types.js';
 import type { EnvModuleRead } from './env-module.js';
 import { pythonEnvQuery, pythonEnvSpec, type PythonEnvQuery, type PythonEnvRead } from './python-env.js';
-import { readModelFolder as readFolderOnDisk, type ModelFolderRead } from './model-folder.js';
+import { readModelFolder as readFolderOnDisk, type ModelFiles, type ModelFolderRead } from './model-folder.js';
 import type { LmConfig } from '../../hf/config.js';
 import type { DatasetRead, SourceUnit } from './workspace.js';
 import { NameIndex } from '../name-index.js';
@@ -162,10 +162,11 @@ export class Model {
     /** What the dataset at an absolute path holds (Workspace.dataset); unknown (undefined) without it. */
     private readonly readDataset: (file: string) => DatasetRead | undefined = () => undefined,
     /**
-     * What `rlx train` would refuse in a complete model folder's files (model-folder.ts
-     * modelFilesProblem); the command line reads them, the editor does not (undefined).
+     * What `rlx train` would refuse in a complete model folder's files, and what its chat
+     * template reads (model-folder.ts readModelFiles); the command line reads them, the editor
+     * does not (undefined).
      */
-    readonly modelFilesProblem?: (dir: string, config: LmConfig) => string | undefined,
+    readonly modelFiles?: (dir: string, config: LmConfig) => ModelFiles,
     /** What a probe learnt of a gymnasium(...) env (python-env.ts); unknown without it. */
     private readonly readPythonEnv: (query: PythonEnvQuery) => PythonEnvRead = () => undefined,
   ) {

@@ -229,6 +229,16 @@ export class CstToAst {
     const exprCst = node(c.expression);
     const value = exprCst ? this.expression(exprCst) : undefined;
     const colon = tok(c.Colon);
+    const inline = node(c.inlineBody);
+    if (inline) {
+      // Left out of the tree: the value stands, so the body's other members are checked as written.
+      const key = path.map((p) => p.text).join('.');
+      const base = value?.kind === 'Name' ? value.parts.map((p) => p.text).join('.') : value?.kind === 'Call' ? value.callee.parts.map((p) => p.text).join('.') : 'Base';
+      const kind = path.length === 1 && ['env', 'policy', 'algorithm', 'reward'].includes(key) ? key : undefined;
+      const instead = kind === undefined ? 'remove it'
+        : `declare the settings (\`${kind} Tuned = ${base} { ... }\`) and write \`${key}: Tuned\`${kind === 'algorithm' ? `, or train it as a stage (\`stage main = ${base} { ... }\`)` : ''}`;
+      this.errors.push({ message: `a property's value takes no { } body: ${instead}`, range: this.body(inline).range });
+    }
     return {
       kind: 'Property',
       path,

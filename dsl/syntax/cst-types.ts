@@ -124,6 +124,7 @@ export type PropertyCstChildren = {
   Dot?: IToken[];
   Colon: IToken[];
   expression: ExpressionCstNode[];
+  inlineBody?: BodyCstNode[];
 };
 
 export interface QualifiedNameCstNode extends CstNode {

@@ -129,6 +129,9 @@ export class RlxGrammar extends CstParser {
     });
     this.CONSUME(T.Colon);
     this.SUBRULE(this.expression);
+    // `algorithm: PPO { gamma: 0.9 }` is no property (a value takes no body), but parsed as one
+    // so that the error says what to write and the members after it still parse (cst-to-ast.ts).
+    this.OPTION(() => this.SUBRULE(this.body, { LABEL: 'inlineBody' }));
   });
 
   /** `env B` after a missing base: the start of the next declaration, not a name `env`. */

@@ -8,7 +8,7 @@ import { ComparePanel } from '../panels/compare-panel.js';
 import { DashboardPanel } from '../panels/dashboard-panel.js';
 import { RolloutsPanel } from '../panels/rollouts-panel.js';
 import type { PanelContext } from '../panels/run-panel.js';
-import { describeRun } from './describe.js';
+import { runPickItems } from './pick-items.js';
 import { metricsCsv } from './metrics-csv.js';
 import { isRunsNode, runDirOf, type RunsNode } from './nodes.js';
 import type { RunsTreeProvider } from './runs-view.js';
@@ -103,10 +103,7 @@ async function pickRuns(runs: RunInfo[], title: string, many: boolean, preselect
     void vscode.window.showInformationMessage('There are no runs yet: train an experiment first.');
     return undefined;
   }
-  const items = runs.map((info) => {
-    const d = describeRun(info);
-    return { label: `${info.experiment}: ${d.label}`, description: d.description, dir: info.dir, picked: preselected.includes(info.dir) };
-  });
+  const items = runPickItems(runs, preselected);
   if (many) {
     const picked = await vscode.window.showQuickPick(items, { title, canPickMany: true });
     return picked?.map((p) => p.dir);

@@ -86,7 +86,8 @@ function memberTag(runId: string): string | undefined {
   return /^\d{8}-\d{6}-(.+)-seed\d+(?:-\d+)?$/.exec(runId)?.[1];
 }
 
-function startedAt(run: RunInfo): string {
+/** When the run started, to the minute in local time (`2026-11-21 10:10`); its id where status.json has no start. */
+export function startedAt(run: RunInfo): string {
   const iso = run.status?.started;
   const date = iso ? new Date(iso) : undefined;
   if (!date || Number.isNaN(date.getTime())) return run.runId;

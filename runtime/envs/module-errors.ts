@@ -26,13 +26,20 @@ function describeValue(value: unknown): string {
   return `${short(value)} (not an Error)`;
 }
 
-/** A value as a short line of JSON (or its String() when it has none), for messages. */
+/** A value as a short line of JSON (or its String() when it has none), for messages; never throws. */
 export function short(value: unknown): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch {
-    text = undefined; // a cycle, a BigInt
+    text = undefined; // a cycle, a BigInt, a Proxy whose traps throw
   }
-  return text === undefined ? String(value) : text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  if (text === undefined) {
+    try {
+      text = String(value);
+    } catch {
+      return 'a value that cannot be shown (turning it into text threw)';
+    }
+  }
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

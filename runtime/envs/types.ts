@@ -105,6 +105,12 @@ export interface FastEnv extends Env {
   readonly success: boolean;
   /** The infoFields values of the last step, in order (true/false as 1/0). */
   readonly info?: ArrayLike<number>;
+  /**
+   * Where the last step ended an episode: the env's own count of its return, when it keeps one
+   * (a Python env's info["episode"]["r"]); null or absent: the sum of the rewards it returned.
+   * It differs under a wrapper that rescales the rewards (Gymnasium's NormalizeReward).
+   */
+  readonly episodeReturn?: number | null;
   /** Restart the random stream as copy `stream` of a run seeded with `seed`. */
   seed(seed: number, stream?: number): void;
   /** Start an episode and write its first observation at obsOut[obsOffset ..]. */

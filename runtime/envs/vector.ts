@@ -303,7 +303,8 @@ export class VecEnv {
       if (isTerminated || isTruncated) {
         for (let k = 0; k < obsDim; k++) finalObs[obsOffset + k] = obs[obsOffset + k];
         hasFinalObs[i] = 1;
-        this.recordFinished(i, episodeReturn, episodeLength, env.success);
+        const reported = env.episodeReturn;
+        this.recordFinished(i, reported !== null && reported !== undefined && Number.isFinite(reported) ? reported : episodeReturn, episodeLength, env.success);
         episodeReturns[i] = 0;
         episodeLengths[i] = 0;
         if (this.successors !== null && this.successors[i] !== null) this.handOver(i);

@@ -179,6 +179,11 @@ export class PretrainedPolicy implements LanguageModel {
     return tokenizer.encode(renderChat(this.folder, chatPrompt(this.settings.chat, prompt)));
   }
 
+  /** Prompt ids as text, special tokens and all: what the model read (the chat template's rendering, cut to the prompt limit). */
+  decodePrompt(ids: readonly number[]): string {
+    return this.lm.tokenizer.decode(ids);
+  }
+
   /** A completion the model should write (a TextTask's target, a dialogue expert's turn): its text, then the id that ends it (demonstrationEndId). */
   encodeCompletion(text: string): number[] {
     return [...this.lm.tokenizer.encode(text), this.demonstrationEndId];

@@ -159,6 +159,8 @@ export interface TextSample {
 export interface TextGroup {
   type: 'group';
   start: string;
+  /** A pretrained model's: the prompt as it read it (the start through its chat template). */
+  prompt?: string;
   target?: string;
   samples: TextSample[];
 }

@@ -3,12 +3,14 @@
 // and each sample of its group with its reward, each reward term, its advantage and its
 // verdict; dialogues turn by turn. One atomic write per batch, as episode files are written:
 //   {"type":"header","kind":"text","env":"TextTask","task":"addition(digits: 2)","terms":["answer","format"],"algorithm":"GRPO","stage":"main","group_size":8,"step":N}
-//   {"type":"group","start":"12+34=","target":"46","samples":[{"text":"46","reward":1.1,"terms":{"answer":1,"format":0.1},"advantage":0.93,"correct":true}, ...]}
+//   {"type":"group","start":"12+34=","prompt":"<|im_start|>user\n12+34=<|im_end|>\n...","target":"46","samples":[{"text":"46","reward":1.1,"terms":{"answer":1,"format":0.1},"advantage":0.93,"correct":true}, ...]}
 //   {"type":"group","start":"1..100","samples":[{"turns":[["system","..."],["user","1..100"],["assistant","50"],["user","higher"],...],"reward":1,"advantage":0.5,"success":true}, ...]}
 // A dialogue's turns are its messages with the chat template's roles, from the first: the
 // system prompt (a pretrained policy's `chat { system }`, where set), the opening as the
 // policy read it (through `chat { user }`), then the agent's turns (assistant) and the env's
 // replies (user), as decoded text.
+// A pretrained model's group has `prompt` too: what the model read (the start through its chat
+// template, special tokens written out), which is what its completions answer.
 // The file is named episode-<step>.jsonl like the numeric envs' episodes, so one listing serves both.
 //
 // At the end of a finished run, the final policy's greedy answers on the held-out starts (what
@@ -43,6 +45,11 @@ function sampleLine(s: SampleRecord, advantage?: number): Record<string, unknown
   };
 }
 
+/** A group's line: its start (and what the model read of it), its target, its samples. */
+function groupLine(first: SampleRecord, samples: readonly Record<string, unknown>[]): Record<string, unknown> {
+  return { type: 'group', start: first.start, ...(first.prompt !== undefined ? { prompt: first.prompt } : {}), ...(first.target !== undefined ? { target: first.target } : {}), samples };
+}
+
 /** Writes the final policy's greedy answers on the held-out starts (its last evaluation's samples) into `dir`. */
 export function writeHeldOutAnswers(
   dir: string,
@@ -51,7 +58,7 @@ export function writeHeldOutAnswers(
 ): RecordedBatch {
   const { step } = header;
   const lines = [JSON.stringify({ type: 'header', kind: 'text', env: header.env, task: header.task, terms: header.terms, algorithm: header.algorithm, stage: header.stage, group_size: 1, step, recorded: 'final', deterministic: true })];
-  for (const s of samples) lines.push(JSON.stringify({ type: 'group', start: s.start, ...(s.target !== undefined ? { target: s.target } : {}), samples: [sampleLine(s)] }));
+  for (const s of samples) lines.push(JSON.stringify(groupLine(s, [sampleLine(s)])));
   const file = path.join(dir, rolloutFileName(step, 'final'));
   writeFileAtomic(file, lines.join('\n') + '\n');
   return { file, return: samples.reduce((sum, s) => sum + s.reward, 0) / Math.max(1, samples.length), length: samples.length };
@@ -85,7 +92,7 @@ export class TextRolloutRecorder {
     for (let g = 0; g < groups; g++) {
       const first = batch.samples[g * groupSize]!;
       const samples = batch.samples.slice(g * groupSize, (g + 1) * groupSize).map((s, i) => sampleLine(s, advantages[g * groupSize + i]!));
-      lines.push(JSON.stringify({ type: 'group', start: first.start, ...(first.target !== undefined ? { target: first.target } : {}), samples }));
+      lines.push(JSON.stringify(groupLine(first, samples)));
     }
     const file = path.join(target.dir, `episode-${step}.jsonl`);
     writeFileAtomic(file, lines.join('\n') + '\n');

@@ -129,7 +129,7 @@ export class TextEnvironment implements TextEnv {
     const statistics = this.statisticsFor(o, rows, maxNewTokens);
     const completions = await model.complete(prompts, { maxNewTokens, greedy: false, temperature: o.temperature, rng: o.sampleRng, statistics, ...(o.sampling ? { controls: o.sampling } : {}) });
     const texts = completions.map((ids) => model.decodeCompletion(ids));
-    const scored = this.scoreSamples(examples, texts, G, statistics);
+    const scored = this.scoreSamples(examples, texts, G, statistics, examples.map((_, g) => model.decodePrompt(prompts[g * G]!)));
     const batch = tokenRows(prompts, completions, model.padId);
     const tokens = completions.reduce((sum, ids) => sum + ids.length, 0);
     const stops = new Set(model.stopIds);
@@ -153,7 +153,7 @@ export class TextEnvironment implements TextEnv {
   }
 
   /** Rewards, each term and exact-match accuracy of completions (rows in groups of G per example), with the samples for the inspector. */
-  private scoreSamples(examples: readonly TextExample[], texts: readonly string[], G: number, statistics: SampledTokenStatistics | undefined): Pick<Rollouts, 'rewards' | 'samples' | 'metrics'> {
+  private scoreSamples(examples: readonly TextExample[], texts: readonly string[], G: number, statistics: SampledTokenStatistics | undefined, read?: readonly string[]): Pick<Rollouts, 'rewards' | 'samples' | 'metrics'> {
     const rows = texts.length;
     const rewards = new Float64Array(rows);
     const termSums = new Float64Array(this.termNames.length);
@@ -170,7 +170,8 @@ export class TextEnvironment implements TextEnv {
       correct += right;
       characters += [...text].length;
       const terms = Object.fromEntries(this.termNames.map((name, k) => [name, score.terms[k]!]));
-      samples.push({ start: example.prompt, target: example.target, text, reward: score.total, terms, correct: right === 1 });
+      const prompt = read?.[Math.floor(r / G)];
+      samples.push({ start: example.prompt, ...(prompt !== undefined ? { prompt } : {}), target: example.target, text, reward: score.total, terms, correct: right === 1 });
     }
     const mean = (x: number) => x / rows;
     const metrics: Record<string, number> = {
@@ -247,11 +248,17 @@ export class TextEnvironment implements TextEnv {
     // A pretrained model's completion lengths in its own tokens (the stop id not counted), as
     // max_tokens counts them; the character-level model's in characters, which are its tokens.
     const tokenLengths: number[] = [];
+    // A pretrained model's prompts as it read them, in the order the rewards come.
+    const read: string[] = [];
     const pretrained = isPretrainedSampler(model);
     const complete = async (prompts: readonly string[]) => {
       const statistics = this.intrinsic ? new SampledTokenStatistics(prompts.length, pretrained ? this.maxTokens : this.layout.completionSlots) : undefined;
       const texts = pretrained
-        ? (await model.complete(prompts.map((p) => model.encodePrompt(p)), { maxNewTokens: this.maxTokens, greedy: true, ...(statistics ? { statistics } : {}), ...(sampling ? { controls: sampling } : {}) })).map((c) => {
+        ? (await model.complete(prompts.map((p) => {
+          const ids = model.encodePrompt(p);
+          read.push(model.decodePrompt(ids));
+          return ids;
+        }), { maxNewTokens: this.maxTokens, greedy: true, ...(statistics ? { statistics } : {}), ...(sampling ? { controls: sampling } : {}) })).map((c) => {
           const stops = new Set(model.stopIds);
           tokenLengths.push(c.length - (c.length > 0 && stops.has(c[c.length - 1]!) ? 1 : 0));
           return model.decodeCompletion(c);
@@ -265,7 +272,8 @@ export class TextEnvironment implements TextEnv {
         const { total, terms } = this.score(example, completion, sampled[rewards.length]);
         rewards.push(total);
         const termValues = Object.fromEntries(this.termNames.map((name, k) => [name, terms[k]!]));
-        samples.push({ start: example.prompt, target: example.target, text: completion, reward: total, terms: termValues, correct: exact(completion, example.target) === 1 });
+        const prompt = read[samples.length];
+        samples.push({ start: example.prompt, ...(prompt !== undefined ? { prompt } : {}), target: example.target, text: completion, reward: total, terms: termValues, correct: exact(completion, example.target) === 1 });
         return total;
       },
       batchSize: EVAL_BATCH,

@@ -43,6 +43,12 @@ export interface TokenRows {
 export interface SampleRecord {
   /** The start it was sampled from: the prompt, or the dialogue's opening. */
   readonly start: string;
+  /**
+   * Single-turn, a pretrained model: the prompt as the model read it (through its chat template,
+   * cut to the prompt limit, special tokens written out), decoded from its tokens. Absent where
+   * the model read `start` itself (the character-level transformer).
+   */
+  readonly prompt?: string;
   /** Single-turn: the task's target and the completion. */
   readonly target?: string;
   readonly text?: string;

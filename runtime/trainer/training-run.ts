@@ -20,6 +20,7 @@ import type { RunDirectory } from '../run/run-dir.js';
 import type { Condition, ConditionMetric } from '../run/stop.js';
 import { opThreadsFor, type Compute, type ComputeOptions, type Precision } from '../tensor/index.js';
 import { planPrecision } from '../support.js';
+import { FP16_ON_CPU } from '../../dsl/schema/declarations.js';
 import { Curriculum } from './curriculum.js';
 import { RunReport, windowMetrics } from './run-report.js';
 import type { Workload } from './workload.js';
@@ -182,6 +183,10 @@ export class TrainingRun {
     try {
       if (this.device.note) this.log('warn', this.device.note);
       else if (this.device.reason !== ASKED_FOR) this.log('info', `device ${this.device.provider} (${this.device.reason})`);
+      // Said once at the start: a run that landed on the CPU (device auto, --device cpu) trains fp16 at a loss.
+      if (planPrecision(this.plan) === 'fp16' && this.device.provider === 'cpu') {
+        this.log('warn', `precision fp16, but this run trains on the cpu, where ${FP16_ON_CPU}; set precision fp32, or train where a GPU starts`);
+      }
       if (state) {
         this.loadAlgorithmState(state);
         this.log('info', `resumed from checkpoint at step ${state.step}${this.stages.length > 1 ? ` (stage ${this.stageName})` : ''}`);
@@ -205,9 +210,11 @@ export class TrainingRun {
         if (rollouts) this.log('info', `rollouts on ${rollouts.provider} (${rollouts.reason})`);
         events.flush();
         outcome = await this.trainStage(startTime, resumed);
-        // Each stage that ran to its end is evaluated before the next one starts from its weights.
+        // Each stage that ran to its end is evaluated before the next one starts from its weights,
+        // unless an evaluation due at its last step just ran (its policy episode is recorded here:
+        // the loop leaves that to whoever goes on after a stage's last iteration).
         if (!outcome && i < this.stages.length - 1 && this.workload.evaluates(this.plan)) {
-          await this.evaluate();
+          if (this.lastEvalStep !== this.step) await this.evaluate();
           await this.recordPolicy('eval');
         }
       }

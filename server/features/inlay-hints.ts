@@ -42,9 +42,12 @@ function defaultsHint(doc: DocumentContext, model: Model, symbol: DeclSymbol, bo
   const schema = bodySchema(model, symbol, place);
   if (!schema || schema.params === 'any' || symbol.decl.declKind === 'sweep') return undefined;
   const stated = new Set(body.members.flatMap((m) => (m.kind === 'Property' ? [m.path.map((p) => p.text).join('.')] : [])));
+  // An experiment's block setting its env's kind leaves unread (eval.episodes on a text env) is no default in effect.
+  const action = symbol.decl.declKind === 'experiment' && place.kind === 'block' ? model.envSpec(model.referencedTarget(symbol, 'env'))?.action : undefined;
   const unstated = schema.params.flatMap((p) => {
     const value = defaultText(p);
     if (value === undefined || stated.has(p.name) || inheritedStatement(model, schema.inherits, p.name, schema.block)) return [];
+    if (action !== undefined && p.unusedOn?.includes(action)) return [];
     return [{ name: p.name, value }];
   });
   if (unstated.length === 0) return undefined;

@@ -108,6 +108,17 @@ describe('rlx check with pretrained("...")', () => {
     }
   });
 
+  test("a chat { } variable the model's chat template never reads is a warning at the key; one it reads is not (issue 43 item 20)", () => {
+    const dir = path.join(work, 'models', 'thinking');
+    fs.cpSync(path.join(HF_TINY, 'qwen2'), dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'chat_template.jinja'), '{% for m in messages %}{{ m.content }}{% endfor %}{% if enable_thinking is false %}<think></think>{% endif %}');
+    const spec = write('thinking.rlx', 'env Sums = TextTask { task: addition(digits: 1) }\npolicy Base = pretrained("./models/thinking") {\n  chat { enable_thinking: false, enable_thinkng: false }\n}\n'
+      + 'experiment Warm { env: Sums, policy: Base, stage sft = SFT { updates: 2, batch_size: 4 } }\n');
+    const checked = rlx('check', spec);
+    assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+    assert.equal(checked.stdout.trim(), "thinking.rlx:3:34: warning suspicious-value: chat.enable_thinkng: the model's chat template never reads 'enable_thinkng', so it changes nothing; check the name against the template's variables");
+  });
+
   test('rlx train --plan (no checker) refuses a chat template that throws on the run\'s prompt before its run folder exists', () => {
     const spec = specFor('plan-raises', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), "{% if messages[0].role == 'user' %}{{ raise_exception('a system message first') }}{% endif %}"));
     const plan = rlx('plan', spec);

@@ -53,6 +53,17 @@ describe('rlx check probes gymnasium envs', { skip: python === null ? 'python3 w
     }
   });
 
+  test('image observations (uint8 pixels) are a warning at the base, naming the shape and a Dict key (issue 43 item 21)', () => {
+    const spec = (observation: string) => `env S = gymnasium("RlxSpaces-v0") {\n  imports: ["rlx_space_envs"]\n  kwargs { observation: "${observation}" }\n}\npolicy P = mlp { }\nexperiment E { env: S, policy: P, algorithm: PPO, budget: 1k }\n`;
+    const image = rlx('check', write('image.rlx', spec('image')));
+    assert.equal(image.code, 0, image.stdout + image.stderr);
+    assert.equal(image.stdout.trim(), "image.rlx:1:9: warning image-observations: gymnasium(\"RlxSpaces-v0\") observes an image: uint8 pixels of shape 8x8x3, which rlx's policies take flattened and unscaled (0-255) into an MLP, with no CNN encoder yet; expect little learning from pixels: wrap the env to observe features, or at least scale them to [0, 1]");
+    const keyed = rlx('check', write('keyed.rlx', spec('dict_image')));
+    assert.match(keyed.stdout, /warning image-observations: gymnasium\("RlxSpaces-v0"\) observes an image \(key 'camera'\): uint8 pixels of shape 6x6,/);
+    // A uint8 Box of one dimension is numbers, not an image.
+    assert.equal(rlx('check', write('ints.rlx', spec('int_box'))).stdout.trim(), '');
+  });
+
   test('a probe that fails is a warning at the base with Python\'s last line, and no error', () => {
     const r = rlx('check', write('broken.rlx', SPEC.replace('gymnasium("CartPole-v1")', 'gymnasium("CartPole-v1") { imports: ["no_such_package_for_rlx"] }')));
     assert.equal(r.code, 0, r.stdout + r.stderr);

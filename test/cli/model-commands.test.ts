@@ -141,3 +141,27 @@ test('rlx generate on a run directory completes with the weights the run trained
   assert.deepEqual(fromRun.completion_ids, expected!.ids);
   assert.notDeepEqual(fromRun.completion_ids, fromBase.completion_ids, 'the run\'s adapters change what the model writes');
 });
+
+test('--chat-var takes Python and JSON spellings (False, None, lists of dicts), and warns of a variable the template never reads (issue 43 item 20)', () => {
+  // A copy of the tiny Qwen2 whose chat template reads enable_thinking and tools, as Qwen3's does.
+  const dir = path.join(s.work, 'thinking');
+  fs.cpSync(QWEN2, dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'chat_template.jinja'), [
+    '{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}',
+    '{%- if tools %}tools:{% for t in tools %} {{ t.name }}{% endfor %}\n{% endif %}',
+    '{%- if add_generation_prompt %}<|im_start|>assistant\n{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}{% endif %}',
+  ].join('\n'));
+  const rendered = (...vars: string[]) => {
+    const out = s.rlx('tokenize', dir, '--text', 'hi', '--chat', ...vars.flatMap((v) => ['--chat-var', v]), '--json');
+    assert.equal(out.code, 0, out.stderr);
+    return { text: (JSON.parse(out.stdout) as { text: string }).text, stderr: out.stderr };
+  };
+  const off = '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n';
+  for (const spelling of ['False', 'false']) assert.deepEqual(rendered(`enable_thinking=${spelling}`), { text: off, stderr: '' }, spelling);
+  assert.equal(rendered('enable_thinking=True').text, '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n');
+  assert.match(rendered("tools=[{'name': 'calc'}, {\"name\": \"search\",}]").text, /tools: calc search</);
+  const misspelt = rendered('enable_thinkin=False');
+  assert.equal(misspelt.stderr, `rlx tokenize: warning: --chat-var enable_thinkin: the chat template (${path.join(dir, 'chat_template.jinja')}) never reads 'enable_thinkin', so it changes nothing; check the name\n`);
+  // Text that is no literal stays text (a string is not false).
+  assert.deepEqual(rendered('enable_thinking=off'), { text: '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n', stderr: '' });
+});

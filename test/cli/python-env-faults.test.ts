@@ -83,6 +83,24 @@ describe('rlx train with a Python env that fails', { skip }, () => {
     assert.equal(readJson(path.join(work, runDirOf(trained.stdout), 'status.json'))!.status, 'failed');
   });
 
+  it('a start that hangs under a short env_timeout: the message gives the wait it took and why (issue 43 item 15)', { timeout: 120_000 }, () => {
+    // Start-up is allowed at least 60 s whatever env_timeout says; the message must not call those 60 s env_timeout.
+    const trained = rlx('train', write('slow-start.rlx', spec('RlxSlowStart-v0').replace('max_steps: 100', 'max_steps: 100\n  env_timeout: 5')), '--out', 'runs');
+    assert.equal(trained.code, 2, trained.stderr);
+    assert.match(trained.stderr, /worker 0: while starting \(importing gymnasium and making the env\) did not return within 60 s \(the start-up allowance: env_timeout is 5 s, and starting may take 60 s\); the worker was stopped/);
+    assert.doesNotMatch(trained.stderr, /60 s \(env_timeout\)/);
+  });
+
+  it('under NormalizeReward the logged return is the env\'s info["episode"]["r"], not the rescaled rewards\' sum (issue 43 item 21)', () => {
+    const trained = rlx('train', write('scaled.rlx', spec('RlxNormalized-v0').replace('  max_steps: 100\n', '').replace('budget: 4k', 'budget: 1k')), '--out', 'runs');
+    assert.equal(trained.code, 0, trained.stderr);
+    const events = fs.readFileSync(path.join(work, runDirOf(trained.stdout), 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; values?: Record<string, number> });
+    const returns = events.filter((e) => e.type === 'metrics' && e.values?.['charts/episodic_return'] !== undefined).map((e) => e.values!['charts/episodic_return']);
+    assert.ok(returns.length > 0, 'episodes are logged');
+    // Every episode is 10 steps of reward 1: its true return is 10, whatever NormalizeReward made of the rewards.
+    assert.deepEqual(new Set(returns), new Set([10]));
+  });
+
   it('step() results of the wrong type and infinite observations: exit 2 and a sentence that says which value', () => {
     const cases: [string, RegExp][] = [
       ['RlxRewardStr-v0', /step\(\) returned the reward 'high' \(str\); a reward is one number/],

@@ -115,6 +115,16 @@ describe('the checker on a learner module', () => {
     expectDiagnostic(mine("export const spec = { kind: 'text', settings: { x: { type: 'number' } } };\n"), 'invalid-module-spec', /mine\.ts:1: spec\.settings\.x\.default must be a number \(docs\/learners\.md/, { others: 'allowed', roots: ROOTS });
     expectDiagnostic({ 'main.rlx': `env E = module(⟦"./mine.ts"⟧)\n`, 'mine.ts': LEARNER_TS }, 'invalid-module-spec', /declares a learner's spec/, { roots: ROOTS });
   });
+
+  test('a spec nested 20,000 levels deep is one error at the path, not an internal error (issue 43 item 14)', () => {
+    const deep = `export const spec = { kind: 'text', settings: ${'{ a: '.repeat(20_000)}1${' }'.repeat(20_000)} };\n`;
+    expectDiagnostic(sources('algorithm Mine = module(⟦"./mine.ts"⟧) { }', undefined, deep), 'invalid-module-spec', /mine\.ts:1: spec nests objects and lists more than 32 deep; it needs three levels/, { roots: ROOTS });
+  });
+
+  test("a setting named __proto__ is refused by name, not dropped (issue 43 item 14)", () => {
+    const proto = "export const spec = { kind: 'text', settings: { __proto__: { type: 'number', default: 1 } } };\n";
+    expectDiagnostic(sources('algorithm Mine = module(⟦"./mine.ts"⟧) { }', undefined, proto), 'invalid-module-spec', /spec\.settings\.__proto__: '__proto__' cannot name a setting/, { roots: ROOTS });
+  });
 });
 
 test('the plan names the module and fills its settings\' defaults', () => {

@@ -190,4 +190,14 @@ experiment Last { env: ⟦Pol⟧, policy: Actor, algorithm: Tuned, budget: 1k }
       { code: 'invalid-character', message: "unexpected character '@'" },
     ]);
   });
+
+  test('an inline algorithm body in an experiment: one error that says what to write, and the members after it still count (issue 43 item 20)', () => {
+    expectRecovered('env Pole = CartPole { }\npolicy P = mlp { }\nexperiment E {\n  env: Pole\n  policy: P\n  algorithm: PPO ⟦{ gamma: 0.9 }⟧\n  budget: 10k\n}\n', [
+      { code: 'syntax-error', message: "a property's value takes no { } body: declare the settings (`algorithm Tuned = PPO { ... }`) and write `algorithm: Tuned`, or train it as a stage (`stage main = PPO { ... }`)" },
+    ], ['Pole', 'P', 'E']);
+    expectRecovered('env Pole = CartPole { }\npolicy P = mlp { }\nexperiment E { env: Pole ⟦{ max_steps: 5 }⟧, policy: P, algorithm: PPO, budget: 1k, seed: ⟦-1⟧ }\n', [
+      { code: 'syntax-error', message: "a property's value takes no { } body: declare the settings (`env Tuned = Pole { ... }`) and write `env: Tuned`" },
+      { code: 'out-of-range', message: /seed/ },
+    ], ['Pole', 'P', 'E']);
+  });
 });

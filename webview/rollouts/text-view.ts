@@ -44,6 +44,15 @@ function numberCell(value: number, attrs: Record<string, string> = {}): HTMLElem
   return h('td', { class: 'num', text: formatShort(value), attrs: { ...attrs, ...(Number.isFinite(value) ? { title: String(value) } : {}) } });
 }
 
+/**
+ * What the group's prompt says: the task's (`start`), and, for a pretrained model, the text it
+ * read (through its chat template, special tokens written out), which is what its completions
+ * answer; absent where the model read the task's prompt itself.
+ */
+export function groupPrompt(group: TextGroup): { task: string; read?: string } {
+  return group.prompt !== undefined && group.prompt !== group.start ? { task: group.start, read: group.prompt } : { task: group.start };
+}
+
 /** The group's samples in table order: advantage, highest first; ties (and samples without one) in the sampled order. */
 export function sampleRows(group: TextGroup, terms: readonly string[]): SampleRow[] {
   return group.samples
@@ -215,6 +224,7 @@ export class TextBatchView {
     const caption = heldOut
       ? `The final policy's greedy ${dialogue ? 'dialogue' : 'completion'} (its last evaluation's)`
       : `${group.samples.length} samples, highest advantage first (# is the order they were sampled in)`;
+    const { read } = groupPrompt(group);
     replaceChildren(
       this.detail,
       h(
@@ -225,6 +235,9 @@ export class TextBatchView {
         group.target !== undefined ? ' · target ' : null,
         group.target !== undefined ? h('code', { text: group.target }) : null,
       ),
+      read !== undefined
+        ? h('details', { class: 'rendered-prompt' }, h('summary', { text: 'As the model read it (through its chat template)' }), h('pre', { text: read }))
+        : null,
       h(
         'table',
         { class: 'samples', attrs: { 'data-table': 'samples' } },

@@ -23,8 +23,9 @@ import * as learnerApi from '../../learner/index.js';
 import type { BuildNumericLosses } from '../../learner/numeric-batch.js';
 import type { BuildTextLoss } from '../../learner/text-batch.js';
 import { readRunText } from '../../run/run-files.js';
-import { LearnerModuleError } from './errors.js';
+import { LearnerModuleError, readingModuleValue } from './errors.js';
 import type { ProbeReply, ProbeRequest } from './probe-protocol.js';
+import { changedIntrinsicsError, restoreIntrinsics, snapshotIntrinsics } from './intrinsics.js';
 import { callWatched, watched } from './watchdog.js';
 
 export { LearnerModuleError };
@@ -163,11 +164,17 @@ export async function importBundle(code: string, label: string, timeoutMs = DEFA
     const commonJs = await asCommonJs(code, pathToFileURL(file).href);
     if (commonJs !== undefined) return evaluateWatched(commonJs, file, label, timeoutMs);
     fs.writeFileSync(file, code);
+    const intrinsics = snapshotIntrinsics();
+    let exports: Record<string, unknown>;
     try {
-      return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
     } catch (err) {
+      restoreIntrinsics(intrinsics);
       throw new LearnerModuleError(`${label}: the module threw while loading: ${describeThrown(err)}`);
     }
+    const changed = restoreIntrinsics(intrinsics);
+    if (changed.length > 0) throw changedIntrinsicsError(changed, label, "the module's top-level code");
+    return exports;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -198,6 +205,11 @@ function evaluateWatched(commonJs: string, file: string, label: string, timeoutM
 
 /** The module's spec (checked as the checker checks its text) and the function its kind exports: buildLoss (text) or buildLosses (numeric). */
 export function learnerExports(exports: Record<string, unknown>, label: string): { spec: LearnerModuleSpec; entry: LearnerEntry } {
+  // The exports are the module's values: a getter or a Proxy among them runs its code when read.
+  return readingModuleValue(label, "the module's exports", () => readExports(exports, label));
+}
+
+function readExports(exports: Record<string, unknown>, label: string): { spec: LearnerModuleSpec; entry: LearnerEntry } {
   if (exports.spec === undefined) throw new LearnerModuleError(`${label}: the module exports no spec; add \`export const spec = { kind: 'text', settings: { ... } }\` (docs/learners.md#writing-a-learner-module)`);
   const read = learnerModuleSpec(exports.spec);
   if ('problem' in read) throw new LearnerModuleError(`${label}: ${read.problem}`);

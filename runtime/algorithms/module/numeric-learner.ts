@@ -170,7 +170,10 @@ export class ModuleNumericLearner implements Algorithm {
       scale: actor.affine.scale,
       actor: (g, obs, target) => actor.action(g, obs, target),
       q: (g, which, obs, action, target) => critics.q(g, which, obs, action, target),
-      trained: { actor: actor.weights.names, critics: critics.weights.names },
+      trained: {
+        actor: { actor: actor.weights.names },
+        critics: { q1: critics.weights.names.filter((n) => n.startsWith('q1.')), q2: critics.weights.names.filter((n) => n.startsWith('q2.')) },
+      },
     });
     // Every network in one store, the ones a loss does not train frozen (as SAC's steps).
     const store = WeightStore.union(actor.weights, actor.target, critics.weights, critics.target);

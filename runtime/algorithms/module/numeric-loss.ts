@@ -8,7 +8,7 @@ import { LossGraph, LossTensor } from '../../learner/loss-graph.js';
 import type { BuildNumericLosses, NumericNetworks } from '../../learner/numeric-batch.js';
 import { METRIC_NAME, type LearnerSettings } from '../../learner/text-batch.js';
 import { Graph, paramsReachedByGradient, type Tensor } from '../../tensor/index.js';
-import { LearnerModuleError } from './errors.js';
+import { LearnerModuleError, readingModuleValue } from './errors.js';
 import { scalarLoss } from './text-loss.js';
 
 /** The networks in a graph: a forward pass each, and the names of the weights each trained set declares. */
@@ -20,8 +20,8 @@ export interface GraphNetworks {
   readonly scale: Float32Array;
   actor(g: Graph, obs: Tensor, target: boolean): Tensor;
   q(g: Graph, which: 'q1' | 'q2', obs: Tensor, action: Tensor, target: boolean): Tensor;
-  /** The weights the `actor` and `critics` losses train. */
-  readonly trained: { readonly actor: readonly string[]; readonly critics: readonly string[] };
+  /** The weights the `actor` and `critics` losses train, by the network (`networks.NAME`) that holds them. */
+  readonly trained: { readonly actor: { readonly actor: readonly string[] }; readonly critics: { readonly q1: readonly string[]; readonly q2: readonly string[] } };
 }
 
 export const LOSS_KEYS = ['critics', 'actor'] as const;
@@ -76,24 +76,33 @@ export function buildNumericLosses(label: string, buildLosses: BuildNumericLosse
     if (err instanceof LearnerModuleError) throw err; // stopped by the watchdog (watchdog.ts), named already
     throw new LearnerModuleError(`${label}: buildLosses threw while building the losses: ${describeThrown(err)}`);
   }
-  if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLosses returned a Promise; it must build the graph synchronously and return { critics: { loss }, actor: { loss, every? } }`);
-  if (result === null || typeof result !== 'object') throw new LearnerModuleError(`${label}: buildLosses must return { critics: { loss }, actor: { loss, every? } }, not ${short(result)}`);
-  const record = result as Record<string, unknown>;
-  const unknown = Object.keys(record).filter((k) => !(LOSS_KEYS as readonly string[]).includes(k));
-  if (unknown.length > 0) throw new LearnerModuleError(`${label}: buildLosses returned ${unknown.map((k) => `'${k}'`).join(', ')}; its keys name the networks each loss trains: critics, actor`);
-  const seen = new Set<string>();
-  const losses = Object.fromEntries(LOSS_KEYS.map((key) => [key, lossOf(label, lg, key, record[key], nets.trained[key], seen)])) as Record<LossKey, BuiltNumericLoss>;
+  // What it returned is the module's value: reading it may run the module's code (a Proxy's traps).
+  const losses = readingModuleValue(label, 'what buildLosses returned', () => {
+    if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLosses returned a Promise; it must build the graph synchronously and return { critics: { loss }, actor: { loss, every? } }`);
+    if (result === null || typeof result !== 'object') throw new LearnerModuleError(`${label}: buildLosses must return { critics: { loss }, actor: { loss, every? } }, not ${short(result)}`);
+    const record = result as Record<string, unknown>;
+    const unknown = Object.keys(record).filter((k) => !(LOSS_KEYS as readonly string[]).includes(k));
+    if (unknown.length > 0) throw new LearnerModuleError(`${label}: buildLosses returned ${unknown.map((k) => `'${k}'`).join(', ')}; its keys name the networks each loss trains: critics, actor`);
+    const seen = new Set<string>();
+    const losses = Object.fromEntries(LOSS_KEYS.map((key) => [key, lossOf(label, lg, key, record[key], nets.trained[key], seen)])) as Record<LossKey, BuiltNumericLoss>;
+    return losses;
+  });
   return { graph: g, losses };
 }
 
-function lossOf(label: string, lg: LossGraph, key: LossKey, value: unknown, trained: readonly string[], seen: Set<string>): BuiltNumericLoss {
+function lossOf(label: string, lg: LossGraph, key: LossKey, value: unknown, trained: Readonly<Record<string, readonly string[]>>, seen: Set<string>): BuiltNumericLoss {
   if (value === null || typeof value !== 'object' || !('loss' in value)) throw new LearnerModuleError(`${label}: buildLosses must return ${key}: { loss, every?, metrics? }, not ${short(value)}`);
   const { loss, every = 1, metrics = {} } = value as { loss: unknown; every?: unknown; metrics?: unknown };
   const lossTensor = scalarLoss(label, lg, loss, `the ${key} loss`, 'buildLosses');
   const reached = paramsReachedByGradient(lossTensor);
-  if (!trained.some((name) => reached.has(name))) {
+  const unused = Object.keys(trained).filter((network) => !trained[network]!.some((name) => reached.has(name)));
+  if (unused.length === Object.keys(trained).length) {
     const from = key === 'actor' ? 'networks.actor(...) (not only through g.stopGradient)' : 'networks.q1(...) and networks.q2(...)';
     throw new LearnerModuleError(`${label}: buildLosses returned a ${key} loss that no gradient flows from to the ${key}: it must be computed from ${from}`);
+  }
+  // The step trains every network of its loss: one the loss never reads would have no gradient (a DDPG without q2).
+  if (unused.length > 0) {
+    throw new LearnerModuleError(`${label}: buildLosses returned a ${key} loss that does not use networks.${unused.join(', networks.')}: rlx trains both critics (q1 and q2) on the critics loss, so it must read each of them (not only through g.stopGradient); a learner with one critic can give ${unused.join(', ')} a TD loss of its own, added to the critics loss`);
   }
   if (typeof every !== 'number' || !Number.isInteger(every) || every < 1) throw new LearnerModuleError(`${label}: ${key}.every must be a whole number of at least 1 (take the step every that many updates), not ${short(every)}`);
   if (metrics === null || typeof metrics !== 'object' || Array.isArray(metrics)) throw new LearnerModuleError(`${label}: ${key}.metrics must be an object of scalar tensors, not ${short(metrics)}`);

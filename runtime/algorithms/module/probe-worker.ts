@@ -33,7 +33,7 @@ function standInNetworks(): GraphNetworks {
     obsDim: O, actionDim: A, low: new Float32Array([-2]), high: new Float32Array([2]), scale: new Float32Array([2]),
     actor: (g, obs, target) => g.mul(g.tanh(g.matmul(obs, param(g, named('actor', target), [O, A]))), 2),
     q: (g, which, obs: Tensor, action: Tensor, target) => g.squeeze(g.matmul(g.concat([obs, action], 1), param(g, named(which, target), [O + A, 1])), [1]),
-    trained: { actor: ['probe.actor'], critics: ['probe.q1', 'probe.q2'] },
+    trained: { actor: { actor: ['probe.actor'] }, critics: { q1: ['probe.q1'], q2: ['probe.q2'] } },
   };
 }
 

@@ -6,7 +6,7 @@ import { describeThrown, short } from '../../envs/module-errors.js';
 import { LossGraph, LossTensor } from '../../learner/loss-graph.js';
 import { METRIC_NAME, type BuildTextLoss, type LearnerSettings, type TextBatch } from '../../learner/text-batch.js';
 import { Graph, type Dim, type Tensor } from '../../tensor/index.js';
-import { LearnerModuleError } from './errors.js';
+import { LearnerModuleError, readingModuleValue } from './errors.js';
 
 /** The batch inputs a module may read, as fed to the graph: name -> how the trainer feeds it. */
 export type FedInput = 'tokens' | 'targets' | 'mask' | 'rewards' | 'advantages' | 'old_logp' | 'ref_logp' | 'inv_tokens' | 'inv_rows' | 'inv_temperature';
@@ -89,18 +89,22 @@ export function buildTextLoss(label: string, buildLoss: BuildTextLoss, settings:
     if (err instanceof LearnerModuleError) throw err; // stopped by the watchdog (watchdog.ts), named already
     throw new LearnerModuleError(`${label}: buildLoss threw while building the loss: ${describeThrown(err)}`);
   }
-  if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLoss returned a Promise; it must build the graph synchronously and return { loss, metrics? }`);
-  if (result === null || typeof result !== 'object' || !('loss' in result)) throw new LearnerModuleError(`${label}: buildLoss must return { loss, metrics? }, not ${short(result)}`);
-  const { loss, metrics = {} } = result as { loss: unknown; metrics?: unknown };
-  const lossTensor = scalarLoss(label, lg, loss, 'the loss');
-  const logp = memo.get('logp');
-  if (!logp || !dependsOn(lossTensor, logp)) throw new LearnerModuleError(`${label}: buildLoss returned a loss that no gradient flows from to the policy: it must be computed from batch.logProb or batch.entropy (not only through g.stopGradient)`);
-  if (metrics === null || typeof metrics !== 'object' || Array.isArray(metrics)) throw new LearnerModuleError(`${label}: buildLoss's metrics must be an object of scalar tensors, not ${short(metrics)}`);
-  const metricTensors: Record<string, Tensor> = {};
-  for (const [name, value] of Object.entries(metrics as Record<string, unknown>)) {
-    if (!METRIC_NAME.test(name)) throw new LearnerModuleError(`${label}: metric '${name}': a metric's name is lower case letters, digits and '_', starting with a letter (logged as learner/NAME)`);
-    metricTensors[name] = scalarLoss(label, lg, value, `metric '${name}'`);
-  }
+  // What it returned is the module's value: reading it may run the module's code (a Proxy's traps).
+  const { lossTensor, metricTensors } = readingModuleValue(label, 'what buildLoss returned', () => {
+    if (result !== null && typeof result === 'object' && 'then' in result) throw new LearnerModuleError(`${label}: buildLoss returned a Promise; it must build the graph synchronously and return { loss, metrics? }`);
+    if (result === null || typeof result !== 'object' || !('loss' in result)) throw new LearnerModuleError(`${label}: buildLoss must return { loss, metrics? }, not ${short(result)}`);
+    const { loss, metrics = {} } = result as { loss: unknown; metrics?: unknown };
+    const lossTensor = scalarLoss(label, lg, loss, 'the loss');
+    const logp = memo.get('logp');
+    if (!logp || !dependsOn(lossTensor, logp)) throw new LearnerModuleError(`${label}: buildLoss returned a loss that no gradient flows from to the policy: it must be computed from batch.logProb or batch.entropy (not only through g.stopGradient)`);
+    if (metrics === null || typeof metrics !== 'object' || Array.isArray(metrics)) throw new LearnerModuleError(`${label}: buildLoss's metrics must be an object of scalar tensors, not ${short(metrics)}`);
+    const metricTensors: Record<string, Tensor> = {};
+    for (const [name, value] of Object.entries(metrics as Record<string, unknown>)) {
+      if (!METRIC_NAME.test(name)) throw new LearnerModuleError(`${label}: metric '${name}': a metric's name is lower case letters, digits and '_', starting with a letter (logged as learner/NAME)`);
+      metricTensors[name] = scalarLoss(label, lg, value, `metric '${name}'`);
+    }
+    return { lossTensor, metricTensors };
+  });
   return { graph: g, loss: lossTensor, metrics: metricTensors, used };
 }
 

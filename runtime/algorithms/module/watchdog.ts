@@ -5,8 +5,10 @@
 // calls. So each call runs inside a vm script with a timeout and breakOnSigint, which stop any
 // JavaScript running on this thread, the module's included, at the deadline or on Ctrl-C (the
 // editor's Stop sends SIGINT too). SIGTERM is heard once the call is stopped at its deadline.
+// Each call must also leave JavaScript's built-ins as it found them (intrinsics.ts).
 import * as vm from 'node:vm';
 import { LearnerModuleError } from './errors.js';
+import { changedIntrinsicsError, restoreIntrinsics, snapshotIntrinsics } from './intrinsics.js';
 
 const CALL_KEY = Symbol.for('rlx.learnerModuleCall');
 const call = new vm.Script(`globalThis[Symbol.for(${JSON.stringify(CALL_KEY.description)})]()`, { filename: 'rlx-learner-watchdog' });
@@ -25,12 +27,14 @@ export function watched<F extends (...args: never[]) => unknown>(label: string, 
  * message, and `advice` what the module must do instead.
  */
 export function callWatched<T>(label: string, name: string, timeoutMs: number, body: () => T, advice = `${name} must build the graph and return`): T {
+  const intrinsics = snapshotIntrinsics();
   const slot = globalThis as Record<symbol, unknown>;
   const outer = slot[CALL_KEY];
   let result: T | undefined;
   slot[CALL_KEY] = () => {
     result = body();
   };
+  let changed: string[] = [];
   try {
     // breakOnSigint only where someone listens for SIGINT (rlx train does): otherwise the
     // signal's default, ending the process, is left alone.
@@ -46,6 +50,8 @@ export function callWatched<T>(label: string, name: string, timeoutMs: number, b
     throw err;
   } finally {
     slot[CALL_KEY] = outer;
+    changed = restoreIntrinsics(intrinsics); // put back even when the call failed: rlx's report of it needs them
   }
+  if (changed.length > 0) throw changedIntrinsicsError(changed, label, name);
   return result as T;
 }

@@ -26,8 +26,8 @@ import { factsOf, probePythonEnv, type ProbeResult } from './probe.js';
 export const FAILURE_RETRY_MS = 60_000;
 /** Probes that run at once, at most: a workspace of many Python envs does not start as many interpreters together. */
 export const MAX_CONCURRENT_PROBES = 2;
-/** Bumped when the facts' form changes, so older cache files are not read (2: goalConditioned, which a format 1 file never held). */
-const CACHE_FORMAT = 2;
+/** Bumped when the facts' form changes, so older cache files are not read (2: goalConditioned; 3: image). */
+const CACHE_FORMAT = 3;
 
 export interface PythonEnvProbesOptions {
   /** The environment of the probes (PATH, PYTHONPATH, RLX_PYTHON); this process's by default. */
@@ -174,6 +174,7 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
         action: facts.action.kind === 'continuous' ? { kind: 'box', shape: [facts.action.dims] } : { kind: facts.action.kind, n: facts.action.n },
         max_steps: facts.maxSteps,
         ...(facts.goalConditioned ? { goal: {} } : {}),
+        ...(facts.image ? { image: facts.image } : {}),
       };
       writeJsonAtomic(this.fileOf(key), { format: CACHE_FORMAT, handshake });
     } catch {

@@ -108,6 +108,8 @@ interface Handshake {
   readonly observation_names?: unknown;
   /** Where a goal env's goals are (worker.py goal_of()); absent for other envs. */
   readonly goal?: unknown;
+  /** The observation's first Box of uint8 pixels (worker.py image_of()); absent without one. */
+  readonly image?: { key?: unknown; shape?: unknown };
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -137,6 +139,7 @@ export function factsOf(handshake: Handshake): ProbeResult {
     action: kind,
     maxSteps: typeof handshake.max_steps === 'number' ? handshake.max_steps : null,
     goalConditioned: typeof handshake.goal === 'object' && handshake.goal !== null,
+    image: imageOf(handshake.image),
   };
 }
 
@@ -151,4 +154,10 @@ function lastLine(text: string): string {
 
 function product(shape: readonly number[]): number {
   return shape.reduce((a, b) => a * b, 1);
+}
+
+function imageOf(image: Handshake['image']): PythonEnvFacts['image'] {
+  if (typeof image !== 'object' || image === null) return null;
+  const shape = Array.isArray(image.shape) && image.shape.every((d) => Number.isInteger(d)) ? (image.shape as number[]) : [];
+  return { key: typeof image.key === 'string' ? image.key : '', shape };
 }

@@ -30,6 +30,12 @@ const FLAG_TERMINATED = 1;
 const FLAG_TRUNCATED = 2;
 /** info["is_success"] of the step (Gymnasium-Robotics' goal envs report it). */
 const FLAG_SUCCESS = 4;
+/**
+ * The step ended an episode whose info["episode"]["r"] gives its return (RecordEpisodeStatistics):
+ * the number follows the step's records. Under a reward-normalising wrapper the rewards rlx
+ * sums are the normalised ones; the env's own count is the return to log.
+ */
+const FLAG_EPISODE_RETURN = 8;
 /** Either end of an episode: the worker of a vector step ("A") then resets the copy and sends its first observation. */
 const ENDED = FLAG_TERMINATED | FLAG_TRUNCATED;
 /** Seconds a worker may take to import gymnasium and make its first copy, at least. */
@@ -87,6 +93,8 @@ export class PythonEnvs implements CopyBatch {
   /** The first observations of the episodes the last stepAll() started (the worker resets a copy whose episode ended), by copy number. */
   private preparedResets = new Float64Array(0);
   private preparedResetFor = new Uint8Array(0);
+  /** info["episode"]["r"] of the episode each copy's last step ended (FLAG_EPISODE_RETURN), by copy number. */
+  episodeReturns = new Float64Array(0);
   private readonly workers: PythonWorker[] = [];
   private readonly copies: PythonEnvCopy[] = [];
   /** Per worker, for stepAll(): the rows of `copies` it steps (no allocation per step). */
@@ -167,6 +175,7 @@ export class PythonEnvs implements CopyBatch {
       this.preparedFor = grow(this.preparedFor, room);
       this.preparedResets = grow(this.preparedResets, room * this.obsDim);
       this.preparedResetFor = grow(this.preparedResetFor, room);
+      this.episodeReturns = grow(this.episodeReturns, room);
     }
     const rows = this.rowsOf[workerIndex];
     if (!rows || rows.length <= slot) this.rowsOf[workerIndex] = grow(rows ?? new Int32Array(0), this.options.copiesPerProcess);
@@ -209,6 +218,7 @@ export class PythonEnvs implements CopyBatch {
       const what = this.steppingText(w, (copies[rows[0]!] as PythonEnvCopy).number, (copies[rows[count - 1]!] as PythonEnvCopy).number);
       let numbers = this.receive(w, count * record, 0, what);
       let ended = 0;
+      let returns = 0;
       for (let k = 0; k < count; k++) {
         const number = (copies[rows[k]!] as PythonEnvCopy).number;
         const from = k * record;
@@ -216,11 +226,18 @@ export class PythonEnvs implements CopyBatch {
         for (let j = 0; j < record; j++) prepared[to + j] = numbers[from + j]!;
         preparedFor[number] = 1;
         preparedResetFor[number] = 0;
-        if ((numbers[from + record - 1]! & ENDED) !== 0) ended++;
+        const flags = numbers[from + record - 1]!;
+        if ((flags & ENDED) !== 0) ended++;
+        if ((flags & FLAG_EPISODE_RETURN) !== 0) returns++;
       }
-      if (ended === 0) continue;
-      numbers = this.receive(w, ended * obsDim, count * record, what);
+      if (ended === 0 && returns === 0) continue;
+      // Then the episodes' returns the env reported, and the first observations of the episodes the worker started.
+      numbers = this.receive(w, returns + ended * obsDim, count * record, what);
       let at = count * record;
+      for (let k = 0; k < count; k++) {
+        if ((numbers[k * record + record - 1]! & FLAG_EPISODE_RETURN) === 0) continue;
+        this.episodeReturns[(copies[rows[k]!] as PythonEnvCopy).number] = numbers[at++]!;
+      }
       for (let k = 0; k < count; k++) {
         if ((numbers[k * record + record - 1]! & ENDED) === 0) continue;
         const number = (copies[rows[k]!] as PythonEnvCopy).number;
@@ -262,7 +279,12 @@ export class PythonEnvs implements CopyBatch {
     for (let j = 0; j < this.actionDim; j++) numbers[2 + j] = actions[offset + j];
     this.sendFrame(copy.worker, 2 + this.actionDim);
     this.preparedResetFor[copy.number] = 0;
-    return this.receive(copy.worker, this.record, 0, `while stepping copy ${copy.number}`);
+    const what = `while stepping copy ${copy.number}`;
+    const record = this.receive(copy.worker, this.record, 0, what);
+    if ((record[this.record - 1]! & FLAG_EPISODE_RETURN) === 0) return record;
+    const withReturn = this.receive(copy.worker, 1, this.record, what);
+    this.episodeReturns[copy.number] = withReturn[this.record]!;
+    return withReturn;
   }
 
   /** Resets one copy (seed < 0: none); its first observation. */
@@ -455,6 +477,8 @@ export class PythonEnvCopy implements FastEnv {
   truncated = false;
   /** info["is_success"] of the last step. */
   success = false;
+  /** info["episode"]["r"] where the last step ended an episode and the env reports it; else null. */
+  episodeReturn: number | null = null;
   elapsedSteps = 0;
   /** The copy's frame (types.ts RendersFrames), only where the env renders rgb_array pictures. */
   readonly renderFrame?: () => RgbFrame;
@@ -530,6 +554,7 @@ export class PythonEnvCopy implements FastEnv {
     this.terminated = (flags & FLAG_TERMINATED) !== 0;
     this.truncated = (flags & FLAG_TRUNCATED) !== 0;
     this.success = (flags & FLAG_SUCCESS) !== 0;
+    this.episodeReturn = (flags & FLAG_EPISODE_RETURN) !== 0 ? host.episodeReturns[this.number]! : null;
     return reward;
   }
 

@@ -23,11 +23,14 @@
 #   b"G" n achieved[n*w] desired[n*w]   a goal env's compute_reward for n pairs of goals of w
 #                       numbers (w: the handshake's goal)        -> rewards[n] (then terminated[n]
 #                       as 0/1 when the handshake's goal has "terminated": true)
-# flags: 1 terminated, 2 truncated, 4 info["is_success"]. "A" is the vector env's step (Gymnasium 0.29's same-step
+# flags: 1 terminated, 2 truncated, 4 info["is_success"], 8 an ended episode's info["episode"]["r"] (Gymnasium's
+# RecordEpisodeStatistics: the return before a NormalizeReward outside it rescales the rewards) follows: one
+# number per copy with flag 8, after all the copies' records and before the reset observations. "A" is the vector env's step (Gymnasium 0.29's same-step
 # autoreset, one round trip for the step and the resets): the observation that ended an episode
 # still reaches the trainer, before the new episode's first. "S" never resets. End of COMMANDS
 # (the trainer exited, even killed) ends the worker, so no worker outlives its trainer.
 import json
+import math
 import os
 import struct
 import sys
@@ -358,7 +361,34 @@ def describe(env, np):
     goal = goal_of(env, description['observation_names'], np)
     if goal is not None:
         description['goal'] = goal
+    image = image_of(space, np)
+    if image is not None:
+        description['image'] = image
     return description
+
+
+def episode_return(info):
+    """info["episode"]["r"] as one finite number (Gymnasium 0.29 gives an array of one, 1.0 a
+    float), or None where the info has none."""
+    episode = info.get('episode')
+    if not isinstance(episode, dict) or 'r' not in episode:
+        return None
+    r = episode['r']
+    try:
+        values = [float(v) for v in (r.reshape(-1).tolist() if hasattr(r, 'reshape') else [r])]
+    except (TypeError, ValueError):
+        return None
+    return values[0] if len(values) == 1 and math.isfinite(values[0]) else None
+
+
+def image_of(space, np):
+    """The first Box of uint8 pixels in the observation (SB3's test: uint8, 2 or 3 dimensions),
+    as {'key': its Dict key path or None, 'shape': [...]}; None without one. rlx flattens such a
+    Box into its MLP, unscaled, so the checker warns (no CNN encoder yet)."""
+    for path, leaf, _count, _low, _high in observation_parts(space, np):
+        if type(leaf).__name__ == 'Box' and leaf.dtype == np.uint8 and len(leaf.shape) in (2, 3):
+            return {'key': '.'.join(map(str, path)) if path else None, 'shape': [int(d) for d in leaf.shape]}
+    return None
 
 
 def converters(description, np):
@@ -605,7 +635,7 @@ def serve(commands, results, envs, config, gymnasium, description, np):
         while view:
             view = view[os.write(results_fd, view):]
 
-    def step_into(env, row, values):
+    def step_into(env, row, values, returns):
         result = env.step(action_of(row))
         try:  # free when nothing is wrong: the checks run only when Python raises
             obs, reward, terminated, truncated, info = result
@@ -620,7 +650,13 @@ def serve(commands, results, envs, config, gymnasium, description, np):
         except (TypeError, ValueError):
             wrong_reward(reward)
         flags = (1 if terminated else 0) + (2 if truncated else 0)
-        values.append(flags + 4 if info and isinstance(info, dict) and info.get('is_success') else flags)  # an empty info costs one test
+        if not info or not isinstance(info, dict):  # an empty info costs one test
+            values.append(flags)
+            return flags
+        reported = episode_return(info) if flags else None
+        if reported is not None:
+            returns.append(reported)
+        values.append(flags + (4 if info.get('is_success') else 0) + (8 if reported is not None else 0))
         return flags
 
     def reset_numbers(env, seed):
@@ -638,11 +674,13 @@ def serve(commands, results, envs, config, gymnasium, description, np):
             rows = packer(width).unpack(read_exact(commands, 8 * width))
             values = []
             ended = []
+            returns = []
             for i in range(count):
                 row = rows[i * row_width:(i + 1) * row_width]
                 env = envs[int(row[0])]
-                if step_into(env, row, values):
+                if step_into(env, row, values, returns):
                     ended.append(env)
+            values.extend(returns)
             if op == b'A':
                 for env in ended:
                     values.extend(reset_numbers(env, None))

@@ -9,8 +9,8 @@ import { DEFAULT_SETTINGS, linesOf, pathToUri } from '../../../server/context.js
 import { expectClean, expectDiagnostics, MemoryHost, virtualPath } from '../../helpers/source.js';
 import { parseMarked } from '../../server/features/fixture.js';
 
-const CARTPOLE: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500, goalConditioned: false };
-const PENDULUM: PythonEnvFacts = { kind: 'facts', observationNames: ['cos', 'sin', 'speed'], observationShape: [3], action: { kind: 'continuous', dims: 1 }, maxSteps: 200, goalConditioned: false };
+const CARTPOLE: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500, goalConditioned: false, image: null };
+const PENDULUM: PythonEnvFacts = { kind: 'facts', observationNames: ['cos', 'sin', 'speed'], observationShape: [3], action: { kind: 'continuous', dims: 1 }, maxSteps: 200, goalConditioned: false, image: null };
 
 /** A provider that knows `facts` by id and records the queries it was asked. */
 function provider(facts: Record<string, PythonEnvRead>, asked: PythonEnvQuery[] = []): AnalyzeOptions {
@@ -47,7 +47,7 @@ test('with facts, the action kind is checked: DQN on continuous actions is an er
 });
 
 test('with facts, MultiBinary actions are checked: DQN and SAC on them are errors that name what fits, PPO and REINFORCE are fine', () => {
-  const BITS: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'multibinary', n: 4 }, maxSteps: null, goalConditioned: false };
+  const BITS: PythonEnvFacts = { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'multibinary', n: 4 }, maxSteps: null, goalConditioned: false, image: null };
   const source = `env Cart = gymnasium("RlxBits-v0")\n${experiment('⟦DQN⟧')}`;
   const analyze = provider({ 'RlxBits-v0': BITS });
   expectDiagnostics(source, [{ code: 'incompatible-env', message: /^DQN cannot train on Cart \(gymnasium\("RlxBits-v0"\)\): it needs discrete actions, and gymnasium\("RlxBits-v0"\) has multibinary actions; algorithms that fit: PPO, REINFORCE$/ }], { analyze, others: 'allowed' });

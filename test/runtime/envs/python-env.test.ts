@@ -100,6 +100,31 @@ describe('gymnasium("CartPole-v1") in a Python worker', { skip }, () => {
     }
   });
 
+  it("an episode's return is the env's info[\"episode\"][\"r\"] where it reports one, not the sum of rewards a NormalizeReward rescaled (issue 43 item 21)", () => {
+    const envs = new PythonEnvs(options({ name: 'Scaled', id: 'RlxNormalized-v0', imports: ['rlx_test_envs'], maxSteps: 0, copiesPerProcess: 2 }));
+    try {
+      // Three copies over two workers step together (stepAll); a lone copy steps on its own (stepOne).
+      const vec = VecEnv.create(() => envs.create(), 3);
+      vec.reset(1);
+      const actions = vec.createActionBuffer();
+      let rewards = 0;
+      for (let t = 0; t < 25; t++) {
+        vec.step(actions);
+        rewards += vec.rewards[0]!;
+      }
+      assert.ok(Math.abs(rewards / 25 - 1) > 0.01, `the rewards are rescaled (mean ${rewards / 25})`);
+      const episodes = vec.takeFinishedEpisodes();
+      assert.deepEqual(episodes.map((e) => [e.return, e.length]), Array.from({ length: 6 }, () => [10, 10]));
+      const lone = envs.create();
+      lone.reset(2);
+      for (let t = 0; t < 9; t++) assert.equal(lone.step(0).terminated, false);
+      assert.equal(lone.step(0).terminated, true);
+      assert.equal(lone.episodeReturn, 10);
+    } finally {
+      envs.close();
+    }
+  });
+
   it('steps copies spread over several processes together, with same-step autoreset, and close() ends every worker', async () => {
     const envs = new PythonEnvs(options({ copiesPerProcess: 3 }));
     const vec = VecEnv.create(() => envs.create(), 7);

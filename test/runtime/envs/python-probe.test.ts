@@ -33,7 +33,7 @@ function recordingInterpreter(name: string, then: string): { python: string; sta
 describe('probing a Python env', { skip }, () => {
   it('learns CartPole-v1\'s observation size and names, its discrete actions and its episode limit', async () => {
     const facts = await probePythonEnv(query(), { python: python!.python, processEnv: python!.env });
-    assert.deepEqual(facts, { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500, goalConditioned: false });
+    assert.deepEqual(facts, { kind: 'facts', observationNames: ['x0', 'x1', 'x2', 'x3'], observationShape: [4], action: { kind: 'discrete', n: 2 }, maxSteps: 500, goalConditioned: false, image: null });
     const pendulum = await probePythonEnv(query({ id: 'Pendulum-v1' }), { python: python!.python, processEnv: python!.env });
     assert.deepEqual(pendulum.kind === 'facts' ? [pendulum.action, pendulum.maxSteps] : pendulum, [{ kind: 'continuous', dims: 1 }, 200]);
   });

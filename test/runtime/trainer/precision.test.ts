@@ -32,6 +32,9 @@ test('precision fp16: an SFT run of a transformer trains in mixed precision, lea
   assert.equal(hparams?.values?.precision, 'fp16');
   const metrics = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'metrics') as { values: Record<string, number> }[];
   assert.deepEqual([metrics.at(-1)!.values['charts/loss_scale'], metrics.at(-1)!.values['charts/skipped_steps']], [2 ** 16, 0], 'the loss scale and the steps skipped are logged');
+  // It trained on the CPU (the plan's device): said once, at the start (issue 43 item 20).
+  const warnings = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'log' && e.level === 'warn' && /precision fp16/.test(e.message as string));
+  assert.deepEqual(warnings.map((e) => (e as { message?: string }).message), ["precision fp16, but this run trains on the cpu, where onnxruntime's CPU provider computes float16 products in float32 with casts around them: slower than fp32, and no less memory; set precision fp32, or train where a GPU starts"]);
   const accuracy = result.metrics['eval/accuracy']!;
   // The same run in fp32 reaches > 0.2 (test/runtime/text/train-text.test.ts).
   assert.ok(accuracy > 0.2, `40 updates in fp16 learn some of it: ${accuracy}`);

@@ -97,6 +97,14 @@ describe('stages on an env of numbers', () => {
     assert.equal(status.budget, 896);
   });
 
+  it("an evaluation due at a stage's last step is logged once, not again as the stage's end evaluation (issue 43 item 20)", async () => {
+    // eval every 256: due at 256 (inside warm), at 512 (warm's last step) and at 768; the run ends at 896.
+    const plan = { ...stagedPlan(warmThenTune([512, 384])), eval: { every: 256, episodes: 2, deterministic: true } };
+    const result = await train(plan, { out: tempDir() });
+    const evals = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'eval');
+    assert.deepEqual(evals.map((e) => [e.stage, e.step]), [['warm', 256], ['warm', 512], ['tune', 768], ['tune', 896]]);
+  });
+
   it('a run stopped inside the second stage resumes there: its steps, events and status stay in that stage', async () => {
     const plan = stagedPlan(warmThenTune([256, 512]));
     const controller = new AbortController();

@@ -44,6 +44,13 @@ describe('inlay hints', () => {
     ]);
   });
 
+  it("an eval block on a text env offers no default the trainer does not read there (episodes, deterministic) (issue 43 item 20)", () => {
+    const experiment = (env: string) => `${env}\nexperiment E {\n  env: Sums\n  policy: transformer\n  algorithm: GRPO\n  budget: 1k\n  eval {\n    every: 1k\n  }\n}`;
+    const evalLine = (source: string) => hints(source).filter((h) => h.position.line === 6).map((h) => h.label);
+    assert.deepEqual(evalLine(experiment('env Sums = TextTask { task: addition(digits: 1) }')), []);
+    assert.deepEqual(evalLine(experiment('env Sums = CartPole { }')), ['defaults: episodes 10, deterministic true']);
+  });
+
   it('the tooltip lists every default as source', () => {
     const [hint] = hints('policy P = mlp {\n  hidden: [32]\n}');
     assert.equal(hint.label, 'defaults: activation tanh, shared_trunk false');
