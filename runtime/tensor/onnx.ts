@@ -332,20 +332,7 @@ class ModelWriter implements LoweringWriter {
    * weight itself, the cast is left for the others.
    */
   bakeCastsUp(): void {
-    if (this.half || this.bakedHalf.size === 0) return;
-    const nodes = this.nodes as NodeProto[];
-    const readers = new Map<string, NodeProto[]>();
-    for (const node of nodes) for (const input of node.input) if (this.bakedHalf.has(input)) readers.set(input, [...(readers.get(input) ?? []), node]);
-    const dropped = new Set<NodeProto>();
-    for (const [name, list] of readers) {
-      const cast = list[0]!;
-      if (list.length !== 1 || cast.op_type !== 'Cast' || castTarget(cast) !== FLOAT_DATA_TYPE.float32) continue;
-      const index = this.initializers.findIndex((t) => (t as { name: string }).name === name);
-      const proto = this.initializers[index] as { dims: number[] };
-      this.initializers[index] = { name: cast.output[0]!, dims: proto.dims, data_type: FLOAT_DATA_TYPE.float32, raw_data: bytesOf(halfToFloat32(this.bakedHalf.get(name)!)) };
-      dropped.add(cast);
-    }
-    if (dropped.size > 0) this.nodes.splice(0, this.nodes.length, ...nodes.filter((n) => !dropped.has(n)));
+    if (!this.half) this.bakeThroughCasts(this.bakedHalf, 'float32', halfToFloat32);
   }
 
   /**
@@ -354,17 +341,22 @@ class ModelWriter implements LoweringWriter {
    * model's bytes for it, the same values (halfBits rounds as onnxruntime's Cast does).
    */
   bakeHalfCasts(): void {
-    if (!this.half || this.baked.size === 0) return;
+    if (this.half) this.bakeThroughCasts(this.baked, 'float16', halfBits);
+  }
+
+  /** Each of `baked` read only by one Cast to `to` is baked as `convert` of it under the cast's output, and that cast dropped. */
+  private bakeThroughCasts<T extends Float32Array | Uint16Array>(baked: ReadonlyMap<string, T>, to: 'float16' | 'float32', convert: (values: T) => HostArray): void {
+    if (baked.size === 0) return;
     const nodes = this.nodes as NodeProto[];
     const readers = new Map<string, NodeProto[]>();
-    for (const node of nodes) for (const input of node.input) if (this.baked.has(input)) readers.set(input, [...(readers.get(input) ?? []), node]);
+    for (const node of nodes) for (const input of node.input) if (baked.has(input)) readers.set(input, [...(readers.get(input) ?? []), node]);
     const dropped = new Set<NodeProto>();
     for (const [name, list] of readers) {
       const cast = list[0]!;
-      if (list.length !== 1 || cast.op_type !== 'Cast' || castTarget(cast) !== FLOAT_DATA_TYPE.float16) continue;
+      if (list.length !== 1 || cast.op_type !== 'Cast' || castTarget(cast) !== FLOAT_DATA_TYPE[to]) continue;
       const index = this.initializers.findIndex((t) => (t as { name: string }).name === name);
       const proto = this.initializers[index] as { dims: number[] };
-      this.initializers[index] = { name: cast.output[0]!, dims: proto.dims, data_type: FLOAT_DATA_TYPE.float16, raw_data: bytesOf(halfBits(this.baked.get(name)!)) };
+      this.initializers[index] = { name: cast.output[0]!, dims: proto.dims, data_type: FLOAT_DATA_TYPE[to], raw_data: bytesOf(convert(baked.get(name)!)) };
       dropped.add(cast);
     }
     if (dropped.size > 0) this.nodes.splice(0, this.nodes.length, ...nodes.filter((n) => !dropped.has(n)));
