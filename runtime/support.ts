@@ -10,7 +10,7 @@ import { NOT_IMPLEMENTED } from './not-implemented.js';
 import { ACTOR_CRITIC, buildsAs, LANGUAGE_MODEL, ownsTokenizer, POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
 import { builtin, stageHandoverProblem, type EnvSpec } from '../dsl/schema/index.js';
-import { curriculumProblems } from './trainer/curriculum.js';
+import { curriculumProblems } from './curriculum.js';
 import { InputError } from '../shared/input-error.js';
 import { PRECISIONS, type Precision } from './tensor/index.js';
 

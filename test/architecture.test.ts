@@ -295,7 +295,6 @@ const KNOWN_MUTUAL_FOLDERS = [
   'runtime/lm <-> runtime/policies',
   'runtime/policies <-> runtime/text',
   'runtime/rewards <-> runtime/text',
-  'runtime/support.ts <-> runtime/trainer',
 ];
 /** Circles of three or more folders when the rule came in, each its folders sorted: the list may only shrink. */
 const KNOWN_FOLDER_CIRCLES = ['runtime/lm runtime/run runtime/text'];

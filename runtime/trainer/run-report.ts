@@ -8,7 +8,7 @@ import type { DeviceChoice } from '../device.js';
 import type { TrainerCounters } from '../run/checkpoint.js';
 import type { EventInput, RunStatus } from '../run/events.js';
 import { RunDirectory, statusFile } from '../run/run-dir.js';
-import type { Curriculum } from './curriculum.js';
+import type { Curriculum } from '../curriculum.js';
 import type { EvalOutcome } from './workload.js';
 
 const WINDOW = 20;

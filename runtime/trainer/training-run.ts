@@ -21,7 +21,7 @@ import type { Condition, ConditionMetric } from '../run/stop.js';
 import { opThreadsFor, type Compute, type ComputeOptions, type Precision } from '../tensor/index.js';
 import { planPrecision } from '../support.js';
 import { FP16_ON_CPU } from '../../dsl/schema/declarations.js';
-import { Curriculum } from './curriculum.js';
+import { Curriculum } from '../curriculum.js';
 import { RunReport, windowMetrics } from './run-report.js';
 import type { Workload } from './workload.js';
 

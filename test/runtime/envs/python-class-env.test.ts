@@ -18,7 +18,7 @@ import { VecEnv } from '../../../runtime/envs/vector.js';
 import { resume, train } from '../../../runtime/train.js';
 import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { readEvents, type CurriculumEvent, type EpisodeEvent } from '../../../runtime/run/events.js';
-import { curriculumProblems } from '../../../runtime/trainer/curriculum.js';
+import { curriculumProblems } from '../../../runtime/curriculum.js';
 import type { Plan, PlanExpr } from '../../../dsl/compile/plan.js';
 import { pythonWorkers, testPython, withTestPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';

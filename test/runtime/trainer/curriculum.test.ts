@@ -11,7 +11,7 @@ import { openRunEnvs } from '../../../runtime/envs/run-envs.js';
 import { loadCheckpoint } from '../../../runtime/run/checkpoint.js';
 import { readEvents, type CurriculumEvent, type EpisodeEvent, type RunEvent } from '../../../runtime/run/events.js';
 import { PlanError, resume, train } from '../../../runtime/train.js';
-import { Curriculum, curriculumProblems } from '../../../runtime/trainer/curriculum.js';
+import { Curriculum, curriculumProblems } from '../../../runtime/curriculum.js';
 import { makePlan, tempDir, type PlanOptions } from '../helpers.js';
 
 const ALWAYS: PlanExpr = { op: '>=', args: [{ ref: 'steps' }, { const: 0 }] };

@@ -3,12 +3,12 @@
 // evaluation, or after every update without an `eval` block) it moves one `step` towards `to`.
 // The value is kept in the checkpoint's trainer counters, so a resume continues at it.
 // A whole-number parameter (GridWorld's size) takes whole values.
-import type { Plan } from '../../dsl/compile/plan.js';
-import { builtin, type EnvSpec } from '../../dsl/schema/index.js';
-import { GYMNASIUM_ENV_KIND } from '../../dsl/schema/python-env.js';
-import { makeEnv } from '../envs/registry.js';
-import { numberType } from '../plan-params.js';
-import { Condition } from '../run/stop.js';
+import type { Plan } from '../dsl/compile/plan.js';
+import { builtin, type EnvSpec } from '../dsl/schema/index.js';
+import { GYMNASIUM_ENV_KIND } from '../dsl/schema/python-env.js';
+import { makeEnv } from './envs/registry.js';
+import { numberType } from './plan-params.js';
+import { Condition } from './run/stop.js';
 
 /** Values listed at most when checking a built-in env's curriculum ahead of training. */
 const CHECKED_VALUES = 10_000;
