@@ -214,3 +214,14 @@ export async function torchDqnStepParity(file: string): Promise<{ loss: number; 
   if (!worst) throw new Error('dqn_step_parity.py printed no result');
   return worst;
 }
+
+/** Replays whole rounds of rlx's DQN learner written to `file` in PyTorch, target network included (bench/peers/dqn_loop_parity.py); the largest differences. */
+export async function torchDqnLoopParity(file: string): Promise<{ loss: number; td_target: number; weights: number; floor_weights: number; steps: number; copies: number }> {
+  type Worst = { loss: number; td_target: number; weights: number; floor_weights: number; steps: number; copies: number };
+  let worst: Worst | null = null;
+  await runPeer(['dqn_loop_parity.py', file], (line) => {
+    if (line.startsWith('{')) worst = JSON.parse(line) as Worst;
+  });
+  if (!worst) throw new Error('dqn_loop_parity.py printed no result');
+  return worst;
+}
