@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'offpolicy-learning': async () => (await import('./offpolicy.js')).benchOffPolicyLearning(),
   'her-bit-flip': async () => (await import('./offpolicy.js')).benchBitFlip(),
   'dqn-parity': async () => (await import('./dqn-parity.js')).benchDqnParity(),
+  'dqn-zoo': async () => (await import('./dqn-zoo.js')).benchDqnZoo(),
   sweep: async () => (await import('./sweep.js')).benchSweep(),
   slurm: async () => (await import('./slurm.js')).benchSlurm(),
   gpu: async () => (await import('./gpu.js')).benchGpu(),
@@ -27,8 +28,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'dashboard-read': async () => (await import('./dashboard-read.js')).benchDashboardRead(),
 };
 
-/** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters, a 200 MB events.jsonl read twice), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['dashboard-read', 'python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
+/** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters, a 200 MB events.jsonl read twice, SB3 against rlx on three seeds), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
+const ON_REQUEST = ['dashboard-read', 'python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'dqn-zoo', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

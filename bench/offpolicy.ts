@@ -14,7 +14,7 @@
 // - a full 1M-transition Pendulum replay buffer saved and loaded through the checkpoint files.
 //
 // Learning (`npm run bench -- offpolicy-learning`, minutes): the issue's targets over seeds 1-3:
-// examples/cartpole-dqn.rlx (rl-zoo: mean-20 >= 475 within 50k), examples/pendulum-sac.rlx
+// examples/cartpole-dqn.rlx beside SB3 (`npm run bench -- dqn-zoo`), examples/pendulum-sac.rlx
 // (rl-zoo 20k: mean of the last 20 returns >= -200), examples/gridworld-her.rlx with and without
 // relabeling (eval success), examples/bit-flip.rlx with and without relabeling on each seed (eval
 // success: HER's paper demonstration; `npm run bench -- her-bit-flip` runs it alone),
@@ -27,7 +27,8 @@ import { planFile } from '../cli/commands/plan.js';
 import type { Plan } from '../dsl/compile/plan.js';
 import { readEvents } from '../runtime/run/events.js';
 import { train, type TrainResult } from '../runtime/train.js';
-import { cleanrlOffPolicy, peersMissing, sb3ZooDqn, torchOffPolicyUpdate } from './peers.js';
+import { benchDqnZoo } from './dqn-zoo.js';
+import { cleanrlOffPolicy, peersMissing, torchOffPolicyUpdate } from './peers.js';
 import { replayCheckpointFigures } from './replay.js';
 import { bestMicros, median, report } from './stats.js';
 import { dqnUpdateFloor, sacUpdateFloor } from './offpolicy-floor.js';
@@ -217,21 +218,8 @@ export async function benchOffPolicyLearning(): Promise<void> {
     console.log(`\nOff-policy learning on ${os.cpus().length} CPU(s); seeds ${SEEDS.join(', ')}`);
     const example = (name: string) => planFile(path.join(EXAMPLES, name)).at(0);
 
-    const dqn = example('cartpole-dqn.rlx');
-    const dqnRows: [string, string][] = [];
-    const missing = peersMissing();
-    if (missing) dqnRows.push(['SB3', `not run: ${missing}`]);
-    for (const seed of SEEDS) {
-      // Interleaved: SB3 with the same zoo settings, then ours.
-      if (!missing) {
-        const sb3 = await sb3ZooDqn(seed);
-        dqnRows.push([`seed ${seed}, SB3`, sb3.stepTo475 !== null ? `475 at ${k(sb3.stepTo475)} steps` : `not reached in 50k (mean-20 ${fixed(sb3.mean20 ?? undefined)})`]);
-      }
-      const run = await ours(dqn, out, seed);
-      const reached = run.result.reason.startsWith('stop condition');
-      dqnRows.push([`seed ${seed}, rlx`, reached ? `475 at ${k(run.result.step)} steps (${run.seconds.toFixed(1)} s)` : `not reached in ${k(run.result.step)} (mean-20 ${fixed(run.result.metrics['train/mean_return'])}, ${run.seconds.toFixed(1)} s)`]);
-    }
-    report('DQN CartPole, examples/cartpole-dqn.rlx (rl-zoo); target: mean-20 >= 475 within 50k on 2 of 3 seeds', dqnRows);
+    // examples/cartpole-dqn.rlx beside SB3, scored by rl-zoo's final evaluation: bench/dqn-zoo.ts.
+    await benchDqnZoo();
 
     const sac = example('pendulum-sac.rlx');
     const sacRows: [string, string][] = [];

@@ -123,16 +123,33 @@ export async function sb3ZooPpo(seed: number): Promise<PeerResult> {
   return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null };
 }
 
-/** SB3 2.3.2's DQN with rl-baselines3-zoo's CartPole-v1 settings (50k steps), stopping at 475 (bench/peers/run_sb3_dqn.py); `mean20` is the last-20 training mean where it stopped. */
-export async function sb3ZooDqn(seed: number): Promise<PeerResult & { readonly mean20: number | null }> {
-  type Printed = { sps_train: number; hit: { step: number } | null; hit_wall_from_train?: number; final_mean20: number | null };
-  let result: Printed | null = null;
-  await runPeer(['run_sb3_dqn.py', '--seed', String(seed)], (line) => {
-    if (line.startsWith('{')) result = JSON.parse(line) as Printed;
+/** SB3 DQN's run with rl-zoo's CartPole-v1 settings, trained for the whole 50k and evaluated as rl-zoo does. */
+export interface Sb3DqnZooRun {
+  readonly seed: number;
+  /** Mean return of the final model over the evaluation's greedy episodes. */
+  readonly evalMean: number;
+  readonly evalReturns: readonly number[];
+  /** [env step, mean greedy return] every `evalEvery` steps on the way. */
+  readonly evals: readonly (readonly [number, number])[];
+  readonly stepsDone: number;
+  /** Seconds from the start of training to the end of the final evaluation, evaluations included. */
+  readonly wallWithEvals: number;
+  /** The training alone: evaluations left out. */
+  readonly trainSeconds: number;
+  /** The mean of the last 20 training (epsilon-greedy) episodes at the end. */
+  readonly mean20: number | null;
+}
+
+/** SB3 2.3.2's DQN with rl-zoo's CartPole-v1 settings, the full 50k steps, `episodes` greedy episodes every `evalEvery` steps and after training (bench/peers/run_sb3_dqn.py). */
+export async function sb3ZooDqnEvaluated(seed: number, episodes: number, evalEvery: number): Promise<Sb3DqnZooRun> {
+  type Printed = { eval_mean: number; eval_returns: number[]; evals: [number, number][]; steps_done: number; wall_with_evals: number; train_seconds: number; final_mean20: number | null };
+  let r: Printed | null = null;
+  await runPeer(['run_sb3_dqn.py', '--seed', String(seed), '--no-stop', '--eval-episodes', String(episodes), '--eval-every', String(evalEvery)], (line) => {
+    if (line.startsWith('{')) r = JSON.parse(line) as Printed;
   });
-  if (!result) throw new Error('run_sb3_dqn.py printed no result');
-  const r = result as Printed;
-  return { sps: r.sps_train, stepTo475: r.hit?.step ?? null, secondsTo475: r.hit_wall_from_train ?? null, mean20: r.final_mean20 };
+  if (!r) throw new Error('run_sb3_dqn.py printed no result');
+  const p = r as Printed;
+  return { seed, evalMean: p.eval_mean, evalReturns: p.eval_returns, evals: p.evals, stepsDone: p.steps_done, wallWithEvals: p.wall_with_evals, trainSeconds: p.train_seconds, mean20: p.final_mean20 };
 }
 
 /**
@@ -195,5 +212,16 @@ export async function torchDqnStepParity(file: string): Promise<{ loss: number; 
     if (line.startsWith('{')) worst = JSON.parse(line) as typeof worst;
   });
   if (!worst) throw new Error('dqn_step_parity.py printed no result');
+  return worst;
+}
+
+/** Replays whole rounds of rlx's DQN learner written to `file` in PyTorch, target network included (bench/peers/dqn_loop_parity.py); the largest differences. */
+export async function torchDqnLoopParity(file: string): Promise<{ loss: number; td_target: number; weights: number; floor_weights: number; steps: number; copies: number }> {
+  type Worst = { loss: number; td_target: number; weights: number; floor_weights: number; steps: number; copies: number };
+  let worst: Worst | null = null;
+  await runPeer(['dqn_loop_parity.py', file], (line) => {
+    if (line.startsWith('{')) worst = JSON.parse(line) as Worst;
+  });
+  if (!worst) throw new Error('dqn_loop_parity.py printed no result');
   return worst;
 }

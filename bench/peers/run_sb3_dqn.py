@@ -6,7 +6,13 @@ The env is built as the zoo does: make_vec_env (one DummyVecEnv + Monitor), seed
 A callback records the mean of the last 20 finished training episodes' returns (Monitor's
 episode return, as SB3 logs it) every 1000 env steps, and the first env step and wall time at
 which it is >= 475; by default training stops there (as rlx's `stop:` does).
-usage: run_sb3_dqn.py --seed N [--no-stop] [--json OUT]"""
+--eval-episodes N (with --no-stop, as rl-zoo trains) evaluates the final model as rl-zoo does:
+evaluate_policy(deterministic=True) for N episodes on an env of its own (make_vec_env, seed +
+1000), printed as eval_mean and eval_returns; --eval-every M also evaluates every M env steps
+(`evals`: [step, mean]). Greedy actions draw nothing from the training RNG, so evaluating does
+not change the training run; its time is left out of train_seconds and sps_train, and counted
+in wall_with_evals (from the start of training to the end of the final evaluation).
+usage: run_sb3_dqn.py --seed N [--no-stop] [--eval-episodes N [--eval-every M]] [--json OUT]"""
 import argparse
 import json
 import os
@@ -20,12 +26,16 @@ import peer_setup  # noqa: E402
 from stable_baselines3 import DQN  # noqa: E402
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
+from stable_baselines3.common.evaluation import evaluate_policy  # noqa: E402
 
 
 class Reach(BaseCallback):
-    def __init__(self, threshold=475.0, window=20, stop=True, every=1000):
+    def __init__(self, threshold=475.0, window=20, stop=True, every=1000, evaluate=None, eval_every=0):
         super().__init__()
         self.threshold, self.window, self.stop, self.every = threshold, window, stop, every
+        self.evaluate, self.eval_every = evaluate, eval_every
+        self.evals = []  # [step, mean eval return]
+        self.eval_seconds = 0.0
         self.returns = []
         self.curve = []  # [step, mean of the last `window` returns]
         self.hit = None
@@ -50,6 +60,10 @@ class Reach(BaseCallback):
                                     "episodes": len(self.returns)}
         if self.num_timesteps % self.every == 0:
             self.curve.append([int(self.num_timesteps), self.mean()])
+        if self.eval_every > 0 and self.num_timesteps % self.eval_every == 0:
+            t0 = time.time()
+            self.evals.append([int(self.num_timesteps), self.evaluate()[1]])
+            self.eval_seconds += time.time() - t0
         if self.hit is not None and self.stop:
             return False
         return True
@@ -58,6 +72,8 @@ class Reach(BaseCallback):
 ap = argparse.ArgumentParser()
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--no-stop", action="store_true")
+ap.add_argument("--eval-episodes", type=int, default=0)
+ap.add_argument("--eval-every", type=int, default=0)
 ap.add_argument("--json", default=None)
 a = ap.parse_args()
 
@@ -67,7 +83,17 @@ model = DQN("MlpPolicy", env, learning_rate=2.3e-3, batch_size=64, buffer_size=1
             learning_starts=1000, gamma=0.99, target_update_interval=10, train_freq=256,
             gradient_steps=128, exploration_fraction=0.16, exploration_final_eps=0.04,
             policy_kwargs=dict(net_arch=[256, 256]), seed=a.seed, device="cpu", verbose=0)
-cb = Reach(stop=not a.no_stop)
+eval_env = make_vec_env("CartPole-v1", n_envs=1, seed=a.seed + 1000)
+
+
+def evaluate():
+    returns, _ = evaluate_policy(model, eval_env, n_eval_episodes=a.eval_episodes, deterministic=True,
+                                 return_episode_rewards=True)
+    returns = [float(r) for r in returns]
+    return returns, sum(returns) / len(returns)
+
+
+cb = Reach(stop=not a.no_stop, evaluate=evaluate, eval_every=a.eval_every if a.eval_episodes > 0 else 0)
 model.learn(total_timesteps=int(5e4), callback=cb)
 t_end = time.time()
 res = {
@@ -82,8 +108,13 @@ res = {
     "best_mean20": max((m for _, m in cb.curve if m is not None), default=None),
     "hit": cb.hit,
     "curve": cb.curve,
-    "sps_train": model.num_timesteps / (t_end - cb.t_train0),
+    "train_seconds": t_end - cb.t_train0 - cb.eval_seconds,
+    "sps_train": model.num_timesteps / (t_end - cb.t_train0 - cb.eval_seconds),
 }
+if a.eval_episodes > 0:
+    res["eval_returns"], res["eval_mean"] = evaluate()
+    res["evals"] = cb.evals
+    res["wall_with_evals"] = time.time() - cb.t_train0
 if cb.hit:
     res["hit_wall_from_process"] = cb.hit["time"] - peer_setup.PROCESS_T0
     res["hit_wall_from_train"] = cb.hit["time"] - cb.t_train0

@@ -31,7 +31,7 @@ const buffer = (defaultValue: number): ParamSpec =>
   param('buffer', count({ max: 1e8 }), defaultValue, 'Replay buffer capacity, in transitions.');
 
 const learningStarts = (defaultValue: number): ParamSpec =>
-  param('learning_starts', int({ min: 0 }), defaultValue, 'Environment steps of pure collection before the first update.');
+  param('learning_starts', int({ min: 0 }), defaultValue, 'Environment steps of pure collection before the first update, with uniformly random actions (SB3\'s warm-up).');
 
 const clip = (defaultValue: number, doc: string): ParamSpec =>
   param('clip', num({ min: 0, exclusiveMin: true, max: 10, schedule: true, suspicious: { above: 1, why: 'a clip range above 1 hardly constrains the policy update' } }), defaultValue, doc);
@@ -73,13 +73,13 @@ export const DQN: AlgorithmSpec = {
     buffer(10_000),
     batchSize(128),
     discount(0.99),
-    param('target_update', count(), 500, 'Environment steps between copies of the online network into the target network.'),
+    param('target_update', count(), 500, 'Environment steps between copies of the online network into the target network (SB3\'s target_update_interval: gradient steps do not count).'),
     param('tau', num({ min: 0, exclusiveMin: true, max: 1 }), 1.0, 'Target network update rate: 1 copies, smaller values blend (Polyak averaging).'),
-    param('train_every', count(), 10, 'Environment steps between updates (SB3\'s train_freq).'),
+    param('train_every', count(), 10, 'Environment steps between updates, all env copies together (SB3\'s train_freq counts the steps of each copy: train_freq F on n copies is train_every F * n).'),
     param('gradient_steps', count({ max: 1e5 }), 1, 'Gradient steps per update, each on its own sampled batch.'),
     learningStarts(10_000),
     param('epsilon', num({ min: 0, max: 1, schedule: true }), { schedule: 'linear', from: 1, to: 0.05, over: 0.5 },
-      'Probability of a random action; usually a schedule such as `linear(1.0, 0.05, over: 0.5)`.'),
+      'Probability of a random action once learning starts; usually a schedule such as `linear(1.0, 0.05, over: 0.5)` (SB3\'s exploration_fraction 0.5, exploration_final_eps 0.05).'),
     param('double', bool, false, 'Double DQN: the online network picks the next action, the target network values it.'),
     param('loss', choice(
       option('mse', 'Mean squared TD error (CleanRL).'),

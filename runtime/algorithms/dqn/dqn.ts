@@ -8,6 +8,9 @@
 // Differences from CleanRL, each deliberate:
 // - truncated episodes (time limits) bootstrap from their real final observation (dones are
 //   terminations only), as SB3's handle_timeout_termination and CleanRL's real_next_obs;
+// - actions are uniformly random before learning_starts (epsilon 1), as SB3's DQN and rlx's
+//   SAC; CleanRL's dqn.py follows its epsilon schedule from step 0 (with its defaults 1 to
+//   0.96 over the warm-up, so at most a few percent of those actions differ);
 // - with several env copies, each copy explores with its own draw, and steps count env steps
 //   (train_every and target_update are crossed, not hit exactly, when numEnvs > 1);
 // - the loss metrics are averaged over the update's gradient steps (CleanRL logs the last).
@@ -36,6 +39,16 @@ export const DQN: AlgorithmDefinition<DqnSettings> = {
   params: dqnSettings,
   create: (context, settings) => Dqn.create(context, settings),
 };
+
+/**
+ * The epsilon of the action taken after `step` env steps: 1 (uniformly random, SB3's warm-up)
+ * before learning_starts, then the schedule over the budget. `linear(1.0, 0.04, over: 0.16)` is
+ * SB3's get_linear_fn(1.0, 0.04, 0.16) of progress_remaining = 1 - step / total_timesteps, and
+ * CleanRL's linear_schedule(1.0, 0.04, 0.16 * total_timesteps, global_step).
+ */
+export function explorationRate(settings: Pick<DqnSettings, 'epsilon' | 'learning_starts'>, step: number, budget: number): number {
+  return step < settings.learning_starts ? 1 : scheduleValue(settings.epsilon, step, budget);
+}
 
 export interface DqnState {
   globalStep: number;
@@ -183,8 +196,7 @@ export class Dqn implements Algorithm {
     const updateDue = (Math.floor(this.globalStep / s.train_every) + 1) * s.train_every;
     let epsilon = 0;
     while (this.globalStep < updateDue && !this.done) {
-      // CleanRL's linear_schedule(start_e, end_e, exploration_fraction * total_timesteps, global_step).
-      epsilon = scheduleValue(s.epsilon, this.globalStep, this.budget);
+      epsilon = explorationRate(s, this.globalStep, this.budget);
       policy.epsilon = epsilon;
       policy.act(stepper.obs, numEnvs, this.envActions, false, this.actionRng);
       stepAndStore(stepper, this.buffer, this.envActions, this.scratch);

@@ -22,7 +22,8 @@ import { LEARNERS, learnerPlan, type Learner } from './learners.js';
  */
 const FIRST_LOSSES: Record<Learner, Record<string, number>> = {
   PPO: { 'losses/grad_norm': 6.9218200368915275, 'losses/gradient_steps': 4, 'losses/policy_loss': -0.00015436112880706787, 'losses/value_loss': 37.20689392089844, 'losses/entropy': 0.6931441724300385, 'losses/old_approx_kl': 0.00011364277452230453, 'losses/approx_kl': 7.557682693004608e-07, 'losses/clipfrac': 0, 'losses/explained_variance': 0.007668084862512026 },
-  DQN: { 'losses/grad_norm': 2.324814951914877, 'losses/td_loss': 1.0733087729840052, 'losses/q_values': 0.07197442169057294 },
+  // DQN's re-recorded when its actions before learning_starts became uniformly random (SB3's warm-up).
+  DQN: { 'losses/grad_norm': 2.3119444967367992, 'losses/td_loss': 1.0944173903692336, 'losses/q_values': 0.06092400418683177 },
   SAC: { 'losses/alpha': 0.9321860686830985, 'losses/qf1_loss': 40.65315440121819, 'losses/qf2_loss': 42.096369462854724, 'losses/qf1_values': -0.42017799309071374, 'losses/qf2_values': -0.288021287004299, 'losses/actor_loss': -0.014666883987100685, 'losses/entropy': 0.539019405403558, 'losses/alpha_loss': 1.4846487246995728, 'losses/qf_values': -0.3540996400475064, 'losses/gradient_steps': 68 },
   REINFORCE: { 'losses/grad_norm': 58.306917033714164, 'losses/gradient_steps': 1, 'losses/policy_loss': 106.94483947753906, 'losses/entropy': 0.6931418776512146 },
   SFT: { 'losses/sft_loss': 2.616712808609009, 'losses/grad_norm': 2.3889025991041266 },

@@ -51,12 +51,17 @@ const CARTPOLE_DQN = {
 
 describe('DQN on CartPole', () => {
   it('learns well above the random policy (~22) within 20k steps, and its export acts greedily', async () => {
-    const plan = makePlan({ algorithm: 'DQN', algorithmParams: CARTPOLE_DQN, policyParams: { hidden: [256, 256], activation: 'relu' }, envs: 1, budget: 20_000 });
+    // Scored as rl-zoo scores: greedy episodes of the final model. The training return swings
+    // with these settings, in SB3 as here (SB3 2.3.2's mean-20 at 20k: 63 / 78 / 112 on seeds
+    // 1-3; its greedy evaluation 139 / 130 on seeds 1 and 3), so its last value says little.
+    const plan = makePlan({ algorithm: 'DQN', algorithmParams: CARTPOLE_DQN, policyParams: { hidden: [256, 256], activation: 'relu' }, envs: 1, budget: 20_000, eval: { every: 20_000, episodes: 10, deterministic: true } });
     const result = await train(plan, { out: tempDir() });
     assert.equal(result.status, 'finished');
-    const metrics = readEvents(path.join(result.runDir, 'events.jsonl')).filter((e) => e.type === 'metrics');
-    const last = metrics[metrics.length - 1].values;
-    assert.ok(last['train/mean_return'] >= 100, `mean-20 training return ${last['train/mean_return']}`);
+    const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+    const metrics = events.filter((e) => e.type === 'metrics');
+    const last = events.filter((e) => e.type === 'eval').at(-1)!;
+    assert.equal(last.step, 20_000);
+    assert.ok(last.values['eval/mean_return'] >= 100, `mean return of 10 greedy episodes at 20k: ${last.values['eval/mean_return']}`);
     for (const name of ['losses/td_loss', 'losses/q_values', 'charts/epsilon', 'charts/learning_rate']) assert.ok(metrics.some((e) => Number.isFinite(e.values[name])), name);
 
     const file = path.join(result.runDir, 'checkpoints', 'policy-final.onnx');

@@ -4,8 +4,9 @@
 // evaluation value, and a digest of every final weight (its sum, sum of squares, first and last
 // value), is compared with fixtures/numeric-pinned.json, recorded before the policies' MLPs
 // became one builder behind an observation encoder (issue 42), which reproduces them bit for
-// bit. A change to initialisation, the networks' passes, acting or the learners that moves what
-// a run learns fails here.
+// bit (DQN's entry was re-recorded when its actions before learning_starts became uniformly
+// random, SB3's warm-up). A change to initialisation, the networks' passes, acting or the
+// learners that moves what a run learns fails here.
 //
 // Values are compared to 1e-5 (relative), as transformer-pinned.test.ts does: onnxruntime picks
 // its kernels by the CPU's instruction set. Rewrite the fixture only for a change meant to move
