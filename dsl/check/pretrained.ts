@@ -88,6 +88,9 @@ export function checkPretrainedPolicy(ctx: CheckContext, symbol: DeclSymbol): vo
       if (inner.kind !== 'Property' || inner.path.length !== 1) continue;
       const key = inner.path[0].text;
       if (member.name.text === 'lora' && key === 'targets' && found) checkTargets(ctx, inner.value, found.config);
+      if (member.name.text === 'lora' && key === 'base_dtype' && inner.value?.kind === 'Name' && inner.value.parts.map((p) => p.text).join('.') === 'float16' && found?.folder.read.kind === 'model' && found.folder.read.halfWidth === false) {
+        ctx.accept('error', 'invalid-model', `base_dtype float16 keeps the base as its checkpoint's float16 or bf16 values, but ${found.folder.written}'s weights are stored in float32; use float32, or auto`, inner.value.range);
+      }
       if (member.name.text === 'chat' && key === 'user' && inner.value?.kind === 'String' && !inner.value.value.includes('{prompt}')) {
         ctx.accept('warning', 'suspicious-value', 'chat.user has no {prompt}, so the task\'s prompt never reaches the model; write it where the prompt goes, e.g. "Solve: {prompt}"', inner.value.range);
       }

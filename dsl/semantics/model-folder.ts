@@ -19,6 +19,7 @@ import { InputError } from '../../shared/input-error.js';
 import { checkChatTemplate } from '../../hf/chat-template.js';
 import { matchWeights } from '../../hf/match-weights.js';
 import { checkTokenizerFiles } from '../../hf/tokenizer-file.js';
+import { halfWidthWeights } from '../../hf/safetensors.js';
 
 export type ModelFolderRead =
   | { readonly kind: 'missing' }
@@ -28,7 +29,8 @@ export type ModelFolderRead =
   | { readonly kind: 'invalid-config'; readonly message: string }
   /** The files that a model folder needs and this one lacks (tokenizer.json, the weights). */
   | { readonly kind: 'incomplete'; readonly missing: readonly string[]; readonly config: LmConfig }
-  | { readonly kind: 'model'; readonly config: LmConfig };
+  /** `halfWidth`: every weight stored bf16 or fp16 (a LoRA base can be kept as float16); undefined where the weights' headers could not be read (the trainer says why). */
+  | { readonly kind: 'model'; readonly config: LmConfig; readonly halfWidth?: boolean };
 
 /** The weights, in one file or sharded with an index (hf/safetensors.ts reads either). */
 export const WEIGHT_FILES = ['model.safetensors', 'model.safetensors.index.json'];
@@ -86,7 +88,17 @@ function readFolder(dir: string): ModelFolderRead {
     ...(has('tokenizer.json') ? [] : ['tokenizer.json']),
     ...(WEIGHT_FILES.some(has) ? [] : [`${WEIGHT_FILES[0]} (or ${WEIGHT_FILES[1]} and its shards)`]),
   ];
-  return missing.length > 0 ? { kind: 'incomplete', missing, config } : { kind: 'model', config };
+  return missing.length > 0 ? { kind: 'incomplete', missing, config } : { kind: 'model', config, ...storedHalfWidth(dir) };
+}
+
+/** Whether the weights are all half-width, from their headers only. */
+function storedHalfWidth(dir: string): { halfWidth?: boolean } {
+  try {
+    return { halfWidth: halfWidthWeights(dir) };
+  } catch (err) {
+    if (err instanceof InputError) return {};
+    throw err;
+  }
 }
 
 /** What `rlx train` would refuse in a complete model folder's files, and what its chat template reads. */

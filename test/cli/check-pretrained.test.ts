@@ -119,6 +119,20 @@ describe('rlx check with pretrained("...")', () => {
     assert.equal(checked.stdout.trim(), "thinking.rlx:3:34: warning suspicious-value: chat.enable_thinkng: the model's chat template never reads 'enable_thinkng', so it changes nothing; check the name against the template's variables");
   });
 
+  test('lora { base_dtype: float16 } over weights stored in float32 is an error at the value; over bf16 ones it checks clean', () => {
+    const spec = (folder: string) => `env Sums = TextTask { task: addition(digits: 1) }\npolicy Base = pretrained("${folder}") {\n  lora { rank: 4, base_dtype: float16 }\n}\n`
+      + 'experiment Warm { env: Sums, policy: Base, stage sft = SFT { updates: 2, batch_size: 4 } }\n';
+    fs.cpSync(path.join(HF_TINY, 'qwen2'), path.join(work, 'models', 'f32'), { recursive: true });
+    const f32 = rlx('check', write('half-f32.rlx', spec('./models/f32')));
+    assert.equal(f32.code, 1, f32.stdout + f32.stderr);
+    assert.equal(f32.stdout.trim(), "half-f32.rlx:3:31: error invalid-model: base_dtype float16 keeps the base as its checkpoint's float16 or bf16 values, but ./models/f32's weights are stored in float32; use float32, or auto");
+    const bf16 = path.join(work, 'models', 'bf16');
+    fs.cpSync(path.join(HF_TINY, 'qwen2'), bf16, { recursive: true });
+    sparseWeights(path.join(bf16, 'model.safetensors'), JSON.parse(fs.readFileSync(path.join(bf16, 'config.json'), 'utf8')) as Record<string, unknown>);
+    const half = rlx('check', write('half-bf16.rlx', spec('./models/bf16')));
+    assert.equal(half.code, 0, half.stdout + half.stderr);
+  });
+
   test('rlx train --plan (no checker) refuses a chat template that throws on the run\'s prompt before its run folder exists', () => {
     const spec = specFor('plan-raises', (dir) => fs.writeFileSync(path.join(dir, 'chat_template.jinja'), "{% if messages[0].role == 'user' %}{{ raise_exception('a system message first') }}{% endif %}"));
     const plan = rlx('plan', spec);
