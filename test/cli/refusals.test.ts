@@ -20,6 +20,8 @@ const NOT_REFUSALS: Record<string, string> = {
   TemplateRaised: "a chat template's raise_exception() inside hf/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
   TemplateTooCostly: "a chat template's render past its limits (steps, text, clock) inside hf/chat-template.ts: caught there and refused as a ChatTemplateError naming the template",
   NotLiteral: "the checker's own signal inside dsl/semantics/env-module.ts; never leaves it",
+  TooDeep: "NotLiteral's case of a spec nested past its limit, inside dsl/semantics/env-module.ts: reported there as the module spec's diagnostic",
+  NotALiteral: "--chat-var's own signal inside cli/commands/python-literal.ts that a value is no Python or JSON literal: the value is then taken as a string",
   ProfileError: "onnxruntime's own profile (RLX_ORT_PROFILE), read by npm run bench -- gpu and never by an rlx command: one not as expected fails the bench",
   PartLoadError: "a learner state part's load() failing, inside runtime/algorithms/learner-state.ts: caught there and refused as a CheckpointStateError naming the part",
 };
