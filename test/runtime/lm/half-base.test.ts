@@ -16,6 +16,8 @@ import { readEvents } from '../../../runtime/run/events.js';
 import { train } from '../../../runtime/train.js';
 import { Rng } from '../../../shared/random.js';
 import { makePlan, tempDir } from '../helpers.js';
+import { webgpuOrSkip } from '../../helpers/webgpu.js';
+import type { ExecutionProvider } from '../../../runtime/tensor/session.js';
 import { HF_TINY } from './model-folder.js';
 
 const LORA = { rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'gate_proj'] };
@@ -82,6 +84,19 @@ test('a base kept as float16 holds half the bytes and decodes the same greedy to
   const [a, b] = [await complete(half), await complete(full)];
   assert.deepEqual(a, b);
   assert.ok(a.every((c) => c.ids.length > 0));
+});
+
+test('on WebGPU, where sessions bake the base, a float16 base decodes the float32 base\'s greedy tokens on the CPU', async (t) => {
+  const skip = await webgpuOrSkip();
+  if (skip) return t.skip(skip);
+  const folder = openModelFolder(BF16);
+  const load = (baseDtype: 'float32' | 'float16', provider: ExecutionProvider) => PretrainedLm.load(folder, { lora: { settings: { ...LORA, rsLora: false }, rng: new Rng(3) }, baseDtype, providers: [provider] });
+  const greedy = async (lm: PretrainedLm) => {
+    const out = await lm.generate([[1, 5, 9, 2], [7, 3, 3, 8]], { maxNewTokens: 8, greedy: true });
+    await lm.release();
+    return out.map((c) => c.ids);
+  };
+  assert.deepEqual(await greedy(load('float16', 'webgpu')), await greedy(load('float32', 'cpu')));
 });
 
 test('what float16 cannot hold is refused, saying why: a float32 checkpoint, a bf16 value past 65504', () => {
