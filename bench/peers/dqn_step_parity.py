@@ -12,22 +12,11 @@ sys.path.insert(0, os.path.join(here, "shims"))
 import peer_setup  # noqa: E402,F401
 
 import torch as th  # noqa: E402
-import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from dqn_net import as_torch, q_network  # noqa: E402
 
 d = json.load(open(sys.argv[1]))
-sizes = [d["obs_dim"], *d["hidden"], d["actions"]]
-layers = []
-for i in range(len(sizes) - 1):
-    layers += [nn.Linear(sizes[i], sizes[i + 1]), nn.ReLU()]
-net = nn.Sequential(*layers[:-1])
-linears = [m for m in net if isinstance(m, nn.Linear)]
-names = [f"q.{i}" for i in range(len(linears) - 1)] + ["q.out"]
-
-
-def as_torch(w, name, lin):
-    # rlx stores weights [in, out]; torch's Linear [out, in].
-    return th.tensor(w[name + ".weight"]).reshape(lin.in_features, lin.out_features).t(), th.tensor(w[name + ".bias"])
+net, linears, names = q_network(d)
 
 
 with th.no_grad():
