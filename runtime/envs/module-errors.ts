@@ -8,6 +8,9 @@ export class EnvModuleError extends InputError {
   override name = 'EnvModuleError';
 }
 
+/** What a thrown value whose description throws is called. */
+const UNSHOWABLE = 'a value that cannot be shown (turning it into text threw)';
+
 /** What a thrown value says, whatever was thrown: `throw "text"` and `throw undefined` too. */
 export function describeThrown(value: unknown): string {
   // Never throws itself: an error while describing would replace the EnvModuleError that names
@@ -15,7 +18,7 @@ export function describeThrown(value: unknown): string {
   try {
     return describeValue(value);
   } catch {
-    return 'a value that cannot be shown (turning it into text threw)';
+    return UNSHOWABLE;
   }
 }
 
@@ -23,8 +26,10 @@ function describeValue(value: unknown): string {
   if (value instanceof Error) return value.message || value.name;
   if (typeof value === 'string') return value === '' ? 'an empty string (not an Error)' : value;
   if (value === undefined || value === null) return `${String(value)} (not an Error)`;
-  return `${short(value)} (not an Error)`;
+  const text = short(value);
+  return text === UNSHOWABLE ? text : `${text} (not an Error)`;
 }
+
 
 /** A value as a short line of JSON (or its String() when it has none), for messages; never throws. */
 export function short(value: unknown): string {
@@ -38,7 +43,7 @@ export function short(value: unknown): string {
     try {
       text = String(value);
     } catch {
-      return 'a value that cannot be shown (turning it into text threw)';
+      return UNSHOWABLE;
     }
   }
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;

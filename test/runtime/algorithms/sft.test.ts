@@ -67,9 +67,11 @@ test('the SFT loss is the mean cross-entropy of the masked tokens, as written', 
   assert.ok(Math.abs(accuracy - hits / rows.tokenCount) < 1e-6, `token accuracy ${accuracy} vs ${hits}/${rows.tokenCount}`);
 });
 
-test('SFT reads only `demos` for now, and says how to train on a file', () => {
+test('SFT reads `demos` or a JSONL file of demonstrations (bundled into the run: test/cli/sft-data.test.ts), and refuses anything else saying what it takes', () => {
   assert.equal(sftSettings({}).data, 'demos');
-  assert.throws(() => sftSettings({ data: './demos.jsonl' }), /param "data" must be `demos`.*dataset\("\.\/file\.jsonl"\)/);
+  assert.deepEqual(sftSettings({ data: './demos.jsonl' }).data, { file: './demos.jsonl' });
+  assert.throws(() => sftSettings({ data: '' }), /data.*`demos` or the path of a JSONL file of demonstrations/);
+  assert.throws(() => sftSettings({ data: 3 }), /data.*`demos` or the path of a JSONL file of demonstrations/);
 });
 
 test('SFT on reverse(len: 3) in a stage without a budget: held-out exact-match accuracy goes from 0 to >= 0.9', async () => {
