@@ -232,16 +232,16 @@ export type BaseDtype = 'float32' | 'float16';
 
 /**
  * base_dtype as a run will hold the base: `auto` is float16 where the checkpoint is half-width
- * (`storedHalf`) and the run fits `available` that way but not in float32, float32 otherwise (the
+ * (`storedHalf`, asked only then) and the run fits `available` that way but not in float32, float32 otherwise (the
  * fastest on the CPU, with nothing to cast per pass). The trainer (policies/pretrained.ts) and the
  * checker (dsl/check/pretrained-memory.ts) both choose with it.
  */
-export function chooseBaseDtype(c: LmConfig, shape: MemoryShape, setting: BaseDtypeSetting, storedHalf: boolean, available = os.freemem()): BaseDtype {
+export function chooseBaseDtype(c: LmConfig, shape: MemoryShape, setting: BaseDtypeSetting, storedHalf: () => boolean, available = os.freemem()): BaseDtype {
   if (setting !== 'auto') return setting;
-  if (!storedHalf) return 'float32';
   const fits = (halfBase: boolean) => {
     const s = { ...shape, halfBase };
     return estimateMemory(c, { ...s, ...fittedShape(c, s, available) }).total <= available;
   };
-  return !fits(false) && fits(true) ? 'float16' : 'float32';
+  // The weights' headers are read only where float32 does not fit.
+  return !fits(false) && fits(true) && storedHalf() ? 'float16' : 'float32';
 }

@@ -113,7 +113,7 @@ export function experimentMemory(model: Model, experiment: DeclSymbol, available
     const sequenceLength = Math.min(config.context, ASSUMED_PROMPT_TOKENS + completionTokens);
     const base: MemoryShape = { trainableParameters: trainable, sampleRows: work.sampleRows, sequenceLength, trainRows: work.trainRows, referenceCopy: work.referenceCopy && !lora, ...generationRows(learner) };
     // The base as the trainer will hold it: float16 where lora { base_dtype } says so, or (auto) where only that fits.
-    const unfitted: MemoryShape = { ...base, halfBase: lora !== null && chooseBaseDtype(config, base, lora.base_dtype, found.folder.read.kind === 'model' && found.folder.read.halfWidth === true, available) === 'float16' };
+    const unfitted: MemoryShape = { ...base, halfBase: lora !== null && chooseBaseDtype(config, base, lora.base_dtype, () => found.folder.read.kind === 'model' && found.folder.read.halfWidth === true, available) === 'float16' };
     // micro_batch and gradient_checkpointing as the trainer will choose them in `available` (`auto`: what fits).
     const shape: MemoryShape = { ...unfitted, ...fittedShape(config, unfitted, available, memorySettings(learner)) };
     const estimate = estimateMemory(config, shape);
