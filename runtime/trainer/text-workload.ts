@@ -168,8 +168,11 @@ export class TextWorkload implements Workload {
     return this.rollouts;
   }
 
-  memoryEstimateBytes(): number | undefined {
-    return isPretrained(this.model) ? this.model.memoryEstimate?.total : undefined;
+  memoryFacts(): Readonly<Record<string, unknown>> {
+    if (!isPretrained(this.model)) return {};
+    const estimate = this.model.memoryEstimate?.total;
+    const frozen = this.model.lm.frozen;
+    return { ...(estimate !== undefined ? { memory_estimate_bytes: estimate } : {}), ...(frozen ? { base_dtype: frozen.holdsHalf ? 'float16' : 'float32' } : {}) };
   }
 
   begin(_algorithm: Algorithm, run: RunServices): void {

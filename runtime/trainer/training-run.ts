@@ -259,8 +259,8 @@ export class TrainingRun {
       this.log('info', `stage ${stage.name} (${stage.algorithm.kind === 'module' ? `${stage.algorithm.name}, module "${stage.algorithm.module ?? ''}"` : stage.algorithm.kind}) starts at step ${this.step}${from ? `, from ${from} stage ${this.stages[i - 1]!.stage.name} trained` : ''}`);
     }
     const rollouts = this.workload.rolloutDevice?.();
-    const estimate = this.workload.memoryEstimateBytes?.();
-    const values = { seed: this.seed, device: this.device.provider, ...(this.plan.precision !== undefined ? { precision: planPrecision(this.plan) } : {}), ...(rollouts ? { rollout_device: rollouts.provider, ...(rollouts.precision === 'fp16' ? { rollout_precision: 'fp16' } : {}) } : {}), ...this.workload.description, policy: this.plan.policy, budget: length, ...(estimate !== undefined ? { memory_estimate_bytes: estimate } : {}), ...algorithm.hparams() };
+    const memory = this.workload.memoryFacts?.() ?? {};
+    const values = { seed: this.seed, device: this.device.provider, ...(this.plan.precision !== undefined ? { precision: planPrecision(this.plan) } : {}), ...(rollouts ? { rollout_device: rollouts.provider, ...(rollouts.precision === 'fp16' ? { rollout_precision: 'fp16' } : {}) } : {}), ...this.workload.description, policy: this.plan.policy, budget: length, ...memory, ...algorithm.hparams() };
     const dataFiles = this.workload.dataFiles?.hparamsOf(stage) ?? {};
     if (Object.keys(dataFiles).length > 0) Object.assign(values, { data_files: dataFiles });
     // A learner module's own name is its label for messages (`algorithm Mine (module ...)`): the event names it as status.json does.

@@ -62,11 +62,12 @@ export interface Workload {
    */
   rolloutDevice?(): RolloutDevice | undefined;
   /**
-   * The memory estimate (hf/memory.ts) the run was checked against before its model loaded, in
-   * bytes, where there is one (a pretrained model's): logged in hparams beside the measured
-   * `memory/peak_rss_bytes`, so the dashboard shows one against the other.
+   * How a pretrained model went into memory, for the hparams: `memory_estimate_bytes`, the
+   * estimate (hf/memory.ts) the run was checked against before its model loaded, logged beside
+   * the measured `memory/peak_rss_bytes` so the dashboard shows one against the other, and
+   * `base_dtype`, how a LoRA base is held (lora { base_dtype } with `auto` resolved).
    */
-  memoryEstimateBytes?(): number | undefined;
+  memoryFacts?(): Readonly<Record<string, unknown>>;
   /** What the latest createAlgorithm() took over from the previous stage, in words, for the log; absent where the stages share one model. */
   handedOver?(): string | undefined;
   /**

@@ -43,12 +43,14 @@ function plan(baseDtype: 'float32' | 'float16', checkpointing: boolean): Plan {
   return p;
 }
 
-async function losses(p: Plan): Promise<{ updates: Record<string, number>[]; manifest: Record<string, unknown> }> {
+async function losses(p: Plan): Promise<{ updates: Record<string, number>[]; manifest: Record<string, unknown>; hparams: Record<string, unknown> }> {
   const result = await train(p, { out: tempDir() });
-  const updates = readEvents(path.join(result.runDir, 'events.jsonl')).flatMap((e) => (e.type === 'metrics' ? [e.values] : []));
+  const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+  const updates = events.flatMap((e) => (e.type === 'metrics' ? [e.values] : []));
+  const hparams = events.find((e) => e.type === 'hparams')!.values as Record<string, unknown>;
   const checkpoints = path.join(result.runDir, 'checkpoints');
   const manifest = JSON.parse(fs.readFileSync(path.join(checkpoints, fs.readdirSync(checkpoints).find((f) => /^policy-\d+\.json$/.test(f))!), 'utf8')) as Record<string, unknown>;
-  return { updates, manifest };
+  return { updates, manifest, hparams };
 }
 
 for (const checkpointing of [false, true]) {
@@ -65,6 +67,7 @@ for (const checkpointing of [false, true]) {
     });
     assert.equal(half.manifest.base_dtype, 'float16');
     assert.equal(full.manifest.base_dtype, undefined);
+    assert.deepEqual([half.hparams.base_dtype, full.hparams.base_dtype], ['float16', 'float32'], 'hparams say how the base was held');
   });
 }
 
