@@ -248,6 +248,12 @@ describe('precision fp16 on webgpu (lavapipe in CI)', () => {
     const mean = (list: typeof metrics) => list.reduce((a, e) => a + e.values['rewards/one']! / list.length, 0);
     // On lavapipe: 0.15 -> 0.98 in 25 updates (the same on the CPU provider, where the passes stay float32).
     assert.ok(mean(metrics.slice(0, 5)) < 0.25 && mean(metrics.slice(-5)) > 0.6, `reward ${mean(metrics.slice(0, 5))} -> ${mean(metrics.slice(-5))}`);
-    assert.ok(metrics.every((e) => e.values['charts/skipped_steps'] === 0), 'no step overflowed float16');
+    // Dynamic loss scaling starts at 2^16, as torch's GradScaler does, and halves the scale on a
+    // step whose float16 gradients overflow, skipping it. lavapipe's reductions are not bit for
+    // bit the same from run to run, so the sampled batches differ and one run in several has an
+    // early step overflow (CI, 2026-12-02): a step or two skipped is the scaler at work; more
+    // would say the fp16 passes or step go wrong.
+    const skipped = metrics.at(-1)!.values['charts/skipped_steps']!;
+    assert.ok(skipped <= 2, `${skipped} steps overflowed float16 and were skipped`);
   });
 });
