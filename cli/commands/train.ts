@@ -250,8 +250,12 @@ export const trainCommand: Command = {
       reporter.done();
       throw asUserError(err);
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      // After a signal the command is ending: a press between here and the process's exit (the
+      // workers ending, the output flushed) still exits 130 through onSignal, not by the signal.
+      if (!signalled) {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     }
   },
 };
