@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { testPython } from '../helpers/python.js';
+import { describe, it } from 'node:test';
+import { testPython, useTestPythonInSuite } from '../helpers/python.js';
 import { repoRoot } from '../helpers/repo.js';
 import { scratch } from './scratch.js';
 
@@ -37,18 +37,8 @@ function runDirOf(stdout: string): string {
 }
 
 describe('rlx train with a Python env that fails', { skip }, () => {
-  const saved = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-  before(() => {
-    // The rlx processes inherit these: the test Python and its PYTHONPATH (vendored Gymnasium, the fixtures).
-    process.env.PYTHONPATH = python!.env.PYTHONPATH;
-    process.env.RLX_PYTHON = python!.python;
-  });
-  after(() => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  });
+  // The rlx processes inherit these: the test Python and its PYTHONPATH (vendored Gymnasium, the fixtures).
+  useTestPythonInSuite();
 
   it('a worker that dies mid-training: the copy and the step, exit 2, the run marked failed, and its last checkpoint evaluates and resumes', () => {
     // RlxDies-v0's copy exits on its 1500th step; checkpoints every 512 steps.

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { testPython } from '../helpers/python.js';
+import { after, describe, test } from 'node:test';
+import { testPython, useTestPythonInSuite } from '../helpers/python.js';
 import { scratch } from './scratch.js';
 
 const python = testPython();
@@ -57,17 +57,7 @@ function running(pid: number): boolean {
 const pidsIn = (file: string) => fs.readFileSync(path.join(work, file), 'utf8').trim().split('\n').map(Number);
 
 describe('Python env processes and descriptors', { skip }, () => {
-  const saved = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-  before(() => {
-    process.env.PYTHONPATH = python!.env.PYTHONPATH;
-    process.env.RLX_PYTHON = python!.python;
-  });
-  after(() => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  });
+  useTestPythonInSuite();
   const started: number[] = [];
   after(() => {
     for (const pid of started) {

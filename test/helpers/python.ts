@@ -4,6 +4,7 @@
 // (the examples' envs) on PYTHONPATH.
 // Nothing is copied or installed. CI installs python3-numpy (.ci/run); without it the tests skip.
 import { spawnSync } from 'node:child_process';
+import { after, before } from 'node:test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from './repo.js';
@@ -38,19 +39,36 @@ export function testPython(): TestPython | null {
  * process's environment, which training reads and rlx child processes inherit), then puts them back.
  */
 export async function withTestPython<T>(body: () => Promise<T>): Promise<T> {
-  const python = testPython();
-  if (python === null) throw new Error('withTestPython: no test Python (skip the test where testPython() is null)');
-  const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
-  process.env.PYTHONPATH = python.env.PYTHONPATH;
-  process.env.RLX_PYTHON = python.python;
+  const restore = setTestPython('withTestPython');
   try {
     return await body();
   } finally {
+    restore();
+  }
+}
+
+/** withTestPython for a whole suite: the test Python set before its tests run and put back after. */
+export function useTestPythonInSuite(): void {
+  let restore: (() => void) | undefined;
+  before(() => {
+    restore = setTestPython('useTestPythonInSuite');
+  });
+  after(() => restore?.());
+}
+
+/** Sets RLX_PYTHON and PYTHONPATH to the test Python's; returns what puts the old values back. */
+function setTestPython(caller: string): () => void {
+  const python = testPython();
+  if (python === null) throw new Error(`${caller}: no test Python (skip the test where testPython() is null)`);
+  const previous = { PYTHONPATH: process.env.PYTHONPATH, RLX_PYTHON: process.env.RLX_PYTHON };
+  process.env.PYTHONPATH = python.env.PYTHONPATH;
+  process.env.RLX_PYTHON = python.python;
+  return () => {
     for (const [key, value] of Object.entries(previous)) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
-  }
+  };
 }
 
 /** The pids of the running worker.py processes that are children of this process. */
