@@ -353,8 +353,16 @@ function readOpen(fd: number, size: number, t: StoredTensor): Float32Array {
   return out;
 }
 
-/** Whether every weight of model folder `dir` is stored half-width (BF16 or F16): a base that can be kept as float16. */
-export function halfWidthWeights(dir: string): boolean {
-  const { dtypes } = indexModelWeights(dir);
-  return dtypes.size > 0 && [...dtypes].every((d) => d === 'BF16' || d === 'F16');
+/**
+ * Whether every weight of model folder `dir` is stored half-width (BF16 or F16): a base that can
+ * be kept as float16. Undefined where the weights' headers cannot be read (the loader says why).
+ */
+export function halfWidthWeights(dir: string): boolean | undefined {
+  try {
+    const { dtypes } = indexModelWeights(dir);
+    return dtypes.size > 0 && [...dtypes].every((d) => d === 'BF16' || d === 'F16');
+  } catch (err) {
+    if (err instanceof InputError) return undefined;
+    throw err;
+  }
 }

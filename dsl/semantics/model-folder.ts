@@ -88,18 +88,9 @@ function readFolder(dir: string): ModelFolderRead {
     ...(has('tokenizer.json') ? [] : ['tokenizer.json']),
     ...(WEIGHT_FILES.some(has) ? [] : [`${WEIGHT_FILES[0]} (or ${WEIGHT_FILES[1]} and its shards)`]),
   ];
-  return missing.length > 0 ? { kind: 'incomplete', missing, config } : { kind: 'model', config, ...storedHalfWidth(dir) };
+  return missing.length > 0 ? { kind: 'incomplete', missing, config } : { kind: 'model', config, halfWidth: halfWidthWeights(dir) };
 }
 
-/** Whether the weights are all half-width, from their headers only. */
-function storedHalfWidth(dir: string): { halfWidth?: boolean } {
-  try {
-    return { halfWidth: halfWidthWeights(dir) };
-  } catch (err) {
-    if (err instanceof InputError) return {};
-    throw err;
-  }
-}
 
 /** What `rlx train` would refuse in a complete model folder's files, and what its chat template reads. */
 export interface ModelFiles {

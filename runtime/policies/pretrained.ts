@@ -96,7 +96,7 @@ export class PretrainedPolicy implements LanguageModel {
       const trainableParameters = settings.lora ? loraAdapters(config, settings.lora).reduce((n, a) => n + a.a.shape[0] * a.a.shape[1] + a.b.shape[0] * a.b.shape[1], 0) : parameterCount(config);
       // A KL reference under LoRA is the adapters' copy; with full fine-tuning a copy of the model.
       const shape = { ...expected, trainableParameters, referenceCopy: expected.referenceCopy && !settings.lora };
-      if (settings.lora) base = chooseBaseDtype(config, shape, settings.baseDtype ?? 'auto', () => storedHalfWidth(folder.dir));
+      if (settings.lora) base = chooseBaseDtype(config, shape, settings.baseDtype ?? 'auto', () => halfWidthWeights(folder.dir) === true);
       estimate = checkMemory(config, { ...shape, halfBase: base === 'float16' }, `policy (pretrained "${settings.folder}")`);
     }
     const lm = PretrainedLm.load(folder, settings.lora ? { lora: { settings: settings.lora, rng }, baseDtype: base } : {});
@@ -250,14 +250,4 @@ function chatPrompt(chat: ChatSettings | undefined, prompt: string): ChatPrompt 
 
 export function isPretrained(model: LanguageModel): model is PretrainedPolicy {
   return model.kind === 'pretrained';
-}
-
-/** Whether a folder's weights are all half-width; false where their headers cannot be read (the loader says why, after the memory check). */
-function storedHalfWidth(dir: string): boolean {
-  try {
-    return halfWidthWeights(dir);
-  } catch (err) {
-    if (err instanceof InputError) return false;
-    throw err;
-  }
 }
