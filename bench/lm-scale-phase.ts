@@ -6,6 +6,7 @@
 //   sample    rows completions of maxNewTokens sampled (temperature 1), generation_batch auto
 //   passes    pi_old's log-probability pass over the update's rows (pi_ref's is the same)
 //   step      the GRPO (or SFT) gradient step over `microBatches` micro-batches, and one Adam step
+//             (full fine-tuning's GRPO with its KL reference copy held)
 //
 // `passes` and `step` run only the first micro-batches of the update (their peak is one
 // micro-batch's) and report the time per row, which lm-scale.ts multiplies out to the update.
@@ -81,6 +82,9 @@ async function runPhase(r: PhaseRequest): Promise<PhaseResult> {
     return { ...base, ms, rowsRun: rows, ...choice, peakRssBytes: peak() };
   }
   const grpo = r.learner === 'GRPO';
+  // Full fine-tuning's GRPO holds pi_ref as a copy of every weight (log-prob-sessions.ts) for
+  // the whole update: the step's peak is measured with it held, as a run's would be.
+  const reference = grpo && !r.lora ? policy.weights.clone() : undefined;
   const step = await tokenGradientRun(policy, (source) => (grpo ? buildGrpoLoss(source, 'T', { oldFed: false, referenceFed: true }) : buildSftLoss(source, 'T')), grpo ? GRPO_LOSS_TOKENS : SFT_LOSS_TOKENS, choice, compute, { B: r.rows });
   const adam = new Adam(policy.weights, { eps: 1e-8 });
   const once = async () => {
@@ -96,7 +100,9 @@ async function runPhase(r: PhaseRequest): Promise<PhaseResult> {
     ms = times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
   }
   await step.release();
-  return { ...base, ms, rowsRun: rows, ...choice, peakRssBytes: peak() };
+  const peakRssBytes = peak();
+  void reference; // held to here
+  return { ...base, ms, rowsRun: rows, ...choice, peakRssBytes };
 }
 
 /** A GRPO-shaped batch of `rows` rows: a prompt, then a completion whose tokens are learned, advantages +-1 by row. */

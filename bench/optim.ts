@@ -1,6 +1,7 @@
 // npm run bench -- optim: host Adam, ms per step, at 1M, 19M and 85M parameters (85M: GPT-2
 // 12 x 768, trained in full on the GPU while Adam runs on the host). Rows: the JS loop, the
-// single-threaded SIMD kernel (wasm-optim.ts), the SIMD kernel on 2, 4, 8, 16 threads
+// single-threaded SIMD kernel (wasm-optim.ts), the same streamed through windows as models past
+// 4 GiB of kernel memory run it (streaming-adam.ts), the SIMD kernel on 2, 4, 8, 16 threads
 // (parallel-adam.ts; up to the cores), each also with the parameters written before every step
 // (as a checkpoint load does: the kernel then copies them in again, as every threaded step did
 // before the parameters stayed in its memory) and with the gradients handed over in pieces, one
@@ -21,7 +22,7 @@ import { median, report } from './stats.js';
  * How Adam runs: the JS loop, the SIMD kernel on one thread ('simd', as 1), on as many threads
  * as Adam picks by default for the size and cores ('auto'), or on this many threads (parallel-adam.ts).
  */
-export type AdamKind = 'js' | 'simd' | 'auto' | number;
+export type AdamKind = 'js' | 'simd' | 'streamed' | 'auto' | number;
 
 /** Tensors of at most this many floats (a GPT-2 MLP matrix, 768 x 3072): a model's parameters come as many arrays. */
 const TENSOR = 768 * 3072;
@@ -55,7 +56,7 @@ export interface AdamTiming {
  */
 export function timeAdamStep(lengths: readonly number[], kind: AdamKind = 'simd', steps = 5, writtenBetweenSteps = false, handedOver = false): AdamTiming {
   const params = filled(lengths, 1);
-  const adam = new Adam(params, kind === 'js' ? { simd: false } : kind === 'auto' ? {} : { threads: kind === 'simd' ? 1 : kind });
+  const adam = new Adam(params, kind === 'js' ? { simd: false } : kind === 'streamed' ? { streamed: true } : kind === 'auto' ? {} : { threads: kind === 'simd' ? 1 : kind });
   // Handed over: the gradients as a gradient step lends them, one piece per thread (gradient-handover.ts).
   const lent = handedOver ? lentGradients(lengths, adam.threads) : null;
   const grads = lent ? lent.views : filled(lengths, 2);
@@ -135,6 +136,7 @@ export async function benchOptim(): Promise<void> {
     rows.push(['copy of the parameters (Float32Array.set)', `${copy.toFixed(1)} ms (x2 = ${(2 * copy).toFixed(1)} ms: the copies a threaded step makes)`]);
     rows.push(['JS loop', `${timeAdamStep(lengths, 'js', total > 50_000_000 ? 1 : 3).ms.toFixed(1)} ms`]);
     rows.push(['SIMD kernel, 1 thread (as before)', `${timeAdamStep(lengths, 'simd', steps).ms.toFixed(1)} ms`]);
+    rows.push(['SIMD kernel streamed through windows (as past 268M parameters)', `${timeAdamStep(lengths, 'streamed', steps).ms.toFixed(1)} ms`]);
     for (const t of threadCounts) {
       // Interleaved, so that other load on the machine falls on both alike.
       rows.push([`SIMD kernel, ${t} threads, weights written before each step (copied in)`, `${timeAdamStep(lengths, t, steps, true).ms.toFixed(1)} ms`]);

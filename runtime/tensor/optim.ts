@@ -10,6 +10,7 @@ import type { GradientHandover } from './gradient-handover.js';
 import { WasmAdam, type AdamCoefficients } from './wasm-optim.js';
 import { ParallelAdam } from './parallel-adam.js';
 import { optimizerThreadsFor } from './optimizer-threads.js';
+import { StreamingAdam } from './streaming-adam.js';
 
 type ParamList = readonly Float32Array[] | WeightStore;
 
@@ -66,6 +67,11 @@ export interface AdamOptions {
   /** false forces the JS loop even where WebAssembly SIMD is available (tests, benchmarks). */
   readonly simd?: boolean;
   /**
+   * true streams the kernel through small windows (streaming-adam.ts) whatever the model's size,
+   * as it runs where the model does not fit its memory (tests, benchmarks).
+   */
+  readonly streamed?: boolean;
+  /**
    * Threads the SIMD kernel splits each step across (parallel-adam.ts), the calling one
    * included; the results are the same bits for any count. Default: optimizerThreadsFor(), by
    * the parameter count and the cores (1, the plain kernel, for small models).
@@ -105,7 +111,7 @@ export class Adam {
   readonly beta2: number;
   readonly eps: number;
   private readonly params: Float32Array[];
-  private readonly kernel: WasmAdam | ParallelAdam | null;
+  private readonly kernel: WasmAdam | ParallelAdam | StreamingAdam | null;
   /** Per parameter; views into the kernel's memory when it runs. */
   private readonly m: Float32Array[];
   private readonly v: Float32Array[];
@@ -117,7 +123,8 @@ export class Adam {
     this.beta1 = options.beta1 ?? 0.9;
     this.beta2 = options.beta2 ?? 0.999;
     this.eps = options.eps ?? 1e-8;
-    this.kernel = options.simd === false ? null : createKernel(this.params.map((p) => p.length), options.threads);
+    const lengths = this.params.map((p) => p.length);
+    this.kernel = options.simd === false ? null : options.streamed ? StreamingAdam.create(lengths) : createKernel(lengths, options.threads);
     this.m = this.kernel?.m ?? this.params.map((p) => new Float32Array(p.length));
     this.v = this.kernel?.v ?? this.params.map((p) => new Float32Array(p.length));
   }
@@ -169,7 +176,8 @@ export class Adam {
       invSqrtBc2: 1 / Math.sqrt(1 - beta2 ** this.t),
     };
     const scale = clipFactor(norm, options.maxGradNorm) / carried;
-    if (this.kernel) this.kernel.update(this.params, k, scale);
+    if (this.kernel instanceof StreamingAdam) this.kernel.update(this.params, grads, k, scale);
+    else if (this.kernel) this.kernel.update(this.params, k, scale);
     else for (let i = 0; i < this.params.length; i++) adamUpdate(this.params[i]!, grads[i]!, this.m[i]!, this.v[i]!, k, scale);
     return norm;
   }
@@ -188,12 +196,15 @@ export class Adam {
   }
 }
 
-/** The SIMD kernel on `threads` threads (by default as optimizerThreadsFor chooses), or null without WebAssembly SIMD. */
-function createKernel(lengths: readonly number[], threads?: number): WasmAdam | ParallelAdam | null {
+/**
+ * The SIMD kernel on `threads` threads (by default as optimizerThreadsFor chooses), streamed
+ * through windows where the model is too big for its memory, or null without WebAssembly SIMD.
+ */
+function createKernel(lengths: readonly number[], threads?: number): WasmAdam | ParallelAdam | StreamingAdam | null {
   const n = lengths.reduce((a, b) => a + b, 0);
   const wanted = threads ?? optimizerThreadsFor(n);
   if (!Number.isInteger(wanted) || wanted < 1) throw new Error(`Adam: threads must be a whole number of at least 1, got ${wanted}`);
-  return (wanted > 1 ? ParallelAdam.create(lengths, wanted) : null) ?? WasmAdam.create(lengths);
+  return (wanted > 1 ? ParallelAdam.create(lengths, wanted) : null) ?? WasmAdam.create(lengths) ?? StreamingAdam.create(lengths);
 }
 
 const f32 = Math.fround;

@@ -218,6 +218,21 @@ export function sharedKernelModule(): object | null {
   return compiledShared;
 }
 
+/**
+ * The single-threaded kernels over a fresh memory of `pages` pages, or null where WebAssembly
+ * SIMD is missing (streaming-adam.ts runs them over windows of arrays the kernel cannot hold).
+ */
+export function adamKernel(pages: number): { kernel: AdamKernel; memory: Float32Array } | null {
+  const compiledModule = module();
+  return compiledModule === null || wasm === undefined ? null : kernelInstance(compiledModule, pages);
+}
+
+function kernelInstance(compiledModule: object, pages: number): { kernel: AdamKernel; memory: Float32Array } {
+  const memory = new wasm!.Memory({ initial: pages });
+  const kernel = new wasm!.Instance(compiledModule, { env: { memory } }).exports as unknown as AdamKernel;
+  return { kernel, memory: new Float32Array(memory.buffer) };
+}
+
 // ---- the optimiser's memory ----
 
 /** The per-step constants of Adam; bias corrections are folded in by the caller (in float64). */
@@ -284,11 +299,11 @@ export class WasmAdam {
     const { offsets, n } = regionLayout(lengths);
     const pages = wasmAdamPages(n);
     // 32-bit WebAssembly memory ends at 4 GiB: past ~268M parameters (a pretrained model trained
-    // in full) the moments, parameters and gradients do not fit, and the JS loop updates them.
+    // in full) the moments, parameters and gradients do not fit, and streaming-adam.ts runs the
+    // same kernel over windows of them instead.
     if (pages > MAX_WASM_PAGES) return null;
-    const memory = new wasm.Memory({ initial: pages });
-    const kernel = new wasm.Instance(compiledModule, { env: { memory } }).exports as unknown as AdamKernel;
-    return new WasmAdam(kernel, new Float32Array(memory.buffer), offsets, lengths, n);
+    const { kernel, memory } = kernelInstance(compiledModule, pages);
+    return new WasmAdam(kernel, memory, offsets, lengths, n);
   }
 
   /**

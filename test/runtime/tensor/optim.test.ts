@@ -1,15 +1,18 @@
-// Optimisers against hand-computed updates; Adam's SIMD kernel against its JS fallback.
+// Optimisers against hand-computed updates; Adam's SIMD kernel (resident or streamed) against its JS fallback.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seededRandom } from '../../helpers/random.js';
 import { Adam, SGD, clipGradNorm, gradNorm } from '../../../runtime/tensor/optim.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
+import { WINDOW } from '../../../runtime/tensor/streaming-adam.js';
 
 /** Adam's two implementations: every Adam test runs on both. */
 const BACKENDS = [
-  { name: 'SIMD kernel', simd: true },
-  { name: 'JS fallback', simd: false },
+  { name: 'SIMD kernel', simd: true, streamed: false },
+  { name: 'JS fallback', simd: false, streamed: false },
+  // As models past 4 GiB of kernel memory run it (streaming-adam.ts).
+  { name: 'SIMD kernel streamed through windows', simd: true, streamed: true },
 ] as const;
 
 const close = (actual: number, expected: number, tol = 1e-6) =>
@@ -25,12 +28,12 @@ const ADAM_REFERENCE = [
   [0.2996184760421757, 0.8501369223611016],
 ];
 
-for (const { name, simd } of BACKENDS) {
+for (const { name, simd, streamed } of BACKENDS) {
   test(`${name}: Adam follows the bias-corrected update on two quadratics`, () => {
     const p = new Float32Array([0]);
     const q = new Float32Array([1]);
-    const adamP = new Adam([p], { lr: 0.1, simd });
-    const adamQ = new Adam([q], { lr: 0.05, simd });
+    const adamP = new Adam([p], { lr: 0.1, simd, streamed });
+    const adamQ = new Adam([q], { lr: 0.05, simd, streamed });
     for (const [pExpected, qExpected] of ADAM_REFERENCE) {
       adamP.step([new Float32Array([p[0]! - 3])]);
       adamQ.step([new Float32Array([2 * (q[0]! + 1)])]);
@@ -44,15 +47,15 @@ for (const { name, simd } of BACKENDS) {
     // First step with g = 1e-5: the update is lr * g / (|g| + eps).
     const a = new Float32Array([0]);
     const b = new Float32Array([0]);
-    new Adam([a], { lr: 0.1, simd }).step([new Float32Array([1e-5])]);
-    new Adam([b], { lr: 0.1, eps: 1e-5, simd }).step([new Float32Array([1e-5])]);
+    new Adam([a], { lr: 0.1, simd, streamed }).step([new Float32Array([1e-5])]);
+    new Adam([b], { lr: 0.1, eps: 1e-5, simd, streamed }).step([new Float32Array([1e-5])]);
     close(a[0]!, -0.09990009990009993);
     close(b[0]!, -0.05);
   });
 
   test(`${name}: Adam takes a per-step learning rate and keeps it`, () => {
     const p = new Float32Array([0]);
-    const adam = new Adam([p], { lr: 1, simd });
+    const adam = new Adam([p], { lr: 1, simd, streamed });
     adam.step([new Float32Array([2])], 0.25);
     close(p[0]!, -0.25); // the first Adam step moves by lr * sign(g)
     assert.equal(adam.lr, 0.25);
@@ -61,13 +64,13 @@ for (const { name, simd } of BACKENDS) {
   test(`${name}: Adam state round-trips: a restored optimiser continues identically`, () => {
     const store = new WeightStore();
     store.add('w', [3], [1, -2, 0.5]);
-    const adam = new Adam(store, { lr: 0.01, simd });
+    const adam = new Adam(store, { lr: 0.01, simd, streamed });
     const gradAt = (w: Float32Array) => [Float32Array.from(w, (x) => 2 * x - 1)];
     adam.step(gradAt(store.get('w').data));
     adam.step(gradAt(store.get('w').data));
     const saved = adam.state();
     const copy = store.clone();
-    const restored = new Adam(copy, { lr: 0.01, simd });
+    const restored = new Adam(copy, { lr: 0.01, simd, streamed });
     restored.load(saved);
     assert.equal(restored.stepCount, 2);
     adam.step(gradAt(store.get('w').data));
@@ -78,7 +81,7 @@ for (const { name, simd } of BACKENDS) {
   });
 
   test(`${name}: Adam.load rejects state of the wrong size`, () => {
-    const adam = new Adam([new Float32Array(3)], { simd });
+    const adam = new Adam([new Float32Array(3)], { simd, streamed });
     assert.throws(() => adam.load({ step: 1, m: [new Float32Array(2)], v: [new Float32Array(2)] }), /state buffer 0 has 2 elements, expected 3/);
   });
 }
@@ -184,11 +187,11 @@ test('the SIMD kernel and the JS fallback agree within float32 rounding over sev
   assert.equal(wasmState.step, steps.length);
 });
 
-for (const { name, simd } of BACKENDS) {
+for (const { name, simd, streamed } of BACKENDS) {
   test(`${name}: the step's gradient norm matches the float64 gradNorm on 10k gradients`, () => {
     const grads = randomArrays(7, [4097, 5000, 903]);
     const expected = gradNorm(grads);
-    const adam = new Adam(grads.map((g) => new Float32Array(g.length)), { simd });
+    const adam = new Adam(grads.map((g) => new Float32Array(g.length)), { simd, streamed });
     closeRel(adam.step(grads), expected, 1e-5);
     closeRel(adam.step(grads, undefined, { maxGradNorm: 1 }), expected, 1e-5);
   });
@@ -197,8 +200,8 @@ for (const { name, simd } of BACKENDS) {
     for (const maxGradNorm of [0.5, 1e6]) {
       const fusedParams = randomArrays(3, LENGTHS);
       const plainParams = fusedParams.map((p) => p.slice());
-      const fused = new Adam(fusedParams, { lr: 1e-2, simd });
-      const plain = new Adam(plainParams, { lr: 1e-2, simd });
+      const fused = new Adam(fusedParams, { lr: 1e-2, simd, streamed });
+      const plain = new Adam(plainParams, { lr: 1e-2, simd, streamed });
       for (let t = 0; t < 3; t++) {
         const grads = randomArrays(200 + t, LENGTHS);
         const before = grads.map((g) => g.slice());
@@ -214,6 +217,29 @@ for (const { name, simd } of BACKENDS) {
     }
   });
 }
+
+test('the kernel streamed through windows gives the JS loop bits across window edges, and its state moves', () => {
+  // Tensors longer than a window, ending mid-window and mid-block: each element's update is
+  // independent, so the same bits without clipping; with clipping active, an ulp (the norm).
+  const lengths = [WINDOW + 17, 3, 2 * WINDOW, 1000];
+  const streamedParams = randomArrays(11, lengths);
+  const jsParams = streamedParams.map((p) => p.slice());
+  const streamedAdam = new Adam(streamedParams, { lr: 3e-3, streamed: true });
+  const jsAdam = new Adam(jsParams, { lr: 3e-3, simd: false });
+  assert.equal(streamedAdam.simd, true);
+  [{}, { maxGradNorm: 1e6 }, {}].forEach((options, t) => {
+    const grads = randomArrays(500 + t, lengths);
+    closeRel(streamedAdam.step(grads, undefined, options), jsAdam.step(grads, undefined, options), 1e-6, `step ${t} norm: `);
+    assertSameArrays(streamedParams, jsParams, `step ${t} parameter`);
+  });
+  const grads = randomArrays(600, lengths);
+  streamedAdam.step(grads, undefined, { maxGradNorm: 1 });
+  jsAdam.step(grads, undefined, { maxGradNorm: 1 });
+  assertSameArrays(streamedParams, jsParams, 'clipped step parameter', 4);
+  const resumed = new Adam(streamedParams.map((p) => p.slice()), { lr: 3e-3, streamed: true });
+  resumed.load(jsAdam.state());
+  assertSameArrays(resumed.state().v, streamedAdam.state().v, 'v after load', 4);
+});
 
 test('the step without clipping returns the same norm as gradNorm', () => {
   const grads = randomArrays(9, LENGTHS);
