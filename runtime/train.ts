@@ -13,7 +13,7 @@ import { isInputError } from '../shared/input-error.js';
 import { isGymnasiumEnv, loadGymnasiumEnv, pythonEnvFileToRecord } from './envs/python/python-env-plan.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
-import { checkResumedBase } from './lm/run-policy.js';
+import { checkResumedBase } from './run-policy.js';
 import { writesRun } from './run/trainer-process.js';
 import { RunLockedError } from './run/lock.js';
 import { InputError } from '../shared/input-error.js';

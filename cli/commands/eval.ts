@@ -226,7 +226,7 @@ async function evalPretrained(runDir: string, plan: Plan, checkpoint: string | u
   const [{ textEnvOf }, { bundledDataset }, { readRunPolicy, openRunBase, loadRunModel }, { PretrainedPolicy }, { stageSamplingControls }] = await Promise.all([
     import('../../runtime/trainer/text-workload.js'),
     import('../../runtime/run/run-dir.js'),
-    import('../../runtime/lm/run-policy.js'),
+    import('../../runtime/run-policy.js'),
     import('../../runtime/policies/pretrained.js'),
     import('../../runtime/algorithms/sampling-settings.js'),
   ]);

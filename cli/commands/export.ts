@@ -22,7 +22,7 @@ export const exportCommand: Command = {
     const out = values.to;
     checkTarget(out);
     const [{ readRunPolicy }, { exportPretrained }, { writeFolderAtomic }] = await Promise.all([
-      import('../../runtime/lm/run-policy.js'), import('../../runtime/lm/export.js'), import('../../runtime/atomic-files.js'),
+      import('../../runtime/run-policy.js'), import('../../runtime/lm/export.js'), import('../../runtime/atomic-files.js'),
     ]);
     const policy = readRunPolicy(positionals[0]!);
     if (values.merge && !policy.manifest.lora) process.stderr.write('rlx export: --merge has nothing to merge (the run trained every weight); writing the model folder\n');

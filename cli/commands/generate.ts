@@ -84,7 +84,7 @@ export const generateCommand: Command = {
 
     const [{ renderChat }, { loadModelAt }, { Rng }] = await Promise.all([
       import('../../runtime/lm/model-folder.js'),
-      import('../../runtime/lm/run-policy.js'),
+      import('../../runtime/run-policy.js'),
       import('../../shared/random.js'),
     ]);
     const result = await (async () => {

@@ -17,7 +17,7 @@ export const tokenizeCommand: Command = {
     if (positionals.length !== 1) throw new UserError(`name one model folder or run directory\nusage: ${usage}`);
     if (values.text === undefined) throw new UserError(`--text is required\nusage: ${usage}`);
     if (!values.chat && (values.system !== undefined || values['chat-var'])) throw new UserError('--system and --chat-var apply to --chat');
-    const [{ renderChat }, { loadModelAt }] = await Promise.all([import('../../runtime/lm/model-folder.js'), import('../../runtime/lm/run-policy.js')]);
+    const [{ renderChat }, { loadModelAt }] = await Promise.all([import('../../runtime/lm/model-folder.js'), import('../../runtime/run-policy.js')]);
     const { text, ids, tokens } = (() => {
       const { folder } = loadModelAt(positionals[0]!);
       const text = values.chat ? renderChat(folder, { user: values.text!, system: values.system, variables: chatVariables(values['chat-var'], folder.chat, 'tokenize') }) : values.text!;

@@ -79,7 +79,7 @@ for (const lora of [false, true]) {
 }
 
 test('a checkpoint whose weights do not fit the base model is a message naming the state file, not a crash', async () => {
-  const [{ readRunPolicy, openRunBase, loadRunModel }, { LmWeightsError }] = await Promise.all([import('../../runtime/lm/run-policy.js'), import('../../runtime/lm/load.js')]);
+  const [{ readRunPolicy, openRunBase, loadRunModel }, { LmWeightsError }] = await Promise.all([import('../../runtime/run-policy.js'), import('../../runtime/lm/load.js')]);
   const { runDir } = await trainRun(true);
   const run = readRunPolicy(runDir);
   const folder = openRunBase(run);
@@ -97,7 +97,7 @@ test('a checkpoint whose weights do not fit the base model is a message naming t
 
 test('export checks a run\'s record and weights as generate and eval load them: a LoRA rank the checkpoint does not hold, a weight it lacks (issue 43 items 8, 11)', async () => {
   const [{ readRunPolicy, openRunBase, loadRunModel }, { exportPretrained }, { LmWeightsError }] = await Promise.all([
-    import('../../runtime/lm/run-policy.js'), import('../../runtime/lm/export.js'), import('../../runtime/lm/load.js'),
+    import('../../runtime/run-policy.js'), import('../../runtime/lm/export.js'), import('../../runtime/lm/load.js'),
   ]);
   const { runDir } = await trainRun(true);
   const run = readRunPolicy(runDir);

@@ -126,7 +126,7 @@ test('rlx generate on a run directory completes with the weights the run trained
   const [{ train }, { makePlan, tempDir }, { loadModelAt }] = await Promise.all([
     import('../../runtime/train.js'),
     import('../runtime/helpers.js'),
-    import('../../runtime/lm/run-policy.js'),
+    import('../../runtime/run-policy.js'),
   ]);
   const plan = makePlan({ env: 'TextTask', envParams: { task: { kind: 'addition', digits: 2, pad: true }, max_tokens: 6 }, algorithm: 'SFT', algorithmParams: { updates: 20, batch_size: 16, learning_rate: 1e-2 } });
   plan.stages[0]!.budget = null;

@@ -9,7 +9,7 @@ import type { Plan } from '../../../dsl/compile/plan.js';
 import { exportPretrained } from '../../../runtime/lm/export.js';
 import { openModelFolder } from '../../../runtime/lm/model-folder.js';
 import { PretrainedLm } from '../../../runtime/lm/pretrained.js';
-import { readRunPolicy } from '../../../runtime/lm/run-policy.js';
+import { readRunPolicy } from '../../../runtime/run-policy.js';
 import { attentionMask, leftPad, rowPositions } from '../../../runtime/lm/rows.js';
 import { Graph, Session } from '../../../runtime/tensor/index.js';
 import { train } from '../../../runtime/train.js';

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Plan } from '../../../dsl/compile/plan.js';
 import { exportPretrained } from '../../../runtime/lm/export.js';
-import { readRunPolicy } from '../../../runtime/lm/run-policy.js';
+import { readRunPolicy } from '../../../runtime/run-policy.js';
 import { train } from '../../../runtime/train.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir } from '../helpers.js';

@@ -4,15 +4,15 @@
 // export`, and by `rlx tokenize`/`rlx generate` when they are given a run directory.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../shared/input-error.js';
-import { readInputJson } from '../../shared/input-files.js';
-import { latestIntactCheckpoint, loadCheckpoint } from '../run/checkpoint.js';
-import type { WeightSnapshot } from '../tensor/index.js';
-import { checkBaseFiles } from './base-files.js';
-import type { PretrainedManifest } from './export.js';
-import { openModelFolder, type ModelFolder } from './model-folder.js';
-import { PretrainedLm, type PretrainedOptions } from './pretrained.js';
-import { pretrainedParams, resolvePretrained } from '../policies/pretrained-settings.js';
+import { InputError } from '../shared/input-error.js';
+import { readInputJson } from '../shared/input-files.js';
+import { latestIntactCheckpoint, loadCheckpoint } from './run/checkpoint.js';
+import type { WeightSnapshot } from './tensor/index.js';
+import { checkBaseFiles } from './lm/base-files.js';
+import type { PretrainedManifest } from './lm/export.js';
+import { openModelFolder, type ModelFolder } from './lm/model-folder.js';
+import { PretrainedLm, type PretrainedOptions } from './lm/pretrained.js';
+import { pretrainedParams, resolvePretrained } from './policies/pretrained-settings.js';
 
 export class RunPolicyError extends InputError {
   override name = 'RunPolicyError';
