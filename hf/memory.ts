@@ -54,7 +54,7 @@ export function estimateMemory(c: LmConfig, s: MemoryShape): MemoryEstimate {
   const weights = params * (s.halfBase ? F16 : F32);
   const reference = s.referenceCopy ? params * F32 : 0;
   const gradients = s.trainableParameters * F32;
-  const optimizer = 2 * s.trainableParameters * F32;
+  const optimizer = adamBytes(s.trainableParameters);
   const kvCache = kvCacheBytes(c, s.generationBatch === undefined ? s.sampleRows : Math.min(s.sampleRows, s.generationBatch), s.sequenceLength);
   const rows = Math.min(s.trainRows, s.microBatch ?? s.trainRows);
   const stepActivations = s.trainRows <= 0 ? 0 : s.checkpointing ? segmentedActivationBytes(c, rows, s.sequenceLength) : wholeStepActivationBytes(c, rows, s.sequenceLength);
@@ -66,6 +66,23 @@ export function estimateMemory(c: LmConfig, s: MemoryShape): MemoryEstimate {
   // Sampling and training take turns: the cache is gone when the step's activations are made.
   const total = RUNTIME_BYTES + weights + reference + gradients + optimizer + Math.max(KV_CACHE_COPIES * kvCache, activations);
   return { weights, reference, gradients, optimizer, kvCache, activations, total, ...chosen, ...(s.halfBase ? { halfBase: true } : {}) };
+}
+
+/**
+ * The bytes of one WebAssembly memory, where Adam's SIMD kernel keeps the trained parameters,
+ * their gradients and both moments (runtime/tensor/wasm-optim.ts; its test holds the two equal).
+ */
+export const ADAM_KERNEL_MEMORY_BYTES = 2 ** 32;
+
+/**
+ * Adam's state for `trainable` parameters: its two moments, and where the four float32 arrays fit
+ * the kernel's memory, the copies of the parameters and gradients it keeps there as well (4 bytes
+ * a parameter each); past that memory the kernel streams them through windows and holds the
+ * moments alone (runtime/tensor/streaming-adam.ts).
+ */
+export function adamBytes(trainable: number): number {
+  const resident = 4 * trainable * F32 <= ADAM_KERNEL_MEMORY_BYTES;
+  return (resident ? 4 : 2) * trainable * F32;
 }
 
 /**

@@ -280,11 +280,15 @@ test('Adam updates the very arrays it was given, from gradient views over a Shar
   close(store.get('b').data[2]!, -0.1);
 });
 
-test('Adam of more parameters than 32-bit WebAssembly memory holds (a 0.4B model in full) uses the JS loop instead of failing', async () => {
+test('Adam of more parameters than 32-bit WebAssembly memory holds (a 0.4B model in full) streams the kernel instead of failing, as the memory estimate counts', async () => {
   const { MAX_WASM_PAGES, wasmAdamPages, WasmAdam } = await import('../../../runtime/tensor/wasm-optim.js');
+  const { ADAM_KERNEL_MEMORY_BYTES, adamBytes } = await import('../../../hf/memory.js');
+  assert.equal(ADAM_KERNEL_MEMORY_BYTES, MAX_WASM_PAGES * 65536, 'hf/memory.ts counts the kernel memory this runtime has');
+  assert.equal(adamBytes(2 ** 28), 16 * 2 ** 28, 'resident: the moments and copies of the parameters and gradients');
+  assert.equal(adamBytes(387e6), 8 * 387e6, 'streamed: the moments alone');
   // Parameters, gradients and two moments in float32: 16 bytes a parameter, 4 GiB in all.
   assert.equal(wasmAdamPages(2 ** 28), MAX_WASM_PAGES);
   assert.ok(wasmAdamPages(387e6) > MAX_WASM_PAGES, 'the bench\'s 387M-parameter model does not fit');
-  // create() says so by returning null (no 6 GiB is allocated to find out): Adam then keeps its moments in JS.
+  // create() says so by returning null (no 6 GiB is allocated to find out): Adam then streams the kernel (createKernel).
   assert.equal(WasmAdam.create([387e6]), null);
 });

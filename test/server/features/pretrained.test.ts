@@ -51,7 +51,7 @@ describe('hover on a pretrained policy', () => {
       `Model folder \`${written(path.join(HF_TINY, 'qwen2'))}\``,
       ...QWEN2_FACTS,
       '- Training: full fine-tuning (every weight)',
-      'Memory in experiment E: weights (float32) 438.3 KiB, KL reference copy 438.3 KiB, gradients 438.3 KiB, Adam state 876.5 KiB, KV cache 8.0 MiB, activations (estimate; micro-batches of 128 rows) 417.0 MiB, total 726.3 MiB (with 307.2 MiB for the runtime itself; sampling and training take turns',
+      'Memory in experiment E: weights (float32) 438.3 KiB, KL reference copy 438.3 KiB, gradients 438.3 KiB, Adam state 1.7 MiB, KV cache 8.0 MiB, activations (estimate; micro-batches of 128 rows) 417.0 MiB, total 727.2 MiB (with 307.2 MiB for the runtime itself; sampling and training take turns',
       '(GRPO 16 prompts x 8 completions, sequences of 128 tokens (the model\'s context of 128 tokens), full fine-tuning)',
     ]);
   });
