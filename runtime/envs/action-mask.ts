@@ -4,6 +4,8 @@
 // taken too. VecEnv reads every mask through here, so a bad one is refused the same way
 // whichever env gave it, with the env, the copy and the step in the message.
 
+import type { Rng } from '../../shared/random.js';
+
 export class ActionMaskError extends Error {
   override name = 'ActionMaskError';
 }
@@ -56,4 +58,13 @@ function describe(value: unknown): string {
  */
 export function maskValues(values: Float32Array, rows: number, width: number, mask: ArrayLike<number>): void {
   for (let j = 0; j < rows * width; j++) if (mask[j] === 0) values[j] = -Infinity;
+}
+
+/** A uniformly random legal action of the mask row at mask[from .. from + n) (which allows one at least). */
+export function randomLegal(mask: ArrayLike<number>, from: number, n: number, rng: Rng): number {
+  let legal = 0;
+  for (let k = 0; k < n; k++) legal += mask[from + k];
+  let pick = rng.int(legal);
+  for (let k = 0; k < n; k++) if (mask[from + k] === 1 && pick-- === 0) return k;
+  throw new Error('randomLegal: the mask allows no action');
 }

@@ -9,7 +9,7 @@
 // Acting runs outside onnxruntime (DenseStack, as the actor of mlp.ts): greedy argmax when
 // deterministic (evaluation), else epsilon-greedy with the `epsilon` the learner sets.
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
-import { maskValues } from '../../envs/action-mask.js';
+import { maskValues, randomLegal } from '../../envs/action-mask.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
 import { EncodedMlp } from '../../policies/linear-layers.js';
@@ -81,15 +81,6 @@ export class MlpQNetwork implements QNetworkPolicy {
   }
 }
 
-
-/** A uniformly random legal action of the mask row at mask[from .. from + n) (which allows one at least). */
-export function randomLegal(mask: ArrayLike<number>, from: number, n: number, rng: Rng): number {
-  let legal = 0;
-  for (let k = 0; k < n; k++) legal += mask[from + k];
-  let pick = rng.int(legal);
-  for (let k = 0; k < n; k++) if (mask[from + k] === 1 && pick-- === 0) return k;
-  throw new Error('randomLegal: the mask allows no action');
-}
 
 /** DQN's family: an `mlp` policy's `hidden` and `activation` make the Q-network. */
 export const Q_NETWORK: NetworkFamily<QNetworkPolicy> = {
