@@ -34,6 +34,8 @@ export async function evaluate(
   rng: Rng,
   seed: number,
   firstStream: number,
+  /** Act under the env's action masks (the learner's action_mask setting; false for an env without masks). */
+  masked = false,
 ): Promise<EvalResult> {
   const n = vec.numEnvs;
   const quota = Array.from({ length: n }, (_, i) => Math.floor(episodes / n) + (i < episodes % n ? 1 : 0));
@@ -46,7 +48,7 @@ export async function evaluate(
   vec.envs.forEach((env, i) => env.seed(seed, firstStream + i));
   vec.reset();
   while (remaining > 0) {
-    await actor.act(vec.obs, n, actions, deterministic, rng);
+    await actor.act(vec.obs, n, actions, deterministic, rng, masked ? vec.actionMasks : null);
     vec.step(actions);
     if (!vec.terminated.includes(1) && !vec.truncated.includes(1)) continue;
     for (const episode of vec.takeFinishedEpisodes()) {
@@ -94,6 +96,8 @@ export interface EpisodeToRecord {
   /** Samples actions (when not deterministic). */
   readonly rng: Rng;
   readonly onRecorded: (episode: RecordedEpisode) => void;
+  /** Act under the env's action masks, as the learner did. */
+  readonly masked?: boolean;
 }
 
 /**
@@ -112,7 +116,7 @@ export async function recordEpisode(actor: Actor, vec: VecEnv, what: EpisodeToRe
   recorder.arm(what.step, true, what.recorded, what.deterministic);
   const actions = vec.createActionBuffer();
   for (let t = 0; recorder.active && t < RECORDED_EPISODE_LIMIT; t++) {
-    await actor.act(stepper.obs, vec.numEnvs, actions, what.deterministic, what.rng);
+    await actor.act(stepper.obs, vec.numEnvs, actions, what.deterministic, what.rng, what.masked === true ? vec.actionMasks : null);
     stepper.step(actions);
   }
   recorder.cancel();

@@ -126,8 +126,10 @@ async function evalRun(argv: string[]): Promise<number> {
     const { vec } = envs;
     const policy = await OnnxPolicy.load(file, { obsDim: vec.obsDim, actionSpace: vec.actionSpace as DiscreteSpace | BoxSpace }, policyBytes);
     try {
-      result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30);
-      if (values.record) recorded = await recordForInspector(runDir, plan, file, policy, vec, deterministic, runSeed);
+      // As the learner acted: under the env's action masks unless a stage turned them off (action_mask: off).
+      const masked = vec.actionMasks !== null && !plan.stages.some((stage) => stage.algorithm.params.action_mask === 'off');
+      result = await evaluate(policy, vec, episodes, deterministic, new Rng(runSeed).fork('rlx eval'), runSeed, 1 << 30, masked);
+      if (values.record) recorded = await recordForInspector(runDir, plan, file, policy, vec, deterministic, runSeed, masked);
     } finally {
       await policy.release();
     }
@@ -158,7 +160,7 @@ async function evalRun(argv: string[]): Promise<number> {
  * the run's last), with the run's reward terms and frames where the env draws them. The run's
  * events.jsonl is the trainer's and is left alone. A later --record of the same policy replaces it.
  */
-async function recordForInspector(runDir: string, plan: Plan, file: string, policy: Actor, vec: VecEnv, deterministic: boolean, seed: number): Promise<RecordedEpisode> {
+async function recordForInspector(runDir: string, plan: Plan, file: string, policy: Actor, vec: VecEnv, deterministic: boolean, seed: number, masked: boolean): Promise<RecordedEpisode> {
   const [{ recordEpisode }, { compileReward }, { isGoalConditioned }, { Rng }, { RunDirectory }, { runEnvParams }] = await Promise.all([
     import('../../runtime/evaluate.js'),
     import('../../runtime/rewards/index.js'),
@@ -184,6 +186,7 @@ async function recordForInspector(runDir: string, plan: Plan, file: string, poli
       seed: new Rng(seed).fork('rlx eval --record').uint32(),
       rng: new Rng(seed).fork('rlx eval --record actions'),
       onRecorded: (episode) => (recorded = episode),
+      masked,
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -117,7 +117,27 @@ function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: Effec
           related: [{ file: relabel.owner.unit.path, range: relabel.node.range, message: 'relabeling is set here' }],
         });
       }
+      checkActionMask(algTarget.symbol, at);
     }
+  };
+
+  // `action_mask: on` needs an env that can be masked: discrete actions, and masks given (known
+  // for built-ins and probed Python envs; a module's are known only when it runs). Reported at
+  // the value where this experiment's file sets it, else at the experiment's choice of algorithm.
+  const checkActionMask = (algorithm: DeclSymbol, at: A.Range) => {
+    const setting = model.effective(algorithm).properties.get('action_mask');
+    const value = setting?.node.value;
+    if (!setting || value?.kind !== 'Name' || value.parts[0]?.text !== 'on') return;
+    // A module env's masks are known only when it runs; built-ins and probed Python envs say.
+    const knownWithoutMasks = envTarget.kind === 'builtin' || model.envModule(envTarget.symbol) === undefined;
+    const why = env.action !== 'discrete'
+      ? `${envLabel} has ${env.action} actions, and action masks are for discrete actions`
+      : !env.actionMask && knownWithoutMasks ? `${envLabel} gives no action masks (info["action_mask"] at reset and step)` : undefined;
+    if (why === undefined) return;
+    const here = setting.owner.unit === symbol.unit ? value.range : at;
+    ctx.accept('error', 'incompatible-env', `action_mask is on, but ${why}; set action_mask: auto or off`, here, {
+      related: here === at ? [{ file: setting.owner.unit.path, range: setting.node.range, message: 'action_mask is set here' }] : [],
+    });
   };
 
   const algProp = props.get('algorithm');

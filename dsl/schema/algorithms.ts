@@ -36,6 +36,13 @@ const learningStarts = (defaultValue: number): ParamSpec =>
 const clip = (defaultValue: number, doc: string): ParamSpec =>
   param('clip', num({ min: 0, exclusiveMin: true, max: 10, schedule: true, suspicious: { above: 1, why: 'a clip range above 1 hardly constrains the policy update' } }), defaultValue, doc);
 
+/** Whether a learner of discrete actions chooses only the actions the env's mask allows (runtime/algorithms/action-masking.ts). */
+const actionMask = param('action_mask', choice(
+  option('auto', 'Use the env\'s masks where it gives them.'),
+  option('on', 'Use them; an env that gives none is an error.'),
+  option('off', 'Ignore them: any action may be chosen (to compare with masking).'),
+), 'auto', 'Whether only legal actions are chosen: the ones the env\'s action mask allows (`info["action_mask"]`, 1 legal and 0 not, at reset and each step), in training, evaluation and recorded rollouts. Illegal actions get probability 0 (their logits -inf) and are left out of Q-value maxima. Discrete actions only.');
+
 export const PPO: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'PPO',
@@ -57,6 +64,7 @@ export const PPO: AlgorithmSpec = {
     param('normalize_advantages', bool, true, 'Normalise advantages to mean 0, std 1 within each minibatch.'),
     param('target_kl', oneOf(choice(option('none', 'No early stopping.')), num({ min: 0, exclusiveMin: true })), 'none',
       'Stop an update\'s epochs early when the approximate KL divergence exceeds this (or `none`).'),
+    actionMask,
   ],
   // A minibatch: rollout_steps from each env copy, split into minibatches.
   work: (p, on) => numericWork(Math.max(1, Math.floor((n(p, 'rollout_steps') * on.envs) / n(p, 'minibatches'))), `PPO minibatches of ${n(p, 'rollout_steps')} steps x ${on.envs} envs / ${n(p, 'minibatches')}`),
@@ -88,6 +96,7 @@ export const DQN: AlgorithmSpec = {
     param('max_grad_norm', oneOf(choice(option('none', 'No clipping (CleanRL).')), num({ min: 0, exclusiveMin: true })), 'none',
       'Rescale gradients so their global norm is at most this (Stable-Baselines3 uses 10), or `none`.'),
     relabel,
+    actionMask,
   ],
   work: (p) => numericWork(n(p, 'batch_size'), `DQN batches of ${n(p, 'batch_size')}`),
 };
@@ -116,6 +125,7 @@ export const SAC: AlgorithmSpec = {
     param('policy_frequency', count({ max: 1000 }), 2,
       'The actor and the temperature train after every this many critic steps, that many times (CleanRL\'s delayed policy update; 1: every step, as SB3).'),
     relabel,
+    actionMask,
   ],
   work: (p) => numericWork(n(p, 'batch_size'), `SAC batches of ${n(p, 'batch_size')}`),
 };

@@ -1,6 +1,6 @@
 // Built-in environments (docs/language.md#built-in-environments). Classic-control envs follow Gymnasium 0.29's
 // dynamics and constants; their parameters keep the names of the physical quantities.
-import { bool, choice, count, int, num, option, param, maxSteps, string } from './build.js';
+import { bool, choice, count, int, num, option, param, maxSteps, probability, string } from './build.js';
 import type { EnvSpec, ParamSpec } from './types.js';
 
 const positive = (max?: number) => num({ min: 0, exclusiveMin: true, max });
@@ -97,6 +97,20 @@ export const Bandit: EnvSpec = {
   ],
 };
 
+export const FreeSlots: EnvSpec = {
+  declKind: 'env',
+  name: 'FreeSlots',
+  doc: 'Pick a free slot in a row of slots, some taken at the start of each episode. Filling a free slot pays 1; picking a taken one is an illegal action: the episode ends with reward -penalty. It succeeds when every slot is full. The observation is the row (1 taken, 0 free), without names; the env gives the action mask (1 for each free slot), so masked learners never pick a taken slot (see `action_mask` of PPO, DQN and SAC).',
+  obsFields: [],
+  action: 'discrete',
+  actionMask: true,
+  params: [
+    { ...param('slots', int({ min: 2, max: 64 }), 8, 'Number of slots (and of actions).'), changesSpaces: true },
+    param('taken', probability(), 0.5, 'Probability that a slot starts taken; at least one starts free.'),
+    param('penalty', num({ min: 0, max: 1000 }), 1, 'What an illegal action (a taken slot) costs: its reward is -penalty, and the episode ends.'),
+  ],
+};
+
 const length = (doc: string) => param('len', count({ max: 64 }), 5, doc);
 
 export const TextTask: EnvSpec = {
@@ -136,7 +150,7 @@ export const GuessNumber: EnvSpec = {
   ],
 };
 
-export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, TextTask, GuessNumber];
+export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, TextTask, GuessNumber];
 
 /**
  * What rlx itself reads from a user environment's body (`env X = module("./file.ts") { ... }`);

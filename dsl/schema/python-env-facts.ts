@@ -37,6 +37,8 @@ export interface PythonEnvFacts {
    * compute_reward on env.unwrapped): `relabel:` and the reward names `goal`/`achieved` take it.
    */
   readonly goalConditioned: boolean;
+  /** A Discrete env that gives action masks (info["action_mask"] at reset, or an action_masks() method): `action_mask: on` takes it. */
+  readonly actionMask?: boolean;
   /**
    * The first Box of uint8 pixels in the observation (2 or 3 dimensions; `key`: its Dict key
    * path, '' outside a Dict), else null: the policy would take it flattened and unscaled.

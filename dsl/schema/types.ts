@@ -113,6 +113,8 @@ export interface EnvSpec extends BuiltinBase {
   goalConditioned?: boolean;
   /** Extra names in `info.NAME`. */
   infoFields?: string[];
+  /** Says which of its discrete actions are legal at each step (an action mask), so `action_mask: on` applies. */
+  actionMask?: boolean;
 }
 
 export interface AlgorithmSpec extends BuiltinBase {

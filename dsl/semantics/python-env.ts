@@ -59,6 +59,7 @@ export function pythonEnvSpec(facts: PythonEnvFacts, label: string): EnvSpec {
     action: facts.action.kind,
     infoFields: [],
     ...(facts.goalConditioned ? { goalConditioned: true } : {}),
+    ...(facts.actionMask === true ? { actionMask: true } : {}),
   };
 }
 

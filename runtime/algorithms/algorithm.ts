@@ -76,6 +76,8 @@ export interface Algorithm {
   readonly globalStep: number;
   /** Whether the budget is spent. */
   readonly done: boolean;
+  /** Whether the policy acts under the env's action masks (action_mask): evaluation and recorded episodes then do too. */
+  readonly masksActions?: boolean;
   /** One round of collecting and learning; returns its metrics (namespaced names). */
   iterate(): Promise<Record<string, number>>;
   /** The resolved hyperparameters, logged once at the start. */

@@ -70,6 +70,12 @@ export interface Env {
    * declares them; none when absent. With `success` among them, episodes report success.
    */
   readonly infoFields?: readonly string[];
+  /**
+   * Whether reset() and step() say which discrete actions are legal in the observation they
+   * return: `info.action_mask`, one number per action, 1 legal and 0 not (sb3-contrib's
+   * MaskablePPO convention). Absent or false: every action is always legal.
+   */
+  readonly masksActions?: boolean;
   /** Names of getState()'s elements, in order. */
   readonly stateLayout: readonly string[];
   /** An episode is truncated when `elapsedSteps` reaches this. */
@@ -111,6 +117,13 @@ export interface FastEnv extends Env {
    * It differs under a wrapper that rescales the rewards (Gymnasium's NormalizeReward).
    */
   readonly episodeReturn?: number | null;
+  /**
+   * Envs that mask actions (masksActions): the legal actions in the observation the last
+   * resetInto() or stepInto() wrote, one number per discrete action, 1 legal and 0 not.
+   * VecEnv reads it after each of those calls and checks it (action-mask.ts): it is whatever
+   * the env reported (numbers, booleans, something wrong), hence `unknown`.
+   */
+  readonly actionMask?: unknown;
   /** Restart the random stream as copy `stream` of a run seeded with `seed`. */
   seed(seed: number, stream?: number): void;
   /** Start an episode and write its first observation at obsOut[obsOffset ..]. */

@@ -11,6 +11,7 @@
 // observation that ended the episode is kept in `finalObs` with
 // `hasFinalObs` set, so a learner can bootstrap from it on truncation.
 
+import { readActionMask } from './action-mask.js';
 import { Rng } from '../../shared/random.js';
 import { isFastEnv, isGoalConditioned, spaceSize, type Env, type FastEnv, type Space } from './types.js';
 
@@ -34,6 +35,8 @@ class PlainEnvAdapter implements FastEnv {
   truncated = false;
   success = false;
   readonly info: Float64Array;
+  /** info.action_mask of the last reset() or step(), for an env that masks actions. */
+  actionMask: unknown = undefined;
   private pendingSeed: number | undefined;
 
   constructor(private readonly env: Env) {
@@ -59,6 +62,9 @@ class PlainEnvAdapter implements FastEnv {
   }
   get stateLayout(): readonly string[] {
     return this.env.stateLayout;
+  }
+  get masksActions(): boolean | undefined {
+    return this.env.masksActions;
   }
   get maxSteps(): number {
     return this.env.maxSteps;
@@ -89,8 +95,9 @@ class PlainEnvAdapter implements FastEnv {
   }
 
   resetInto(obsOut: Float32Array, obsOffset: number): void {
-    const { obs } = this.env.reset(this.pendingSeed);
+    const { obs, info } = this.env.reset(this.pendingSeed);
     this.pendingSeed = undefined;
+    if (this.env.masksActions === true) this.actionMask = info?.action_mask;
     this.copyObs(obs, obsOut, obsOffset);
     this.terminated = false;
     this.truncated = false;
@@ -107,6 +114,7 @@ class PlainEnvAdapter implements FastEnv {
     this.terminated = result.terminated;
     this.truncated = result.truncated;
     this.success = result.info.success === true;
+    if (this.env.masksActions === true) this.actionMask = result.info?.action_mask;
     this.env.infoFields?.forEach((name, k) => (this.info[k] = Number(result.info[name] ?? 0)));
     return result.reward;
   }
@@ -150,6 +158,14 @@ export class VecEnv {
   readonly hasFinalObs: Uint8Array;
   /** The infoFields values of each copy's last step, row i at [i * infoFields.length, ...). */
   readonly info: Float64Array;
+  /**
+   * For an env that masks actions (Env.masksActions): the legal actions of each copy's current
+   * observation, row i at [i * n, (i + 1) * n) for n discrete actions, 1 legal and 0 not; null
+   * for an env whose actions are always legal.
+   */
+  readonly actionMasks: Uint8Array | null;
+  /** Row i is the mask of finalObs row i (the observation that ended copy i's episode), where hasFinalObs[i] is 1; it may allow no action. */
+  readonly finalActionMasks: Uint8Array | null;
   /** Return and length of each copy's episode in progress. */
   readonly episodeReturns: Float64Array;
   readonly episodeLengths: Int32Array;
@@ -205,6 +221,18 @@ export class VecEnv {
     this.info = new Float64Array(n * this.infoFields.length);
     this.episodeReturns = new Float64Array(n);
     this.episodeLengths = new Int32Array(n);
+    const masks = first.masksActions === true || this.copies[0].masksActions === true;
+    if (masks && this.discreteActions === 0) {
+      throw new Error(`VecEnv(${this.kind}): the env masks actions, but its action space is ${this.actionSpace.kind}; action masks are for discrete actions`);
+    }
+    this.actionMasks = masks ? new Uint8Array(n * this.discreteActions).fill(1) : null;
+    this.finalActionMasks = masks ? new Uint8Array(n * this.discreteActions).fill(1) : null;
+  }
+
+  /** Reads copy i's mask of the observation it just wrote (checked: action-mask.ts) into `into` (actionMasks or finalActionMasks). */
+  private readMask(i: number, into: Uint8Array, step: number, final: boolean): void {
+    const n = this.discreteActions;
+    readActionMask(this.copies[i].actionMask, n, into, i * n, { env: this.kind, copy: i, step }, final);
   }
 
   /** The copies, in order. */
@@ -248,6 +276,7 @@ export class VecEnv {
       const env = this.envs[i];
       if (seed !== undefined) env.seed(seed, i);
       env.resetInto(this.obs, i * this.obsDim);
+      if (this.actionMasks !== null) this.readMask(i, this.actionMasks, 0, false);
     }
     this.rewards.fill(0);
     this.terminated.fill(0);
@@ -307,12 +336,15 @@ export class VecEnv {
         this.recordFinished(i, reported !== null && reported !== undefined && Number.isFinite(reported) ? reported : episodeReturn, episodeLength, env.success);
         episodeReturns[i] = 0;
         episodeLengths[i] = 0;
+        if (this.finalActionMasks !== null) this.readMask(i, this.finalActionMasks, episodeLength, true);
         if (this.successors !== null && this.successors[i] !== null) this.handOver(i);
         envs[i].resetInto(obs, obsOffset);
+        if (this.actionMasks !== null) this.readMask(i, this.actionMasks, 0, false);
       } else {
         hasFinalObs[i] = 0;
         episodeReturns[i] = episodeReturn;
         episodeLengths[i] = episodeLength;
+        if (this.actionMasks !== null) this.readMask(i, this.actionMasks, episodeLength, false);
       }
     }
   }

@@ -46,6 +46,21 @@ export interface ActionDistribution {
   mode(head: Float32Array, headOff: number, env: ActionBuffer, envOff: number): void;
 }
 
+/**
+ * What an illegal action's logit becomes in the training graph (sb3-contrib's MaskableCategorical
+ * uses -1e8): finite, so that p log p is 0 * (-1e8) = 0 rather than 0 * -Infinity = NaN, and so
+ * low that exp() of it is exactly 0 in float32 beside any logit a network produces.
+ */
+export const MASKED_LOGIT = -1e8;
+
+/**
+ * The logits of the masked distribution: `mask` [B, A] is 1 for a legal action and 0 for an
+ * illegal one (float32, fed); illegal logits become MASKED_LOGIT, with no gradient to them.
+ */
+export function maskLogits(g: Graph, logits: Tensor, mask: Tensor): Tensor {
+  return g.where(g.greater(mask, 0.5), logits, MASKED_LOGIT);
+}
+
 /** log-softmax and softmax of logits [..., A], built once per logits tensor and shared. */
 function softmaxOf(logits: Tensor): { readonly logp: Tensor; readonly p: Tensor } {
   const g = logits.graph;
@@ -55,6 +70,11 @@ function softmaxOf(logits: Tensor): { readonly logp: Tensor; readonly p: Tensor 
   });
 }
 
+/**
+ * A categorical over logits, for discrete actions. Under an action mask (../envs/action-mask.ts)
+ * acting sees the illegal actions' logits as -Infinity and the training graph as MASKED_LOGIT
+ * (maskLogits below): both are the masked distribution, whose illegal actions have probability 0.
+ */
 export class Categorical implements ActionDistribution {
   readonly kind = 'discrete';
   readonly envWidth = 1;
@@ -94,16 +114,22 @@ export class Categorical implements ActionDistribution {
     for (let k = 0; k < n; k++) if (head[headOff + k] > max) max = head[headOff + k];
     let total = 0;
     for (let k = 0; k < n; k++) total += Math.exp(head[headOff + k] - max);
-    // Inverse CDF on one uniform draw; the last action takes any rounding leftover.
+    // Inverse CDF on one uniform draw; the last possible action takes any rounding leftover
+    // (a masked action's logit is -Infinity, so its probability is exactly 0: never drawn).
     let u = rng.uniform() * total;
-    let action = n - 1;
-    for (let k = 0; k < n - 1; k++) {
-      u -= Math.exp(head[headOff + k] - max);
+    let action = -1;
+    let lastPossible = 0;
+    for (let k = 0; k < n; k++) {
+      const p = Math.exp(head[headOff + k] - max);
+      if (p === 0) continue;
+      lastPossible = k;
+      u -= p;
       if (u < 0) {
         action = k;
         break;
       }
     }
+    if (action < 0) action = lastPossible;
     env[envOff] = action;
     for (let k = 0; k < n; k++) encoded[encOff + k] = k === action ? 1 : 0;
     return head[headOff + action] - max - Math.log(total);

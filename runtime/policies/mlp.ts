@@ -12,6 +12,7 @@
 // linear-layers.ts lays out and initialises as it does DQN's and SAC's networks.
 // Parameters live in one WeightStore, named `actor.0.weight`, `critic.out.bias`,
 // `trunk.1.weight`, `actor.log_std`; weights are [in, out] (y = x @ W + b).
+import { maskValues } from '../envs/action-mask.js';
 import { spaceSize } from '../envs/types.js';
 import { PlanParams } from '../plan-params.js';
 import type { Rng } from '../../shared/random.js';
@@ -119,12 +120,13 @@ export class MlpPolicy implements ActorCriticPolicy {
   /** Head rows and encoded samples for act(), grown to the largest batch asked for. */
   private actBuffers = { head: new Float32Array(0), scratch: new Float32Array(0) };
 
-  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng, mask?: Uint8Array | null): void {
     const dist = this.distribution;
     if (this.actBuffers.head.length < rows * dist.headWidth) {
       this.actBuffers = { head: new Float32Array(rows * dist.headWidth), scratch: new Float32Array(rows * dist.encodedWidth) };
     }
     this.actorForward(obs, rows, this.actBuffers.head);
+    if (mask) maskValues(this.actBuffers.head, rows, dist.headWidth, mask);
     actFromHead(dist, this.actBuffers.head, rows, actions, deterministic, rng, this.actBuffers.scratch);
   }
 

@@ -4,6 +4,7 @@
 // or a Q-network's `q_values` (DQN), whose action is their argmax. A SAC actor's metadata says
 // `squash: tanh` with the bounds: its actions are tanh(mean + std eps) rescaled to them, as
 // the trainer acts (algorithms/sac/networks.ts). Used by `rlx eval`.
+import { maskValues } from '../envs/action-mask.js';
 import * as ort from 'onnxruntime-node';
 import type { Rng } from '../../shared/random.js';
 import { ModelProto } from '../tensor/onnx-schema.js';
@@ -54,8 +55,9 @@ export class OnnxPolicy implements Actor {
     return new OnnxPolicy(session, spaces, squash);
   }
 
-  async act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): Promise<void> {
+  async act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng, mask?: Uint8Array | null): Promise<void> {
     const out = await this.run(obs, rows);
+    if (mask && this.head !== 'mean') maskValues(out[this.head].data as Float32Array, rows, this.distribution.headWidth, mask);
     if (this.head === 'q_values') {
       // A Q-network acts greedily, deterministic or not: its exploration was the learner's.
       const q = out.q_values.data as Float32Array;

@@ -51,9 +51,11 @@ export interface OnnxInterface {
 export interface Actor {
   /**
    * Writes an action for each of `rows` observations into `actions` (the env's buffer):
-   * the most likely one when `deterministic`, else one drawn with `rng`.
+   * the most likely one when `deterministic`, else one drawn with `rng`. With `mask` (rows of
+   * one number per discrete action, 1 legal and 0 not: VecEnv.actionMasks) only legal actions
+   * are chosen; policies of other action spaces are never given one.
    */
-  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void | Promise<void>;
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng, mask?: Uint8Array | null): void | Promise<void>;
 }
 
 /** What the trainer needs of any policy. */

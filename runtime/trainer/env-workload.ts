@@ -144,6 +144,7 @@ export class EnvWorkload implements Workload {
       seed: new Rng(this.seed).fork('recorded').fork(step).uint32(),
       rng: new Rng(this.seed).fork('recorded-actions').fork(step),
       onRecorded: (episode) => this.noteRecorded(episode, step),
+      masked: algorithm.masksActions === true,
     });
     if (recorded === 'eval') this.thinEvalEpisodes(step);
   }
@@ -175,7 +176,7 @@ export class EnvWorkload implements Workload {
     const spec = this.plan.eval!;
     this.evalEnv ??= this.makeEnvs(this.params, Math.min(spec.episodes, EVAL_COPIES));
     const rng = new Rng(this.seed).fork('eval').fork(index);
-    const result = await evaluate(algorithm.policy, this.evalEnv, spec.episodes, spec.deterministic, rng, this.seed, EVAL_STREAMS + index * this.evalEnv.numEnvs);
+    const result = await evaluate(algorithm.policy, this.evalEnv, spec.episodes, spec.deterministic, rng, this.seed, EVAL_STREAMS + index * this.evalEnv.numEnvs, algorithm.masksActions === true);
     return { values: evalMetrics(result), returns: result.returns, lengths: result.lengths, deterministic: spec.deterministic };
   }
 

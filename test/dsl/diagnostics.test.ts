@@ -794,7 +794,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'an env without a base',
       source: 'env ⟦E⟧ { max_steps: 5 }',
-      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv") or another env, as in `env E = CartPole { }`',
+      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv") or another env, as in `env E = CartPole { }`',
     },
     {
       name: 'user code for something other than an env',
@@ -1096,6 +1096,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'relabeling on an env without goals',
       source: `${PRELUDE}algorithm Her = DQN { relabel: future(k: 4) }\nexperiment X { env: Pole, policy: Actor, algorithm: ⟦Her⟧, budget: 1k }\n`,
       message: 'Her relabels goals (relabel: future), but Pole (CartPole) is not goal-conditioned; use GridWorld or set relabel: none',
+    },
+    {
+      name: 'action masks on an env of continuous actions, at the value',
+      source: `${PRELUDE}algorithm Masked = SAC { action_mask: ⟦on⟧ }\nexperiment X { env: Swing, policy: Actor, algorithm: Masked, budget: 1k }\n`,
+      message: 'action_mask is on, but Swing (Pendulum) has continuous actions, and action masks are for discrete actions; set action_mask: auto or off',
+    },
+    {
+      name: 'action masks on a built-in env that gives none, at the value',
+      source: `${PRELUDE}algorithm Masked = PPO { action_mask: ⟦on⟧ }\nexperiment X { env: Pole, policy: Actor, algorithm: Masked, budget: 1k }\n`,
+      message: 'action_mask is on, but Pole (CartPole) gives no action masks (info["action_mask"] at reset and step); set action_mask: auto or off',
     },
     {
       name: "an inherited algorithm that does not fit the child's env: at the child's env, in the child's file",

@@ -29,6 +29,7 @@ import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
 import { BatchQValues, dqnGradientStep, LOSS_METRICS, tdTargets } from './loss.js';
 import { dqnSettings, type DqnSettings } from './settings.js';
+import { learnerMasks } from '../action-masking.js';
 
 /** Env steps one iterate() covers at least (SAC's too): the trainer's events and checks run once per call. */
 const STEPS_PER_ITERATE = 1000;
@@ -97,6 +98,8 @@ export class Dqn implements Algorithm {
     private readonly nextQ: { readonly target: BatchQValues; readonly online: BatchQValues | null },
     private readonly actionRng: Rng,
     private readonly sampleRng: Rng,
+    /** The env's action masks the policy acts under (action-masking.ts); null: unmasked. */
+    private readonly envMasks: Uint8Array | null,
   ) {
     const rows = settings.batch_size;
     const n = policy.actions;
@@ -110,7 +113,7 @@ export class Dqn implements Algorithm {
       maxGradNorm: settings.max_grad_norm,
     });
     this.envActions = stepper.vec.createActionBuffer();
-    this.scratch = createStoreScratch(stepper);
+    this.scratch = createStoreScratch(stepper, envMasks !== null);
     this.batch = buffer.createBatch(rows);
     this.actionMask = new Float32Array(rows * n);
     this.tdTarget = new Float32Array(rows);
@@ -135,11 +138,13 @@ export class Dqn implements Algorithm {
     if (settings.relabel !== null && !isGoalConditioned(env)) {
       throw notGoalConditioned('DQN', settings.relabel.strategy, env);
     }
+    const masks = learnerMasks(settings.action_mask, stepper.vec, 'DQN');
     const buffer = new ReplayBuffer({
       capacity: settings.buffer,
       numEnvs: stepper.numEnvs,
       obsDim: stepper.obsDim,
       actionWidth: 1,
+      maskWidth: masks !== null ? policy.actions : 0,
       relabel: settings.relabel,
       goals: settings.relabel !== null && isGoalConditioned(env) ? goalLayout(stepper.vec.obsFields, env) : null,
     });
@@ -150,11 +155,16 @@ export class Dqn implements Algorithm {
       target: await BatchQValues.create(policy, target, rows, compute),
       online: settings.double ? await BatchQValues.create(policy, policy.weights, rows, compute) : null,
     };
-    return new Dqn(settings, policy, stepper, context.budget, buffer, gradients, target, nextQ, context.rng.fork('actions'), context.rng.fork('replay'));
+    return new Dqn(settings, policy, stepper, context.budget, buffer, gradients, target, nextQ, context.rng.fork('actions'), context.rng.fork('replay'), masks);
   }
 
   get done(): boolean {
     return this.globalStep >= this.budget;
+  }
+
+  /** Evaluation and recorded rollouts act under the env's masks too (trainer). */
+  get masksActions(): boolean {
+    return this.envMasks !== null;
   }
 
   hparams(): Record<string, unknown> {
@@ -198,7 +208,7 @@ export class Dqn implements Algorithm {
     while (this.globalStep < updateDue && !this.done) {
       epsilon = explorationRate(s, this.globalStep, this.budget);
       policy.epsilon = epsilon;
-      policy.act(stepper.obs, numEnvs, this.envActions, false, this.actionRng);
+      policy.act(stepper.obs, numEnvs, this.envActions, false, this.actionRng, this.envMasks);
       stepAndStore(stepper, this.buffer, this.envActions, this.scratch);
       const before = this.globalStep;
       this.globalStep += numEnvs;
@@ -230,7 +240,7 @@ export class Dqn implements Algorithm {
       this.buffer.sample(rows, this.sampleRng, batch);
       const nextQTarget = await this.nextQ.target.run(batch.nextObs);
       const selector = this.nextQ.online !== null ? await this.nextQ.online.run(batch.nextObs) : nextQTarget;
-      tdTargets(batch.rewards, batch.dones, nextQTarget, selector, rows, n, s.gamma, tdTarget);
+      tdTargets(batch.rewards, batch.dones, nextQTarget, selector, rows, n, s.gamma, tdTarget, batch.nextActionMask);
       actionMask.fill(0);
       for (let j = 0; j < rows; j++) actionMask[j * n + batch.actions[j]] = 1;
       this.clock.mark('sampling');

@@ -19,14 +19,26 @@ export const LOSS_METRICS = ['td_loss', 'q_values'] as const;
 /**
  * td_target[j] = rewards[j] + gamma * (1 - dones[j]) * Q_target(s'_j, a'_j), where a'_j is the
  * argmax of `selector` (the target's own Q-values; the online network's with Double DQN).
- * `targetQ` and `selectorQ` are [rows, actions].
+ * `targetQ` and `selectorQ` are [rows, actions]. With `nextMask` ([rows, actions], 1 legal) a'_j
+ * is the best legal action; a next observation with none legal (a finished game's) adds nothing.
  */
-export function tdTargets(rewards: Float32Array, dones: Float32Array, targetQ: Float32Array, selectorQ: Float32Array, rows: number, actions: number, gamma: number, out: Float32Array): void {
+export function tdTargets(rewards: Float32Array, dones: Float32Array, targetQ: Float32Array, selectorQ: Float32Array, rows: number, actions: number, gamma: number, out: Float32Array, nextMask: Float32Array | null = null): void {
   for (let j = 0; j < rows; j++) {
-    const best = argmax(selectorQ, j * actions, actions);
+    const best = nextMask === null ? argmax(selectorQ, j * actions, actions) : legalArgmax(selectorQ, nextMask, j * actions, actions);
+    if (best < 0) {
+      out[j] = rewards[j];
+      continue;
+    }
     // dones are terminations only: a truncated episode's final state is bootstrapped.
     out[j] = rewards[j] + gamma * (1 - dones[j]) * targetQ[j * actions + best];
   }
+}
+
+/** The index of the largest of xs[from .. from + n) where mask is 1 (the first on ties); -1 where none is. */
+export function legalArgmax(xs: ArrayLike<number>, mask: ArrayLike<number>, from: number, n: number): number {
+  let best = -1;
+  for (let k = 0; k < n; k++) if (mask[from + k] !== 0 && (best < 0 || xs[from + k] > xs[from + best])) best = k;
+  return best;
 }
 
 /**

@@ -9,6 +9,7 @@
 // Acting runs outside onnxruntime (DenseStack, as the actor of mlp.ts): greedy argmax when
 // deterministic (evaluation), else epsilon-greedy with the `epsilon` the learner sets.
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
+import { maskValues, randomLegal } from '../../envs/action-mask.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
 import { EncodedMlp } from '../../policies/linear-layers.js';
@@ -56,12 +57,15 @@ export class MlpQNetwork implements QNetworkPolicy {
     this.mlp.forwardInto(obs, rows, out);
   }
 
-  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng, mask?: Uint8Array | null): void {
     const n = this.actions;
     const q = this.mlp.run(obs, rows);
+    // Under a mask the greedy action is the best legal one, the random one uniform over the legal ones.
+    if (mask) maskValues(q, rows, n, mask);
     for (let i = 0; i < rows; i++) {
       // CleanRL draws one number per step for all copies; one per copy explores them independently.
-      actions[i] = !deterministic && rng.uniform() < this.epsilon ? rng.int(n) : argmax(q, i * n, n);
+      const explore = !deterministic && rng.uniform() < this.epsilon;
+      actions[i] = !explore ? argmax(q, i * n, n) : mask ? randomLegal(mask, i * n, n, rng) : rng.int(n);
     }
   }
 

@@ -1,6 +1,7 @@
 // DQN's hyperparameters as the learner uses them, read from the plan. Their names, defaults
 // (CleanRL dqn.py's; gradient_steps, loss and max_grad_norm as SB3 names them), docs and
 // ranges are the registry's: dsl/schema/algorithms.ts.
+import { ACTION_MASK_SETTINGS, type ActionMaskSetting } from '../action-masking.js';
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
 import { relabelParam, type Relabel } from '../replay/her.js';
@@ -20,6 +21,7 @@ export interface DqnSettings {
   loss: 'mse' | 'huber';
   max_grad_norm: number | null;
   relabel: Relabel | null;
+  action_mask: ActionMaskSetting;
 }
 
 /** Reads the plan's DQN params, defaults for missing ones; errors name the param. */
@@ -41,5 +43,6 @@ export function dqnSettings(params: Readonly<Record<string, unknown>>): DqnSetti
     loss: p.option('loss', ['mse', 'huber']),
     max_grad_norm: p.numberOrNone('max_grad_norm'),
     relabel,
+    action_mask: p.option('action_mask', ACTION_MASK_SETTINGS),
   };
 }

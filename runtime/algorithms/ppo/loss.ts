@@ -17,6 +17,7 @@
 // Both are cut into a policy term (actor weights only) and a value term (critic only), so
 // that separate actor and critic networks get their gradients from two models that run at
 // once (tensor/gradient-step.ts).
+import { maskLogits } from '../../policies/distributions.js';
 import type { ActorCriticPolicy } from '../../policies/index.js';
 import { isZeroThroughout } from '../../schedule.js';
 import { Graph, GradientStep, type Compute, type StepPart, type Tensor } from '../../tensor/index.js';
@@ -31,6 +32,11 @@ const VALUE_METRICS: readonly LossMetric[] = ['value_loss'];
 
 type LossSettings = Pick<PpoSettings, 'clip_value' | 'value_coef' | 'entropy_coef'>;
 
+/** With `masked`, the graph takes `action_mask` [B, A] (1 legal, 0 not) and its log-probabilities and entropy are the masked categorical's. */
+export interface LossOptions {
+  readonly masked?: boolean;
+}
+
 /** A built PPO loss: the graph, its two terms, their sum, and the metrics. */
 export interface PpoLoss {
   readonly graph: Graph;
@@ -41,7 +47,7 @@ export interface PpoLoss {
 }
 
 /** The minibatch inputs both forms are fed, and the policy's forward pass on it. */
-function minibatchInputs(g: Graph, policy: ActorCriticPolicy) {
+function minibatchInputs(g: Graph, policy: ActorCriticPolicy, options: LossOptions) {
   const dist = policy.distribution;
   const obs = g.input('obs', 'float32', ['B', policy.spaces.obsDim]);
   const input = {
@@ -54,16 +60,19 @@ function minibatchInputs(g: Graph, policy: ActorCriticPolicy) {
     entCoef: g.input('ent_coef', 'float32', []),
     invN: g.input('inv_n', 'float32', []),
   };
-  const { actor, value } = policy.build(g, obs);
+  const built = policy.build(g, obs);
+  const { value } = built;
+  // The rollout sampled from the masked distribution: the update's ratio and entropy are of the same one.
+  const actor = options.masked ? { ...built.actor, head: maskLogits(g, built.actor.head, g.input('action_mask', 'float32', ['B', dist.headWidth])) } : built.actor;
   const logProb = dist.logProb(g, actor, input.action);
   const logRatio = g.sub(logProb, input.oldLogProb);
   return { ...input, actor, value, logProb, logRatio, ratio: g.exp(logRatio) };
 }
 
 /** PPO's loss as the paper writes it; the reference for buildPpoLoss. */
-export function ppoLossAsWritten(policy: ActorCriticPolicy, settings: LossSettings): PpoLoss {
+export function ppoLossAsWritten(policy: ActorCriticPolicy, settings: LossSettings, options: LossOptions = {}): PpoLoss {
   const g = new Graph();
-  const x = minibatchInputs(g, policy);
+  const x = minibatchInputs(g, policy, options);
   const mean = (t: Tensor) => g.mul(g.reduceSum(t), x.invN);
   const c = x.clipCoef;
   const surrogate = g.min(g.mul(x.ratio, x.advantages), g.mul(g.clip(x.ratio, g.sub(1, c), g.add(1, c)), x.advantages));
@@ -77,9 +86,9 @@ export function ppoLossAsWritten(policy: ActorCriticPolicy, settings: LossSettin
 }
 
 /** PPO's loss with masks and closed-form gradients: the numbers of ppoLossAsWritten, faster. */
-export function buildPpoLoss(policy: ActorCriticPolicy, settings: LossSettings): PpoLoss {
+export function buildPpoLoss(policy: ActorCriticPolicy, settings: LossSettings, options: LossOptions = {}): PpoLoss {
   const g = new Graph();
-  const x = minibatchInputs(g, policy);
+  const x = minibatchInputs(g, policy, options);
   const { ratio, clipCoef, invN } = x;
   const mean = (t: Tensor) => g.mul(g.reduceSum(t), invN);
   const lo = g.sub(1, clipCoef);

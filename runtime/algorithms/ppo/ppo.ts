@@ -29,6 +29,8 @@ import { CheckedStep } from '../checked-step.js';
 import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
 import { computeGae } from './gae.js';
+import { maskValues } from '../../envs/action-mask.js';
+import { learnerMasks } from '../action-masking.js';
 import { buildPpoLoss, LOSS_METRICS, ppoGradientStep } from './loss.js';
 import { minibatchRows, ppoSettings, type PpoSettings } from './settings.js';
 
@@ -51,7 +53,7 @@ export interface PpoState {
   optimizer: AdamState;
 }
 
-type MinibatchColumn = 'obs' | 'action' | 'old_logprob' | 'advantages' | 'returns' | 'old_values';
+type MinibatchColumn = 'obs' | 'action' | 'old_logprob' | 'advantages' | 'returns' | 'old_values' | 'action_mask';
 
 export class Ppo implements Algorithm {
   readonly name = 'PPO';
@@ -68,6 +70,8 @@ export class Ppo implements Algorithm {
   // also holds the next observations and truncated episodes' final ones for the value pass.
   private readonly valueObs: Float32Array;
   private readonly actions: Float32Array;
+  /** Under action masks: each rollout row's mask (1 legal, 0 not), which the update's distribution is masked with. */
+  private readonly masks: Float32Array;
   private readonly logprobs: Float32Array;
   private readonly rewards: Float32Array;
   private readonly ended: Uint8Array;
@@ -96,6 +100,8 @@ export class Ppo implements Algorithm {
     private readonly valueSession: Session,
     private readonly actionRng: Rng,
     private readonly shuffleRng: Rng,
+    /** The env's action masks the policy acts under (action-masking.ts); null: unmasked. */
+    private readonly envMasks: Uint8Array | null,
   ) {
     const { numEnvs, obsDim } = stepper;
     const width = policy.distribution.encodedWidth;
@@ -113,6 +119,7 @@ export class Ppo implements Algorithm {
     });
     this.valueObs = new Float32Array((2 * this.batchSize + numEnvs) * obsDim);
     this.actions = new Float32Array(this.batchSize * width);
+    this.masks = new Float32Array(envMasks !== null ? this.batchSize * width : 0);
     this.logprobs = new Float32Array(this.batchSize);
     this.rewards = new Float32Array(this.batchSize);
     this.ended = new Uint8Array(this.batchSize);
@@ -124,7 +131,7 @@ export class Ppo implements Algorithm {
     this.envActions = stepper.vec.createActionBuffer();
     const m = this.minibatchSize;
     const column = (w: number) => new Float32Array(m * w);
-    this.mb = { obs: column(obsDim), action: column(width), old_logprob: column(1), advantages: column(1), returns: column(1), old_values: column(1) };
+    this.mb = { obs: column(obsDim), action: column(width), old_logprob: column(1), advantages: column(1), returns: column(1), old_values: column(1), action_mask: column(envMasks !== null ? width : 0) };
     this.order = Int32Array.from({ length: this.batchSize }, (_, b) => b);
     this.saved = learnerState<PpoState>('PPO', {
       globalStep: part.counter(this, 'globalStep'),
@@ -141,11 +148,12 @@ export class Ppo implements Algorithm {
   static async create(context: AlgorithmContext, settings: PpoSettings): Promise<Ppo> {
     const { stepper, compute } = context;
     const policy = context.policy.networks(ACTOR_CRITIC, 'PPO');
+    const masks = learnerMasks(settings.action_mask, stepper.vec, 'PPO');
     // Compiled while the gradient step's worker starts (it compiles its model on its own thread).
-    const gradients = ppoGradientStep(buildPpoLoss(policy, settings), policy, { compute, maxRows: minibatchRows(settings, stepper.numEnvs) });
+    const gradients = ppoGradientStep(buildPpoLoss(policy, settings, { masked: masks !== null }), policy, { compute, maxRows: minibatchRows(settings, stepper.numEnvs) });
     const valueSession = await valueModel(policy, compute);
     const rng = context.rng;
-    return new Ppo(settings, policy, stepper, context.budget, await gradients, valueSession, rng.fork('actions'), rng.fork('minibatches'));
+    return new Ppo(settings, policy, stepper, context.budget, await gradients, valueSession, rng.fork('actions'), rng.fork('minibatches'), masks);
   }
 
   /** Updates until the budget is spent (CleanRL's num_iterations = total_timesteps // batch_size, at least 1). */
@@ -155,6 +163,11 @@ export class Ppo implements Algorithm {
 
   get done(): boolean {
     return this.iteration >= this.iterations;
+  }
+
+  /** Evaluation and recorded rollouts act under the env's masks too (trainer). */
+  get masksActions(): boolean {
+    return this.envMasks !== null;
   }
 
   hparams(): Record<string, unknown> {
@@ -194,6 +207,12 @@ export class Ppo implements Algorithm {
       const obs = stepper.obs;
       valueObs.set(obs, t * numEnvs * obsDim);
       policy.actorForward(obs, numEnvs, head);
+      const masks = this.envMasks;
+      if (masks !== null) {
+        maskValues(head, numEnvs, headWidth, masks);
+        const at = t * numEnvs * headWidth;
+        for (let j = 0; j < numEnvs * headWidth; j++) this.masks[at + j] = masks[j];
+      }
       for (let i = 0; i < numEnvs; i++) {
         const b = t * numEnvs + i;
         this.logprobs[b] = dist.sample(head, i * headWidth, this.actionRng, envActions, i * envWidth, this.actions, b * encodedWidth);
@@ -260,6 +279,7 @@ export class Ppo implements Algorithm {
           advantages: column(mb.advantages),
           returns: column(mb.returns),
           old_values: column(mb.old_values),
+          ...(this.envMasks !== null ? { action_mask: rows(mb.action_mask, width) } : {}),
           clip_coef: this.clipCoef,
           ent_coef: this.entCoef,
           inv_n: this.invN,
@@ -292,6 +312,7 @@ export class Ppo implements Algorithm {
       mb.advantages[j] = this.advantages[b];
       mb.returns[j] = this.returns[b];
       mb.old_values[j] = this.values[b];
+      if (this.envMasks !== null) for (let k = 0; k < width; k++) mb.action_mask[j * width + k] = this.masks[b * width + k];
     }
   }
 

@@ -1,5 +1,6 @@
 // PPO's hyperparameters as the learner uses them, read from the plan. Their names, defaults
 // (CleanRL's), docs and ranges are the registry's: dsl/schema/algorithms.ts.
+import { ACTION_MASK_SETTINGS, type ActionMaskSetting } from '../action-masking.js';
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
 
@@ -18,6 +19,7 @@ export interface PpoSettings {
   max_grad_norm: number;
   normalize_advantages: boolean;
   target_kl: number | null;
+  action_mask: ActionMaskSetting;
 }
 
 /** Reads the plan's PPO params, defaults for missing ones; errors name the param. */
@@ -37,6 +39,7 @@ export function ppoSettings(params: Readonly<Record<string, unknown>>): PpoSetti
     max_grad_norm: p.number('max_grad_norm'),
     normalize_advantages: p.flag('normalize_advantages'),
     target_kl: p.numberOrNone('target_kl'),
+    action_mask: p.option('action_mask', ACTION_MASK_SETTINGS),
   };
 }
 

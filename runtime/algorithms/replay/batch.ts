@@ -11,4 +11,11 @@ export interface ReplayBatch {
   readonly nextObs: Float32Array;
   /** 1 where the episode terminated (no bootstrap); 0 where truncated or running. */
   readonly dones: Float32Array;
+  /**
+   * With action masks (the buffer's `maskWidth`): [B * n] the legal actions of `obs` and of
+   * `nextObs` (1 legal, 0 not); the next one may allow none (an episode's final observation).
+   * null for a buffer without masks.
+   */
+  readonly actionMask: Float32Array | null;
+  readonly nextActionMask: Float32Array | null;
 }

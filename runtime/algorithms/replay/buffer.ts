@@ -28,6 +28,8 @@ export interface ReplayOptions {
   numEnvs: number;
   obsDim: number;
   actionWidth: number;
+  /** Numbers per action mask (the discrete actions) when the learner acts under the env's masks; 0 or absent: none kept. */
+  maskWidth?: number;
   /** Hindsight relabeling; needs `goals`. */
   relabel?: Relabel | null;
   goals?: GoalLayout | null;
@@ -51,6 +53,9 @@ export interface ReplayState {
   rewards: Float32Array;
   nextObs: Float32Array;
   dones: Uint8Array;
+  /** With action masks: those of obs and of nextObs, maskWidth per row. */
+  masks?: Uint8Array;
+  nextMasks?: Uint8Array;
   /** With relabeling: the episode bookkeeping (her.ts). */
   episodes?: ReturnType<EpisodeIndex['state']>;
 }
@@ -68,6 +73,9 @@ export class ReplayBuffer {
   private readonly rewards: Float32Array;
   private readonly nextObs: Float32Array;
   private readonly dones: Uint8Array;
+  readonly maskWidth: number;
+  private readonly masks: Uint8Array;
+  private readonly nextMasks: Uint8Array;
   private readonly relabel: Relabel | null;
   private readonly goals: GoalLayout | null;
   private readonly episodes: EpisodeIndex | null;
@@ -89,6 +97,9 @@ export class ReplayBuffer {
     this.rewards = new Float32Array(rows);
     this.nextObs = new Float32Array(rows * obsDim);
     this.dones = new Uint8Array(rows);
+    this.maskWidth = options.maskWidth ?? 0;
+    this.masks = new Uint8Array(rows * this.maskWidth);
+    this.nextMasks = new Uint8Array(rows * this.maskWidth);
     this.relabel = options.relabel ?? null;
     this.goals = options.goals ?? null;
     if (this.relabel !== null && this.goals === null) throw new Error('ReplayBuffer: relabeling needs the goal layout of a goal-conditioned env');
@@ -100,10 +111,18 @@ export class ReplayBuffer {
     return (this.full ? this.positions : this.pos) * this.numEnvs;
   }
 
-  /** Stores one vectorised step of every env copy (row e of each argument is copy e). */
-  add(obs: Float32Array, actions: ArrayLike<number>, rewards: Float32Array, nextObs: Float32Array, terminated: Uint8Array, truncated: Uint8Array): void {
-    const { numEnvs, obsDim, actionWidth, pos } = this;
+  /**
+   * Stores one vectorised step of every env copy (row e of each argument is copy e); `masks`
+   * and `nextMasks` (maskWidth per copy) where the buffer keeps action masks.
+   */
+  add(obs: Float32Array, actions: ArrayLike<number>, rewards: Float32Array, nextObs: Float32Array, terminated: Uint8Array, truncated: Uint8Array, masks?: Uint8Array, nextMasks?: Uint8Array): void {
+    const { numEnvs, obsDim, actionWidth, pos, maskWidth } = this;
     const row = pos * numEnvs;
+    if (maskWidth > 0) {
+      if (!masks || !nextMasks) throw new Error('ReplayBuffer: this buffer keeps action masks; add() needs them');
+      this.masks.set(masks.subarray(0, numEnvs * maskWidth), row * maskWidth);
+      this.nextMasks.set(nextMasks.subarray(0, numEnvs * maskWidth), row * maskWidth);
+    }
     this.episodes?.beforeOverwrite(pos);
     this.obs.set(obs.subarray(0, numEnvs * obsDim), row * obsDim);
     this.nextObs.set(nextObs.subarray(0, numEnvs * obsDim), row * obsDim);
@@ -127,6 +146,8 @@ export class ReplayBuffer {
       rewards: new Float32Array(rows),
       nextObs: new Float32Array(rows * this.obsDim),
       dones: new Float32Array(rows),
+      actionMask: this.maskWidth > 0 ? new Float32Array(rows * this.maskWidth) : null,
+      nextActionMask: this.maskWidth > 0 ? new Float32Array(rows * this.maskWidth) : null,
     };
   }
 
@@ -156,6 +177,11 @@ export class ReplayBuffer {
       for (let k = 0; k < actionWidth; k++) into.actions[j * actionWidth + k] = this.actions[r * actionWidth + k];
       into.rewards[j] = this.rewards[r];
       into.dones[j] = this.dones[r];
+      const m = this.maskWidth;
+      for (let k = 0; k < m; k++) {
+        into.actionMask![j * m + k] = this.masks[r * m + k];
+        into.nextActionMask![j * m + k] = this.nextMasks[r * m + k];
+      }
     }
     if (episodes !== null) relabelBatch(this.relabel!, this.goals!, episodes, this.nextObs, obsDim, indices.subarray(0, rows), rng, into);
   }
@@ -170,6 +196,10 @@ export class ReplayBuffer {
       droppable: true, positions, numEnvs, obsDim, actionWidth, pos, full,
       obs: filled(this.obs, obsDim), actions: filled(this.actions, actionWidth), rewards: filled(this.rewards, 1), nextObs: filled(this.nextObs, obsDim), dones: filled(this.dones, 1),
     };
+    if (this.maskWidth > 0) {
+      state.masks = filled(this.masks, this.maskWidth);
+      state.nextMasks = filled(this.nextMasks, this.maskWidth);
+    }
     if (this.episodes !== null) state.episodes = this.episodes.state();
     return state;
   }
@@ -190,6 +220,11 @@ export class ReplayBuffer {
     this.rewards.set(state.rewards);
     this.nextObs.set(state.nextObs);
     this.dones.set(state.dones);
+    if (this.maskWidth > 0) {
+      if (state.masks === undefined || state.nextMasks === undefined) throw new Error('ReplayBuffer: the saved buffer has no action masks, which this learner acts under; resume with the plan it was saved with');
+      this.masks.set(state.masks);
+      this.nextMasks.set(state.nextMasks);
+    }
     if (this.episodes !== null) {
       if (state.episodes === undefined) throw new Error('ReplayBuffer: the saved buffer has no episode index, which relabeling needs');
       this.episodes.load(state.episodes);

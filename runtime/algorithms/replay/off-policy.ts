@@ -3,6 +3,7 @@
 // learning_starts, then the policy's; every train_every env steps after learning_starts,
 // gradient_steps updates; target networks moved towards theirs by Polyak averaging.
 import type { Rng } from '../../../shared/random.js';
+import { randomLegal } from '../../envs/action-mask.js';
 import { spaceSize, type Space } from '../../envs/types.js';
 import type { ActionBuffer } from '../../policies/index.js';
 
@@ -36,11 +37,12 @@ export async function runOffPolicy(learner: OffPolicyLearner, end: number, caden
   }
 }
 
-/** Uniformly random actions for every env copy (collection before learning_starts). */
-export function randomActions(space: Space, actions: ActionBuffer, rng: Rng): void {
+/** Uniformly random actions for every env copy (collection before learning_starts); with `mask` (discrete), uniform over the legal ones. */
+export function randomActions(space: Space, actions: ActionBuffer, rng: Rng, mask: Uint8Array | null = null): void {
   const width = spaceSize(space);
   for (let i = 0; i < actions.length; i++) {
-    if (space.kind === 'discrete') actions[i] = Math.floor(rng.uniform() * space.n);
+    if (space.kind === 'discrete' && mask !== null) actions[i] = randomLegal(mask, i * space.n, space.n, rng);
+    else if (space.kind === 'discrete') actions[i] = Math.floor(rng.uniform() * space.n);
     else if (space.kind === 'multibinary') actions[i] = rng.uniform() < 0.5 ? 1 : 0;
     else actions[i] = rng.uniformRange(space.low[i % width], space.high[i % width]);
   }

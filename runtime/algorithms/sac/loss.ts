@@ -12,6 +12,7 @@
 //
 // Noise is fed (`eps` ~ N(0, 1), [B, A]), drawn by the learner from its own stream, so a seed
 // gives the same run. Means are sums times `inv_n` (1 / rows, fed).
+import { maskLogits } from '../../policies/distributions.js';
 import type { SacActor, SacCritics } from './networks.js';
 import { Graph, type Tensor } from '../../tensor/index.js';
 import type { OffPolicyLoss } from '../replay/off-policy-step.js';
@@ -23,8 +24,18 @@ export const ACTOR_METRICS = ['actor_loss', 'entropy'] as const;
 /** A loss of SAC's, in the shape the shared gradient step takes. */
 export type SacLoss = OffPolicyLoss;
 
+/**
+ * With `masked` (discrete actions under the env's masks) the graphs take `action_mask` and
+ * `next_action_mask` [B, n] (1 legal, 0 not): pi is the masked softmax (illegal logits
+ * MASKED_LOGIT, probability 0), so the target's expectation and the actor's loss run over
+ * legal actions only; a next observation with none legal (a finished game's) adds no value.
+ */
+export interface SacLossOptions {
+  readonly masked?: boolean;
+}
+
 /** The critics' loss and its metrics. Inputs: obs, action ([B, A] env units, or one-hot [B, n]), reward, next_obs, done, eps (continuous), alpha, gamma, inv_n. */
-export function buildCriticLoss(actor: SacActor, critics: SacCritics): SacLoss {
+export function buildCriticLoss(actor: SacActor, critics: SacCritics, options: SacLossOptions = {}): SacLoss {
   const g = new Graph();
   const { obsDim } = actor.spaces;
   const a = actor.actionDim;
@@ -46,9 +57,11 @@ export function buildCriticLoss(actor: SacActor, critics: SacCritics): SacLoss {
     nextValue = g.sub(minQ, g.mul(alpha, logProb));
   } else {
     // The expectation over the next action is exact for a softmax: no sample (sac_atari.py).
-    const logp = g.logSoftmax(next.logits);
+    const nextMask = options.masked ? g.input('next_action_mask', 'float32', ['B', a]) : null;
+    const logp = g.logSoftmax(nextMask !== null ? maskLogits(g, next.logits, nextMask) : next.logits);
     const minQ = g.min(critics.q(g, 'q1', nextObs, null, true), critics.q(g, 'q2', nextObs, null, true));
     nextValue = g.reduceSum(g.mul(g.exp(logp), g.sub(minQ, g.mul(alpha, logp))), { axes: [-1] });
+    if (nextMask !== null) nextValue = g.mul(nextValue, g.cast(g.greater(g.reduceSum(nextMask, { axes: [-1] }), 0.5), 'float32'));
   }
   // The easy step to get wrong: no bootstrap past a terminal state, but past a time limit yes (done is 0 there).
   const y = g.stopGradient(g.add(reward, g.mul(g.mul(gamma, g.sub(1, done)), nextValue)));
@@ -72,7 +85,7 @@ export function buildCriticLoss(actor: SacActor, critics: SacCritics): SacLoss {
 }
 
 /** The actor's loss and its metrics. Inputs: obs, eps (continuous), alpha, inv_n. */
-export function buildActorLoss(actor: SacActor, critics: SacCritics): SacLoss {
+export function buildActorLoss(actor: SacActor, critics: SacCritics, options: SacLossOptions = {}): SacLoss {
   const g = new Graph();
   const obs = g.input('obs', 'float32', ['B', actor.spaces.obsDim]);
   const alpha = g.input('alpha', 'float32', []);
@@ -87,7 +100,8 @@ export function buildActorLoss(actor: SacActor, critics: SacCritics): SacLoss {
     const loss = mean(g.sub(g.mul(alpha, logProb), minQ));
     return { graph: g, loss, metrics: { actor_loss: loss, entropy: g.neg(mean(logProb)) } };
   }
-  const logp = g.logSoftmax(out.logits);
+  const logits = options.masked ? maskLogits(g, out.logits, g.input('action_mask', 'float32', ['B', actor.actionDim])) : out.logits;
+  const logp = g.logSoftmax(logits);
   const p = g.exp(logp);
   const minQ = g.stopGradient(g.min(critics.q(g, 'q1', obs, null), critics.q(g, 'q2', obs, null)));
   const perAction = 1 / actor.actionDim;

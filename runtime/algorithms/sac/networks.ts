@@ -13,6 +13,7 @@
 // model. Weights start as PyTorch's nn.Linear defaults (U(+-1/sqrt(fan_in)), biases too), as
 // CleanRL's continuous SAC does; the discrete variant keeps them too (sac_atari.py's
 // orthogonal layer_init is for its convolutional trunk).
+import { maskValues } from '../../envs/action-mask.js';
 import { spaceSize, type BoxSpace } from '../../envs/types.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.js';
@@ -102,10 +103,11 @@ export class SacActor implements Policy {
    * Actions for `rows` observations: deterministic, tanh(mean) rescaled (continuous) or the
    * most likely action (discrete); else a sample of the squashed Gaussian or the softmax.
    */
-  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng): void {
+  act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng, mask?: Uint8Array | null): void {
     const head = this.forwardHead(obs, rows);
     const a = this.actionDim;
     const w = this.headWidth;
+    if (mask && this.discrete) maskValues(head, rows, w, mask);
     for (let i = 0; i < rows; i++) {
       if (this.discrete) {
         actions[i] = deterministic ? argmax(head, i * w, a) : sampleLogits(head, i * w, a, rng);
@@ -151,11 +153,16 @@ export function sampleLogits(logits: ArrayLike<number>, from: number, n: number,
   let total = 0;
   for (let k = 0; k < n; k++) total += Math.exp(logits[from + k] - max);
   let u = rng.uniform() * total;
-  for (let k = 0; k < n - 1; k++) {
-    u -= Math.exp(logits[from + k] - max);
+  // A masked action's logit is -Infinity (probability exactly 0): rounding's leftover goes to the last possible one.
+  let lastPossible = 0;
+  for (let k = 0; k < n; k++) {
+    const p = Math.exp(logits[from + k] - max);
+    if (p === 0) continue;
+    lastPossible = k;
+    u -= p;
     if (u < 0) return k;
   }
-  return n - 1;
+  return lastPossible;
 }
 
 /** SAC's twin soft Q networks and their targets: the off-policy learners' shared ones (../replay/twin-critics.ts). */

@@ -34,7 +34,8 @@ import { learnerState, part, type LearnerState } from '../learner-state.js';
 import type { Stepper } from '../stepper.js';
 import { isGoalConditioned, notGoalConditioned } from '../../envs/types.js';
 import { ACTOR_METRICS, buildActorLoss, buildCriticLoss, CRITIC_METRICS, sacGradientStep } from './loss.js';
-import { sacSettings, targetEntropy, type SacSettings } from './settings.js';
+import { DISCRETE_TARGET_ENTROPY_SCALE, sacSettings, targetEntropy, type SacSettings } from './settings.js';
+import { learnerMasks } from '../action-masking.js';
 
 export const SAC: AlgorithmDefinition<SacSettings> = {
   name: 'SAC',
@@ -119,6 +120,8 @@ export class Sac implements Algorithm {
     storeNames: { readonly critic: readonly string[]; readonly actor: readonly string[] },
     private readonly rngs: { readonly actions: Rng; readonly noise: Rng; readonly replay: Rng },
     actor: SacActor,
+    /** The env's action masks the actor acts under (action-masking.ts); null: unmasked. */
+    private readonly envMasks: Uint8Array | null,
   ) {
     this.policy = actor;
     this.discrete = actor.discrete;
@@ -158,7 +161,7 @@ export class Sac implements Algorithm {
     this.batchActions = actor.discrete ? new Float32Array(settings.batch_size * actor.actionDim) : this.batch.actions;
     this.eps = new Float32Array(settings.batch_size * actor.actionDim);
     this.envActions = stepper.vec.createActionBuffer();
-    this.scratch = createStoreScratch(stepper);
+    this.scratch = createStoreScratch(stepper, envMasks !== null);
     this.scalars.gamma[0] = settings.gamma;
     this.scalars.invN[0] = 1 / settings.batch_size;
     const b = settings.batch_size;
@@ -168,6 +171,7 @@ export class Sac implements Algorithm {
     const { alpha, gamma, invN } = this.scalars;
     const noise: Record<string, Feed> = actor.discrete ? {} : { eps: rows(this.eps, actor.actionDim) };
     const { batch } = this;
+    const masks: Record<string, Feed> = batch.actionMask !== null ? { action_mask: rows(batch.actionMask, actor.actionDim) } : {};
     this.criticFeeds = {
       obs: rows(batch.obs, obsDim),
       action: rows(this.batchActions, actor.actionDim),
@@ -178,8 +182,9 @@ export class Sac implements Algorithm {
       gamma,
       inv_n: invN,
       ...noise,
+      ...(batch.nextActionMask !== null ? { next_action_mask: rows(batch.nextActionMask, actor.actionDim) } : {}),
     };
-    this.actorFeeds = { obs: this.criticFeeds.obs, alpha, inv_n: invN, ...noise };
+    this.actorFeeds = { obs: this.criticFeeds.obs, alpha, inv_n: invN, ...noise, ...masks };
     const summed = SUMMED as readonly string[];
     this.slots = { critic: criticStep.metricNames.map((n) => summed.indexOf(n)), actor: actorStep.metricNames.map((n) => summed.indexOf(n)) };
     const slotsOf = (names: readonly string[], of: readonly string[]) => of.map((n) => names.indexOf(n));
@@ -194,12 +199,14 @@ export class Sac implements Algorithm {
     if (settings.relabel !== null && !isGoalConditioned(env)) {
       throw notGoalConditioned('SAC', settings.relabel.strategy, env);
     }
+    const masks = learnerMasks(settings.action_mask, stepper.vec, 'SAC');
     const buffer = new ReplayBuffer({
       // A buffer never holds more than the budget's transitions: the rest would be memory (and checkpoint) for nothing.
       capacity: Math.min(settings.buffer, Math.max(context.budget, 1)),
       numEnvs: stepper.numEnvs,
       obsDim: stepper.obsDim,
       actionWidth: actor.discrete ? 1 : actor.actionDim,
+      maskWidth: masks !== null ? actor.actionDim : 0,
       relabel: settings.relabel,
       goals: settings.relabel !== null && isGoalConditioned(env) ? goalLayout(stepper.vec.obsFields, env) : null,
     });
@@ -208,15 +215,20 @@ export class Sac implements Algorithm {
     const criticStore = WeightStore.union(actor.weights, critics.weights, critics.target);
     const actorStore = WeightStore.union(actor.weights, critics.weights);
     const [criticStep, actorStep] = await Promise.all([
-      sacGradientStep(buildCriticLoss(actor, critics), criticStore, critics.weights, options),
-      sacGradientStep(buildActorLoss(actor, critics), actorStore, actor.weights, options),
+      sacGradientStep(buildCriticLoss(actor, critics, { masked: masks !== null }), criticStore, critics.weights, options),
+      sacGradientStep(buildActorLoss(actor, critics, { masked: masks !== null }), actorStore, actor.weights, options),
     ]);
     const rngs = { actions: rng.fork('actions'), noise: rng.fork('noise'), replay: rng.fork('replay') };
-    return new Sac(settings, critics, stepper, context.budget, buffer, criticStep, actorStep, { critic: criticStore.names, actor: actorStore.names }, rngs, actor);
+    return new Sac(settings, critics, stepper, context.budget, buffer, criticStep, actorStep, { critic: criticStore.names, actor: actorStore.names }, rngs, actor, masks);
   }
 
   get done(): boolean {
     return this.globalStep >= this.budget;
+  }
+
+  /** Evaluation and recorded rollouts act under the env's masks too (trainer). */
+  get masksActions(): boolean {
+    return this.envMasks !== null;
   }
 
   get alpha(): number {
@@ -257,9 +269,9 @@ export class Sac implements Algorithm {
     const { stepper, envActions, policy } = this;
     const rng = this.rngs.actions;
     if (this.globalStep < this.settings.learning_starts) {
-      randomActions(stepper.vec.actionSpace, envActions, rng);
+      randomActions(stepper.vec.actionSpace, envActions, rng, this.envMasks);
     } else {
-      policy.act(stepper.obs, stepper.numEnvs, envActions, false, rng);
+      policy.act(stepper.obs, stepper.numEnvs, envActions, false, rng, this.envMasks);
     }
     stepAndStore(stepper, this.buffer, envActions, this.scratch);
     this.globalStep += stepper.numEnvs;
@@ -301,11 +313,31 @@ export class Sac implements Algorithm {
    */
   private temperatureStep(entropy: number): void {
     const perAction = this.discrete ? 1 / this.actionDim : 1;
-    const alphaLoss = -this.alpha * (this.targetEntropy - entropy) * perAction;
+    const alphaLoss = -this.alpha * (this.batchTargetEntropy() - entropy) * perAction;
     this.alphaGrad[0][0] = alphaLoss;
     this.alphaResult.loss = alphaLoss;
     this.checked.alpha!.update(this.alphaResult);
     this.sums[SUMMED.indexOf('alpha_loss')] += alphaLoss;
+  }
+
+  /**
+   * The entropy the temperature aims at for this batch. Under action masks, with target_entropy
+   * auto, the discrete scale of each row's own maximum, log(legal actions), averaged: a row with
+   * one legal action can have no entropy, and a fixed 0.89 log(n) out of reach would raise the
+   * temperature without end.
+   */
+  private batchTargetEntropy(): number {
+    const mask = this.batch.actionMask;
+    if (mask === null || this.settings.target_entropy !== null) return this.targetEntropy;
+    const n = this.actionDim;
+    const rows = this.settings.batch_size;
+    let sum = 0;
+    for (let j = 0; j < rows; j++) {
+      let legal = 0;
+      for (let k = 0; k < n; k++) legal += mask[j * n + k];
+      sum += Math.log(Math.max(1, legal));
+    }
+    return (DISCRETE_TARGET_ENTROPY_SCALE * sum) / rows;
   }
 
   /** The batch's action indices as one-hot rows (the critics' graph picks Q(s, a) with them). */

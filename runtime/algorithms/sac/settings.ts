@@ -1,5 +1,6 @@
 // SAC's hyperparameters as the learner uses them, read from the plan. Their names, defaults
 // (CleanRL's sac_continuous_action.py), docs and ranges are the registry's: dsl/schema/algorithms.ts.
+import { ACTION_MASK_SETTINGS, type ActionMaskSetting } from '../action-masking.js';
 import { PlanParams } from '../../plan-params.js';
 import type { Schedulable } from '../../schedule.js';
 import { relabelParam, type Relabel } from '../replay/her.js';
@@ -24,6 +25,7 @@ export interface SacSettings {
   policy_frequency: number;
   /** Hindsight relabeling, done by the replay buffer when it samples; null: none. */
   relabel: Relabel | null;
+  action_mask: ActionMaskSetting;
 }
 
 /** Reads the plan's SAC params, defaults for missing ones; errors name the param. */
@@ -45,6 +47,7 @@ export function sacSettings(params: Readonly<Record<string, unknown>>): SacSetti
     gradient_steps: p.count('gradient_steps'),
     policy_frequency: p.count('policy_frequency'),
     relabel,
+    action_mask: p.option('action_mask', ACTION_MASK_SETTINGS),
   };
 }
 

@@ -26,8 +26,8 @@ import { factsOf, probePythonEnv, type ProbeResult } from './probe.js';
 export const FAILURE_RETRY_MS = 60_000;
 /** Probes that run at once, at most: a workspace of many Python envs does not start as many interpreters together. */
 export const MAX_CONCURRENT_PROBES = 2;
-/** Bumped when the facts' form changes, so older cache files are not read (2: goalConditioned; 3: image). */
-const CACHE_FORMAT = 3;
+/** Bumped when the facts' form changes, so older cache files are not read (2: goalConditioned; 3: image; 4: actionMask). */
+const CACHE_FORMAT = 4;
 
 export interface PythonEnvProbesOptions {
   /** The environment of the probes (PATH, PYTHONPATH, RLX_PYTHON); this process's by default. */
@@ -175,6 +175,7 @@ export class PythonEnvProbes implements PythonEnvFactsProvider {
         max_steps: facts.maxSteps,
         ...(facts.goalConditioned ? { goal: {} } : {}),
         ...(facts.image ? { image: facts.image } : {}),
+        ...(facts.actionMask === true ? { action_mask: 'info' } : {}),
       };
       writeJsonAtomic(this.fileOf(key), { format: CACHE_FORMAT, handshake });
     } catch {

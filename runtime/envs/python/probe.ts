@@ -110,6 +110,8 @@ interface Handshake {
   readonly goal?: unknown;
   /** The observation's first Box of uint8 pixels (worker.py image_of()); absent without one. */
   readonly image?: { key?: unknown; shape?: unknown };
+  /** Where a Discrete env's action masks come from (worker.py action_mask_source()); absent without them. */
+  readonly action_mask?: unknown;
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -140,6 +142,7 @@ export function factsOf(handshake: Handshake): ProbeResult {
     maxSteps: typeof handshake.max_steps === 'number' ? handshake.max_steps : null,
     goalConditioned: typeof handshake.goal === 'object' && handshake.goal !== null,
     image: imageOf(handshake.image),
+    ...(handshake.action_mask === 'info' || handshake.action_mask === 'method' ? { actionMask: true } : {}),
   };
 }
 

@@ -54,6 +54,8 @@ interface Handshake {
   readonly max_steps?: number | null;
   /** The env's render_mode (gymnasium.make's kwargs); "rgb_array" gives frames (worker.py render_frame). */
   readonly render_mode?: string | null;
+  /** A Discrete env that gives action masks: from info["action_mask"] or its action_masks() method (worker.py action_mask_source). */
+  readonly action_mask?: 'info' | 'method';
 }
 
 export interface PythonGoal {
@@ -79,6 +81,10 @@ export class PythonEnvs implements CopyBatch {
   readonly actionSpace: Space;
   readonly obsDim: number;
   readonly actionDim: number;
+  /** Numbers of one action mask the worker sends after each observation: the discrete actions, for an env that masks them; else 0. */
+  readonly maskWidth: number;
+  /** Numbers of an observation as the worker sends it: the observation, then its action mask. */
+  readonly obsWidth: number;
   readonly record: number;
   readonly maxSteps: number;
   /** Whether the env was made with render_mode "rgb_array", so that its copies draw frames. */
@@ -119,7 +125,9 @@ export class PythonEnvs implements CopyBatch {
     this.actionSpace = withInfiniteBounds(spaces.action!);
     this.obsDim = spaceSize(this.observationSpace);
     this.actionDim = spaceSize(this.actionSpace);
-    this.record = this.obsDim + 2;
+    this.maskWidth = spaces.action_mask !== undefined && this.actionSpace.kind === 'discrete' ? this.actionSpace.n : 0;
+    this.obsWidth = this.obsDim + this.maskWidth;
+    this.record = this.obsWidth + 2;
     this.maxSteps = options.maxSteps || spaces.max_steps || NO_LIMIT;
     this.rendersFrames = spaces.render_mode === 'rgb_array';
     this.obsFields = this.observationNames(spaces);
@@ -173,7 +181,7 @@ export class PythonEnvs implements CopyBatch {
       const room = this.copies.length * 2;
       this.prepared = grow(this.prepared, room * this.record);
       this.preparedFor = grow(this.preparedFor, room);
-      this.preparedResets = grow(this.preparedResets, room * this.obsDim);
+      this.preparedResets = grow(this.preparedResets, room * this.obsWidth);
       this.preparedResetFor = grow(this.preparedResetFor, room);
       this.episodeReturns = grow(this.episodeReturns, room);
     }
@@ -210,7 +218,7 @@ export class PythonEnvs implements CopyBatch {
       }
       this.sendFrame(w, length);
     }
-    const { record, obsDim, prepared, preparedFor, preparedResets, preparedResetFor } = this;
+    const { record, obsWidth, prepared, preparedFor, preparedResets, preparedResetFor } = this;
     for (let w = 0; w < workerCount; w++) {
       const count = rowCounts[w]!;
       if (count === 0) continue;
@@ -232,7 +240,7 @@ export class PythonEnvs implements CopyBatch {
       }
       if (ended === 0 && returns === 0) continue;
       // Then the episodes' returns the env reported, and the first observations of the episodes the worker started.
-      numbers = this.receive(w, returns + ended * obsDim, count * record, what);
+      numbers = this.receive(w, returns + ended * obsWidth, count * record, what);
       let at = count * record;
       for (let k = 0; k < count; k++) {
         if ((numbers[k * record + record - 1]! & FLAG_EPISODE_RETURN) === 0) continue;
@@ -241,9 +249,9 @@ export class PythonEnvs implements CopyBatch {
       for (let k = 0; k < count; k++) {
         if ((numbers[k * record + record - 1]! & ENDED) === 0) continue;
         const number = (copies[rows[k]!] as PythonEnvCopy).number;
-        for (let j = 0; j < obsDim; j++) preparedResets[number * obsDim + j] = numbers[at + j]!;
+        for (let j = 0; j < obsWidth; j++) preparedResets[number * obsWidth + j] = numbers[at + j]!;
         preparedResetFor[number] = 1;
-        at += obsDim;
+        at += obsWidth;
       }
     }
   }
@@ -268,7 +276,7 @@ export class PythonEnvs implements CopyBatch {
   takePreparedReset(number: number): Float64Array | null {
     if (this.preparedResetFor[number] !== 1) return null;
     this.preparedResetFor[number] = 0;
-    return this.preparedResets.subarray(number * this.obsDim, (number + 1) * this.obsDim);
+    return this.preparedResets.subarray(number * this.obsWidth, (number + 1) * this.obsWidth);
   }
 
   /** Steps one copy on its own; its record. */
@@ -294,7 +302,7 @@ export class PythonEnvs implements CopyBatch {
     numbers[1] = seed ?? -1;
     this.sendFrame(copy.worker, 2);
     this.preparedResetFor[copy.number] = 0;
-    return this.receive(copy.worker, this.obsDim, 0, `while resetting copy ${copy.number}`);
+    return this.receive(copy.worker, this.obsWidth, 0, `while resetting copy ${copy.number}`);
   }
 
   /** A picture of one copy's state: its env.render(), which the worker checks is a uint8 image. */
@@ -482,6 +490,9 @@ export class PythonEnvCopy implements FastEnv {
   elapsedSteps = 0;
   /** The copy's frame (types.ts RendersFrames), only where the env renders rgb_array pictures. */
   readonly renderFrame?: () => RgbFrame;
+  /** Where the env gives action masks: the mask of the last observation (VecEnv checks it). */
+  readonly masksActions: boolean;
+  readonly actionMask?: Float64Array;
   private pendingSeed: number | undefined;
 
   constructor(protected readonly host: PythonEnvs, readonly number: number, readonly worker: number, readonly slot: number) {
@@ -489,6 +500,8 @@ export class PythonEnvCopy implements FastEnv {
     this.actionDim = host.actionDim;
     this.obsFields = host.obsFields;
     if (host.rendersFrames) this.renderFrame = () => host.render(this);
+    this.masksActions = host.maskWidth > 0;
+    if (this.masksActions) this.actionMask = new Float64Array(host.maskWidth);
   }
 
   /** VecEnv steps the copies together (vector.ts CopyBatch). */
@@ -518,13 +531,18 @@ export class PythonEnvCopy implements FastEnv {
 
   reset(seed?: number): ResetResult {
     const obs = this.startEpisode(seed);
-    return { obs: Array.from(obs.subarray(0, this.obsDim)), info: {} };
+    return { obs: Array.from(obs.subarray(0, this.obsDim)), info: this.maskInfo() };
   }
 
   step(action: number | ArrayLike<number>): StepResult {
     const obs = new Float32Array(this.obsDim);
     const reward = this.stepInto(typeof action === 'number' ? [action] : action, 0, obs, 0);
-    return { obs: Array.from(obs), reward, terminated: this.terminated, truncated: this.truncated, info: {} };
+    return { obs: Array.from(obs), reward, terminated: this.terminated, truncated: this.truncated, info: this.maskInfo() };
+  }
+
+  /** The plain API's info: the action mask, where the env gives one. */
+  private maskInfo(): Record<string, unknown> {
+    return this.actionMask !== undefined ? { action_mask: Array.from(this.actionMask) } : {};
   }
 
   resetInto(obsOut: Float32Array, obsOffset: number): void {
@@ -548,9 +566,12 @@ export class PythonEnvCopy implements FastEnv {
       if (!Number.isFinite(value)) this.notFinite(`observation element ${k} is ${value}`);
       obsOut[obsOffset + k] = value;
     }
-    const reward = source[at + obsDim]!;
+    const mask = this.actionMask;
+    if (mask !== undefined) for (let k = 0; k < mask.length; k++) mask[k] = source[at + obsDim + k]!;
+    const width = host.obsWidth;
+    const reward = source[at + width]!;
     if (!Number.isFinite(reward)) this.notFinite(`the reward is ${reward}`);
-    const flags = source[at + obsDim + 1]!;
+    const flags = source[at + width + 1]!;
     this.terminated = (flags & FLAG_TERMINATED) !== 0;
     this.truncated = (flags & FLAG_TRUNCATED) !== 0;
     this.success = (flags & FLAG_SUCCESS) !== 0;
@@ -576,6 +597,8 @@ export class PythonEnvCopy implements FastEnv {
     for (let k = 0; k < this.obsDim; k++) {
       if (!Number.isFinite(obs[k]!)) this.notFinite(`the reset observation's element ${k} is ${obs[k]}`);
     }
+    // The worker sends the observation's action mask after it (a reply buffer the next read reuses: copied now).
+    this.actionMask?.set(obs.subarray(this.obsDim, this.obsDim + this.actionMask.length));
     this.elapsedSteps = 0;
     this.terminated = false;
     this.truncated = false;

@@ -6,10 +6,13 @@
 # COMMANDS and RESULTS are FIFOs the trainer made; CONFIG_JSON is {"id" (or "file" and "className":
 # a Gymnasium Env class in a file), "kwargs", "imports", "maxSteps" (0: the id's own limit)}; the worker starts with one copy and makes more when asked. The first frame on RESULTS is the handshake: u32 length + JSON, either
 # {"ok": true, "observation": SPACE, "observation_names": [...], "action": SPACE, "max_steps": N|null,
-# "goal"?: {"achieved": [names], "desired": [names], "terminated": bool}} or {"ok": false, "error": "..."}
+# "goal"?: {"achieved": [names], "desired": [names], "terminated": bool}, "action_mask"?: "info" | "method"}
+# or {"ok": false, "error": "..."}
 # (describe()). An observation SPACE is always a box of numbers (a Dict's leaves in order);
 # an action SPACE is {"kind": "discrete", "n"}, a box, or {"kind": "multibinary", "n"} (n bits,
-# sent as 0/1 numbers); an unbounded side of a box is null. Then, per
+# sent as 0/1 numbers); an unbounded side of a box is null. With "action_mask" (a Discrete env that
+# gives info["action_mask"] at reset, or has sb3-contrib's action_masks() method: action_mask_source())
+# every observation below (obs[obs_dim]) is followed by its mask, one number per action. Then, per
 # command (a u8 opcode, then its numbers as float64):
 #   b"R" copy seed      reset copy `copy` (seed < 0: no seed)   -> obs[obs_dim]
 #   b"S" n (copy actions[action_dim]) * n   step n copies        -> per copy: obs, reward, flags
@@ -358,6 +361,9 @@ def describe(env, np):
                    'layout': {'observation_keys': [list(part[0]) for part in observation_parts(space, np)] if type(space).__name__ == 'Dict' else None,
                               'action_start': int(env.action_space.start) if type(env.action_space).__name__ == 'Discrete' else 0,
                               'action_shape': [int(d) for d in env.action_space.shape] if type(env.action_space).__name__ == 'MultiBinary' else None}}
+    masks = action_mask_source(env)
+    if masks is not None:
+        description['action_mask'] = masks
     goal = goal_of(env, description['observation_names'], np)
     if goal is not None:
         description['goal'] = goal
@@ -365,6 +371,37 @@ def describe(env, np):
     if image is not None:
         description['image'] = image
     return description
+
+
+def action_mask_source(env):
+    """How a Discrete env says which actions are legal: 'info' (info["action_mask"], sb3-contrib's
+    MaskablePPO convention and PettingZoo's), 'method' (an action_masks() method of the env), or None.
+    Learning 'info' takes one reset(): the trainer seeds its own resets afterwards."""
+    if type(env.action_space).__name__ != 'Discrete':
+        return None
+    if callable(getattr(env.unwrapped, 'action_masks', None)):
+        return 'method'
+    result = env.reset()
+    info = result[1] if type(result) is tuple and len(result) == 2 else None
+    return 'info' if isinstance(info, dict) and info.get('action_mask') is not None else None
+
+
+def mask_numbers(env, info, source, n, np, where):
+    """The action mask of the observation just returned, as n numbers (the trainer checks that
+    they are 0/1 and allow an action); ValueError naming `where` when the env gives none or one
+    of another length."""
+    mask = info.get('action_mask') if isinstance(info, dict) else None
+    if mask is None and source == 'method':
+        mask = env.unwrapped.action_masks()
+    if mask is None:
+        raise ValueError(f"{where} returned an info without 'action_mask'; an env that gives action masks gives one at every reset() and step()")
+    values = np.asarray(mask).reshape(-1)
+    if values.size != n:
+        raise ValueError(f'the action mask from {where} has {values.size} values, but the action space has {n} actions; give one 0/1 per action')
+    try:
+        return values.astype(np.float64).tolist()
+    except (TypeError, ValueError):
+        raise ValueError(f'the action mask from {where} holds {shown(mask)}, not numbers; give one 0/1 (or True/False) per action') from None
 
 
 def episode_return(info):
@@ -531,10 +568,10 @@ def wrong_step_result(result):
 
 
 def reset_result(result):
-    """The observation of what reset() returned; ValueError naming what is wrong."""
+    """The observation and info of what reset() returned; ValueError naming what is wrong."""
     if type(result) is not tuple or len(result) != 2:
         raise ValueError(f'reset() returned {shown(result)}; Gymnasium\'s reset() returns 2 values: (observation, info)')
-    return result[0]
+    return result
 
 
 def wrong_reward(reward):
@@ -617,6 +654,8 @@ def serve(commands, results, envs, config, gymnasium, description, np):
     obs_dim = space_size(description['observation'], np)
     row_width = 1 + action_dim
     goal_width = len(description['goal']['achieved']) if 'goal' in description else 0
+    mask_source = description.get('action_mask')
+    mask_width = description['action']['n'] if mask_source else 0
     goal_rewards = None
     commands = CommandReader(commands)
     results_fd = results.fileno()
@@ -645,6 +684,8 @@ def serve(commands, results, envs, config, gymnasium, description, np):
         if len(numbers) != obs_dim:
             raise ValueError(f'step() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
         values.extend(numbers)
+        if mask_source:
+            values.extend(mask_numbers(env, info, mask_source, mask_width, np, 'step()'))
         try:
             values.append(float(reward))
         except (TypeError, ValueError):
@@ -660,10 +701,12 @@ def serve(commands, results, envs, config, gymnasium, description, np):
         return flags
 
     def reset_numbers(env, seed):
-        obs = reset_result(env.reset(seed=seed))
+        obs, info = reset_result(env.reset(seed=seed))
         numbers = observation_numbers(obs)
         if len(numbers) != obs_dim:
             raise ValueError(f'reset() returned an observation of shape {np.shape(obs)}; the observation space has {obs_dim} numbers')
+        if mask_source:
+            numbers.extend(mask_numbers(env, info, mask_source, mask_width, np, 'reset()'))
         return numbers
 
     while True:
@@ -687,7 +730,7 @@ def serve(commands, results, envs, config, gymnasium, description, np):
             try:
                 frame = packer(len(values)).pack(*values)
             except (struct.error, TypeError):
-                raise ValueError(not_numbers(values, obs_dim)) from None
+                raise ValueError(not_numbers(values, obs_dim + mask_width)) from None
             write(frame)
         elif op == b'G':
             count = int(one_number.unpack(read_exact(commands, 8))[0])
@@ -711,7 +754,7 @@ def serve(commands, results, envs, config, gymnasium, description, np):
                 send_json(results, failure())
         elif op == b'R':
             copy, seed = struct.unpack('<2d', read_exact(commands, 16))
-            write(packer(obs_dim).pack(*reset_numbers(envs[int(copy)], int(seed) if seed >= 0 else None)))
+            write(packer(obs_dim + mask_width).pack(*reset_numbers(envs[int(copy)], int(seed) if seed >= 0 else None)))
         else:
             raise ValueError(f'unknown command {op!r}')
 
