@@ -113,6 +113,8 @@ export interface EnvSpec extends BuiltinBase {
   goalConditioned?: boolean;
   /** Extra names in `info.NAME`. */
   infoFields?: string[];
+  /** Observations are images [C, H, W] of pixel values 0-255 (what a `cnn` policy reads). */
+  image?: boolean;
 }
 
 export interface AlgorithmSpec extends BuiltinBase {

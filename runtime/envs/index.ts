@@ -12,5 +12,6 @@ export { Pendulum, type PendulumConfig } from './pendulum.js';
 export { GridWorld, type GoalSetting, type GridWorldConfig } from './grid-world.js';
 export type { GridLayout } from '../../shared/geometry/grid-world.js';
 export { Bandit, type BanditConfig } from './bandit.js';
+export { Catch, type CatchConfig } from './catch.js';
 export { VecEnv, type FinishedEpisode } from './vector.js';
 export { envInfo, envKinds, makeEnv, makeVecEnv, type EnvDescription } from './registry.js';

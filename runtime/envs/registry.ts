@@ -7,6 +7,7 @@ import { Acrobot, type AcrobotConfig } from './acrobot.js';
 import { Bandit, type BanditConfig } from './bandit.js';
 import type { BaseEnv } from './base.js';
 import { CartPole, type CartPoleConfig } from './cartpole.js';
+import { Catch, type CatchConfig } from './catch.js';
 import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
@@ -32,6 +33,7 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   Pendulum: (params) => new Pendulum(params as Partial<PendulumConfig>),
   GridWorld: (params) => new GridWorld(params as Partial<GridWorldConfig>),
   Bandit: (params) => new Bandit(params as Partial<BanditConfig>),
+  Catch: (params) => new Catch(params as Partial<CatchConfig>),
 };
 
 
