@@ -13,6 +13,8 @@
 // at most 4 (SB3's rule for channels last); both are read from pixel values 0-255, scaled to
 // [0, 1] first, as SB3 and CleanRL do.
 
+import { InputError } from '../../shared/input-error.js';
+
 export type CnnEncoderKind = 'nature' | 'impala';
 
 export interface ConvSpec {
@@ -52,7 +54,7 @@ export const NATURE_MIN_SIZE = 36;
 /** The image an observation of `obsShape` is, or an error saying why it is not one. */
 export function imageShape(obsShape: readonly number[], who: string): ImageShape {
   if (obsShape.length !== 3) {
-    throw new Error(`${who} reads images [C, H, W] (or [H, W, C]); this env's observations are [${obsShape.join(', ')}]: use an mlp policy, or an env with image observations (Catch)`);
+    throw new InputError(`${who} reads images [C, H, W] (or [H, W, C]); this env's observations are [${obsShape.join(', ')}]: use an mlp policy, or an env with image observations (Catch)`);
   }
   const [a, b, c] = obsShape as [number, number, number];
   const channelsLast = c <= 4 && c < a;
@@ -69,10 +71,10 @@ export function cnnLayout(kind: CnnEncoderKind, image: ImageShape, channels: rea
   const conv = (name: string, inChannels: number, outChannels: number, kernel: number, stride: number, pad: number): ConvSpec => ({ name, inChannels, outChannels, kernel, stride, pad });
   if (kind === 'nature') {
     const widths = channels ?? NATURE_CHANNELS;
-    if (widths.length !== 3) throw new Error(`${who}: channels: the nature encoder has 3 convolutions, so 3 widths, got ${widths.length}`);
+    if (widths.length !== 3) throw new InputError(`${who}: channels: the nature encoder has 3 convolutions, so 3 widths, got ${widths.length}`);
     const side = Math.min(image.height, image.width);
     if (side < NATURE_MIN_SIZE) {
-      throw new Error(`${who}: the nature encoder needs images of at least ${NATURE_MIN_SIZE}x${NATURE_MIN_SIZE} (its strides 4 and 2), got ${image.height}x${image.width}: use encoder: impala, or a larger image`);
+      throw new InputError(`${who}: the nature encoder needs images of at least ${NATURE_MIN_SIZE}x${NATURE_MIN_SIZE} (its strides 4 and 2), got ${image.height}x${image.width}: use encoder: impala, or a larger image`);
     }
     let inChannels = image.channels;
     return {
