@@ -920,10 +920,10 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'image-observations': [
     {
-      name: 'a probed env that observes uint8 pixels: a warning at the base until rlx has a CNN encoder (issue 43 item 21)',
+      name: 'a probed env that observes uint8 pixels: a warning at the base that points to the cnn policy (issue 43 item 21, issue 44)',
       source: 'env Car = ⟦gymnasium("CarRacing-v2")⟧\n',
       severity: 'warning',
-      message: "gymnasium(\"CarRacing-v2\") observes an image: uint8 pixels of shape 96x96x3, which rlx's policies take flattened and unscaled (0-255) into an MLP, with no CNN encoder yet; expect little learning from pixels: wrap the env to observe features, or at least scale them to [0, 1]",
+      message: "gymnasium(\"CarRacing-v2\") observes an image: uint8 pixels of shape 96x96x3, which an mlp policy takes flattened and unscaled (0-255); use a cnn policy (`policy Eyes = cnn { encoder: impala }`), which reads it as an image scaled to [0, 1]",
       analyze: { pythonEnvs: { lookup: () => ({ kind: 'facts', observationNames: [], observationShape: [96, 96, 3], action: { kind: 'continuous', dims: 3 }, maxSteps: 1000, goalConditioned: false, image: { key: '', shape: [96, 96, 3] } }) } },
     },
   ],
