@@ -95,7 +95,7 @@ for (let i = 0; i < actionTable.length; i++) actionTable[i] = rng.int(2);
 }
 
 // The other built-ins through VecEnv, for scale.
-for (const kind of ['MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit']) {
+for (const kind of ['MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch']) {
   const copies = 8;
   const vec = makeVecEnv(kind, {}, copies);
   vec.reset(0);

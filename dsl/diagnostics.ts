@@ -27,7 +27,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-module-spec': 'A user env module whose `export const spec` rlx cannot read or that is not valid.',
   'undeclared-module-spec': 'A user env module that does not declare its names (`export const spec`), so reward terms are checked only when training starts.',
   'python-env-probe-failed': 'A gymnasium(...) env that `rlx check` or the editor (in a trusted workspace) could not make when it probed it, with Python\'s last line (a warning: `rlx train` would fail the same way); an error where the env was made and its spaces are ones rlx refuses (a Box of no numbers, or too many).',
-  'image-observations': 'A Python env whose probe found image observations (a uint8 Box of 2 or 3 dimensions): rlx has no CNN encoder yet, so its policies take the pixels flattened and unscaled into an MLP.',
+  'image-observations': 'A Python env whose probe found image observations (a uint8 Box of 2 or 3 dimensions): an mlp policy takes the pixels flattened and unscaled; a cnn policy reads a whole observation of 3 dimensions as an image.',
   'model-not-found': 'A pretrained model folder (`pretrained("./models/x")`) that does not exist.',
   'invalid-model': 'A pretrained model folder whose config.json rlx cannot build from, or that lacks tokenizer.json or the weights.',
   'exceeds-memory': 'A run whose estimated memory (weights, gradients, optimiser state, KV cache, activations) passes the memory free on this machine.',

@@ -68,8 +68,12 @@ function checkProbed(ctx: CheckContext, symbol: DeclSymbol, at: Range): void {
   }
   if (read.image) {
     const { key, shape } = read.image;
-    // Until an encoder seam has a CNN (policies/encoders.ts), pixels reach the MLP as they are.
-    ctx.accept('warning', 'image-observations', `${python.label} observes an image${key ? ` (key '${key}')` : ''}: uint8 pixels of shape ${shape.join('x')}, which rlx's policies take flattened and unscaled (0-255) into an MLP, with no CNN encoder yet; expect little learning from pixels: wrap the env to observe features, or at least scale them to [0, 1]`, at);
+    // A cnn policy reads a whole observation of [C, H, W] or [H, W, C] pixels; an mlp takes them as they are.
+    const cnnReads = key === '' && shape.length === 3;
+    const advice = cnnReads
+      ? 'use a cnn policy (`policy Eyes = cnn { encoder: impala }`), which reads it as an image scaled to [0, 1]'
+      : 'a cnn policy reads only a whole observation of 3 dimensions; expect little learning from pixels: wrap the env to observe features, or at least scale them to [0, 1]';
+    ctx.accept('warning', 'image-observations', `${python.label} observes an image${key ? ` (key '${key}')` : ''}: uint8 pixels of shape ${shape.join('x')}, which an mlp policy takes flattened and unscaled (0-255); ${advice}`, at);
   }
   const declared = declaredObservations(ctx.model.effective(symbol));
   const count = read.observationNames.length;

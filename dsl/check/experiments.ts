@@ -1,6 +1,6 @@
 // Checks that look at an experiment as a whole: required parts, whether the algorithm, policy
 // and reward fit the environment, and seeds.
-import { algorithmSpec, builtinsOfKind, stageHandoverProblem, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec } from '../schema/index.js';
+import { algorithmSpec, builtinsOfKind, stageHandoverProblem, ALGORITHMS, type AlgorithmSpec, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
 import { PYTHON_GOAL_ENV } from '../schema/python-env.js';
 import type * as A from '../syntax/ast.js';
 import { declaredObservations, pythonEnvLabel, pythonEnvRoot, type DeclSymbol, type Effective, type Target } from '../semantics/model.js';
@@ -162,6 +162,12 @@ function checkCompatibility(ctx: CheckContext, symbol: DeclSymbol, stages: Effec
       ctx.accept('error', 'incompatible-env', `a transformer policy reads text, but ${envLabel} has ${env.action} actions; use mlp`, policyAt);
     } else if (policy.name === 'mlp' && env.action === 'text') {
       ctx.accept('error', 'incompatible-env', `${envLabel} is a text task; an mlp cannot read or write text; use transformer`, policyAt);
+    } else if (policy.name === 'cnn' && !env.image && !(envTarget.kind === 'decl' && model.envModule(envTarget.symbol))) {
+      // A module env's observation shape is only known when it runs: the trainer checks it.
+      const what = env.action === 'text' ? 'text' : env.obsFields.length > 0 ? `vectors of ${env.obsFields.length} numbers (${env.obsFields.join(', ')})` : 'no image';
+      ctx.accept('error', 'incompatible-env', `a cnn policy reads images [C, H, W], but ${envLabel} observes ${what}; use mlp, or an env with image observations (Catch, or a Python env whose observation is a Box of uint8 pixels)`, policyAt);
+    } else if (policy.name === 'cnn' && env.name === 'Catch') {
+      checkNatureFits(ctx, model.referencedTarget(symbol, 'policy'), envTarget, env, envLabel, policyAt);
     }
   }
 }
@@ -213,3 +219,18 @@ function checkRewardPairing(ctx: CheckContext, symbol: DeclSymbol): void {
   }
 }
 
+
+/** The nature encoder's strides need images of at least 36x36; Catch's are `size` by `size`. */
+function checkNatureFits(ctx: CheckContext, policyTarget: Target | undefined, envTarget: Target, env: EnvSpec, envLabel: string, at: A.Range): void {
+  const { model } = ctx;
+  const written = (target: Target | undefined, key: string) => (target?.kind === 'decl' ? model.effective(target.symbol).properties.get(key)?.node.value : undefined);
+  const encoder = written(policyTarget, 'encoder');
+  const encoderName = encoder === undefined ? 'nature' : encoder.kind === 'Name' ? encoder.parts[0]?.text : undefined;
+  if (encoderName !== 'nature') return;
+  const size = written(envTarget, 'size');
+  const byDefault = env.params.find((p) => p.name === 'size')?.default;
+  const side = size === undefined ? (typeof byDefault === 'number' ? byDefault : undefined) : size.kind === 'Number' ? size.value : undefined;
+  if (side !== undefined && side < 36) {
+    ctx.accept('error', 'incompatible-env', `the cnn policy's nature encoder needs images of at least 36x36 (its strides 4 and 2), but ${envLabel} observes ${side}x${side}: use encoder: impala, or size: 36 or more`, at);
+  }
+}

@@ -111,6 +111,19 @@ export const FreeSlots: EnvSpec = {
   ],
 };
 
+export const Catch: EnvSpec = {
+  declKind: 'env',
+  name: 'Catch',
+  doc: 'A pixel game (bsuite\'s catch): a ball falls from a random column of the top row, one row per step, and a paddle three pixels wide moves left, stays or moves right (actions 0, 1, 2) along the bottom row. Reward +1 for catching the ball, -1 for missing it; either ends the episode. Observations are images [1, size, size] of pixels 0 or 255, for a `cnn` policy.',
+  obsFields: [],
+  action: 'discrete',
+  image: true,
+  params: [
+    { ...param('size', int({ min: 5, max: 128 }), 16, 'Width and height of the board in pixels; the ball falls size - 1 rows. The `cnn` policy\'s `nature` encoder needs at least 36.'), changesSpaces: true },
+    maxSteps(1000),
+  ],
+};
+
 const length = (doc: string) => param('len', count({ max: 64 }), 5, doc);
 
 export const TextTask: EnvSpec = {
@@ -150,7 +163,7 @@ export const GuessNumber: EnvSpec = {
   ],
 };
 
-export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, TextTask, GuessNumber];
+export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, TextTask, GuessNumber];
 
 /**
  * What rlx itself reads from a user environment's body (`env X = module("./file.ts") { ... }`);

@@ -13,6 +13,20 @@ export const mlp: PolicySpec = {
   ],
 };
 
+export const cnn: PolicySpec = {
+  declKind: 'policy',
+  name: 'cnn',
+  doc: 'A convolutional network over image observations [C, H, W] (or [H, W, C]) of pixel values 0-255, scaled to [0, 1] first, then dense ReLU layers that the actor and critic heads (or DQN\'s Q-values) share, as CleanRL\'s Atari and procgen agents. For PPO, REINFORCE and DQN on an env with image observations (Catch, or a Python env with a Box image).',
+  params: [
+    param('encoder', choice(
+      option('nature', 'Mnih et al. 2015 (SB3\'s NatureCNN): 8x8 stride 4, 4x4 stride 2, 3x3 stride 1 convolutions with ReLU; needs images of at least 36x36.'),
+      option('impala', 'Espeholt et al. 2018 (CleanRL\'s procgen agent): per stack a 3x3 convolution, a 3x3 max-pool of stride 2 and two residual blocks; each stack halves the image, so any size works.'),
+    ), 'nature', 'The convolutional layers.'),
+    param('channels', list(count({ max: 1024 }), 1), undefined, 'Output channels of each convolution (nature: 3 widths, default [32, 64, 64]) or of each stack (impala: any number of stacks, default [16, 32, 32]).'),
+    param('hidden', list(count({ max: 65536 }), 1), [256], 'Width of each dense ReLU layer after the convolutions (CleanRL: [512] after nature, [256] after impala).'),
+  ],
+};
+
 export const transformer: PolicySpec = {
   declKind: 'policy',
   name: 'transformer',
@@ -83,4 +97,4 @@ export const pretrained: PolicySpec = {
   ],
 };
 
-export const POLICIES: PolicySpec[] = [mlp, transformer, pretrained];
+export const POLICIES: PolicySpec[] = [mlp, cnn, transformer, pretrained];

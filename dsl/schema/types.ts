@@ -115,6 +115,8 @@ export interface EnvSpec extends BuiltinBase {
   infoFields?: string[];
   /** Says which of its discrete actions are legal at each step (an action mask), so `action_mask: on` applies. */
   actionMask?: boolean;
+  /** Observations are images [C, H, W] of pixel values 0-255 (what a `cnn` policy reads). */
+  image?: boolean;
 }
 
 export interface AlgorithmSpec extends BuiltinBase {

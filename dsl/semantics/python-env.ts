@@ -60,6 +60,8 @@ export function pythonEnvSpec(facts: PythonEnvFacts, label: string): EnvSpec {
     infoFields: [],
     ...(facts.goalConditioned ? { goalConditioned: true } : {}),
     ...(facts.actionMask === true ? { actionMask: true } : {}),
+    // A Box of uint8 pixels as the whole observation, [C, H, W] or [H, W, C]: what a cnn policy reads.
+    ...(facts.image?.key === '' && facts.image.shape.length === 3 ? { image: true } : {}),
   };
 }
 

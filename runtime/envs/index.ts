@@ -14,5 +14,6 @@ export type { GridLayout } from '../../shared/geometry/grid-world.js';
 export { Bandit, type BanditConfig } from './bandit.js';
 export { FreeSlots, type FreeSlotsConfig } from './free-slots.js';
 export { ActionMaskError, maskValues } from './action-mask.js';
+export { Catch, type CatchConfig } from './catch.js';
 export { VecEnv, type FinishedEpisode } from './vector.js';
 export { envInfo, envKinds, makeEnv, makeVecEnv, type EnvDescription } from './registry.js';

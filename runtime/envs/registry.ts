@@ -8,6 +8,7 @@ import { Bandit, type BanditConfig } from './bandit.js';
 import type { BaseEnv } from './base.js';
 import { CartPole, type CartPoleConfig } from './cartpole.js';
 import { FreeSlots, type FreeSlotsConfig } from './free-slots.js';
+import { Catch, type CatchConfig } from './catch.js';
 import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
@@ -34,6 +35,7 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   GridWorld: (params) => new GridWorld(params as Partial<GridWorldConfig>),
   Bandit: (params) => new Bandit(params as Partial<BanditConfig>),
   FreeSlots: (params) => new FreeSlots(params as Partial<FreeSlotsConfig>),
+  Catch: (params) => new Catch(params as Partial<CatchConfig>),
 };
 
 

@@ -9,6 +9,7 @@ import type { Rng } from '../../shared/random.js';
 import { ACTOR_CRITIC } from './actor-critic.js';
 import type { NetworkFamily } from './family.js';
 import { mlpSettings } from './mlp.js';
+import { cnnSettings } from './cnn-policy.js';
 import type { ActorCriticPolicy, LanguageModel, PolicySpaces, TokenModel } from './policy.js';
 import { TOKEN_MODEL, type LanguageModelFamily, type LanguageModelSource } from './language-model.js';
 import { pretrainedParams, type PretrainedParams } from './pretrained-settings.js';
@@ -24,6 +25,7 @@ export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export type { EncoderDefinition, ObservationEncoder } from './encoder.js';
 export { ENCODERS, encoderFor } from './encoders.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
+export { cnnSettings, type CnnSettings } from './cnn-policy.js';
 export { actFromHead, flatPolicySpaces, graphWeights, policySpaces, type LanguageModel, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
 export { transformerSettings, type TransformerSettings } from './transformer/settings.js';
@@ -42,6 +44,11 @@ const MLP: PolicyDefinition<ReturnType<typeof mlpSettings>> = {
   settings: mlpSettings,
 };
 
+const CNN: PolicyDefinition<ReturnType<typeof cnnSettings>> = {
+  name: 'cnn',
+  settings: cnnSettings,
+};
+
 const TRANSFORMER: PolicyDefinition<ReturnType<typeof transformerSettings>> = {
   name: 'transformer',
   settings: transformerSettings,
@@ -53,7 +60,7 @@ const PRETRAINED: PolicyDefinition<PretrainedParams> = {
 };
 
 /** The policy kinds this runtime implements. */
-export const POLICIES: readonly PolicyDefinition<never>[] = [MLP as PolicyDefinition<never>, TRANSFORMER as PolicyDefinition<never>, PRETRAINED as PolicyDefinition<never>];
+export const POLICIES: readonly PolicyDefinition<never>[] = [MLP as PolicyDefinition<never>, CNN as PolicyDefinition<never>, TRANSFORMER as PolicyDefinition<never>, PRETRAINED as PolicyDefinition<never>];
 
 export function policyDefinition(kind: string): PolicyDefinition<unknown> | undefined {
   return POLICIES.find((p) => p.name === kind) as PolicyDefinition<unknown> | undefined;

@@ -16,8 +16,8 @@ import type { Rng } from '../../shared/random.js';
 import type { Graph, Tensor, WeightStore } from '../tensor/index.js';
 import { linearDefault, orthogonal } from '../tensor/init.js';
 import { DenseStack, type Activation } from './dense.js';
-import type { ObservationEncoder } from './encoder.js';
-import { encoderFor } from './encoders.js';
+import type { EncoderDefinition, ObservationEncoder } from './encoder.js';
+import { FLATTEN } from './flatten-encoder.js';
 import type { PolicySpaces } from './policy.js';
 
 /** What the builder reads of an `mlp` policy's settings (mlp.ts MlpSettings). */
@@ -139,8 +139,10 @@ export class EncodedMlp {
     readonly outDim: number,
     settings: HiddenLayers,
     rng: Rng,
+    /** What reads the observations (flatten, or a `cnn` policy's CNN). */
+    encoder: EncoderDefinition = FLATTEN,
   ) {
-    this.encoder = encoderFor(spaces, store, `${prefix}.encoder`, rng);
+    this.encoder = encoder.build(spaces, store, `${prefix}.encoder`, rng);
     this.network = new DenseNetwork(store, mlpLayers(store, prefix, this.encoder.features, outDim, settings, rng));
   }
 

@@ -17,8 +17,8 @@ import { spaceSize } from '../envs/types.js';
 import { PlanParams } from '../plan-params.js';
 import type { Rng } from '../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
-import type { ObservationEncoder } from './encoder.js';
-import { encoderFor } from './encoders.js';
+import type { EncoderDefinition, ObservationEncoder } from './encoder.js';
+import { FLATTEN } from './flatten-encoder.js';
 import { addLayers, DenseNetwork, layersForward, mlpSpecs, type LayerInit, type LayerSpec } from './linear-layers.js';
 import { Bernoulli, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 import { actFromHead, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type PolicySpaces } from './policy.js';
@@ -42,7 +42,6 @@ function actorCriticInit(layer: LayerSpec): LayerInit {
 }
 
 export class MlpPolicy implements ActorCriticPolicy {
-  readonly kind = 'mlp';
   readonly weights = new WeightStore();
   readonly distribution: ActionDistribution;
   readonly onnxInterface: OnnxInterface;
@@ -56,13 +55,17 @@ export class MlpPolicy implements ActorCriticPolicy {
     readonly settings: MlpSettings,
     readonly spaces: PolicySpaces,
     rng: Rng,
+    /** What reads the observations: flatten for an `mlp` policy, a CNN for a `cnn` one (cnn-policy.ts). */
+    encoderDefinition: EncoderDefinition = FLATTEN,
+    /** The language's policy kind this network is. */
+    readonly kind: string = 'mlp',
   ) {
     const { sharedTrunk } = settings;
     const space = spaces.actionSpace;
     const headWidth = space.kind === 'discrete' ? space.n : spaceSize(space);
     // The encoders, then every layer's weights (a shared trunk once), actor before critic: the
     // order the seeded draws have always had, which every seeded run's weights depend on.
-    const encoder = (prefix: string) => encoderFor(spaces, this.weights, `${prefix}.encoder`, rng);
+    const encoder = (prefix: string) => encoderDefinition.build(spaces, this.weights, `${prefix}.encoder`, rng);
     let actorLayers: LayerSpec[];
     if (sharedTrunk) {
       const trunkEncoder = encoder('trunk');

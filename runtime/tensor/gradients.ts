@@ -187,6 +187,35 @@ export const GRADIENTS: Readonly<Record<string, GradientRule>> = {
     return [dx, unbroadcast(g.mul(dy, normalised), scale!), unbroadcast(dy, bias!)];
   },
 
+  // dx: the transposed convolution of dy by the same weight. dw[o, c, i, j] = sum over n and
+  // output positions of dy[n, o] x[n, c] shifted by (i, j): a Conv of x with channels and batch
+  // swapped ([C, N, H, W]) by dy as the kernel ([O, N, H', W'], dilated by the stride),
+  // cropped to the kernel's size and swapped back. db sums dy over batch and positions.
+  Conv: (dy, node) => {
+    const g = node.graph;
+    const [x, w, b] = node.inputs;
+    const stride = (node.attrs.strides as number[])[0]!;
+    const pad = (node.attrs.pads as number[])[0]!;
+    const dilation = (node.attrs.dilations as number[])[0]!;
+    const [, , kh, kw] = w!.shape as number[];
+    const size = [x!.shape[2], x!.shape[3]] as [number, number];
+    const dx = g.convTranspose2d(dy, w!, size, { stride, pad, dilation });
+    const swap = (t: Tensor) => g.transpose(t, [1, 0, 2, 3]);
+    const spread = g.conv2d(swap(x!), swap(dy), undefined, { pad, stride: dilation, dilation: stride });
+    const [, , sh, sw] = spread.shape as number[];
+    const cropped = sh === kh && sw === kw ? spread : g.slice(g.slice(spread, 2, 0, kh!), 3, 0, kw!);
+    const dw = swap(cropped);
+    return b ? [dx, dw, g.reduceSum(dy, { axes: [0, 2, 3] })] : [dx, dw];
+  },
+  // dy goes to where each window's maximum sat, accumulated where windows overlap.
+  MaxPool: (dy, node) => {
+    const g = node.graph;
+    const x = node.inputs[0]!;
+    const flat = (t: Tensor) => g.reshape(t, [1, -1]);
+    const routed = g.scatterAdd(g.zerosLike(flat(x)), flat(g.maxPoolIndices(node)), flat(dy), 1);
+    return [g.reshapeLike(routed, x)];
+  },
+
   GatherElements: (dy, node) => {
     const g = node.graph;
     const [x, index] = node.inputs;

@@ -51,6 +51,15 @@ export interface GemmOptions {
   readonly transB?: boolean;
 }
 
+export interface Conv2dOptions {
+  /** The same stride on both spatial axes; default 1. */
+  readonly stride?: number;
+  /** Zero padding on every side; default 0. */
+  readonly pad?: number;
+  /** Default 1. */
+  readonly dilation?: number;
+}
+
 // Large enough to mean "to the end" for Slice on any real tensor.
 const SLICE_END = 2 ** 53 - 1;
 
@@ -354,6 +363,85 @@ export class Graph {
     return this.withGradient(y, [x], (dy) => {
       const slope = this.add(this.mul(x2, 3 * b), a);
       return [this.mul(dy, this.add(s, this.mul(this.mul(y, this.sub(1, s)), slope)))];
+    });
+  }
+
+  // ---- convolutions (NCHW) ----------------------------------------------------------
+
+  /**
+   * ONNX Conv over images x [N, C, H, W] with weight w [O, C, kh, kw] (and bias b [O]): y
+   * [N, O, H', W'], H' = floor((H + 2 pad - dilation (kh - 1) - 1) / stride) + 1. Spatial
+   * sizes must be known; N and C may be symbolic (the weight gradient is itself a Conv whose
+   * "channels" are the batch). onnxruntime's CPU kernel is MLAS's im2col and GEMM.
+   */
+  conv2d(x: Tensor, w: Tensor, b?: Tensor, options: Conv2dOptions = {}): Tensor {
+    const { stride = 1, pad = 0, dilation = 1 } = options;
+    for (const t of b ? [x, w, b] : [x, w]) this.own(t, 'Conv');
+    this.requireFloat('Conv', x);
+    this.sameDtype('Conv', x, w);
+    if (b) this.sameDtype('Conv', x, b);
+    if (x.rank !== 4 || w.rank !== 4) throw new Error(`Conv: needs x [N, C, H, W] and w [O, C, kh, kw], got ${x.describe()} and ${w.describe()}`);
+    const [, c, h, wd] = x.shape;
+    const [o, wc, kh, kw] = w.shape;
+    if (typeof c === 'number' && typeof wc === 'number' && c !== wc) throw new Error(`Conv: ${x.describe()} has ${c} channels, the weight ${w.describe()} reads ${wc}`);
+    if (b && (b.rank !== 1 || (typeof o === 'number' && b.shape[0] !== o))) throw new Error(`Conv: bias must be [${String(o)}], got ${b.describe()}`);
+    const out = [h, wd].map((size, i) => {
+      const k = [kh, kw][i];
+      if (typeof size !== 'number' || typeof k !== 'number') throw new Error(`Conv: spatial sizes must be known, got ${x.describe()} and ${w.describe()}`);
+      const span = dilation * (k - 1) + 1;
+      if (size + 2 * pad < span) throw new Error(`Conv: a ${k}x${k} kernel (dilation ${dilation}) does not fit ${x.describe()} with padding ${pad}`);
+      return Math.floor((size + 2 * pad - span) / stride) + 1;
+    });
+    const attrs = { kernel_shape: [kh as number, kw as number], strides: [stride, stride], pads: [pad, pad, pad, pad], dilations: [dilation, dilation] };
+    return this.node('Conv', b ? [x, w, b] : [x, w], attrs, x.dtype, [x.shape[0]!, o!, ...out]);
+  }
+
+  /**
+   * ONNX ConvTranspose of dy [N, O, H', W'] by w [O, C, kh, kw] to [N, C, H, W]: the gradient
+   * of conv2d with respect to its input (the same stride, pad and dilation; `size` the input's
+   * [H, W], which fixes the output padding). No gradient rule of its own.
+   */
+  convTranspose2d(dy: Tensor, w: Tensor, size: readonly [number, number], options: Conv2dOptions = {}): Tensor {
+    const { stride = 1, pad = 0, dilation = 1 } = options;
+    for (const t of [dy, w]) this.own(t, 'ConvTranspose');
+    this.sameDtype('ConvTranspose', dy, w);
+    const [, , kh, kw] = w.shape as number[];
+    const outputPadding = size.map((s, i) => s + 2 * pad - dilation * ([kh, kw][i]! - 1) - 1 - stride * ((dy.shape[2 + i] as number) - 1));
+    if (outputPadding.some((p) => p < 0 || p >= Math.max(stride, dilation))) throw new Error(`ConvTranspose: ${dy.describe()} cannot come from an input of [${size.join(', ')}]`);
+    const attrs = { kernel_shape: [kh!, kw!], strides: [stride, stride], pads: [pad, pad, pad, pad], dilations: [dilation, dilation], output_padding: outputPadding };
+    return this.node('ConvTranspose', [dy, w], attrs, dy.dtype, [dy.shape[0]!, w.shape[1]!, size[0], size[1]]);
+  }
+
+  /**
+   * ONNX MaxPool over x [N, C, H, W] with a square `kernel`, `stride` and zero-free `pad`
+   * (padding never wins: it counts as -infinity). Its gradient routes dy to each window's
+   * maximum (ties: the first, as onnxruntime's Indices and PyTorch pick it).
+   */
+  maxPool2d(x: Tensor, kernel: number, options: { readonly stride?: number; readonly pad?: number } = {}): Tensor {
+    const { stride = kernel, pad = 0 } = options;
+    this.own(x, 'MaxPool');
+    this.requireFloat('MaxPool', x);
+    if (x.rank !== 4) throw new Error(`MaxPool: needs x [N, C, H, W], got ${x.describe()}`);
+    if (2 * pad > kernel) throw new Error(`MaxPool: padding ${pad} is more than half the ${kernel}x${kernel} window`);
+    const out = x.shape.slice(2).map((size) => {
+      if (typeof size !== 'number') throw new Error(`MaxPool: spatial sizes must be known, got ${x.describe()}`);
+      if (size + 2 * pad < kernel) throw new Error(`MaxPool: a ${kernel}x${kernel} window does not fit ${x.describe()} with padding ${pad}`);
+      return Math.floor((size + 2 * pad - kernel) / stride) + 1;
+    });
+    return this.node('MaxPool', [x], { kernel_shape: [kernel, kernel], strides: [stride, stride], pads: [pad, pad, pad, pad] }, x.dtype, [x.shape[0]!, x.shape[1]!, ...out]);
+  }
+
+  /**
+   * Where each output of the MaxPool node `pooled` took its value: int64 flat indices into its
+   * input, n, c, h and w all counted (ONNX MaxPool's second output, storage order 0). A second
+   * MaxPool computes them, so the forward pass keeps its one-output kernel.
+   */
+  maxPoolIndices(pooled: Tensor): Tensor {
+    this.own(pooled, 'maxPoolIndices');
+    if (pooled.op !== 'MaxPool') throw new Error(`maxPoolIndices: ${pooled.describe()} is not a MaxPool`);
+    return this.memo(`maxPoolIndices:#${pooled.id}`, () => {
+      const [, indices] = this.customOutputs('MaxPool', pooled.inputs, [{ dtype: pooled.dtype, shape: pooled.shape }, { dtype: 'int64', shape: pooled.shape }], { attrs: pooled.attrs });
+      return indices!;
     });
   }
 

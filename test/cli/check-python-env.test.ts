@@ -57,9 +57,9 @@ describe('rlx check probes gymnasium envs', { skip: python === null ? 'python3 w
     const spec = (observation: string) => `env S = gymnasium("RlxSpaces-v0") {\n  imports: ["rlx_space_envs"]\n  kwargs { observation: "${observation}" }\n}\npolicy P = mlp { }\nexperiment E { env: S, policy: P, algorithm: PPO, budget: 1k }\n`;
     const image = rlx('check', write('image.rlx', spec('image')));
     assert.equal(image.code, 0, image.stdout + image.stderr);
-    assert.equal(image.stdout.trim(), "image.rlx:1:9: warning image-observations: gymnasium(\"RlxSpaces-v0\") observes an image: uint8 pixels of shape 8x8x3, which rlx's policies take flattened and unscaled (0-255) into an MLP, with no CNN encoder yet; expect little learning from pixels: wrap the env to observe features, or at least scale them to [0, 1]");
+    assert.equal(image.stdout.trim(), "image.rlx:1:9: warning image-observations: gymnasium(\"RlxSpaces-v0\") observes an image: uint8 pixels of shape 8x8x3, which an mlp policy takes flattened and unscaled (0-255); use a cnn policy (`policy Eyes = cnn { encoder: impala }`), which reads it as an image scaled to [0, 1]");
     const keyed = rlx('check', write('keyed.rlx', spec('dict_image')));
-    assert.match(keyed.stdout, /warning image-observations: gymnasium\("RlxSpaces-v0"\) observes an image \(key 'camera'\): uint8 pixels of shape 6x6,/);
+    assert.match(keyed.stdout, /warning image-observations: gymnasium\("RlxSpaces-v0"\) observes an image \(key 'camera'\): uint8 pixels of shape 6x6, which an mlp policy takes flattened and unscaled \(0-255\); a cnn policy reads only a whole observation/);
     // A uint8 Box of one dimension is numbers, not an image.
     assert.equal(rlx('check', write('ints.rlx', spec('int_box'))).stdout.trim(), '');
   });

@@ -794,7 +794,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'an env without a base',
       source: 'env ⟦E⟧ { max_steps: 5 }',
-      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv") or another env, as in `env E = CartPole { }`',
+      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv") or another env, as in `env E = CartPole { }`',
     },
     {
       name: 'user code for something other than an env',
@@ -920,10 +920,10 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'image-observations': [
     {
-      name: 'a probed env that observes uint8 pixels: a warning at the base until rlx has a CNN encoder (issue 43 item 21)',
+      name: 'a probed env that observes uint8 pixels: a warning at the base that points to the cnn policy (issue 43 item 21, issue 44)',
       source: 'env Car = ⟦gymnasium("CarRacing-v2")⟧\n',
       severity: 'warning',
-      message: "gymnasium(\"CarRacing-v2\") observes an image: uint8 pixels of shape 96x96x3, which rlx's policies take flattened and unscaled (0-255) into an MLP, with no CNN encoder yet; expect little learning from pixels: wrap the env to observe features, or at least scale them to [0, 1]",
+      message: "gymnasium(\"CarRacing-v2\") observes an image: uint8 pixels of shape 96x96x3, which an mlp policy takes flattened and unscaled (0-255); use a cnn policy (`policy Eyes = cnn { encoder: impala }`), which reads it as an image scaled to [0, 1]",
       analyze: { pythonEnvs: { lookup: () => ({ kind: 'facts', observationNames: [], observationShape: [96, 96, 3], action: { kind: 'continuous', dims: 3 }, maxSteps: 1000, goalConditioned: false, image: { key: '', shape: [96, 96, 3] } }) } },
     },
   ],
@@ -1081,6 +1081,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       name: 'DQN on continuous Pendulum, at the algorithm',
       source: `${PRELUDE}experiment X {\n  env: Swing\n  policy: Actor\n  algorithm: ⟦DQN⟧\n  budget: 10k\n}\n`,
       message: 'DQN cannot train on Swing (Pendulum): it needs discrete actions, and Pendulum has continuous actions; algorithms that fit: PPO, SAC, REINFORCE',
+    },
+    {
+      name: 'a cnn policy on an env of vectors, at the policy',
+      source: `${PRELUDE}policy Eyes = cnn { encoder: impala }\n${BALANCE.replace('policy: Actor', 'policy: ⟦Eyes⟧')}`,
+      message: 'a cnn policy reads images [C, H, W], but Pole (CartPole) observes vectors of 4 numbers (x, x_dot, theta, theta_dot); use mlp, or an env with image observations (Catch, or a Python env whose observation is a Box of uint8 pixels)',
+    },
+    {
+      name: 'the nature encoder on images smaller than 36x36 (Catch\'s default 16)',
+      source: 'env Board = Catch {}\npolicy Eyes = cnn { hidden: [64] }\nexperiment X { env: Board, policy: ⟦Eyes⟧, algorithm: PPO, budget: 1k }\n',
+      message: 'the cnn policy\'s nature encoder needs images of at least 36x36 (its strides 4 and 2), but Board (Catch) observes 16x16: use encoder: impala, or size: 36 or more',
     },
     {
       name: 'a transformer on a non-text env',

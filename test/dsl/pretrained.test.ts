@@ -93,7 +93,7 @@ describe('pretrained("...") checks', () => {
   });
 
   it('a policy without a base names pretrained with its folder among the bases', () => {
-    expectPretrained('policy ⟦P⟧ { }\n', [{ code: 'invalid-base', message: 'a policy needs a base: mlp, transformer, pretrained("./models/NAME") or another policy' }]);
+    expectPretrained('policy ⟦P⟧ { }\n', [{ code: 'invalid-base', message: 'a policy needs a base: mlp, cnn, transformer, pretrained("./models/NAME") or another policy' }]);
   });
 
   it('a transformer\'s or an mlp\'s settings in its body are unknown properties', () => {

@@ -5,7 +5,8 @@
 // weights and biases), as CleanRL's QNetwork has no layer_init; the mlp's orthogonal
 // actor-critic init is PPO's. Weights are named `q.0.weight`, ..., `q.out.bias`, [in, out].
 //
-// Observations go through the encoder (../../policies/encoder.ts: flatten today) before the MLP.
+// Observations go through the encoder (../../policies/encoder.ts) before the MLP: flatten for
+// an `mlp` policy, a CNN for a `cnn` one (CleanRL dqn_atari.py's QNetwork: NatureCNN, 512, out).
 // Acting runs outside onnxruntime (DenseStack, as the actor of mlp.ts): greedy argmax when
 // deterministic (evaluation), else epsilon-greedy with the `epsilon` the learner sets.
 // The export is `obs` -> `q_values`; its metadata says the action is their argmax.
@@ -15,6 +16,8 @@ import { buildModel, Graph, WeightStore, type Tensor } from '../../tensor/index.
 import { EncodedMlp } from '../../policies/linear-layers.js';
 import { argmax, type ActionBuffer } from '../../policies/distributions.js';
 import type { MlpSettings } from '../../policies/mlp.js';
+import type { EncoderDefinition } from '../../policies/encoder.js';
+import { cnnEncoder, type CnnSettings } from '../../policies/cnn-policy.js';
 import type { NetworkFamily } from '../../policies/family.js';
 import type { OnnxInterface, Policy, PolicySpaces } from '../../policies/policy.js';
 
@@ -31,7 +34,6 @@ export interface QNetworkPolicy extends Policy {
 }
 
 export class MlpQNetwork implements QNetworkPolicy {
-  readonly kind = 'mlp';
   readonly weights = new WeightStore();
   readonly onnxInterface: OnnxInterface = { inputs: ['obs'], outputs: ['q_values'] };
   readonly actions: number;
@@ -42,11 +44,14 @@ export class MlpQNetwork implements QNetworkPolicy {
     readonly settings: MlpSettings,
     readonly spaces: PolicySpaces,
     rng: Rng,
+    encoder?: EncoderDefinition,
+    /** The language's policy kind this network is. */
+    readonly kind: string = 'mlp',
   ) {
     const space = spaces.actionSpace;
     if (space.kind !== 'discrete') throw new Error('a Q-network needs a discrete action space');
     this.actions = space.n;
-    this.mlp = new EncodedMlp(this.weights, 'q', spaces, space.n, settings, rng);
+    this.mlp = new EncodedMlp(this.weights, 'q', spaces, space.n, settings, rng, encoder);
   }
 
   build(g: Graph, obs: Tensor): Tensor {
@@ -87,8 +92,11 @@ export const Q_NETWORK: NetworkFamily<QNetworkPolicy> = {
   name: 'q-network',
   what: 'a Q-network',
   overVectors: 'a Q-network over observation vectors',
-  hint: '; use an mlp policy',
-  kinds: { mlp: (settings: MlpSettings, spaces, rng) => new MlpQNetwork(settings, spaces, rng) },
+  hint: '; use an mlp or cnn policy',
+  kinds: {
+    mlp: (settings: MlpSettings, spaces, rng) => new MlpQNetwork(settings, spaces, rng),
+    cnn: (settings: CnnSettings, spaces, rng) => new MlpQNetwork(settings, spaces, rng, cnnEncoder(settings), 'cnn'),
+  },
   parts: (q) => ({ q: q.weights }),
   sync: (q) => q.sync(),
 };

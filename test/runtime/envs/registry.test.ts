@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { EnvParamError } from '../../../runtime/envs/params.js';
 import { envInfo, envKinds, makeEnv, makeVecEnv } from '../../../runtime/envs/registry.js';
 
-const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit'];
+const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch'];
 
 function paramError(param: string, message: RegExp) {
   return (error: unknown) => error instanceof EnvParamError && error.param === param && message.test(error.message);
@@ -99,8 +99,8 @@ describe('env registry', () => {
         assert.ok(param.doc.length > 0, `${kind}.${param.name} has a doc line`);
       }
       assert.deepEqual(JSON.parse(JSON.stringify(info)), info, `${kind}: JSON round trip`);
-      // Bandit's constant observation has no field names.
-      if (kind !== 'Bandit') assert.equal(info.obsFields.length, info.observationSpace.kind === 'box' ? info.observationSpace.shape[0] : 1);
+      // Bandit's constant observation and Catch's pixels have no field names.
+      if (kind !== 'Bandit' && kind !== 'Catch') assert.equal(info.obsFields.length, info.observationSpace.kind === 'box' ? info.observationSpace.shape[0] : 1);
     }
   });
 

@@ -1,5 +1,7 @@
 // Compares analytic gradients (our rules, run by onnxruntime) with central finite
-// differences, both in float64.
+// differences, both in float64; or in float32 for ops onnxruntime's CPU only runs in float32
+// (Conv, ConvTranspose), which are linear in each input: with a step of 1 their central
+// differences are exact but for float32 rounding, so a looser tolerance still pins the rule.
 
 import assert from 'node:assert/strict';
 import { grad } from '../../../runtime/tensor/grad.js';
@@ -19,13 +21,14 @@ export interface GradCase {
   /** Input values at each point; by default uniform in ±[0.2, 2], away from kinks at 0. */
   readonly sample?: Sampler;
   readonly points?: number;
-  /** The finite-difference step; default 1e-5. */
+  /** The finite-difference step; default 1e-5 (1 in float32). */
   readonly step?: number;
+  /** float32 for an op onnxruntime has no float64 kernel for; it must be linear in each input (see above). */
+  readonly dtype?: 'float64' | 'float32';
 }
 
 const DEFAULT_STEP = 1e-5;
-const RTOL = 1e-6;
-const ATOL = 1e-8;
+const TOLERANCE = { float64: { rtol: 1e-6, atol: 1e-8 }, float32: { rtol: 1e-4, atol: 1e-4 } } as const;
 
 export const awayFromZero: Sampler = (_name, size, random) =>
   Float64Array.from({ length: size }, () => (random() < 0.5 ? -1 : 1) * (0.2 + 1.8 * random()));
@@ -46,7 +49,7 @@ function buildCase(c: GradCase): { g: Graph; names: string[]; x: Record<string, 
   const g = new Graph();
   const names = Object.keys(c.inputs);
   const x: Record<string, Tensor> = {};
-  for (const n of names) x[n] = g.input(n, 'float64', c.inputs[n]!);
+  for (const n of names) x[n] = g.input(n, c.dtype ?? 'float64', c.inputs[n]!);
   return { g, names, x, y: c.build(g, x) };
 }
 
@@ -73,11 +76,14 @@ export function differentiatedOps(c: GradCase): Set<string> {
 export async function checkGradients(c: GradCase, seed = 1234): Promise<void> {
   const random = seededRandom(seed);
   const { g, names, x, y } = buildCase(c);
-  const H = c.step ?? DEFAULT_STEP;
-  assert.equal(y.dtype, 'float64', 'the op under test must give float64');
+  const dtype = c.dtype ?? 'float64';
+  const H = c.step ?? (dtype === 'float32' ? 1 : DEFAULT_STEP);
+  const { rtol, atol } = TOLERANCE[dtype];
+  assert.equal(y.dtype, dtype, `the op under test must give ${dtype}`);
   assert.ok(isStatic(y.shape), `output shape must be static, got [${y.shape.join(', ')}]`);
   // Random weights make every output element count in the loss.
-  const weights = g.const(Float64Array.from({ length: numel(y.shape as number[]) }, () => 0.5 + random()), {
+  const weightValues = Float64Array.from({ length: numel(y.shape as number[]) }, () => 0.5 + random());
+  const weights = g.const(dtype === 'float32' ? Float32Array.from(weightValues) : weightValues, {
     shape: y.shape as number[],
   });
   const loss = g.reduceSum(g.mul(y, weights));
@@ -91,14 +97,17 @@ export async function checkGradients(c: GradCase, seed = 1234): Promise<void> {
   try {
     const sample = c.sample ?? awayFromZero;
     for (let p = 0; p < (c.points ?? 3); p++) {
-      const values: Record<string, Float64Array> = {};
-      for (const n of names) values[n] = sample(n, numel(c.inputs[n]!), random);
+      const values: Record<string, Float64Array | Float32Array> = {};
+      for (const n of names) {
+        const drawn = sample(n, numel(c.inputs[n]!), random);
+        values[n] = dtype === 'float32' ? Float32Array.from(drawn) : drawn;
+      }
       const feeds = () => Object.fromEntries(names.map((n) => [n, { data: values[n]!, dims: c.inputs[n]! }]));
       const analytic = await session.runTensors(feeds());
       const lossAt = async () => (await session.runTensors(feeds())).loss!.data[0] as number;
       for (const n of names) {
         const v = values[n]!;
-        const got = analytic[`d_${n}`]!.data as Float64Array;
+        const got = analytic[`d_${n}`]!.data as Float64Array | Float32Array;
         assert.deepEqual([...analytic[`d_${n}`]!.dims], [...c.inputs[n]!]);
         for (let i = 0; i < v.length; i++) {
           const x0 = v[i]!;
@@ -108,7 +117,7 @@ export async function checkGradients(c: GradCase, seed = 1234): Promise<void> {
           const down = await lossAt();
           v[i] = x0;
           const numeric = (up - down) / (2 * H);
-          const tol = RTOL * Math.max(Math.abs(numeric), Math.abs(got[i]!)) + ATOL;
+          const tol = rtol * Math.max(Math.abs(numeric), Math.abs(got[i]!)) + atol;
           assert.ok(
             Math.abs(got[i]! - numeric) <= tol,
             `d loss / d ${n}[${i}] at point ${p}: analytic ${got[i]}, numeric ${numeric} (diff ${Math.abs(got[i]! - numeric)})`,

@@ -107,6 +107,33 @@ const cases: Record<string, GradCase> = {
     build: (g, { x, scale, bias }) => g.layerNorm(x!, scale!, bias!),
   },
   gelu: { inputs: { x: [2, 3] }, build: (g, { x }) => g.gelu(x!) },
+  // Conv has no float64 kernel in onnxruntime's CPU: float32 with a step of 1 (gradcheck.ts).
+  // Stride 2 with padding 1; then without padding, where the weight gradient's Conv is cropped.
+  'Conv with stride 2 and padding 1': {
+    inputs: { x: [2, 2, 5, 5], w: [3, 2, 3, 3], b: [3] },
+    build: (g, { x, w, b }) => g.conv2d(x!, w!, b!, { stride: 2, pad: 1 }),
+    dtype: 'float32',
+    points: 1,
+  },
+  'Conv with stride 2, no padding, an uneven fit': {
+    inputs: { x: [2, 1, 6, 6], w: [2, 1, 3, 3] },
+    build: (g, { x, w }) => g.conv2d(x!, w!, undefined, { stride: 2 }),
+    dtype: 'float32',
+    points: 1,
+  },
+  'Conv 4x4 stride 2 on a rectangle of channels (NatureCNN\'s second layer)': {
+    inputs: { x: [1, 3, 8, 8], w: [2, 3, 4, 4], b: [2] },
+    build: (g, { x, w, b }) => g.conv2d(x!, w!, b!, { stride: 2 }),
+    dtype: 'float32',
+    points: 1,
+  },
+  // IMPALA's pool: overlapping 3x3 windows, stride 2, padding 1; distinct values never tie.
+  MaxPool: {
+    inputs: { x: [2, 2, 5, 5] },
+    build: (g, { x }) => g.maxPool2d(x!, 3, { stride: 2, pad: 1 }),
+    sample: distinct,
+  },
+  'MaxPool 2x2 without overlap': { inputs: { x: [1, 2, 4, 6] }, build: (g, { x }) => g.maxPool2d(x!, 2), sample: distinct },
   // An embedding lookup [5, 3] at [2, 3] indices; repeated rows (4 also as -1) accumulate their gradients.
   Gather: { inputs: { table: [5, 3] }, build: (g, { table }) => g.gather(table!, int64(g, [4, 0, -1, 2, 0, 4], [2, 3])) },
   ScatterND: {

@@ -40,7 +40,7 @@ function checkAccept(source: string, label: string, expected: string): void {
 const PPO_PARAMS = ['learning_rate', 'rollout_steps', 'epochs', 'minibatches', 'gamma', 'gae_lambda', 'clip', 'clip_value', 'entropy_coef', 'value_coef', 'max_grad_norm', 'normalize_advantages', 'target_kl'];
 const KINDS = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];
 const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT'];
-const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'TextTask', 'GuessNumber'];
+const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
 const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
 const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'novelty'];
@@ -64,8 +64,8 @@ describe('completion at the top level', () => {
     const snippet = complete(`${ZOO}$0`).find((i) => i.label === 'experiment' && i.kind === CompletionItemKind.Snippet)!;
     assert.equal(snippet.insertTextFormat, InsertTextFormat.Snippet);
     assert.equal(snippet.textEdit?.newText,
-      'experiment ${1:Name} {\n  env: ${2|Pole,CartPole,MountainCar,Acrobot,Pendulum,GridWorld,Bandit,TextTask,GuessNumber|}\n'
-      + '  policy: ${3|Actor,mlp,transformer|}\n  algorithm: ${4|Tuned,PPO,DQN,SAC,REINFORCE,GRPO,SFT|}\n  budget: ${5:100k}\n}');
+      'experiment ${1:Name} {\n  env: ${2|Pole,CartPole,MountainCar,Acrobot,Pendulum,GridWorld,Bandit,Catch,TextTask,GuessNumber|}\n'
+      + '  policy: ${3|Actor,mlp,cnn,transformer|}\n  algorithm: ${4|Tuned,PPO,DQN,SAC,REINFORCE,GRPO,SFT|}\n  budget: ${5:100k}\n}');
     const algorithm = complete('$0').find((i) => i.label === 'algorithm' && i.kind === CompletionItemKind.Snippet)!;
     assert.equal(algorithm.textEdit?.newText, 'algorithm ${1:Name} = ${2|PPO,DQN,SAC,REINFORCE,GRPO,SFT|} {\n  $0\n}');
   });
@@ -99,7 +99,7 @@ describe('completion of bases', () => {
   });
 
   it('policies for a policy, and the base being typed is replaced', () => {
-    check('policy P = $0', ['mlp', 'transformer', 'pretrained']);
+    check('policy P = $0', ['mlp', 'cnn', 'transformer', 'pretrained']);
     assert.equal(item('policy P = $0', 'pretrained').textEdit?.newText, 'pretrained("${1:./models/}")');
     checkAccept('algorithm X = PP$0 {}', 'PPO', 'algorithm X = PPO {}');
   });
@@ -234,13 +234,13 @@ describe('completion of values', () => {
   it('names of the right kind after env:, policy:, algorithm:, reward:', () => {
     const source = `${ZOO}reward Bonus { term alive = 1 }\nexperiment E {\n  env: $0\n}`;
     check(source, ['Pole', ...ENVS]);
-    check(source.replace('env: $0', 'policy: $0'), ['Actor', 'mlp', 'transformer']);
+    check(source.replace('env: $0', 'policy: $0'), ['Actor', 'mlp', 'cnn', 'transformer']);
     check(source.replace('env: $0', 'algorithm: $0'), ['Tuned', ...ALGORITHMS]);
     check(source.replace('env: $0', 'reward: $0'), ['Bonus']);
   });
 
   it('a property with no value yet followed by more members', () => {
-    check(`${ZOO}experiment E {\n  policy: $0\n  budget: 1k\n}`, ['Actor', 'mlp', 'transformer']);
+    check(`${ZOO}experiment E {\n  policy: $0\n  budget: 1k\n}`, ['Actor', 'mlp', 'cnn', 'transformer']);
   });
 
   it('a swept value is a list of values of the property\'s type', () => {
