@@ -14,6 +14,10 @@ import type { TextTask } from '../../../runtime/text/task.js';
 import { EOS, PAD } from '../../../runtime/text/tokenizer.js';
 import { Rng } from '../../../shared/random.js';
 import { pythonWorkers, testPython } from '../../helpers/python.js';
+import * as fs from 'node:fs';
+import { pythonRewardFile } from '../../../runtime/envs/python/python-env-plan.js';
+import type { PretrainedPolicy } from '../../../runtime/policies/pretrained.js';
+import { tempDir } from '../helpers.js';
 import { repoRoot } from '../../helpers/repo.js';
 
 const FIXTURES = path.join(repoRoot(), 'test/fixtures/python/rewards');
@@ -139,5 +143,33 @@ describe('reward terms over dataset rows and Python reward functions', () => {
     const outcome = await env.evaluate(writer(env, ['2']) as never);
     assert.equal(outcome.samples!.length, env.task.heldOut().length);
     for (const sample of outcome.samples!) assert.equal(sample.reward, sample.text!.trim() === String((env.task.heldOut().find((e) => e.prompt === sample.start)!.row!.answer)) ? 1 : 0);
+  });
+
+  it('a run folder finds a function\'s file where the run recorded it (source/python-rewards.json), and says so when it is gone', () => {
+    const run = tempDir();
+    fs.writeFileSync(path.join(run, 'plan.json'), '{}');
+    fs.mkdirSync(path.join(run, 'source'));
+    const file = path.join(FIXTURES, 'rlx_test_rewards.py');
+    fs.writeFileSync(path.join(run, 'source', 'python-rewards.json'), JSON.stringify({ files: { [FILE]: file } }));
+    assert.equal(pythonRewardFile(FILE, run), file);
+    assert.equal(pythonRewardFile(FILE, FIXTURES), file, 'from the .rlx file\'s folder');
+    fs.writeFileSync(path.join(run, 'source', 'python-rewards.json'), JSON.stringify({ files: { [FILE]: path.join(run, 'gone.py') } }));
+    assert.match((pythonRewardFile(FILE, run) as { problem: string }).problem, /gone\.py \(where it was when the run trained\) is not there any more/);
+  });
+
+  it('a conversational row reaches a pretrained model as its messages, through the chat template; a plain one as its text', () => {
+    const seen: unknown[] = [];
+    const model = {
+      kind: 'pretrained',
+      padId: 0,
+      encodePrompt: (text: string) => (seen.push(text), [1]),
+      encodeConversation: (messages: unknown) => (seen.push(messages), [2, 3]),
+      encodeCompletion: () => [4, 5],
+      rowFeeds: () => ({}),
+    } as unknown as PretrainedPolicy;
+    const env = new TextEnvironment(rowsTask(), 4, null);
+    const examples = env.task.heldOut().length > 0 ? [...loadDataset('./rows.jsonl', FIXTURES).examples] : [];
+    env.demonstrationRows(examples, model);
+    assert.deepEqual(seen, ['1+1=', '2+2=', [{ role: 'user', content: 'say hi' }], '3+3=']);
   });
 });
