@@ -117,6 +117,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
       envModuleCode: plan.env.kind === 'module' ? envModule?.code : undefined,
       dataset: dataset === undefined ? undefined : readInputFile(dataset, { what: 'dataset', maxBytes: MAX_DATASET_BYTES }),
       pythonEnvFile: pythonEnvFileToRecord(plan.env, { baseDir: options.baseDir }),
+      pythonRewardFiles: workload instanceof TextWorkload ? workload.pythonRewardFiles() : undefined,
     });
     dataFiles.keepIn(run.dir);
     writeLearnerBundles(run.dir, learnerBundles);

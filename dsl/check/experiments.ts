@@ -9,6 +9,7 @@ import { checkCompletionLength } from './completion-length.js';
 import { checkOverlongEnv } from './sample-filters.js';
 import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
+import { taskRows } from './dataset-columns.js';
 import { insertPropertiesFix } from './members.js';
 import { checkTextEval } from './text-eval.js';
 import { checkPrecision } from './precision.js';
@@ -29,7 +30,10 @@ export function pairedEnv(ctx: CheckContext, experiment: DeclSymbol): PairedEnv 
   const target = ctx.model.referencedTarget(experiment, 'env');
   if (!target) return undefined;
   const spec = ctx.model.envSpec(target);
-  if (spec) return { kind: 'builtin', spec, label: targetLabel(target) };
+  if (spec) {
+    const rows = taskRows(ctx.model, target);
+    return { kind: 'builtin', spec, label: targetLabel(target), ...(rows ? { rows } : {}) };
+  }
   if (target.kind !== 'decl' || ctx.model.effective(target.symbol).root.kind !== 'module') return undefined;
   // A Python env that names its observations has them checked like a built-in's fields.
   const effective = ctx.model.effective(target.symbol);
@@ -197,6 +201,20 @@ function checkStageHandover(ctx: CheckContext, symbol: DeclSymbol, stages: Effec
   }
 }
 
+/** The ranges of the `row.NAME` names of an expression. */
+function rowNamesOf(expr: A.Expression | undefined): A.Range[] {
+  if (!expr) return [];
+  switch (expr.kind) {
+    case 'Name': return expr.parts[0]?.text === 'row' ? [expr.range] : [];
+    case 'Paren': return rowNamesOf(expr.expression);
+    case 'Unary': return rowNamesOf(expr.operand);
+    case 'Binary': return [...rowNamesOf(expr.left), ...rowNamesOf(expr.right)];
+    case 'Call': return expr.args.flatMap((a) => rowNamesOf(a.value));
+    case 'List': return expr.items.flatMap(rowNamesOf);
+    default: return [];
+  }
+}
+
 /** Reward terms are checked against the env they are paired with, at the term, in the reward's file. */
 function checkRewardPairing(ctx: CheckContext, symbol: DeclSymbol): void {
   const { model } = ctx;
@@ -212,9 +230,11 @@ function checkRewardPairing(ctx: CheckContext, symbol: DeclSymbol): void {
   for (const term of model.effective(rewardTarget.symbol).named.values()) {
     if (term.node.memberKind !== 'term' || !term.node.value) continue;
     const termCtx = ctx.forUnit(term.owner.unit);
+    // A row field's type comes from the paired dataset: a misuse of it (text in arithmetic) is heard only here.
+    const rowNames = new Set(rowNamesOf(term.node.value).map((r) => `${r.start}:${r.end}`));
     checkRewardTerm(termCtx, term.node.value, env, (severity, code, message, range, options) => {
       // Only what depends on the env: name errors alone are reported by the reward's own check.
-      if (code === 'unknown-field') termCtx.accept(severity, code, message, range, { ...options, related });
+      if (code === 'unknown-field' || (code === 'type-mismatch' && rowNames.has(`${range.start}:${range.end}`))) termCtx.accept(severity, code, message, range, { ...options, related });
     });
   }
 }

@@ -8,17 +8,21 @@ import type { Accept, CheckContext, ValueScope } from './context.js';
 import { bindArguments } from '../semantics/arguments.js';
 import { foldedNumber } from '../semantics/constant.js';
 import { LinearRegex, PatternError } from '../../shared/regex.js';
+import type { TaskRows } from './dataset-columns.js';
+import { checkPythonFunction } from './python-rewards.js';
+import type { ColumnType } from '../schema/dataset.js';
 
 /**
  * The env a reward term is checked against: a built-in's spec (or the spec a user module declares,
  * env-module.ts), user code that declares none (fields unknown), or none yet.
  */
 /** `module`: user code; `observations`: the names a Python env declares (`observations: [...]`), checked as a built-in's fields. */
-export type PairedEnv = { kind: 'builtin'; spec: EnvSpec; label: string } | { kind: 'module'; observations?: { names: readonly string[]; label: string } } | undefined;
+/** `rows`: a TextTask's dataset columns (`row.NAME`), or that its task is generated. */
+export type PairedEnv = { kind: 'builtin'; spec: EnvSpec; label: string; rows?: TaskRows } | { kind: 'module'; observations?: { names: readonly string[]; label: string } } | undefined;
 
 type Inferred = ExprType | 'unknown';
 
-const CONDITION_FUNCTIONS = FUNCTIONS.filter((f) => !f.text && f.name !== 'novelty' && f.params.every((p) => p.type !== 'vector'));
+const CONDITION_FUNCTIONS = FUNCTIONS.filter((f) => !f.text && !f.taskOnly && f.name !== 'novelty' && f.params.every((p) => p.type !== 'vector'));
 
 export function checkCondition(ctx: CheckContext, expr: Expression, accept: Accept): void {
   const names = (name: QualifiedName): Inferred => {
@@ -115,6 +119,7 @@ function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferr
     if (name.parts.length > 1) accept('error', 'unknown-field', `'${head.text}' has no fields`, name.parts[1].range);
     return spec.type;
   }
+  if (spec.fields === 'row') return rowField(name, env, accept);
   if (name.parts.length === 1) return spec.type;
   const field = name.parts[1];
   if (name.parts.length > 2) accept('error', 'unknown-field', `'${head.text}.${field.text}' has no fields`, name.parts[2].range);
@@ -144,6 +149,42 @@ function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferr
     return 'unknown';
   }
   return 'number';
+}
+
+/** How a column's type reads in a reward term: text, a number, true/false; others only a Python reward function reads. */
+const COLUMN_TYPES: Partial<Record<ColumnType, Inferred>> = { string: 'string', number: 'number', bool: 'bool' };
+
+/** `row.NAME`: a column of the paired TextTask's dataset, typed from its first rows; unknown where there is no dataset to read. */
+function rowField(name: QualifiedName, env: PairedEnv, accept: Accept): Inferred {
+  const head = name.parts[0];
+  if (name.parts.length === 1) {
+    // Said once, by the reward's own check (no env).
+    if (env === undefined) accept('error', 'type-mismatch', "'row' is the dataset row: name one of its fields, such as row.answer", head.range);
+    return 'unknown';
+  }
+  const field = name.parts[1];
+  if (name.parts.length > 2) accept('error', 'unknown-field', `'row.${field.text}' has no fields (a Python reward function reads nested values)`, name.parts[2].range);
+  const rows = env?.kind === 'builtin' ? env.rows : undefined;
+  if (!rows || env?.kind !== 'builtin') return 'unknown';
+  if (rows.kind === 'generated') {
+    accept('error', 'unknown-field', `${env.label}'s task ${rows.task} generates its examples: it has no dataset rows, so no row.${field.text}; row.NAME needs task: dataset("./file.jsonl")`, head.range);
+    return 'unknown';
+  }
+  const type = rows.columns.get(field.text);
+  if (type === undefined) {
+    const names = [...rows.columns.keys()];
+    const close = closestNames(field.text, names);
+    accept('error', 'unknown-field', `the rows of ${rows.written} (${env.label}) have no field '${field.text}'; their fields are: ${names.join(', ')}${didYouMean(field.text, close)}`,
+      field.range, { fixes: close.map((c) => ({ title: `Change to '${c}'`, edits: [{ range: field.range, newText: c }] })) });
+    return 'unknown';
+  }
+  const inferred = COLUMN_TYPES[type];
+  if (inferred) return inferred;
+  if (type !== 'mixed') {
+    const kind = type === 'list' ? 'a list' : type === 'object' ? 'an object' : 'null';
+    accept('error', 'unknown-field', `row.${field.text} is ${kind} in the first rows of ${rows.written}: a reward term reads text, numbers and true/false; a Python reward function (python("./file.py:fn")) gets any field`, field.range);
+  }
+  return 'unknown';
 }
 
 /** Infers the type of an expression, reporting unknown functions and misuse of strings. */
@@ -227,6 +268,12 @@ class ExpressionTyper {
     if (spec.text && this.env?.kind === 'builtin' && this.env.spec.action !== 'text') {
       this.accept('error', 'unknown-field', `'${name}' checks text, but ${this.env.label} (${this.env.spec.name}) is not a text task`, expr.callee.range);
     }
+    if (spec.taskOnly && this.env?.kind === 'builtin' && (this.env.spec.action !== 'text' || this.env.spec.dialogue)) {
+      this.accept('error', 'unknown-field', `'${name}' scores the completions of a single-turn text task (TextTask); ${this.env.label} (${this.env.spec.name}) is not one`, expr.callee.range);
+    }
+    if (spec.taskOnly && this.env?.kind === 'module') {
+      this.accept('error', 'unknown-field', `'${name}' scores the completions of a single-turn text task (TextTask), not of user code's env`, expr.callee.range);
+    }
     const argTypes = expr.args.map((a) => this.infer(a.value));
     if (spec.variadic) {
       if (expr.args.length === 0) this.accept('error', 'wrong-arguments', `${name} needs at least one argument`, expr.range);
@@ -244,7 +291,9 @@ class ExpressionTyper {
       const arg = bound.get(p.name);
       if (!arg?.value) continue;
       const actual = argTypes[expr.args.indexOf(arg)];
-      if (p.type === 'string' && (actual === 'number' || actual === 'bool' || actual === 'vector')) {
+      // A row's number is text to a verifier as JSON writes it (`numeric(last_number(completion), row.answer)`).
+      const rowNumber = actual === 'number' && arg.value.kind === 'Name' && arg.value.parts[0]?.text === 'row';
+      if (p.type === 'string' && (actual === 'number' || actual === 'bool' || actual === 'vector') && !rowNumber) {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be text; found a ${actual}`, arg.value.range);
       } else if ((p.type === 'number' || p.type === 'bool') && actual === 'string') {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found text`, arg.value.range);
@@ -273,8 +322,10 @@ class ExpressionTyper {
     let literal = expr;
     while (literal.kind === 'Paren' && literal.expression) literal = literal.expression;
     if (literal.kind !== 'String') {
-      const example = syntax === 'regex' ? '"^[0-9]+$"' : '"answer"';
+      const example = syntax === 'regex' ? '"^[0-9]+$"' : syntax === 'python-function' ? '"./rewards.py:accuracy"' : '"answer"';
       this.accept('error', 'type-mismatch', `argument '${param}' of ${fn} must be a "string" literal such as ${example}: it is read once, before training, not per completion`, expr.range);
+    } else if (syntax === 'python-function') {
+      checkPythonFunction(this.ctx, literal, this.accept);
     } else if (syntax === 'regex') {
       const problem = regexProblem(literal.value);
       if (problem) this.accept('error', 'invalid-regex', `argument '${param}' of ${fn}: ${problem}`, literal.range);

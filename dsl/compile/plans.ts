@@ -2,7 +2,7 @@
 // far more members than fit in memory at once, so nothing builds a plan before it is asked for,
 // and a caller that shows a few (`first(n)`) builds only those.
 
-import type { Plan } from './plan.js';
+import type { Plan, PlanExpr } from './plan.js';
 import { GYMNASIUM_ENV_KIND } from '../schema/python-env.js';
 
 export class Plans implements Iterable<Plan> {
@@ -52,7 +52,7 @@ export class Plans implements Iterable<Plan> {
  * The user code the plans would run, each once, as the plans write it: modules (`module("./x.ts")`:
  * envs, and learners of stages), and Python envs, which run the workspace's Python (an interpreter
  * and packages it may choose): a python("./x.py:Class") env as its file, a gymnasium("Id") env as
- * `gymnasium("Id")`.
+ * `gymnasium("Id")`, a reward's python("./rewards.py:fn") as its argument.
  */
 export function userModules(plans: Iterable<Plan>): string[] {
   const modules = new Set<string>();
@@ -60,6 +60,20 @@ export function userModules(plans: Iterable<Plan>): string[] {
     if (plan.env.kind === 'module') modules.add(plan.env.module ?? plan.env.name);
     if (plan.env.kind === GYMNASIUM_ENV_KIND) modules.add(typeof plan.env.params.file === 'string' ? plan.env.params.file : `gymnasium("${String(plan.env.params.id)}")`);
     for (const stage of plan.stages) if (stage.algorithm.kind === 'module') modules.add(stage.algorithm.module ?? stage.algorithm.name);
+    // A reward's python("./rewards.py:fn") terms run the workspace's Python too.
+    for (const term of plan.reward?.terms ?? []) for (const spec of pythonCalls(term.expr)) modules.add(spec);
   }
   return [...modules];
+}
+
+/** The arguments of the python("...") calls in an expression. */
+function pythonCalls(expr: PlanExpr): string[] {
+  if ('call' in expr) {
+    const inner = expr.args.flatMap(pythonCalls);
+    const arg = expr.args[0];
+    return expr.call === 'python' && arg && 'const' in arg && typeof arg.const === 'string' ? [arg.const, ...inner] : inner;
+  }
+  if ('op' in expr) return expr.args.flatMap(pythonCalls);
+  if ('list' in expr) return expr.list.flatMap(pythonCalls);
+  return [];
 }

@@ -1,6 +1,7 @@
 // The file format of `task: dataset("./file.jsonl")`, read the same way by the checker (which
 // reports a bad line at the path in the spec) and the trainer (runtime/text/dataset.ts): one
-// JSON object a line, `{"prompt": "12+34=", "target": "46"}`, other fields ignored. Pure: the
+// JSON object a line, `{"prompt": "12+34=", "target": "46"}` (or TRL's conversational rows), every
+// field kept for reward terms (`row.NAME`) and Python reward functions. Pure: the
 // callers read the bytes, with their own checks on what the file is.
 //
 // Messages name the line and what is wrong but never quote the file: a path may point at a file
@@ -12,10 +13,29 @@ export const MAX_DATASET_BYTES = 512 * 2 ** 20;
 
 export const DATASET_SHAPE = 'each line must be one JSON object like {"prompt": "12+34=", "target": "46"}';
 
+/** A message of a conversational row (TRL's format): who says it and what. */
+export interface DatasetMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
 export interface DatasetExample {
+  /** The prompt as text: a conversational prompt's messages, their contents one a line. */
   readonly prompt: string;
   readonly target: string;
+  /** A conversational prompt (`prompt` as a list of messages, or `messages` up to its last, the assistant's): a chat model reads it through its template. */
+  readonly messages?: readonly DatasetMessage[];
+  /** Every field of the line as written (`row.NAME` in reward terms, Python reward functions' keyword arguments). */
+  readonly row: Readonly<Record<string, unknown>>;
+  /** The line's 1-based number in the file, for errors about this row. */
+  readonly line: number;
 }
+
+/** What a column's values are in a dataset's first rows (the checker types `row.NAME` by it). */
+export type ColumnType = 'string' | 'number' | 'bool' | 'list' | 'object' | 'null' | 'mixed';
+
+/** How many rows the checker reads a dataset's columns from. */
+export const COLUMN_ROWS = 100;
 
 /** What is wrong with a dataset: `line` is 1-based, absent for the file as a whole. */
 export interface DatasetProblem {
@@ -23,7 +43,9 @@ export interface DatasetProblem {
   readonly message: string;
 }
 
-export type DatasetParse = { readonly ok: true; readonly examples: DatasetExample[] } | { readonly ok: false; readonly problem: DatasetProblem };
+export type DatasetParse =
+  | { readonly ok: true; readonly examples: DatasetExample[]; readonly columns: ReadonlyMap<string, ColumnType> }
+  | { readonly ok: false; readonly problem: DatasetProblem };
 
 /** A JSON value's kind in words, without its contents. */
 function kindOf(value: unknown): string {
@@ -32,12 +54,75 @@ function kindOf(value: unknown): string {
   return typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? 'true/false' : 'an object';
 }
 
+function columnType(value: unknown): ColumnType {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'list';
+  return typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : 'object';
+}
+
+/** The messages of a conversational field, or why they are not (TRL's `[{"role": ..., "content": ...}]`). */
+function messagesOf(value: readonly unknown[], field: string): DatasetMessage[] | string {
+  const messages: DatasetMessage[] = [];
+  for (const [k, message] of value.entries()) {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return `"${field}" item ${k + 1} is ${kindOf(message)}; a conversation is a list of {"role": "user", "content": "..."} messages`;
+    const { role, content } = message as Record<string, unknown>;
+    if (typeof role !== 'string' || typeof content !== 'string') return `"${field}" item ${k + 1} needs a "role" and a "content" that are strings`;
+    messages.push({ role, content });
+  }
+  if (messages.length === 0) return `"${field}" is an empty list; a conversation needs at least one message`;
+  return messages;
+}
+
+/** A conversational prompt as text (what a character-level policy reads, what the held-out split hashes): each message's content, one a line. */
+export function messagesText(messages: readonly DatasetMessage[]): string {
+  return messages.map((m) => m.content).join('\n');
+}
+
+/** A row's prompt, target and conversation, or why it has none; TRL's formats besides rlx's own. */
+function exampleOf(record: Record<string, unknown>): { prompt: string; target: string; messages?: DatasetMessage[] } | string {
+  if (!Object.hasOwn(record, 'prompt') && Array.isArray(record.messages)) {
+    // TRL's conversational language modelling: the last message is the assistant's answer.
+    const messages = messagesOf(record.messages, 'messages');
+    if (typeof messages === 'string') return messages;
+    const last = messages[messages.length - 1]!;
+    if (last.role !== 'assistant' || messages.length < 2) return '"messages" must end with the assistant\'s answer after at least one other message (the target)';
+    const prompt = messages.slice(0, -1);
+    return { prompt: messagesText(prompt), target: last.content, messages: prompt };
+  }
+  if (!Object.hasOwn(record, 'prompt')) return `no "prompt" field`;
+  let prompt: string;
+  let messages: DatasetMessage[] | undefined;
+  if (Array.isArray(record.prompt)) {
+    const read = messagesOf(record.prompt, 'prompt');
+    if (typeof read === 'string') return read;
+    messages = read;
+    prompt = messagesText(read);
+  } else if (typeof record.prompt === 'string') {
+    prompt = record.prompt;
+  } else {
+    return `"prompt" must be a string, got ${kindOf(record.prompt)}`;
+  }
+  // TRL's prompt-completion rows name the answer `completion` (text, or the assistant's messages).
+  const field = Object.hasOwn(record, 'target') || !Object.hasOwn(record, 'completion') ? 'target' : 'completion';
+  const answer = record[field];
+  let target: string;
+  if (!Object.hasOwn(record, field)) return `no "target" field`;
+  if (typeof answer === 'string') target = answer;
+  else if (field === 'completion' && Array.isArray(answer)) {
+    const read = messagesOf(answer, 'completion');
+    if (typeof read === 'string') return read;
+    target = messagesText(read);
+  } else return `"${field}" must be a string, got ${kindOf(answer)}`;
+  return { prompt, target, ...(messages ? { messages } : {}) };
+}
+
 /**
  * The examples of a dataset's text, or its first problem. Lines end with \n, \r\n or a lone \r
  * (old Mac files); blank lines are skipped; a byte-order mark may open the file.
  */
 export function parseDatasetText(text: string): DatasetParse {
   const examples: DatasetExample[] = [];
+  const columns = new Map<string, ColumnType>();
   const lines = text.split(/\r\n|\r|\n/);
   for (let index = 0; index < lines.length; index++) {
     let line = lines[index];
@@ -55,14 +140,19 @@ export function parseDatasetText(text: string): DatasetParse {
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return at(`expected an object with "prompt" and "target", got ${kindOf(value)}; ${DATASET_SHAPE}`);
     const record = value as Record<string, unknown>;
-    for (const field of ['prompt', 'target']) {
-      if (!Object.hasOwn(record, field)) return at(`no "${field}" field; ${DATASET_SHAPE}`);
-      if (typeof record[field] !== 'string') return at(`"${field}" must be a string, got ${kindOf(record[field])}; ${DATASET_SHAPE}`);
+    const example = exampleOf(record);
+    if (typeof example === 'string') return at(`${example}; ${DATASET_SHAPE}`);
+    if (examples.length < COLUMN_ROWS) {
+      for (const [name, field] of Object.entries(record)) {
+        const type = columnType(field);
+        const known = columns.get(name);
+        columns.set(name, known === undefined || known === type ? type : 'mixed');
+      }
     }
-    examples.push({ prompt: record.prompt as string, target: record.target as string });
+    examples.push({ ...example, row: record, line: index + 1 });
   }
   if (examples.length === 0) return { ok: false, problem: { message: `no examples (the file is empty or blank); ${DATASET_SHAPE}` } };
-  return { ok: true, examples };
+  return { ok: true, examples, columns };
 }
 
 export interface DecodedText {

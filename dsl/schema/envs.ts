@@ -140,11 +140,13 @@ export const TextTask: EnvSpec = {
       ]),
       option('reverse', 'Reverse a string of letters: "abcde" -> "edcba".', [length('Length of the string.')]),
       option('sort', 'Sort a string of digits: "31415" -> "11345".', [length('Length of the string.')]),
-      option('dataset', 'Your own prompts and targets: a JSONL file with one {"prompt": ..., "target": ...} object per line. A fixed hash of each prompt holds out a tenth of them for evaluation.', [
+      option('dataset', 'Your own prompts and targets: a JSONL file with one {"prompt": ..., "target": ...} object per line, or TRL\'s conversational rows ({"prompt": [messages], "target": ...}, {"messages": [..., assistant answer]}). Every other field of a row is `row.NAME` in reward terms and a keyword argument of Python reward functions. A fixed hash of each prompt holds out a tenth of them for evaluation.', [
         param('path', string, undefined, 'The JSONL file, relative to the .rlx file and inside its folder (a path out of it is refused: copy or link the file there). Lines end with \\n, \\r\\n or \\r; a regular file of at most 512 MiB; bytes that are not UTF-8 are read as U+FFFD, with a warning naming the line. The run keeps a copy (source/dataset.jsonl).'),
       ]),
     ), { kind: 'addition', digits: 2 }, 'Which task generates prompts and targets.'),
     param('max_tokens', count({ max: 1_048_576 }), 8, 'Longest completion, in the policy\'s tokens: characters for the character-level transformer, the model\'s own tokens for a pretrained one, where the prompt and the completion together must fit the model\'s context (rlx check says so at this setting).'),
+    param('python', string, '', 'The Python interpreter that runs the reward\'s `python("./file.py:function")` terms; RLX_PYTHON, or python3 on PATH, when left out. Only read when the reward has such a term.'),
+    param('reward_timeout', num({ min: 0, exclusiveMin: true, max: 86400 }), 60, 'Seconds one call of a Python reward function (one batch of completions) may take before the run fails with "did not return within N s" (starting Python and importing the reward files may take 30 s or this, whichever is longer).'),
   ],
 };
 

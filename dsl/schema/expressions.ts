@@ -75,6 +75,13 @@ export const FUNCTIONS: FunctionSpec[] = [
     doc: 'Extractor: the content of the last complete `<tag>...</tag>` of the text, trimmed; "" when there is none (an opening tag never closed does not count). '
       + 'For a verifier: `exact(tagged(completion, "answer"), target)`, `length(tagged(completion, "think"))`.',
   },
+  {
+    name: 'python', returns: 'number', taskOnly: true,
+    params: [{ name: 'function', type: 'string', syntax: 'python-function', doc: 'The file (relative to the .rlx file, inside its folder) and the function in it: "./rewards.py:accuracy".' }],
+    doc: 'A Python reward function, called as TRL calls one: `f(prompts=[...], completions=[...], completion_ids=[...], **columns)` (each dataset column a list, by its name), '
+      + 'once per batch of completions, in a Python worker process (TextTask\'s `python` and `reward_timeout`). It returns one float per completion, or None where it does not score one: '
+      + 'the terms that read a None are left out of that completion\'s reward. Single-turn text tasks (TextTask) only.',
+  },
   { name: 'novelty', doc: 'Count-based exploration bonus: 1/sqrt(n) where n counts visits to the (discretised) observation.', params: [{ name: 'obs', type: 'vector' }], returns: 'number' },
 ];
 
@@ -108,6 +115,7 @@ export const REWARD_NAMES: RewardName[] = [
   { name: 'completion', doc: 'The text the policy wrote: the completion, or in a dialogue this agent turn.', type: 'string', availableFor: 'text' },
   { name: 'target', doc: 'The correct answer of a text task.', type: 'string', availableFor: 'task' },
   { name: 'reply', doc: 'The env\'s answer to this agent turn; empty on the turn that ends the dialogue (that reply is never shown).', type: 'string', availableFor: 'dialogue' },
+  { name: 'row', doc: 'The dataset row the prompt came from: `row.NAME` is its field NAME (text, a number, or true/false), as the dataset\'s first rows type it; a row without the field stops training with an error naming its line.', type: 'string', fields: 'row', availableFor: 'task' },
   { name: 'env_reward', doc: 'The env\'s own reward for this agent turn (what step() returned; GuessNumber: 1 for the right guess).', type: 'number', availableFor: 'dialogue' },
   {
     name: 'self_certainty', type: 'number', availableFor: 'task',

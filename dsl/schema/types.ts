@@ -190,7 +190,8 @@ export type ExprType = 'number' | 'bool' | 'string' | 'vector' | 'any';
  * tag name (`tagged`). Either is read once, before training, so it is written as a "string"
  * literal, which the checker reads too.
  */
-export type StringSyntax = 'regex' | 'tag';
+/** What a "string" literal argument must be: a regex, a tag name, or `./file.py:function` (python()). */
+export type StringSyntax = 'regex' | 'tag' | 'python-function';
 
 export interface FunctionSpec {
   name: string;
@@ -201,6 +202,8 @@ export interface FunctionSpec {
   returns: ExprType;
   /** Only meaningful on text tasks (verifiers). */
   text?: boolean;
+  /** Only in the reward of a single-turn text task (TextTask), not a dialogue's or a condition (python()). */
+  taskOnly?: boolean;
 }
 
 /** A name a reward term may use (`obs`, `action`, `prompt`, ...), and when it exists. */
@@ -208,8 +211,8 @@ export interface RewardName {
   name: string;
   doc: string;
   type: ExprType;
-  /** `obs.FIELD`: the env's observation fields; `info.NAME`: any name. */
-  fields?: 'obs' | 'info';
+  /** `obs.FIELD`: the env's observation fields; `info.NAME`: any name; `row.NAME`: a dataset's columns. */
+  fields?: 'obs' | 'info' | 'row';
   availableFor: RewardNameAvailability;
 }
 

@@ -395,6 +395,11 @@ export class Model {
     return { ...use, spec };
   }
 
+  /** What a Python file at an absolute path defines (a reward's `python("./file.py:function")`), read without running it. */
+  pythonFile(file: string): EnvModuleRead {
+    return this.readEnvModule(file);
+  }
+
   /** For an env that is user code (`module("./file.ts")`, maybe through other envs): its file and what it declares. */
   envModule(symbol: DeclSymbol): EnvModuleUse | undefined {
     const effective = this.effective(symbol);

@@ -26,10 +26,12 @@ export interface HelperFunctions {
   readonly novelty?: (args: readonly string[]) => string;
   /** Text envs only: code for a verifier call (exact, regex, ...), or undefined for another function. */
   readonly text?: (call: string, args: readonly PlanExpr[], scalar: (expr: PlanExpr) => string) => string | undefined;
+  /** Single-turn text tasks only: code reading the value of `python("./file.py:function")` for the completion. */
+  readonly python?: (spec: string) => string;
 }
 
 /** The functions this compiler implements (the registry's non-text ones). */
-export const EXPR_FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'novelty'] as const;
+export const EXPR_FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'novelty', 'python'] as const;
 
 /** An expression the compiler cannot turn into code; the caller names the reward or condition it is in. */
 export class ExprError extends InputError {
@@ -124,6 +126,13 @@ function compile(expr: PlanExpr, resolve: NameResolver, helpers: HelperFunctions
       const b = vector(args[1]);
       if (a.length !== b.length) throw new ExprError(`dist() needs vectors of the same length, got ${a.length} and ${b.length}`);
       return { scalar: `Math.sqrt(${a.map((x, i) => `(${x} - ${b[i]}) * (${x} - ${b[i]})`).join(' + ') || '0'})` };
+    }
+    case 'python': {
+      arity(1);
+      const arg = args[0];
+      if (!('const' in arg) || typeof arg.const !== 'string') throw new ExprError('python() takes the file and function as one "string" literal, such as python("./rewards.py:accuracy")');
+      if (!helpers.python) throw new ExprError('python() reward functions score the completions of a single-turn text task (TextTask); this env is not one');
+      return { scalar: helpers.python(arg.const) };
     }
     case 'novelty': {
       arity(1);

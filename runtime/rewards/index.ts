@@ -17,6 +17,8 @@ import { TEXT_NAMES, textNamesOf, TextVerifiers } from '../text/reward-terms.js'
 import { INTRINSIC_NAMES, readsIntrinsic } from '../text/intrinsic-rewards.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
 import { InputError } from '../../shared/input-error.js';
+import { PythonRewardFunctions } from './python-rewards.js';
+import { RowFields, type RowSource } from './row-fields.js';
 
 export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
 
@@ -46,7 +48,7 @@ export interface RewardEnv {
 }
 
 /** One transition, as the trainer fills it before each evaluate(). */
-export class RewardContext {
+export class RewardContext implements RowSource {
   readonly obs: Float32Array;
   readonly nextObs: Float32Array;
   readonly action: Float32Array;
@@ -67,6 +69,12 @@ export class RewardContext {
   selfCertainty = 0;
   negEntropy = 0;
   logprob = 0;
+  /** Single-turn text tasks read from a dataset: the prompt's row (`row.NAME`) and where it is (`./data.jsonl line 12`). */
+  row: Readonly<Record<string, unknown>> | undefined = undefined;
+  rowWhere = '';
+  /** The python(...) functions' values for this completion, and which of them were None (not scored). */
+  python: Float64Array = new Float64Array(0);
+  pythonNone: Uint8Array = new Uint8Array(0);
 
   constructor(obsDim: number, actionDim: number) {
     this.obs = new Float32Array(obsDim);
@@ -79,7 +87,7 @@ export class RewardContext {
 class RewardHelpers {
   private readonly visits = new Map<string, number>();
 
-  constructor(readonly text: TextVerifiers | undefined) {}
+  constructor(readonly text: TextVerifiers | undefined, readonly row: RowFields) {}
 
   /** 1/sqrt(n), n the visits so far (this one included) to the observation rounded to 0.1 per element. */
   novelty(...values: number[]): number {
@@ -112,9 +120,20 @@ export class CompiledReward {
     readonly infoNames: readonly string[] = [],
     /** The terms read an intrinsic reward (self_certainty, neg_entropy, logprob): a text task then records its tokens' sampling statistics. */
     readonly intrinsic = false,
+    /** The python("...") functions the terms call (none: size 0); scored a batch at a time before evaluate(). */
+    readonly python: PythonRewardFunctions = new PythonRewardFunctions(`reward ${name}`),
+    /** Per term, whether it calls a python() function (its value may then be "not scored": NaN in values). */
+    readonly pythonTerms: readonly boolean[] = [],
   ) {
     this.values = new Float64Array(termNames.length);
     this.context.info = new Float64Array(infoNames.length);
+    this.context.python = new Float64Array(python.size);
+    this.context.pythonNone = new Uint8Array(python.size);
+  }
+
+  /** Loads completion `r` of the batch the python() functions last scored into the context. */
+  selectPython(r: number): void {
+    if (this.python.size > 0) this.python.select(this.context.python, this.context.pythonNone, r);
   }
 
   /**
@@ -148,31 +167,45 @@ export class CompiledReward {
 export function compileReward(reward: PlanReward, env: RewardEnv): CompiledReward {
   const actionDim = spaceSize(env.actionSpace);
   const infoNames: string[] = [];
-  const resolve = rewardResolver(env, actionDim, infoNames);
-  const text = env.text ? new TextVerifiers(textNamesOf({ dialogue: env.dialogue === true })) : undefined;
+  const row = new RowFields(`reward ${reward.name}`);
+  const resolve = rewardResolver(env, actionDim, infoNames, row);
+  const task = env.text === true && env.dialogue !== true;
+  const text = env.text ? new TextVerifiers(textNamesOf({ dialogue: env.dialogue === true }), task ? row : undefined) : undefined;
+  const python = new PythonRewardFunctions(`reward ${reward.name}`);
+  const pythonTerms: boolean[] = [];
   const lines = ['let s = 0, v = 0;'];
   reward.terms.forEach((term, i) => {
     let code: string;
+    // The python() functions this term reads: where one returned None, the term is not scored.
+    const slots: number[] = [];
     try {
       code = compileScalar(term.expr, resolve, {
         novelty: (args) => `h.novelty(${args.join(', ')})`,
         text: text && ((call, args, scalar) => text.compileCall(call, args, scalar)),
+        ...(task ? { python: (spec: string) => {
+          const k = python.slot(spec);
+          if (!slots.includes(k)) slots.push(k);
+          return `c.python[${k}]`;
+        } } : {}),
       });
     } catch (err) {
       if (err instanceof ExprError) throw new RewardError(`reward ${reward.name}, term ${term.name}: ${err.message}`, { cause: err });
       throw err;
     }
-    lines.push(`v = ${code};`, `out[${i}] = v;`, 's += v;');
+    pythonTerms.push(slots.length > 0);
+    const scored = [`v = ${code};`, `out[${i}] = v;`, 's += v;'];
+    if (slots.length === 0) lines.push(...scored);
+    else lines.push(`if (${slots.map((k) => `c.pythonNone[${k}] !== 0`).join(' || ')}) { out[${i}] = NaN; } else { ${scored.join(' ')} }`);
   });
   lines.push('return s;');
   const source = lines.join('\n');
   const fn = new Function('c', 'h', 'out', source) as TermsFunction;
   const context = new RewardContext(env.obsFields.length, actionDim);
-  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source, new RewardHelpers(text), infoNames, readsIntrinsic(reward));
+  return new CompiledReward(reward.name, reward.terms.map((t) => t.name), reward.replace_env_reward, context, fn, source, new RewardHelpers(text, row), infoNames, readsIntrinsic(reward), python, pythonTerms);
 }
 
 /** `infoNames` collects the info values the terms read, each once. */
-function rewardResolver(env: RewardEnv, actionDim: number, infoNames: string[]): (ref: string) => Code {
+function rewardResolver(env: RewardEnv, actionDim: number, infoNames: string[], row: RowFields): (ref: string) => Code {
   const fields = env.obsFields;
   const field = (vector: 'obs' | 'nextObs', name: string, shown: string): Code => {
     const index = fields.indexOf(name);
@@ -192,7 +225,7 @@ function rewardResolver(env: RewardEnv, actionDim: number, infoNames: string[]):
     const [head, ...rest] = ref.split('.');
     const sub = rest.join('.');
     if ((head === 'obs' || head === 'next_obs') && sub) return field(head === 'obs' ? 'obs' : 'nextObs', sub, ref);
-    if (rest.length > 0 && head !== 'info') throw new ExprError(`"${head}" has no fields (in ${ref})`);
+    if (rest.length > 0 && head !== 'info' && head !== 'row') throw new ExprError(`"${head}" has no fields (in ${ref})`);
     switch (head) {
       case 'obs':
         return whole('obs');
@@ -218,6 +251,12 @@ function rewardResolver(env: RewardEnv, actionDim: number, infoNames: string[]):
         // Statistics of the distributions a completion's tokens were sampled from: only a single-turn text task records them.
         if (!env.text || env.dialogue) throw new ExprError(`"${head}" is an intrinsic reward of a text task's completion (its tokens' sampling distributions); ${env.kind} ${env.text ? 'is a dialogue: only single-turn TextTask has it' : 'samples no text'}`);
         return { scalar: `c.${INTRINSIC_NAMES[head]}` };
+      case 'row': {
+        // Single-turn text tasks: a field of the dataset row the prompt came from (row-fields.ts).
+        if (!env.text || env.dialogue) throw new ExprError(`"row.${sub}": only a single-turn text task (TextTask) with a dataset has rows; ${env.kind} has none`);
+        if (!sub || rest.length > 1) throw new ExprError(`"${ref}": name one field of the dataset row, such as row.answer`);
+        return { scalar: `h.row.number(c, ${row.index(sub)})` };
+      }
       case 'info': {
         // Single-turn text tasks report none; others report what they declare, bound by bindInfo().
         if ((env.text && !env.dialogue) || !sub) throw new ExprError(`${env.kind} reports no info value "${sub}" to reward terms`);

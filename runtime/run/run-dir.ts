@@ -109,6 +109,8 @@ export const RUN_BUNDLE = {
    * copy, as the file may import its neighbours; resume and eval find it from any working folder.
    */
   pythonEnv: path.join('source', 'python-env.json'),
+  /** A text task's python("./rewards.py:fn") reward files, as written -> absolute path ({"files": {...}}): paths, as for pythonEnv. */
+  pythonRewards: path.join('source', 'python-rewards.json'),
 } as const;
 
 /** What a new run bundles (RUN_BUNDLE): each present field is written into the run folder. */
@@ -119,6 +121,8 @@ export interface RunBundle {
   readonly dataset?: Uint8Array;
   /** The absolute path of a python(...) env's file. */
   readonly pythonEnvFile?: string;
+  /** The absolute paths of the reward's Python function files, by the path the plan writes. */
+  readonly pythonRewardFiles?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -157,6 +161,16 @@ export function recordedPythonEnvFile(dir: string | undefined): string | undefin
   const file = (readRunJson(dir, record, RUN_FILE_LIMITS.pythonEnv) as { file?: unknown } | null)?.file;
   if (typeof file !== 'string' || !path.isAbsolute(file)) throw new InputFileError(`${record} does not name the env's Python file: write {"file": "/absolute/path/of/the/file.py"} into it`);
   return file;
+}
+
+/** The reward function files the run folder `dir` recorded (RUN_BUNDLE.pythonRewards), by the path the plan writes; undefined without a record. */
+export function recordedPythonRewardFiles(dir: string): Readonly<Record<string, string>> | undefined {
+  const record = path.join(dir, RUN_BUNDLE.pythonRewards);
+  if (!runFileExists(record)) return undefined;
+  const files = (readRunJson(dir, record, RUN_FILE_LIMITS.pythonEnv) as { files?: unknown } | null)?.files;
+  const valid = typeof files === 'object' && files !== null && Object.values(files).every((f) => typeof f === 'string' && path.isAbsolute(f));
+  if (!valid) throw new InputFileError(`${record} does not name the reward's Python files: write {"files": {"./rewards.py": "/absolute/path/of/rewards.py"}} into it`);
+  return files as Record<string, string>;
 }
 
 /** Whether `dir` is a run folder (it has a plan.json), where a plan's relative paths do not start. */
@@ -229,6 +243,7 @@ export class RunDirectory {
       if (bundle.envModuleCode !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.envModule), bundle.envModuleCode);
       if (bundle.dataset !== undefined) writeFileAtomic(path.join(dir, RUN_BUNDLE.dataset), bundle.dataset);
       if (bundle.pythonEnvFile !== undefined) writeJsonAtomic(path.join(dir, RUN_BUNDLE.pythonEnv), { file: bundle.pythonEnvFile });
+      if (bundle.pythonRewardFiles !== undefined) writeJsonAtomic(path.join(dir, RUN_BUNDLE.pythonRewards), { files: bundle.pythonRewardFiles });
     } catch (err) {
       // Half made (a full disk): removed, so that no run folder is left without status.json.
       lock.release();

@@ -15,6 +15,9 @@ export interface TextTaskConfig {
   readonly task: TextTask;
   /** Longest completion, in tokens (characters). */
   readonly max_tokens: number;
+  /** The interpreter of the reward's python() functions ('' for RLX_PYTHON, else python3), and the seconds one call may take. */
+  readonly python: string;
+  readonly reward_timeout: number;
 }
 
 export interface TextTaskOptions {
@@ -42,7 +45,9 @@ export function textTaskConfig(given: object, options: TextTaskOptions = {}): Te
       `TextTask: max_tokens is ${max_tokens}, but ${task.description} has targets of up to ${task.maxTargetLength} characters, which no completion could reach; raise max_tokens to at least ${task.maxTargetLength}`,
     );
   }
-  return { task, max_tokens };
+  const python = p.value('python');
+  if (typeof python !== 'string') return p.fail('python', 'the command of a Python interpreter, as a string');
+  return { task, max_tokens, python, reward_timeout: p.number('reward_timeout') };
 }
 
 function buildTask(p: PlanParams, options: TextTaskOptions): TextTask {

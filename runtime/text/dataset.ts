@@ -1,5 +1,6 @@
 // `task: dataset("./file.jsonl")`: a user's own prompts and targets, one JSON object per line
-// (`{"prompt": "12+34=", "target": "46"}`; other fields are ignored; dsl/schema/dataset.ts reads
+// (`{"prompt": "12+34=", "target": "46"}`, or TRL's conversational rows; every field is kept for
+// reward terms, `row.NAME`, and Python reward functions; dsl/schema/dataset.ts reads
 // the format, for the checker too). The path is relative to the folder of the .rlx file and
 // stays inside it. Prompts are split into training and held-out by the fixed hash of split.ts.
 // Every problem with the file is an error naming the file and the line, never quoting it.
@@ -83,6 +84,7 @@ export function datasetTask(examples: readonly TextExample[], file: string, reso
     isHeldOut: (prompt) => heldOutSet.has(prompt),
     sample: (rng: Rng) => training[rng.int(training.length)],
     heldOut: () => heldOut,
+    rows: { file },
     ...(resolved !== undefined ? { source: { file: resolved } } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };

@@ -13,6 +13,7 @@ import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { checkFits, completeTexts, completionLength, encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows, type TextLayout } from '../policies/transformer/layout.js';
 import type { Rng } from '../../shared/random.js';
 import { compileReward, type CompiledReward } from '../rewards/index.js';
+import type { PythonRewardFunctions } from '../rewards/python-rewards.js';
 import { textTaskConfig, type TextTaskOptions } from './config.js';
 import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
@@ -60,8 +61,9 @@ export class TextEnvironment implements TextEnv {
 
   /** The env of a plan whose env is a TextTask; errors name the param or the reward term. */
   static fromPlan(plan: Plan, options: TextTaskOptions = {}): TextEnvironment {
-    const { task, max_tokens } = textTaskConfig(plan.env.params, options);
+    const { task, max_tokens, python, reward_timeout } = textTaskConfig(plan.env.params, options);
     const reward = plan.reward ? compileReward(plan.reward, { kind: plan.env.kind, obsFields: [], actionSpace: { kind: 'discrete', n: 1 }, text: true }) : null;
+    reward?.python.configure({ baseDir: options.baseDir, python, timeoutSeconds: reward_timeout });
     return new TextEnvironment(task, max_tokens, reward);
   }
 
@@ -78,9 +80,40 @@ export class TextEnvironment implements TextEnv {
     c.prompt = example.prompt;
     c.target = example.target;
     c.completion = completion;
+    c.row = example.row;
+    c.rowWhere = this.rowWhere(example);
     setIntrinsic(c, sampled);
     const total = this.reward.evaluate();
     return { total, terms: [...this.reward.values] };
+  }
+
+  /** An example's row in words, for errors: `./data.jsonl line 12`. */
+  private rowWhere(example: TextExample): string {
+    const file = this.task.rows?.file;
+    return file !== undefined && example.line !== undefined ? `${file} line ${example.line}` : `the example ${JSON.stringify(example.prompt.slice(0, 40))}`;
+  }
+
+  /**
+   * Scores `texts` (completion r of example examples[floor(r / G)], its token ids `ids[r]`) with
+   * the reward's python() functions, one call each for the whole batch, before any is evaluated;
+   * then evaluate() reads completion r's values after selectPython(r). Nothing when the reward has none.
+   */
+  private scorePython(examples: readonly TextExample[], texts: readonly string[], ids: readonly (readonly number[])[], G: number): void {
+    if (!this.reward || this.reward.python.size === 0) return;
+    this.reward.python.score(texts.map((completion, r) => {
+      const example = examples[Math.floor(r / G)]!;
+      return { prompt: example.prompt, ...(example.messages ? { messages: example.messages } : {}), completion, completionIds: ids[r]!, ...(example.row ? { row: example.row } : {}), where: this.rowWhere(example) };
+    }));
+  }
+
+  /** The reward's python() functions (none: size 0). */
+  get rewardFunctions(): PythonRewardFunctions | undefined {
+    return this.reward?.python;
+  }
+
+  /** Releases the reward's Python worker, if it started one. */
+  close(): void {
+    this.reward?.python.close();
   }
 
   /** The layout of completions of up to `maxNewTokens` characters (at most the task's max_tokens). */
@@ -124,15 +157,16 @@ export class TextEnvironment implements TextEnv {
     const G = o.groupSize;
     const rows = o.groups * G;
     const examples = Array.from({ length: o.groups }, () => this.task.sample(o.startRng));
-    const prompts = examples.flatMap((e) => Array<number[]>(G).fill(truncated(model.encodePrompt(e.prompt), o.promptLimit)));
+    const prompts = examples.flatMap((e) => Array<number[]>(G).fill(truncated(encodeExample(model, e, this.task.description), o.promptLimit)));
     const maxNewTokens = Math.min(this.maxTokens, o.maxNewTokens ?? this.maxTokens);
     const statistics = this.statisticsFor(o, rows, maxNewTokens);
     const completions = await model.complete(prompts, { maxNewTokens, greedy: false, temperature: o.temperature, rng: o.sampleRng, statistics, ...(o.sampling ? { controls: o.sampling } : {}) });
     const texts = completions.map((ids) => model.decodeCompletion(ids));
-    const scored = this.scoreSamples(examples, texts, G, statistics, examples.map((_, g) => model.decodePrompt(prompts[g * G]!)));
+    const stops = new Set(model.stopIds);
+    const withoutStop = completions.map((ids) => (ids.length > 0 && stops.has(ids[ids.length - 1]!) ? ids.slice(0, -1) : ids));
+    const scored = this.scoreSamples(examples, texts, G, statistics, examples.map((_, g) => model.decodePrompt(prompts[g * G]!)), withoutStop);
     const batch = tokenRows(prompts, completions, model.padId);
     const tokens = completions.reduce((sum, ids) => sum + ids.length, 0);
-    const stops = new Set(model.stopIds);
     const ended = completions.map((ids) => ids.length > 0 && stops.has(ids[ids.length - 1]!));
     const lengths = { lengths: Int32Array.from(completions, (ids, r) => ids.length - (ended[r] ? 1 : 0)), truncated: Uint8Array.from(ended, (e, r) => (!e && completions[r]!.length >= maxNewTokens ? 1 : 0)), max: maxNewTokens };
     // Completion token k is the target of position W - 1 + k, W the batch's prompt width.
@@ -153,23 +187,33 @@ export class TextEnvironment implements TextEnv {
   }
 
   /** Rewards, each term and exact-match accuracy of completions (rows in groups of G per example), with the samples for the inspector. */
-  private scoreSamples(examples: readonly TextExample[], texts: readonly string[], G: number, statistics: SampledTokenStatistics | undefined, read?: readonly string[]): Pick<Rollouts, 'rewards' | 'samples' | 'metrics'> {
+  private scoreSamples(examples: readonly TextExample[], texts: readonly string[], G: number, statistics: SampledTokenStatistics | undefined, read: readonly string[] | undefined, ids: readonly (readonly number[])[]): Pick<Rollouts, 'rewards' | 'samples' | 'metrics'> {
     const rows = texts.length;
     const rewards = new Float64Array(rows);
     const termSums = new Float64Array(this.termNames.length);
+    // A term a python() function did not score (None) is left out of its mean, as of the total.
+    const termCounts = new Float64Array(this.termNames.length);
+    let unscored = 0;
     let correct = 0;
     let characters = 0;
     const samples: SampleRecord[] = [];
+    this.scorePython(examples, texts, ids, G);
     for (let r = 0; r < rows; r++) {
       const example = examples[Math.floor(r / G)]!;
       const text = texts[r]!;
+      this.reward?.selectPython(r);
       const score = this.score(example, text, statistics?.means(r));
       rewards[r] = score.total;
-      score.terms.forEach((v, k) => (termSums[k] += v));
+      score.terms.forEach((v, k) => {
+        if (Number.isNaN(v) && this.reward?.pythonTerms[k]) return;
+        termSums[k] += v;
+        termCounts[k]++;
+      });
+      if (score.terms.length > 0 && score.terms.every((v, k) => Number.isNaN(v) && this.reward?.pythonTerms[k])) unscored++;
       const right = exact(text, example.target);
       correct += right;
       characters += [...text].length;
-      const terms = Object.fromEntries(this.termNames.map((name, k) => [name, score.terms[k]!]));
+      const terms = scoredTerms(this.termNames, score.terms);
       const prompt = read?.[Math.floor(r / G)];
       samples.push({ start: example.prompt, ...(prompt !== undefined ? { prompt } : {}), target: example.target, text, reward: score.total, terms, correct: right === 1 });
     }
@@ -181,7 +225,11 @@ export class TextEnvironment implements TextEnv {
       'train/completion_length': mean(characters),
       'charts/completions': rows,
     };
-    this.termNames.forEach((name, k) => (metrics[`rewards/${name}`] = mean(termSums[k]!)));
+    this.termNames.forEach((name, k) => {
+      if (termCounts[k]! > 0) metrics[`rewards/${name}`] = termSums[k]! / termCounts[k]!;
+    });
+    // The fraction of completions that no term scored (every python() function said None): their reward is 0.
+    if (this.reward?.pythonTerms.some(Boolean)) metrics['rewards/unscored'] = mean(unscored);
     return { rewards, samples, metrics };
   }
 
@@ -198,7 +246,8 @@ export class TextEnvironment implements TextEnv {
     });
 
     const texts = Array.from({ length: rows }, (_, r) => this.tokenizer.decode(slots.subarray(r * N, (r + 1) * N)));
-    const scored = this.scoreSamples(examples, texts, G, statistics);
+    const ids = texts.map((text) => this.tokenizer.encode(text));
+    const scored = this.scoreSamples(examples, texts, G, statistics, undefined, ids);
     const batch = trainingRows(prompts, slots, rows, layout);
     const perRow = Int32Array.from({ length: rows }, (_, r) => completionLength(slots, r * N, N));
     const width = sequenceWidth(layout);
@@ -225,7 +274,7 @@ export class TextEnvironment implements TextEnv {
   demonstrationRows(examples: readonly TextExample[], model?: LanguageModel, maxNewTokens?: number): TokenRows {
     const count = examples.length;
     if (model && isPretrained(model)) {
-      const batch = tokenRows(examples.map((e) => model.encodePrompt(e.prompt)), examples.map((e) => model.encodeCompletion(e.target)), model.padId);
+      const batch = tokenRows(examples.map((e) => encodeExample(model, e, this.task.description)), examples.map((e) => model.encodeCompletion(e.target)), model.padId);
       return { ...batch, modelFeeds: model.rowFeeds(batch.starts, batch.width) };
     }
     const layout = this.layoutFor(maxNewTokens);
@@ -251,27 +300,34 @@ export class TextEnvironment implements TextEnv {
     // A pretrained model's prompts as it read them, in the order the rewards come.
     const read: string[] = [];
     const pretrained = isPretrainedSampler(model);
-    const complete = async (prompts: readonly string[]) => {
+    // Each completion's token ids (the stop id not included), in order, for python() reward functions.
+    const completionIds: number[][] = [];
+    const complete = async (prompts: readonly string[], batch: readonly TextExample[]) => {
       const statistics = this.intrinsic ? new SampledTokenStatistics(prompts.length, pretrained ? this.maxTokens : this.layout.completionSlots) : undefined;
       const texts = pretrained
-        ? (await model.complete(prompts.map((p) => {
-          const ids = model.encodePrompt(p);
+        ? (await model.complete(batch.map((e) => {
+          const ids = encodeExample(model, e, this.task.description);
           read.push(model.decodePrompt(ids));
           return ids;
         }), { maxNewTokens: this.maxTokens, greedy: true, ...(statistics ? { statistics } : {}), ...(sampling ? { controls: sampling } : {}) })).map((c) => {
           const stops = new Set(model.stopIds);
-          tokenLengths.push(c.length - (c.length > 0 && stops.has(c[c.length - 1]!) ? 1 : 0));
+          const length = c.length - (c.length > 0 && stops.has(c[c.length - 1]!) ? 1 : 0);
+          tokenLengths.push(length);
+          completionIds.push(c.slice(0, length));
           return model.decodeCompletion(c);
         })
         : await completeTexts(model, this.tokenizer, prompts, this.layout, { temperature: 1, greedy: true, ...(statistics ? { statistics } : {}), ...controls });
+      if (!pretrained) for (const text of texts) completionIds.push(this.tokenizer.encode(text));
       if (statistics) prompts.forEach((_, r) => sampled.push(statistics.means(r)));
       return texts;
     };
     const result = await evaluateText(this.task.heldOut().slice(0, limit), complete, {
+      prepare: (examples, completions) => this.scorePython(examples, completions, completionIds, 1),
       reward: (example, completion) => {
+        this.reward?.selectPython(rewards.length);
         const { total, terms } = this.score(example, completion, sampled[rewards.length]);
         rewards.push(total);
-        const termValues = Object.fromEntries(this.termNames.map((name, k) => [name, terms[k]!]));
+        const termValues = scoredTerms(this.termNames, terms);
         const prompt = read[samples.length];
         samples.push({ start: example.prompt, ...(prompt !== undefined ? { prompt } : {}), target: example.target, text: completion, reward: total, terms: termValues, correct: exact(completion, example.target) === 1 });
         return total;
@@ -314,6 +370,20 @@ export function slotLengths(slots: Int32Array, rows: number, N: number): Complet
 export function truncated(ids: number[], limit: PromptLimit | undefined): number[] {
   if (!limit || ids.length <= limit.tokens) return ids;
   return limit.side === 'left' ? ids.slice(ids.length - limit.tokens) : ids.slice(0, limit.tokens);
+}
+
+/** Each term's value by name, without the terms a python() function did not score (NaN). */
+function scoredTerms(names: readonly string[], values: readonly number[]): Record<string, number> {
+  return Object.fromEntries(names.flatMap((name, k) => (Number.isNaN(values[k]) ? [] : [[name, values[k]!]])));
+}
+
+/**
+ * An example's prompt as a pretrained model reads it: a conversational row's messages through its
+ * chat template (the policy's `chat { system }` first), else the prompt text (encodePrompt).
+ */
+function encodeExample(model: PretrainedPolicy, example: TextExample, task: string): number[] {
+  if (!example.messages) return model.encodePrompt(example.prompt);
+  return model.encodeConversation(example.messages, `${task}: a conversational row`);
 }
 
 function isPretrainedSampler(model: TokenSampler): model is PretrainedPolicy {

@@ -7,7 +7,7 @@ import type { TextExample } from './task.js';
 import { exact } from './verifiers.js';
 
 /** Writes one completion per prompt, in order (a policy decodes a batch at a time). */
-export type CompleteBatch = (prompts: readonly string[]) => readonly string[] | Promise<readonly string[]>;
+export type CompleteBatch = (prompts: readonly string[], examples: readonly TextExample[]) => readonly string[] | Promise<readonly string[]>;
 
 /** The reward of one completion of an example. */
 export type ScoreCompletion = (example: TextExample, completion: string) => number;
@@ -28,6 +28,8 @@ export interface EvaluateOptions {
   readonly reward?: ScoreCompletion;
   /** Prompts per call of `complete`. */
   readonly batchSize?: number;
+  /** Called once with every completion before any is scored (Python reward functions score them in one batch). */
+  readonly prepare?: (examples: readonly TextExample[], completions: readonly string[]) => void;
 }
 
 /** Evaluates `complete` on `examples` (a task's heldOut()). */
@@ -37,13 +39,15 @@ export async function evaluateText(examples: readonly TextExample[], complete: C
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`evaluateText: batchSize must be a positive integer, got ${batchSize}`);
   const completions: string[] = [];
   for (let start = 0; start < examples.length; start += batchSize) {
-    const prompts = examples.slice(start, start + batchSize).map((e) => e.prompt);
-    const written = await complete(prompts);
+    const batch = examples.slice(start, start + batchSize);
+    const prompts = batch.map((e) => e.prompt);
+    const written = await complete(prompts, batch);
     if (written.length !== prompts.length || !written.every((c) => typeof c === 'string')) {
       throw new Error(`evaluateText: the completion function must return ${prompts.length} strings for ${prompts.length} prompts, got ${written.length} value(s)`);
     }
     completions.push(...written);
   }
+  options.prepare?.(examples, completions);
   let correct = 0;
   let rewardSum = 0;
   examples.forEach((example, k) => {

@@ -12,6 +12,7 @@
 import type { PlanExpr } from '../../dsl/compile/plan.js';
 import { FUNCTIONS, REWARD_NAMES, rewardNameAvailable, tagNameProblem } from '../../dsl/schema/index.js';
 import { ExprError } from '../rewards/expr.js';
+import type { RowFields } from '../rewards/row-fields.js';
 import { boxed, contains, exact, lastNumber, length, LinearRegex, numeric, PatternError, regex, tagged } from './verifiers.js';
 
 /** The names text environments give reward terms (strings, set per completion or agent turn). */
@@ -24,7 +25,7 @@ export type TextName = (typeof TEXT_NAMES)[number];
  * (which reads the registry) and the compiled reward agree by construction.
  */
 export function textNamesOf(env: { readonly dialogue: boolean }): readonly TextName[] {
-  const names = REWARD_NAMES.filter((n) => n.type === 'string' && rewardNameAvailable(n, { action: 'text', dialogue: env.dialogue })).map((n) => n.name);
+  const names = REWARD_NAMES.filter((n) => n.type === 'string' && n.fields === undefined && rewardNameAvailable(n, { action: 'text', dialogue: env.dialogue })).map((n) => n.name);
   const unknown = names.find((name) => !(TEXT_NAMES as readonly string[]).includes(name));
   // A string name added to the registry needs its field in TextFields and in the envs that set it.
   if (unknown !== undefined) throw new Error(`reward name '${unknown}' is a string in the registry but not one of TEXT_NAMES`);
@@ -62,8 +63,8 @@ export class TextVerifiers {
   readonly lastNumber = lastNumber;
   readonly boxed = boxed;
 
-  /** `names`: the text names this env has (textNamesOf). */
-  constructor(private readonly names: readonly TextName[] = textNamesOf({ dialogue: false })) {}
+  /** `names`: the text names this env has (textNamesOf); `row`: a single-turn task's row fields (`row.NAME` as text). */
+  constructor(private readonly names: readonly TextName[] = textNamesOf({ dialogue: false }), private readonly row?: RowFields) {}
 
   regex(index: number, s: string): number {
     return regex(s, this.patterns[index]);
@@ -100,13 +101,19 @@ export class TextVerifiers {
   /** Code for a text argument: one of the text names, a literal, or an extractor's answer. */
   private text(call: string, param: string, arg: PlanExpr): string {
     if ('ref' in arg && (this.names as readonly string[]).includes(arg.ref)) return `c.${arg.ref}`;
+    if ('ref' in arg && arg.ref.startsWith('row.')) {
+      const field = arg.ref.slice('row.'.length);
+      if (!this.row) throw new ExprError(`${call}(): "${arg.ref}": only a single-turn text task (TextTask) with a dataset has rows`);
+      if (field === '' || field.includes('.')) throw new ExprError(`${call}(): "${arg.ref}": name one field of the dataset row, such as row.answer`);
+      return `h.row.text(c, ${this.row.index(field)})`;
+    }
     if ('ref' in arg && (TEXT_NAMES as readonly string[]).includes(arg.ref)) {
       const which = this.names.includes('reply') ? 'a dialogue has no target (single-turn TextTask has)' : 'only dialogue envs have a reply';
       throw new ExprError(`${call}(): "${arg.ref}": ${which}; this env's texts are ${this.names.join(', ')}`);
     }
     if ('const' in arg && typeof arg.const === 'string') return `h.text.strings[${this.strings.push(arg.const) - 1}]`;
     if ('call' in arg && isExtractor(arg.call)) return this.extract(arg.call, arg.args);
-    throw new ExprError(`${call}(): "${param}" must be text (${this.names.join(', ')} or a "string", or ${TEXT_EXTRACTORS.join('/')} of one), got ${describe(arg)}`);
+    throw new ExprError(`${call}(): "${param}" must be text (${this.names.join(', ')}${this.row ? ', row.NAME' : ''} or a "string", or ${TEXT_EXTRACTORS.join('/')} of one), got ${describe(arg)}`);
   }
 
   /** Code for an extractor's call, a text argument of a verifier (or of another extractor). */

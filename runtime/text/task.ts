@@ -1,5 +1,6 @@
 // What a text task gives the trainer, whatever makes its examples (a generator or a file):
 // training examples on demand, a fixed held-out set, and the alphabet its tokenizer is built from.
+import type { DatasetMessage } from '../../dsl/schema/dataset.js';
 import type { Rng } from '../../shared/random.js';
 import { CharTokenizer } from './tokenizer.js';
 
@@ -7,6 +8,12 @@ import { CharTokenizer } from './tokenizer.js';
 export interface TextExample {
   readonly prompt: string;
   readonly target: string;
+  /** A dataset's conversational prompt (TRL's format); `prompt` is then its contents, one message a line. */
+  readonly messages?: readonly DatasetMessage[];
+  /** A dataset's row: every field of its line (`row.NAME` in reward terms, Python reward functions' columns). */
+  readonly row?: Readonly<Record<string, unknown>>;
+  /** The row's line in the dataset file. */
+  readonly line?: number;
 }
 
 export interface TextTask {
@@ -23,6 +30,8 @@ export interface TextTask {
   isHeldOut(prompt: string): boolean;
   /** The evaluation examples: the same for every seed and run (at most HELD_OUT_LIMIT). */
   heldOut(): readonly TextExample[];
+  /** A task read from a file (`dataset(...)`): its rows have fields (`row.NAME`); the file as the spec writes it, for errors naming a row. */
+  readonly rows?: { readonly file: string };
   /** A task read from a file (`dataset(...)`): the file, resolved. */
   readonly source?: { readonly file: string };
   /** Every target of a task read from a file, longest first (a pretrained policy counts their tokens: TextEnvironment.checkTargetTokens). */

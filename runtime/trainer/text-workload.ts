@@ -232,8 +232,17 @@ export class TextWorkload implements Workload {
     };
   }
 
+  /** The reward's python() files by the path the plan writes, resolved (a new run records them: RUN_BUNDLE.pythonRewards); undefined without any. */
+  pythonRewardFiles(): Record<string, string> | undefined {
+    const python = this.env instanceof TextEnvironment ? this.env.rewardFunctions : undefined;
+    if (!python || python.size === 0) return undefined;
+    const files = python.resolvedFiles();
+    return Object.fromEntries(python.functions.map((f, k) => [f.file, files[k]!]));
+  }
+
   async release(): Promise<void> {
     this.closeEnv();
+    if (this.env instanceof TextEnvironment) this.env.close();
     await this.model.release();
   }
 }

@@ -188,6 +188,14 @@ sweep Swap over Balance {
     assert.deepEqual(userModules(result.plans.first(1)), []);
   });
 
+  test("a reward's python(\"./file.py:fn\") terms are user code: a trusted workspace trains them", () => {
+    const plan = { env: { kind: 'TextTask', name: 'T', params: {} }, stages: [], reward: { name: 'R', replace_env_reward: true, terms: [
+      { name: 'a', expr: { op: '*', args: [{ const: 0.5 }, { call: 'python', args: [{ const: './rewards.py:accuracy' }] }] } },
+      { name: 'b', expr: { call: 'exact', args: [{ ref: 'completion' }, { ref: 'target' }] } },
+    ] } } as unknown as Plan;
+    assert.deepEqual(userModules([plan]), ['./rewards.py:accuracy']);
+  });
+
   test("a sweep over a user module's params puts each value into the member's env params", () => {
     const files = {
       'main.rlx': `env Walk = module("./walk.ts") { speed: 2 }

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { PlanEnv } from '../../../dsl/compile/plan.js';
 import { GYMNASIUM_ENV_KIND, GYMNASIUM_ENV_PARAMS } from '../../../dsl/schema/python-env.js';
 import { PlanParams } from '../../plan-params.js';
-import { isRunFolder, recordedPythonEnvFile, RUN_BUNDLE } from '../../run/run-dir.js';
+import { isRunFolder, recordedPythonEnvFile, recordedPythonRewardFiles, RUN_BUNDLE } from '../../run/run-dir.js';
 import type { LoadedEnvModule } from '../user-module.js';
 import { PythonEnvError, PythonEnvs, type PythonEnvOptions } from './python-env.js';
 
@@ -78,6 +78,19 @@ function pythonEnvFile(name: string, written: string, place: PythonEnvPlace): st
     );
   }
   return recorded;
+}
+
+/**
+ * The absolute path of a python("./file.py:fn") reward function's file `written`: where a run
+ * folder `baseDir` recorded it (RUN_BUNDLE.pythonRewards), else relative to the .rlx file's folder;
+ * `{ problem }` when there is no such file.
+ */
+export function pythonRewardFile(written: string, baseDir: string | undefined): string | { problem: string } {
+  const run = baseDir !== undefined && isRunFolder(baseDir);
+  const recorded = run ? recordedPythonRewardFiles(baseDir)?.[written] : undefined;
+  const file = recorded ?? path.resolve(baseDir !== undefined && !run ? baseDir : process.cwd(), written);
+  if (fs.existsSync(file) && fs.statSync(file).isFile()) return file;
+  return { problem: recorded ? `its file ${file} (where it was when the run trained) is not there any more; put it back, or write where it is now into ${path.join(baseDir!, RUN_BUNDLE.pythonRewards)}` : `no file ${file}; python("...") paths are relative to the .rlx file` };
 }
 
 /** The absolute path a new run records of its python(...) env's file (RUN_BUNDLE.pythonEnv); undefined for a gymnasium(...) env and other envs. */

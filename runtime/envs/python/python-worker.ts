@@ -30,6 +30,8 @@ export interface WorkerConfig {
   readonly kwargs: Record<string, unknown>;
   readonly imports: readonly string[];
   readonly maxSteps: number;
+  /** A worker of reward functions instead of an env (worker.py serve_rewards): each file (absolute) and function. */
+  readonly rewards?: readonly { readonly file: string; readonly function: string }[];
 }
 
 /** Every worker still running, ended when Node exits however it exits (Ctrl-C included). */
@@ -79,6 +81,7 @@ export class PythonWorker {
       kwargs: config.kwargs,
       imports: config.imports,
       maxSteps: config.maxSteps,
+      ...(config.rewards ? { rewards: config.rewards } : {}),
     };
     // A process group of its own (detached: setsid), so that what the env starts (a simulator,
     // a server, `sleep` in a subprocess) ends with the worker: close() kills the whole group.

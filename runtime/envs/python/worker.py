@@ -32,6 +32,9 @@
 # autoreset, one round trip for the step and the resets): the observation that ended an episode
 # still reaches the trainer, before the new episode's first. "S" never resets. End of COMMANDS
 # (the trainer exited, even killed) ends the worker, so no worker outlives its trainer.
+#
+# With {"rewards": [{"file", "function"}, ...]} in CONFIG_JSON the worker serves Python reward
+# functions instead (serve_rewards; no gymnasium needed), for a text task's python("...") terms.
 import json
 import math
 import os
@@ -624,6 +627,92 @@ def probe(config):
     out.flush()
 
 
+def load_function(file, function_name):
+    """The function `function_name` of the Python file `file` (a reward function), loaded as
+    load_class loads an env's class: once, under a module name of its own, its folder on sys.path."""
+    import hashlib
+    import importlib.util
+    folder = os.path.dirname(os.path.abspath(file))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = 'rlx_reward_' + hashlib.sha1(os.path.abspath(file).encode()).hexdigest()[:12]
+    module = sys.modules.get(name)
+    if module is None:
+        if not os.path.isfile(file):
+            raise FileNotFoundError(f'{file} is not a file; python("...") paths are relative to the .rlx file')
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    function = getattr(module, function_name, None)
+    if not callable(function) or isinstance(function, type):
+        defined = sorted(n for n, v in vars(module).items() if callable(v) and not isinstance(v, type) and getattr(v, '__module__', '') == name)
+        raise Refusal(f'{os.path.basename(file)} defines no function {function_name}' + (f' (its functions: {", ".join(defined)})' if defined else ''))
+    return function
+
+
+def reward_values(values):
+    """What a reward function returned, as JSON the trainer checks (python-rewards.ts): a list of
+    numbers and None, a non-finite number as {"nonfinite": "nan"}, anything else as {"type": name};
+    {"returned": name} when the whole is not a list (a bare number broadcast to all is refused)."""
+    if hasattr(values, 'tolist') and not isinstance(values, (list, tuple)):
+        values = values.tolist()  # numpy arrays, torch tensors
+    if not isinstance(values, (list, tuple)):
+        return {'returned': type(values).__name__}
+    out = []
+    for value in values:
+        if value is None:
+            out.append(None)
+            continue
+        if hasattr(value, 'item') and not isinstance(value, (int, float)):
+            try:
+                value = value.item()  # a numpy or torch scalar
+            except (TypeError, ValueError):
+                pass
+        if isinstance(value, (int, float)):
+            try:
+                number = float(value)
+            except OverflowError:
+                out.append({'type': 'int too large for a float'})
+                continue
+            out.append(number if math.isfinite(number) else {'nonfinite': repr(number)})
+        else:
+            out.append({'type': type(value).__name__})
+    return out
+
+
+def serve_rewards(commands, results, config):
+    """A reward worker: loads the reward functions, answers {"ok": true} (or the failure), then per
+    b"W" + u32 length + JSON {"function", "prompts", "completions", "completion_ids", "columns"}
+    calls that function with TRL's arguments and answers u32 length + JSON {"ok": true, "values"}
+    or the failure's traceback."""
+    try:
+        functions = [load_function(f['file'], f['function']) for f in config['rewards']]
+    except BaseException:
+        send_json(results, failure())
+        return
+    send_json(results, {'ok': True})
+    commands = CommandReader(commands)
+    while True:
+        op = read_exact(commands, 1)
+        if op != b'W':
+            raise ValueError(f'unknown command {op!r}')
+        (length,) = struct.unpack('<I', read_exact(commands, 4))
+        request = json.loads(read_exact(commands, length).decode('utf-8'))
+        try:
+            function = functions[request['function']]
+            values = function(prompts=request['prompts'], completions=request['completions'],
+                              completion_ids=request['completion_ids'], **request['columns'])
+            answer = {'ok': True, 'values': reward_values(values)}
+        except BaseException:
+            answer = failure()
+        send_json(results, answer)
+
+
 def main():
     die_with_parent()
     if sys.argv[1:2] == ['--probe']:
@@ -632,6 +721,9 @@ def main():
     config = json.loads(sys.argv[3])
     commands, results = open_protocol(sys.argv[1], sys.argv[2])
     quiet_stdout()
+    if config.get('rewards'):
+        serve_rewards(commands, results, config)
+        return
     try:
         import importlib
         import numpy as np

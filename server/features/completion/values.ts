@@ -11,8 +11,9 @@ import { alternatives, envsOfReward, partSchema, PARTS, type EnvUse } from '../.
 import { functionSignature, scheduleSignature, type Signature } from '../../../dsl/navigation/signatures.js';
 import { defaultText, describeType } from '../../../dsl/navigation/value-text.js';
 import { callItem, keywordItem, markdown, nameItems, optionItem, sortKey } from './items.js';
+import { taskRows } from '../../../dsl/check/dataset-columns.js';
 
-const CONDITION_FUNCTIONS = FUNCTIONS.filter((f) => !f.text && f.name !== 'novelty' && f.params.every((p) => p.type !== 'vector'));
+const CONDITION_FUNCTIONS = FUNCTIONS.filter((f) => !f.text && !f.taskOnly && f.name !== 'novelty' && f.params.every((p) => p.type !== 'vector'));
 
 export function valueItems(outer: ValueScope, place: ExpressionPlace): CompletionItem[] {
   const scope = descend(outer, place.open);
@@ -21,7 +22,7 @@ export function valueItems(outer: ValueScope, place: ExpressionPlace): Completio
   const envs = outer.mode === 'term' ? envsOfReward(scope.model, scope.owner) : [];
   if (place.qualifier) return qualifiedItems(scope, place.qualifier, envs);
   const items = call ? argumentItems(call.signature, call.open.given, call.open.index) : [];
-  if (scope.mode === 'term') items.push(...rewardNameItems(envs), ...functionItems(FUNCTIONS.filter((f) => !f.text || envs.length === 0 || envs.some((e) => e.spec.action === 'text'))));
+  if (scope.mode === 'term') items.push(...rewardNameItems(envs), ...functionItems(FUNCTIONS.filter((f) => (!f.text && !f.taskOnly) || envs.length === 0 || envs.some((e) => e.spec.action === 'text' && !(f.taskOnly && e.spec.dialogue)))));
   else if (scope.mode === 'condition') items.push(...METRICS.map((m, i) => ({ label: m.name, kind: CompletionItemKind.Variable, documentation: markdown(metricDoc(m)), sortText: sortKey(0, i) })), ...functionItems(CONDITION_FUNCTIONS));
   else if (!scope.swept) items.push(...typedItems(scope, scope.type));
   return items;
@@ -62,6 +63,7 @@ function qualifiedItems(scope: ValueScope, qualifier: string[], envs: EnvUse[]):
   }
   if (scope.mode === 'term' && qualifier.length === 1) {
     const spec = REWARD_NAMES.find((n) => n.name === head);
+    if (spec?.fields === 'row') return rowItems(scope, envs);
     return spec?.fields ? fieldItems(spec, envs) : [];
   }
   if (alternatives(scope.type).some((t) => t.kind === 'path') && qualifier.length === 1) return pathItems(scope, head, '');
@@ -80,6 +82,28 @@ function fieldItems(of: RewardName, envs: EnvUse[]): CompletionItem[] {
     labelDetails: { description: owners.join(', ') },
     detail: envs.length > 0 ? `field of ${owners.join(', ')}` : `field of ${owners.join(', ')} (no experiment pairs this reward with an env yet)`,
     documentation: markdown(fieldDoc(of, field, envs)),
+    sortText: sortKey(0, i),
+  }));
+}
+
+/** `row.` fields: the columns of the datasets of the TextTasks this reward is paired with, typed from their first rows. */
+function rowItems(scope: ValueScope, envs: EnvUse[]): CompletionItem[] {
+  const byField = new Map<string, { type: string; files: string[] }>();
+  for (const use of envs) {
+    const rows = taskRows(scope.model, scope.model.referencedTarget(use.experiment, 'env'));
+    if (rows?.kind !== 'dataset') continue;
+    for (const [field, type] of rows.columns) {
+      const known = byField.get(field);
+      if (known) known.files.push(rows.written);
+      else byField.set(field, { type, files: [rows.written] });
+    }
+  }
+  return [...byField].map(([field, { type, files }], i) => ({
+    label: field,
+    kind: CompletionItemKind.Field,
+    labelDetails: { description: files.join(', ') },
+    detail: `${type} (a column of ${files.join(', ')})`,
+    documentation: markdown(`\`row.${field}\`: the field \`${field}\` of the dataset row the prompt came from (${type} in the first rows of ${files.join(', ')}).`),
     sortText: sortKey(0, i),
   }));
 }

@@ -108,6 +108,7 @@ export function rewardNameDoc(spec: RewardName, envs: EnvUse[]): string {
 }
 
 export function fieldDoc(of: RewardName, name: string, envs: EnvUse[]): string {
+  if (of.fields === 'row') return join(code(`row.${name}`), `The field \`${name}\` of the dataset row the prompt came from.`);
   const having = envs.filter((e) => (of.fields === 'obs' ? e.spec.obsFields : e.spec.infoFields ?? []).includes(name));
   const what = of.fields === 'obs' ? 'Observation field' : 'Info value';
   const source = having.length > 0 ? `${what} of ${having.map((e) => e.label).join(', ')}.` : `${what}.`;

@@ -12,15 +12,40 @@ import { datasetTask, DatasetError, loadDataset, parseDataset } from '../../../r
 import { taskTokenizer } from '../../../runtime/text/task.js';
 
 const jsonl = (rows: readonly object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+/** The prompts and targets of examples, without their rows and lines. */
+const pairs = (examples: readonly { prompt: string; target: string }[]) => examples.map(({ prompt, target }) => ({ prompt, target }));
 const sums = Array.from({ length: 200 }, (_, i) => ({ prompt: `${i}+${i}=`, target: String(2 * i) }));
 
 describe('parseDataset', () => {
-  it('reads one example per line, skipping blank lines, a BOM and CRLF endings, ignoring other fields', () => {
+  it('reads one example per line, skipping blank lines, a BOM and CRLF endings, keeping every field of the row and its line', () => {
     const text = '\uFEFF{"prompt": "1+1=", "target": "2", "source": "hand"}\r\n\r\n   \n{"target": "😀", "prompt": "smile é"}\n';
     assert.deepEqual(parseDataset(text, 'd.jsonl'), [
-      { prompt: '1+1=', target: '2' },
-      { prompt: 'smile é', target: '😀' },
+      { prompt: '1+1=', target: '2', row: { prompt: '1+1=', target: '2', source: 'hand' }, line: 1 },
+      { prompt: 'smile é', target: '😀', row: { target: '😀', prompt: 'smile é' }, line: 4 },
     ]);
+  });
+
+  it('reads TRL\'s conversational rows: a prompt of messages, prompt-completion rows, and messages ending with the assistant\'s answer', () => {
+    const text = jsonl([
+      { prompt: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: '1+1?' }], target: '2' },
+      { prompt: [{ role: 'user', content: 'hi' }], completion: [{ role: 'assistant', content: 'hello' }] },
+      { prompt: 'plain', completion: 'text' },
+      { messages: [{ role: 'user', content: '2+2?' }, { role: 'assistant', content: '4' }] },
+    ]);
+    const read = parseDataset(text, 'd.jsonl');
+    assert.deepEqual(read.map(({ prompt, target, messages }) => ({ prompt, target, messages })), [
+      { prompt: 'Be brief.\n1+1?', target: '2', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: '1+1?' }] },
+      { prompt: 'hi', target: 'hello', messages: [{ role: 'user', content: 'hi' }] },
+      { prompt: 'plain', target: 'text', messages: undefined },
+      { prompt: '2+2?', target: '4', messages: [{ role: 'user', content: '2+2?' }] },
+    ]);
+    const bad: [string, RegExp][] = [
+      ['{"messages": [{"role": "user", "content": "a"}]}', /^DatasetError: d\.jsonl line 1: "messages" must end with the assistant's answer after at least one other message/],
+      ['{"prompt": [{"role": "user"}], "target": "b"}', /^DatasetError: d\.jsonl line 1: "prompt" item 1 needs a "role" and a "content" that are strings/],
+      ['{"prompt": [], "target": "b"}', /^DatasetError: d\.jsonl line 1: "prompt" is an empty list/],
+      ['{"prompt": ["a"], "target": "b"}', /^DatasetError: d\.jsonl line 1: "prompt" item 1 is a string; a conversation is a list of/],
+    ];
+    for (const [line, message] of bad) assert.throws(() => parseDataset(line, 'd.jsonl'), message, line);
   });
 
   it('names the file and line of a bad line and says what a line must be', () => {
@@ -44,7 +69,8 @@ describe('loadDataset', () => {
   it('reads the file relative to the folder of the .rlx file', () => {
     fs.mkdirSync(path.join(dir, 'data'));
     fs.writeFileSync(path.join(dir, 'data', 'sums.jsonl'), jsonl(sums.slice(0, 3)));
-    assert.deepEqual(loadDataset('./data/sums.jsonl', dir), { examples: sums.slice(0, 3), warnings: [] });
+    const read = loadDataset('./data/sums.jsonl', dir);
+    assert.deepEqual({ examples: pairs(read.examples), warnings: read.warnings }, { examples: sums.slice(0, 3), warnings: [] });
   });
 
   it('a missing file or a folder is an error with the resolved path and where paths start', () => {
@@ -57,7 +83,7 @@ describe('loadDataset', () => {
 
   it('lines may end with a lone CR (old Mac files); a byte-order mark inside the file is named by its line', () => {
     fs.writeFileSync(path.join(dir, 'cr.jsonl'), jsonl(sums.slice(0, 3)).replace(/\n/g, '\r'));
-    assert.deepEqual(loadDataset('cr.jsonl', dir).examples, sums.slice(0, 3));
+    assert.deepEqual(pairs(loadDataset('cr.jsonl', dir).examples), sums.slice(0, 3));
     fs.writeFileSync(path.join(dir, 'joined.jsonl'), jsonl(sums.slice(0, 1)) + '\uFEFF' + jsonl(sums.slice(1, 2)));
     assert.throws(() => loadDataset('joined.jsonl', dir), /^DatasetError: joined\.jsonl line 2: starts with a byte-order mark \(U\+FEFF\), as where two files were joined together; remove it$/);
   });

@@ -42,8 +42,8 @@ const KINDS = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];
 const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT'];
 const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
-const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
-const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'novelty'];
+const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'row', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
+const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'python', 'novelty'];
 const METRICS = ['eval.mean_return', 'eval.std_return', 'eval.mean_length', 'eval.success', 'eval.accuracy', 'train.mean_return', 'train.mean_length', 'train.success', 'train.accuracy', 'steps'];
 
 const ZOO = `env Pole = CartPole
@@ -292,6 +292,15 @@ describe('completion in reward terms', () => {
     check({ 'main.rlx': main, 'walk.ts': 'export default class Walk {}\n' }, []);
   });
 
+  it('row. completes the columns of the dataset of a TextTask the reward is paired with, typed from its first rows', () => {
+    const main = 'env Sums = TextTask { task: dataset("./rows.jsonl") }\nreward R { term a = exact(completion, row.$0) }\nexperiment E { env: Sums, reward: R }';
+    const rows = '{"prompt": "1+1=", "target": "2", "answer": 2, "solution": "two"}\n';
+    check({ 'main.rlx': main, 'rows.jsonl': rows }, ['prompt', 'target', 'answer', 'solution']);
+    assert.equal(item({ 'main.rlx': main, 'rows.jsonl': rows }, 'answer').detail, 'number (a column of ./rows.jsonl)');
+    // A generated task has no rows to offer.
+    check({ 'main.rlx': main.replace('dataset("./rows.jsonl")', 'addition(digits: 2)'), 'rows.jsonl': rows }, []);
+  });
+
   it('info. with a user text env: the names its spec declares; obs. offers none (its observations are text)', () => {
     const main = 'env Tool = module("./tool.ts")\nreward R { term a = info.$0 }\nexperiment E { env: Tool, reward: R }';
     const tool = "export const spec = { actions: 'text', max_turns: 3, max_observation: 10, max_action: 11, info: ['success', 'calls'] };\nexport default class Tool {}\n";
@@ -308,13 +317,14 @@ describe('completion in reward terms', () => {
 
   it('with a text task: its names, its intrinsic rewards and the verifiers, no observation', () => {
     const source = 'env Arith = TextTask\nreward R { term a = $0 }\nexperiment E { env: Arith, reward: R }';
-    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'self_certainty', 'neg_entropy', 'logprob', ...FUNCTIONS]);
+    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'row', 'self_certainty', 'neg_entropy', 'logprob', ...FUNCTIONS]);
     assert.match(JSON.stringify(item(source, 'self_certainty').documentation), /INTUITOR.*KL\(uniform \|\| p\)/);
   });
 
   it('with a dialogue env: the text names of a turn (no target), its reply and env_reward, and its info values', () => {
     const source = 'env Guess = GuessNumber\nreward R { term a = $0 }\nexperiment E { env: Guess, reward: R }';
-    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'reply', 'env_reward', ...FUNCTIONS]);
+    // python() reward functions score single-turn completions only.
+    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'reply', 'env_reward', ...FUNCTIONS.filter((f) => f !== 'python')]);
     check(source.replace('$0', 'info.$0'), ['turns', 'hidden']);
   });
 
