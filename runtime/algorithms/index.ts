@@ -13,6 +13,7 @@ import { REINFORCE } from './reinforce/reinforce.js';
 import { GRPO } from './grpo/grpo.js';
 import { SFT } from './sft/sft.js';
 import { SAC } from './sac/sac.js';
+import { BC } from './bc/bc.js';
 
 export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   PPO as AlgorithmDefinition<never, never>,
@@ -21,6 +22,7 @@ export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   SFT as AlgorithmDefinition<never, never>,
   GRPO as AlgorithmDefinition<never, never>,
   SAC as AlgorithmDefinition<never, never>,
+  BC as AlgorithmDefinition<never, never>,
 ];
 
 export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, unknown> | undefined {
