@@ -14,6 +14,7 @@ import { GRPO } from './grpo/grpo.js';
 import { SFT } from './sft/sft.js';
 import { SAC } from './sac/sac.js';
 import { BC } from './bc/bc.js';
+import { TD3BC } from './td3bc/td3bc.js';
 
 export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   PPO as AlgorithmDefinition<never, never>,
@@ -23,6 +24,7 @@ export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   GRPO as AlgorithmDefinition<never, never>,
   SAC as AlgorithmDefinition<never, never>,
   BC as AlgorithmDefinition<never, never>,
+  TD3BC as AlgorithmDefinition<never, never>,
 ];
 
 export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, unknown> | undefined {
