@@ -73,6 +73,16 @@ test('TD3BC learns from a noisy expert set in a shortened run', { timeout: 300_0
   assert.ok(last > random + 500, `TD3BC ${last}, random ${random}`);
 });
 
+test('IQL learns from a noisy expert set in a shortened run', { timeout: 300_000 }, async (t) => {
+  const { dir, meanReturn } = await recordExpert(20, 0.3);
+  const run = await train(offlinePlan('IQL', {}, 3000), { out: path.join(dir, 'runs'), baseDir: dir });
+  const evals = readEvents(path.join(run.runDir, 'events.jsonl')).filter((e) => e.type === 'eval');
+  const last = evals[evals.length - 1]!.values['eval/mean_return']!;
+  const random = await randomReturn();
+  t.diagnostic(`dataset ${meanReturn.toFixed(0)}, random ${random.toFixed(0)}, IQL after 3k steps ${last.toFixed(0)} (evals ${evals.map((e) => e.values['eval/mean_return']!.toFixed(0)).join(' ')})`);
+  assert.ok(last > random + 500, `IQL ${last}, random ${random}`);
+});
+
 test('a dataset of another env\'s shapes is refused before training, naming the file and both shapes', async () => {
   const vec = makeVecEnv('Pendulum', {}, 1);
   const { transitions } = await recordDataset(PENDULUM_EXPERT, vec, { episodes: 1, epsilon: 0, noise: 0, deterministic: true, seed: 1, firstStream: 0, rng: new Rng(1) });
