@@ -56,41 +56,53 @@ export function checkTransitionsHeader(ctx: CheckContext, literal: A.StringLiter
   if ('problem' in read) accept('error', 'invalid-dataset', read.problem, literal.range);
 }
 
-/** In an experiment: each stage's (or the algorithm's) transitions file against the env's observation fields. */
+/** In an experiment: each stage's (or the algorithm's) required settings stated, and its transitions file against the env's observation fields. */
 export function checkTransitionFiles(ctx: CheckContext, experiment: DeclSymbol, stages: Effective<A.NamedMember>[]): void {
   const { model } = ctx;
   const envTarget = model.referencedTarget(experiment, 'env');
   const env = model.envSpec(envTarget);
-  if (!envTarget || !env || env.action === 'text' || env.obsFields.length === 0) return;
-  const envName = envTarget.kind === 'builtin' ? envTarget.spec.name : envTarget.symbol.name;
+  const envName = envTarget?.kind === 'builtin' ? envTarget.spec.name : envTarget?.symbol.name;
+  /** The env's observation numbers where the checker knows them. */
+  const envObs = env && env.action !== 'text' && env.obsFields.length > 0 ? env.obsFields : undefined;
 
   const report = (spec: AlgorithmSpec, stated: (name: string) => { value: A.Expression | undefined; unit: DeclSymbol['unit'] } | undefined) => {
     for (const param of spec.params) {
       const at = stated(param.name);
-      if (at?.value?.kind !== 'String' || fileTypeOf(param.type, at.value.value)?.format !== 'transitions') continue;
+      if (!envObs || at?.value?.kind !== 'String' || fileTypeOf(param.type, at.value.value)?.format !== 'transitions') continue;
       const folder = path.dirname(at.unit.path);
       if (!datasetInsideFolder(at.value.value, folder)) continue;
       const read = transitionsHeaderOf(path.resolve(folder, at.value.value), at.value.value);
-      if (!('header' in read) || read.header.obsDim === env.obsFields.length) continue;
+      if (!('header' in read) || read.header.obsDim === envObs.length) continue;
       ctx.forUnit(at.unit).accept('error', 'incompatible-env',
-        `'${at.value.value}' holds observations of ${read.header.obsDim} numbers, and env ${envName} of experiment ${experiment.name} has ${env.obsFields.length} (${env.obsFields.join(', ')}): `
+        `'${at.value.value}' holds observations of ${read.header.obsDim} numbers, and env ${envName} of experiment ${experiment.name} has ${envObs.length} (${envObs.join(', ')}): `
         + `${spec.name}'s policy is evaluated there; record the dataset on that env (rlx record)`, at.value.range);
     }
   };
-  const fromDeclaration = (target: Target | undefined, own?: A.Body, ownUnit?: DeclSymbol['unit']) => {
+  /** `where`: the experiment's `algorithm:` value or the stage's name, where a required setting nobody states is reported. */
+  const fromDeclaration = (target: Target | undefined, where: { range: A.Range | undefined; unit: DeclSymbol['unit']; what: string }, own?: A.Body, ownUnit?: DeclSymbol['unit']) => {
     const spec = target?.kind === 'builtin' ? algorithmSpec(target.spec.name) : target ? model.rootBuiltin(target.symbol) : undefined;
     if (spec?.declKind !== 'algorithm') return;
     const properties = target?.kind === 'decl' ? model.effective(target.symbol).properties : undefined;
-    report(spec, (name) => {
+    const stated = (name: string) => {
       const local = own?.members.find((m): m is A.Property => m.kind === 'Property' && m.path.length === 1 && m.path[0].text === name);
       if (local) return { value: local.value, unit: ownUnit! };
       const inherited = properties?.get(name);
       return inherited ? { value: inherited.node.value, unit: inherited.owner.unit } : undefined;
-    });
+    };
+    report(spec, stated);
+    // A setting without a default (the offline learners' data) that neither the declaration nor its bases state.
+    const missing = spec.params.filter((p) => p.required && stated(p.name) === undefined);
+    if (missing.length > 0 && where.range) {
+      ctx.forUnit(where.unit).accept('error', 'missing-property', `${where.what} trains with ${spec.name}, which needs ${missing.map((p) => `'${p.name}'`).join(' and ')} (it has no default): set it in the algorithm's declaration`, where.range);
+    }
   };
-  if (stages.length === 0) fromDeclaration(model.referencedTarget(experiment, 'algorithm'));
+  if (stages.length === 0) {
+    const value = model.effective(experiment).properties.get('algorithm');
+    fromDeclaration(model.referencedTarget(experiment, 'algorithm'), { range: value?.node.value?.range, unit: value?.owner.unit ?? experiment.unit, what: `experiment ${experiment.name}` });
+  }
   for (const stage of stages) {
     const baseName = stage.node.base?.name.parts[0];
-    fromDeclaration(baseName ? model.lookup(stage.owner.unit, baseName.text) : undefined, stage.node.body, stage.owner.unit);
+    const where = { range: stage.node.name?.range ?? stage.node.keywordRange, unit: stage.owner.unit, what: `stage ${stage.node.name?.text ?? ''}` };
+    fromDeclaration(baseName ? model.lookup(stage.owner.unit, baseName.text) : undefined, where, stage.node.body, stage.owner.unit);
   }
 }
