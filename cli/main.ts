@@ -15,8 +15,9 @@ import { lspCommand } from './commands/lsp.js';
 import { tokenizeCommand } from './commands/tokenize.js';
 import { generateCommand } from './commands/generate.js';
 import { exportCommand } from './commands/export.js';
+import { recordCommand } from './commands/record.js';
 
-const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, sweepCommand, evalCommand, exportCommand, tokenizeCommand, generateCommand, lspCommand];
+const COMMANDS: Command[] = [checkCommand, fmtCommand, planCommand, trainCommand, sweepCommand, evalCommand, recordCommand, exportCommand, tokenizeCommand, generateCommand, lspCommand];
 
 /** rlx's version from its package.json, found above this file (compiled or bundled alike). */
 function version(): string {

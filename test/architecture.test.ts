@@ -184,9 +184,9 @@ describe('architecture: the import graph', () => {
   // folder, so that each algorithm reads top to bottom and changes without moving another: text/
   // holds what SFT, GRPO and REINFORCE/RLOO on text share (the token batch and its
   // log-probabilities, the policy-gradient learner and its objective), replay/ DQN's and SAC's
-  // buffer, and the off-policy loop, step and twin critics SAC and numeric learner modules share. Type-only imports count: a learner's types are its folder's too.
-  it('no algorithm\'s folder of runtime/algorithms/ imports another\'s: what learners share lives in text/ and replay/', () => {
-    const SHARED_PIECES = ['text', 'replay'];
+  // buffer, and the off-policy loop, step and twin critics SAC and numeric learner modules share; offline/ the dataset, actor and networks of the offline learners (BC, TD3BC, IQL). Type-only imports count: a learner's types are its folder's too.
+  it('no algorithm\'s folder of runtime/algorithms/ imports another\'s: what learners share lives in text/, replay/ and offline/', () => {
+    const SHARED_PIECES = ['text', 'replay', 'offline'];
     const folderOf = (file: string) => /^runtime\/algorithms\/([^/]+)\//.exec(file)?.[1];
     const crossing = ALL.filter((imp) => {
       const [from, to] = [folderOf(imp.from), folderOf(imp.to)];

@@ -25,7 +25,7 @@ const usage =
   "  (--seed: the run's seed by default; --record: one episode into RUN_DIR/rollouts/episode-<step>-rlx-eval.jsonl)";
 
 /** policy-final.onnx, else the policy of the highest step. */
-function defaultPolicy(runDir: string): string {
+export function defaultPolicy(runDir: string): string {
   const dir = path.join(runDir, 'checkpoints');
   const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
   if (names.includes('policy-final.onnx')) return path.join(dir, 'policy-final.onnx');
@@ -40,7 +40,7 @@ function defaultPolicy(runDir: string): string {
  * (verifiedPolicy); a file elsewhere, named with --checkpoint, a regular file of bounded size.
  * What is checked is what is run: the bytes go to onnxruntime as they are.
  */
-async function readPolicy(runDir: string, file: string): Promise<Uint8Array> {
+export async function readPolicy(runDir: string, file: string): Promise<Uint8Array> {
   const [{ verifiedPolicy }, { readInputFile }, { RUN_FILE_LIMITS }] = await Promise.all([
     import('../../runtime/run/checkpoint.js'),
     import('../../shared/input-files.js'),

@@ -8,6 +8,7 @@ import type { Call, StringLiteral } from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
 import type { DataFileType } from '../schema/types.js';
 import type { Accept, CheckContext } from './context.js';
+import { checkTransitionsHeader } from './transition-files.js';
 
 const MiB = 2 ** 20;
 
@@ -73,4 +74,5 @@ export function checkDataFile(ctx: CheckContext, literal: StringLiteral, words: 
     }
     if (read.invalidUtf8Line !== undefined) accept('warning', 'invalid-dataset', invalidUtf8Message(written, read.invalidUtf8Line), literal.range);
   }
+  if (format === 'transitions' && read.kind !== 'unreadable' && (read.kind !== 'large' || read.bytes <= MAX_DATASET_BYTES)) checkTransitionsHeader(ctx, literal, accept);
 }

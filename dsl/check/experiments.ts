@@ -14,6 +14,7 @@ import { insertPropertiesFix } from './members.js';
 import { checkTextEval } from './text-eval.js';
 import { checkPrecision } from './precision.js';
 import { checkDemonstrationFiles } from './demonstration-files.js';
+import { checkTransitionFiles } from './transition-files.js';
 import { checkTurnCredit } from './turn-credit.js';
 
 function specOf(ctx: CheckContext, target: Target | undefined): BuiltinSpec | undefined {
@@ -76,6 +77,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   checkOverlongEnv(ctx, symbol, stages);
   checkTurnCredit(ctx, symbol, stages);
   checkDemonstrationFiles(ctx, symbol, stages);
+  checkTransitionFiles(ctx, symbol, stages);
   checkRewardPairing(ctx, symbol);
   checkCurriculum(ctx, symbol);
   checkTextEval(ctx, symbol);

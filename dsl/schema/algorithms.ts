@@ -2,7 +2,7 @@
 // named on each: CleanRL's single-file scripts (ppo.py, dqn.py, sac_continuous_action.py) and
 // Stable-Baselines3 where CleanRL has no opinion, TRL for GRPO.
 import {
-  bool, choice, count, discount, file, int, learningRate, num, oneOf, option, param, probability, relabel,
+  bool, choice, count, discount, file, int, learningRate, num, oneOf, option, param, probability, relabel, required,
 } from './build.js';
 import type { AlgorithmSpec, AlgorithmWork, ParamSpec, PlanValue } from './types.js';
 
@@ -128,6 +128,74 @@ export const SAC: AlgorithmSpec = {
     actionMask,
   ],
   work: (p) => numericWork(n(p, 'batch_size'), `SAC batches of ${n(p, 'batch_size')}`),
+};
+
+/** What the offline learners' `data` holds (shared/transitions/transitions.ts; docs/offline-rl.md). */
+const TRANSITIONS = 'transitions: an .npz with D4RL\'s keys observations, actions, rewards, terminals (and optionally timeouts, next_observations), as `rlx record` writes';
+
+/** The offline learners' dataset: a `data:` file the run keeps a copy of, as other data files. */
+const offlineData = required('data', file(TRANSITIONS, 'transitions'),
+  'The dataset of transitions the learner trains on: the path of an .npz file with D4RL\'s keys, relative to the .rlx file (`rlx record RUN_DIR --episodes N --to FILE.npz` writes one). Its observations and actions must have the numbers of the experiment\'s env, where the policy is evaluated. The run keeps a copy (docs/run-directory.md#data).');
+
+const normalize = param('normalize', bool, true,
+  'Normalise observations by the dataset\'s mean and standard deviation (+ 1e-3), as CORL does; the policy keeps the statistics, so it acts on the env\'s raw observations.');
+
+/** One step of an offline learner is one gradient step: the budget counts them, not env steps. */
+const offlineWork = (p: Values, name: string): Work => numericWork(n(p, 'batch_size'), `${name} batches of ${n(p, 'batch_size')} transitions`);
+
+export const BC: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'BC',
+  networks: 'a deterministic actor over normalised observations',
+  doc: 'Behavioural cloning from a dataset of transitions, as CORL any_percent_bc.py: the actor regresses the dataset\'s actions (mean squared error). Offline: a step is one gradient step; the policy is evaluated in the env.',
+  actions: ['continuous'],
+  params: [
+    offlineData,
+    learningRate(3e-4),
+    batchSize(256),
+    normalize,
+  ],
+  work: (p) => offlineWork(p, 'BC'),
+};
+
+export const TD3BC: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'TD3BC',
+  networks: 'a deterministic actor and twin Q-networks over normalised observations',
+  doc: 'TD3+BC (Fujimoto and Gu 2021), as CORL td3_bc.py: TD3\'s twin critics and delayed actor on a dataset of transitions, the actor\'s loss -lambda Q(s, pi(s)) + (pi(s) - a)^2 with lambda = alpha / mean |Q|. Offline: a step is one gradient step; the policy is evaluated in the env.',
+  actions: ['continuous'],
+  params: [
+    offlineData,
+    learningRate(3e-4),
+    batchSize(256),
+    discount(0.99),
+    param('tau', num({ min: 0, exclusiveMin: true, max: 1 }), 0.005, 'Target network update rate (Polyak averaging).'),
+    param('alpha', num({ min: 0, max: 1000 }), 2.5, 'Weight of the Q term against the behavioural-cloning term: lambda = alpha / mean |Q| (0: behavioural cloning alone).'),
+    param('policy_noise', num({ min: 0, max: 10 }), 0.2, 'Std of the noise on the target actor\'s next action, in units of half the action range (target policy smoothing).'),
+    param('noise_clip', num({ min: 0, max: 10 }), 0.5, 'The target noise is clipped to +- this, in units of half the action range.'),
+    param('policy_frequency', count({ max: 1000 }), 2, 'The actor and the targets update after every this many critic steps (TD3\'s delay).'),
+    normalize,
+  ],
+  work: (p) => offlineWork(p, 'TD3BC'),
+};
+
+export const IQL: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'IQL',
+  networks: 'a deterministic actor, twin Q-networks and a value network over normalised observations',
+  doc: 'Implicit Q-Learning (Kostrikov et al. 2021), as CORL iql.py with its deterministic actor: V by expectile regression on the target Q, Q on r + gamma V(s\'), the actor by advantage-weighted regression exp(temperature A) (pi(s) - a)^2. Offline: a step is one gradient step; the policy is evaluated in the env.',
+  actions: ['continuous'],
+  params: [
+    offlineData,
+    learningRate(3e-4),
+    batchSize(256),
+    discount(0.99),
+    param('tau', num({ min: 0, exclusiveMin: true, max: 1 }), 0.005, 'Target Q-network update rate (Polyak averaging).'),
+    param('expectile', num({ min: 0, exclusiveMin: true, max: 1, exclusiveMax: true }), 0.7, 'The expectile V is fitted to (0.5: the mean; near 1: the maximum over the dataset\'s actions).'),
+    param('temperature', num({ min: 0, max: 1000 }), 3.0, 'Inverse temperature beta of the advantage weights exp(beta A), clipped at 100 (0: behavioural cloning).'),
+    normalize,
+  ],
+  work: (p) => offlineWork(p, 'IQL'),
 };
 
 /** The memory settings of text learners, in the order their bodies list them (SFT samples nothing: no generation_batch). */
@@ -275,7 +343,7 @@ export const SFT: AlgorithmSpec = {
   work: (p) => ({ sampleRows: 0, trainRows: n(p, 'batch_size'), referenceCopy: false, what: `SFT batches of ${n(p, 'batch_size')}` }),
 };
 
-export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT];
+export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT, BC, TD3BC, IQL];
 
 /**
  * Why stage `next` cannot follow stage `previous` on an env of numbers (undefined when it can):

@@ -32,8 +32,12 @@ export interface ChoiceOption {
 export interface DataFileType {
   /** In words, for docs and messages: 'demonstrations, one {"prompt", "target"} object a line'. */
   readonly what: string;
-  /** How its contents are checked: `examples`, a JSONL file as `dataset("...")` reads it (dataset.ts); absent, only that it is a file rlx reads. */
-  readonly format?: 'examples';
+  /**
+   * How its contents are checked: `examples`, a JSONL file as `dataset("...")` reads it (dataset.ts);
+   * `transitions`, an .npz of transitions (shared/transitions/transitions.ts: its headers, and its
+   * observations against the env's); absent, only that it is a file rlx reads.
+   */
+  readonly format?: 'examples' | 'transitions';
 }
 
 export type ValueType =

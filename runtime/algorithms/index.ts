@@ -13,6 +13,9 @@ import { REINFORCE } from './reinforce/reinforce.js';
 import { GRPO } from './grpo/grpo.js';
 import { SFT } from './sft/sft.js';
 import { SAC } from './sac/sac.js';
+import { BC } from './bc/bc.js';
+import { TD3BC } from './td3bc/td3bc.js';
+import { IQL } from './iql/iql.js';
 
 export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   PPO as AlgorithmDefinition<never, never>,
@@ -21,6 +24,9 @@ export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   SFT as AlgorithmDefinition<never, never>,
   GRPO as AlgorithmDefinition<never, never>,
   SAC as AlgorithmDefinition<never, never>,
+  BC as AlgorithmDefinition<never, never>,
+  TD3BC as AlgorithmDefinition<never, never>,
+  IQL as AlgorithmDefinition<never, never>,
 ];
 
 export function algorithmDefinition(name: string): AlgorithmDefinition<unknown, unknown> | undefined {

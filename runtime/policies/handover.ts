@@ -9,7 +9,7 @@
 import type { WeightSnapshot, WeightStore } from '../tensor/index.js';
 
 /** The network families PolicyFactory builds over observation vectors (family.ts). */
-export type NetworkFamilyName = 'actor-critic' | 'q-network' | 'sac' | 'numeric-learner';
+export type NetworkFamilyName = 'actor-critic' | 'q-network' | 'sac' | 'numeric-learner' | 'offline-actor' | 'td3bc' | 'iql';
 
 export class NetworkHandover {
   /** The networks the current stage trains, by part (`policy`, `actor`, `critics`, ...). */

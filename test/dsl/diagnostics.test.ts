@@ -1351,7 +1351,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'PPO then DQN on an env of numbers: at the later stage',
       source: `${PRELUDE}experiment X {\n  env: Pole\n  policy: Actor\n  stage warm = Tuned { budget: 1k }\n  stage main = ⟦DQN⟧ { budget: 10k }\n}\n`,
-      message: 'stage main (DQN) cannot start from the weights of stage warm (PPO): PPO trains an actor-critic, DQN a Q-network. Each stage starts from the networks the one before it trained, so consecutive stages on an env of numbers train the same ones (PPO an actor-critic, DQN a Q-network, SAC an actor and twin Q-networks, REINFORCE an actor-critic, a learner module a deterministic actor and twin Q-networks of its own)',
+      message: 'stage main (DQN) cannot start from the weights of stage warm (PPO): PPO trains an actor-critic, DQN a Q-network. Each stage starts from the networks the one before it trained, so consecutive stages on an env of numbers train the same ones (PPO an actor-critic, DQN a Q-network, SAC an actor and twin Q-networks, REINFORCE an actor-critic, BC a deterministic actor over normalised observations, TD3BC a deterministic actor and twin Q-networks over normalised observations, IQL a deterministic actor, twin Q-networks and a value network over normalised observations, a learner module a deterministic actor and twin Q-networks of its own)',
     },
     {
       name: 'a stage added to inherited ones: at its own stage',

@@ -108,8 +108,11 @@ describe('registry drift: dsl/schema vs runtime', () => {
     assert.deepEqual(dataFilesOf(grpo.params, { ...defaults(grpo), sft_data: 'demos.jsonl' }), [{ param: 'sft_data', path: 'demos.jsonl', file: examples }]);
     assert.deepEqual(dataFilesOf(grpo.params, { ...defaults(grpo), sft_data: 'demos' }), [], 'an option is no file');
     assert.deepEqual(dataFilesOf(sft.params, { ...defaults(sft), data: 'pairs.jsonl' }), [{ param: 'data', path: 'pairs.jsonl', file: examples }]);
-    const fileSettings = ALGORITHMS.flatMap((a) => a.params.filter((p) => p.type.kind === 'oneOf' && p.type.types.some((t) => t.kind === 'string' && t.file)).map((p) => `${a.name}.${p.name}`));
-    assert.deepEqual(fileSettings, ['GRPO.sft_data', 'SFT.data']);
+    const isFile = (t: ValueType): boolean => (t.kind === 'string' && t.file !== undefined) || (t.kind === 'oneOf' && t.types.some(isFile));
+    const fileSettings = ALGORITHMS.flatMap((a) => a.params.filter((p) => isFile(p.type)).map((p) => `${a.name}.${p.name}`));
+    assert.deepEqual(fileSettings, ['GRPO.sft_data', 'SFT.data', 'BC.data', 'TD3BC.data', 'IQL.data']);
+    const bc = ALGORITHMS.find((a) => a.name === 'BC')!;
+    assert.deepEqual(dataFilesOf(bc.params, { ...defaults(bc), data: 'hopper.npz' }).map((f) => [f.param, f.path, f.file.format]), [['data', 'hopper.npz', 'transitions']]);
   });
 
   it('policies: which exist, that each reads every param the registry declares', () => {
@@ -139,7 +142,8 @@ describe('registry drift: dsl/schema vs runtime', () => {
  */
 function assertReadsEvery(what: string, declared: readonly ParamSpec[], read: (given: Record<string, unknown>) => unknown): void {
   const looked = new Set<string>();
-  const given = Object.fromEntries(declared.map((p) => [p.name, p.default]));
+  // A required setting has no default: a string one (the offline learners' `data`) gets a path.
+  const given = Object.fromEntries(declared.map((p) => [p.name, p.default ?? (p.required && p.type.kind === 'string' ? 'data.npz' : undefined)]));
   read(new Proxy(given, { get: (target, key) => (typeof key === 'string' && looked.add(key), target[key as string]) }));
   const unread = declared.map((p) => p.name).filter((name) => !looked.has(name));
   assert.deepEqual(unread, [], `${what}: params the registry declares that the runtime never reads`);

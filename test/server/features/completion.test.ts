@@ -39,7 +39,7 @@ function checkAccept(source: string, label: string, expected: string): void {
 
 const PPO_PARAMS = ['learning_rate', 'rollout_steps', 'epochs', 'minibatches', 'gamma', 'gae_lambda', 'clip', 'clip_value', 'entropy_coef', 'value_coef', 'max_grad_norm', 'normalize_advantages', 'target_kl'];
 const KINDS = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];
-const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT'];
+const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT', 'BC', 'TD3BC', 'IQL'];
 const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
 const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'row', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
