@@ -13,4 +13,4 @@ export { GridWorld, type GoalSetting, type GridWorldConfig } from './grid-world.
 export type { GridLayout } from '../../shared/geometry/grid-world.js';
 export { Bandit, type BanditConfig } from './bandit.js';
 export { VecEnv, type FinishedEpisode } from './vector.js';
-export { envInfo, envKinds, makeEnv, makeVecEnv, type EnvDescription } from './registry.js';
+export { envInfo, envKinds, makeEnv, makeVecEnv, prepareEnvKind, type EnvDescription } from './registry.js';

@@ -9,6 +9,10 @@ import type { BaseEnv } from './base.js';
 import { CartPole, type CartPoleConfig } from './cartpole.js';
 import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
+import { loadMujocoEngine } from './mujoco/engine.js';
+import { InvertedDoublePendulum, InvertedPendulum } from './mujoco/pendulums.js';
+import { HalfCheetah, Hopper, Swimmer, Walker2d } from './mujoco/planar.js';
+import { isMujocoEnvKind } from '../../dsl/schema/mujoco-envs.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
 import { isTextEnv } from '../text/env.js';
 import { closestNames } from '../../dsl/diagnostics.js';
@@ -32,7 +36,22 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   Pendulum: (params) => new Pendulum(params as Partial<PendulumConfig>),
   GridWorld: (params) => new GridWorld(params as Partial<GridWorldConfig>),
   Bandit: (params) => new Bandit(params as Partial<BanditConfig>),
+  // MuJoCo's (docs/mujoco.md); building one needs prepareEnvKind() awaited first.
+  InvertedPendulum: (params) => new InvertedPendulum(params),
+  InvertedDoublePendulum: (params) => new InvertedDoublePendulum(params),
+  HalfCheetah: (params) => new HalfCheetah(params),
+  Hopper: (params) => new Hopper(params),
+  Walker2d: (params) => new Walker2d(params),
+  Swimmer: (params) => new Swimmer(params),
 };
+
+/**
+ * Loads what building envs of `kind` needs and cannot load synchronously: MuJoCo's WebAssembly
+ * engine for a MuJoCo env (once per process, about 0.7 s); nothing for the others.
+ */
+export async function prepareEnvKind(kind: string): Promise<void> {
+  if (isMujocoEnvKind(kind)) await loadMujocoEngine();
+}
 
 
 export interface EnvDescription {
