@@ -22,6 +22,9 @@ export interface MujocoShape {
   readonly frameSkip: number;
 }
 
+/** Gymnasium's observation bounds are +-inf; the largest float32 says the same and survives JSON (spaces travel in plans and run files). */
+const UNBOUNDED = 3.4028234663852886e38;
+
 // A MuJoCo model lives in WebAssembly memory, which JavaScript's garbage collector does not see:
 // an env nobody holds any more frees its model (a curriculum or a sweep makes many).
 const models = new FinalizationRegistry<MujocoSim>((sim) => sim.free());
@@ -42,7 +45,7 @@ export abstract class MujocoEnv extends BaseEnv {
     const spec = builtin(shape.kind) as EnvSpec;
     super({
       kind: shape.kind,
-      observationSpace: { kind: 'box', shape: [spec.obsFields.length], low: spec.obsFields.map(() => -Infinity), high: spec.obsFields.map(() => Infinity) },
+      observationSpace: { kind: 'box', shape: [spec.obsFields.length], low: spec.obsFields.map(() => -UNBOUNDED), high: spec.obsFields.map(() => UNBOUNDED) },
       actionSpace: actionSpaceOf(sim),
       obsFields: spec.obsFields,
       stateLayout: [...Array.from({ length: sim.nq }, (_, i) => `qpos${i}`), ...Array.from({ length: sim.nv }, (_, i) => `qvel${i}`)],
