@@ -7,7 +7,7 @@ import { bool, choice, count, num, oneOf, option, param, maxSteps } from './buil
 import type { EnvSpec, ParamSpec } from './types.js';
 
 const weight = num({ min: 0, max: 1e6 });
-const noise = (value: number) => param('reset_noise_scale', num({ min: 0, max: 10 }), value, 'Half-width of the uniform noise added to the initial qpos (and qvel, see the env) at reset.');
+const noise = (value: number) => param('reset_noise_scale', num({ min: 0, max: 10 }), value, 'Half-width of the uniform reset noise on each qpos and qvel.');
 const frameSkip = (value: number) => param('frame_skip', count({ max: 1000 }), value, 'MuJoCo steps per env step: dt = timestep * frame_skip.');
 const forward = param('forward_reward_weight', weight, 1.0, 'Weight of the forward reward (reward_forward = weight * x velocity).');
 const ctrl = (value: number) => param('ctrl_cost_weight', weight, value, 'Weight of the control cost (reward_ctrl = -weight * sum(action^2)).');
@@ -80,7 +80,7 @@ export const Hopper: EnvSpec = {
     bound('healthy_z_max', 'none', 'Healthy only while the torso\'s height is below this.'),
     bound('healthy_angle_min', -0.2, 'Healthy only while the torso\'s angle (qpos[2]) is above this.'),
     bound('healthy_angle_max', 0.2, 'Healthy only while the torso\'s angle is below this.'),
-    { ...noise(0.005), doc: 'Half-width of the uniform reset noise on each qpos and qvel.' },
+    noise(0.005),
   ],
 };
 
@@ -97,7 +97,7 @@ export const Walker2d: EnvSpec = {
     bound('healthy_z_max', 2.0, 'Healthy only while the torso\'s height is below this.'),
     bound('healthy_angle_min', -1.0, 'Healthy only while the torso\'s angle (qpos[2]) is above this.'),
     bound('healthy_angle_max', 1.0, 'Healthy only while the torso\'s angle is below this.'),
-    { ...noise(0.005), doc: 'Half-width of the uniform reset noise on each qpos and qvel.' },
+    noise(0.005),
   ],
 };
 
@@ -109,7 +109,7 @@ export const Swimmer: EnvSpec = {
   action: 'continuous',
   infoFields: ['x_position', 'y_position', 'distance_from_origin', 'x_velocity', 'y_velocity', 'reward_forward', 'reward_ctrl'],
   params: [maxSteps(1000), frameSkip(4), forward, ctrl(1e-4),
-    { ...noise(0.1), doc: 'Half-width of the uniform reset noise on each qpos and qvel.' }],
+    noise(0.1)],
 };
 
 export const MUJOCO_ENVS: EnvSpec[] = [InvertedPendulum, InvertedDoublePendulum, HalfCheetah, Hopper, Walker2d, Swimmer];

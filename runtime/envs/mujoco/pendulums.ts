@@ -10,6 +10,15 @@ export interface InvertedPendulumConfig {
   readonly reset_noise_scale: number;
 }
 
+export function pendulumConfig(given: object, kind = 'InvertedPendulum'): InvertedPendulumConfig {
+  const p = envParams(kind, given);
+  return { max_steps: p.count('max_steps'), frame_skip: p.count('frame_skip'), reset_noise_scale: p.number('reset_noise_scale') };
+}
+
+export function doublePendulumConfig(given: object): InvertedDoublePendulumConfig {
+  return { ...pendulumConfig(given, 'InvertedDoublePendulum'), healthy_reward: envParams('InvertedDoublePendulum', given).number('healthy_reward') };
+}
+
 /**
  * InvertedPendulum-v5: keep a pole on a cart upright. Observation qpos then qvel (slider,
  * hinge); reward 1 while the pole stands (reward_survive); the episode ends when the hinge
@@ -19,8 +28,7 @@ export class InvertedPendulum extends MujocoEnv {
   readonly config: Readonly<InvertedPendulumConfig>;
 
   constructor(config: object = {}) {
-    const p = envParams('InvertedPendulum', config);
-    const resolved = { max_steps: p.count('max_steps'), frame_skip: p.count('frame_skip'), reset_noise_scale: p.number('reset_noise_scale') };
+    const resolved = pendulumConfig(config);
     super({ kind: 'InvertedPendulum', asset: 'inverted_pendulum.xml', maxSteps: resolved.max_steps, frameSkip: resolved.frame_skip });
     this.config = Object.freeze(resolved);
   }
@@ -63,8 +71,7 @@ export class InvertedDoublePendulum extends MujocoEnv {
   readonly config: Readonly<InvertedDoublePendulumConfig>;
 
   constructor(config: object = {}) {
-    const p = envParams('InvertedDoublePendulum', config);
-    const resolved = { max_steps: p.count('max_steps'), frame_skip: p.count('frame_skip'), reset_noise_scale: p.number('reset_noise_scale'), healthy_reward: p.number('healthy_reward') };
+    const resolved = doublePendulumConfig(config);
     super({ kind: 'InvertedDoublePendulum', asset: 'inverted_double_pendulum.xml', maxSteps: resolved.max_steps, frameSkip: resolved.frame_skip });
     this.config = Object.freeze(resolved);
   }

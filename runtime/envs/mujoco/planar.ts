@@ -34,7 +34,7 @@ export interface HalfCheetahConfig {
   readonly reset_noise_scale: number;
 }
 
-function runnerConfig(kind: string, given: object): HalfCheetahConfig {
+export function runnerConfig(kind: string, given: object): HalfCheetahConfig {
   const p = envParams(kind, given);
   return {
     max_steps: p.count('max_steps'),
@@ -141,7 +141,7 @@ export interface HopperConfig extends HalfCheetahConfig {
   readonly healthy_state: Range | null;
 }
 
-function hopperConfig(kind: 'Hopper' | 'Walker2d', given: object): HopperConfig {
+export function hopperConfig(kind: 'Hopper' | 'Walker2d', given: object): HopperConfig {
   const p = envParams(kind, given);
   const range = (name: string): Range => ({ min: p.numberOrNone(`${name}_min`), max: p.numberOrNone(`${name}_max`) });
   return {
