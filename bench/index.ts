@@ -26,11 +26,12 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'lm-scale': async () => (await import('./lm-scale.js')).benchLmScale(),
   'python-env': async () => (await import('./python-env.js')).benchPythonEnv(),
   'dashboard-read': async () => (await import('./dashboard-read.js')).benchDashboardRead(),
+  mujoco: async () => (await import('./mujoco.js')).benchMujoco(),
   masks: async () => (await import('./masks.js')).benchMasks(),
 };
 
 /** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters, a 200 MB events.jsonl read twice, SB3 against rlx on three seeds), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['masks', 'dashboard-read', 'python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'dqn-zoo', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
+const ON_REQUEST = ['masks', 'mujoco', 'dashboard-read', 'python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'dqn-zoo', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

@@ -6,7 +6,7 @@
 import type { Plan } from '../dsl/compile/plan.js';
 import { builtin, type EnvSpec } from '../dsl/schema/index.js';
 import { GYMNASIUM_ENV_KIND } from '../dsl/schema/python-env.js';
-import { makeEnv } from './envs/registry.js';
+import { checkEnvParams } from './envs/registry.js';
 import { numberType } from './plan-params.js';
 import { Condition } from './run/stop.js';
 
@@ -95,7 +95,7 @@ export function curriculumProblems(plan: Plan, text: boolean | undefined): strin
   const curriculum = Curriculum.of(plan)!;
   for (const value of curriculum.values(CHECKED_VALUES)) {
     try {
-      makeEnv(plan.env.kind, { ...plan.env.params, [name]: value });
+      checkEnvParams(plan.env.kind, { ...plan.env.params, [name]: value });
     } catch (err) {
       return [`curriculum ${c.param} = ${value}: ${(err as Error).message}`];
     }

@@ -16,7 +16,7 @@ export type { BoxSpace, DiscreteSpace, Env, EnvInfoRecord, FastEnv, GoalConditio
 export { isGoalConditioned } from './envs/types.js';
 export { EnvParamError } from './envs/params.js';
 export { VecEnv, type FinishedEpisode } from './envs/vector.js';
-export { envInfo, envKinds, makeVecEnv, type EnvDescription } from './envs/registry.js';
+export { envInfo, envKinds, makeVecEnv, prepareEnvKind, type EnvDescription } from './envs/registry.js';
 export { Rng } from '../shared/random.js';
 export { DeviceError, type DeviceRequest } from './device.js';
 export { PlanError } from './support.js';
@@ -31,8 +31,9 @@ import type { FastEnv } from './envs/types.js';
 
 /**
  * Builds one built-in environment by the name the language uses (`CartPole`, `MountainCar`,
- * `Acrobot`, `Pendulum`, `GridWorld`, `Bandit`) with its params (defaults for the rest; an
- * unknown or invalid param throws an EnvParamError naming it).
+ * `Acrobot`, `Pendulum`, `GridWorld`, `Bandit`, and MuJoCo's `HalfCheetah`, `Hopper`, ...) with
+ * its params (defaults for the rest; an unknown or invalid param throws an EnvParamError naming
+ * it). A MuJoCo env needs its engine loaded first: `await prepareEnvKind('Hopper')` once.
  *
  * The env follows Gymnasium's API: `reset(seed?)` returns `{ obs, info }`, `step(action)` returns
  * `{ obs, reward, terminated, truncated, info }`; `obsFields` names the observation's

@@ -4,8 +4,7 @@
 import { GYMNASIUM_ENV_KIND } from '../dsl/schema/python-env.js';
 import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
 import { ALGORITHMS, stageAlgorithm } from './algorithms/index.js';
-import { envInfo, envKinds } from './envs/registry.js';
-import { actionKindOf } from './envs/types.js';
+import { envKinds } from './envs/registry.js';
 import { NOT_IMPLEMENTED } from './not-implemented.js';
 import { ACTOR_CRITIC, buildsAs, LANGUAGE_MODEL, ownsTokenizer, POLICIES, policyDefinition } from './policies/index.js';
 import { isTextEnv, TEXT_ENVS } from './text/env.js';
@@ -108,7 +107,8 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
     else {
       problems.push(...paramProblems(() => definition.params(stage.algorithm.params)));
       if (envKinds().includes(plan.env.kind) || text === true) {
-        const action = text ? 'text' : actionKindOf(envInfo(plan.env.kind).actionSpace);
+        // The registry's action kind (the drift test holds the runtime to it): a MuJoCo env is not built before its engine loads.
+        const action = text ? 'text' : (builtin(plan.env.kind) as EnvSpec).action;
         if (!definition.actions.includes(action)) problems.push(`${algorithm} does not train on ${action} actions (${envLabel})`);
       }
     }

@@ -11,6 +11,7 @@ import { learnerBundleFile, loadStageLearners, stageAlgorithm, type Algorithm } 
 import { DeviceError, selectDevice, type DeviceChoice, type DeviceRequest } from './device.js';
 import { isInputError } from '../shared/input-error.js';
 import { isGymnasiumEnv, loadGymnasiumEnv, pythonEnvFileToRecord } from './envs/python/python-env-plan.js';
+import { prepareEnvKind } from './envs/registry.js';
 import { loadBundledEnvModule, loadEnvModule, type LoadedEnvModule } from './envs/user-module.js';
 import { latestIntactCheckpoint, planHash } from './run/checkpoint.js';
 import { checkResumedBase } from './run-policy.js';
@@ -94,6 +95,7 @@ export interface TrainOptions {
  * directory when the plan cannot run, and with the error after marking the run `failed`.
  */
 export async function train(plan: Plan, options: TrainOptions = {}): Promise<TrainResult> {
+  await prepareEnvKind(plan.env.kind); // MuJoCo's engine, before anything builds one of its envs
   checkPlan(plan);
   const seed = options.seed ?? plan.seeds[0];
   if (!Number.isSafeInteger(seed) || seed < 0) throw new PlanError([`seed must be a whole number >= 0, got ${String(seed)}`]);
@@ -145,6 +147,7 @@ export async function train(plan: Plan, options: TrainOptions = {}): Promise<Tra
 export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' | 'out' | 'sources' | 'baseDir'> = {}): Promise<TrainResult> {
   if (!fs.existsSync(path.join(runDir, 'plan.json'))) throw new ResumeError(`${runDir} is not a run directory (no plan.json in it)`);
   const { plan, status } = readRunRecords(runDir);
+  await prepareEnvKind(plan.env.kind); // MuJoCo's engine, before anything builds one of its envs
   checkPlan(plan);
   if (status?.status === 'finished') throw new ResumeError(`${runDir} finished already (${status.reason ?? 'budget reached'}); nothing to resume`);
   // The lock refuses a second trainer; status.json's pid, one of a version that wrote no lock.

@@ -1,6 +1,7 @@
 // Built-in environments (docs/language.md#built-in-environments). Classic-control envs follow Gymnasium 0.29's
 // dynamics and constants; their parameters keep the names of the physical quantities.
 import { bool, choice, count, int, num, option, param, maxSteps, probability, string } from './build.js';
+import { MUJOCO_ENVS } from './mujoco-envs.js';
 import type { EnvSpec, ParamSpec } from './types.js';
 
 const positive = (max?: number) => num({ min: 0, exclusiveMin: true, max });
@@ -165,7 +166,7 @@ export const GuessNumber: EnvSpec = {
   ],
 };
 
-export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, TextTask, GuessNumber];
+export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, ...MUJOCO_ENVS, TextTask, GuessNumber];
 
 /**
  * What rlx itself reads from a user environment's body (`env X = module("./file.ts") { ... }`);

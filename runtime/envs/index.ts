@@ -16,4 +16,4 @@ export { FreeSlots, type FreeSlotsConfig } from './free-slots.js';
 export { ActionMaskError, maskValues } from './action-mask.js';
 export { Catch, type CatchConfig } from './catch.js';
 export { VecEnv, type FinishedEpisode } from './vector.js';
-export { envInfo, envKinds, makeEnv, makeVecEnv, type EnvDescription } from './registry.js';
+export { envInfo, envKinds, makeEnv, makeVecEnv, prepareEnvKind, type EnvDescription } from './registry.js';

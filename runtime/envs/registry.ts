@@ -11,6 +11,10 @@ import { FreeSlots, type FreeSlotsConfig } from './free-slots.js';
 import { Catch, type CatchConfig } from './catch.js';
 import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
+import { loadMujocoEngine } from './mujoco/engine.js';
+import { doublePendulumConfig, InvertedDoublePendulum, InvertedPendulum, pendulumConfig } from './mujoco/pendulums.js';
+import { HalfCheetah, Hopper, hopperConfig, runnerConfig, Swimmer, Walker2d } from './mujoco/planar.js';
+import { isMujocoEnvKind } from '../../dsl/schema/mujoco-envs.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
 import { isTextEnv } from '../text/env.js';
 import { closestNames } from '../../dsl/diagnostics.js';
@@ -36,7 +40,42 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   Bandit: (params) => new Bandit(params as Partial<BanditConfig>),
   FreeSlots: (params) => new FreeSlots(params as Partial<FreeSlotsConfig>),
   Catch: (params) => new Catch(params as Partial<CatchConfig>),
+  // MuJoCo's (docs/mujoco.md); building one needs prepareEnvKind() awaited first.
+  InvertedPendulum: (params) => new InvertedPendulum(params),
+  InvertedDoublePendulum: (params) => new InvertedDoublePendulum(params),
+  HalfCheetah: (params) => new HalfCheetah(params),
+  Hopper: (params) => new Hopper(params),
+  Walker2d: (params) => new Walker2d(params),
+  Swimmer: (params) => new Swimmer(params),
 };
+
+/** Reading a MuJoCo env's settings needs no engine: checks of a plan run before it is loaded. */
+const MUJOCO_CONFIGS: Readonly<Record<string, (params: object) => unknown>> = {
+  InvertedPendulum: (params) => pendulumConfig(params),
+  InvertedDoublePendulum: doublePendulumConfig,
+  HalfCheetah: (params) => runnerConfig('HalfCheetah', params),
+  Hopper: (params) => hopperConfig('Hopper', params),
+  Walker2d: (params) => hopperConfig('Walker2d', params),
+  Swimmer: (params) => runnerConfig('Swimmer', params),
+};
+
+/**
+ * Throws what makeEnv(kind, params) would throw for a bad kind or param (an EnvParamError
+ * naming it), without needing what prepareEnvKind() loads: a MuJoCo env's settings are read,
+ * not built.
+ */
+export function checkEnvParams(kind: string, params: Record<string, unknown>): void {
+  if (Object.hasOwn(MUJOCO_CONFIGS, kind)) MUJOCO_CONFIGS[kind](params);
+  else makeEnv(kind, params);
+}
+
+/**
+ * Loads what building envs of `kind` needs and cannot load synchronously: MuJoCo's WebAssembly
+ * engine for a MuJoCo env (once per process, about 0.7 s); nothing for the others.
+ */
+export async function prepareEnvKind(kind: string): Promise<void> {
+  if (isMujocoEnvKind(kind)) await loadMujocoEngine();
+}
 
 
 export interface EnvDescription {

@@ -8,7 +8,7 @@ import type { Plan } from '../../dsl/compile/plan.js';
 import { RUN_BUNDLE, RunDirectory } from '../run/run-dir.js';
 import { readRunJson, RUN_FILE_LIMITS } from '../run/run-files.js';
 import { isGymnasiumEnv, loadGymnasiumEnv } from './python/python-env-plan.js';
-import { makeVecEnv } from './registry.js';
+import { makeVecEnv, prepareEnvKind } from './registry.js';
 import { EnvModuleError, loadBundledEnvModule, type LoadedEnvModule } from './user-module.js';
 import { VecEnv } from './vector.js';
 
@@ -61,7 +61,10 @@ function curriculumAtCheckpoint(policyFile: string): number | undefined {
  */
 export async function openRunEnvs(runDir: string, plan: Plan, count: number, loaded?: LoadedEnvModule, policyFile?: string): Promise<RunEnvs> {
   const params = runEnvParams(runDir, plan, policyFile);
-  if (plan.env.kind !== 'module' && !isGymnasiumEnv(plan.env)) return { vec: makeVecEnv(plan.env.kind, params, count), close: () => {} };
+  if (plan.env.kind !== 'module' && !isGymnasiumEnv(plan.env)) {
+    await prepareEnvKind(plan.env.kind);
+    return { vec: makeVecEnv(plan.env.kind, params, count), close: () => {} };
+  }
   const module = loaded ?? (isGymnasiumEnv(plan.env) ? loadGymnasiumEnv(plan.env, undefined, { baseDir: runDir }) : await loadRunModule(runDir, plan));
   try {
     return { vec: VecEnv.create(() => module.create(params), count), close: () => module.close() };

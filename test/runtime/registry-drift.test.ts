@@ -4,14 +4,14 @@
 // fields and action kinds. Built-ins the runtime does not implement yet must be listed in
 // dsl/schema with a `notImplemented` reason (runtime/not-implemented.ts reads them), and nothing else may be.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { ALGORITHMS, algorithmWork, dataFilesOf, ENVS, FUNCTIONS, METRICS, POLICIES, REWARD_NAMES, SCHEDULES, type ParamSpec, type ValueType } from '../../dsl/schema/index.js';
 import { ALGORITHMS as IMPLEMENTED_ALGORITHMS } from '../../runtime/algorithms/index.js';
 import { DEVICES } from '../../runtime/device.js';
 import { EXPERIMENT } from '../../dsl/schema/declarations.js';
-import { envInfo, envKinds, makeEnv } from '../../runtime/envs/registry.js';
-import { isGoalConditioned } from '../../runtime/envs/types.js';
+import { envInfo, envKinds, makeEnv, prepareEnvKind } from '../../runtime/envs/registry.js';
+import { isGoalConditioned, type FastEnv } from '../../runtime/envs/types.js';
 import { NOT_IMPLEMENTED, NOT_IMPLEMENTED_FUNCTIONS, NOT_IMPLEMENTED_METRICS, NOT_IMPLEMENTED_REWARD_NAMES } from '../../runtime/not-implemented.js';
 import { POLICIES as IMPLEMENTED_POLICIES } from '../../runtime/policies/index.js';
 import { EXPR_FUNCTIONS, REWARD_REFS } from '../../runtime/rewards/index.js';
@@ -41,6 +41,11 @@ function rangeProbes(type: ValueType): { accept: number[]; refuse: number[] } {
 }
 
 describe('registry drift: dsl/schema vs runtime', () => {
+  // MuJoCo's envs need their engine loaded before one is built.
+  before(async () => {
+    for (const kind of envKinds()) await prepareEnvKind(kind);
+  });
+
   it('environments: which exist', () => {
     partition('envs', ENVS.map((e) => e.name), [...envKinds(), ...TEXT_ENVS], Object.keys(NOT_IMPLEMENTED.env));
   });
@@ -61,7 +66,13 @@ describe('registry drift: dsl/schema vs runtime', () => {
       const kind = info.actionSpace.kind === 'discrete' ? 'discrete' : 'continuous';
       assert.equal(kind, spec.action, 'action kind');
       assert.equal(isGoalConditioned(makeEnv(spec.name, {})), spec.goalConditioned === true, 'goal-conditioned');
-      assert.deepEqual(spec.infoFields ?? [], [], 'info fields the runtime would have to report');
+      const env: FastEnv = makeEnv(spec.name, {});
+      assert.deepEqual(spec.infoFields ?? [], env.infoFields ?? [], 'info fields the runtime reports');
+      if (env.infoFields) {
+        env.reset(0);
+        const zeros = Array.from({ length: env.actionDim }, () => 0);
+        assert.deepEqual(Object.keys(env.step(zeros).info), env.infoFields, 'each declared info value is in every step\'s info');
+      }
     });
   }
 

@@ -1,16 +1,21 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 
 import { EnvParamError } from '../../../runtime/envs/params.js';
-import { envInfo, envKinds, makeEnv, makeVecEnv } from '../../../runtime/envs/registry.js';
+import { envInfo, envKinds, makeEnv, makeVecEnv, prepareEnvKind } from '../../../runtime/envs/registry.js';
 
-const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch'];
+const MUJOCO_KINDS = ['InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer'];
+const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch', ...MUJOCO_KINDS];
 
 function paramError(param: string, message: RegExp) {
   return (error: unknown) => error instanceof EnvParamError && error.param === param && message.test(error.message);
 }
 
 describe('env registry', () => {
+  before(async () => {
+    for (const kind of MUJOCO_KINDS) await prepareEnvKind(kind);
+  });
+
   it('offers the built-ins under the names the language uses', () => {
     assert.deepEqual(envKinds().sort(), KINDS.slice().sort());
     for (const kind of KINDS) {
