@@ -13,6 +13,7 @@ import { scratch } from './scratch.js';
 
 /** Error classes that are not refusals of input, and why. */
 const NOT_REFUSALS: Record<string, string> = {
+  ActionMaskError: 'a bad action mask from an env during training (wrong length, not 0/1, no legal action): the run fails (RunFailedError) naming the env, its copy and the step',
   RunFailedError: 'wraps what ended a run once its folder exists; rlx train says "training failed" and names the folder (exit 2)',
   EnvInterruptedError: 'Ctrl-C during a call into an env module: the run stops, it is not refused',
   NonFiniteError: 'a NaN from an env or a reward during training: the run fails (RunFailedError) naming the step',
@@ -154,6 +155,30 @@ experiment Warm { env: Sums, policy: Base, algorithm: Huge, budget: 1000000000 }
   },
   UserError: () => ['train', 'pole.rlx', '--seed', 'seven'],
   PlanError: () => ['train', '--plan', editedPlan('pole.rlx', 'kind.json', (p) => (p.env.kind = 'Nope'))],
+  // Offline RL's transitions file (shared/transitions/): planned over a good one, then replaced by one that is not a zip.
+  NpzError: () => {
+    fs.mkdirSync(path.join(work, 'data'), { recursive: true });
+    fs.copyFileSync(path.join(repoRoot(), 'examples/data/pendulum-medium.npz'), path.join(work, 'data/medium.npz'));
+    const spec = write('offline.rlx', 'env Swing = Pendulum { max_steps: 200 }\npolicy Actor = mlp { hidden: [16] }\nalgorithm Cloned = BC { data: "./data/medium.npz" }\nexperiment E { env: Swing, policy: Actor, algorithm: Cloned, budget: 100 }\n');
+    const plan = editedPlan(spec, 'offline.json', () => {});
+    write('data/medium.npz', 'not a zip of arrays');
+    return ['train', '--plan', plan];
+  },
+  // A dataset column a reward reads (runtime/rewards/row-fields.ts): planned while every row had it, then a row without.
+  RowFieldError: () => {
+    const rows = (extra: boolean) => Array.from({ length: 40 }, (_, i) => JSON.stringify({ prompt: `${i}+1=`, target: `${i + 1}`, ...(extra || i % 2 === 0 ? { extra: 'x' } : {}) })).join('\n') + '\n';
+    write('rows.jsonl', rows(true));
+    const spec = write('rows.rlx', 'env Sums = TextTask { task: dataset("./rows.jsonl") }\npolicy Tiny = transformer { layers: 1, width: 16, heads: 2, context: 16 }\nreward R { term x = exact(completion, row.extra) }\nexperiment E { env: Sums, policy: Tiny, algorithm: GRPO, reward: R, budget: 64 }\n');
+    const plan = editedPlan(spec, 'rows.json', () => {});
+    write('rows.jsonl', rows(false));
+    return ['train', '--plan', plan];
+  },
+  // A Python reward function that raises (runtime/rewards/python-rewards.ts).
+  PythonRewardError: () => {
+    write('raising.py', 'def score(prompts, completions, **kwargs):\n    raise ValueError("no scores today")\n');
+    write('sums.jsonl', Array.from({ length: 40 }, (_, i) => JSON.stringify({ prompt: `${i}+1=`, target: `${i + 1}` })).join('\n') + '\n');
+    return ['train', write('raising.rlx', 'env Sums = TextTask { task: dataset("./sums.jsonl") }\npolicy Tiny = transformer { layers: 1, width: 16, heads: 2, context: 16 }\nreward R { term s = python("./raising.py:score") }\nexperiment E { env: Sums, policy: Tiny, algorithm: GRPO, reward: R, budget: 64 }\n')];
+  },
   EnvParamError: () => ['train', '--plan', editedPlan('pole.rlx', 'param.json', (p) => (p.env.params.max_steps = 'long'))],
   DeviceError: () => ['train', '--plan', editedPlan('pole.rlx', 'device.json', (p) => (p.device = 'tpu'))],
   RewardError: () => ['train', '--plan', editedPlan('pole.rlx', 'reward.json', (p) => (p.reward.terms[0].expr.args[1].args[0].ref = 'obs.nope'))],

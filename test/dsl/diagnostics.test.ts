@@ -794,7 +794,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'an env without a base',
       source: 'env ⟦E⟧ { max_steps: 5 }',
-      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv") or another env, as in `env E = CartPole { }`',
+      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, InvertedPendulum, InvertedDoublePendulum, HalfCheetah, Hopper, Walker2d, Swimmer, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv") or another env, as in `env E = CartPole { }`',
     },
     {
       name: 'user code for something other than an env',
@@ -994,7 +994,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     },
     {
       name: 'an SFT data file with a line that is not a demonstration: the file and the line',
-      source: { 'main.rlx': 'algorithm Warm = SFT { data: ⟦"pairs.jsonl"⟧ }\n', 'pairs.jsonl': '{"prompt": "1+1=", "target": "2"}\n\n{"prompt": "1+2=", "completion": "3"}\n' },
+      source: { 'main.rlx': 'algorithm Warm = SFT { data: ⟦"pairs.jsonl"⟧ }\n', 'pairs.jsonl': '{"prompt": "1+1=", "target": "2"}\n\n{"prompt": "1+2=", "answer": "3"}\n' },
       roots: ['main.rlx'],
       message: 'pairs.jsonl line 3: no "target" field; each line must be one JSON object like {"prompt": "12+34=", "target": "46"}',
     },

@@ -5,7 +5,7 @@ import { EnvParamError } from '../../../runtime/envs/params.js';
 import { envInfo, envKinds, makeEnv, makeVecEnv, prepareEnvKind } from '../../../runtime/envs/registry.js';
 
 const MUJOCO_KINDS = ['InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer'];
-const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'Catch', ...MUJOCO_KINDS];
+const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', ...MUJOCO_KINDS];
 
 function paramError(param: string, message: RegExp) {
   return (error: unknown) => error instanceof EnvParamError && error.param === param && message.test(error.message);
@@ -104,8 +104,8 @@ describe('env registry', () => {
         assert.ok(param.doc.length > 0, `${kind}.${param.name} has a doc line`);
       }
       assert.deepEqual(JSON.parse(JSON.stringify(info)), info, `${kind}: JSON round trip`);
-      // Bandit's constant observation and Catch's pixels have no field names.
-      if (kind !== 'Bandit' && kind !== 'Catch') assert.equal(info.obsFields.length, info.observationSpace.kind === 'box' ? info.observationSpace.shape[0] : 1);
+      // Bandit's constant observation, Catch's pixels and FreeSlots' slots (as many as its setting) have no field names.
+      if (kind !== 'Bandit' && kind !== 'Catch' && kind !== 'FreeSlots') assert.equal(info.obsFields.length, info.observationSpace.kind === 'box' ? info.observationSpace.shape[0] : 1);
     }
   });
 

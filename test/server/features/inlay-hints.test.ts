@@ -21,7 +21,7 @@ function check(source: Sources, expected: string[]): void {
 describe('inlay hints', () => {
   it('one hint per body, at the end of its opening line, listing the unstated defaults', () => {
     check('algorithm Tuned = PPO {\n  learning_rate: 1e-3\n  epochs: 8\n}', [
-      '0:23 defaults: rollout_steps 128, minibatches 4, gamma 0.99, … +8',
+      '0:23 defaults: rollout_steps 128, minibatches 4, gamma 0.99, … +9',
     ]);
   });
 
