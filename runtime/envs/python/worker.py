@@ -314,22 +314,16 @@ def make_env(config, gymnasium):
     return gymnasium.make(config['id'], **kwargs)
 
 
-loaded_classes = {}
-
-
-def load_class(file, class_name):
-    """The class `class_name` of the Python file `file`, loaded once per worker under a module name
-    of its own, with the file's folder on sys.path so that its own imports work."""
-    key = (file, class_name)
-    if key in loaded_classes:
-        return loaded_classes[key]
+def load_module(file, prefix):
+    """The Python file `file` as a module, loaded once per worker under a name of its own (`prefix`
+    and a hash of its path), with the file's folder on sys.path so that its own imports work.
+    Returns the module and that name (its definitions' __module__)."""
     import hashlib
     import importlib.util
-    import os
     folder = os.path.dirname(os.path.abspath(file))
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    name = 'rlx_env_' + hashlib.sha1(os.path.abspath(file).encode()).hexdigest()[:12]
+    name = prefix + hashlib.sha1(os.path.abspath(file).encode()).hexdigest()[:12]
     module = sys.modules.get(name)
     if module is None:
         if not os.path.isfile(file):
@@ -342,6 +336,19 @@ def load_class(file, class_name):
         except BaseException:
             del sys.modules[name]
             raise
+    return module, name
+
+
+loaded_classes = {}
+
+
+def load_class(file, class_name):
+    """The class `class_name` of the Python file `file`, loaded once per worker under a module name
+    of its own, with the file's folder on sys.path so that its own imports work."""
+    key = (file, class_name)
+    if key in loaded_classes:
+        return loaded_classes[key]
+    module, name = load_module(file, 'rlx_env_')
     env_class = getattr(module, class_name, None)
     if not isinstance(env_class, type):
         defined = sorted(n for n, v in vars(module).items() if isinstance(v, type) and getattr(v, '__module__', '') == name)
@@ -630,24 +637,7 @@ def probe(config):
 def load_function(file, function_name):
     """The function `function_name` of the Python file `file` (a reward function), loaded as
     load_class loads an env's class: once, under a module name of its own, its folder on sys.path."""
-    import hashlib
-    import importlib.util
-    folder = os.path.dirname(os.path.abspath(file))
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    name = 'rlx_reward_' + hashlib.sha1(os.path.abspath(file).encode()).hexdigest()[:12]
-    module = sys.modules.get(name)
-    if module is None:
-        if not os.path.isfile(file):
-            raise FileNotFoundError(f'{file} is not a file; python("...") paths are relative to the .rlx file')
-        spec = importlib.util.spec_from_file_location(name, file)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
+    module, name = load_module(file, 'rlx_reward_')
     function = getattr(module, function_name, None)
     if not callable(function) or isinstance(function, type):
         defined = sorted(n for n, v in vars(module).items() if callable(v) and not isinstance(v, type) and getattr(v, '__module__', '') == name)
