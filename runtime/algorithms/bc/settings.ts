@@ -1,6 +1,7 @@
 // BC's hyperparameters as the learner uses them, read from the plan. Their names, defaults
 // (CORL's any_percent_bc.py), docs and ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
+import { transitionsPath } from '../offline/dataset.js';
 import type { Schedulable } from '../../schedule.js';
 
 export interface BcSettings {
@@ -13,6 +14,5 @@ export interface BcSettings {
 
 export function bcSettings(params: Readonly<Record<string, unknown>>): BcSettings {
   const p = PlanParams.of('BC', params);
-  const data = p.value('data');
-  return { data: typeof data === 'string' && data !== '' ? data : p.fail('data', 'the path of an .npz file of transitions'), learning_rate: p.schedule('learning_rate'), batch_size: p.count('batch_size'), normalize: p.flag('normalize') };
+  return { data: transitionsPath(p), learning_rate: p.schedule('learning_rate'), batch_size: p.count('batch_size'), normalize: p.flag('normalize') };
 }

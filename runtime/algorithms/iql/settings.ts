@@ -1,6 +1,7 @@
 // IQL's hyperparameters as the learner uses them, read from the plan. Their names, defaults
 // (CORL's iql.py: expectile tau 0.7, beta 3.0), docs and ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
+import { transitionsPath } from '../offline/dataset.js';
 import type { Schedulable } from '../../schedule.js';
 
 export interface IqlSettings {
@@ -16,9 +17,8 @@ export interface IqlSettings {
 
 export function iqlSettings(params: Readonly<Record<string, unknown>>): IqlSettings {
   const p = PlanParams.of('IQL', params);
-  const data = p.value('data');
   return {
-    data: typeof data === 'string' && data !== '' ? data : p.fail('data', 'the path of an .npz file of transitions'),
+    data: transitionsPath(p),
     learning_rate: p.schedule('learning_rate'),
     batch_size: p.count('batch_size'),
     gamma: p.number('gamma'),

@@ -9,6 +9,7 @@ import type { Rng } from '../../../shared/random.js';
 import { InputError } from '../../../shared/input-error.js';
 import { bytesSource } from '../../../shared/transitions/npz.js';
 import { loadTransitions, type Transitions } from '../../../shared/transitions/transitions.js';
+import type { PlanParams } from '../../plan-params.js';
 
 /** CORL's compute_mean_std epsilon: std + 1e-3, so a constant feature divides by 1e-3, not 0. */
 export const NORMALIZATION_EPS = 1e-3;
@@ -121,4 +122,10 @@ export class MetricSums {
     this.sums.clear();
     return out;
   }
+}
+
+/** An offline learner's `data` setting: the path of its transitions file, as the plan names it. */
+export function transitionsPath(p: PlanParams): string {
+  const data = p.value('data');
+  return typeof data === 'string' && data !== '' ? data : p.fail('data', 'the path of an .npz file of transitions');
 }

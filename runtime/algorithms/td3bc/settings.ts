@@ -1,6 +1,7 @@
 // TD3BC's hyperparameters as the learner uses them, read from the plan. Their names, defaults
 // (CORL's td3_bc.py), docs and ranges are the registry's: dsl/schema/algorithms.ts.
 import { PlanParams } from '../../plan-params.js';
+import { transitionsPath } from '../offline/dataset.js';
 import type { Schedulable } from '../../schedule.js';
 
 export interface Td3bcSettings {
@@ -18,9 +19,8 @@ export interface Td3bcSettings {
 
 export function td3bcSettings(params: Readonly<Record<string, unknown>>): Td3bcSettings {
   const p = PlanParams.of('TD3BC', params);
-  const data = p.value('data');
   return {
-    data: typeof data === 'string' && data !== '' ? data : p.fail('data', 'the path of an .npz file of transitions'),
+    data: transitionsPath(p),
     learning_rate: p.schedule('learning_rate'),
     batch_size: p.count('batch_size'),
     gamma: p.number('gamma'),
