@@ -18,13 +18,13 @@ export { NOT_IMPLEMENTED_FEATURES, NOT_IMPLEMENTED_METRICS };
 /**
  * Reward-expression functions of the registry the numeric reward compiler does not provide: the
  * text verifiers (`text: true` in the registry), which only a text env (TextTask) compiles
- * (runtime/text/reward-terms.ts).
+ * (runtime/rewards/text-terms.ts).
  */
 export const NOT_IMPLEMENTED_FUNCTIONS: Readonly<Record<string, string>> = Object.fromEntries(
   FUNCTIONS.filter((f) => f.text).map((f) => [f.name, 'text verifiers need a text environment (TextTask)']),
 );
 
-/** Names a reward term may use that only text environments have; runtime/text/reward-terms.ts compiles them there. */
+/** Names a reward term may use that only text environments have; runtime/rewards/text-terms.ts compiles them there. */
 export const NOT_IMPLEMENTED_REWARD_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
   REWARD_NAMES.flatMap((n) => (n.availableFor === 'text' || n.availableFor === 'task' || n.availableFor === 'dialogue' ? [[n.name, `only ${REWARD_NAME_ENVS[n.availableFor]} have a ${n.name}`]] : [])),
 );

@@ -9,35 +9,8 @@ import type { ActionBuffer } from '../policies/index.js';
 import type { CompiledReward } from '../rewards/index.js';
 import type { FinishedEpisode, VecEnv } from '../envs/vector.js';
 
-export interface EpisodeRecord {
-  /** Env copy that ran it. */
-  readonly env: number;
-  /** The env's own return (task performance, comparable with published figures). */
-  readonly return: number;
-  readonly length: number;
-  /** Goal-conditioned envs: whether the goal was reached. */
-  readonly success?: boolean;
-  /** With a reward declaration: the return the learner maximised, and each term's sum. */
-  readonly trainingReturn?: number;
-  readonly terms?: Readonly<Record<string, number>>;
-}
-
-/** Receives every transition of one env copy while a rollout sample is being recorded. */
-export interface TransitionSink {
-  /** Called for env copy 0 after each step while active. */
-  transition(step: {
-    readonly obs: Float32Array;
-    readonly action: ArrayLike<number>;
-    readonly reward: number;
-    readonly envReward: number;
-    readonly terms: Float64Array | null;
-    readonly terminated: boolean;
-    readonly truncated: boolean;
-  }): void;
-  readonly active: boolean;
-  /** Called before each step while active, with copy 0 in the state the step starts from (rollouts.ts draws it). */
-  beforeStep?(): void;
-}
+export type { EpisodeRecord, TransitionSink } from '../envs/records.js';
+import type { EpisodeRecord, TransitionSink } from '../envs/records.js';
 
 /**
  * A NaN or an infinity came from the env or a reward term; the message says which number,

@@ -14,7 +14,7 @@
 //   }
 import type { EnvModuleSpec, TextModuleSpec } from '../../dsl/schema/env-module.js';
 import { describeThrown, EnvModuleError, short } from './module-errors.js';
-import { length } from '../text/verifiers.js';
+import { codePointLength } from '../../shared/code-points.js';
 
 /** What the trainer hears of a reset(): the env's opening message. */
 export interface TextReset {
@@ -97,7 +97,7 @@ export class TextModuleEnv {
     // Measured before the text is taken apart: a module may return 100 MB, and an array of its
     // characters would take gigabytes (the trainer died of a heap out of memory). A character
     // is one or two UTF-16 units, so text.length bounds the count from both sides.
-    const count = text.length <= max ? text.length : text.length > 2 * max ? undefined : length(text);
+    const count = text.length <= max ? text.length : text.length > 2 * max ? undefined : codePointLength(text);
     if (count === undefined || count > max) {
       const size = count !== undefined ? `${count} characters` : `${text.length > 2 ** 20 ? `${(text.length / 2 ** 20).toFixed(1)} M` : text.length} UTF-16 units`;
       throw new EnvModuleError(`${this.origin}: ${what} returned ${preview(text)}, ${size}, but spec.${key} is ${max}; raise ${key} or write less`);

@@ -13,7 +13,7 @@
 // KL(U || p) infinite, so it is outside the vocabulary here.
 //
 // They feed the entropy-selected token weights (algorithms/text/token-weights.ts) and the
-// intrinsic rewards `self_certainty`, `neg_entropy` and `logprob` (text/intrinsic-rewards.ts).
+// intrinsic rewards `self_certainty`, `neg_entropy` and `logprob` (rewards/intrinsic-rewards.ts).
 import { MASKED } from './model.js';
 
 /** Logits at or below this are masked (MASKED is -1e9): tokens the model never writes. */

@@ -8,13 +8,13 @@
 // multi-dimensional boxes), goal and achieved (goal-conditioned envs, after the step),
 // terminated, truncated, success, t (the step's index in its episode, from 0), info.NAME (what
 // a user module's spec declares it reports; bound to the env's values by bindInfo()). Text envs
-// add their texts (runtime/text/reward-terms.ts); dialogues, evaluated once per agent turn,
+// add their texts (text-terms.ts); dialogues, evaluated once per agent turn,
 // add env_reward, the env's own reward for the turn.
 import type { PlanReward } from '../../dsl/compile/plan.js';
 import { spaceSize, type Space } from '../envs/types.js';
 import { NOT_IMPLEMENTED_REWARD_NAMES } from '../not-implemented.js';
-import { TEXT_NAMES, textNamesOf, TextVerifiers } from '../text/reward-terms.js';
-import { INTRINSIC_NAMES, readsIntrinsic } from '../text/intrinsic-rewards.js';
+import { TEXT_NAMES, textNamesOf, TextVerifiers } from './text-terms.js';
+import { INTRINSIC_NAMES, readsIntrinsic } from './intrinsic-rewards.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
 import { InputError } from '../../shared/input-error.js';
 import { PythonRewardFunctions } from './python-rewards.js';
@@ -65,7 +65,7 @@ export class RewardContext implements RowSource {
   reply = '';
   /** Dialogues: the env's own reward for the turn. */
   envReward = 0;
-  /** Single-turn text tasks: the completion's intrinsic rewards (text/intrinsic-rewards.ts). */
+  /** Single-turn text tasks: the completion's intrinsic rewards (intrinsic-rewards.ts). */
   selfCertainty = 0;
   negEntropy = 0;
   logprob = 0;

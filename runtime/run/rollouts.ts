@@ -10,7 +10,7 @@
 // file, bounded in size and number): `"frame":"episode-2048.frames/0.png"` in the step line
 // (relative to rollouts/), and `"frames":{"count","width","height",...}` in the header.
 import * as path from 'node:path';
-import type { TransitionSink } from '../algorithms/stepper.js';
+import type { TransitionSink } from '../envs/records.js';
 import { rendersFrames, type RgbFrame, type Space } from '../envs/types.js';
 import type { VecEnv } from '../envs/vector.js';
 import { writeFileAtomic } from '../atomic-files.js';

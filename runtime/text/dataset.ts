@@ -13,7 +13,7 @@ import { InputFileError, readInputFile } from '../../shared/input-files.js';
 import { byHash, HELD_OUT_LIMIT, heldOutPrompts } from './split.js';
 import type { TextExample, TextTask } from './task.js';
 import { alphabetOf } from './tokenizer.js';
-import { length } from './verifiers.js';
+import { length } from '../rewards/verifiers.js';
 
 export { MAX_DATASET_BYTES };
 

@@ -9,7 +9,7 @@
 // plan's reward terms: dialogue-reward.ts); it is one episode (return, turns, success) for the
 // trainer's train.* windows, and each term's sum over the dialogue is logged as rewards/<term>.
 // Steps count agent turns, as env steps.
-import type { EpisodeRecord } from '../algorithms/stepper.js';
+import type { EpisodeRecord } from '../envs/records.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { Rng } from '../../shared/random.js';

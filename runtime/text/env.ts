@@ -19,10 +19,10 @@ import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
 import type { CompletionLengths, PromptLimit, RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
 import { EOS, PAD, type CharTokenizer } from './tokenizer.js';
-import { exact } from './verifiers.js';
+import { exact } from '../rewards/verifiers.js';
 import { tokenRows } from './token-rows.js';
 import { SampledTokenStatistics, type TokenStatistics } from '../lm/token-statistics.js';
-import { setIntrinsic } from './intrinsic-rewards.js';
+import { setIntrinsic } from '../rewards/intrinsic-rewards.js';
 import { StopStrings, type SamplingControls } from '../lm/sampling.js';
 
 /** Prompts per batch when evaluating. */

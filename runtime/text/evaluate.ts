@@ -4,7 +4,7 @@
 // experiment's reward terms on those completions.
 import type { CompiledReward } from '../rewards/index.js';
 import type { TextExample } from './task.js';
-import { exact } from './verifiers.js';
+import { exact } from '../rewards/verifiers.js';
 
 /** Writes one completion per prompt, in order (a policy decodes a batch at a time). */
 export type CompleteBatch = (prompts: readonly string[], examples: readonly TextExample[]) => readonly string[] | Promise<readonly string[]>;

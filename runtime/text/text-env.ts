@@ -8,7 +8,7 @@
 // - evaluate(): greedy samples on the held-out starts.
 //
 // Learners see token rows only, so one learner serves both kinds.
-import type { EpisodeRecord } from '../algorithms/stepper.js';
+import type { EpisodeRecord } from '../envs/records.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import type { PretrainedPolicy } from '../policies/pretrained.js';
 import type { Feed } from '../tensor/index.js';

@@ -18,7 +18,7 @@ import { EXPR_FUNCTIONS, REWARD_REFS } from '../../runtime/rewards/index.js';
 import { CONDITION_METRICS } from '../../runtime/run/stop.js';
 import { SCHEDULE_KINDS } from '../../runtime/schedule.js';
 import { TEXT_ENVS } from '../../runtime/text/env.js';
-import { TEXT_EXTRACTORS, TEXT_FUNCTIONS } from '../../runtime/text/reward-terms.js';
+import { TEXT_EXTRACTORS, TEXT_FUNCTIONS } from '../../runtime/rewards/text-terms.js';
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 

@@ -1,6 +1,6 @@
 // Per-token statistics of the sampling distribution (runtime/lm/token-statistics.ts) and what
 // reads them: GRPO's entropy_top_fraction (token-weights.ts, Wang et al. 2025) and the
-// intrinsic rewards self_certainty, neg_entropy, logprob (text/intrinsic-rewards.ts).
+// intrinsic rewards self_certainty, neg_entropy, logprob (rewards/intrinsic-rewards.ts).
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';

@@ -7,6 +7,7 @@
 //   is a character of its own (`length("e\u0301")` is 2), and no normalisation is applied:
 //   "é" precomposed and "e" + U+0301 are different texts, as they are different token strings.
 // - "whitespace" is what String.prototype.trim removes (Unicode White_Space and line breaks).
+import { codePointLength } from '../../shared/code-points.js';
 import { LinearRegex } from '../../shared/regex.js';
 
 export { LinearRegex, PatternError } from '../../shared/regex.js';
@@ -44,19 +45,8 @@ export function contains(s: string, text: string): number {
   return s.includes(text) ? 1 : 0;
 }
 
-/** Number of characters (code points) in `s`. */
-export function length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++, n++) {
-    const unit = s.charCodeAt(i);
-    // A high surrogate followed by a low one is one character.
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < s.length) {
-      const low = s.charCodeAt(i + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) i++;
-    }
-  }
-  return n;
-}
+/** Number of characters (code points) in `s`: the `length()` verifier. */
+export const length = codePointLength;
 
 /**
  * 1 when `s` matches the pattern, else 0. The pattern is compiled once, beforehand

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { boxed, contains, exact, lastNumber, length, LinearRegex, numeric, parseNumber, regex, tagged } from '../../../runtime/text/verifiers.js';
+import { boxed, contains, exact, lastNumber, length, LinearRegex, numeric, parseNumber, regex, tagged } from '../../../runtime/rewards/verifiers.js';
 
 describe('exact: equal after trimming whitespace', () => {
   it('trims spaces, tabs, newlines and Unicode spaces on both sides, never inside', () => {

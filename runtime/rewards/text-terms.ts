@@ -11,8 +11,8 @@
 // reward is compiled, not when a completion arrives), and the code refers to it by index.
 import type { PlanExpr } from '../../dsl/compile/plan.js';
 import { FUNCTIONS, REWARD_NAMES, rewardNameAvailable, tagNameProblem } from '../../dsl/schema/index.js';
-import { ExprError } from '../rewards/expr.js';
-import type { RowFields } from '../rewards/row-fields.js';
+import { ExprError } from './expr.js';
+import type { RowFields } from './row-fields.js';
 import { boxed, contains, exact, lastNumber, length, LinearRegex, numeric, PatternError, regex, tagged } from './verifiers.js';
 
 /** The names text environments give reward terms (strings, set per completion or agent turn). */
