@@ -13,7 +13,7 @@ import { cnnSettings } from './cnn-policy.js';
 import type { ActorCriticPolicy, LanguageModel, PolicySpaces, TokenModel } from './policy.js';
 import { TOKEN_MODEL, type LanguageModelFamily, type LanguageModelSource } from './language-model.js';
 import { pretrainedParams, type PretrainedParams } from './pretrained-settings.js';
-import type { CharTokenizer } from '../text/tokenizer.js';
+import type { CharTokenizer } from './transformer/char-tokenizer.js';
 import type { NetworkHandover } from './handover.js';
 import { transformerSettings } from './transformer/settings.js';
 

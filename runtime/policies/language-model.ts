@@ -8,7 +8,7 @@
 // - LANGUAGE_MODEL: any model a text learner trains: a token model, or a pretrained one that
 //   brings a tokenizer of its own (the env's is then not used).
 import type { Rng } from '../../shared/random.js';
-import type { CharTokenizer } from '../text/tokenizer.js';
+import type { CharTokenizer } from './transformer/char-tokenizer.js';
 import type { LanguageModel, TokenModel } from './policy.js';
 import { PretrainedPolicy, type ExpectedUse } from './pretrained.js';
 import { resolvePretrained, type PretrainedParams } from './pretrained-settings.js';

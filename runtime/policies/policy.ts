@@ -13,7 +13,7 @@
 import { spaceSize, type BoxSpace, type DiscreteSpace, type MultiBinarySpace, type Space } from '../envs/types.js';
 import type { Rng } from '../../shared/random.js';
 import { WeightStore, type Graph, type Tensor } from '../tensor/index.js';
-import type { CharTokenizer } from '../text/tokenizer.js';
+import type { CharTokenizer } from './transformer/char-tokenizer.js';
 import type { ActionBuffer, ActionDistribution, ActorOutput } from './distributions.js';
 import type { DecodeStep, SampleOptions } from './transformer/sampling.js';
 

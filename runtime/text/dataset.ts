@@ -12,7 +12,7 @@ import { InputError } from '../../shared/input-error.js';
 import { InputFileError, readInputFile } from '../../shared/input-files.js';
 import { byHash, HELD_OUT_LIMIT, heldOutPrompts } from './split.js';
 import type { TextExample, TextTask } from './task.js';
-import { alphabetOf } from './tokenizer.js';
+import { alphabetOf } from '../policies/transformer/char-tokenizer.js';
 import { length } from '../rewards/verifiers.js';
 
 export { MAX_DATASET_BYTES };

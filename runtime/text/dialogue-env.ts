@@ -18,7 +18,7 @@ import { DialogueReward } from './dialogue-reward.js';
 import { SampledTokenStatistics } from '../lm/token-statistics.js';
 import { dialogueLayout, dialogueTrainingRows, dialogueTurnRewards, gridWidth, runDialogues, type Dialogue, type DialogueEnv, type DialogueLayout, type DialogueOutcomes } from './dialogue.js';
 import type { RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler, TurnRewards } from './text-env.js';
-import { CharTokenizer } from './tokenizer.js';
+import { CharTokenizer } from '../policies/transformer/char-tokenizer.js';
 
 /** Dialogues per batch when evaluating. */
 const EVAL_BATCH = 128;

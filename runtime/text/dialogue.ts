@@ -15,7 +15,7 @@ import type { Rng } from '../../shared/random.js';
 import type { DialogueMessage, TokenRows, TurnRewards } from './text-env.js';
 
 export type { DialogueMessage, DialogueRole } from './text-env.js';
-import { BOS, EOS, PAD, type CharTokenizer } from './tokenizer.js';
+import { BOS, EOS, PAD, type CharTokenizer } from '../policies/transformer/char-tokenizer.js';
 import type { DecodeStep, SampleOptions } from '../policies/transformer/sampling.js';
 import { choose } from '../lm/sampling.js';
 import { DialogueReward, type TurnResult } from './dialogue-reward.js';

@@ -18,7 +18,7 @@ import { textTaskConfig, type TextTaskOptions } from './config.js';
 import { evaluateText } from './evaluate.js';
 import { taskTokenizer, type TextExample, type TextTask } from './task.js';
 import type { CompletionLengths, PromptLimit, RolloutOptions, Rollouts, SampleRecord, TextEnv, TextEvalOutcome, TokenRows, TokenSampler } from './text-env.js';
-import { EOS, PAD, type CharTokenizer } from './tokenizer.js';
+import { EOS, PAD, type CharTokenizer } from '../policies/transformer/char-tokenizer.js';
 import { exact } from '../rewards/verifiers.js';
 import { tokenRows } from './token-rows.js';
 import { SampledTokenStatistics, type TokenStatistics } from '../lm/token-statistics.js';

@@ -8,5 +8,5 @@ export { LinearRegex, MAX_INSTRUCTIONS, PatternError } from '../../shared/regex.
 export { TEXT_EXTRACTORS, TEXT_FUNCTIONS, TEXT_NAMES, TextVerifiers, type TextFields } from '../rewards/text-terms.js';
 export { HELD_OUT_LIMIT, HELD_OUT_PERCENT, promptHash } from './split.js';
 export { taskTokenizer, type TextExample, type TextTask } from './task.js';
-export { alphabetOf, BOS, CharTokenizer, EOS, PAD, SPECIAL_TOKENS, TokenizerError, type TokenizerJSON } from './tokenizer.js';
+export { alphabetOf, BOS, CharTokenizer, EOS, PAD, SPECIAL_TOKENS, TokenizerError, type TokenizerJSON } from '../policies/transformer/char-tokenizer.js';
 export { boxed, contains, exact, lastNumber, length, numeric, parseNumber, regex, tagged } from '../rewards/verifiers.js';

@@ -2,7 +2,7 @@
 // training examples on demand, a fixed held-out set, and the alphabet its tokenizer is built from.
 import type { DatasetMessage } from '../../dsl/schema/dataset.js';
 import type { Rng } from '../../shared/random.js';
-import { CharTokenizer } from './tokenizer.js';
+import { CharTokenizer } from '../policies/transformer/char-tokenizer.js';
 
 /** One example: the policy reads `prompt` and should write `target`. */
 export interface TextExample {

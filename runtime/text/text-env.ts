@@ -13,7 +13,7 @@ import type { LanguageModel, TokenModel } from '../policies/index.js';
 import type { PretrainedPolicy } from '../policies/pretrained.js';
 import type { Feed } from '../tensor/index.js';
 import type { Rng } from '../../shared/random.js';
-import type { CharTokenizer } from './tokenizer.js';
+import type { CharTokenizer } from '../policies/transformer/char-tokenizer.js';
 import type { SamplingControls } from '../lm/sampling.js';
 
 /**

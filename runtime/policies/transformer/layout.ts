@@ -8,7 +8,7 @@
 // and a batch is sampled in lockstep with one key/value cache. The model reads the padding as
 // ordinary tokens (no attention mask): it is trained on the same layout it samples from, and
 // the pads carry no information. N is the longest completion plus one slot for its EOS.
-import { EOS, PAD, type CharTokenizer } from '../../text/tokenizer.js';
+import { EOS, PAD, type CharTokenizer } from './char-tokenizer.js';
 import type { SampleOptions } from './sampling.js';
 
 /** The widths of a task's token rows. */

@@ -13,7 +13,7 @@ import type { Graph, Tensor, WeightStore } from '../../tensor/index.js';
 import { gpt2Dims, type Gpt2Dims, type LmConfig } from '../../../hf/config.js';
 import { gpt2InitialWeights } from '../../lm/init.js';
 import { causalLm, MASKED, type Weights } from '../../lm/model.js';
-import { BOS, PAD } from '../../text/tokenizer.js';
+import { BOS, PAD } from './char-tokenizer.js';
 
 /** The dimensions of one model: settings plus the vocabulary size. */
 export type ModelShape = Gpt2Dims;

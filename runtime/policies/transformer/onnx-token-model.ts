@@ -7,7 +7,7 @@
 import * as ort from 'onnxruntime-node';
 import { DECODER_IO, LmDecoder, type DecoderFeeds } from '../../lm/decoder.js';
 import { ModelProto } from '../../tensor/onnx-schema.js';
-import { CharTokenizer } from '../../text/tokenizer.js';
+import { CharTokenizer } from './char-tokenizer.js';
 import { PolicyFileError, policySession, readPolicyFile, REPLACE_POLICY } from '../policy-file.js';
 import { lmConfig } from './model.js';
 import { decode, lockstepStep, type DecodeStep, type SampleOptions } from './sampling.js';

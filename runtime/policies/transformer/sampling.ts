@@ -6,7 +6,7 @@ import type { LmDecoder } from '../../lm/decoder.js';
 import { argMax, choose, draw, type SamplingControls, type StopStrings } from '../../lm/sampling.js';
 import type { SampledTokenStatistics } from '../../lm/token-statistics.js';
 import type { Rng } from '../../../shared/random.js';
-import { EOS, PAD } from '../../text/tokenizer.js';
+import { EOS, PAD } from './char-tokenizer.js';
 
 // Token choice is the language models' own (lm/sampling.ts); the dialogues pick their tokens here too.
 export { argMax, draw };

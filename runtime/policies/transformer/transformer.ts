@@ -13,7 +13,7 @@
 import { decoderGraph, decoderInterface, LmDecoder } from '../../lm/decoder.js';
 import type { Rng } from '../../../shared/random.js';
 import { buildModel, Graph, type Tensor, WeightStore } from '../../tensor/index.js';
-import type { CharTokenizer } from '../../text/tokenizer.js';
+import type { CharTokenizer } from './char-tokenizer.js';
 import type { ActionBuffer } from '../distributions.js';
 import { flatPolicySpaces, type OnnxInterface, type PolicySpaces, type TokenModel } from '../policy.js';
 import { addModelWeights, gpt2Name, gpt2Weights, lmConfig, logitBias, sequenceLogits, type ModelShape } from './model.js';

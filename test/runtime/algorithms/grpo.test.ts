@@ -14,7 +14,7 @@ import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRow
 import { Rng } from '../../../shared/random.js';
 import { readEvents } from '../../../runtime/run/events.js';
 import { GradientStep, Session } from '../../../runtime/tensor/index.js';
-import { CharTokenizer } from '../../../runtime/text/tokenizer.js';
+import { CharTokenizer } from '../../../runtime/policies/transformer/char-tokenizer.js';
 import { train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
 

@@ -9,7 +9,7 @@ import { makeTokenModel } from '../../../runtime/policies/index.js';
 import { encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows } from '../../../runtime/policies/transformer/layout.js';
 import { Rng } from '../../../shared/random.js';
 import { GradientStep, Graph, Session } from '../../../runtime/tensor/index.js';
-import { CharTokenizer, EOS } from '../../../runtime/text/tokenizer.js';
+import { CharTokenizer, EOS } from '../../../runtime/policies/transformer/char-tokenizer.js';
 import { TextWorkload } from '../../../runtime/trainer/text-workload.js';
 import { train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';

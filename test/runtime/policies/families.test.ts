@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LANGUAGE_MODEL, ownsTokenizer, PolicyFactory, POLICIES, TOKEN_MODEL, TransformerPolicy } from '../../../runtime/policies/index.js';
 import { Rng } from '../../../shared/random.js';
-import { CharTokenizer } from '../../../runtime/text/tokenizer.js';
+import { CharTokenizer } from '../../../runtime/policies/transformer/char-tokenizer.js';
 
 const tokenizer = CharTokenizer.fromAlphabet('+0123456789=');
 const mlp = { kind: 'mlp', name: 'Net', params: { hidden: [8], activation: 'tanh', shared_trunk: false } };

@@ -19,7 +19,7 @@ import { OnnxTokenModel } from '../../../runtime/policies/transformer/onnx-token
 import { Rng } from '../../../shared/random.js';
 import { Graph, Session, WeightStore } from '../../../runtime/tensor/index.js';
 import { ModelProto } from '../../../runtime/tensor/onnx-schema.js';
-import { CharTokenizer, EOS, PAD } from '../../../runtime/text/tokenizer.js';
+import { CharTokenizer, EOS, PAD } from '../../../runtime/policies/transformer/char-tokenizer.js';
 import { KvSampler } from '../../helpers/kv-sampler.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { tempDir } from '../helpers.js';

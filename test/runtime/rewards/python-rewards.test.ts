@@ -11,7 +11,7 @@ import { compileReward } from '../../../runtime/rewards/index.js';
 import { datasetTask, loadDataset } from '../../../runtime/text/dataset.js';
 import { TextEnvironment } from '../../../runtime/text/env.js';
 import type { TextTask } from '../../../runtime/text/task.js';
-import { EOS, PAD } from '../../../runtime/text/tokenizer.js';
+import { EOS, PAD } from '../../../runtime/policies/transformer/char-tokenizer.js';
 import { Rng } from '../../../shared/random.js';
 import { pythonWorkers, testPython } from '../../helpers/python.js';
 import * as fs from 'node:fs';

@@ -18,7 +18,7 @@ import { Session } from '../../../runtime/tensor/index.js';
 import { DialogueEnvironment } from '../../../runtime/text/dialogue-env.js';
 import { dialogueLayout, dialogueTrainingRows, dialogueTurnRewards, gridWidth, runDialogues, turnStart } from '../../../runtime/text/dialogue.js';
 import { GuessNumber } from '../../../runtime/text/guess-number.js';
-import { EOS, PAD } from '../../../runtime/text/tokenizer.js';
+import { EOS, PAD } from '../../../runtime/policies/transformer/char-tokenizer.js';
 import { resume, train } from '../../../runtime/train.js';
 import { TextWorkload } from '../../../runtime/trainer/text-workload.js';
 import { makePlan, tempDir } from '../helpers.js';

@@ -11,7 +11,7 @@ import { applyOverlong, overlongPenalty } from '../../../../runtime/algorithms/t
 import type { LanguageModel } from '../../../../runtime/policies/index.js';
 import { slotLengths } from '../../../../runtime/text/env.js';
 import type { RolloutOptions, Rollouts, TextEnv } from '../../../../runtime/text/text-env.js';
-import { EOS, PAD } from '../../../../runtime/text/tokenizer.js';
+import { EOS, PAD } from '../../../../runtime/policies/transformer/char-tokenizer.js';
 import { readEvents } from '../../../../runtime/run/events.js';
 import { train } from '../../../../runtime/train.js';
 import { InputError } from '../../../../shared/input-error.js';

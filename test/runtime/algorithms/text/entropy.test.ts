@@ -19,7 +19,7 @@ import { DialogueEnvironment } from '../../../../runtime/text/dialogue-env.js';
 import { TextEnvironment } from '../../../../runtime/text/env.js';
 import { GuessNumber } from '../../../../runtime/text/guess-number.js';
 import type { Rollouts, TokenRows } from '../../../../runtime/text/text-env.js';
-import { EOS, PAD } from '../../../../runtime/text/tokenizer.js';
+import { EOS, PAD } from '../../../../runtime/policies/transformer/char-tokenizer.js';
 import { Rng } from '../../../../shared/random.js';
 import { makePlan } from '../../helpers.js';
 import { TWO_ROWS } from './token-rows.js';

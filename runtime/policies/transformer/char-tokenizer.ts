@@ -1,10 +1,11 @@
-// The character-level tokenizer a text task owns: one token per character (Unicode code
+// The character-level tokenizer a text task owns (built by text/task.ts taskTokenizer), kept here
+// beside the character transformer that reads and writes its ids: one token per character (Unicode code
 // point, the unit of `max_tokens` and of the `length` verifier) of the task's alphabet, after
 // three special tokens. The vocabulary is a pure function of the alphabet (sorted by code
 // point), and its JSON form is recorded in plans and checkpoints, so a trained policy reads
 // and writes exactly the ids it was trained on.
 
-import { InputError } from '../../shared/input-error.js';
+import { InputError } from '../../../shared/input-error.js';
 
 /** Special tokens, always the first ids: padding, beginning and end of a sequence. */
 export const SPECIAL_TOKENS = ['<pad>', '<bos>', '<eos>'] as const;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { BOS, CharTokenizer, EOS, PAD, SPECIAL_TOKENS, TokenizerError } from '../../../runtime/text/tokenizer.js';
+import { BOS, CharTokenizer, EOS, PAD, SPECIAL_TOKENS, TokenizerError } from '../../../runtime/policies/transformer/char-tokenizer.js';
 
 describe('CharTokenizer', () => {
   const addition = CharTokenizer.fromAlphabet('0123456789+=');
