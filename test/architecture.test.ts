@@ -289,7 +289,6 @@ it('runtime/policies/ loads nothing of runtime/algorithms/ (the networks an algo
 // count, as in dsl/.
 const KNOWN_MUTUAL_FOLDERS = [
   'runtime/envs <-> runtime/run',
-  'runtime/envs <-> runtime/text',
 ];
 /** Circles of three or more folders when the rule came in, each its folders sorted: the list may only shrink. */
 const KNOWN_FOLDER_CIRCLES: string[] = [];

@@ -16,7 +16,6 @@ import { doublePendulumConfig, InvertedDoublePendulum, InvertedPendulum, pendulu
 import { HalfCheetah, Hopper, hopperConfig, runnerConfig, Swimmer, Walker2d } from './mujoco/planar.js';
 import { isMujocoEnvKind } from '../../dsl/schema/mujoco-envs.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
-import { isTextEnv } from '../text/env.js';
 import { closestNames } from '../../dsl/diagnostics.js';
 import { builtin } from '../../dsl/schema/index.js';
 import { describeParams, type ParamDescription } from './params.js';
@@ -93,9 +92,15 @@ export function envKinds(): string[] {
   return Object.keys(BUILTIN_ENVS);
 }
 
+/** A built-in env whose actions are text (the registry says so: `action: 'text'`), which text/ implements. */
+function isTextEnvKind(kind: string): boolean {
+  const spec = builtin(kind);
+  return spec?.declKind === 'env' && spec.action === 'text';
+}
+
 function lookUp(kind: string): BuiltinEnv {
   if (Object.hasOwn(BUILTIN_ENVS, kind)) return BUILTIN_ENVS[kind];
-  if (isTextEnv(kind)) {
+  if (isTextEnvKind(kind)) {
     throw new Error(`environment kind "${kind}" is a text env: its actions are text, not numbers; train it with SFT, GRPO or REINFORCE and a transformer policy`);
   }
   if (Object.hasOwn(NOT_IMPLEMENTED.env, kind)) {
