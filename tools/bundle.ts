@@ -28,7 +28,7 @@ export const EXTENSION_ENTRY = 'extension/main.ts';
 export const NATIVE_EXTERNALS = ['onnxruntime-node', 'esbuild'];
 
 /** Files the bundled trainer reads as they are, copied next to rlx.mjs: the Python env worker (envs/python/python-worker.ts finds it there). */
-export const COPIED_FILES: Record<string, string> = { 'python-env-worker.py': 'runtime/envs/python/worker.py' };
+export const COPIED_FILES: Record<string, string> = { 'python-env-worker.py': 'runtime/envs/python/worker.py', 'code-sandbox.py': 'runtime/rewards/code/sandbox.py' };
 
 export async function bundle(outdir = 'dist'): Promise<esbuild.BuildResult> {
   const [node, extension] = await Promise.all([

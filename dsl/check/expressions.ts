@@ -66,7 +66,7 @@ export function checkPath(ctx: CheckContext, expr: Expression, scope: ValueScope
 
 /** A reward term: checked for its names alone, and against the paired env when there is one. */
 export function checkRewardTerm(ctx: CheckContext, expr: Expression, env: PairedEnv, accept: Accept): void {
-  const names = (name: QualifiedName): Inferred => rewardName(name, env, accept);
+  const names = (name: QualifiedName, listsAllowed?: boolean): Inferred => rewardName(name, env, accept, listsAllowed);
   const type = new ExpressionTyper(ctx, accept, names, FUNCTIONS.map((f) => f.name), env).infer(expr);
   if (type === 'string' || type === 'vector') {
     // An extractor's text is an answer still to be checked: say how.
@@ -98,7 +98,7 @@ function checkFinite(ctx: CheckContext, expr: Expression | undefined, accept: Ac
   return false;
 }
 
-function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferred {
+function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept, listsAllowed = false): Inferred {
   const head = name.parts[0];
   const spec = REWARD_NAMES.find((n) => n.name === head.text);
   if (!spec) {
@@ -119,7 +119,7 @@ function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferr
     if (name.parts.length > 1) accept('error', 'unknown-field', `'${head.text}' has no fields`, name.parts[1].range);
     return spec.type;
   }
-  if (spec.fields === 'row') return rowField(name, env, accept);
+  if (spec.fields === 'row') return rowField(name, env, accept, listsAllowed);
   if (name.parts.length === 1) return spec.type;
   const field = name.parts[1];
   if (name.parts.length > 2) accept('error', 'unknown-field', `'${head.text}.${field.text}' has no fields`, name.parts[2].range);
@@ -154,8 +154,12 @@ function rewardName(name: QualifiedName, env: PairedEnv, accept: Accept): Inferr
 /** How a column's type reads in a reward term: text, a number, true/false; others only a Python reward function reads. */
 const COLUMN_TYPES: Partial<Record<ColumnType, Inferred>> = { string: 'string', number: 'number', bool: 'bool' };
 
-/** `row.NAME`: a column of the paired TextTask's dataset, typed from its first rows; unknown where there is no dataset to read. */
-function rowField(name: QualifiedName, env: PairedEnv, accept: Accept): Inferred {
+/**
+ * `row.NAME`: a column of the paired TextTask's dataset, typed from its first rows; unknown where
+ * there is no dataset to read. A list is text where `listsAllowed` (passes()' tests: the trainer
+ * reads a list of texts there, and says which row holds anything else).
+ */
+function rowField(name: QualifiedName, env: PairedEnv, accept: Accept, listsAllowed: boolean): Inferred {
   const head = name.parts[0];
   if (name.parts.length === 1) {
     // Said once, by the reward's own check (no env).
@@ -180,6 +184,7 @@ function rowField(name: QualifiedName, env: PairedEnv, accept: Accept): Inferred
   }
   const inferred = COLUMN_TYPES[type];
   if (inferred) return inferred;
+  if (type === 'list' && listsAllowed) return 'string';
   if (type !== 'mixed') {
     const kind = type === 'list' ? 'a list' : type === 'object' ? 'an object' : 'null';
     accept('error', 'unknown-field', `row.${field.text} is ${kind} in the first rows of ${rows.written}: a reward term reads text, numbers and true/false; a Python reward function (python("./file.py:fn")) gets any field`, field.range);
@@ -192,7 +197,7 @@ class ExpressionTyper {
   constructor(
     private readonly ctx: CheckContext,
     private readonly accept: Accept,
-    private readonly names: (name: QualifiedName) => Inferred,
+    private readonly names: (name: QualifiedName, listsAllowed?: boolean) => Inferred,
     private readonly allowedFunctions: string[],
     private readonly env?: PairedEnv,
   ) {}
@@ -274,7 +279,9 @@ class ExpressionTyper {
     if (spec.taskOnly && this.env?.kind === 'module') {
       this.accept('error', 'unknown-field', `'${name}' scores the completions of a single-turn text task (TextTask), not of user code's env`, expr.callee.range);
     }
-    const argTypes = expr.args.map((a) => this.infer(a.value));
+    // passes()' tests may be a dataset field holding a list (of texts).
+    const listsAllowed = (a: (typeof expr.args)[number], i: number) => (a.name ? spec.params.find((p) => p.name === a.name!.text) : spec.params[i])?.syntax === 'tests';
+    const argTypes = expr.args.map((a, i) => listsAllowed(a, i) && a.value?.kind === 'Name' ? this.names(a.value, true) : this.infer(a.value));
     if (spec.variadic) {
       if (expr.args.length === 0) this.accept('error', 'wrong-arguments', `${name} needs at least one argument`, expr.range);
       expr.args.forEach((a, i) => {
@@ -299,7 +306,7 @@ class ExpressionTyper {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found text`, arg.value.range);
       } else if ((p.type === 'number' || p.type === 'bool') && actual === 'vector') {
         this.accept('error', 'type-mismatch', `argument '${p.name}' of ${name} must be a number; found a vector (name one field, obs.x, or use norm() or dist())`, arg.value.range);
-      } else if (p.syntax && actual === 'string') {
+      } else if (p.syntax && p.syntax !== 'tests' && actual === 'string') {
         this.checkLiteral(name, p.name, p.syntax, arg.value);
       }
     }

@@ -148,6 +148,8 @@ export const TextTask: EnvSpec = {
     param('max_tokens', count({ max: 1_048_576 }), 8, 'Longest completion, in the policy\'s tokens: characters for the character-level transformer, the model\'s own tokens for a pretrained one, where the prompt and the completion together must fit the model\'s context (rlx check says so at this setting).'),
     param('python', string, '', 'The Python interpreter that runs the reward\'s `python("./file.py:function")` terms; RLX_PYTHON, or python3 on PATH, when left out. Only read when the reward has such a term.'),
     param('reward_timeout', num({ min: 0, exclusiveMin: true, max: 86400 }), 60, 'Seconds one call of a Python reward function (one batch of completions) may take before the run fails with "did not return within N s" (starting Python and importing the reward files may take 30 s or this, whichever is longer).'),
+    param('code_timeout', num({ min: 0, exclusiveMin: true, max: 600 }), 5, 'Seconds the code of one completion may run against its tests in `passes(...)` (its own process, killed past it: the tests it had not passed by then count as failed).'),
+    param('code_memory', count({ min: 32, max: 65_536 }), 512, 'MiB of address space the code of one completion may take in `passes(...)`; past it the code fails with a MemoryError (its later tests count as failed).'),
   ],
 };
 

@@ -76,6 +76,22 @@ export const FUNCTIONS: FunctionSpec[] = [
       + 'For a verifier: `exact(tagged(completion, "answer"), target)`, `length(tagged(completion, "think"))`.',
   },
   {
+    name: 'completion_code', returns: 'string', text: true, params: [{ name: 's', type: 'string' }],
+    doc: 'Extractor: the code of the text\'s last fenced block (```` ```python ... ``` ````, any language tag or none), without the fences; the whole text when it has no complete block. '
+      + 'For the code verifier: `passes(completion_code(completion), row.tests)`.',
+  },
+  {
+    name: 'passes', returns: 'number', text: true, taskOnly: true,
+    params: [
+      { name: 'code', type: 'string', doc: 'The Python code to test, usually `completion_code(completion)`.' },
+      { name: 'tests', type: 'string', syntax: 'tests', doc: 'The tests: a dataset field holding a list of Python statements (MBPP\'s `["assert f(1) == 2", ...]`), each a test, or one text of test code, one test; or a "string" literal.' },
+    ],
+    doc: 'Code verifier: the fraction of the tests that pass when run after the code, in Python (0 to 1; code that does not run passes none). '
+      + 'Each completion runs in a process of its own, in a throwaway folder, with a time limit (TextTask\'s `code_timeout`), a memory limit (`code_memory`), a cap on its output and files, '
+      + 'no network (a network namespace where the machine allows one, else sockets refused), and no new processes, signals to others, or writes outside its folder. '
+      + 'All completions of a batch run at once, before any is scored. Single-turn text tasks (TextTask) only.',
+  },
+  {
     name: 'python', returns: 'number', taskOnly: true,
     params: [{ name: 'function', type: 'string', syntax: 'python-function', doc: 'The file (relative to the .rlx file, inside its folder) and the function in it: "./rewards.py:accuracy".' }],
     doc: 'A Python reward function, called as TRL calls one: `f(prompts=[...], completions=[...], completion_ids=[...], **columns)` (each dataset column a list, by its name), '

@@ -195,7 +195,8 @@ export type ExprType = 'number' | 'bool' | 'string' | 'vector' | 'any';
  * literal, which the checker reads too.
  */
 /** What a "string" literal argument must be: a regex, a tag name, or `./file.py:function` (python()). */
-export type StringSyntax = 'regex' | 'tag' | 'python-function';
+/** What a string argument must be: a regex, a tag name or a Python function ("string" literals read once), or tests (a dataset field that may be a list of texts). */
+export type StringSyntax = 'regex' | 'tag' | 'python-function' | 'tests';
 
 export interface FunctionSpec {
   name: string;

@@ -18,6 +18,7 @@ import { INTRINSIC_NAMES, readsIntrinsic } from './intrinsic-rewards.js';
 import { compileScalar, ExprError, type Code } from './expr.js';
 import { InputError } from '../../shared/input-error.js';
 import { PythonRewardFunctions } from './python-rewards.js';
+import type { CodeCases } from './code-verifier.js';
 import { RowFields, type RowSource } from './row-fields.js';
 
 export { compileScalar, EXPR_FUNCTIONS, ExprError, numberLiteral, type Code, type NameResolver } from './expr.js';
@@ -129,6 +130,11 @@ export class CompiledReward {
     this.context.info = new Float64Array(infoNames.length);
     this.context.python = new Float64Array(python.size);
     this.context.pythonNone = new Uint8Array(python.size);
+  }
+
+  /** The passes() calls' cases where a term calls passes() (the env runs a batch's together before scoring it), else undefined. */
+  get code(): CodeCases | undefined {
+    return this.helpers.text?.readsCode ? this.helpers.text.code : undefined;
   }
 
   /** Loads completion `r` of the batch the python() functions last scored into the context. */

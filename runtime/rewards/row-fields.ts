@@ -42,6 +42,14 @@ export class RowFields {
     throw this.wrong(c, k, value, 'text (or a number)', '');
   }
 
+  /** A field as the code verifier's tests: a list of texts (one test each), or one text (one test). */
+  tests(c: RowSource, k: number): string[] {
+    const value = this.value(c, k);
+    if (typeof value === 'string') return [value];
+    if (Array.isArray(value) && value.every((t) => typeof t === 'string')) return value as string[];
+    throw this.wrong(c, k, value, 'tests: a list of texts (Python statements such as "assert f(1) == 2"), or one text of test code', Array.isArray(value) ? '; every item of the list must be text' : '');
+  }
+
   private value(c: RowSource, k: number): unknown {
     const row = c.row;
     const name = this.names[k]!;

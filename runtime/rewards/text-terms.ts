@@ -13,6 +13,7 @@ import type { PlanExpr } from '../../dsl/compile/plan.js';
 import { FUNCTIONS, REWARD_NAMES, rewardNameAvailable, tagNameProblem } from '../../dsl/schema/index.js';
 import { ExprError } from './expr.js';
 import type { RowFields } from './row-fields.js';
+import { CodeCases, completionCode } from './code-verifier.js';
 import { boxed, contains, exact, lastNumber, length, LinearRegex, numeric, PatternError, regex, tagged } from './verifiers.js';
 
 /** The names text environments give reward terms (strings, set per completion or agent turn). */
@@ -33,10 +34,10 @@ export function textNamesOf(env: { readonly dialogue: boolean }): readonly TextN
 }
 
 /** The extractors: text functions that give text (an answer read out of a text), a verifier's argument. */
-export const TEXT_EXTRACTORS = ['last_number', 'boxed', 'tagged'] as const;
+export const TEXT_EXTRACTORS = ['last_number', 'boxed', 'tagged', 'completion_code'] as const;
 
 /** The text functions this module compiles: the verifiers (giving numbers) and the extractors. */
-export const TEXT_FUNCTIONS = ['exact', 'numeric', 'regex', 'contains', 'length', ...TEXT_EXTRACTORS] as const;
+export const TEXT_FUNCTIONS = ['exact', 'numeric', 'regex', 'contains', 'length', 'passes', ...TEXT_EXTRACTORS] as const;
 
 const isExtractor = (call: string) => (TEXT_EXTRACTORS as readonly string[]).includes(call);
 
@@ -62,6 +63,11 @@ export class TextVerifiers {
   readonly length = length;
   readonly lastNumber = lastNumber;
   readonly boxed = boxed;
+  readonly completionCode = completionCode;
+  /** The passes() calls' cases, run a batch at a time (code-verifier.ts). */
+  readonly code = new CodeCases('the reward\'s passes()');
+  /** Whether a term calls passes(): the env then collects and runs a batch's cases before scoring it. */
+  readsCode = false;
 
   /** `names`: the text names this env has (textNamesOf); `row`: a single-turn task's row fields (`row.NAME` as text). */
   constructor(private readonly names: readonly TextName[] = textNamesOf({ dialogue: false }), private readonly row?: RowFields) {}
@@ -94,6 +100,9 @@ export class TextVerifiers {
       }
       case 'regex':
         return `h.text.regex(${this.pattern(args[1])}, ${text(0)})`;
+      case 'passes':
+        this.readsCode = true;
+        return `h.text.code.passes(${text(0)}, ${this.tests(args[1])})`;
     }
     return undefined;
   }
@@ -124,8 +133,21 @@ export class TextVerifiers {
       case 'last_number': return `h.text.lastNumber(${text})`;
       case 'boxed': return `h.text.boxed(${text})`;
       case 'tagged': return `h.text.tagged(${this.tag(args[1])}, ${text})`;
+      case 'completion_code': return `h.text.completionCode(${text})`;
     }
     throw new Error(`extractor ${call}() has no code`);
+  }
+
+  /** Code for passes()' tests: a dataset field (a list of tests, or one) or a "string" literal (one test). */
+  private tests(arg: PlanExpr): string {
+    if ('ref' in arg && arg.ref.startsWith('row.') && this.row) {
+      const field = arg.ref.slice('row.'.length);
+      if (field === '' || field.includes('.')) throw new ExprError(`passes(): "${arg.ref}": name one field of the dataset row, such as row.tests`);
+      return `h.row.tests(c, ${this.row.index(field)})`;
+    }
+    if ('const' in arg && typeof arg.const === 'string') return `[h.text.strings[${this.strings.push(arg.const) - 1}]]`;
+    if ('ref' in arg && arg.ref.startsWith('row.')) throw new ExprError(`passes(): "${arg.ref}": only a single-turn text task (TextTask) with a dataset has rows`);
+    throw new ExprError(`passes(): "tests" must be a dataset field (row.tests: a list of Python statements, or one text of test code) or a "string" literal, got ${describe(arg)}`);
   }
 
   private tag(arg: PlanExpr): number {

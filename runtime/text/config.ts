@@ -18,6 +18,9 @@ export interface TextTaskConfig {
   /** The interpreter of the reward's python() functions ('' for RLX_PYTHON, else python3), and the seconds one call may take. */
   readonly python: string;
   readonly reward_timeout: number;
+  /** The code verifier's limits for one completion: seconds and MiB (passes()). */
+  readonly code_timeout: number;
+  readonly code_memory: number;
 }
 
 export interface TextTaskOptions {
@@ -47,7 +50,7 @@ export function textTaskConfig(given: object, options: TextTaskOptions = {}): Te
   }
   const python = p.value('python');
   if (typeof python !== 'string') return p.fail('python', 'the command of a Python interpreter, as a string');
-  return { task, max_tokens, python, reward_timeout: p.number('reward_timeout') };
+  return { task, max_tokens, python, reward_timeout: p.number('reward_timeout'), code_timeout: p.number('code_timeout'), code_memory: p.number('code_memory') };
 }
 
 function buildTask(p: PlanParams, options: TextTaskOptions): TextTask {

@@ -61,9 +61,10 @@ export class TextEnvironment implements TextEnv {
 
   /** The env of a plan whose env is a TextTask; errors name the param or the reward term. */
   static fromPlan(plan: Plan, options: TextTaskOptions = {}): TextEnvironment {
-    const { task, max_tokens, python, reward_timeout } = textTaskConfig(plan.env.params, options);
+    const { task, max_tokens, python, reward_timeout, code_timeout, code_memory } = textTaskConfig(plan.env.params, options);
     const reward = plan.reward ? compileReward(plan.reward, { kind: plan.env.kind, obsFields: [], actionSpace: { kind: 'discrete', n: 1 }, text: true }) : null;
     reward?.python.configure({ baseDir: options.baseDir, python, timeoutSeconds: reward_timeout });
+    reward?.code?.configure({ python, seconds: code_timeout, memoryMb: code_memory });
     return new TextEnvironment(task, max_tokens, reward);
   }
 
@@ -103,6 +104,20 @@ export class TextEnvironment implements TextEnv {
     this.reward.python.score(texts.map((completion, r) => {
       const example = examples[Math.floor(r / G)]!;
       return { prompt: example.prompt, ...(example.messages ? { messages: example.messages } : {}), completion, completionIds: ids[r]!, ...(example.row ? { row: example.row } : {}), where: this.rowWhere(example) };
+    }));
+  }
+
+  /**
+   * Runs the code of a batch's completions against their tests (the reward's passes() calls), all
+   * at once, before any is scored: the reward is evaluated once to collect the cases (python()
+   * values selected as for scoring), then scored with their results. Nothing when no term calls passes().
+   */
+  private scoreCode(examples: readonly TextExample[], texts: readonly string[], G: number): void {
+    const code = this.reward?.code;
+    if (!code) return;
+    code.collect(() => texts.forEach((text, r) => {
+      this.reward!.selectPython(r);
+      this.score(examples[Math.floor(r / G)]!, text);
     }));
   }
 
@@ -198,6 +213,7 @@ export class TextEnvironment implements TextEnv {
     let characters = 0;
     const samples: SampleRecord[] = [];
     this.scorePython(examples, texts, ids, G);
+    this.scoreCode(examples, texts, G);
     for (let r = 0; r < rows; r++) {
       const example = examples[Math.floor(r / G)]!;
       const text = texts[r]!;
@@ -322,7 +338,10 @@ export class TextEnvironment implements TextEnv {
       return texts;
     };
     const result = await evaluateText(this.task.heldOut().slice(0, limit), complete, {
-      prepare: (examples, completions) => this.scorePython(examples, completions, completionIds, 1),
+      prepare: (examples, completions) => {
+        this.scorePython(examples, completions, completionIds, 1);
+        this.scoreCode(examples, completions, 1);
+      },
       reward: (example, completion) => {
         this.reward?.selectPython(rewards.length);
         const { total, terms } = this.score(example, completion, sampled[rewards.length]);

@@ -49,6 +49,12 @@ describe('row.NAME in reward terms', () => {
     ], { roots });
   });
 
+  test('passes() takes a list field as its tests (and a "string" literal); a list elsewhere in the call is still refused', () => {
+    expectClean(spec('  term t = passes(completion_code(completion), row.tags)\n  term u = 0.5 * passes(completion, "assert True")'), roots);
+    expectDiagnostic(spec('  term t = passes(completion_code(row.⟦tags⟧), row.tags)'), 'unknown-field', /^row\.tags is a list in the first rows of \.\/rows\.jsonl/, { roots });
+    expectDiagnostic(spec('  term t = exact(completion, row.⟦tags⟧)'), 'unknown-field', /^row\.tags is a list in the first rows/, { roots });
+  });
+
   test('a generated task has no rows; `row` alone names no field', () => {
     expectDiagnostic(spec('  term a = ⟦row⟧.answer', 'addition(digits: 2)'), 'unknown-field', /^Sums's task addition generates its examples: it has no dataset rows, so no row\.answer/, { roots });
     expectDiagnostic(spec('  term a = ⟦row⟧'), 'type-mismatch', "'row' is the dataset row: name one of its fields, such as row.answer", { roots });

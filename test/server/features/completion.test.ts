@@ -43,7 +43,7 @@ const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT', 'BC', 'TD3B
 const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', 'InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
 const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'row', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
-const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'python', 'novelty'];
+const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'completion_code', 'passes', 'python', 'novelty'];
 const METRICS = ['eval.mean_return', 'eval.std_return', 'eval.mean_length', 'eval.success', 'eval.accuracy', 'train.mean_return', 'train.mean_length', 'train.success', 'train.accuracy', 'steps'];
 
 const ZOO = `env Pole = CartPole
@@ -323,8 +323,8 @@ describe('completion in reward terms', () => {
 
   it('with a dialogue env: the text names of a turn (no target), its reply and env_reward, and its info values', () => {
     const source = 'env Guess = GuessNumber\nreward R { term a = $0 }\nexperiment E { env: Guess, reward: R }';
-    // python() reward functions score single-turn completions only.
-    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'reply', 'env_reward', ...FUNCTIONS.filter((f) => f !== 'python')]);
+    // python() reward functions and passes() score single-turn completions only.
+    check(source, ['terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'reply', 'env_reward', ...FUNCTIONS.filter((f) => f !== 'python' && f !== 'passes')]);
     check(source.replace('$0', 'info.$0'), ['turns', 'hidden']);
   });
 
