@@ -12,7 +12,7 @@ import { Catch, type CatchConfig } from './catch.js';
 import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
 import { loadMujocoEngine } from './mujoco/engine.js';
-import { MUJOCO_RUNTIME } from './mujoco/index.js';
+import { MUJOCO_RUNTIME, mujocoConfig } from './mujoco/index.js';
 import { isMujocoEnvKind } from '../../dsl/schema/mujoco-envs.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
 import { isTextEnv } from '../text/env.js';
@@ -40,7 +40,7 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   FreeSlots: (params) => new FreeSlots(params as Partial<FreeSlotsConfig>),
   Catch: (params) => new Catch(params as Partial<CatchConfig>),
   // MuJoCo's (docs/mujoco.md); building one needs prepareEnvKind() awaited first.
-  ...Object.fromEntries(Object.entries(MUJOCO_RUNTIME).map(([kind, row]) => [kind, row.create])),
+  ...Object.fromEntries(Object.entries(MUJOCO_RUNTIME)),
 };
 
 /**
@@ -50,7 +50,7 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
  */
 export function checkEnvParams(kind: string, params: Record<string, unknown>): void {
   // Reading a MuJoCo env's settings needs no engine: checks of a plan run before it is loaded.
-  if (Object.hasOwn(MUJOCO_RUNTIME, kind)) MUJOCO_RUNTIME[kind].readConfig(params);
+  if (Object.hasOwn(MUJOCO_RUNTIME, kind)) mujocoConfig(kind, params);
   else makeEnv(kind, params);
 }
 

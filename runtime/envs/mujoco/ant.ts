@@ -19,7 +19,7 @@ export interface AntConfig {
   readonly reset_noise_scale: number;
 }
 
-export const antConfig = (given: object) => mujocoConfig<AntConfig>('Ant', given);
+const antConfig = (given: object) => mujocoConfig<AntConfig>('Ant', given);
 
 /** ant_v5.py's main_body: body 1, the torso. */
 const TORSO = 1;

@@ -20,7 +20,7 @@ export interface HumanoidConfig {
   readonly reset_noise_scale: number;
 }
 
-export const humanoidConfig = (given: object) => mujocoConfig<HumanoidConfig>('Humanoid', given);
+const humanoidConfig = (given: object) => mujocoConfig<HumanoidConfig>('Humanoid', given);
 
 export class Humanoid extends MujocoEnv {
   readonly config: Readonly<HumanoidConfig>;

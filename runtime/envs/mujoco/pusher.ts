@@ -15,7 +15,7 @@ export interface PusherConfig {
   readonly reward_control_weight: number;
 }
 
-export const pusherConfig = (given: object) => mujocoConfig<PusherConfig>('Pusher', given);
+const pusherConfig = (given: object) => mujocoConfig<PusherConfig>('Pusher', given);
 
 /** The arm's joints are qpos[0:7]; the object's slides qpos[7:9], the goal's qpos[9:11]. */
 const ARM = 7;

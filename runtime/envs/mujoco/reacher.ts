@@ -14,7 +14,7 @@ export interface ReacherConfig {
   readonly reward_control_weight: number;
 }
 
-export const reacherConfig = (given: object) => mujocoConfig<ReacherConfig>('Reacher', given);
+const reacherConfig = (given: object) => mujocoConfig<ReacherConfig>('Reacher', given);
 
 export class Reacher extends MujocoEnv {
   readonly config: Readonly<ReacherConfig>;
