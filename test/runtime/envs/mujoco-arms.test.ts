@@ -110,6 +110,9 @@ describe('Pusher (Gymnasium Pusher-v5)', () => {
     close(weighted.step.info.reward_dist, -0.5 * dist, 'weighted reward_dist');
     close(weighted.step.info.reward_ctrl, -sumSq(action), 'weighted reward_ctrl');
     assert.equal(make('Pusher').maxSteps, 100);
+    assert.ok(Math.abs(make('Pusher').dt - 0.05) < 1e-12);
+    assert.deepEqual(make('Pusher').actionSpace, { kind: 'box', shape: [7], low: new Array(7).fill(-2), high: new Array(7).fill(2) });
+    assert.deepEqual(make('Reacher').actionSpace, { kind: 'box', shape: [2], low: [-1, -1], high: [1, 1] });
     assert.equal(step.terminated, false);
   });
 

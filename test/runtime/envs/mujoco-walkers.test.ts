@@ -209,6 +209,20 @@ describe('Humanoid (Gymnasium Humanoid-v5)', () => {
   });
 });
 
+describe('Ant and Humanoid spaces', () => {
+  it('act within the actuators\' control ranges, one env step being frame_skip (5) MuJoCo steps', async () => {
+    await prepareEnvKind('Ant');
+    const box = (n: number, high: number) => ({ kind: 'box', shape: [n], low: new Array(n).fill(-high), high: new Array(n).fill(Math.fround(high)) });
+    assert.deepEqual(make('Ant').actionSpace, box(8, 1));
+    assert.deepEqual(make('Humanoid').actionSpace, { ...box(17, 0.4), low: new Array(17).fill(Math.fround(-0.4)) });
+    // dt = timestep * frame_skip: Gymnasium's render_fps of 20 and 67.
+    assert.ok(Math.abs(make('Ant').dt - 0.05) < 1e-12);
+    assert.ok(Math.abs(make('Humanoid').dt - 0.015) < 1e-12);
+    assert.ok(Math.abs(make('Ant', { frame_skip: 2 }).dt - 0.02) < 1e-12);
+    assert.equal(make('Humanoid').maxSteps, 1000);
+  });
+});
+
 describe('Ant and Humanoid trajectories', () => {
   it('repeat exactly for a seed, and resume from getState()', async () => {
     await prepareEnvKind('Ant');
