@@ -44,9 +44,7 @@ export class Ant extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'normal'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'normal');
   }
 
   protected override afterReset(): void {

@@ -55,9 +55,7 @@ export class Humanoid extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'uniform'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'uniform');
   }
 
   protected override afterReset(): void {

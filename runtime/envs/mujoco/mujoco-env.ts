@@ -92,6 +92,15 @@ export abstract class MujocoEnv extends BaseEnv {
     this.info.set([x, y, Math.hypot(x, y), xVelocity, yVelocity]);
   }
 
+  /**
+   * Gymnasium's usual reset_model: the reference pose plus U(-scale, scale) on each qpos, the
+   * reference velocities plus `velocityNoise` noise of that scale on each qvel, then the reset's info.
+   */
+  protected resetWithNoise(rng: Rng, scale: number, velocityNoise: 'uniform' | 'normal'): void {
+    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, velocityNoise));
+    this.afterReset();
+  }
+
   getState(): number[] {
     return [...this.sim.qpos, ...this.sim.qvel];
   }

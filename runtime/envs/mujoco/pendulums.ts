@@ -29,9 +29,7 @@ export class InvertedPendulum extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'uniform'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'uniform');
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
@@ -72,10 +70,8 @@ export class InvertedDoublePendulum extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
     // Positions uniform, velocities Gaussian (inverted_double_pendulum_v5.py's reset_model).
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'normal'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'normal');
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {

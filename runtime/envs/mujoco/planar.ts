@@ -35,10 +35,8 @@ export class HalfCheetah extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
     // Positions uniform, velocities Gaussian (half_cheetah_v5.py's reset_model).
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'normal'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'normal');
   }
 
   protected override afterReset(): void {
@@ -78,9 +76,7 @@ export class Swimmer extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'uniform'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'uniform');
   }
 
   protected override afterReset(): void {
@@ -149,9 +145,7 @@ class HealthyRunner extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'uniform'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'uniform');
   }
 
   protected override afterReset(): void {
