@@ -12,8 +12,7 @@ import { Catch, type CatchConfig } from './catch.js';
 import { GridWorld, type GridWorldConfig } from './grid-world.js';
 import { MountainCar, type MountainCarConfig } from './mountain-car.js';
 import { loadMujocoEngine } from './mujoco/engine.js';
-import { doublePendulumConfig, InvertedDoublePendulum, InvertedPendulum, pendulumConfig } from './mujoco/pendulums.js';
-import { HalfCheetah, Hopper, hopperConfig, runnerConfig, Swimmer, Walker2d } from './mujoco/planar.js';
+import { MUJOCO_RUNTIME, mujocoConfig } from './mujoco/index.js';
 import { isMujocoEnvKind } from '../../dsl/schema/mujoco-envs.js';
 import { NOT_IMPLEMENTED } from '../not-implemented.js';
 import { closestNames } from '../../dsl/diagnostics.js';
@@ -40,22 +39,7 @@ const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   FreeSlots: (params) => new FreeSlots(params as Partial<FreeSlotsConfig>),
   Catch: (params) => new Catch(params as Partial<CatchConfig>),
   // MuJoCo's (docs/mujoco.md); building one needs prepareEnvKind() awaited first.
-  InvertedPendulum: (params) => new InvertedPendulum(params),
-  InvertedDoublePendulum: (params) => new InvertedDoublePendulum(params),
-  HalfCheetah: (params) => new HalfCheetah(params),
-  Hopper: (params) => new Hopper(params),
-  Walker2d: (params) => new Walker2d(params),
-  Swimmer: (params) => new Swimmer(params),
-};
-
-/** Reading a MuJoCo env's settings needs no engine: checks of a plan run before it is loaded. */
-const MUJOCO_CONFIGS: Readonly<Record<string, (params: object) => unknown>> = {
-  InvertedPendulum: (params) => pendulumConfig(params),
-  InvertedDoublePendulum: doublePendulumConfig,
-  HalfCheetah: (params) => runnerConfig('HalfCheetah', params),
-  Hopper: (params) => hopperConfig('Hopper', params),
-  Walker2d: (params) => hopperConfig('Walker2d', params),
-  Swimmer: (params) => runnerConfig('Swimmer', params),
+  ...Object.fromEntries(Object.entries(MUJOCO_RUNTIME)),
 };
 
 /**
@@ -64,7 +48,8 @@ const MUJOCO_CONFIGS: Readonly<Record<string, (params: object) => unknown>> = {
  * not built.
  */
 export function checkEnvParams(kind: string, params: Record<string, unknown>): void {
-  if (Object.hasOwn(MUJOCO_CONFIGS, kind)) MUJOCO_CONFIGS[kind](params);
+  // Reading a MuJoCo env's settings needs no engine: checks of a plan run before it is loaded.
+  if (Object.hasOwn(MUJOCO_RUNTIME, kind)) mujocoConfig(kind, params);
   else makeEnv(kind, params);
 }
 

@@ -83,6 +83,24 @@ export abstract class MujocoEnv extends BaseEnv {
     return this.qvel0.map((v) => v + (noise === 'uniform' ? rng.uniformRange(-scale, scale) : scale * rng.normal()));
   }
 
+  /**
+   * The first five info values of the 3D walkers (Ant, Humanoid): x_position, y_position,
+   * distance_from_origin of the root (qpos[0:2]), then the step's x_velocity and y_velocity.
+   */
+  protected reportPlacement(xVelocity: number, yVelocity: number): void {
+    const [x, y] = this.sim.qpos;
+    this.info.set([x, y, Math.hypot(x, y), xVelocity, yVelocity]);
+  }
+
+  /**
+   * Gymnasium's usual reset_model: the reference pose plus U(-scale, scale) on each qpos, the
+   * reference velocities plus `velocityNoise` noise of that scale on each qvel, then the reset's info.
+   */
+  protected resetWithNoise(rng: Rng, scale: number, velocityNoise: 'uniform' | 'normal'): void {
+    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, velocityNoise));
+    this.afterReset();
+  }
+
   getState(): number[] {
     return [...this.sim.qpos, ...this.sim.qvel];
   }

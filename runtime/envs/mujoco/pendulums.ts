@@ -1,7 +1,7 @@
 // Gymnasium v5's MuJoCo pendulums on a cart, read from inverted_pendulum_v5.py and
 // inverted_double_pendulum_v5.py.
 import type { Rng } from '../../../shared/random.js';
-import { envParams } from '../params.js';
+import { mujocoConfig } from './config.js';
 import { MujocoEnv } from './mujoco-env.js';
 
 export interface InvertedPendulumConfig {
@@ -10,14 +10,9 @@ export interface InvertedPendulumConfig {
   readonly reset_noise_scale: number;
 }
 
-export function pendulumConfig(given: object, kind = 'InvertedPendulum'): InvertedPendulumConfig {
-  const p = envParams(kind, given);
-  return { max_steps: p.count('max_steps'), frame_skip: p.count('frame_skip'), reset_noise_scale: p.number('reset_noise_scale') };
-}
+export const pendulumConfig = (given: object) => mujocoConfig<InvertedPendulumConfig>('InvertedPendulum', given);
 
-export function doublePendulumConfig(given: object): InvertedDoublePendulumConfig {
-  return { ...pendulumConfig(given, 'InvertedDoublePendulum'), healthy_reward: envParams('InvertedDoublePendulum', given).number('healthy_reward') };
-}
+export const doublePendulumConfig = (given: object) => mujocoConfig<InvertedDoublePendulumConfig>('InvertedDoublePendulum', given);
 
 /**
  * InvertedPendulum-v5: keep a pole on a cart upright. Observation qpos then qvel (slider,
@@ -34,9 +29,7 @@ export class InvertedPendulum extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'uniform'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'uniform');
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {
@@ -77,10 +70,8 @@ export class InvertedDoublePendulum extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
     // Positions uniform, velocities Gaussian (inverted_double_pendulum_v5.py's reset_model).
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'normal'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'normal');
   }
 
   protected advance(actions: ArrayLike<number>, offset: number): number {

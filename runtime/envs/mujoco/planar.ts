@@ -6,19 +6,8 @@
 // is qpos without the root's x (Swimmer: without x and y) then qvel (clipped to [-10, 10] for
 // Hopper and Walker2d).
 import type { Rng } from '../../../shared/random.js';
-import { envParams } from '../params.js';
+import { insideOpen as inside, mujocoConfig, rangeOf, type Range } from './config.js';
 import { MujocoEnv } from './mujoco-env.js';
-
-/** A healthy range's bounds; null: unbounded on that side (Gymnasium's inf). */
-export interface Range {
-  readonly min: number | null;
-  readonly max: number | null;
-}
-
-/** Gymnasium's open interval test, min < value < max. */
-function inside(value: number, range: Range): boolean {
-  return (range.min === null || range.min < value) && (range.max === null || value < range.max);
-}
 
 function clip10(value: number): number {
   return Math.min(Math.max(value, -10), 10);
@@ -34,16 +23,7 @@ export interface HalfCheetahConfig {
   readonly reset_noise_scale: number;
 }
 
-export function runnerConfig(kind: string, given: object): HalfCheetahConfig {
-  const p = envParams(kind, given);
-  return {
-    max_steps: p.count('max_steps'),
-    frame_skip: p.count('frame_skip'),
-    forward_reward_weight: p.number('forward_reward_weight'),
-    ctrl_cost_weight: p.number('ctrl_cost_weight'),
-    reset_noise_scale: p.number('reset_noise_scale'),
-  };
-}
+export const runnerConfig = (kind: 'HalfCheetah' | 'Swimmer', given: object) => mujocoConfig<HalfCheetahConfig>(kind, given);
 
 export class HalfCheetah extends MujocoEnv {
   readonly config: Readonly<HalfCheetahConfig>;
@@ -55,10 +35,8 @@ export class HalfCheetah extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
     // Positions uniform, velocities Gaussian (half_cheetah_v5.py's reset_model).
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'normal'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'normal');
   }
 
   protected override afterReset(): void {
@@ -98,9 +76,7 @@ export class Swimmer extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'uniform'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'uniform');
   }
 
   protected override afterReset(): void {
@@ -135,39 +111,32 @@ export class Swimmer extends MujocoEnv {
 export interface HopperConfig extends HalfCheetahConfig {
   readonly healthy_reward: number;
   readonly terminate_when_unhealthy: boolean;
-  readonly healthy_z: Range;
-  readonly healthy_angle: Range;
-  /** Hopper only: the range every qpos[2:] and qvel must stay in; null for Walker2d. */
-  readonly healthy_state: Range | null;
 }
 
-export function hopperConfig(kind: 'Hopper' | 'Walker2d', given: object): HopperConfig {
-  const p = envParams(kind, given);
-  const range = (name: string): Range => ({ min: p.numberOrNone(`${name}_min`), max: p.numberOrNone(`${name}_max`) });
-  return {
-    ...runnerConfig(kind, given),
-    healthy_reward: p.number('healthy_reward'),
-    terminate_when_unhealthy: p.flag('terminate_when_unhealthy'),
-    healthy_z: range('healthy_z'),
-    healthy_angle: range('healthy_angle'),
-    healthy_state: kind === 'Hopper' ? range('healthy_state') : null,
-  };
-}
+export const hopperConfig = (kind: 'Hopper' | 'Walker2d', given: object) => mujocoConfig<HopperConfig>(kind, given);
 
 /** Hopper-v5 and Walker2d-v5: one class, Hopper also bounding the state (hopper_v5.py's is_healthy). */
 class HealthyRunner extends MujocoEnv {
   readonly config: Readonly<HopperConfig>;
 
-  protected constructor(kind: 'Hopper' | 'Walker2d', asset: string, config: object) {
-    const resolved = hopperConfig(kind, config);
-    super({ kind, asset, maxSteps: resolved.max_steps, frameSkip: resolved.frame_skip });
-    this.config = Object.freeze(resolved);
+  private readonly healthyZ: Range;
+  private readonly healthyAngle: Range;
+  /** Hopper only: the range every qpos[2:] and qvel must stay in; null for Walker2d. */
+  private readonly healthyState: Range | null;
+
+  protected constructor(kind: 'Hopper' | 'Walker2d', asset: string, given: object) {
+    const config = hopperConfig(kind, given);
+    super({ kind, asset, maxSteps: config.max_steps, frameSkip: config.frame_skip });
+    this.config = config;
+    this.healthyZ = rangeOf(config, 'healthy_z');
+    this.healthyAngle = rangeOf(config, 'healthy_angle');
+    this.healthyState = kind === 'Hopper' ? rangeOf(config, 'healthy_state') : null;
   }
 
   /** z = qpos[1] and angle = qpos[2] in their ranges, and (Hopper) every qpos[2:], qvel in the state range. */
   get isHealthy(): boolean {
     const { qpos, qvel } = this.sim;
-    const { healthy_z: z, healthy_angle: angle, healthy_state: state } = this.config;
+    const { healthyZ: z, healthyAngle: angle, healthyState: state } = this;
     if (!inside(qpos[1], z) || !inside(qpos[2], angle)) return false;
     if (state === null) return true;
     for (let i = 2; i < qpos.length; i++) if (!inside(qpos[i], state)) return false;
@@ -176,9 +145,7 @@ class HealthyRunner extends MujocoEnv {
   }
 
   protected drawInitialState(rng: Rng): void {
-    const scale = this.config.reset_noise_scale;
-    this.sim.reset(this.noisyQpos(rng, scale), this.noisyQvel(rng, scale, 'uniform'));
-    this.afterReset();
+    this.resetWithNoise(rng, this.config.reset_noise_scale, 'uniform');
   }
 
   protected override afterReset(): void {

@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { EnvParamError } from '../../../runtime/envs/params.js';
 import { envInfo, envKinds, makeEnv, makeVecEnv, prepareEnvKind } from '../../../runtime/envs/registry.js';
 
-const MUJOCO_KINDS = ['InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer'];
+const MUJOCO_KINDS = ['InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer', 'Ant', 'Reacher', 'Pusher', 'Humanoid'];
 const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', ...MUJOCO_KINDS];
 
 function paramError(param: string, message: RegExp) {
