@@ -47,7 +47,22 @@ export function checkCompletionLength(ctx: CheckContext, experiment: DeclSymbol,
     const completion = Math.min(limit, stated?.value ?? fallback ?? limit);
     if (prompt) promptLimits.push({ prompt, completion });
   };
-  fromAlgorithm(model.referencedTarget(experiment, 'algorithm'));
+  // A learner left at max_new_tokens' default below the env's stated max_tokens: its completions
+  // are cut short of what the env allows (and of what an SFT stage trained on), which reads as a
+  // reward stuck at 0 rather than as a setting. Warned at the learner's name.
+  const shortDefaults: { stage: string; value: number; range: A.Range; unit: DeclSymbol['unit'] }[] = [];
+  const defaultedLength = (target: Target | undefined): number | undefined => {
+    if (target?.kind === 'builtin') return numberDefault(algorithmSpec(target.spec.name)?.params.find((p) => p.name === 'max_new_tokens')?.default);
+    if (target?.kind !== 'decl' || model.effective(target.symbol).properties.has('max_new_tokens')) return undefined;
+    return numberDefault(model.rootBuiltin(target.symbol)?.params.find((p) => p.name === 'max_new_tokens')?.default);
+  };
+  const algorithm = model.referencedTarget(experiment, 'algorithm');
+  fromAlgorithm(algorithm);
+  const algorithmProperty = model.effective(experiment).properties.get('algorithm');
+  const experimentDefault = stages.length === 0 ? defaultedLength(algorithm) : undefined;
+  if (experimentDefault !== undefined && algorithmProperty?.node.value && statedMaxTokens && experimentDefault < statedMaxTokens.value) {
+    shortDefaults.push({ stage: `algorithm ${algorithm?.kind === 'decl' ? algorithm.symbol.name : algorithm?.kind === 'builtin' ? algorithm.spec.name : ''}`.trim(), value: experimentDefault, range: algorithmProperty.node.value.range, unit: algorithmProperty.owner.unit });
+  }
   for (const stage of stages) {
     const own = stage.node.body?.members.find((m): m is A.Property => m.kind === 'Property' && m.path.length === 1 && m.path[0].text === 'max_new_tokens');
     const value = own ? constantNumber(own.value) : undefined;
@@ -58,7 +73,16 @@ export function checkCompletionLength(ctx: CheckContext, experiment: DeclSymbol,
     const baseName = stage.node.base?.name.parts[0];
     const target = baseName ? model.lookup(stage.owner.unit, baseName.text) : undefined;
     if (target?.kind === 'builtin' && !algorithmSpec(target.spec.name)) continue;
+    const defaulted = own ? undefined : defaultedLength(target);
+    if (baseName && defaulted !== undefined && statedMaxTokens && defaulted < statedMaxTokens.value) {
+      shortDefaults.push({ stage: `stage ${stage.node.name?.text ?? baseName.text}`, value: defaulted, range: baseName.range, unit: stage.owner.unit });
+    }
     fromAlgorithm(target);
+  }
+  for (const short of shortDefaults) {
+    ctx.forUnit(short.unit).accept('warning', 'suspicious-value',
+      `${short.stage} samples at most ${short.value} tokens (max_new_tokens' default), but ${envName}'s max_tokens is ${limit} (experiment ${experiment.name}): its completions are cut at ${short.value} tokens; set max_new_tokens (up to ${limit}) on it`,
+      short.range);
   }
   const context = policyContext(ctx, experiment);
   if (context) {

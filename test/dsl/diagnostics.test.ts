@@ -627,6 +627,18 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: "max_new_tokens is 32, but Arith's max_tokens is 8 (experiment E): completions stop at 8 tokens; raise max_tokens on the env or lower max_new_tokens",
     },
     {
+      name: "a stage left at max_new_tokens' default below the env's stated max_tokens, which cuts its completions: at the stage's learner",
+      source: `${PRELUDE}env Long = TextTask { task: addition(digits: 1), max_tokens: 16 }\nexperiment E {\n  env: Long\n  policy: Tiny\n  stage main = ⟦GRPO⟧ { budget: 1k }\n}\n`,
+      severity: 'warning',
+      message: "stage main samples at most 8 tokens (max_new_tokens' default), but Long's max_tokens is 16 (experiment E): its completions are cut at 8 tokens; set max_new_tokens (up to 16) on it",
+    },
+    {
+      name: "an experiment's algorithm left at max_new_tokens' default below the env's stated max_tokens: at the algorithm",
+      source: `${PRELUDE}env Long = TextTask { task: addition(digits: 1), max_tokens: 16 }\nalgorithm G = GRPO { group_size: 4 }\nexperiment E { env: Long, policy: Tiny, algorithm: ⟦G⟧, budget: 1k }\n`,
+      severity: 'warning',
+      message: /^algorithm G samples at most 8 tokens \(max_new_tokens' default\), but Long's max_tokens is 16/,
+    },
+    {
       name: "max_new_tokens in a stage, against an env's own max_tokens",
       source: `${PRELUDE}env Short = TextTask { task: addition(digits: 1), max_tokens: 4 }\nexperiment E {\n  env: Short\n  policy: Tiny\n  stage main = GRPO { budget: 1k, max_new_tokens: ⟦6⟧ }\n}\n`,
       severity: 'warning',
