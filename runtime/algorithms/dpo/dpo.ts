@@ -113,7 +113,6 @@ export class Dpo implements Algorithm {
   private readonly optimizer: Adam;
   private readonly checked: CheckedStep;
   private readonly saved: LearnerState<DpoState>;
-  private readonly one = Float32Array.of(1);
 
   private constructor(
     readonly settings: DpoSettings,
@@ -168,28 +167,12 @@ export class Dpo implements Algorithm {
     const memory = chooseMemory(model, { microBatch: settings.micro_batch, checkpointing: settings.gradient_checkpointing }, rows, expectedRowLength(model, undefined), context.compute);
     const gradients = await tokenGradientRun(model, (source) => buildDpoStepLoss(source, T), DPO_LOSS_TOKENS, memory, context.compute, { B: rows });
     const logProbs = await tokenLogProbRun(model, T, buildLogProbs, memory, context.compute);
-    const dpo = new Dpo(settings, model, env, pairs, Math.min(context.budget ?? Infinity, settings.updates * settings.batch_size), gradients, logProbs, context.rng.fork('pairs'), memory, null);
-    if (usesReference(settings)) dpo.reference = await dpo.referenceLogProbs();
-    return dpo;
+    const reference = usesReference(settings) ? await referenceLogProbs(pairs, env, model, logProbs, settings.batch_size) : null;
+    return new Dpo(settings, model, env, pairs, Math.min(context.budget ?? Infinity, settings.updates * settings.batch_size), gradients, logProbs, context.rng.fork('pairs'), memory, reference);
   }
 
-  /** The policy's log-probabilities of every pair's answers as they are now, batch_size pairs at a time. */
-  private async referenceLogProbs(): Promise<ReferenceLogProbs> {
-    const reference: ReferenceLogProbs = { chosen: [], rejected: [] };
-    for (let first = 0; first < this.pairs.length; first += this.settings.batch_size) {
-      const rows = pairRows(this.pairs.slice(first, first + this.settings.batch_size), this.env, this.policy);
-      const { sums } = await this.answerLogProbs(rows);
-      for (let r = 0; r < rows.rows; r += 2) {
-        reference.chosen.push(sums[r]!);
-        reference.rejected.push(sums[r + 1]!);
-      }
-    }
-    return reference;
-  }
-
-  private async answerLogProbs(rows: TokenRows): Promise<RowLogProbs> {
-    const out = await this.logProbs.run({ ...tokenFeeds(rows), inv_temperature: this.one });
-    return answerLogProbs(rows, out.logp!);
+  private answerLogProbs(rows: TokenRows): Promise<RowLogProbs> {
+    return runAnswerLogProbs(this.logProbs, rows);
   }
 
   get done(): boolean {
@@ -251,6 +234,26 @@ export class Dpo implements Algorithm {
     await this.gradients.release();
     await this.logProbs.release();
   }
+}
+
+/** log pi of each row's answer under the weights `logProbs` reads, as they are now. */
+async function runAnswerLogProbs(logProbs: LogProbRun, rows: TokenRows): Promise<RowLogProbs> {
+  const out = await logProbs.run({ ...tokenFeeds(rows), inv_temperature: Float32Array.of(1) });
+  return answerLogProbs(rows, out.logp!);
+}
+
+/** The policy's log-probabilities of every pair's answers as they are now (the stage's start), `batchSize` pairs at a time. */
+async function referenceLogProbs(pairs: readonly PreferencePair[], env: TextEnvironment, model: LanguageModel, logProbs: LogProbRun, batchSize: number): Promise<ReferenceLogProbs> {
+  const reference: ReferenceLogProbs = { chosen: [], rejected: [] };
+  for (let first = 0; first < pairs.length; first += batchSize) {
+    const rows = pairRows(pairs.slice(first, first + batchSize), env, model);
+    const { sums } = await runAnswerLogProbs(logProbs, rows);
+    for (let r = 0; r < rows.rows; r += 2) {
+      reference.chosen.push(sums[r]!);
+      reference.rejected.push(sums[r + 1]!);
+    }
+  }
+  return reference;
 }
 
 /** The token feeds of rows: ids, next-token targets and the model's own position feeds. */
