@@ -375,6 +375,8 @@ export const DPO: AlgorithmSpec = {
     ), 'initial', 'The policy the log-probability ratios are taken against; simpo has none and does not read it.'),
     param('simpo_gamma', num({ min: 0, max: 100 }), 0.5,
       'With loss: simpo, the target reward margin gamma: -log sigmoid(beta h - gamma) (TRL\'s simpo_gamma; the paper\'s gamma / beta is 0.5 to 1.6).'),
+    param('rpo_alpha', num({ min: 0, max: 100 }), 0,
+      'Weight of the chosen answers\' negative log-likelihood added to the loss (RPO, Pang et al. 2024: it keeps DPO from lowering the chosen answers\' probability with the rejected ones\'; TRL\'s rpo_alpha, 1.0 in the paper). 0: none.'),
     gradNorm(1.0),
     microBatch,
     gradientCheckpointing,

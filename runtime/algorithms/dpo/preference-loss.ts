@@ -12,7 +12,9 @@
 //   hinge    max(0, 1 - beta h)
 //   ipo      (h - 1 / (2 beta))^2, log-probabilities averaged over each answer's tokens
 //   simpo    sigmoid's with h - gamma / beta for h, averaged log-probabilities and no reference
-// averaged over the batch's pairs. Rewards: beta (log pi - log pi_ref), per answer (the same
+// averaged over the batch's pairs, plus rpo_alpha times the chosen answers' negative
+// log-likelihood per token (TRL's rpo_alpha: their summed log-probabilities over their tokens,
+// -sum_i log pi(y_w,i) / sum_i |y_w,i|; this term never averages per answer). Rewards: beta (log pi - log pi_ref), per answer (the same
 // averaged log-probabilities where the loss reads them).
 import type { PreferenceLoss } from './settings.js';
 
@@ -21,6 +23,8 @@ export interface PreferenceLossSettings {
   readonly beta: number;
   readonly label_smoothing: number;
   readonly simpo_gamma: number;
+  /** Weight of the chosen answers' negative log-likelihood (RPO); 0: none. */
+  readonly rpo_alpha?: number;
 }
 
 /** One batch's answers: summed log-probabilities and token counts, for chosen and rejected answers of pair i. */
@@ -89,7 +93,7 @@ export function preferenceLoss(s: PreferenceLossSettings, p: PairLogProbs): Pref
   const dChosen = new Float64Array(B);
   const dRejected = new Float64Array(B);
   let loss = 0;
-  const sums = { chosen: 0, rejected: 0, accuracy: 0, logpChosen: 0, logpRejected: 0 };
+  const sums = { chosen: 0, rejected: 0, accuracy: 0, logpChosen: 0, logpRejected: 0, nll: Number.NaN };
   for (let i = 0; i < B; i++) {
     const nc = mean ? Math.max(1, p.chosenTokens[i]!) : 1;
     const nr = mean ? Math.max(1, p.rejectedTokens[i]!) : 1;
@@ -110,6 +114,14 @@ export function preferenceLoss(s: PreferenceLossSettings, p: PairLogProbs): Pref
     sums.logpChosen += chosen;
     sums.logpRejected += rejected;
   }
+  const alpha = s.rpo_alpha ?? 0;
+  if (alpha > 0) {
+    const chosenTokens = p.chosenTokens.reduce((sum, n) => sum + n, 0);
+    const nll = -p.chosen.reduce((sum, l) => sum + l, 0) / chosenTokens;
+    loss += alpha * nll;
+    for (let i = 0; i < B; i++) dChosen[i]! -= alpha / chosenTokens;
+    sums.nll = nll;
+  }
   return {
     loss,
     dChosen,
@@ -121,6 +133,8 @@ export function preferenceLoss(s: PreferenceLossSettings, p: PairLogProbs): Pref
       'rewards/margins': (sums.chosen - sums.rejected) / B,
       'logps/chosen': sums.logpChosen / B,
       'logps/rejected': sums.logpRejected / B,
+      // TRL logs nll_loss with rpo_alpha only.
+      ...(alpha > 0 ? { 'losses/nll_loss': sums.nll } : {}),
     },
   };
 }

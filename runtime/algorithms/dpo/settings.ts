@@ -18,6 +18,7 @@ export interface DpoSettings extends Omit<TextMemoryParams, 'generation_batch'> 
   label_smoothing: number;
   reference: 'initial' | 'none';
   simpo_gamma: number;
+  rpo_alpha: number;
   max_grad_norm: number;
 }
 
@@ -36,6 +37,7 @@ export function dpoSettings(params: Readonly<Record<string, unknown>>): DpoSetti
     label_smoothing: p.number('label_smoothing'),
     reference: p.option('reference', ['initial', 'none'] as const),
     simpo_gamma: p.number('simpo_gamma'),
+    rpo_alpha: p.number('rpo_alpha'),
     max_grad_norm: p.number('max_grad_norm'),
     ...readTextMemory(p),
   };

@@ -15,6 +15,7 @@ interface Case {
   label_smoothing: number;
   reference: boolean;
   simpo_gamma: number;
+  rpo_alpha?: number;
   mean_loss: number;
   metrics: Record<string, number>;
   d_chosen: number[];
@@ -32,7 +33,7 @@ function close(actual: number, expected: number, tolerance: number, what: string
 
 const p = reference.pairs;
 for (const c of reference.cases) {
-  const name = `${c.loss} (beta ${c.beta}, label_smoothing ${c.label_smoothing}${c.loss === 'simpo' ? `, simpo_gamma ${c.simpo_gamma}` : c.reference ? '' : ', reference none'})`;
+  const name = `${c.loss} (beta ${c.beta}, label_smoothing ${c.label_smoothing}${c.loss === 'simpo' ? `, simpo_gamma ${c.simpo_gamma}` : c.reference ? '' : ', reference none'}${c.rpo_alpha ? `, rpo_alpha ${c.rpo_alpha}` : ''})`;
   test(`${name}: loss, TRL's metrics and the derivatives equal numpy's`, () => {
     const batch: PairLogProbs = {
       chosen: Float64Array.from(p.chosen),
