@@ -193,6 +193,11 @@ experiment Warm { env: Sums, policy: Base, algorithm: Huge, budget: 1000000000 }
   },
   // rlx check says so first (dsl/check/sft-data.ts); a plan file skips the checker.
   DemonstrationError: () => ['train', '--plan', editedPlan('text.rlx', 'demos.json', (p) => Object.assign(p.stages[0].algorithm.params, { sft_data: 'demos', max_new_tokens: 1 }))],
+  // DPO's pairs (runtime/algorithms/dpo/pairs.ts): the checker reads only that the file is there; a line without "rejected".
+  PreferencePairsError: () => {
+    write('pairs.jsonl', '{"prompt": "1+2=", "chosen": "3", "rejected": "4"}\n{"prompt": "1+3=", "chosen": "4"}\n');
+    return ['train', write('pairs.rlx', 'env Arith = TextTask { task: addition(digits: 1) }\npolicy Tiny = transformer { layers: 1, width: 16, heads: 2 }\nexperiment E { env: Arith, policy: Tiny, stage pref = DPO { data: "./pairs.jsonl", updates: 2 } }\n')];
+  },
   InputFileError: () => {
     fs.mkdirSync(path.join(work, 'folder.json'), { recursive: true });
     return ['train', '--plan', 'folder.json'];
