@@ -174,3 +174,10 @@ test('pairs that cannot be trained on are refused before training, naming the fi
   const heldOut = Array.from({ length: 10_000 }, (_, i) => `${String(Math.floor(i / 100)).padStart(2, '0')}+${String(i % 100).padStart(2, '0')}=`).find((p) => task.isHeldOut(p))!;
   await refused([JSON.stringify({ prompt: heldOut, chosen: '1', rejected: '2' })], /every prompt in it is one of the task's held-out prompts/);
 });
+
+test('the memory estimate counts a step\'s two rows a pair and no reference copy (the registry\'s work(), read by the checker and the trainer)', async () => {
+  const { expectedUse } = await import('../../../../runtime/trainer/text-workload.js');
+  const plan = makePlan({ env: 'TextTask', envParams: { task: { kind: 'addition', digits: 2, pad: true }, max_tokens: 6 }, algorithm: 'DPO', algorithmParams: { data: 'pairs.jsonl', batch_size: 12 } });
+  const use = expectedUse(plan, TextEnvironment.fromPlan(plan));
+  assert.deepEqual([use.sampleRows, use.trainRows, use.referenceCopy], [0, 24, false]);
+});
