@@ -44,7 +44,7 @@ export interface PreferenceLossResult {
   /** d loss / d (summed log pi of pair i's chosen answer), and of its rejected one. */
   readonly dChosen: Float64Array;
   readonly dRejected: Float64Array;
-  /** TRL's logged numbers, as rlx names them (the same: rewards/chosen, ...). */
+  /** TRL's logged numbers under rlx's train/ namespace, as TRL's own appear in a tracker (train/rewards/chosen, ...). */
   readonly metrics: Record<string, number>;
 }
 
@@ -127,12 +127,12 @@ export function preferenceLoss(s: PreferenceLossSettings, p: PairLogProbs): Pref
     dChosen,
     dRejected,
     metrics: {
-      'rewards/chosen': sums.chosen / B,
-      'rewards/rejected': sums.rejected / B,
-      'rewards/accuracies': sums.accuracy / B,
-      'rewards/margins': (sums.chosen - sums.rejected) / B,
-      'logps/chosen': sums.logpChosen / B,
-      'logps/rejected': sums.logpRejected / B,
+      'train/rewards/chosen': sums.chosen / B,
+      'train/rewards/rejected': sums.rejected / B,
+      'train/rewards/accuracies': sums.accuracy / B,
+      'train/rewards/margins': (sums.chosen - sums.rejected) / B,
+      'train/logps/chosen': sums.logpChosen / B,
+      'train/logps/rejected': sums.logpRejected / B,
       // TRL logs nll_loss with rpo_alpha only.
       ...(alpha > 0 ? { 'losses/nll_loss': sums.nll } : {}),
     },

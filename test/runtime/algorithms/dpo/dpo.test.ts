@@ -101,12 +101,12 @@ async function updates(params: Record<string, unknown>, count: number, lora = fa
 test('the first update\'s ratios are 0 (the reference is the initial policy); the loss then falls and the chosen answers gain on the rejected', async () => {
   const { logged, dpo, model } = await updates({}, 12);
   assert.ok(Math.abs(logged[0]!['losses/dpo_loss']! - Math.log(2)) < 1e-6, `first loss ${logged[0]!['losses/dpo_loss']}, log 2 = ${Math.log(2)}`);
-  assert.equal(logged[0]!['rewards/margins'], 0);
-  for (const name of ['rewards/chosen', 'rewards/rejected', 'rewards/accuracies', 'rewards/margins', 'logps/chosen', 'logps/rejected', 'losses/grad_norm']) assert.ok(Number.isFinite(logged[0]![name]), `${name} logged`);
+  assert.equal(logged[0]!['train/rewards/margins'], 0);
+  for (const name of ['train/rewards/chosen', 'train/rewards/rejected', 'train/rewards/accuracies', 'train/rewards/margins', 'train/logps/chosen', 'train/logps/rejected', 'losses/grad_norm']) assert.ok(Number.isFinite(logged[0]![name]), `${name} logged`);
   const last = logged.slice(-3);
   const mean = (name: string) => last.reduce((s, m) => s + m[name]!, 0) / last.length;
   assert.ok(mean('losses/dpo_loss') < 0.6, `last losses ${last.map((m) => m['losses/dpo_loss'])}`);
-  assert.ok(mean('rewards/margins') > 0 && mean('rewards/accuracies') > 0.5, `margins ${mean('rewards/margins')}, accuracies ${mean('rewards/accuracies')}`);
+  assert.ok(mean('train/rewards/margins') > 0 && mean('train/rewards/accuracies') > 0.5, `margins ${mean('train/rewards/margins')}, accuracies ${mean('train/rewards/accuracies')}`);
   assert.equal(dpo.globalStep, 12 * 6);
   await dpo.release();
   await model.release();
@@ -118,7 +118,7 @@ test('micro_batch 4 (pairs split across micro-batches) and recomputed blocks tak
     const split = await updates(memory, 3);
     assert.equal(split.dpo.hparams().micro_batch, memory.micro_batch);
     whole.logged.forEach((m, u) => {
-      for (const name of ['losses/dpo_loss', 'losses/grad_norm', 'rewards/margins']) {
+      for (const name of ['losses/dpo_loss', 'losses/grad_norm', 'train/rewards/margins']) {
         assert.ok(Math.abs(split.logged[u]![name]! - m[name]!) <= 1e-4 * Math.max(1e-2, Math.abs(m[name]!)), `${JSON.stringify(memory)} update ${u + 1}: ${name} ${split.logged[u]![name]} against ${m[name]}`);
       }
     });

@@ -29,5 +29,5 @@ test('SFT warm-up then DPO (rpo_alpha 1) on right/wrong pairs: held-out exact ma
   const dpo = events.flatMap((e) => (e.type === 'metrics' && e.values['losses/dpo_loss'] !== undefined ? [e.values] : []));
   assert.equal(dpo.length, 120);
   const mean = (rows: typeof dpo, name: string) => rows.reduce((s, m) => s + m[name]!, 0) / rows.length;
-  assert.ok(mean(dpo.slice(-20), 'rewards/margins') > mean(dpo.slice(0, 20), 'rewards/margins'), 'the margins grow');
+  assert.ok(mean(dpo.slice(-20), 'train/rewards/margins') > mean(dpo.slice(0, 20), 'train/rewards/margins'), 'the margins grow');
 });

@@ -46,7 +46,7 @@ for (const c of reference.cases) {
     };
     const out = preferenceLoss(c, batch);
     close(out.loss, c.mean_loss, 1e-12, 'mean loss');
-    for (const [metric, value] of Object.entries(c.metrics)) close(out.metrics[metric]!, value, 1e-12, metric);
+    for (const [metric, value] of Object.entries(c.metrics)) close(out.metrics[`train/${metric}`]!, value, 1e-12, metric);
     c.d_chosen.forEach((d, i) => close(out.dChosen[i]!, d, 1e-6, `d loss / d log pi(chosen ${i})`));
     c.d_rejected.forEach((d, i) => close(out.dRejected[i]!, d, 1e-6, `d loss / d log pi(rejected ${i})`));
   });
