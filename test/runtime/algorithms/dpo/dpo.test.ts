@@ -181,3 +181,27 @@ test('the memory estimate counts a step\'s two rows a pair and no reference copy
   const use = expectedUse(plan, TextEnvironment.fromPlan(plan));
   assert.deepEqual([use.sampleRows, use.trainRows, use.referenceCopy], [0, 24, false]);
 });
+
+test('conversational and implicit-prompt pairs reach the model through its chat template as the standard ones do', async () => {
+  const model = load();
+  const user = (content: string) => ({ role: 'user', content });
+  const assistant = (content: string) => ({ role: 'assistant', content });
+  const rows = async (line: string) => {
+    const dpo = await Dpo.create(context(model, [line]), dpoSettings({ data: 'pairs.jsonl', batch_size: 1 }));
+    const state = dpo.state();
+    await dpo.release();
+    return state.reference;
+  };
+  const [prompt] = pairLines(1).map((l) => (JSON.parse(l) as { prompt: string }).prompt);
+  const standard = await rows(JSON.stringify({ prompt, chosen: '046', rejected: '047' }));
+  const conversational = await rows(JSON.stringify({ prompt: [user(prompt!)], chosen: [assistant('046')], rejected: [assistant('047')] }));
+  const implicit = await rows(JSON.stringify({ chosen: [user(prompt!), assistant('046')], rejected: [user(prompt!), assistant('047')] }));
+  // The reference's log-probabilities of the two answers: the same tokens read the same way give the same numbers.
+  assert.deepEqual(conversational, standard);
+  assert.deepEqual(implicit, standard);
+  assert.notEqual(standard!.chosen[0], standard!.rejected[0]);
+  // The messages themselves reach the template: a system message before the question is read.
+  const system = await rows(JSON.stringify({ prompt: [{ role: 'system', content: 'Add.' }, user(prompt!)], chosen: [assistant('046')], rejected: [assistant('047')] }));
+  assert.notDeepEqual(system, standard);
+  await model.release();
+});
