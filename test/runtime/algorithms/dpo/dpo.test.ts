@@ -200,8 +200,9 @@ test('conversational and implicit-prompt pairs reach the model through its chat 
   assert.deepEqual(conversational, standard);
   assert.deepEqual(implicit, standard);
   assert.notEqual(standard!.chosen[0], standard!.rejected[0]);
-  // The messages themselves reach the template: a system message before the question is read.
+  // The messages themselves reach the template, not their text: a system message is not the user's words.
   const system = await rows(JSON.stringify({ prompt: [{ role: 'system', content: 'Add.' }, user(prompt!)], chosen: [assistant('046')], rejected: [assistant('047')] }));
-  assert.notDeepEqual(system, standard);
+  const asText = await rows(JSON.stringify({ prompt: `Add.\n${prompt}`, chosen: '046', rejected: '047' }));
+  assert.notDeepEqual(system, asText);
   await model.release();
 });
