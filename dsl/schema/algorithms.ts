@@ -343,7 +343,49 @@ export const SFT: AlgorithmSpec = {
   work: (p) => ({ sampleRows: 0, trainRows: n(p, 'batch_size'), referenceCopy: false, what: `SFT batches of ${n(p, 'batch_size')}` }),
 };
 
-export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT, BC, TD3BC, IQL];
+/** What DPO's `data` holds: preference pairs in TRL's formats (runtime/algorithms/dpo/pairs.ts). */
+const PREFERENCE_PAIRS = 'preference pairs, one {"prompt", "chosen", "rejected"} object a line (strings, or TRL\'s conversational message lists; without "prompt", chosen and rejected share it as their common start)';
+
+export const DPO: AlgorithmSpec = {
+  declKind: 'algorithm',
+  name: 'DPO',
+  doc: 'Direct Preference Optimization (Rafailov et al. 2023) on preference pairs, as TRL\'s DPOTrainer: raises the policy\'s log-probability ratio to a reference on the chosen answer over the rejected one. Its variants are `loss` values: IPO, hinge (SLiC), robust DPO, and the reference-free, length-normalised SimPO. The experiment\'s env gives the held-out prompts it is evaluated on.',
+  actions: ['text'],
+  lengthParam: 'updates',
+  params: [
+    required('data', file(PREFERENCE_PAIRS),
+      'The path of a JSONL file of preference pairs, relative to the .rlx file: {"prompt": "12+34=", "chosen": "46", "rejected": "47"} a line, or TRL\'s conversational form (`prompt` a list of {"role", "content"} messages, `chosen` and `rejected` lists of one assistant message), or an implicit prompt (no "prompt": chosen and rejected written out whole, their common start taken as the prompt). Pairs whose prompt is one of the env\'s held-out prompts are left out. The run keeps a copy (docs/run-directory.md#data).'),
+    param('updates', count({ max: 1e7 }), 1000, 'Gradient steps.'),
+    param('batch_size', count({ max: 1e5 }), 8, 'Preference pairs per gradient step (TRL\'s per_device_train_batch_size; each pair is two rows, chosen and rejected).'),
+    learningRate(1e-6),
+    param('beta', num({ min: 0, exclusiveMin: true, max: 100 }), 0.1,
+      'The inverse temperature of the implicit reward beta log(pi / pi_ref): larger keeps the policy closer to the reference (TRL\'s beta; SimPO\'s paper uses 2 to 2.5).'),
+    param('loss', choice(
+      option('sigmoid', 'DPO\'s -log sigmoid(beta h), h the chosen answer\'s log-ratio minus the rejected one\'s (with label_smoothing: cDPO).'),
+      option('ipo', 'IPO (Azar et al. 2023): (h - 1 / (2 beta))^2 on log-probabilities averaged over each answer\'s tokens, as TRL.'),
+      option('hinge', 'SLiC\'s hinge (Zhao et al. 2023): max(0, 1 - beta h).'),
+      option('robust', 'Robust DPO (Chowdhury et al. 2024): the sigmoid loss unbiased for preference labels flipped with probability label_smoothing.'),
+      option('simpo', 'SimPO (Meng et al. 2024): no reference, log-probabilities averaged over each answer\'s tokens, and a target margin simpo_gamma: -log sigmoid(beta h - simpo_gamma) (TRL\'s CPOTrainer with loss_type simpo and cpo_alpha 0).'),
+    ), 'sigmoid', 'The preference loss (TRL\'s loss_type).'),
+    param('label_smoothing', num({ min: 0, max: 0.5, exclusiveMax: true }), 0,
+      'The assumed probability that a pair\'s preference is flipped (TRL\'s label_smoothing): the sigmoid and simpo losses become conservative (cDPO), robust unbiases by it; ipo and hinge do not read it.'),
+    param('reference', choice(
+      option('initial', 'The policy as this stage starts: its log-probabilities of every pair are computed once, before the first update, and kept in the checkpoint.'),
+      option('none', 'No reference: log pi_ref is taken as 0 (TRL\'s reference_free).'),
+    ), 'initial', 'The policy the log-probability ratios are taken against; simpo has none and does not read it.'),
+    param('simpo_gamma', num({ min: 0, max: 100 }), 0.5,
+      'With loss: simpo, the target reward margin gamma: -log sigmoid(beta h - gamma) (TRL\'s simpo_gamma; the paper\'s gamma / beta is 0.5 to 1.6).'),
+    param('rpo_alpha', num({ min: 0, max: 100 }), 0,
+      'Weight of the chosen answers\' negative log-likelihood added to the loss (RPO, Pang et al. 2024: it keeps DPO from lowering the chosen answers\' probability with the rejected ones\'; TRL\'s rpo_alpha, 1.0 in the paper). 0: none.'),
+    gradNorm(1.0),
+    microBatch,
+    gradientCheckpointing,
+  ],
+  // The reference's log-probabilities are computed once, before training: no copy of the model is kept.
+  work: (p) => ({ sampleRows: 0, trainRows: 2 * n(p, 'batch_size'), referenceCopy: false, what: `DPO batches of ${n(p, 'batch_size')} pairs (${2 * n(p, 'batch_size')} rows)` }),
+};
+
+export const ALGORITHMS: AlgorithmSpec[] = [PPO, DQN, SAC, REINFORCE, GRPO, SFT, DPO, BC, TD3BC, IQL];
 
 /**
  * Why stage `next` cannot follow stage `previous` on an env of numbers (undefined when it can):

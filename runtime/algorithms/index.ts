@@ -12,6 +12,7 @@ import { PPO } from './ppo/ppo.js';
 import { REINFORCE } from './reinforce/reinforce.js';
 import { GRPO } from './grpo/grpo.js';
 import { SFT } from './sft/sft.js';
+import { DPO } from './dpo/dpo.js';
 import { SAC } from './sac/sac.js';
 import { BC } from './bc/bc.js';
 import { TD3BC } from './td3bc/td3bc.js';
@@ -22,6 +23,7 @@ export const ALGORITHMS: readonly AlgorithmDefinition<never, never>[] = [
   DQN as AlgorithmDefinition<never, never>,
   REINFORCE as AlgorithmDefinition<never, never>,
   SFT as AlgorithmDefinition<never, never>,
+  DPO as AlgorithmDefinition<never, never>,
   GRPO as AlgorithmDefinition<never, never>,
   SAC as AlgorithmDefinition<never, never>,
   BC as AlgorithmDefinition<never, never>,

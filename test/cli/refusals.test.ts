@@ -179,6 +179,10 @@ experiment Warm { env: Sums, policy: Base, algorithm: Huge, budget: 1000000000 }
     write('sums.jsonl', Array.from({ length: 40 }, (_, i) => JSON.stringify({ prompt: `${i}+1=`, target: `${i + 1}` })).join('\n') + '\n');
     return ['train', write('raising.rlx', 'env Sums = TextTask { task: dataset("./sums.jsonl") }\npolicy Tiny = transformer { layers: 1, width: 16, heads: 2, context: 16 }\nreward R { term s = python("./raising.py:score") }\nexperiment E { env: Sums, policy: Tiny, algorithm: GRPO, reward: R, budget: 64 }\n')];
   },
+  CodeVerifierError: () => {
+    write('code.jsonl', Array.from({ length: 40 }, (_, i) => JSON.stringify({ prompt: `add ${i}`, target: `f=lambda x:x+${i}`, tests: [`assert f(0) == ${i}`] })).join('\n') + '\n');
+    return ['train', write('code.rlx', 'env Code = TextTask { task: dataset("./code.jsonl"), max_tokens: 16, python: "rlx-no-such-python" }\npolicy Tiny = transformer { layers: 1, width: 16, heads: 2, context: 32 }\nreward R { term p = passes(completion_code(completion), row.tests) }\nalgorithm G = GRPO { max_new_tokens: 16 }\nexperiment E { env: Code, policy: Tiny, algorithm: G, reward: R, budget: 64 }\n')];
+  },
   EnvParamError: () => ['train', '--plan', editedPlan('pole.rlx', 'param.json', (p) => (p.env.params.max_steps = 'long'))],
   DeviceError: () => ['train', '--plan', editedPlan('pole.rlx', 'device.json', (p) => (p.device = 'tpu'))],
   RewardError: () => ['train', '--plan', editedPlan('pole.rlx', 'reward.json', (p) => (p.reward.terms[0].expr.args[1].args[0].ref = 'obs.nope'))],
@@ -193,6 +197,11 @@ experiment Warm { env: Sums, policy: Base, algorithm: Huge, budget: 1000000000 }
   },
   // rlx check says so first (dsl/check/sft-data.ts); a plan file skips the checker.
   DemonstrationError: () => ['train', '--plan', editedPlan('text.rlx', 'demos.json', (p) => Object.assign(p.stages[0].algorithm.params, { sft_data: 'demos', max_new_tokens: 1 }))],
+  // DPO's pairs (runtime/algorithms/dpo/pairs.ts): the checker reads only that the file is there; a line without "rejected".
+  PreferencePairsError: () => {
+    write('pairs.jsonl', '{"prompt": "1+2=", "chosen": "3", "rejected": "4"}\n{"prompt": "1+3=", "chosen": "4"}\n');
+    return ['train', write('pairs.rlx', 'env Arith = TextTask { task: addition(digits: 1) }\npolicy Tiny = transformer { layers: 1, width: 16, heads: 2 }\nexperiment E { env: Arith, policy: Tiny, stage pref = DPO { data: "./pairs.jsonl", updates: 2 } }\n')];
+  },
   InputFileError: () => {
     fs.mkdirSync(path.join(work, 'folder.json'), { recursive: true });
     return ['train', '--plan', 'folder.json'];

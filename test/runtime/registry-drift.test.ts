@@ -121,7 +121,7 @@ describe('registry drift: dsl/schema vs runtime', () => {
     assert.deepEqual(dataFilesOf(sft.params, { ...defaults(sft), data: 'pairs.jsonl' }), [{ param: 'data', path: 'pairs.jsonl', file: examples }]);
     const isFile = (t: ValueType): boolean => (t.kind === 'string' && t.file !== undefined) || (t.kind === 'oneOf' && t.types.some(isFile));
     const fileSettings = ALGORITHMS.flatMap((a) => a.params.filter((p) => isFile(p.type)).map((p) => `${a.name}.${p.name}`));
-    assert.deepEqual(fileSettings, ['GRPO.sft_data', 'SFT.data', 'BC.data', 'TD3BC.data', 'IQL.data']);
+    assert.deepEqual(fileSettings, ['GRPO.sft_data', 'SFT.data', 'DPO.data', 'BC.data', 'TD3BC.data', 'IQL.data']);
     const bc = ALGORITHMS.find((a) => a.name === 'BC')!;
     assert.deepEqual(dataFilesOf(bc.params, { ...defaults(bc), data: 'hopper.npz' }).map((f) => [f.param, f.path, f.file.format]), [['data', 'hopper.npz', 'transitions']]);
   });

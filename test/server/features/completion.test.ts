@@ -39,7 +39,7 @@ function checkAccept(source: string, label: string, expected: string): void {
 
 const PPO_PARAMS = ['learning_rate', 'rollout_steps', 'epochs', 'minibatches', 'gamma', 'gae_lambda', 'clip', 'clip_value', 'entropy_coef', 'value_coef', 'max_grad_norm', 'normalize_advantages', 'target_kl', 'action_mask'];
 const KINDS = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];
-const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT', 'BC', 'TD3BC', 'IQL'];
+const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT', 'DPO', 'BC', 'TD3BC', 'IQL'];
 const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', 'InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer', 'Ant', 'Reacher', 'Pusher', 'Humanoid', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
 const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'row', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
@@ -65,14 +65,14 @@ describe('completion at the top level', () => {
     assert.equal(snippet.insertTextFormat, InsertTextFormat.Snippet);
     assert.equal(snippet.textEdit?.newText,
       'experiment ${1:Name} {\n  env: ${2|Pole,CartPole,MountainCar,Acrobot,Pendulum,GridWorld,Bandit,FreeSlots,Catch,InvertedPendulum,InvertedDoublePendulum,HalfCheetah,Hopper,Walker2d,Swimmer,Ant,Reacher,Pusher,Humanoid,TextTask,GuessNumber|}\n'
-      + '  policy: ${3|Actor,mlp,cnn,transformer|}\n  algorithm: ${4|Tuned,PPO,DQN,SAC,REINFORCE,GRPO,SFT,BC,TD3BC,IQL|}\n  budget: ${5:100k}\n}');
+      + '  policy: ${3|Actor,mlp,cnn,transformer|}\n  algorithm: ${4|Tuned,PPO,DQN,SAC,REINFORCE,GRPO,SFT,DPO,BC,TD3BC,IQL|}\n  budget: ${5:100k}\n}');
     const algorithm = complete('$0').find((i) => i.label === 'algorithm' && i.kind === CompletionItemKind.Snippet)!;
-    assert.equal(algorithm.textEdit?.newText, 'algorithm ${1:Name} = ${2|PPO,DQN,SAC,REINFORCE,GRPO,SFT,BC,TD3BC,IQL|} {\n  $0\n}');
+    assert.equal(algorithm.textEdit?.newText, 'algorithm ${1:Name} = ${2|PPO,DQN,SAC,REINFORCE,GRPO,SFT,DPO,BC,TD3BC,IQL|} {\n  $0\n}');
   });
 
   it('filters by the word typed and replaces it', () => {
     check('exp$0', ['experiment', 'experiment']);
-    checkAccept('env Swing = Pendulum\nalg$0', 'algorithm', 'env Swing = Pendulum\nalgorithm ${1:Name} = ${2|PPO,DQN,SAC,REINFORCE,GRPO,SFT,BC,TD3BC,IQL|} {\n  $0\n}');
+    checkAccept('env Swing = Pendulum\nalg$0', 'algorithm', 'env Swing = Pendulum\nalgorithm ${1:Name} = ${2|PPO,DQN,SAC,REINFORCE,GRPO,SFT,DPO,BC,TD3BC,IQL|} {\n  $0\n}');
   });
 
   it('after a closed body, and on the line after a declaration without a body', () => {

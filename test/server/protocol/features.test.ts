@@ -93,7 +93,7 @@ describe('completion', () => {
 
   test('bases after `=`: the user\'s own of the kind (from imports too), then the built-ins', async () => {
     const items = await complete('import "./main.rlx"\nalgorithm X = <|>');
-    assert.deepEqual(items.map((i) => i.label), ['Tuned', 'Fast', 'PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT', 'BC', 'TD3BC', 'IQL', 'module']);
+    assert.deepEqual(items.map((i) => i.label), ['Tuned', 'Fast', 'PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT', 'DPO', 'BC', 'TD3BC', 'IQL', 'module']);
   });
 
   test('property names with type and default, replacing the word typed so far', async () => {
