@@ -71,7 +71,8 @@ async function workbench(visible: { frameMs: number; drawMs: number; hostMs?: nu
 }
 
 test('waits until the webview on screen shows its page, past its empty frame and its placeholders', { skip: !executable && 'no chromium' }, async () => {
-  const page = await workbench({ frameMs: 600, drawMs: 400 });
+  // The page comes 3 s after its frame: long enough that a loaded machine still looks before it does.
+  const page = await workbench({ frameMs: 3000, drawMs: 1000 });
   await page.waitForSelector('iframe[src*="id=a"]');
   const blank = (await webviewFrames(page)).find((w) => w.visible);
   // What a screenshot taken at once shows: the host frame, no page in it yet.
