@@ -8,6 +8,7 @@
 // no reward trains on exact match, exact(completion, target). Each term's value is kept, so
 // learners can log them one by one.
 import type { Plan } from '../../dsl/compile/plan.js';
+import { PYTHON_TEXT_ENV_KIND } from '../../dsl/schema/python-text-env.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { checkFits, completeTexts, completionLength, encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows, type TextLayout } from '../policies/transformer/layout.js';
@@ -391,7 +392,7 @@ function isPretrainedSampler(model: TokenSampler): model is PretrainedPolicy {
 }
 
 /** The env kinds whose actions are text: the trainer runs them with its text workload. */
-export const TEXT_ENVS = ['TextTask', 'GuessNumber'] as const;
+export const TEXT_ENVS = ['TextTask', 'GuessNumber', PYTHON_TEXT_ENV_KIND] as const;
 
 export function isTextEnv(kind: string): boolean {
   return (TEXT_ENVS as readonly string[]).includes(kind);
