@@ -8,7 +8,7 @@
 import { count, list, param, string } from './build.js';
 import { DEFAULT_TEXT_ALPHABET } from './env-module.js';
 import { GYMNASIUM_ENV_BLOCKS, GYMNASIUM_ENV_PARAMS } from './python-env.js';
-import type { BlockSpec, ParamSpec } from './types.js';
+import type { BlockSpec, EnvSpec, ParamSpec } from './types.js';
 
 /** The base function: `python_text("./envs/shop.py:Shop")`. */
 export const PYTHON_TEXT_BASE = 'python_text';
@@ -42,3 +42,17 @@ export const PYTHON_TEXT_ENV_PARAMS: ParamSpec[] = [
 /** The blocks a python_text(...) env's body takes: `kwargs { }`, as a python(...) env's. */
 export const PYTHON_TEXT_ENV_BLOCKS: BlockSpec[] = GYMNASIUM_ENV_BLOCKS.map((b) =>
   b.name === 'kwargs' ? { ...b, doc: 'Keyword arguments of the class, passed as written: `kwargs { rooms: 3, seed_items: true }`.' } : b);
+
+/** The env spec the checker and completion use for a python_text(...) env: a dialogue whose info names are the declaration's `info`. */
+export function pythonTextEnvSpec(written: string, info: readonly string[]): EnvSpec {
+  return {
+    declKind: 'env',
+    name: `${PYTHON_TEXT_BASE}("${written}")`,
+    doc: `A Python text environment (a dialogue): ${written}.`,
+    params: [],
+    obsFields: [],
+    action: 'text',
+    infoFields: [...info],
+    dialogue: true,
+  };
+}
