@@ -391,10 +391,11 @@ function isPretrainedSampler(model: TokenSampler): model is PretrainedPolicy {
   return 'kind' in model && isPretrained(model);
 }
 
-/** The env kinds whose actions are text: the trainer runs them with its text workload. */
-export const TEXT_ENVS = ['TextTask', 'GuessNumber', PYTHON_TEXT_ENV_KIND] as const;
+/** The built-in env kinds whose actions are text: the trainer runs them (and python_text envs) with its text workload. */
+export const TEXT_ENVS = ['TextTask', 'GuessNumber'] as const;
 
 export function isTextEnv(kind: string): boolean {
-  return (TEXT_ENVS as readonly string[]).includes(kind);
+  // A python_text(...) env is user code, not a built-in of the registry, but a text env all the same.
+  return (TEXT_ENVS as readonly string[]).includes(kind) || kind === PYTHON_TEXT_ENV_KIND;
 }
 
