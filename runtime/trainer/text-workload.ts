@@ -37,7 +37,7 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
     case 'GuessNumber':
       return new DialogueEnvironment(GuessNumber.fromParams(plan.env.params), 'GuessNumber', DialogueReward.fromPlan(plan, GuessNumber.INFO_FIELDS));
     case PYTHON_TEXT_ENV_KIND: {
-      const env = new PythonDialogueEnv(pythonTextOptions(plan.env, { baseDir: options.baseDir }));
+      const env = new PythonDialogueEnv(pythonTextOptions(plan.env, { baseDir: options.runDir ?? options.baseDir }));
       try {
         return new DialogueEnvironment(env, PYTHON_TEXT_ENV_KIND, DialogueReward.fromPlan(plan, env.infoFields), () => env.close());
       } catch (err) {

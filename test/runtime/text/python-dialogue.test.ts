@@ -13,7 +13,10 @@ import { PYTHON_TEXT_ALPHABET } from '../../../dsl/schema/python-text-env.js';
 import { Rng } from '../../../shared/random.js';
 import { testPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
-import { makePlan } from '../helpers.js';
+import { makePlan, tempDir } from '../helpers.js';
+import { resume, train } from '../../../runtime/train.js';
+import { withTestPython } from '../../helpers/python.js';
+import * as fs from 'node:fs';
 import type { PlanExpr } from '../../../dsl/compile/plan.js';
 
 const python = testPython();
@@ -125,5 +128,27 @@ describe('a Python text env that misbehaves fails with one error naming the clas
 
   it('a class the file does not define is refused when the env starts, with the classes it has', () => {
     assert.throws(() => env({ className: 'Shop' }), (err: Error) => /defines no class Shop \(its classes: Count, Faulty, NoStep\)/.test(err.message));
+  });
+});
+
+describe('a run on a Python text env', { skip }, () => {
+  it('stops, and resumes from another working folder with the class loaded from the file the run recorded', { timeout: 300_000 }, async () => {
+    const dir = tempDir();
+    fs.copyFileSync(file, path.join(dir, 'count.py'));
+    const plan = makePlan({ env: 'python_text', envParams: { file: 'count.py', class: 'Count', max_turns: 3, max_observation: 8, max_action: 2, alphabet: 'startnow 0123456789', info: ['n'] } });
+    plan.policy = { name: 'Tiny', kind: 'transformer', params: { layers: 1, width: 16, heads: 2, context: 48 } } as typeof plan.policy;
+    plan.stages = [
+      { name: 'warmup', algorithm: { name: 'SFT', kind: 'SFT', params: { updates: 6, batch_size: 8 } }, budget: null },
+      { name: 'main', algorithm: { name: 'Rloo', kind: 'REINFORCE', params: { baseline: 'leave_one_out', episodes_per_update: 8 } }, budget: 48 },
+    ];
+    await withTestPython(async () => {
+      const controller = new AbortController();
+      const stopped = await train(plan, { out: tempDir(), baseDir: dir, checkpointEvery: 1, onProgress: (p) => p.step > 6 * 8 + 8 && controller.abort(), signal: controller.signal });
+      assert.equal(stopped.status, 'stopped');
+      assert.equal(JSON.parse(fs.readFileSync(path.join(stopped.runDir, 'source', 'python-env.json'), 'utf8')).file, path.join(dir, 'count.py'));
+      const result = await resume(stopped.runDir);
+      assert.equal(result.status, 'finished');
+      assert.ok(result.step >= 6 * 8 + 48, `step ${result.step}`);
+    });
   });
 });
