@@ -15,6 +15,7 @@ import { testPython } from '../../helpers/python.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { makePlan, tempDir } from '../helpers.js';
 import { resume, train } from '../../../runtime/train.js';
+import { readEvents } from '../../../runtime/run/events.js';
 import { withTestPython } from '../../helpers/python.js';
 import * as fs from 'node:fs';
 import type { PlanExpr } from '../../../dsl/compile/plan.js';
@@ -149,6 +150,29 @@ describe('a run on a Python text env', { skip }, () => {
       const result = await resume(stopped.runDir);
       assert.equal(result.status, 'finished');
       assert.ok(result.step >= 6 * 8 + 48, `step ${result.step}`);
+    });
+  });
+});
+
+describe('a pretrained chat model on a Python text env', { skip }, () => {
+  it('trains through its chat template: SFT on the expert, then GRPO; the env\'s own system message opens each dialogue', { timeout: 300_000 }, async () => {
+    const plan = makePlan({ env: 'python_text', envParams: { file, class: 'Count', max_turns: 3, max_observation: 24, max_action: 4, info: ['n'], kwargs: { messages: true } } });
+    plan.policy = { name: 'Base', kind: 'pretrained', params: { model: path.join(repoRoot(), 'test/fixtures/hf-tiny/qwen2'), chat: { system: 'not this one' } } } as unknown as typeof plan.policy;
+    plan.stages = [
+      { name: 'warmup', algorithm: { name: 'SFT', kind: 'SFT', params: { updates: 2, batch_size: 4 } }, budget: null },
+      { name: 'main', algorithm: { name: 'Grpo', kind: 'GRPO', params: { group_size: 4, prompts_per_update: 2 } }, budget: 16 },
+    ];
+    await withTestPython(async () => {
+      const result = await train(plan, { out: tempDir() });
+      assert.equal(result.status, 'finished');
+      const events = readEvents(path.join(result.runDir, 'events.jsonl'));
+      const rollout = events.find((e) => e.type === 'rollout') as { file?: string };
+      const [, group] = fs.readFileSync(path.join(result.runDir, rollout.file!), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      assert.ok(group.samples.length === 4, `a group of 4 dialogues: ${group.samples.length}`);
+      for (const sample of group.samples) {
+        assert.deepEqual(sample.turns.slice(0, 2), [['system', 'count up'], ['user', group.start.split('\n')[1]]]);
+        assert.equal(sample.turns[2][0], 'assistant');
+      }
     });
   });
 });
