@@ -2,6 +2,7 @@
 // every built-in and feature it names (the not-implemented ones are listed in
 // not-implemented.ts). All problems are reported at once, each with what to do.
 import { GYMNASIUM_ENV_KIND } from '../dsl/schema/python-env.js';
+import { PYTHON_TEXT_ENV_KIND } from '../dsl/schema/python-text-env.js';
 import { PLAN_FORMAT, type Plan } from '../dsl/compile/plan.js';
 import { ALGORITHMS, stageAlgorithm } from './algorithms/index.js';
 import { envKinds } from './envs/registry.js';
@@ -66,13 +67,14 @@ export function checkPlan(plan: Plan, envModule?: { readonly text: unknown }): v
   // A user module's spaces are only known once it is loaded (the env workload checks them then).
   const isPython = plan.env.kind === GYMNASIUM_ENV_KIND;
   const isModule = plan.env.kind === 'module' || isPython;
-  if (!isModule) {
+  const isPythonText = plan.env.kind === PYTHON_TEXT_ENV_KIND;
+  if (!isModule && !isPythonText) {
     const problem = builtinProblem('env', plan.env.kind, [...envKinds(), ...TEXT_ENVS]);
     if (problem) problems.push(problem);
   }
   /** Whether the env's actions are text; undefined for a module not loaded yet. */
   const text = isPython ? false : isModule ? (envModule ? Boolean(envModule.text) : undefined) : isTextEnv(plan.env.kind);
-  const envLabel = isPython ? `env ${plan.env.name} (gymnasium "${String(plan.env.params.id)}")` : isModule ? `env ${plan.env.name} (module "${plan.env.module ?? ''}")` : plan.env.kind;
+  const envLabel = isPythonText ? `env ${plan.env.name} (python_text "${String(plan.env.params.file)}:${String(plan.env.params.class)}")` : isPython ? `env ${plan.env.name} (gymnasium "${String(plan.env.params.id)}")` : isModule ? `env ${plan.env.name} (module "${plan.env.module ?? ''}")` : plan.env.kind;
   const policyProblem = builtinProblem('policy', plan.policy.kind, POLICIES.map((p) => p.name));
   if (policyProblem) problems.push(policyProblem);
   else {

@@ -184,7 +184,7 @@ export async function resume(runDir: string, options: Omit<TrainOptions, 'seed' 
     if ((await loadStageLearners(plan.stages, { runDir })).size > 0) checkPlan(plan, envModule);
     const text = isTextEnv(plan.env.kind) || Boolean(envModule?.text);
     const dataFiles = RunDataFiles.ofRun(runDir, plan, text);
-    const workload = text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), dataFiles, gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept, dataFiles);
+    const workload = text ? TextWorkload.create(plan, state.seed, { datasetFile: bundledDataset(runDir), runDir, dataFiles, gpuSamplingMinParameters: options.gpuSamplingMinParameters }, envModule) : EnvWorkload.create(plan, state.seed, envModule, options.evalEpisodesKept, dataFiles);
     parts = await prepare(plan, state.seed, device, workload, state.trainer.stage ?? 0, options.compute);
     return await new TrainingRun(run, plan, state.seed, device, options, parts.workload, parts.stages, parts.stop, parts.first).run(state, [...(parts.workload.warnings ?? []), ...notes]);
   } catch (err) {

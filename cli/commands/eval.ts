@@ -208,14 +208,19 @@ async function evalText(runDir: string, plan: Plan, file: string, policyBytes: U
   ]);
   // A dataset task reads the run's own copy of its file.
   const env = textEnvOf(plan, { baseDir: runDir, datasetFile: bundledDataset(runDir) }, envModule);
-  const model = await OnnxTokenModel.load(file, policyBytes);
-  if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
-    throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's env (${env.description.task}) has`);
+  // What the env runs (a Python text env's worker processes) ends with the evaluation, or the command would not exit.
+  try {
+    const model = await OnnxTokenModel.load(file, policyBytes);
+    if (model.tokenizer.vocabulary.join('\u0000') !== env.tokenizer.vocabulary.join('\u0000')) {
+      throw new UserError(`${displayPath(file)} was trained on another vocabulary than the run's env (${env.description.task}) has`);
+    }
+    const result = await env.evaluate(model, limit);
+    await model.release();
+    printTextEval(result, env.description.task, file, displayPath(file), json, limit);
+    return 0;
+  } finally {
+    env.close?.();
   }
-  const result = await env.evaluate(model, limit);
-  await model.release();
-  printTextEval(result, env.description.task, file, displayPath(file), json, limit);
-  return 0;
 }
 
 /**
@@ -243,6 +248,7 @@ async function evalPretrained(runDir: string, plan: Plan, checkpoint: string | u
     result = await env.evaluate(policy, limit, stageSamplingControls(plan.stages[run.stage]));
   } finally {
     await policy.release();
+    env.close?.();
   }
   printTextEval(result, env.description.task, run.stateFile, `${displayPath(run.stateFile)}, step ${run.step}${lora ? ', LoRA over its base' : ''}`, json, limit, run.step);
   return 0;

@@ -1,5 +1,6 @@
 // Checks of a declaration's base: `= Name`, `= module("./file.ts")`, `over Experiment`.
 import { GYMNASIUM_BASE, GYMNASIUM_ID, PYTHON_BASE, PYTHON_IDENTIFIER, pythonClassTarget } from '../schema/python-env.js';
+import { PYTHON_TEXT_BASE, PYTHON_TEXT_METHODS } from '../schema/python-text-env.js';
 import { closestNames, didYouMean } from '../diagnostics.js';
 import { builtinsOfKind, takesFolder } from '../schema/index.js';
 import type { Argument, DeclKind, Identifier, Range } from '../syntax/ast.js';
@@ -121,6 +122,48 @@ function checkPythonBase(ctx: CheckContext, symbol: DeclSymbol, args: readonly A
   }
 }
 
+/**
+ * `python_text("./envs/shop.py:Shop")`: a text env, a .py file relative to this file and the
+ * class it defines, with reset() and step(). The file must exist; a class it does not seem to
+ * define, or one without those methods, is a warning (read from its text: the checker never runs
+ * Python, and a name made otherwise is not seen); training refuses the same, naming them.
+ */
+function checkPythonTextBase(ctx: CheckContext, symbol: DeclSymbol, args: readonly Argument[], at: Range): void {
+  const kind = symbol.decl.declKind;
+  if (kind !== 'env') {
+    ctx.accept('error', 'invalid-base', `python_text("...") makes a text environment; ${article(kind)} ${kind} cannot come from it`, at);
+    return;
+  }
+  const arg = args[0];
+  if (args.length !== 1 || arg.name || arg.value?.kind !== 'String') {
+    ctx.accept('error', 'wrong-arguments', 'python_text takes one file and class in quotes: python_text("./envs/shop.py:Shop") (docs/agents.md)', at);
+    return;
+  }
+  const written = arg.value.value;
+  const target = pythonClassTarget(written);
+  if (!target || !target.file.endsWith('.py')) {
+    ctx.accept('error', 'type-mismatch', `"${written}" is not a file and a class: write python_text("./envs/shop.py:Shop"), a .py file relative to this file, a colon, and the text env class it defines (docs/agents.md)`, arg.value.range);
+    return;
+  }
+  if (!PYTHON_IDENTIFIER.test(target.className)) {
+    ctx.accept('error', 'type-mismatch', `'${target.className}' is not a Python class name; write the class after the colon: python_text("${target.file}:Shop")`, arg.value.range);
+    return;
+  }
+  const module = ctx.model.envModule(symbol);
+  if (!module) return;
+  if (module.read.kind === 'missing') {
+    ctx.accept('error', 'module-not-found', `cannot read '${target.file}' (looked for ${module.file}); python_text("...") paths are relative to this file`, arg.value.range);
+  } else if (module.read.kind === 'python' && !module.read.names.includes(target.className)) {
+    ctx.accept('warning', 'unknown-name', `${target.file} does not seem to define ${target.className} (no \`class ${target.className}\` in it); training will fail if Python cannot find it there`, arg.value.range);
+  } else if (module.read.kind === 'python') {
+    const own = module.read.methods?.[target.className];
+    const missing = own ? PYTHON_TEXT_METHODS.filter((m) => !own.includes(m)) : [];
+    if (missing.length > 0) {
+      ctx.accept('warning', 'unknown-name', `${target.className} in ${target.file} has no method ${missing.join(' or ')}; a Python text env has reset(seed=None, options=None) -> (observation, info) and step(action: str) -> (observation, reward, terminated, truncated, info) (docs/agents.md); training will refuse it`, arg.value.range);
+    }
+  }
+}
+
 function article(kind: string): string {
   return /^[aeiou]/.test(kind) ? 'an' : 'a';
 }
@@ -143,7 +186,7 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   if (!base) {
     if (BUILTIN_BASED.includes(kind)) {
       const options = builtinsOfKind(kind).map((b) => (takesFolder(b) ? `${b.name}("./models/NAME")` : b.name)).join(', ');
-      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv")' : kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
+      ctx.accept('error', 'invalid-base', `${article(kind)} ${kind} needs a base: ${options}${kind === 'env' ? ', module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv"), python_text("./env.py:MyTextEnv")' : kind === 'algorithm' ? ', module("./file.ts")' : ''} or another ${kind}, as in \`${kind} ${decl.name?.text ?? 'Name'} = ${builtinsOfKind(kind)[0].name} { }\``, nameRange);
     }
     return;
   }
@@ -167,6 +210,10 @@ export function checkBase(ctx: CheckContext, symbol: DeclSymbol): void {
   }
   if (parts.length === 1 && parts[0].text === PYTHON_BASE && base.args !== undefined) {
     checkPythonBase(ctx, symbol, base.args, base.range);
+    return;
+  }
+  if (parts.length === 1 && parts[0].text === PYTHON_TEXT_BASE && base.args !== undefined) {
+    checkPythonTextBase(ctx, symbol, base.args, base.range);
     return;
   }
   if (parts.length === 1 && parts[0].text === GYMNASIUM_BASE && base.args !== undefined) {

@@ -1,12 +1,13 @@
 // Which members a declaration may hold, and checking its own members against them: unknown and
 // duplicate properties, values against their declared types, blocks, and required properties.
 import { GYMNASIUM_ENV_BLOCKS, GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
+import { PYTHON_TEXT_ENV_BLOCKS, PYTHON_TEXT_ENV_PARAMS } from '../schema/python-text-env.js';
 import { didYouMean, closestNames, validList, type Fix } from '../diagnostics.js';
 import { algorithmSpec, builtinsOfKind, DECLARATION_SCHEMAS, type BlockSpec, type ParamSpec } from '../schema/index.js';
 import { knownName } from '../schema/known-names.js';
 import type * as A from '../syntax/ast.js';
 import type { DeclSymbol } from '../semantics/model.js';
-import { propertyKey, pythonEnvLabel, pythonEnvRoot } from '../semantics/model.js';
+import { propertyKey, pythonEnvLabel, pythonEnvRoot, pythonTextRoot } from '../semantics/model.js';
 import type { CheckContext, ValueScope } from './context.js';
 import { ValueChecker } from './values.js';
 import { checkRewardTerm } from './expressions.js';
@@ -33,6 +34,8 @@ export function memberSchema(ctx: CheckContext, symbol: DeclSymbol): MemberSchem
     const learner = ctx.model.learnerModule(symbol)?.spec;
     return learner ? { params: learner.params, blocks: [], label: learner.name } : { params: 'any', blocks: [], label: 'user learner' };
   }
+  const text = pythonTextRoot(root);
+  if (text) return { params: PYTHON_TEXT_ENV_PARAMS, blocks: PYTHON_TEXT_ENV_BLOCKS, label: `python_text("${text.pythonText.written}")` };
   const python = pythonEnvRoot(root);
   if (python) return { params: GYMNASIUM_ENV_PARAMS, blocks: GYMNASIUM_ENV_BLOCKS, label: pythonEnvLabel(python) };
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment' };

@@ -5,11 +5,12 @@ import * as path from 'node:path';
 import { DECLARATION_SCHEMAS, fileTypeOf, LANGUAGE_VERSION, type ParamSpec, type PlanValue } from '../schema/index.js';
 import type * as A from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { pythonEnvRoot, writtenPath, type DeclSymbol, type Model, type Target } from '../semantics/model.js';
+import { pythonEnvRoot, pythonTextRoot, writtenPath, type DeclSymbol, type Model, type Target } from '../semantics/model.js';
 import type { SourceUnit } from '../semantics/workspace.js';
 import { PLAN_FORMAT, type Plan, type PlanComponent, type PlanEnv, type PlanPolicy, type PlanReward, type PlanStage } from './plan.js';
 import { pretrainedPolicy } from './pretrained.js';
 import { GYMNASIUM_ENV_KIND, GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
+import { PYTHON_TEXT_ENV_KIND, PYTHON_TEXT_ENV_PARAMS } from '../schema/python-text-env.js';
 import { paramValue, toPlanExpr, untypedValue } from './values.js';
 import { expandSweep } from './sweep.js';
 import { Plans } from './plans.js';
@@ -189,6 +190,21 @@ export class PlanCompiler {
       );
       if (Object.keys(kwargs).length > 0) params.kwargs = kwargs;
       return { name: target.symbol.name, kind: GYMNASIUM_ENV_KIND, params };
+    }
+    const text = rootOf ? pythonTextRoot(rootOf) : undefined;
+    if (target.kind === 'decl' && text) {
+      // python_text("./file.py:Class"): as a python(...) env, with the settings of schema/python-text-env.ts.
+      const effective = this.model.effective(target.symbol);
+      const params: Record<string, PlanValue> = { file: toPosix(path.relative(this.entryDir, writtenPath(effective, text.path ?? ''))), class: text.pythonText.className };
+      for (const spec of PYTHON_TEXT_ENV_PARAMS) {
+        const value = paramValue(spec, effective.properties.get(spec.name)?.node.value);
+        if (value !== null) params[spec.name] = value;
+      }
+      const kwargs: Record<string, PlanValue> = Object.fromEntries(
+        [...(effective.blocks.get('kwargs') ?? [])].sort(([a], [b]) => a.localeCompare(b)).map(([key, { node }]) => [key, untypedValue(node.value)]),
+      );
+      if (Object.keys(kwargs).length > 0) params.kwargs = kwargs;
+      return { name: target.symbol.name, kind: PYTHON_TEXT_ENV_KIND, params };
     }
     if (target.kind === 'decl' && rootOf?.kind === 'module') {
       const effective = this.model.effective(target.symbol);

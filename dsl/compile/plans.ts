@@ -4,6 +4,7 @@
 
 import type { Plan, PlanExpr } from './plan.js';
 import { GYMNASIUM_ENV_KIND } from '../schema/python-env.js';
+import { PYTHON_TEXT_ENV_KIND } from '../schema/python-text-env.js';
 
 export class Plans implements Iterable<Plan> {
   /**
@@ -58,6 +59,7 @@ export function userModules(plans: Iterable<Plan>): string[] {
   const modules = new Set<string>();
   for (const plan of plans) {
     if (plan.env.kind === 'module') modules.add(plan.env.module ?? plan.env.name);
+    if (plan.env.kind === PYTHON_TEXT_ENV_KIND) modules.add(String(plan.env.params.file));
     if (plan.env.kind === GYMNASIUM_ENV_KIND) modules.add(typeof plan.env.params.file === 'string' ? plan.env.params.file : `gymnasium("${String(plan.env.params.id)}")`);
     for (const stage of plan.stages) if (stage.algorithm.kind === 'module') modules.add(stage.algorithm.module ?? stage.algorithm.name);
     // A reward's python("./rewards.py:fn") terms run the workspace's Python too.

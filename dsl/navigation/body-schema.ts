@@ -2,11 +2,12 @@
 // stage's, a sweep path's), where an unstated value would be inherited from, and which envs a
 // reward is paired with. Hover, completion, definition and inlay hints all ask these questions.
 import { GYMNASIUM_ENV_BLOCKS, GYMNASIUM_ENV_PARAMS } from '../schema/python-env.js';
+import { PYTHON_TEXT_ENV_BLOCKS, PYTHON_TEXT_ENV_PARAMS } from '../schema/python-text-env.js';
 import {
   algorithmSpec, DECLARATION_SCHEMAS, type BlockSpec, type BuiltinSpec, type ChoiceOption, type EnvSpec, type ParamSpec, type ValueType,
 } from '../schema/index.js';
 import type { DeclSymbol, Model, SourceUnit, Target } from '../index.js';
-import { declaredObservations, pythonEnvLabel, pythonEnvRoot, type Effective } from '../semantics/model.js';
+import { declaredObservations, pythonEnvLabel, pythonEnvRoot, pythonTextRoot, type Effective } from '../semantics/model.js';
 import type * as A from '../index.js';
 
 /** Which body of a declaration: its own, one of its blocks (`eval { }`), or a stage's (`stage main = SFT { }`). */
@@ -73,6 +74,8 @@ function declarationSchema(model: Model, symbol: DeclSymbol): BodySchema | undef
     const learner = model.learnerModule(symbol)?.spec;
     return learner ? { params: learner.params, blocks: [], label: learner.name, inherits } : { params: 'any', blocks: [], label: 'user learner', inherits };
   }
+  const text = pythonTextRoot(root);
+  if (text) return { params: PYTHON_TEXT_ENV_PARAMS, blocks: PYTHON_TEXT_ENV_BLOCKS, label: `python_text("${text.pythonText.written}")`, inherits };
   const python = pythonEnvRoot(root);
   if (python) return { params: GYMNASIUM_ENV_PARAMS, blocks: GYMNASIUM_ENV_BLOCKS, label: pythonEnvLabel(python), inherits };
   if (root.kind === 'module') return { params: 'any', blocks: [], label: 'user environment', inherits };

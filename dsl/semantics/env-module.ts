@@ -17,7 +17,12 @@ export type EnvModuleRead =
   /** `line`: 1-based, in the module's file. */
   | { readonly kind: 'invalid'; readonly message: string; readonly line: number }
   /** A Python file (`python("./envs/x.py:Class")`): the names it defines at its top level (classes, assignments, imports). */
-  | { readonly kind: 'python'; readonly names: readonly string[] };
+  | {
+      readonly kind: 'python';
+      readonly names: readonly string[];
+      /** The own methods (`def` one level in) of each top-level class that has no base classes (whose methods are all its own), for a python_text env's reset/step. */
+      readonly methods?: Readonly<Record<string, readonly string[]>>;
+    };
 
 /**
  * The names a Python file defines at its top level, read from its text without running it:
@@ -27,13 +32,31 @@ export type EnvModuleRead =
  */
 export function readPythonNames(text: string): EnvModuleRead {
   const names = new Set<string>();
+  const methods: Record<string, string[]> = {};
+  let inClass: string[] | undefined;
+  let indent: string | undefined;
   for (const line of text.split('\n')) {
     const defined = /^(?:class|def)[ \t]+([A-Za-z_]\w*)|^([A-Za-z_]\w*)[ \t]*(?::[^=]*)?=(?!=)/.exec(line);
     if (defined) names.add(defined[1] ?? defined[2]!);
     const imported = /^(?:from[ \t]+\S+[ \t]+)?import[ \t]+(.*)$/.exec(line);
     if (imported) for (const word of imported[1]!.match(/[A-Za-z_]\w*/g) ?? []) names.add(word);
+    // A class's methods: `def` at the indentation of the class body's first statement.
+    // A class with bases may inherit its methods: only one without (or of `object`) is listed.
+    const classLine = /^class[ \t]+([A-Za-z_]\w*)[ \t]*(?:\(([^)]*)\))?/.exec(line);
+    if (classLine) {
+      const bases = (classLine[2] ?? '').split(',').map((b) => b.trim()).filter((b) => b !== '' && b !== 'object');
+      inClass = bases.length === 0 ? (methods[classLine[1]!] = []) : undefined;
+      indent = undefined;
+      continue;
+    }
+    if (/^\S/.test(line) && !line.startsWith('#')) inClass = undefined;
+    if (!inClass || line.trim() === '' || line.trim().startsWith('#')) continue;
+    const lead = /^[ \t]*/.exec(line)![0];
+    indent ??= lead;
+    const method = /^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)/.exec(line);
+    if (method && lead === indent) inClass.push(method[1]!);
   }
-  return { kind: 'python', names: [...names] };
+  return { kind: 'python', names: [...names], methods };
 }
 
 /** What a module's text declares, read without running it. */

@@ -2,6 +2,7 @@
 // and each declaration's effective members after inheritance. Computed lazily and memoised;
 // a Model is built per analysis and thrown away after (it is cheap).
 import { GYMNASIUM_BASE, PYTHON_BASE, pythonClassTarget } from '../schema/python-env.js';
+import { PYTHON_TEXT_BASE, pythonTextEnvSpec } from '../schema/python-text-env.js';
 import type * as A from '../syntax/ast.js';
 import { builtin, type BuiltinSpec, type EnvSpec } from '../schema/index.js';
 import * as path from 'node:path';
@@ -44,6 +45,11 @@ export type BaseResolution =
    * when the argument is not `file.py:Class`; `written` the argument.
    */
   | { kind: 'module'; path: string | undefined; python: { written: string; className: string } }
+  /**
+   * `env X = python_text("./envs/shop.py:Shop")`: a text env class in a file, run by Python
+   * (schema/python-text-env.ts); `path` and `written` as for python(...).
+   */
+  | { kind: 'module'; path: string | undefined; pythonText: { written: string; className: string } }
   /** The base name does not resolve or is of the wrong kind; a diagnostic says so. */
   | { kind: 'unresolved' };
 
@@ -55,6 +61,20 @@ export type PythonEnvRoot =
 /** A chain's root when it is a gymnasium(...) or python(...) env; undefined otherwise. */
 export function pythonEnvRoot(root: BaseResolution): PythonEnvRoot | undefined {
   return root.kind === 'module' && ('gymnasium' in root || 'python' in root) ? root : undefined;
+}
+
+/** The root of a python_text(...) env. */
+export type PythonTextRoot = { kind: 'module'; path: string | undefined; pythonText: { written: string; className: string } };
+
+/** A chain's root when it is a python_text(...) env; undefined otherwise. */
+export function pythonTextRoot(root: BaseResolution): PythonTextRoot | undefined {
+  return root.kind === 'module' && 'pythonText' in root ? root : undefined;
+}
+
+/** The names a python_text env's `info: [...]` declares, for `info.NAME` in reward terms (only the literal strings). */
+export function declaredInfo(effective: EffectiveDeclaration): string[] {
+  const value = effective.properties.get('info')?.node.value;
+  return value?.kind === 'List' ? value.items.flatMap((item) => (item.kind === 'String' ? [item.value] : [])) : [];
 }
 
 /** How messages name a Python env's base: `gymnasium("CartPole-v1")`, `python("./env.py:Env")`. */
@@ -299,6 +319,12 @@ export class Model {
       const arg = base.args[0]?.value;
       return { kind: 'module', path: undefined, gymnasium: arg?.kind === 'String' ? arg.value : '' };
     }
+    if (parts.length === 1 && parts[0].text === PYTHON_TEXT_BASE && base.args !== undefined && decl.declKind === 'env') {
+      const arg = base.args[0]?.value;
+      const written = arg?.kind === 'String' ? arg.value : '';
+      const target = pythonClassTarget(written);
+      return { kind: 'module', path: target?.file.endsWith('.py') ? target.file : undefined, pythonText: { written, className: target?.className ?? '' } };
+    }
     if (parts.length === 1 && parts[0].text === PYTHON_BASE && base.args !== undefined && decl.declKind === 'env') {
       const arg = base.args[0]?.value;
       const written = arg?.kind === 'String' ? arg.value : '';
@@ -438,6 +464,9 @@ export class Model {
     const spec = target.kind === 'builtin' ? target.spec : this.rootBuiltin(target.symbol);
     if (spec) return spec.declKind === 'env' ? spec : undefined;
     if (target.kind !== 'decl') return undefined;
+    const effective = this.effective(target.symbol);
+    const text = pythonTextRoot(effective.root);
+    if (text) return pythonTextEnvSpec(text.pythonText.written, declaredInfo(effective));
     const python = this.pythonEnv(target.symbol);
     if (python) {
       if (python.read === undefined || python.read === 'pending' || python.read.kind !== 'facts') return undefined;

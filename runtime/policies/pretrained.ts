@@ -168,7 +168,8 @@ export class PretrainedPolicy implements LanguageModel {
     const chat = this.folder.chat;
     if (!chat) throw new InputError(`${where}: the model in ${this.folder.dir} has no chat template (no chat_template.jinja, none in tokenizer_config.json), which dialogues need to tell the user's turns from the assistant's; use a chat (instruct) model, or a TextTask`);
     const system = this.settings.chat?.system;
-    const all = system !== undefined ? [{ role: 'system', content: system }, ...messages] : messages;
+    // A conversation that opens with a system message of its own (a Python text env's) keeps it alone: templates take one.
+    const all = system !== undefined && messages[0]?.role !== 'system' ? [{ role: 'system', content: system }, ...messages] : messages;
     return this.lm.tokenizer.encode(chat.render(all, { addGenerationPrompt: true, variables: this.settings.chat?.variables }));
   }
 

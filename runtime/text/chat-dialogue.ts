@@ -74,7 +74,8 @@ export function openingMessages(policy: PretrainedPolicy, opening: string): Dial
 /** The conversation as the template takes it, the system prompt first where the policy sets one (what the inspector shows). */
 function withSystem(policy: PretrainedPolicy, messages: readonly DialogueMessage[]): DialogueMessage[] {
   const system = policy.settings.chat?.system;
-  return system !== undefined ? [['system', system], ...messages] : [...messages];
+  // An env that opens with a system message of its own (a Python text env's) keeps it alone: templates take one.
+  return system !== undefined && messages[0]?.[0] !== 'system' ? [['system', system], ...messages] : [...messages];
 }
 
 const asChat = (messages: readonly DialogueMessage[]): ChatMessage[] => messages.map(([role, content]) => ({ role, content }));
@@ -134,7 +135,7 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
   const success = new Uint8Array(rows);
   const agentTokens = new Int32Array(rows);
   let reportsSuccess = false;
-  const messages = dialogues.map((d) => openingMessages(policy, d.opening));
+  const messages = dialogues.map((d) => (d.openingMessages ? [...d.openingMessages] : openingMessages(policy, d.opening)));
   // What reward terms read as `prompt`: the env's and the agent's texts as they were, one a line.
   const plain = dialogues.map((d) => [d.opening]);
   const packed = dialogues.map(() => new PackedRow());
@@ -173,7 +174,8 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
         active[r] = false;
         return;
       }
-      messages[r]!.push(['user', result.observation]);
+      if (result.messages) messages[r]!.push(...result.messages);
+      else messages[r]!.push(['user', result.observation]);
       plain[r]!.push(result.observation);
     });
   }

@@ -28,6 +28,8 @@ export interface TextTaskOptions {
   readonly baseDir?: string;
   /** Read a `dataset(...)` task from this file instead of its path (a resumed run's own copy). */
   readonly datasetFile?: string;
+  /** A resumed run's folder: a python_text(...) env's class is loaded from the file the run recorded (source/python-env.json). */
+  readonly runDir?: string;
   /**
    * max_tokens counts a pretrained model's tokens: targets are not held to it in characters
    * here; the trainer counts a dataset's target tokens once the model's tokenizer is read

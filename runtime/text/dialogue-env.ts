@@ -35,6 +35,8 @@ export class DialogueEnvironment implements TextEnv {
     kind: string,
     /** The plan's reward terms, evaluated per agent turn (none: the env's own rewards). */
     private readonly reward = DialogueReward.none(),
+    /** Stops what the env runs on (a Python text env's worker processes). */
+    private readonly closeEnv: () => void = () => {},
   ) {
     this.termNames = reward.termNames;
     this.tokenizer = CharTokenizer.fromAlphabet(env.alphabet);
@@ -42,6 +44,10 @@ export class DialogueEnvironment implements TextEnv {
     this.description = { env: kind, task: env.description };
     const l = this.layout;
     this.policyFields = { task: env.description, dialogue: { opening_width: l.openingWidth, turn_slots: l.turnSlots, reply_slots: l.replySlots, turns: l.turns } };
+  }
+
+  close(): void {
+    this.closeEnv();
   }
 
   rowWidth(): number {

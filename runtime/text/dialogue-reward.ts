@@ -11,7 +11,9 @@
 // The turn's training reward is the terms' sum, added to the env's reward or replacing it
 // (replace_env_reward); a dialogue's return is the sum over its turns, as for any episode.
 import type { Plan } from '../../dsl/compile/plan.js';
+import { PYTHON_TEXT_ENV_KIND } from '../../dsl/schema/python-text-env.js';
 import { compileReward, type CompiledReward } from '../rewards/index.js';
+import type { DialogueMessage } from './text-env.js';
 
 // TurnResult lives here, not in dialogue.ts (which re-exports it): the reward reads it, and the
 // dialogue loop reads the reward, so neither file imports the other back.
@@ -19,6 +21,8 @@ import { compileReward, type CompiledReward } from '../rewards/index.js';
 export interface TurnResult {
   /** The env's next message (ignored once the dialogue is done). */
   readonly observation: string;
+  /** The same as chat messages, where the env gave a list of them (`observation` is their contents joined by newlines). */
+  readonly messages?: readonly DialogueMessage[];
   readonly reward: number;
   readonly done: boolean;
   /** Whether the agent reached the goal (GuessNumber: found the number); feeds `success`. */
@@ -60,7 +64,8 @@ export class DialogueReward {
   /** The plan's reward (none when it declares none) for a dialogue env reporting `infoFields`; errors name the term. */
   static fromPlan(plan: Plan, infoFields: readonly string[]): DialogueReward {
     if (!plan.reward) return DialogueReward.none();
-    const kind = plan.env.kind === 'module' ? plan.env.name : plan.env.kind;
+    // A user's env (a module, a Python text env) is named by its declaration.
+    const kind = plan.env.kind === 'module' || plan.env.kind === PYTHON_TEXT_ENV_KIND ? plan.env.name : plan.env.kind;
     const compiled = compileReward(plan.reward, { kind, obsFields: [], actionSpace: { kind: 'discrete', n: 1 }, text: true, dialogue: true });
     return new DialogueReward(compiled, infoFields, kind);
   }

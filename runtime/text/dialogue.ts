@@ -26,6 +26,12 @@ export type { TurnResult } from './dialogue-reward.js';
 export interface Dialogue {
   /** The env's opening message. */
   readonly opening: string;
+  /**
+   * The opening as chat messages, where the env gave a list of them (a Python text env's
+   * system and user messages): what a pretrained model reads through its chat template. The
+   * character-level model reads `opening`, their contents joined by newlines.
+   */
+  readonly openingMessages?: readonly DialogueMessage[];
   turn(agentText: string): TurnResult;
   /** A good next agent turn, where the env knows one (demonstrations for SFT). */
   expert?(): string;

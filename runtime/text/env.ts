@@ -8,6 +8,7 @@
 // no reward trains on exact match, exact(completion, target). Each term's value is kept, so
 // learners can log them one by one.
 import type { Plan } from '../../dsl/compile/plan.js';
+import { PYTHON_TEXT_ENV_KIND } from '../../dsl/schema/python-text-env.js';
 import type { LanguageModel, TokenModel } from '../policies/index.js';
 import { isPretrained, type PretrainedPolicy } from '../policies/pretrained.js';
 import { checkFits, completeTexts, completionLength, encodeCompletion, encodePrompts, sequenceWidth, textLayout, trainingRows, type TextLayout } from '../policies/transformer/layout.js';
@@ -409,10 +410,11 @@ function isPretrainedSampler(model: TokenSampler): model is PretrainedPolicy {
   return 'kind' in model && isPretrained(model);
 }
 
-/** The env kinds whose actions are text: the trainer runs them with its text workload. */
+/** The built-in env kinds whose actions are text: the trainer runs them (and python_text envs) with its text workload. */
 export const TEXT_ENVS = ['TextTask', 'GuessNumber'] as const;
 
 export function isTextEnv(kind: string): boolean {
-  return (TEXT_ENVS as readonly string[]).includes(kind);
+  // A python_text(...) env is user code, not a built-in of the registry, but a text env all the same.
+  return (TEXT_ENVS as readonly string[]).includes(kind) || kind === PYTHON_TEXT_ENV_KIND;
 }
 

@@ -178,4 +178,6 @@ export interface TextEnv {
   /** Greedy samples on the held-out starts (the first `limit` of them, where given: rlx eval --episodes). */
   /** `sampling`: the learner's controls; greedy decoding reads its stop strings and repetition_penalty. */
   evaluate(model: TokenSampler, limit?: number, sampling?: SamplingControls): Promise<TextEvalOutcome>;
+  /** Releases what the env runs (a reward's or a Python text env's worker processes); harmless twice. */
+  close?(): void;
 }

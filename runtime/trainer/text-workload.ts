@@ -24,6 +24,8 @@ import { DialogueReward } from '../text/dialogue-reward.js';
 import { TextEnvironment } from '../text/env.js';
 import { GuessNumber } from '../text/guess-number.js';
 import { ModuleDialogueEnv } from '../text/module-dialogue.js';
+import { PythonDialogueEnv, pythonTextOptions } from '../text/python-dialogue.js';
+import { PYTHON_TEXT_ENV_KIND } from '../../dsl/schema/python-text-env.js';
 import type { SampleRecord, TextEnv, TokenSampler } from '../text/text-env.js';
 import type { EvalOutcome, RunServices, Workload } from './workload.js';
 
@@ -34,6 +36,15 @@ export function textEnvOf(plan: Plan, options: TextTaskOptions = {}, envModule?:
       return TextEnvironment.fromPlan(plan, { ...options, modelTokens: plan.policy.kind === 'pretrained' });
     case 'GuessNumber':
       return new DialogueEnvironment(GuessNumber.fromParams(plan.env.params), 'GuessNumber', DialogueReward.fromPlan(plan, GuessNumber.INFO_FIELDS));
+    case PYTHON_TEXT_ENV_KIND: {
+      const env = new PythonDialogueEnv(pythonTextOptions(plan.env, { baseDir: options.runDir ?? options.baseDir }));
+      try {
+        return new DialogueEnvironment(env, PYTHON_TEXT_ENV_KIND, DialogueReward.fromPlan(plan, env.infoFields), () => env.close());
+      } catch (err) {
+        env.close();
+        throw err;
+      }
+    }
     case 'module':
       if (envModule?.text) {
         const env = new ModuleDialogueEnv(envModule.text, plan.env.params, `${plan.env.name} = module("${plan.env.module ?? ''}")`);
@@ -242,7 +253,7 @@ export class TextWorkload implements Workload {
 
   async release(): Promise<void> {
     this.closeEnv();
-    if (this.env instanceof TextEnvironment) this.env.close();
+    this.env.close?.();
     await this.model.release();
   }
 }

@@ -210,6 +210,11 @@ experiment Warm { env: Sums, policy: Base, algorithm: Huge, budget: 1000000000 }
     write('throws.mjs', 'throw new Error("no env here");\n');
     return ['train', write('module.rlx', POLE.replace('CartPole { max_steps: 500 }', 'module("./throws.mjs")').replace(/reward: Upright, stop: [^}]*/, ''))];
   },
+  // A Python text env whose reset() raises (runtime/text/python-dialogue.ts): the class, the method and the episode.
+  PythonTextEnvError: () => {
+    write('closed.py', 'class Closed:\n    def reset(self, seed=None, options=None):\n        raise ValueError("closed today")\n    def step(self, action):\n        return "", 0.0, True, False, {}\n    def expert(self, observation):\n        return "hi"\n');
+    return ['train', write('closed.rlx', 'env Shop = python_text("./closed.py:Closed") { max_turns: 2, max_observation: 8, max_action: 4 }\npolicy Tiny = transformer { layers: 1, width: 16, heads: 2, context: 32 }\nexperiment E { env: Shop, policy: Tiny, stage s = SFT { updates: 2 } }\n')];
+  },
   PythonEnvError: () => ['train', write('gym.rlx', POLE.replace('CartPole { max_steps: 500 }', 'gymnasium("CartPole-v1") { python: "./no-such-python" }').replace(/reward: Upright, stop: [^}]*/, ''))],
   LearnerModuleError: () => {
     write('throws-learner.ts', "export const spec = { kind: 'text', settings: {} };\nexport function buildLoss() { throw new Error('no loss here'); }\n");

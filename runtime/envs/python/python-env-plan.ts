@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PlanEnv } from '../../../dsl/compile/plan.js';
 import { GYMNASIUM_ENV_KIND, GYMNASIUM_ENV_PARAMS } from '../../../dsl/schema/python-env.js';
+import { PYTHON_TEXT_ENV_KIND } from '../../../dsl/schema/python-text-env.js';
 import { PlanParams } from '../../plan-params.js';
 import { isRunFolder, recordedPythonEnvFile, recordedPythonRewardFiles, RUN_BUNDLE } from '../../run/run-dir.js';
 import type { LoadedEnvModule } from '../user-module.js';
@@ -68,7 +69,7 @@ function envSource(name: string, id: unknown, file: unknown, className: unknown,
  * the run folder's record where `place.baseDir` is a run folder that has one, else resolved
  * against the .rlx file's folder (a run of an earlier version: the working folder, as it was).
  */
-function pythonEnvFile(name: string, written: string, place: PythonEnvPlace): string {
+export function pythonEnvFile(name: string, written: string, place: PythonEnvPlace): string {
   const recorded = recordedPythonEnvFile(place.baseDir);
   if (recorded === undefined) return path.resolve(place.baseDir !== undefined && !isRunFolder(place.baseDir) ? place.baseDir : process.cwd(), written);
   if (!fs.existsSync(recorded)) {
@@ -93,9 +94,9 @@ export function pythonRewardFile(written: string, baseDir: string | undefined): 
   return { problem: recorded ? `its file ${file} (where it was when the run trained) is not there any more; put it back, or write where it is now into ${path.join(baseDir!, RUN_BUNDLE.pythonRewards)}` : `no file ${file}; python("...") paths are relative to the .rlx file` };
 }
 
-/** The absolute path a new run records of its python(...) env's file (RUN_BUNDLE.pythonEnv); undefined for a gymnasium(...) env and other envs. */
+/** The absolute path a new run records of its python(...) or python_text(...) env's file (RUN_BUNDLE.pythonEnv); undefined for a gymnasium(...) env and other envs. */
 export function pythonEnvFileToRecord(env: PlanEnv, place: PythonEnvPlace): string | undefined {
-  if (!isGymnasiumEnv(env)) return undefined;
+  if (!isGymnasiumEnv(env) && env.kind !== PYTHON_TEXT_ENV_KIND) return undefined;
   const written = env.params.file;
   return typeof written === 'string' && written !== '' ? pythonEnvFile(env.name, written, place) : undefined;
 }

@@ -32,6 +32,8 @@ export interface WorkerConfig {
   readonly maxSteps: number;
   /** A worker of reward functions instead of an env (worker.py serve_rewards): each file (absolute) and function. */
   readonly rewards?: readonly { readonly file: string; readonly function: string }[];
+  /** A worker of a Python text env instead (worker.py serve_text): its file (absolute), class, and the info names step() must report. */
+  readonly text?: { readonly file: string; readonly className: string; readonly info: readonly string[] };
 }
 
 /** Every worker still running, ended when Node exits however it exits (Ctrl-C included). */
@@ -82,6 +84,7 @@ export class PythonWorker {
       imports: config.imports,
       maxSteps: config.maxSteps,
       ...(config.rewards ? { rewards: config.rewards } : {}),
+      ...(config.text ? { text: config.text } : {}),
     };
     // A process group of its own (detached: setsid), so that what the env starts (a simulator,
     // a server, `sleep` in a subprocess) ends with the worker: close() kills the whole group.

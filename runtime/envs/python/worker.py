@@ -35,6 +35,14 @@
 #
 # With {"rewards": [{"file", "function"}, ...]} in CONFIG_JSON the worker serves Python reward
 # functions instead (serve_rewards; no gymnasium needed), for a text task's python("...") terms.
+#
+# With {"text": {"file", "className", "info": [names]}} in CONFIG_JSON the worker serves a Python
+# text env instead (serve_text; no numpy or gymnasium needed), for a python_text("...") env: a
+# class with reset(seed=None, options=None) -> (observation, info), step(action: str) ->
+# (observation, reward, terminated, truncated, info) and optionally expert(observation) -> str,
+# whose observations are strings or lists of chat messages ({"role", "content"}). Its frames are
+# JSON (text steps are few beside a model's sampling): b"T" + u32 length + JSON request ->
+# u32 length + JSON answer (text_answer()).
 import json
 import math
 import os
@@ -703,6 +711,153 @@ def serve_rewards(commands, results, config):
         send_json(results, answer)
 
 
+# The methods a Python text env must have, and the one it may have (demonstrations for SFT).
+TEXT_METHODS = ('reset', 'step')
+TEXT_EXPERT = 'expert'
+# The chat roles an env's message may take: the agent is the assistant, so the env never writes as it
+# (a tool's role is for the tools to come, which will say how a tool's answer reaches the model).
+TEXT_ROLES = ('system', 'user')
+
+
+class WrongValue(ValueError):
+    """A text env's method returned a value of the wrong type: the message says what and what it should be."""
+
+
+def text_class(config):
+    """The text env's class, checked for its methods (a Refusal naming what is missing)."""
+    text = config['text']
+    env_class = load_class(text['file'], text['className'])
+    missing = [m for m in TEXT_METHODS if not callable(getattr(env_class, m, None))]
+    if missing:
+        raise Refusal(f"{text['className']} has no method {' or '.join(missing)}; a Python text env has reset(seed=None, options=None) -> (observation, info) "
+                      'and step(action: str) -> (observation, reward, terminated, truncated, info) (docs/agents.md)')
+    return env_class
+
+
+def text_observation(value, method):
+    """An observation as the trainer takes it: {"text": str} or {"messages": [{"role", "content"}]}; WrongValue otherwise."""
+    if isinstance(value, str):
+        return {'text': value}
+    if isinstance(value, (list, tuple)) and value:
+        messages = []
+        for k, message in enumerate(value):
+            role = message.get('role') if isinstance(message, dict) else None
+            content = message.get('content') if isinstance(message, dict) else None
+            if not isinstance(role, str) or not isinstance(content, str):
+                raise WrongValue(f'{method} returned a list whose item {k} is {shown(message)}; each message is a dict {{"role": str, "content": str}}')
+            if role not in TEXT_ROLES:
+                raise WrongValue(f'{method} returned a message of role {role!r}; the env writes as {", ".join(TEXT_ROLES)} (the agent is the assistant)')
+            messages.append({'role': role, 'content': content})
+        return {'messages': messages}
+    raise WrongValue(f'{method} returned the observation {shown(value)} ({type(value).__name__}); an observation is a string or a non-empty list of chat messages {{"role", "content"}}')
+
+
+def text_number(value):
+    """A reward or an info value as one float; None when it is not a number (a bool counts as 0/1)."""
+    if hasattr(value, 'item') and not isinstance(value, (int, float)):
+        try:
+            value = value.item()  # a numpy or torch scalar
+        except (TypeError, ValueError):
+            return None
+    if isinstance(value, (int, float)):
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return None
+
+
+def text_info(info, names, method):
+    """The info values the declaration names (`info: [...]`), as numbers, and success; WrongValue for one that is missing or not a number."""
+    if info is None:
+        info = {}
+    if not isinstance(info, dict):
+        raise WrongValue(f'{method} returned the info {shown(info)} ({type(info).__name__}); info is a dict')
+    values = {}
+    for name in names:
+        if name not in info:
+            raise WrongValue(f"{method} returned an info without {name!r}, which the env's `info` setting names; report it on every step")
+        number = text_number(info[name])
+        if number is None:
+            raise WrongValue(f'{method} returned info[{name!r}] = {shown(info[name])} ({type(info[name]).__name__}); info values read by reward terms are numbers or True/False')
+        values[name] = number
+    success = info.get('success', info.get('is_success'))
+    return values, (None if success is None else bool(success))
+
+
+def text_answer(envs, last, request, env_class, kwargs, names):
+    """One request's answer: {"ok": true, ...}, or {"ok": false, "wrong": message} for a value of the
+    wrong type, or failure() (the traceback) for what the env raised."""
+    op = request['op']
+    if op == 'make':
+        envs.append(env_class(**kwargs))
+        last.append(None)
+        return {'ok': True}
+    copy = int(request['copy'])
+    env = envs[copy]
+    if op == 'reset':
+        result = env.reset(seed=request.get('seed'))
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise WrongValue(f'reset() returned {shown(result)}; a text env\'s reset() returns 2 values: (observation, info)')
+        last[copy] = result[0]
+        return {'ok': True, 'observation': text_observation(result[0], 'reset()')}
+    if op == 'step':
+        result = env.step(request['action'])
+        if not isinstance(result, (tuple, list)) or len(result) != 5:
+            count = f'{len(result)} values' if isinstance(result, (tuple, list)) else shown(result)
+            raise WrongValue(f'step() returned {count}; a text env\'s step() returns 5: (observation, reward, terminated, truncated, info)')
+        observation, reward, terminated, truncated, info = result
+        number = text_number(reward)
+        if number is None:
+            raise WrongValue(f'step() returned the reward {shown(reward)} ({type(reward).__name__}); a reward is one number')
+        if not math.isfinite(number):
+            raise WrongValue(f'step() returned the reward {number!r}; a reward is a finite number')
+        values, success = text_info(info, names, 'step()')
+        done = bool(terminated) or bool(truncated)
+        last[copy] = observation
+        answer = {'ok': True, 'reward': number, 'terminated': bool(terminated), 'truncated': bool(truncated), 'info': values}
+        if success is not None:
+            answer['success'] = success
+        # The observation that ends an episode is never shown to the agent: not checked either.
+        answer['observation'] = {'text': ''} if done else text_observation(observation, 'step()')
+        return answer
+    if op == 'expert':
+        turn = env.expert(last[copy])
+        if not isinstance(turn, str):
+            raise WrongValue(f'expert() returned {shown(turn)} ({type(turn).__name__}); the expert returns the next agent turn as a string')
+        return {'ok': True, 'turn': turn}
+    raise ValueError(f'unknown text request {op!r}')
+
+
+def serve_text(commands, results, config):
+    """A text env worker: loads the class, answers {"ok": true, "expert": bool} (or the failure),
+    then per b"T" + u32 length + JSON {"op": "make" | "reset" | "step" | "expert", "copy", "seed", "action"}
+    answers u32 length + JSON (text_answer). The last observation of each copy is kept for expert()."""
+    try:
+        env_class = text_class(config)
+    except BaseException:
+        send_json(results, failure())
+        return
+    send_json(results, {'ok': True, 'expert': callable(getattr(env_class, TEXT_EXPERT, None))})
+    kwargs = dict(config.get('kwargs') or {})
+    names = list(config['text'].get('info') or [])
+    envs, last = [], []
+    commands = CommandReader(commands)
+    while True:
+        op = read_exact(commands, 1)
+        if op != b'T':
+            raise ValueError(f'unknown command {op!r}')
+        (length,) = struct.unpack('<I', read_exact(commands, 4))
+        request = json.loads(read_exact(commands, length).decode('utf-8'))
+        try:
+            answer = text_answer(envs, last, request, env_class, kwargs, names)
+        except WrongValue as wrong:
+            answer = {'ok': False, 'wrong': str(wrong)}
+        except BaseException:
+            answer = failure()
+        send_json(results, answer)
+
+
 def main():
     die_with_parent()
     if sys.argv[1:2] == ['--probe']:
@@ -713,6 +868,9 @@ def main():
     quiet_stdout()
     if config.get('rewards'):
         serve_rewards(commands, results, config)
+        return
+    if config.get('text'):
+        serve_text(commands, results, config)
         return
     try:
         import importlib
