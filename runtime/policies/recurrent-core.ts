@@ -1,8 +1,8 @@
 // A policy's recurrent core (`core: gru(64)` | `lstm(64)`, declared in dsl/schema/policies.ts):
 // its weights in the network's store, its pass over a sequence in a graph (the cells of
 // ../tensor/recurrent.ts) and the same cell outside onnxruntime for acting, one step over the
-// rows of one vectorised step. Weights are named `core.wx` [features, G*H], `core.bx`,
-// `core.wh` [H, G*H], `core.bh`, gates in PyTorch's order; initialised as CleanRL's
+// rows of one vectorised step. Weights are named `${prefix}.wx` [features, G*H], `.bx`,
+// `.wh` [H, G*H], `.bh` (prefix `core`, `actor.core` or `critic.core`), gates in PyTorch's order; initialised as CleanRL's
 // ppo_atari_lstm.py does its LSTM: orthogonal weights (gain 1), zero biases.
 import type { Rng } from '../../shared/random.js';
 import { PlanParams } from '../plan-params.js';
@@ -40,15 +40,16 @@ export class RecurrentCore {
     readonly inputs: number,
     private readonly store: WeightStore,
     rng: Rng,
+    readonly prefix = 'core',
   ) {
     const { kind, size } = settings;
     this.stateWidth = stateWidth(kind, size);
     this.gates = CELL_GATES[kind] * size;
     const random = () => rng.uniform();
-    store.add('core.wx', [inputs, this.gates], () => orthogonal(random, inputs, this.gates, 1));
-    store.add('core.bx', [this.gates]);
-    store.add('core.wh', [size, this.gates], () => orthogonal(random, size, this.gates, 1));
-    store.add('core.bh', [this.gates]);
+    store.add(`${prefix}.wx`, [inputs, this.gates], () => orthogonal(random, inputs, this.gates, 1));
+    store.add(`${prefix}.bx`, [this.gates]);
+    store.add(`${prefix}.wh`, [size, this.gates], () => orthogonal(random, size, this.gates, 1));
+    store.add(`${prefix}.bh`, [this.gates]);
   }
 
   /** Its outputs per row: H numbers. */
@@ -58,30 +59,35 @@ export class RecurrentCore {
 
   /** The core over `steps` steps of `x` [T, N, inputs] in `g`, from `state0` [N, stateWidth], states zeroed where `starts` [T, N] is 1. */
   sequence(g: Graph, steps: number, x: Tensor, starts: Tensor, state0: Tensor): SequenceResult {
-    const p = (name: string) => g.byName(name) ?? g.param(name, this.store.get(name).shape);
-    const w = { wx: p('core.wx'), bx: p('core.bx'), wh: p('core.wh'), bh: p('core.bh') };
+    const w = this.graphWeights(g);
     return recurrentSequence(g, this.settings.kind, this.settings.size, steps, x, starts, state0, w);
   }
 
+  /** Its weights in `g`, declared once per graph. */
+  graphWeights(g: Graph): { wx: Tensor; bx: Tensor; wh: Tensor; bh: Tensor } {
+    const p = (name: string) => g.byName(`${this.prefix}.${name}`) ?? g.param(`${this.prefix}.${name}`, this.store.get(`${this.prefix}.${name}`).shape);
+    return { wx: p('wx'), bx: p('bx'), wh: p('wh'), bh: p('bh') };
+  }
+
   /**
-   * One step outside onnxruntime: `state` [rows, stateWidth] advanced in place by `x` [rows,
-   * inputs], in float32 as the graph computes; writes each row's output h to `out` [rows, H].
-   * The caller zeroes the rows whose episode starts first.
+   * One step outside onnxruntime: each row's state, numbers [r * stride + offset, + stateWidth)
+   * of `state`, advanced in place by `x` [rows, inputs], in float32 as the graph computes;
+   * writes each row's output h to `out` [rows, H]. The caller zeroes the rows whose episode
+   * starts first.
    */
-  step(x: Float32Array, rows: number, state: Float32Array, out: Float32Array): void {
+  step(x: Float32Array, rows: number, state: Float32Array, out: Float32Array, stride = this.stateWidth, offset = 0): void {
     const { size, kind } = this.settings;
     const G = this.gates;
-    const S = this.stateWidth;
-    const wx = this.store.get('core.wx').data;
-    const bx = this.store.get('core.bx').data;
-    const wh = this.store.get('core.wh').data;
-    const bh = this.store.get('core.bh').data;
+    const wx = this.store.get(`${this.prefix}.wx`).data;
+    const bx = this.store.get(`${this.prefix}.bx`).data;
+    const wh = this.store.get(`${this.prefix}.wh`).data;
+    const bh = this.store.get(`${this.prefix}.bh`).data;
     if (this.scratch.length < 2 * G) this.scratch = new Float32Array(2 * G);
     const gx = this.scratch.subarray(0, G);
     const gh = this.scratch.subarray(G, 2 * G);
     for (let r = 0; r < rows; r++) {
       const xo = r * this.inputs;
-      const so = r * S;
+      const so = r * stride + offset;
       for (let j = 0; j < G; j++) {
         let a = bx[j]!;
         for (let k = 0; k < this.inputs; k++) a += x[xo + k]! * wx[k * G + j]!;

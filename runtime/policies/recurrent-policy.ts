@@ -1,8 +1,11 @@
-// An actor-critic with a recurrent core (`core: gru(64)` on an mlp or cnn policy), as CleanRL's
-// ppo_atari_lstm.py Agent: observations -> encoder (flatten, or the CNN) -> core (GRU or LSTM,
-// recurrent-core.ts, shared by actor and critic) -> the mlp's hidden layers -> the heads. The
-// hidden layers are separate for actor and critic unless `shared_trunk` (an mlp's setting);
-// the core is always shared, so the gradient step is one part (separateNetworks() is null).
+// An actor-critic with a recurrent core (`core: gru(64)` on an mlp or cnn policy): observations
+// -> encoder (flatten, or the CNN) -> core (GRU or LSTM, recurrent-core.ts) -> the mlp's hidden
+// layers -> the heads. As the mlp's own layers, actor and critic are separate networks, each
+// with its own encoder and core (SB3-contrib's RecurrentPPO default, enable_critic_lstm), unless
+// `shared_trunk` (a cnn policy always shares), where one core feeds both (CleanRL's
+// ppo_atari_lstm.py). A shared core carries the value loss's large gradients into what the
+// actor reads: on CartPoleNoVel the actor then hardly learned (tried: returns ~25 at 60k steps).
+// A row's memory is the actor core's state, then the critic core's.
 //
 // The memory is the caller's: a [rows, stateWidth] buffer per set of env copies (PPO's rollout,
 // an evaluation), zeroed in the rows whose episode starts. act() keeps one of its own for the
@@ -35,8 +38,8 @@ export interface RecurrentActorCritic extends Policy {
    * order (row t * N + n). Declares the weights in `g`.
    */
   buildSequence(g: Graph, steps: number, obs: Tensor, starts: Tensor, state0: Tensor): ActorCriticGraph;
-  /** Always null: actor and critic share the core. */
-  separateNetworks(): null;
+  /** The weights of actor and critic when they are separate networks (cores included); null when they share a trunk. */
+  separateNetworks(): { readonly actor: readonly string[]; readonly critic: readonly string[] } | null;
   /**
    * One step outside onnxruntime for `rows` env copies: rows of `state` where `starts` is 1 are
    * zeroed, then advanced by `obs`; writes the actor's head rows and, if given, the values.
@@ -52,8 +55,9 @@ export class RecurrentPolicy implements RecurrentActorCritic {
   readonly distribution: ActionDistribution;
   readonly onnxInterface: OnnxInterface;
   readonly stateWidth: number;
-  private readonly encoder: ObservationEncoder;
-  private readonly core: RecurrentCore;
+  /** The actor's network, and the critic's (the same object under a shared trunk). */
+  private readonly actorNet: CoreNetwork;
+  private readonly criticNet: CoreNetwork;
   private readonly actor: DenseNetwork;
   private readonly critic: DenseNetwork;
 
@@ -64,26 +68,33 @@ export class RecurrentPolicy implements RecurrentActorCritic {
     encoderDefinition: EncoderDefinition = FLATTEN,
     readonly kind: string = 'mlp',
   ) {
-    if (!settings.core) throw new Error('RecurrentPolicy needs a core');
+    const core = settings.core;
+    if (!core) throw new Error('RecurrentPolicy needs a core');
     const space = spaces.actionSpace;
     const headWidth = space.kind === 'discrete' ? space.n : spaceSize(space);
-    // Drawn in order: encoder, core, then the layers (actor before critic, as MlpPolicy).
-    this.encoder = encoderDefinition.build(spaces, this.weights, 'core.encoder', rng);
-    this.core = new RecurrentCore(settings.core, this.encoder.features, this.weights, rng);
-    this.stateWidth = this.core.stateWidth;
-    const H = this.core.features;
+    // Drawn in order: each network's encoder and core, then the layers (actor before critic, as MlpPolicy).
+    const network = (prefix: string, offset: number): CoreNetwork => {
+      const encoder = encoderDefinition.build(spaces, this.weights, `${prefix}.encoder`, rng);
+      return { encoder, core: new RecurrentCore(core, encoder.features, this.weights, rng, `${prefix}.core`), offset };
+    };
     let actorLayers: LayerSpec[];
     let criticLayers: LayerSpec[];
     if (settings.sharedTrunk) {
+      this.actorNet = this.criticNet = network('trunk', 0);
+      const H = this.actorNet.core.features;
       const trunk = mlpSpecs('trunk', H, settings);
       const last = trunk[trunk.length - 1]!.outDim;
       actorLayers = [...trunk, { name: 'actor.out', inDim: last, outDim: headWidth, activation: 'none' }];
       criticLayers = [...trunk, { name: 'critic.out', inDim: last, outDim: 1, activation: 'none' }];
       addLayers(this.weights, [...actorLayers, criticLayers[criticLayers.length - 1]!], rng, actorCriticInit);
+      this.stateWidth = this.actorNet.core.stateWidth;
     } else {
-      actorLayers = mlpSpecs('actor', H, settings, headWidth);
-      criticLayers = mlpSpecs('critic', H, settings, 1);
+      this.actorNet = network('actor', 0);
+      this.criticNet = network('critic', this.actorNet.core.stateWidth);
+      actorLayers = mlpSpecs('actor', this.actorNet.core.features, settings, headWidth);
+      criticLayers = mlpSpecs('critic', this.criticNet.core.features, settings, 1);
       addLayers(this.weights, [...actorLayers, ...criticLayers], rng, actorCriticInit);
+      this.stateWidth = this.actorNet.core.stateWidth + this.criticNet.core.stateWidth;
     }
     if (space.kind === 'discrete') this.distribution = new Categorical(headWidth);
     else if (space.kind === 'multibinary') this.distribution = new Bernoulli(headWidth);
@@ -93,47 +104,67 @@ export class RecurrentPolicy implements RecurrentActorCritic {
     this.critic = new DenseNetwork(this.weights, criticLayers);
   }
 
+  private get shared(): boolean {
+    return this.actorNet === this.criticNet;
+  }
+
   buildSequence(g: Graph, steps: number, obs: Tensor, starts: Tensor, state0: Tensor): ActorCriticGraph {
     const p = this.weights.declare(g);
     const obsDim = this.spaces.obsDim;
-    // The encoder reads rows: [T, N, obsDim] -> [T*N, obsDim] -> features -> [T, N, F].
-    const features = this.encoder.encode(g, g.reshape(obs, [-1, obsDim]));
-    const sequence = g.reshape(features, [steps, -1, this.encoder.features]);
-    const { outputs } = this.core.sequence(g, steps, sequence, starts, state0);
-    return this.heads(g, g.reshape(outputs, [-1, this.core.features]), p['actor.log_std']);
+    const rows = g.reshape(obs, [-1, obsDim]);
+    // Each network reads rows: [T, N, obsDim] -> [T*N, obsDim] -> features -> [T, N, F] -> its core -> [T*N, H].
+    const through = (net: CoreNetwork) => {
+      const features = g.reshape(net.encoder.encode(g, rows), [steps, -1, net.encoder.features]);
+      const { outputs } = net.core.sequence(g, steps, features, starts, this.stateOf(g, state0, net));
+      return g.reshape(outputs, [-1, net.core.features]);
+    };
+    const actorH = through(this.actorNet);
+    return this.heads(g, actorH, this.shared ? actorH : through(this.criticNet), p['actor.log_std']);
   }
 
-  private heads(g: Graph, h: Tensor, logStd: Tensor | undefined): ActorCriticGraph {
-    const head = this.actor.forward(g, h);
-    const value = g.squeeze(this.critic.forward(g, h), [1]);
+  /** A network's part of the memory [N, its stateWidth]. */
+  private stateOf(g: Graph, state: Tensor, net: CoreNetwork): Tensor {
+    return this.shared ? state : g.slice(state, -1, net.offset, net.offset + net.core.stateWidth);
+  }
+
+  private heads(g: Graph, actorH: Tensor, criticH: Tensor, logStd: Tensor | undefined): ActorCriticGraph {
+    const head = this.actor.forward(g, actorH);
+    const value = g.squeeze(this.critic.forward(g, criticH), [1]);
     return { actor: { head, logStd }, value };
   }
 
-  separateNetworks(): null {
-    return null;
+  separateNetworks(): { readonly actor: readonly string[]; readonly critic: readonly string[] } | null {
+    if (this.shared) return null;
+    const names = this.weights.names;
+    return { actor: names.filter((n) => n.startsWith('actor.')), critic: names.filter((n) => n.startsWith('critic.')) };
   }
 
-  private buffers = { features: new Float32Array(0), values: new Float32Array(0), head: new Float32Array(0), scratch: new Float32Array(0), peek: new Float32Array(0) };
+  private buffers = { actorH: new Float32Array(0), criticH: new Float32Array(0), head: new Float32Array(0), scratch: new Float32Array(0), peek: new Float32Array(0) };
+
+  /** Each network's core output rows for `obs`, its part of `state` advanced; the critic's only when `critic`. */
+  private coreRows(obs: Float32Array, rows: number, state: Float32Array, stride: number, critic: boolean, actor = true): void {
+    const b = this.buffers;
+    if (b.actorH.length < rows * this.actorNet.core.features) b.actorH = new Float32Array(rows * this.actorNet.core.features);
+    if (b.criticH.length < rows * this.criticNet.core.features) b.criticH = new Float32Array(rows * this.criticNet.core.features);
+    if (actor) this.actorNet.core.step(this.actorNet.encoder.encodeRows(obs, rows), rows, state, b.actorH, stride, this.actorNet.offset);
+    if (critic && !this.shared) this.criticNet.core.step(this.criticNet.encoder.encodeRows(obs, rows), rows, state, b.criticH, stride, this.criticNet.offset);
+  }
 
   stepRows(obs: Float32Array, rows: number, state: Float32Array, starts: ArrayLike<number> | null, head: Float32Array, value: Float32Array | null): void {
     const S = this.stateWidth;
     if (starts) for (let i = 0; i < rows; i++) if (starts[i] === 1) state.fill(0, i * S, (i + 1) * S);
-    const H = this.core.features;
-    if (this.buffers.features.length < rows * H) this.buffers.features = new Float32Array(rows * H);
-    const h = this.buffers.features;
-    this.core.step(this.encoder.encodeRows(obs, rows), rows, state, h);
-    this.actor.forwardInto(h, rows, head);
-    if (value) value.set(this.critic.run(h, rows).subarray(0, rows));
+    // Acting alone (evaluation) still advances the critic's memory: a later value would need it.
+    this.coreRows(obs, rows, state, S, true);
+    this.actor.forwardInto(this.buffers.actorH, rows, head);
+    if (value) value.set(this.critic.run(this.shared ? this.buffers.actorH : this.buffers.criticH, rows).subarray(0, rows));
   }
 
   peekValue(obs: Float32Array, state: Float32Array): number {
     if (this.buffers.peek.length < this.stateWidth) this.buffers.peek = new Float32Array(this.stateWidth);
     const copy = this.buffers.peek;
     copy.set(state.subarray(0, this.stateWidth));
-    const H = this.core.features;
-    if (this.buffers.features.length < H) this.buffers.features = new Float32Array(H);
-    this.core.step(this.encoder.encodeRows(obs, 1), 1, copy, this.buffers.features);
-    return this.critic.run(this.buffers.features, 1)[0]!;
+    this.coreRows(obs, 1, copy, this.stateWidth, true, this.shared);
+    return this.critic.run(this.shared ? this.buffers.actorH : this.buffers.criticH, 1)[0]!;
   }
 
   /** The memory act() carries for the trainer's evaluations and recorded rollouts. */
@@ -161,7 +192,8 @@ export class RecurrentPolicy implements RecurrentActorCritic {
   }
 
   sync(): void {
-    this.encoder.sync();
+    this.actorNet.encoder.sync();
+    this.criticNet.encoder.sync();
     this.actor.sync();
     this.critic.sync();
   }
@@ -176,17 +208,30 @@ export class RecurrentPolicy implements RecurrentActorCritic {
     const obs = g.input('obs', 'float32', ['B', this.spaces.obsDim]);
     const state = g.input('state', 'float32', ['B', this.stateWidth]);
     const p = this.weights.declare(g);
-    const { kind, size } = this.core.settings;
-    const gx = g.linear(this.encoder.encode(g, obs), p['core.wx']!, p['core.bx']!);
-    const next = cellStep(g, kind, size, gx, state, { wh: p['core.wh']!, bh: p['core.bh']! });
-    const { actor, value } = this.heads(g, cellOutput(g, kind, size, next), p['actor.log_std']);
+    const step = (net: CoreNetwork) => {
+      const { kind, size } = net.core.settings;
+      const w = net.core.graphWeights(g);
+      const next = cellStep(g, kind, size, g.linear(net.encoder.encode(g, obs), w.wx, w.bx), this.stateOf(g, state, net), w);
+      return { next, h: cellOutput(g, kind, size, next) };
+    };
+    const a = step(this.actorNet);
+    const c = this.shared ? a : step(this.criticNet);
+    const { actor, value } = this.heads(g, a.h, c.h, p['actor.log_std']);
+    const next = g.identity(this.shared ? a.next : g.concat([a.next, c.next], -1));
     const outputs: Record<string, Tensor> =
       this.distribution.kind !== 'continuous'
-        ? { logits: actor.head, value, next_state: g.identity(next) }
-        : { mean: actor.head, log_std: g.expandAs(actor.logStd!, actor.head), value, next_state: g.identity(next) };
+        ? { logits: actor.head, value, next_state: next }
+        : { mean: actor.head, log_std: g.expandAs(actor.logStd!, actor.head), value, next_state: next };
     const docString = JSON.stringify({ ...metadata, ...this.onnxInterface, state_width: this.stateWidth });
     return buildModel(g, { outputs, bake: this.weights, graphName: 'rlx_policy', docString }).bytes;
   }
+}
+
+/** One network's encoder and core, and where its state sits in a row of the memory. */
+interface CoreNetwork {
+  readonly encoder: ObservationEncoder;
+  readonly core: RecurrentCore;
+  readonly offset: number;
 }
 
 /** The recurrent actor-critic family: an mlp or cnn policy with a core, which only algorithms that carry memory ask for (PPO). */
