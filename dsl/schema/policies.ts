@@ -14,7 +14,7 @@ export const core: ParamSpec = param('core', choice(
   option('none', 'No memory: each action reads the current observation only.'),
   option('gru', 'A GRU (Cho et al. 2014, PyTorch\'s nn.GRU) of `size` units: the policy remembers what it saw earlier in the episode.', coreSize),
   option('lstm', 'An LSTM (Hochreiter & Schmidhuber 1997, PyTorch\'s nn.LSTM) of `size` units, its state h and c.', coreSize),
-), 'none', 'A recurrent core after the observation encoder, before the hidden layers: for partially observed envs (CartPoleNoVel). Its state starts at zero in each episode. PPO only.');
+), 'none', 'A recurrent core after the observation encoder, before the hidden layers, for partially observed envs (CartPoleNoVel): actor and critic each have one unless they share a trunk. Its state starts at zero in each episode. PPO only (docs/recurrent-policies.md).');
 
 export const mlp: PolicySpec = {
   declKind: 'policy',
