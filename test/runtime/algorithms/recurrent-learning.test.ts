@@ -16,7 +16,11 @@ import { Rng } from '../../../shared/random.js';
 import { train } from '../../../runtime/train.js';
 import { makePlan, tempDir } from '../helpers.js';
 
-/** rl-baselines3-zoo's RecurrentPPO settings for CartPoleNoVel-v1, as the example. */
+/**
+ * rl-baselines3-zoo's RecurrentPPO settings for CartPoleNoVel-v1, as the example but without its
+ * target_kl: 0.02, which keeps long runs from collapsing but slows the first 20k steps (measured
+ * with it: gru 55.5 against the mlp's 43.3; without: 263.8 against 43.3).
+ */
 const ZOO = { learning_rate: { schedule: 'linear', from: 1e-3, to: 0, over: 1 }, rollout_steps: 32, minibatches: 1, epochs: 20, gamma: 0.98, gae_lambda: 0.8, clip: { schedule: 'linear', from: 0.2, to: 0, over: 1 }, entropy_coef: 0 };
 const BUDGET = 20_000;
 
