@@ -32,6 +32,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-model': 'A pretrained model folder whose config.json rlx cannot build from, or that lacks tokenizer.json or the weights.',
   'exceeds-memory': 'A run whose estimated memory (weights, gradients, optimiser state, KV cache, activations) passes the memory free on this machine.',
   'incompatible-env': 'An algorithm that cannot train on the environment (DQN on continuous actions).',
+  'incompatible-policy': 'A policy the algorithm cannot train (a recurrent core, `core: gru(64)`, under DQN or SAC).',
   'incompatible-stages': 'Consecutive stages whose networks cannot pass from one to the next (PPO, then DQN).',
   'unknown-field': 'An expression name or field the paired environment does not have.',
   'unknown-function': 'A call of a function that does not exist.',

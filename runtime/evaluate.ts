@@ -47,9 +47,11 @@ export async function evaluate(
   let remaining = episodes;
   vec.envs.forEach((env, i) => env.seed(seed, firstStream + i));
   vec.reset();
+  actor.resetMemory?.(n);
   while (remaining > 0) {
     await actor.act(vec.obs, n, actions, deterministic, rng, masked ? vec.actionMasks : null);
     vec.step(actions);
+    actor.endEpisodes?.(vec.terminated, vec.truncated);
     if (!vec.terminated.includes(1) && !vec.truncated.includes(1)) continue;
     for (const episode of vec.takeFinishedEpisodes()) {
       if (quota[episode.env] === 0) continue; // this copy has run its share
@@ -115,9 +117,11 @@ export async function recordEpisode(actor: Actor, vec: VecEnv, what: EpisodeToRe
   stepper.reset(what.seed);
   recorder.arm(what.step, true, what.recorded, what.deterministic);
   const actions = vec.createActionBuffer();
+  actor.resetMemory?.(vec.numEnvs);
   for (let t = 0; recorder.active && t < RECORDED_EPISODE_LIMIT; t++) {
     await actor.act(stepper.obs, vec.numEnvs, actions, what.deterministic, what.rng, what.masked === true ? vec.actionMasks : null);
     stepper.step(actions);
+    actor.endEpisodes?.(vec.terminated, vec.truncated);
   }
   recorder.cancel();
 }

@@ -88,6 +88,7 @@ export async function recordDataset(actor: Actor, vec: VecEnv, options: RecordOp
   const { rng } = options;
   vec.envs.forEach((env, i) => env.seed(options.seed, options.firstStream + i));
   vec.reset();
+  actor.resetMemory?.(n);
   let remaining = options.episodes;
   while (remaining > 0) {
     before.set(vec.obs);
@@ -103,6 +104,7 @@ export async function recordDataset(actor: Actor, vec: VecEnv, options: RecordOp
       }
     }
     vec.step(actions);
+    actor.endEpisodes?.(vec.terminated, vec.truncated);
     for (let i = 0; i < n; i++) {
       const episode = running[i]!;
       const ended = vec.terminated[i] === 1 || vec.truncated[i] === 1;

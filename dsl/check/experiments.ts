@@ -16,6 +16,7 @@ import { checkPrecision } from './precision.js';
 import { checkDemonstrationFiles } from './demonstration-files.js';
 import { checkTransitionFiles } from './transition-files.js';
 import { checkTurnCredit } from './turn-credit.js';
+import { checkRecurrentCore } from './recurrent-core.js';
 
 function specOf(ctx: CheckContext, target: Target | undefined): BuiltinSpec | undefined {
   if (!target) return undefined;
@@ -73,6 +74,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   }
   checkCompatibility(ctx, symbol, stages);
   checkStageHandover(ctx, symbol, stages);
+  checkRecurrentCore(ctx, symbol, stages);
   checkCompletionLength(ctx, symbol, stages);
   checkOverlongEnv(ctx, symbol, stages);
   checkTurnCredit(ctx, symbol, stages);

@@ -47,6 +47,7 @@ export const PPO: AlgorithmSpec = {
   declKind: 'algorithm',
   name: 'PPO',
   networks: 'an actor-critic',
+  recurrent: true,
   doc: 'Proximal Policy Optimization (Schulman et al. 2017) with GAE, as in CleanRL ppo.py: on-policy, clipped surrogate objective.',
   actions: ['discrete', 'continuous', 'multibinary'],
   params: [

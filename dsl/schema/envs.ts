@@ -23,6 +23,13 @@ export const CartPole: EnvSpec = {
   ],
 };
 
+export const CartPoleNoVel: EnvSpec = {
+  ...CartPole,
+  name: 'CartPoleNoVel',
+  doc: 'CartPole observed without its velocities: the cart position and pole angle only (SB3-contrib\'s CartPoleNoVelEnv). Partially observed: a policy must remember earlier observations to balance it, so use a recurrent core (`core: gru(64)`).',
+  obsFields: ['x', 'theta'],
+};
+
 export const MountainCar: EnvSpec = {
   declKind: 'env',
   name: 'MountainCar',
@@ -168,7 +175,7 @@ export const GuessNumber: EnvSpec = {
   ],
 };
 
-export const ENVS: EnvSpec[] = [CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, ...MUJOCO_ENVS, TextTask, GuessNumber];
+export const ENVS: EnvSpec[] = [CartPole, CartPoleNoVel, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, ...MUJOCO_ENVS, TextTask, GuessNumber];
 
 /**
  * What rlx itself reads from a user environment's body (`env X = module("./file.ts") { ... }`);

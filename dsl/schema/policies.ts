@@ -1,6 +1,20 @@
 // Built-in policy networks (docs/language.md#built-in-policies).
 import { bool, choice, count, list, num, oneOf, option, param, string } from './build.js';
-import type { PolicySpec } from './types.js';
+import type { ParamSpec, PolicySpec } from './types.js';
+
+/** The units of a recurrent core's hidden state. */
+const coreSize = [param('size', count({ max: 4096 }), 64, 'Units of the hidden state.')];
+
+/**
+ * A recurrent core between the observation encoder and the layers of the heads, shared by actor
+ * and critic (CleanRL's ppo_atari_lstm.py, SB3-contrib's RecurrentPPO with a shared LSTM). Only
+ * algorithms that declare `recurrent` carry its state (dsl/check/experiments.ts refuses others).
+ */
+export const core: ParamSpec = param('core', choice(
+  option('none', 'No memory: each action reads the current observation only.'),
+  option('gru', 'A GRU (Cho et al. 2014, PyTorch\'s nn.GRU) of `size` units: the policy remembers what it saw earlier in the episode.', coreSize),
+  option('lstm', 'An LSTM (Hochreiter & Schmidhuber 1997, PyTorch\'s nn.LSTM) of `size` units, its state h and c.', coreSize),
+), 'none', 'A recurrent core after the observation encoder, before the hidden layers, for partially observed envs (CartPoleNoVel): actor and critic each have one unless they share a trunk. Its state starts at zero in each episode. PPO only (docs/recurrent-policies.md).');
 
 export const mlp: PolicySpec = {
   declKind: 'policy',
@@ -10,6 +24,7 @@ export const mlp: PolicySpec = {
     param('hidden', list(count({ max: 65536 }), 1), [64, 64], 'Width of each hidden layer.'),
     param('activation', choice(option('tanh', 'Hyperbolic tangent.'), option('relu', 'Rectified linear unit.')), 'tanh', 'Activation after each hidden layer.'),
     param('shared_trunk', bool, false, 'Actor and critic share the hidden layers (separate networks otherwise).'),
+    core,
   ],
 };
 
@@ -24,6 +39,7 @@ export const cnn: PolicySpec = {
     ), 'nature', 'The convolutional layers.'),
     param('channels', list(count({ max: 1024 }), 1), undefined, 'Output channels of each convolution (nature: 3 widths, default [32, 64, 64]) or of each stack (impala: any number of stacks, default [16, 32, 32]).'),
     param('hidden', list(count({ max: 65536 }), 1), [256], 'Width of each dense ReLU layer after the convolutions (CleanRL: [512] after nature, [256] after impala).'),
+    core,
   ],
 };
 

@@ -137,6 +137,8 @@ export interface AlgorithmSpec extends BuiltinBase {
    * train the same ones. Absent for algorithms of text envs only (one language model).
    */
   networks?: string;
+  /** Carries a policy's recurrent core (`core: gru(64)`): its state through rollouts, its sequences through the update. */
+  recurrent?: boolean;
   /**
    * What one update holds at once, from its settings (all given, defaults filled): the one answer
    * the checker's memory estimate, the trainer's memory check and the device rule read, so none

@@ -6,6 +6,10 @@
 //
 // The arithmetic follows Gymnasium's expression order term by term, so the
 // float64 state matches the reference to the last few bits, not only roughly.
+//
+// CartPoleNoVel is the same cart observed without its velocities (x and theta only), as the
+// partially observed CartPole of the recurrent-RL literature (SB3-contrib's
+// CartPoleNoVelEnv): a policy must remember the last positions to tell which way things move.
 
 import type { Rng } from '../../shared/random.js';
 import { BaseEnv } from './base.js';
@@ -26,9 +30,12 @@ export interface CartPoleConfig {
   readonly tau: number;
 }
 
+/** What a CartPole observes: the whole state, or the positions alone (CartPoleNoVel). */
+export type CartPoleView = 'full' | 'positions';
+
 /** Reads a CartPole configuration: defaults for what `given` leaves out, each value checked. */
-function cartPoleConfig(given: object): CartPoleConfig {
-  const p = envParams('CartPole', given);
+function cartPoleConfig(given: object, kind: string): CartPoleConfig {
+  const p = envParams(kind, given);
   return { max_steps: p.count('max_steps'), gravity: p.number('gravity'), cart_mass: p.number('cart_mass'), pole_mass: p.number('pole_mass'), pole_half_length: p.number('pole_half_length'), force: p.number('force'), tau: p.number('tau') };
 }
 
@@ -46,16 +53,18 @@ export class CartPole extends BaseEnv {
   private readonly poleMassLength: number;
   private readonly thetaThresholdRadians: number;
 
-  constructor(config: Partial<CartPoleConfig> = {}) {
-    const resolved = cartPoleConfig(config);
+  constructor(config: Partial<CartPoleConfig> = {}, readonly view: CartPoleView = 'full') {
+    const kind = view === 'full' ? 'CartPole' : 'CartPoleNoVel';
+    const resolved = cartPoleConfig(config, kind);
     const thetaThresholdRadians = (CARTPOLE_CONSTANTS.theta_threshold_degrees * 2 * Math.PI) / 360;
     // Twice the termination bounds, so that a terminal observation still lies inside the space.
-    const high = [CARTPOLE_CONSTANTS.x_threshold * 2, FLOAT32_MAX, thetaThresholdRadians * 2, FLOAT32_MAX].map(Math.fround);
+    const full = [CARTPOLE_CONSTANTS.x_threshold * 2, FLOAT32_MAX, thetaThresholdRadians * 2, FLOAT32_MAX].map(Math.fround);
+    const high = view === 'full' ? full : [full[0]!, full[2]!];
     super({
-      kind: 'CartPole',
-      observationSpace: { kind: 'box', shape: [4], low: high.map((value) => -value), high },
+      kind,
+      observationSpace: { kind: 'box', shape: [high.length], low: high.map((value) => -value), high },
       actionSpace: { kind: 'discrete', n: 2 },
-      obsFields: ['x', 'x_dot', 'theta', 'theta_dot'],
+      obsFields: view === 'full' ? ['x', 'x_dot', 'theta', 'theta_dot'] : ['x', 'theta'],
       stateLayout: ['x', 'x_dot', 'theta', 'theta_dot'],
       maxSteps: resolved.max_steps,
     });
@@ -100,6 +109,11 @@ export class CartPole extends BaseEnv {
   }
 
   writeObs(out: Float32Array, offset: number): void {
+    if (this.view === 'positions') {
+      out[offset] = this.x;
+      out[offset + 1] = this.theta;
+      return;
+    }
     out[offset] = this.x;
     out[offset + 1] = this.xDot;
     out[offset + 2] = this.theta;

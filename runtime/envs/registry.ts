@@ -31,6 +31,7 @@ type BuiltinEnv = (params: Record<string, unknown>) => BaseEnv;
 
 const BUILTIN_ENVS: Readonly<Record<string, BuiltinEnv>> = {
   CartPole: (params) => new CartPole(params as Partial<CartPoleConfig>),
+  CartPoleNoVel: (params) => new CartPole(params as Partial<CartPoleConfig>, 'positions'),
   MountainCar: (params) => new MountainCar(params as Partial<MountainCarConfig>),
   Acrobot: (params) => new Acrobot(params as Partial<AcrobotConfig>),
   Pendulum: (params) => new Pendulum(params as Partial<PendulumConfig>),

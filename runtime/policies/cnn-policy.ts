@@ -7,6 +7,7 @@ import { PlanParams } from '../plan-params.js';
 import { cnnEncoder as encoderOf, type CnnEncoderSettings } from './cnn-encoder.js';
 import type { EncoderDefinition } from './encoder.js';
 import type { MlpSettings } from './mlp.js';
+import { coreSetting } from './recurrent-core.js';
 
 /** The `cnn` policy's settings: its encoder's, and those of the layers after it (as an mlp's, shared, ReLU). */
 export interface CnnSettings extends MlpSettings, CnnEncoderSettings {}
@@ -15,7 +16,7 @@ export interface CnnSettings extends MlpSettings, CnnEncoderSettings {}
 export function cnnSettings(params: Readonly<Record<string, unknown>>): CnnSettings {
   const p = PlanParams.of('cnn', params, 'policy cnn');
   const channels = p.value('channels') === null ? undefined : p.counts('channels');
-  return { encoder: p.option('encoder', ['nature', 'impala']), channels, hidden: p.counts('hidden'), activation: 'relu', sharedTrunk: true };
+  return { encoder: p.option('encoder', ['nature', 'impala']), channels, hidden: p.counts('hidden'), activation: 'relu', sharedTrunk: true, core: coreSetting(p) };
 }
 
 /** The encoder a network of `settings` reads its observations through. */

@@ -13,8 +13,8 @@
 //   2. one line in ENCODERS (encoders.ts), and encoderFor() there picking it (from the observation's shape
 //      or a policy setting declared in dsl/schema/, documented in docs/language.md).
 // The families need no change: they build `encoderFor(...)` and size their heads by `features`.
-// A recurrent core also needs its state carried between steps by the stepper, which this seam
-// does not yet provide.
+// A recurrent core (`core: gru(64)`) sits after the encoder, not in it: its memory is carried
+// by the algorithm that trains it (recurrent-policy.ts, ../algorithms/ppo/recurrent.ts).
 import type { Rng } from '../../shared/random.js';
 import type { Graph, Tensor, WeightStore } from '../tensor/index.js';
 import type { PolicySpaces } from './policy.js';

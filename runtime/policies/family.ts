@@ -18,6 +18,12 @@ export interface NetworkFamily<N> {
   readonly overVectors: string;
   /** What the refusal of a kind that cannot build it suggests, if anything (`; use an mlp policy`). */
   readonly hint?: string;
+  /**
+   * Carries a policy's recurrent core (`core: gru(64)`): its memory through rollouts and its
+   * sequences through the update (recurrent-policy.ts). A family without it refuses a policy
+   * that has one, and a family with it is built only from one that has.
+   */
+  readonly carriesCore?: boolean;
   /** Builders by policy kind, each from that kind's settings. */
   readonly kinds: Readonly<Record<string, (settings: never, spaces: PolicySpaces, rng: Rng) => N>>;
   /** The weights a stage hands on, by part; the previous stage's are loaded into them. */

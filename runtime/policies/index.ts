@@ -16,6 +16,7 @@ import { pretrainedParams, type PretrainedParams } from './pretrained-settings.j
 import type { CharTokenizer } from './transformer/char-tokenizer.js';
 import type { NetworkHandover } from './handover.js';
 import { transformerSettings } from './transformer/settings.js';
+import { InputError } from '../../shared/input-error.js';
 
 export { ACTOR_CRITIC } from './actor-critic.js';
 export { buildsAs, type NetworkFamily } from './family.js';
@@ -25,6 +26,8 @@ export { DenseStack, type Activation, type DenseLayerSource } from './dense.js';
 export type { EncoderDefinition, ObservationEncoder } from './encoder.js';
 export { ENCODERS, encoderFor } from './encoders.js';
 export { MlpPolicy, mlpSettings, type MlpSettings } from './mlp.js';
+export { RECURRENT_ACTOR_CRITIC, RecurrentPolicy, type RecurrentActorCritic } from './recurrent-policy.js';
+export type { CoreSettings } from './recurrent-core.js';
 export { cnnSettings, type CnnSettings } from './cnn-policy.js';
 export { actFromHead, flatPolicySpaces, graphWeights, policySpaces, type LanguageModel, type Actor, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type Policy, type PolicySpaces, type TokenModel } from './policy.js';
 export { TransformerPolicy } from './transformer/transformer.js';
@@ -99,6 +102,12 @@ export class PolicyFactory {
     this.settings = definition.settings(component.params, component);
   }
 
+  /** The policy's recurrent core (`core: gru(64)`), if it has one: an algorithm that carries memory builds RECURRENT_ACTOR_CRITIC then. */
+  get core(): { readonly kind: string; readonly size: number } | null {
+    const core = (this.settings as { core?: { kind: string; size: number } | null } | null)?.core;
+    return core ?? null;
+  }
+
   /**
    * The plan's policy built as the network family `algorithm` trains, with the previous stage's
    * weights loaded (a handover); a kind the family cannot be built from is refused, naming both.
@@ -109,6 +118,11 @@ export class PolicyFactory {
       throw new Error(`${algorithm} trains ${family.what}, which policy ${this.component.name} (${this.component.kind}) cannot be${family.hint ?? ''}`);
     }
     if (!this.spaces) throw new Error(`${algorithm} trains ${family.overVectors}, which a text env does not have`);
+    const core = this.core;
+    if (core && !family.carriesCore) {
+      throw new InputError(`policy ${this.component.name} has a recurrent core (core: ${core.kind}), which ${algorithm} cannot carry yet; use PPO, or set core: none in the policy`);
+    }
+    if (!core && family.carriesCore) throw new Error(`${algorithm} asked for ${family.what}, but policy ${this.component.name} has no core`);
     const networks = build(this.settings, this.spaces, this.rng);
     this.handover?.adopt(family.name, family.parts(networks));
     family.sync(networks);

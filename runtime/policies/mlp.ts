@@ -19,6 +19,7 @@ import type { Rng } from '../../shared/random.js';
 import { buildModel, Graph, WeightStore, type Tensor } from '../tensor/index.js';
 import type { EncoderDefinition, ObservationEncoder } from './encoder.js';
 import { FLATTEN } from './flatten-encoder.js';
+import { coreSetting, type CoreSettings } from './recurrent-core.js';
 import { addLayers, DenseNetwork, layersForward, mlpSpecs, type LayerInit, type LayerSpec } from './linear-layers.js';
 import { Bernoulli, Categorical, DiagGaussian, type ActionBuffer, type ActionDistribution, type ActorOutput } from './distributions.js';
 import { actFromHead, type ActorCriticGraph, type ActorCriticPolicy, type OnnxInterface, type PolicySpaces } from './policy.js';
@@ -27,16 +28,18 @@ export interface MlpSettings {
   readonly hidden: readonly number[];
   readonly activation: 'tanh' | 'relu';
   readonly sharedTrunk: boolean;
+  /** A recurrent core between the encoder and the layers (recurrent-policy.ts); null: none. */
+  readonly core?: CoreSettings | null;
 }
 
 /** Reads the plan's `mlp` settings (defaults from the registry); errors name the param. */
 export function mlpSettings(params: Readonly<Record<string, unknown>>): MlpSettings {
   const p = PlanParams.of('mlp', params, 'policy mlp');
-  return { hidden: p.counts('hidden'), activation: p.option('activation', ['tanh', 'relu']), sharedTrunk: p.flag('shared_trunk') };
+  return { hidden: p.counts('hidden'), activation: p.option('activation', ['tanh', 'relu']), sharedTrunk: p.flag('shared_trunk'), core: coreSetting(p) };
 }
 
 /** CleanRL's layer_init gains: sqrt(2) hidden, 0.01 the actor's head, 1 the critic's. */
-function actorCriticInit(layer: LayerSpec): LayerInit {
+export function actorCriticInit(layer: LayerSpec): LayerInit {
   const gain = layer.name === 'actor.out' ? 0.01 : layer.name === 'critic.out' ? 1 : Math.SQRT2;
   return { kind: 'orthogonal', gain };
 }

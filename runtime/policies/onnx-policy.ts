@@ -3,7 +3,9 @@
 // (discrete) or `mean` and `log_std` (continuous), and `value` (PPO's; SAC's actor has none);
 // or a Q-network's `q_values` (DQN), whose action is their argmax. A SAC actor's metadata says
 // `squash: tanh` with the bounds: its actions are tanh(mean + std eps) rescaled to them, as
-// the trainer acts (algorithms/sac/networks.ts). Used by `rlx eval`.
+// the trainer acts (algorithms/sac/networks.ts). A recurrent policy (recurrent-policy.ts) also
+// takes `state` [B, state_width] and gives `next_state`: this actor carries it from step to
+// step, zeroed where an episode ends (resetMemory, endEpisodes). Used by `rlx eval`.
 import { maskValues } from '../envs/action-mask.js';
 import * as ort from 'onnxruntime-node';
 import type { Rng } from '../../shared/random.js';
@@ -24,6 +26,8 @@ export class OnnxPolicy implements Actor {
     readonly spaces: Pick<PolicySpaces, 'obsDim' | 'actionSpace'>,
     /** A SAC actor's squash: actions are tanh(x) rescaled to [low, high]; null for a plain Gaussian. */
     private readonly squash: { readonly low: readonly number[]; readonly high: readonly number[] } | null = null,
+    /** Numbers of memory per row of a recurrent policy; 0 for one without. */
+    private readonly stateWidth = 0,
   ) {
     const space = spaces.actionSpace;
     if (space.kind === 'discrete' && session.outputNames.includes('q_values')) {
@@ -52,7 +56,21 @@ export class OnnxPolicy implements Actor {
     const session = await policySession(file, bytes);
     const meta = readMetadata(bytes);
     const squash = meta.squash === 'tanh' && Array.isArray(meta.low) && Array.isArray(meta.high) ? { low: meta.low as number[], high: meta.high as number[] } : null;
-    return new OnnxPolicy(session, spaces, squash);
+    const stateWidth = session.inputNames.includes('state') ? Number(meta.state_width) : 0;
+    if (!Number.isSafeInteger(stateWidth) || stateWidth < 0) throw new Error(`${file}: the policy model takes a state, but its metadata has no whole state_width`);
+    return new OnnxPolicy(session, spaces, squash, stateWidth);
+  }
+
+  /** A recurrent policy's memory: [rows, stateWidth], zeros at an episode's start. */
+  private memory = new Float32Array(0);
+
+  resetMemory(rows: number): void {
+    this.memory = new Float32Array(rows * this.stateWidth);
+  }
+
+  endEpisodes(terminated: Uint8Array, truncated: Uint8Array): void {
+    const S = this.stateWidth;
+    for (let i = 0; S > 0 && i * S < this.memory.length; i++) if (terminated[i] === 1 || truncated[i] === 1) this.memory.fill(0, i * S, (i + 1) * S);
   }
 
   async act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng, mask?: Uint8Array | null): Promise<void> {
@@ -84,7 +102,11 @@ export class OnnxPolicy implements Actor {
   /** Every output for `rows` observations. */
   async run(obs: Float32Array, rows: number): Promise<ort.InferenceSession.OnnxValueMapType> {
     const input = new ort.Tensor('float32', obs.subarray(0, rows * this.spaces.obsDim), [rows, this.spaces.obsDim]);
-    return this.session.run({ obs: input });
+    if (this.stateWidth === 0) return this.session.run({ obs: input });
+    if (this.memory.length !== rows * this.stateWidth) this.resetMemory(rows);
+    const out = await this.session.run({ obs: input, state: new ort.Tensor('float32', this.memory, [rows, this.stateWidth]) });
+    this.memory = Float32Array.from(out.next_state!.data as Float32Array);
+    return out;
   }
 
   async release(): Promise<void> {

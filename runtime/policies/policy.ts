@@ -56,6 +56,13 @@ export interface Actor {
    * are chosen; policies of other action spaces are never given one.
    */
   act(obs: Float32Array, rows: number, actions: ActionBuffer, deterministic: boolean, rng: Rng, mask?: Uint8Array | null): void | Promise<void>;
+  /**
+   * An actor with memory (a recurrent core) forgets it: `rows` fresh episodes follow. Whoever
+   * resets the env copies calls it, and endEpisodes() after each step; absent: no memory.
+   */
+  resetMemory?(rows: number): void;
+  /** Rows whose episode ended in the step just taken (terminated or truncated) start the next with a fresh memory. */
+  endEpisodes?(terminated: Uint8Array, truncated: Uint8Array): void;
 }
 
 /** What the trainer needs of any policy. */

@@ -1359,6 +1359,18 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: /^eval.accuracy is reported by text tasks only; with CartPole this condition never holds/,
     },
   ],
+  'incompatible-policy': [
+    {
+      name: 'a recurrent core under DQN: at the experiment\'s algorithm',
+      source: `policy Memory = mlp { core: gru(32) }\nexperiment X {\n  env: CartPole\n  policy: Memory\n  algorithm: ⟦DQN⟧\n  budget: 1k\n}\n`,
+      message: 'policy Memory has a recurrent core (core: gru), which DQN cannot carry yet; use PPO, or set core: none in the policy',
+    },
+    {
+      name: 'a recurrent core in a SAC stage: at the stage',
+      source: `policy Memory = mlp { core: lstm(8) }\nexperiment X {\n  env: CartPole\n  policy: Memory\n  stage main = ⟦SAC⟧ { budget: 1k }\n}\n`,
+      message: /^policy Memory has a recurrent core \(core: lstm\), which SAC cannot carry yet/,
+    },
+  ],
   'incompatible-stages': [
     {
       name: 'PPO then DQN on an env of numbers: at the later stage',

@@ -18,7 +18,7 @@
 // that separate actor and critic networks get their gradients from two models that run at
 // once (tensor/gradient-step.ts).
 import { maskLogits } from '../../policies/distributions.js';
-import type { ActorCriticPolicy } from '../../policies/index.js';
+import type { ActorCriticGraph, ActorCriticPolicy, RecurrentActorCritic } from '../../policies/index.js';
 import { isZeroThroughout } from '../../schedule.js';
 import { Graph, GradientStep, type Compute, type StepPart, type Tensor } from '../../tensor/index.js';
 import type { PpoSettings } from './settings.js';
@@ -35,7 +35,15 @@ type LossSettings = Pick<PpoSettings, 'clip_value' | 'value_coef' | 'entropy_coe
 /** With `masked`, the graph takes `action_mask` [B, A] (1 legal, 0 not) and its log-probabilities and entropy are the masked categorical's. */
 export interface LossOptions {
   readonly masked?: boolean;
+  /**
+   * The policy's pass over the minibatch, declaring its own inputs (a recurrent policy's
+   * sequences: recurrent.ts); by default `obs` [B, obsDim] through ActorCriticPolicy.build.
+   */
+  readonly forward?: (g: Graph) => ActorCriticGraph;
 }
+
+/** The policy a loss is built for: an actor-critic over rows, or a recurrent one with a `forward` over sequences. */
+export type LossPolicy = ActorCriticPolicy | RecurrentActorCritic;
 
 /** A built PPO loss: the graph, its two terms, their sum, and the metrics. */
 export interface PpoLoss {
@@ -47,9 +55,9 @@ export interface PpoLoss {
 }
 
 /** The minibatch inputs both forms are fed, and the policy's forward pass on it. */
-function minibatchInputs(g: Graph, policy: ActorCriticPolicy, options: LossOptions) {
+function minibatchInputs(g: Graph, policy: LossPolicy, options: LossOptions) {
   const dist = policy.distribution;
-  const obs = g.input('obs', 'float32', ['B', policy.spaces.obsDim]);
+  const forward = options.forward ?? ((graph: Graph) => (policy as ActorCriticPolicy).build(graph, graph.input('obs', 'float32', ['B', policy.spaces.obsDim])));
   const input = {
     action: g.input('action', 'float32', ['B', dist.encodedWidth]),
     oldLogProb: g.input('old_logprob', 'float32', ['B']),
@@ -60,7 +68,7 @@ function minibatchInputs(g: Graph, policy: ActorCriticPolicy, options: LossOptio
     entCoef: g.input('ent_coef', 'float32', []),
     invN: g.input('inv_n', 'float32', []),
   };
-  const built = policy.build(g, obs);
+  const built = forward(g);
   const { value } = built;
   // The rollout sampled from the masked distribution: the update's ratio and entropy are of the same one.
   const actor = options.masked ? { ...built.actor, head: maskLogits(g, built.actor.head, g.input('action_mask', 'float32', ['B', dist.headWidth])) } : built.actor;
@@ -70,7 +78,7 @@ function minibatchInputs(g: Graph, policy: ActorCriticPolicy, options: LossOptio
 }
 
 /** PPO's loss as the paper writes it; the reference for buildPpoLoss. */
-export function ppoLossAsWritten(policy: ActorCriticPolicy, settings: LossSettings, options: LossOptions = {}): PpoLoss {
+export function ppoLossAsWritten(policy: LossPolicy, settings: LossSettings, options: LossOptions = {}): PpoLoss {
   const g = new Graph();
   const x = minibatchInputs(g, policy, options);
   const mean = (t: Tensor) => g.mul(g.reduceSum(t), x.invN);
@@ -86,7 +94,7 @@ export function ppoLossAsWritten(policy: ActorCriticPolicy, settings: LossSettin
 }
 
 /** PPO's loss with masks and closed-form gradients: the numbers of ppoLossAsWritten, faster. */
-export function buildPpoLoss(policy: ActorCriticPolicy, settings: LossSettings, options: LossOptions = {}): PpoLoss {
+export function buildPpoLoss(policy: LossPolicy, settings: LossSettings, options: LossOptions = {}): PpoLoss {
   const g = new Graph();
   const x = minibatchInputs(g, policy, options);
   const { ratio, clipCoef, invN } = x;
@@ -144,8 +152,8 @@ function finish(g: Graph, x: ReturnType<typeof minibatchInputs>, settings: LossS
  */
 export function ppoGradientStep(
   loss: PpoLoss,
-  policy: ActorCriticPolicy,
-  options: { readonly compute: Compute; readonly maxRows: number },
+  policy: LossPolicy,
+  options: { readonly compute: Compute; readonly maxRows: number; readonly dimLimits?: Readonly<Record<string, number>> },
 ): Promise<GradientStep> {
   const pick = (names: readonly LossMetric[]) => Object.fromEntries(names.map((m) => [m, loss.metrics[m]]));
   const networks = policy.separateNetworks();
@@ -155,5 +163,5 @@ export function ppoGradientStep(
         { loss: loss.valueTerm, weights: networks.critic, metrics: pick(VALUE_METRICS) },
       ]
     : [{ loss: loss.loss, weights: policy.weights.names, metrics: pick(LOSS_METRICS) }];
-  return GradientStep.create(loss.graph, parts, { weights: policy.weights, compute: options.compute, dimLimits: { B: options.maxRows } });
+  return GradientStep.create(loss.graph, parts, { weights: policy.weights, compute: options.compute, dimLimits: { B: options.maxRows, ...options.dimLimits } });
 }

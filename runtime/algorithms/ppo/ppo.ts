@@ -33,12 +33,14 @@ import { maskValues } from '../../envs/action-mask.js';
 import { learnerMasks } from '../action-masking.js';
 import { buildPpoLoss, LOSS_METRICS, ppoGradientStep } from './loss.js';
 import { minibatchRows, ppoSettings, type PpoSettings } from './settings.js';
+import { RecurrentPpo } from './recurrent.js';
 
 export const PPO: AlgorithmDefinition<PpoSettings> = {
   name: 'PPO',
   actions: ['discrete', 'continuous', 'multibinary'],
   params: ppoSettings,
-  create: (context, settings) => Ppo.create(context, settings),
+  // A policy with a recurrent core trains over sequences, with its memory carried (recurrent.ts).
+  create: (context, settings) => (context.policy.core ? RecurrentPpo.create(context, settings) : Ppo.create(context, settings)),
 };
 
 /** CleanRL's Adam epsilon for PPO (its optimizer is `optim.Adam(..., eps=1e-5)`). */

@@ -5,7 +5,7 @@ import { EnvParamError } from '../../../runtime/envs/params.js';
 import { envInfo, envKinds, makeEnv, makeVecEnv, prepareEnvKind } from '../../../runtime/envs/registry.js';
 
 const MUJOCO_KINDS = ['InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer', 'Ant', 'Reacher', 'Pusher', 'Humanoid'];
-const KINDS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', ...MUJOCO_KINDS];
+const KINDS = ['CartPole', 'CartPoleNoVel', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', ...MUJOCO_KINDS];
 
 function paramError(param: string, message: RegExp) {
   return (error: unknown) => error instanceof EnvParamError && error.param === param && message.test(error.message);
@@ -28,7 +28,7 @@ describe('env registry', () => {
   it('names the valid kinds, with a suggestion, for an unknown kind', () => {
     assert.throws(
       () => makeEnv('Cartpole', {}),
-      /unknown environment kind "Cartpole" \(did you mean "CartPole"\?\); built-in kinds: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit/,
+      /unknown environment kind "Cartpole" \(did you mean "CartPole"\?\); built-in kinds: CartPole, CartPoleNoVel, MountainCar, Acrobot, Pendulum, GridWorld, Bandit/,
     );
     assert.throws(() => envInfo('Nope'), /unknown environment kind "Nope"; built-in kinds:/);
     assert.throws(() => makeEnv('TextTask', {}), /environment kind "TextTask" is a text env: .* train it with SFT, GRPO or REINFORCE and a transformer policy/);

@@ -41,7 +41,7 @@ function assertClose(got: Float32Array, expected: Float32Array, what: string): v
 
 describe('cnn policy', () => {
   it('reads its settings with the defaults of the registry', () => {
-    assert.deepEqual(cnnSettings({}), { encoder: 'nature', channels: undefined, hidden: [256], activation: 'relu', sharedTrunk: true });
+    assert.deepEqual(cnnSettings({}), { encoder: 'nature', channels: undefined, hidden: [256], activation: 'relu', sharedTrunk: true, core: null });
     assert.deepEqual(cnnSettings({ encoder: 'impala', channels: [4, 8] }).channels, [4, 8]);
     assert.throws(() => cnnSettings({ encoder: 'resnet' }), /param "encoder" must be one of nature, impala/);
   });

@@ -47,7 +47,9 @@ function randomObs(rows: number, dim: number, seed: number): Float32Array {
 
 describe('mlp policy', () => {
   it('reads its params with the defaults of the registry and names bad ones', () => {
-    assert.deepEqual(mlpSettings({}), { hidden: [64, 64], activation: 'tanh', sharedTrunk: false });
+    assert.deepEqual(mlpSettings({}), { hidden: [64, 64], activation: 'tanh', sharedTrunk: false, core: null });
+    assert.deepEqual(mlpSettings({ core: { kind: 'lstm', size: 16 } }).core, { kind: 'lstm', size: 16 });
+    assert.throws(() => mlpSettings({ core: { kind: 'rnn', size: 16 } }), /core.*none, gru\(size\) or lstm\(size\)/);
     assert.throws(() => mlpSettings({ activation: 'gelu' }), /policy mlp: param "activation" must be one of tanh, relu, got "gelu"/);
     assert.throws(() => mlpSettings({ hidden: [] }), /param "hidden" must be a non-empty list/);
     assert.throws(() => mlpSettings({ layers: 2 }), /unknown param "layers"; valid params: hidden, activation, shared_trunk/);

@@ -40,7 +40,7 @@ function checkAccept(source: string, label: string, expected: string): void {
 const PPO_PARAMS = ['learning_rate', 'rollout_steps', 'epochs', 'minibatches', 'gamma', 'gae_lambda', 'clip', 'clip_value', 'entropy_coef', 'value_coef', 'max_grad_norm', 'normalize_advantages', 'target_kl', 'action_mask'];
 const KINDS = ['env', 'policy', 'algorithm', 'reward', 'experiment', 'sweep'];
 const ALGORITHMS = ['PPO', 'DQN', 'SAC', 'REINFORCE', 'GRPO', 'SFT', 'DPO', 'BC', 'TD3BC', 'IQL'];
-const ENVS = ['CartPole', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', 'InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer', 'Ant', 'Reacher', 'Pusher', 'Humanoid', 'TextTask', 'GuessNumber'];
+const ENVS = ['CartPole', 'CartPoleNoVel', 'MountainCar', 'Acrobot', 'Pendulum', 'GridWorld', 'Bandit', 'FreeSlots', 'Catch', 'InvertedPendulum', 'InvertedDoublePendulum', 'HalfCheetah', 'Hopper', 'Walker2d', 'Swimmer', 'Ant', 'Reacher', 'Pusher', 'Humanoid', 'TextTask', 'GuessNumber'];
 const SCHEDULES = ['constant', 'linear', 'cosine', 'warmup'];
 const REWARD_NAMES = ['obs', 'next_obs', 'action', 'goal', 'achieved', 'terminated', 'truncated', 'success', 't', 'info', 'prompt', 'completion', 'target', 'reply', 'row', 'env_reward', 'self_certainty', 'neg_entropy', 'logprob'];
 const FUNCTIONS = ['abs', 'sqrt', 'exp', 'log', 'min', 'max', 'clip', 'norm', 'dist', 'if', 'exact', 'numeric', 'regex', 'contains', 'length', 'last_number', 'boxed', 'tagged', 'completion_code', 'passes', 'python', 'novelty'];
@@ -64,7 +64,7 @@ describe('completion at the top level', () => {
     const snippet = complete(`${ZOO}$0`).find((i) => i.label === 'experiment' && i.kind === CompletionItemKind.Snippet)!;
     assert.equal(snippet.insertTextFormat, InsertTextFormat.Snippet);
     assert.equal(snippet.textEdit?.newText,
-      'experiment ${1:Name} {\n  env: ${2|Pole,CartPole,MountainCar,Acrobot,Pendulum,GridWorld,Bandit,FreeSlots,Catch,InvertedPendulum,InvertedDoublePendulum,HalfCheetah,Hopper,Walker2d,Swimmer,Ant,Reacher,Pusher,Humanoid,TextTask,GuessNumber|}\n'
+      'experiment ${1:Name} {\n  env: ${2|Pole,CartPole,CartPoleNoVel,MountainCar,Acrobot,Pendulum,GridWorld,Bandit,FreeSlots,Catch,InvertedPendulum,InvertedDoublePendulum,HalfCheetah,Hopper,Walker2d,Swimmer,Ant,Reacher,Pusher,Humanoid,TextTask,GuessNumber|}\n'
       + '  policy: ${3|Actor,mlp,cnn,transformer|}\n  algorithm: ${4|Tuned,PPO,DQN,SAC,REINFORCE,GRPO,SFT,DPO,BC,TD3BC,IQL|}\n  budget: ${5:100k}\n}');
     const algorithm = complete('$0').find((i) => i.label === 'algorithm' && i.kind === CompletionItemKind.Snippet)!;
     assert.equal(algorithm.textEdit?.newText, 'algorithm ${1:Name} = ${2|PPO,DQN,SAC,REINFORCE,GRPO,SFT,DPO,BC,TD3BC,IQL|} {\n  $0\n}');
@@ -311,7 +311,7 @@ describe('completion in reward terms', () => {
   it('obs. with no experiment using the reward: the fields of every env, marked with their envs', () => {
     const items = complete('reward R { term a = obs.$0 }');
     assert.deepEqual(items.slice(0, 4).map((i) => [i.label, i.labelDetails?.description]),
-      [['x', 'CartPole, GridWorld'], ['x_dot', 'CartPole'], ['theta', 'CartPole'], ['theta_dot', 'CartPole, Pendulum']]);
+      [['x', 'CartPole, CartPoleNoVel, GridWorld'], ['x_dot', 'CartPole'], ['theta', 'CartPole, CartPoleNoVel'], ['theta_dot', 'CartPole, Pendulum']]);
     assert.match(items[0].detail!, /no experiment pairs this reward/);
   });
 
@@ -351,7 +351,7 @@ describe('completion of conditions and paths', () => {
     const labels = complete(`${ZOO}sweep S over Balance {\n  $0\n}`).map((i) => i.label);
     assert.deepEqual(labels.slice(-5), ['env.', 'policy.', 'algorithm.', 'eval.', 'curriculum.']);
     check(`${ZOO}sweep S over Balance {\n  algorithm.gam$0\n}`, ['gamma', 'gae_lambda', 'max_grad_norm']);
-    check(`${ZOO}sweep S over Balance {\n  policy.$0\n}`, ['hidden', 'activation', 'shared_trunk']);
+    check(`${ZOO}sweep S over Balance {\n  policy.$0\n}`, ['hidden', 'activation', 'shared_trunk', 'core']);
     const epochs = item(`${ZOO}sweep S over Balance {\n  algorithm.$0\n}`, 'epochs');
     assert.deepEqual(epochs.labelDetails, { description: 'inherited: 8' });
     assert.equal(epochs.textEdit?.newText, 'epochs: [$1]');

@@ -31,10 +31,10 @@ describe('inlay hints', () => {
 
   it('inherited values are not defaults; a body that states or inherits everything gets no hint', () => {
     check('policy Base = mlp { hidden: [32] }\npolicy Wide = Base {\n  activation: relu\n}', [
-      '0:34 defaults: activation tanh, shared_trunk false',
-      '1:20 defaults: shared_trunk false',
+      '0:34 defaults: activation tanh, shared_trunk false, core none',
+      '1:20 defaults: shared_trunk false, core none',
     ]);
-    check('policy Base = mlp { hidden: [32], activation: relu, shared_trunk: true }\npolicy Wide = Base {\n  hidden: [64]\n}', []);
+    check('policy Base = mlp { hidden: [32], activation: relu, shared_trunk: true, core: none }\npolicy Wide = Base {\n  hidden: [64]\n}', []);
   });
 
   it('blocks and stages get their own hints', () => {
@@ -53,9 +53,9 @@ describe('inlay hints', () => {
 
   it('the tooltip lists every default as source', () => {
     const [hint] = hints('policy P = mlp {\n  hidden: [32]\n}');
-    assert.equal(hint.label, 'defaults: activation tanh, shared_trunk false');
+    assert.equal(hint.label, 'defaults: activation tanh, shared_trunk false, core none');
     assert.equal(hint.paddingLeft, true);
-    assert.deepEqual(hint.tooltip, { kind: 'markdown', value: 'Defaults in effect (mlp):\n\n```rlx\nactivation: tanh\nshared_trunk: false\n```' });
+    assert.deepEqual(hint.tooltip, { kind: 'markdown', value: 'Defaults in effect (mlp):\n\n```rlx\nactivation: tanh\nshared_trunk: false\ncore: none\n```' });
   });
 
   it('only hints inside the requested range', () => {

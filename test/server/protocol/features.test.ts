@@ -109,7 +109,7 @@ describe('completion', () => {
 
   test('a space triggers completion after `:` only', async () => {
     const afterColon = await complete('import "./envs.rlx"\nexperiment E {\n  env: <|>\n}\n', ' ');
-    assert.deepEqual(afterColon.map((i) => i.label).slice(0, 3), ['Pole', 'CartPole', 'MountainCar']);
+    assert.deepEqual(afterColon.map((i) => i.label).slice(0, 3), ['Pole', 'CartPole', 'CartPoleNoVel']);
     assert.deepEqual(await complete('env Pole = CartPole {\n  max_steps: 500 <|>\n}\n', ' '), []);
   });
 });
@@ -303,7 +303,7 @@ describe('code actions', () => {
 describe('inlay hints', () => {
   test('defaults not written in the source, on and off through the configuration', async () => {
     const ask = () => client.request<InlayHint[]>('textDocument/inlayHint', { textDocument: { uri: main }, range: range(0, 0, 5, 0) });
-    assert.deepEqual((await ask()).map((h) => [h.position, h.label]), [[{ line: 2, character: 20 }, 'defaults: shared_trunk false']]);
+    assert.deepEqual((await ask()).map((h) => [h.position, h.label]), [[{ line: 2, character: 20 }, 'defaults: shared_trunk false, core none']]);
     await client.configure({ inlayHints: { defaults: false } });
     assert.deepEqual(await ask(), []);
     await client.configure({ inlayHints: { defaults: true } });
