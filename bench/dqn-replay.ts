@@ -8,7 +8,8 @@
 // 1000 stored observations. CartPole's discounted return is at most 1 / (1 - 0.99) = 100; the
 // max over actions overestimates, so values somewhat above it are DQN's, not a bug (SB3's own
 // run on seed 5 ends at 111). Where rlx and PyTorch part on the same batches, the nudged rlx
-// rows say whether rlx's arithmetic or the run's sensitivity parts them.
+// rows say whether the run is that sensitive to rounding (runtime/algorithms/dqn/README.md has
+// the figures measured).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
