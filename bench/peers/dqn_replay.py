@@ -18,7 +18,7 @@ import peer_setup  # noqa: E402,F401
 import numpy as np  # noqa: E402
 import torch as th  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from dqn_net import as_torch, q_network  # noqa: E402
+from dqn_net import load_weights, q_network  # noqa: E402
 
 d = sys.argv[1]
 meta = json.load(open(os.path.join(d, "meta.json")))
@@ -38,11 +38,7 @@ indices = th.tensor(load("indices", np.int32).astype(np.int64).reshape(-1, batch
 copied = load("copied", np.uint8)
 
 q_net, linears, names = q_network(meta)
-with th.no_grad():
-    for name, lin in zip(names, linears):
-        weight, bias = as_torch(meta["w0"], name, lin)
-        lin.weight.copy_(weight)
-        lin.bias.copy_(bias)
+load_weights(meta["w0"], names, linears)
 q_target = copy.deepcopy(q_net)
 opt = th.optim.Adam(q_net.parameters(), lr=meta["lr"])
 probe = obs[: meta["probe"]]
