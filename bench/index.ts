@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'her-bit-flip': async () => (await import('./offpolicy.js')).benchBitFlip(),
   'dqn-parity': async () => (await import('./dqn-parity.js')).benchDqnParity(),
   'dqn-zoo': async () => (await import('./dqn-zoo.js')).benchDqnZoo(),
+  'dqn-replay': async () => (await import('./dqn-replay.js')).benchDqnReplay(),
   sweep: async () => (await import('./sweep.js')).benchSweep(),
   slurm: async () => (await import('./slurm.js')).benchSlurm(),
   gpu: async () => (await import('./gpu.js')).benchGpu(),
@@ -30,8 +31,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   masks: async () => (await import('./masks.js')).benchMasks(),
 };
 
-/** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters, a 200 MB events.jsonl read twice, SB3 against rlx on three seeds), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
-const ON_REQUEST = ['masks', 'mujoco', 'dashboard-read', 'python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'dqn-zoo', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
+/** Runs of minutes (whole trainings, the pretrained model's steps, the optimiser at 85M parameters, a 200 MB events.jsonl read twice, SB3 against rlx on three seeds, a whole DQN run replayed), the Slurm one (it needs a cluster) and the GPU one (meant for a GPU machine): only when named. */
+const ON_REQUEST = ['masks', 'mujoco', 'dashboard-read', 'python-env', 'optim', 'pretrained', 'lm-scale', 'text-learning', 'grpo-variants', 'offpolicy', 'offpolicy-learning', 'dqn-zoo', 'dqn-replay', 'her-bit-flip', 'sweep', 'slurm', 'gpu', 'chunked-load'];
 
 const wanted = process.argv.slice(2);
 for (const [name, run] of Object.entries(BENCHES)) {

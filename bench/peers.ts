@@ -216,6 +216,16 @@ export async function torchDqnStepParity(file: string): Promise<{ loss: number; 
 }
 
 /** Replays whole rounds of rlx's DQN learner written to `file` in PyTorch, target network included (bench/peers/dqn_loop_parity.py); the largest differences. */
+/** [max Q, mean Q] on the probe after each round of a whole rlx DQN run's gradient steps taken again in PyTorch (bench/peers/dqn_replay.py; DIR as bench/dqn-replay.ts writes it). */
+export async function torchDqnReplay(dir: string): Promise<[number, number][]> {
+  const rounds: [number, number][] = [];
+  await runPeer(['dqn_replay.py', dir], (line) => {
+    if (line.startsWith('[') && !line.startsWith('[peer_setup]')) rounds.push(JSON.parse(line) as [number, number]);
+  });
+  if (rounds.length === 0) throw new Error('dqn_replay.py printed no rounds');
+  return rounds;
+}
+
 export async function torchDqnLoopParity(file: string): Promise<{ loss: number; td_target: number; weights: number; floor_weights: number; steps: number; copies: number }> {
   type Worst = { loss: number; td_target: number; weights: number; floor_weights: number; steps: number; copies: number };
   let worst: Worst | null = null;

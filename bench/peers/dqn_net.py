@@ -20,3 +20,12 @@ def q_network(d):
 def as_torch(w, name, lin):
     """Layer `name`'s weight and bias from rlx's record `w` ([in, out]) as torch's ([out, in])."""
     return th.tensor(w[name + ".weight"]).reshape(lin.in_features, lin.out_features).t(), th.tensor(w[name + ".bias"])
+
+
+def load_weights(w, names, linears):
+    """Sets each Linear of `linears` (named `names`) to rlx's record `w` ([in, out] weights)."""
+    with th.no_grad():
+        for name, lin in zip(names, linears):
+            weight, bias = as_torch(w, name, lin)
+            lin.weight.copy_(weight)
+            lin.bias.copy_(bias)

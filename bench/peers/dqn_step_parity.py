@@ -13,17 +13,13 @@ import peer_setup  # noqa: E402,F401
 
 import torch as th  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from dqn_net import as_torch, q_network  # noqa: E402
+from dqn_net import as_torch, load_weights, q_network  # noqa: E402
 
 d = json.load(open(sys.argv[1]))
 net, linears, names = q_network(d)
 
 
-with th.no_grad():
-    for name, lin in zip(names, linears):
-        weight, bias = as_torch(d["w0"], name, lin)
-        lin.weight.copy_(weight)
-        lin.bias.copy_(bias)
+load_weights(d["w0"], names, linears)
 opt = th.optim.Adam(net.parameters(), lr=d["lr"])
 worst = {"loss": 0.0, "grad_norm": 0.0, "weights": 0.0}
 for s in d["steps"]:
