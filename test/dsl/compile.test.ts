@@ -43,7 +43,7 @@ describe('compiler', () => {
       name: 'Pole', kind: 'CartPole',
       params: { max_steps: 500, gravity: 9.8, cart_mass: 1, pole_mass: 0.1, pole_half_length: 0.5, force: 10, tau: 0.02 },
     });
-    assert.deepEqual(plan.policy.params, { hidden: [64, 64], activation: 'tanh', shared_trunk: false });
+    assert.deepEqual(plan.policy.params, { hidden: [64, 64], activation: 'tanh', shared_trunk: false, core: 'none' });
     const alg = plan.stages[0].algorithm;
     assert.equal(alg.kind, 'PPO');
     assert.deepEqual(alg.params.learning_rate, { schedule: 'linear', from: 2.5e-4, to: 0, over: 1 });

@@ -806,7 +806,7 @@ const CASES: Record<DiagnosticCode, Case[]> = {
     {
       name: 'an env without a base',
       source: 'env ⟦E⟧ { max_steps: 5 }',
-      message: 'an env needs a base: CartPole, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, InvertedPendulum, InvertedDoublePendulum, HalfCheetah, Hopper, Walker2d, Swimmer, Ant, Reacher, Pusher, Humanoid, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv"), python_text("./env.py:MyTextEnv") or another env, as in `env E = CartPole { }`',
+      message: 'an env needs a base: CartPole, CartPoleNoVel, MountainCar, Acrobot, Pendulum, GridWorld, Bandit, FreeSlots, Catch, InvertedPendulum, InvertedDoublePendulum, HalfCheetah, Hopper, Walker2d, Swimmer, Ant, Reacher, Pusher, Humanoid, TextTask, GuessNumber, module("./file.ts"), gymnasium("CartPole-v1"), python("./env.py:MyEnv"), python_text("./env.py:MyTextEnv") or another env, as in `env E = CartPole { }`',
     },
     {
       name: 'user code for something other than an env',

@@ -34,6 +34,7 @@ import { learnerMasks } from '../action-masking.js';
 import { buildPpoLoss, LOSS_METRICS, ppoGradientStep } from './loss.js';
 import { minibatchRows, ppoSettings, type PpoSettings } from './settings.js';
 import { RecurrentPpo } from './recurrent.js';
+import type { PpoState } from './state.js';
 
 export const PPO: AlgorithmDefinition<PpoSettings> = {
   name: 'PPO',
@@ -46,14 +47,7 @@ export const PPO: AlgorithmDefinition<PpoSettings> = {
 /** CleanRL's Adam epsilon for PPO (its optimizer is `optim.Adam(..., eps=1e-5)`). */
 export const PPO_ADAM_EPS = 1e-5;
 
-export interface PpoState {
-  globalStep: number;
-  iteration: number;
-  actionRng: number[];
-  shuffleRng: number[];
-  weights: WeightSnapshot;
-  optimizer: AdamState;
-}
+export type { PpoState } from './state.js';
 
 type MinibatchColumn = 'obs' | 'action' | 'old_logprob' | 'advantages' | 'returns' | 'old_values' | 'action_mask';
 

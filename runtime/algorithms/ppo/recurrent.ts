@@ -27,7 +27,7 @@ import { maskValues } from '../../envs/action-mask.js';
 import { learnerMasks } from '../action-masking.js';
 import { buildPpoLoss, LOSS_METRICS, ppoGradientStep } from './loss.js';
 import type { PpoSettings } from './settings.js';
-import type { PpoState } from './ppo.js';
+import type { PpoState } from './state.js';
 
 /** CleanRL's Adam epsilon for PPO, as ppo.ts. */
 const ADAM_EPS = 1e-5;
