@@ -50,7 +50,7 @@ export function checkCompletionLength(ctx: CheckContext, experiment: DeclSymbol,
   // A learner left at max_new_tokens' default below the env's stated max_tokens: its completions
   // are cut short of what the env allows (and of what an SFT stage trained on), which reads as a
   // reward stuck at 0 rather than as a setting. Warned at the learner's name.
-  const shortDefaults: { stage: string; value: number; range: A.Range; unit: DeclSymbol['unit'] }[] = [];
+  const shortDefaults: { stage: string; value: number; range: A.Range; unit: DeclSymbol['unit']; fix?: string }[] = [];
   const defaultedLength = (target: Target | undefined): number | undefined => {
     if (target?.kind === 'builtin') return numberDefault(algorithmSpec(target.spec.name)?.params.find((p) => p.name === 'max_new_tokens')?.default);
     if (target?.kind !== 'decl' || model.effective(target.symbol).properties.has('max_new_tokens')) return undefined;
@@ -61,7 +61,11 @@ export function checkCompletionLength(ctx: CheckContext, experiment: DeclSymbol,
   const algorithmProperty = model.effective(experiment).properties.get('algorithm');
   const experimentDefault = stages.length === 0 ? defaultedLength(algorithm) : undefined;
   if (experimentDefault !== undefined && algorithmProperty?.node.value && statedMaxTokens && experimentDefault < statedMaxTokens.value) {
-    shortDefaults.push({ stage: `algorithm ${algorithm?.kind === 'decl' ? algorithm.symbol.name : algorithm?.kind === 'builtin' ? algorithm.spec.name : ''}`.trim(), value: experimentDefault, range: algorithmProperty.node.value.range, unit: algorithmProperty.owner.unit });
+    const builtinName = algorithm?.kind === 'builtin' ? algorithm.spec.name : undefined;
+    shortDefaults.push({
+      stage: `algorithm ${algorithm?.kind === 'decl' ? algorithm.symbol.name : builtinName ?? ''}`.trim(), value: experimentDefault, range: algorithmProperty.node.value.range, unit: algorithmProperty.owner.unit,
+      ...(builtinName ? { fix: `declare it with one: \`algorithm Long = ${builtinName} { max_new_tokens: ${statedMaxTokens.value} }\`` } : {}),
+    });
   }
   for (const stage of stages) {
     const own = stage.node.body?.members.find((m): m is A.Property => m.kind === 'Property' && m.path.length === 1 && m.path[0].text === 'max_new_tokens');
@@ -81,7 +85,7 @@ export function checkCompletionLength(ctx: CheckContext, experiment: DeclSymbol,
   }
   for (const short of shortDefaults) {
     ctx.forUnit(short.unit).accept('warning', 'suspicious-value',
-      `${short.stage} samples at most ${short.value} tokens (max_new_tokens' default), but ${envName}'s max_tokens is ${limit} (experiment ${experiment.name}): its completions are cut at ${short.value} tokens; set max_new_tokens (up to ${limit}) on it`,
+      `${short.stage} samples at most ${short.value} tokens (max_new_tokens' default), but ${envName}'s max_tokens is ${limit} (experiment ${experiment.name}): its completions are cut at ${short.value} tokens; ${short.fix ?? `set max_new_tokens (up to ${limit}) on it`}`,
       short.range);
   }
   const context = policyContext(ctx, experiment);

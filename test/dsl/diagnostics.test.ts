@@ -639,6 +639,12 @@ const CASES: Record<DiagnosticCode, Case[]> = {
       message: /^algorithm G samples at most 8 tokens \(max_new_tokens' default\), but Long's max_tokens is 16/,
     },
     {
+      name: "a built-in algorithm at max_new_tokens' default below the env's stated max_tokens: says how to declare one",
+      source: `${PRELUDE}env Long = TextTask { task: addition(digits: 1), max_tokens: 16 }\nexperiment E { env: Long, policy: Tiny, algorithm: ⟦GRPO⟧, budget: 1k }\n`,
+      severity: 'warning',
+      message: /its completions are cut at 8 tokens; declare it with one: `algorithm Long = GRPO \{ max_new_tokens: 16 \}`$/,
+    },
+    {
       name: "max_new_tokens in a stage, against an env's own max_tokens",
       source: `${PRELUDE}env Short = TextTask { task: addition(digits: 1), max_tokens: 4 }\nexperiment E {\n  env: Short\n  policy: Tiny\n  stage main = GRPO { budget: 1k, max_new_tokens: ⟦6⟧ }\n}\n`,
       severity: 'warning',
