@@ -2,11 +2,11 @@
 // its experiments' reward terms: the checker types each name from the file's first rows
 // (COLUMN_ROWS) and the editor completes them. Read through the workspace, like the dataset check.
 import * as path from 'node:path';
-import { datasetInsideFolder, type ColumnType } from '../schema/dataset.js';
+import { datasetInsideFolder, type ColumnType, type DatasetExample } from '../schema/dataset.js';
 import type { Model, Target } from '../semantics/model.js';
 
 /** A TextTask's rows: the columns of its readable dataset (the path as written), or `generated` for a generated task, which has none. */
-export type TaskRows = { readonly kind: 'dataset'; readonly written: string; readonly columns: ReadonlyMap<string, ColumnType> } | { readonly kind: 'generated'; readonly task: string };
+export type TaskRows = { readonly kind: 'dataset'; readonly written: string; readonly columns: ReadonlyMap<string, ColumnType>; readonly examples: readonly DatasetExample[] } | { readonly kind: 'generated'; readonly task: string };
 
 /** The rows of a TextTask target, or undefined where they cannot be known now (not a TextTask, a dataset unreadable, too large, or invalid: reported at its path). */
 export function taskRows(model: Model, target: Target | undefined): TaskRows | undefined {
@@ -27,5 +27,5 @@ export function taskRows(model: Model, target: Target | undefined): TaskRows | u
   if (!datasetInsideFolder(arg.value, folder)) return undefined;
   const read = model.dataset(path.resolve(folder, arg.value));
   if (read?.kind !== 'parsed' || !read.parse.ok) return undefined;
-  return { kind: 'dataset', written: arg.value, columns: read.parse.columns };
+  return { kind: 'dataset', written: arg.value, columns: read.parse.columns, examples: read.parse.examples };
 }

@@ -6,6 +6,7 @@ import type * as A from '../syntax/ast.js';
 import { declaredObservations, pythonEnvLabel, pythonEnvRoot, type DeclSymbol, type Effective, type Target } from '../semantics/model.js';
 import type { CheckContext } from './context.js';
 import { checkCompletionLength } from './completion-length.js';
+import { checkCharacterFit } from './character-fit.js';
 import { checkOverlongEnv } from './sample-filters.js';
 import { checkCurriculum } from './curriculum.js';
 import { checkRewardTerm, type PairedEnv } from './expressions.js';
@@ -76,6 +77,7 @@ export function checkExperiment(ctx: CheckContext, symbol: DeclSymbol): void {
   checkStageHandover(ctx, symbol, stages);
   checkRecurrentCore(ctx, symbol, stages);
   checkCompletionLength(ctx, symbol, stages);
+  checkCharacterFit(ctx, symbol);
   checkOverlongEnv(ctx, symbol, stages);
   checkTurnCredit(ctx, symbol, stages);
   checkDemonstrationFiles(ctx, symbol, stages);
