@@ -54,6 +54,8 @@ export interface ChatDialogueBatch extends DialogueOutcomes {
   readonly agentTokens: Int32Array;
   /** Per row, beside `ids`: the entropy of the distribution each sampled agent id was drawn from (lm/token-statistics.ts), where the writer asked for it; 0 elsewhere and for expert turns. */
   readonly entropy: readonly (readonly number[])[];
+  /** 1 where a dialogue ended early because its next turn would not fit the model's context (truncated, as a time limit is). */
+  readonly contextTruncated: Uint8Array;
 }
 
 export interface ChatDialogueOptions {
@@ -140,18 +142,29 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
   const plain = dialogues.map((d) => [d.opening]);
   const packed = dialogues.map(() => new PackedRow());
   const active = dialogues.map(() => true);
+  const contextTruncated = new Uint8Array(rows);
 
   for (let k = 0; k < options.turns; k++) {
-    const live = active.flatMap((on, r) => (on ? [r] : []));
-    if (live.length === 0) break;
-    const prompts = live.map((r) => {
-      const prompt = policy.encodeConversation(asChat(messages[r]!), options.env);
-      if (prompt.length + options.turnTokens > policy.context) {
+    const encoded = active.flatMap((on, r) => (on ? [{ r, prompt: policy.encodeConversation(asChat(messages[r]!), options.env) }] : []));
+    // A conversation whose next turn would pass the model's context ends there, truncated, as a
+    // time limit ends an episode: its turns so far are trained on, and the run counts how often
+    // (episode/context_truncated). One whose opening alone leaves no room cannot start: that is
+    // the env's or the prompt's size, said once.
+    const fitting = encoded.filter(({ r, prompt }) => {
+      if (prompt.length + options.turnTokens <= policy.context) return true;
+      if (k === 0) {
         throw new InputError(
-          `${options.env}: at agent turn ${k + 1} a dialogue's conversation is ${prompt.length} tokens, which with a turn of up to ${options.turnTokens} tokens exceeds the model's context of ${policy.context}; ` +
-            'lower the env\'s max_turns, shorten its messages or the chat system prompt, or use a model with a longer context',
+          `${options.env}: a dialogue's opening is ${prompt.length} tokens, which with a turn of up to ${options.turnTokens} tokens exceeds the model's context of ${policy.context}; ` +
+            'shorten the env\'s opening message or the chat system prompt, lower the turn length, or use a model with a longer context',
         );
       }
+      active[r] = false;
+      contextTruncated[r] = 1;
+      return false;
+    });
+    const live = fitting.map(({ r }) => r);
+    if (live.length === 0) break;
+    const prompts = fitting.map(({ r, prompt }) => {
       packed[r]!.addPrompt(prompt);
       return prompt;
     });
@@ -194,6 +207,7 @@ export async function runChatDialogues(dialogues: readonly Dialogue[], policy: P
     segments: packed.map((p) => p.segments),
     agentTokens,
     entropy: packed.map((p) => p.entropy),
+    contextTruncated,
   };
 }
 

@@ -89,9 +89,11 @@ export class DialogueEnvironment implements TextEnv {
     let tokens: TokenRows;
     let turnRewards: TurnRewards;
     let tokenEntropy: Float32Array | undefined;
+    let contextTruncated: Uint8Array | undefined;
     if (isPretrained(languageModel)) {
       const chat = await this.chatDialogues(dialogues, languageModel, { greedy: false, temperature: o.temperature, rng: o.sampleRng, tokenStatistics: o.tokenStatistics === true, ...(o.sampling ? { controls: o.sampling } : {}) }, o.maxNewTokens);
       batch = chat;
+      contextTruncated = chat.contextTruncated;
       tokens = chatTrainingRows(chat, languageModel);
       turnRewards = chatTurnRewards(chat, tokens, this.env.maxTurns);
       if (o.tokenStatistics) tokenEntropy = chatTokenEntropy(chat, tokens);
@@ -115,6 +117,8 @@ export class DialogueEnvironment implements TextEnv {
       'charts/dialogues': rows,
     };
     if (batch.reportsSuccess) metrics['train/batch_success'] = mean(batch.success);
+    // The fraction of dialogues a pretrained model's context cut short (chat-dialogue.ts).
+    if (contextTruncated) metrics['episode/context_truncated'] = mean(contextTruncated);
     const names = this.termNames;
     names.forEach((name, k) => (metrics[`rewards/${name}`] = mean(Array.from({ length: rows }, (_, r) => batch.termSums[r * names.length + k]!))));
     return { ...tokens, rewards: batch.returns, steps, metrics, episodes: episodesOf(batch), samples: samplesOf(batch, dialogues, names), turnRewards, ...(tokenEntropy ? { tokenEntropy } : {}) };

@@ -96,6 +96,25 @@ async function assertTrainedInContext(policy: PretrainedPolicy, batch: ChatDialo
   return compared;
 }
 
+
+describe('a conversation that outgrows the model\'s context (issue 46 item 6)', () => {
+  it('ends truncated before the turn that would not fit, trained on its turns so far, and is counted', async () => {
+    const policy = PretrainedPolicy.load({ folder: QWEN2, chat: CHAT }, new Rng(1));
+    // The fixture's context is 128 tokens; each expert turn and "ok" reply add about a dozen.
+    const batch = await runChatDialogues([scripted(50), scripted(2)], policy, { expert: true }, { turnTokens: 8, turns: 40, env: 'Scripted' });
+    assert.deepEqual([...batch.contextTruncated], [1, 0], 'the long dialogue is cut short, the short one ends by itself');
+    assert.ok(batch.turns[0]! > 1 && batch.turns[0]! < 40, `turns taken before the context ran out: ${batch.turns[0]}`);
+    assert.equal(batch.turns[1], 2);
+    for (const ids of batch.ids) assert.ok(ids.length <= 128, `a row of ${ids.length} ids fits the context`);
+  });
+
+  it('an opening that leaves no room for one turn is refused, saying what to shorten', async () => {
+    const policy = PretrainedPolicy.load({ folder: QWEN2, chat: CHAT }, new Rng(1));
+    await assert.rejects(runChatDialogues([scripted(2)], policy, { expert: true }, { turnTokens: 126, turns: 2, env: 'Scripted' }),
+      /Scripted: a dialogue's opening is \d+ tokens, which with a turn of up to 126 tokens exceeds the model's context of 128; shorten the env's opening message/);
+  });
+});
+
 describe('dialogues with a pretrained model', () => {
   it('renders each turn\'s conversation with the chat template: system prompt, the env as user, the agent\'s turns as assistant', async () => {
     const policy = PretrainedPolicy.load({ folder: QWEN2, chat: CHAT }, new Rng(1));
