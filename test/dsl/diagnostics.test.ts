@@ -543,6 +543,16 @@ const CASES: Record<DiagnosticCode, Case[]> = {
 
   'out-of-range': [
     {
+      name: 'a recurrent core under PPO whose minibatches do not divide envs: at minibatches, as train refuses it',
+      source: `policy Memory = mlp { core: gru(8) }\nalgorithm P = PPO { minibatches: ⟦4⟧ }\nexperiment X { env: CartPoleNoVel, envs: 6, policy: Memory, algorithm: P, budget: 1k }\n`,
+      message: 'PPO with a recurrent core splits each rollout into minibatches of whole env copies, so minibatches (4) must divide envs (6, experiment X); set minibatches to one of 1, 2, 3, 6, or envs to a multiple of 4',
+    },
+    {
+      name: 'a recurrent core under the built-in PPO with the default envs: at the algorithm',
+      source: `policy Memory = mlp { core: gru(8) }\nexperiment X { env: CartPoleNoVel, policy: Memory, algorithm: ⟦PPO⟧, budget: 1k }\n`,
+      message: /^PPO with a recurrent core splits each rollout into minibatches of whole env copies, so minibatches \(4\) must divide envs \(1, experiment X\)/,
+    },
+    {
       name: 'a data file setting of the empty string: it names no file',
       source: 'algorithm Warm = SFT { data: ⟦""⟧ }\n',
       message: 'data expects the path of a file of demonstrations, one {"prompt", "target"} object a line, in double quotes; found the empty string',
