@@ -73,7 +73,7 @@ describe('verifiers in reward terms (text envs)', () => {
       [call('regex', R('completion'), S('(a)\\1')), /reward Correct, term t: regex\(\): .*backreference .* cannot be matched in linear time/],
       [call('regex', R('completion'), S('([0-9]')), /term t: regex\(\): invalid regular expression "\(\[0-9\]"/],
       [call('regex', R('completion'), R('target')), /term t: regex\(\): the pattern must be a "string" literal .*got "target"/],
-      [call('exact', R('completion'), N(46)), /term t: exact\(\): "b" must be text \(prompt, completion, target, row.NAME or a "string", or last_number\/boxed\/tagged of one\), got 46/],
+      [call('exact', R('completion'), N(46)), /term t: exact\(\): "b" must be text \(prompt, completion, target, row.NAME or a "string", or last_number\/boxed\/tagged\/completion_code of one\), got 46/],
       [call('exact', call('length', R('completion')), R('target')), /term t: exact\(\): "a" must be text .*got length\(\.\.\.\)/],
       [call('length', R('obs')), /term t: length\(\): "s" must be text .*got "obs"/],
       [call('exact', R('completion')), /term t: exact\(\) takes 2 argument\(s\), got 1/],
