@@ -9,14 +9,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { PlanReward } from '../../../dsl/compile/plan.js';
-import type { TokenModel } from '../../../runtime/policies/index.js';
-import { EOS, PAD } from '../../../runtime/policies/transformer/char-tokenizer.js';
 import { completionCode, runCodeCases } from '../../../runtime/rewards/code-verifier.js';
 import { compileReward } from '../../../runtime/rewards/index.js';
 import { datasetTask, loadDataset } from '../../../runtime/text/dataset.js';
 import { TextEnvironment } from '../../../runtime/text/env.js';
 import type { TextTask } from '../../../runtime/text/task.js';
 import { Rng } from '../../../shared/random.js';
+import { writer } from './text-writer.js';
 import { testPython } from '../../helpers/python.js';
 
 const python = testPython();
@@ -101,22 +100,6 @@ describe('passes() in a text task\'s reward', needsPython, () => {
     return new TextEnvironment(rowsTask(), 20, compiled);
   }
 
-  /** A model that writes `texts[r]` as completion r. */
-  function writer(env: TextEnvironment, texts: readonly string[]): TokenModel {
-    return {
-      kind: 'transformer',
-      tokenizer: env.tokenizer,
-      generate: async (_prompts: Int32Array, n: number, _width: number, N: number) => {
-        const slots = new Int32Array(n * N).fill(PAD);
-        for (let r = 0; r < n; r++) {
-          const ids = env.tokenizer.encode(texts[r % texts.length]!);
-          slots.set(ids.slice(0, N - 1), r * N);
-          slots[r * N + Math.min(ids.length, N - 1)] = EOS;
-        }
-        return slots;
-      },
-    } as unknown as TokenModel;
-  }
 
   it('scores each completion by its own row\'s tests: a list of asserts, or one text', async () => {
     const env = envOf();

@@ -6,13 +6,12 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { PlanExpr, PlanReward } from '../../../dsl/compile/plan.js';
-import type { TokenModel } from '../../../runtime/policies/index.js';
 import { compileReward } from '../../../runtime/rewards/index.js';
 import { datasetTask, loadDataset } from '../../../runtime/text/dataset.js';
 import { TextEnvironment } from '../../../runtime/text/env.js';
 import type { TextTask } from '../../../runtime/text/task.js';
-import { EOS, PAD } from '../../../runtime/policies/transformer/char-tokenizer.js';
 import { Rng } from '../../../shared/random.js';
+import { writer } from './text-writer.js';
 import { pythonWorkers, testPython } from '../../helpers/python.js';
 import * as fs from 'node:fs';
 import { pythonRewardFile } from '../../../runtime/envs/python/python-env-plan.js';
@@ -46,22 +45,6 @@ function envOf(terms: Record<string, PlanExpr>, timeoutSeconds = 60): TextEnviro
   return env;
 }
 
-/** A model that writes `texts[r % texts.length]` as completion r. */
-function writer(env: TextEnvironment, texts: readonly string[]): TokenModel {
-  return {
-    kind: 'transformer',
-    tokenizer: env.tokenizer,
-    generate: async (_prompts: Int32Array, rows: number, _width: number, N: number) => {
-      const slots = new Int32Array(rows * N).fill(PAD);
-      for (let r = 0; r < rows; r++) {
-        const ids = env.tokenizer.encode(texts[r % texts.length]!);
-        slots.set(ids.slice(0, N - 1), r * N);
-        slots[r * N + Math.min(ids.length, N - 1)] = EOS;
-      }
-      return slots;
-    },
-  } as unknown as TokenModel;
-}
 
 const options = { groups: 4, groupSize: 1, startRng: new Rng(1), sampleRng: new Rng(2), temperature: 1 };
 
