@@ -60,7 +60,7 @@ interface Case {
   /** Tokens one run processes (sampling: the new tokens; training: every position of the batch). */
   readonly tokens: number;
   /** Builds rlx's run; returns it and its release. */
-  build(): Promise<{ run: () => Promise<void>; release: () => Promise<void> }>;
+  build(): Promise<{ run: () => Promise<void>; release: () => Promise<void>; parts?: () => [string, string][] }>;
 }
 
 export async function benchPretrained(): Promise<void> {
@@ -99,6 +99,7 @@ export async function benchPretrained(): Promise<void> {
     }
     rows.push(['floor: linear products alone', `${((c.tokens * 1000) / floorMs).toFixed(1)} tokens/s (${(floorMs / 1000).toFixed(2)} s)`]);
     rows.push(['rlx / floor (time)', `${(median(rlxMs) / floorMs).toFixed(2)}x`]);
+    rows.push(...(ours.parts?.() ?? []));
     report(`pretrained: ${c.title}`, rows);
   }
 }
@@ -155,12 +156,23 @@ async function trainingStep(c: LmConfig, base: WeightStore, lora: boolean) {
     compute: { providers: ['cpu'], threads: false, opThreads: THREADS },
     random: { adapterA: new Rng(5), adapterB: seededRandom(6), tokens: seededRandom(7) },
   });
+  // Where a step's time goes: the graph (forward and backward, with the gradients' copies out)
+  // against Adam on the host, each a median over the timed runs (the warm-up left out).
+  const [graphMs, adamMs]: number[][] = [[], []];
   return {
     async run() {
+      const start = performance.now();
       const out = await step.run(feeds);
+      const ran = performance.now();
       adam.step(out.grads);
+      graphMs.push(ran - start);
+      adamMs.push(performance.now() - ran);
     },
     release: () => step.release(),
+    parts: (): [string, string][] => [
+      ['rlx part: forward + backward', `${(median(graphMs.slice(1)) / 1000).toFixed(2)} s`],
+      ['rlx part: Adam', `${(median(adamMs.slice(1)) / 1000).toFixed(2)} s`],
+    ],
   };
 }
 

@@ -68,9 +68,10 @@ export interface AdamOptions {
   readonly simd?: boolean;
   /**
    * true streams the kernel through small windows (streaming-adam.ts) whatever the model's size,
-   * as it runs where the model does not fit its memory (tests, benchmarks).
+   * as it runs where the model does not fit its memory (tests, benchmarks); 'moments too'
+   * streams the moments as well, as it does where even they do not fit.
    */
-  readonly streamed?: boolean;
+  readonly streamed?: boolean | 'moments too';
   /**
    * Threads the SIMD kernel splits each step across (parallel-adam.ts), the calling one
    * included; the results are the same bits for any count. Default: optimizerThreadsFor(), by
@@ -124,7 +125,7 @@ export class Adam {
     this.beta2 = options.beta2 ?? 0.999;
     this.eps = options.eps ?? 1e-8;
     const lengths = this.params.map((p) => p.length);
-    this.kernel = options.simd === false ? null : options.streamed ? StreamingAdam.create(lengths) : createKernel(lengths, options.threads);
+    this.kernel = options.simd === false ? null : options.streamed ? StreamingAdam.create(lengths, { residentMoments: options.streamed !== 'moments too' }) : createKernel(lengths, options.threads);
     this.m = this.kernel?.m ?? this.params.map((p) => new Float32Array(p.length));
     this.v = this.kernel?.v ?? this.params.map((p) => new Float32Array(p.length));
   }

@@ -218,13 +218,14 @@ for (const { name, simd, streamed } of BACKENDS) {
   });
 }
 
-test('the kernel streamed through windows gives the JS loop bits across window edges, and its state moves', () => {
+for (const streamed of [true, 'moments too'] as const) {
+test(`the kernel streamed through windows (${streamed === true ? 'moments resident' : 'moments streamed'}) gives the JS loop bits across window edges, and its state moves`, () => {
   // Tensors longer than a window, ending mid-window and mid-block: each element's update is
   // independent, so the same bits without clipping; with clipping active, an ulp (the norm).
   const lengths = [WINDOW + 17, 3, 2 * WINDOW, 1000];
   const streamedParams = randomArrays(11, lengths);
   const jsParams = streamedParams.map((p) => p.slice());
-  const streamedAdam = new Adam(streamedParams, { lr: 3e-3, streamed: true });
+  const streamedAdam = new Adam(streamedParams, { lr: 3e-3, streamed });
   const jsAdam = new Adam(jsParams, { lr: 3e-3, simd: false });
   assert.equal(streamedAdam.simd, true);
   [{}, { maxGradNorm: 1e6 }, {}].forEach((options, t) => {
@@ -236,10 +237,11 @@ test('the kernel streamed through windows gives the JS loop bits across window e
   streamedAdam.step(grads, undefined, { maxGradNorm: 1 });
   jsAdam.step(grads, undefined, { maxGradNorm: 1 });
   assertSameArrays(streamedParams, jsParams, 'clipped step parameter', 4);
-  const resumed = new Adam(streamedParams.map((p) => p.slice()), { lr: 3e-3, streamed: true });
+  const resumed = new Adam(streamedParams.map((p) => p.slice()), { lr: 3e-3, streamed });
   resumed.load(jsAdam.state());
   assertSameArrays(resumed.state().v, streamedAdam.state().v, 'v after load', 4);
 });
+}
 
 test('the step without clipping returns the same norm as gradNorm', () => {
   const grads = randomArrays(9, LENGTHS);
