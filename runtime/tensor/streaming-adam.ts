@@ -11,7 +11,7 @@
 // the moments stay in ordinary arrays and stream too (M and V become windows): eight copies.
 // Measured on the full fine-tuning step at Qwen2.5-0.5B's shape (387M parameters with a 32k
 // vocabulary, `RLX_BENCH_CASES=full npm run bench -- pretrained`), Adam took 4.67 s of a 17.4 s
-// step with every moment streamed; see the bench's "rlx part: Adam" row for the resident one.
+// step with every moment streamed, 1.61 s with them resident (the bench's "rlx part: Adam" row).
 //
 // Each element's update depends on nothing else, so the parameters and moments have the
 // resident kernel's (and the JS loop's) bits either way; the norm adds the same squares in other
@@ -23,7 +23,7 @@ export const WINDOW = 1 << 18;
 const PAGE_FLOATS = 65536 / 4;
 
 /** Where the moments live: in the kernel's memory (each tensor from a block boundary), or apart. */
-type Moments = { readonly resident: true; readonly offsets: readonly number[] } | { readonly resident: false };
+type Moments = { readonly resident: true; readonly offsets: readonly number[]; readonly floats: number } | { readonly resident: false };
 
 export class StreamingAdam {
   readonly m: Float32Array[];
@@ -38,8 +38,7 @@ export class StreamingAdam {
   ) {
     const region = (start: number, n: number) => memory.subarray(start, start + n);
     if (moments.resident) {
-      const padded = lengths.reduce((a, len) => a + padTo(len), 0);
-      const [m, v] = [region(2 * WINDOW, padded), region(2 * WINDOW + padded, padded)];
+      const [m, v] = [region(2 * WINDOW, moments.floats), region(2 * WINDOW + moments.floats, moments.floats)];
       this.regions = { p: region(0, WINDOW), g: region(WINDOW, WINDOW), m, v };
       this.m = lengths.map((len, i) => m.subarray(moments.offsets[i]!, moments.offsets[i]! + len));
       this.v = lengths.map((len, i) => v.subarray(moments.offsets[i]!, moments.offsets[i]! + len));
@@ -65,7 +64,7 @@ export class StreamingAdam {
     const resident = options.residentMoments !== false && residentPages <= MAX_WASM_PAGES;
     const made = adamKernel(resident ? residentPages : (4 * WINDOW) / PAGE_FLOATS);
     if (made === null) return null;
-    return new StreamingAdam(made.kernel, made.memory, lengths, resident ? { resident: true, offsets } : { resident: false });
+    return new StreamingAdam(made.kernel, made.memory, lengths, resident ? { resident: true, offsets, floats: padded } : { resident: false });
   }
 
   /** Whether the moments live in the kernel's memory (four copies a step, not eight). */
@@ -132,6 +131,6 @@ function padTo(n: number): number {
 function forWindows(n: number, each: (start: number, length: number, padded: number) => void): void {
   for (let start = 0; start < n; start += WINDOW) {
     const length = Math.min(WINDOW, n - start);
-    each(start, length, Math.ceil(length / BLOCK) * BLOCK);
+    each(start, length, padTo(length));
   }
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { seededRandom } from '../../helpers/random.js';
 import { Adam, SGD, clipGradNorm, gradNorm } from '../../../runtime/tensor/optim.js';
 import { WeightStore } from '../../../runtime/tensor/weights.js';
-import { WINDOW } from '../../../runtime/tensor/streaming-adam.js';
+import { StreamingAdam, WINDOW } from '../../../runtime/tensor/streaming-adam.js';
 
 /** Adam's two implementations: every Adam test runs on both. */
 const BACKENDS = [
@@ -228,6 +228,7 @@ test(`the kernel streamed through windows (${streamed === true ? 'moments reside
   const streamedAdam = new Adam(streamedParams, { lr: 3e-3, streamed });
   const jsAdam = new Adam(jsParams, { lr: 3e-3, simd: false });
   assert.equal(streamedAdam.simd, true);
+  assert.equal(StreamingAdam.create(lengths, { residentMoments: streamed === true })?.residentMoments, streamed === true, 'the layout under test');
   [{}, { maxGradNorm: 1e6 }, {}].forEach((options, t) => {
     const grads = randomArrays(500 + t, lengths);
     closeRel(streamedAdam.step(grads, undefined, options), jsAdam.step(grads, undefined, options), 1e-6, `step ${t} norm: `);
